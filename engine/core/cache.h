@@ -1,0 +1,24 @@
+/* The result cache: node outputs by content key, under a memory budget,
+ * least recently used evicted first. */
+#ifndef TG_CACHE_H
+#define TG_CACHE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "tgraph/hash.h"
+#include "tgraph/value.h"
+
+typedef struct TgCache TgCache;
+
+TgCache *tg__cache_new (size_t budget_bytes);
+void tg__cache_free (TgCache *c);
+void tg__cache_clear (TgCache *c);
+size_t tg__cache_bytes (const TgCache *c);
+
+/* On a hit fills OUTS with N new references and returns true. */
+bool tg__cache_get (TgCache *c, TgHash key, int n, TgValue **outs);
+/* Stores N outputs under KEY (takes new references of its own). */
+void tg__cache_put (TgCache *c, TgHash key, int n, TgValue *const *outs);
+
+#endif

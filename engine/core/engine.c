@@ -1,0 +1,1215 @@
+/* Evaluation: content keys, the pull through the graph, the eval context
+ * nodes see, progress and cancellation, and staged exports.
+ *
+ * A pull of (node, region) first computes the node's content key from
+ * its type, version, parameters, world and region and, recursively, the
+ * keys of the inputs it needs.  Keys need no evaluation, so a cached
+ * result is found without touching anything upstream.  On a miss the
+ * inputs are pulled, the node runs, and its outputs go to the cache. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "internal.h"
+#include "pool.h"
+#include "tgraph/engine.h"
+#include "tgraph/hash.h"
+#include "tgraph/io.h"
+#include "tgraph/registry.h"
+
+#define DEFAULT_CACHE_BYTES ((size_t) 1 << 30)
+#define PROGRESS_INTERVAL_NS 20000000LL /* at most 50 reports a second per node */
+
+typedef struct
+{
+  char *path;
+  off_t size;
+  struct timespec mtime;
+  TgImage img;
+} LoadedImage;
+
+struct TgEngine
+{
+  TgPool *pool;
+  TgCache *cache;
+  pthread_mutex_t lock; /* one evaluation at a time */
+  LoadedImage *images;
+  int n_images;
+};
+
+struct TgCancel
+{
+  atomic_bool requested;
+};
+
+/* One (node, region) an evaluation needs. */
+typedef struct
+{
+  int node;
+  TgRegion region;
+  TgHash key;
+  int key_rc;   /* 1 when the key is computed, negative when the node is invalid */
+  TgValue **outs; /* after evaluation */
+  bool done;
+} Job;
+
+typedef struct
+{
+  TgEngine *e;
+  const TgGraph *g;
+  const TgEvalHooks *hooks;
+  TgEvalReport *report;
+  TgError *err;
+  Job *jobs;
+  int n_jobs, cap_jobs;
+  void **params;      /* per node: the filled parameter struct, or NULL */
+  /* export mode */
+  TgExportList *exports;
+  unsigned tmp_counter;
+} Eval;
+
+struct TgEvalCtx
+{
+  Eval *ev;
+  int node;
+  const TgNodeDesc *desc;
+  const void *params;
+  const TgValue **inputs;
+  TgRegion region;
+  TgValue **outputs;
+  char message[TG_ERROR_MESSAGE_MAX];
+  int fail_code;
+  atomic_llong last_progress;
+};
+
+/* --- small things ---------------------------------------------------------- */
+
+static const char *const state_names[] = {
+  "idle", "running", "done", "cached", "failed", "skipped", "cancelled",
+};
+
+const char *
+tg_node_state_name (TgNodeState s)
+{
+  return (unsigned) s < sizeof state_names / sizeof state_names[0] ? state_names[s] : "?";
+}
+
+TgCancel *
+tg_cancel_new (void)
+{
+  TgCancel *c = malloc (sizeof *c);
+
+  if (c)
+    atomic_init (&c->requested, false);
+  return c;
+}
+
+void
+tg_cancel_free (TgCancel *c)
+{
+  free (c);
+}
+
+void
+tg_cancel_request (TgCancel *c)
+{
+  if (c)
+    atomic_store (&c->requested, true);
+}
+
+void
+tg_cancel_reset (TgCancel *c)
+{
+  if (c)
+    atomic_store (&c->requested, false);
+}
+
+bool
+tg_cancel_is_requested (const TgCancel *c)
+{
+  return c && atomic_load (&((TgCancel *) c)->requested);
+}
+
+static long long
+now_ns (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (long long) ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void
+tg_eval_report_clear (TgEvalReport *r)
+{
+  if (r == NULL)
+    return;
+  for (int i = 0; i < r->n_nodes && r->message; i++)
+    free (r->message[i]);
+  free (r->message);
+  free (r->state);
+  memset (r, 0, sizeof *r);
+}
+
+int
+tg_eval_report_first_failure (const TgEvalReport *r)
+{
+  for (int i = 0; r && i < r->n_nodes; i++)
+    if (r->state[i] == TG_NODE_FAILED)
+      return i;
+  return -1;
+}
+
+static void
+report_state (Eval *ev, int node, TgNodeState s, double fraction)
+{
+  if (ev->report && node < ev->report->n_nodes)
+    ev->report->state[node] = s;
+  if (ev->hooks && ev->hooks->progress)
+    ev->hooks->progress (ev->hooks->user, node, s, fraction);
+}
+
+static bool
+cancelled (const Eval *ev)
+{
+  return ev->hooks && tg_cancel_is_requested (ev->hooks->cancel);
+}
+
+/* --- the engine ------------------------------------------------------------ */
+
+TgEngine *
+tg_engine_new (const TgEngineOptions *opts)
+{
+  TgEngine *e = calloc (1, sizeof *e);
+  int threads = opts ? opts->threads : 0;
+  size_t budget = opts && opts->cache_bytes ? opts->cache_bytes : DEFAULT_CACHE_BYTES;
+
+  if (e == NULL)
+    return NULL;
+  e->pool = tg__pool_new (threads > 0 ? threads : tg__cpu_count ());
+  e->cache = tg__cache_new (budget);
+  pthread_mutex_init (&e->lock, NULL);
+  if (e->pool == NULL || e->cache == NULL)
+    {
+      tg_engine_free (e);
+      return NULL;
+    }
+  return e;
+}
+
+static void
+images_clear (TgEngine *e)
+{
+  for (int i = 0; i < e->n_images; i++)
+    {
+      free (e->images[i].path);
+      tg_image_clear (&e->images[i].img);
+    }
+  free (e->images);
+  e->images = NULL;
+  e->n_images = 0;
+}
+
+void
+tg_engine_free (TgEngine *e)
+{
+  if (e == NULL)
+    return;
+  tg__pool_free (e->pool);
+  tg__cache_free (e->cache);
+  images_clear (e);
+  pthread_mutex_destroy (&e->lock);
+  free (e);
+}
+
+int
+tg_engine_threads (const TgEngine *e)
+{
+  return tg__pool_threads (e->pool);
+}
+
+void
+tg_engine_clear_cache (TgEngine *e)
+{
+  pthread_mutex_lock (&e->lock);
+  tg__cache_clear (e->cache);
+  images_clear (e);
+  pthread_mutex_unlock (&e->lock);
+}
+
+size_t
+tg_engine_cache_bytes (const TgEngine *e)
+{
+  return tg__cache_bytes (e->cache);
+}
+
+/* --- paths ----------------------------------------------------------------- */
+
+/* BASE/REL, or REL when it is absolute.  Caller frees. */
+static char *
+resolve_input_path (const TgGraph *g, const char *rel)
+{
+  const char *base = tg_graph_base_dir (g);
+  size_t n;
+  char *out;
+
+  if (rel[0] == '/')
+    return strdup (rel);
+  n = strlen (base) + strlen (rel) + 2;
+  out = malloc (n);
+  if (out)
+    snprintf (out, n, "%s/%s", base, rel);
+  return out;
+}
+
+/* --- parameters and keys --------------------------------------------------- */
+
+static void *
+node_params (Eval *ev, int node)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
+
+  if (ev->params[node])
+    return ev->params[node];
+  ev->params[node] = calloc (1, d->params_size ? d->params_size : 1);
+  if (ev->params[node])
+    for (int k = 0; k < d->n_params; k++)
+      tg_param_value_store (&d->params[k], tg_graph_get_param_at (ev->g, node, k),
+                            ev->params[node]);
+  return ev->params[node];
+}
+
+/* Checks what evaluating NODE needs: its parameters and required inputs.
+ * A pull validates only the part of the graph it touches, so the GUI can
+ * preview one branch while another is still being wired. */
+static int
+check_node (Eval *ev, int node)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
+  char prefix[64];
+  void *p;
+  int rc;
+
+  snprintf (prefix, sizeof prefix, "nodes[%d]", node);
+  for (int k = 0; k < d->n_params; k++)
+    if ((rc = tg_param_value_check (&d->params[k], tg_graph_get_param_at (ev->g, node, k),
+                                    ev->err)) < 0)
+      {
+        tg_error_prefix_path (ev->err, prefix);
+        return rc;
+      }
+  p = node_params (ev, node);
+  if (p == NULL)
+    return tg_error_set (ev->err, TG_ENOMEM, NULL, NULL);
+  if (d->check && (rc = d->check (p, ev->err)) < 0)
+    {
+      tg_error_prefix_path (ev->err, prefix);
+      return rc;
+    }
+  for (int k = 0; k < d->n_inputs; k++)
+    if (!d->inputs[k].optional && tg_graph_input_link (ev->g, node, k) < 0)
+      {
+        char path[TG_ERROR_PATH_MAX];
+        snprintf (path, sizeof path, "%s.inputs.%s", prefix, d->inputs[k].name);
+        return tg_error_set (ev->err, TG_EMISSING, path,
+                             "node \"%s\" (%s) needs a link into its \"%s\" input",
+                             tg_graph_node_id (ev->g, node), d->type, d->inputs[k].name);
+      }
+  return 0;
+}
+
+/* The region input nodes must cover for NODE to produce OUT. */
+static TgRegion
+input_region (Eval *ev, int node, const TgRegion *out)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
+
+  switch (d->locality)
+    {
+    case TG_LOCALITY_APRON:
+      return tg_region_grow (out, d->apron ? d->apron (node_params (ev, node), out->cell) : 0);
+    case TG_LOCALITY_GLOBAL:
+      return tg_region_full (out);
+    case TG_LOCALITY_LOCAL:
+    default:
+      return *out;
+    }
+}
+
+/* The region NODE itself computes when asked for OUT (global nodes always
+ * compute the whole lattice). */
+static TgRegion
+compute_region (const TgNodeDesc *d, const TgRegion *out)
+{
+  return d->locality == TG_LOCALITY_GLOBAL ? tg_region_full (out) : *out;
+}
+
+static int
+find_job (const Eval *ev, int node, const TgRegion *r)
+{
+  for (int i = 0; i < ev->n_jobs; i++)
+    if (ev->jobs[i].node == node && tg_region_equal (&ev->jobs[i].region, r))
+      return i;
+  return -1;
+}
+
+static int
+add_job (Eval *ev, int node, const TgRegion *r)
+{
+  if (ev->n_jobs == ev->cap_jobs)
+    {
+      int cap = ev->cap_jobs ? ev->cap_jobs * 2 : 32;
+      Job *grown = realloc (ev->jobs, sizeof (Job) * (size_t) cap);
+      if (grown == NULL)
+        return TG_ENOMEM;
+      ev->jobs = grown;
+      ev->cap_jobs = cap;
+    }
+  memset (&ev->jobs[ev->n_jobs], 0, sizeof (Job));
+  ev->jobs[ev->n_jobs].node = node;
+  ev->jobs[ev->n_jobs].region = *r;
+  return ev->n_jobs++;
+}
+
+static void
+hash_param (TgHasher *h, const Eval *ev, const TgParamValue *v)
+{
+  tg_hasher_u64 (h, (uint64_t) v->type);
+  switch (v->type)
+    {
+    case TG_PARAM_FLOAT:
+      tg_hasher_double (h, v->f);
+      break;
+    case TG_PARAM_INT:
+    case TG_PARAM_SEED:
+    case TG_PARAM_BOOL:
+    case TG_PARAM_ENUM:
+      tg_hasher_u64 (h, (uint64_t) (int64_t) v->i);
+      tg_hasher_str (h, v->s);
+      break;
+    case TG_PARAM_STRING:
+    case TG_PARAM_OUTPUT_PATH:
+      tg_hasher_str (h, v->s);
+      break;
+    case TG_PARAM_INPUT_PATH:
+      {
+        /* The file's identity, so editing the file invalidates the result. */
+        char *full = v->s ? resolve_input_path (ev->g, v->s) : NULL;
+        struct stat st;
+        tg_hasher_str (h, full);
+        if (full && stat (full, &st) == 0)
+          {
+            tg_hasher_u64 (h, (uint64_t) st.st_size);
+            tg_hasher_u64 (h, (uint64_t) st.st_mtim.tv_sec);
+            tg_hasher_u64 (h, (uint64_t) st.st_mtim.tv_nsec);
+            tg_hasher_u64 (h, (uint64_t) st.st_ino);
+          }
+        else
+          tg_hasher_u64 (h, 0xdeadULL);
+        free (full);
+      }
+      break;
+    case TG_PARAM_VEC2:
+    case TG_PARAM_VEC3:
+    case TG_PARAM_COLOR:
+      for (int k = 0; k < 4; k++)
+        tg_hasher_double (h, v->v[k]);
+      break;
+    case TG_PARAM_CURVE:
+      tg_hasher_u64 (h, (uint64_t) v->n_points);
+      for (int k = 0; k < 2 * v->n_points; k++)
+        tg_hasher_double (h, v->xy[k]);
+      break;
+    case TG_PARAM_TYPE_COUNT:
+      break;
+    }
+}
+
+static void
+hash_region (TgHasher *h, const TgRegion *r)
+{
+  tg_hasher_double (h, r->origin_x);
+  tg_hasher_double (h, r->origin_z);
+  tg_hasher_double (h, r->cell);
+  tg_hasher_u64 (h, (uint64_t) (uint32_t) r->full_w);
+  tg_hasher_u64 (h, (uint64_t) (uint32_t) r->full_h);
+  tg_hasher_u64 (h, (uint64_t) (uint32_t) r->col0);
+  tg_hasher_u64 (h, (uint64_t) (uint32_t) r->row0);
+  tg_hasher_u64 (h, (uint64_t) (uint32_t) r->width);
+  tg_hasher_u64 (h, (uint64_t) (uint32_t) r->height);
+}
+
+/* Computes (recursively) the key of NODE over the region it computes for
+ * OUT; returns the job index or a negative error. */
+static int
+job_for (Eval *ev, int node, const TgRegion *out, int depth)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
+  TgRegion r = compute_region (d, out), in_r;
+  const TgWorld *w = tg_graph_world_const (ev->g);
+  TgHasher h;
+  int j, rc;
+
+  if (depth > tg_graph_n_nodes (ev->g))
+    return tg_error_set (ev->err, TG_ECYCLE, "links", "the graph has a cycle");
+  j = find_job (ev, node, &r);
+  if (j >= 0)
+    return ev->jobs[j].key_rc < 0 ? ev->jobs[j].key_rc : j;
+  if ((rc = check_node (ev, node)) < 0)
+    return rc;
+  in_r = input_region (ev, node, &r);
+  tg_hasher_init (&h);
+  tg_hasher_str (&h, d->type);
+  tg_hasher_u64 (&h, (uint64_t) d->version);
+  for (int k = 0; k < d->n_params; k++)
+    hash_param (&h, ev, tg_graph_get_param_at (ev->g, node, k));
+  tg_hasher_double (&h, w->size_x);
+  tg_hasher_double (&h, w->size_z);
+  tg_hasher_double (&h, w->height_m);
+  tg_hasher_u64 (&h, w->seed);
+  hash_region (&h, &r);
+  for (int k = 0; k < d->n_inputs; k++)
+    {
+      int l = tg_graph_input_link (ev->g, node, k);
+      if (l < 0)
+        tg_hasher_u64 (&h, 0x756e6c696e6b6564ULL); /* "unlinked" */
+      else
+        {
+          const TgLink *link = tg_graph_link (ev->g, l);
+          int ij = job_for (ev, link->from_node, &in_r, depth + 1);
+          if (ij < 0)
+            return ij;
+          tg_hasher_u64 (&h, ev->jobs[ij].key.a);
+          tg_hasher_u64 (&h, ev->jobs[ij].key.b);
+          tg_hasher_u64 (&h, (uint64_t) link->from_port);
+        }
+    }
+  j = add_job (ev, node, &r);
+  if (j < 0)
+    return tg_error_set (ev->err, TG_ENOMEM, NULL, NULL);
+  ev->jobs[j].key = tg_hasher_finish (&h);
+  ev->jobs[j].key_rc = 1;
+  return j;
+}
+
+/* --- the eval context ------------------------------------------------------ */
+
+const void *
+tg_eval_params (TgEvalCtx *c)
+{
+  return c->params;
+}
+
+const TgValue *
+tg_eval_input (TgEvalCtx *c, int index)
+{
+  return index >= 0 && index < c->desc->n_inputs ? c->inputs[index] : NULL;
+}
+
+const TgRegion *
+tg_eval_region (TgEvalCtx *c)
+{
+  return &c->region;
+}
+
+const TgWorld *
+tg_eval_world (TgEvalCtx *c)
+{
+  return tg_graph_world_const (c->ev->g);
+}
+
+uint32_t
+tg_eval_seed (TgEvalCtx *c, int node_seed)
+{
+  uint32_t world_seed = tg_graph_world_const (c->ev->g)->seed;
+  return tg_mix32 (tg_mix32 (world_seed * 0x9E3779B1U + 0x632BE5ABU) ^ (uint32_t) node_seed);
+}
+
+const char *
+tg_eval_node_id (TgEvalCtx *c)
+{
+  return tg_graph_node_id (c->ev->g, c->node);
+}
+
+TgValue *
+tg_eval_new_output (TgEvalCtx *c, int index, int channels)
+{
+  TgValue *v;
+
+  if (index < 0 || index >= c->desc->n_outputs)
+    return NULL;
+  v = tg_value_new_grid (c->desc->outputs[index].type, &c->region, channels);
+  if (v)
+    tg_eval_set_output (c, index, v);
+  return v;
+}
+
+void
+tg_eval_set_output (TgEvalCtx *c, int index, TgValue *v)
+{
+  if (index < 0 || index >= c->desc->n_outputs)
+    {
+      tg_value_unref (v);
+      return;
+    }
+  tg_value_unref (c->outputs[index]);
+  c->outputs[index] = v;
+}
+
+static bool
+pool_should_stop (void *user)
+{
+  TgEvalCtx *c = user;
+  return cancelled (c->ev);
+}
+
+static void
+pool_progress (void *user, int done, int total)
+{
+  TgEvalCtx *c = user;
+  tg_eval_progress (c, (double) done / (double) total);
+}
+
+int
+tg_eval_parallel (TgEvalCtx *c, int n, int grain, void (*fn) (void *user, int begin, int end),
+                  void *user)
+{
+  TgPoolJob job = { fn, user, pool_should_stop, pool_progress, c };
+
+  if (cancelled (c->ev))
+    return TG_ECANCELLED;
+  if (!tg__pool_run (c->ev->e->pool, n, grain, &job))
+    return TG_ECANCELLED;
+  return cancelled (c->ev) ? TG_ECANCELLED : 0;
+}
+
+int
+tg_eval_threads (TgEvalCtx *c)
+{
+  return tg__pool_threads (c->ev->e->pool);
+}
+
+bool
+tg_eval_cancelled (TgEvalCtx *c)
+{
+  return cancelled (c->ev);
+}
+
+void
+tg_eval_progress (TgEvalCtx *c, double fraction)
+{
+  long long t, last;
+
+  if (c->ev->hooks == NULL || c->ev->hooks->progress == NULL)
+    return;
+  t = now_ns ();
+  last = atomic_load_explicit (&c->last_progress, memory_order_relaxed);
+  if (fraction < 1.0 && t - last < PROGRESS_INTERVAL_NS)
+    return;
+  if (!atomic_compare_exchange_strong (&c->last_progress, &last, t))
+    return;
+  c->ev->hooks->progress (c->ev->hooks->user, c->node, TG_NODE_RUNNING,
+                          fraction < 0 ? 0 : fraction > 1 ? 1 : fraction);
+}
+
+int
+tg_eval_fail (TgEvalCtx *c, int code, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start (ap, fmt);
+  vsnprintf (c->message, sizeof c->message, fmt, ap);
+  va_end (ap);
+  c->fail_code = code < 0 ? code : TG_EEVAL;
+  return c->fail_code;
+}
+
+/* --- files ----------------------------------------------------------------- */
+
+int
+tg_eval_load_image (TgEvalCtx *c, const char *path, const TgImage **img)
+{
+  TgEngine *e = c->ev->e;
+  char *full;
+  struct stat st;
+  TgError err = { 0 };
+  LoadedImage *grown;
+  int rc;
+
+  if (path == NULL || path[0] == '\0')
+    return tg_eval_fail (c, TG_EMISSING, "no file given");
+  full = resolve_input_path (c->ev->g, path);
+  if (full == NULL)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  if (stat (full, &st) != 0)
+    {
+      rc = tg_eval_fail (c, TG_EIO, "cannot read \"%s\": %s", path, strerror (errno));
+      free (full);
+      return rc;
+    }
+  for (int i = 0; i < e->n_images; i++)
+    {
+      LoadedImage *li = &e->images[i];
+      if (strcmp (li->path, full) == 0)
+        {
+          if (li->size == st.st_size && li->mtime.tv_sec == st.st_mtim.tv_sec
+              && li->mtime.tv_nsec == st.st_mtim.tv_nsec)
+            {
+              free (full);
+              *img = &li->img;
+              return 0;
+            }
+          /* The file changed: drop the old copy. */
+          free (li->path);
+          tg_image_clear (&li->img);
+          e->images[i] = e->images[--e->n_images];
+          break;
+        }
+    }
+  grown = realloc (e->images, sizeof (LoadedImage) * (size_t) (e->n_images + 1));
+  if (grown == NULL)
+    {
+      free (full);
+      return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    }
+  e->images = grown;
+  memset (&e->images[e->n_images], 0, sizeof (LoadedImage));
+  rc = tg_io_read_image (full, &e->images[e->n_images].img, &err);
+  if (rc < 0)
+    {
+      free (full);
+      return tg_eval_fail (c, rc, "cannot read \"%s\": %s", path, err.message);
+    }
+  e->images[e->n_images].path = full;
+  e->images[e->n_images].size = st.st_size;
+  e->images[e->n_images].mtime = st.st_mtim;
+  *img = &e->images[e->n_images].img;
+  e->n_images++;
+  return 0;
+}
+
+/* mkdir -p for the folders of REL under DIR. */
+static int
+make_parents (const char *dir, const char *rel)
+{
+  char path[PATH_MAX];
+  size_t base;
+
+  if (snprintf (path, sizeof path, "%s/%s", dir, rel) >= (int) sizeof path)
+    return -1;
+  base = strlen (dir) + 1;
+  for (char *p = path + base; *p; p++)
+    if (*p == '/')
+      {
+        *p = '\0';
+        if (mkdir (path, 0777) != 0 && errno != EEXIST)
+          return -1;
+        *p = '/';
+      }
+  return 0;
+}
+
+static int
+add_export_file (TgExportList *list, const char *rel, const char *tmp, const char *format,
+                 const char *node_id, int w, int h)
+{
+  TgExportFile *grown = realloc (list->files, sizeof (TgExportFile) * (size_t) (list->n_files + 1));
+  TgExportFile *f;
+
+  if (grown == NULL)
+    return TG_ENOMEM;
+  list->files = grown;
+  f = &list->files[list->n_files];
+  memset (f, 0, sizeof *f);
+  f->path = strdup (rel);
+  f->tmp_path = strdup (tmp);
+  f->format = strdup (format ? format : "");
+  f->node_id = strdup (node_id ? node_id : "");
+  f->width = w;
+  f->height = h;
+  list->n_files++;
+  if (!f->path || !f->tmp_path || !f->format || !f->node_id)
+    return TG_ENOMEM;
+  return 0;
+}
+
+static int
+export_conflict (const TgExportList *list, const char *rel)
+{
+  for (int i = 0; i < list->n_files; i++)
+    if (strcmp (list->files[i].path, rel) == 0)
+      return 1;
+  return 0;
+}
+
+static FILE *
+stage_file (TgExportList *list, unsigned *counter, const char *rel, char *tmp, size_t tmp_size,
+            TgError *err)
+{
+  const char *slash = strrchr (rel, '/');
+  int dir_len = slash ? (int) (slash - rel + 1) : 0;
+  FILE *f;
+
+  if (!tg_path_is_safe_relative (rel))
+    {
+      tg_error_set (err, TG_EPATH, NULL,
+                    "export path \"%s\" must be relative to the output folder", rel);
+      return NULL;
+    }
+  if (export_conflict (list, rel))
+    {
+      tg_error_set (err, TG_EPATH, NULL, "\"%s\" is written twice", rel);
+      return NULL;
+    }
+  if (make_parents (list->out_dir, rel) != 0)
+    {
+      tg_error_set (err, TG_EIO, NULL, "cannot create the folder for \"%s\": %s", rel,
+                    strerror (errno));
+      return NULL;
+    }
+  snprintf (tmp, tmp_size, "%s/%.*s.%s.tmp-%ld-%u", list->out_dir, dir_len, rel,
+            slash ? slash + 1 : rel, (long) getpid (), (*counter)++);
+  f = fopen (tmp, "wbx");
+  if (f == NULL)
+    tg_error_set (err, TG_EIO, NULL, "cannot create \"%s\": %s", tmp, strerror (errno));
+  return f;
+}
+
+int
+tg_eval_write_image (TgEvalCtx *c, const char *rel_path, const char *format, const TgImage *img)
+{
+  Eval *ev = c->ev;
+  TgImageWriter writer = tg_io_image_writer (format);
+  char tmp[PATH_MAX];
+  TgError err = { 0 };
+  FILE *f;
+  int rc;
+
+  if (ev->exports == NULL)
+    return tg_eval_fail (c, TG_EINVAL, "files are only written by an export");
+  if (writer == NULL)
+    return tg_eval_fail (c, TG_EFORMAT, "no writer for format \"%s\" (formats not initialised?)",
+                         format ? format : "");
+  f = stage_file (ev->exports, &ev->tmp_counter, rel_path, tmp, sizeof tmp, &err);
+  if (f == NULL)
+    return tg_eval_fail (c, err.code, "%s", err.message);
+  /* Record it first so a failure below removes the temp file. */
+  rc = add_export_file (ev->exports, rel_path, tmp, format, tg_eval_node_id (c), img->width,
+                        img->height);
+  if (rc < 0)
+    {
+      fclose (f);
+      unlink (tmp);
+      return tg_eval_fail (c, rc, "out of memory");
+    }
+  rc = writer (f, img, &err);
+  if (fflush (f) != 0 && rc == 0)
+    rc = tg_error_set (&err, TG_EIO, NULL, "%s", strerror (errno));
+  if (ferror (f) && rc == 0)
+    rc = tg_error_set (&err, TG_EIO, NULL, "write error");
+  if (fclose (f) != 0 && rc == 0)
+    rc = tg_error_set (&err, TG_EIO, NULL, "%s", strerror (errno));
+  if (rc < 0)
+    return tg_eval_fail (c, rc, "writing \"%s\": %s", rel_path, err.message);
+  return 0;
+}
+
+FILE *
+tg_export_list_stage (TgExportList *list, const char *rel_path, const char *format, TgError *err)
+{
+  char tmp[PATH_MAX];
+  static atomic_uint counter = 1u << 20;
+  unsigned n = atomic_fetch_add (&counter, 1);
+  FILE *f = stage_file (list, &n, rel_path, tmp, sizeof tmp, err);
+
+  if (f == NULL)
+    return NULL;
+  if (add_export_file (list, rel_path, tmp, format, NULL, 0, 0) < 0)
+    {
+      fclose (f);
+      unlink (tmp);
+      tg_error_set (err, TG_ENOMEM, NULL, NULL);
+      return NULL;
+    }
+  return f;
+}
+
+int
+tg_export_list_commit (TgExportList *list, TgError *err)
+{
+  /* Make the data durable before the names appear, then rename. */
+  for (int i = 0; i < list->n_files; i++)
+    {
+      TgExportFile *f = &list->files[i];
+      struct stat st;
+      int fd;
+      if (f->tmp_path == NULL)
+        continue;
+      fd = open (f->tmp_path, O_RDONLY);
+      if (fd < 0 || fsync (fd) != 0 || fstat (fd, &st) != 0)
+        {
+          if (fd >= 0)
+            close (fd);
+          return tg_error_set (err, TG_EIO, f->path, "cannot sync \"%s\": %s", f->tmp_path,
+                               strerror (errno));
+        }
+      close (fd);
+      f->bytes = (uint64_t) st.st_size;
+    }
+  for (int i = 0; i < list->n_files; i++)
+    {
+      TgExportFile *f = &list->files[i];
+      char final[PATH_MAX];
+      if (f->tmp_path == NULL)
+        continue;
+      snprintf (final, sizeof final, "%s/%s", list->out_dir, f->path);
+      if (rename (f->tmp_path, final) != 0)
+        return tg_error_set (err, TG_EIO, f->path, "cannot rename to \"%s\": %s", final,
+                             strerror (errno));
+      free (f->tmp_path);
+      f->tmp_path = NULL;
+    }
+  return 0;
+}
+
+void
+tg_export_list_clear (TgExportList *list)
+{
+  if (list == NULL)
+    return;
+  for (int i = 0; i < list->n_files; i++)
+    {
+      TgExportFile *f = &list->files[i];
+      if (f->tmp_path)
+        unlink (f->tmp_path);
+      free (f->tmp_path);
+      free (f->path);
+      free (f->format);
+      free (f->node_id);
+    }
+  free (list->files);
+  free (list->out_dir);
+  memset (list, 0, sizeof *list);
+}
+
+/* --- running nodes --------------------------------------------------------- */
+
+static void
+fail_node (Eval *ev, int node, int code, const char *msg)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
+  char path[32];
+
+  if (ev->report && ev->report->message && node < ev->report->n_nodes
+      && ev->report->message[node] == NULL)
+    ev->report->message[node] = strdup (msg);
+  report_state (ev, node, code == TG_ECANCELLED ? TG_NODE_CANCELLED : TG_NODE_FAILED, 0);
+  snprintf (path, sizeof path, "nodes[%d]", node);
+  if (ev->err && ev->err->code == 0)
+    tg_error_set (ev->err, code == TG_ECANCELLED ? TG_ECANCELLED : TG_EEVAL, path,
+                  "node \"%s\" (%s): %s", tg_graph_node_id (ev->g, node), d->type, msg);
+}
+
+/* Marks nodes downstream of a failure as skipped (for the report). */
+static void
+skip_node (Eval *ev, int node)
+{
+  if (ev->report && node < ev->report->n_nodes && ev->report->state[node] == TG_NODE_IDLE)
+    report_state (ev, node, TG_NODE_SKIPPED, 0);
+}
+
+/* Runs NODE's eval over REGION with INPUTS; fills OUTS (n_outputs refs). */
+static int
+run_node (Eval *ev, int node, const TgRegion *region, const TgValue **inputs, TgValue **outs)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
+  TgEvalCtx ctx;
+  int rc;
+
+  memset (&ctx, 0, sizeof ctx);
+  ctx.ev = ev;
+  ctx.node = node;
+  ctx.desc = d;
+  ctx.params = node_params (ev, node);
+  ctx.inputs = inputs;
+  ctx.region = *region;
+  ctx.outputs = outs;
+  atomic_init (&ctx.last_progress, 0);
+  report_state (ev, node, TG_NODE_RUNNING, 0);
+  rc = d->eval (&ctx);
+  if (rc == 0 && cancelled (ev))
+    rc = TG_ECANCELLED;
+  if (rc == 0)
+    for (int k = 0; k < d->n_outputs; k++)
+      if (outs[k] == NULL)
+        {
+          rc = tg_eval_fail (&ctx, TG_EEVAL, "produced no \"%s\" output", d->outputs[k].name);
+          break;
+        }
+  if (rc < 0)
+    {
+      const char *msg = ctx.message[0] ? ctx.message : tg_strerror (rc);
+      fail_node (ev, node, rc, rc == TG_ECANCELLED ? "cancelled" : msg);
+      for (int k = 0; k < d->n_outputs; k++)
+        {
+          tg_value_unref (outs[k]);
+          outs[k] = NULL;
+        }
+      return rc;
+    }
+  if (ev->report)
+    ev->report->n_computed++;
+  report_state (ev, node, TG_NODE_DONE, 1.0);
+  return 0;
+}
+
+/* Pulls job J: from this evaluation, the cache, or by running the node. */
+static int
+pull_job (Eval *ev, int j)
+{
+  int node = ev->jobs[j].node;
+  const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
+  TgRegion region = ev->jobs[j].region, in_r;
+  const TgValue **inputs = NULL;
+  TgValue **outs, **owned = NULL;
+  int rc = 0;
+
+  if (ev->jobs[j].done)
+    return ev->jobs[j].outs ? 0 : TG_EEVAL;
+  ev->jobs[j].done = true;
+  outs = calloc ((size_t) (d->n_outputs ? d->n_outputs : 1), sizeof (TgValue *));
+  if (outs == NULL)
+    return tg_error_set (ev->err, TG_ENOMEM, NULL, NULL);
+  if (cancelled (ev))
+    {
+      free (outs);
+      fail_node (ev, node, TG_ECANCELLED, "cancelled");
+      return TG_ECANCELLED;
+    }
+  if (!(d->flags & TG_NODE_EXPORT) && tg__cache_get (ev->e->cache, ev->jobs[j].key, d->n_outputs, outs))
+    {
+      if (ev->report)
+        ev->report->n_cached++;
+      report_state (ev, node, TG_NODE_CACHED, 1.0);
+      ev->jobs[j].outs = outs;
+      return 0;
+    }
+  in_r = input_region (ev, node, &region);
+  inputs = calloc ((size_t) (d->n_inputs ? d->n_inputs : 1), sizeof (TgValue *));
+  if (inputs == NULL)
+    {
+      free (outs);
+      return tg_error_set (ev->err, TG_ENOMEM, NULL, NULL);
+    }
+  for (int k = 0; k < d->n_inputs && rc == 0; k++)
+    {
+      int l = tg_graph_input_link (ev->g, node, k);
+      const TgLink *link;
+      int ij;
+      const TgValue *v;
+      if (l < 0)
+        continue;
+      link = tg_graph_link (ev->g, l);
+      ij = job_for (ev, link->from_node, &in_r, 0);
+      if (ij < 0)
+        {
+          rc = ij;
+          break;
+        }
+      rc = pull_job (ev, ij);
+      if (rc < 0)
+        break;
+      v = ev->jobs[ij].outs[link->from_port];
+      inputs[k] = v;
+    }
+  /* Upstream global nodes computed the whole lattice; give this node
+   * exactly the window it asked for (clamped at the world's edge). */
+  owned = calloc ((size_t) (d->n_inputs ? d->n_inputs : 1), sizeof (TgValue *));
+  if (owned == NULL && rc == 0)
+    rc = tg_error_set (ev->err, TG_ENOMEM, NULL, NULL);
+  for (int k = 0; k < d->n_inputs && rc == 0; k++)
+    if (inputs[k] && tg_port_type_is_grid (inputs[k]->type)
+        && !tg_region_equal (&inputs[k]->region, &in_r))
+      {
+        owned[k] = tg__value_window_clamped (inputs[k], &in_r);
+        if (owned[k] == NULL)
+          rc = tg_error_set (ev->err, TG_ENOMEM, NULL, NULL);
+        inputs[k] = owned[k];
+      }
+  if (rc == 0)
+    rc = run_node (ev, node, &region, inputs, outs);
+  else
+    skip_node (ev, node);
+  for (int k = 0; owned && k < d->n_inputs; k++)
+    tg_value_unref (owned[k]);
+  free (owned);
+  free (inputs);
+  if (rc < 0)
+    {
+      free (outs);
+      return rc;
+    }
+  if (!(d->flags & TG_NODE_EXPORT))
+    tg__cache_put (ev->e->cache, ev->jobs[j].key, d->n_outputs, outs);
+  ev->jobs[j].outs = outs;
+  return 0;
+}
+
+/* --- evaluations ----------------------------------------------------------- */
+
+static int
+eval_begin (Eval *ev, TgEngine *e, const TgGraph *g, const TgEvalHooks *hooks,
+            TgEvalReport *report, TgError *err)
+{
+  int n = tg_graph_n_nodes (g);
+
+  memset (ev, 0, sizeof *ev);
+  ev->e = e;
+  ev->g = g;
+  ev->hooks = hooks;
+  ev->report = report;
+  ev->err = err;
+  tg_error_clear (err);
+  ev->params = calloc ((size_t) (n ? n : 1), sizeof (void *));
+  if (ev->params == NULL)
+    return tg_error_set (err, TG_ENOMEM, NULL, NULL);
+  if (report)
+    {
+      memset (report, 0, sizeof *report);
+      report->state = calloc ((size_t) (n ? n : 1), sizeof (TgNodeState));
+      report->message = calloc ((size_t) (n ? n : 1), sizeof (char *));
+      if (report->state == NULL || report->message == NULL)
+        {
+          free (ev->params);
+          tg_eval_report_clear (report);
+          return tg_error_set (err, TG_ENOMEM, NULL, NULL);
+        }
+      report->n_nodes = n;
+    }
+  pthread_mutex_lock (&e->lock);
+  return 0;
+}
+
+static void
+eval_end (Eval *ev)
+{
+  for (int i = 0; i < ev->n_jobs; i++)
+    if (ev->jobs[i].outs)
+      {
+        const TgNodeDesc *d = tg_graph_node_desc (ev->g, ev->jobs[i].node);
+        for (int k = 0; k < d->n_outputs; k++)
+          tg_value_unref (ev->jobs[i].outs[k]);
+        free (ev->jobs[i].outs);
+      }
+  free (ev->jobs);
+  for (int i = 0; i < tg_graph_n_nodes (ev->g); i++)
+    free (ev->params[i]);
+  free (ev->params);
+  pthread_mutex_unlock (&ev->e->lock);
+}
+
+/* Turns a failure into the call's result: a cancel wins over everything. */
+static int
+eval_result (Eval *ev, int rc)
+{
+  if (rc < 0 && cancelled (ev))
+    {
+      tg_error_set (ev->err, TG_ECANCELLED, NULL, "cancelled");
+      return TG_ECANCELLED;
+    }
+  if (rc < 0 && ev->err && ev->err->code == 0)
+    tg_error_set (ev->err, rc, NULL, "%s", tg_strerror (rc));
+  return rc;
+}
+
+int
+tg_engine_pull (TgEngine *e, const TgGraph *g, int node, int output, const TgRegion *region,
+                const TgEvalHooks *hooks, TgValue **out, TgEvalReport *report, TgError *err)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (g, node);
+  Eval ev;
+  int j, rc;
+
+  *out = NULL;
+  if (d == NULL || output < 0 || output >= d->n_outputs)
+    return tg_error_set (err, TG_EINVAL, NULL, "no output %d on node %d", output, node);
+  if (region->width <= 0 || region->height <= 0 || !(region->cell > 0))
+    return tg_error_set (err, TG_EINVAL, NULL, "empty region");
+  if ((rc = tg_world_check (tg_graph_world_const (g), err)) < 0)
+    return rc;
+  if ((rc = eval_begin (&ev, e, g, hooks, report, err)) < 0)
+    return rc;
+  j = job_for (&ev, node, region, 0);
+  rc = j < 0 ? j : pull_job (&ev, j);
+  if (rc == 0)
+    {
+      TgValue *v = ev.jobs[j].outs[output];
+      if (tg_port_type_is_grid (v->type) && !tg_region_equal (&v->region, region))
+        *out = tg__value_window_clamped (v, region);
+      else
+        *out = tg_value_ref (v);
+      if (*out == NULL)
+        rc = tg_error_set (err, TG_ENOMEM, NULL, NULL);
+    }
+  rc = eval_result (&ev, rc);
+  eval_end (&ev);
+  return rc;
+}
+
+int
+tg_engine_export (TgEngine *e, const TgGraph *g, const char *out_dir, const TgEvalHooks *hooks,
+                  TgExportList *list, TgEvalReport *report, TgError *err)
+{
+  TgRegion region;
+  Eval ev;
+  int rc, first_rc = 0;
+
+  memset (list, 0, sizeof *list);
+  if ((rc = tg_graph_validate (g, err)) < 0)
+    return rc;
+  if (mkdir (out_dir, 0777) != 0 && errno != EEXIST)
+    return tg_error_set (err, TG_EIO, NULL, "cannot create the output folder \"%s\": %s", out_dir,
+                         strerror (errno));
+  list->out_dir = strdup (out_dir);
+  if (list->out_dir == NULL)
+    return tg_error_set (err, TG_ENOMEM, NULL, NULL);
+  tg_region_for_world (&region, tg_graph_world_const (g), tg_graph_world_const (g)->resolution);
+  if ((rc = eval_begin (&ev, e, g, hooks, report, err)) < 0)
+    {
+      tg_export_list_clear (list);
+      return rc;
+    }
+  ev.exports = list;
+  /* Every export runs even after one fails, so the report names every
+   * broken branch; nothing is committed unless all succeed. */
+  for (int i = 0; i < tg_graph_n_nodes (g); i++)
+    {
+      int j;
+      if (!(tg_graph_node_desc (g, i)->flags & TG_NODE_EXPORT))
+        continue;
+      if (cancelled (&ev))
+        {
+          first_rc = TG_ECANCELLED;
+          break;
+        }
+      j = job_for (&ev, i, &region, 0);
+      rc = j < 0 ? j : pull_job (&ev, j);
+      if (rc < 0 && first_rc == 0)
+        first_rc = rc;
+    }
+  rc = eval_result (&ev, first_rc);
+  eval_end (&ev);
+  if (rc < 0)
+    tg_export_list_clear (list);
+  return rc;
+}

@@ -1,0 +1,641 @@
+/* The graph model: world settings, nodes, parameters and links. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tgraph/graph.h"
+#include "tgraph/registry.h"
+
+typedef struct
+{
+  char *id;
+  const TgNodeDesc *desc;
+  TgParamValue *params; /* desc->n_params */
+  char *ui;
+  char *extra;
+} Node;
+
+struct TgGraph
+{
+  TgWorld world;
+  char *base_dir;
+  char *extra;
+  Node *nodes;
+  int n_nodes, cap_nodes;
+  TgLink *links;
+  int n_links, cap_links;
+};
+
+static char *
+dup_or_null (const char *s)
+{
+  return s ? strdup (s) : NULL;
+}
+
+TgGraph *
+tg_graph_new (void)
+{
+  TgGraph *g = calloc (1, sizeof *g);
+
+  if (g)
+    tg_world_init_default (&g->world);
+  return g;
+}
+
+static void
+node_clear (Node *n)
+{
+  if (n->params)
+    for (int i = 0; i < n->desc->n_params; i++)
+      tg_param_value_clear (&n->params[i]);
+  free (n->params);
+  free (n->id);
+  free (n->ui);
+  free (n->extra);
+}
+
+void
+tg_graph_free (TgGraph *g)
+{
+  if (g == NULL)
+    return;
+  for (int i = 0; i < g->n_nodes; i++)
+    node_clear (&g->nodes[i]);
+  free (g->nodes);
+  free (g->links);
+  free (g->base_dir);
+  free (g->extra);
+  free (g);
+}
+
+TgGraph *
+tg_graph_copy (const TgGraph *g)
+{
+  TgGraph *c = tg_graph_new ();
+
+  if (c == NULL)
+    return NULL;
+  c->world = g->world;
+  c->base_dir = dup_or_null (g->base_dir);
+  c->extra = dup_or_null (g->extra);
+  c->nodes = calloc ((size_t) (g->n_nodes ? g->n_nodes : 1), sizeof (Node));
+  c->links = malloc (sizeof (TgLink) * (size_t) (g->n_links ? g->n_links : 1));
+  if (c->nodes == NULL || c->links == NULL)
+    goto fail;
+  c->cap_nodes = g->n_nodes ? g->n_nodes : 1;
+  c->cap_links = g->n_links ? g->n_links : 1;
+  for (int i = 0; i < g->n_nodes; i++)
+    {
+      const Node *s = &g->nodes[i];
+      Node *d = &c->nodes[i];
+      d->desc = s->desc;
+      d->id = dup_or_null (s->id);
+      d->ui = dup_or_null (s->ui);
+      d->extra = dup_or_null (s->extra);
+      d->params = calloc ((size_t) (s->desc->n_params ? s->desc->n_params : 1),
+                          sizeof (TgParamValue));
+      c->n_nodes++;
+      if (d->params == NULL || d->id == NULL)
+        goto fail;
+      for (int k = 0; k < s->desc->n_params; k++)
+        if (tg_param_value_copy (&d->params[k], &s->params[k]) < 0)
+          goto fail;
+    }
+  memcpy (c->links, g->links, sizeof (TgLink) * (size_t) g->n_links);
+  c->n_links = g->n_links;
+  return c;
+
+fail:
+  tg_graph_free (c);
+  return NULL;
+}
+
+TgWorld *
+tg_graph_world (TgGraph *g)
+{
+  return &g->world;
+}
+
+const TgWorld *
+tg_graph_world_const (const TgGraph *g)
+{
+  return &g->world;
+}
+
+int
+tg_world_check (const TgWorld *w, TgError *err)
+{
+  if (!isfinite (w->size_x) || w->size_x <= 0 || w->size_x > 1e7)
+    return tg_error_set (err, TG_ERANGE, "world.size_m",
+                         "expected a width in metres above 0 and up to 1e7, got %g", w->size_x);
+  if (!isfinite (w->size_z) || w->size_z <= 0 || w->size_z > 1e7)
+    return tg_error_set (err, TG_ERANGE, "world.size_m",
+                         "expected a depth in metres above 0 and up to 1e7, got %g", w->size_z);
+  if (!isfinite (w->height_m) || w->height_m <= 0 || w->height_m > 1e6)
+    return tg_error_set (err, TG_ERANGE, "world.height_m",
+                         "expected a height in metres above 0 and up to 1e6, got %g", w->height_m);
+  if (w->resolution < TG_RESOLUTION_MIN || w->resolution > TG_RESOLUTION_MAX)
+    return tg_error_set (err, TG_ERANGE, "world.resolution",
+                         "expected an integer in %d..%d, got %d", TG_RESOLUTION_MIN,
+                         TG_RESOLUTION_MAX, w->resolution);
+  if (w->size_z / (w->size_x / (w->resolution - 1)) + 1 > TG_RESOLUTION_MAX)
+    return tg_error_set (err, TG_ERANGE, "world.size_m",
+                         "the world is too deep for its width: more than %d samples along Z",
+                         TG_RESOLUTION_MAX);
+  return 0;
+}
+
+void
+tg_graph_set_base_dir (TgGraph *g, const char *dir)
+{
+  free (g->base_dir);
+  g->base_dir = dup_or_null (dir);
+}
+
+const char *
+tg_graph_base_dir (const TgGraph *g)
+{
+  return g->base_dir ? g->base_dir : ".";
+}
+
+static bool
+valid_id (const char *id)
+{
+  if (id == NULL || id[0] == '\0')
+    return false;
+  for (const char *p = id; *p; p++)
+    if (*p == '.' || *p == '"' || *p == '\\' || (unsigned char) *p < 0x20)
+      return false;
+  return true;
+}
+
+int
+tg_graph_find_node (const TgGraph *g, const char *id)
+{
+  for (int i = 0; i < g->n_nodes; i++)
+    if (strcmp (g->nodes[i].id, id) == 0)
+      return i;
+  return -1;
+}
+
+int
+tg_graph_add_node (TgGraph *g, const char *id, const char *type, TgError *err)
+{
+  const TgNodeDesc *desc = tg_registry_lookup (type);
+  Node *n;
+
+  if (desc == NULL)
+    return tg_error_set (err, TG_EUNKNOWN, "type", "unknown node type \"%s\"", type ? type : "");
+  if (!valid_id (id))
+    return tg_error_set (err, TG_EINVAL, "id",
+                         "a node id must be non-empty and may not contain '.', quotes or "
+                         "control characters: \"%s\"",
+                         id ? id : "");
+  if (tg_graph_find_node (g, id) >= 0)
+    return tg_error_set (err, TG_EINVAL, "id", "duplicate node id \"%s\"", id);
+  if (g->n_nodes == g->cap_nodes)
+    {
+      int cap = g->cap_nodes ? g->cap_nodes * 2 : 16;
+      Node *grown = realloc (g->nodes, sizeof (Node) * (size_t) cap);
+      if (grown == NULL)
+        return tg_error_set (err, TG_ENOMEM, NULL, NULL);
+      g->nodes = grown;
+      g->cap_nodes = cap;
+    }
+  n = &g->nodes[g->n_nodes];
+  memset (n, 0, sizeof *n);
+  n->desc = desc;
+  n->id = strdup (id);
+  n->params = calloc ((size_t) (desc->n_params ? desc->n_params : 1), sizeof (TgParamValue));
+  if (n->id == NULL || n->params == NULL)
+    {
+      free (n->id);
+      free (n->params);
+      return tg_error_set (err, TG_ENOMEM, NULL, NULL);
+    }
+  for (int k = 0; k < desc->n_params; k++)
+    tg_param_value_init_default (&n->params[k], &desc->params[k]);
+  return g->n_nodes++;
+}
+
+void
+tg_graph_remove_node (TgGraph *g, int node)
+{
+  int w = 0;
+
+  if (node < 0 || node >= g->n_nodes)
+    return;
+  for (int i = 0; i < g->n_links; i++)
+    {
+      TgLink l = g->links[i];
+      if (l.from_node == node || l.to_node == node)
+        continue;
+      if (l.from_node > node)
+        l.from_node--;
+      if (l.to_node > node)
+        l.to_node--;
+      g->links[w++] = l;
+    }
+  g->n_links = w;
+  node_clear (&g->nodes[node]);
+  memmove (&g->nodes[node], &g->nodes[node + 1], sizeof (Node) * (size_t) (g->n_nodes - node - 1));
+  g->n_nodes--;
+}
+
+int
+tg_graph_n_nodes (const TgGraph *g)
+{
+  return g->n_nodes;
+}
+
+const char *
+tg_graph_node_id (const TgGraph *g, int node)
+{
+  return node >= 0 && node < g->n_nodes ? g->nodes[node].id : NULL;
+}
+
+int
+tg_graph_set_node_id (TgGraph *g, int node, const char *id, TgError *err)
+{
+  int other;
+  char *copy;
+
+  if (!valid_id (id))
+    return tg_error_set (err, TG_EINVAL, "id", "invalid node id \"%s\"", id ? id : "");
+  other = tg_graph_find_node (g, id);
+  if (other >= 0 && other != node)
+    return tg_error_set (err, TG_EINVAL, "id", "duplicate node id \"%s\"", id);
+  if ((copy = strdup (id)) == NULL)
+    return tg_error_set (err, TG_ENOMEM, NULL, NULL);
+  free (g->nodes[node].id);
+  g->nodes[node].id = copy;
+  return 0;
+}
+
+const TgNodeDesc *
+tg_graph_node_desc (const TgGraph *g, int node)
+{
+  return node >= 0 && node < g->n_nodes ? g->nodes[node].desc : NULL;
+}
+
+int
+tg_graph_set_param (TgGraph *g, int node, const char *name, const TgParamValue *v, TgError *err)
+{
+  const Node *n;
+  TgParamValue copy;
+  int k, rc;
+
+  if (node < 0 || node >= g->n_nodes)
+    return tg_error_set (err, TG_EINVAL, NULL, "no node %d", node);
+  n = &g->nodes[node];
+  k = tg_node_desc_find_param (n->desc, name);
+  if (k < 0)
+    return tg_error_set (err, TG_EUNKNOWN, NULL, "unknown parameter \"%s\" for %s", name,
+                         n->desc->type);
+  {
+    char path[TG_ERROR_PATH_MAX];
+    snprintf (path, sizeof path, "params.%s", name);
+    if (v->type != n->desc->params[k].type)
+      return tg_error_set (err, TG_ETYPE, path, "expected a %s value",
+                           tg_param_type_name (n->desc->params[k].type));
+  }
+  if ((rc = tg_param_value_check (&n->desc->params[k], v, err)) < 0)
+    return rc;
+  if (tg_param_value_copy (&copy, v) < 0)
+    return tg_error_set (err, TG_ENOMEM, NULL, NULL);
+  if (n->desc->params[k].type == TG_PARAM_ENUM)
+    copy.i = tg_param_enum_index (&n->desc->params[k], copy.s);
+  tg_param_value_clear (&n->params[k]);
+  n->params[k] = copy;
+  return 0;
+}
+
+const TgParamValue *
+tg_graph_get_param (const TgGraph *g, int node, const char *name)
+{
+  int k;
+
+  if (node < 0 || node >= g->n_nodes)
+    return NULL;
+  k = tg_node_desc_find_param (g->nodes[node].desc, name);
+  return k < 0 ? NULL : &g->nodes[node].params[k];
+}
+
+const TgParamValue *
+tg_graph_get_param_at (const TgGraph *g, int node, int param_index)
+{
+  if (node < 0 || node >= g->n_nodes || param_index < 0
+      || param_index >= g->nodes[node].desc->n_params)
+    return NULL;
+  return &g->nodes[node].params[param_index];
+}
+
+int
+tg_graph_input_link (const TgGraph *g, int node, int to_port)
+{
+  for (int i = 0; i < g->n_links; i++)
+    if (g->links[i].to_node == node && g->links[i].to_port == to_port)
+      return i;
+  return -1;
+}
+
+/* Depth-first search for a path of links from FROM to TO; fills PATH
+ * (node indices, FROM first) and returns its length, or 0. */
+static int
+find_path (const TgGraph *g, int from, int to, int *path, char *seen, int depth)
+{
+  path[depth] = from;
+  if (from == to)
+    return depth + 1;
+  seen[from] = 1;
+  for (int i = 0; i < g->n_links; i++)
+    if (g->links[i].from_node == from && !seen[g->links[i].to_node])
+      {
+        int n = find_path (g, g->links[i].to_node, to, path, seen, depth + 1);
+        if (n)
+          return n;
+      }
+  return 0;
+}
+
+/* "a -> b -> c -> a" into BUF. */
+static void
+format_cycle (const TgGraph *g, const int *path, int n, char *buf, size_t size)
+{
+  size_t used = 0;
+
+  buf[0] = '\0';
+  for (int i = 0; i <= n; i++)
+    {
+      int w = snprintf (buf + used, size - used, "%s%s", i ? " -> " : "",
+                        g->nodes[path[i % n]].id);
+      if (w < 0 || (size_t) w >= size - used)
+        break;
+      used += (size_t) w;
+    }
+}
+
+int
+tg_graph_add_link (TgGraph *g, const char *from_node, const char *from_port,
+                   const char *to_node, const char *to_port, TgError *err)
+{
+  int fn = tg_graph_find_node (g, from_node), tn = tg_graph_find_node (g, to_node);
+  int fp, tp;
+  const TgPortDesc *out, *in;
+
+  if (fn < 0)
+    return tg_error_set (err, TG_ELINK, "from", "no node \"%s\"", from_node);
+  if (tn < 0)
+    return tg_error_set (err, TG_ELINK, "to", "no node \"%s\"", to_node);
+  fp = tg_node_desc_find_output (g->nodes[fn].desc, from_port);
+  if (fp < 0)
+    return tg_error_set (err, TG_ELINK, "from", "node \"%s\" (%s) has no output \"%s\"",
+                         from_node, g->nodes[fn].desc->type, from_port);
+  tp = tg_node_desc_find_input (g->nodes[tn].desc, to_port);
+  if (tp < 0)
+    return tg_error_set (err, TG_ELINK, "to", "node \"%s\" (%s) has no input \"%s\"", to_node,
+                         g->nodes[tn].desc->type, to_port);
+  out = &g->nodes[fn].desc->outputs[fp];
+  in = &g->nodes[tn].desc->inputs[tp];
+  if (!tg_port_type_compatible (out->type, in->type))
+    return tg_error_set (err, TG_ETYPE, "to",
+                         "cannot connect %s.%s (%s) to %s.%s (%s): the types do not match",
+                         from_node, from_port, tg_port_type_name (out->type), to_node, to_port,
+                         tg_port_type_name (in->type));
+  if (tg_graph_input_link (g, tn, tp) >= 0)
+    return tg_error_set (err, TG_ELINK, "to", "input %s.%s already has a link", to_node, to_port);
+  {
+    int *path = malloc (sizeof (int) * (size_t) (g->n_nodes + 1));
+    char *seen = calloc ((size_t) g->n_nodes, 1);
+    int n = 0;
+    if (path == NULL || seen == NULL)
+      {
+        free (path);
+        free (seen);
+        return tg_error_set (err, TG_ENOMEM, NULL, NULL);
+      }
+    n = find_path (g, tn, fn, path, seen, 0);
+    if (n)
+      {
+        char cyc[TG_ERROR_MESSAGE_MAX - 64];
+        format_cycle (g, path, n, cyc, sizeof cyc);
+        free (path);
+        free (seen);
+        return tg_error_set (err, TG_ECYCLE, "to", "this link would close a cycle: %s", cyc);
+      }
+    free (path);
+    free (seen);
+  }
+  if (g->n_links == g->cap_links)
+    {
+      int cap = g->cap_links ? g->cap_links * 2 : 16;
+      TgLink *grown = realloc (g->links, sizeof (TgLink) * (size_t) cap);
+      if (grown == NULL)
+        return tg_error_set (err, TG_ENOMEM, NULL, NULL);
+      g->links = grown;
+      g->cap_links = cap;
+    }
+  g->links[g->n_links] = (TgLink) { fn, fp, tn, tp };
+  return g->n_links++;
+}
+
+void
+tg_graph_remove_link (TgGraph *g, int link)
+{
+  if (link < 0 || link >= g->n_links)
+    return;
+  memmove (&g->links[link], &g->links[link + 1], sizeof (TgLink) * (size_t) (g->n_links - link - 1));
+  g->n_links--;
+}
+
+int
+tg_graph_n_links (const TgGraph *g)
+{
+  return g->n_links;
+}
+
+const TgLink *
+tg_graph_link (const TgGraph *g, int link)
+{
+  return link >= 0 && link < g->n_links ? &g->links[link] : NULL;
+}
+
+static void
+replace_string (char **slot, const char *s)
+{
+  free (*slot);
+  *slot = dup_or_null (s);
+}
+
+void
+tg_graph_set_node_ui (TgGraph *g, int node, const char *json)
+{
+  if (node >= 0 && node < g->n_nodes)
+    replace_string (&g->nodes[node].ui, json);
+}
+
+const char *
+tg_graph_node_ui (const TgGraph *g, int node)
+{
+  return node >= 0 && node < g->n_nodes ? g->nodes[node].ui : NULL;
+}
+
+void
+tg_graph_set_node_extra (TgGraph *g, int node, const char *json)
+{
+  if (node >= 0 && node < g->n_nodes)
+    replace_string (&g->nodes[node].extra, json);
+}
+
+const char *
+tg_graph_node_extra (const TgGraph *g, int node)
+{
+  return node >= 0 && node < g->n_nodes ? g->nodes[node].extra : NULL;
+}
+
+void
+tg_graph_set_extra (TgGraph *g, const char *json)
+{
+  replace_string (&g->extra, json);
+}
+
+const char *
+tg_graph_extra (const TgGraph *g)
+{
+  return g->extra;
+}
+
+int
+tg_graph_topo_order (const TgGraph *g, int *order, TgError *err)
+{
+  int n = g->n_nodes, done = 0;
+  int *indeg = calloc ((size_t) (n ? n : 1), sizeof (int));
+
+  if (indeg == NULL)
+    return tg_error_set (err, TG_ENOMEM, NULL, NULL);
+  for (int i = 0; i < g->n_links; i++)
+    indeg[g->links[i].to_node]++;
+  /* Kahn's algorithm, always taking the lowest ready index, so the order
+   * is a pure function of the graph. */
+  while (done < n)
+    {
+      int pick = -1;
+      for (int i = 0; i < n; i++)
+        if (indeg[i] == 0)
+          {
+            pick = i;
+            break;
+          }
+      if (pick < 0)
+        break;
+      indeg[pick] = -1;
+      order[done++] = pick;
+      for (int i = 0; i < g->n_links; i++)
+        if (g->links[i].from_node == pick)
+          indeg[g->links[i].to_node]--;
+    }
+  if (done < n)
+    {
+      /* Every node left has an unfinished input: walk back from one until a
+       * node repeats, which gives a cycle to name. */
+      int *path = malloc (sizeof (int) * (size_t) (n + 1));
+      char *seen = calloc ((size_t) n, 1);
+      char cyc[TG_ERROR_MESSAGE_MAX - 64] = "";
+      if (path && seen)
+        {
+          for (int i = 0; i < n; i++)
+            if (indeg[i] > 0)
+              {
+                for (int k = 0; k < g->n_links; k++)
+                  if (g->links[k].to_node == i && indeg[g->links[k].from_node] > 0)
+                    {
+                      int len = find_path (g, i, g->links[k].from_node, path, seen, 0);
+                      if (len)
+                        format_cycle (g, path, len, cyc, sizeof cyc);
+                      break;
+                    }
+                break;
+              }
+        }
+      free (path);
+      free (seen);
+      free (indeg);
+      return tg_error_set (err, TG_ECYCLE, "links", "the graph has a cycle: %s", cyc);
+    }
+  free (indeg);
+  return 0;
+}
+
+int
+tg_graph_validate (const TgGraph *g, TgError *err)
+{
+  int rc, *order;
+  char prefix[64];
+
+  if ((rc = tg_world_check (&g->world, err)) < 0)
+    return rc;
+  for (int i = 0; i < g->n_nodes; i++)
+    {
+      const Node *n = &g->nodes[i];
+      snprintf (prefix, sizeof prefix, "nodes[%d]", i);
+      for (int k = 0; k < n->desc->n_params; k++)
+        if ((rc = tg_param_value_check (&n->desc->params[k], &n->params[k], err)) < 0)
+          {
+            tg_error_prefix_path (err, prefix);
+            return rc;
+          }
+      if (n->desc->check)
+        {
+          void *p = calloc (1, n->desc->params_size ? n->desc->params_size : 1);
+          if (p == NULL)
+            return tg_error_set (err, TG_ENOMEM, NULL, NULL);
+          for (int k = 0; k < n->desc->n_params; k++)
+            tg_param_value_store (&n->desc->params[k], &n->params[k], p);
+          rc = n->desc->check (p, err);
+          free (p);
+          if (rc < 0)
+            {
+              tg_error_prefix_path (err, prefix);
+              return rc;
+            }
+        }
+      for (int k = 0; k < n->desc->n_inputs; k++)
+        if (!n->desc->inputs[k].optional && tg_graph_input_link (g, i, k) < 0)
+          {
+            char path[TG_ERROR_PATH_MAX];
+            snprintf (path, sizeof path, "%s.inputs.%s", prefix, n->desc->inputs[k].name);
+            return tg_error_set (err, TG_EMISSING, path,
+                                 "node \"%s\" (%s) needs a link into its \"%s\" input", n->id,
+                                 n->desc->type, n->desc->inputs[k].name);
+          }
+      /* Two exports writing the same file would race for it. */
+      for (int k = 0; k < n->desc->n_params; k++)
+        if (n->desc->params[k].type == TG_PARAM_OUTPUT_PATH)
+          for (int j = 0; j < i; j++)
+            for (int q = 0; q < g->nodes[j].desc->n_params; q++)
+              if (g->nodes[j].desc->params[q].type == TG_PARAM_OUTPUT_PATH
+                  && g->nodes[j].params[q].s && n->params[k].s
+                  && strcmp (g->nodes[j].params[q].s, n->params[k].s) == 0)
+                {
+                  char path[TG_ERROR_PATH_MAX];
+                  snprintf (path, sizeof path, "%s.params.%s", prefix, n->desc->params[k].name);
+                  return tg_error_set (err, TG_EPATH, path,
+                                       "\"%s\" is also written by node \"%s\"", n->params[k].s,
+                                       g->nodes[j].id);
+                }
+    }
+  for (int i = 0; i < g->n_links; i++)
+    {
+      const TgLink *l = &g->links[i];
+      if (l->from_node < 0 || l->from_node >= g->n_nodes || l->to_node < 0
+          || l->to_node >= g->n_nodes)
+        return tg_error_set (err, TG_ELINK, "links", "link %d names a missing node", i);
+    }
+  order = malloc (sizeof (int) * (size_t) (g->n_nodes ? g->n_nodes : 1));
+  if (order == NULL)
+    return tg_error_set (err, TG_ENOMEM, NULL, NULL);
+  rc = tg_graph_topo_order (g, order, err);
+  free (order);
+  return rc;
+}

@@ -1,0 +1,142 @@
+/* The registries of image readers and writers that formats/ fills, and
+ * the path rules for exports. */
+#include <ctype.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tgraph/io.h"
+
+#define MAX_ENTRIES 32
+
+typedef struct
+{
+  char name[16];
+  void (*fn) (void);
+} Entry;
+
+static pthread_mutex_t io_lock = PTHREAD_MUTEX_INITIALIZER;
+static Entry readers[MAX_ENTRIES], writers[MAX_ENTRIES];
+static int n_readers, n_writers;
+
+static int
+put (Entry *table, int *n, const char *name, void (*fn) (void))
+{
+  int rc = 0, i;
+
+  if (name == NULL || strlen (name) >= sizeof table[0].name || fn == NULL)
+    return TG_EINVAL;
+  pthread_mutex_lock (&io_lock);
+  for (i = 0; i < *n; i++)
+    if (strcmp (table[i].name, name) == 0)
+      break;
+  if (i == *n && *n == MAX_ENTRIES)
+    rc = TG_ENOMEM;
+  else
+    {
+      strcpy (table[i].name, name);
+      table[i].fn = fn;
+      if (i == *n)
+        (*n)++;
+    }
+  pthread_mutex_unlock (&io_lock);
+  return rc;
+}
+
+static void (*get (const Entry *table, const int *n, const char *name)) (void)
+{
+  void (*fn) (void) = NULL;
+
+  if (name == NULL)
+    return NULL;
+  pthread_mutex_lock (&io_lock);
+  for (int i = 0; i < *n; i++)
+    if (strcmp (table[i].name, name) == 0)
+      fn = table[i].fn;
+  pthread_mutex_unlock (&io_lock);
+  return fn;
+}
+
+/* Function pointers of different types round-trip through void (*) (void). */
+int
+tg_io_register_image_reader (const char *ext, TgImageReader fn)
+{
+  return put (readers, &n_readers, ext, (void (*) (void)) fn);
+}
+
+int
+tg_io_register_image_writer (const char *format, TgImageWriter fn)
+{
+  return put (writers, &n_writers, format, (void (*) (void)) fn);
+}
+
+TgImageReader
+tg_io_image_reader (const char *ext)
+{
+  return (TgImageReader) get (readers, &n_readers, ext);
+}
+
+TgImageWriter
+tg_io_image_writer (const char *format)
+{
+  return (TgImageWriter) get (writers, &n_writers, format);
+}
+
+int
+tg_io_read_image (const char *path, TgImage *out, TgError *err)
+{
+  const char *dot = strrchr (path, '.');
+  char ext[16] = "";
+  TgImageReader reader;
+
+  if (dot && strlen (dot + 1) < sizeof ext && strchr (dot, '/') == NULL)
+    for (size_t i = 0; dot[1 + i]; i++)
+      ext[i] = (char) tolower ((unsigned char) dot[1 + i]);
+  reader = tg_io_image_reader (ext);
+  if (reader == NULL)
+    return tg_error_set (err, TG_EFORMAT, NULL, "no reader for \"%s\" files (%s)",
+                         ext[0] ? ext : "extension-less", path);
+  memset (out, 0, sizeof *out);
+  return reader (path, out, err);
+}
+
+bool
+tg_path_is_safe_relative (const char *rel)
+{
+  const char *p = rel;
+
+  if (rel == NULL || rel[0] == '\0' || rel[0] == '/' || strchr (rel, '\\'))
+    return false;
+  if (isalpha ((unsigned char) rel[0]) && rel[1] == ':')
+    return false;
+  while (*p)
+    {
+      size_t len = strcspn (p, "/");
+      if (len == 0)
+        return false; /* "a//b" or a trailing '/' */
+      if ((len == 1 && p[0] == '.') || (len == 2 && p[0] == '.' && p[1] == '.'))
+        return false;
+      p += len;
+      if (*p == '/')
+        p++;
+      if (*p == '\0' && p[-1] == '/')
+        return false;
+    }
+  return true;
+}
+
+void
+tg_image_clear (TgImage *img)
+{
+  if (img == NULL)
+    return;
+  free (img->data);
+  memset (img, 0, sizeof *img);
+}
+
+size_t
+tg_image_bytes (const TgImage *img)
+{
+  return (size_t) img->width * (size_t) img->height * (size_t) img->channels
+         * (size_t) (img->bits / 8);
+}

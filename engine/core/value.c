@@ -1,0 +1,204 @@
+/* Reference-counted values that flow on wires. */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "tgraph/value.h"
+
+static const char *const type_names[TG_TYPE_COUNT] = {
+  "height", "mask", "image", "layers", "field", "mesh", "points",
+};
+
+const char *
+tg_port_type_name (TgPortType t)
+{
+  return (unsigned) t < TG_TYPE_COUNT ? type_names[t] : "?";
+}
+
+int
+tg_port_type_from_name (const char *name)
+{
+  for (int i = 0; i < TG_TYPE_COUNT; i++)
+    if (strcmp (name, type_names[i]) == 0)
+      return i;
+  return -1;
+}
+
+bool
+tg_port_type_compatible (TgPortType from, TgPortType to)
+{
+  if (from == to)
+    return true;
+  return (from == TG_TYPE_HEIGHT || from == TG_TYPE_MASK)
+         && (to == TG_TYPE_HEIGHT || to == TG_TYPE_MASK);
+}
+
+/* The refcount is declared int in the public struct so the header needs
+ * no <stdatomic.h>; these casts are the one place it is touched. */
+static atomic_int *
+refcount_of (TgValue *v)
+{
+  return (atomic_int *) (void *) &v->refcount;
+}
+
+TgValue *
+tg_value_new_grid (TgPortType type, const TgRegion *region, int channels)
+{
+  TgValue *v;
+  size_t n;
+
+  if (region->width <= 0 || region->height <= 0 || channels <= 0)
+    return NULL;
+  v = calloc (1, sizeof *v);
+  if (v == NULL)
+    return NULL;
+  n = (size_t) region->width * (size_t) region->height * (size_t) channels;
+  v->data = malloc (n * sizeof (float));
+  if (v->data == NULL)
+    {
+      free (v);
+      return NULL;
+    }
+  v->type = type;
+  v->region = *region;
+  v->channels = channels;
+  atomic_init (refcount_of (v), 1);
+  return v;
+}
+
+TgValue *
+tg_value_new_payload (TgPortType type, void *payload, void (*payload_free) (void *),
+                      size_t payload_bytes)
+{
+  TgValue *v = calloc (1, sizeof *v);
+
+  if (v == NULL)
+    return NULL;
+  v->type = type;
+  v->payload = payload;
+  v->payload_free = payload_free;
+  v->payload_bytes = payload_bytes;
+  atomic_init (refcount_of (v), 1);
+  return v;
+}
+
+TgValue *
+tg_value_ref (TgValue *v)
+{
+  if (v)
+    atomic_fetch_add_explicit (refcount_of (v), 1, memory_order_relaxed);
+  return v;
+}
+
+void
+tg_value_unref (TgValue *v)
+{
+  if (v == NULL)
+    return;
+  if (atomic_fetch_sub_explicit (refcount_of (v), 1, memory_order_acq_rel) != 1)
+    return;
+  if (v->channel_names)
+    {
+      for (int c = 0; c < v->channels; c++)
+        free (v->channel_names[c]);
+      free (v->channel_names);
+    }
+  if (v->payload_free)
+    v->payload_free (v->payload);
+  free (v->data);
+  free (v);
+}
+
+size_t
+tg_value_bytes (const TgValue *v)
+{
+  size_t n = sizeof *v + v->payload_bytes;
+
+  if (v->data)
+    n += tg_region_samples (&v->region) * (size_t) v->channels * sizeof (float);
+  return n;
+}
+
+TgValue *
+tg_value_crop (const TgValue *v, const TgRegion *win)
+{
+  TgValue *out;
+  size_t row_bytes;
+
+  if (!tg_region_contains (&v->region, win))
+    return NULL;
+  out = tg_value_new_grid (v->type, win, v->channels);
+  if (out == NULL)
+    return NULL;
+  row_bytes = (size_t) win->width * (size_t) v->channels * sizeof (float);
+  for (int j = 0; j < win->height; j++)
+    {
+      const float *src = tg_value_row (v, win->row0 - v->region.row0 + j)
+                         + (size_t) (win->col0 - v->region.col0) * (size_t) v->channels;
+      memcpy (tg_value_row (out, j), src, row_bytes);
+    }
+  if (v->channel_names)
+    for (int c = 0; c < v->channels; c++)
+      if (v->channel_names[c] && tg_value_set_channel_name (out, c, v->channel_names[c]) < 0)
+        {
+          tg_value_unref (out);
+          return NULL;
+        }
+  return out;
+}
+
+int
+tg_value_set_channel_name (TgValue *v, int channel, const char *name)
+{
+  char *copy;
+
+  if (channel < 0 || channel >= v->channels)
+    return -1;
+  if (v->channel_names == NULL)
+    {
+      v->channel_names = calloc ((size_t) v->channels, sizeof (char *));
+      if (v->channel_names == NULL)
+        return -1;
+    }
+  copy = strdup (name);
+  if (copy == NULL)
+    return -1;
+  free (v->channel_names[channel]);
+  v->channel_names[channel] = copy;
+  return 0;
+}
+
+TgValue *
+tg__value_window_clamped (const TgValue *v, const TgRegion *win)
+{
+  const TgRegion *src = &v->region;
+  TgValue *out = tg_value_new_grid (v->type, win, v->channels);
+  int ch = v->channels;
+
+  if (out == NULL)
+    return NULL;
+  for (int j = 0; j < win->height; j++)
+    {
+      int sj = win->row0 + j - src->row0;
+      const float *srow;
+      float *drow = tg_value_row (out, j);
+      sj = sj < 0 ? 0 : sj >= src->height ? src->height - 1 : sj;
+      srow = tg_value_row (v, sj);
+      for (int i = 0; i < win->width; i++)
+        {
+          int si = win->col0 + i - src->col0;
+          si = si < 0 ? 0 : si >= src->width ? src->width - 1 : si;
+          memcpy (drow + (size_t) i * (size_t) ch, srow + (size_t) si * (size_t) ch,
+                  sizeof (float) * (size_t) ch);
+        }
+    }
+  if (v->channel_names)
+    for (int c = 0; c < ch; c++)
+      if (v->channel_names[c] && tg_value_set_channel_name (out, c, v->channel_names[c]) < 0)
+        {
+          tg_value_unref (out);
+          return NULL;
+        }
+  return out;
+}

@@ -1,0 +1,71 @@
+/* Error codes and the error record every fallible engine call can fill.
+ *
+ * Functions return 0 or a negative TG_E* code.  When the caller passes a
+ * TgError, it also receives a message and the place the error refers to
+ * (for example "nodes[3].params.octaves"), so a user can find the mistake.
+ * There is no global error state: the engine runs on worker threads.
+ */
+#ifndef TGRAPH_ERROR_H
+#define TGRAPH_ERROR_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One list; tg_strerror() and the enum both come from it. */
+#define TG_ERRNO_MAP(X)                                              \
+  X (INVAL, "invalid argument")                                      \
+  X (NOMEM, "out of memory")                                         \
+  X (IO, "input/output error")                                       \
+  X (PARSE, "malformed file")                                        \
+  X (VERSION, "unsupported file version")                            \
+  X (UNKNOWN, "unknown name")                                        \
+  X (TYPE, "wrong type")                                             \
+  X (RANGE, "value out of range")                                    \
+  X (MISSING, "required value missing")                              \
+  X (LINK, "invalid link")                                           \
+  X (CYCLE, "graph has a cycle")                                     \
+  X (PATH, "path not allowed")                                       \
+  X (FORMAT, "unsupported format")                                   \
+  X (EVAL, "node evaluation failed")                                 \
+  X (CANCELLED, "cancelled")
+
+typedef enum
+{
+  TG_OK = 0,
+#define TG__ERR_ENUM(name, msg) TG_E##name,
+  TG__ERR_FIRST = -1000,
+  TG_ERRNO_MAP (TG__ERR_ENUM)
+#undef TG__ERR_ENUM
+} TgErrorCode;
+
+#define TG_ERROR_PATH_MAX 256
+#define TG_ERROR_MESSAGE_MAX 512
+
+typedef struct
+{
+  int code;                           /* a TG_E* value, 0 when no error */
+  char path[TG_ERROR_PATH_MAX];       /* "nodes[3].params.octaves", or "" */
+  char message[TG_ERROR_MESSAGE_MAX]; /* human-readable, no trailing newline */
+  int line, column;                   /* 1-based source position, 0 when unknown */
+} TgError;
+
+const char *tg_strerror (int code);
+
+/* Fills ERR (when not NULL) and returns CODE, so callers can write
+ * `return tg_error_set (err, TG_ERANGE, path, "...")`. */
+int tg_error_set (TgError *err, int code, const char *path, const char *fmt, ...)
+  __attribute__ ((format (printf, 4, 5)));
+
+/* Prepends PREFIX to err->path ("nodes[2]" + "params.x" -> "nodes[2].params.x"). */
+void tg_error_prefix_path (TgError *err, const char *prefix);
+
+void tg_error_clear (TgError *err);
+
+/* "path: message" (or just the message) into BUF; returns BUF. */
+const char *tg_error_format (const TgError *err, char *buf, unsigned long size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,94 @@
+/* The graph model: world settings, nodes with ids and parameters, links.
+ *
+ * The graph owns its nodes and links.  Node indices are positions in the
+ * node list (the order of the .tgraph file), and error paths use them:
+ * "nodes[3].params.octaves".  Front ends keep data the engine does not
+ * read (the node's "ui" block, keys the loader did not know) as opaque
+ * JSON text on the node or the graph, so a load/save round trip keeps it.
+ */
+#ifndef TGRAPH_GRAPH_H
+#define TGRAPH_GRAPH_H
+
+#include <stdbool.h>
+
+#include "error.h"
+#include "node.h"
+#include "param.h"
+#include "region.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct TgGraph TgGraph;
+
+typedef struct
+{
+  int from_node, from_port; /* output port index of from_node */
+  int to_node, to_port;     /* input port index of to_node */
+} TgLink;
+
+TgGraph *tg_graph_new (void);
+void tg_graph_free (TgGraph *g);
+/* A deep copy (the GUI evaluates a snapshot while the user edits). */
+TgGraph *tg_graph_copy (const TgGraph *g);
+
+TgWorld *tg_graph_world (TgGraph *g);
+const TgWorld *tg_graph_world_const (const TgGraph *g);
+/* Checks the world settings; err->path is "world.FIELD". */
+int tg_world_check (const TgWorld *w, TgError *err);
+
+/* Folder that input paths are relative to (the .tgraph file's). */
+void tg_graph_set_base_dir (TgGraph *g, const char *dir);
+const char *tg_graph_base_dir (const TgGraph *g);
+
+/* Adds a node with default parameters; returns its index or a negative
+ * TG_E* (unknown type, empty or duplicate id, id with a '.'). */
+int tg_graph_add_node (TgGraph *g, const char *id, const char *type, TgError *err);
+/* Removes the node and every link touching it; later indices shift down. */
+void tg_graph_remove_node (TgGraph *g, int node);
+int tg_graph_n_nodes (const TgGraph *g);
+int tg_graph_find_node (const TgGraph *g, const char *id);
+const char *tg_graph_node_id (const TgGraph *g, int node);
+int tg_graph_set_node_id (TgGraph *g, int node, const char *id, TgError *err);
+const TgNodeDesc *tg_graph_node_desc (const TgGraph *g, int node);
+
+/* Sets parameter NAME after checking it; err->path "params.NAME". */
+int tg_graph_set_param (TgGraph *g, int node, const char *name, const TgParamValue *v,
+                        TgError *err);
+/* Borrowed; NULL when NAME is not a parameter of the node. */
+const TgParamValue *tg_graph_get_param (const TgGraph *g, int node, const char *name);
+const TgParamValue *tg_graph_get_param_at (const TgGraph *g, int node, int param_index);
+
+/* Links output FROM_PORT of FROM_NODE to input TO_PORT of TO_NODE, by
+ * name.  Fails on a missing node or port, incompatible types, a link into
+ * an input that already has one, or a link that would close a cycle. */
+int tg_graph_add_link (TgGraph *g, const char *from_node, const char *from_port,
+                       const char *to_node, const char *to_port, TgError *err);
+void tg_graph_remove_link (TgGraph *g, int link);
+int tg_graph_n_links (const TgGraph *g);
+const TgLink *tg_graph_link (const TgGraph *g, int link);
+/* The link feeding input TO_PORT of NODE, or -1. */
+int tg_graph_input_link (const TgGraph *g, int node, int to_port);
+
+/* Opaque JSON text kept for front ends (NULL to unset; copied). */
+void tg_graph_set_node_ui (TgGraph *g, int node, const char *json);
+const char *tg_graph_node_ui (const TgGraph *g, int node);
+void tg_graph_set_node_extra (TgGraph *g, int node, const char *json);
+const char *tg_graph_node_extra (const TgGraph *g, int node);
+void tg_graph_set_extra (TgGraph *g, const char *json);
+const char *tg_graph_extra (const TgGraph *g);
+
+/* Full check before evaluation: world settings, every parameter, the
+ * cross-parameter checks, required inputs linked, no cycle (the message
+ * names the nodes on it), export paths safe and not written twice. */
+int tg_graph_validate (const TgGraph *g, TgError *err);
+
+/* Nodes in an order where every node follows its inputs.  ORDER has room
+ * for n_nodes.  Fails with TG_ECYCLE naming the nodes on a cycle. */
+int tg_graph_topo_order (const TgGraph *g, int *order, TgError *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

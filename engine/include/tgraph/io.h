@@ -1,0 +1,44 @@
+/* Readers and writers that formats/ registers at start-up.
+ *
+ * The engine writes no file format itself.  An export node names a format
+ * ("png16", "raw16") and the writer registered under that name turns an
+ * in-memory TgImage into bytes; input nodes read through the reader
+ * registered for a file extension.  The CLI and the GUI call the same
+ * registration (tg_formats_init), so they write the same bytes.
+ */
+#ifndef TGRAPH_IO_H
+#define TGRAPH_IO_H
+
+#include <stdio.h>
+
+#include "error.h"
+#include "node.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Reads PATH into OUT (OUT->data malloc'd, caller frees with tg_image_clear). */
+typedef int (*TgImageReader) (const char *path, TgImage *out, TgError *err);
+/* Writes IMG to the open stream F; must not close it. */
+typedef int (*TgImageWriter) (FILE *f, const TgImage *img, TgError *err);
+
+/* EXT is the lower-case file extension without the dot ("png"). */
+int tg_io_register_image_reader (const char *ext, TgImageReader fn);
+/* FORMAT is the name export nodes use ("png16", "png8", "raw16"). */
+int tg_io_register_image_writer (const char *format, TgImageWriter fn);
+
+TgImageReader tg_io_image_reader (const char *ext);
+TgImageWriter tg_io_image_writer (const char *format);
+
+/* Reads PATH with the reader for its extension (for tests and tools). */
+int tg_io_read_image (const char *path, TgImage *out, TgError *err);
+
+/* Whether REL is an acceptable export path: relative, no "..", no empty
+ * component, no backslash or drive letter. */
+bool tg_path_is_safe_relative (const char *rel);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

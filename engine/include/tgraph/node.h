@@ -1,0 +1,153 @@
+/* Node descriptors and the context a node's eval function works in.
+ *
+ * A node type is one TgNodeDesc in one file under engine/nodes/, registered
+ * with TG_NODE_REGISTER.  Nothing else keeps a list of node types: the
+ * registry collects the descriptors from a linker section.
+ *
+ * Eval contract: produce every output over tg_eval_region() (for a global
+ * node, the whole lattice), reading inputs through tg_eval_input() (each
+ * carries its own region; for an apron node it covers the output region
+ * grown by the apron).  Work in rows on the engine's pool with
+ * tg_eval_parallel(), which also checks cancellation and reports progress.
+ * Write only disjoint parts of the output from each chunk, and draw random
+ * numbers from tg_hash_* of coordinates, so the bytes do not depend on the
+ * thread count or on how the region is tiled.
+ */
+#ifndef TGRAPH_NODE_H
+#define TGRAPH_NODE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "error.h"
+#include "param.h"
+#include "region.h"
+#include "value.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum
+{
+  TG_LOCALITY_LOCAL,  /* each sample depends on the same sample of its inputs */
+  TG_LOCALITY_APRON,  /* needs `apron` samples of border around the output region */
+  TG_LOCALITY_GLOBAL, /* needs the whole map (normalize, flow, hydraulic erosion) */
+} TgLocality;
+
+const char *tg_locality_name (TgLocality l);
+
+typedef struct
+{
+  const char *name;  /* "height", "mask", "a", "b": named for what they carry */
+  TgPortType type;
+  const char *label;
+  bool optional;     /* inputs only: may stay unlinked */
+  const char *help;
+} TgPortDesc;
+
+typedef struct TgEvalCtx TgEvalCtx;
+
+typedef enum
+{
+  TG_NODE_EXPORT = 1 << 0, /* writes files through a registered writer */
+  TG_NODE_INPUT = 1 << 1,  /* reads files through a registered reader */
+} TgNodeFlags;
+
+typedef struct TgNodeDesc TgNodeDesc;
+
+struct TgNodeDesc
+{
+  const char *type;     /* "family.name" */
+  const char *category; /* "Generators", "Filters", ... (add-node menu) */
+  const char *label;
+  const char *help;
+  const TgPortDesc *inputs;
+  int n_inputs;
+  const TgPortDesc *outputs;
+  int n_outputs;
+  const TgParamDesc *params;
+  int n_params;
+  size_t params_size; /* sizeof the parameter struct */
+  TgLocality locality;
+  /* TG_LOCALITY_APRON: border samples needed at cell size CELL_M. */
+  int (*apron) (const void *params, double cell_m);
+  /* Optional checks across parameters (min < max, ...); err->path "params.NAME". */
+  int (*check) (const void *params, TgError *err);
+  int (*eval) (TgEvalCtx *ctx);
+  unsigned flags;
+  /* Bump when the node's output bytes change for the same parameters; it
+   * is part of the cache key and of the golden hashes' meaning. */
+  int version;
+};
+
+#define TG_N_ELEMENTS(a) ((int) (sizeof (a) / sizeof ((a)[0])))
+
+/* Puts a pointer to DESC in the "tg_nodes" section, where the registry finds it. */
+#define TG_NODE_REGISTER(desc)                                                          \
+  __attribute__ ((used, section ("tg_nodes"), aligned (sizeof (void *))))               \
+  static const TgNodeDesc *const tg__node_ptr_##desc = &(desc)
+
+/* --- the eval context --------------------------------------------------- */
+
+/* The node's parameter struct, filled from the graph. */
+const void *tg_eval_params (TgEvalCtx *c);
+/* Input INDEX (descriptor order), or NULL when an optional input is unlinked. */
+const TgValue *tg_eval_input (TgEvalCtx *c, int index);
+/* The region every output must cover. */
+const TgRegion *tg_eval_region (TgEvalCtx *c);
+const TgWorld *tg_eval_world (TgEvalCtx *c);
+/* A 32-bit seed from the world seed and the node's own seed parameter. */
+uint32_t tg_eval_seed (TgEvalCtx *c, int node_seed);
+/* The node's id, for messages. */
+const char *tg_eval_node_id (TgEvalCtx *c);
+
+/* Allocates output INDEX as a grid over tg_eval_region() with CHANNELS
+ * channels (uninitialised) and returns it; the context owns it. */
+TgValue *tg_eval_new_output (TgEvalCtx *c, int index, int channels);
+/* Hands output INDEX to the context (takes the caller's reference). */
+void tg_eval_set_output (TgEvalCtx *c, int index, TgValue *v);
+
+/* Runs FN(USER, begin, end) over [0, N) in chunks of GRAIN items on the
+ * engine's threads.  Returns 0, or TG_ECANCELLED once cancel was asked
+ * (chunks not yet started are skipped).  Progress advances per chunk. */
+int tg_eval_parallel (TgEvalCtx *c, int n, int grain,
+                      void (*fn) (void *user, int begin, int end), void *user);
+int tg_eval_threads (TgEvalCtx *c);
+bool tg_eval_cancelled (TgEvalCtx *c);
+/* FRACTION in 0..1 of this node's work (tg_eval_parallel reports its own). */
+void tg_eval_progress (TgEvalCtx *c, double fraction);
+
+/* Records a message on the node and returns CODE (a TG_E* value). */
+int tg_eval_fail (TgEvalCtx *c, int code, const char *fmt, ...)
+  __attribute__ ((format (printf, 3, 4)));
+
+/* --- files, through what formats/ registered ---------------------------- */
+
+/* An image in memory: rows north first, channels interleaved.  BITS is 8
+ * (uint8_t), 16 (uint16_t, host order) or 32 (float). */
+typedef struct
+{
+  int width, height, channels;
+  int bits;
+  void *data;
+} TgImage;
+
+void tg_image_clear (TgImage *img);
+size_t tg_image_bytes (const TgImage *img);
+
+/* Reads PATH (relative to the .tgraph folder) with the reader registered
+ * for its extension.  The image is cached by path, size and modification
+ * time and is borrowed until the eval returns. */
+int tg_eval_load_image (TgEvalCtx *c, const char *path, const TgImage **img);
+
+/* Writes IMG to REL_PATH (relative to the output folder) with the writer
+ * registered for FORMAT ("png16", "raw16", ...).  The file is staged under
+ * a temporary name and appears only when the whole export succeeds. */
+int tg_eval_write_image (TgEvalCtx *c, const char *rel_path, const char *format,
+                         const TgImage *img);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

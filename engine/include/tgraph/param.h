@@ -1,0 +1,161 @@
+/* Node parameters: described once, as a list.
+ *
+ * A node file declares a plain C struct for its parameters and one
+ * TgParamDesc per field with the TG_PARAM_* macros below.  From that list
+ * the engine fills the struct before eval, and the registry answers
+ * validation, the JSON schema, `tgraph nodes` and the GUI inspector.  The
+ * macros check at compile time that the field has the C type the parameter
+ * kind needs.
+ */
+#ifndef TGRAPH_PARAM_H
+#define TGRAPH_PARAM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Marks a string for translation without translating it (the engine has
+ * no gettext; the GUI translates descriptor strings when it shows them). */
+#ifndef N_
+#define N_(s) (s)
+#endif
+
+typedef enum
+{
+  TG_PARAM_FLOAT,       /* double */
+  TG_PARAM_INT,         /* int */
+  TG_PARAM_BOOL,        /* bool */
+  TG_PARAM_ENUM,        /* int: index into choices */
+  TG_PARAM_SEED,        /* int, 0..2^31-1; the GUI adds a dice button */
+  TG_PARAM_STRING,      /* const char * */
+  TG_PARAM_INPUT_PATH,  /* const char *, resolved against the .tgraph folder */
+  TG_PARAM_OUTPUT_PATH, /* const char *, relative to the output folder, no "..", not absolute */
+  TG_PARAM_VEC2,        /* double[2] */
+  TG_PARAM_VEC3,        /* double[3] */
+  TG_PARAM_COLOR,       /* double[4] RGBA in 0..1, "#rrggbb" or "#rrggbbaa" in files */
+  TG_PARAM_CURVE,       /* TgCurve: [x, y] points, x strictly increasing, both in 0..1 */
+  TG_PARAM_TYPE_COUNT
+} TgParamType;
+
+const char *tg_param_type_name (TgParamType t);
+
+typedef struct
+{
+  int n_points;
+  const double *xy; /* x0, y0, x1, y1, ... */
+} TgCurve;
+
+typedef enum
+{
+  TG_PARAM_REQUIRED = 1 << 0, /* no default: the file must give it */
+} TgParamFlags;
+
+typedef struct
+{
+  const char *name;  /* snake_case with a unit suffix: scale_m, talus_deg */
+  const char *label; /* for people, marked N_() */
+  const char *help;
+  const char *unit;  /* "m", "deg", "%", or NULL */
+  TgParamType type;
+  size_t offset;     /* of the field in the node's parameter struct */
+  unsigned flags;
+  /* numbers: hard range (validation) and soft range (slider); soft defaults to hard */
+  double def, min, max, soft_min, soft_max;
+  const char *def_s;             /* strings, paths, enum choice name */
+  const char *const *choices;    /* enum: NULL-terminated */
+  double def_v[4];               /* vec2, vec3, color */
+  const double *def_curve;       /* curve: n points x, y */
+  int def_curve_n;
+} TgParamDesc;
+
+/* A parameter's value as the graph stores it (owned strings / arrays). */
+typedef struct
+{
+  TgParamType type;
+  double f;       /* float */
+  int i;          /* int, seed, enum index, bool (0/1) */
+  char *s;        /* string, paths, enum choice name */
+  double v[4];    /* vec2, vec3, color */
+  double *xy;     /* curve points, 2 * n_points */
+  int n_points;
+} TgParamValue;
+
+void tg_param_value_init_default (TgParamValue *v, const TgParamDesc *d);
+int tg_param_value_copy (TgParamValue *dst, const TgParamValue *src);
+void tg_param_value_clear (TgParamValue *v);
+bool tg_param_value_equal (const TgParamValue *a, const TgParamValue *b);
+
+/* Checks V against D (type, range, enum choice, path rules, curve order).
+ * On error, err->path is "params.NAME" (callers prefix the node). */
+int tg_param_value_check (const TgParamDesc *d, const TgParamValue *v, TgError *err);
+
+/* Parses TEXT as D's type: numbers, true/false, enum names, strings,
+ * "x,y[,z]" vectors, "#rrggbb" colours, "x:y,x:y,..." curves.  For
+ * `tgraph eval --set`.  The value is checked too. */
+int tg_param_value_parse (const TgParamDesc *d, const char *text, TgParamValue *out, TgError *err);
+
+/* Index of CHOICE in D's choices, or -1. */
+int tg_param_enum_index (const TgParamDesc *d, const char *choice);
+
+/* Copies V into the parameter struct field described by D (strings and
+ * curve arrays are borrowed, not copied). */
+void tg_param_value_store (const TgParamDesc *d, const TgParamValue *v, void *params_struct);
+
+/* Compile-time check that S.F has type T; adds 0 to the offset. */
+#define TG__FIELD(S, F, T) \
+  (offsetof (S, F) + 0 * sizeof (char[_Generic (((S *) 0)->F, T: 1, default: -1)]))
+
+#define TG_PARAM_FLOAT_UI(S, F, LABEL, DEF, MIN, MAX, SMIN, SMAX, UNIT, HELP)                    \
+  { .name = #F, .label = LABEL, .help = HELP, .unit = UNIT, .type = TG_PARAM_FLOAT,            \
+    .offset = TG__FIELD (S, F, double), .def = (DEF), .min = (MIN), .max = (MAX),              \
+    .soft_min = (SMIN), .soft_max = (SMAX) }
+#define TG_PARAM_FLOAT(S, F, LABEL, DEF, MIN, MAX, UNIT, HELP) \
+  TG_PARAM_FLOAT_UI (S, F, LABEL, DEF, MIN, MAX, MIN, MAX, UNIT, HELP)
+#define TG_PARAM_INT(S, F, LABEL, DEF, MIN, MAX, HELP)                                          \
+  { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_INT,                            \
+    .offset = TG__FIELD (S, F, int), .def = (DEF), .min = (MIN), .max = (MAX),                 \
+    .soft_min = (MIN), .soft_max = (MAX) }
+#define TG_PARAM_SEED(S, F, LABEL, HELP)                                                        \
+  { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_SEED,                           \
+    .offset = TG__FIELD (S, F, int), .def = 0, .min = 0, .max = 2147483647.0,                  \
+    .soft_min = 0, .soft_max = 2147483647.0 }
+#define TG_PARAM_BOOL(S, F, LABEL, DEF, HELP)                                                   \
+  { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_BOOL,                           \
+    .offset = TG__FIELD (S, F, bool), .def = (DEF), .min = 0, .max = 1 }
+#define TG_PARAM_ENUM(S, F, LABEL, DEF, CHOICES, HELP)                                          \
+  { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_ENUM,                           \
+    .offset = TG__FIELD (S, F, int), .def_s = (DEF), .choices = (CHOICES) }
+#define TG_PARAM_STRING(S, F, LABEL, DEF, HELP)                                                 \
+  { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_STRING,                         \
+    .offset = TG__FIELD (S, F, const char *), .def_s = (DEF) }
+#define TG_PARAM_INPUT_PATH(S, F, LABEL, HELP)                                                  \
+  { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_INPUT_PATH,                     \
+    .offset = TG__FIELD (S, F, const char *), .flags = TG_PARAM_REQUIRED }
+#define TG_PARAM_OUTPUT_PATH(S, F, LABEL, DEF, HELP)                                            \
+  { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_OUTPUT_PATH,                    \
+    .offset = TG__FIELD (S, F, const char *), .def_s = (DEF) }
+#define TG_PARAM_VEC2(S, F, LABEL, X, Y, UNIT, HELP)                                            \
+  { .name = #F, .label = LABEL, .help = HELP, .unit = UNIT, .type = TG_PARAM_VEC2,             \
+    .offset = TG__FIELD (S, F, double *), .def_v = { (X), (Y) }, .min = -1e9, .max = 1e9 }
+#define TG_PARAM_VEC3(S, F, LABEL, X, Y, Z, UNIT, HELP)                                         \
+  { .name = #F, .label = LABEL, .help = HELP, .unit = UNIT, .type = TG_PARAM_VEC3,             \
+    .offset = TG__FIELD (S, F, double *), .def_v = { (X), (Y), (Z) }, .min = -1e9, .max = 1e9 }
+#define TG_PARAM_COLOR(S, F, LABEL, R, G, B, A, HELP)                                           \
+  { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_COLOR,                          \
+    .offset = TG__FIELD (S, F, double *), .def_v = { (R), (G), (B), (A) }, .min = 0, .max = 1 }
+/* DEF_XY: a static const double array of N points (2 * N numbers). */
+#define TG_PARAM_CURVE(S, F, LABEL, DEF_XY, N, HELP)                                            \
+  { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_CURVE,                          \
+    .offset = TG__FIELD (S, F, TgCurve), .def_curve = (DEF_XY), .def_curve_n = (N),            \
+    .min = 0, .max = 1 }
+
+#ifdef __cplusplus
+}
+#endif
+#endif

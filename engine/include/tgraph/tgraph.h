@@ -1,0 +1,20 @@
+/* libtgraph: the Terrane engine.  One include for all of it. */
+#ifndef TGRAPH_TGRAPH_H
+#define TGRAPH_TGRAPH_H
+
+#define TG_VERSION_STRING "0.1.0"
+/* The .tgraph format version this engine writes and the newest it reads. */
+#define TG_FORMAT_VERSION 1
+
+#include "engine.h"
+#include "error.h"
+#include "graph.h"
+#include "hash.h"
+#include "io.h"
+#include "node.h"
+#include "param.h"
+#include "region.h"
+#include "registry.h"
+#include "value.h"
+
+#endif

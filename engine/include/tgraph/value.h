@@ -1,0 +1,90 @@
+/* What flows on a wire: the port types and the values that carry them.
+ *
+ * Grid values (height, mask, image, layers) are float rows over a region;
+ * channels are interleaved (image: RGBA).  Values are reference counted and
+ * immutable once a node has returned them, so the cache and several
+ * consumers can share one without copies.
+ */
+#ifndef TGRAPH_VALUE_H
+#define TGRAPH_VALUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "region.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum
+{
+  TG_TYPE_HEIGHT, /* 1 channel; 1.0 = world.height_m metres */
+  TG_TYPE_MASK,   /* 1 channel in 0..1 */
+  TG_TYPE_IMAGE,  /* 4 channels RGBA, raw values (no gamma) */
+  TG_TYPE_LAYERS, /* N named channels (splat / weight maps) */
+  TG_TYPE_FIELD,  /* implicit 3D scalar field */
+  TG_TYPE_MESH,   /* indexed triangles */
+  TG_TYPE_POINTS, /* scatter instances */
+  TG_TYPE_COUNT
+} TgPortType;
+
+const char *tg_port_type_name (TgPortType t);   /* "height", "mask", ... */
+int tg_port_type_from_name (const char *name);  /* -1 when unknown */
+
+/* Whether an output of type FROM may feed an input of type TO.  Height and
+ * mask are both single-channel float grids and connect either way, as in
+ * World Machine and Gaea. */
+bool tg_port_type_compatible (TgPortType from, TgPortType to);
+
+static inline bool
+tg_port_type_is_grid (TgPortType t)
+{
+  return t <= TG_TYPE_LAYERS;
+}
+
+typedef struct TgValue TgValue;
+
+struct TgValue
+{
+  TgPortType type;
+  int refcount;           /* atomic; use tg_value_ref / tg_value_unref */
+  /* grids */
+  TgRegion region;
+  int channels;
+  float *data;            /* region.width * region.height * channels */
+  char **channel_names;   /* TG_TYPE_LAYERS: one name per channel */
+  /* other types */
+  void *payload;
+  void (*payload_free) (void *payload);
+  size_t payload_bytes;   /* for the cache's memory budget */
+};
+
+/* A new grid with uninitialised data (caller owns one reference). */
+TgValue *tg_value_new_grid (TgPortType type, const TgRegion *region, int channels);
+/* A new value owning PAYLOAD, freed with PAYLOAD_FREE. */
+TgValue *tg_value_new_payload (TgPortType type, void *payload, void (*payload_free) (void *),
+                               size_t payload_bytes);
+
+TgValue *tg_value_ref (TgValue *v);
+void tg_value_unref (TgValue *v);
+
+/* Bytes held, for memory budgets. */
+size_t tg_value_bytes (const TgValue *v);
+
+static inline float *
+tg_value_row (const TgValue *v, int row)
+{
+  return v->data + (size_t) row * (size_t) v->region.width * (size_t) v->channels;
+}
+
+/* A new grid holding the window WIN of V (which must contain it). */
+TgValue *tg_value_crop (const TgValue *v, const TgRegion *win);
+
+/* Sets channel names of a layers value (copies the strings). */
+int tg_value_set_channel_name (TgValue *v, int channel, const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,86 @@
+/* libtgformats: the file formats around the engine.
+ *
+ * .tgraph JSON (json-c), PNG (libpng), RAW, the JSON Schema and the node
+ * catalogue generated from the registry, SHA-256, and the build (export
+ * files plus manifest.json) that the CLI and the GUI share, so that both
+ * write the same bytes.  Depends on the engine, never the reverse.
+ */
+#ifndef TGFORMATS_H
+#define TGFORMATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <tgraph/tgraph.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Registers every reader and writer with the engine.  Idempotent and
+ * thread-safe; call once at start-up. */
+int tg_formats_init (void);
+
+/* --- .tgraph ------------------------------------------------------------ */
+
+/* Loads PATH; input paths in the graph become relative to PATH's folder.
+ * Errors carry the place: err->path ("nodes[3].params.octaves") and, for
+ * syntax errors, err->line/err->column.  *OUT is only set on success. */
+int tg_tgraph_load_file (const char *path, TgGraph **out, TgError *err);
+int tg_tgraph_load_string (const char *text, size_t len, const char *base_dir, TgGraph **out,
+                           TgError *err);
+
+/* The canonical text: pretty-printed, keys in a stable order, every
+ * parameter in descriptor order, "ui" and unknown keys kept.  Caller frees. */
+char *tg_tgraph_save_string (const TgGraph *g, TgError *err);
+/* Writes the canonical text to PATH atomically (temp file + rename). */
+int tg_tgraph_save_file (const TgGraph *g, const char *path, TgError *err);
+
+/* --- generated from the registry --------------------------------------- */
+
+/* JSON Schema (draft 2020-12) of the .tgraph format.  Caller frees. */
+char *tg_schema_generate (void);
+/* The node catalogue as JSON (for `tgraph nodes --json`).  Caller frees. */
+char *tg_catalogue_json (void);
+
+/* --- images -------------------------------------------------------------- */
+
+/* 8- or 16-bit grey, grey+alpha, RGB or RGBA PNGs; no gamma conversion. */
+int tg_png_read (const char *path, TgImage *out, TgError *err);
+/* Writes IMG (8 or 16 bits, 1-4 channels) as PNG, deterministic bytes. */
+int tg_png_write (FILE *f, const TgImage *img, TgError *err);
+/* Raw samples, little-endian, no header: 16-bit unsigned or 32-bit float. */
+int tg_raw_write (FILE *f, const TgImage *img, TgError *err);
+
+/* --- hashing ------------------------------------------------------------- */
+
+typedef struct
+{
+  uint32_t state[8];
+  uint64_t length;
+  uint8_t block[64];
+  size_t used;
+} TgSha256;
+
+void tg_sha256_init (TgSha256 *s);
+void tg_sha256_update (TgSha256 *s, const void *data, size_t n);
+void tg_sha256_final (TgSha256 *s, uint8_t digest[32]);
+/* Lower-case hex digest of a file's bytes into HEX (65 bytes). */
+int tg_sha256_file (const char *path, char hex[65], TgError *err);
+
+/* --- build ----------------------------------------------------------------- */
+
+/* Evaluates every export node of G into OUT_DIR and writes manifest.json
+ * beside them (each file: path, bytes, sha256, format, resolution, world
+ * extent, seed; and the tgraph version).  All files appear together or,
+ * on failure or cancel, none do.  LIST (may be NULL) receives the
+ * committed files.  GRAPH_NAME is recorded in the manifest (may be NULL). */
+int tg_build (TgEngine *e, const TgGraph *g, const char *graph_name, const char *out_dir,
+              const TgEvalHooks *hooks, TgExportList *list, TgEvalReport *report,
+              TgError *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

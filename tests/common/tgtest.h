@@ -1,0 +1,83 @@
+/* A tiny test harness: checks that report the place and carry on, and a
+ * runner that names each test.  One test program per module; exit status
+ * is what meson reads (0 pass, 77 skip, other fail). */
+#ifndef TGTEST_H
+#define TGTEST_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int tgtest_failures;
+static const char *tgtest_current;
+
+#define TG_CHECK(cond)                                                                  \
+  do {                                                                                  \
+    if (!(cond)) {                                                                      \
+      fprintf (stderr, "%s:%d: [%s] check failed: %s\n", __FILE__, __LINE__,            \
+               tgtest_current, #cond);                                                  \
+      tgtest_failures++;                                                                \
+    }                                                                                   \
+  } while (0)
+
+#define TG_CHECK_MSG(cond, ...)                                                         \
+  do {                                                                                  \
+    if (!(cond)) {                                                                      \
+      fprintf (stderr, "%s:%d: [%s] check failed: %s: ", __FILE__, __LINE__,            \
+               tgtest_current, #cond);                                                  \
+      fprintf (stderr, __VA_ARGS__);                                                    \
+      fputc ('\n', stderr);                                                             \
+      tgtest_failures++;                                                                \
+    }                                                                                   \
+  } while (0)
+
+#define TG_CHECK_INT_EQ(a, b)                                                           \
+  do {                                                                                  \
+    long long tg__a = (long long) (a), tg__b = (long long) (b);                         \
+    TG_CHECK_MSG (tg__a == tg__b, "%lld != %lld", tg__a, tg__b);                        \
+  } while (0)
+
+#define TG_CHECK_NEAR(a, b, tol)                                                        \
+  do {                                                                                  \
+    double tg__a = (double) (a), tg__b = (double) (b);                                  \
+    TG_CHECK_MSG (fabs (tg__a - tg__b) <= (tol), "%.9g vs %.9g (tol %g)", tg__a, tg__b,  \
+                  (double) (tol));                                                      \
+  } while (0)
+
+#define TG_CHECK_STR_CONTAINS(hay, needle)                                              \
+  do {                                                                                  \
+    const char *tg__h = (hay), *tg__n = (needle);                                       \
+    TG_CHECK_MSG (tg__h && strstr (tg__h, tg__n), "\"%s\" does not contain \"%s\"",     \
+                  tg__h ? tg__h : "(null)", tg__n);                                     \
+  } while (0)
+
+#define TG_RUN(fn)                                                                      \
+  do {                                                                                  \
+    int tg__before = tgtest_failures;                                                   \
+    tgtest_current = #fn;                                                               \
+    fn ();                                                                              \
+    fprintf (stderr, "%s %s\n", tgtest_failures == tg__before ? "ok  " : "FAIL", #fn);  \
+  } while (0)
+
+static inline int
+tgtest_result (void)
+{
+  if (tgtest_failures)
+    fprintf (stderr, "%d check(s) failed\n", tgtest_failures);
+  return tgtest_failures ? 1 : 0;
+}
+
+/* A path under the source tree, from TG_SOURCE_ROOT set by meson. */
+static inline const char *
+tgtest_src (const char *rel)
+{
+  static char buf[4][4096];
+  static int k;
+  const char *root = getenv ("TG_SOURCE_ROOT");
+  char *b = buf[k++ & 3];
+  snprintf (b, sizeof buf[0], "%s/%s", root ? root : ".", rel);
+  return b;
+}
+
+#endif

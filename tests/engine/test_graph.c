@@ -1,0 +1,221 @@
+/* The graph model, the registry and validation: every error names its place. */
+#include "tgtest.h"
+#include "test_nodes.h"
+
+static TgGraph *
+chain (void)
+{
+  TgGraph *g = tg_graph_new ();
+  TgError err = { 0 };
+  tg_graph_add_node (g, "src", "test.coord", &err);
+  tg_graph_add_node (g, "add", "test.add", &err);
+  tg_graph_add_link (g, "src", "height", "add", "height", &err);
+  return g;
+}
+
+static void
+test_registry_finds_section_nodes (void)
+{
+  const TgNodeDesc *d = tg_registry_lookup ("test.coord");
+  TG_CHECK (d != NULL);
+  TG_CHECK (tg_registry_lookup ("test.nope") == NULL);
+  TG_CHECK (tg_registry_count () >= 9);
+  for (int i = 1; i < tg_registry_count (); i++)
+    TG_CHECK (strcmp (tg_registry_get (i - 1)->type, tg_registry_get (i)->type) < 0);
+  TG_CHECK_INT_EQ (tg_node_desc_find_param (d, "steps"), 1);
+  TG_CHECK_INT_EQ (tg_node_desc_find_output (d, "height"), 0);
+  TG_CHECK_INT_EQ (tg_node_desc_find_input (d, "height"), -1);
+}
+
+static void
+test_add_node_errors (void)
+{
+  TgGraph *g = tg_graph_new ();
+  TgError err = { 0 };
+  TG_CHECK_INT_EQ (tg_graph_add_node (g, "a", "test.coord", &err), 0);
+  TG_CHECK_INT_EQ (tg_graph_add_node (g, "a", "test.coord", &err), TG_EINVAL);
+  TG_CHECK_STR_CONTAINS (err.message, "duplicate node id \"a\"");
+  TG_CHECK_INT_EQ (tg_graph_add_node (g, "b", "noise.fbn", &err), TG_EUNKNOWN);
+  TG_CHECK_STR_CONTAINS (err.message, "unknown node type \"noise.fbn\"");
+  TG_CHECK (strcmp (err.path, "type") == 0);
+  TG_CHECK_INT_EQ (tg_graph_add_node (g, "a.b", "test.coord", &err), TG_EINVAL);
+  TG_CHECK_INT_EQ (tg_graph_add_node (g, "", "test.coord", &err), TG_EINVAL);
+  TG_CHECK_INT_EQ (tg_graph_n_nodes (g), 1);
+  tg_graph_free (g);
+}
+
+static void
+test_param_checks_name_the_place (void)
+{
+  TgGraph *g = chain ();
+  TgError err = { 0 };
+  TgParamValue v = { .type = TG_PARAM_INT, .i = 40 };
+  TG_CHECK_INT_EQ (tg_graph_set_param (g, 0, "steps", &v, &err), TG_ERANGE);
+  TG_CHECK (strcmp (err.path, "params.steps") == 0);
+  TG_CHECK (strcmp (err.message, "expected an integer in 1..16, got 40") == 0);
+  tg_error_prefix_path (&err, "nodes[0]");
+  TG_CHECK (strcmp (err.path, "nodes[0].params.steps") == 0);
+  v.i = 5;
+  TG_CHECK_INT_EQ (tg_graph_set_param (g, 0, "steps", &v, &err), 0);
+  TG_CHECK_INT_EQ (tg_graph_get_param (g, 0, "steps")->i, 5);
+  v = (TgParamValue) { .type = TG_PARAM_FLOAT, .f = 2.5 };
+  TG_CHECK_INT_EQ (tg_graph_set_param (g, 0, "steps", &v, &err), TG_ETYPE);
+  TG_CHECK_STR_CONTAINS (err.message, "expected a int value");
+  TG_CHECK_INT_EQ (tg_graph_set_param (g, 0, "bogus", &v, &err), TG_EUNKNOWN);
+  v.f = 1e9;
+  TG_CHECK_INT_EQ (tg_graph_set_param (g, 0, "scale", &v, &err), TG_ERANGE);
+  TG_CHECK_STR_CONTAINS (err.message, "expected a number in 0..100, got 1000000000");
+  tg_graph_free (g);
+}
+
+static void
+test_param_parse (void)
+{
+  const TgNodeDesc *d = tg_registry_lookup ("test.coord");
+  TgParamValue v;
+  TgError err = { 0 };
+  TG_CHECK_INT_EQ (tg_param_value_parse (&d->params[0], "2.5", &v, &err), 0);
+  TG_CHECK (v.f == 2.5);
+  tg_param_value_clear (&v);
+  TG_CHECK_INT_EQ (tg_param_value_parse (&d->params[1], "2.5", &v, &err), TG_ETYPE);
+  TG_CHECK_INT_EQ (tg_param_value_parse (&d->params[1], "99", &v, &err), TG_ERANGE);
+  TG_CHECK_INT_EQ (tg_param_value_parse (&d->params[0], "abc", &v, &err), TG_ETYPE);
+}
+
+static void
+test_output_paths_refused (void)
+{
+  const TgNodeDesc *d = tg_registry_lookup ("test.sink");
+  const char *bad[] = { "/etc/passwd", "../x.png", "a/../../x", "a//b", "", "c:\\x", "a/", "./a" };
+  TgError err = { 0 };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+    {
+      TgParamValue v = { .type = TG_PARAM_OUTPUT_PATH, .s = (char *) bad[i] };
+      TG_CHECK_MSG (tg_param_value_check (&d->params[0], &v, &err) < 0, "%s accepted", bad[i]);
+    }
+  TG_CHECK (tg_path_is_safe_relative ("height.png"));
+  TG_CHECK (tg_path_is_safe_relative ("maps/height.png"));
+  TG_CHECK (tg_path_is_safe_relative ("a..b.png"));
+}
+
+static void
+test_links (void)
+{
+  TgGraph *g = chain ();
+  TgError err = { 0 };
+  tg_graph_add_node (g, "img", "test.image", &err);
+  tg_graph_add_node (g, "add2", "test.add", &err);
+  TG_CHECK_INT_EQ (tg_graph_add_link (g, "src", "height", "add", "height", &err), TG_ELINK);
+  TG_CHECK_STR_CONTAINS (err.message, "already has a link");
+  TG_CHECK_INT_EQ (tg_graph_add_link (g, "nope", "height", "add2", "height", &err), TG_ELINK);
+  TG_CHECK_STR_CONTAINS (err.message, "no node \"nope\"");
+  TG_CHECK (strcmp (err.path, "from") == 0);
+  TG_CHECK_INT_EQ (tg_graph_add_link (g, "src", "height", "add2", "heigth", &err), TG_ELINK);
+  TG_CHECK_STR_CONTAINS (err.message, "has no input \"heigth\"");
+  TG_CHECK (strcmp (err.path, "to") == 0);
+  TG_CHECK_INT_EQ (tg_graph_add_link (g, "img", "image", "add2", "height", &err), TG_ETYPE);
+  TG_CHECK_STR_CONTAINS (err.message, "(image) to add2.height (height)");
+  TG_CHECK_INT_EQ (tg_graph_add_link (g, "add", "height", "add2", "height", &err), 1);
+  tg_graph_free (g);
+}
+
+static void
+test_cycle_named (void)
+{
+  TgGraph *g = tg_graph_new ();
+  TgError err = { 0 };
+  tg_graph_add_node (g, "a", "test.add", &err);
+  tg_graph_add_node (g, "b", "test.add", &err);
+  tg_graph_add_node (g, "c", "test.add", &err);
+  TG_CHECK (tg_graph_add_link (g, "a", "height", "b", "height", &err) >= 0);
+  TG_CHECK (tg_graph_add_link (g, "b", "height", "c", "height", &err) >= 0);
+  TG_CHECK_INT_EQ (tg_graph_add_link (g, "c", "height", "a", "height", &err), TG_ECYCLE);
+  TG_CHECK_STR_CONTAINS (err.message, "a -> b -> c -> a");
+  tg_graph_free (g);
+}
+
+static void
+test_validate (void)
+{
+  TgGraph *g = chain ();
+  TgError err = { 0 };
+  TG_CHECK_INT_EQ (tg_graph_validate (g, &err), 0);
+  tg_graph_add_node (g, "lonely", "test.add", &err);
+  TG_CHECK_INT_EQ (tg_graph_validate (g, &err), TG_EMISSING);
+  TG_CHECK (strcmp (err.path, "nodes[2].inputs.height") == 0);
+  TG_CHECK_STR_CONTAINS (err.message, "\"lonely\" (test.add) needs a link into its \"height\" input");
+  tg_graph_remove_node (g, 2);
+  tg_graph_world (g)->resolution = 1;
+  TG_CHECK_INT_EQ (tg_graph_validate (g, &err), TG_ERANGE);
+  TG_CHECK (strcmp (err.path, "world.resolution") == 0);
+  tg_graph_world (g)->resolution = 65;
+  tg_graph_add_node (g, "s1", "test.sink", &err);
+  tg_graph_add_node (g, "s2", "test.sink", &err);
+  tg_graph_add_link (g, "add", "height", "s1", "height", &err);
+  tg_graph_add_link (g, "add", "height", "s2", "height", &err);
+  TG_CHECK_INT_EQ (tg_graph_validate (g, &err), TG_EPATH);
+  TG_CHECK (strcmp (err.path, "nodes[3].params.path") == 0);
+  TG_CHECK_STR_CONTAINS (err.message, "also written by node \"s1\"");
+  tg_graph_free (g);
+}
+
+static void
+test_remove_and_copy (void)
+{
+  TgGraph *g = chain (), *c;
+  TgError err = { 0 };
+  int order[3];
+  tg_graph_add_node (g, "add2", "test.add", &err);
+  tg_graph_add_link (g, "add", "height", "add2", "height", &err);
+  tg_graph_set_node_ui (g, 2, "{\"x\": 1}");
+  c = tg_graph_copy (g);
+  TG_CHECK_INT_EQ (tg_graph_topo_order (c, order, &err), 0);
+  TG_CHECK (order[0] == 0 && order[1] == 1 && order[2] == 2);
+  tg_graph_remove_node (g, 0);
+  TG_CHECK_INT_EQ (tg_graph_n_nodes (g), 2);
+  TG_CHECK_INT_EQ (tg_graph_n_links (g), 1);
+  TG_CHECK (tg_graph_link (g, 0)->from_node == 0 && tg_graph_link (g, 0)->to_node == 1);
+  TG_CHECK (strcmp (tg_graph_node_ui (g, 1), "{\"x\": 1}") == 0);
+  /* the copy is independent */
+  TG_CHECK_INT_EQ (tg_graph_n_nodes (c), 3);
+  TG_CHECK_INT_EQ (tg_graph_n_links (c), 2);
+  TG_CHECK (strcmp (tg_graph_node_ui (c, 2), "{\"x\": 1}") == 0);
+  tg_graph_free (g);
+  tg_graph_free (c);
+}
+
+static void
+test_region_lattice (void)
+{
+  TgWorld w;
+  TgRegion r, t;
+  tg_world_init_default (&w);
+  w.size_x = 1000;
+  w.size_z = 500;
+  tg_region_for_world (&r, &w, 101);
+  TG_CHECK_INT_EQ (r.full_w, 101);
+  TG_CHECK_INT_EQ (r.full_h, 51);
+  TG_CHECK (tg_region_x (&r, 0) == -500 && tg_region_x (&r, 100) == 500);
+  TG_CHECK (tg_region_z (&r, 0) == 250 && tg_region_z (&r, 50) == -250);
+  t = tg_region_window (&r, 40, 10, 20, 20);
+  TG_CHECK (tg_region_x (&t, 3) == tg_region_x (&r, 43));
+  TG_CHECK (tg_region_contains (&r, &t));
+  t = tg_region_grow (&t, 50);
+  TG_CHECK (!tg_region_contains (&r, &t));
+}
+
+int
+main (void)
+{
+  TG_RUN (test_registry_finds_section_nodes);
+  TG_RUN (test_add_node_errors);
+  TG_RUN (test_param_checks_name_the_place);
+  TG_RUN (test_param_parse);
+  TG_RUN (test_output_paths_refused);
+  TG_RUN (test_links);
+  TG_RUN (test_cycle_named);
+  TG_RUN (test_validate);
+  TG_RUN (test_remove_and_copy);
+  TG_RUN (test_region_lattice);
+  return tgtest_result ();
+}

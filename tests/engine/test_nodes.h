@@ -1,0 +1,268 @@
+/* Node types that exist only in the engine tests: small, exactly
+ * predictable kernels that exercise locality, caching, failure, cancel and
+ * export without depending on the real node families. */
+#ifndef TEST_NODES_H
+#define TEST_NODES_H
+
+#include <stdatomic.h>
+#include <string.h>
+
+#include <tgraph/tgraph.h>
+
+static atomic_int test_coord_evals;
+
+typedef struct
+{
+  double scale;
+  int steps;
+} CoordParams;
+
+static const TgParamDesc coord_params[] = {
+  TG_PARAM_FLOAT (CoordParams, scale, "Scale", 1.0, 0.0, 100.0, NULL, "Multiplier"),
+  TG_PARAM_INT (CoordParams, steps, "Steps", 4, 1, 16, "Unused; range checks"),
+};
+static const TgPortDesc height_out[] = { { "height", TG_TYPE_HEIGHT, "Height", false, NULL } };
+static const TgPortDesc image_out[] = { { "image", TG_TYPE_IMAGE, "Image", false, NULL } };
+static const TgPortDesc height_in[] = { { "height", TG_TYPE_HEIGHT, "Height", false, NULL } };
+static const TgPortDesc image_in[] = { { "image", TG_TYPE_IMAGE, "Image", false, NULL } };
+
+typedef struct
+{
+  TgEvalCtx *c;
+  TgValue *out;
+  const TgValue *in;
+  double scale;
+} RowJob;
+
+static void
+coord_rows (void *user, int begin, int end)
+{
+  RowJob *j = user;
+  const TgRegion *r = &j->out->region;
+  for (int y = begin; y < end; y++)
+    {
+      float *row = tg_value_row (j->out, y);
+      for (int x = 0; x < r->width; x++)
+        {
+          double wx = tg_region_x (r, x), wz = tg_region_z (r, y);
+          row[x] = (float) (j->scale * (0.001 * wx + 0.0001 * wz)
+                            + tg_hash_unit (tg_hash2 (7, r->col0 + x, r->row0 + y)));
+        }
+    }
+}
+
+static int
+coord_eval (TgEvalCtx *c)
+{
+  const CoordParams *p = tg_eval_params (c);
+  RowJob j = { c, tg_eval_new_output (c, 0, 1), NULL, p->scale };
+  atomic_fetch_add (&test_coord_evals, 1);
+  return tg_eval_parallel (c, tg_eval_region (c)->height, 3, coord_rows, &j);
+}
+
+static const TgNodeDesc test_coord = {
+  .type = "test.coord", .category = "Test", .label = "Coordinates",
+  .outputs = height_out, .n_outputs = 1,
+  .params = coord_params, .n_params = TG_N_ELEMENTS (coord_params),
+  .params_size = sizeof (CoordParams), .locality = TG_LOCALITY_LOCAL, .eval = coord_eval,
+};
+TG_NODE_REGISTER (test_coord);
+
+typedef struct
+{
+  double amount;
+} AddParams;
+static const TgParamDesc add_params[] = {
+  TG_PARAM_FLOAT (AddParams, amount, "Amount", 1.0, -10.0, 10.0, NULL, "Added"),
+};
+
+static int
+add_eval (TgEvalCtx *c)
+{
+  const AddParams *p = tg_eval_params (c);
+  const TgValue *in = tg_eval_input (c, 0);
+  TgValue *out = tg_eval_new_output (c, 0, 1);
+  size_t n = tg_region_samples (&out->region);
+  for (size_t i = 0; i < n; i++)
+    out->data[i] = in->data[i] + (float) p->amount;
+  return 0;
+}
+
+static const TgNodeDesc test_add = {
+  .type = "test.add", .category = "Test", .label = "Add",
+  .inputs = height_in, .n_inputs = 1, .outputs = height_out, .n_outputs = 1,
+  .params = add_params, .n_params = TG_N_ELEMENTS (add_params),
+  .params_size = sizeof (AddParams), .locality = TG_LOCALITY_LOCAL, .eval = add_eval,
+};
+TG_NODE_REGISTER (test_add);
+
+/* 3x3 box average: needs one sample of border. */
+static int
+blur_apron (const void *params, double cell)
+{
+  return 1;
+}
+
+static int
+blur_eval (TgEvalCtx *c)
+{
+  const TgValue *in = tg_eval_input (c, 0);
+  TgValue *out = tg_eval_new_output (c, 0, 1);
+  const TgRegion *r = &out->region;
+  for (int y = 0; y < r->height; y++)
+    for (int x = 0; x < r->width; x++)
+      {
+        float s = 0;
+        for (int dy = -1; dy <= 1; dy++)
+          for (int dx = -1; dx <= 1; dx++)
+            {
+              int ix = r->col0 + x + dx - in->region.col0, iy = r->row0 + y + dy - in->region.row0;
+              s += tg_value_row (in, iy)[ix];
+            }
+        tg_value_row (out, y)[x] = s / 9.0f;
+      }
+  return 0;
+}
+
+static const TgNodeDesc test_blur = {
+  .type = "test.blur", .category = "Test", .label = "Blur",
+  .inputs = height_in, .n_inputs = 1, .outputs = height_out, .n_outputs = 1,
+  .locality = TG_LOCALITY_APRON, .apron = blur_apron, .eval = blur_eval,
+};
+TG_NODE_REGISTER (test_blur);
+
+/* Subtracts the whole map's mean: a global node. */
+static int
+center_eval (TgEvalCtx *c)
+{
+  const TgValue *in = tg_eval_input (c, 0);
+  TgValue *out = tg_eval_new_output (c, 0, 1);
+  size_t n = tg_region_samples (&out->region);
+  double s = 0;
+  if (out->region.width != out->region.full_w || out->region.col0 != 0)
+    return tg_eval_fail (c, TG_EEVAL, "global node got a partial region");
+  for (size_t i = 0; i < n; i++)
+    s += in->data[i];
+  for (size_t i = 0; i < n; i++)
+    out->data[i] = in->data[i] - (float) (s / (double) n);
+  return 0;
+}
+
+static const TgNodeDesc test_center = {
+  .type = "test.center", .category = "Test", .label = "Center",
+  .inputs = height_in, .n_inputs = 1, .outputs = height_out, .n_outputs = 1,
+  .locality = TG_LOCALITY_GLOBAL, .eval = center_eval,
+};
+TG_NODE_REGISTER (test_center);
+
+static int
+fail_eval (TgEvalCtx *c)
+{
+  return tg_eval_fail (c, TG_EEVAL, "the test node always fails");
+}
+
+static const TgNodeDesc test_fail = {
+  .type = "test.fail", .category = "Test", .label = "Fail",
+  .inputs = height_in, .n_inputs = 1, .outputs = height_out, .n_outputs = 1,
+  .locality = TG_LOCALITY_LOCAL, .eval = fail_eval,
+};
+TG_NODE_REGISTER (test_fail);
+
+/* Spins per row so a cancel arrives mid-node. */
+static void
+slow_rows (void *user, int begin, int end)
+{
+  RowJob *j = user;
+  for (int y = begin; y < end; y++)
+    {
+      float *row = tg_value_row (j->out, y);
+      for (int x = 0; x < j->out->region.width; x++)
+        {
+          float v = 0;
+          for (int k = 0; k < 2000; k++)
+            v += tg_hash_unit (tg_hash3 (1, x, y, k));
+          row[x] = v;
+        }
+    }
+}
+
+static int
+slow_eval (TgEvalCtx *c)
+{
+  RowJob j = { c, tg_eval_new_output (c, 0, 1), NULL, 0 };
+  return tg_eval_parallel (c, tg_eval_region (c)->height, 1, slow_rows, &j);
+}
+
+static const TgNodeDesc test_slow = {
+  .type = "test.slow", .category = "Test", .label = "Slow",
+  .outputs = height_out, .n_outputs = 1, .locality = TG_LOCALITY_LOCAL, .eval = slow_eval,
+};
+TG_NODE_REGISTER (test_slow);
+
+static int
+to_image_eval (TgEvalCtx *c)
+{
+  TgValue *out = tg_eval_new_output (c, 0, 4);
+  memset (out->data, 0, tg_region_samples (&out->region) * 4 * sizeof (float));
+  return 0;
+}
+
+static const TgNodeDesc test_image = {
+  .type = "test.image", .category = "Test", .label = "Image",
+  .outputs = image_out, .n_outputs = 1, .locality = TG_LOCALITY_LOCAL, .eval = to_image_eval,
+};
+TG_NODE_REGISTER (test_image);
+
+static const TgNodeDesc test_image_sink = {
+  .type = "test.image_in", .category = "Test", .label = "Image in",
+  .inputs = image_in, .n_inputs = 1, .outputs = height_out, .n_outputs = 1,
+  .locality = TG_LOCALITY_LOCAL, .eval = to_image_eval,
+};
+TG_NODE_REGISTER (test_image_sink);
+
+/* Writes the height as 8-bit through the "testfmt" writer. */
+typedef struct
+{
+  const char *path;
+} SinkParams;
+static const TgParamDesc sink_params[] = {
+  TG_PARAM_OUTPUT_PATH (SinkParams, path, "Path", "out.bin", "File"),
+};
+
+static int
+sink_eval (TgEvalCtx *c)
+{
+  const SinkParams *p = tg_eval_params (c);
+  const TgValue *in = tg_eval_input (c, 0);
+  TgImage img = { in->region.width, in->region.height, 1, 8, NULL };
+  size_t n = tg_region_samples (&in->region);
+  int rc;
+  unsigned char *px = malloc (n);
+  if (px == NULL)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  for (size_t i = 0; i < n; i++)
+    px[i] = (unsigned char) (in->data[i] < 0 ? 0 : in->data[i] > 1 ? 255 : in->data[i] * 255 + 0.5f);
+  img.data = px;
+  rc = tg_eval_write_image (c, p->path, "testfmt", &img);
+  free (px);
+  return rc;
+}
+
+static const TgNodeDesc test_sink = {
+  .type = "test.sink", .category = "Test", .label = "Sink",
+  .inputs = height_in, .n_inputs = 1,
+  .params = sink_params, .n_params = TG_N_ELEMENTS (sink_params),
+  .params_size = sizeof (SinkParams), .locality = TG_LOCALITY_LOCAL, .eval = sink_eval,
+  .flags = TG_NODE_EXPORT,
+};
+TG_NODE_REGISTER (test_sink);
+
+static inline int
+testfmt_write (FILE *f, const TgImage *img, TgError *err)
+{
+  if (fwrite (img->data, 1, tg_image_bytes (img), f) != tg_image_bytes (img))
+    return tg_error_set (err, TG_EIO, NULL, "short write");
+  return 0;
+}
+
+#endif
