@@ -61,6 +61,9 @@ typedef struct
   int key_rc;   /* 1 when the key is computed, negative when the node is invalid */
   TgValue **outs; /* after evaluation */
   bool done;
+  bool failed;
+  int consumers;  /* jobs still to read this one's outputs */
+  int source;     /* a job of the same node over a larger region, or -1 */
 } Job;
 
 typedef struct
@@ -378,6 +381,26 @@ add_job (Eval *ev, int node, const TgRegion *r)
   memset (&ev->jobs[ev->n_jobs], 0, sizeof (Job));
   ev->jobs[ev->n_jobs].node = node;
   ev->jobs[ev->n_jobs].region = *r;
+  ev->jobs[ev->n_jobs].source = -1;
+  /* An apron reader and a plain reader of the same node ask for nested
+   * regions: the smaller becomes a window of the larger rather than a
+   * second run (nodes are pure functions of position). */
+  for (int i = 0; i < ev->n_jobs; i++)
+    {
+      Job *o = &ev->jobs[i], *nj = &ev->jobs[ev->n_jobs];
+      if (o->node != node)
+        continue;
+      if (nj->source < 0 && tg_region_contains (&o->region, r))
+        {
+          nj->source = i;
+          o->consumers++;
+        }
+      else if (!o->done && o->source < 0 && tg_region_contains (r, &o->region))
+        {
+          o->source = ev->n_jobs;
+          nj->consumers++;
+        }
+    }
   return ev->n_jobs++;
 }
 
@@ -492,6 +515,7 @@ job_for (Eval *ev, int node, const TgRegion *out, int depth)
           tg_hasher_u64 (&h, ev->jobs[ij].key.a);
           tg_hasher_u64 (&h, ev->jobs[ij].key.b);
           tg_hasher_u64 (&h, (uint64_t) link->from_port);
+          ev->jobs[ij].consumers++;
         }
     }
   j = add_job (ev, node, &r);
@@ -973,6 +997,74 @@ run_node (Eval *ev, int node, const TgRegion *region, const TgValue **inputs, Tg
   return 0;
 }
 
+/* Drops this evaluation's hold on inputs no other job still needs, so a
+ * long chain at build resolution does not keep every intermediate map
+ * alive (the cache keeps what its budget allows). */
+static void
+job_release (Eval *ev, int ij)
+{
+  Job *in = &ev->jobs[ij];
+
+  if (in->consumers > 0 && --in->consumers == 0 && in->outs)
+    {
+      const TgNodeDesc *d = tg_graph_node_desc (ev->g, in->node);
+      for (int q = 0; q < d->n_outputs; q++)
+        tg_value_unref (in->outs[q]);
+      free (in->outs);
+      in->outs = NULL;
+    }
+}
+
+static int pull_job (Eval *ev, int j);
+
+static void
+release_inputs (Eval *ev, int node, const TgRegion *in_r)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
+
+  for (int k = 0; k < d->n_inputs; k++)
+    {
+      int l = tg_graph_input_link (ev->g, node, k), ij;
+      if (l < 0)
+        continue;
+      {
+        int from = tg_graph_link (ev->g, l)->from_node;
+        TgRegion r = compute_region (tg_graph_node_desc (ev->g, from), in_r);
+        ij = find_job (ev, from, &r);
+      }
+      if (ij < 0)
+        continue;
+      job_release (ev, ij);
+    }
+}
+
+/* Job J's window of its source job's outputs. */
+static int
+pull_window (Eval *ev, int j, TgValue **outs)
+{
+  int src = ev->jobs[j].source, rc;
+  const TgNodeDesc *d = tg_graph_node_desc (ev->g, ev->jobs[j].node);
+
+  rc = pull_job (ev, src);
+  for (int k = 0; rc == 0 && k < d->n_outputs; k++)
+    if ((outs[k] = tg_value_crop (ev->jobs[src].outs[k], &ev->jobs[j].region)) == NULL)
+      rc = tg_error_set (ev->err, TG_ENOMEM, NULL, NULL);
+  job_release (ev, src);
+  if (rc < 0)
+    {
+      for (int k = 0; k < d->n_outputs; k++)
+        {
+          tg_value_unref (outs[k]);
+          outs[k] = NULL;
+        }
+      return rc;
+    }
+  tg__cache_put (ev->e->cache, ev->jobs[j].key, d->n_outputs, outs);
+  ev->jobs[j].outs = outs;
+  ev->jobs[j].failed = false;
+  return 0;
+}
+
 /* Pulls job J: from this evaluation, the cache, or by running the node. */
 static int
 pull_job (Eval *ev, int j)
@@ -984,9 +1076,11 @@ pull_job (Eval *ev, int j)
   TgValue **outs, **owned = NULL;
   int rc = 0;
 
-  if (ev->jobs[j].done)
+  /* A job released early and needed again is fetched again. */
+  if (ev->jobs[j].done && (ev->jobs[j].outs || ev->jobs[j].failed))
     return ev->jobs[j].outs ? 0 : TG_EEVAL;
   ev->jobs[j].done = true;
+  ev->jobs[j].failed = true; /* until it succeeds */
   outs = calloc ((size_t) (d->n_outputs ? d->n_outputs : 1), sizeof (TgValue *));
   if (outs == NULL)
     return tg_error_set (ev->err, TG_ENOMEM, NULL, NULL);
@@ -1002,7 +1096,18 @@ pull_job (Eval *ev, int j)
         ev->report->n_cached++;
       report_state (ev, node, TG_NODE_CACHED, 1.0);
       ev->jobs[j].outs = outs;
+      ev->jobs[j].failed = false;
+      if (ev->jobs[j].source >= 0)
+        job_release (ev, ev->jobs[j].source);
       return 0;
+    }
+  if (ev->jobs[j].source >= 0 && (rc = pull_window (ev, j, outs)) == 0)
+    return 0;
+  if (rc < 0)
+    {
+      free (outs);
+      skip_node (ev, node);
+      return rc;
     }
   in_r = input_region (ev, node, &region);
   inputs = calloc ((size_t) (d->n_inputs ? d->n_inputs : 1), sizeof (TgValue *));
@@ -1054,6 +1159,7 @@ pull_job (Eval *ev, int j)
     tg_value_unref (owned[k]);
   free (owned);
   free (inputs);
+  release_inputs (ev, node, &in_r);
   if (rc < 0)
     {
       free (outs);
@@ -1062,6 +1168,7 @@ pull_job (Eval *ev, int j)
   if (!(d->flags & TG_NODE_EXPORT))
     tg__cache_put (ev->e->cache, ev->jobs[j].key, d->n_outputs, outs);
   ev->jobs[j].outs = outs;
+  ev->jobs[j].failed = false;
   return 0;
 }
 
@@ -1190,23 +1297,40 @@ tg_engine_export (TgEngine *e, const TgGraph *g, const char *out_dir, const TgEv
       return rc;
     }
   ev.exports = list;
-  /* Every export runs even after one fails, so the report names every
-   * broken branch; nothing is committed unless all succeed. */
-  for (int i = 0; i < tg_graph_n_nodes (g); i++)
-    {
-      int j;
-      if (!(tg_graph_node_desc (g, i)->flags & TG_NODE_EXPORT))
-        continue;
-      if (cancelled (&ev))
-        {
-          first_rc = TG_ECANCELLED;
-          break;
-        }
-      j = job_for (&ev, i, &region, 0);
-      rc = j < 0 ? j : pull_job (&ev, j);
-      if (rc < 0 && first_rc == 0)
-        first_rc = rc;
-    }
+  /* Key every export first, so each shared upstream result knows all its
+   * readers before any is released.  Every export runs even after one
+   * fails, so the report names every broken branch; nothing is committed
+   * unless all succeed. */
+  {
+    int n = tg_graph_n_nodes (g), *jobs = malloc (sizeof (int) * (size_t) (n ? n : 1));
+    if (jobs == NULL)
+      first_rc = tg_error_set (err, TG_ENOMEM, NULL, NULL);
+    for (int i = 0; jobs && i < n; i++)
+      {
+        jobs[i] = -1;
+        if (tg_graph_node_desc (g, i)->flags & TG_NODE_EXPORT)
+          {
+            jobs[i] = job_for (&ev, i, &region, 0);
+            if (jobs[i] < 0 && first_rc == 0)
+              first_rc = jobs[i];
+          }
+      }
+    bool keyed = first_rc == 0;
+    for (int i = 0; jobs && keyed && i < n; i++)
+      {
+        if (jobs[i] < 0)
+          continue;
+        if (cancelled (&ev))
+          {
+            first_rc = TG_ECANCELLED;
+            break;
+          }
+        rc = pull_job (&ev, jobs[i]);
+        if (rc < 0 && first_rc == 0)
+          first_rc = rc;
+      }
+    free (jobs);
+  }
   rc = eval_result (&ev, first_rc);
   eval_end (&ev);
   if (rc < 0)

@@ -340,6 +340,43 @@ test_export_all_or_nothing (void)
 }
 
 static void
+test_exports_share_upstream (void)
+{
+  const char *types[] = { "test.coord", "test.blur", "test.sink" };
+  TgGraph *g = graph_with (types, 3);
+  TgEngineOptions o = { 1, 4096 }; /* a cache too small to hold anything */
+  TgEngine *e = tg_engine_new (&o);
+  TgExportList list;
+  TgEvalReport rep;
+  TgError err = { 0 };
+  char dir[] = "/tmp/tg-export-XXXXXX", cmd[64];
+  TgParamValue p = { .type = TG_PARAM_OUTPUT_PATH, .s = "second.bin" };
+
+  TG_CHECK (mkdtemp (dir) != NULL);
+  tg_io_register_image_writer ("testfmt", testfmt_write);
+  tg_graph_add_node (g, "s2", "test.sink", &err);
+  tg_graph_add_node (g, "s3", "test.sink", &err);
+  tg_graph_add_link (g, "n1", "height", "s2", "height", &err);
+  tg_graph_add_link (g, "n0", "height", "s3", "height", &err);
+  tg_graph_set_param (g, 3, "path", &p, &err);
+  p.s = "third.bin";
+  tg_graph_set_param (g, 4, "path", &p, &err);
+  atomic_store (&test_coord_evals, 0);
+  TG_CHECK_INT_EQ (tg_engine_export (e, g, dir, NULL, &list, &rep, &err), 0);
+  TG_CHECK_INT_EQ (list.n_files, 3);
+  /* Each upstream node ran once for all three exports. */
+  TG_CHECK_INT_EQ (atomic_load (&test_coord_evals), 1);
+  TG_CHECK_INT_EQ (rep.n_computed, 5);
+  TG_CHECK_INT_EQ (tg_export_list_commit (&list, &err), 0);
+  tg_export_list_clear (&list);
+  tg_eval_report_clear (&rep);
+  snprintf (cmd, sizeof cmd, "rm -rf %s", dir);
+  TG_CHECK (system (cmd) == 0);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
+static void
 test_pull_of_export_node_refused (void)
 {
   const char *types[] = { "test.coord", "test.sink" };
@@ -366,6 +403,7 @@ main (void)
   TG_RUN (test_failure_is_per_node);
   TG_RUN (test_cancel_answers_quickly);
   TG_RUN (test_export_all_or_nothing);
+  TG_RUN (test_exports_share_upstream);
   TG_RUN (test_pull_of_export_node_refused);
   return tgtest_result ();
 }
