@@ -1,0 +1,358 @@
+/* The build: every export of a graph plus manifest.json, all or nothing.
+ *
+ * The CLI (`tgraph eval`) and the GUI's Export both call tg_build, so
+ * both stage the same files through the same writers and describe them
+ * with the same manifest bytes.  The manifest holds nothing that changes
+ * from run to run or machine to machine (no time, no absolute path), so
+ * two builds of one graph are byte-identical, manifest included.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tgformats-private.h"
+
+#define TG__MANIFEST_NAME "manifest.json"
+
+typedef struct
+{
+  const TgExportFile *file;
+  char sha256[65];
+  uint64_t bytes;
+} Entry;
+
+static int
+entry_cmp (const void *a, const void *b)
+{
+  return strcmp (((const Entry *) a)->file->path, ((const Entry *) b)->file->path);
+}
+
+static bool
+add (json_object *obj, const char *key, json_object *val)
+{
+  if (!val)
+    return false;
+  if (json_object_object_add (obj, key, val) != 0)
+    {
+      json_object_put (val);
+      return false;
+    }
+  return true;
+}
+
+static json_object *
+pair (double a, double b)
+{
+  json_object *arr = json_object_new_array_ext (2);
+
+  if (!arr)
+    return NULL;
+  if (json_object_array_add (arr, json_object_new_double (a)) != 0
+      || json_object_array_add (arr, json_object_new_double (b)) != 0)
+    {
+      json_object_put (arr);
+      return NULL;
+    }
+  return arr;
+}
+
+static json_object *
+int_pair (int a, int b)
+{
+  json_object *arr = json_object_new_array_ext (2);
+
+  if (!arr)
+    return NULL;
+  if (json_object_array_add (arr, json_object_new_int (a)) != 0
+      || json_object_array_add (arr, json_object_new_int (b)) != 0)
+    {
+      json_object_put (arr);
+      return NULL;
+    }
+  return arr;
+}
+
+static json_object *
+file_entry (const Entry *en, const TgWorld *w)
+{
+  const TgExportFile *f = en->file;
+  json_object *o = json_object_new_object (), *extent;
+  TgRegion r;
+  bool ok;
+
+  if (!o)
+    return NULL;
+  /* The extent of the samples the file holds: the world's edges on the
+   * lattice of the file's own width. */
+  tg_region_for_world (&r, w, f->width);
+  extent = json_object_new_object ();
+  ok = extent
+       && add (extent, "min", pair (tg_region_x (&r, 0), tg_region_z (&r, r.full_h - 1)))
+       && add (extent, "max", pair (tg_region_x (&r, r.full_w - 1), tg_region_z (&r, 0)));
+  ok = ok && add (o, "path", json_object_new_string (f->path))
+       && add (o, "bytes", json_object_new_int64 ((int64_t) en->bytes))
+       && add (o, "sha256", json_object_new_string (en->sha256))
+       && add (o, "format", json_object_new_string (f->format ? f->format : ""))
+       && add (o, "node", json_object_new_string (f->node_id ? f->node_id : ""))
+       && add (o, "resolution", int_pair (f->width, f->height));
+  if (ok)
+    {
+      ok = add (o, "extent_m", extent);
+      extent = NULL;
+    }
+  ok = ok && add (o, "seed", json_object_new_int64 (w->seed));
+  json_object_put (extent);
+  if (!ok)
+    {
+      json_object_put (o);
+      return NULL;
+    }
+  return o;
+}
+
+static char *
+manifest_text (const Entry *entries, int n, const TgGraph *g, const char *graph_name)
+{
+  const TgWorld *w = tg_graph_world_const (g);
+  json_object *root = json_object_new_object (), *world = NULL, *files = NULL;
+  const char *name = NULL;
+  char *text = NULL;
+  bool ok;
+  TgBuf b;
+
+  /* Only the name: a path would differ between machines. */
+  if (graph_name)
+    {
+      const char *slash = strrchr (graph_name, '/');
+      name = slash ? slash + 1 : graph_name;
+    }
+  ok = root && add (root, "tgraph_version", json_object_new_string (TG_VERSION_STRING))
+       && add (root, "format_version", json_object_new_int (TG_FORMAT_VERSION))
+       && (name ? add (root, "graph", json_object_new_string (name))
+                : json_object_object_add (root, "graph", NULL) == 0);
+  ok = ok && (world = json_object_new_object ())
+       && add (world, "size_m", pair (w->size_x, w->size_z))
+       && add (world, "height_m", json_object_new_double (w->height_m))
+       && add (world, "resolution", json_object_new_int (w->resolution))
+       && add (world, "seed", json_object_new_int64 (w->seed));
+  if (ok)
+    {
+      ok = add (root, "world", world);
+      world = NULL;
+    }
+  ok = ok && (files = json_object_new_array_ext (n > 0 ? n : 1));
+  for (int i = 0; ok && i < n; i++)
+    {
+      json_object *f = file_entry (&entries[i], w);
+      ok = f && json_object_array_add (files, f) == 0;
+      if (!ok)
+        json_object_put (f);
+    }
+  if (ok)
+    {
+      ok = add (root, "files", files);
+      files = NULL;
+    }
+  if (ok)
+    {
+      tg__buf_init (&b);
+      tg__json_emit (&b, root, 0);
+      tg__buf_putc (&b, '\n');
+      text = tg__buf_steal (&b);
+    }
+  json_object_put (world);
+  json_object_put (files);
+  json_object_put (root);
+  return text;
+}
+
+/* Folders a failed build must not leave behind: the output folder and the
+ * subfolders of export paths, those that did not exist before the build.
+ * The engine creates them while staging; removing the empty ones after a
+ * failure makes "nothing is left" hold for folders too. */
+typedef struct
+{
+  char **dirs;
+  int n;
+} NewDirs;
+
+static bool
+dir_exists (const char *path)
+{
+  struct stat st;
+  return stat (path, &st) == 0;
+}
+
+static void
+note_dir (NewDirs *d, const char *path)
+{
+  char **grown;
+
+  if (dir_exists (path))
+    return;
+  for (int i = 0; i < d->n; i++)
+    if (strcmp (d->dirs[i], path) == 0)
+      return;
+  grown = realloc (d->dirs, sizeof *grown * (size_t) (d->n + 1));
+  if (!grown)
+    return;
+  d->dirs = grown;
+  if ((d->dirs[d->n] = strdup (path)))
+    d->n++;
+}
+
+static void
+note_new_dirs (NewDirs *d, const TgGraph *g, const char *out_dir)
+{
+  note_dir (d, out_dir);
+  for (int i = 0; i < tg_graph_n_nodes (g); i++)
+    {
+      const TgNodeDesc *desc = tg_graph_node_desc (g, i);
+      if (!(desc->flags & TG_NODE_EXPORT))
+        continue;
+      for (int k = 0; k < desc->n_params; k++)
+        {
+          const TgParamValue *v = tg_graph_get_param_at (g, i, k);
+          const char *s = v ? v->s : NULL;
+          if (desc->params[k].type != TG_PARAM_OUTPUT_PATH || !s || !tg_path_is_safe_relative (s))
+            continue;
+          for (const char *slash = strchr (s, '/'); slash; slash = strchr (slash + 1, '/'))
+            {
+              TgBuf path;
+              tg__buf_init (&path);
+              tg__buf_printf (&path, "%s/%.*s", out_dir, (int) (slash - s), s);
+              if (path.data)
+                note_dir (d, path.data);
+              tg__buf_clear (&path);
+            }
+        }
+    }
+}
+
+static int
+longer_first (const void *a, const void *b)
+{
+  size_t la = strlen (*(char *const *) a), lb = strlen (*(char *const *) b);
+  return la < lb ? 1 : la > lb ? -1 : 0;
+}
+
+/* Removes the noted folders that are empty now, children before parents;
+ * rmdir leaves any folder that holds something. */
+static void
+new_dirs_remove_empty (NewDirs *d)
+{
+  qsort (d->dirs, (size_t) d->n, sizeof *d->dirs, longer_first);
+  for (int i = 0; i < d->n; i++)
+    rmdir (d->dirs[i]);
+}
+
+static void
+new_dirs_clear (NewDirs *d)
+{
+  for (int i = 0; i < d->n; i++)
+    free (d->dirs[i]);
+  free (d->dirs);
+  d->dirs = NULL;
+  d->n = 0;
+}
+
+static int
+write_manifest (TgExportList *l, const char *text, TgError *err)
+{
+  size_t len = strlen (text);
+  FILE *f = tg_export_list_stage (l, TG__MANIFEST_NAME, "json", err);
+  bool ok;
+
+  if (!f)
+    return err->code ? err->code : TG_EIO;
+  ok = fwrite (text, 1, len, f) == len && fflush (f) == 0 && fsync (fileno (f)) == 0;
+  ok = (fclose (f) == 0) && ok;
+  if (!ok)
+    return tg_error_set (err, TG_EIO, "", "cannot write %s in %s", TG__MANIFEST_NAME,
+                         l->out_dir ? l->out_dir : "the output folder");
+  return 0;
+}
+
+int
+tg_build (TgEngine *e, const TgGraph *g, const char *graph_name, const char *out_dir,
+          const TgEvalHooks *hooks, TgExportList *list, TgEvalReport *report, TgError *err)
+{
+  TgExportList l;
+  TgError local;
+  NewDirs new_dirs = { NULL, 0 };
+  Entry *entries = NULL;
+  char *text = NULL;
+  int n, rc;
+
+  memset (&l, 0, sizeof l);
+  if (list)
+    memset (list, 0, sizeof *list);
+  if (!err)
+    err = &local;
+  tg_error_clear (err);
+  if (!e || !g || !out_dir)
+    return tg_error_set (err, TG_EINVAL, "", "tg_build needs an engine, a graph and a folder");
+
+  note_new_dirs (&new_dirs, g, out_dir);
+  rc = tg_engine_export (e, g, out_dir, hooks, &l, report, err);
+  if (rc)
+    goto out;
+
+  n = l.n_files;
+  entries = calloc ((size_t) n + 1, sizeof *entries);
+  if (!entries)
+    {
+      rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+      goto out;
+    }
+  for (int i = 0; i < n; i++)
+    {
+      const TgExportFile *f = &l.files[i];
+      entries[i].file = f;
+      if (strcmp (f->path, TG__MANIFEST_NAME) == 0)
+        {
+          rc = tg_error_set (err, TG_EPATH, "",
+                             "node \"%s\" exports to %s, the name the build manifest uses",
+                             f->node_id ? f->node_id : "?", TG__MANIFEST_NAME);
+          goto out;
+        }
+      rc = tg__sha256_file_size (f->tmp_path ? f->tmp_path : f->path, entries[i].sha256,
+                                 &entries[i].bytes, err);
+      if (rc)
+        goto out;
+    }
+  qsort (entries, (size_t) n, sizeof *entries, entry_cmp);
+
+  if (hooks && hooks->cancel && tg_cancel_is_requested (hooks->cancel))
+    {
+      rc = tg_error_set (err, TG_ECANCELLED, "", "cancelled");
+      goto out;
+    }
+
+  text = manifest_text (entries, n, g, graph_name);
+  if (!text)
+    {
+      rc = tg_error_set (err, TG_ENOMEM, "", "out of memory writing the manifest");
+      goto out;
+    }
+  /* Staging may grow l.files; ENTRIES must not be read after this. */
+  free (entries);
+  entries = NULL;
+  rc = write_manifest (&l, text, err);
+  if (rc)
+    goto out;
+  rc = tg_export_list_commit (&l, err);
+
+out:
+  free (entries);
+  free (text);
+  if (rc == 0 && list)
+    *list = l;
+  else
+    tg_export_list_clear (&l);
+  if (rc != 0)
+    new_dirs_remove_empty (&new_dirs);
+  new_dirs_clear (&new_dirs);
+  return rc;
+}

@@ -1,0 +1,100 @@
+/* Sample-format conversion for the writers named after a format ("png16",
+ * "png8", "raw16", "r32"): an export hands over whatever its node built
+ * and the writer stores the bits its name promises.  Conversions are
+ * plain integer arithmetic or one float multiply with explicit rounding,
+ * so they give the same bytes on every machine.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tgformats-private.h"
+
+static uint16_t
+float_to_u16 (float v)
+{
+  /* !(v > 0) also catches NaN. */
+  if (!(v > 0.0f))
+    return 0;
+  if (v >= 1.0f)
+    return 65535;
+  return (uint16_t) (v * 65535.0f + 0.5f);
+}
+
+static uint8_t
+float_to_u8 (float v)
+{
+  if (!(v > 0.0f))
+    return 0;
+  if (v >= 1.0f)
+    return 255;
+  return (uint8_t) (v * 255.0f + 0.5f);
+}
+
+int
+tg__image_as_bits (const TgImage *src, int bits, TgImage *tmp, const TgImage **use,
+                   TgError *err)
+{
+  size_t n, bytes;
+  int rc;
+
+  memset (tmp, 0, sizeof *tmp);
+  *use = NULL;
+  rc = tg__image_check (src, err);
+  if (rc)
+    return rc;
+  if (src->bits == bits)
+    {
+      *use = src;
+      return 0;
+    }
+  n = (size_t) src->width * (size_t) src->height * (size_t) src->channels;
+  bytes = n * (size_t) (bits / 8);
+  tmp->data = malloc (bytes ? bytes : 1);
+  if (!tmp->data)
+    return tg_error_set (err, TG_ENOMEM, "", "out of memory converting a %dx%d image",
+                         src->width, src->height);
+  tmp->width = src->width;
+  tmp->height = src->height;
+  tmp->channels = src->channels;
+  tmp->bits = bits;
+
+  if (bits == 16)
+    {
+      uint16_t *d = tmp->data;
+      if (src->bits == 8)
+        for (size_t i = 0; i < n; i++)
+          d[i] = (uint16_t) (((const uint8_t *) src->data)[i] * 257u);
+      else
+        for (size_t i = 0; i < n; i++)
+          d[i] = float_to_u16 (((const float *) src->data)[i]);
+    }
+  else if (bits == 8)
+    {
+      uint8_t *d = tmp->data;
+      if (src->bits == 16)
+        for (size_t i = 0; i < n; i++)
+          d[i] = (uint8_t) ((((const uint16_t *) src->data)[i] * 255u + 32767u) / 65535u);
+      else
+        for (size_t i = 0; i < n; i++)
+          d[i] = float_to_u8 (((const float *) src->data)[i]);
+    }
+  else if (bits == 32)
+    {
+      float *d = tmp->data;
+      if (src->bits == 8)
+        for (size_t i = 0; i < n; i++)
+          d[i] = (float) ((const uint8_t *) src->data)[i] / 255.0f;
+      else
+        for (size_t i = 0; i < n; i++)
+          d[i] = (float) ((const uint16_t *) src->data)[i] / 65535.0f;
+    }
+  else
+    {
+      free (tmp->data);
+      memset (tmp, 0, sizeof *tmp);
+      return tg_error_set (err, TG_EFORMAT, "", "%d bits per sample is not supported", bits);
+    }
+  *use = tmp;
+  return 0;
+}

@@ -1,0 +1,39 @@
+/* Registers the readers and writers of this library with the engine.
+ *
+ * The engine names formats but writes none; the CLI and the GUI both call
+ * tg_formats_init at start-up, so an export from either goes through the
+ * same writer and comes out as the same bytes.
+ */
+#include <pthread.h>
+
+#include "tgformats-private.h"
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static int init_result;
+
+static void
+register_all (void)
+{
+  static const struct
+  {
+    const char *format;
+    TgImageWriter fn;
+  } writers[] = {
+    { "png16", tg__write_png16 },
+    { "png8", tg__write_png8 },
+    { "raw16", tg__write_raw16 },
+    { "r32", tg__write_r32 },
+  };
+  int rc = tg_io_register_image_reader ("png", tg_png_read);
+
+  for (size_t i = 0; rc == 0 && i < sizeof writers / sizeof writers[0]; i++)
+    rc = tg_io_register_image_writer (writers[i].format, writers[i].fn);
+  init_result = rc;
+}
+
+int
+tg_formats_init (void)
+{
+  pthread_once (&init_once, register_all);
+  return init_result;
+}

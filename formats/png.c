@@ -1,0 +1,306 @@
+/* PNG through libpng.
+ *
+ * Reading keeps the stored values: no gamma or colour-profile conversion
+ * (gAMA, sRGB, iCCP and cHRM are skipped unread), because distribution
+ * maps and heightmaps are data, not pictures.  Palettes and low bit depths
+ * are expanded, 16-bit stays 16-bit (host order in memory).  Writing is
+ * deterministic: fixed zlib level and filters, no time or text chunks, so
+ * the CLI and the GUI write the same bytes.  libpng reports errors by
+ * longjmp; the handlers here turn them into TgError and keep libpng quiet
+ * on stderr.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <png.h>
+
+#include "tgformats-private.h"
+
+/* Fixed so the bytes do not follow libpng's defaults from version to version. */
+#define TG__PNG_ZLIB_LEVEL 6
+/* Larger than any map we build (TG_RESOLUTION_MAX) with room for painted inputs. */
+#define TG__PNG_MAX_SIDE 65536
+
+typedef struct
+{
+  FILE *f;
+  uint8_t *data;
+  png_bytep *rows;
+  int code;      /* TG_E* to report; the first problem wins */
+  char msg[256];
+} PngState;
+
+static bool
+host_little_endian (void)
+{
+  const uint16_t one = 1;
+  return *(const uint8_t *) &one == 1;
+}
+
+static void
+on_error (png_structp png, png_const_charp msg)
+{
+  PngState *st = png_get_error_ptr (png);
+
+  if (!st->code)
+    {
+      st->code = TG_EFORMAT;
+      snprintf (st->msg, sizeof st->msg, "%s", msg ? msg : "libpng error");
+    }
+  png_longjmp (png, 1);
+}
+
+static void
+on_warning (png_structp png, png_const_charp msg)
+{
+  /* A library writes nothing to stderr; warnings are not failures. */
+  (void) png;
+  (void) msg;
+}
+
+static void
+on_read (png_structp png, png_bytep data, size_t n)
+{
+  PngState *st = png_get_io_ptr (png);
+
+  if (fread (data, 1, n, st->f) != n)
+    {
+      if (ferror (st->f))
+        {
+          st->code = TG_EIO;
+          snprintf (st->msg, sizeof st->msg, "read error: %s", strerror (errno));
+        }
+      png_error (png, "the file is truncated");
+    }
+}
+
+static void
+on_write (png_structp png, png_bytep data, size_t n)
+{
+  PngState *st = png_get_io_ptr (png);
+
+  if (fwrite (data, 1, n, st->f) != n)
+    {
+      st->code = TG_EIO;
+      snprintf (st->msg, sizeof st->msg, "write error: %s", strerror (errno));
+      png_longjmp (png, 1);
+    }
+}
+
+static void
+on_flush (png_structp png)
+{
+  PngState *st = png_get_io_ptr (png);
+
+  fflush (st->f);
+}
+
+int
+tg_png_read (const char *path, TgImage *out, TgError *err)
+{
+  static const png_byte skipped[] = "gAMA\0sRGB\0iCCP\0cHRM\0";
+  PngState *st;
+  png_structp png;
+  png_infop info;
+  png_byte sig[8];
+  png_uint_32 width, height;
+  int depth, ctype, channels, bits;
+  size_t rowbytes;
+
+  if (!path || !out)
+    return tg_error_set (err, TG_EINVAL, "", "no PNG file to read");
+  memset (out, 0, sizeof *out);
+  st = calloc (1, sizeof *st);
+  if (!st)
+    return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+  st->f = fopen (path, "rb");
+  if (!st->f)
+    {
+      int e = errno;
+      free (st);
+      return tg_error_set (err, TG_EIO, "", "cannot open %s: %s", path, strerror (e));
+    }
+  if (fread (sig, 1, 8, st->f) != 8 || png_sig_cmp (sig, 0, 8) != 0)
+    {
+      fclose (st->f);
+      free (st);
+      return tg_error_set (err, TG_EFORMAT, "", "%s is not a PNG file", path);
+    }
+
+  png = png_create_read_struct (PNG_LIBPNG_VER_STRING, st, on_error, on_warning);
+  info = png ? png_create_info_struct (png) : NULL;
+  if (!info)
+    {
+      png_destroy_read_struct (png ? &png : NULL, NULL, NULL);
+      fclose (st->f);
+      free (st);
+      return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+    }
+  /* Only ST's heap fields change after this point, so they survive the longjmp. */
+  if (setjmp (png_jmpbuf (png)))
+    {
+      int code = st->code ? st->code : TG_EFORMAT;
+      png_destroy_read_struct (&png, &info, NULL);
+      fclose (st->f);
+      tg_error_set (err, code, "", "%s: %s", path, st->msg);
+      free (st->rows);
+      free (st->data);
+      free (st);
+      return code;
+    }
+
+  png_set_read_fn (png, st, on_read);
+  png_set_sig_bytes (png, 8);
+  png_set_keep_unknown_chunks (png, PNG_HANDLE_CHUNK_NEVER, skipped, 4);
+  png_set_benign_errors (png, 1);
+  png_set_user_limits (png, TG__PNG_MAX_SIDE, TG__PNG_MAX_SIDE);
+  png_read_info (png, info);
+  png_get_IHDR (png, info, &width, &height, &depth, &ctype, NULL, NULL, NULL);
+
+  if (ctype == PNG_COLOR_TYPE_PALETTE)
+    png_set_palette_to_rgb (png);
+  if (ctype == PNG_COLOR_TYPE_GRAY && depth < 8)
+    png_set_expand_gray_1_2_4_to_8 (png);
+  if (png_get_valid (png, info, PNG_INFO_tRNS))
+    png_set_tRNS_to_alpha (png);
+  if (depth == 16 && host_little_endian ())
+    png_set_swap (png);
+  png_set_interlace_handling (png);
+  png_read_update_info (png, info);
+
+  channels = png_get_channels (png, info);
+  bits = png_get_bit_depth (png, info);
+  rowbytes = png_get_rowbytes (png, info);
+  if ((bits != 8 && bits != 16) || channels < 1 || channels > 4
+      || rowbytes != (size_t) width * (size_t) channels * (size_t) (bits / 8))
+    png_error (png, "unsupported pixel layout");
+
+  st->data = malloc (rowbytes * height);
+  st->rows = malloc (sizeof *st->rows * height);
+  if (!st->data || !st->rows)
+    {
+      st->code = TG_ENOMEM;
+      png_error (png, "out of memory");
+    }
+  for (png_uint_32 y = 0; y < height; y++)
+    st->rows[y] = st->data + (size_t) y * rowbytes;
+  png_read_image (png, st->rows);
+
+  png_destroy_read_struct (&png, &info, NULL);
+  fclose (st->f);
+  out->width = (int) width;
+  out->height = (int) height;
+  out->channels = channels;
+  out->bits = bits;
+  out->data = st->data;
+  free (st->rows);
+  free (st);
+  return 0;
+}
+
+int
+tg__image_check (const TgImage *img, TgError *err)
+{
+  if (!img || !img->data)
+    return tg_error_set (err, TG_EINVAL, "", "no image data");
+  if (img->width < 1 || img->height < 1 || img->width > TG__PNG_MAX_SIDE
+      || img->height > TG__PNG_MAX_SIDE)
+    return tg_error_set (err, TG_EINVAL, "", "image size %dx%d is not supported", img->width,
+                         img->height);
+  if (img->channels < 1 || img->channels > 4)
+    return tg_error_set (err, TG_EFORMAT, "", "%d channels per pixel is not supported",
+                         img->channels);
+  if (img->bits != 8 && img->bits != 16 && img->bits != 32)
+    return tg_error_set (err, TG_EFORMAT, "", "%d bits per sample is not supported", img->bits);
+  return 0;
+}
+
+int
+tg_png_write (FILE *f, const TgImage *img, TgError *err)
+{
+  static const int ctypes[] = { PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
+                                PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA };
+  PngState *st;
+  png_structp png;
+  png_infop info;
+  size_t stride;
+  int rc;
+
+  if (!f)
+    return tg_error_set (err, TG_EINVAL, "", "no stream to write the PNG to");
+  rc = tg__image_check (img, err);
+  if (rc)
+    return rc;
+  if (img->bits == 32)
+    return tg_error_set (err, TG_EFORMAT, "", "PNG holds 8 or 16 bits per sample, not float");
+  stride = (size_t) img->width * (size_t) img->channels * (size_t) (img->bits / 8);
+
+  st = calloc (1, sizeof *st);
+  if (!st)
+    return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+  st->f = f;
+  png = png_create_write_struct (PNG_LIBPNG_VER_STRING, st, on_error, on_warning);
+  info = png ? png_create_info_struct (png) : NULL;
+  if (!info)
+    {
+      png_destroy_write_struct (png ? &png : NULL, NULL);
+      free (st);
+      return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+    }
+  if (setjmp (png_jmpbuf (png)))
+    {
+      int code = st->code ? st->code : TG_EFORMAT;
+      png_destroy_write_struct (&png, &info);
+      tg_error_set (err, code, "", "writing PNG: %s", st->msg);
+      free (st);
+      return code;
+    }
+
+  png_set_write_fn (png, st, on_write, on_flush);
+  png_set_compression_level (png, TG__PNG_ZLIB_LEVEL);
+  png_set_filter (png, PNG_FILTER_TYPE_BASE, PNG_ALL_FILTERS);
+  png_set_IHDR (png, info, (png_uint_32) img->width, (png_uint_32) img->height, img->bits,
+                ctypes[img->channels - 1], PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+                PNG_FILTER_TYPE_DEFAULT);
+  png_write_info (png, info);
+  if (img->bits == 16 && host_little_endian ())
+    png_set_swap (png);
+  for (int y = 0; y < img->height; y++)
+    png_write_row (png, (png_const_bytep) img->data + (size_t) y * stride);
+  png_write_end (png, NULL);
+  png_destroy_write_struct (&png, &info);
+  free (st);
+  if (ferror (f))
+    return tg_error_set (err, TG_EIO, "", "writing PNG: %s", strerror (errno));
+  return 0;
+}
+
+static int
+write_png_bits (FILE *f, const TgImage *img, int bits, TgError *err)
+{
+  TgImage tmp = { 0 };
+  const TgImage *use;
+  int rc;
+
+  rc = tg__image_as_bits (img, bits, &tmp, &use, err);
+  if (rc == 0)
+    rc = tg_png_write (f, use, err);
+  free (tmp.data);
+  return rc;
+}
+
+int
+tg__write_png16 (FILE *f, const TgImage *img, TgError *err)
+{
+  return write_png_bits (f, img, 16, err);
+}
+
+int
+tg__write_png8 (FILE *f, const TgImage *img, TgError *err)
+{
+  return write_png_bits (f, img, 8, err);
+}

@@ -1,0 +1,138 @@
+/* Internal helpers shared by the libtgformats sources: a growing text
+ * buffer, our own JSON emitter (stable layout, shortest round-trip
+ * numbers), the JSON position locator for error messages, parameter values
+ * as JSON, and file helpers (whole-file read, atomic write).  Not
+ * installed; nothing outside formats/ includes it.
+ */
+#ifndef TGFORMATS_PRIVATE_H
+#define TGFORMATS_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <json-c/json.h>
+
+#include "tgformats/tgformats.h"
+
+/* Lines the emitter tries to keep short enough for side-by-side diffs. */
+#define TG__JSON_WIDTH 100
+
+/* --- text buffer ----------------------------------------------------------- */
+
+typedef struct
+{
+  char *data;  /* always NUL-terminated once anything was appended */
+  size_t len, cap;
+  bool oom;    /* an allocation failed; the content is incomplete */
+} TgBuf;
+
+void tg__buf_init (TgBuf *b);
+void tg__buf_clear (TgBuf *b);
+void tg__buf_append (TgBuf *b, const char *s, size_t n);
+void tg__buf_puts (TgBuf *b, const char *s);
+void tg__buf_putc (TgBuf *b, char c);
+void tg__buf_indent (TgBuf *b, int n);
+void tg__buf_printf (TgBuf *b, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+/* The text (caller frees), or NULL when an allocation failed. */
+char *tg__buf_steal (TgBuf *b);
+
+/* --- numbers and JSON text --------------------------------------------------- */
+
+/* The shortest of %.15g, %.16g, %.17g that parses back to V, always with
+ * '.' as the decimal point whatever the locale; integers have no ".0".
+ * -0.0 is written "-0.0" so that it reads back as a double.  OUT holds 32. */
+void tg__format_double (double v, char out[32]);
+/* strtod in the C locale. */
+double tg__strtod (const char *s, char **end);
+
+/* A JSON string literal (quotes included) of S[0..N). */
+void tg__json_put_string_n (TgBuf *b, const char *s, size_t n);
+void tg__json_put_string (TgBuf *b, const char *s);
+void tg__json_put_double (TgBuf *b, double v);
+
+/* Pretty-prints O (NULL is JSON null) at the buffer's current position,
+ * nested lines indented from INDENT.  Small arrays of numbers (and of
+ * pairs) and objects of scalars stay on one line when they fit. */
+void tg__json_emit (TgBuf *b, json_object *o, int indent);
+/* One-line form of O. */
+void tg__json_emit_compact (TgBuf *b, json_object *o);
+/* One-line text of O (caller frees), or NULL on allocation failure. */
+char *tg__json_to_text (json_object *o);
+/* Parses TEXT strictly; NULL when it is not valid JSON. *OK tells a
+ * successful "null" apart from a failure. */
+json_object *tg__json_parse (const char *text, bool *ok);
+
+/* --- positions --------------------------------------------------------------- */
+
+/* 1-based line and column (in characters) of byte OFFSET of TEXT. */
+void tg__text_position (const char *text, size_t len, size_t offset, int *line, int *column);
+
+/* Finds the value that PATH ("nodes[3].params.octaves", "" for the whole
+ * document) names in the JSON TEXT.  When the full path does not exist
+ * (a missing key) it finds the deepest part that does.  Returns the
+ * number of path components matched (0 means only the root), or -1 when
+ * TEXT does not start with a JSON value; *OFFSET gets the value's byte
+ * offset. */
+int tg__json_locate (const char *text, size_t len, const char *path, size_t *offset);
+
+/* Whether some object in the JSON TEXT has the same key twice; PATH gets
+ * the path of the second one ("nodes[0].params") and *OFFSET its key's
+ * byte offset.  The first such key in the text is reported. */
+bool tg__json_find_duplicate_key (const char *text, size_t len, char path[TG_ERROR_PATH_MAX],
+                                  size_t *offset);
+
+/* Fills err->line/column with where PATH's value is in TEXT. */
+void tg__error_locate (TgError *err, const char *text, size_t len);
+
+/* --- parameters as JSON ------------------------------------------------------- */
+
+/* The file form of V, described by D: a new json-c object (NULL for JSON
+ * null, e.g. an unset input path).  *OOM set on allocation failure. */
+json_object *tg__param_to_json (const TgParamDesc *d, const TgParamValue *v, bool *oom);
+
+/* Edit distance, for "did you mean" suggestions. */
+int tg__edit_distance (const char *a, const char *b);
+
+/* The closest of several candidate names, when it is close enough to be
+ * a likely typo. */
+typedef struct
+{
+  const char *name;
+  const char *best;
+  int best_distance;
+} TgSuggest;
+
+void tg__suggest_init (TgSuggest *s, const char *name);
+void tg__suggest_add (TgSuggest *s, const char *candidate);
+/* NULL when nothing was close. */
+const char *tg__suggest_result (const TgSuggest *s);
+
+/* --- files ---------------------------------------------------------------------- */
+
+/* Reads PATH whole (NUL-terminated; caller frees *DATA). */
+int tg__read_file (const char *path, char **data, size_t *len, TgError *err);
+/* Writes DATA to PATH through a temporary file in the same folder,
+ * fsync and rename, so PATH holds either the old or the new content. */
+int tg__write_file_atomic (const char *path, const void *data, size_t len, TgError *err);
+
+/* tg_sha256_file that also counts the bytes it hashed. */
+int tg__sha256_file_size (const char *path, char hex[65], uint64_t *bytes, TgError *err);
+
+/* --- images ------------------------------------------------------------------------ */
+
+/* Checks an image's shape: 1..4 channels, BITS one of 8/16/32, data set. */
+int tg__image_check (const TgImage *img, TgError *err);
+/* *USE is SRC with BITS per sample: SRC itself when it already has them,
+ * else a converted copy in TMP (free TMP->data after use).  Floats are
+ * clamped to 0..1 and rounded to the nearest integer step; integers
+ * widen exactly (8 -> 16 is v * 257). */
+int tg__image_as_bits (const TgImage *src, int bits, TgImage *tmp, const TgImage **use,
+                       TgError *err);
+
+/* The writers registered under the export format names. */
+int tg__write_png16 (FILE *f, const TgImage *img, TgError *err);
+int tg__write_png8 (FILE *f, const TgImage *img, TgError *err);
+int tg__write_raw16 (FILE *f, const TgImage *img, TgError *err);
+int tg__write_r32 (FILE *f, const TgImage *img, TgError *err);
+
+#endif

@@ -1,0 +1,1091 @@
+/* Loading .tgraph files (JSON, through json-c) into a TgGraph.
+ *
+ * Every problem is reported with the place it is at: a path such as
+ * "nodes[3].params.octaves" and, found by the locator in json_locate.c,
+ * the line and column of that value in the text.  The format version is
+ * checked before anything else is read, so a newer file is refused whole;
+ * an older one is upgraded step by step on the parsed tree first.  Keys
+ * the loader does not know at the top level and on nodes, and each node's
+ * "ui" block, are kept as opaque JSON text on the graph so that a save
+ * writes them back.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tgformats-private.h"
+
+/* The oldest format version a migration path exists from. */
+#define TG__FORMAT_VERSION_OLDEST 1
+
+typedef struct
+{
+  const char *text; /* for positions */
+  size_t len;
+  TgError *err;
+  TgGraph *g;
+} Loader;
+
+static int
+fail (Loader *L, int code, const char *path, const char *fmt, ...)
+  __attribute__ ((format (printf, 4, 5)));
+
+static int
+fail (Loader *L, int code, const char *path, const char *fmt, ...)
+{
+  char msg[TG_ERROR_MESSAGE_MAX];
+  va_list ap;
+
+  if (!L->err)
+    return code;
+  va_start (ap, fmt);
+  vsnprintf (msg, sizeof msg, fmt, ap);
+  va_end (ap);
+  tg_error_set (L->err, code, path, "%s", msg);
+  tg__error_locate (L->err, L->text, L->len);
+  return code;
+}
+
+/* An engine call failed with err->path relative to PREFIX: complete the
+ * path and find it in the text. */
+static int
+fail_engine (Loader *L, int code, const char *prefix)
+{
+  if (!L->err)
+    return code;
+  if (L->err->code == 0)
+    L->err->code = code;
+  if (prefix && *prefix)
+    tg_error_prefix_path (L->err, prefix);
+  tg__error_locate (L->err, L->text, L->len);
+  return code;
+}
+
+/* snprintf for error paths; a path that does not fit is cut short, which
+ * only makes the message less precise. */
+static void
+mkpath (char *out, size_t size, const char *fmt, ...) __attribute__ ((format (printf, 3, 4)));
+
+static void
+mkpath (char *out, size_t size, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start (ap, fmt);
+  vsnprintf (out, size, fmt, ap);
+  va_end (ap);
+}
+
+static json_type
+type_of (json_object *o)
+{
+  return o ? json_object_get_type (o) : json_type_null;
+}
+
+/* How a value reads in a message: got 40, got "7", got an array. */
+static const char *
+describe (json_object *o, char *buf, size_t size)
+{
+  switch (type_of (o))
+    {
+    case json_type_null: return "null";
+    case json_type_boolean: return json_object_get_boolean (o) ? "true" : "false";
+    case json_type_object: return "an object";
+    case json_type_array: return "an array";
+    case json_type_int:
+    case json_type_double:
+      {
+        TgBuf b;
+        tg__buf_init (&b);
+        tg__json_emit_compact (&b, o);
+        snprintf (buf, size, "%s", b.data ? b.data : "a number");
+        tg__buf_clear (&b);
+        return buf;
+      }
+    case json_type_string:
+      {
+        TgBuf b;
+        tg__buf_init (&b);
+        tg__json_emit_compact (&b, o);
+        if (b.data && b.len > 48)
+          snprintf (buf, size, "%.44s...\"", b.data);
+        else
+          snprintf (buf, size, "%s", b.data ? b.data : "a string");
+        tg__buf_clear (&b);
+        return buf;
+      }
+    default: return "a value";
+    }
+}
+
+static const char *
+fmt_num (double v, char out[32])
+{
+  tg__format_double (v, out);
+  return out;
+}
+
+static bool
+is_number (json_object *o)
+{
+  json_type t = type_of (o);
+  return t == json_type_int || t == json_type_double;
+}
+
+/* An integral JSON number (3 or 3.0) as int64; false for 2.5 and for
+ * anything outside int64 (*HUGE says which side). */
+static bool
+get_integer (json_object *o, int64_t *out)
+{
+  if (type_of (o) == json_type_int)
+    {
+      int64_t v = json_object_get_int64 (o);
+      if (v == INT64_MAX && json_object_get_uint64 (o) > (uint64_t) INT64_MAX)
+        {
+          *out = INT64_MAX;
+          return true;
+        }
+      *out = v;
+      return true;
+    }
+  if (type_of (o) == json_type_double)
+    {
+      double d = json_object_get_double (o);
+      if (isfinite (d) && floor (d) == d && fabs (d) < 9.2e18)
+        {
+          *out = (int64_t) d;
+          return true;
+        }
+    }
+  return false;
+}
+
+/* "in 1..16", ">= 0", or "" for an open range. */
+static const char *
+range_text (double min, double max, char *buf, size_t size)
+{
+  char a[32], b[32];
+  bool has_min = isfinite (min) && min > -1e300;
+  bool has_max = isfinite (max) && max < 1e300;
+
+  if (has_min && has_max)
+    snprintf (buf, size, " in %s..%s", fmt_num (min, a), fmt_num (max, b));
+  else if (has_min)
+    snprintf (buf, size, " >= %s", fmt_num (min, a));
+  else if (has_max)
+    snprintf (buf, size, " <= %s", fmt_num (max, b));
+  else
+    buf[0] = '\0';
+  return buf;
+}
+
+static int
+want_number (Loader *L, const char *path, json_object *o, double min, double max, double *out)
+{
+  char got[64], range[80];
+  double v;
+
+  if (!is_number (o))
+    return fail (L, TG_ETYPE, path, "expected a number%s, got %s",
+                 range_text (min, max, range, sizeof range), describe (o, got, sizeof got));
+  v = json_object_get_double (o);
+  if (!isfinite (v) || v < min || v > max)
+    return fail (L, TG_ERANGE, path, "expected a number%s, got %s",
+                 range_text (min, max, range, sizeof range), describe (o, got, sizeof got));
+  *out = v;
+  return 0;
+}
+
+static int
+want_integer (Loader *L, const char *path, json_object *o, double min, double max, int64_t *out)
+{
+  char got[64], range[80];
+  int64_t v;
+
+  if (!get_integer (o, &v))
+    return fail (L, TG_ETYPE, path, "expected an integer%s, got %s",
+                 range_text (min, max, range, sizeof range), describe (o, got, sizeof got));
+  if ((double) v < min || (double) v > max)
+    return fail (L, TG_ERANGE, path, "expected an integer%s, got %s",
+                 range_text (min, max, range, sizeof range), describe (o, got, sizeof got));
+  *out = v;
+  return 0;
+}
+
+/* A C string without embedded NULs (json-c allows "\u0000"). */
+static int
+want_string (Loader *L, const char *path, json_object *o, const char *what, const char **out)
+{
+  char got[64];
+
+  if (type_of (o) != json_type_string)
+    return fail (L, TG_ETYPE, path, "expected %s, got %s", what, describe (o, got, sizeof got));
+  if (strlen (json_object_get_string (o)) != (size_t) json_object_get_string_len (o))
+    return fail (L, TG_EINVAL, path, "the string contains a NUL character");
+  *out = json_object_get_string (o);
+  return 0;
+}
+
+static int
+hexval (char c)
+{
+  if (c >= '0' && c <= '9')
+    return c - '0';
+  if (c >= 'a' && c <= 'f')
+    return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F')
+    return c - 'A' + 10;
+  return -1;
+}
+
+/* "#rrggbb" or "#rrggbbaa" into RGBA in 0..1. */
+static bool
+parse_colour (const char *s, double rgba[4])
+{
+  size_t n = strlen (s);
+
+  if (s[0] != '#' || (n != 7 && n != 9))
+    return false;
+  rgba[3] = 1.0;
+  for (size_t k = 0; k < (n - 1) / 2; k++)
+    {
+      int hi = hexval (s[1 + 2 * k]), lo = hexval (s[2 + 2 * k]);
+      if (hi < 0 || lo < 0)
+        return false;
+      rgba[k] = (double) (hi * 16 + lo) / 255.0;
+    }
+  return true;
+}
+
+/* --- parameters ----------------------------------------------------------------- */
+
+static int
+parse_vec (Loader *L, const char *path, const TgParamDesc *d, json_object *o, int n,
+           double *out)
+{
+  char got[64], sub[TG_ERROR_PATH_MAX];
+
+  if (type_of (o) != json_type_array || (int) json_object_array_length (o) != n)
+    return fail (L, TG_ETYPE, path, "expected an array of %d numbers, got %s", n,
+                 type_of (o) == json_type_array ? "an array of another length"
+                                                : describe (o, got, sizeof got));
+  for (int k = 0; k < n; k++)
+    {
+      int rc;
+      mkpath (sub, sizeof sub, "%s[%d]", path, k);
+      rc = want_number (L, sub, json_object_array_get_idx (o, (size_t) k), d->min, d->max,
+                        &out[k]);
+      if (rc)
+        return rc;
+    }
+  return 0;
+}
+
+static int
+parse_curve (Loader *L, const char *path, const TgParamDesc *d, json_object *o, TgParamValue *v)
+{
+  char got[64], sub[TG_ERROR_PATH_MAX];
+  size_t n;
+
+  if (type_of (o) != json_type_array)
+    return fail (L, TG_ETYPE, path, "expected an array of [x, y] points, got %s",
+                 describe (o, got, sizeof got));
+  n = json_object_array_length (o);
+  v->xy = calloc (n ? 2 * n : 2, sizeof *v->xy);
+  if (!v->xy)
+    return fail (L, TG_ENOMEM, path, "out of memory");
+  v->n_points = (int) n;
+  for (size_t k = 0; k < n; k++)
+    {
+      json_object *pt = json_object_array_get_idx (o, k);
+      int rc;
+
+      mkpath (sub, sizeof sub, "%s[%zu]", path, k);
+      if (type_of (pt) != json_type_array || json_object_array_length (pt) != 2)
+        return fail (L, TG_ETYPE, sub, "expected an [x, y] pair, got %s",
+                     type_of (pt) == json_type_array ? "an array of another length"
+                                                     : describe (pt, got, sizeof got));
+      for (int c = 0; c < 2; c++)
+        {
+          mkpath (sub, sizeof sub, "%s[%zu][%d]", path, k, c);
+          rc = want_number (L, sub, json_object_array_get_idx (pt, (size_t) c), d->min, d->max,
+                            &v->xy[2 * k + (size_t) c]);
+          if (rc)
+            return rc;
+        }
+      if (k > 0 && !(v->xy[2 * k] > v->xy[2 * k - 2]))
+        {
+          char a[32], b[32];
+          mkpath (sub, sizeof sub, "%s[%zu][0]", path, k);
+          return fail (L, TG_ERANGE, sub,
+                       "curve x must increase from point to point: %s follows %s",
+                       fmt_num (v->xy[2 * k], a), fmt_num (v->xy[2 * k - 2], b));
+        }
+    }
+  return 0;
+}
+
+/* The JSON value O as a value of parameter D (type and range checked). */
+static int
+parse_param (Loader *L, const char *path, const TgParamDesc *d, json_object *o, TgParamValue *v)
+{
+  char got[64];
+  int64_t i;
+  const char *s;
+  int rc;
+
+  memset (v, 0, sizeof *v);
+  v->type = d->type;
+  switch (d->type)
+    {
+    case TG_PARAM_FLOAT:
+      return want_number (L, path, o, d->min, d->max, &v->f);
+    case TG_PARAM_INT:
+    case TG_PARAM_SEED:
+      rc = want_integer (L, path, o, d->min, d->max, &i);
+      if (rc == 0)
+        v->i = (int) i;
+      return rc;
+    case TG_PARAM_BOOL:
+      if (type_of (o) != json_type_boolean)
+        return fail (L, TG_ETYPE, path, "expected true or false, got %s",
+                     describe (o, got, sizeof got));
+      v->i = json_object_get_boolean (o) ? 1 : 0;
+      return 0;
+    case TG_PARAM_ENUM:
+      {
+        TgBuf list;
+        TgSuggest sg;
+        const char *hint;
+        int n = 0, found = -1;
+
+        if (type_of (o) == json_type_string)
+          {
+            s = json_object_get_string (o);
+            for (n = 0; d->choices && d->choices[n]; n++)
+              if (found < 0 && strcmp (d->choices[n], s) == 0)
+                found = n;
+            if (found >= 0)
+              {
+                v->i = found;
+                v->s = strdup (d->choices[found]);
+                return v->s ? 0 : fail (L, TG_ENOMEM, path, "out of memory");
+              }
+          }
+        tg__buf_init (&list);
+        tg__suggest_init (&sg, type_of (o) == json_type_string ? json_object_get_string (o) : "");
+        for (n = 0; d->choices && d->choices[n]; n++)
+          {
+            if (n)
+              tg__buf_puts (&list, ", ");
+            tg__json_put_string (&list, d->choices[n]);
+            tg__suggest_add (&sg, d->choices[n]);
+          }
+        hint = type_of (o) == json_type_string ? tg__suggest_result (&sg) : NULL;
+        rc = fail (L, type_of (o) == json_type_string ? TG_ERANGE : TG_ETYPE, path,
+                   "expected one of %s, got %s%s%s%s", list.data ? list.data : "(none)",
+                   describe (o, got, sizeof got), hint ? " (did you mean \"" : "",
+                   hint ? hint : "", hint ? "\"?)" : "");
+        tg__buf_clear (&list);
+        return rc;
+      }
+    case TG_PARAM_STRING:
+    case TG_PARAM_INPUT_PATH:
+    case TG_PARAM_OUTPUT_PATH:
+      rc = want_string (L, path, o, d->type == TG_PARAM_STRING ? "a string" : "a path string",
+                        &s);
+      if (rc)
+        return rc;
+      v->s = strdup (s);
+      return v->s ? 0 : fail (L, TG_ENOMEM, path, "out of memory");
+    case TG_PARAM_VEC2:
+      return parse_vec (L, path, d, o, 2, v->v);
+    case TG_PARAM_VEC3:
+      return parse_vec (L, path, d, o, 3, v->v);
+    case TG_PARAM_COLOR:
+      if (type_of (o) != json_type_string || !parse_colour (json_object_get_string (o), v->v))
+        return fail (L, TG_ETYPE, path,
+                     "expected a colour \"#rrggbb\" or \"#rrggbbaa\", got %s",
+                     describe (o, got, sizeof got));
+      return 0;
+    case TG_PARAM_CURVE:
+      return parse_curve (L, path, d, o, v);
+    default:
+      return fail (L, TG_ETYPE, path, "parameter type %d is not supported", (int) d->type);
+    }
+}
+
+static int
+load_params (Loader *L, int node, const char *node_path, json_object *params)
+{
+  const TgNodeDesc *desc = tg_graph_node_desc (L->g, node);
+  char path[TG_ERROR_PATH_MAX], got[64];
+  bool *given;
+  int rc = 0;
+
+  mkpath (path, sizeof path, "%s.params", node_path);
+  if (params && type_of (params) != json_type_object)
+    return fail (L, TG_ETYPE, path, "expected an object of parameters, got %s",
+                 describe (params, got, sizeof got));
+
+  given = calloc ((size_t) desc->n_params + 1, sizeof *given);
+  if (!given)
+    return fail (L, TG_ENOMEM, path, "out of memory");
+
+  if (params)
+    {
+      json_object_object_foreach (params, name, val)
+        {
+          int k = tg_node_desc_find_param (desc, name);
+          TgParamValue v;
+
+          mkpath (path, sizeof path, "%s.params.%s", node_path, name);
+          if (k < 0)
+            {
+              TgSuggest sg;
+              const char *hint;
+              tg__suggest_init (&sg, name);
+              for (int p = 0; p < desc->n_params; p++)
+                tg__suggest_add (&sg, desc->params[p].name);
+              hint = tg__suggest_result (&sg);
+              rc = fail (L, TG_EUNKNOWN, path, "unknown parameter of %s%s%s%s", desc->type,
+                         hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "");
+              break;
+            }
+          /* null is an unset string (a save writes one as null); the
+           * engine decides whether the parameter may be unset. */
+          if (type_of (val) == json_type_null
+              && (desc->params[k].type == TG_PARAM_STRING
+                  || desc->params[k].type == TG_PARAM_INPUT_PATH
+                  || desc->params[k].type == TG_PARAM_OUTPUT_PATH))
+            {
+              memset (&v, 0, sizeof v);
+              v.type = desc->params[k].type;
+              rc = tg_graph_set_param (L->g, node, name, &v, L->err);
+              if (rc < 0)
+                {
+                  fail_engine (L, rc, node_path);
+                  break;
+                }
+              given[k] = true;
+              continue;
+            }
+          rc = parse_param (L, path, &desc->params[k], val, &v);
+          if (rc == 0)
+            {
+              rc = tg_graph_set_param (L->g, node, name, &v, L->err);
+              if (rc < 0)
+                fail_engine (L, rc, node_path);
+            }
+          tg_param_value_clear (&v);
+          if (rc)
+            break;
+          given[k] = true;
+        }
+    }
+
+  for (int k = 0; rc == 0 && k < desc->n_params; k++)
+    if ((desc->params[k].flags & TG_PARAM_REQUIRED) && !given[k])
+      {
+        mkpath (path, sizeof path, "%s.params.%s", node_path, desc->params[k].name);
+        rc = fail (L, TG_EMISSING, path, "missing required parameter of %s", desc->type);
+      }
+  free (given);
+  return rc;
+}
+
+/* --- nodes ------------------------------------------------------------------------ */
+
+static bool
+node_key_known (const char *key)
+{
+  return !strcmp (key, "id") || !strcmp (key, "type") || !strcmp (key, "params")
+         || !strcmp (key, "ui");
+}
+
+static int
+load_node (Loader *L, int index, json_object *jn, json_object *nodes)
+{
+  char node_path[64], path[TG_ERROR_PATH_MAX], got[64];
+  json_object *jid = NULL, *jtype = NULL, *jparams = NULL, *jui = NULL, *extra = NULL;
+  const char *id, *type;
+  int node, rc;
+
+  mkpath (node_path, sizeof node_path, "nodes[%d]", index);
+  if (type_of (jn) != json_type_object)
+    return fail (L, TG_ETYPE, node_path, "expected a node object, got %s",
+                 describe (jn, got, sizeof got));
+
+  mkpath (path, sizeof path, "%s.id", node_path);
+  if (!json_object_object_get_ex (jn, "id", &jid))
+    return fail (L, TG_EMISSING, path, "missing node id");
+  rc = want_string (L, path, jid, "a string", &id);
+  if (rc)
+    return rc;
+  if (!*id)
+    return fail (L, TG_EINVAL, path, "the node id is empty");
+  if (strchr (id, '.'))
+    return fail (L, TG_EINVAL, path,
+                 "node id \"%s\" contains a '.' (links use \"id.port\", so ids cannot)", id);
+  for (int k = 0; k < index; k++)
+    {
+      json_object *other = NULL;
+      if (json_object_object_get_ex (json_object_array_get_idx (nodes, (size_t) k), "id", &other)
+          && type_of (other) == json_type_string
+          && strcmp (json_object_get_string (other), id) == 0)
+        return fail (L, TG_EINVAL, path, "duplicate node id \"%s\" (already used by nodes[%d])",
+                     id, k);
+    }
+
+  mkpath (path, sizeof path, "%s.type", node_path);
+  if (!json_object_object_get_ex (jn, "type", &jtype))
+    return fail (L, TG_EMISSING, path, "missing node type");
+  rc = want_string (L, path, jtype, "a node type string", &type);
+  if (rc)
+    return rc;
+  if (!tg_registry_lookup (type))
+    {
+      TgSuggest sg;
+      const char *hint;
+      int n = tg_registry_count ();
+      tg__suggest_init (&sg, type);
+      for (int k = 0; k < n; k++)
+        tg__suggest_add (&sg, tg_registry_get (k)->type);
+      hint = tg__suggest_result (&sg);
+      return fail (L, TG_EUNKNOWN, path, "unknown node type \"%s\"%s%s%s", type,
+                   hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "");
+    }
+
+  node = tg_graph_add_node (L->g, id, type, L->err);
+  if (node < 0)
+    return fail_engine (L, node, node_path);
+
+  json_object_object_get_ex (jn, "params", &jparams);
+  rc = load_params (L, node, node_path, jparams);
+  if (rc)
+    return rc;
+
+  if (json_object_object_get_ex (jn, "ui", &jui) && jui)
+    {
+      char *text = tg__json_to_text (jui);
+      if (!text)
+        return fail (L, TG_ENOMEM, node_path, "out of memory");
+      tg_graph_set_node_ui (L->g, node, text);
+      free (text);
+    }
+
+  json_object_object_foreach (jn, key, val)
+    {
+      if (node_key_known (key))
+        continue;
+      if (!extra && !(extra = json_object_new_object ()))
+        return fail (L, TG_ENOMEM, node_path, "out of memory");
+      json_object_object_add (extra, key, json_object_get (val));
+    }
+  if (extra)
+    {
+      char *text = tg__json_to_text (extra);
+      json_object_put (extra);
+      if (!text)
+        return fail (L, TG_ENOMEM, node_path, "out of memory");
+      tg_graph_set_node_extra (L->g, node, text);
+      free (text);
+    }
+  return 0;
+}
+
+/* --- links ----------------------------------------------------------------------- */
+
+/* Splits "node.port"; false when it is not exactly that. */
+static bool
+split_endpoint (const char *s, char *node, char *port, size_t size)
+{
+  const char *dot = strchr (s, '.');
+  size_t nlen;
+
+  if (!dot || dot == s || !dot[1] || strchr (dot + 1, '.'))
+    return false;
+  nlen = (size_t) (dot - s);
+  if (nlen >= size || strlen (dot + 1) >= size)
+    return false;
+  memcpy (node, s, nlen);
+  node[nlen] = '\0';
+  strcpy (port, dot + 1);
+  return true;
+}
+
+/* Resolves one end of a link: the node index and port index, or an error
+ * naming the end ("links[1].to"). */
+static int
+resolve_endpoint (Loader *L, const char *path, json_object *o, bool output, int *node_out,
+                  int *port_out, char *node, char *port, size_t size)
+{
+  const TgNodeDesc *desc;
+  const TgPortDesc *ports;
+  TgSuggest sg;
+  const char *s, *hint;
+  char got[64];
+  int node_i, port_i, n_ports, rc;
+
+  rc = want_string (L, path, o, "a \"node.port\" string", &s);
+  if (rc)
+    return rc;
+  if (!split_endpoint (s, node, port, size))
+    return fail (L, TG_EINVAL, path, "expected \"node.port\", got %s",
+                 describe (o, got, sizeof got));
+
+  node_i = tg_graph_find_node (L->g, node);
+  if (node_i < 0)
+    {
+      int n = tg_graph_n_nodes (L->g);
+      tg__suggest_init (&sg, node);
+      for (int k = 0; k < n; k++)
+        tg__suggest_add (&sg, tg_graph_node_id (L->g, k));
+      hint = tg__suggest_result (&sg);
+      return fail (L, TG_ELINK, path, "no node \"%s\"%s%s%s", node,
+                   hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "");
+    }
+  desc = tg_graph_node_desc (L->g, node_i);
+  port_i = output ? tg_node_desc_find_output (desc, port) : tg_node_desc_find_input (desc, port);
+  if (port_i < 0)
+    {
+      TgBuf list;
+      ports = output ? desc->outputs : desc->inputs;
+      n_ports = output ? desc->n_outputs : desc->n_inputs;
+      tg__buf_init (&list);
+      tg__suggest_init (&sg, port);
+      for (int k = 0; k < n_ports; k++)
+        {
+          tg__buf_puts (&list, k ? ", " : "");
+          tg__buf_puts (&list, ports[k].name);
+          tg__suggest_add (&sg, ports[k].name);
+        }
+      hint = tg__suggest_result (&sg);
+      rc = fail (L, TG_ELINK, path, "node \"%s\" (%s) has no %s \"%s\"%s%s%s; its %ss: %s", node,
+                 desc->type, output ? "output" : "input", port, hint ? " (did you mean \"" : "",
+                 hint ? hint : "", hint ? "\"?)" : "", output ? "output" : "input",
+                 n_ports ? list.data : "none");
+      tg__buf_clear (&list);
+      return rc;
+    }
+  *node_out = node_i;
+  *port_out = port_i;
+  return 0;
+}
+
+static int
+load_link (Loader *L, int index, json_object *jl)
+{
+  char link_path[64], path[TG_ERROR_PATH_MAX], got[64];
+  char from_node[TG_ERROR_PATH_MAX], from_port[TG_ERROR_PATH_MAX];
+  char to_node[TG_ERROR_PATH_MAX], to_port[TG_ERROR_PATH_MAX];
+  json_object *jfrom = NULL, *jto = NULL;
+  int fn, fp, tn, tp, rc, existing;
+  TgPortType ft, tt;
+
+  mkpath (link_path, sizeof link_path, "links[%d]", index);
+  if (type_of (jl) != json_type_object)
+    return fail (L, TG_ETYPE, link_path,
+                 "expected a link object { \"from\": ..., \"to\": ... }, got %s",
+                 describe (jl, got, sizeof got));
+  json_object_object_foreach (jl, key, val)
+    {
+      (void) val;
+      if (strcmp (key, "from") != 0 && strcmp (key, "to") != 0)
+        {
+          mkpath (path, sizeof path, "%s.%s", link_path, key);
+          return fail (L, TG_EUNKNOWN, path,
+                       "unknown key in a link (links have \"from\" and \"to\")");
+        }
+    }
+
+  mkpath (path, sizeof path, "%s.from", link_path);
+  if (!json_object_object_get_ex (jl, "from", &jfrom))
+    return fail (L, TG_EMISSING, path, "missing \"from\"");
+  rc = resolve_endpoint (L, path, jfrom, true, &fn, &fp, from_node, from_port, sizeof from_node);
+  if (rc)
+    return rc;
+
+  mkpath (path, sizeof path, "%s.to", link_path);
+  if (!json_object_object_get_ex (jl, "to", &jto))
+    return fail (L, TG_EMISSING, path, "missing \"to\"");
+  rc = resolve_endpoint (L, path, jto, false, &tn, &tp, to_node, to_port, sizeof to_node);
+  if (rc)
+    return rc;
+
+  existing = tg_graph_input_link (L->g, tn, tp);
+  if (existing >= 0)
+    return fail (L, TG_ELINK, path, "input \"%s.%s\" is already fed by links[%d]", to_node,
+                 to_port, existing);
+
+  ft = tg_graph_node_desc (L->g, fn)->outputs[fp].type;
+  tt = tg_graph_node_desc (L->g, tn)->inputs[tp].type;
+  if (!tg_port_type_compatible (ft, tt))
+    return fail (L, TG_ETYPE, link_path, "cannot connect %s.%s (%s) to %s.%s (%s)", from_node,
+                 from_port, tg_port_type_name (ft), to_node, to_port, tg_port_type_name (tt));
+
+  rc = tg_graph_add_link (L->g, from_node, from_port, to_node, to_port, L->err);
+  /* Returns the new link's index on success. */
+  if (rc < 0)
+    return fail_engine (L, rc, link_path); /* the engine's path is "from", "to" or "" */
+  return 0;
+}
+
+/* --- world ----------------------------------------------------------------------- */
+
+static int
+load_world (Loader *L, json_object *jw)
+{
+  static const char *const keys[] = { "size_m", "height_m", "resolution", "seed" };
+  TgWorld *w = tg_graph_world (L->g);
+  json_object *o;
+  char path[TG_ERROR_PATH_MAX], got[64];
+  int64_t i;
+  int rc;
+
+  if (type_of (jw) != json_type_object)
+    return fail (L, TG_ETYPE, "world", "expected an object, got %s",
+                 describe (jw, got, sizeof got));
+  json_object_object_foreach (jw, key, val)
+    {
+      bool known = false;
+      (void) val;
+      for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+        known = known || strcmp (key, keys[k]) == 0;
+      if (!known)
+        {
+          TgSuggest sg;
+          const char *hint;
+          tg__suggest_init (&sg, key);
+          for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+            tg__suggest_add (&sg, keys[k]);
+          hint = tg__suggest_result (&sg);
+          mkpath (path, sizeof path, "world.%s", key);
+          return fail (L, TG_EUNKNOWN, path, "unknown world setting%s%s%s",
+                       hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "");
+        }
+    }
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+    if (!json_object_object_get_ex (jw, keys[k], NULL))
+      {
+        mkpath (path, sizeof path, "world.%s", keys[k]);
+        return fail (L, TG_EMISSING, path, "missing world setting");
+      }
+
+  json_object_object_get_ex (jw, "size_m", &o);
+  if (type_of (o) != json_type_array || json_object_array_length (o) != 2)
+    return fail (L, TG_ETYPE, "world.size_m", "expected [x, z] in metres, got %s",
+                 type_of (o) == json_type_array ? "an array of another length"
+                                                : describe (o, got, sizeof got));
+  for (int k = 0; k < 2; k++)
+    {
+      json_object *e = json_object_array_get_idx (o, (size_t) k);
+      double v;
+      mkpath (path, sizeof path, "world.size_m[%d]", k);
+      rc = want_number (L, path, e, -HUGE_VAL, HUGE_VAL, &v);
+      if (rc)
+        return rc;
+      if (!(v > 0))
+        return fail (L, TG_ERANGE, path, "expected a size > 0 metres, got %s",
+                     describe (e, got, sizeof got));
+      if (k == 0)
+        w->size_x = v;
+      else
+        w->size_z = v;
+    }
+
+  json_object_object_get_ex (jw, "height_m", &o);
+  rc = want_number (L, "world.height_m", o, -HUGE_VAL, HUGE_VAL, &w->height_m);
+  if (rc)
+    return rc;
+  if (!(w->height_m > 0))
+    return fail (L, TG_ERANGE, "world.height_m", "expected a height > 0 metres, got %s",
+                 describe (o, got, sizeof got));
+
+  json_object_object_get_ex (jw, "resolution", &o);
+  rc = want_integer (L, "world.resolution", o, TG_RESOLUTION_MIN, TG_RESOLUTION_MAX, &i);
+  if (rc)
+    return rc;
+  w->resolution = (int) i;
+
+  json_object_object_get_ex (jw, "seed", &o);
+  rc = want_integer (L, "world.seed", o, 0, 4294967295.0, &i);
+  if (rc)
+    return rc;
+  w->seed = (uint32_t) i;
+
+  rc = tg_world_check (w, L->err);
+  if (rc < 0)
+    return fail_engine (L, rc, NULL);
+  return 0;
+}
+
+/* --- versions ------------------------------------------------------------------------ */
+
+/* Upgrades a parsed document of format version FROM to FROM + 1, in place.
+ * Each new format version adds one case here (and never changes an old
+ * one), so a file of any older version walks up the chain. */
+static int
+migrate_step (Loader *L, json_object *root, int from)
+{
+  (void) root;
+  switch (from)
+    {
+    default:
+      return fail (L, TG_EVERSION, "version", "no upgrade from format version %d is known", from);
+    }
+}
+
+static int
+check_version (Loader *L, json_object *root, int *version)
+{
+  json_object *o;
+  char got[64];
+  int64_t v;
+
+  if (!json_object_object_get_ex (root, "format", &o))
+    return fail (L, TG_EPARSE, "format",
+                 "missing \"format\": \"tgraph\" (is this a .tgraph file?)");
+  if (type_of (o) != json_type_string || strcmp (json_object_get_string (o), "tgraph") != 0)
+    return fail (L, TG_EPARSE, "format", "expected \"tgraph\", got %s (is this a .tgraph file?)",
+                 describe (o, got, sizeof got));
+  if (!json_object_object_get_ex (root, "version", &o))
+    return fail (L, TG_EMISSING, "version", "missing format version");
+  if (!get_integer (o, &v))
+    return fail (L, TG_ETYPE, "version", "expected an integer format version, got %s",
+                 describe (o, got, sizeof got));
+  if (v > TG_FORMAT_VERSION)
+    return fail (L, TG_EVERSION, "version",
+                 "this file is format version %" PRId64 ", newer than this Terrane (%s) "
+                 "supports (up to version %d); open it with a newer Terrane",
+                 v, TG_VERSION_STRING, TG_FORMAT_VERSION);
+  if (v < TG__FORMAT_VERSION_OLDEST)
+    return fail (L, TG_EVERSION, "version", "expected a format version from %d to %d, got %s",
+                 TG__FORMAT_VERSION_OLDEST, TG_FORMAT_VERSION, describe (o, got, sizeof got));
+  *version = (int) v;
+  return 0;
+}
+
+/* --- the document --------------------------------------------------------------- */
+
+static bool
+top_key_known (const char *key)
+{
+  return !strcmp (key, "format") || !strcmp (key, "version") || !strcmp (key, "world")
+         || !strcmp (key, "nodes") || !strcmp (key, "links");
+}
+
+static int
+load_document (Loader *L, json_object *root)
+{
+  json_object *o, *extra = NULL;
+  char got[64];
+  int version = 0, rc;
+
+  if (type_of (root) != json_type_object)
+    return fail (L, TG_EPARSE, "", "expected a JSON object at the top level, got %s",
+                 describe (root, got, sizeof got));
+  rc = check_version (L, root, &version);
+  if (rc)
+    return rc;
+  for (int v = version; v < TG_FORMAT_VERSION; v++)
+    {
+      rc = migrate_step (L, root, v);
+      if (rc)
+        return rc;
+    }
+
+  if (!json_object_object_get_ex (root, "world", &o))
+    return fail (L, TG_EMISSING, "world", "missing world settings");
+  rc = load_world (L, o);
+  if (rc)
+    return rc;
+
+  if (!json_object_object_get_ex (root, "nodes", &o))
+    return fail (L, TG_EMISSING, "nodes", "missing node list");
+  if (type_of (o) != json_type_array)
+    return fail (L, TG_ETYPE, "nodes", "expected an array of nodes, got %s",
+                 describe (o, got, sizeof got));
+  for (size_t k = 0; k < json_object_array_length (o); k++)
+    {
+      rc = load_node (L, (int) k, json_object_array_get_idx (o, k), o);
+      if (rc)
+        return rc;
+    }
+
+  if (json_object_object_get_ex (root, "links", &o))
+    {
+      if (type_of (o) != json_type_array)
+        return fail (L, TG_ETYPE, "links", "expected an array of links, got %s",
+                     describe (o, got, sizeof got));
+      for (size_t k = 0; k < json_object_array_length (o); k++)
+        {
+          rc = load_link (L, (int) k, json_object_array_get_idx (o, k));
+          if (rc)
+            return rc;
+        }
+    }
+
+  json_object_object_foreach (root, key, val)
+    {
+      if (top_key_known (key))
+        continue;
+      if (!extra && !(extra = json_object_new_object ()))
+        return fail (L, TG_ENOMEM, "", "out of memory");
+      json_object_object_add (extra, key, json_object_get (val));
+    }
+  if (extra)
+    {
+      char *text = tg__json_to_text (extra);
+      json_object_put (extra);
+      if (!text)
+        return fail (L, TG_ENOMEM, "", "out of memory");
+      tg_graph_set_extra (L->g, text);
+      free (text);
+    }
+
+  rc = tg_graph_validate (L->g, L->err);
+  if (rc < 0)
+    return fail_engine (L, rc, NULL);
+  return 0;
+}
+
+int
+tg_tgraph_load_string (const char *text, size_t len, const char *base_dir, TgGraph **out,
+                       TgError *err)
+{
+  Loader L = { .text = text, .len = len, .err = err };
+  json_tokener *tok;
+  json_object *root;
+  enum json_tokener_error jerr;
+  size_t start = 0, end;
+  int rc;
+
+  if (err)
+    tg_error_clear (err);
+  if (!text || !out)
+    return tg_error_set (err, TG_EINVAL, "", "no text to load");
+  if (len > (size_t) INT_MAX)
+    return tg_error_set (err, TG_EINVAL, "", "the graph text is too large");
+  if (len >= 3 && memcmp (text, "\xef\xbb\xbf", 3) == 0)
+    start = 3; /* a UTF-8 byte order mark, as some editors write */
+
+  tok = json_tokener_new_ex (128);
+  if (!tok)
+    return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+  json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
+  root = json_tokener_parse_ex (tok, text + start, (int) (len - start));
+  jerr = json_tokener_get_error (tok);
+  end = start + json_tokener_get_parse_end (tok);
+  if (jerr == json_tokener_continue)
+    {
+      /* A bare scalar ("5") needs an end marker to finish; a truncated
+       * object stays an error and is reported as such below. */
+      root = json_tokener_parse_ex (tok, "", 1);
+      if (json_tokener_get_error (tok) != json_tokener_success)
+        {
+          json_object_put (root);
+          root = NULL;
+        }
+      else
+        jerr = json_tokener_success;
+    }
+  json_tokener_free (tok);
+  if (jerr == json_tokener_success)
+    {
+      /* json-c stops after the first value; anything but space after it is an error. */
+      while (end < len && text[end] && strchr (" \t\r\n", text[end]))
+        end++;
+      if (end < len)
+        jerr = json_tokener_error_parse_unexpected;
+    }
+  if (jerr != json_tokener_success)
+    {
+      json_object_put (root);
+      if (jerr == json_tokener_continue)
+        end = len;
+      tg_error_set (err, TG_EPARSE, "", "syntax error: %s",
+                    jerr == json_tokener_continue ? "unexpected end of file"
+                                                  : json_tokener_error_desc (jerr));
+      if (err)
+        tg__text_position (text, len, end, &err->line, &err->column);
+      return TG_EPARSE;
+    }
+
+  {
+    char dup_path[TG_ERROR_PATH_MAX];
+    size_t dup_at;
+    if (tg__json_find_duplicate_key (text, len, dup_path, &dup_at))
+      {
+        const char *last = strrchr (dup_path, '.');
+        json_object_put (root);
+        tg_error_set (err, TG_EPARSE, dup_path, "the key \"%s\" appears twice in one object",
+                      last ? last + 1 : dup_path);
+        if (err)
+          tg__text_position (text, len, dup_at, &err->line, &err->column);
+        return TG_EPARSE;
+      }
+  }
+
+  L.g = tg_graph_new ();
+  if (!L.g)
+    {
+      json_object_put (root);
+      return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+    }
+  if (base_dir)
+    tg_graph_set_base_dir (L.g, base_dir);
+  rc = load_document (&L, root);
+  json_object_put (root);
+  if (rc)
+    {
+      tg_graph_free (L.g);
+      return rc;
+    }
+  *out = L.g;
+  return 0;
+}
+
+int
+tg_tgraph_load_file (const char *path, TgGraph **out, TgError *err)
+{
+  char *text, *dir, *abs_dir;
+  const char *slash;
+  size_t len;
+  int rc;
+
+  if (err)
+    tg_error_clear (err);
+  if (!path || !out)
+    return tg_error_set (err, TG_EINVAL, "", "no file to load");
+  rc = tg__read_file (path, &text, &len, err);
+  if (rc)
+    return rc;
+
+  slash = strrchr (path, '/');
+  if (!slash)
+    dir = strdup (".");
+  else if (slash == path)
+    dir = strdup ("/");
+  else
+    dir = strndup (path, (size_t) (slash - path));
+  if (!dir)
+    {
+      free (text);
+      return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+    }
+  /* Absolute, so the graph's inputs do not move if the front end changes
+   * its working directory later. */
+  abs_dir = realpath (dir, NULL);
+
+  rc = tg_tgraph_load_string (text, len, abs_dir ? abs_dir : dir, out, err);
+  free (abs_dir);
+  free (dir);
+  free (text);
+  return rc;
+}

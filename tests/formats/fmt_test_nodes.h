@@ -1,0 +1,110 @@
+/* Node types that exist only in the formats tests: one with a parameter
+ * of every TgParamType (so the loader, the saver and the schema are
+ * checked for each whatever the real catalogue holds), an image source
+ * (for type-mismatch links) and an export that writes a file and then
+ * fails (for the all-or-nothing build). */
+#ifndef FMT_TEST_NODES_H
+#define FMT_TEST_NODES_H
+
+#include <stdlib.h>
+
+#include <tgraph/tgraph.h>
+
+typedef struct
+{
+  double f;
+  int i;
+  bool b;
+  int e;
+  int seed;
+  const char *s;
+  double v2[2];
+  double v3[3];
+  double col[4];
+  TgCurve curve;
+} TestAllParams;
+
+static const char *const test_all_choices[] = { "alpha", "beta", "gamma", NULL };
+static const double test_all_curve[] = { 0, 0, 0.5, 0.25, 1, 1 };
+
+static const TgParamDesc test_all_params[] = {
+  TG_PARAM_FLOAT (TestAllParams, f, "F", 0.25, -10, 10, "m", "A float"),
+  TG_PARAM_INT (TestAllParams, i, "I", 3, 1, 16, "An int"),
+  TG_PARAM_BOOL (TestAllParams, b, "B", false, "A bool"),
+  TG_PARAM_ENUM (TestAllParams, e, "E", "beta", test_all_choices, "An enum"),
+  TG_PARAM_SEED (TestAllParams, seed, "Seed", "A seed"),
+  TG_PARAM_STRING (TestAllParams, s, "S", "hello", "A string"),
+  TG_PARAM_VEC2 (TestAllParams, v2, "V2", 1, 2, "m", "A vec2"),
+  TG_PARAM_VEC3 (TestAllParams, v3, "V3", 1, 2, 3, "m", "A vec3"),
+  TG_PARAM_COLOR (TestAllParams, col, "Colour", 1, 0.5, 0, 1, "A colour"),
+  TG_PARAM_CURVE (TestAllParams, curve, "Curve", test_all_curve, 3, "A curve"),
+};
+
+static const TgPortDesc test_all_inputs[] = {
+  { .name = "height", .type = TG_TYPE_HEIGHT, .label = "Height", .optional = true },
+};
+static const TgPortDesc test_all_outputs[] = {
+  { .name = "height", .type = TG_TYPE_HEIGHT, .label = "Height" },
+  { .name = "image", .type = TG_TYPE_IMAGE, .label = "Image" },
+};
+
+static const TgNodeDesc test_all_desc = {
+  .type = "test.all",
+  .category = "Test",
+  .label = "Every parameter type",
+  .help = "Formats tests only",
+  .inputs = test_all_inputs,
+  .n_inputs = 1,
+  .outputs = test_all_outputs,
+  .n_outputs = 2,
+  .params = test_all_params,
+  .n_params = TG_N_ELEMENTS (test_all_params),
+  .params_size = sizeof (TestAllParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .version = 1,
+};
+TG_NODE_REGISTER (test_all_desc);
+
+typedef struct
+{
+  const char *path;
+} TestFailParams;
+
+static const TgParamDesc test_fail_params[] = {
+  TG_PARAM_OUTPUT_PATH (TestFailParams, path, "File", "partial.png", "Written before failing"),
+};
+static const TgPortDesc test_fail_inputs[] = {
+  { .name = "height", .type = TG_TYPE_HEIGHT, .label = "Height" },
+};
+
+/* Writes a real file through the png16 writer, then fails as a full disk would. */
+static int
+test_fail_eval (TgEvalCtx *c)
+{
+  const TestFailParams *p = tg_eval_params (c);
+  uint16_t px[4] = { 1, 2, 3, 4 };
+  TgImage img = { 2, 2, 1, 16, px };
+  int rc = tg_eval_write_image (c, p->path, "png16", &img);
+
+  if (rc < 0)
+    return rc;
+  return tg_eval_fail (c, TG_EIO, "disk full (test)");
+}
+
+static const TgNodeDesc test_fail_desc = {
+  .type = "test.export_fail",
+  .category = "Test",
+  .label = "Failing export",
+  .inputs = test_fail_inputs,
+  .n_inputs = 1,
+  .params = test_fail_params,
+  .n_params = 1,
+  .params_size = sizeof (TestFailParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .eval = test_fail_eval,
+  .flags = TG_NODE_EXPORT,
+  .version = 1,
+};
+TG_NODE_REGISTER (test_fail_desc);
+
+#endif

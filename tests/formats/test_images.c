@@ -1,0 +1,661 @@
+/* PNG and RAW: exact write -> read for every layout we write, stable bytes
+ * (hashed), files that libpng reads on its own, the inputs artists hand
+ * us (palette, low bit depth, transparency, gamma chunks), errors that
+ * name the file and stay off stderr, and the writers registered with the
+ * engine. */
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <png.h>
+
+#include <tgformats/tgformats.h>
+
+#include "tgtest.h"
+
+static char tmpdir[] = "/tmp/tgfmt-img-XXXXXX";
+
+static const char *
+tmp_path (const char *name)
+{
+  static char buf[4][512];
+  static int k;
+  char *b = buf[k++ & 3];
+  snprintf (b, sizeof buf[0], "%s/%s", tmpdir, name);
+  return b;
+}
+
+/* A w x h image whose every sample differs from its neighbours. */
+static TgImage
+pattern (int w, int h, int channels, int bits)
+{
+  TgImage img = { w, h, channels, bits, NULL };
+  size_t n = (size_t) w * h * channels;
+
+  img.data = malloc (n * (size_t) (bits / 8));
+  for (size_t i = 0; i < n; i++)
+    {
+      uint32_t v = (uint32_t) (i * 2654435761u) >> 7;
+      if (bits == 8)
+        ((uint8_t *) img.data)[i] = (uint8_t) v;
+      else if (bits == 16)
+        ((uint16_t *) img.data)[i] = (uint16_t) v;
+      else
+        ((float *) img.data)[i] = (float) (v & 0xffff) / 65535.0f;
+    }
+  return img;
+}
+
+static int
+write_png_file (const char *path, const TgImage *img, TgError *err)
+{
+  FILE *f = fopen (path, "wb");
+  int rc;
+
+  if (!f)
+    return -1;
+  rc = tg_png_write (f, img, err);
+  fclose (f);
+  return rc;
+}
+
+static void
+sha_of_file (const char *path, char hex[65])
+{
+  TgError err = { 0 };
+  TG_CHECK_INT_EQ (tg_sha256_file (path, hex, &err), 0);
+}
+
+/* The chunk names of a PNG file, "IHDR IDAT IEND". */
+static void
+chunk_list (const char *path, char *out, size_t size)
+{
+  FILE *f = fopen (path, "rb");
+  unsigned char hdr[8];
+  size_t used = 0;
+
+  out[0] = '\0';
+  if (!f)
+    return;
+  fseek (f, 8, SEEK_SET);
+  while (fread (hdr, 1, 8, f) == 8)
+    {
+      uint32_t len = (uint32_t) hdr[0] << 24 | hdr[1] << 16 | hdr[2] << 8 | hdr[3];
+      if (used + 6 < size && !(used >= 5 && strncmp (out + used - 5, (char *) hdr + 4, 4) == 0))
+        used += (size_t) snprintf (out + used, size - used, "%s%.4s", used ? " " : "", hdr + 4);
+      fseek (f, (long) len + 4, SEEK_CUR);
+    }
+  fclose (f);
+}
+
+static void
+test_png_round_trip_exact (void)
+{
+  static const struct
+  {
+    int channels, bits;
+  } cases[] = { { 1, 8 }, { 1, 16 }, { 2, 8 }, { 2, 16 }, { 3, 8 }, { 3, 16 }, { 4, 8 }, { 4, 16 } };
+
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    {
+      TgImage img = pattern (37, 23, cases[c].channels, cases[c].bits), back = { 0 };
+      TgError err = { 0 };
+      const char *path = tmp_path ("rt.png");
+      char chunks[128];
+
+      TG_CHECK_INT_EQ (write_png_file (path, &img, &err), 0);
+      TG_CHECK_INT_EQ (tg_png_read (path, &back, &err), 0);
+      TG_CHECK_INT_EQ (back.width, 37);
+      TG_CHECK_INT_EQ (back.height, 23);
+      TG_CHECK_INT_EQ (back.channels, cases[c].channels);
+      TG_CHECK_INT_EQ (back.bits, cases[c].bits);
+      TG_CHECK_MSG (back.data && memcmp (back.data, img.data, tg_image_bytes (&img)) == 0,
+                    "%d channels, %d bits: samples differ", cases[c].channels, cases[c].bits);
+      /* Nothing that depends on the time or the machine. */
+      chunk_list (path, chunks, sizeof chunks);
+      TG_CHECK_MSG (strcmp (chunks, "IHDR IDAT IEND") == 0, "chunks: %s", chunks);
+      tg_image_clear (&back);
+      free (img.data);
+    }
+}
+
+/* The same image always gives the same bytes; the digests pin them (zlib
+ * 1.2.13 / libpng 1.6 on Debian 12; another zlib may deflate differently). */
+static void
+test_png_bytes_stable (void)
+{
+  static const struct
+  {
+    int channels, bits;
+    const char *sha;
+  } cases[] = {
+    { 1, 16, "019e474733b68db92267f93dccde62f39bca35fa2b9ec893972829597b9128da" },
+    { 1, 8, "a08d5854f062ebd225eee292213f1593c4f786fce167764b44a1504af531a5a0" },
+    { 4, 8, "14e493923e8fe02945e4aa76e861cf1cd58fef87f66ca4a0498d5d615d2b582a" },
+  };
+
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    {
+      TgImage img = pattern (64, 48, cases[c].channels, cases[c].bits);
+      TgError err = { 0 };
+      char a[65], b[65];
+
+      TG_CHECK_INT_EQ (write_png_file (tmp_path ("a.png"), &img, &err), 0);
+      TG_CHECK_INT_EQ (write_png_file (tmp_path ("b.png"), &img, &err), 0);
+      sha_of_file (tmp_path ("a.png"), a);
+      sha_of_file (tmp_path ("b.png"), b);
+      TG_CHECK (strcmp (a, b) == 0);
+      TG_CHECK_MSG (strcmp (a, cases[c].sha) == 0, "%d ch %d bit: sha256 %s", cases[c].channels,
+                    cases[c].bits, a);
+      free (img.data);
+    }
+}
+
+/* libpng on its own (no transforms) sees big-endian 16-bit samples equal
+ * to ours, the right colour type and no gamma. */
+static void
+test_png_reads_back_with_libpng (void)
+{
+  TgImage img = pattern (19, 11, 1, 16);
+  TgError err = { 0 };
+  const char *path = tmp_path ("libpng.png");
+  png_structp png;
+  png_infop info;
+  png_bytepp rows;
+  FILE *f;
+  bool same = true;
+
+  TG_CHECK_INT_EQ (write_png_file (path, &img, &err), 0);
+  f = fopen (path, "rb");
+  png = png_create_read_struct (PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+  info = png_create_info_struct (png);
+  if (setjmp (png_jmpbuf (png)))
+    {
+      TG_CHECK_MSG (0, "libpng failed to read our PNG");
+      png_destroy_read_struct (&png, &info, NULL);
+      fclose (f);
+      free (img.data);
+      return;
+    }
+  png_init_io (png, f);
+  png_read_png (png, info, PNG_TRANSFORM_IDENTITY, NULL);
+  TG_CHECK_INT_EQ (png_get_image_width (png, info), 19);
+  TG_CHECK_INT_EQ (png_get_image_height (png, info), 11);
+  TG_CHECK_INT_EQ (png_get_bit_depth (png, info), 16);
+  TG_CHECK_INT_EQ (png_get_color_type (png, info), PNG_COLOR_TYPE_GRAY);
+  TG_CHECK (!png_get_valid (png, info, PNG_INFO_gAMA));
+  TG_CHECK (!png_get_valid (png, info, PNG_INFO_tIME));
+  rows = png_get_rows (png, info);
+  for (int y = 0; y < 11; y++)
+    for (int x = 0; x < 19; x++)
+      {
+        uint16_t want = ((uint16_t *) img.data)[y * 19 + x];
+        uint16_t got = (uint16_t) (rows[y][2 * x] << 8 | rows[y][2 * x + 1]);
+        same = same && want == got;
+      }
+  TG_CHECK_MSG (same, "samples differ from what libpng reads");
+  png_destroy_read_struct (&png, &info, NULL);
+  fclose (f);
+  free (img.data);
+}
+
+/* Writes a PNG with libpng directly, in layouts we do not write ourselves. */
+static void
+write_with_libpng_ex (const char *path, int w, int h, int depth, int ctype,
+                      const uint8_t *rows_data, size_t stride, const png_color *palette,
+                      int n_palette, const uint8_t *trans, int n_trans, double gamma, int interlace)
+{
+  FILE *f = fopen (path, "wb");
+  png_structp png = png_create_write_struct (PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+  png_infop info = png_create_info_struct (png);
+
+  if (setjmp (png_jmpbuf (png)))
+    {
+      TG_CHECK_MSG (0, "libpng could not write the test input");
+      png_destroy_write_struct (&png, &info);
+      fclose (f);
+      return;
+    }
+  png_init_io (png, f);
+  png_set_IHDR (png, info, (png_uint_32) w, (png_uint_32) h, depth, ctype, interlace,
+                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  if (palette)
+    png_set_PLTE (png, info, palette, n_palette);
+  if (trans)
+    png_set_tRNS (png, info, trans, n_trans, NULL);
+  if (gamma > 0)
+    png_set_gAMA (png, info, gamma);
+  if (gamma < 0)
+    png_set_sRGB_gAMA_and_cHRM (png, info, PNG_sRGB_INTENT_PERCEPTUAL);
+  {
+    /* A text chunk, which a test corrupts to make libpng warn. */
+    png_text text = { .compression = PNG_TEXT_COMPRESSION_NONE, .key = "Comment",
+                      .text = "made by the test" };
+    png_set_text (png, info, &text, 1);
+  }
+  png_write_info (png, info);
+  {
+    png_bytep *rows = malloc (sizeof *rows * (size_t) h);
+    for (int y = 0; y < h; y++)
+      rows[y] = (png_bytep) rows_data + (size_t) y * stride;
+    /* png_write_image runs the Adam7 passes for interlaced files. */
+    png_write_image (png, rows);
+    free (rows);
+  }
+  png_write_end (png, NULL);
+  png_destroy_write_struct (&png, &info);
+  fclose (f);
+}
+
+static void
+write_with_libpng (const char *path, int w, int h, int depth, int ctype, const uint8_t *rows_data,
+                   size_t stride, const png_color *palette, int n_palette,
+                   const uint8_t *trans, int n_trans, double gamma)
+{
+  write_with_libpng_ex (path, w, h, depth, ctype, rows_data, stride, palette, n_palette, trans,
+                        n_trans, gamma, PNG_INTERLACE_NONE);
+}
+
+static void
+test_png_reads_palette_lowbit_and_transparency (void)
+{
+  const png_color pal[3] = { { 255, 0, 0 }, { 0, 0, 255 }, { 0, 128, 0 } };
+  const uint8_t alpha[3] = { 255, 128, 0 };
+  /* 4 pixels per row at 2 bits: indices 0 1 2 1 */
+  const uint8_t idx_rows[2] = { 0x19, 0x19 };
+  /* 1-bit grey: 1 0 1 1 0 0 0 0 */
+  const uint8_t bit_rows[1] = { 0xb0 };
+  /* 8-bit grey with 17 / 200 / 255 and a gamma chunk that must be ignored */
+  const uint8_t grey_rows[3] = { 17, 200, 255 };
+  TgImage img = { 0 };
+  TgError err = { 0 };
+
+  write_with_libpng (tmp_path ("pal.png"), 4, 2, 2, PNG_COLOR_TYPE_PALETTE, idx_rows, 1, pal, 3,
+                     NULL, 0, 0);
+  TG_CHECK_INT_EQ (tg_png_read (tmp_path ("pal.png"), &img, &err), 0);
+  TG_CHECK (img.channels == 3 && img.bits == 8 && img.width == 4 && img.height == 2);
+  if (img.data)
+    {
+      const uint8_t want[12] = { 255, 0, 0, 0, 0, 255, 0, 128, 0, 0, 0, 255 };
+      TG_CHECK (memcmp (img.data, want, 12) == 0);
+    }
+  tg_image_clear (&img);
+
+  write_with_libpng (tmp_path ("palt.png"), 4, 2, 2, PNG_COLOR_TYPE_PALETTE, idx_rows, 1, pal, 3,
+                     alpha, 3, 0);
+  TG_CHECK_INT_EQ (tg_png_read (tmp_path ("palt.png"), &img, &err), 0);
+  TG_CHECK (img.channels == 4 && img.bits == 8);
+  if (img.data)
+    {
+      const uint8_t want[8] = { 255, 0, 0, 255, 0, 0, 255, 128 };
+      TG_CHECK (memcmp (img.data, want, 8) == 0);
+    }
+  tg_image_clear (&img);
+
+  write_with_libpng (tmp_path ("bit.png"), 8, 1, 1, PNG_COLOR_TYPE_GRAY, bit_rows, 1, NULL, 0,
+                     NULL, 0, 0);
+  TG_CHECK_INT_EQ (tg_png_read (tmp_path ("bit.png"), &img, &err), 0);
+  TG_CHECK (img.channels == 1 && img.bits == 8 && img.width == 8);
+  if (img.data)
+    {
+      const uint8_t want[8] = { 255, 0, 255, 255, 0, 0, 0, 0 };
+      TG_CHECK (memcmp (img.data, want, 8) == 0);
+    }
+  tg_image_clear (&img);
+
+  /* Linear gamma (gAMA 1.0), and sRGB with its gAMA and cHRM: the stored
+   * values come back whatever the file says about them. */
+  write_with_libpng (tmp_path ("gamma.png"), 3, 1, 8, PNG_COLOR_TYPE_GRAY, grey_rows, 3, NULL, 0,
+                     NULL, 0, 1.0);
+  TG_CHECK_INT_EQ (tg_png_read (tmp_path ("gamma.png"), &img, &err), 0);
+  TG_CHECK (img.data && memcmp (img.data, grey_rows, 3) == 0);
+  tg_image_clear (&img);
+  write_with_libpng (tmp_path ("srgb.png"), 3, 1, 8, PNG_COLOR_TYPE_GRAY, grey_rows, 3, NULL, 0,
+                     NULL, 0, -1);
+  TG_CHECK_INT_EQ (tg_png_read (tmp_path ("srgb.png"), &img, &err), 0);
+  TG_CHECK (img.data && memcmp (img.data, grey_rows, 3) == 0);
+  tg_image_clear (&img);
+
+  /* Interlaced (Adam7) 16-bit grey+alpha, big-endian in the file. */
+  {
+    uint8_t be[13 * 9 * 4];
+    bool same = true;
+    for (int i = 0; i < 13 * 9 * 2; i++)
+      {
+        be[2 * i] = (uint8_t) (i * 7);
+        be[2 * i + 1] = (uint8_t) (i * 13 + 1);
+      }
+    write_with_libpng_ex (tmp_path ("adam7.png"), 13, 9, 16, PNG_COLOR_TYPE_GRAY_ALPHA, be, 13 * 4,
+                          NULL, 0, NULL, 0, 0, PNG_INTERLACE_ADAM7);
+    TG_CHECK_INT_EQ (tg_png_read (tmp_path ("adam7.png"), &img, &err), 0);
+    TG_CHECK (img.channels == 2 && img.bits == 16 && img.width == 13 && img.height == 9);
+    for (int i = 0; img.data && i < 13 * 9 * 2; i++)
+      same = same && ((uint16_t *) img.data)[i] == (uint16_t) (be[2 * i] << 8 | be[2 * i + 1]);
+    TG_CHECK_MSG (img.data && same, "interlaced samples differ");
+    tg_image_clear (&img);
+  }
+}
+
+/* Runs FN with stderr sent to a file and returns what it printed. */
+static size_t
+stderr_bytes_during (void (*fn) (void *), void *user)
+{
+  int saved = dup (2), fd;
+  off_t n;
+
+  fflush (stderr);
+  fd = open (tmp_path ("stderr.txt"), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  dup2 (fd, 2);
+  close (fd);
+  fn (user);
+  fflush (stderr);
+  dup2 (saved, 2);
+  close (saved);
+  fd = open (tmp_path ("stderr.txt"), O_RDONLY);
+  n = lseek (fd, 0, SEEK_END);
+  close (fd);
+  return (size_t) n;
+}
+
+typedef struct
+{
+  const char *path;
+  int rc;
+  TgError err;
+} ReadJob;
+
+static void
+read_job (void *user)
+{
+  ReadJob *j = user;
+  TgImage img = { 0 };
+  j->rc = tg_png_read (j->path, &img, &j->err);
+  tg_image_clear (&img);
+}
+
+static void
+test_png_read_errors (void)
+{
+  TgImage img = pattern (40, 40, 1, 16), back = { 0 };
+  TgError err = { 0 };
+  ReadJob job = { 0 };
+  FILE *f;
+  long size;
+  char *bytes;
+
+  /* Missing file */
+  TG_CHECK_INT_EQ (tg_png_read (tmp_path ("nope.png"), &back, &err), TG_EIO);
+  TG_CHECK_STR_CONTAINS (err.message, "nope.png");
+
+  /* Not a PNG */
+  f = fopen (tmp_path ("text.png"), "wb");
+  fputs ("hello, not a png at all", f);
+  fclose (f);
+  TG_CHECK_INT_EQ (tg_png_read (tmp_path ("text.png"), &back, &err), TG_EFORMAT);
+  TG_CHECK_STR_CONTAINS (err.message, "text.png is not a PNG file");
+
+  /* Truncated in the middle of the image data, and a corrupted CRC: an
+   * error naming the file, nothing on stderr, no crash. */
+  TG_CHECK_INT_EQ (write_png_file (tmp_path ("full.png"), &img, &err), 0);
+  f = fopen (tmp_path ("full.png"), "rb");
+  fseek (f, 0, SEEK_END);
+  size = ftell (f);
+  rewind (f);
+  bytes = malloc ((size_t) size);
+  TG_CHECK (fread (bytes, 1, (size_t) size, f) == (size_t) size);
+  fclose (f);
+
+  f = fopen (tmp_path ("trunc.png"), "wb");
+  fwrite (bytes, 1, (size_t) size / 2, f);
+  fclose (f);
+  job.path = tmp_path ("trunc.png");
+  TG_CHECK_INT_EQ (stderr_bytes_during (read_job, &job), 0);
+  TG_CHECK_INT_EQ (job.rc, TG_EFORMAT);
+  TG_CHECK_STR_CONTAINS (job.err.message, "trunc.png: ");
+
+  bytes[40] ^= 0x55; /* inside IDAT: the zlib stream or CRC breaks */
+  f = fopen (tmp_path ("crc.png"), "wb");
+  fwrite (bytes, 1, (size_t) size, f);
+  fclose (f);
+  job.path = tmp_path ("crc.png");
+  TG_CHECK_INT_EQ (stderr_bytes_during (read_job, &job), 0);
+  TG_CHECK (job.rc < 0);
+  TG_CHECK_STR_CONTAINS (job.err.message, "crc.png: ");
+
+  free (bytes);
+  free (img.data);
+}
+
+/* A broken ancillary chunk is something libpng warns about and reads
+ * past: the image loads and nothing is printed. */
+static void
+test_png_warnings_stay_quiet (void)
+{
+  const uint8_t grey[4] = { 1, 2, 3, 4 };
+  ReadJob job = { 0 };
+  FILE *f;
+  long size;
+  char *bytes, *text;
+
+  write_with_libpng (tmp_path ("warn.png"), 4, 1, 8, PNG_COLOR_TYPE_GRAY, grey, 4, NULL, 0, NULL,
+                     0, 0);
+  f = fopen (tmp_path ("warn.png"), "rb");
+  fseek (f, 0, SEEK_END);
+  size = ftell (f);
+  rewind (f);
+  bytes = malloc ((size_t) size);
+  TG_CHECK (fread (bytes, 1, (size_t) size, f) == (size_t) size);
+  fclose (f);
+  text = NULL;
+  for (long i = 0; i + 16 <= size && !text; i++)
+    if (memcmp (bytes + i, "made by the test", 16) == 0)
+      text = bytes + i;
+  TG_CHECK (text != NULL);
+  if (text)
+    text[0] ^= 0x20; /* the tEXt CRC no longer matches */
+  f = fopen (tmp_path ("warn.png"), "wb");
+  fwrite (bytes, 1, (size_t) size, f);
+  fclose (f);
+  free (bytes);
+
+  job.path = tmp_path ("warn.png");
+  TG_CHECK_INT_EQ (stderr_bytes_during (read_job, &job), 0);
+  TG_CHECK_MSG (job.rc == 0, "%s", job.err.message);
+}
+
+static void
+test_png_write_rejects_bad_images (void)
+{
+  TgImage img = pattern (4, 4, 1, 32);
+  TgError err = { 0 };
+  FILE *f = fopen (tmp_path ("bad.png"), "wb");
+
+  TG_CHECK_INT_EQ (tg_png_write (f, &img, &err), TG_EFORMAT);
+  TG_CHECK_STR_CONTAINS (err.message, "not float");
+  img.bits = 16;
+  img.channels = 5;
+  TG_CHECK_INT_EQ (tg_png_write (f, &img, &err), TG_EFORMAT);
+  img.channels = 1;
+  img.width = 0;
+  TG_CHECK_INT_EQ (tg_png_write (f, &img, &err), TG_EINVAL);
+  fclose (f);
+  free (img.data);
+}
+
+static void
+test_raw_bytes_exact (void)
+{
+  const uint16_t s16[6] = { 0, 1, 0x1234, 0xfedc, 65535, 256 };
+  const float s32[3] = { 1.0f, -2.5f, 0.0f };
+  const uint8_t want16[12] = { 0, 0, 1, 0, 0x34, 0x12, 0xdc, 0xfe, 0xff, 0xff, 0, 1 };
+  const uint8_t want32[12] = { 0, 0, 0x80, 0x3f, 0, 0, 0x20, 0xc0, 0, 0, 0, 0 };
+  TgImage a = { 3, 2, 1, 16, (void *) s16 }, b = { 3, 1, 1, 32, (void *) s32 };
+  TgError err = { 0 };
+  uint8_t got[64];
+  FILE *f;
+
+  f = fopen (tmp_path ("a.raw"), "wb");
+  TG_CHECK_INT_EQ (tg_raw_write (f, &a, &err), 0);
+  fclose (f);
+  f = fopen (tmp_path ("a.raw"), "rb");
+  TG_CHECK_INT_EQ (fread (got, 1, sizeof got, f), 12);
+  fclose (f);
+  TG_CHECK (memcmp (got, want16, 12) == 0);
+
+  f = fopen (tmp_path ("b.r32"), "wb");
+  TG_CHECK_INT_EQ (tg_raw_write (f, &b, &err), 0);
+  fclose (f);
+  f = fopen (tmp_path ("b.r32"), "rb");
+  TG_CHECK_INT_EQ (fread (got, 1, sizeof got, f), 12);
+  fclose (f);
+  TG_CHECK (memcmp (got, want32, 12) == 0);
+
+  /* 8-bit is not a RAW layout. */
+  a.bits = 8;
+  f = fopen (tmp_path ("c.raw"), "wb");
+  TG_CHECK_INT_EQ (tg_raw_write (f, &a, &err), TG_EFORMAT);
+  fclose (f);
+
+  /* A large image goes through the buffer in several writes. */
+  {
+    TgImage big = pattern (301, 257, 1, 16);
+    TgSha256 s;
+    uint8_t d1[32], d2[32];
+    uint8_t *le = malloc ((size_t) 301 * 257 * 2);
+    char *file;
+    size_t n;
+
+    for (size_t i = 0; i < (size_t) 301 * 257; i++)
+      {
+        uint16_t v = ((uint16_t *) big.data)[i];
+        le[2 * i] = (uint8_t) v;
+        le[2 * i + 1] = (uint8_t) (v >> 8);
+      }
+    f = fopen (tmp_path ("big.raw"), "wb");
+    TG_CHECK_INT_EQ (tg_raw_write (f, &big, &err), 0);
+    fclose (f);
+    file = malloc ((size_t) 301 * 257 * 2 + 16);
+    f = fopen (tmp_path ("big.raw"), "rb");
+    n = fread (file, 1, (size_t) 301 * 257 * 2 + 16, f);
+    fclose (f);
+    TG_CHECK_INT_EQ (n, (size_t) 301 * 257 * 2);
+    tg_sha256_init (&s);
+    tg_sha256_update (&s, le, (size_t) 301 * 257 * 2);
+    tg_sha256_final (&s, d1);
+    tg_sha256_init (&s);
+    tg_sha256_update (&s, file, n);
+    tg_sha256_final (&s, d2);
+    TG_CHECK (memcmp (d1, d2, 32) == 0);
+    free (file);
+    free (le);
+    free (big.data);
+  }
+}
+
+static void *
+init_thread (void *arg)
+{
+  (void) arg;
+  return (void *) (intptr_t) tg_formats_init ();
+}
+
+static void
+test_formats_init_registers_writers (void)
+{
+  pthread_t t[4];
+  const float px[4] = { 0.0f, 0.5f, 1.0f, 2.0f };
+  TgImage img = { 2, 2, 1, 32, (void *) px }, back = { 0 };
+  TgError err = { 0 };
+  uint8_t raw[16];
+  FILE *f;
+
+  for (int i = 0; i < 4; i++)
+    pthread_create (&t[i], NULL, init_thread, NULL);
+  for (int i = 0; i < 4; i++)
+    {
+      void *rc;
+      pthread_join (t[i], &rc);
+      TG_CHECK ((intptr_t) rc == 0);
+    }
+  TG_CHECK_INT_EQ (tg_formats_init (), 0);
+  TG_CHECK (tg_io_image_reader ("png") == tg_png_read);
+  TG_CHECK (tg_io_image_writer ("png16") != NULL);
+  TG_CHECK (tg_io_image_writer ("png8") != NULL);
+  TG_CHECK (tg_io_image_writer ("raw16") != NULL);
+  TG_CHECK (tg_io_image_writer ("r32") != NULL);
+
+  /* png16 from float samples: clamped and rounded to 16 bits. */
+  f = fopen (tmp_path ("w16.png"), "wb");
+  TG_CHECK_INT_EQ (tg_io_image_writer ("png16") (f, &img, &err), 0);
+  fclose (f);
+  TG_CHECK_INT_EQ (tg_io_read_image (tmp_path ("w16.png"), &back, &err), 0);
+  TG_CHECK (back.bits == 16 && back.channels == 1);
+  if (back.data)
+    {
+      const uint16_t *v = back.data;
+      TG_CHECK (v[0] == 0 && v[1] == 32768 && v[2] == 65535 && v[3] == 65535);
+    }
+  tg_image_clear (&back);
+
+  /* png8 from 16-bit samples: rounded to the nearest 8-bit step. */
+  {
+    const uint16_t s[3] = { 0, 32896, 65535 };
+    TgImage i16 = { 3, 1, 1, 16, (void *) s };
+    f = fopen (tmp_path ("w8.png"), "wb");
+    TG_CHECK_INT_EQ (tg_io_image_writer ("png8") (f, &i16, &err), 0);
+    fclose (f);
+    TG_CHECK_INT_EQ (tg_png_read (tmp_path ("w8.png"), &back, &err), 0);
+    TG_CHECK (back.bits == 8 && back.data && ((uint8_t *) back.data)[1] == 128
+              && ((uint8_t *) back.data)[2] == 255);
+    tg_image_clear (&back);
+  }
+
+  /* raw16 from float, r32 from 16-bit. */
+  f = fopen (tmp_path ("w.raw"), "wb");
+  TG_CHECK_INT_EQ (tg_io_image_writer ("raw16") (f, &img, &err), 0);
+  fclose (f);
+  f = fopen (tmp_path ("w.raw"), "rb");
+  TG_CHECK_INT_EQ (fread (raw, 1, sizeof raw, f), 8);
+  fclose (f);
+  {
+    const uint8_t want[8] = { 0, 0, 0x00, 0x80, 0xff, 0xff, 0xff, 0xff };
+    TG_CHECK (memcmp (raw, want, 8) == 0);
+  }
+  {
+    const uint16_t s[2] = { 0, 65535 };
+    TgImage i16 = { 2, 1, 1, 16, (void *) s };
+    const uint8_t want[8] = { 0, 0, 0, 0, 0, 0, 0x80, 0x3f };
+    f = fopen (tmp_path ("w.r32"), "wb");
+    TG_CHECK_INT_EQ (tg_io_image_writer ("r32") (f, &i16, &err), 0);
+    fclose (f);
+    f = fopen (tmp_path ("w.r32"), "rb");
+    TG_CHECK_INT_EQ (fread (raw, 1, sizeof raw, f), 8);
+    fclose (f);
+    TG_CHECK (memcmp (raw, want, 8) == 0);
+  }
+}
+
+int
+main (void)
+{
+  char cmd[600];
+
+  if (!mkdtemp (tmpdir))
+    return 1;
+  TG_RUN (test_png_round_trip_exact);
+  TG_RUN (test_png_bytes_stable);
+  TG_RUN (test_png_reads_back_with_libpng);
+  TG_RUN (test_png_reads_palette_lowbit_and_transparency);
+  TG_RUN (test_png_read_errors);
+  TG_RUN (test_png_warnings_stay_quiet);
+  TG_RUN (test_png_write_rejects_bad_images);
+  TG_RUN (test_raw_bytes_exact);
+  TG_RUN (test_formats_init_registers_writers);
+  snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+  if (system (cmd) != 0)
+    fprintf (stderr, "could not remove %s\n", tmpdir);
+  return tgtest_result ();
+}
