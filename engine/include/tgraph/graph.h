@@ -62,7 +62,8 @@ const TgParamValue *tg_graph_get_param_at (const TgGraph *g, int node, int param
 
 /* Links output FROM_PORT of FROM_NODE to input TO_PORT of TO_NODE, by
  * name.  Fails on a missing node or port, incompatible types, a link into
- * an input that already has one, or a link that would close a cycle. */
+ * an input that already has one, or a link that would close a cycle.
+ * Returns the new link's index (>= 0) or a negative TG_E*. */
 int tg_graph_add_link (TgGraph *g, const char *from_node, const char *from_port,
                        const char *to_node, const char *to_port, TgError *err);
 void tg_graph_remove_link (TgGraph *g, int link);

@@ -1,0 +1,201 @@
+/* math.combine: blends two heights with one of the usual layer operations.
+ *
+ * The exact formula, per sample (single precision, no FMA):
+ *
+ *   o = op (a, b)       add a+b, subtract a-b, multiply a*b, min, max,
+ *                       screen 1-(1-a)(1-b), difference |a-b|, lerp b
+ *   t = amount * mask   (mask clamped to 0..1; mask = 1 when unlinked)
+ *   r = t == 1 ? o : a + t * (o - a)
+ *   r = clamp (r, 0, 1) when `clamp` is on
+ *
+ * So `amount` fades the effect of B in and out, the mask limits it to an
+ * area, and lerp is the plain "a to b by mask" blend (by amount when no
+ * mask is linked).  The clamp is on by default, as in Gaea: heights on a
+ * wire mean 0..1 of the world's height range and an add should not push
+ * the terrain through the ceiling; switch it off to keep out-of-range
+ * intermediates for a later subtract or normalize.
+ */
+#include <math.h>
+
+#include <tgraph/node.h>
+#include <tgraph/param.h>
+
+#include "grid_util.h"
+
+enum
+{
+  OP_ADD,
+  OP_SUBTRACT,
+  OP_MULTIPLY,
+  OP_MIN,
+  OP_MAX,
+  OP_SCREEN,
+  OP_DIFFERENCE,
+  OP_LERP,
+};
+
+static const char *const combine_ops[] = {
+  "add", "subtract", "multiply", "min", "max", "screen", "difference", "lerp", NULL,
+};
+
+typedef struct
+{
+  int op;
+  double amount;
+  bool clamp;
+} CombineParams;
+
+static const TgParamDesc combine_params[] = {
+  TG_PARAM_ENUM (CombineParams, op, N_("Operation"), "add", combine_ops,
+                 N_("How B combines with A: add, subtract, multiply, min, max, screen "
+                    "1-(1-a)(1-b), difference |a-b|, or lerp (a to b by the mask)")),
+  TG_PARAM_FLOAT (CombineParams, amount, N_("Amount"), 1.0, 0.0, 1.0, NULL,
+                  N_("Strength of the effect: result = a + amount*mask*(op(a,b) - a)")),
+  TG_PARAM_BOOL (CombineParams, clamp, N_("Clamp"), true,
+                 N_("Clamp the result to 0..1")),
+};
+
+static const TgPortDesc combine_inputs[] = {
+  { .name = "a", .type = TG_TYPE_HEIGHT, .label = N_("A"), .help = N_("Base height") },
+  { .name = "b", .type = TG_TYPE_HEIGHT, .label = N_("B"),
+    .help = N_("Height combined onto A") },
+  { .name = "mask", .type = TG_TYPE_MASK, .label = N_("Mask"), .optional = true,
+    .help = N_("Where B takes effect (0..1); everywhere when unlinked") },
+};
+
+static const TgPortDesc combine_outputs[] = {
+  { .name = "height", .type = TG_TYPE_HEIGHT, .label = N_("Height"),
+    .help = N_("The combined height") },
+};
+
+typedef struct
+{
+  const TgValue *a, *b, *mask;
+  TgValue *out;
+  int op;
+  float amount;
+  bool clamp;
+} CombineJob;
+
+/* One row of op(a, b) into DST: a switch outside simple loops, so each
+ * loop vectorises. */
+static void
+combine_op_row (int op, const float *a, const float *b, float *dst, int w)
+{
+  switch (op)
+    {
+    case OP_ADD:
+      for (int i = 0; i < w; i++)
+        dst[i] = a[i] + b[i];
+      break;
+    case OP_SUBTRACT:
+      for (int i = 0; i < w; i++)
+        dst[i] = a[i] - b[i];
+      break;
+    case OP_MULTIPLY:
+      for (int i = 0; i < w; i++)
+        dst[i] = a[i] * b[i];
+      break;
+    case OP_MIN:
+      for (int i = 0; i < w; i++)
+        dst[i] = b[i] < a[i] ? b[i] : a[i];
+      break;
+    case OP_MAX:
+      for (int i = 0; i < w; i++)
+        dst[i] = b[i] > a[i] ? b[i] : a[i];
+      break;
+    case OP_SCREEN:
+      for (int i = 0; i < w; i++)
+        dst[i] = 1.0f - (1.0f - a[i]) * (1.0f - b[i]);
+      break;
+    case OP_DIFFERENCE:
+      for (int i = 0; i < w; i++)
+        dst[i] = fabsf (a[i] - b[i]);
+      break;
+    case OP_LERP:
+    default:
+      for (int i = 0; i < w; i++)
+        dst[i] = b[i];
+      break;
+    }
+}
+
+static void
+combine_rows (void *user, int begin, int end)
+{
+  const CombineJob *job = user;
+  const TgRegion *r = &job->out->region;
+  int w = r->width;
+  float amount = job->amount;
+
+  for (int j = begin; j < end; j++)
+    {
+      const float *a = tg__grid_row (job->a, r, j);
+      const float *b = tg__grid_row (job->b, r, j);
+      float *dst = tg_value_row (job->out, j);
+
+      combine_op_row (job->op, a, b, dst, w);
+      if (job->mask)
+        {
+          const float *m = tg__grid_row (job->mask, r, j);
+          for (int i = 0; i < w; i++)
+            {
+              float mi = m[i] < 0.0f ? 0.0f : (m[i] > 1.0f ? 1.0f : m[i]);
+              float t = amount * mi;
+              dst[i] = t == 1.0f ? dst[i] : a[i] + t * (dst[i] - a[i]);
+            }
+        }
+      else if (amount != 1.0f)
+        {
+          for (int i = 0; i < w; i++)
+            dst[i] = a[i] + amount * (dst[i] - a[i]);
+        }
+      if (job->clamp)
+        for (int i = 0; i < w; i++)
+          dst[i] = dst[i] < 0.0f ? 0.0f : (dst[i] > 1.0f ? 1.0f : dst[i]);
+    }
+}
+
+static int
+combine_eval (TgEvalCtx *c)
+{
+  const CombineParams *p = tg_eval_params (c);
+  const TgRegion *region = tg_eval_region (c);
+  CombineJob job;
+  int rc;
+
+  job.a = tg_eval_input (c, 0);
+  job.b = tg_eval_input (c, 1);
+  job.mask = tg_eval_input (c, 2);
+  if ((rc = tg__check_grid_input (c, job.a, "a", region)) < 0
+      || (rc = tg__check_grid_input (c, job.b, "b", region)) < 0
+      || (job.mask && (rc = tg__check_grid_input (c, job.mask, "mask", region)) < 0))
+    return rc;
+  job.op = p->op;
+  job.amount = (float) p->amount;
+  job.clamp = p->clamp;
+  job.out = tg_eval_new_output (c, 0, 1);
+  if (!job.out)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), combine_rows,
+                           &job);
+}
+
+static const TgNodeDesc combine_desc = {
+  .type = "math.combine",
+  .category = "Math",
+  .label = N_("Combine"),
+  .help = N_("Combines two heights (add, subtract, multiply, min, max, screen, difference, "
+             "lerp), optionally through a mask"),
+  .inputs = combine_inputs,
+  .n_inputs = TG_N_ELEMENTS (combine_inputs),
+  .outputs = combine_outputs,
+  .n_outputs = TG_N_ELEMENTS (combine_outputs),
+  .params = combine_params,
+  .n_params = TG_N_ELEMENTS (combine_params),
+  .params_size = sizeof (CombineParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .eval = combine_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (combine_desc);

@@ -1,0 +1,518 @@
+/* Height filters: remap, clamp, invert and terrace (local, one sample in,
+ * one sample out) and normalize (global: it stretches the whole map by its
+ * own minimum and maximum).
+ *
+ * Arithmetic is double precision per sample, rounded once to float, so the
+ * result at the interesting values (range ends, pivots, step levels) is
+ * exact and identical on every tile.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include <tgraph/hash.h>
+#include <tgraph/node.h>
+#include <tgraph/param.h>
+
+#include "grid_util.h"
+
+static const TgPortDesc filter_inputs[] = {
+  { .name = "height", .type = TG_TYPE_HEIGHT, .label = N_("Height"),
+    .help = N_("Height to filter") },
+};
+
+static const TgPortDesc filter_outputs[] = {
+  { .name = "height", .type = TG_TYPE_HEIGHT, .label = N_("Height"),
+    .help = N_("Filtered height") },
+};
+
+/* Shared driver for the local filters: one kernel per row, chosen by a
+ * switch outside the sample loop. */
+typedef enum
+{
+  K_REMAP,
+  K_CLAMP,
+  K_INVERT,
+  K_TERRACE,
+} Kernel;
+
+typedef struct
+{
+  Kernel kind;
+  const TgValue *in;
+  TgValue *out;
+  /* remap: out = o0 + (h - i0) * scale, optionally clamped to [lo, hi] */
+  double i0, o0, scale, lo, hi;
+  bool clamp;
+  /* invert: out = twice_pivot - h */
+  double twice_pivot;
+  /* terrace */
+  int steps;
+  const double *bounds; /* steps + 1 levels, 0 .. 1, strictly increasing */
+  double riser;         /* fraction of each step that slopes up, 0..1 */
+} FilterJob;
+
+/* Terrace of H: levels repeat every 1.0 so inputs outside 0..1 keep their
+ * offset.  Within a step [b_k, b_k+1) the value holds b_k on the tread and
+ * rises with a smoothstep over the last RISER fraction of the step. */
+static inline double
+terrace_value (const FilterJob *job, double h)
+{
+  double base, f, g, lo, hi;
+  int k;
+
+  if (!isfinite (h))
+    return h;
+  base = floor (h);
+  f = h - base;
+  if (job->bounds)
+    {
+      int a = 0, b = job->steps;
+      while (b - a > 1)
+        {
+          int mid = (a + b) / 2;
+          if (job->bounds[mid] <= f)
+            a = mid;
+          else
+            b = mid;
+        }
+      k = a;
+      lo = job->bounds[k];
+      hi = job->bounds[k + 1];
+    }
+  else
+    {
+      k = (int) floor (f * job->steps);
+      if (k >= job->steps)
+        k = job->steps - 1;
+      lo = (double) k / job->steps;
+      hi = (double) (k + 1) / job->steps;
+    }
+  if (job->riser > 0.0)
+    g = tg__smoothstep01 (((f - lo) / (hi - lo) - (1.0 - job->riser)) / job->riser);
+  else
+    g = 0.0;
+  return base + lo + g * (hi - lo);
+}
+
+static void
+filter_rows (void *user, int begin, int end)
+{
+  const FilterJob *job = user;
+  const TgRegion *r = &job->out->region;
+  int w = r->width;
+
+  for (int j = begin; j < end; j++)
+    {
+      const float *src = tg__grid_row (job->in, r, j);
+      float *dst = tg_value_row (job->out, j);
+
+      switch (job->kind)
+        {
+        case K_REMAP:
+          for (int i = 0; i < w; i++)
+            {
+              double v = job->o0 + ((double) src[i] - job->i0) * job->scale;
+              if (job->clamp)
+                v = v < job->lo ? job->lo : (v > job->hi ? job->hi : v);
+              dst[i] = (float) v;
+            }
+          break;
+        case K_CLAMP:
+          for (int i = 0; i < w; i++)
+            {
+              double v = src[i];
+              dst[i] = (float) (v < job->lo ? job->lo : (v > job->hi ? job->hi : v));
+            }
+          break;
+        case K_INVERT:
+          for (int i = 0; i < w; i++)
+            dst[i] = (float) (job->twice_pivot - (double) src[i]);
+          break;
+        case K_TERRACE:
+          for (int i = 0; i < w; i++)
+            dst[i] = (float) terrace_value (job, src[i]);
+          break;
+        }
+    }
+}
+
+/* Checks the input, allocates the output and runs JOB over the region. */
+static int
+filter_run (TgEvalCtx *c, FilterJob *job)
+{
+  const TgRegion *region = tg_eval_region (c);
+  int rc;
+
+  job->in = tg_eval_input (c, 0);
+  if ((rc = tg__check_grid_input (c, job->in, "height", region)) < 0)
+    return rc;
+  job->out = tg_eval_new_output (c, 0, 1);
+  if (!job->out)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), filter_rows, job);
+}
+
+/* Runs a node's own check inside eval too, so a bad parameter set can
+ * never divide by zero even if a front end skipped validation. */
+static int
+fail_from_check (TgEvalCtx *c, int (*check) (const void *, TgError *))
+{
+  TgError e = { 0 };
+
+  if (check (tg_eval_params (c), &e) < 0)
+    return tg_eval_fail (c, e.code, "%s: %s", e.path, e.message);
+  return 0;
+}
+
+/* --- filter.remap --------------------------------------------------------- */
+
+typedef struct
+{
+  double in_min, in_max, out_min, out_max;
+  bool clamp;
+} RemapParams;
+
+static const TgParamDesc remap_params[] = {
+  TG_PARAM_FLOAT_UI (RemapParams, in_min, N_("Input low"), 0.0, -1e6, 1e6, 0.0, 1.0, NULL,
+                     N_("Input height that maps to the output low")),
+  TG_PARAM_FLOAT_UI (RemapParams, in_max, N_("Input high"), 1.0, -1e6, 1e6, 0.0, 1.0, NULL,
+                     N_("Input height that maps to the output high")),
+  TG_PARAM_FLOAT_UI (RemapParams, out_min, N_("Output low"), 0.0, -1e6, 1e6, 0.0, 1.0, NULL,
+                     N_("Height the input low becomes")),
+  TG_PARAM_FLOAT_UI (RemapParams, out_max, N_("Output high"), 1.0, -1e6, 1e6, 0.0, 1.0, NULL,
+                     N_("Height the input high becomes")),
+  TG_PARAM_BOOL (RemapParams, clamp, N_("Clamp"), false,
+                 N_("Keep the result between the output low and high")),
+};
+
+static int
+remap_check (const void *params, TgError *err)
+{
+  const RemapParams *p = params;
+
+  if (p->in_min == p->in_max)
+    return tg_error_set (err, TG_ERANGE, "params.in_max",
+                         "input high must differ from input low (both %g)", p->in_min);
+  return 0;
+}
+
+static int
+remap_eval (TgEvalCtx *c)
+{
+  const RemapParams *p = tg_eval_params (c);
+  FilterJob job = { .kind = K_REMAP };
+  int rc;
+
+  if ((rc = fail_from_check (c, remap_check)) < 0)
+    return rc;
+  job.i0 = p->in_min;
+  job.o0 = p->out_min;
+  job.scale = (p->out_max - p->out_min) / (p->in_max - p->in_min);
+  job.lo = fmin (p->out_min, p->out_max);
+  job.hi = fmax (p->out_min, p->out_max);
+  job.clamp = p->clamp;
+  return filter_run (c, &job);
+}
+
+static const TgNodeDesc remap_desc = {
+  .type = "filter.remap",
+  .category = "Filters",
+  .label = N_("Remap"),
+  .help = N_("Maps the input range linearly onto the output range"),
+  .inputs = filter_inputs,
+  .n_inputs = TG_N_ELEMENTS (filter_inputs),
+  .outputs = filter_outputs,
+  .n_outputs = TG_N_ELEMENTS (filter_outputs),
+  .params = remap_params,
+  .n_params = TG_N_ELEMENTS (remap_params),
+  .params_size = sizeof (RemapParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .check = remap_check,
+  .eval = remap_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (remap_desc);
+
+/* --- filter.clamp --------------------------------------------------------- */
+
+typedef struct
+{
+  double min, max;
+} ClampParams;
+
+static const TgParamDesc clamp_params[] = {
+  TG_PARAM_FLOAT_UI (ClampParams, min, N_("Minimum"), 0.0, -1e6, 1e6, 0.0, 1.0, NULL,
+                     N_("Lower heights are raised to this")),
+  TG_PARAM_FLOAT_UI (ClampParams, max, N_("Maximum"), 1.0, -1e6, 1e6, 0.0, 1.0, NULL,
+                     N_("Higher heights are lowered to this")),
+};
+
+static int
+clamp_check (const void *params, TgError *err)
+{
+  const ClampParams *p = params;
+
+  if (p->min > p->max)
+    return tg_error_set (err, TG_ERANGE, "params.max",
+                         "maximum (%g) is below minimum (%g)", p->max, p->min);
+  return 0;
+}
+
+static int
+clamp_eval (TgEvalCtx *c)
+{
+  const ClampParams *p = tg_eval_params (c);
+  FilterJob job = { .kind = K_CLAMP };
+  int rc;
+
+  if ((rc = fail_from_check (c, clamp_check)) < 0)
+    return rc;
+  job.lo = p->min;
+  job.hi = p->max;
+  return filter_run (c, &job);
+}
+
+static const TgNodeDesc clamp_desc = {
+  .type = "filter.clamp",
+  .category = "Filters",
+  .label = N_("Clamp"),
+  .help = N_("Limits height to a range"),
+  .inputs = filter_inputs,
+  .n_inputs = TG_N_ELEMENTS (filter_inputs),
+  .outputs = filter_outputs,
+  .n_outputs = TG_N_ELEMENTS (filter_outputs),
+  .params = clamp_params,
+  .n_params = TG_N_ELEMENTS (clamp_params),
+  .params_size = sizeof (ClampParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .check = clamp_check,
+  .eval = clamp_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (clamp_desc);
+
+/* --- filter.invert -------------------------------------------------------- */
+
+typedef struct
+{
+  double pivot;
+} InvertParams;
+
+static const TgParamDesc invert_params[] = {
+  TG_PARAM_FLOAT (InvertParams, pivot, N_("Pivot"), 0.5, 0.0, 1.0, NULL,
+                  N_("Height that stays put; the result is 2*pivot - h (1 - h by default)")),
+};
+
+static int
+invert_eval (TgEvalCtx *c)
+{
+  const InvertParams *p = tg_eval_params (c);
+  FilterJob job = { .kind = K_INVERT };
+
+  job.twice_pivot = 2.0 * p->pivot;
+  return filter_run (c, &job);
+}
+
+static const TgNodeDesc invert_desc = {
+  .type = "filter.invert",
+  .category = "Filters",
+  .label = N_("Invert"),
+  .help = N_("Turns the terrain upside down about a pivot height: valleys become ridges"),
+  .inputs = filter_inputs,
+  .n_inputs = TG_N_ELEMENTS (filter_inputs),
+  .outputs = filter_outputs,
+  .n_outputs = TG_N_ELEMENTS (filter_outputs),
+  .params = invert_params,
+  .n_params = TG_N_ELEMENTS (invert_params),
+  .params_size = sizeof (InvertParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .eval = invert_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (invert_desc);
+
+/* --- filter.terrace ------------------------------------------------------- */
+
+#define TERRACE_STEPS_MAX 256
+
+typedef struct
+{
+  int steps;
+  double sharpness;
+  bool uniform;
+  int seed;
+} TerraceParams;
+
+static const TgParamDesc terrace_params[] = {
+  TG_PARAM_INT (TerraceParams, steps, N_("Steps"), 8, 1, TERRACE_STEPS_MAX,
+                N_("Number of steps between height 0 and 1")),
+  TG_PARAM_FLOAT (TerraceParams, sharpness, N_("Sharpness"), 0.5, 0.0, 1.0, NULL,
+                  N_("0: smooth rounded steps; 1: flat treads with vertical risers")),
+  TG_PARAM_BOOL (TerraceParams, uniform, N_("Uniform"), true,
+                 N_("Evenly spaced steps; off varies each step's height from the seed")),
+  TG_PARAM_SEED (TerraceParams, seed, N_("Seed"),
+                 N_("Varies the step spacing when Uniform is off")),
+};
+
+static int
+terrace_eval (TgEvalCtx *c)
+{
+  const TerraceParams *p = tg_eval_params (c);
+  FilterJob job = { .kind = K_TERRACE };
+  double bounds[TERRACE_STEPS_MAX + 1];
+  int steps = p->steps < 1 ? 1 : (p->steps > TERRACE_STEPS_MAX ? TERRACE_STEPS_MAX : p->steps);
+
+  job.steps = steps;
+  job.riser = 1.0 - tg__clamp01 (p->sharpness);
+  if (!p->uniform)
+    {
+      /* Each inner level moves by up to 35% of a step, so neighbours
+       * stay at least 30% of a step apart and the levels keep their
+       * order. */
+      uint32_t seed = tg_eval_seed (c, p->seed);
+      bounds[0] = 0.0;
+      bounds[steps] = 1.0;
+      for (int k = 1; k < steps; k++)
+        {
+          double u = tg_hash_unit (tg_hash2 (seed, k, 0x7e77ace));
+          bounds[k] = ((double) k + 0.7 * (u - 0.5)) / steps;
+        }
+      job.bounds = bounds;
+    }
+  return filter_run (c, &job);
+}
+
+static const TgNodeDesc terrace_desc = {
+  .type = "filter.terrace",
+  .category = "Filters",
+  .label = N_("Terrace"),
+  .help = N_("Cuts the height into steps, from smooth benches to hard cliffs"),
+  .inputs = filter_inputs,
+  .n_inputs = TG_N_ELEMENTS (filter_inputs),
+  .outputs = filter_outputs,
+  .n_outputs = TG_N_ELEMENTS (filter_outputs),
+  .params = terrace_params,
+  .n_params = TG_N_ELEMENTS (terrace_params),
+  .params_size = sizeof (TerraceParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .eval = terrace_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (terrace_desc);
+
+/* --- filter.normalize ----------------------------------------------------- */
+
+/* Global: the engine hands this node the whole lattice.  The minimum and
+ * maximum are reduced per row into an array, then combined in row order,
+ * so the result does not depend on how rows were split among threads. */
+
+typedef struct
+{
+  const TgValue *in;
+  TgValue *out;
+  float *row_min, *row_max;
+  double lo, span;
+  bool flat;
+} NormalizeJob;
+
+static void
+normalize_reduce_rows (void *user, int begin, int end)
+{
+  const NormalizeJob *job = user;
+  const TgRegion *r = &job->out->region;
+
+  for (int j = begin; j < end; j++)
+    {
+      const float *src = tg__grid_row (job->in, r, j);
+      float mn = INFINITY, mx = -INFINITY;
+      /* NaN compares false both ways and is skipped. */
+      for (int i = 0; i < r->width; i++)
+        {
+          mn = src[i] < mn ? src[i] : mn;
+          mx = src[i] > mx ? src[i] : mx;
+        }
+      job->row_min[j] = mn;
+      job->row_max[j] = mx;
+    }
+}
+
+static void
+normalize_apply_rows (void *user, int begin, int end)
+{
+  const NormalizeJob *job = user;
+  const TgRegion *r = &job->out->region;
+
+  for (int j = begin; j < end; j++)
+    {
+      const float *src = tg__grid_row (job->in, r, j);
+      float *dst = tg_value_row (job->out, j);
+      if (job->flat)
+        for (int i = 0; i < r->width; i++)
+          dst[i] = (float) tg__clamp01 (src[i]);
+      else
+        /* A division, not a multiply by the reciprocal: x / x is exactly
+         * 1, so the maximum lands on 1.0 exactly. */
+        for (int i = 0; i < r->width; i++)
+          dst[i] = (float) (((double) src[i] - job->lo) / job->span);
+    }
+}
+
+static int
+normalize_eval (TgEvalCtx *c)
+{
+  const TgRegion *region = tg_eval_region (c);
+  NormalizeJob job = { 0 };
+  int grain = tg__grain_rows (region->width);
+  float mn = INFINITY, mx = -INFINITY;
+  int rc;
+
+  job.in = tg_eval_input (c, 0);
+  if ((rc = tg__check_grid_input (c, job.in, "height", region)) < 0)
+    return rc;
+  job.out = tg_eval_new_output (c, 0, 1);
+  if (!job.out)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  job.row_min = malloc (sizeof (float) * 2 * (size_t) (region->height > 0 ? region->height : 1));
+  if (!job.row_min)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  job.row_max = job.row_min + region->height;
+
+  rc = tg_eval_parallel (c, region->height, grain, normalize_reduce_rows, &job);
+  if (rc < 0)
+    {
+      free (job.row_min);
+      return rc;
+    }
+  for (int j = 0; j < region->height; j++)
+    {
+      mn = job.row_min[j] < mn ? job.row_min[j] : mn;
+      mx = job.row_max[j] > mx ? job.row_max[j] : mx;
+    }
+  free (job.row_min);
+  job.row_min = job.row_max = NULL;
+
+  /* A flat (or empty, or all-NaN) map has no range to stretch: pass it
+   * through clamped to 0..1 instead of dividing by zero. */
+  job.lo = mn;
+  job.span = (double) mx - (double) mn;
+  job.flat = !(job.span > 0.0) || !isfinite (job.span);
+  return tg_eval_parallel (c, region->height, grain, normalize_apply_rows, &job);
+}
+
+static const TgNodeDesc normalize_desc = {
+  .type = "filter.normalize",
+  .category = "Filters",
+  .label = N_("Normalize"),
+  .help = N_("Stretches the whole map so its lowest point is 0 and its highest 1"),
+  .inputs = filter_inputs,
+  .n_inputs = TG_N_ELEMENTS (filter_inputs),
+  .outputs = filter_outputs,
+  .n_outputs = TG_N_ELEMENTS (filter_outputs),
+  .params = NULL,
+  .n_params = 0,
+  .params_size = 0,
+  .locality = TG_LOCALITY_GLOBAL,
+  .eval = normalize_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (normalize_desc);

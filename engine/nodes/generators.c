@@ -1,0 +1,301 @@
+/* Simple generators: a constant height, a linear gradient across the world
+ * and island shapes (radial, square, rounded square) with a smooth edge.
+ *
+ * All three are local: every sample is a pure function of its world
+ * position (from integer lattice indices) and the world size, never of the
+ * region being computed, so tiles and previews agree bit for bit.
+ */
+#include <math.h>
+#include <stdbool.h>
+
+#include <tgraph/node.h>
+#include <tgraph/param.h>
+
+#include "grid_util.h"
+
+static const TgPortDesc gen_height_out[] = {
+  { .name = "height", .type = TG_TYPE_HEIGHT, .label = N_("Height"),
+    .help = N_("The generated height, 0..1 of the world's height range") },
+};
+
+/* --- gen.constant --------------------------------------------------------- */
+
+typedef struct
+{
+  double value;
+} ConstantParams;
+
+static const TgParamDesc constant_params[] = {
+  TG_PARAM_FLOAT (ConstantParams, value, N_("Value"), 0.5, 0.0, 1.0, NULL,
+                  N_("Height everywhere, as a fraction of the world's height range")),
+};
+
+typedef struct
+{
+  TgValue *out;
+  float value;
+} ConstantJob;
+
+static void
+constant_rows (void *user, int begin, int end)
+{
+  ConstantJob *job = user;
+  int w = job->out->region.width;
+
+  for (int j = begin; j < end; j++)
+    {
+      float *row = tg_value_row (job->out, j);
+      for (int i = 0; i < w; i++)
+        row[i] = job->value;
+    }
+}
+
+static int
+constant_eval (TgEvalCtx *c)
+{
+  const ConstantParams *p = tg_eval_params (c);
+  ConstantJob job;
+
+  job.out = tg_eval_new_output (c, 0, 1);
+  if (!job.out)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  job.value = (float) p->value;
+  return tg_eval_parallel (c, job.out->region.height, tg__grain_rows (job.out->region.width),
+                           constant_rows, &job);
+}
+
+static const TgNodeDesc gen_constant_desc = {
+  .type = "gen.constant",
+  .category = "Generators",
+  .label = N_("Constant"),
+  .help = N_("The same height everywhere"),
+  .outputs = gen_height_out,
+  .n_outputs = TG_N_ELEMENTS (gen_height_out),
+  .params = constant_params,
+  .n_params = TG_N_ELEMENTS (constant_params),
+  .params_size = sizeof (ConstantParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .eval = constant_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (gen_constant_desc);
+
+/* --- gen.gradient --------------------------------------------------------- */
+
+typedef struct
+{
+  double angle_deg;
+  double from;
+  double to;
+} GradientParams;
+
+static const TgParamDesc gradient_params[] = {
+  TG_PARAM_FLOAT (GradientParams, angle_deg, N_("Direction"), 0.0, 0.0, 360.0, "deg",
+                  N_("Direction the height rises towards, counter-clockwise from east "
+                     "(0 = west to east, 90 = south to north)")),
+  TG_PARAM_FLOAT (GradientParams, from, N_("From"), 0.0, 0.0, 1.0, NULL,
+                  N_("Height at the world edge the gradient starts from")),
+  TG_PARAM_FLOAT (GradientParams, to, N_("To"), 1.0, 0.0, 1.0, NULL,
+                  N_("Height at the opposite world edge")),
+};
+
+/* cos and sin of DEG, exact at multiples of 90 degrees so that axis-aligned
+ * gradients reach their end values exactly at the world's edges. */
+static void
+unit_direction (double deg, double *dx, double *dz)
+{
+  double d = fmod (deg, 360.0);
+
+  if (d < 0.0)
+    d += 360.0;
+  if (d == 0.0)
+    *dx = 1.0, *dz = 0.0;
+  else if (d == 90.0)
+    *dx = 0.0, *dz = 1.0;
+  else if (d == 180.0)
+    *dx = -1.0, *dz = 0.0;
+  else if (d == 270.0)
+    *dx = 0.0, *dz = -1.0;
+  else
+    {
+      double r = d * (M_PI / 180.0);
+      *dx = cos (r);
+      *dz = sin (r);
+    }
+}
+
+typedef struct
+{
+  TgValue *out;
+  double dx, dz;     /* unit direction of rise */
+  double half_span;  /* largest projection of a world corner on (dx, dz) */
+  double from, to;
+} GradientJob;
+
+static void
+gradient_rows (void *user, int begin, int end)
+{
+  const GradientJob *job = user;
+  const TgRegion *r = &job->out->region;
+
+  for (int j = begin; j < end; j++)
+    {
+      float *row = tg_value_row (job->out, j);
+      double z = tg_region_z (r, j);
+      for (int i = 0; i < r->width; i++)
+        {
+          double x = tg_region_x (r, i);
+          /* Projection on the direction, mapped so the world's extreme
+           * corners along it are 0 and 1; clamped for apron samples
+           * outside the world. */
+          double t = tg__clamp01 (0.5 + (x * job->dx + z * job->dz) / (2.0 * job->half_span));
+          row[i] = (float) (job->from + (job->to - job->from) * t);
+        }
+    }
+}
+
+static int
+gradient_eval (TgEvalCtx *c)
+{
+  const GradientParams *p = tg_eval_params (c);
+  const TgWorld *w = tg_eval_world (c);
+  GradientJob job;
+
+  job.out = tg_eval_new_output (c, 0, 1);
+  if (!job.out)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  unit_direction (p->angle_deg, &job.dx, &job.dz);
+  job.half_span = 0.5 * (fabs (job.dx) * w->size_x + fabs (job.dz) * w->size_z);
+  if (!(job.half_span > 0.0))
+    return tg_eval_fail (c, TG_EINVAL, "the world has no extent along the gradient");
+  job.from = p->from;
+  job.to = p->to;
+  return tg_eval_parallel (c, job.out->region.height, tg__grain_rows (job.out->region.width),
+                           gradient_rows, &job);
+}
+
+static const TgNodeDesc gen_gradient_desc = {
+  .type = "gen.gradient",
+  .category = "Generators",
+  .label = N_("Gradient"),
+  .help = N_("A linear ramp across the whole world, from one edge to the opposite one"),
+  .outputs = gen_height_out,
+  .n_outputs = TG_N_ELEMENTS (gen_height_out),
+  .params = gradient_params,
+  .n_params = TG_N_ELEMENTS (gradient_params),
+  .params_size = sizeof (GradientParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .eval = gradient_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (gen_gradient_desc);
+
+/* --- gen.shape ------------------------------------------------------------ */
+
+enum
+{
+  SHAPE_RADIAL,
+  SHAPE_SQUARE,
+  SHAPE_ROUNDED_SQUARE,
+};
+
+static const char *const shape_choices[] = { "radial", "square", "rounded_square", NULL };
+
+typedef struct
+{
+  int shape;
+  double radius_m;
+  double falloff_m;
+  double center_m[2];
+} ShapeParams;
+
+static const TgParamDesc shape_params[] = {
+  TG_PARAM_ENUM (ShapeParams, shape, N_("Shape"), "radial", shape_choices,
+                 N_("Outline: a disc, a square, or a square with rounded corners "
+                    "(a superellipse)")),
+  TG_PARAM_FLOAT_UI (ShapeParams, radius_m, N_("Radius"), 1500.0, 0.0, 1e7, 0.0, 10000.0, "m",
+                     N_("Outer radius (half the side for squares), where the shape reaches 0")),
+  TG_PARAM_FLOAT_UI (ShapeParams, falloff_m, N_("Falloff"), 500.0, 0.0, 1e7, 0.0, 5000.0, "m",
+                     N_("Width of the smooth edge inside the radius; 0 gives a hard edge")),
+  TG_PARAM_VEC2 (ShapeParams, center_m, N_("Centre"), 0.0, 0.0, "m",
+                 N_("Centre of the shape as world X, Z")),
+};
+
+typedef struct
+{
+  TgValue *out;
+  int shape;
+  double radius, falloff;
+  double cx, cz;
+} ShapeJob;
+
+static void
+shape_rows (void *user, int begin, int end)
+{
+  const ShapeJob *job = user;
+  const TgRegion *r = &job->out->region;
+
+  for (int j = begin; j < end; j++)
+    {
+      float *row = tg_value_row (job->out, j);
+      double dz = tg_region_z (r, j) - job->cz;
+      for (int i = 0; i < r->width; i++)
+        {
+          double dx = tg_region_x (r, i) - job->cx;
+          double d, v;
+
+          switch (job->shape)
+            {
+            case SHAPE_SQUARE:
+              d = fmax (fabs (dx), fabs (dz));
+              break;
+            case SHAPE_ROUNDED_SQUARE:
+              /* L4 norm: a squircle, square-ish with round corners. */
+              d = sqrt (sqrt (dx * dx * dx * dx + dz * dz * dz * dz));
+              break;
+            default:
+              d = sqrt (dx * dx + dz * dz);
+              break;
+            }
+          if (job->falloff > 0.0)
+            v = tg__smoothstep01 ((job->radius - d) / job->falloff);
+          else
+            v = d <= job->radius ? 1.0 : 0.0;
+          row[i] = (float) v;
+        }
+    }
+}
+
+static int
+shape_eval (TgEvalCtx *c)
+{
+  const ShapeParams *p = tg_eval_params (c);
+  ShapeJob job;
+
+  job.out = tg_eval_new_output (c, 0, 1);
+  if (!job.out)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  job.shape = p->shape;
+  job.radius = p->radius_m;
+  job.falloff = p->falloff_m;
+  job.cx = p->center_m[0];
+  job.cz = p->center_m[1];
+  return tg_eval_parallel (c, job.out->region.height, tg__grain_rows (job.out->region.width),
+                           shape_rows, &job);
+}
+
+static const TgNodeDesc gen_shape_desc = {
+  .type = "gen.shape",
+  .category = "Generators",
+  .label = N_("Shape"),
+  .help = N_("An island mask: 1 inside the shape, 0 outside, with a smoothstep edge"),
+  .outputs = gen_height_out,
+  .n_outputs = TG_N_ELEMENTS (gen_height_out),
+  .params = shape_params,
+  .n_params = TG_N_ELEMENTS (shape_params),
+  .params_size = sizeof (ShapeParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .eval = shape_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (gen_shape_desc);

@@ -1,0 +1,379 @@
+/* Heightmap files: input.heightmap samples a greyscale image over the world
+ * and export.heightmap quantises a height to 8 or 16 bits for a writer.
+ *
+ * Both follow the project's image convention (region.h): row 0 is north
+ * (world +Z maximum), column 0 is west (world -X minimum), and the corner
+ * pixels sit exactly on the world's corners, as Unity and Unreal
+ * heightmaps do.  The engine never decodes or encodes a file itself: it
+ * reads through tg_eval_load_image and writes through tg_eval_write_image,
+ * with the readers and writers that formats/ registers.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <tgraph/node.h>
+#include <tgraph/param.h>
+
+#include "grid_util.h"
+
+/* --- input.heightmap ------------------------------------------------------ */
+
+typedef struct
+{
+  const char *path;
+  double height_min;
+  double height_max;
+} InputParams;
+
+static const TgParamDesc input_params[] = {
+  TG_PARAM_INPUT_PATH (InputParams, path, N_("File"),
+                       N_("Greyscale PNG, 8 or 16 bits; colour images are read as their "
+                          "luminance. Relative to the graph file's folder")),
+  TG_PARAM_FLOAT (InputParams, height_min, N_("Height at black"), 0.0, 0.0, 1.0, NULL,
+                  N_("Height that the darkest possible pixel value stands for")),
+  TG_PARAM_FLOAT (InputParams, height_max, N_("Height at white"), 1.0, 0.0, 1.0, NULL,
+                  N_("Height that the brightest possible pixel value stands for")),
+};
+
+static const TgPortDesc input_outputs[] = {
+  { .name = "height", .type = TG_TYPE_HEIGHT, .label = N_("Height"),
+    .help = N_("The image's values over the world") },
+};
+
+/* Sample positions closer than this (in pixels) to a pixel centre snap to
+ * it, so a map imported at the resolution it was exported at reads its
+ * pixels back exactly despite rounding in the world coordinates. */
+#define SNAP_PX 1e-6
+
+typedef struct
+{
+  const TgImage *img;
+  TgValue *out;
+  const int *col_x0;      /* per output column: left pixel, and ... */
+  const double *col_fx;   /* ... the weight of the one to its right */
+  double sz, half_z;      /* world extent along Z */
+  double full;            /* full-scale pixel value: 255, 65535, or 1 for float */
+  double hmin, hspan;
+} InputJob;
+
+/* Pixel (X, Y) in raw units (0..255, 0..65535, or float).  Grey(+alpha)
+ * takes the grey channel; colour takes Rec. 709 luminance of the raw
+ * values, or the value itself when R = G = B so grey-as-RGB stays exact. */
+static inline double
+pixel_value (const TgImage *img, int x, int y)
+{
+  size_t k = ((size_t) y * (size_t) img->width + (size_t) x) * (size_t) img->channels;
+  double r, g, b;
+
+  switch (img->bits)
+    {
+    case 8:
+      {
+        const uint8_t *p = (const uint8_t *) img->data + k;
+        r = p[0];
+        if (img->channels < 3)
+          return r;
+        g = p[1];
+        b = p[2];
+      }
+      break;
+    case 16:
+      {
+        const uint16_t *p = (const uint16_t *) img->data + k;
+        r = p[0];
+        if (img->channels < 3)
+          return r;
+        g = p[1];
+        b = p[2];
+      }
+      break;
+    default:
+      {
+        const float *p = (const float *) img->data + k;
+        r = p[0];
+        if (img->channels < 3)
+          return r;
+        g = p[1];
+        b = p[2];
+      }
+      break;
+    }
+  if (r == g && g == b)
+    return r;
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+
+/* POS_PX is a position in pixels along an axis of N pixels: clamps it to
+ * the image (border samples repeat), returns the left/top pixel of the
+ * bilinear pair and stores the weight of the next one in *FRAC. */
+static inline int
+axis_sample (double pos_px, int n, double *frac)
+{
+  double near = floor (pos_px + 0.5);
+  int i0;
+
+  if (fabs (pos_px - near) < SNAP_PX)
+    pos_px = near;
+  if (!(pos_px > 0.0))  /* also NaN */
+    pos_px = 0.0;
+  if (pos_px > (double) (n - 1))
+    pos_px = (double) (n - 1);
+  i0 = (int) floor (pos_px);
+  if (i0 > n - 2)
+    i0 = n > 1 ? n - 2 : 0;
+  *frac = n > 1 ? pos_px - (double) i0 : 0.0;
+  return i0;
+}
+
+static void
+input_rows (void *user, int begin, int end)
+{
+  const InputJob *job = user;
+  const TgImage *img = job->img;
+  const TgRegion *r = &job->out->region;
+
+  for (int j = begin; j < end; j++)
+    {
+      float *dst = tg_value_row (job->out, j);
+      double z = tg_region_z (r, j);
+      /* Row 0 is north: +Z maximum. */
+      double fy;
+      int y0 = axis_sample ((job->half_z - z) / job->sz * (double) (img->height - 1),
+                            img->height, &fy);
+      int y1 = img->height > 1 ? y0 + 1 : y0;
+
+      for (int i = 0; i < r->width; i++)
+        {
+          int x0 = job->col_x0[i], x1 = img->width > 1 ? x0 + 1 : x0;
+          double fx = job->col_fx[i];
+          double p00 = pixel_value (img, x0, y0), p10 = pixel_value (img, x1, y0);
+          double p01 = pixel_value (img, x0, y1), p11 = pixel_value (img, x1, y1);
+          double top = fx == 0.0 ? p00 : p00 + (p10 - p00) * fx;
+          double bot = fx == 0.0 ? p01 : p01 + (p11 - p01) * fx;
+          double v = fy == 0.0 ? top : top + (bot - top) * fy;
+          dst[i] = (float) (job->hmin + job->hspan * (v / job->full));
+        }
+    }
+}
+
+static int
+input_eval (TgEvalCtx *c)
+{
+  const InputParams *p = tg_eval_params (c);
+  const TgRegion *region = tg_eval_region (c);
+  const TgWorld *world = tg_eval_world (c);
+  const TgImage *img = NULL;
+  InputJob job = { 0 };
+  int *col_x0;
+  double *col_fx;
+  int rc;
+
+  if (!p->path || !p->path[0])
+    return tg_eval_fail (c, TG_EMISSING, "params.path: no heightmap file given");
+  /* On failure the loader has already recorded a message naming the
+   * path and the reason. */
+  rc = tg_eval_load_image (c, p->path, &img);
+  if (rc < 0)
+    return rc;
+  if (!img)
+    return tg_eval_fail (c, TG_EIO, "cannot read \"%s\"", p->path);
+  if (img->width < 1 || img->height < 1 || img->channels < 1 || img->channels > 4 || !img->data)
+    return tg_eval_fail (c, TG_EFORMAT, "heightmap \"%s\" is empty or has %d channels",
+                         p->path, img->channels);
+  if (img->bits != 8 && img->bits != 16 && img->bits != 32)
+    return tg_eval_fail (c, TG_EFORMAT, "heightmap \"%s\": %d-bit samples are not supported",
+                         p->path, img->bits);
+  if (!(world->size_x > 0.0) || !(world->size_z > 0.0))
+    return tg_eval_fail (c, TG_EINVAL, "the world has no extent");
+
+  /* One block: the doubles first, so both arrays stay aligned. */
+  col_fx = malloc ((sizeof (double) + sizeof (int))
+                   * (size_t) (region->width > 0 ? region->width : 1));
+  if (!col_fx)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  col_x0 = (int *) (void *) (col_fx + region->width);
+  for (int i = 0; i < region->width; i++)
+    {
+      double x = tg_region_x (region, i);
+      /* Column 0 is west: -X minimum. */
+      col_x0[i] = axis_sample ((x + 0.5 * world->size_x) / world->size_x
+                               * (double) (img->width - 1), img->width, &col_fx[i]);
+    }
+
+  job.img = img;
+  job.col_x0 = col_x0;
+  job.col_fx = col_fx;
+  job.sz = world->size_z;
+  job.half_z = 0.5 * world->size_z;
+  job.full = img->bits == 8 ? 255.0 : (img->bits == 16 ? 65535.0 : 1.0);
+  job.hmin = p->height_min;
+  job.hspan = p->height_max - p->height_min;
+  job.out = tg_eval_new_output (c, 0, 1);
+  if (!job.out)
+    rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  else
+    rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), input_rows, &job);
+  free (col_fx);
+  return rc;
+}
+
+static const TgNodeDesc input_heightmap_desc = {
+  .type = "input.heightmap",
+  .category = "Input",
+  .label = N_("Heightmap file"),
+  .help = N_("Reads a greyscale heightmap image stretched over the whole world"),
+  .outputs = input_outputs,
+  .n_outputs = TG_N_ELEMENTS (input_outputs),
+  .params = input_params,
+  .n_params = TG_N_ELEMENTS (input_params),
+  .params_size = sizeof (InputParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .eval = input_eval,
+  .flags = TG_NODE_INPUT,
+  .version = 1,
+};
+TG_NODE_REGISTER (input_heightmap_desc);
+
+/* --- export.heightmap ----------------------------------------------------- */
+
+enum
+{
+  FMT_PNG16,
+  FMT_PNG8,
+  FMT_RAW16,
+};
+
+/* Also the writer names formats/ registers. */
+static const char *const export_formats[] = { "png16", "png8", "raw16", NULL };
+
+enum
+{
+  ROWS_NORTH_FIRST,
+  ROWS_SOUTH_FIRST,
+};
+
+static const char *const export_rows[] = { "north_first", "south_first", NULL };
+
+typedef struct
+{
+  const char *path;
+  int format;
+  int rows;
+} ExportParams;
+
+static const TgParamDesc export_params[] = {
+  TG_PARAM_OUTPUT_PATH (ExportParams, path, N_("File"), "height.png",
+                        N_("Output file, relative to the output folder")),
+  TG_PARAM_ENUM (ExportParams, format, N_("Format"), "png16", export_formats,
+                 N_("png16: 16-bit greyscale PNG; png8: 8-bit PNG; raw16: headerless "
+                    "16-bit little-endian samples (Unity, Unreal)")),
+  TG_PARAM_ENUM (ExportParams, rows, N_("Row order"), "north_first", export_rows,
+                 N_("Which edge the file starts with; Unity's RAW import wants south first")),
+};
+
+static const TgPortDesc export_inputs[] = {
+  { .name = "height", .type = TG_TYPE_HEIGHT, .label = N_("Height"),
+    .help = N_("Height to write; clamped to 0..1") },
+};
+
+typedef struct
+{
+  const TgValue *in;
+  const TgRegion *region;
+  void *data;
+  int bits;
+  bool flip;
+} ExportJob;
+
+/* Clamps to 0..1 (NaN -> 0) and rounds to nearest. */
+static inline unsigned
+quantise (float v, double full)
+{
+  if (!(v > 0.0f))
+    return 0;
+  if (v >= 1.0f)
+    return (unsigned) full;
+  return (unsigned) ((double) v * full + 0.5);
+}
+
+static void
+export_rows_fn (void *user, int begin, int end)
+{
+  const ExportJob *job = user;
+  int w = job->region->width;
+
+  for (int j = begin; j < end; j++)
+    {
+      const float *src = tg__grid_row (job->in, job->region, j);
+      size_t dj = (size_t) (job->flip ? job->region->height - 1 - j : j);
+      if (job->bits == 16)
+        {
+          uint16_t *dst = (uint16_t *) job->data + dj * (size_t) w;
+          for (int i = 0; i < w; i++)
+            dst[i] = (uint16_t) quantise (src[i], 65535.0);
+        }
+      else
+        {
+          uint8_t *dst = (uint8_t *) job->data + dj * (size_t) w;
+          for (int i = 0; i < w; i++)
+            dst[i] = (uint8_t) quantise (src[i], 255.0);
+        }
+    }
+}
+
+static int
+export_eval (TgEvalCtx *c)
+{
+  const ExportParams *p = tg_eval_params (c);
+  const TgRegion *region = tg_eval_region (c);
+  ExportJob job = { 0 };
+  TgImage img = { 0 };
+  const char *format;
+  int rc;
+
+  if (p->format < 0 || p->format >= TG_N_ELEMENTS (export_formats) - 1)
+    return tg_eval_fail (c, TG_EFORMAT, "params.format: unknown format %d", p->format);
+  format = export_formats[p->format];
+  if (!p->path || !p->path[0])
+    return tg_eval_fail (c, TG_EMISSING, "params.path: no output file given");
+  job.in = tg_eval_input (c, 0);
+  if ((rc = tg__check_grid_input (c, job.in, "height", region)) < 0)
+    return rc;
+
+  img.width = region->width;
+  img.height = region->height;
+  img.channels = 1;
+  img.bits = p->format == FMT_PNG8 ? 8 : 16;
+  img.data = malloc ((size_t) img.width * (size_t) img.height * (size_t) (img.bits / 8));
+  if (!img.data)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+
+  job.region = region;
+  job.data = img.data;
+  job.bits = img.bits;
+  job.flip = p->rows == ROWS_SOUTH_FIRST;
+  rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), export_rows_fn, &job);
+  /* The writer records its own message (naming the path) on failure. */
+  if (rc == 0)
+    rc = tg_eval_write_image (c, p->path, format, &img);
+  free (img.data);
+  return rc;
+}
+
+static const TgNodeDesc export_heightmap_desc = {
+  .type = "export.heightmap",
+  .category = "Output",
+  .label = N_("Export heightmap"),
+  .help = N_("Writes the height as a 16-bit or 8-bit PNG or a 16-bit RAW file"),
+  .inputs = export_inputs,
+  .n_inputs = TG_N_ELEMENTS (export_inputs),
+  .params = export_params,
+  .n_params = TG_N_ELEMENTS (export_params),
+  .params_size = sizeof (ExportParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .eval = export_eval,
+  .flags = TG_NODE_EXPORT,
+  .version = 1,
+};
+TG_NODE_REGISTER (export_heightmap_desc);
