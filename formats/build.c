@@ -8,7 +8,6 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tgformats-private.h"
@@ -167,96 +166,6 @@ manifest_text (const Entry *entries, int n, const TgGraph *g, const char *graph_
   return text;
 }
 
-/* Folders a failed build must not leave behind: the output folder and the
- * subfolders of export paths, those that did not exist before the build.
- * The engine creates them while staging; removing the empty ones after a
- * failure makes "nothing is left" hold for folders too. */
-typedef struct
-{
-  char **dirs;
-  int n;
-} NewDirs;
-
-static bool
-dir_exists (const char *path)
-{
-  struct stat st;
-  return stat (path, &st) == 0;
-}
-
-static void
-note_dir (NewDirs *d, const char *path)
-{
-  char **grown;
-
-  if (dir_exists (path))
-    return;
-  for (int i = 0; i < d->n; i++)
-    if (strcmp (d->dirs[i], path) == 0)
-      return;
-  grown = realloc (d->dirs, sizeof *grown * (size_t) (d->n + 1));
-  if (!grown)
-    return;
-  d->dirs = grown;
-  if ((d->dirs[d->n] = strdup (path)))
-    d->n++;
-}
-
-static void
-note_new_dirs (NewDirs *d, const TgGraph *g, const char *out_dir)
-{
-  note_dir (d, out_dir);
-  for (int i = 0; i < tg_graph_n_nodes (g); i++)
-    {
-      const TgNodeDesc *desc = tg_graph_node_desc (g, i);
-      if (!(desc->flags & TG_NODE_EXPORT))
-        continue;
-      for (int k = 0; k < desc->n_params; k++)
-        {
-          const TgParamValue *v = tg_graph_get_param_at (g, i, k);
-          const char *s = v ? v->s : NULL;
-          if (desc->params[k].type != TG_PARAM_OUTPUT_PATH || !s || !tg_path_is_safe_relative (s))
-            continue;
-          for (const char *slash = strchr (s, '/'); slash; slash = strchr (slash + 1, '/'))
-            {
-              TgBuf path;
-              tg__buf_init (&path);
-              tg__buf_printf (&path, "%s/%.*s", out_dir, (int) (slash - s), s);
-              if (path.data)
-                note_dir (d, path.data);
-              tg__buf_clear (&path);
-            }
-        }
-    }
-}
-
-static int
-longer_first (const void *a, const void *b)
-{
-  size_t la = strlen (*(char *const *) a), lb = strlen (*(char *const *) b);
-  return la < lb ? 1 : la > lb ? -1 : 0;
-}
-
-/* Removes the noted folders that are empty now, children before parents;
- * rmdir leaves any folder that holds something. */
-static void
-new_dirs_remove_empty (NewDirs *d)
-{
-  qsort (d->dirs, (size_t) d->n, sizeof *d->dirs, longer_first);
-  for (int i = 0; i < d->n; i++)
-    rmdir (d->dirs[i]);
-}
-
-static void
-new_dirs_clear (NewDirs *d)
-{
-  for (int i = 0; i < d->n; i++)
-    free (d->dirs[i]);
-  free (d->dirs);
-  d->dirs = NULL;
-  d->n = 0;
-}
-
 static int
 write_manifest (TgExportList *l, const char *text, TgError *err)
 {
@@ -280,7 +189,6 @@ tg_build (TgEngine *e, const TgGraph *g, const char *graph_name, const char *out
 {
   TgExportList l;
   TgError local;
-  NewDirs new_dirs = { NULL, 0 };
   Entry *entries = NULL;
   char *text = NULL;
   int n, rc;
@@ -294,7 +202,6 @@ tg_build (TgEngine *e, const TgGraph *g, const char *graph_name, const char *out
   if (!e || !g || !out_dir)
     return tg_error_set (err, TG_EINVAL, "", "tg_build needs an engine, a graph and a folder");
 
-  note_new_dirs (&new_dirs, g, out_dir);
   rc = tg_engine_export (e, g, out_dir, hooks, &l, report, err);
   if (rc)
     goto out;
@@ -351,8 +258,5 @@ out:
     *list = l;
   else
     tg_export_list_clear (&l);
-  if (rc != 0)
-    new_dirs_remove_empty (&new_dirs);
-  new_dirs_clear (&new_dirs);
   return rc;
 }

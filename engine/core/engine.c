@@ -722,21 +722,44 @@ tg_eval_load_image (TgEvalCtx *c, const char *path, const TgImage **img)
   return 0;
 }
 
-/* mkdir -p for the folders of REL under DIR. */
+/* Creates folder PATH if missing and remembers it, so a failed export can
+ * take it away again. */
 static int
-make_parents (const char *dir, const char *rel)
+make_dir (TgExportList *list, const char *path)
+{
+  char **grown, *copy;
+
+  if (mkdir (path, 0777) != 0)
+    return errno == EEXIST ? 0 : -1;
+  grown = realloc (list->new_dirs, sizeof (char *) * (size_t) (list->n_new_dirs + 1));
+  copy = strdup (path);
+  if (grown == NULL || copy == NULL)
+    {
+      free (copy);
+      if (grown)
+        list->new_dirs = grown;
+      return 0; /* it exists; only the tidy-up is lost */
+    }
+  list->new_dirs = grown;
+  list->new_dirs[list->n_new_dirs++] = copy;
+  return 0;
+}
+
+/* mkdir -p for the folders of REL under the output folder. */
+static int
+make_parents (TgExportList *list, const char *rel)
 {
   char path[PATH_MAX];
   size_t base;
 
-  if (snprintf (path, sizeof path, "%s/%s", dir, rel) >= (int) sizeof path)
+  if (snprintf (path, sizeof path, "%s/%s", list->out_dir, rel) >= (int) sizeof path)
     return -1;
-  base = strlen (dir) + 1;
+  base = strlen (list->out_dir) + 1;
   for (char *p = path + base; *p; p++)
     if (*p == '/')
       {
         *p = '\0';
-        if (mkdir (path, 0777) != 0 && errno != EEXIST)
+        if (make_dir (list, path) != 0)
           return -1;
         *p = '/';
       }
@@ -795,7 +818,7 @@ stage_file (TgExportList *list, unsigned *counter, const char *rel, char *tmp, s
       tg_error_set (err, TG_EPATH, NULL, "\"%s\" is written twice", rel);
       return NULL;
     }
-  if (make_parents (list->out_dir, rel) != 0)
+  if (make_parents (list, rel) != 0)
     {
       tg_error_set (err, TG_EIO, NULL, "cannot create the folder for \"%s\": %s", rel,
                     strerror (errno));
@@ -903,6 +926,7 @@ tg_export_list_commit (TgExportList *list, TgError *err)
       free (f->tmp_path);
       f->tmp_path = NULL;
     }
+  list->committed = true;
   return 0;
 }
 
@@ -921,6 +945,15 @@ tg_export_list_clear (TgExportList *list)
       free (f->format);
       free (f->node_id);
     }
+  /* Children were created after their parents: remove in reverse.  rmdir
+   * leaves any folder that holds something. */
+  for (int i = list->n_new_dirs - 1; i >= 0; i--)
+    {
+      if (!list->committed)
+        rmdir (list->new_dirs[i]);
+      free (list->new_dirs[i]);
+    }
+  free (list->new_dirs);
   free (list->files);
   free (list->out_dir);
   memset (list, 0, sizeof *list);
@@ -1284,12 +1317,16 @@ tg_engine_export (TgEngine *e, const TgGraph *g, const char *out_dir, const TgEv
   memset (list, 0, sizeof *list);
   if ((rc = tg_graph_validate (g, err)) < 0)
     return rc;
-  if (mkdir (out_dir, 0777) != 0 && errno != EEXIST)
-    return tg_error_set (err, TG_EIO, NULL, "cannot create the output folder \"%s\": %s", out_dir,
-                         strerror (errno));
   list->out_dir = strdup (out_dir);
   if (list->out_dir == NULL)
     return tg_error_set (err, TG_ENOMEM, NULL, NULL);
+  if (make_dir (list, out_dir) != 0)
+    {
+      rc = tg_error_set (err, TG_EIO, NULL, "cannot create the output folder \"%s\": %s",
+                         out_dir, strerror (errno));
+      tg_export_list_clear (list);
+      return rc;
+    }
   tg_region_for_world (&region, tg_graph_world_const (g), tg_graph_world_const (g)->resolution);
   if ((rc = eval_begin (&ev, e, g, hooks, report, err)) < 0)
     {

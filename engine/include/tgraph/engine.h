@@ -104,6 +104,9 @@ typedef struct
   char *out_dir;
   TgExportFile *files;
   int n_files;
+  char **new_dirs;  /* folders staging created, parents first */
+  int n_new_dirs;
+  bool committed;
 } TgExportList;
 
 /* Evaluates every export node at the world's build resolution and stages
@@ -116,7 +119,8 @@ int tg_engine_export (TgEngine *e, const TgGraph *g, const char *out_dir,
 
 /* Renames every staged file to its final name. */
 int tg_export_list_commit (TgExportList *list, TgError *err);
-/* Removes staged files that were not committed and frees the list. */
+/* Removes staged files that were not committed, and the folders staging
+ * created for them, and frees the list. */
 void tg_export_list_clear (TgExportList *list);
 
 /* Stages a file the front end writes itself (the manifest): returns an
