@@ -1,0 +1,78 @@
+/* Shared pieces of the `tgraph` command line: the subcommand table, exit
+ * codes, option parsing and error printing that every subcommand uses the
+ * same way, so messages and exit statuses are uniform for CI scripts.
+ */
+#ifndef TGRAPH_CLI_H
+#define TGRAPH_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <tgraph/tgraph.h>
+
+/* Exit statuses, part of the CLI's contract with CI pipelines. */
+enum
+{
+  TG_CLI_EXIT_OK = 0,
+  TG_CLI_EXIT_FAILED = 1, /* evaluation failed, or `fmt --check` found a difference */
+  TG_CLI_EXIT_USAGE = 2,  /* bad command line, unreadable or invalid graph */
+};
+
+typedef struct
+{
+  const char *name;
+  const char *args;    /* "FILE [-o DIR] ..." */
+  const char *summary; /* one line for `tgraph help` */
+  const char *help;    /* the rest of `tgraph help CMD` */
+  int (*run) (int argc, char **argv); /* argv[0] is the command name */
+} TgCliCommand;
+
+int tg__cli_check (int argc, char **argv);
+int tg__cli_eval (int argc, char **argv);
+int tg__cli_info (int argc, char **argv);
+int tg__cli_nodes (int argc, char **argv);
+int tg__cli_schema (int argc, char **argv);
+int tg__cli_fmt (int argc, char **argv);
+
+const TgCliCommand *tg__cli_find_command (const char *name);
+/* Prints the full help of CMD to stdout. */
+void tg__cli_print_command_help (const TgCliCommand *cmd);
+
+/* Prints "tgraph CMD: MESSAGE" and a hint to stderr; returns TG_CLI_EXIT_USAGE. */
+int tg__cli_usage_error (const char *cmd, const char *fmt, ...)
+  __attribute__ ((format (printf, 2, 3)));
+
+/* Whether ARG is "--help" or "-h" (every subcommand accepts them). */
+bool tg__cli_is_help (const char *arg);
+
+/* Matches argv[*I] against the option LONG_NAME ("--output") or SHORT_NAME
+ * ("-o", may be NULL).  The value is taken from "--output=DIR" or from the
+ * next argument.  Returns 1 when matched (*VALUE set, *I advanced past a
+ * separate value), 0 when argv[*I] is another option, -1 when the value is
+ * missing (an error naming the option has been printed for CMD). */
+int tg__cli_option_value (const char *cmd, int argc, char **argv, int *i, const char *long_name,
+                          const char *short_name, const char **value);
+
+/* Parses TEXT as a whole decimal integer in MIN..MAX.  On failure prints
+ * "tgraph CMD: OPTION: expected an integer in MIN..MAX, got "TEXT"" and
+ * returns -1. */
+int tg__cli_parse_int (const char *cmd, const char *option, const char *text, long min, long max,
+                       int *out);
+
+/* Prints an error about FILE the way compilers do, so editors can jump to
+ * it: "FILE:LINE:COL: PATH: message", or "FILE: PATH: message" when the
+ * position is unknown, or "FILE: message" when the error has no path. */
+void tg__cli_print_file_error (const char *file, const TgError *err);
+
+/* Loads FILE; on failure prints the error (tg__cli_print_file_error) and
+ * returns NULL.  The caller frees the graph. */
+TgGraph *tg__cli_load_graph (const char *file);
+
+/* Reads the whole file into a NUL-terminated buffer (caller frees), or
+ * NULL with errno set. */
+char *tg__cli_read_file (const char *path, size_t *len);
+
+/* "1.5 MiB"-style size into BUF; returns BUF. */
+const char *tg__cli_format_bytes (unsigned long long bytes, char *buf, size_t size);
+
+#endif

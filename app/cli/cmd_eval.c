@@ -1,0 +1,579 @@
+/* `tgraph eval`: evaluate a graph and write its exports.
+ *
+ * Loads the file, applies the command-line overrides (--resolution,
+ * --set), validates, and hands the graph to tg_build, the same call the
+ * GUI's export uses, so both write the same bytes.  Progress goes to
+ * stderr; SIGINT and SIGTERM request the engine's cancel token from a
+ * signal-waiting thread, so an interrupted build leaves no partial files.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tgformats/tgformats.h>
+
+#include "cli.h"
+
+#define CMD "eval"
+
+/* --- progress ------------------------------------------------------------ */
+
+typedef struct
+{
+  pthread_mutex_t lock;
+  const TgGraph *graph;
+  int n_nodes;
+  bool *needed;        /* nodes an export depends on: the denominator of the bar */
+  int n_needed;
+  TgNodeState *state;
+  double *fraction;
+  double *t_start;
+  int current;         /* node shown on the bar */
+  const TgCancel *cancel;
+  bool tty, quiet;
+  bool drawn;          /* a bar is on the terminal line */
+  double last_draw;
+} Progress;
+
+static double
+now_s (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
+}
+
+static bool
+state_is_final (TgNodeState s)
+{
+  return s == TG_NODE_DONE || s == TG_NODE_CACHED || s == TG_NODE_FAILED
+         || s == TG_NODE_SKIPPED || s == TG_NODE_CANCELLED;
+}
+
+/* Marks every node that an export node depends on, walking the topological
+ * order backwards so each node is visited after everything it feeds. */
+static void
+mark_needed (const TgGraph *g, bool *needed)
+{
+  int n = tg_graph_n_nodes (g);
+  int *order = calloc ((size_t) (n > 0 ? n : 1), sizeof *order);
+
+  for (int i = 0; i < n; i++)
+    needed[i] = (tg_graph_node_desc (g, i)->flags & TG_NODE_EXPORT) != 0;
+  if (!order || tg_graph_topo_order (g, order, NULL) < 0)
+    {
+      /* Validation already refused cycles; count every node if it did not. */
+      for (int i = 0; i < n; i++)
+        needed[i] = true;
+      free (order);
+      return;
+    }
+  for (int k = n - 1; k >= 0; k--)
+    {
+      int node = order[k];
+      if (!needed[node])
+        continue;
+      const TgNodeDesc *d = tg_graph_node_desc (g, node);
+      for (int p = 0; p < d->n_inputs; p++)
+        {
+          int l = tg_graph_input_link (g, node, p);
+          if (l >= 0)
+            needed[tg_graph_link (g, l)->from_node] = true;
+        }
+    }
+  free (order);
+}
+
+static int
+progress_init (Progress *p, const TgGraph *g, bool quiet)
+{
+  memset (p, 0, sizeof *p);
+  pthread_mutex_init (&p->lock, NULL);
+  p->graph = g;
+  p->n_nodes = tg_graph_n_nodes (g);
+  size_t n = (size_t) (p->n_nodes > 0 ? p->n_nodes : 1);
+  p->needed = calloc (n, sizeof *p->needed);
+  p->state = calloc (n, sizeof *p->state);
+  p->fraction = calloc (n, sizeof *p->fraction);
+  p->t_start = calloc (n, sizeof *p->t_start);
+  if (!p->needed || !p->state || !p->fraction || !p->t_start)
+    return TG_ENOMEM;
+  mark_needed (g, p->needed);
+  for (int i = 0; i < p->n_nodes; i++)
+    p->n_needed += p->needed[i];
+  p->current = -1;
+  p->quiet = quiet;
+  p->tty = isatty (STDERR_FILENO) == 1;
+  return 0;
+}
+
+static void
+progress_clear (Progress *p)
+{
+  pthread_mutex_destroy (&p->lock);
+  free (p->needed);
+  free (p->state);
+  free (p->fraction);
+  free (p->t_start);
+}
+
+/* Redraws the one-line bar: overall share of the needed nodes, then the
+ * node being computed and its own percentage. */
+static void
+progress_draw (Progress *p)
+{
+  double done = 0.0;
+  char bar[31];
+  const int width = (int) sizeof bar - 1;
+
+  for (int i = 0; i < p->n_nodes; i++)
+    if (p->needed[i])
+      done += state_is_final (p->state[i]) ? 1.0 : p->fraction[i];
+  double total = p->n_needed > 0 ? done / p->n_needed : 1.0;
+  if (total > 1.0)
+    total = 1.0;
+  int fill = (int) (total * width);
+  for (int i = 0; i < width; i++)
+    bar[i] = i < fill ? '#' : '-';
+  bar[width] = '\0';
+
+  fprintf (stderr, "\r\033[K[%s] %3d%%", bar, (int) (total * 100.0));
+  if (p->current >= 0)
+    fprintf (stderr, "  %.32s %3d%%", tg_graph_node_id (p->graph, p->current),
+             (int) (p->fraction[p->current] * 100.0));
+  fflush (stderr);
+  p->drawn = true;
+}
+
+static void
+progress_erase (Progress *p)
+{
+  if (p->drawn)
+    {
+      fprintf (stderr, "\r\033[K");
+      fflush (stderr);
+      p->drawn = false;
+    }
+}
+
+static void
+on_progress (void *user, int node, TgNodeState state, double fraction)
+{
+  Progress *p = user;
+
+  if (p->quiet || node < 0 || node >= p->n_nodes)
+    return;
+  pthread_mutex_lock (&p->lock);
+  double t = now_s ();
+  TgNodeState before = p->state[node];
+  if (p->t_start[node] == 0.0)
+    p->t_start[node] = t;
+  p->state[node] = state;
+  if (fraction >= 0.0 && fraction <= 1.0)
+    p->fraction[node] = fraction;
+
+  if (p->tty)
+    {
+      if (state == TG_NODE_RUNNING)
+        p->current = node;
+      /* At most ten redraws a second, whatever the number of threads. */
+      if (t - p->last_draw >= 0.1 || (state != before && state == TG_NODE_RUNNING))
+        {
+          progress_draw (p);
+          p->last_draw = t;
+        }
+    }
+  else if (state != before && state_is_final (state))
+    {
+      const char *id = tg_graph_node_id (p->graph, node);
+      switch (state)
+        {
+        case TG_NODE_DONE:
+          fprintf (stderr, "%s: done (%.2f s)\n", id, t - p->t_start[node]);
+          break;
+        case TG_NODE_CACHED:
+          fprintf (stderr, "%s: cached\n", id);
+          break;
+        case TG_NODE_FAILED:
+          fprintf (stderr, "%s: failed\n", id);
+          break;
+        case TG_NODE_SKIPPED:
+          fprintf (stderr, "%s: skipped (%s)\n", id,
+                   p->cancel && tg_cancel_is_requested (p->cancel) ? "cancelled"
+                                                                    : "an input failed");
+          break;
+        default:
+          fprintf (stderr, "%s: cancelled\n", id);
+          break;
+        }
+      fflush (stderr);
+    }
+  pthread_mutex_unlock (&p->lock);
+}
+
+/* --- signals --------------------------------------------------------------- */
+
+typedef struct
+{
+  sigset_t set;
+  TgCancel *cancel;
+  pthread_t thread;
+  int signal; /* the first signal received, 0 if none */
+} SignalWatch;
+
+/* Runs with SIGINT and SIGTERM blocked in every thread, so they arrive
+ * here synchronously: no async-signal-safety concerns for the cancel
+ * token.  A second signal gives up on a clean stop. */
+static void *
+signal_thread (void *data)
+{
+  SignalWatch *w = data;
+
+  for (;;)
+    {
+      int sig = 0;
+      if (sigwait (&w->set, &sig) != 0)
+        continue;
+      if (w->signal == 0)
+        {
+          w->signal = sig;
+          tg_cancel_request (w->cancel);
+          static const char msg[] = "\ntgraph: cancelling (press again to quit at once)\n";
+          if (write (STDERR_FILENO, msg, sizeof msg - 1) < 0)
+            { /* nothing more to do */ }
+        }
+      else
+        _exit (128 + sig);
+    }
+  return NULL;
+}
+
+/* Blocks the signals in the calling thread (and so in every thread it
+ * starts later, the engine's pool included) and starts the watcher. */
+static int
+signal_watch_start (SignalWatch *w, TgCancel *cancel)
+{
+  memset (w, 0, sizeof *w);
+  w->cancel = cancel;
+  sigemptyset (&w->set);
+  sigaddset (&w->set, SIGINT);
+  sigaddset (&w->set, SIGTERM);
+  if (pthread_sigmask (SIG_BLOCK, &w->set, NULL) != 0)
+    return -1;
+  if (pthread_create (&w->thread, NULL, signal_thread, w) != 0)
+    {
+      pthread_sigmask (SIG_UNBLOCK, &w->set, NULL);
+      return -1;
+    }
+  return 0;
+}
+
+static int
+signal_watch_stop (SignalWatch *w)
+{
+  pthread_cancel (w->thread);
+  pthread_join (w->thread, NULL);
+  return w->signal;
+}
+
+/* --- --set ----------------------------------------------------------------- */
+
+/* Applies one "ID.PARAM=VALUE"; errors name the flag and the node. */
+static int
+apply_set (TgGraph *g, const char *arg)
+{
+  const char *eq = strchr (arg, '=');
+  const char *dot = strchr (arg, '.');
+  char id[256], name[256];
+  TgError err;
+
+  if (!eq || !dot || dot > eq || dot == arg || dot + 1 == eq)
+    return tg__cli_usage_error (CMD, "--set \"%s\": expected ID.PARAM=VALUE", arg);
+  if ((size_t) (dot - arg) >= sizeof id || (size_t) (eq - dot - 1) >= sizeof name)
+    return tg__cli_usage_error (CMD, "--set \"%s\": name too long", arg);
+  memcpy (id, arg, (size_t) (dot - arg));
+  id[dot - arg] = '\0';
+  memcpy (name, dot + 1, (size_t) (eq - dot - 1));
+  name[eq - dot - 1] = '\0';
+
+  int node = tg_graph_find_node (g, id);
+  if (node < 0)
+    return tg__cli_usage_error (CMD, "--set %s: the graph has no node \"%s\"", arg, id);
+  const TgNodeDesc *d = tg_graph_node_desc (g, node);
+  int pi = tg_node_desc_find_param (d, name);
+  if (pi < 0)
+    {
+      fprintf (stderr, "tgraph %s: --set %s: node \"%s\" (%s) has no parameter \"%s\"", CMD, arg,
+               id, d->type, name);
+      for (int k = 0; k < d->n_params; k++)
+        fprintf (stderr, "%s%s", k == 0 ? "; it has: " : ", ", d->params[k].name);
+      fprintf (stderr, "\n");
+      return TG_CLI_EXIT_USAGE;
+    }
+
+  TgParamValue v;
+  memset (&v, 0, sizeof v);
+  tg_error_clear (&err);
+  int rc = tg_param_value_parse (&d->params[pi], eq + 1, &v, &err);
+  if (rc >= 0)
+    rc = tg_graph_set_param (g, node, name, &v, &err);
+  tg_param_value_clear (&v);
+  if (rc < 0)
+    return tg__cli_usage_error (CMD, "--set %s: %s", arg,
+                                err.message[0] ? err.message : tg_strerror (rc));
+  return TG_CLI_EXIT_OK;
+}
+
+/* --- the command -------------------------------------------------------- */
+
+static const char *
+base_name (const char *path)
+{
+  const char *s = strrchr (path, '/');
+  return s ? s + 1 : path;
+}
+
+/* Prints what was written, one line per file, from the committed list. */
+static void
+print_files (const TgExportList *list, const char *out_dir, double seconds)
+{
+  unsigned long long total = 0;
+  char size[32];
+
+  printf ("wrote %d file%s to %s/ in %.2f s:\n", list->n_files, list->n_files == 1 ? "" : "s",
+          out_dir, seconds);
+  for (int i = 0; i < list->n_files; i++)
+    {
+      const TgExportFile *f = &list->files[i];
+      char full[4096];
+      struct stat st;
+      unsigned long long bytes = f->bytes;
+
+      /* The size on disk, in case the list was filled before the final flush. */
+      if (snprintf (full, sizeof full, "%s/%s", out_dir, f->path) < (int) sizeof full
+          && stat (full, &st) == 0)
+        bytes = (unsigned long long) st.st_size;
+      total += bytes;
+      char dims[64] = "";
+      if (f->width > 0 && f->height > 0)
+        snprintf (dims, sizeof dims, "%dx%d", f->width, f->height);
+      printf ("  %-32s %10s  %-11s %s\n", f->path, tg__cli_format_bytes (bytes, size, sizeof size),
+              dims, f->format ? f->format : "");
+    }
+  printf ("  total %s\n", tg__cli_format_bytes (total, size, sizeof size));
+}
+
+/* Names the node that failed: `node "erode" (erosion.thermal): message`. */
+static void
+print_failure (const char *file, const TgGraph *g, const TgEvalReport *report, const TgError *err)
+{
+  int node = tg_eval_report_first_failure (report);
+
+  if (node >= 0 && node < tg_graph_n_nodes (g))
+    {
+      const char *msg = report->message && report->message[node] ? report->message[node]
+                        : err->message[0]                       ? err->message
+                                                                : tg_strerror (err->code);
+      fprintf (stderr, "tgraph %s: %s: node \"%s\" (%s): %s\n", CMD, file,
+               tg_graph_node_id (g, node), tg_graph_node_desc (g, node)->type, msg);
+    }
+  else
+    {
+      char buf[TG_ERROR_PATH_MAX + TG_ERROR_MESSAGE_MAX + 8];
+      fprintf (stderr, "tgraph %s: %s: %s\n", CMD, file,
+               err->code ? tg_error_format (err, buf, sizeof buf) : "build failed");
+    }
+}
+
+typedef struct
+{
+  const char *file;
+  const char *out_dir;
+  const char **sets; /* --set arguments in command-line order */
+  int n_sets;
+  int resolution;    /* 0: the file's */
+  int threads;       /* 0: one per core */
+  bool quiet;
+} EvalOptions;
+
+/* Fills O from the command line; returns 0 or an exit status (the error
+ * has been printed). */
+static int
+parse_options (int argc, char **argv, EvalOptions *o)
+{
+  bool options_done = false;
+
+  for (int i = 1; i < argc; i++)
+    {
+      const char *a = argv[i], *v = NULL;
+      int m;
+
+      if (options_done || a[0] != '-' || a[1] == '\0')
+        {
+          if (o->file)
+            return tg__cli_usage_error (CMD, "expected one FILE, got \"%s\" and \"%s\"",
+                                        o->file, a);
+          o->file = a;
+        }
+      else if (strcmp (a, "--") == 0)
+        options_done = true;
+      else if (strcmp (a, "-q") == 0 || strcmp (a, "--quiet") == 0)
+        o->quiet = true;
+      else if ((m = tg__cli_option_value (CMD, argc, argv, &i, "--output", "-o", &v)) != 0)
+        {
+          if (m < 0)
+            return TG_CLI_EXIT_USAGE;
+          if (!v[0])
+            return tg__cli_usage_error (CMD, "--output: empty folder name");
+          o->out_dir = v;
+        }
+      else if ((m = tg__cli_option_value (CMD, argc, argv, &i, "--resolution", "-r", &v)) != 0)
+        {
+          if (m < 0 || tg__cli_parse_int (CMD, "--resolution", v, TG_RESOLUTION_MIN,
+                                          TG_RESOLUTION_MAX, &o->resolution) < 0)
+            return TG_CLI_EXIT_USAGE;
+        }
+      else if ((m = tg__cli_option_value (CMD, argc, argv, &i, "--threads", "-j", &v)) != 0)
+        {
+          if (m < 0 || tg__cli_parse_int (CMD, "--threads", v, 0, 1024, &o->threads) < 0)
+            return TG_CLI_EXIT_USAGE;
+        }
+      else if ((m = tg__cli_option_value (CMD, argc, argv, &i, "--set", "-s", &v)) != 0)
+        {
+          if (m < 0)
+            return TG_CLI_EXIT_USAGE;
+          o->sets[o->n_sets++] = v;
+        }
+      else
+        return tg__cli_usage_error (CMD, "unknown option \"%s\"", a);
+    }
+  if (!o->file)
+    return tg__cli_usage_error (CMD, "no file given");
+  return 0;
+}
+
+/* Loads the file and applies --resolution and --set, then validates, so
+ * an override that breaks a rule is refused before anything runs. */
+static TgGraph *
+prepare_graph (const EvalOptions *o)
+{
+  TgGraph *g = tg__cli_load_graph (o->file);
+  TgError err;
+
+  if (!g)
+    return NULL;
+  if (o->resolution > 0)
+    tg_graph_world (g)->resolution = o->resolution;
+  for (int k = 0; k < o->n_sets; k++)
+    if (apply_set (g, o->sets[k]) != TG_CLI_EXIT_OK)
+      {
+        tg_graph_free (g);
+        return NULL;
+      }
+  tg_error_clear (&err);
+  if (tg_graph_validate (g, &err) < 0)
+    {
+      tg__cli_print_file_error (o->file, &err);
+      tg_graph_free (g);
+      return NULL;
+    }
+  return g;
+}
+
+/* Builds G into the output folder with progress and cancellation; returns
+ * the exit status. */
+static int
+build (const EvalOptions *o, const TgGraph *g)
+{
+  Progress progress;
+  TgError err;
+
+  tg_error_clear (&err);
+  if (progress_init (&progress, g, o->quiet) < 0)
+    {
+      progress_clear (&progress);
+      fprintf (stderr, "tgraph %s: out of memory\n", CMD);
+      return TG_CLI_EXIT_FAILED;
+    }
+
+  TgCancel *cancel = tg_cancel_new ();
+  progress.cancel = cancel;
+  SignalWatch watch;
+  bool watching = cancel && signal_watch_start (&watch, cancel) == 0;
+  /* Created after the signals are blocked, so its threads never take them. */
+  TgEngineOptions opts = { .threads = o->threads, .cache_bytes = 0 };
+  TgEngine *engine = tg_engine_new (&opts);
+  TgEvalHooks hooks = { .progress = on_progress, .user = &progress, .cancel = cancel };
+  TgExportList list;
+  TgEvalReport report;
+  memset (&list, 0, sizeof list);
+  memset (&report, 0, sizeof report);
+
+  int rc;
+  double t0 = now_s ();
+  if (!engine || !cancel)
+    rc = tg_error_set (&err, TG_ENOMEM, "", "cannot start the engine");
+  else
+    rc = tg_build (engine, g, base_name (o->file), o->out_dir, &hooks, &list, &report, &err);
+  double seconds = now_s () - t0;
+
+  int sig = watching ? signal_watch_stop (&watch) : 0;
+  pthread_mutex_lock (&progress.lock);
+  progress_erase (&progress);
+  progress.quiet = true; /* no more drawing, whatever a late worker reports */
+  pthread_mutex_unlock (&progress.lock);
+
+  int status;
+  if (rc == TG_ECANCELLED || (rc < 0 && sig))
+    {
+      fprintf (stderr, "tgraph %s: %s: cancelled; nothing was written to %s/\n", CMD, o->file,
+               o->out_dir);
+      status = 128 + (sig ? sig : SIGINT);
+    }
+  else if (rc < 0)
+    {
+      print_failure (o->file, g, &report, &err);
+      status = TG_CLI_EXIT_FAILED;
+    }
+  else
+    {
+      if (!o->quiet)
+        print_files (&list, o->out_dir, seconds);
+      status = TG_CLI_EXIT_OK;
+    }
+
+  tg_export_list_clear (&list);
+  tg_eval_report_clear (&report);
+  if (engine)
+    tg_engine_free (engine);
+  if (cancel)
+    tg_cancel_free (cancel);
+  progress_clear (&progress);
+  return status;
+}
+
+int
+tg__cli_eval (int argc, char **argv)
+{
+  EvalOptions o = { .out_dir = "out" };
+  int status;
+
+  o.sets = calloc ((size_t) argc, sizeof *o.sets);
+  if (!o.sets)
+    return TG_CLI_EXIT_FAILED;
+  status = parse_options (argc, argv, &o);
+  if (status == 0)
+    {
+      TgGraph *g = prepare_graph (&o);
+      status = g ? build (&o, g) : TG_CLI_EXIT_USAGE;
+      if (g)
+        tg_graph_free (g);
+    }
+  free (o.sets);
+  return status;
+}

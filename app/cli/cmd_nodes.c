@@ -1,0 +1,246 @@
+/* `tgraph nodes [--json]`: the node catalogue of this build, read from the
+ * registry (the single source the schema and the GUI's menus also use).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tgformats/tgformats.h>
+
+#include "cli.h"
+
+static int
+compare_str (const void *a, const void *b)
+{
+  return strcmp (*(const char *const *) a, *(const char *const *) b);
+}
+
+static void
+print_ports (const char *what, const TgPortDesc *ports, int n)
+{
+  printf ("  %-8s", what);
+  if (n == 0)
+    printf ("-");
+  for (int i = 0; i < n; i++)
+    printf ("%s%s (%s%s)", i ? ", " : "", ports[i].name, tg_port_type_name (ports[i].type),
+            ports[i].optional ? ", optional" : "");
+  printf ("\n");
+}
+
+/* The default of D as it would appear in a .tgraph file. */
+static void
+format_default (const TgParamDesc *d, char *buf, size_t size)
+{
+  switch (d->type)
+    {
+    case TG_PARAM_FLOAT:
+      snprintf (buf, size, "%.10g", d->def);
+      break;
+    case TG_PARAM_INT:
+    case TG_PARAM_SEED:
+      snprintf (buf, size, "%d", (int) d->def);
+      break;
+    case TG_PARAM_BOOL:
+      snprintf (buf, size, "%s", d->def != 0.0 ? "true" : "false");
+      break;
+    case TG_PARAM_ENUM:
+      snprintf (buf, size, "%s", d->def_s ? d->def_s : (d->choices ? d->choices[0] : ""));
+      break;
+    case TG_PARAM_STRING:
+    case TG_PARAM_INPUT_PATH:
+    case TG_PARAM_OUTPUT_PATH:
+      if (d->flags & TG_PARAM_REQUIRED)
+        snprintf (buf, size, "(required)");
+      else
+        snprintf (buf, size, "\"%s\"", d->def_s ? d->def_s : "");
+      break;
+    case TG_PARAM_VEC2:
+      snprintf (buf, size, "[%.10g, %.10g]", d->def_v[0], d->def_v[1]);
+      break;
+    case TG_PARAM_VEC3:
+      snprintf (buf, size, "[%.10g, %.10g, %.10g]", d->def_v[0], d->def_v[1], d->def_v[2]);
+      break;
+    case TG_PARAM_COLOR:
+      {
+        int c[4];
+        for (int k = 0; k < 4; k++)
+          c[k] = (int) (d->def_v[k] * 255.0 + 0.5);
+        if (c[3] == 255)
+          snprintf (buf, size, "#%02x%02x%02x", c[0], c[1], c[2]);
+        else
+          snprintf (buf, size, "#%02x%02x%02x%02x", c[0], c[1], c[2], c[3]);
+      }
+      break;
+    case TG_PARAM_CURVE:
+      {
+        size_t n = 0;
+        buf[0] = '\0';
+        for (int k = 0; k < d->def_curve_n && n + 1 < size; k++)
+          n += (size_t) snprintf (buf + n, size - n, "%s[%.6g, %.6g]", k ? " " : "",
+                                  d->def_curve[2 * k], d->def_curve[2 * k + 1]);
+      }
+      break;
+    default:
+      buf[0] = '\0';
+      break;
+    }
+}
+
+/* The accepted values of D: a range, or the enum choices. */
+static void
+format_range (const TgParamDesc *d, char *buf, size_t size)
+{
+  buf[0] = '\0';
+  switch (d->type)
+    {
+    case TG_PARAM_FLOAT:
+    case TG_PARAM_INT:
+    case TG_PARAM_SEED:
+      snprintf (buf, size, "%.10g..%.10g", d->min, d->max);
+      break;
+    case TG_PARAM_ENUM:
+      {
+        size_t n = 0;
+        for (int k = 0; d->choices && d->choices[k] && n + 1 < size; k++)
+          n += (size_t) snprintf (buf + n, size - n, "%s%s", k ? "|" : "", d->choices[k]);
+      }
+      break;
+    case TG_PARAM_COLOR:
+      snprintf (buf, size, "#rrggbb[aa]");
+      break;
+    case TG_PARAM_CURVE:
+      snprintf (buf, size, "[x, y] in 0..1");
+      break;
+    default:
+      break;
+    }
+}
+
+/* Prints TEXT indented by INDENT spaces, wrapped at word boundaries to
+ * stay within WIDTH columns (a longer word gets a line of its own). */
+static void
+print_wrapped (const char *text, int indent, int width)
+{
+  const char *p = text;
+
+  while (*p)
+    {
+      while (*p == ' ')
+        p++;
+      if (!*p)
+        break;
+      int room = width - indent, len = (int) strlen (p), cut = len;
+      if (len > room)
+        {
+          cut = room;
+          while (cut > 0 && p[cut] != ' ')
+            cut--;
+          if (cut == 0)
+            for (cut = room; p[cut] && p[cut] != ' '; cut++)
+              ;
+        }
+      printf ("%*s%.*s\n", indent, "", cut, p);
+      p += cut;
+    }
+}
+
+static void
+print_node (const TgNodeDesc *d)
+{
+  printf ("%s  %s", d->type, d->label ? d->label : "");
+  /* Local is the common case; say so only for nodes that need more. */
+  if (d->locality != TG_LOCALITY_LOCAL)
+    printf ("  [%s]", tg_locality_name (d->locality));
+  printf ("\n");
+  if (d->help && d->help[0])
+    print_wrapped (d->help, 2, 96);
+  print_ports ("in:", d->inputs, d->n_inputs);
+  print_ports ("out:", d->outputs, d->n_outputs);
+  if (d->n_params == 0)
+    return;
+  printf ("  params:\n");
+  for (int k = 0; k < d->n_params; k++)
+    {
+      const TgParamDesc *p = &d->params[k];
+      char def[256], range[256], unit[32] = "";
+      format_default (p, def, sizeof def);
+      format_range (p, range, sizeof range);
+      if (p->unit && p->unit[0])
+        snprintf (unit, sizeof unit, " %s", p->unit);
+      printf ("    %-18s %-11s %-14s %s%s", p->name, tg_param_type_name (p->type), def, range,
+              range[0] ? unit : "");
+      if (p->label && p->label[0])
+        printf ("%s%s", range[0] ? "  " : "", p->label);
+      printf ("\n");
+    }
+}
+
+static void
+print_table (void)
+{
+  int n = tg_registry_count ();
+  const char **cats = calloc ((size_t) (n > 0 ? n : 1), sizeof *cats);
+  int n_cats = 0;
+
+  if (!cats)
+    return;
+  for (int i = 0; i < n; i++)
+    {
+      const char *c = tg_registry_get (i)->category;
+      bool seen = false;
+      if (!c)
+        c = "";
+      for (int k = 0; k < n_cats && !seen; k++)
+        seen = strcmp (cats[k], c) == 0;
+      if (!seen)
+        cats[n_cats++] = c;
+    }
+  qsort (cats, (size_t) n_cats, sizeof *cats, compare_str);
+
+  printf ("%d node types\n", n);
+  for (int k = 0; k < n_cats; k++)
+    {
+      printf ("\n== %s ==\n", cats[k][0] ? cats[k] : "Other");
+      for (int i = 0; i < n; i++)
+        {
+          const TgNodeDesc *d = tg_registry_get (i);
+          if (strcmp (d->category ? d->category : "", cats[k]) != 0)
+            continue;
+          printf ("\n");
+          print_node (d);
+        }
+    }
+  free (cats);
+}
+
+int
+tg__cli_nodes (int argc, char **argv)
+{
+  bool json = false;
+
+  for (int i = 1; i < argc; i++)
+    {
+      if (strcmp (argv[i], "--json") == 0)
+        json = true;
+      else
+        return tg__cli_usage_error ("nodes", "unexpected argument \"%s\"", argv[i]);
+    }
+  if (!json)
+    {
+      print_table ();
+      return TG_CLI_EXIT_OK;
+    }
+
+  char *text = tg_catalogue_json ();
+  if (!text)
+    {
+      fprintf (stderr, "tgraph nodes: cannot build the catalogue\n");
+      return TG_CLI_EXIT_FAILED;
+    }
+  size_t n = strlen (text);
+  fputs (text, stdout);
+  if (n == 0 || text[n - 1] != '\n')
+    fputc ('\n', stdout);
+  free (text);
+  return TG_CLI_EXIT_OK;
+}

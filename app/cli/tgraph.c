@@ -1,0 +1,183 @@
+/* `tgraph`: the headless front end of Terrane.
+ *
+ * CI pipelines use it to check, evaluate and export .tgraph files with no
+ * display.  This file holds the command table, the top-level help and the
+ * dispatch; each subcommand lives in its own cmd_*.c file.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <tgformats/tgformats.h>
+
+#include "cli.h"
+
+static const TgCliCommand commands[] = {
+  { "check", "FILE...", "validate graphs; print each error with its place",
+    "Loads and validates each FILE (syntax, node types, parameters and their ranges,\n"
+    "links, cycles, export paths) and prints every problem as\n"
+    "  FILE:LINE:COL: PATH: message\n"
+    "(or FILE: PATH: message where the position is unknown).\n"
+    "Exit status: 0 when every file is valid, 2 otherwise.\n"
+    "\n"
+    "Options:\n"
+    "  -q, --quiet          print nothing for valid files\n",
+    tg__cli_check },
+  { "eval", "FILE [-o DIR] [--resolution N] [--threads N] [--set ID.PARAM=VALUE]... [--quiet]",
+    "evaluate a graph and write its exports plus manifest.json",
+    "Evaluates every export node of FILE and writes the exported files and\n"
+    "manifest.json (sizes and SHA-256 of every file) into DIR.  The files appear\n"
+    "together or not at all: a failure or Ctrl+C leaves no partial output.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output DIR     output folder (default: out), created when missing\n"
+    "  -r, --resolution N   samples along X, overriding world.resolution (2..16385)\n"
+    "  -j, --threads N      worker threads (default 0: one per core); the output\n"
+    "                       bytes are the same for any thread count\n"
+    "  -s, --set ID.PARAM=VALUE\n"
+    "                       override a parameter of node ID before evaluation;\n"
+    "                       VALUE as in the file: 3.5, true, perlin, 1,2 (vectors),\n"
+    "                       #rrggbb (colours), 0:0,0.5:0.3,1:1 (curves)\n"
+    "  -q, --quiet          print nothing but errors\n"
+    "\n"
+    "Progress goes to stderr: a progress bar on a terminal, log lines otherwise.\n"
+    "Exit status: 0 on success, 1 when evaluation failed (the message names the\n"
+    "node), 2 on a usage error or an invalid graph, 128+N when stopped by signal N.\n",
+    tg__cli_eval },
+  { "info", "FILE", "print the world, the nodes and the files a graph exports",
+    "Prints the world settings (size, height, resolution, seed), the nodes with\n"
+    "their types, the number of links, and the files each export node writes.\n"
+    "Exit status: 0, or 2 when FILE cannot be loaded.\n",
+    tg__cli_info },
+  { "nodes", "[--json]", "list the node types this build knows",
+    "Prints the node catalogue, grouped by category: each type with its label,\n"
+    "ports and parameters (defaults, ranges, units).\n"
+    "\n"
+    "Options:\n"
+    "  --json               print the catalogue as JSON instead\n",
+    tg__cli_nodes },
+  { "schema", "", "print the JSON Schema of the .tgraph format",
+    "Prints the JSON Schema (draft 2020-12) of .tgraph files, generated from the\n"
+    "node registry of this build.\n",
+    tg__cli_schema },
+  { "fmt", "FILE... [--check]", "rewrite graphs in canonical form",
+    "Rewrites each FILE in the canonical form (stable key order, every parameter,\n"
+    "2-space indent), atomically, so diffs in version control stay small.\n"
+    "\n"
+    "Options:\n"
+    "  --check              change nothing; exit 1 when a file is not canonical\n"
+    "\n"
+    "Exit status: 0, 1 (--check found a difference), 2 when a file cannot be loaded.\n",
+    tg__cli_fmt },
+};
+
+const TgCliCommand *
+tg__cli_find_command (const char *name)
+{
+  for (int i = 0; i < TG_N_ELEMENTS (commands); i++)
+    if (strcmp (commands[i].name, name) == 0)
+      return &commands[i];
+  return NULL;
+}
+
+void
+tg__cli_print_command_help (const TgCliCommand *cmd)
+{
+  /* The summary is a lower-case line in the command list; here it is a sentence. */
+  printf ("Usage: tgraph %s%s%s\n\n%c%s.\n\n%s", cmd->name, cmd->args[0] ? " " : "", cmd->args,
+          toupper ((unsigned char) cmd->summary[0]), cmd->summary + 1, cmd->help);
+}
+
+static void
+print_usage (FILE *f)
+{
+  fprintf (f,
+           "Usage: tgraph COMMAND [ARGS]\n"
+           "\n"
+           "Terrane's headless terrain graph tool.\n"
+           "\n"
+           "Commands:\n");
+  for (int i = 0; i < TG_N_ELEMENTS (commands); i++)
+    fprintf (f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+  fprintf (f,
+           "  help     show help for a command: tgraph help COMMAND\n"
+           "\n"
+           "Options:\n"
+           "  --version  print the version\n"
+           "  --help     print this help\n");
+}
+
+static int
+run_help (int argc, char **argv)
+{
+  if (argc < 2)
+    {
+      print_usage (stdout);
+      return TG_CLI_EXIT_OK;
+    }
+  if (argc > 2)
+    return tg__cli_usage_error ("help", "expected one command name, got %d arguments", argc - 1);
+  const TgCliCommand *cmd = tg__cli_find_command (argv[1]);
+  if (!cmd)
+    {
+      if (strcmp (argv[1], "help") == 0)
+        {
+          print_usage (stdout);
+          return TG_CLI_EXIT_OK;
+        }
+      return tg__cli_usage_error ("help", "unknown command \"%s\"", argv[1]);
+    }
+  tg__cli_print_command_help (cmd);
+  return TG_CLI_EXIT_OK;
+}
+
+int
+main (int argc, char **argv)
+{
+  /* No setlocale(): numbers must print with a '.' whatever the user's locale. */
+  if (argc < 2)
+    {
+      print_usage (stderr);
+      return TG_CLI_EXIT_USAGE;
+    }
+
+  const char *name = argv[1];
+  if (strcmp (name, "--version") == 0 || strcmp (name, "-V") == 0)
+    {
+      printf ("tgraph %s (.tgraph format %d)\n", TG_VERSION_STRING, TG_FORMAT_VERSION);
+      return TG_CLI_EXIT_OK;
+    }
+  if (tg__cli_is_help (name))
+    {
+      print_usage (stdout);
+      return TG_CLI_EXIT_OK;
+    }
+  if (strcmp (name, "help") == 0)
+    return run_help (argc - 1, argv + 1);
+
+  const TgCliCommand *cmd = tg__cli_find_command (name);
+  if (!cmd)
+    {
+      fprintf (stderr, "tgraph: unknown command \"%s\"\nRun 'tgraph help' for the list.\n",
+               name);
+      return TG_CLI_EXIT_USAGE;
+    }
+  for (int i = 2; i < argc; i++)
+    {
+      if (strcmp (argv[i], "--") == 0)
+        break;
+      if (tg__cli_is_help (argv[i]))
+        {
+          tg__cli_print_command_help (cmd);
+          return TG_CLI_EXIT_OK;
+        }
+    }
+
+  int rc = tg_formats_init ();
+  if (rc < 0)
+    {
+      fprintf (stderr, "tgraph: cannot register file formats: %s\n", tg_strerror (rc));
+      return TG_CLI_EXIT_FAILED;
+    }
+  return cmd->run (argc - 1, argv + 1);
+}

@@ -1,0 +1,164 @@
+/* Helpers every `tgraph` subcommand shares: option values, integer
+ * arguments, error messages in the FILE:LINE:COL form, file reading.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tgformats/tgformats.h>
+
+#include "cli.h"
+
+int
+tg__cli_usage_error (const char *cmd, const char *fmt, ...)
+{
+  va_list ap;
+
+  fprintf (stderr, "tgraph %s: ", cmd);
+  va_start (ap, fmt);
+  vfprintf (stderr, fmt, ap);
+  va_end (ap);
+  fprintf (stderr, "\nRun 'tgraph help %s' for usage.\n", cmd);
+  return TG_CLI_EXIT_USAGE;
+}
+
+bool
+tg__cli_is_help (const char *arg)
+{
+  return strcmp (arg, "--help") == 0 || strcmp (arg, "-h") == 0;
+}
+
+int
+tg__cli_option_value (const char *cmd, int argc, char **argv, int *i, const char *long_name,
+                      const char *short_name, const char **value)
+{
+  const char *arg = argv[*i];
+  size_t n = strlen (long_name);
+
+  if (strncmp (arg, long_name, n) == 0 && arg[n] == '=')
+    {
+      *value = arg + n + 1;
+      return 1;
+    }
+  if (strcmp (arg, long_name) != 0 && !(short_name && strcmp (arg, short_name) == 0))
+    return 0;
+  if (*i + 1 >= argc)
+    {
+      tg__cli_usage_error (cmd, "%s needs a value", arg);
+      return -1;
+    }
+  *i += 1;
+  *value = argv[*i];
+  return 1;
+}
+
+int
+tg__cli_parse_int (const char *cmd, const char *option, const char *text, long min, long max,
+                   int *out)
+{
+  char *end = NULL;
+  long v;
+
+  errno = 0;
+  v = strtol (text, &end, 10);
+  if (errno || end == text || *end != '\0' || v < min || v > max)
+    {
+      tg__cli_usage_error (cmd, "%s: expected an integer in %ld..%ld, got \"%s\"", option, min,
+                           max, text);
+      return -1;
+    }
+  *out = (int) v;
+  return 0;
+}
+
+void
+tg__cli_print_file_error (const char *file, const TgError *err)
+{
+  const char *msg = err->message[0] ? err->message : tg_strerror (err->code);
+
+  if (err->line > 0)
+    fprintf (stderr, "%s:%d:%d: ", file, err->line, err->column > 0 ? err->column : 1);
+  else
+    fprintf (stderr, "%s: ", file);
+  if (err->path[0])
+    fprintf (stderr, "%s: ", err->path);
+  fprintf (stderr, "%s\n", msg);
+}
+
+TgGraph *
+tg__cli_load_graph (const char *file)
+{
+  TgGraph *g = NULL;
+  TgError err;
+
+  tg_error_clear (&err);
+  if (tg_tgraph_load_file (file, &g, &err) < 0 || !g)
+    {
+      if (!err.code)
+        tg_error_set (&err, TG_EIO, "", "cannot load the graph");
+      tg__cli_print_file_error (file, &err);
+      return NULL;
+    }
+  return g;
+}
+
+char *
+tg__cli_read_file (const char *path, size_t *len)
+{
+  FILE *f = fopen (path, "rb");
+  char *buf = NULL;
+  size_t cap = 0, n = 0;
+
+  if (!f)
+    return NULL;
+  for (;;)
+    {
+      if (n + 4096 + 1 > cap)
+        {
+          size_t ncap = cap ? cap * 2 : 65536;
+          char *nbuf = realloc (buf, ncap);
+          if (!nbuf)
+            {
+              free (buf);
+              fclose (f);
+              errno = ENOMEM;
+              return NULL;
+            }
+          buf = nbuf;
+          cap = ncap;
+        }
+      size_t got = fread (buf + n, 1, cap - n - 1, f);
+      n += got;
+      if (got == 0)
+        break;
+    }
+  if (ferror (f))
+    {
+      int e = errno ? errno : EIO;
+      free (buf);
+      fclose (f);
+      errno = e;
+      return NULL;
+    }
+  fclose (f);
+  buf[n] = '\0';
+  if (len)
+    *len = n;
+  return buf;
+}
+
+const char *
+tg__cli_format_bytes (unsigned long long bytes, char *buf, size_t size)
+{
+  if (bytes < 1024)
+    snprintf (buf, size, "%llu B", bytes);
+  else if (bytes < 1024ULL * 1024)
+    snprintf (buf, size, "%.1f KiB", (double) bytes / 1024.0);
+  else if (bytes < 1024ULL * 1024 * 1024)
+    snprintf (buf, size, "%.1f MiB", (double) bytes / (1024.0 * 1024.0));
+  else
+    snprintf (buf, size, "%.2f GiB", (double) bytes / (1024.0 * 1024.0 * 1024.0));
+  return buf;
+}

@@ -1,0 +1,70 @@
+#!/bin/bash
+# tgraph check: valid files pass (exit 0), every kind of bad file fails
+# with exit 2 and a message naming the file, the place and the problem.
+. "$(dirname "$0")/lib.sh"
+
+run "$TGRAPH" check "$DATA/small.tgraph" "$EXAMPLES/island.tgraph" "$EXAMPLES/ridges.tgraph"
+expect_rc 0 "check on good files"
+expect_in "$TMP/out" "small.tgraph: ok" "check on good files"
+expect_in "$TMP/out" "island.tgraph: ok" "check on good files"
+
+run "$TGRAPH" check --quiet "$DATA/small.tgraph"
+expect_rc 0 "check --quiet"
+[ -s "$TMP/out" ] && fail "check --quiet printed: $(cat "$TMP/out")"
+
+# Syntax error: FILE:LINE:COL at the first token after the missing comma.
+run "$TGRAPH" check "$DATA/bad_syntax.tgraph"
+expect_rc 2 "syntax error"
+expect_in "$TMP/err" "$DATA/bad_syntax.tgraph:7:" "syntax error names line 7"
+grep -qE "bad_syntax\.tgraph:7:[0-9]+: " "$TMP/err" || fail "syntax error lacks FILE:LINE:COL: $(cat "$TMP/err")"
+
+# Out of range: the path, the value, and the line of the value.
+run "$TGRAPH" check "$DATA/bad_range.tgraph"
+expect_rc 2 "octaves out of range"
+expect_in "$TMP/err" "nodes[1].params.octaves" "octaves out of range"
+expect_in "$TMP/err" "40" "octaves out of range names the value"
+expect_in "$TMP/err" "$DATA/bad_range.tgraph:9:" "octaves out of range is located on line 9"
+
+run "$TGRAPH" check "$DATA/bad_type.tgraph"
+expect_rc 2 "unknown node type"
+expect_in "$TMP/err" "nodes[0].type" "unknown node type"
+expect_in "$TMP/err" "noise.fbn" "unknown node type"
+expect_in "$TMP/err" "$DATA/bad_type.tgraph:6:" "unknown node type is located"
+
+run "$TGRAPH" check "$DATA/bad_link.tgraph"
+expect_rc 2 "link to a missing port"
+expect_in "$TMP/err" "links[0].to" "link to a missing port"
+expect_in "$TMP/err" "heigth" "link to a missing port"
+
+run "$TGRAPH" check "$DATA/cycle.tgraph"
+expect_rc 2 "cycle"
+expect_in "$TMP/err" "first" "cycle names its nodes"
+expect_in "$TMP/err" "second" "cycle names its nodes"
+
+run "$TGRAPH" check "$DATA/newer_version.tgraph"
+expect_rc 2 "newer format version"
+expect_in "$TMP/err" "99" "newer format version names the file's version"
+
+for f in unsafe_abs unsafe_dotdot; do
+  run "$TGRAPH" check "$DATA/$f.tgraph"
+  expect_rc 2 "$f export path"
+  expect_in "$TMP/err" "nodes[2].params.path" "$f export path"
+done
+
+run "$TGRAPH" check "$TMP/does-not-exist.tgraph"
+expect_rc 2 "missing file"
+expect_in "$TMP/err" "$TMP/does-not-exist.tgraph" "missing file is named"
+
+# Several files: every one is reported, good ones too, and the status is 2.
+run "$TGRAPH" check "$DATA/small.tgraph" "$DATA/bad_range.tgraph" "$DATA/bad_type.tgraph"
+expect_rc 2 "mixed files"
+expect_in "$TMP/out" "small.tgraph: ok" "mixed files"
+expect_in "$TMP/err" "bad_range.tgraph" "mixed files"
+expect_in "$TMP/err" "bad_type.tgraph" "mixed files"
+expect_in "$TMP/err" "2 of 3 files have errors" "mixed files"
+
+run "$TGRAPH" check
+expect_rc 2 "check without files"
+expect_in "$TMP/err" "no file given" "check without files"
+
+finish

@@ -1,0 +1,56 @@
+#!/bin/bash
+# README.md starts with the two commands a new user copies (install + build
+# + evaluate the island; run the tests), .ci/run installs exactly the
+# packages of the first and runs the second, and po/POTFILES is complete.
+. "$(dirname "$0")/lib.sh"
+
+checks=$((checks + 1))
+python3 - "$SRC/README.md" "$SRC/.ci/run" <<'PY' || fail "README.md and .ci/run disagree (see above)"
+import re, sys
+
+readme = open(sys.argv[1]).read()
+ci = open(sys.argv[2]).read()
+blocks = re.findall(r"^```[a-z]*\n(.*?)^```", readme, re.S | re.M)
+ok = True
+def check(cond, msg):
+    global ok
+    if not cond:
+        print(msg); ok = False
+
+check(len(blocks) >= 2, "README.md needs two code blocks")
+first, second = blocks[0], blocks[1]
+before = readme[: readme.index("```")]
+check(before.count("\n") < 12, "the first code block must come right at the start")
+check("apt-get install" in first, "command 1 installs packages")
+check("meson setup" in first and "ninja -C" in first, "command 1 builds")
+check("tgraph eval data/examples/island.tgraph" in first and "-o out" in first,
+      "command 1 evaluates the island into out/")
+check(second.strip() == "tests/run_all.sh", "command 2 is exactly tests/run_all.sh, got %r" % second)
+check(re.search(r"^tests/run_all\.sh$", ci, re.M) is not None, ".ci/run runs tests/run_all.sh")
+
+def packages(text):
+    # Every "apt-get install ..." up to the end of the shell command.
+    text = text.replace("\\\n", " ")
+    found = []
+    for m in re.finditer(r"apt-get install([^;&|}\n]*)", text):
+        found.append(sorted(t for t in m.group(1).split() if not t.startswith("-")))
+    return found
+
+check(packages(first) == packages(ci),
+      "apt-get install lists differ:\n  README: %s\n  .ci/run: %s" % (packages(first), packages(ci)))
+sys.exit(0 if ok else 1)
+PY
+
+# po/POTFILES lists every engine, formats or CLI source with N_() strings
+# (the GUI adds its own files), and every file it lists exists.
+checks=$((checks + 1))
+grep -v '^#' "$SRC/po/POTFILES" | grep -v '^$' | LC_ALL=C sort > "$TMP/listed"
+(cd "$SRC" && grep -l 'N_ *(' engine/nodes/*.c engine/core/*.c formats/*.c app/cli/*.c 2> /dev/null) |
+  LC_ALL=C sort > "$TMP/marked"
+missing="$(LC_ALL=C comm -13 "$TMP/listed" "$TMP/marked")"
+[ -z "$missing" ] || fail "po/POTFILES lacks: $missing"
+while read -r f; do
+  [ -f "$SRC/$f" ] || fail "po/POTFILES lists a missing file: $f"
+done < "$TMP/listed"
+
+finish

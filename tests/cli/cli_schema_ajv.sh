@@ -1,0 +1,74 @@
+#!/bin/bash
+# Every example and golden graph validates against the checked-in JSON
+# Schema with an independent validator (ajv-cli 5 + ajv-formats, draft
+# 2020-12), and files the loader refuses for schema-level reasons are
+# refused by ajv too.  ajv is installed with npm into a cache folder on
+# first use; the test is skipped (77) only when node/npm are missing.
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v npm > /dev/null 2>&1 || ! command -v node > /dev/null 2>&1; then
+  echo "node/npm not installed: skipping the ajv validation"
+  exit 77
+fi
+
+cache="${TG_VALIDATORS_CACHE:-${XDG_CACHE_HOME:-${HOME:-/nonexistent}/.cache}/terrane-validators}"
+if ! mkdir -p "$cache" 2> /dev/null || [ ! -w "$cache" ]; then
+  cache="${TG_BUILD_ROOT:-$TMP}/terrane-validators"
+  mkdir -p "$cache"
+fi
+
+installed () {
+  node -e 'process.exit(require(process.argv[1]).version === process.argv[2] ? 0 : 1)' \
+    "$cache/node_modules/$1/package.json" "$2" 2> /dev/null
+}
+
+install_ajv () {
+  installed ajv-cli 5.0.0 && installed ajv-formats 3.0.1 && return 0
+  [ -f "$cache/package.json" ] || echo '{ "name": "terrane-validators", "private": true }' > "$cache/package.json"
+  echo "installing ajv-cli@5.0.0 ajv-formats@3.0.1 into $cache"
+  (cd "$cache" && npm install --no-audit --no-fund --loglevel=error ajv-cli@5.0.0 ajv-formats@3.0.1)
+}
+
+# Two builds testing at once must not run npm in the same folder together.
+if command -v flock > /dev/null 2>&1; then
+  exec 9> "$cache/.lock"
+  flock 9
+fi
+install_ajv || { fail "npm could not install ajv-cli into $cache"; finish; }
+exec 9>&-
+
+schema="$SRC/data/schema/tgraph.schema.json"
+# ajv-cli picks its parser from the extension and refuses ".tgraph".
+mkdir -p "$TMP/json"
+
+# validate FILE: runs ajv on FILE; output in $TMP/out, status in $rc.
+validate () {
+  ln -sf "$1" "$TMP/json/$(basename "$1" .tgraph).json"
+  run env -C "$cache" ./node_modules/.bin/ajv validate --spec=draft2020 -c ajv-formats \
+    --all-errors --errors=text --strict=false -s "$schema" -d "$TMP/json/$(basename "$1" .tgraph).json"
+}
+
+for f in "$EXAMPLES"/*.tgraph "$SRC"/tests/graphs/*.tgraph "$DATA/small.tgraph" \
+         "$DATA/partial_fail.tgraph" "$DATA/slow.tgraph"; do
+  validate "$f"
+  expect_rc 0 "ajv: $f should be valid"
+  expect_in "$TMP/out" " valid" "ajv: $f"
+done
+
+# The schema carries ranges, node types and link syntax.
+for f in bad_range bad_type; do
+  validate "$DATA/$f.tgraph"
+  expect_rc 1 "ajv: $f should be invalid"
+done
+cat > "$TMP/badlink.tgraph" <<'JSON'
+{ "format": "tgraph", "version": 1,
+  "world": { "size_m": [100, 100], "height_m": 10, "resolution": 33, "seed": 1 },
+  "nodes": [ { "id": "a", "type": "gen.constant", "params": { "value": 2 } } ],
+  "links": [ { "from": "a", "to": "b.height" } ] }
+JSON
+validate "$TMP/badlink.tgraph"
+expect_rc 1 "ajv: a value over its maximum and a link without a port"
+expect_in "$TMP/err" "params/value must be <= 1" "ajv reports the range"
+expect_in "$TMP/err" "links/0/from must match pattern" "ajv reports the link"
+
+finish
