@@ -316,13 +316,8 @@ apply_set (TgGraph *g, const char *arg)
       return TG_CLI_EXIT_USAGE;
     }
 
-  TgParamValue v;
-  memset (&v, 0, sizeof v);
   tg_error_clear (&err);
-  int rc = tg_param_value_parse (&d->params[pi], eq + 1, &v, &err);
-  if (rc >= 0)
-    rc = tg_graph_set_param (g, node, name, &v, &err);
-  tg_param_value_clear (&v);
+  int rc = tg_graph_set_param_text (g, node, name, eq + 1, &err);
   if (rc < 0)
     return tg__cli_usage_error (CMD, "--set %s: %s", arg,
                                 err.message[0] ? err.message : tg_strerror (rc));

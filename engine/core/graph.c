@@ -311,6 +311,26 @@ tg_graph_set_param (TgGraph *g, int node, const char *name, const TgParamValue *
   return 0;
 }
 
+int
+tg_graph_set_param_text (TgGraph *g, int node, const char *name, const char *text, TgError *err)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (g, node);
+  TgParamValue v;
+  int k, rc;
+
+  if (d == NULL)
+    return tg_error_set (err, TG_EINVAL, NULL, "no node %d", node);
+  k = tg_node_desc_find_param (d, name);
+  if (k < 0)
+    return tg_error_set (err, TG_EUNKNOWN, NULL, "unknown parameter \"%s\" for %s", name,
+                         d->type);
+  if ((rc = tg_param_value_parse (&d->params[k], text, &v, err)) < 0)
+    return rc;
+  rc = tg_graph_set_param (g, node, name, &v, err);
+  tg_param_value_clear (&v);
+  return rc;
+}
+
 const TgParamValue *
 tg_graph_get_param (const TgGraph *g, int node, const char *name)
 {

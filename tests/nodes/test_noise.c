@@ -388,19 +388,7 @@ test_worley_has_no_seams (void)
 static int
 set_param (TgGraph *g, int node, const char *name, const char *text, TgError *err)
 {
-  const TgNodeDesc *d = tg_graph_node_desc (g, node);
-  int k = tg_node_desc_find_param (d, name);
-  TgParamValue v;
-  int rc;
-
-  if (k < 0)
-    return tg_error_set (err, TG_EUNKNOWN, name, "no such parameter");
-  memset (&v, 0, sizeof v);
-  rc = tg_param_value_parse (&d->params[k], text, &v, err);
-  if (rc == 0)
-    rc = tg_graph_set_param (g, node, name, &v, err);
-  tg_param_value_clear (&v);
-  return rc;
+  return tg_graph_set_param_text (g, node, name, text, err);
 }
 
 /* A graph with one noise.fbm node "n"; ARGS: "name", "value" pairs, NULL-ended. */

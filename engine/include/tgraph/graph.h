@@ -56,6 +56,10 @@ const TgNodeDesc *tg_graph_node_desc (const TgGraph *g, int node);
 /* Sets parameter NAME after checking it; err->path "params.NAME". */
 int tg_graph_set_param (TgGraph *g, int node, const char *name, const TgParamValue *v,
                         TgError *err);
+/* Parses TEXT as parameter NAME's type (tg_param_value_parse) and sets
+ * it: for `tgraph eval --set` and tests. */
+int tg_graph_set_param_text (TgGraph *g, int node, const char *name, const char *text,
+                             TgError *err);
 /* Borrowed; NULL when NAME is not a parameter of the node. */
 const TgParamValue *tg_graph_get_param (const TgGraph *g, int node, const char *name);
 const TgParamValue *tg_graph_get_param_at (const TgGraph *g, int node, int param_index);
