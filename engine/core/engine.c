@@ -93,6 +93,8 @@ struct TgEvalCtx
   char message[TG_ERROR_MESSAGE_MAX];
   int fail_code;
   atomic_llong last_progress;
+  TgMesh **meshes; /* loaded for this eval, freed after it */
+  int n_meshes;
 };
 
 /* --- small things ---------------------------------------------------------- */
@@ -832,11 +834,14 @@ stage_file (TgExportList *list, unsigned *counter, const char *rel, char *tmp, s
   return f;
 }
 
-int
-tg_eval_write_image (TgEvalCtx *c, const char *rel_path, const char *format, const TgImage *img)
+/* Stages REL_PATH and lets EMIT write it; the file is recorded before it
+ * is written so any failure removes it with the rest of the export. */
+static int
+write_staged (TgEvalCtx *c, const char *rel_path, const char *format, int width, int height,
+              int (*emit) (FILE *f, const void *what, const void *extra, TgError *err),
+              const void *what, const void *extra)
 {
   Eval *ev = c->ev;
-  TgImageWriter writer = tg_io_image_writer (format);
   char tmp[PATH_MAX];
   TgError err = { 0 };
   FILE *f;
@@ -844,22 +849,17 @@ tg_eval_write_image (TgEvalCtx *c, const char *rel_path, const char *format, con
 
   if (ev->exports == NULL)
     return tg_eval_fail (c, TG_EINVAL, "files are only written by an export");
-  if (writer == NULL)
-    return tg_eval_fail (c, TG_EFORMAT, "no writer for format \"%s\" (formats not initialised?)",
-                         format ? format : "");
   f = stage_file (ev->exports, &ev->tmp_counter, rel_path, tmp, sizeof tmp, &err);
   if (f == NULL)
     return tg_eval_fail (c, err.code, "%s", err.message);
-  /* Record it first so a failure below removes the temp file. */
-  rc = add_export_file (ev->exports, rel_path, tmp, format, tg_eval_node_id (c), img->width,
-                        img->height);
+  rc = add_export_file (ev->exports, rel_path, tmp, format, tg_eval_node_id (c), width, height);
   if (rc < 0)
     {
       fclose (f);
       unlink (tmp);
       return tg_eval_fail (c, rc, "out of memory");
     }
-  rc = writer (f, img, &err);
+  rc = emit (f, what, extra, &err);
   if (fflush (f) != 0 && rc == 0)
     rc = tg_error_set (&err, TG_EIO, NULL, "%s", strerror (errno));
   if (ferror (f) && rc == 0)
@@ -868,6 +868,104 @@ tg_eval_write_image (TgEvalCtx *c, const char *rel_path, const char *format, con
     rc = tg_error_set (&err, TG_EIO, NULL, "%s", strerror (errno));
   if (rc < 0)
     return tg_eval_fail (c, rc, "writing \"%s\": %s", rel_path, err.message);
+  return 0;
+}
+
+/* The writers differ only in what they take; these adapt them to emit(). */
+static int
+emit_image (FILE *f, const void *what, const void *extra, TgError *err)
+{
+  return (*(const TgImageWriter *) extra) (f, what, err);
+}
+
+static int
+emit_mesh (FILE *f, const void *what, const void *extra, TgError *err)
+{
+  return (*(const TgMeshWriter *) extra) (f, what, err);
+}
+
+typedef struct
+{
+  TgPointsWriter writer;
+  const TgMesh *const *proto_meshes;
+} PointsEmit;
+
+static int
+emit_points (FILE *f, const void *what, const void *extra, TgError *err)
+{
+  const PointsEmit *pe = extra;
+  return pe->writer (f, what, pe->proto_meshes, err);
+}
+
+static int
+no_writer (TgEvalCtx *c, const char *kind, const char *format)
+{
+  return tg_eval_fail (c, TG_EFORMAT, "no %s writer for format \"%s\" (formats not initialised?)",
+                       kind, format ? format : "");
+}
+
+int
+tg_eval_write_image (TgEvalCtx *c, const char *rel_path, const char *format, const TgImage *img)
+{
+  TgImageWriter w = tg_io_image_writer (format);
+
+  if (w == NULL)
+    return no_writer (c, "image", format);
+  return write_staged (c, rel_path, format, img->width, img->height, emit_image, img, &w);
+}
+
+int
+tg_eval_write_mesh (TgEvalCtx *c, const char *rel_path, const char *format, const TgMesh *m)
+{
+  TgMeshWriter w = tg_io_mesh_writer (format);
+
+  if (w == NULL)
+    return no_writer (c, "mesh", format);
+  return write_staged (c, rel_path, format, 0, 0, emit_mesh, m, &w);
+}
+
+int
+tg_eval_write_points (TgEvalCtx *c, const char *rel_path, const char *format, const TgPoints *p,
+                      const TgMesh *const *proto_meshes)
+{
+  PointsEmit pe = { tg_io_points_writer (format), proto_meshes };
+
+  if (pe.writer == NULL)
+    return no_writer (c, "instance list", format);
+  return write_staged (c, rel_path, format, 0, 0, emit_points, p, &pe);
+}
+
+int
+tg_eval_load_mesh (TgEvalCtx *c, const char *path, const TgMesh **m)
+{
+  char ext[16], *full;
+  TgMeshReader reader;
+  TgMesh *mesh = NULL, **grown;
+  TgError err = { 0 };
+  int rc;
+
+  if (path == NULL || path[0] == '\0')
+    return tg_eval_fail (c, TG_EMISSING, "no file given");
+  tg__path_extension (path, ext, sizeof ext);
+  reader = tg_io_mesh_reader (ext);
+  if (reader == NULL)
+    return tg_eval_fail (c, TG_EFORMAT, "no mesh reader for \"%s\" files (%s)", ext, path);
+  full = resolve_input_path (c->ev->g, path);
+  if (full == NULL)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  rc = reader (full, &mesh, &err);
+  free (full);
+  if (rc < 0)
+    return tg_eval_fail (c, rc, "cannot read \"%s\": %s", path, err.message);
+  grown = realloc (c->meshes, sizeof (TgMesh *) * (size_t) (c->n_meshes + 1));
+  if (grown == NULL)
+    {
+      tg_mesh_free (mesh);
+      return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    }
+  c->meshes = grown;
+  c->meshes[c->n_meshes++] = mesh;
+  *m = mesh;
   return 0;
 }
 
@@ -1004,6 +1102,9 @@ run_node (Eval *ev, int node, const TgRegion *region, const TgValue **inputs, Tg
   atomic_init (&ctx.last_progress, 0);
   report_state (ev, node, TG_NODE_RUNNING, 0);
   rc = d->eval (&ctx);
+  for (int k = 0; k < ctx.n_meshes; k++)
+    tg_mesh_free (ctx.meshes[k]);
+  free (ctx.meshes);
   if (rc == 0 && cancelled (ev))
     rc = TG_ECANCELLED;
   if (rc == 0)

@@ -2,10 +2,15 @@
 #ifndef TG_INTERNAL_H
 #define TG_INTERNAL_H
 
+#include <stddef.h>
+
 #include "tgraph/value.h"
 
 /* A grid over WIN from V, whose samples outside V's region take the
  * nearest sample of V (clamp to edge).  Caller owns the result. */
 TgValue *tg__value_window_clamped (const TgValue *v, const TgRegion *win);
+
+/* The lower-case extension of PATH, without the dot, into EXT. */
+void tg__path_extension (const char *path, char *ext, size_t size);
 
 #endif

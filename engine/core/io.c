@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "tgraph/io.h"
 
 #define MAX_ENTRIES 32
@@ -17,7 +18,8 @@ typedef struct
 
 static pthread_mutex_t io_lock = PTHREAD_MUTEX_INITIALIZER;
 static Entry readers[MAX_ENTRIES], writers[MAX_ENTRIES];
-static int n_readers, n_writers;
+static Entry mesh_readers[MAX_ENTRIES], mesh_writers[MAX_ENTRIES], points_writers[MAX_ENTRIES];
+static int n_readers, n_writers, n_mesh_readers, n_mesh_writers, n_points_writers;
 
 static int
 put (Entry *table, int *n, const char *name, void (*fn) (void))
@@ -83,15 +85,64 @@ tg_io_image_writer (const char *format)
 }
 
 int
-tg_io_read_image (const char *path, TgImage *out, TgError *err)
+tg_io_register_mesh_writer (const char *format, TgMeshWriter fn)
+{
+  return put (mesh_writers, &n_mesh_writers, format, (void (*) (void)) fn);
+}
+
+int
+tg_io_register_mesh_reader (const char *ext, TgMeshReader fn)
+{
+  return put (mesh_readers, &n_mesh_readers, ext, (void (*) (void)) fn);
+}
+
+int
+tg_io_register_points_writer (const char *format, TgPointsWriter fn)
+{
+  return put (points_writers, &n_points_writers, format, (void (*) (void)) fn);
+}
+
+TgMeshWriter
+tg_io_mesh_writer (const char *format)
+{
+  return (TgMeshWriter) get (mesh_writers, &n_mesh_writers, format);
+}
+
+TgMeshReader
+tg_io_mesh_reader (const char *ext)
+{
+  return (TgMeshReader) get (mesh_readers, &n_mesh_readers, ext);
+}
+
+TgPointsWriter
+tg_io_points_writer (const char *format)
+{
+  return (TgPointsWriter) get (points_writers, &n_points_writers, format);
+}
+
+/* The lower-case extension of PATH into EXT ("" when none). */
+void
+tg__path_extension (const char *path, char *ext, size_t size)
 {
   const char *dot = strrchr (path, '.');
-  char ext[16] = "";
+
+  ext[0] = '\0';
+  if (dot && strlen (dot + 1) < size && strchr (dot, '/') == NULL)
+    {
+      size_t i = 0;
+      for (; dot[1 + i]; i++)
+        ext[i] = (char) tolower ((unsigned char) dot[1 + i]);
+      ext[i] = '\0';
+    }
+}
+
+int
+tg_io_read_image (const char *path, TgImage *out, TgError *err)
+{
+  char ext[16];
   TgImageReader reader;
 
-  if (dot && strlen (dot + 1) < sizeof ext && strchr (dot, '/') == NULL)
-    for (size_t i = 0; dot[1 + i]; i++)
-      ext[i] = (char) tolower ((unsigned char) dot[1 + i]);
+  tg__path_extension (path, ext, sizeof ext);
   reader = tg_io_image_reader (ext);
   if (reader == NULL)
     return tg_error_set (err, TG_EFORMAT, NULL, "no reader for \"%s\" files (%s)",

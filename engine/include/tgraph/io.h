@@ -12,7 +12,9 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "mesh.h"
 #include "node.h"
+#include "points.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -30,6 +32,22 @@ int tg_io_register_image_writer (const char *format, TgImageWriter fn);
 
 TgImageReader tg_io_image_reader (const char *ext);
 TgImageWriter tg_io_image_writer (const char *format);
+
+/* Meshes: FORMAT "glb", "obj", "ply"; readers by extension. */
+typedef int (*TgMeshWriter) (FILE *f, const TgMesh *m, TgError *err);
+typedef int (*TgMeshReader) (const char *path, TgMesh **out, TgError *err);
+/* Instance lists: FORMAT "csv", "json", "glb", "godot".  PROTO_MESHES has
+ * one entry per prototype (NULL: the writer's own marker mesh), or is
+ * NULL altogether. */
+typedef int (*TgPointsWriter) (FILE *f, const TgPoints *p, const TgMesh *const *proto_meshes,
+                               TgError *err);
+
+int tg_io_register_mesh_writer (const char *format, TgMeshWriter fn);
+int tg_io_register_mesh_reader (const char *ext, TgMeshReader fn);
+int tg_io_register_points_writer (const char *format, TgPointsWriter fn);
+TgMeshWriter tg_io_mesh_writer (const char *format);
+TgMeshReader tg_io_mesh_reader (const char *ext);
+TgPointsWriter tg_io_points_writer (const char *format);
 
 /* Reads PATH with the reader for its extension (for tests and tools). */
 int tg_io_read_image (const char *path, TgImage *out, TgError *err);

@@ -20,7 +20,9 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "mesh.h"
 #include "param.h"
+#include "points.h"
 #include "region.h"
 #include "value.h"
 
@@ -146,6 +148,14 @@ int tg_eval_load_image (TgEvalCtx *c, const char *path, const TgImage **img);
  * a temporary name and appears only when the whole export succeeds. */
 int tg_eval_write_image (TgEvalCtx *c, const char *rel_path, const char *format,
                          const TgImage *img);
+
+/* The same for meshes and instance lists (see io.h for the writers). */
+int tg_eval_write_mesh (TgEvalCtx *c, const char *rel_path, const char *format, const TgMesh *m);
+int tg_eval_write_points (TgEvalCtx *c, const char *rel_path, const char *format,
+                          const TgPoints *p, const TgMesh *const *proto_meshes);
+/* Reads a mesh file (relative to the .tgraph folder) with the reader for
+ * its extension; the mesh is borrowed until the eval returns. */
+int tg_eval_load_mesh (TgEvalCtx *c, const char *path, const TgMesh **m);
 
 #ifdef __cplusplus
 }

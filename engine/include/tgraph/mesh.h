@@ -1,0 +1,52 @@
+/* The `mesh` wire type: indexed triangles in metres, +Y up, right-handed,
+ * counter-clockwise front faces, float3 positions and normals, float2
+ * UVs, uint32 indices.  A mesh is one or more chunks (terrain tiles, LOD
+ * levels); exporters write one node per chunk. */
+#ifndef TGRAPH_MESH_H
+#define TGRAPH_MESH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "value.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct
+{
+  char *name;          /* "chunk_3_2_lod0"; owned */
+  int lod;             /* 0 = full resolution */
+  int n_vertices;
+  float *positions;    /* 3 * n_vertices */
+  float *normals;      /* 3 * n_vertices, unit length */
+  float *uvs;          /* 2 * n_vertices, or NULL */
+  int64_t n_indices;   /* 3 * triangles */
+  uint32_t *indices;
+} TgMeshChunk;
+
+typedef struct
+{
+  int n_chunks;
+  TgMeshChunk *chunks;
+} TgMesh;
+
+/* A mesh with N_CHUNKS empty chunks.  Caller frees with tg_mesh_free. */
+TgMesh *tg_mesh_new (int n_chunks);
+void tg_mesh_free (TgMesh *m);
+/* Allocates the arrays of chunk C (uninitialised); WITH_UVS adds uvs.
+ * Returns 0 or TG_ENOMEM. */
+int tg_mesh_chunk_alloc (TgMeshChunk *c, int n_vertices, int64_t n_indices, int with_uvs);
+int tg_mesh_chunk_set_name (TgMeshChunk *c, const char *name);
+size_t tg_mesh_bytes (const TgMesh *m);
+
+/* A value owning M (TG_TYPE_MESH); NULL on allocation failure (M is freed). */
+TgValue *tg_value_new_mesh (TgMesh *m);
+/* The mesh of a TG_TYPE_MESH value (borrowed). */
+const TgMesh *tg_value_mesh (const TgValue *v);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
