@@ -419,6 +419,31 @@ tg__param_to_json (const TgParamDesc *d, const TgParamValue *v, bool *oom)
             }
         }
       break;
+    case TG_PARAM_LIST:
+      o = json_object_new_array_ext (v->n_items > 0 ? v->n_items : 1);
+      for (int i = 0; o && i < v->n_items; i++)
+        {
+          json_object *item = json_object_new_object ();
+          for (int k = 0; item && k < d->n_item_params; k++)
+            {
+              bool field_oom = false;
+              json_object *f = tg__param_to_json (&d->item_params[k], tg_param_list_field (v, i, k),
+                                                  &field_oom);
+              if (field_oom || (f && json_object_object_add (item, d->item_params[k].name, f) != 0))
+                {
+                  json_object_put (f);
+                  json_object_put (item);
+                  item = NULL;
+                }
+            }
+          if (!item || json_object_array_add (o, item) != 0)
+            {
+              json_object_put (item);
+              json_object_put (o);
+              o = NULL;
+            }
+        }
+      break;
     default:
       return NULL;
     }

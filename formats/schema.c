@@ -107,6 +107,15 @@ put_range (Doc *d, json_object *o, double min, double max, bool integer)
          integer ? json_object_new_int64 ((int64_t) max) : json_object_new_double (max));
 }
 
+static void
+put_range_items (Doc *d, json_object *o, double min, double max)
+{
+  if (finite_bound (min))
+    put (d, o, "minItems", json_object_new_int64 ((int64_t) min));
+  if (finite_bound (max))
+    put (d, o, "maxItems", json_object_new_int64 ((int64_t) max));
+}
+
 static char *
 fmt_help (const TgParamDesc *p)
 {
@@ -206,6 +215,19 @@ param_schema (Doc *d, const TgParamDesc *p)
         put_range (d, num, p->min, p->max, false);
         put (d, items, "minItems", json_object_new_int (2));
         put (d, items, "maxItems", json_object_new_int (2));
+        break;
+      }
+    case TG_PARAM_LIST:
+      {
+        json_object *props;
+        put (d, o, "type", str ("array"));
+        put_range_items (d, o, p->min, p->max);
+        items = put (d, o, "items", obj (d));
+        put (d, items, "type", str ("object"));
+        props = put (d, items, "properties", obj (d));
+        for (int k = 0; k < p->n_item_params; k++)
+          put (d, props, p->item_params[k].name, param_schema (d, &p->item_params[k]));
+        put (d, items, "additionalProperties", json_object_new_boolean (0));
         break;
       }
     default:
@@ -487,6 +509,15 @@ param_json (Doc *d, const TgParamDesc *p)
       json_object *ch = put (d, o, "choices", arr (d));
       for (int k = 0; p->choices && p->choices[k]; k++)
         push (d, ch, str (p->choices[k]));
+    }
+  if (p->type == TG_PARAM_LIST)
+    {
+      json_object *fields;
+      put (d, o, "min_items", json_object_new_int64 ((int64_t) p->min));
+      put (d, o, "max_items", json_object_new_int64 ((int64_t) p->max));
+      fields = put (d, o, "item_params", arr (d));
+      for (int k = 0; k < p->n_item_params; k++)
+        push (d, fields, param_json (d, &p->item_params[k]));
     }
   return o;
 }

@@ -330,6 +330,9 @@ parse_curve (Loader *L, const char *path, const TgParamDesc *d, json_object *o, 
   return 0;
 }
 
+static int parse_list (Loader *L, const char *path, const TgParamDesc *d, json_object *o,
+                       TgParamValue *v);
+
 /* The JSON value O as a value of parameter D (type and range checked). */
 static int
 parse_param (Loader *L, const char *path, const TgParamDesc *d, json_object *o, TgParamValue *v)
@@ -415,9 +418,76 @@ parse_param (Loader *L, const char *path, const TgParamDesc *d, json_object *o, 
       return 0;
     case TG_PARAM_CURVE:
       return parse_curve (L, path, d, o, v);
+    case TG_PARAM_LIST:
+      return parse_list (L, path, d, o, v);
     default:
       return fail (L, TG_ETYPE, path, "parameter type %d is not supported", (int) d->type);
     }
+}
+
+/* An array of objects, one per item; fields left out keep their
+ * defaults, unknown fields are errors that name the item. */
+static int
+parse_list (Loader *L, const char *path, const TgParamDesc *d, json_object *o, TgParamValue *v)
+{
+  char got[64], sub[TG_ERROR_PATH_MAX];
+  size_t n;
+
+  v->n_item_params = d->n_item_params;
+  if (type_of (o) != json_type_array)
+    return fail (L, TG_ETYPE, path, "expected an array of objects, got %s",
+                 describe (o, got, sizeof got));
+  n = json_object_array_length (o);
+  for (size_t i = 0; i < n; i++)
+    {
+      json_object *item = json_object_array_get_idx (o, i);
+      int idx;
+
+      mkpath (sub, sizeof sub, "%s[%zu]", path, i);
+      if (type_of (item) != json_type_object)
+        {
+          tg_param_value_clear (v);
+          return fail (L, TG_ETYPE, sub, "expected an object, got %s",
+                       describe (item, got, sizeof got));
+        }
+      idx = tg_param_list_append_default (v, d);
+      if (idx < 0)
+        {
+          tg_param_value_clear (v);
+          return fail (L, TG_ENOMEM, sub, "out of memory");
+        }
+      json_object_object_foreach (item, key, val)
+        {
+          int k = -1, rc;
+          TgParamValue fv;
+          for (int j = 0; j < d->n_item_params; j++)
+            if (strcmp (d->item_params[j].name, key) == 0)
+              k = j;
+          mkpath (sub, sizeof sub, "%s[%zu].%s", path, i, key);
+          if (k < 0)
+            {
+              tg_param_value_clear (v);
+              return fail (L, TG_EUNKNOWN, sub, "unknown field of a %s item", d->name);
+            }
+          rc = parse_param (L, sub, &d->item_params[k], val, &fv);
+          if (rc == 0)
+            {
+              TgError e = { 0 };
+              rc = tg_param_value_check (&d->item_params[k], &fv, &e);
+              if (rc < 0)
+                rc = fail (L, rc, sub, "%s", e.message);
+            }
+          if (rc)
+            {
+              tg_param_value_clear (&fv);
+              tg_param_value_clear (v);
+              return rc;
+            }
+          tg_param_value_clear (tg_param_list_field_mut (v, idx, k));
+          *tg_param_list_field_mut (v, idx, k) = fv;
+        }
+    }
+  return 0;
 }
 
 static int

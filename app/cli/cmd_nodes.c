@@ -80,6 +80,9 @@ format_default (const TgParamDesc *d, char *buf, size_t size)
                                   d->def_curve[2 * k], d->def_curve[2 * k + 1]);
       }
       break;
+    case TG_PARAM_LIST:
+      snprintf (buf, size, "%s", d->def_s ? d->def_s : "");
+      break;
     default:
       buf[0] = '\0';
       break;
@@ -110,6 +113,13 @@ format_range (const TgParamDesc *d, char *buf, size_t size)
       break;
     case TG_PARAM_CURVE:
       snprintf (buf, size, "[x, y] in 0..1");
+      break;
+    case TG_PARAM_LIST:
+      {
+        size_t n = (size_t) snprintf (buf, size, "%.0f..%.0f items of", d->min, d->max);
+        for (int k = 0; k < d->n_item_params && n + 1 < size; k++)
+          n += (size_t) snprintf (buf + n, size - n, "%s%s", k ? ", " : " ", d->item_params[k].name);
+      }
       break;
     default:
       break;

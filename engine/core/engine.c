@@ -283,15 +283,22 @@ static void *
 node_params (Eval *ev, int node)
 {
   const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
+  void *p;
 
   if (ev->params[node])
     return ev->params[node];
-  ev->params[node] = calloc (1, d->params_size ? d->params_size : 1);
-  if (ev->params[node])
-    for (int k = 0; k < d->n_params; k++)
-      tg_param_value_store (&d->params[k], tg_graph_get_param_at (ev->g, node, k),
-                            ev->params[node]);
-  return ev->params[node];
+  p = calloc (1, d->params_size ? d->params_size : 1);
+  if (p == NULL)
+    return NULL;
+  for (int k = 0; k < d->n_params; k++)
+    if (tg_param_value_store (&d->params[k], tg_graph_get_param_at (ev->g, node, k), p) < 0)
+      {
+        tg_params_struct_clear (d->params, d->n_params, p);
+        free (p);
+        return NULL;
+      }
+  ev->params[node] = p;
+  return p;
 }
 
 /* Checks what evaluating NODE needs: its parameters and required inputs.
@@ -454,6 +461,11 @@ hash_param (TgHasher *h, const Eval *ev, const TgParamValue *v)
       tg_hasher_u64 (h, (uint64_t) v->n_points);
       for (int k = 0; k < 2 * v->n_points; k++)
         tg_hasher_double (h, v->xy[k]);
+      break;
+    case TG_PARAM_LIST:
+      tg_hasher_u64 (h, (uint64_t) v->n_items);
+      for (int k = 0; k < v->n_items * v->n_item_params; k++)
+        hash_param (h, ev, &v->items[k]);
       break;
     case TG_PARAM_TYPE_COUNT:
       break;
@@ -1354,7 +1366,12 @@ eval_end (Eval *ev)
       }
   free (ev->jobs);
   for (int i = 0; i < tg_graph_n_nodes (ev->g); i++)
-    free (ev->params[i]);
+    if (ev->params[i])
+      {
+        const TgNodeDesc *d = tg_graph_node_desc (ev->g, i);
+        tg_params_struct_clear (d->params, d->n_params, ev->params[i]);
+        free (ev->params[i]);
+      }
   free (ev->params);
   pthread_mutex_unlock (&ev->e->lock);
 }

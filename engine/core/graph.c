@@ -610,9 +610,11 @@ tg_graph_validate (const TgGraph *g, TgError *err)
           void *p = calloc (1, n->desc->params_size ? n->desc->params_size : 1);
           if (p == NULL)
             return tg_error_set (err, TG_ENOMEM, NULL, NULL);
-          for (int k = 0; k < n->desc->n_params; k++)
-            tg_param_value_store (&n->desc->params[k], &n->params[k], p);
-          rc = n->desc->check (p, err);
+          rc = 0;
+          for (int k = 0; k < n->desc->n_params && rc == 0; k++)
+            rc = tg_param_value_store (&n->desc->params[k], &n->params[k], p);
+          rc = rc < 0 ? tg_error_set (err, rc, NULL, NULL) : n->desc->check (p, err);
+          tg_params_struct_clear (n->desc->params, n->desc->n_params, p);
           free (p);
           if (rc < 0)
             {

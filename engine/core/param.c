@@ -11,7 +11,7 @@
 
 static const char *const param_type_names[TG_PARAM_TYPE_COUNT] = {
   "float", "int", "bool", "enum", "seed", "string", "input_path", "output_path",
-  "vec2", "vec3", "color", "curve",
+  "vec2", "vec3", "color", "curve", "list",
 };
 
 const char *
@@ -79,6 +79,16 @@ tg_param_value_init_default (TgParamValue *v, const TgParamDesc *d)
     case TG_PARAM_COLOR:
       memcpy (v->v, d->def_v, sizeof v->v);
       break;
+    case TG_PARAM_LIST:
+      v->n_item_params = d->n_item_params;
+      if (d->def_s && d->def_s[0])
+        {
+          TgParamValue parsed;
+          /* Defaults are written by us and parse; a failure leaves the list empty. */
+          if (tg_param_value_parse (d, d->def_s, &parsed, NULL) == 0)
+            *v = parsed;
+        }
+      break;
     case TG_PARAM_CURVE:
       if (d->def_curve_n > 0)
         {
@@ -101,6 +111,22 @@ tg_param_value_copy (TgParamValue *dst, const TgParamValue *src)
   *dst = *src;
   dst->s = NULL;
   dst->xy = NULL;
+  dst->items = NULL;
+  dst->n_items = 0;
+  if (src->items && src->n_items > 0)
+    {
+      int n = src->n_items * src->n_item_params;
+      dst->items = calloc ((size_t) n, sizeof (TgParamValue));
+      if (dst->items == NULL)
+        return TG_ENOMEM;
+      dst->n_items = src->n_items;
+      for (int i = 0; i < n; i++)
+        if (tg_param_value_copy (&dst->items[i], &src->items[i]) < 0)
+          {
+            tg_param_value_clear (dst);
+            return TG_ENOMEM;
+          }
+    }
   if (src->s && (dst->s = strdup (src->s)) == NULL)
     return TG_ENOMEM;
   if (src->xy && src->n_points > 0)
@@ -120,11 +146,19 @@ tg_param_value_copy (TgParamValue *dst, const TgParamValue *src)
 void
 tg_param_value_clear (TgParamValue *v)
 {
+  if (v->items)
+    {
+      for (int i = 0; i < v->n_items * v->n_item_params; i++)
+        tg_param_value_clear (&v->items[i]);
+      free (v->items);
+    }
   free (v->s);
   free (v->xy);
   v->s = NULL;
   v->xy = NULL;
+  v->items = NULL;
   v->n_points = 0;
+  v->n_items = 0;
 }
 
 bool
@@ -158,6 +192,13 @@ tg_param_value_equal (const TgParamValue *a, const TgParamValue *b)
       return a->n_points == b->n_points
              && (a->n_points == 0
                  || memcmp (a->xy, b->xy, sizeof (double) * 2 * (size_t) a->n_points) == 0);
+    case TG_PARAM_LIST:
+      if (a->n_items != b->n_items || a->n_item_params != b->n_item_params)
+        return false;
+      for (int i = 0; i < a->n_items * a->n_item_params; i++)
+        if (!tg_param_value_equal (&a->items[i], &b->items[i]))
+          return false;
+      return true;
     case TG_PARAM_TYPE_COUNT:
       break;
     }
@@ -170,6 +211,19 @@ num (char *buf, size_t n, double v)
 {
   snprintf (buf, n, "%.10g", v);
   return buf;
+}
+
+/* err->path = "BASE[I].FIELD" (kept short if it must be). */
+static void
+item_path (TgError *err, const char *base, int i, const char *field)
+{
+  char buf[2 * TG_ERROR_PATH_MAX + 16];
+
+  if (err == NULL)
+    return;
+  snprintf (buf, sizeof buf, "%s[%d].%s", base, i, field);
+  buf[TG_ERROR_PATH_MAX - 1] = '\0';
+  memcpy (err->path, buf, TG_ERROR_PATH_MAX);
 }
 
 static int
@@ -262,10 +316,75 @@ tg_param_value_check (const TgParamDesc *d, const TgParamValue *v, TgError *err)
                                  num (a, sizeof a, x), num (b, sizeof b, v->xy[2 * k - 2]));
         }
       return 0;
+    case TG_PARAM_LIST:
+      if (v->n_items < d->min || v->n_items > d->max)
+        return tg_error_set (err, TG_ERANGE, path, "expected %s to %s items, got %d",
+                             num (a, sizeof a, d->min), num (b, sizeof b, d->max), v->n_items);
+      if (v->n_items > 0 && v->n_item_params != d->n_item_params)
+        return tg_error_set (err, TG_ETYPE, path, "items have %d fields, expected %d",
+                             v->n_item_params, d->n_item_params);
+      for (int i = 0; i < v->n_items; i++)
+        for (int k = 0; k < d->n_item_params; k++)
+          {
+            int rc = tg_param_value_check (&d->item_params[k], tg_param_list_field (v, i, k), err);
+            if (rc < 0)
+              {
+                /* "params.FIELD" from the item check becomes "params.NAME[i].FIELD". */
+                {
+                  char base[TG_ERROR_PATH_MAX];
+                  snprintf (base, sizeof base, "params.%s", d->name);
+                  item_path (err, base, i, d->item_params[k].name);
+                }
+                return rc;
+              }
+          }
+      return 0;
     case TG_PARAM_TYPE_COUNT:
       break;
     }
   return tg_error_set (err, TG_ETYPE, path, "unknown parameter type");
+}
+
+const TgParamValue *
+tg_param_list_field (const TgParamValue *list, int item, int k)
+{
+  return &list->items[item * list->n_item_params + k];
+}
+
+TgParamValue *
+tg_param_list_field_mut (TgParamValue *list, int item, int k)
+{
+  return &list->items[item * list->n_item_params + k];
+}
+
+int
+tg_param_list_append_default (TgParamValue *list, const TgParamDesc *d)
+{
+  TgParamValue *grown;
+  int n = d->n_item_params;
+
+  grown = realloc (list->items, sizeof (TgParamValue) * (size_t) ((list->n_items + 1) * n));
+  if (grown == NULL)
+    return TG_ENOMEM;
+  list->items = grown;
+  list->n_item_params = n;
+  for (int k = 0; k < n; k++)
+    tg_param_value_init_default (&list->items[list->n_items * n + k], &d->item_params[k]);
+  return list->n_items++;
+}
+
+void
+tg_param_list_remove (TgParamValue *list, int item)
+{
+  int n = list->n_item_params;
+
+  if (item < 0 || item >= list->n_items)
+    return;
+  for (int k = 0; k < n; k++)
+    tg_param_value_clear (&list->items[item * n + k]);
+  memmove (&list->items[item * n], &list->items[(item + 1) * n],
+           sizeof (TgParamValue) * (size_t) ((list->n_items - item - 1) * n));
+  list->n_items--;
 }
 
 static bool
@@ -308,6 +427,114 @@ parse_color (const char *s, double rgba[4])
       rgba[k] = (double) (hi * 16 + lo) / 255.0;
     }
   return true;
+}
+
+/* Copies [B, E) trimmed of spaces into a new string. */
+static char *
+trimmed (const char *b, const char *e)
+{
+  char *out;
+
+  while (b < e && (*b == ' ' || *b == '\t' || *b == '\n'))
+    b++;
+  while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n'))
+    e--;
+  out = malloc ((size_t) (e - b) + 1);
+  if (out)
+    {
+      memcpy (out, b, (size_t) (e - b));
+      out[e - b] = '\0';
+    }
+  return out;
+}
+
+/* "name=grass|color=#ff0000; name=rock": items split by ';', fields by
+ * '|', each "field=value" in the field's own text form; fields left out
+ * keep their defaults. */
+static int
+parse_list (const TgParamDesc *d, const char *text, TgParamValue *v, const char *path,
+            TgError *err)
+{
+  const char *p = text;
+
+  v->n_item_params = d->n_item_params;
+  while (*p)
+    {
+      const char *item_end = p + strcspn (p, ";");
+      char *item = trimmed (p, item_end), *q;
+      int idx;
+      if (item == NULL)
+        goto nomem;
+      if (item[0] == '\0')
+        {
+          free (item);
+          p = *item_end ? item_end + 1 : item_end;
+          continue;
+        }
+      idx = tg_param_list_append_default (v, d);
+      if (idx < 0)
+        {
+          free (item);
+          goto nomem;
+        }
+      for (q = item; *q;)
+        {
+          char *field_end = q + strcspn (q, "|"), *eq, *key, *val;
+          int k, rc;
+          TgParamValue fv;
+          char save = *field_end;
+          *field_end = '\0';
+          eq = strchr (q, '=');
+          if (eq == NULL)
+            {
+              rc = tg_error_set (err, TG_ETYPE, path, "item %d: expected field=value, got \"%s\"",
+                                 idx, q);
+              free (item);
+              tg_param_value_clear (v);
+              return rc;
+            }
+          key = trimmed (q, eq);
+          val = trimmed (eq + 1, field_end);
+          k = -1;
+          for (int j = 0; key && j < d->n_item_params; j++)
+            if (strcmp (d->item_params[j].name, key) == 0)
+              k = j;
+          if (k < 0 || val == NULL)
+            {
+              rc = key && val ? tg_error_set (err, TG_EUNKNOWN, path, "item %d: unknown field \"%s\"",
+                                              idx, key)
+                              : tg_error_set (err, TG_ENOMEM, path, NULL);
+              free (key);
+              free (val);
+              free (item);
+              tg_param_value_clear (v);
+              return rc;
+            }
+          rc = tg_param_value_parse (&d->item_params[k], val, &fv, err);
+          if (rc < 0)
+            {
+              item_path (err, path, idx, key);
+              free (key);
+              free (val);
+              free (item);
+              tg_param_value_clear (v);
+              return rc;
+            }
+          tg_param_value_clear (tg_param_list_field_mut (v, idx, k));
+          *tg_param_list_field_mut (v, idx, k) = fv;
+          free (key);
+          free (val);
+          *field_end = save;
+          q = save ? field_end + 1 : field_end;
+        }
+      free (item);
+      p = *item_end ? item_end + 1 : item_end;
+    }
+  return 0;
+
+nomem:
+  tg_param_value_clear (v);
+  return tg_error_set (err, TG_ENOMEM, path, NULL);
 }
 
 int
@@ -418,6 +645,10 @@ tg_param_value_parse (const TgParamDesc *d, const char *text, TgParamValue *out,
         tg_param_value_clear (&v);
         return tg_error_set (err, TG_ETYPE, path, "expected points \"x:y,x:y,...\", got \"%s\"", text);
       }
+    case TG_PARAM_LIST:
+      if ((rc = parse_list (d, text, &v, path, err)) < 0)
+        return rc;
+      break;
     case TG_PARAM_TYPE_COUNT:
       return tg_error_set (err, TG_ETYPE, path, "unknown parameter type");
     }
@@ -431,7 +662,7 @@ tg_param_value_parse (const TgParamDesc *d, const char *text, TgParamValue *out,
   return 0;
 }
 
-void
+int
 tg_param_value_store (const TgParamDesc *d, const TgParamValue *v, void *params_struct)
 {
   char *field = (char *) params_struct + d->offset;
@@ -471,7 +702,44 @@ tg_param_value_store (const TgParamDesc *d, const TgParamValue *v, void *params_
         memcpy (field, &c, sizeof c);
       }
       break;
+    case TG_PARAM_LIST:
+      {
+        TgList list = { 0, NULL };
+        if (v->n_items > 0)
+          {
+            char *items = calloc ((size_t) v->n_items, d->item_size);
+            if (items == NULL)
+              {
+                memcpy (field, &list, sizeof list);
+                return TG_ENOMEM;
+              }
+            for (int i = 0; i < v->n_items; i++)
+              for (int k = 0; k < d->n_item_params; k++)
+                tg_param_value_store (&d->item_params[k], tg_param_list_field (v, i, k),
+                                      items + (size_t) i * d->item_size);
+            list.n = v->n_items;
+            list.items = items;
+          }
+        memcpy (field, &list, sizeof list);
+      }
+      break;
     case TG_PARAM_TYPE_COUNT:
       break;
     }
+  return 0;
+}
+
+void
+tg_params_struct_clear (const TgParamDesc *params, int n, void *params_struct)
+{
+  for (int k = 0; k < n; k++)
+    if (params[k].type == TG_PARAM_LIST)
+      {
+        TgList list;
+        memcpy (&list, (char *) params_struct + params[k].offset, sizeof list);
+        free ((void *) list.items);
+        list.items = NULL;
+        list.n = 0;
+        memcpy ((char *) params_struct + params[k].offset, &list, sizeof list);
+      }
 }

@@ -204,6 +204,63 @@ test_region_lattice (void)
   TG_CHECK (!tg_region_contains (&r, &t));
 }
 
+static void
+test_list_params (void)
+{
+  TgGraph *g = tg_graph_new ();
+  TgEngine *e = tg_engine_new (NULL);
+  TgError err = { 0 };
+  const TgParamValue *v;
+  TgRegion r;
+  TgValue *out = NULL;
+  int n = tg_graph_add_node (g, "pal", "test.palette", &err);
+
+  v = tg_graph_get_param (g, n, "entries");
+  TG_CHECK_INT_EQ (v->n_items, 2);
+  TG_CHECK (strcmp (tg_param_list_field (v, 0, 0)->s, "grass") == 0);
+  TG_CHECK (tg_param_list_field (v, 0, 1)->f == 0.25);
+  TG_CHECK (tg_param_list_field (v, 0, 2)->v[1] == 1.0 && tg_param_list_field (v, 0, 2)->v[0] == 0);
+  TG_CHECK (tg_param_list_field (v, 1, 1)->f == 1.0); /* a default field */
+  tg_region_for_world (&r, tg_graph_world (g), 9);
+  TG_CHECK_INT_EQ (tg_engine_pull (e, g, n, 0, &r, NULL, &out, NULL, &err), 0);
+  TG_CHECK_NEAR (out->data[0], 1.25, 1e-6);
+  tg_value_unref (out);
+  /* An item's field is part of the cache key. */
+  TG_CHECK_INT_EQ (tg_graph_set_param_text (g, n, "entries", "name=a|weight=2; name=b|weight=3", &err), 0);
+  TG_CHECK_INT_EQ (tg_engine_pull (e, g, n, 0, &r, NULL, &out, NULL, &err), 0);
+  TG_CHECK_NEAR (out->data[0], 5.0, 1e-6);
+  tg_value_unref (out);
+  /* Errors name the item and field. */
+  TG_CHECK_INT_EQ (tg_graph_set_param_text (g, n, "entries", "name=a; weight=20", &err), TG_ERANGE);
+  TG_CHECK_MSG (strcmp (err.path, "params.entries[1].weight") == 0, "%s", err.path);
+  TG_CHECK_STR_CONTAINS (err.message, "expected a number in 0..10, got 20");
+  TG_CHECK_INT_EQ (tg_graph_set_param_text (g, n, "entries", "name=a|bogus=1", &err), TG_EUNKNOWN);
+  TG_CHECK_STR_CONTAINS (err.message, "unknown field \"bogus\"");
+  TG_CHECK_INT_EQ (tg_graph_set_param_text (g, n, "entries", "a;b;c;d;e", &err), TG_ETYPE);
+  TG_CHECK_INT_EQ (tg_graph_set_param_text (g, n, "entries", "name=1;name=2;name=3;name=4;name=5", &err),
+                   TG_ERANGE);
+  TG_CHECK_STR_CONTAINS (err.message, "expected 0 to 4 items, got 5");
+  TG_CHECK_INT_EQ (tg_graph_set_param_text (g, n, "entries", "", &err), 0);
+  TG_CHECK_INT_EQ (tg_graph_get_param (g, n, "entries")->n_items, 0);
+  /* Editing helpers. */
+  {
+    TgParamValue copy;
+    const TgNodeDesc *d = tg_graph_node_desc (g, n);
+    tg_param_value_copy (&copy, tg_graph_get_param (g, n, "entries"));
+    TG_CHECK_INT_EQ (tg_param_list_append_default (&copy, &d->params[0]), 0);
+    TG_CHECK_INT_EQ (tg_param_list_append_default (&copy, &d->params[0]), 1);
+    tg_param_list_field_mut (&copy, 1, 1)->f = 7;
+    tg_param_list_remove (&copy, 0);
+    TG_CHECK_INT_EQ (copy.n_items, 1);
+    TG_CHECK (tg_param_list_field (&copy, 0, 1)->f == 7);
+    TG_CHECK_INT_EQ (tg_graph_set_param (g, n, "entries", &copy, &err), 0);
+    TG_CHECK (tg_param_value_equal (&copy, tg_graph_get_param (g, n, "entries")));
+    tg_param_value_clear (&copy);
+  }
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
 int
 main (void)
 {
@@ -217,5 +274,6 @@ main (void)
   TG_RUN (test_validate);
   TG_RUN (test_remove_and_copy);
   TG_RUN (test_region_lattice);
+  TG_RUN (test_list_params);
   return tgtest_result ();
 }

@@ -257,6 +257,52 @@ static const TgNodeDesc test_sink = {
 };
 TG_NODE_REGISTER (test_sink);
 
+/* A list parameter: constant output = sum of the items' weights. */
+typedef struct
+{
+  const char *name;
+  double weight;
+  double color[4];
+} PaletteItem;
+
+static const TgParamDesc palette_item_params[] = {
+  TG_PARAM_STRING (PaletteItem, name, "Name", "item", "Item name"),
+  TG_PARAM_FLOAT (PaletteItem, weight, "Weight", 1.0, 0.0, 10.0, NULL, "Weight"),
+  TG_PARAM_COLOR (PaletteItem, color, "Colour", 1, 0, 0, 1, "Colour"),
+};
+
+typedef struct
+{
+  TgList entries;
+} PaletteParams;
+
+static const TgParamDesc palette_params[] = {
+  TG_PARAM_LIST (PaletteParams, entries, "Entries", PaletteItem, palette_item_params, 0, 4,
+                 "name=grass|weight=0.25|color=#00ff00; name=rock", "Palette"),
+};
+
+static int
+palette_eval (TgEvalCtx *c)
+{
+  const PaletteParams *p = tg_eval_params (c);
+  const PaletteItem *items = p->entries.items;
+  TgValue *out = tg_eval_new_output (c, 0, 1);
+  float s = 0;
+  for (int i = 0; i < p->entries.n; i++)
+    s += (float) items[i].weight;
+  for (uint64_t i = 0; i < tg_region_samples (&out->region); i++)
+    out->data[i] = s;
+  return 0;
+}
+
+static const TgNodeDesc test_palette = {
+  .type = "test.palette", .category = "Test", .label = "Palette",
+  .outputs = height_out, .n_outputs = 1,
+  .params = palette_params, .n_params = TG_N_ELEMENTS (palette_params),
+  .params_size = sizeof (PaletteParams), .locality = TG_LOCALITY_LOCAL, .eval = palette_eval,
+};
+TG_NODE_REGISTER (test_palette);
+
 static inline int
 testfmt_write (FILE *f, const TgImage *img, TgError *err)
 {

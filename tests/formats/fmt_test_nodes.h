@@ -12,6 +12,19 @@
 
 typedef struct
 {
+  const char *name;
+  double weight;
+  double tint[4];
+} TestAllItem;
+
+static const TgParamDesc test_all_item_params[] = {
+  TG_PARAM_STRING (TestAllItem, name, "Name", "layer", "Item name"),
+  TG_PARAM_FLOAT (TestAllItem, weight, "Weight", 1, 0, 10, NULL, "Item weight"),
+  TG_PARAM_COLOR (TestAllItem, tint, "Tint", 1, 1, 1, 1, "Item colour"),
+};
+
+typedef struct
+{
   double f;
   int i;
   bool b;
@@ -22,6 +35,7 @@ typedef struct
   double v3[3];
   double col[4];
   TgCurve curve;
+  TgList items;
 } TestAllParams;
 
 static const char *const test_all_choices[] = { "alpha", "beta", "gamma", NULL };
@@ -38,6 +52,8 @@ static const TgParamDesc test_all_params[] = {
   TG_PARAM_VEC3 (TestAllParams, v3, "V3", 1, 2, 3, "m", "A vec3"),
   TG_PARAM_COLOR (TestAllParams, col, "Colour", 1, 0.5, 0, 1, "A colour"),
   TG_PARAM_CURVE (TestAllParams, curve, "Curve", test_all_curve, 3, "A curve"),
+  TG_PARAM_LIST (TestAllParams, items, "Items", TestAllItem, test_all_item_params, 0, 3,
+                 "name=grass|weight=0.5|tint=#00ff00; name=rock", "A list of objects"),
 };
 
 static const TgPortDesc test_all_inputs[] = {

@@ -740,6 +740,54 @@ test_error_links (void)
 
 /* Unknown top-level keys are kept, not refused; a node's "ui" is not
  * checked by the engine at all. */
+/* Lists of objects: values, defaults for fields left out, canonical text,
+ * and errors that name the item and field. */
+static void
+test_list_params (void)
+{
+  const char *t = doc ("    { \"id\": \"all\", \"type\": \"test.all\", \"params\": { \"items\": [\n"
+                       "      { \"name\": \"snow\", \"weight\": 2, \"tint\": \"#ffffff\" },\n"
+                       "      { \"weight\": 0.25 } ] } }",
+                       NULL);
+  TgGraph *g = load_ok (t);
+  const TgParamValue *v;
+  char *s1;
+
+  if (!g)
+    return;
+  v = tg_graph_get_param (g, 0, "items");
+  TG_CHECK_INT_EQ (v->n_items, 2);
+  TG_CHECK (strcmp (tg_param_list_field (v, 0, 0)->s, "snow") == 0);
+  TG_CHECK (tg_param_list_field (v, 0, 1)->f == 2.0);
+  TG_CHECK (strcmp (tg_param_list_field (v, 1, 0)->s, "layer") == 0); /* field default */
+  TG_CHECK (tg_param_list_field (v, 1, 1)->f == 0.25);
+  s1 = save (g);
+  TG_CHECK_STR_CONTAINS (s1, "{ \"name\": \"snow\", \"weight\": 2, \"tint\": \"#ffffff\" }");
+  TG_CHECK_STR_CONTAINS (s1, "{ \"name\": \"layer\", \"weight\": 0.25, \"tint\": \"#ffffff\" }");
+  free (s1);
+  tg_graph_free (g);
+
+  /* The descriptor's default, parsed from its text form. */
+  g = load_ok (doc ("    { \"id\": \"all\", \"type\": \"test.all\" }", NULL));
+  if (g)
+    {
+      v = tg_graph_get_param (g, 0, "items");
+      TG_CHECK_INT_EQ (v->n_items, 2);
+      TG_CHECK (strcmp (tg_param_list_field (v, 1, 0)->s, "rock") == 0);
+      TG_CHECK (tg_param_list_field (v, 0, 2)->v[1] == 1.0 && tg_param_list_field (v, 0, 2)->v[0] == 0);
+      tg_graph_free (g);
+    }
+
+  t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"items\": [ { \"wieght\": 1 } ] } }", NULL);
+  EXPECT_ERROR (t, TG_EUNKNOWN, "nodes[0].params.items[0].wieght", "unknown field of a items item", "1 }");
+  t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"items\": [ {}, { \"weight\": 11 } ] } }", NULL);
+  EXPECT_ERROR (t, TG_ERANGE, "nodes[0].params.items[1].weight", "expected a number in 0..10, got 11", "11 }");
+  t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"items\": [ {}, {}, {}, {} ] } }", NULL);
+  EXPECT_ERROR (t, TG_ERANGE, "nodes[0].params.items", "expected 0 to 3 items, got 4", "[ {}");
+  t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"items\": [ 3 ] } }", NULL);
+  EXPECT_ERROR (t, TG_ETYPE, "nodes[0].params.items[0]", "expected an object, got 3", "3 ]");
+}
+
 static void
 test_unknown_keys_are_kept (void)
 {
@@ -773,6 +821,7 @@ main (void)
   TG_RUN (test_error_nodes);
   TG_RUN (test_error_params);
   TG_RUN (test_error_links);
+  TG_RUN (test_list_params);
   TG_RUN (test_unknown_keys_are_kept);
   return tgtest_result ();
 }

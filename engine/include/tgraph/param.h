@@ -40,6 +40,7 @@ typedef enum
   TG_PARAM_VEC3,        /* double[3] */
   TG_PARAM_COLOR,       /* double[4] RGBA in 0..1, "#rrggbb" or "#rrggbbaa" in files */
   TG_PARAM_CURVE,       /* TgCurve: [x, y] points, x strictly increasing, both in 0..1 */
+  TG_PARAM_LIST,        /* TgList: an array of objects (palettes, layers, gradient stops) */
   TG_PARAM_TYPE_COUNT
 } TgParamType;
 
@@ -51,12 +52,22 @@ typedef struct
   const double *xy; /* x0, y0, x1, y1, ... */
 } TgCurve;
 
+/* A list parameter in a node's struct: N items, each a struct of the
+ * node's item type filled from the item descriptors.  Valid during eval. */
+typedef struct
+{
+  int n;
+  const void *items;
+} TgList;
+
 typedef enum
 {
   TG_PARAM_REQUIRED = 1 << 0, /* no default: the file must give it */
 } TgParamFlags;
 
-typedef struct
+typedef struct TgParamDesc TgParamDesc;
+
+struct TgParamDesc
 {
   const char *name;  /* snake_case with a unit suffix: scale_m, talus_deg */
   const char *label; /* for people, marked N_() */
@@ -72,10 +83,17 @@ typedef struct
   double def_v[4];               /* vec2, vec3, color */
   const double *def_curve;       /* curve: n points x, y */
   int def_curve_n;
-} TgParamDesc;
+  /* list: the fields of one item (no nested lists), the item struct's
+   * size; min/max bound the number of items; def_s is the default in the
+   * text form tg_param_value_parse reads, e.g.
+   * "name=grass|color=#40a040|tolerance=0.12; name=rock|color=#808080" */
+  const TgParamDesc *item_params;
+  int n_item_params;
+  size_t item_size;
+};
 
 /* A parameter's value as the graph stores it (owned strings / arrays). */
-typedef struct
+typedef struct TgParamValue
 {
   TgParamType type;
   double f;       /* float */
@@ -84,6 +102,8 @@ typedef struct
   double v[4];    /* vec2, vec3, color */
   double *xy;     /* curve points, 2 * n_points */
   int n_points;
+  struct TgParamValue *items; /* list: n_items * n_item_params values, item by item */
+  int n_items, n_item_params;
 } TgParamValue;
 
 void tg_param_value_init_default (TgParamValue *v, const TgParamDesc *d);
@@ -104,8 +124,19 @@ int tg_param_value_parse (const TgParamDesc *d, const char *text, TgParamValue *
 int tg_param_enum_index (const TgParamDesc *d, const char *choice);
 
 /* Copies V into the parameter struct field described by D (strings and
- * curve arrays are borrowed, not copied). */
-void tg_param_value_store (const TgParamDesc *d, const TgParamValue *v, void *params_struct);
+ * curve arrays are borrowed, not copied; a list's item array is
+ * allocated: release it with tg_params_struct_clear).  0 or TG_ENOMEM. */
+int tg_param_value_store (const TgParamDesc *d, const TgParamValue *v, void *params_struct);
+/* Frees what tg_param_value_store allocated in a struct filled from the
+ * N descriptors PARAMS (list item arrays). */
+void tg_params_struct_clear (const TgParamDesc *params, int n, void *params_struct);
+
+/* List items: value of field K of item I (borrowed), and a new item with
+ * default fields appended (returns its index or TG_ENOMEM). */
+const TgParamValue *tg_param_list_field (const TgParamValue *list, int item, int k);
+TgParamValue *tg_param_list_field_mut (TgParamValue *list, int item, int k);
+int tg_param_list_append_default (TgParamValue *list, const TgParamDesc *d);
+void tg_param_list_remove (TgParamValue *list, int item);
 
 /* Compile-time check that S.F has type T; adds 0 to the offset. */
 #define TG__FIELD(S, F, T) \
@@ -149,6 +180,13 @@ void tg_param_value_store (const TgParamDesc *d, const TgParamValue *v, void *pa
 #define TG_PARAM_COLOR(S, F, LABEL, R, G, B, A, HELP)                                           \
   { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_COLOR,                          \
     .offset = TG__FIELD (S, F, double *), .def_v = { (R), (G), (B), (A) }, .min = 0, .max = 1 }
+/* ITEMS: a static TgParamDesc array describing struct ITEM_S (declared
+ * with these same macros on ITEM_S); MIN..MAX items; DEF: default text. */
+#define TG_PARAM_LIST(S, F, LABEL, ITEM_S, ITEMS, MIN, MAX, DEF, HELP)                         \
+  { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_LIST,                           \
+    .offset = TG__FIELD (S, F, TgList), .item_params = (ITEMS),                                \
+    .n_item_params = (int) (sizeof (ITEMS) / sizeof ((ITEMS)[0])), .item_size = sizeof (ITEM_S), \
+    .min = (MIN), .max = (MAX), .def_s = (DEF) }
 /* DEF_XY: a static const double array of N points (2 * N numbers). */
 #define TG_PARAM_CURVE(S, F, LABEL, DEF_XY, N, HELP)                                            \
   { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_CURVE,                          \
