@@ -1,0 +1,407 @@
+/* erosion.thermal: material slides to lower neighbours wherever the slope
+ * is steeper than the talus angle, until the scree rests at that angle.
+ *
+ * Each pass moves, between every pair of the 8-neighbourhood, an amount
+ * proportional to how far their height difference exceeds the talus
+ * difference for their distance (the cell size, or its sqrt 2 for
+ * diagonals), in world metres.  A pair's flux is computed from the two
+ * heights alone, with bit-identical magnitude on either side, so what one
+ * cell loses its neighbour gains: the sum of heights is conserved up to
+ * float rounding.  Passes are Jacobi steps (read one buffer, write the
+ * other), rows in parallel, so the bytes never depend on the thread count.
+ *
+ * Boundaries: the world's edge is closed (no material crosses it), so the
+ * whole world conserves mass exactly.  Inside the world the node is an
+ * apron node: a pass reaches one cell, so N passes need N cells of border;
+ * the valid area shrinks by one cell per pass on every side that is not a
+ * world edge, and a tile equals the same window of a whole-world run.
+ *
+ * Resolution: a pass is a diffusion step whose reach scales with the cell
+ * size squared, so `iterations` is given for cells of `reference_cell_m`
+ * and a map with cells half as wide runs four times the passes.  A 513
+ * preview and a 2049 build then show the same talus slopes.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tgraph/node.h>
+#include <tgraph/param.h>
+
+#include "erosion_util.h"
+#include "grid_util.h"
+
+/* Bounds the passes (and so the apron) a tiny cell could ask for. */
+#define THERMAL_PASSES_MAX 20000
+
+typedef struct
+{
+  double talus_deg;
+  int iterations;
+  double strength;
+  double reference_cell_m;
+  double deposit_full_m;
+} ThermalParams;
+
+static const TgParamDesc thermal_params[] = {
+  TG_PARAM_FLOAT_UI (ThermalParams, talus_deg, N_("Talus angle"), 35.0, 0.0, 89.0, 10.0, 60.0,
+                     "deg", N_("Slopes steeper than this shed material until they rest at it")),
+  TG_PARAM_INT (ThermalParams, iterations, N_("Iterations"), 50, 0, 5000,
+                N_("Passes at cells of the reference size; smaller cells run more "
+                   "(iterations x (reference / cell)^2), larger cells fewer")),
+  TG_PARAM_FLOAT (ThermalParams, strength, N_("Strength"), 0.5, 0.0, 1.0, NULL,
+                  N_("Fraction of the excess over the talus slope moved per pass; 1 is the "
+                     "most that stays stable")),
+  TG_PARAM_FLOAT_UI (ThermalParams, reference_cell_m, N_("Reference cell"), 4.0, 0.0, 1000.0,
+                     0.5, 64.0, "m",
+                     N_("Cell size the iteration count is given for; 0 runs exactly "
+                        "`iterations` passes at any resolution")),
+  TG_PARAM_FLOAT_UI (ThermalParams, deposit_full_m, N_("Full deposit"), 2.0, 0.001, 1e4, 0.1,
+                     50.0, "m", N_("Depth of new scree that reads as 1 in the deposit mask")),
+};
+
+static const TgPortDesc thermal_inputs[] = {
+  { .name = "height", .type = TG_TYPE_HEIGHT, .label = N_("Height"),
+    .help = N_("Terrain to erode") },
+};
+
+static const TgPortDesc thermal_outputs[] = {
+  { .name = "height", .type = TG_TYPE_HEIGHT, .label = N_("Height"),
+    .help = N_("Eroded terrain") },
+  { .name = "deposit", .type = TG_TYPE_MASK, .label = N_("Deposit"),
+    .help = N_("Where scree came to rest: its depth over the full-deposit depth") },
+};
+
+/* Passes run at cell size CELL_M (also the apron, in cells). */
+static int
+thermal_passes (const ThermalParams *p, double cell_m)
+{
+  double r, n;
+
+  if (p->iterations <= 0)
+    return 0;
+  if (!(p->reference_cell_m > 0.0) || !(cell_m > 0.0))
+    return p->iterations;
+  r = p->reference_cell_m / cell_m;
+  n = ceil ((double) p->iterations * r * r - 1e-9);
+  if (!(n < THERMAL_PASSES_MAX))
+    return THERMAL_PASSES_MAX;
+  return n < 1.0 ? 1 : (int) n;
+}
+
+static int
+thermal_apron (const void *params, double cell_m)
+{
+  return thermal_passes (params, cell_m);
+}
+
+/* --- the pass kernel ----------------------------------------------------- */
+
+/* Coefficients of one pass.  Orthogonal pairs weigh 1 and diagonal ones
+ * 1/2; with the stability bound sum(k) + max(k) <= 1 (a peak must not
+ * sink below a neighbour it feeds) strength 1 gives k = 1/7 and 1/14. */
+typedef struct
+{
+  float t1, t2; /* talus height difference, orthogonal and diagonal (height units) */
+  float k1, k2; /* fraction of the excess moved per pass */
+} ThermalCoef;
+
+/* Flux term of a pair with difference D (mine minus the neighbour's):
+ * the excess over the talus T, positive when I shed, negative when I
+ * receive, 0 in between.  Written as masks so the vector build computes
+ * the same bits as the scalar tail; -(d) - t == -(d + t) exactly, so the
+ * two cells of a pair see exactly opposite terms. */
+static inline float
+pair_excess (float d, float t)
+{
+  float a = d - t, b = d + t;
+  return (a > 0.0f ? a : 0.0f) + (b < 0.0f ? b : 0.0f);
+}
+
+static inline float
+cell_update (float h, float w, float e, float n, float s, float nw, float ne, float sw, float se,
+             const ThermalCoef *k)
+{
+  float s1 = ((pair_excess (h - w, k->t1) + pair_excess (h - e, k->t1)) + pair_excess (h - n, k->t1))
+             + pair_excess (h - s, k->t1);
+  float s2 = ((pair_excess (h - nw, k->t2) + pair_excess (h - ne, k->t2))
+              + pair_excess (h - sw, k->t2))
+             + pair_excess (h - se, k->t2);
+  return h - (k->k1 * s1 + k->k2 * s2);
+}
+
+/* 8-float vectors through GCC's vector extension: plain IEEE operations
+ * that the baseline build splits into SSE halves and the AVX2 build runs
+ * whole.  The helpers are always inlined, so no vector ever crosses a
+ * call and the ABI note GCC gives for 32-byte arguments does not apply. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+#define V8_INLINE static inline __attribute__ ((always_inline))
+typedef float V8 __attribute__ ((vector_size (32), aligned (4)));
+typedef int V8i __attribute__ ((vector_size (32), aligned (4)));
+
+V8_INLINE V8
+v_load (const float *p)
+{
+  V8 v;
+  memcpy (&v, p, sizeof v);
+  return v;
+}
+
+V8_INLINE V8
+v_splat (float f)
+{
+  V8 v = { f, f, f, f, f, f, f, f };
+  return v;
+}
+
+V8_INLINE V8
+v_pair_excess (V8 d, V8 t)
+{
+  V8 a = d - t, b = d + t, zero = { 0 };
+  V8i ma = a > zero, mb = b < zero;
+  return (V8) ((V8i) a & ma) + (V8) ((V8i) b & mb);
+}
+
+/* Cells [X0, X1) of a row whose neighbours all exist: 8 at a time, then
+ * one at a time with the same arithmetic. */
+V8_INLINE void
+thermal_row_body (const float *restrict up, const float *restrict mid, const float *restrict dn,
+                  float *restrict out, int x0, int x1, const ThermalCoef *k)
+{
+  V8 t1 = v_splat (k->t1), t2 = v_splat (k->t2), k1 = v_splat (k->k1), k2 = v_splat (k->k2);
+  int x = x0;
+
+  for (; x + 8 <= x1; x += 8)
+    {
+      V8 h = v_load (mid + x);
+      V8 s1 = ((v_pair_excess (h - v_load (mid + x - 1), t1)
+                + v_pair_excess (h - v_load (mid + x + 1), t1))
+               + v_pair_excess (h - v_load (up + x), t1))
+              + v_pair_excess (h - v_load (dn + x), t1);
+      V8 s2 = ((v_pair_excess (h - v_load (up + x - 1), t2)
+                + v_pair_excess (h - v_load (up + x + 1), t2))
+               + v_pair_excess (h - v_load (dn + x - 1), t2))
+              + v_pair_excess (h - v_load (dn + x + 1), t2);
+      V8 r = h - (k1 * s1 + k2 * s2);
+      memcpy (out + x, &r, sizeof r);
+    }
+  for (; x < x1; x++)
+    out[x] = cell_update (mid[x], mid[x - 1], mid[x + 1], up[x], dn[x], up[x - 1], up[x + 1],
+                          dn[x - 1], dn[x + 1], k);
+}
+
+static void
+thermal_row_generic (const float *up, const float *mid, const float *dn, float *out, int x0,
+                     int x1, const ThermalCoef *k)
+{
+  thermal_row_body (up, mid, dn, out, x0, x1, k);
+}
+
+#ifdef TG__EROSION_HAVE_X86
+__attribute__ ((target ("avx2"))) static void
+thermal_row_avx2 (const float *up, const float *mid, const float *dn, float *out, int x0, int x1,
+                  const ThermalCoef *k)
+{
+  thermal_row_body (up, mid, dn, out, x0, x1, k);
+}
+#endif
+
+/* --- passes over the working buffer -------------------------------------- */
+
+typedef struct
+{
+  const float *src;
+  float *dst;
+  int w, h;           /* working buffer: the input window clipped to the world */
+  int ux0, ux1, uy0;  /* cells this pass updates (buffer coordinates) */
+  ThermalCoef k;
+  bool avx2;
+} PassJob;
+
+/* A cell on the world's edge: neighbours beyond it do not exist, so the
+ * pair is simply absent (the edge is closed). */
+static float
+edge_cell (const PassJob *job, int x, int y)
+{
+  const float *s = job->src;
+  int w = job->w;
+  float h = s[(size_t) y * w + x];
+  float nb[8];
+  static const int dx[8] = { -1, 1, 0, 0, -1, 1, -1, 1 };
+  static const int dy[8] = { 0, 0, -1, 1, -1, -1, 1, 1 };
+
+  /* An absent neighbour reads as my own height: a zero difference gives
+   * exactly zero flux, the same as leaving the pair out. */
+  for (int q = 0; q < 8; q++)
+    {
+      int xx = x + dx[q], yy = y + dy[q];
+      nb[q] = (xx >= 0 && xx < w && yy >= 0 && yy < job->h) ? s[(size_t) yy * w + xx] : h;
+    }
+  return cell_update (h, nb[0], nb[1], nb[2], nb[3], nb[4], nb[5], nb[6], nb[7], &job->k);
+}
+
+static void
+pass_rows (void *user, int begin, int end)
+{
+  const PassJob *job = user;
+  int w = job->w;
+
+  for (int r = begin; r < end; r++)
+    {
+      int y = job->uy0 + r;
+      const float *mid = job->src + (size_t) y * w;
+      float *out = job->dst + (size_t) y * w;
+      int x0 = job->ux0, x1 = job->ux1;
+
+      if (y == 0 || y == job->h - 1)
+        {
+          for (int x = x0; x < x1; x++)
+            out[x] = edge_cell (job, x, y);
+          continue;
+        }
+      if (x0 == 0)
+        out[x0++] = edge_cell (job, 0, y);
+      if (x1 == w && x1 > x0)
+        out[--x1] = edge_cell (job, w - 1, y);
+#ifdef TG__EROSION_HAVE_X86
+      if (job->avx2)
+        {
+          thermal_row_avx2 (mid - w, mid, mid + w, out, x0, x1, &job->k);
+          continue;
+        }
+#endif
+      thermal_row_generic (mid - w, mid, mid + w, out, x0, x1, &job->k);
+    }
+}
+
+/* --- the node ---------------------------------------------------------- */
+
+typedef struct
+{
+  const TgValue *in;
+  const float *eroded; /* working buffer holding the result */
+  int bw;              /* its width */
+  int ox, oy;          /* the output region's offset in it */
+  TgValue *height, *deposit;
+  double deposit_scale; /* height units -> mask */
+} FinishJob;
+
+static void
+finish_rows (void *user, int begin, int end)
+{
+  const FinishJob *job = user;
+  const TgRegion *r = &job->height->region;
+
+  for (int j = begin; j < end; j++)
+    {
+      const float *src = tg__grid_row (job->in, r, j);
+      const float *e = job->eroded + (size_t) (job->oy + j) * job->bw + job->ox;
+      float *h = tg_value_row (job->height, j);
+      float *d = tg_value_row (job->deposit, j);
+      memcpy (h, e, sizeof (float) * (size_t) r->width);
+      for (int i = 0; i < r->width; i++)
+        d[i] = tg__erosion_mask_linear (((double) e[i] - (double) src[i]) * job->deposit_scale,
+                                        1.0);
+    }
+}
+
+static int
+thermal_eval (TgEvalCtx *c)
+{
+  const ThermalParams *p = tg_eval_params (c);
+  const TgRegion *r = tg_eval_region (c);
+  const TgWorld *world = tg_eval_world (c);
+  const TgValue *in = tg_eval_input (c, 0);
+  int passes = thermal_passes (p, r->cell);
+  TgRegion grown = tg_region_grow (r, passes), work;
+  int c0, r0, c1, r1, rc = 0;
+  float *a, *b;
+  PassJob job;
+  FinishJob fin;
+  double tan_t, hm = world->height_m > 0.0 ? world->height_m : 1.0;
+
+  if ((rc = tg__check_grid_input (c, in, "height", &grown)) < 0)
+    return rc;
+
+  /* The working window: the input's grown region clipped to the world. */
+  c0 = grown.col0 > 0 ? grown.col0 : 0;
+  r0 = grown.row0 > 0 ? grown.row0 : 0;
+  c1 = grown.col0 + grown.width < r->full_w ? grown.col0 + grown.width : r->full_w;
+  r1 = grown.row0 + grown.height < r->full_h ? grown.row0 + grown.height : r->full_h;
+  work = tg_region_window (r, c0, r0, c1 - c0, r1 - r0);
+
+  a = malloc (sizeof (float) * 2 * (size_t) work.width * (size_t) work.height);
+  if (!a)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d working map", work.width,
+                         work.height);
+  b = a + (size_t) work.width * (size_t) work.height;
+  for (int j = 0; j < work.height; j++)
+    memcpy (a + (size_t) j * work.width, tg__grid_row (in, &work, j),
+            sizeof (float) * (size_t) work.width);
+
+  tan_t = tan (p->talus_deg * (M_PI / 180.0));
+  memset (&job, 0, sizeof job);
+  job.w = work.width;
+  job.h = work.height;
+  job.k.t1 = (float) (tan_t * r->cell / hm);
+  job.k.t2 = (float) (tan_t * r->cell * M_SQRT2 / hm);
+  job.k.k1 = (float) (p->strength / 7.0);
+  job.k.k2 = (float) (p->strength / 14.0);
+  job.avx2 = tg__erosion_have_avx2 ();
+
+  for (int t = 1; t <= passes && rc == 0; t++)
+    {
+      /* Sides that are world edges stay; apron sides lose a cell a pass. */
+      int uy1;
+      job.src = a;
+      job.dst = b;
+      job.ux0 = work.col0 > 0 ? t : 0;
+      job.uy0 = work.row0 > 0 ? t : 0;
+      job.ux1 = work.col0 + work.width < r->full_w ? work.width - t : work.width;
+      uy1 = work.row0 + work.height < r->full_h ? work.height - t : work.height;
+      rc = tg_eval_parallel (c, uy1 - job.uy0, tg__grain_rows (job.ux1 - job.ux0), pass_rows,
+                             &job);
+      b = a;
+      a = (float *) job.dst;
+    }
+  if (rc < 0)
+    {
+      free (a < b ? a : b);
+      return rc;
+    }
+
+  fin.in = in;
+  fin.eroded = a;
+  fin.bw = work.width;
+  fin.ox = r->col0 - work.col0;
+  fin.oy = r->row0 - work.row0;
+  fin.height = tg_eval_new_output (c, 0, 1);
+  fin.deposit = tg_eval_new_output (c, 1, 1);
+  fin.deposit_scale = hm / p->deposit_full_m;
+  if (!fin.height || !fin.deposit)
+    rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  else
+    rc = tg_eval_parallel (c, r->height, tg__grain_rows (r->width), finish_rows, &fin);
+  free (a < b ? a : b);
+  return rc;
+}
+
+static const TgNodeDesc thermal_desc = {
+  .type = "erosion.thermal",
+  .category = "Erosion",
+  .label = N_("Thermal erosion"),
+  .help = N_("Slopes steeper than the talus angle crumble: material slides to lower "
+             "neighbours and settles as scree. Conserves the terrain's volume"),
+  .inputs = thermal_inputs,
+  .n_inputs = TG_N_ELEMENTS (thermal_inputs),
+  .outputs = thermal_outputs,
+  .n_outputs = TG_N_ELEMENTS (thermal_outputs),
+  .params = thermal_params,
+  .n_params = TG_N_ELEMENTS (thermal_params),
+  .params_size = sizeof (ThermalParams),
+  .locality = TG_LOCALITY_APRON,
+  .apron = thermal_apron,
+  .eval = thermal_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (thermal_desc);

@@ -1,0 +1,54 @@
+/* Helpers shared by the erosion nodes (erosion_thermal.c,
+ * erosion_hydraulic.c, erosion_flow.c): the reference lattice that makes
+ * their parameters independent of the resolution, the mapping of a depth
+ * or an accumulation to a 0..1 mask, and ISA dispatch for the vector
+ * kernels.  Internal to engine/nodes.
+ */
+#ifndef TG_NODES_EROSION_UTIL_H
+#define TG_NODES_EROSION_UTIL_H
+
+#include <math.h>
+#include <stdbool.h>
+
+#include <tgraph/node.h>
+
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#define TG__EROSION_HAVE_X86 1
+#endif
+
+/* Whether the AVX2 builds of the kernels may run on this CPU.  The vector
+ * kernels compute every sample with the same IEEE operations in the same
+ * order in every build, so the choice never changes a byte. */
+static inline bool
+tg__erosion_have_avx2 (void)
+{
+#ifdef TG__EROSION_HAVE_X86
+  return __builtin_cpu_supports ("avx2");
+#else
+  return false;
+#endif
+}
+
+/* A non-negative quantity as a 0..1 mask: linear up to FULL, 1 above;
+ * NaN becomes 0.  FULL is in the quantity's own units (metres), never a
+ * maximum found in the region, so tiles and previews agree. */
+static inline float
+tg__erosion_mask_linear (double v, double full)
+{
+  double m = v / full;
+  return m > 0.0 ? (m < 1.0 ? (float) m : 1.0f) : 0.0f;
+}
+
+/* Runs a node's own parameter check inside eval, so a front end that
+ * skipped validation still gets a message naming the parameter. */
+static inline int
+tg__erosion_check (TgEvalCtx *c, int (*check) (const void *, TgError *))
+{
+  TgError e = { 0 };
+
+  if (check (tg_eval_params (c), &e) < 0)
+    return tg_eval_fail (c, e.code, "%s: %s", e.path, e.message);
+  return 0;
+}
+
+#endif

@@ -1,0 +1,311 @@
+/* Tests for erosion.hydraulic: the simulation's mass balance (eroded =
+ * deposited + still carried + carried off the map, and the map's volume
+ * changes by exactly deposited - eroded up to float rounding), the same
+ * bytes for any thread count, any order the parallel runner picks and any
+ * run, masks in 0..1 that mark what changed, and a 257 preview and a 513
+ * build that erode about the same volume. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tgraph/tgraph.h>
+
+#include "../../engine/nodes/erosion_hydraulic.h"
+#include "tggraph_test.h"
+#include "tgtest.h"
+
+/* A 2 km world, 500 m high: fbm into erosion.hydraulic ("ero"). */
+static TgGraph *
+terrain_graph (int res)
+{
+  TgGraph *g = new_graph (2048, 2048, res);
+  int b, t;
+
+  tg_graph_world (g)->height_m = 500;
+  tg_graph_world (g)->seed = 5;
+  b = add_node (g, "base", "noise.fbm");
+  SET (g, b, "scale_m", "900");
+  SET (g, b, "octaves", "5");
+  t = add_node (g, "ero", "erosion.hydraulic");
+  SET (g, t, "droplets_per_km2", "40000");
+  add_link (g, "base", "height", "ero", "height");
+  return g;
+}
+
+static TgValue *
+pull_port (TgEngine *e, TgGraph *g, const char *id, int port, const TgRegion *r)
+{
+  TgValue *v = NULL;
+  TgError err = { 0 };
+  int rc = tg_engine_pull (e, g, tg_graph_find_node (g, id), port, r, NULL, &v, NULL, &err);
+
+  TG_CHECK_MSG (rc == 0, "pull %s.%d: %s", id, port, err.message);
+  return v;
+}
+
+/* Parallel runners for the bare simulation: in order, and chunks in
+ * reverse order (what another thread schedule could do). */
+static int
+run_forward (void *ctx, int n, void (*fn) (void *, int, int), void *user)
+{
+  for (int k = 0; k < n; k++)
+    fn (user, k, k + 1);
+  return 0;
+}
+
+static int
+run_backward (void *ctx, int n, void (*fn) (void *, int, int), void *user)
+{
+  for (int k = n; k-- > 0;)
+    fn (user, k, k + 1);
+  return 0;
+}
+
+static void
+setup_default (TgHydraulicSetup *s, int droplets)
+{
+  memset (s, 0, sizeof *s);
+  s->seed = 99;
+  s->droplets = droplets;
+  s->rounds = 4;
+  s->max_steps = 48;
+  s->inertia = 0.1f;
+  s->capacity = 0.002f;
+  s->min_slope = 0.01f;
+  s->erode = 0.3f;
+  s->deposit = 0.3f;
+  s->evaporate = 0.98f;
+  s->friction = 0.9f;
+  s->gravity = 2.0f * 9.81f * 300.0f;
+  s->height_scale = 300.0f;
+  s->cell_m = 4.0f;
+  s->brush_radius = 2.5f;
+}
+
+static void
+test_hydraulic_mass_balance (void)
+{
+  TgGraph *g = terrain_graph (257);
+  TgEngine *e = new_engine (1);
+  TgRegion r = world_region (g);
+  TgValue *base = pull (e, g, "base", &r);
+  size_t n = (size_t) r.width * r.height;
+  float *a = malloc (sizeof (float) * n), *b = malloc (sizeof (float) * n);
+  float *fa = calloc (n, sizeof (float)), *fb = calloc (n, sizeof (float));
+  TgHydraulicSetup s;
+  TgHydraulicStats sa, sb;
+  double before = 0.0, after = 0.0;
+
+  if (!base || !a || !b || !fa || !fb)
+    {
+      TG_CHECK (0);
+      return;
+    }
+  memcpy (a, base->data, sizeof (float) * n);
+  memcpy (b, base->data, sizeof (float) * n);
+  setup_default (&s, 20000);
+  TG_CHECK_INT_EQ (tg__hydraulic_simulate (&s, a, fa, r.width, r.height, run_forward, NULL, &sa),
+                   0);
+  TG_CHECK_INT_EQ (tg__hydraulic_simulate (&s, b, fb, r.width, r.height, run_backward, NULL, &sb),
+                   0);
+  TG_CHECK_INT_EQ (sa.droplets_run, 20000);
+  TG_CHECK (sa.eroded > 0.0 && sa.deposited > 0.0 && sa.carried > 0.0);
+  /* The books balance to double rounding. */
+  TG_CHECK_MSG (fabs (sa.eroded - (sa.deposited + sa.carried + sa.left)) < 1e-9 * sa.eroded,
+                "eroded %.12g, deposited %.12g + carried %.12g + left %.12g", sa.eroded,
+                sa.deposited, sa.carried, sa.left);
+  /* And the map changed by what the books say, to float rounding. */
+  for (size_t k = 0; k < n; k++)
+    {
+      before += base->data[k];
+      after += a[k];
+    }
+  TG_CHECK_MSG (fabs ((after - before) - (sa.deposited - sa.eroded)) < 1e-4 * sa.eroded,
+                "map changed by %.9g, books say %.9g", after - before,
+                sa.deposited - sa.eroded);
+  /* Any order of the tiles in a phase gives the same bytes. */
+  TG_CHECK (memcmp (a, b, sizeof (float) * n) == 0);
+  TG_CHECK (memcmp (fa, fb, sizeof (float) * n) == 0);
+  TG_CHECK (sa.eroded == sb.eroded && sa.carried == sb.carried);
+  fprintf (stderr, "  eroded %.4g, deposited %.4g, carried %.4g, left %.4g (height x cells)\n",
+           sa.eroded, sa.deposited, sa.carried, sa.left);
+
+  free (a);
+  free (b);
+  free (fa);
+  free (fb);
+  tg_value_unref (base);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
+static uint64_t
+hash_value (const TgValue *v)
+{
+  TgHasher h;
+  TgHash k;
+
+  tg_hasher_init (&h);
+  tg_hasher_bytes (&h, v->data, sizeof (float) * tg_region_samples (&v->region));
+  k = tg_hasher_finish (&h);
+  return k.a ^ k.b;
+}
+
+static void
+test_hydraulic_deterministic (void)
+{
+  TgGraph *g = terrain_graph (257);
+  TgRegion r = world_region (g);
+  uint64_t hashes[3][4];
+  int threads[3] = { 1, 4, 2 };
+
+  for (int t = 0; t < 3; t++)
+    {
+      TgEngine *e = new_engine (threads[t]);
+      for (int port = 0; port < 4; port++)
+        {
+          TgValue *v = pull_port (e, g, "ero", port, &r);
+          hashes[t][port] = v ? hash_value (v) : (uint64_t) t;
+          if (v && port > 0)
+            {
+              bool in_range = true;
+              float mx = 0.0f;
+              for (uint64_t k = 0; k < tg_region_samples (&r); k++)
+                {
+                  in_range = in_range && v->data[k] >= 0.0f && v->data[k] <= 1.0f;
+                  mx = v->data[k] > mx ? v->data[k] : mx;
+                }
+              TG_CHECK_MSG (in_range, "output %d outside 0..1", port);
+              TG_CHECK_MSG (mx > 0.2f, "output %d is nearly empty (max %g)", port, mx);
+            }
+          if (v)
+            tg_value_unref (v);
+        }
+      tg_engine_free (e);
+    }
+  for (int port = 0; port < 4; port++)
+    {
+      TG_CHECK_MSG (hashes[0][port] == hashes[1][port], "output %d: 1 vs 4 threads", port);
+      TG_CHECK_MSG (hashes[0][port] == hashes[2][port], "output %d: run to run", port);
+    }
+
+  /* A window of a global node is the same window of the whole map. */
+  {
+    TgEngine *e = new_engine (2);
+    TgRegion win = tg_region_window (&r, 30, 40, 50, 60);
+    TgValue *full = pull (e, g, "ero", &r);
+    TgEngine *e2 = new_engine (3);
+    TgValue *w = pull (e2, g, "ero", &win);
+    if (full && w)
+      TG_CHECK (same_window (full, w));
+    if (full)
+      tg_value_unref (full);
+    if (w)
+      tg_value_unref (w);
+    tg_engine_free (e);
+    tg_engine_free (e2);
+  }
+
+  /* Another seed rains elsewhere. */
+  {
+    TgEngine *e = new_engine (2);
+    TgValue *v;
+    SET (g, tg_graph_find_node (g, "ero"), "seed", "1234");
+    v = pull (e, g, "ero", &r);
+    if (v)
+      {
+        TG_CHECK (hash_value (v) != hashes[0][0]);
+        tg_value_unref (v);
+      }
+    tg_engine_free (e);
+  }
+  tg_graph_free (g);
+}
+
+/* The volume eroded (m³), from the wear mask's depth. */
+static double
+eroded_m3 (const TgValue *in, const TgValue *out, double hm)
+{
+  double v = 0.0, cell2 = in->region.cell * in->region.cell;
+
+  for (uint64_t k = 0; k < tg_region_samples (&in->region); k++)
+    if (out->data[k] < in->data[k])
+      v += ((double) in->data[k] - out->data[k]) * hm * cell2;
+  return v;
+}
+
+static void
+test_hydraulic_resolution (void)
+{
+  double vol[2], flow_mean[2];
+  int res[2] = { 257, 513 };
+
+  for (int k = 0; k < 2; k++)
+    {
+      TgGraph *g = terrain_graph (res[k]);
+      TgEngine *e = new_engine (2);
+      TgRegion r = world_region (g);
+      TgValue *in = pull (e, g, "base", &r), *out = pull (e, g, "ero", &r);
+      TgValue *flow = pull_port (e, g, "ero", 1, &r);
+      vol[k] = flow_mean[k] = 0.0;
+      if (in && out && flow)
+        {
+          vol[k] = eroded_m3 (in, out, 500);
+          for (uint64_t q = 0; q < tg_region_samples (&r); q++)
+            flow_mean[k] += flow->data[q];
+          flow_mean[k] /= (double) tg_region_samples (&r);
+        }
+      for (TgValue **v = (TgValue *[]) { in, out, flow, NULL }; *v; v++)
+        tg_value_unref (*v);
+      tg_engine_free (e);
+      tg_graph_free (g);
+    }
+  fprintf (stderr, "  eroded %.4g m3 (257) vs %.4g m3 (513); flow mean %.3f vs %.3f\n", vol[0],
+           vol[1], flow_mean[0], flow_mean[1]);
+  TG_CHECK_MSG (vol[0] > 0 && vol[1] / vol[0] > 0.6 && vol[1] / vol[0] < 1.6, "%g vs %g", vol[0],
+                vol[1]);
+  TG_CHECK_NEAR (flow_mean[0], flow_mean[1], 0.08);
+}
+
+static void
+test_hydraulic_params (void)
+{
+  TgGraph *g = terrain_graph (33);
+  int n = tg_graph_find_node (g, "ero");
+  TgError err = { 0 };
+
+  TG_CHECK (set_param_err (g, n, "droplets_per_km2", "-5", &err) < 0);
+  TG_CHECK_STR_CONTAINS (err.path, "droplets_per_km2");
+  /* No rain: the terrain comes back unchanged and the masks are empty. */
+  SET (g, n, "droplets_per_km2", "0");
+  {
+    TgEngine *e = new_engine (2);
+    TgRegion r = world_region (g);
+    TgValue *in = pull (e, g, "base", &r), *out = pull (e, g, "ero", &r);
+    TgValue *wear = pull_port (e, g, "ero", 2, &r);
+    if (in && out)
+      TG_CHECK (memcmp (in->data, out->data, sizeof (float) * tg_region_samples (&r)) == 0);
+    if (wear)
+      {
+        float mx = 0.0f;
+        for (uint64_t k = 0; k < tg_region_samples (&r); k++)
+          mx = wear->data[k] > mx ? wear->data[k] : mx;
+        TG_CHECK (mx == 0.0f);
+      }
+    for (TgValue **v = (TgValue *[]) { in, out, wear, NULL }; *v; v++)
+      tg_value_unref (*v);
+    tg_engine_free (e);
+  }
+  tg_graph_free (g);
+}
+
+int
+main (void)
+{
+  TG_RUN (test_hydraulic_mass_balance);
+  TG_RUN (test_hydraulic_deterministic);
+  TG_RUN (test_hydraulic_resolution);
+  TG_RUN (test_hydraulic_params);
+  return tgtest_result ();
+}

@@ -1,0 +1,328 @@
+/* Tests for erosion.thermal: the terrain's volume is conserved to float
+ * rounding (the world's edge is closed), no slope stays steeper than the
+ * talus once it has converged, the bytes are the same on 1 and 4 threads
+ * and a tile equals the same window of the whole map (the apron), the
+ * pass count follows the cell size, and a 513 preview and a 1025 build
+ * move the same volume. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tgraph/tgraph.h>
+
+#include "tggraph_test.h"
+#include "tgtest.h"
+
+/* A 2 km world, 600 m high: ridged fbm into erosion.thermal ("ero"). */
+static TgGraph *
+noise_graph (int res)
+{
+  TgGraph *g = new_graph (2048, 2048, res);
+  int b, t;
+
+  tg_graph_world (g)->height_m = 600;
+  tg_graph_world (g)->seed = 11;
+  b = add_node (g, "base", "noise.fbm");
+  SET (g, b, "mode", "ridged");
+  SET (g, b, "scale_m", "700");
+  SET (g, b, "octaves", "6");
+  t = add_node (g, "ero", "erosion.thermal");
+  SET (g, t, "talus_deg", "30");
+  SET (g, t, "iterations", "12");
+  add_link (g, "base", "height", "ero", "height");
+  return g;
+}
+
+static double
+sum_of (const TgValue *v)
+{
+  double s = 0.0;
+
+  for (int j = 0; j < v->region.height; j++)
+    for (int i = 0; i < v->region.width; i++)
+      s += at (v, i, j);
+  return s;
+}
+
+static TgValue *
+pull_port (TgEngine *e, TgGraph *g, const char *id, int port, const TgRegion *r)
+{
+  TgValue *v = NULL;
+  TgError err = { 0 };
+  int rc = tg_engine_pull (e, g, tg_graph_find_node (g, id), port, r, NULL, &v, NULL, &err);
+
+  TG_CHECK_MSG (rc == 0, "pull %s.%d: %s", id, port, err.message);
+  return v;
+}
+
+static void
+test_thermal_conserves_mass (void)
+{
+  TgGraph *g = noise_graph (257);
+  TgEngine *e = new_engine (2);
+  TgRegion r = world_region (g);
+  TgValue *in = pull (e, g, "base", &r), *out = pull (e, g, "ero", &r);
+
+  if (in && out)
+    {
+      double a = sum_of (in), b = sum_of (out), moved = 0.0;
+      for (int j = 0; j < r.height; j++)
+        for (int i = 0; i < r.width; i++)
+          moved += fabs ((double) at (out, i, j) - (double) at (in, i, j));
+      /* Something moved, and the volume stayed: the error is float
+       * rounding, a few ulps per sample and pass. */
+      TG_CHECK_MSG (moved > 1.0, "moved only %g", moved);
+      TG_CHECK_MSG (fabs (a - b) < 1e-7 * a, "sum %.12g -> %.12g (moved %g)", a, b, moved);
+    }
+  if (in)
+    tg_value_unref (in);
+  if (out)
+    tg_value_unref (out);
+
+  /* An island with a flat zero border: the whole map and a window that
+   * holds the island both keep its volume (nothing crosses a flat). */
+  {
+    TgGraph *g2 = new_graph (2048, 2048, 257);
+    TgRegion full, win;
+    int s, t;
+    tg_graph_world (g2)->height_m = 800;
+    s = add_node (g2, "isl", "gen.shape");
+    SET (g2, s, "radius_m", "600");
+    SET (g2, s, "falloff_m", "120");
+    t = add_node (g2, "ero", "erosion.thermal");
+    SET (g2, t, "talus_deg", "25");
+    SET (g2, t, "iterations", "6");
+    add_link (g2, "isl", "height", "ero", "height");
+    full = world_region (g2);
+    win = tg_region_window (&full, 40, 40, 177, 177);
+    in = pull (e, g2, "isl", &win);
+    out = pull (e, g2, "ero", &win);
+    if (in && out)
+      TG_CHECK_MSG (fabs (sum_of (in) - sum_of (out)) < 1e-7 * sum_of (in), "%.12g -> %.12g",
+                    sum_of (in), sum_of (out));
+    if (in)
+      tg_value_unref (in);
+    if (out)
+      tg_value_unref (out);
+    tg_graph_free (g2);
+  }
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
+/* A steep cone, run to convergence: no neighbour pair differs by more
+ * than the talus difference for its distance (plus a sliver). */
+static void
+test_thermal_reaches_talus (void)
+{
+  TgGraph *g = new_graph (1024, 1024, 129);
+  TgEngine *e = new_engine (2);
+  TgRegion r;
+  TgValue *out, *in;
+  int s, t;
+  double cell, hm = 500, tan_t = tan (35.0 * M_PI / 180.0), worst = 0.0, worst_in = 0.0;
+
+  tg_graph_world (g)->height_m = hm;
+  s = add_node (g, "cone", "gen.shape");
+  SET (g, s, "radius_m", "160");
+  SET (g, s, "falloff_m", "140");
+  t = add_node (g, "ero", "erosion.thermal");
+  SET (g, t, "talus_deg", "35");
+  SET (g, t, "iterations", "5000");
+  SET (g, t, "strength", "1");
+  SET (g, t, "reference_cell_m", "0");
+  add_link (g, "cone", "height", "ero", "height");
+  r = world_region (g);
+  cell = r.cell;
+  in = pull (e, g, "cone", &r);
+  out = pull (e, g, "ero", &r);
+  if (out && in)
+    {
+      for (int j = 1; j < r.height - 1; j++)
+        for (int i = 1; i < r.width - 1; i++)
+          for (int q = 0; q < 4; q++)
+            {
+              static const int dx[4] = { 1, 0, 1, -1 }, dy[4] = { 0, 1, 1, 1 };
+              double dist = (dx[q] && dy[q]) ? M_SQRT2 * cell : cell;
+              double lim = tan_t * dist / hm;
+              double d = fabs ((double) at (out, i, j) - at (out, i + dx[q], j + dy[q])) / lim;
+              double d0 = fabs ((double) at (in, i, j) - at (in, i + dx[q], j + dy[q])) / lim;
+              worst = d > worst ? d : worst;
+              worst_in = d0 > worst_in ? d0 : worst_in;
+            }
+      TG_CHECK_MSG (worst_in > 2.0, "the cone was not steep enough to test (%g)", worst_in);
+      TG_CHECK_MSG (worst < 1.01, "steepest pair is %.4f x the talus difference", worst);
+    }
+  if (in)
+    tg_value_unref (in);
+  if (out)
+    tg_value_unref (out);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
+static void
+test_thermal_threads_and_tiles (void)
+{
+  TgGraph *g = noise_graph (301);
+  TgEngine *e1 = new_engine (1), *e4 = new_engine (4);
+  TgRegion full = world_region (g);
+  TgValue *a = pull (e1, g, "ero", &full), *b = pull (e4, g, "ero", &full);
+  TgValue *da = pull_port (e1, g, "ero", 1, &full), *db = pull_port (e4, g, "ero", 1, &full);
+  /* Windows in the middle, on an edge and on a corner, each from an
+   * engine that never saw the whole map. */
+  TgRegion wins[3] = {
+    tg_region_window (&full, 100, 77, 64, 50),
+    tg_region_window (&full, 0, 150, 40, 151),
+    tg_region_window (&full, 260, 0, 41, 33),
+  };
+
+  if (a && b)
+    TG_CHECK (memcmp (a->data, b->data, sizeof (float) * tg_region_samples (&full)) == 0);
+  if (da && db)
+    TG_CHECK (memcmp (da->data, db->data, sizeof (float) * tg_region_samples (&full)) == 0);
+  for (int k = 0; k < 3 && a && da; k++)
+    {
+      TgEngine *e = new_engine (3);
+      TgValue *w = pull (e, g, "ero", &wins[k]);
+      TgValue *wd = pull_port (e, g, "ero", 1, &wins[k]);
+      if (w)
+        TG_CHECK_MSG (same_window (a, w), "window %d differs from the whole map", k);
+      if (wd)
+        TG_CHECK_MSG (same_window (da, wd), "deposit window %d differs", k);
+      if (w)
+        tg_value_unref (w);
+      if (wd)
+        tg_value_unref (wd);
+      tg_engine_free (e);
+    }
+  /* The deposit mask is a mask: 0..1, and non-zero somewhere. */
+  if (da)
+    {
+      float mx = 0.0f;
+      bool ok = true;
+      for (uint64_t k = 0; k < tg_region_samples (&full); k++)
+        {
+          ok = ok && da->data[k] >= 0.0f && da->data[k] <= 1.0f;
+          mx = da->data[k] > mx ? da->data[k] : mx;
+        }
+      TG_CHECK (ok);
+      TG_CHECK (mx > 0.1f);
+    }
+  for (TgValue **v = (TgValue *[]) { a, b, da, db, NULL }; *v; v++)
+    tg_value_unref (*v);
+  tg_engine_free (e1);
+  tg_engine_free (e4);
+  tg_graph_free (g);
+}
+
+/* The node's parameter struct as the engine fills it from node N. */
+static void *
+params_of (TgGraph *g, int n, const TgNodeDesc *d)
+{
+  void *p = calloc (1, d->params_size);
+
+  for (int k = 0; k < d->n_params && p; k++)
+    tg_param_value_store (&d->params[k], tg_graph_get_param_at (g, n, k), p);
+  return p;
+}
+
+/* The apron is the pass count: iterations x (reference / cell)^2. */
+static void
+test_thermal_apron (void)
+{
+  const TgNodeDesc *d = tg_registry_lookup ("erosion.thermal");
+  TgGraph *g = noise_graph (65);
+  int n = tg_graph_find_node (g, "ero");
+  void *p;
+
+  TG_CHECK (d != NULL);
+  if (!d)
+    return;
+  TG_CHECK_INT_EQ (d->locality, TG_LOCALITY_APRON);
+  p = params_of (g, n, d); /* iterations 12, reference 4 m */
+  TG_CHECK_INT_EQ (d->apron (p, 4.0), 12);
+  TG_CHECK_INT_EQ (d->apron (p, 2.0), 48);
+  TG_CHECK_INT_EQ (d->apron (p, 8.0), 3);
+  TG_CHECK_INT_EQ (d->apron (p, 64.0), 1);
+  free (p);
+  SET (g, n, "reference_cell_m", "0");
+  p = params_of (g, n, d);
+  TG_CHECK_INT_EQ (d->apron (p, 1.0), 12);
+  free (p);
+  SET (g, n, "iterations", "0");
+  p = params_of (g, n, d);
+  TG_CHECK_INT_EQ (d->apron (p, 1.0), 0);
+  free (p);
+  /* A talus angle out of range is refused, naming the parameter. */
+  {
+    TgError err = { 0 };
+    TG_CHECK (set_param_err (g, n, "talus_deg", "95", &err) < 0);
+    TG_CHECK_STR_CONTAINS (err.path, "talus_deg");
+  }
+  tg_graph_free (g);
+}
+
+/* A 513 preview and a 1025 build of the same world move about the same
+ * volume, and the same places change (compared at shared samples). */
+static void
+test_thermal_resolution (void)
+{
+  double moved[2], change_lo[2] = { 0 };
+  TgValue *outs[2] = { 0 }, *ins[2] = { 0 };
+  int res[2] = { 257, 513 };
+  TgEngine *e = new_engine (2);
+
+  for (int k = 0; k < 2; k++)
+    {
+      TgGraph *g = noise_graph (res[k]);
+      TgRegion r = world_region (g);
+      SET (g, tg_graph_find_node (g, "ero"), "iterations", "40");
+      ins[k] = pull (e, g, "base", &r);
+      outs[k] = pull (e, g, "ero", &r);
+      moved[k] = 0.0;
+      if (ins[k] && outs[k])
+        for (int j = 0; j < r.height; j++)
+          for (int i = 0; i < r.width; i++)
+            moved[k] += fabs ((double) at (outs[k], i, j) - at (ins[k], i, j)) * r.cell * r.cell;
+      (void) change_lo;
+      tg_graph_free (g);
+    }
+  TG_CHECK_MSG (moved[0] > 0 && fabs (moved[1] / moved[0] - 1.0) < 0.35,
+                "moved %g (257) vs %g (513) m x height", moved[0], moved[1]);
+  /* Shared samples: the change correlates. */
+  if (outs[0] && outs[1] && ins[0] && ins[1])
+    {
+      double sxy = 0, sxx = 0, syy = 0;
+      for (int j = 0; j < 257; j++)
+        for (int i = 0; i < 257; i++)
+          {
+            double x = (double) at (outs[0], i, j) - at (ins[0], i, j);
+            double y = (double) at (outs[1], 2 * i, 2 * j) - at (ins[1], 2 * i, 2 * j);
+            sxy += x * y;
+            sxx += x * x;
+            syy += y * y;
+          }
+      TG_CHECK_MSG (sxy / sqrt (sxx * syy) > 0.5, "correlation %g", sxy / sqrt (sxx * syy));
+    }
+  for (int k = 0; k < 2; k++)
+    {
+      if (outs[k])
+        tg_value_unref (outs[k]);
+      if (ins[k])
+        tg_value_unref (ins[k]);
+    }
+  tg_engine_free (e);
+}
+
+int
+main (void)
+{
+  TG_RUN (test_thermal_conserves_mass);
+  TG_RUN (test_thermal_reaches_talus);
+  TG_RUN (test_thermal_threads_and_tiles);
+  TG_RUN (test_thermal_apron);
+  TG_RUN (test_thermal_resolution);
+  return tgtest_result ();
+}
