@@ -1,5 +1,6 @@
 /* Heightmap files: input.heightmap samples a greyscale image over the world
- * and export.heightmap quantises a height to 8 or 16 bits for a writer.
+ * and export.heightmap quantises a height to 8 or 16 bits for a writer (or
+ * hands it over as 32-bit float for r32).
  *
  * Both follow the project's image convention (region.h): row 0 is north
  * (world +Z maximum), column 0 is west (world -X minimum), and the corner
@@ -11,11 +12,13 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <tgraph/node.h>
 #include <tgraph/param.h>
 
 #include "grid_util.h"
+#include "image_util.h"
 
 /* --- input.heightmap ------------------------------------------------------ */
 
@@ -40,11 +43,6 @@ static const TgPortDesc input_outputs[] = {
   { .name = "height", .type = TG_TYPE_HEIGHT, .label = N_("Height"),
     .help = N_("The image's values over the world") },
 };
-
-/* Sample positions closer than this (in pixels) to a pixel centre snap to
- * it, so a map imported at the resolution it was exported at reads its
- * pixels back exactly despite rounding in the world coordinates. */
-#define SNAP_PX 1e-6
 
 typedef struct
 {
@@ -104,28 +102,6 @@ pixel_value (const TgImage *img, int x, int y)
   return 0.2126 * r + 0.7152 * g + 0.0722 * b;
 }
 
-/* POS_PX is a position in pixels along an axis of N pixels: clamps it to
- * the image (border samples repeat), returns the left/top pixel of the
- * bilinear pair and stores the weight of the next one in *FRAC. */
-static inline int
-axis_sample (double pos_px, int n, double *frac)
-{
-  double near = floor (pos_px + 0.5);
-  int i0;
-
-  if (fabs (pos_px - near) < SNAP_PX)
-    pos_px = near;
-  if (!(pos_px > 0.0))  /* also NaN */
-    pos_px = 0.0;
-  if (pos_px > (double) (n - 1))
-    pos_px = (double) (n - 1);
-  i0 = (int) floor (pos_px);
-  if (i0 > n - 2)
-    i0 = n > 1 ? n - 2 : 0;
-  *frac = n > 1 ? pos_px - (double) i0 : 0.0;
-  return i0;
-}
-
 static void
 input_rows (void *user, int begin, int end)
 {
@@ -139,7 +115,7 @@ input_rows (void *user, int begin, int end)
       double z = tg_region_z (r, j);
       /* Row 0 is north: +Z maximum. */
       double fy;
-      int y0 = axis_sample ((job->half_z - z) / job->sz * (double) (img->height - 1),
+      int y0 = tg__image_axis ((job->half_z - z) / job->sz * (double) (img->height - 1),
                             img->height, &fy);
       int y1 = img->height > 1 ? y0 + 1 : y0;
 
@@ -197,7 +173,7 @@ input_eval (TgEvalCtx *c)
     {
       double x = tg_region_x (region, i);
       /* Column 0 is west: -X minimum. */
-      col_x0[i] = axis_sample ((x + 0.5 * world->size_x) / world->size_x
+      col_x0[i] = tg__image_axis ((x + 0.5 * world->size_x) / world->size_x
                                * (double) (img->width - 1), img->width, &col_fx[i]);
     }
 
@@ -242,10 +218,11 @@ enum
   FMT_PNG16,
   FMT_PNG8,
   FMT_RAW16,
+  FMT_R32,
 };
 
 /* Also the writer names formats/ registers. */
-static const char *const export_formats[] = { "png16", "png8", "raw16", NULL };
+static const char *const export_formats[] = { "png16", "png8", "raw16", "r32", NULL };
 
 enum
 {
@@ -267,14 +244,16 @@ static const TgParamDesc export_params[] = {
                         N_("Output file, relative to the output folder")),
   TG_PARAM_ENUM (ExportParams, format, N_("Format"), "png16", export_formats,
                  N_("png16: 16-bit greyscale PNG; png8: 8-bit PNG; raw16: headerless "
-                    "16-bit little-endian samples (Unity, Unreal)")),
+                    "16-bit little-endian samples (Unity, Unreal); r32: headerless 32-bit "
+                    "float little-endian samples, unclamped, 1.0 = the world's height "
+                    "(Godot and others that take float)")),
   TG_PARAM_ENUM (ExportParams, rows, N_("Row order"), "north_first", export_rows,
                  N_("Which edge the file starts with; Unity's RAW import wants south first")),
 };
 
 static const TgPortDesc export_inputs[] = {
   { .name = "height", .type = TG_TYPE_HEIGHT, .label = N_("Height"),
-    .help = N_("Height to write; clamped to 0..1") },
+    .help = N_("Height to write; clamped to 0..1 except in r32") },
 };
 
 typedef struct
@@ -286,17 +265,6 @@ typedef struct
   bool flip;
 } ExportJob;
 
-/* Clamps to 0..1 (NaN -> 0) and rounds to nearest. */
-static inline unsigned
-quantise (float v, double full)
-{
-  if (!(v > 0.0f))
-    return 0;
-  if (v >= 1.0f)
-    return (unsigned) full;
-  return (unsigned) ((double) v * full + 0.5);
-}
-
 static void
 export_rows_fn (void *user, int begin, int end)
 {
@@ -307,17 +275,20 @@ export_rows_fn (void *user, int begin, int end)
     {
       const float *src = tg__grid_row (job->in, job->region, j);
       size_t dj = (size_t) (job->flip ? job->region->height - 1 - j : j);
-      if (job->bits == 16)
+      if (job->bits == 32)
+        /* Full precision, unclamped: float formats carry any height. */
+        memcpy ((float *) job->data + dj * (size_t) w, src, sizeof (float) * (size_t) w);
+      else if (job->bits == 16)
         {
           uint16_t *dst = (uint16_t *) job->data + dj * (size_t) w;
           for (int i = 0; i < w; i++)
-            dst[i] = (uint16_t) quantise (src[i], 65535.0);
+            dst[i] = (uint16_t) tg__quantise (src[i], 65535.0);
         }
       else
         {
           uint8_t *dst = (uint8_t *) job->data + dj * (size_t) w;
           for (int i = 0; i < w; i++)
-            dst[i] = (uint8_t) quantise (src[i], 255.0);
+            dst[i] = (uint8_t) tg__quantise (src[i], 255.0);
         }
     }
 }
@@ -344,7 +315,7 @@ export_eval (TgEvalCtx *c)
   img.width = region->width;
   img.height = region->height;
   img.channels = 1;
-  img.bits = p->format == FMT_PNG8 ? 8 : 16;
+  img.bits = p->format == FMT_PNG8 ? 8 : (p->format == FMT_R32 ? 32 : 16);
   img.data = malloc ((size_t) img.width * (size_t) img.height * (size_t) (img.bits / 8));
   if (!img.data)
     return tg_eval_fail (c, TG_ENOMEM, "out of memory");
@@ -365,7 +336,8 @@ static const TgNodeDesc export_heightmap_desc = {
   .type = "export.heightmap",
   .category = "Output",
   .label = N_("Export heightmap"),
-  .help = N_("Writes the height as a 16-bit or 8-bit PNG or a 16-bit RAW file"),
+  .help = N_("Writes the height as a 16-bit or 8-bit PNG, a 16-bit RAW or a 32-bit float "
+             "RAW file"),
   .inputs = export_inputs,
   .n_inputs = TG_N_ELEMENTS (export_inputs),
   .params = export_params,

@@ -1,0 +1,588 @@
+/* Colour and weight map files: input.image reads an RGBA picture over the
+ * world; export.splat, export.mask and export.image write layers, masks
+ * and colour maps as PNGs through the writers formats/ registers.
+ *
+ * The mapping is input.heightmap's (image_util.h): row 0 north, column 0
+ * west, corner pixels on the world's corners, bilinear, clamped at the
+ * borders.  Values are raw: an 8-bit 255 is 1.0 with no gamma curve, as
+ * a distribution map painted by an artist means its numbers literally.
+ *
+ * Splat weights are quantised per pixel with largest-remainder rounding,
+ * so the 8-bit weights of a pixel always add up to exactly 255 across all
+ * its layers (and files), which Unity's and Unreal's blending expect.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tgraph/node.h>
+#include <tgraph/param.h>
+
+#include "grid_util.h"
+#include "image_util.h"
+
+/* --- input.image --------------------------------------------------------------- */
+
+typedef struct
+{
+  const char *path;
+} InputImageParams;
+
+static const TgParamDesc input_image_params[] = {
+  TG_PARAM_INPUT_PATH (InputImageParams, path, N_("File"),
+                       N_("PNG, 8 or 16 bits, grey, grey + alpha, RGB or RGBA; read as raw "
+                          "values (no gamma). Relative to the graph file's folder")),
+};
+
+static const TgPortDesc input_image_outputs[] = {
+  { .name = "image", .type = TG_TYPE_IMAGE, .label = N_("Image"),
+    .help = N_("The picture over the world, RGBA 0..1 (grey repeats into RGB; alpha 1 "
+               "when the file has none)") },
+};
+
+typedef struct
+{
+  const TgImage *img;
+  TgValue *out;
+  const int *col_x0;
+  const double *col_fx;
+  double size_z;
+  double inv_full;
+} InputImageJob;
+
+/* Pixel (X, Y) as RGBA in raw units. */
+static inline void
+pixel_rgba (const TgImage *img, int x, int y, double px[4])
+{
+  size_t k = ((size_t) y * (size_t) img->width + (size_t) x) * (size_t) img->channels;
+  double v[4] = { 0, 0, 0, 0 };
+  int ch = img->channels;
+
+  switch (img->bits)
+    {
+    case 8:
+      for (int c = 0; c < ch; c++)
+        v[c] = ((const uint8_t *) img->data)[k + c];
+      break;
+    case 16:
+      for (int c = 0; c < ch; c++)
+        v[c] = ((const uint16_t *) img->data)[k + c];
+      break;
+    default:
+      for (int c = 0; c < ch; c++)
+        v[c] = ((const float *) img->data)[k + c];
+      break;
+    }
+  if (ch <= 2)
+    {
+      px[0] = px[1] = px[2] = v[0];
+      px[3] = ch == 2 ? v[1] : -1.0;
+    }
+  else
+    {
+      px[0] = v[0];
+      px[1] = v[1];
+      px[2] = v[2];
+      px[3] = ch == 4 ? v[3] : -1.0;
+    }
+}
+
+static void
+input_image_rows (void *user, int begin, int end)
+{
+  const InputImageJob *job = user;
+  const TgImage *img = job->img;
+  const TgRegion *r = &job->out->region;
+  bool has_alpha = img->channels == 2 || img->channels == 4;
+
+  for (int j = begin; j < end; j++)
+    {
+      float *dst = tg_value_row (job->out, j);
+      double fy;
+      int y0 = tg__image_axis (tg__image_px_y (tg_region_z (r, j), job->size_z, img->height),
+                               img->height, &fy);
+      int y1 = img->height > 1 ? y0 + 1 : y0;
+
+      for (int i = 0; i < r->width; i++)
+        {
+          int x0 = job->col_x0[i], x1 = img->width > 1 ? x0 + 1 : x0;
+          double fx = job->col_fx[i];
+          double p00[4], p10[4], p01[4], p11[4];
+          float *px = dst + (size_t) i * 4;
+
+          pixel_rgba (img, x0, y0, p00);
+          pixel_rgba (img, x1, y0, p10);
+          pixel_rgba (img, x0, y1, p01);
+          pixel_rgba (img, x1, y1, p11);
+          for (int c = 0; c < 4; c++)
+            {
+              double top = fx == 0.0 ? p00[c] : p00[c] + (p10[c] - p00[c]) * fx;
+              double bot = fx == 0.0 ? p01[c] : p01[c] + (p11[c] - p01[c]) * fx;
+              double v = fy == 0.0 ? top : top + (bot - top) * fy;
+              px[c] = (float) (v * job->inv_full);
+            }
+          if (!has_alpha)
+            px[3] = 1.0f;
+        }
+    }
+}
+
+static int
+input_image_eval (TgEvalCtx *c)
+{
+  const InputImageParams *p = tg_eval_params (c);
+  const TgRegion *region = tg_eval_region (c);
+  const TgWorld *world = tg_eval_world (c);
+  const TgImage *img = NULL;
+  InputImageJob job = { 0 };
+  int *col_x0;
+  double *col_fx;
+  int rc;
+
+  if (!p->path || !p->path[0])
+    return tg_eval_fail (c, TG_EMISSING, "params.path: no image file given");
+  /* On failure the loader has recorded a message naming the path. */
+  rc = tg_eval_load_image (c, p->path, &img);
+  if (rc < 0)
+    return rc;
+  if (!img)
+    return tg_eval_fail (c, TG_EIO, "cannot read \"%s\"", p->path);
+  if (img->width < 1 || img->height < 1 || img->channels < 1 || img->channels > 4 || !img->data)
+    return tg_eval_fail (c, TG_EFORMAT, "image \"%s\" is empty or has %d channels", p->path,
+                         img->channels);
+  if (img->bits != 8 && img->bits != 16 && img->bits != 32)
+    return tg_eval_fail (c, TG_EFORMAT, "image \"%s\": %d-bit samples are not supported",
+                         p->path, img->bits);
+  if (!(world->size_x > 0.0) || !(world->size_z > 0.0))
+    return tg_eval_fail (c, TG_EINVAL, "the world has no extent");
+
+  col_fx = malloc ((sizeof (double) + sizeof (int))
+                   * (size_t) (region->width > 0 ? region->width : 1));
+  if (!col_fx)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  col_x0 = (int *) (void *) (col_fx + region->width);
+  for (int i = 0; i < region->width; i++)
+    col_x0[i] = tg__image_axis (tg__image_px_x (tg_region_x (region, i), world->size_x,
+                                                img->width), img->width, &col_fx[i]);
+  job.img = img;
+  job.col_x0 = col_x0;
+  job.col_fx = col_fx;
+  job.size_z = world->size_z;
+  job.inv_full = img->bits == 8 ? 1.0 / 255.0 : (img->bits == 16 ? 1.0 / 65535.0 : 1.0);
+  job.out = tg_eval_new_output (c, 0, 4);
+  if (!job.out)
+    rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  else
+    rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), input_image_rows,
+                           &job);
+  free (col_fx);
+  return rc;
+}
+
+static const TgNodeDesc input_image_desc = {
+  .type = "input.image",
+  .category = "Input",
+  .label = N_("Image file"),
+  .help = N_("Reads an RGBA picture (a painted distribution or colour map) stretched over "
+             "the whole world, as raw values"),
+  .outputs = input_image_outputs,
+  .n_outputs = TG_N_ELEMENTS (input_image_outputs),
+  .params = input_image_params,
+  .n_params = TG_N_ELEMENTS (input_image_params),
+  .params_size = sizeof (InputImageParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .eval = input_image_eval,
+  .flags = TG_NODE_INPUT,
+  .version = 1,
+};
+TG_NODE_REGISTER (input_image_desc);
+
+/* --- shared by the exports --------------------------------------------------------- */
+
+/* Also the writer names formats/ registers. */
+static const char *const png_formats[] = { "png8", "png16", NULL };
+
+/* Quantises CH channels of grid IN over REGION into IMG (8 or 16 bits,
+ * IMG->channels <= CH, the first IMG->channels channels). */
+typedef struct
+{
+  const TgValue *in;
+  const TgRegion *region;
+  TgImage *img;
+} QuantJob;
+
+static void
+quant_rows (void *user, int begin, int end)
+{
+  const QuantJob *job = user;
+  const TgValue *in = job->in;
+  int w = job->region->width, ich = in->channels, och = job->img->channels;
+  size_t dx = (size_t) (job->region->col0 - in->region.col0);
+
+  for (int j = begin; j < end; j++)
+    {
+      const float *src = tg_value_row (in, job->region->row0 - in->region.row0 + j)
+                         + dx * (size_t) ich;
+      size_t o = (size_t) j * (size_t) w * (size_t) och;
+      if (job->img->bits == 16)
+        {
+          uint16_t *dst = (uint16_t *) job->img->data + o;
+          for (int i = 0; i < w; i++)
+            for (int c = 0; c < och; c++)
+              dst[(size_t) i * och + c] = (uint16_t) tg__quantise (src[(size_t) i * ich + c],
+                                                                   65535.0);
+        }
+      else
+        {
+          uint8_t *dst = (uint8_t *) job->img->data + o;
+          for (int i = 0; i < w; i++)
+            for (int c = 0; c < och; c++)
+              dst[(size_t) i * och + c] = (uint8_t) tg__quantise (src[(size_t) i * ich + c],
+                                                                  255.0);
+        }
+    }
+}
+
+/* Checks IN (CHANNELS channels, covering REGION), quantises it and writes
+ * it to PATH with FORMAT. */
+static int
+quantise_and_write (TgEvalCtx *c, const TgValue *in, const char *port, int in_channels,
+                    int out_channels, int format, const char *path)
+{
+  const TgRegion *region = tg_eval_region (c);
+  TgImage img = { 0 };
+  QuantJob job;
+  int rc;
+
+  if (format < 0 || format >= TG_N_ELEMENTS (png_formats) - 1)
+    return tg_eval_fail (c, TG_EFORMAT, "params.format: unknown format %d", format);
+  if (!path || !path[0])
+    return tg_eval_fail (c, TG_EMISSING, "params.path: no output file given");
+  if (!in || !in->data)
+    return tg_eval_fail (c, TG_EMISSING, "input '%s' has no data", port);
+  if (in->channels != in_channels)
+    return tg_eval_fail (c, TG_ETYPE, "input '%s' has %d channels, expected %d", port,
+                         in->channels, in_channels);
+  if (!tg_region_contains (&in->region, region))
+    return tg_eval_fail (c, TG_EINVAL, "input '%s' does not cover the region being computed",
+                         port);
+  img.width = region->width;
+  img.height = region->height;
+  img.channels = out_channels;
+  img.bits = format == 0 ? 8 : 16;
+  img.data = malloc ((size_t) img.width * (size_t) img.height * (size_t) out_channels
+                     * (size_t) (img.bits / 8));
+  if (!img.data)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  job.in = in;
+  job.region = region;
+  job.img = &img;
+  rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), quant_rows, &job);
+  /* The writer records its own message (naming the path) on failure. */
+  if (rc == 0)
+    rc = tg_eval_write_image (c, path, png_formats[format], &img);
+  free (img.data);
+  return rc;
+}
+
+/* --- export.mask ---------------------------------------------------------------- */
+
+typedef struct
+{
+  const char *path;
+  int format;
+} ExportMaskParams;
+
+static const TgParamDesc export_mask_params[] = {
+  TG_PARAM_OUTPUT_PATH (ExportMaskParams, path, N_("File"), "mask.png",
+                        N_("Output file, relative to the output folder")),
+  TG_PARAM_ENUM (ExportMaskParams, format, N_("Format"), "png8", png_formats,
+                 N_("png8: 8-bit greyscale PNG; png16: 16-bit greyscale PNG")),
+};
+
+static const TgPortDesc export_mask_inputs[] = {
+  { .name = "mask", .type = TG_TYPE_MASK, .label = N_("Mask"),
+    .help = N_("Mask to write; clamped to 0..1") },
+};
+
+static int
+export_mask_eval (TgEvalCtx *c)
+{
+  const ExportMaskParams *p = tg_eval_params (c);
+
+  return quantise_and_write (c, tg_eval_input (c, 0), "mask", 1, 1, p->format, p->path);
+}
+
+static const TgNodeDesc export_mask_desc = {
+  .type = "export.mask",
+  .category = "Output",
+  .label = N_("Export mask"),
+  .help = N_("Writes a mask as an 8-bit or 16-bit greyscale PNG"),
+  .inputs = export_mask_inputs,
+  .n_inputs = TG_N_ELEMENTS (export_mask_inputs),
+  .params = export_mask_params,
+  .n_params = TG_N_ELEMENTS (export_mask_params),
+  .params_size = sizeof (ExportMaskParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .eval = export_mask_eval,
+  .flags = TG_NODE_EXPORT,
+  .version = 1,
+};
+TG_NODE_REGISTER (export_mask_desc);
+
+/* --- export.image ---------------------------------------------------------------- */
+
+typedef struct
+{
+  const char *path;
+  int format;
+  bool alpha;
+} ExportImageParams;
+
+static const TgParamDesc export_image_params[] = {
+  TG_PARAM_OUTPUT_PATH (ExportImageParams, path, N_("File"), "color.png",
+                        N_("Output file, relative to the output folder")),
+  TG_PARAM_ENUM (ExportImageParams, format, N_("Format"), "png8", png_formats,
+                 N_("png8: 8 bits per channel; png16: 16 bits per channel")),
+  TG_PARAM_BOOL (ExportImageParams, alpha, N_("Alpha"), true,
+                 N_("Write RGBA; off writes RGB and drops the alpha channel")),
+};
+
+static const TgPortDesc export_image_inputs[] = {
+  { .name = "image", .type = TG_TYPE_IMAGE, .label = N_("Image"),
+    .help = N_("Colour to write; raw values clamped to 0..1, no gamma applied") },
+};
+
+static int
+export_image_eval (TgEvalCtx *c)
+{
+  const ExportImageParams *p = tg_eval_params (c);
+
+  return quantise_and_write (c, tg_eval_input (c, 0), "image", 4, p->alpha ? 4 : 3, p->format,
+                             p->path);
+}
+
+static const TgNodeDesc export_image_desc = {
+  .type = "export.image",
+  .category = "Output",
+  .label = N_("Export image"),
+  .help = N_("Writes a colour image as an RGBA (or RGB) PNG, 8 or 16 bits per channel"),
+  .inputs = export_image_inputs,
+  .n_inputs = TG_N_ELEMENTS (export_image_inputs),
+  .params = export_image_params,
+  .n_params = TG_N_ELEMENTS (export_image_params),
+  .params_size = sizeof (ExportImageParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .eval = export_image_eval,
+  .flags = TG_NODE_EXPORT,
+  .version = 1,
+};
+TG_NODE_REGISTER (export_image_desc);
+
+/* --- export.splat ------------------------------------------------------------------ */
+
+/* unity:  PREFIX_0.png, PREFIX_1.png, ...: RGBA8, layers 0-3 in the first
+ *         file's R, G, B, A, layers 4-7 in the second, ...; channels past
+ *         the last layer are 0.  The order is the layers' order (the base
+ *         layer first), as Unity's terrain layers are listed.
+ * unreal: PREFIX_NAME.png, one 8-bit greyscale weight map per layer, named
+ *         after it, for Unreal's landscape layer import.
+ * Both: the weights of a pixel sum to exactly 255. */
+
+enum
+{
+  PRESET_UNITY,
+  PRESET_UNREAL,
+};
+
+static const char *const splat_presets[] = { "unity", "unreal", NULL };
+
+#define SPLAT_EXPORT_MAX 32
+
+typedef struct
+{
+  const char *path;
+  int preset;
+} ExportSplatParams;
+
+static const TgParamDesc export_splat_params[] = {
+  TG_PARAM_OUTPUT_PATH (ExportSplatParams, path, N_("File prefix"), "splat",
+                        N_("Start of the file names, relative to the output folder: unity "
+                           "writes PREFIX_0.png, PREFIX_1.png, ...; unreal writes "
+                           "PREFIX_LAYER.png")),
+  TG_PARAM_ENUM (ExportSplatParams, preset, N_("Preset"), "unity", splat_presets,
+                 N_("unity: RGBA8 PNGs holding 4 layers each; unreal: one 8-bit greyscale "
+                    "PNG per layer named after it")),
+};
+
+static const TgPortDesc export_splat_inputs[] = {
+  { .name = "layers", .type = TG_TYPE_LAYERS, .label = N_("Layers"),
+    .help = N_("Weights to write (e.g. from Splat layers); each pixel is normalised and "
+               "rounded so its weights add up to 255") },
+};
+
+typedef struct
+{
+  const TgValue *in;
+  const TgRegion *region;
+  int n;                 /* layers */
+  int per_file;          /* layers per image: 4 (unity) or 1 (unreal) */
+  uint8_t **data;        /* per image */
+} SplatQuantJob;
+
+/* Largest-remainder rounding of the N weights W (clamped at 0, NaN = 0)
+ * to bytes summing to 255; all-zero weights go to layer 0. */
+static inline void
+splat_quantise (const float *w, int n, uint8_t *q)
+{
+  double s[SPLAT_EXPORT_MAX], total = 0.0;
+  int sum = 0;
+
+  for (int k = 0; k < n; k++)
+    {
+      s[k] = w[k] > 0.0f ? (double) w[k] : 0.0;
+      total += s[k];
+    }
+  if (!(total > 0.0) || !isfinite (total))
+    {
+      for (int k = 0; k < n; k++)
+        q[k] = k == 0 ? 255 : 0;
+      return;
+    }
+  for (int k = 0; k < n; k++)
+    {
+      double f;
+      s[k] = s[k] / total * 255.0;
+      f = floor (s[k]);
+      q[k] = (uint8_t) (f > 255.0 ? 255.0 : f);
+      sum += q[k];
+      s[k] -= f; /* the remainder */
+    }
+  /* Hand out what is missing to the largest remainders, lower layers first
+   * on ties; at most n - 1 units. */
+  while (sum < 255)
+    {
+      int best = 0;
+      for (int k = 1; k < n; k++)
+        if (s[k] > s[best])
+          best = k;
+      q[best]++;
+      s[best] = -1.0;
+      sum++;
+    }
+}
+
+static void
+splat_quant_rows (void *user, int begin, int end)
+{
+  const SplatQuantJob *job = user;
+  const TgValue *in = job->in;
+  int w = job->region->width, n = job->n, pf = job->per_file;
+  size_t dx = (size_t) (job->region->col0 - in->region.col0);
+
+  for (int j = begin; j < end; j++)
+    {
+      const float *src = tg_value_row (in, job->region->row0 - in->region.row0 + j)
+                         + dx * (size_t) n;
+      for (int i = 0; i < w; i++)
+        {
+          uint8_t q[SPLAT_EXPORT_MAX];
+          size_t px = (size_t) j * (size_t) w + (size_t) i;
+          splat_quantise (src + (size_t) i * n, n, q);
+          for (int k = 0; k < n; k++)
+            job->data[k / pf][px * (size_t) pf + (size_t) (k % pf)] = q[k];
+        }
+    }
+}
+
+static int
+export_splat_eval (TgEvalCtx *c)
+{
+  const ExportSplatParams *p = tg_eval_params (c);
+  const TgRegion *region = tg_eval_region (c);
+  const TgValue *in = tg_eval_input (c, 0);
+  SplatQuantJob job = { 0 };
+  uint8_t *data[SPLAT_EXPORT_MAX] = { 0 };
+  char prefix[1024], name[1200];
+  int n_files, rc = 0;
+  size_t len, npx = (size_t) region->width * (size_t) region->height;
+
+  if (!p->path || !p->path[0])
+    return tg_eval_fail (c, TG_EMISSING, "params.path: no output file prefix given");
+  if (!in || !in->data)
+    return tg_eval_fail (c, TG_EMISSING, "input 'layers' has no data");
+  if (in->channels < 1 || in->channels > SPLAT_EXPORT_MAX)
+    return tg_eval_fail (c, TG_ETYPE, "input 'layers' has %d layers; 1 to %d can be exported",
+                         in->channels, SPLAT_EXPORT_MAX);
+  if (!tg_region_contains (&in->region, region))
+    return tg_eval_fail (c, TG_EINVAL, "input 'layers' does not cover the region being computed");
+  /* A ".png" the user typed is not part of the prefix. */
+  len = strlen (p->path);
+  if (len >= sizeof prefix)
+    return tg_eval_fail (c, TG_EINVAL, "params.path: too long");
+  memcpy (prefix, p->path, len + 1);
+  if (len > 4 && strcmp (prefix + len - 4, ".png") == 0)
+    prefix[len - 4] = '\0';
+
+  job.in = in;
+  job.region = region;
+  job.n = in->channels;
+  job.per_file = p->preset == PRESET_UNITY ? 4 : 1;
+  job.data = data;
+  n_files = (job.n + job.per_file - 1) / job.per_file;
+  if (p->preset == PRESET_UNREAL)
+    for (int k = 0; k < job.n; k++)
+      {
+        const char *ln = in->channel_names ? in->channel_names[k] : NULL;
+        if (!ln || !ln[0] || strchr (ln, '/') || strcmp (ln, "..") == 0 || strcmp (ln, ".") == 0)
+          return tg_eval_fail (c, TG_EINVAL,
+                               "layer %d has no name usable in a file name; the unreal preset "
+                               "names files after layers", k);
+        for (int q = 0; q < k; q++)
+          if (in->channel_names[q] && strcmp (in->channel_names[q], ln) == 0)
+            return tg_eval_fail (c, TG_EINVAL, "layers %d and %d are both named \"%s\"", q, k,
+                                 ln);
+      }
+  for (int f = 0; f < n_files; f++)
+    if (!(data[f] = calloc (npx ? npx : 1, (size_t) job.per_file)))
+      {
+        rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+        break;
+      }
+  if (rc == 0)
+    rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), splat_quant_rows,
+                           &job);
+  for (int f = 0; f < n_files && rc == 0; f++)
+    {
+      TgImage img = { .width = region->width, .height = region->height,
+                      .channels = job.per_file, .bits = 8, .data = data[f] };
+      if (p->preset == PRESET_UNITY)
+        snprintf (name, sizeof name, "%s_%d.png", prefix, f);
+      else
+        snprintf (name, sizeof name, "%s_%s.png", prefix, in->channel_names[f]);
+      rc = tg_eval_write_image (c, name, "png8", &img);
+    }
+  for (int f = 0; f < n_files; f++)
+    free (data[f]);
+  return rc;
+}
+
+static const TgNodeDesc export_splat_desc = {
+  .type = "export.splat",
+  .category = "Output",
+  .label = N_("Export splat maps"),
+  .help = N_("Writes texture layer weights as splat maps for Unity (RGBA, 4 layers a file) "
+             "or Unreal (one weight map per layer); each pixel's weights add up to 255"),
+  .inputs = export_splat_inputs,
+  .n_inputs = TG_N_ELEMENTS (export_splat_inputs),
+  .params = export_splat_params,
+  .n_params = TG_N_ELEMENTS (export_splat_params),
+  .params_size = sizeof (ExportSplatParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .eval = export_splat_eval,
+  .flags = TG_NODE_EXPORT,
+  .version = 1,
+};
+TG_NODE_REGISTER (export_splat_desc);

@@ -1,0 +1,142 @@
+/* math.mask_combine: fuzzy logic on two masks, for building texturing
+ * rules out of selectors ("steep AND high", "rock OR scree", "grass
+ * minus river").
+ *
+ * Inputs are clamped to 0..1 first (NaN = 0), so the result is a mask:
+ *   and       min (a, b)      the standard fuzzy AND: a sample is as
+ *                             selected as its weaker condition, and
+ *                             and-ing a mask with itself changes nothing
+ *   multiply  a * b           the softer product AND (edges fade twice)
+ *   or        max (a, b)
+ *   subtract  a * (1 - b)     a where b is not
+ *   xor       |a - b|         one but not both
+ */
+#include <math.h>
+
+#include <tgraph/node.h>
+#include <tgraph/param.h>
+
+#include "grid_util.h"
+#include "spatial_util.h"
+
+enum
+{
+  OP_AND,
+  OP_MULTIPLY,
+  OP_OR,
+  OP_SUBTRACT,
+  OP_XOR,
+};
+
+static const char *const mask_ops[] = { "and", "multiply", "or", "subtract", "xor", NULL };
+
+typedef struct
+{
+  int op;
+} MaskCombineParams;
+
+static const TgParamDesc mask_combine_params[] = {
+  TG_PARAM_ENUM (MaskCombineParams, op, N_("Operation"), "and", mask_ops,
+                 N_("and: min(a, b); multiply: a*b; or: max(a, b); subtract: a*(1-b); "
+                    "xor: |a-b|")),
+};
+
+static const TgPortDesc mask_combine_inputs[] = {
+  { .name = "a", .type = TG_TYPE_MASK, .label = N_("A"), .help = N_("First mask") },
+  { .name = "b", .type = TG_TYPE_MASK, .label = N_("B"), .help = N_("Second mask") },
+};
+
+static const TgPortDesc mask_combine_outputs[] = {
+  { .name = "mask", .type = TG_TYPE_MASK, .label = N_("Mask"),
+    .help = N_("The combined mask, 0..1") },
+};
+
+typedef struct
+{
+  const TgValue *a, *b;
+  TgValue *out;
+  int op;
+} MaskJob;
+
+static void
+mask_rows (void *user, int begin, int end)
+{
+  const MaskJob *job = user;
+  const TgRegion *r = &job->out->region;
+  int w = r->width;
+
+  for (int j = begin; j < end; j++)
+    {
+      const float *a = tg__grid_row (job->a, r, j);
+      const float *b = tg__grid_row (job->b, r, j);
+      float *dst = tg_value_row (job->out, j);
+
+      switch (job->op)
+        {
+        case OP_AND:
+          for (int i = 0; i < w; i++)
+            {
+              float x = tg__mask01 (a[i]), y = tg__mask01 (b[i]);
+              dst[i] = y < x ? y : x;
+            }
+          break;
+        case OP_MULTIPLY:
+          for (int i = 0; i < w; i++)
+            dst[i] = tg__mask01 (a[i]) * tg__mask01 (b[i]);
+          break;
+        case OP_OR:
+          for (int i = 0; i < w; i++)
+            {
+              float x = tg__mask01 (a[i]), y = tg__mask01 (b[i]);
+              dst[i] = y > x ? y : x;
+            }
+          break;
+        case OP_SUBTRACT:
+          for (int i = 0; i < w; i++)
+            dst[i] = tg__mask01 (a[i]) * (1.0f - tg__mask01 (b[i]));
+          break;
+        case OP_XOR:
+        default:
+          for (int i = 0; i < w; i++)
+            dst[i] = fabsf (tg__mask01 (a[i]) - tg__mask01 (b[i]));
+          break;
+        }
+    }
+}
+
+static int
+mask_combine_eval (TgEvalCtx *c)
+{
+  const MaskCombineParams *p = tg_eval_params (c);
+  const TgRegion *region = tg_eval_region (c);
+  MaskJob job = { .op = p->op };
+  int rc;
+
+  job.a = tg_eval_input (c, 0);
+  job.b = tg_eval_input (c, 1);
+  if ((rc = tg__check_grid_input (c, job.a, "a", region)) < 0
+      || (rc = tg__check_grid_input (c, job.b, "b", region)) < 0)
+    return rc;
+  job.out = tg_eval_new_output (c, 0, 1);
+  if (!job.out)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), mask_rows, &job);
+}
+
+static const TgNodeDesc mask_combine_desc = {
+  .type = "math.mask_combine",
+  .category = "Math",
+  .label = N_("Combine masks"),
+  .help = N_("Combines two masks: and, multiply, or, subtract, xor"),
+  .inputs = mask_combine_inputs,
+  .n_inputs = TG_N_ELEMENTS (mask_combine_inputs),
+  .outputs = mask_combine_outputs,
+  .n_outputs = TG_N_ELEMENTS (mask_combine_outputs),
+  .params = mask_combine_params,
+  .n_params = TG_N_ELEMENTS (mask_combine_params),
+  .params_size = sizeof (MaskCombineParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .eval = mask_combine_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (mask_combine_desc);

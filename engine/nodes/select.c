@@ -1,0 +1,450 @@
+/* Selectors: masks in 0..1 from the terrain's height, slope, curvature and
+ * aspect, the inputs of texturing (steep = rock, high = snow, north-facing
+ * = moss).
+ *
+ * Every selector is a band with a smooth edge: 1 inside [min, max], a
+ * smoothstep down to 0 over `falloff` outside it, so a mask covers
+ * exactly the range asked for and fades beyond it.  Slope, curvature and
+ * aspect are measured in world metres (height * world.height_m against
+ * region->cell), so the same parameters select the same ground at any
+ * resolution.  Angles: slope 0 = flat, 90 = vertical; aspect is the
+ * compass direction the ground faces (downhill), 0 = north (+Z),
+ * 90 = east (+X), 180 = south, 270 = west.
+ */
+#include <math.h>
+#include <stdlib.h>
+
+#include <tgraph/node.h>
+#include <tgraph/param.h>
+
+#include "grid_util.h"
+#include "spatial_util.h"
+
+#define RAD2DEG (180.0 / M_PI)
+
+static const TgPortDesc select_inputs[] = {
+  { .name = "height", .type = TG_TYPE_HEIGHT, .label = N_("Height"),
+    .help = N_("Terrain to select from") },
+};
+
+static const TgPortDesc select_outputs[] = {
+  { .name = "mask", .type = TG_TYPE_MASK, .label = N_("Mask"),
+    .help = N_("1 where the terrain matches, fading to 0 over the falloff") },
+};
+
+static int
+apron_one (const void *params, double cell_m)
+{
+  (void) params;
+  (void) cell_m;
+  return 1;
+}
+
+/* --- select.height -------------------------------------------------------- */
+
+/* In height units (0..1 of world.height_m), like every height on a wire,
+ * so a selection survives a change of the world's height scale along with
+ * the terrain.  A range reaching 0 or 1 is open at that end: heights
+ * pushed past the range by an unclamped combine stay selected. */
+
+typedef struct
+{
+  double min, max, falloff;
+} HeightParams;
+
+static const TgParamDesc height_params[] = {
+  TG_PARAM_FLOAT (HeightParams, min, N_("Minimum"), 0.5, 0.0, 1.0, NULL,
+                  N_("Lowest height selected fully (0..1 of the world's height; 0 = no "
+                     "lower limit)")),
+  TG_PARAM_FLOAT (HeightParams, max, N_("Maximum"), 1.0, 0.0, 1.0, NULL,
+                  N_("Highest height selected fully (1 = no upper limit)")),
+  TG_PARAM_FLOAT (HeightParams, falloff, N_("Falloff"), 0.05, 0.0, 1.0, NULL,
+                  N_("Height over which the mask fades to 0 outside the range")),
+};
+
+static int
+height_check (const void *params, TgError *err)
+{
+  const HeightParams *p = params;
+
+  if (p->min > p->max)
+    return tg_error_set (err, TG_ERANGE, "params.max", "maximum (%g) is below minimum (%g)",
+                         p->max, p->min);
+  return 0;
+}
+
+typedef struct
+{
+  const TgValue *in;
+  TgValue *out;
+  double lo, hi, fall;
+} HeightJob;
+
+static void
+height_rows (void *user, int begin, int end)
+{
+  const HeightJob *job = user;
+  const TgRegion *r = &job->out->region;
+
+  for (int j = begin; j < end; j++)
+    {
+      const float *src = tg__grid_row (job->in, r, j);
+      float *dst = tg_value_row (job->out, j);
+      for (int i = 0; i < r->width; i++)
+        dst[i] = (float) tg__band (src[i], job->lo, job->hi, job->fall);
+    }
+}
+
+static int
+height_eval (TgEvalCtx *c)
+{
+  const HeightParams *p = tg_eval_params (c);
+  const TgRegion *region = tg_eval_region (c);
+  HeightJob job = { 0 };
+  int rc;
+
+  if ((rc = tg__eval_check (c, height_check)) < 0)
+    return rc;
+  job.in = tg_eval_input (c, 0);
+  if ((rc = tg__check_grid_input (c, job.in, "height", region)) < 0)
+    return rc;
+  job.out = tg_eval_new_output (c, 0, 1);
+  if (!job.out)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  job.lo = p->min <= 0.0 ? -INFINITY : p->min;
+  job.hi = p->max >= 1.0 ? INFINITY : p->max;
+  job.fall = p->falloff;
+  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), height_rows, &job);
+}
+
+static const TgNodeDesc height_desc = {
+  .type = "select.height",
+  .category = "Selectors",
+  .label = N_("Select height"),
+  .help = N_("Mask of the terrain between two heights"),
+  .inputs = select_inputs,
+  .n_inputs = TG_N_ELEMENTS (select_inputs),
+  .outputs = select_outputs,
+  .n_outputs = TG_N_ELEMENTS (select_outputs),
+  .params = height_params,
+  .n_params = TG_N_ELEMENTS (height_params),
+  .params_size = sizeof (HeightParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .check = height_check,
+  .eval = height_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (height_desc);
+
+/* --- select.slope and select.aspect: one gradient kernel ------------------- */
+
+typedef struct
+{
+  double min_deg, max_deg, falloff_deg;
+} SlopeParams;
+
+static const TgParamDesc slope_params[] = {
+  TG_PARAM_FLOAT (SlopeParams, min_deg, N_("Minimum"), 30.0, 0.0, 90.0, "deg",
+                  N_("Gentlest slope selected fully (0 = flat)")),
+  TG_PARAM_FLOAT (SlopeParams, max_deg, N_("Maximum"), 90.0, 0.0, 90.0, "deg",
+                  N_("Steepest slope selected fully (90 = vertical)")),
+  TG_PARAM_FLOAT (SlopeParams, falloff_deg, N_("Falloff"), 5.0, 0.0, 90.0, "deg",
+                  N_("Angle over which the mask fades to 0 outside the range")),
+};
+
+static int
+slope_check (const void *params, TgError *err)
+{
+  const SlopeParams *p = params;
+
+  if (p->min_deg > p->max_deg)
+    return tg_error_set (err, TG_ERANGE, "params.max_deg",
+                         "maximum (%g deg) is below minimum (%g deg)", p->max_deg, p->min_deg);
+  return 0;
+}
+
+typedef struct
+{
+  double direction_deg, spread_deg, min_slope_deg;
+} AspectParams;
+
+static const TgParamDesc aspect_params[] = {
+  TG_PARAM_FLOAT (AspectParams, direction_deg, N_("Direction"), 0.0, 0.0, 360.0, "deg",
+                  N_("Compass direction the selected slopes face: 0 = north (+Z), 90 = east "
+                     "(+X), 180 = south, 270 = west")),
+  TG_PARAM_FLOAT (AspectParams, spread_deg, N_("Spread"), 90.0, 0.0, 180.0, "deg",
+                  N_("Angle either side of the direction at which the mask reaches 0")),
+  TG_PARAM_FLOAT (AspectParams, min_slope_deg, N_("Minimum slope"), 2.0, 0.0, 90.0, "deg",
+                  N_("Flatter ground fades out, since it faces no direction in particular")),
+};
+
+typedef enum
+{
+  GRAD_SLOPE,
+  GRAD_ASPECT,
+} GradKind;
+
+typedef struct
+{
+  GradKind kind;
+  const TgValue *in;
+  TgValue *out;
+  double scale;       /* height_m / (2 * cell) */
+  /* slope: band on the angle */
+  double lo, hi, fall;
+  /* aspect */
+  double dir, spread, min_slope;
+} GradJob;
+
+/* Angle between compass directions A and B, 0..180. */
+static inline double
+angle_between (double a, double b)
+{
+  double d = fmod (fabs (a - b), 360.0);
+
+  return d > 180.0 ? 360.0 - d : d;
+}
+
+static void
+grad_rows (void *user, int begin, int end)
+{
+  const GradJob *job = user;
+  const TgRegion *r = &job->out->region;
+
+  for (int j = begin; j < end; j++)
+    {
+      const float *n = tg__grid_row (job->in, r, j - 1);
+      const float *m = tg__grid_row (job->in, r, j);
+      const float *s = tg__grid_row (job->in, r, j + 1);
+      float *dst = tg_value_row (job->out, j);
+
+      if (job->kind == GRAD_SLOPE)
+        for (int i = 0; i < r->width; i++)
+          {
+            double gx, gz;
+            tg__gradient (n, m, s, i, job->scale, &gx, &gz);
+            dst[i] = (float) tg__band (atan (sqrt (gx * gx + gz * gz)) * RAD2DEG, job->lo,
+                                       job->hi, job->fall);
+          }
+      else
+        for (int i = 0; i < r->width; i++)
+          {
+            double gx, gz, slope, facing, v;
+            tg__gradient (n, m, s, i, job->scale, &gx, &gz);
+            slope = atan (sqrt (gx * gx + gz * gz)) * RAD2DEG;
+            /* The ground faces downhill, -gradient; compass angle from
+             * north (+Z) turning east (+X). */
+            facing = atan2 (-gx, -gz) * RAD2DEG;
+            if (facing < 0.0)
+              facing += 360.0;
+            v = job->spread > 0.0
+                  ? tg__smoothstep01 (1.0 - angle_between (facing, job->dir) / job->spread)
+                  : (double) (angle_between (facing, job->dir) == 0.0);
+            if (job->min_slope > 0.0)
+              v *= tg__smoothstep01 (slope / job->min_slope);
+            else if (!(slope > 0.0))
+              v = 0.0;
+            dst[i] = (float) (isnan (v) ? 0.0 : v);
+          }
+    }
+}
+
+static int
+grad_run (TgEvalCtx *c, GradJob *job)
+{
+  const TgRegion *region = tg_eval_region (c);
+  const TgWorld *world = tg_eval_world (c);
+  TgRegion need = tg_region_grow (region, 1);
+  int rc;
+
+  job->in = tg_eval_input (c, 0);
+  if ((rc = tg__check_grid_input (c, job->in, "height", &need)) < 0)
+    return rc;
+  if (!(region->cell > 0.0))
+    return tg_eval_fail (c, TG_EINVAL, "the world has no extent");
+  job->out = tg_eval_new_output (c, 0, 1);
+  if (!job->out)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  job->scale = world->height_m / (2.0 * region->cell);
+  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), grad_rows, job);
+}
+
+static int
+slope_eval (TgEvalCtx *c)
+{
+  const SlopeParams *p = tg_eval_params (c);
+  GradJob job = { .kind = GRAD_SLOPE };
+  int rc;
+
+  if ((rc = tg__eval_check (c, slope_check)) < 0)
+    return rc;
+  job.lo = p->min_deg;
+  job.hi = p->max_deg;
+  job.fall = p->falloff_deg;
+  return grad_run (c, &job);
+}
+
+static const TgNodeDesc slope_desc = {
+  .type = "select.slope",
+  .category = "Selectors",
+  .label = N_("Select slope"),
+  .help = N_("Mask of the terrain between two slope angles, measured in world metres"),
+  .inputs = select_inputs,
+  .n_inputs = TG_N_ELEMENTS (select_inputs),
+  .outputs = select_outputs,
+  .n_outputs = TG_N_ELEMENTS (select_outputs),
+  .params = slope_params,
+  .n_params = TG_N_ELEMENTS (slope_params),
+  .params_size = sizeof (SlopeParams),
+  .locality = TG_LOCALITY_APRON,
+  .apron = apron_one,
+  .check = slope_check,
+  .eval = slope_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (slope_desc);
+
+static int
+aspect_eval (TgEvalCtx *c)
+{
+  const AspectParams *p = tg_eval_params (c);
+  GradJob job = { .kind = GRAD_ASPECT };
+
+  job.dir = fmod (p->direction_deg, 360.0);
+  job.spread = p->spread_deg;
+  job.min_slope = p->min_slope_deg;
+  return grad_run (c, &job);
+}
+
+static const TgNodeDesc aspect_desc = {
+  .type = "select.aspect",
+  .category = "Selectors",
+  .label = N_("Select aspect"),
+  .help = N_("Mask of the slopes facing a compass direction (0 = north, 90 = east)"),
+  .inputs = select_inputs,
+  .n_inputs = TG_N_ELEMENTS (select_inputs),
+  .outputs = select_outputs,
+  .n_outputs = TG_N_ELEMENTS (select_outputs),
+  .params = aspect_params,
+  .n_params = TG_N_ELEMENTS (aspect_params),
+  .params_size = sizeof (AspectParams),
+  .locality = TG_LOCALITY_APRON,
+  .apron = apron_one,
+  .eval = aspect_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (aspect_desc);
+
+/* --- select.curvature ------------------------------------------------------ */
+
+/* Curvature at the scale of radius_m: how far (in metres) the ground lies
+ * above the Gaussian-weighted average of its surroundings.  Ridges, knolls
+ * and crests are above it (convex), gullies, hollows and valley floors
+ * below (concave).  The mask reaches 1 at `depth_m` above (or below). */
+
+enum
+{
+  CURV_CONVEX,
+  CURV_CONCAVE,
+  CURV_BOTH,
+};
+
+static const char *const curvature_modes[] = { "convex", "concave", "both", NULL };
+
+typedef struct
+{
+  int mode;
+  double radius_m, depth_m;
+} CurvatureParams;
+
+static const TgParamDesc curvature_params[] = {
+  TG_PARAM_ENUM (CurvatureParams, mode, N_("Select"), "convex", curvature_modes,
+                 N_("convex: ridges and crests; concave: gullies and hollows; both")),
+  TG_PARAM_FLOAT_UI (CurvatureParams, radius_m, N_("Radius"), 50.0, 0.0, 1e5, 0.0, 1000.0, "m",
+                     N_("Size of the surroundings each point is compared with; larger "
+                        "finds larger landforms")),
+  TG_PARAM_FLOAT_UI (CurvatureParams, depth_m, N_("Depth"), 5.0, 1e-6, 1e5, 0.1, 100.0, "m",
+                     N_("Height above (convex) or below (concave) the surroundings that "
+                        "gives a full mask")),
+};
+
+static int
+curvature_apron (const void *params, double cell_m)
+{
+  const CurvatureParams *p = params;
+
+  return tg__blur_cells (p->radius_m, cell_m);
+}
+
+typedef struct
+{
+  const TgValue *in;
+  TgValue *out;
+  int mode;
+  double inv_depth; /* height_m / depth_m */
+} CurvJob;
+
+static void
+curvature_rows (void *user, int begin, int end)
+{
+  const CurvJob *job = user;
+  const TgRegion *r = &job->out->region;
+
+  for (int j = begin; j < end; j++)
+    {
+      const float *h = tg__grid_row (job->in, r, j);
+      float *dst = tg_value_row (job->out, j); /* holds the blurred height */
+      for (int i = 0; i < r->width; i++)
+        {
+          double d = ((double) h[i] - (double) dst[i]) * job->inv_depth;
+          if (job->mode == CURV_CONCAVE)
+            d = -d;
+          else if (job->mode == CURV_BOTH)
+            d = fabs (d);
+          dst[i] = (float) (isnan (d) ? 0.0 : tg__clamp01 (d));
+        }
+    }
+}
+
+static int
+curvature_eval (TgEvalCtx *c)
+{
+  const CurvatureParams *p = tg_eval_params (c);
+  const TgRegion *region = tg_eval_region (c);
+  CurvJob job = { 0 };
+  int rc;
+
+  job.in = tg_eval_input (c, 0);
+  if ((rc = tg__check_grid_input (c, job.in, "height", region)) < 0)
+    return rc;
+  if (!(p->depth_m > 0.0))
+    return tg_eval_fail (c, TG_ERANGE, "params.depth_m: must be above 0, got %g", p->depth_m);
+  job.out = tg_eval_new_output (c, 0, 1);
+  if (!job.out)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  if ((rc = tg__blur (c, job.in, region, p->radius_m, "radius_m", job.out->data)) < 0)
+    return rc;
+  job.mode = p->mode;
+  job.inv_depth = tg_eval_world (c)->height_m / p->depth_m;
+  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), curvature_rows,
+                           &job);
+}
+
+static const TgNodeDesc curvature_desc = {
+  .type = "select.curvature",
+  .category = "Selectors",
+  .label = N_("Select curvature"),
+  .help = N_("Mask of ridges (convex) or gullies (concave) at a scale in metres"),
+  .inputs = select_inputs,
+  .n_inputs = TG_N_ELEMENTS (select_inputs),
+  .outputs = select_outputs,
+  .n_outputs = TG_N_ELEMENTS (select_outputs),
+  .params = curvature_params,
+  .n_params = TG_N_ELEMENTS (curvature_params),
+  .params_size = sizeof (CurvatureParams),
+  .locality = TG_LOCALITY_APRON,
+  .apron = curvature_apron,
+  .eval = curvature_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (curvature_desc);

@@ -1,0 +1,1021 @@
+/* Texturing: masks become the weight maps and colour maps a game engine
+ * paints its terrain with.
+ *
+ *   texture.splat      up to 8 masks, each a named layer with a priority,
+ *                      into `layers` whose weights sum to 1 everywhere
+ *   texture.biome      rules on height, moisture and heat (ranges with
+ *                      blending) into named layers and a colour image
+ *   texture.colorize   a colour ramp of a height or mask into an image
+ *   texture.layer_colors  weight layers into a colour map, a colour a layer
+ *   texture.hillshade  relief shading in world metres, as a mask
+ *   texture.normals    a tangent-space normal map (OpenGL or DirectX)
+ *
+ * Layering rule (splat and biome): layers are painted in order, each
+ * covering what is below it by its mask, so
+ *   weight_i = mask_i * prod over layers j above i of (1 - mask_j)
+ * and the base layer takes what is left.  The weights are non-negative and
+ * sum to 1 by construction (to float rounding, ~1e-7); the running
+ * "uncovered" fraction is updated by subtraction, so the telescoping sum
+ * holds sample by sample.  Layer 0 of the output is always the base.
+ *
+ * Colours are raw values (no gamma), as everywhere in Terrane.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tgraph/node.h>
+#include <tgraph/param.h>
+
+#include "grid_util.h"
+#include "spatial_util.h"
+
+#define SPLAT_MAX 8
+#define BIOME_MAX 8
+#define STOPS_MAX 16
+#define DEG2RAD (M_PI / 180.0)
+
+/* Layer names end up in file names (export.splat's unreal preset) and in
+ * engine material slots: letters, digits, '_' and '-' only. */
+static bool
+layer_name_ok (const char *s)
+{
+  if (!s || !s[0])
+    return false;
+  for (; *s; s++)
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9')
+          || *s == '_' || *s == '-'))
+      return false;
+  return true;
+}
+
+static int
+check_layer_name (const char *name, const char *path, TgError *err)
+{
+  if (!layer_name_ok (name))
+    return tg_error_set (err, TG_EINVAL, path,
+                         "layer name \"%s\" must be non-empty and use only letters, digits, "
+                         "'_' and '-'", name ? name : "");
+  return 0;
+}
+
+/* --- texture.splat ---------------------------------------------------------- */
+
+typedef struct
+{
+  const char *name;
+  int priority;
+} SplatLayer;
+
+static const TgParamDesc splat_layer_params[] = {
+  TG_PARAM_STRING (SplatLayer, name, N_("Name"), "layer",
+                   N_("Layer name (letters, digits, '_', '-'): a channel name and, for "
+                      "Unreal, part of the file name")),
+  TG_PARAM_INT (SplatLayer, priority, N_("Priority"), 1, -1000, 1000,
+                N_("Higher priority layers are painted over lower ones; equal priorities "
+                   "stack in list order (later on top)")),
+};
+
+typedef struct
+{
+  const char *base_name;
+  TgList layers;
+} SplatParams;
+
+static const TgParamDesc splat_params[] = {
+  TG_PARAM_STRING (SplatParams, base_name, N_("Base layer"), "grass",
+                   N_("Name of the layer that takes whatever the masks leave uncovered "
+                      "(always layer 0)")),
+  TG_PARAM_LIST (SplatParams, layers, N_("Layers"), SplatLayer, splat_layer_params, 0, SPLAT_MAX,
+                 "name=rock|priority=1; name=snow|priority=2",
+                 N_("One entry per mask input, in order: entry 1 is painted by mask1, "
+                    "entry 2 by mask2, ...")),
+};
+
+#define MASK_PORT(N)                                                                    \
+  { .name = "mask" #N, .type = TG_TYPE_MASK, .label = N_("Mask " #N), .optional = true, \
+    .help = N_("Where layer " #N " lies (0..1); unlinked selects nothing") }
+
+static const TgPortDesc splat_inputs[] = {
+  MASK_PORT (1), MASK_PORT (2), MASK_PORT (3), MASK_PORT (4),
+  MASK_PORT (5), MASK_PORT (6), MASK_PORT (7), MASK_PORT (8),
+};
+
+static const TgPortDesc splat_outputs[] = {
+  { .name = "layers", .type = TG_TYPE_LAYERS, .label = N_("Layers"),
+    .help = N_("Base layer then one weight per entry; weights sum to 1") },
+};
+
+static int
+splat_check (const void *params, TgError *err)
+{
+  const SplatParams *p = params;
+  const SplatLayer *l = p->layers.items;
+  char path[64];
+  int rc;
+
+  if ((rc = check_layer_name (p->base_name, "params.base_name", err)) < 0)
+    return rc;
+  for (int k = 0; k < p->layers.n; k++)
+    {
+      snprintf (path, sizeof path, "params.layers[%d].name", k);
+      if ((rc = check_layer_name (l[k].name, path, err)) < 0)
+        return rc;
+      if (strcmp (l[k].name, p->base_name) == 0)
+        return tg_error_set (err, TG_EINVAL, path, "\"%s\" is also the base layer's name",
+                             l[k].name);
+      for (int q = 0; q < k; q++)
+        if (strcmp (l[k].name, l[q].name) == 0)
+          return tg_error_set (err, TG_EINVAL, path, "\"%s\" is also the name of layers[%d]",
+                               l[k].name, q);
+    }
+  return 0;
+}
+
+typedef struct
+{
+  const TgValue *mask[SPLAT_MAX];
+  TgValue *out;
+  int n;                  /* entries */
+  int order[SPLAT_MAX];   /* entries from the top layer down */
+} SplatJob;
+
+static void
+splat_rows (void *user, int begin, int end)
+{
+  const SplatJob *job = user;
+  const TgRegion *r = &job->out->region;
+  int ch = job->out->channels, w = r->width;
+
+  for (int j = begin; j < end; j++)
+    {
+      float *dst = tg_value_row (job->out, j);
+      /* Channel 0 holds the uncovered fraction while the layers are
+       * painted top-down, and ends as the base layer's weight. */
+      for (int i = 0; i < w; i++)
+        dst[(size_t) i * ch] = 1.0f;
+      for (int o = 0; o < job->n; o++)
+        {
+          int k = job->order[o];
+          float *wk = dst + 1 + k;
+          if (!job->mask[k])
+            {
+              for (int i = 0; i < w; i++)
+                wk[(size_t) i * ch] = 0.0f;
+              continue;
+            }
+          const float *m = tg__grid_row (job->mask[k], r, j);
+          for (int i = 0; i < w; i++)
+            {
+              float cover = dst[(size_t) i * ch];
+              float v = tg__mask01 (m[i]) * cover;
+              wk[(size_t) i * ch] = v;
+              dst[(size_t) i * ch] = cover - v;
+            }
+        }
+    }
+}
+
+/* Sorts entry indices by priority, highest first; ties keep the later
+ * entry on top. */
+static void
+priority_order (const SplatLayer *l, int n, int *order)
+{
+  for (int k = 0; k < n; k++)
+    order[k] = k;
+  for (int a = 1; a < n; a++)
+    for (int b = a; b > 0; b--)
+      {
+        int x = order[b - 1], y = order[b];
+        bool swap = l[y].priority > l[x].priority || (l[y].priority == l[x].priority && y > x);
+        if (!swap)
+          break;
+        order[b - 1] = y;
+        order[b] = x;
+      }
+}
+
+static int
+splat_eval (TgEvalCtx *c)
+{
+  const SplatParams *p = tg_eval_params (c);
+  const TgRegion *region = tg_eval_region (c);
+  const SplatLayer *l = p->layers.items;
+  SplatJob job = { 0 };
+  int rc;
+
+  if ((rc = tg__eval_check (c, splat_check)) < 0)
+    return rc;
+  job.n = p->layers.n;
+  for (int k = 0; k < SPLAT_MAX; k++)
+    {
+      const TgValue *m = tg_eval_input (c, k);
+      if (!m)
+        continue;
+      if (k >= job.n)
+        return tg_eval_fail (c, TG_EINVAL,
+                             "input 'mask%d' is linked but params.layers has %d entr%s; add "
+                             "an entry to name its layer", k + 1, job.n, job.n == 1 ? "y" : "ies");
+      char port[16];
+      snprintf (port, sizeof port, "mask%d", k + 1);
+      if ((rc = tg__check_grid_input (c, m, port, region)) < 0)
+        return rc;
+      job.mask[k] = m;
+    }
+  priority_order (l, job.n, job.order);
+  job.out = tg_eval_new_output (c, 0, 1 + job.n);
+  if (!job.out)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  if (tg_value_set_channel_name (job.out, 0, p->base_name) < 0)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  for (int k = 0; k < job.n; k++)
+    if (tg_value_set_channel_name (job.out, 1 + k, l[k].name) < 0)
+      return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), splat_rows, &job);
+}
+
+static const TgNodeDesc splat_desc = {
+  .type = "texture.splat",
+  .category = "Texturing",
+  .label = N_("Splat layers"),
+  .help = N_("Up to 8 masks into named texture layers by priority; the weights sum to 1 and "
+             "a base layer takes the rest"),
+  .inputs = splat_inputs,
+  .n_inputs = TG_N_ELEMENTS (splat_inputs),
+  .outputs = splat_outputs,
+  .n_outputs = TG_N_ELEMENTS (splat_outputs),
+  .params = splat_params,
+  .n_params = TG_N_ELEMENTS (splat_params),
+  .params_size = sizeof (SplatParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .check = splat_check,
+  .eval = splat_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (splat_desc);
+
+/* --- texture.biome ---------------------------------------------------------- */
+
+/* Each rule is a box in (height, moisture, heat) with a soft edge: the
+ * product of three bands (1 inside, smoothstep to 0 over `blend` outside;
+ * a range reaching 0 or 1 is open at that end).  Rules are painted
+ * first-listed on top, like an if / else-if chain with soft edges, and
+ * the default biome takes the rest.  Unlinked moisture is 0.5; unlinked
+ * heat is 1 - height (colder higher up), so "snow = high and cold" works
+ * from the height alone. */
+
+typedef struct
+{
+  const char *name;
+  double color[4];
+  double height_min, height_max;
+  double moisture_min, moisture_max;
+  double heat_min, heat_max;
+  double blend;
+} BiomeRule;
+
+static const TgParamDesc biome_rule_params[] = {
+  TG_PARAM_STRING (BiomeRule, name, N_("Name"), "biome",
+                   N_("Layer name (letters, digits, '_', '-')")),
+  TG_PARAM_COLOR (BiomeRule, color, N_("Colour"), 0.5, 0.5, 0.5, 1.0,
+                  N_("Colour of the biome in the image output")),
+  TG_PARAM_FLOAT (BiomeRule, height_min, N_("Height from"), 0.0, 0.0, 1.0, NULL,
+                  N_("Lowest height of the biome (0 = no lower limit)")),
+  TG_PARAM_FLOAT (BiomeRule, height_max, N_("Height to"), 1.0, 0.0, 1.0, NULL,
+                  N_("Highest height of the biome (1 = no upper limit)")),
+  TG_PARAM_FLOAT (BiomeRule, moisture_min, N_("Moisture from"), 0.0, 0.0, 1.0, NULL,
+                  N_("Driest ground of the biome (0 = no limit)")),
+  TG_PARAM_FLOAT (BiomeRule, moisture_max, N_("Moisture to"), 1.0, 0.0, 1.0, NULL,
+                  N_("Wettest ground of the biome (1 = no limit)")),
+  TG_PARAM_FLOAT (BiomeRule, heat_min, N_("Heat from"), 0.0, 0.0, 1.0, NULL,
+                  N_("Coldest ground of the biome (0 = no limit)")),
+  TG_PARAM_FLOAT (BiomeRule, heat_max, N_("Heat to"), 1.0, 0.0, 1.0, NULL,
+                  N_("Warmest ground of the biome (1 = no limit)")),
+  TG_PARAM_FLOAT (BiomeRule, blend, N_("Blend"), 0.05, 0.0, 1.0, NULL,
+                  N_("Width of the soft edge outside each range")),
+};
+
+typedef struct
+{
+  const char *default_name;
+  double default_color[4];
+  TgList rules;
+} BiomeParams;
+
+static const TgParamDesc biome_params[] = {
+  TG_PARAM_STRING (BiomeParams, default_name, N_("Default biome"), "grassland",
+                   N_("Name of the layer where no rule applies (always layer 0)")),
+  TG_PARAM_COLOR (BiomeParams, default_color, N_("Default colour"), 0.36, 0.5, 0.22, 1.0,
+                  N_("Colour where no rule applies")),
+  TG_PARAM_LIST (BiomeParams, rules, N_("Rules"), BiomeRule, biome_rule_params, 0, BIOME_MAX,
+                 "name=swamp|color=#4b5a36|height_max=0.25|moisture_min=0.6; "
+                 "name=snow|color=#eef2f6|height_min=0.6|heat_max=0.35; "
+                 "name=desert|color=#d2bc84|moisture_max=0.25|heat_min=0.6",
+                 N_("Biomes by height, moisture and heat ranges; the first rule that matches "
+                    "wins, with soft edges")),
+};
+
+static const TgPortDesc biome_inputs[] = {
+  { .name = "height", .type = TG_TYPE_HEIGHT, .label = N_("Height"),
+    .help = N_("Terrain height, 0..1") },
+  { .name = "moisture", .type = TG_TYPE_MASK, .label = N_("Moisture"), .optional = true,
+    .help = N_("0 dry .. 1 wet; 0.5 when unlinked") },
+  { .name = "heat", .type = TG_TYPE_MASK, .label = N_("Heat"), .optional = true,
+    .help = N_("0 cold .. 1 hot; 1 - height when unlinked") },
+};
+
+static const TgPortDesc biome_outputs[] = {
+  { .name = "layers", .type = TG_TYPE_LAYERS, .label = N_("Layers"),
+    .help = N_("Default biome then one weight per rule; weights sum to 1") },
+  { .name = "image", .type = TG_TYPE_IMAGE, .label = N_("Image"),
+    .help = N_("The biome colours blended by weight (RGBA)") },
+};
+
+static int
+range_check (double lo, double hi, int k, const char *field, TgError *err)
+{
+  char path[64];
+
+  if (lo > hi)
+    {
+      snprintf (path, sizeof path, "params.rules[%d].%s_max", k, field);
+      return tg_error_set (err, TG_ERANGE, path, "%g is below %s_min (%g)", hi, field, lo);
+    }
+  return 0;
+}
+
+static int
+biome_check (const void *params, TgError *err)
+{
+  const BiomeParams *p = params;
+  const BiomeRule *r = p->rules.items;
+  char path[64];
+  int rc;
+
+  if ((rc = check_layer_name (p->default_name, "params.default_name", err)) < 0)
+    return rc;
+  for (int k = 0; k < p->rules.n; k++)
+    {
+      snprintf (path, sizeof path, "params.rules[%d].name", k);
+      if ((rc = check_layer_name (r[k].name, path, err)) < 0)
+        return rc;
+      if (strcmp (r[k].name, p->default_name) == 0)
+        return tg_error_set (err, TG_EINVAL, path, "\"%s\" is also the default biome's name",
+                             r[k].name);
+      for (int q = 0; q < k; q++)
+        if (strcmp (r[k].name, r[q].name) == 0)
+          return tg_error_set (err, TG_EINVAL, path, "\"%s\" is also the name of rules[%d]",
+                               r[k].name, q);
+      if ((rc = range_check (r[k].height_min, r[k].height_max, k, "height", err)) < 0
+          || (rc = range_check (r[k].moisture_min, r[k].moisture_max, k, "moisture", err)) < 0
+          || (rc = range_check (r[k].heat_min, r[k].heat_max, k, "heat", err)) < 0)
+        return rc;
+    }
+  return 0;
+}
+
+typedef struct
+{
+  double lo[3], hi[3]; /* height, moisture, heat; +-INFINITY when open */
+  double blend;
+  float rgba[4];
+} BiomeBox;
+
+typedef struct
+{
+  const TgValue *height, *moisture, *heat;
+  TgValue *out, *img;
+  int n;
+  BiomeBox box[BIOME_MAX];
+  float base_rgba[4];
+} BiomeJob;
+
+static void
+biome_rows (void *user, int begin, int end)
+{
+  const BiomeJob *job = user;
+  const TgRegion *r = &job->out->region;
+  int ch = job->out->channels;
+
+  for (int j = begin; j < end; j++)
+    {
+      const float *h = tg__grid_row (job->height, r, j);
+      const float *mo = job->moisture ? tg__grid_row (job->moisture, r, j) : NULL;
+      const float *he = job->heat ? tg__grid_row (job->heat, r, j) : NULL;
+      float *dst = tg_value_row (job->out, j);
+      float *img = tg_value_row (job->img, j);
+
+      for (int i = 0; i < r->width; i++)
+        {
+          float *wt = dst + (size_t) i * ch, *px = img + (size_t) i * 4;
+          double x[3];
+          /* Float, as in splat: fl(m * cover) <= cover for m <= 1, so
+           * cover never goes below 0. */
+          float cover = 1.0f;
+          float rgba[4] = { 0, 0, 0, 0 };
+          x[0] = h[i];
+          x[1] = mo ? tg__mask01 (mo[i]) : 0.5;
+          x[2] = he ? tg__mask01 (he[i]) : tg__clamp01 (1.0 - (double) h[i]);
+          for (int k = 0; k < job->n; k++)
+            {
+              const BiomeBox *b = &job->box[k];
+              double m = tg__band (x[0], b->lo[0], b->hi[0], b->blend)
+                         * tg__band (x[1], b->lo[1], b->hi[1], b->blend)
+                         * tg__band (x[2], b->lo[2], b->hi[2], b->blend);
+              float v = (float) m * cover;
+              wt[1 + k] = v;
+              cover -= v;
+              for (int q = 0; q < 4; q++)
+                rgba[q] += v * b->rgba[q];
+            }
+          wt[0] = cover;
+          for (int q = 0; q < 4; q++)
+            px[q] = rgba[q] + cover * job->base_rgba[q];
+        }
+    }
+}
+
+static int
+biome_eval (TgEvalCtx *c)
+{
+  const BiomeParams *p = tg_eval_params (c);
+  const TgRegion *region = tg_eval_region (c);
+  const BiomeRule *rules = p->rules.items;
+  BiomeJob job = { 0 };
+  int rc;
+
+  if ((rc = tg__eval_check (c, biome_check)) < 0)
+    return rc;
+  job.height = tg_eval_input (c, 0);
+  job.moisture = tg_eval_input (c, 1);
+  job.heat = tg_eval_input (c, 2);
+  if ((rc = tg__check_grid_input (c, job.height, "height", region)) < 0
+      || (job.moisture && (rc = tg__check_grid_input (c, job.moisture, "moisture", region)) < 0)
+      || (job.heat && (rc = tg__check_grid_input (c, job.heat, "heat", region)) < 0))
+    return rc;
+  job.n = p->rules.n;
+  for (int k = 0; k < job.n; k++)
+    {
+      const BiomeRule *ru = &rules[k];
+      double lo[3] = { ru->height_min, ru->moisture_min, ru->heat_min };
+      double hi[3] = { ru->height_max, ru->moisture_max, ru->heat_max };
+      for (int a = 0; a < 3; a++)
+        {
+          job.box[k].lo[a] = lo[a] <= 0.0 ? -INFINITY : lo[a];
+          job.box[k].hi[a] = hi[a] >= 1.0 ? INFINITY : hi[a];
+        }
+      job.box[k].blend = ru->blend;
+      for (int q = 0; q < 4; q++)
+        job.box[k].rgba[q] = (float) ru->color[q];
+    }
+  for (int q = 0; q < 4; q++)
+    job.base_rgba[q] = (float) p->default_color[q];
+
+  job.out = tg_eval_new_output (c, 0, 1 + job.n);
+  job.img = tg_eval_new_output (c, 1, 4);
+  if (!job.out || !job.img)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  if (tg_value_set_channel_name (job.out, 0, p->default_name) < 0)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  for (int k = 0; k < job.n; k++)
+    if (tg_value_set_channel_name (job.out, 1 + k, rules[k].name) < 0)
+      return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), biome_rows, &job);
+}
+
+static const TgNodeDesc biome_desc = {
+  .type = "texture.biome",
+  .category = "Texturing",
+  .label = N_("Biomes"),
+  .help = N_("Biome layers and colours from rules on height, moisture and heat "
+             "(swamp = low and wet, snow = high and cold)"),
+  .inputs = biome_inputs,
+  .n_inputs = TG_N_ELEMENTS (biome_inputs),
+  .outputs = biome_outputs,
+  .n_outputs = TG_N_ELEMENTS (biome_outputs),
+  .params = biome_params,
+  .n_params = TG_N_ELEMENTS (biome_params),
+  .params_size = sizeof (BiomeParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .check = biome_check,
+  .eval = biome_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (biome_desc);
+
+/* --- texture.colorize ------------------------------------------------------- */
+
+/* t = (v - input_min) / (input_max - input_min), clamped to 0..1, then the
+ * colour interpolated linearly (raw values) between the two stops around
+ * t; flat beyond the first and last stop.  Two stops at one position make
+ * a hard edge (the later stop's colour from that position on).  With `shade` linked, RGB is multiplied by it (alpha not):
+ * a colour map with baked relief shading for previews. */
+
+typedef struct
+{
+  double position;
+  double color[4];
+} ColorStop;
+
+static const TgParamDesc stop_params[] = {
+  TG_PARAM_FLOAT (ColorStop, position, N_("Position"), 0.0, 0.0, 1.0, NULL,
+                  N_("Where on the ramp (0..1 of the input range) the colour sits")),
+  TG_PARAM_COLOR (ColorStop, color, N_("Colour"), 0.0, 0.0, 0.0, 1.0, N_("Colour at the stop")),
+};
+
+typedef struct
+{
+  TgList stops;
+  double input_min, input_max;
+} ColorizeParams;
+
+static const TgParamDesc colorize_params[] = {
+  TG_PARAM_LIST (ColorizeParams, stops, N_("Colour ramp"), ColorStop, stop_params, 1, STOPS_MAX,
+                 "position=0|color=#3d5a2a; position=0.3|color=#6f8c3f; "
+                 "position=0.55|color=#85745a; position=0.75|color=#8e8c88; "
+                 "position=0.9|color=#f2f4f6",
+                 N_("Gradient stops, positions not decreasing; colours are blended linearly "
+                    "between them")),
+  TG_PARAM_FLOAT_UI (ColorizeParams, input_min, N_("Input low"), 0.0, -1e6, 1e6, 0.0, 1.0, NULL,
+                     N_("Input value at the start of the ramp")),
+  TG_PARAM_FLOAT_UI (ColorizeParams, input_max, N_("Input high"), 1.0, -1e6, 1e6, 0.0, 1.0, NULL,
+                     N_("Input value at the end of the ramp")),
+};
+
+static const TgPortDesc colorize_inputs[] = {
+  { .name = "height", .type = TG_TYPE_HEIGHT, .label = N_("Height"),
+    .help = N_("Height or mask to colour") },
+  { .name = "shade", .type = TG_TYPE_MASK, .label = N_("Shade"), .optional = true,
+    .help = N_("Multiplies the colour (e.g. a hillshade); unlinked leaves it as is") },
+};
+
+static const TgPortDesc image_out[] = {
+  { .name = "image", .type = TG_TYPE_IMAGE, .label = N_("Image"),
+    .help = N_("RGBA colour, raw values") },
+};
+
+static int
+colorize_check (const void *params, TgError *err)
+{
+  const ColorizeParams *p = params;
+  const ColorStop *s = p->stops.items;
+
+  for (int k = 1; k < p->stops.n; k++)
+    if (s[k].position < s[k - 1].position)
+      {
+        char path[64];
+        snprintf (path, sizeof path, "params.stops[%d].position", k);
+        return tg_error_set (err, TG_ERANGE, path,
+                             "%g is before the previous stop's position %g; stops go in order",
+                             s[k].position, s[k - 1].position);
+      }
+  if (p->input_min == p->input_max)
+    return tg_error_set (err, TG_ERANGE, "params.input_max",
+                         "input high must differ from input low (both %g)", p->input_min);
+  return 0;
+}
+
+typedef struct
+{
+  const TgValue *in, *shade;
+  TgValue *out;
+  int n;
+  double pos[STOPS_MAX];
+  double rgba[STOPS_MAX][4];
+  double i0, scale;
+} ColorizeJob;
+
+static void
+colorize_rows (void *user, int begin, int end)
+{
+  const ColorizeJob *job = user;
+  const TgRegion *r = &job->out->region;
+  int last = job->n - 1;
+
+  for (int j = begin; j < end; j++)
+    {
+      const float *src = tg__grid_row (job->in, r, j);
+      const float *sh = job->shade ? tg__grid_row (job->shade, r, j) : NULL;
+      float *dst = tg_value_row (job->out, j);
+      for (int i = 0; i < r->width; i++)
+        {
+          double t = ((double) src[i] - job->i0) * job->scale, f;
+          float *px = dst + (size_t) i * 4;
+          int k = 0;
+          t = isnan (t) ? 0.0 : tg__clamp01 (t);
+          /* First stop beyond t (at most 16: a scan beats a search); at a
+           * hard edge (two stops at t) that is past both, so the later
+           * colour holds from t on. */
+          while (k < last && job->pos[k] <= t)
+            k++;
+          if (k == 0 || job->pos[k] <= t)
+            for (int q = 0; q < 4; q++)
+              px[q] = (float) job->rgba[k][q];
+          else
+            {
+              f = (t - job->pos[k - 1]) / (job->pos[k] - job->pos[k - 1]);
+              for (int q = 0; q < 4; q++)
+                px[q] = (float) (job->rgba[k - 1][q]
+                                 + (job->rgba[k][q] - job->rgba[k - 1][q]) * f);
+            }
+          if (sh)
+            {
+              float s = tg__mask01 (sh[i]);
+              px[0] *= s;
+              px[1] *= s;
+              px[2] *= s;
+            }
+        }
+    }
+}
+
+static int
+colorize_eval (TgEvalCtx *c)
+{
+  const ColorizeParams *p = tg_eval_params (c);
+  const TgRegion *region = tg_eval_region (c);
+  const ColorStop *s = p->stops.items;
+  ColorizeJob job = { 0 };
+  int rc;
+
+  if ((rc = tg__eval_check (c, colorize_check)) < 0)
+    return rc;
+  if (p->stops.n < 1)
+    return tg_eval_fail (c, TG_ERANGE, "params.stops: the ramp needs at least one stop");
+  job.in = tg_eval_input (c, 0);
+  job.shade = tg_eval_input (c, 1);
+  if ((rc = tg__check_grid_input (c, job.in, "height", region)) < 0
+      || (job.shade && (rc = tg__check_grid_input (c, job.shade, "shade", region)) < 0))
+    return rc;
+  job.n = p->stops.n > STOPS_MAX ? STOPS_MAX : p->stops.n;
+  for (int k = 0; k < job.n; k++)
+    {
+      job.pos[k] = s[k].position;
+      for (int q = 0; q < 4; q++)
+        job.rgba[k][q] = s[k].color[q];
+    }
+  job.i0 = p->input_min;
+  job.scale = 1.0 / (p->input_max - p->input_min);
+  job.out = tg_eval_new_output (c, 0, 4);
+  if (!job.out)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), colorize_rows,
+                           &job);
+}
+
+static const TgNodeDesc colorize_desc = {
+  .type = "texture.colorize",
+  .category = "Texturing",
+  .label = N_("Colorize"),
+  .help = N_("Colours a height or mask through a colour ramp"),
+  .inputs = colorize_inputs,
+  .n_inputs = TG_N_ELEMENTS (colorize_inputs),
+  .outputs = image_out,
+  .n_outputs = TG_N_ELEMENTS (image_out),
+  .params = colorize_params,
+  .n_params = TG_N_ELEMENTS (colorize_params),
+  .params_size = sizeof (ColorizeParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .check = colorize_check,
+  .eval = colorize_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (colorize_desc);
+
+/* --- texture.layer_colors ---------------------------------------------------- */
+
+/* A colour map from weight layers: each layer's colour, found by its
+ * name, times its weight, summed (raw values).  With weights that sum to
+ * 1 (splat, biome) the result is a proper blend; the optional shade
+ * multiplies RGB as in texture.colorize.  A layer with no colour fails
+ * with its name rather than turning black unnoticed. */
+
+typedef struct
+{
+  const char *name;
+  double color[4];
+} LayerColor;
+
+static const TgParamDesc layer_color_params[] = {
+  TG_PARAM_STRING (LayerColor, name, N_("Layer"), "layer", N_("Name of the layer to colour")),
+  TG_PARAM_COLOR (LayerColor, color, N_("Colour"), 0.5, 0.5, 0.5, 1.0,
+                  N_("Colour where the layer has all the weight")),
+};
+
+typedef struct
+{
+  TgList colors;
+} LayerColorsParams;
+
+static const TgParamDesc layer_colors_params[] = {
+  TG_PARAM_LIST (LayerColorsParams, colors, N_("Colours"), LayerColor, layer_color_params, 1,
+                 SPLAT_MAX * 4,
+                 "name=grass|color=#5a7a34; name=rock|color=#77726b; name=snow|color=#eef1f4",
+                 N_("A colour per layer name; every layer of the input needs one")),
+};
+
+static const TgPortDesc layer_colors_inputs[] = {
+  { .name = "layers", .type = TG_TYPE_LAYERS, .label = N_("Layers"),
+    .help = N_("Weight layers, e.g. from Splat layers or Biomes") },
+  { .name = "shade", .type = TG_TYPE_MASK, .label = N_("Shade"), .optional = true,
+    .help = N_("Multiplies the colour (e.g. a hillshade); unlinked leaves it as is") },
+};
+
+#define LAYER_COLORS_MAX 32
+
+typedef struct
+{
+  const TgValue *in, *shade;
+  TgValue *out;
+  int n;
+  float rgba[LAYER_COLORS_MAX][4];
+} LayerColorsJob;
+
+static void
+layer_colors_rows (void *user, int begin, int end)
+{
+  const LayerColorsJob *job = user;
+  const TgRegion *r = &job->out->region;
+  int n = job->n;
+
+  for (int j = begin; j < end; j++)
+    {
+      const float *w = tg_value_row (job->in, r->row0 - job->in->region.row0 + j)
+                       + (size_t) (r->col0 - job->in->region.col0) * (size_t) n;
+      const float *sh = job->shade ? tg__grid_row (job->shade, r, j) : NULL;
+      float *dst = tg_value_row (job->out, j);
+      for (int i = 0; i < r->width; i++)
+        {
+          float *px = dst + (size_t) i * 4, acc[4] = { 0, 0, 0, 0 };
+          for (int k = 0; k < n; k++)
+            {
+              float wk = tg__mask01 (w[(size_t) i * n + k]);
+              for (int q = 0; q < 4; q++)
+                acc[q] += wk * job->rgba[k][q];
+            }
+          if (sh)
+            {
+              float s = tg__mask01 (sh[i]);
+              acc[0] *= s;
+              acc[1] *= s;
+              acc[2] *= s;
+            }
+          for (int q = 0; q < 4; q++)
+            px[q] = acc[q];
+        }
+    }
+}
+
+static int
+layer_colors_eval (TgEvalCtx *c)
+{
+  const LayerColorsParams *p = tg_eval_params (c);
+  const TgRegion *region = tg_eval_region (c);
+  const LayerColor *lc = p->colors.items;
+  LayerColorsJob job = { 0 };
+  int rc;
+
+  job.in = tg_eval_input (c, 0);
+  job.shade = tg_eval_input (c, 1);
+  if (!job.in || !job.in->data)
+    return tg_eval_fail (c, TG_EMISSING, "input 'layers' has no data");
+  if (job.in->channels < 1 || job.in->channels > LAYER_COLORS_MAX)
+    return tg_eval_fail (c, TG_ETYPE, "input 'layers' has %d layers; 1 to %d can be coloured",
+                         job.in->channels, LAYER_COLORS_MAX);
+  if (!tg_region_contains (&job.in->region, region))
+    return tg_eval_fail (c, TG_EINVAL, "input 'layers' does not cover the region being computed");
+  if (job.shade && (rc = tg__check_grid_input (c, job.shade, "shade", region)) < 0)
+    return rc;
+  job.n = job.in->channels;
+  for (int k = 0; k < job.n; k++)
+    {
+      const char *name = job.in->channel_names ? job.in->channel_names[k] : NULL;
+      int found = -1;
+      for (int q = 0; q < p->colors.n && found < 0; q++)
+        if (name && lc[q].name && strcmp (lc[q].name, name) == 0)
+          found = q;
+      if (found < 0)
+        return tg_eval_fail (c, TG_EINVAL, "params.colors: no colour for layer \"%s\"",
+                             name ? name : "(unnamed)");
+      for (int q = 0; q < 4; q++)
+        job.rgba[k][q] = (float) lc[found].color[q];
+    }
+  job.out = tg_eval_new_output (c, 0, 4);
+  if (!job.out)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), layer_colors_rows,
+                           &job);
+}
+
+static const TgNodeDesc layer_colors_desc = {
+  .type = "texture.layer_colors",
+  .category = "Texturing",
+  .label = N_("Colour layers"),
+  .help = N_("A colour map from weight layers: each layer's colour blended by its weight"),
+  .inputs = layer_colors_inputs,
+  .n_inputs = TG_N_ELEMENTS (layer_colors_inputs),
+  .outputs = image_out,
+  .n_outputs = TG_N_ELEMENTS (image_out),
+  .params = layer_colors_params,
+  .n_params = TG_N_ELEMENTS (layer_colors_params),
+  .params_size = sizeof (LayerColorsParams),
+  .locality = TG_LOCALITY_LOCAL,
+  .eval = layer_colors_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (layer_colors_desc);
+
+/* --- texture.hillshade and texture.normals: the surface normal -------------- */
+
+/* The normal of the surface y = height * height_m over (x east, z north),
+ * from central differences in world metres (apron 1), so shading and
+ * normal maps do not change with resolution. */
+
+static const TgPortDesc shade_inputs[] = {
+  { .name = "height", .type = TG_TYPE_HEIGHT, .label = N_("Height"),
+    .help = N_("Terrain to shade") },
+};
+
+static int
+apron_one (const void *params, double cell_m)
+{
+  (void) params;
+  (void) cell_m;
+  return 1;
+}
+
+typedef struct
+{
+  double azimuth_deg, elevation_deg, exaggeration;
+} HillshadeParams;
+
+static const TgParamDesc hillshade_params[] = {
+  TG_PARAM_FLOAT (HillshadeParams, azimuth_deg, N_("Sun direction"), 315.0, 0.0, 360.0, "deg",
+                  N_("Compass direction the light comes from: 0 = north, 90 = east, 315 = "
+                     "north-west (the cartographic default)")),
+  TG_PARAM_FLOAT (HillshadeParams, elevation_deg, N_("Sun elevation"), 45.0, 0.0, 90.0, "deg",
+                  N_("Angle of the sun above the horizon")),
+  TG_PARAM_FLOAT_UI (HillshadeParams, exaggeration, N_("Exaggeration"), 1.0, 0.0, 100.0, 0.0,
+                     10.0, NULL, N_("Multiplies the relief before shading")),
+};
+
+static const TgPortDesc hillshade_outputs[] = {
+  { .name = "mask", .type = TG_TYPE_MASK, .label = N_("Shade"),
+    .help = N_("Lambertian shade, 0 (facing away) .. 1 (facing the sun)") },
+};
+
+enum
+{
+  NORMALS_OPENGL,
+  NORMALS_DIRECTX,
+};
+
+static const char *const normal_conventions[] = { "opengl", "directx", NULL };
+
+typedef struct
+{
+  int convention;
+  double strength;
+} NormalsParams;
+
+static const TgParamDesc normals_params[] = {
+  TG_PARAM_ENUM (NormalsParams, convention, N_("Convention"), "opengl", normal_conventions,
+                 N_("opengl: green points north (+Y up; Unity, Godot, Blender); directx: "
+                    "green points south (-Y; Unreal)")),
+  TG_PARAM_FLOAT_UI (NormalsParams, strength, N_("Strength"), 1.0, 0.0, 100.0, 0.0, 10.0, NULL,
+                     N_("Multiplies the relief; 1 is the true surface")),
+};
+
+typedef enum
+{
+  SURF_HILLSHADE,
+  SURF_NORMALS,
+} SurfKind;
+
+typedef struct
+{
+  SurfKind kind;
+  const TgValue *in;
+  TgValue *out;
+  double scale;        /* height_m * exaggeration / (2 cell) */
+  double lx, ly, lz;   /* hillshade: unit vector to the sun (east, up, north) */
+  double green_sign;   /* normals: +1 OpenGL, -1 DirectX */
+} SurfJob;
+
+static void
+surf_rows (void *user, int begin, int end)
+{
+  const SurfJob *job = user;
+  const TgRegion *r = &job->out->region;
+
+  for (int j = begin; j < end; j++)
+    {
+      const float *n = tg__grid_row (job->in, r, j - 1);
+      const float *m = tg__grid_row (job->in, r, j);
+      const float *s = tg__grid_row (job->in, r, j + 1);
+      float *dst = tg_value_row (job->out, j);
+
+      for (int i = 0; i < r->width; i++)
+        {
+          double gx, gz, inv;
+          tg__gradient (n, m, s, i, job->scale, &gx, &gz);
+          /* Unit normal (-gx, 1, -gz) in (east, up, north). */
+          inv = 1.0 / sqrt (gx * gx + gz * gz + 1.0);
+          if (job->kind == SURF_HILLSHADE)
+            {
+              double d = (-gx * job->lx + job->ly - gz * job->lz) * inv;
+              dst[i] = (float) (isnan (d) ? 0.0 : tg__clamp01 (d));
+            }
+          else
+            {
+              float *px = dst + (size_t) i * 4;
+              /* Tangent space: X = east (U), Y = north (V up), Z = out. */
+              px[0] = (float) (0.5 - 0.5 * gx * inv);
+              px[1] = (float) (0.5 - 0.5 * job->green_sign * gz * inv);
+              px[2] = (float) (0.5 + 0.5 * inv);
+              px[3] = 1.0f;
+            }
+        }
+    }
+}
+
+static int
+surf_run (TgEvalCtx *c, SurfJob *job, double exaggeration)
+{
+  const TgRegion *region = tg_eval_region (c);
+  TgRegion need = tg_region_grow (region, 1);
+  int rc;
+
+  job->in = tg_eval_input (c, 0);
+  if ((rc = tg__check_grid_input (c, job->in, "height", &need)) < 0)
+    return rc;
+  if (!(region->cell > 0.0))
+    return tg_eval_fail (c, TG_EINVAL, "the world has no extent");
+  job->out = tg_eval_new_output (c, 0, job->kind == SURF_NORMALS ? 4 : 1);
+  if (!job->out)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  job->scale = tg_eval_world (c)->height_m * exaggeration / (2.0 * region->cell);
+  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), surf_rows, job);
+}
+
+static int
+hillshade_eval (TgEvalCtx *c)
+{
+  const HillshadeParams *p = tg_eval_params (c);
+  SurfJob job = { .kind = SURF_HILLSHADE };
+  double az = p->azimuth_deg * DEG2RAD, el = p->elevation_deg * DEG2RAD;
+
+  job.lx = sin (az) * cos (el);
+  job.ly = sin (el);
+  job.lz = cos (az) * cos (el);
+  return surf_run (c, &job, p->exaggeration);
+}
+
+static const TgNodeDesc hillshade_desc = {
+  .type = "texture.hillshade",
+  .category = "Texturing",
+  .label = N_("Hillshade"),
+  .help = N_("Relief shading under a sun at a compass direction and elevation"),
+  .inputs = shade_inputs,
+  .n_inputs = TG_N_ELEMENTS (shade_inputs),
+  .outputs = hillshade_outputs,
+  .n_outputs = TG_N_ELEMENTS (hillshade_outputs),
+  .params = hillshade_params,
+  .n_params = TG_N_ELEMENTS (hillshade_params),
+  .params_size = sizeof (HillshadeParams),
+  .locality = TG_LOCALITY_APRON,
+  .apron = apron_one,
+  .eval = hillshade_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (hillshade_desc);
+
+static int
+normals_eval (TgEvalCtx *c)
+{
+  const NormalsParams *p = tg_eval_params (c);
+  SurfJob job = { .kind = SURF_NORMALS };
+
+  job.green_sign = p->convention == NORMALS_DIRECTX ? -1.0 : 1.0;
+  return surf_run (c, &job, p->strength);
+}
+
+static const TgNodeDesc normals_desc = {
+  .type = "texture.normals",
+  .category = "Texturing",
+  .label = N_("Normal map"),
+  .help = N_("Tangent-space normal map of the terrain (R = east, G = north for OpenGL or "
+             "south for DirectX, B = up), encoded as 0.5 + 0.5 * n"),
+  .inputs = shade_inputs,
+  .n_inputs = TG_N_ELEMENTS (shade_inputs),
+  .outputs = image_out,
+  .n_outputs = TG_N_ELEMENTS (image_out),
+  .params = normals_params,
+  .n_params = TG_N_ELEMENTS (normals_params),
+  .params_size = sizeof (NormalsParams),
+  .locality = TG_LOCALITY_APRON,
+  .apron = apron_one,
+  .eval = normals_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (normals_desc);

@@ -1,0 +1,612 @@
+/* Tests for input.image, export.image, export.mask, export.splat and the
+ * r32 format of export.heightmap: raw values with no gamma, grey / grey +
+ * alpha / RGB / RGBA expansion, the corner-on-corner mapping and bilinear
+ * resampling (the same as input.heightmap), exact round trips through
+ * PNG at the import resolution, splat weights that sum to exactly 255 per
+ * pixel in both presets (with largest-remainder rounding and its tie
+ * rule), file naming per preset, float bytes of r32, and errors. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <tgformats/tgformats.h>
+#include <tgraph/tgraph.h>
+
+#include "tggraph_test.h"
+#include "tgtest.h"
+
+static char tmp_dir[64];
+
+static const char *
+tmp_path (const char *name)
+{
+  static char buf[8][512];
+  static int k;
+  char *b = buf[k++ & 7];
+
+  snprintf (b, sizeof buf[0], "%s/%s", tmp_dir, name);
+  return b;
+}
+
+static const char *
+fmt (double v)
+{
+  static char buf[8][64];
+  static int k;
+  char *b = buf[k++ & 7];
+
+  snprintf (b, 64, "%.17g", v);
+  return b;
+}
+
+static int
+write_png (const char *path, int w, int h, int channels, int bits, const void *data)
+{
+  TgImage img = { .width = w, .height = h, .channels = channels, .bits = bits,
+                  .data = (void *) data };
+  TgError err = { 0 };
+  FILE *f = fopen (path, "wb");
+  int rc;
+
+  if (!f)
+    return TG_EIO;
+  rc = tg_png_write (f, &img, &err);
+  if (fclose (f) != 0 && rc == 0)
+    rc = TG_EIO;
+  TG_CHECK_MSG (rc == 0, "writing %s: %s", path, err.message);
+  return rc;
+}
+
+static const float *
+px (const TgValue *v, int i, int j)
+{
+  return tg_value_row (v, j) + (size_t) i * (size_t) v->channels;
+}
+
+static int
+export_all (TgGraph *g, const char *out_dir, TgError *err)
+{
+  TgEngine *e = new_engine (2);
+  TgExportList list = { 0 };
+  int rc = tg_engine_export (e, g, out_dir, NULL, &list, NULL, err);
+
+  if (rc == 0)
+    rc = tg_export_list_commit (&list, err);
+  tg_export_list_clear (&list);
+  tg_engine_free (e);
+  return rc;
+}
+
+static int
+exists (const char *path)
+{
+  struct stat st;
+
+  return stat (path, &st) == 0;
+}
+
+/* --- input.image ------------------------------------------------------------------ */
+
+/* 3 x 2 RGBA16, distinctive corners; row 0 north. */
+static const uint16_t rgba16[24] = {
+  1000, 2000, 3000, 4000,   65535, 0, 0, 65535,   0, 65535, 0, 0,
+  0, 0, 65535, 32768,       5, 6, 7, 8,           60000, 50000, 40000, 30000,
+};
+
+static void
+test_input_rgba16_corners_and_bilinear (void)
+{
+  TgGraph *g = new_graph (400, 200, 5); /* 5 x 3 samples, 100 m apart */
+  TgEngine *e = new_engine (2);
+  TgRegion r = world_region (g);
+  TgValue *v;
+  int n;
+
+  write_png (tmp_path ("rgba16.png"), 3, 2, 4, 16, rgba16);
+  tg_graph_set_base_dir (g, tmp_dir);
+  n = add_node (g, "img", "input.image");
+  SET (g, n, "path", "rgba16.png");
+  v = pull (e, g, "img", &r);
+  if (v)
+    {
+      TG_CHECK_INT_EQ (v->channels, 4);
+      TG_CHECK_INT_EQ (v->type, TG_TYPE_IMAGE);
+      /* Samples (2i, 2j) lie on pixel (i, j): exact raw values. */
+      for (int j = 0; j < 2; j++)
+        for (int i = 0; i < 3; i++)
+          for (int c = 0; c < 4; c++)
+            TG_CHECK (px (v, 2 * i, 2 * j)[c] == (float) (rgba16[(j * 3 + i) * 4 + c] / 65535.0));
+      /* NW is pixel (0, 0), SE pixel (2, 1). */
+      TG_CHECK (px (v, 4, 2)[0] == (float) (60000 / 65535.0));
+      /* Between pixels: bilinear per channel, alpha too. */
+      TG_CHECK_NEAR (px (v, 1, 0)[0], (1000 + 65535) / 2.0 / 65535.0, 1e-7);
+      TG_CHECK_NEAR (px (v, 1, 1)[3], (4000 + 65535 + 32768 + 8) / 4.0 / 65535.0, 1e-7);
+      tg_value_unref (v);
+    }
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
+static void
+test_input_channel_layouts_raw (void)
+{
+  /* 2 x 1 pixels of each layout, 8-bit: 128 is 128/255 (no gamma). */
+  static const uint8_t grey[2] = { 128, 255 };
+  static const uint8_t grey_a[4] = { 128, 10, 255, 20 };
+  static const uint8_t rgb[6] = { 128, 64, 32, 1, 2, 3 };
+  static const struct
+  {
+    const char *name;
+    int channels;
+    const uint8_t *data;
+    float want[4];
+  } cases[] = {
+    { "g.png", 1, grey, { 128 / 255.f, 128 / 255.f, 128 / 255.f, 1.0f } },
+    { "ga.png", 2, grey_a, { 128 / 255.f, 128 / 255.f, 128 / 255.f, 10 / 255.f } },
+    { "rgb.png", 3, rgb, { 128 / 255.f, 64 / 255.f, 32 / 255.f, 1.0f } },
+  };
+
+  for (int c = 0; c < 3; c++)
+    {
+      TgGraph *g = new_graph (100, 100, 2);
+      TgEngine *e = new_engine (1);
+      TgRegion r = world_region (g);
+      TgValue *v;
+      int n;
+
+      write_png (tmp_path (cases[c].name), 2, 1, cases[c].channels, 8, cases[c].data);
+      tg_graph_set_base_dir (g, tmp_dir);
+      n = add_node (g, "img", "input.image");
+      SET (g, n, "path", cases[c].name);
+      v = pull (e, g, "img", &r);
+      if (v)
+        {
+          for (int q = 0; q < 4; q++)
+            {
+              /* Both rows read the one pixel row; column 0 is pixel 0. */
+              TG_CHECK_MSG (px (v, 0, 0)[q] == cases[c].want[q], "%s channel %d: %g", cases[c].name,
+                            q, px (v, 0, 0)[q]);
+              TG_CHECK (px (v, 0, 1)[q] == cases[c].want[q]);
+            }
+          tg_value_unref (v);
+        }
+      tg_engine_free (e);
+      tg_graph_free (g);
+    }
+}
+
+static void
+test_input_missing_file (void)
+{
+  TgGraph *g = new_graph (100, 100, 3);
+  TgEngine *e = new_engine (1);
+  TgRegion r = world_region (g);
+  TgError err = { 0 };
+  int n;
+
+  tg_graph_set_base_dir (g, tmp_dir);
+  n = add_node (g, "paint", "input.image");
+  SET (g, n, "path", "nope.png");
+  TG_CHECK (pull_err (e, g, "paint", &r, &err) == NULL);
+  TG_CHECK_STR_CONTAINS (err.message, "\"paint\"");
+  TG_CHECK_STR_CONTAINS (err.message, "nope.png");
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
+/* --- export.image and export.mask ------------------------------------------------------ */
+
+static void
+test_image_round_trip (void)
+{
+  /* 9 x 5 RGBA8 pixels, all different; imported at 9 samples across and
+   * exported again: the same bytes, in RGBA8, RGBA16 (x 257) and RGB8. */
+  uint8_t src[9 * 5 * 4];
+  TgGraph *g = new_graph (800, 400, 9);
+  TgError err = { 0 };
+  TgImage back = { 0 };
+  int n, rc;
+
+  for (int k = 0; k < 9 * 5 * 4; k++)
+    src[k] = (uint8_t) ((k * 37 + 11) & 0xff);
+  write_png (tmp_path ("paint.png"), 9, 5, 4, 8, src);
+  tg_graph_set_base_dir (g, tmp_dir);
+  n = add_node (g, "img", "input.image");
+  SET (g, n, "path", "paint.png");
+  n = add_node (g, "x8", "export.image");
+  SET (g, n, "path", "maps/color8.png");
+  n = add_node (g, "x16", "export.image");
+  SET (g, n, "path", "color16.png");
+  SET (g, n, "format", "png16");
+  n = add_node (g, "xrgb", "export.image");
+  SET (g, n, "path", "rgb.png");
+  SET (g, n, "alpha", "false");
+  add_link (g, "img", "image", "x8", "image");
+  add_link (g, "img", "image", "x16", "image");
+  add_link (g, "img", "image", "xrgb", "image");
+  rc = export_all (g, tmp_path ("out1"), &err);
+  TG_CHECK_MSG (rc == 0, "%s: %s", err.path, err.message);
+
+  rc = tg_png_read (tmp_path ("out1/maps/color8.png"), &back, &err);
+  TG_CHECK_MSG (rc == 0, "%s", err.message);
+  if (rc == 0)
+    {
+      TG_CHECK_INT_EQ (back.channels, 4);
+      TG_CHECK_INT_EQ (back.bits, 8);
+      if (back.channels == 4 && back.bits == 8 && back.width == 9 && back.height == 5)
+        TG_CHECK (memcmp (back.data, src, sizeof src) == 0);
+      tg_image_clear (&back);
+    }
+  rc = tg_png_read (tmp_path ("out1/color16.png"), &back, &err);
+  if (rc == 0)
+    {
+      const uint16_t *p = back.data;
+      int bad = 0;
+      TG_CHECK_INT_EQ (back.bits, 16);
+      for (int k = 0; k < 9 * 5 * 4 && back.bits == 16 && back.channels == 4; k++)
+        bad += p[k] != src[k] * 257;
+      TG_CHECK_INT_EQ (bad, 0);
+      tg_image_clear (&back);
+    }
+  rc = tg_png_read (tmp_path ("out1/rgb.png"), &back, &err);
+  if (rc == 0)
+    {
+      const uint8_t *p = back.data;
+      int bad = 0;
+      TG_CHECK_INT_EQ (back.channels, 3);
+      for (int k = 0; k < 45 && back.channels == 3; k++)
+        for (int c = 0; c < 3; c++)
+          bad += p[k * 3 + c] != src[k * 4 + c];
+      TG_CHECK_INT_EQ (bad, 0);
+      tg_image_clear (&back);
+    }
+  tg_graph_free (g);
+}
+
+static void
+test_mask_export (void)
+{
+  /* 9 samples: the ramp is i / 8; x 2 unclamped is clamped at 1. */
+  TgGraph *g = new_graph (800, 100, 9);
+  TgError err = { 0 };
+  TgImage back = { 0 };
+  int n, rc;
+
+  add_node (g, "ramp", "gen.gradient");
+  n = add_node (g, "big", "math.combine");
+  SET (g, n, "clamp", "false");
+  add_link (g, "ramp", "height", "big", "a");
+  add_link (g, "ramp", "height", "big", "b");
+  n = add_node (g, "m8", "export.mask");
+  n = add_node (g, "m16", "export.mask");
+  SET (g, n, "path", "mask16.png");
+  SET (g, n, "format", "png16");
+  add_link (g, "ramp", "height", "m8", "mask");
+  add_link (g, "big", "height", "m16", "mask");
+  rc = export_all (g, tmp_path ("out2"), &err);
+  TG_CHECK_MSG (rc == 0, "%s: %s", err.path, err.message);
+  rc = tg_png_read (tmp_path ("out2/mask.png"), &back, &err);
+  if (rc == 0)
+    {
+      const uint8_t *p = back.data;
+      TG_CHECK_INT_EQ (back.channels, 1);
+      TG_CHECK_INT_EQ (back.bits, 8);
+      for (int i = 0; i < 9 && back.bits == 8; i++)
+        TG_CHECK_INT_EQ (p[i], (int) floor (i * 255 / 8.0 + 0.5));
+      tg_image_clear (&back);
+    }
+  rc = tg_png_read (tmp_path ("out2/mask16.png"), &back, &err);
+  if (rc == 0)
+    {
+      const uint16_t *p = back.data;
+      TG_CHECK_INT_EQ (back.bits, 16);
+      if (back.bits == 16)
+        {
+          TG_CHECK_INT_EQ (p[1], 16384);  /* 2 / 8 */
+          TG_CHECK_INT_EQ (p[4], 65535);  /* 1.0 */
+          TG_CHECK_INT_EQ (p[8], 65535);  /* 2.0, clamped */
+        }
+      tg_image_clear (&back);
+    }
+  tg_graph_free (g);
+}
+
+/* --- export.splat ------------------------------------------------------------------------ */
+
+/* A splat of 6 layers (base + 5) from noise masks over RES samples. */
+static TgGraph *
+splat_graph (int res, const char *preset, const char *prefix)
+{
+  static const char *names[] = { "rock", "snow", "scree", "river", "moss" };
+  TgGraph *g = new_graph (2000, 1500, res);
+  int s = add_node (g, "splat", "texture.splat"), x;
+
+  SET (g, s, "layers", "name=rock|priority=2; name=snow|priority=4; name=scree|priority=1; "
+                       "name=river|priority=5; name=moss|priority=0");
+  for (int k = 0; k < 5; k++)
+    {
+      char id[16], port[16];
+      int n;
+      snprintf (id, sizeof id, "n_%s", names[k]);
+      snprintf (port, sizeof port, "mask%d", k + 1);
+      n = add_node (g, id, "noise.fbm");
+      SET (g, n, "seed", fmt (k + 1));
+      SET (g, n, "scale_m", "300");
+      add_link (g, id, "height", "splat", port);
+    }
+  x = add_node (g, "x", "export.splat");
+  SET (g, x, "preset", preset);
+  SET (g, x, "path", prefix);
+  add_link (g, "splat", "layers", "x", "layers");
+  return g;
+}
+
+static void
+test_splat_unity (void)
+{
+  TgGraph *g = splat_graph (129, "unity", "tex/splat");
+  TgEngine *e = new_engine (2);
+  TgRegion r = world_region (g);
+  TgValue *w = pull (e, g, "splat", &r);
+  TgError err = { 0 };
+  TgImage f0 = { 0 }, f1 = { 0 };
+  int rc;
+
+  rc = export_all (g, tmp_path ("out3"), &err);
+  TG_CHECK_MSG (rc == 0, "%s: %s", err.path, err.message);
+  TG_CHECK (!exists (tmp_path ("out3/tex/splat_2.png")));
+  if (tg_png_read (tmp_path ("out3/tex/splat_0.png"), &f0, &err) == 0
+      && tg_png_read (tmp_path ("out3/tex/splat_1.png"), &f1, &err) == 0 && w)
+    {
+      const uint8_t *a = f0.data, *b = f1.data;
+      int bad_sum = 0, bad_q = 0, bad_pad = 0;
+      TG_CHECK_INT_EQ (f0.channels, 4);
+      TG_CHECK_INT_EQ (f0.bits, 8);
+      TG_CHECK_INT_EQ (f1.channels, 4);
+      TG_CHECK_INT_EQ (f0.width, r.width);
+      TG_CHECK_INT_EQ (f0.height, r.height);
+      for (uint64_t k = 0; k < tg_region_samples (&r) && f0.channels == 4 && f1.channels == 4;
+           k++)
+        {
+          int sum = 0;
+          for (int c = 0; c < 8; c++)
+            {
+              int q = c < 4 ? a[4 * k + c] : b[4 * k + c - 4];
+              sum += q;
+              /* Layers 6 and 7 do not exist. */
+              if (c >= 6)
+                bad_pad += q != 0;
+              /* Each byte is within one step of the weight. */
+              else if (fabs (q - 255.0 * w->data[6 * k + c]) > 1.0 + 1e-3)
+                bad_q++;
+            }
+          bad_sum += sum != 255;
+        }
+      TG_CHECK_INT_EQ (bad_sum, 0);
+      TG_CHECK_INT_EQ (bad_q, 0);
+      TG_CHECK_INT_EQ (bad_pad, 0);
+    }
+  else
+    TG_CHECK_MSG (0, "reading splat maps: %s", err.message);
+  tg_image_clear (&f0);
+  tg_image_clear (&f1);
+  if (w)
+    tg_value_unref (w);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
+static void
+test_splat_unreal (void)
+{
+  static const char *names[] = { "grass", "rock", "snow", "scree", "river", "moss" };
+  TgGraph *g = splat_graph (65, "unreal", "ue/weights.png");
+  TgError err = { 0 };
+  uint8_t *maps[6] = { 0 };
+  TgImage img[6] = { { 0 } };
+  int rc, ok = 1;
+
+  rc = export_all (g, tmp_path ("out4"), &err);
+  TG_CHECK_MSG (rc == 0, "%s: %s", err.path, err.message);
+  for (int k = 0; k < 6; k++)
+    {
+      char rel[64];
+      snprintf (rel, sizeof rel, "out4/ue/weights_%s.png", names[k]);
+      if (tg_png_read (tmp_path (rel), &img[k], &err) != 0 || img[k].channels != 1
+          || img[k].bits != 8)
+        {
+          TG_CHECK_MSG (0, "%s: %s", rel, err.message);
+          ok = 0;
+        }
+      maps[k] = img[k].data;
+    }
+  if (ok)
+    {
+      int bad = 0;
+      for (int k = 0; k < img[0].width * img[0].height; k++)
+        {
+          int s = 0;
+          for (int q = 0; q < 6; q++)
+            s += maps[q][k];
+          bad += s != 255;
+        }
+      TG_CHECK_INT_EQ (bad, 0);
+    }
+  for (int k = 0; k < 6; k++)
+    tg_image_clear (&img[k]);
+  tg_graph_free (g);
+}
+
+static void
+test_splat_rounding_rule (void)
+{
+  /* b on top with 1/3, a below with 1/2 of the rest = 1/3, base 1/3:
+   * 85 each (85.000001 in float still floors to 85 and sums to 255). */
+  TgGraph *g = new_graph (100, 100, 2);
+  TgError err = { 0 };
+  TgImage back = { 0 };
+  int n;
+
+  /* b on top with 1/3, a below with 1/2 of the rest = 1/3, base 1/3. */
+  n = add_node (g, "ma", "gen.constant");
+  SET (g, n, "value", "0.5");
+  n = add_node (g, "mb", "gen.constant");
+  SET (g, n, "value", fmt (1.0 / 3.0));
+  n = add_node (g, "splat", "texture.splat");
+  SET (g, n, "layers", "name=a|priority=1; name=b|priority=2");
+  add_link (g, "ma", "height", "splat", "mask1");
+  add_link (g, "mb", "height", "splat", "mask2");
+  n = add_node (g, "x", "export.splat");
+  add_link (g, "splat", "layers", "x", "layers");
+  TG_CHECK (export_all (g, tmp_path ("out5"), &err) == 0);
+  if (tg_png_read (tmp_path ("out5/splat_0.png"), &back, &err) == 0)
+    {
+      const uint8_t *p = back.data;
+      TG_CHECK_INT_EQ (p[0], 85);
+      TG_CHECK_INT_EQ (p[1], 85);
+      TG_CHECK_INT_EQ (p[2], 85);
+      TG_CHECK_INT_EQ (p[3], 0);
+      tg_image_clear (&back);
+    }
+  /* Halves: a = 0.5 on top, b = 0, base = 0.5: 127.5 each; the tie goes
+   * to layer 0. */
+  SET (g, tg_graph_find_node (g, "mb"), "value", "0");
+  TG_CHECK (export_all (g, tmp_path ("out6"), &err) == 0);
+  if (tg_png_read (tmp_path ("out6/splat_0.png"), &back, &err) == 0)
+    {
+      const uint8_t *p = back.data;
+      TG_CHECK_INT_EQ (p[0], 128);
+      TG_CHECK_INT_EQ (p[1], 127);
+      TG_CHECK_INT_EQ (p[2], 0);
+      tg_image_clear (&back);
+    }
+  tg_graph_free (g);
+}
+
+static void
+test_splat_export_errors (void)
+{
+  TgGraph *g = splat_graph (17, "unity", "splat");
+  TgError err = { 0 };
+  int x = tg_graph_find_node (g, "x");
+
+  TG_CHECK (set_param_err (g, x, "path", "../splat", &err) == TG_EPATH);
+  TG_CHECK (set_param (g, x, "preset", "cryengine") < 0);
+  /* A failing upstream node: nothing is written. */
+  SET (g, tg_graph_find_node (g, "splat"), "layers", "name=a");
+  memset (&err, 0, sizeof err);
+  TG_CHECK (export_all (g, tmp_path ("out7"), &err) < 0);
+  TG_CHECK_STR_CONTAINS (err.message, "mask2");
+  TG_CHECK (!exists (tmp_path ("out7/splat_0.png")));
+  tg_graph_free (g);
+}
+
+/* --- export.heightmap r32 ------------------------------------------------------------------ */
+
+static void
+test_heightmap_r32 (void)
+{
+  TgGraph *g = new_graph (800, 400, 9);
+  TgError err = { 0 };
+  FILE *f;
+  int n, rc;
+
+  add_node (g, "ramp", "gen.gradient");
+  n = add_node (g, "big", "math.combine"); /* 0 .. 2, unclamped */
+  SET (g, n, "clamp", "false");
+  add_link (g, "ramp", "height", "big", "a");
+  add_link (g, "ramp", "height", "big", "b");
+  n = add_node (g, "x", "export.heightmap");
+  SET (g, n, "path", "h.r32");
+  SET (g, n, "format", "r32");
+  n = add_node (g, "north", "gen.gradient");
+  SET (g, n, "angle_deg", "90");
+  n = add_node (g, "xs", "export.heightmap");
+  SET (g, n, "path", "hs.r32");
+  SET (g, n, "format", "r32");
+  SET (g, n, "rows", "south_first");
+  add_link (g, "big", "height", "x", "height");
+  add_link (g, "north", "height", "xs", "height");
+  rc = export_all (g, tmp_path ("out8"), &err);
+  TG_CHECK_MSG (rc == 0, "%s: %s", err.path, err.message);
+  f = fopen (tmp_path ("out8/h.r32"), "rb");
+  TG_CHECK (f != NULL);
+  if (f)
+    {
+      unsigned char b[9 * 5 * 4 + 1];
+      size_t len = fread (b, 1, sizeof b, f);
+      int bad = 0;
+      fclose (f);
+      TG_CHECK_INT_EQ (len, 9 * 5 * 4);
+      for (int k = 0; k < 45 && len == 180; k++)
+        {
+          uint32_t u = (uint32_t) b[4 * k] | (uint32_t) b[4 * k + 1] << 8
+                       | (uint32_t) b[4 * k + 2] << 16 | (uint32_t) b[4 * k + 3] << 24;
+          float v;
+          memcpy (&v, &u, 4);
+          bad += v != (float) (2.0 * (k % 9) / 8.0);
+        }
+      TG_CHECK_INT_EQ (bad, 0);
+      /* The east edge is 2.0 = 0x40000000: not clamped. */
+      TG_CHECK (b[32] == 0 && b[33] == 0 && b[34] == 0 && b[35] == 0x40);
+    }
+  /* South first: the file starts with the south row (0.0) and ends with
+   * the north row (1.0 = 0x3f800000). */
+  f = fopen (tmp_path ("out8/hs.r32"), "rb");
+  TG_CHECK (f != NULL);
+  if (f)
+    {
+      unsigned char b[180];
+      size_t len = fread (b, 1, sizeof b, f);
+      fclose (f);
+      TG_CHECK_INT_EQ (len, 180);
+      TG_CHECK (b[0] == 0 && b[1] == 0 && b[2] == 0 && b[3] == 0);
+      TG_CHECK (b[176] == 0 && b[177] == 0 && b[178] == 0x80 && b[179] == 0x3f);
+    }
+  tg_graph_free (g);
+}
+
+static void
+cleanup (void)
+{
+  char cmd[600];
+
+  if (tmp_dir[0] && strncmp (tmp_dir, "/tmp/tg_imgio_", 14) == 0)
+    {
+      snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
+      if (system (cmd) != 0)
+        fprintf (stderr, "could not remove %s\n", tmp_dir);
+    }
+}
+
+int
+main (void)
+{
+  int rc;
+
+  strcpy (tmp_dir, "/tmp/tg_imgio_XXXXXX");
+  if (!mkdtemp (tmp_dir))
+    {
+      perror ("mkdtemp");
+      return 1;
+    }
+  if (tg_formats_init () != 0)
+    return 1;
+  TG_RUN (test_input_rgba16_corners_and_bilinear);
+  TG_RUN (test_input_channel_layouts_raw);
+  TG_RUN (test_input_missing_file);
+  TG_RUN (test_image_round_trip);
+  TG_RUN (test_mask_export);
+  TG_RUN (test_splat_unity);
+  TG_RUN (test_splat_unreal);
+  TG_RUN (test_splat_rounding_rule);
+  TG_RUN (test_splat_export_errors);
+  TG_RUN (test_heightmap_r32);
+  rc = tgtest_result ();
+  cleanup ();
+  return rc;
+}

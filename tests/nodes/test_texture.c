@@ -1,0 +1,665 @@
+/* Tests for texture.splat, texture.biome, texture.colorize,
+ * texture.layer_colors, texture.hillshade and texture.normals: the
+ * priority rule's exact weights, weights summing to 1 at every sample of
+ * noisy inputs, channel names, the seed's swamp / snow rules, ramp colours
+ * at and between stops, layer colours blended by weight, Lambert shading
+ * of tilted planes, the normal of a plane in both conventions,
+ * thread-count and tile identity, and errors naming the parameter or
+ * port. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <tgformats/tgformats.h>
+#include <tgraph/tgraph.h>
+
+#include "tggraph_test.h"
+#include "tgtest.h"
+
+#define DEG (M_PI / 180.0)
+
+static const char *
+fmt (double v)
+{
+  static char buf[8][64];
+  static int k;
+  char *b = buf[k++ & 7];
+
+  snprintf (b, 64, "%.17g", v);
+  return b;
+}
+
+static const float *
+px (const TgValue *v, int i, int j)
+{
+  return tg_value_row (v, j) + (size_t) i * (size_t) v->channels;
+}
+
+/* Output PORT of node ID over R. */
+static TgValue *
+pull_port (TgEngine *e, TgGraph *g, const char *id, int port, const TgRegion *r)
+{
+  TgError err = { 0 };
+  TgValue *v = NULL;
+  int rc = tg_engine_pull (e, g, tg_graph_find_node (g, id), port, r, NULL, &v, NULL, &err);
+
+  TG_CHECK_MSG (rc == 0, "pull %s.%d: %s: %s", id, port, err.path, err.message);
+  return rc == 0 ? v : NULL;
+}
+
+/* Multi-channel version of same_window. */
+static int
+same_window_ch (const TgValue *full, const TgValue *win)
+{
+  size_t ch = (size_t) win->channels;
+
+  if (full->channels != win->channels)
+    return 0;
+  for (int j = 0; j < win->region.height; j++)
+    {
+      const float *a = tg_value_row (full, win->region.row0 - full->region.row0 + j)
+                       + (size_t) (win->region.col0 - full->region.col0) * ch;
+      if (memcmp (a, tg_value_row (win, j), sizeof (float) * ch * (size_t) win->region.width))
+        return 0;
+    }
+  return 1;
+}
+
+/* Largest |sum of channels - 1| and smallest channel over V. */
+static void
+weight_stats (const TgValue *v, double *worst_sum, double *min_w)
+{
+  *worst_sum = 0.0;
+  *min_w = 1.0;
+  for (uint64_t k = 0; k < tg_region_samples (&v->region); k++)
+    {
+      double s = 0.0;
+      for (int c = 0; c < v->channels; c++)
+        {
+          float w = v->data[k * (uint64_t) v->channels + (uint64_t) c];
+          s += w;
+          *min_w = fmin (*min_w, w);
+        }
+      *worst_sum = fmax (*worst_sum, fabs (s - 1.0));
+    }
+}
+
+/* --- texture.splat ------------------------------------------------------------------ */
+
+static void
+test_splat_priority_weights (void)
+{
+  static const struct
+  {
+    const char *layers;
+    double base, a, b;
+  } cases[] = {
+    /* b above a: b = 0.5, a = 0.6 * (1 - 0.5), base the rest. */
+    { "name=a|priority=1; name=b|priority=2", 0.2, 0.3, 0.5 },
+    /* a above b. */
+    { "name=a|priority=3; name=b|priority=2", 0.2, 0.6, 0.2 },
+    /* Equal: the later entry is on top. */
+    { "name=a|priority=1; name=b|priority=1", 0.2, 0.3, 0.5 },
+  };
+  TgGraph *g = new_graph (100, 100, 3);
+  TgEngine *e = new_engine (1);
+  TgRegion r = world_region (g);
+  int n, s;
+
+  n = add_node (g, "ma", "gen.constant");
+  SET (g, n, "value", "0.6");
+  n = add_node (g, "mb", "gen.constant");
+  SET (g, n, "value", "0.5");
+  s = add_node (g, "splat", "texture.splat");
+  SET (g, s, "base_name", "dirt");
+  add_link (g, "ma", "height", "splat", "mask1");
+  add_link (g, "mb", "height", "splat", "mask2");
+  for (int c = 0; c < TG_N_ELEMENTS (cases); c++)
+    {
+      TgValue *v;
+      SET (g, s, "layers", cases[c].layers);
+      v = pull (e, g, "splat", &r);
+      if (!v)
+        continue;
+      TG_CHECK_INT_EQ (v->type, TG_TYPE_LAYERS);
+      TG_CHECK_INT_EQ (v->channels, 3);
+      if (v->channels == 3 && v->channel_names)
+        {
+          TG_CHECK (strcmp (v->channel_names[0], "dirt") == 0);
+          TG_CHECK (strcmp (v->channel_names[1], "a") == 0);
+          TG_CHECK (strcmp (v->channel_names[2], "b") == 0);
+          TG_CHECK_NEAR (px (v, 1, 1)[0], cases[c].base, 1e-6);
+          TG_CHECK_NEAR (px (v, 1, 1)[1], cases[c].a, 1e-6);
+          TG_CHECK_NEAR (px (v, 1, 1)[2], cases[c].b, 1e-6);
+        }
+      tg_value_unref (v);
+    }
+  /* An entry without a linked mask is an empty layer. */
+  SET (g, s, "layers", "name=a; name=b; name=moss|priority=9");
+  {
+    TgValue *v = pull (e, g, "splat", &r);
+    if (v)
+      {
+        TG_CHECK_INT_EQ (v->channels, 4);
+        TG_CHECK (strcmp (v->channel_names[3], "moss") == 0);
+        TG_CHECK (px (v, 0, 0)[3] == 0.0f);
+        TG_CHECK_NEAR (px (v, 0, 0)[0], 0.2, 1e-6);
+        tg_value_unref (v);
+      }
+  }
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
+/* Five noisy masks into a splat: the alpine layer set. */
+static TgGraph *
+splat5_graph (int res)
+{
+  static const char *names[] = { "rock", "snow", "scree", "river", "moss" };
+  TgGraph *g = new_graph (2000, 2000, res);
+  int s = add_node (g, "splat", "texture.splat");
+
+  SET (g, s, "layers", "name=rock|priority=2; name=snow|priority=4; name=scree|priority=1; "
+                       "name=river|priority=5; name=moss|priority=0");
+  for (int k = 0; k < 5; k++)
+    {
+      char id[16], port[16];
+      int n;
+      snprintf (id, sizeof id, "n_%s", names[k]);
+      snprintf (port, sizeof port, "mask%d", k + 1);
+      n = add_node (g, id, "noise.fbm");
+      SET (g, n, "seed", fmt (k + 1));
+      SET (g, n, "scale_m", "300");
+      add_link (g, id, "height", "splat", port);
+    }
+  return g;
+}
+
+static void
+test_splat_sums_to_one_everywhere (void)
+{
+  TgGraph *g = splat5_graph (257);
+  TgEngine *e1 = new_engine (1), *e3 = new_engine (3);
+  TgRegion r = world_region (g), win = tg_region_window (&r, 17, 190, 100, 50);
+  TgValue *a = pull (e1, g, "splat", &r), *b = pull (e3, g, "splat", &r), *w;
+  double worst, min_w;
+
+  if (a)
+    {
+      weight_stats (a, &worst, &min_w);
+      TG_CHECK_INT_EQ (a->channels, 6);
+      TG_CHECK_MSG (worst < 1e-6, "weights sum off 1 by %g", worst);
+      TG_CHECK (min_w >= 0.0);
+    }
+  if (a && b)
+    TG_CHECK (memcmp (a->data, b->data, sizeof (float) * 6 * tg_region_samples (&r)) == 0);
+  w = pull (e3, g, "splat", &win);
+  if (a && w)
+    TG_CHECK (same_window_ch (a, w));
+  if (a)
+    tg_value_unref (a);
+  if (b)
+    tg_value_unref (b);
+  if (w)
+    tg_value_unref (w);
+  tg_engine_free (e1);
+  tg_engine_free (e3);
+  tg_graph_free (g);
+}
+
+static void
+test_splat_errors (void)
+{
+  TgGraph *g = splat5_graph (17);
+  TgEngine *e = new_engine (1);
+  TgRegion r = world_region (g);
+  TgError err = { 0 };
+  int s = tg_graph_find_node (g, "splat");
+
+  /* mask5 linked, but only four entries. */
+  SET (g, s, "layers", "name=a; name=b; name=c; name=d");
+  TG_CHECK (pull_err (e, g, "splat", &r, &err) == NULL);
+  TG_CHECK_STR_CONTAINS (err.message, "mask5");
+  TG_CHECK_STR_CONTAINS (err.message, "\"splat\"");
+  /* Duplicate and unusable names name the entry. */
+  TG_CHECK (set_param (g, s, "layers", "name=a; name=b; name=c; name=d; name=a") == 0);
+  memset (&err, 0, sizeof err);
+  TG_CHECK (tg_graph_validate (g, &err) < 0);
+  TG_CHECK_STR_CONTAINS (err.path, "params.layers[4].name");
+  TG_CHECK_STR_CONTAINS (err.message, "layers[0]");
+  SET (g, s, "layers", "name=a; name=b; name=c; name=d; name=grass");
+  memset (&err, 0, sizeof err);
+  TG_CHECK (tg_graph_validate (g, &err) < 0);
+  TG_CHECK_STR_CONTAINS (err.message, "base layer");
+  SET (g, s, "layers", "name=a; name=b; name=c; name=d; name=../x");
+  memset (&err, 0, sizeof err);
+  TG_CHECK (pull_err (e, g, "splat", &r, &err) == NULL);
+  TG_CHECK_STR_CONTAINS (err.path, "params.layers[4].name");
+  TG_CHECK (set_param (g, s, "layers", "a;b;c;d;e;f;g;h;i") < 0);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
+static void
+test_layer_colors (void)
+{
+  /* Weights base 0.2, a 0.3, b 0.5 (see above) coloured red, green, blue. */
+  TgGraph *g = new_graph (100, 100, 3);
+  TgEngine *e = new_engine (1);
+  TgRegion r = world_region (g);
+  TgError err = { 0 };
+  TgValue *v;
+  int n, s, lc;
+
+  n = add_node (g, "ma", "gen.constant");
+  SET (g, n, "value", "0.6");
+  n = add_node (g, "mb", "gen.constant");
+  SET (g, n, "value", "0.5");
+  s = add_node (g, "splat", "texture.splat");
+  SET (g, s, "base_name", "dirt");
+  SET (g, s, "layers", "name=a|priority=1; name=b|priority=2");
+  add_link (g, "ma", "height", "splat", "mask1");
+  add_link (g, "mb", "height", "splat", "mask2");
+  lc = add_node (g, "col", "texture.layer_colors");
+  SET (g, lc, "colors", "name=b|color=#0000ff; name=dirt|color=#ff000080; name=a|color=#00ff00");
+  add_link (g, "splat", "layers", "col", "layers");
+  v = pull (e, g, "col", &r);
+  if (v)
+    {
+      TG_CHECK_INT_EQ (v->channels, 4);
+      TG_CHECK_NEAR (px (v, 1, 1)[0], 0.2, 1e-6);
+      TG_CHECK_NEAR (px (v, 1, 1)[1], 0.3, 1e-6);
+      TG_CHECK_NEAR (px (v, 1, 1)[2], 0.5, 1e-6);
+      TG_CHECK_NEAR (px (v, 1, 1)[3], 0.2 * 128 / 255.0 + 0.8, 1e-6);
+      tg_value_unref (v);
+    }
+  /* A layer without a colour fails with its name. */
+  SET (g, lc, "colors", "name=b|color=#0000ff; name=dirt|color=#ff0000");
+  TG_CHECK (pull_err (e, g, "col", &r, &err) == NULL);
+  TG_CHECK_STR_CONTAINS (err.message, "no colour for layer \"a\"");
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
+/* --- texture.biome -------------------------------------------------------------------- */
+
+/* The seed's example: swamp = low and wet, snow = high and cold (the
+ * node's default rules), on constant inputs. */
+static void
+test_biome_swamp_and_snow (void)
+{
+  static const struct
+  {
+    double height, moisture;
+    int heat_linked;
+    double heat;
+    const char *want; /* layer with all the weight, or NULL */
+  } cases[] = {
+    { 0.1, 0.9, 0, 0, "swamp" },
+    { 0.1, 0.3, 0, 0, "grassland" },      /* low but dry */
+    { 0.9, 0.5, 0, 0, "snow" },            /* unlinked heat = 1 - height = 0.1 */
+    { 0.9, 0.5, 1, 0.8, "grassland" },     /* high but hot */
+    { 0.45, 0.1, 1, 0.9, "desert" },
+    { 0.45, 0.5, 0, 0, "grassland" },
+  };
+  static const double colors[4][3] = {
+    { 0.36, 0.5, 0.22 },                            /* grassland (default) */
+    { 0x4b / 255.0, 0x5a / 255.0, 0x36 / 255.0 },   /* swamp */
+    { 0xee / 255.0, 0xf2 / 255.0, 0xf6 / 255.0 },   /* snow */
+    { 0xd2 / 255.0, 0xbc / 255.0, 0x84 / 255.0 },   /* desert */
+  };
+
+  for (int c = 0; c < TG_N_ELEMENTS (cases); c++)
+    {
+      TgGraph *g = new_graph (100, 100, 3);
+      TgEngine *e = new_engine (1);
+      TgRegion r = world_region (g);
+      TgValue *l, *img;
+      int n;
+
+      n = add_node (g, "h", "gen.constant");
+      SET (g, n, "value", fmt (cases[c].height));
+      n = add_node (g, "m", "gen.constant");
+      SET (g, n, "value", fmt (cases[c].moisture));
+      n = add_node (g, "t", "gen.constant");
+      SET (g, n, "value", fmt (cases[c].heat));
+      add_node (g, "biome", "texture.biome");
+      add_link (g, "h", "height", "biome", "height");
+      add_link (g, "m", "height", "biome", "moisture");
+      if (cases[c].heat_linked)
+        add_link (g, "t", "height", "biome", "heat");
+      l = pull_port (e, g, "biome", 0, &r);
+      img = pull_port (e, g, "biome", 1, &r);
+      if (l && img)
+        {
+          TG_CHECK_INT_EQ (l->channels, 4);
+          TG_CHECK_INT_EQ (img->channels, 4);
+          TG_CHECK_INT_EQ (img->type, TG_TYPE_IMAGE);
+          for (int k = 0; k < 4; k++)
+            if (strcmp (l->channel_names[k], cases[c].want) == 0)
+              {
+                TG_CHECK_MSG (px (l, 1, 1)[k] == 1.0f, "case %d: %s weight %g", c,
+                              cases[c].want, px (l, 1, 1)[k]);
+                for (int q = 0; q < 3; q++)
+                  TG_CHECK_NEAR (px (img, 1, 1)[q], colors[k][q], 1e-6);
+                TG_CHECK (px (img, 1, 1)[3] == 1.0f);
+              }
+        }
+      if (l)
+        tg_value_unref (l);
+      if (img)
+        tg_value_unref (img);
+      tg_engine_free (e);
+      tg_graph_free (g);
+    }
+}
+
+static void
+test_biome_blend_and_sum (void)
+{
+  TgGraph *g = new_graph (2000, 2000, 129);
+  TgEngine *e = new_engine (2);
+  TgRegion r = world_region (g);
+  TgValue *l, *img;
+  int n;
+
+  n = add_node (g, "h", "noise.fbm");
+  SET (g, n, "scale_m", "700");
+  n = add_node (g, "m", "noise.fbm");
+  SET (g, n, "seed", "2");
+  n = add_node (g, "t", "noise.fbm");
+  SET (g, n, "seed", "3");
+  n = add_node (g, "biome", "texture.biome");
+  SET (g, n, "rules", "name=swamp|height_max=0.4|moisture_min=0.5|blend=0.1; "
+                      "name=snow|height_min=0.55|heat_max=0.5|blend=0.1; "
+                      "name=forest|color=#204010|moisture_min=0.45");
+  add_link (g, "h", "height", "biome", "height");
+  add_link (g, "m", "height", "biome", "moisture");
+  add_link (g, "t", "height", "biome", "heat");
+  l = pull_port (e, g, "biome", 0, &r);
+  img = pull_port (e, g, "biome", 1, &r);
+  if (l && img)
+    {
+      double worst, min_w;
+      int blended = 0, bad_color = 0;
+      weight_stats (l, &worst, &min_w);
+      TG_CHECK_MSG (worst < 1e-6, "weights sum off 1 by %g", worst);
+      TG_CHECK (min_w >= 0.0);
+      /* Soft edges exist, and the colour is the weighted sum of colours
+       * (swamp and snow grey 0.5, forest, the default). */
+      for (uint64_t k = 0; k < tg_region_samples (&r); k++)
+        {
+          const float *w = l->data + 4 * k, *c = img->data + 4 * k;
+          double want_g = w[0] * 0.5 + w[1] * 0.5 + w[2] * 0.5 + w[3] * (0x40 / 255.0);
+          blended += w[1] > 0.05f && w[1] < 0.95f;
+          bad_color += fabs (c[1] - want_g) > 1e-5;
+        }
+      TG_CHECK (blended > 50);
+      TG_CHECK_INT_EQ (bad_color, 0);
+    }
+  if (l)
+    tg_value_unref (l);
+  if (img)
+    tg_value_unref (img);
+
+  /* Errors name the rule and the field. */
+  {
+    TgError err = { 0 };
+    SET (g, n, "rules", "name=a; name=b|heat_min=0.7|heat_max=0.2");
+    TG_CHECK (tg_graph_validate (g, &err) < 0);
+    TG_CHECK_STR_CONTAINS (err.path, "params.rules[1].heat_max");
+    TG_CHECK_STR_CONTAINS (err.message, "below heat_min");
+    TG_CHECK (set_param (g, n, "rules", "name=a|height_min=2") < 0);
+  }
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
+/* --- texture.colorize ----------------------------------------------------------------- */
+
+static void
+test_colorize_ramp (void)
+{
+  /* 9 samples: the ramp is i / 8. */
+  TgGraph *g = new_graph (800, 100, 9);
+  TgEngine *e = new_engine (1);
+  TgRegion r = world_region (g);
+  TgValue *v;
+  int n;
+
+  add_node (g, "ramp", "gen.gradient");
+  n = add_node (g, "col", "texture.colorize");
+  add_link (g, "ramp", "height", "col", "height");
+  /* Black to white, with a hard red band from 0.5 to 0.75 and alpha
+   * fading in. */
+  SET (g, n, "stops", "position=0|color=#00000000; position=0.5|color=#808080ff; "
+                      "position=0.5|color=#ff0000ff; position=0.75|color=#ff0000ff; "
+                      "position=1|color=#ffffffff");
+  v = pull (e, g, "col", &r);
+  if (v)
+    {
+      TG_CHECK_INT_EQ (v->channels, 4);
+      TG_CHECK (px (v, 0, 0)[0] == 0.0f && px (v, 0, 0)[3] == 0.0f);
+      /* 0.25: halfway to grey 128/255, alpha half. */
+      TG_CHECK_NEAR (px (v, 2, 0)[0], 0.5 * 128 / 255.0, 1e-6);
+      TG_CHECK_NEAR (px (v, 2, 0)[3], 0.5, 1e-6);
+      /* At 0.5 exactly the later stop wins: red. */
+      TG_CHECK (px (v, 4, 0)[0] == 1.0f && px (v, 4, 0)[1] == 0.0f);
+      TG_CHECK (px (v, 5, 0)[0] == 1.0f && px (v, 5, 0)[1] == 0.0f);
+      TG_CHECK_NEAR (px (v, 7, 0)[1], 0.5, 1e-6);
+      TG_CHECK (px (v, 8, 0)[1] == 1.0f);
+      tg_value_unref (v);
+    }
+  /* The input range: 0.25 .. 0.75 spans the ramp; outside it is flat. */
+  SET (g, n, "stops", "position=0|color=#000000; position=1|color=#ffffff");
+  SET (g, n, "input_min", "0.25");
+  SET (g, n, "input_max", "0.75");
+  v = pull (e, g, "col", &r);
+  if (v)
+    {
+      TG_CHECK (px (v, 1, 0)[0] == 0.0f);
+      TG_CHECK (px (v, 2, 0)[0] == 0.0f);
+      TG_CHECK (px (v, 4, 0)[0] == 0.5f);
+      TG_CHECK (px (v, 6, 0)[0] == 1.0f);
+      TG_CHECK (px (v, 8, 0)[2] == 1.0f);
+      TG_CHECK (px (v, 8, 0)[3] == 1.0f);
+      tg_value_unref (v);
+    }
+  /* A shade input multiplies RGB, not alpha. */
+  n = add_node (g, "half", "gen.constant");
+  add_link (g, "half", "height", "col", "shade");
+  v = pull (e, g, "col", &r);
+  if (v)
+    {
+      TG_CHECK (px (v, 8, 0)[0] == 0.5f && px (v, 8, 0)[3] == 1.0f);
+      tg_value_unref (v);
+    }
+  /* Stops out of order: the error names the stop. */
+  {
+    TgError err = { 0 };
+    SET (g, tg_graph_find_node (g, "col"), "stops", "position=0.5; position=0.2");
+    TG_CHECK (tg_graph_validate (g, &err) < 0);
+    TG_CHECK_STR_CONTAINS (err.path, "params.stops[1].position");
+    TG_CHECK (set_param (g, tg_graph_find_node (g, "col"), "stops", "") < 0);
+  }
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
+/* --- texture.hillshade and texture.normals -------------------------------------------- */
+
+/* A plane rising towards ANGLE (gen.gradient: ccw from east) at SLOPE. */
+static TgGraph *
+plane_graph (double angle, double slope_deg)
+{
+  TgGraph *g = new_graph (1000, 1000, 33);
+  int n = add_node (g, "plane", "gen.gradient");
+
+  SET (g, n, "angle_deg", fmt (angle));
+  tg_graph_world (g)->height_m = 1000 * tan (slope_deg * DEG);
+  if (slope_deg == 0.0)
+    {
+      tg_graph_world (g)->height_m = 100;
+      SET (g, n, "from", "0.5");
+      SET (g, n, "to", "0.5");
+    }
+  return g;
+}
+
+static double
+interior_max_err (const TgValue *v, int c, double want)
+{
+  double worst = 0.0;
+
+  for (int j = 2; j < v->region.height - 2; j++)
+    for (int i = 2; i < v->region.width - 2; i++)
+      worst = fmax (worst, fabs (px (v, i, j)[c] - want));
+  return worst;
+}
+
+static void
+test_hillshade_planes (void)
+{
+  static const struct
+  {
+    double rise, slope, az, el, want;
+  } cases[] = {
+    { 0.0, 0.0, 315.0, 45.0, 0.70710678 },        /* flat: sin (elevation) */
+    { 0.0, 20.0, 270.0, 30.0, 0.76604444 },       /* faces west, sun in the west: sin 50 */
+    { 0.0, 20.0, 90.0, 30.0, 0.17364818 },        /* sun behind it: sin 10 */
+    { 0.0, 50.0, 90.0, 30.0, 0.0 },               /* in its own shadow */
+    { 90.0, 30.0, 180.0, 60.0, 1.0 },             /* faces south, sun south at 60 */
+  };
+
+  for (int c = 0; c < TG_N_ELEMENTS (cases); c++)
+    {
+      TgGraph *g = plane_graph (cases[c].rise, cases[c].slope);
+      TgEngine *e = new_engine (2);
+      TgRegion r = world_region (g);
+      TgValue *v;
+      int n = add_node (g, "hs", "texture.hillshade");
+
+      SET (g, n, "azimuth_deg", fmt (cases[c].az));
+      SET (g, n, "elevation_deg", fmt (cases[c].el));
+      add_link (g, "plane", "height", "hs", "height");
+      v = pull (e, g, "hs", &r);
+      if (v)
+        {
+          double err = interior_max_err (v, 0, cases[c].want);
+          TG_CHECK_MSG (err < 2e-5, "case %d: off by %g", c, err);
+          tg_value_unref (v);
+        }
+      tg_engine_free (e);
+      tg_graph_free (g);
+    }
+}
+
+static void
+test_normals_planes (void)
+{
+  double s30 = sin (30 * DEG), c30 = cos (30 * DEG);
+  static const char *conv[] = { "opengl", "directx" };
+
+  for (int k = 0; k < 2; k++)
+    {
+      /* Rising east 30 degrees: the normal leans west. */
+      TgGraph *g = plane_graph (0.0, 30.0);
+      TgEngine *e = new_engine (2);
+      TgRegion r = world_region (g);
+      TgValue *v;
+      int n = add_node (g, "nm", "texture.normals"), p;
+
+      SET (g, n, "convention", conv[k]);
+      add_link (g, "plane", "height", "nm", "height");
+      v = pull (e, g, "nm", &r);
+      if (v)
+        {
+          TG_CHECK (interior_max_err (v, 0, 0.5 - 0.5 * s30) < 1e-6);
+          TG_CHECK (interior_max_err (v, 1, 0.5) < 1e-6);
+          TG_CHECK (interior_max_err (v, 2, 0.5 + 0.5 * c30) < 1e-6);
+          TG_CHECK (interior_max_err (v, 3, 1.0) == 0.0);
+          tg_value_unref (v);
+        }
+      /* Rising north: the normal leans south, which is green down in
+       * OpenGL (+Y = north) and green up in DirectX. */
+      p = tg_graph_find_node (g, "plane");
+      SET (g, p, "angle_deg", "90");
+      v = pull (e, g, "nm", &r);
+      if (v)
+        {
+          double want = k == 0 ? 0.5 - 0.5 * s30 : 0.5 + 0.5 * s30;
+          TG_CHECK_MSG (interior_max_err (v, 1, want) < 1e-6, "%s green %g", conv[k],
+                        px (v, 5, 5)[1]);
+          TG_CHECK (interior_max_err (v, 0, 0.5) < 1e-6);
+          tg_value_unref (v);
+        }
+      tg_engine_free (e);
+      tg_graph_free (g);
+    }
+}
+
+static void
+test_shading_threads_and_tiles (void)
+{
+  static const char *types[] = { "texture.hillshade", "texture.normals", "texture.colorize" };
+
+  for (int t = 0; t < 3; t++)
+    {
+      TgGraph *g = new_graph (3000, 2000, 181);
+      TgEngine *e1 = new_engine (1), *e3 = new_engine (3);
+      TgRegion r = world_region (g);
+      TgValue *a, *b;
+      int n = add_node (g, "noise", "noise.fbm");
+
+      SET (g, n, "scale_m", "600");
+      add_node (g, "f", types[t]);
+      add_link (g, "noise", "height", "f", "height");
+      a = pull (e1, g, "f", &r);
+      b = pull (e3, g, "f", &r);
+      if (a && b)
+        TG_CHECK (memcmp (a->data, b->data,
+                          sizeof (float) * (size_t) a->channels * tg_region_samples (&r)) == 0);
+      for (int k = 0; k < 2 && a; k++)
+        {
+          TgRegion win = k == 0 ? tg_region_window (&r, 0, 0, 33, 47)
+                                : tg_region_window (&r, 120, 80, 61, 41);
+          TgValue *w = pull (e3, g, "f", &win);
+          if (w)
+            {
+              TG_CHECK_MSG (same_window_ch (a, w), "%s: tile %d differs", types[t], k);
+              tg_value_unref (w);
+            }
+        }
+      if (a)
+        {
+          int out = 0;
+          for (uint64_t k = 0; k < (uint64_t) a->channels * tg_region_samples (&r); k++)
+            out += !(a->data[k] >= 0.0f && a->data[k] <= 1.0f);
+          TG_CHECK_INT_EQ (out, 0);
+          tg_value_unref (a);
+        }
+      if (b)
+        tg_value_unref (b);
+      tg_engine_free (e1);
+      tg_engine_free (e3);
+      tg_graph_free (g);
+    }
+}
+
+int
+main (void)
+{
+  if (tg_formats_init () != 0)
+    return 1;
+  TG_RUN (test_splat_priority_weights);
+  TG_RUN (test_splat_sums_to_one_everywhere);
+  TG_RUN (test_splat_errors);
+  TG_RUN (test_layer_colors);
+  TG_RUN (test_biome_swamp_and_snow);
+  TG_RUN (test_biome_blend_and_sum);
+  TG_RUN (test_colorize_ramp);
+  TG_RUN (test_hillshade_planes);
+  TG_RUN (test_normals_planes);
+  TG_RUN (test_shading_threads_and_tiles);
+  return tgtest_result ();
+}
