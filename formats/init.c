@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include "tgformats-private.h"
+#include "mesh-writers.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static int init_result;
@@ -28,6 +29,9 @@ register_all (void)
 
   for (size_t i = 0; rc == 0 && i < sizeof writers / sizeof writers[0]; i++)
     rc = tg_io_register_image_writer (writers[i].format, writers[i].fn);
+  rc = rc ? rc : tg_io_register_mesh_writer ("glb", tg__write_mesh_glb);
+  rc = rc ? rc : tg_io_register_mesh_writer ("obj", tg__write_mesh_obj);
+  rc = rc ? rc : tg_io_register_mesh_writer ("ply", tg__write_mesh_ply);
   init_result = rc;
 }
 

@@ -1,0 +1,309 @@
+/* field.slices: a volume from a stack of greyscale slices (CT or MRI scans,
+ * sculpted layers), sampled trilinearly as a field.
+ *
+ * The node reads the first slice's file and the ones whose names count on
+ * from it (ct_000.png, ct_001.png, ...), through the image readers that
+ * formats/ registers; slice k lies at height min_m.y + k * spacing_m.  In
+ * each slice row 0 is north (+Z maximum) and column 0 west (-X minimum),
+ * the project's image convention.  The field is threshold - value (grey
+ * levels in 0..1, not metres), negative where the scan is brighter than
+ * the threshold (or darker, inverted).  One ring of empty voxels around
+ * the stack closes the surface where the scan is cut off.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tgraph/tgraph.h>
+
+#include "fields.h"
+
+#define SLICES_MAX 8192
+
+typedef struct
+{
+  const char *path;
+  int count;
+  double spacing_m;
+  double pixel_m;
+  double min_m[3];
+  double threshold;
+  bool invert;
+} SlicesParams;
+
+static const TgParamDesc slices_params[] = {
+  TG_PARAM_INPUT_PATH (SlicesParams, path, N_("First slice"),
+                       N_("The bottom slice's image (greyscale PNG, 8 or 16 bits); the others "
+                          "are the files whose number at the end of the name counts up from "
+                          "it, e.g. ct_000.png, ct_001.png. Relative to the graph file's "
+                          "folder")),
+  TG_PARAM_INT (SlicesParams, count, N_("Slices"), 1, 1, SLICES_MAX,
+                N_("Number of slices in the stack")),
+  TG_PARAM_FLOAT_UI (SlicesParams, spacing_m, N_("Slice spacing"), 1.0, 1e-6, 1e6, 0.01, 100.0,
+                     "m", N_("Distance between slices (along y), in metres")),
+  TG_PARAM_FLOAT_UI (SlicesParams, pixel_m, N_("Pixel size"), 1.0, 1e-6, 1e6, 0.01, 100.0, "m",
+                     N_("Distance between pixel centres within a slice (x and z), in metres")),
+  TG_PARAM_VEC3 (SlicesParams, min_m, N_("Position"), 0.0, 0.0, 0.0, "m",
+                 N_("Where the bottom slice's south-west pixel sits (x, y, z), in metres")),
+  TG_PARAM_FLOAT (SlicesParams, threshold, N_("Threshold"), 0.5, 0.0, 1.0, NULL,
+                  N_("Grey level of the surface, 0 = black, 1 = white")),
+  TG_PARAM_BOOL (SlicesParams, invert, N_("Dark is solid"), false,
+                 N_("Treat pixels darker than the threshold as solid instead of brighter")),
+};
+
+static const TgPortDesc slices_out[] = {
+  { .name = "field", .type = TG_TYPE_FIELD, .label = N_("Field"),
+    .help = N_("Threshold minus the scan's grey level, negative inside") },
+};
+
+typedef struct
+{
+  float *v;          /* solidness in 0..1, w * h * n, slice by slice, row 0 north */
+  int w, h, n;
+  float x0, y0, z0;  /* position of voxel (0, h - 1, 0): west, bottom, south */
+  float inv_px, inv_sp;
+  float level;       /* the threshold in solidness */
+} Slices;
+
+static void
+slices_free (void *p)
+{
+  Slices *s = p;
+
+  free (s->v);
+  free (s);
+}
+
+/* Voxel (I, J, K) with J counted from the south, 0 outside the stack. */
+static inline float
+voxel (const Slices *s, int i, int j, int k)
+{
+  if ((unsigned) i >= (unsigned) s->w || (unsigned) j >= (unsigned) s->h
+      || (unsigned) k >= (unsigned) s->n)
+    return 0.0f;
+  return s->v[((size_t) k * (size_t) s->h + (size_t) (s->h - 1 - j)) * (size_t) s->w
+              + (size_t) i];
+}
+
+static void
+slices_field_eval (const TgField *f, int n, const float *x, const float *y, const float *z,
+                   float *out)
+{
+  const Slices *s = f->data;
+
+  for (int q = 0; q < n; q++)
+    {
+      /* Positions beyond the padding read 0; clamp so the int is defined. */
+      float cx = fminf (fmaxf ((x[q] - s->x0) * s->inv_px, -2.0f), (float) s->w + 1.0f);
+      float cy = fminf (fmaxf ((y[q] - s->y0) * s->inv_sp, -2.0f), (float) s->n + 1.0f);
+      float cz = fminf (fmaxf ((z[q] - s->z0) * s->inv_px, -2.0f), (float) s->h + 1.0f);
+      float fx = floorf (cx), fy = floorf (cy), fz = floorf (cz);
+      int i = (int) fx, k = (int) fy, j = (int) fz;
+      float tx = cx - fx, ty = cy - fy, tz = cz - fz;
+      float c00 = voxel (s, i, j, k) + tx * (voxel (s, i + 1, j, k) - voxel (s, i, j, k));
+      float c10 = voxel (s, i, j + 1, k)
+                  + tx * (voxel (s, i + 1, j + 1, k) - voxel (s, i, j + 1, k));
+      float c01 = voxel (s, i, j, k + 1)
+                  + tx * (voxel (s, i + 1, j, k + 1) - voxel (s, i, j, k + 1));
+      float c11 = voxel (s, i, j + 1, k + 1)
+                  + tx * (voxel (s, i + 1, j + 1, k + 1) - voxel (s, i, j + 1, k + 1));
+      float c0 = c00 + tz * (c10 - c00);
+      float c1 = c01 + tz * (c11 - c01);
+
+      out[q] = s->level - (c0 + ty * (c1 - c0));
+    }
+}
+
+/* PATH with the number ending its file name advanced by K, same width:
+ * "ct/s_009.png" + 1 -> "ct/s_010.png".  NULL when there is no number. */
+static char *
+slice_path (const char *path, int k)
+{
+  const char *base = strrchr (path, '/');
+  const char *end = NULL, *start;
+  char *out;
+  unsigned long long num;
+  int width;
+  size_t len;
+
+  base = base ? base + 1 : path;
+  for (const char *p = base; *p; p++)
+    if (isdigit ((unsigned char) *p))
+      end = p + 1;
+  if (end == NULL)
+    return NULL;
+  start = end;
+  while (start > base && isdigit ((unsigned char) start[-1]))
+    start--;
+  width = (int) (end - start);
+  if (width > 18)
+    return NULL;
+  num = strtoull (start, NULL, 10) + (unsigned long long) k;
+  len = strlen (path) + 32;
+  out = malloc (len);
+  if (out == NULL)
+    return NULL;
+  snprintf (out, len, "%.*s%0*llu%s", (int) (start - path), path, width, num, end);
+  return out;
+}
+
+static float
+pixel01 (const TgImage *img, size_t idx)
+{
+  size_t k = idx * (size_t) img->channels;
+  double r, g, b, full;
+
+  switch (img->bits)
+    {
+    case 8:
+      {
+        const uint8_t *p = (const uint8_t *) img->data + k;
+        r = p[0], g = img->channels >= 3 ? p[1] : r, b = img->channels >= 3 ? p[2] : r;
+        full = 255.0;
+      }
+      break;
+    case 16:
+      {
+        const uint16_t *p = (const uint16_t *) img->data + k;
+        r = p[0], g = img->channels >= 3 ? p[1] : r, b = img->channels >= 3 ? p[2] : r;
+        full = 65535.0;
+      }
+      break;
+    default:
+      {
+        const float *p = (const float *) img->data + k;
+        r = p[0], g = img->channels >= 3 ? p[1] : r, b = img->channels >= 3 ? p[2] : r;
+        full = 1.0;
+      }
+      break;
+    }
+  if (!(r == g && g == b))
+    r = 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  return (float) (r / full);
+}
+
+static int
+slices_eval (TgEvalCtx *c)
+{
+  const SlicesParams *p = tg_eval_params (c);
+  Slices *s = calloc (1, sizeof *s);
+  double lx = 0.0, ly = 0.0, lz = 0.0, lip;
+  TgField *f;
+  int rc = 0;
+
+  if (s == NULL)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  if (p->count > 1)
+    {
+      char *probe = slice_path (p->path, 1);
+      if (probe == NULL)
+        {
+          slices_free (s);
+          return tg_eval_fail (c, TG_EINVAL,
+                               "params.path: \"%s\" has no number at the end of its name to "
+                               "count the other %d slices from",
+                               p->path, p->count - 1);
+        }
+      free (probe);
+    }
+  s->n = p->count;
+  for (int k = 0; k < p->count && rc == 0; k++)
+    {
+      char *name = k == 0 ? strdup (p->path) : slice_path (p->path, k);
+      const TgImage *img = NULL;
+
+      if (name == NULL)
+        {
+          rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+          break;
+        }
+      rc = tg_eval_load_image (c, name, &img);
+      if (rc == 0 && k == 0)
+        {
+          s->w = img->width;
+          s->h = img->height;
+          s->v = malloc (sizeof (float) * (size_t) s->w * (size_t) s->h * (size_t) s->n);
+          if (s->v == NULL)
+            rc = tg_eval_fail (c, TG_ENOMEM, "cannot hold %d slices of %dx%d", s->n, s->w,
+                               s->h);
+        }
+      else if (rc == 0 && (img->width != s->w || img->height != s->h))
+        rc = tg_eval_fail (c, TG_EINVAL, "slice %d (\"%s\") is %dx%d, the first is %dx%d", k,
+                           name, img->width, img->height, s->w, s->h);
+      if (rc == 0)
+        {
+          float *dst = s->v + (size_t) k * (size_t) s->w * (size_t) s->h;
+          size_t np = (size_t) s->w * (size_t) s->h;
+
+          for (size_t q = 0; q < np; q++)
+            {
+              float v = pixel01 (img, q);
+              dst[q] = p->invert ? 1.0f - v : v;
+            }
+        }
+      free (name);
+    }
+  if (rc < 0)
+    {
+      slices_free (s);
+      return rc;
+    }
+
+  /* The steepest step between neighbouring voxels (the padding included)
+   * bounds the trilinear gradient along each axis. */
+  for (int k = -1; k < s->n; k++)
+    for (int j = -1; j < s->h; j++)
+      for (int i = -1; i < s->w; i++)
+        {
+          float v = voxel (s, i, j, k);
+          lx = fmax (lx, fabsf (voxel (s, i + 1, j, k) - v));
+          lz = fmax (lz, fabsf (voxel (s, i, j + 1, k) - v));
+          ly = fmax (ly, fabsf (voxel (s, i, j, k + 1) - v));
+        }
+  lx /= p->pixel_m;
+  lz /= p->pixel_m;
+  ly /= p->spacing_m;
+  lip = sqrt (lx * lx + ly * ly + lz * lz);
+
+  s->x0 = (float) p->min_m[0];
+  s->y0 = (float) p->min_m[1];
+  s->z0 = (float) p->min_m[2];
+  s->inv_px = (float) (1.0 / p->pixel_m);
+  s->inv_sp = (float) (1.0 / p->spacing_m);
+  s->level = (float) (p->invert ? 1.0 - p->threshold : p->threshold);
+  f = tg__field_new (slices_field_eval, s, slices_free);
+  if (f == NULL)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  /* A flat stack (all one value) has L = 0, "unknown"; any tiny bound
+   * would do, the mesher then skips all of it. */
+  f->lipschitz = (float) (lip * 1.001 + 1e-6);
+  f->bounded = s->level > 0.0f;
+  f->min[0] = (float) (p->min_m[0] - p->pixel_m);
+  f->min[1] = (float) (p->min_m[1] - p->spacing_m);
+  f->min[2] = (float) (p->min_m[2] - p->pixel_m);
+  f->max[0] = (float) (p->min_m[0] + p->pixel_m * s->w);
+  f->max[1] = (float) (p->min_m[1] + p->spacing_m * s->n);
+  f->max[2] = (float) (p->min_m[2] + p->pixel_m * s->h);
+  return tg__field_output (c, f);
+}
+
+static const TgNodeDesc slices_desc = {
+  .type = "field.slices",
+  .category = "Fields",
+  .label = N_("Slice Stack"),
+  .help = N_("A volume from a stack of greyscale images (CT scans, layered masks), sampled "
+             "trilinearly; the surface is where the grey level crosses the threshold"),
+  .outputs = slices_out,
+  .n_outputs = TG_N_ELEMENTS (slices_out),
+  .params = slices_params,
+  .n_params = TG_N_ELEMENTS (slices_params),
+  .params_size = sizeof (SlicesParams),
+  .locality = TG_LOCALITY_GLOBAL,
+  .flags = TG_NODE_INPUT,
+  .eval = slices_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (slices_desc);

@@ -1,0 +1,164 @@
+/* Internal interface of the field nodes and the iso-surface mesher
+ * (engine/nodes/field_*.c, mesh_isosurface.c).
+ *
+ * What more than one file needs: the 3D noise that field.noise and
+ * field.displace share (implemented in field_terrain.c), a helper that
+ * builds a composite field holding references to its input values, and
+ * the mesher itself, which the node, the tests and the benchmark call.
+ * Nothing outside engine/nodes and their tests should include this.
+ */
+#ifndef TG_NODES_FIELDS_H
+#define TG_NODES_FIELDS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <tgraph/error.h>
+#include <tgraph/field.h>
+#include <tgraph/mesh.h>
+#include <tgraph/node.h>
+
+/* --- 3D fractal noise ----------------------------------------------------- */
+
+/* Bases and modes, in the same order as noise.fbm's choices. */
+enum
+{
+  TG__N3_PERLIN,
+  TG__N3_SIMPLEX,
+  TG__N3_VALUE,
+  TG__N3_WORLEY,
+};
+
+#define TG__N3_MAX_OCTAVES 16
+
+typedef struct
+{
+  uint32_t seed;
+  float amp;
+  double freq;   /* lattice cells per metre */
+  double off[3]; /* in cells, drawn from the seed */
+} TgNoise3Octave;
+
+typedef struct
+{
+  int basis, worley_return, mode; /* TG__N3_*, f1/f2/f2_minus_f1, fbm/ridged/billow */
+  int n_octaves;
+  TgNoise3Octave oct[TG__N3_MAX_OCTAVES];
+  double offset[3];          /* metres added to the position */
+  float out_scale, out_bias; /* acc -> 0..1, as noise.fbm */
+  float amplitude;           /* metres: value = amplitude * (2 * v01 - 1) */
+  float lipschitz;           /* a proven bound on |grad value|, per metre */
+  int isa;                   /* TgFbmIsa: which build of the batch kernel runs */
+} TgNoise3;
+
+/* The noise parameters as nodes declare them (a prefix of their structs). */
+typedef struct
+{
+  int basis;
+  int worley_return;
+  int mode;
+  double amplitude_m;
+  double scale_m;
+  int octaves;
+  double persistence;
+  double lacunarity;
+  int seed;
+  double offset_m[3];
+} TgNoise3Params;
+
+void tg__noise3_plan (TgNoise3 *n, const TgNoise3Params *p, uint32_t seed);
+/* OUT[i] = the noise at (X[i], Y[i], Z[i]), in -amplitude .. amplitude. */
+void tg__noise3_eval (const TgNoise3 *n, int count, const float *x, const float *y,
+                      const float *z, float *out);
+
+/* The descriptors of the noise parameters (amplitude, basis, ...), for
+ * field.noise and field.displace: TG__NOISE3_PARAMS (S) expands to the
+ * TgParamDesc entries of a struct S that begins like TgNoise3Params. */
+extern const char *const tg__noise3_basis_choices[];
+extern const char *const tg__noise3_worley_choices[];
+extern const char *const tg__noise3_mode_choices[];
+
+#define TG__NOISE3_PARAMS(S, AMP_DEF)                                                          \
+  TG_PARAM_ENUM (S, basis, N_("Basis"), "perlin", tg__noise3_basis_choices,                    \
+                 N_("The noise summed in each octave: perlin, simplex, value or worley")),     \
+  TG_PARAM_ENUM (S, worley_return, N_("Cell value"), "f1", tg__noise3_worley_choices,          \
+                 N_("Worley only: distance to the nearest feature point (f1), the second "     \
+                    "nearest (f2), or their difference")),                                     \
+  TG_PARAM_ENUM (S, mode, N_("Mode"), "fbm", tg__noise3_mode_choices,                          \
+                 N_("How octaves combine: fbm, ridged or billow")),                            \
+  TG_PARAM_FLOAT_UI (S, amplitude_m, N_("Amplitude"), AMP_DEF, 0.0, 1e6, 0.0, 500.0, "m",      \
+                     N_("The noise runs from minus this to plus this, in metres")),            \
+  TG_PARAM_FLOAT_UI (S, scale_m, N_("Scale"), 100.0, 0.01, 1e6, 1.0, 5000.0, "m",              \
+                     N_("Feature size of the first octave: the lattice cell, in metres")),     \
+  TG_PARAM_INT (S, octaves, N_("Octaves"), 4, 1, TG__N3_MAX_OCTAVES,                           \
+                N_("Number of layers of detail summed")),                                      \
+  TG_PARAM_FLOAT (S, persistence, N_("Persistence"), 0.5, 0.0, 1.0, NULL,                      \
+                  N_("Amplitude of each octave relative to the previous one")),                \
+  TG_PARAM_FLOAT (S, lacunarity, N_("Lacunarity"), 2.0, 1.0, 4.0, NULL,                        \
+                  N_("Frequency of each octave relative to the previous one")),                \
+  TG_PARAM_SEED (S, seed, N_("Seed"), N_("Picks another noise; combined with the world seed")), \
+  TG_PARAM_VEC3 (S, offset_m, N_("Offset"), 0.0, 0.0, 0.0, "m",                                \
+                 N_("Shifts the sampling position through the noise, in metres"))
+
+/* --- composite fields ----------------------------------------------------- */
+
+/* The TgValue of input INDEX as a field (a new reference in *REF, so the
+ * composite can keep it); fails the node when it is missing. */
+int tg__field_input (TgEvalCtx *c, int index, const char *name, TgValue **ref);
+
+/* Wraps F (malloc'd, owning its data) in a value and sets it as output 0. */
+int tg__field_output (TgEvalCtx *c, TgField *f);
+
+/* A new TgField with EVAL and DATA (freed with FREE_DATA when the field
+ * goes); NULL on allocation failure (DATA is freed then). */
+TgField *tg__field_new (TgFieldEvalFn eval, void *data, void (*free_data) (void *));
+
+/* --- the mesher ------------------------------------------------------------ */
+
+enum
+{
+  TG__ISO_NORMALS_GRADIENT,
+  TG__ISO_NORMALS_FACES,
+};
+
+enum
+{
+  TG__ISO_SMOOTH,
+  TG__ISO_FLAT,
+};
+
+/* At most this many cells in all (2^33) and per axis. */
+#define TG__ISO_MAX_CELLS 8589934592.0
+#define TG__ISO_MAX_AXIS_CELLS 1048576
+
+typedef struct
+{
+  double min[3], max[3]; /* metres */
+  double cell;           /* metres */
+  double iso;
+  int normals, shading;  /* TG__ISO_* */
+  bool no_skip;          /* tests: evaluate every block */
+} TgIsoOptions;
+
+typedef struct
+{
+  int64_t evaluations;    /* field samples taken for corners (not normals) */
+  int64_t blocks, blocks_skipped;
+  int64_t subblocks_skipped;
+  double seconds_eval, seconds_mesh; /* summed over threads, when timed */
+} TgIsoStats;
+
+/* Runs FN (USER, begin, end) over [0, N) in chunks of GRAIN; 0 or a
+ * negative TG_E* (cancelled).  NULL: serially on the calling thread. */
+typedef int (*TgIsoParallel) (void *ctx, int n, int grain, void (*fn) (void *, int, int),
+                              void *user);
+
+/* Checks O; ERR->path names the parameter ("params.cell_m"). */
+int tg__isosurface_check (const TgIsoOptions *o, TgError *err);
+
+/* The iso-surface f = O->iso of F inside O's box, as one chunk.  *OUT is
+ * a new mesh (caller frees).  STATS may be NULL. */
+int tg__isosurface (const TgField *f, const TgIsoOptions *o, TgIsoParallel par, void *par_ctx,
+                    TgMesh **out, TgIsoStats *stats, TgError *err);
+
+#endif

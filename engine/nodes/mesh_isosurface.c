@@ -1,0 +1,1082 @@
+/* mesh.isosurface: the surface f = iso of a field, by marching cubes.
+ *
+ * The box is cut into blocks of 32^3 cells that run in parallel on the
+ * engine's pool, a fixed number at a time (a wave), so memory is bounded
+ * by the wave and the mesh, never by a dense grid of the box.  A block,
+ * and each 8^3 sub-block of it, whose centre value is farther from the
+ * iso level than the field's Lipschitz bound times its half-diagonal
+ * cannot hold any surface and is neither sampled nor scanned.
+ *
+ * Each edge crossing is one vertex, named by its global edge id (the
+ * lower corner's lattice index, times 3, plus the axis): inside a block
+ * through a per-edge slot table, across blocks through a hash of the
+ * boundary edges that the stitcher fills in block order.  Vertex and
+ * triangle order follow the block order and, within a block, the
+ * sub-block and cell order, so the bytes never depend on the threads.
+ * The case table (mc_tables.h) resolves every ambiguous face the same way
+ * in both cells that share it, so a closed surface is watertight: each
+ * mesh edge belongs to exactly two triangles, wound counter-clockwise
+ * seen from outside (where f > iso).
+ */
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <tgraph/tgraph.h>
+
+#include "fields.h"
+#include "mc_tables.h"
+
+#define BLOCK 32                 /* cells per block side */
+#define SUB 8                    /* cells per sub-block side */
+#define NSUB (BLOCK / SUB)
+#define WAVE 64                  /* blocks meshed before each stitch */
+#define BOUNDARY_BIT (1ULL << 63) /* edge id flag: on a block face */
+
+/* Edge e of a cell: offset of its lower corner and its axis. */
+static const uint8_t edge_corner[12][3] = {
+  { 0, 0, 0 }, { 0, 1, 0 }, { 0, 0, 1 }, { 0, 1, 1 }, /* x */
+  { 0, 0, 0 }, { 1, 0, 0 }, { 0, 0, 1 }, { 1, 0, 1 }, /* y */
+  { 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 }, { 1, 1, 0 }, /* z */
+};
+
+typedef struct
+{
+  int nv;
+  float *pos, *nrm;
+  uint64_t *edge;   /* global edge id, BOUNDARY_BIT when shared with a neighbour */
+  int64_t nt;
+  uint32_t *tri;    /* block-local vertex indices */
+  uint32_t *vslot;  /* per vertex: its entry in the scratch slot table */
+  int cap_v;
+  int64_t cap_t;
+  int error;
+} BlockOut;
+
+typedef struct
+{
+  const TgField *f;
+  const TgIsoOptions *o;
+  int n[3];        /* cells per axis */
+  int nb[3];       /* blocks per axis */
+  float lip;       /* with a margin for float rounding; 0 = never skip */
+  bool use_box;    /* the field's box proves emptiness (iso <= 0) */
+  int wave0;
+  BlockOut *out;
+  atomic_llong evaluations, skipped, sub_skipped;
+  pthread_mutex_t lock;
+  struct Scratch *free_scratch;
+} Iso;
+
+/* Lattice coordinate G along AXIS, in float, from integers only, so every
+ * block computes bit-identical positions for a shared corner. */
+static inline float
+coord (const Iso *iso, int axis, int64_t g)
+{
+  return (float) (iso->o->min[axis] + (double) g * iso->o->cell);
+}
+
+/* True when no surface can cross the box [LO, HI] (metres), whose centre
+ * value is FC (the box test needs nothing sampled). */
+static bool
+provably_empty (const Iso *iso, const double lo[3], const double hi[3], float fc)
+{
+  const TgField *f = iso->f;
+  double hd2 = 0.0, mag = fabs (fc) + fabs (iso->o->iso);
+  double d = (double) fc - iso->o->iso;
+
+  if (iso->o->no_skip)
+    return false;
+  if (iso->use_box
+      && (hi[0] < f->min[0] || lo[0] > f->max[0] || hi[1] < f->min[1] || lo[1] > f->max[1]
+          || hi[2] < f->min[2] || lo[2] > f->max[2]))
+    return true;
+  if (!(iso->lip > 0.0f) || !isfinite (fc))
+    return false;
+  for (int k = 0; k < 3; k++)
+    {
+      hd2 += 0.25 * (hi[k] - lo[k]) * (hi[k] - lo[k]);
+      mag += fabs (lo[k]) + fabs (hi[k]);
+    }
+  /* Margin: the field is evaluated in float, a few ulps of the values and
+   * coordinates involved. */
+  return fabs (d) > (double) iso->lip * sqrt (hd2) * 1.001 + 1e-6 * mag;
+}
+
+typedef struct Scratch Scratch;
+
+struct Scratch
+{
+  float *val;       /* corner values, (cx+1)(cy+1)(cz+1) */
+  uint8_t *in;      /* corner inside flags */
+  uint8_t *need;    /* corner must be sampled */
+  int32_t *slot;    /* per (corner, axis): block vertex index, or -1 */
+  float *bx, *by, *bz, *bv; /* batches */
+  Scratch *next;            /* in the pool's free list */
+};
+
+static void
+scratch_free (Scratch *s)
+{
+  free (s->val);
+  free (s->in);
+  free (s->need);
+  free (s->slot);
+  free (s->bx);
+  free (s->by);
+  free (s->bz);
+  free (s->bv);
+}
+
+static int
+scratch_init (Scratch *s)
+{
+  size_t nc = (size_t) (BLOCK + 1) * (BLOCK + 1) * (BLOCK + 1);
+
+  memset (s, 0, sizeof *s);
+  s->val = malloc (sizeof (float) * nc);
+  s->in = malloc (nc);
+  s->need = malloc (nc);
+  s->slot = malloc (sizeof (int32_t) * 3 * nc);
+  s->bx = malloc (sizeof (float) * TG_FIELD_BATCH_MAX);
+  s->by = malloc (sizeof (float) * TG_FIELD_BATCH_MAX);
+  s->bz = malloc (sizeof (float) * TG_FIELD_BATCH_MAX);
+  s->bv = malloc (sizeof (float) * TG_FIELD_BATCH_MAX);
+  if (!s->val || !s->in || !s->need || !s->slot || !s->bx || !s->by || !s->bz || !s->bv)
+    {
+      scratch_free (s);
+      return TG_ENOMEM;
+    }
+  memset (s->slot, 0xff, sizeof (int32_t) * 3 * nc);
+  return 0;
+}
+
+static int
+out_grow (BlockOut *b, int nv, int64_t nt)
+{
+  if (nv > b->cap_v)
+    {
+      int cap = b->cap_v ? b->cap_v : 1024;
+      void *p, *q, *r, *u;
+
+      while (cap < nv)
+        cap *= 2;
+      p = realloc (b->pos, sizeof (float) * 3 * (size_t) cap);
+      if (p)
+        b->pos = p;
+      q = realloc (b->nrm, sizeof (float) * 3 * (size_t) cap);
+      if (q)
+        b->nrm = q;
+      r = realloc (b->edge, sizeof (uint64_t) * (size_t) cap);
+      if (r)
+        b->edge = r;
+      u = realloc (b->vslot, sizeof (uint32_t) * (size_t) cap);
+      if (u)
+        b->vslot = u;
+      if (!p || !q || !r || !u)
+        return TG_ENOMEM;
+      b->cap_v = cap;
+    }
+  if (nt > b->cap_t)
+    {
+      int64_t cap = b->cap_t ? b->cap_t : 2048;
+      void *p;
+
+      while (cap < nt)
+        cap *= 2;
+      p = realloc (b->tri, sizeof (uint32_t) * 3 * (size_t) cap);
+      if (p == NULL)
+        return TG_ENOMEM;
+      b->tri = p;
+      b->cap_t = cap;
+    }
+  return 0;
+}
+
+/* Samples the field at the N points queued in S's batch into OUT. */
+static void
+flush (const Iso *iso, Scratch *s, int n)
+{
+  if (n > 0)
+    iso->f->eval (iso->f, n, s->bx, s->by, s->bz, s->bv);
+}
+
+/* Gradient normals: the tetrahedron stencil (f at p + h k for the four
+ * corners k of a tetrahedron, weighted by k), the accuracy of central
+ * differences with four samples instead of six.  Zero gradients are left
+ * zero; the stitcher fills them from the faces. */
+static void
+gradient_normals (const Iso *iso, Scratch *s, BlockOut *b)
+{
+  static const float K[4][3] = { { 1, -1, -1 }, { -1, -1, 1 }, { -1, 1, -1 }, { 1, 1, 1 } };
+  const int per = TG_FIELD_BATCH_MAX / 4;
+  float h = (float) (0.5 * iso->o->cell);
+
+  for (int v0 = 0; v0 < b->nv; v0 += per)
+    {
+      int m = b->nv - v0 < per ? b->nv - v0 : per;
+
+      for (int v = 0; v < m; v++)
+        for (int q = 0; q < 4; q++)
+          {
+            const float *p = b->pos + 3 * (size_t) (v0 + v);
+            s->bx[4 * v + q] = p[0] + h * K[q][0];
+            s->by[4 * v + q] = p[1] + h * K[q][1];
+            s->bz[4 * v + q] = p[2] + h * K[q][2];
+          }
+      flush (iso, s, 4 * m);
+      for (int v = 0; v < m; v++)
+        {
+          float g[3] = { 0, 0, 0 }, len;
+          float *nrm = b->nrm + 3 * (size_t) (v0 + v);
+
+          for (int q = 0; q < 4; q++)
+            for (int k = 0; k < 3; k++)
+              g[k] += K[q][k] * s->bv[4 * v + q];
+          len = sqrtf (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
+          if (len > 0.0f && isfinite (len))
+            for (int k = 0; k < 3; k++)
+              nrm[k] = g[k] / len;
+          else
+            nrm[0] = nrm[1] = nrm[2] = 0.0f;
+        }
+    }
+}
+
+/* Meshes block B into OUT with scratch S. */
+static void
+block_run (Iso *iso, int b, BlockOut *out, Scratch *s)
+{
+  const TgIsoOptions *o = iso->o;
+  int bi = b % iso->nb[0], bj = (b / iso->nb[0]) % iso->nb[1], bk = b / (iso->nb[0] * iso->nb[1]);
+  int g0[3] = { bi * BLOCK, bj * BLOCK, bk * BLOCK };
+  int c[3], sx, sxy;
+  bool sub_skip[NSUB * NSUB * NSUB];
+  float sub_val[NSUB * NSUB * NSUB];
+  int nsub[3], n_sub, n_live = 0, nq = 0, nv = 0;
+  int64_t nt = 0, evals = 0;
+  float iso_l = (float) o->iso;
+  double lo[3], hi[3];
+
+  memset (out, 0, sizeof *out);
+  for (int k = 0; k < 3; k++)
+    {
+      c[k] = iso->n[k] - g0[k] < BLOCK ? iso->n[k] - g0[k] : BLOCK;
+      nsub[k] = (c[k] + SUB - 1) / SUB;
+      lo[k] = o->min[k] + (double) g0[k] * o->cell;
+      hi[k] = o->min[k] + (double) (g0[k] + c[k]) * o->cell;
+    }
+  sx = c[0] + 1;
+  sxy = sx * (c[1] + 1);
+  n_sub = nsub[0] * nsub[1] * nsub[2];
+
+  /* The block's and its sub-blocks' centres, in one batch. */
+  s->bx[0] = (float) (0.5 * (lo[0] + hi[0]));
+  s->by[0] = (float) (0.5 * (lo[1] + hi[1]));
+  s->bz[0] = (float) (0.5 * (lo[2] + hi[2]));
+  for (int q = 0; q < n_sub; q++)
+    {
+      int si = q % nsub[0], sj = (q / nsub[0]) % nsub[1], sk = q / (nsub[0] * nsub[1]);
+      int a[3] = { si * SUB, sj * SUB, sk * SUB }, e[3];
+
+      for (int k = 0; k < 3; k++)
+        e[k] = a[k] + SUB < c[k] ? a[k] + SUB : c[k];
+      s->bx[1 + q] = (float) (0.5 * (coord (iso, 0, g0[0] + a[0]) + (double) coord (iso, 0, g0[0] + e[0])));
+      s->by[1 + q] = (float) (0.5 * (coord (iso, 1, g0[1] + a[1]) + (double) coord (iso, 1, g0[1] + e[1])));
+      s->bz[1 + q] = (float) (0.5 * (coord (iso, 2, g0[2] + a[2]) + (double) coord (iso, 2, g0[2] + e[2])));
+    }
+  if (!o->no_skip)
+    {
+      flush (iso, s, 1 + n_sub);
+      if (provably_empty (iso, lo, hi, s->bv[0]))
+        {
+          atomic_fetch_add (&iso->skipped, 1);
+          return;
+        }
+    }
+  for (int q = 0; q < n_sub; q++)
+    {
+      int si = q % nsub[0], sj = (q / nsub[0]) % nsub[1], sk = q / (nsub[0] * nsub[1]);
+      int a[3] = { si * SUB, sj * SUB, sk * SUB };
+      double sl[3], sh[3];
+
+      for (int k = 0; k < 3; k++)
+        {
+          int e = a[k] + SUB < c[k] ? a[k] + SUB : c[k];
+          sl[k] = o->min[k] + (double) (g0[k] + a[k]) * o->cell;
+          sh[k] = o->min[k] + (double) (g0[k] + e) * o->cell;
+        }
+      sub_val[q] = o->no_skip ? 0.0f : s->bv[1 + q];
+      sub_skip[q] = provably_empty (iso, sl, sh, sub_val[q]);
+      n_live += !sub_skip[q];
+    }
+  atomic_fetch_add (&iso->sub_skipped, n_sub - n_live);
+  if (n_live == 0)
+    return;
+
+  /* Corners: those of live sub-blocks are sampled; the others only need
+   * their sign, which their skipped sub-block's centre gives (a corner of
+   * two skipped sub-blocks has the same sign in both). */
+  memset (s->need, 0, (size_t) sxy * (size_t) (c[2] + 1));
+  for (int q = 0; q < n_sub; q++)
+    {
+      int si = q % nsub[0], sj = (q / nsub[0]) % nsub[1], sk = q / (nsub[0] * nsub[1]);
+      int a[3] = { si * SUB, sj * SUB, sk * SUB }, e[3];
+
+      for (int k = 0; k < 3; k++)
+        e[k] = a[k] + SUB < c[k] ? a[k] + SUB : c[k];
+      for (int z = a[2]; z <= e[2]; z++)
+        for (int y = a[1]; y <= e[1]; y++)
+          {
+            size_t row = (size_t) z * (size_t) sxy + (size_t) y * (size_t) sx;
+            if (sub_skip[q])
+              for (int x = a[0]; x <= e[0]; x++)
+                s->val[row + (size_t) x] = sub_val[q];
+            else
+              memset (s->need + row + a[0], 1, (size_t) (e[0] - a[0] + 1));
+          }
+    }
+  {
+    float xs[BLOCK + 1], ys[BLOCK + 1], zs[BLOCK + 1];
+    size_t qbase[TG_FIELD_BATCH_MAX];
+
+    for (int x = 0; x <= c[0]; x++)
+      xs[x] = coord (iso, 0, g0[0] + x);
+    for (int y = 0; y <= c[1]; y++)
+      ys[y] = coord (iso, 1, g0[1] + y);
+    for (int z = 0; z <= c[2]; z++)
+      zs[z] = coord (iso, 2, g0[2] + z);
+    for (int z = 0; z <= c[2]; z++)
+      for (int y = 0; y <= c[1]; y++)
+        {
+          size_t row = (size_t) z * (size_t) sxy + (size_t) y * (size_t) sx;
+          for (int x = 0; x <= c[0]; x++)
+            if (s->need[row + (size_t) x])
+              {
+                s->bx[nq] = xs[x];
+                s->by[nq] = ys[y];
+                s->bz[nq] = zs[z];
+                qbase[nq] = row + (size_t) x;
+                if (++nq == TG_FIELD_BATCH_MAX)
+                  {
+                    flush (iso, s, nq);
+                    for (int t = 0; t < nq; t++)
+                      s->val[qbase[t]] = s->bv[t];
+                    evals += nq;
+                    nq = 0;
+                  }
+              }
+        }
+    flush (iso, s, nq);
+    for (int t = 0; t < nq; t++)
+      s->val[qbase[t]] = s->bv[t];
+    evals += nq;
+    atomic_fetch_add (&iso->evaluations, evals);
+
+    {
+      size_t nc = (size_t) sxy * (size_t) (c[2] + 1);
+      for (size_t q = 0; q < nc; q++)
+        s->in[q] = s->val[q] < iso_l;
+    }
+
+    /* Cells of the live sub-blocks, in order; vertices are made on first
+     * use, so their order is fixed too. */
+    {
+      size_t eoff[12];
+      int eaxis[12];
+
+      for (int e = 0; e < 12; e++)
+        {
+          eoff[e] = (size_t) edge_corner[e][0] + (size_t) edge_corner[e][1] * (size_t) sx
+                    + (size_t) edge_corner[e][2] * (size_t) sxy;
+          eaxis[e] = e >> 2;
+        }
+      for (int q = 0; q < n_sub && out->error == 0; q++)
+        {
+          int si = q % nsub[0], sj = (q / nsub[0]) % nsub[1], sk = q / (nsub[0] * nsub[1]);
+          int a[3] = { si * SUB, sj * SUB, sk * SUB }, e3[3];
+
+          if (sub_skip[q])
+            continue;
+          for (int k = 0; k < 3; k++)
+            e3[k] = a[k] + SUB < c[k] ? a[k] + SUB : c[k];
+          for (int z = a[2]; z < e3[2]; z++)
+            for (int y = a[1]; y < e3[1]; y++)
+              {
+                size_t c0 = (size_t) z * (size_t) sxy + (size_t) y * (size_t) sx;
+                const uint8_t *r00 = s->in + c0, *r10 = r00 + sx, *r01 = r00 + sxy,
+                              *r11 = r01 + sx;
+
+                for (int x = a[0]; x < e3[0]; x++)
+                  {
+                    int cs = r00[x] | r00[x + 1] << 1 | r10[x] << 2 | r10[x + 1] << 3
+                             | r01[x] << 4 | r01[x + 1] << 5 | r11[x] << 6 | r11[x + 1] << 7;
+                    int ntri = tg__mc_ntri[cs];
+                    const int8_t *tri = tg__mc_tris[cs];
+
+                    if (ntri == 0)
+                      continue;
+                    if (out_grow (out, nv + 3 * ntri, nt + ntri) < 0)
+                      {
+                        out->error = TG_ENOMEM;
+                        break;
+                      }
+                    for (int t = 0; t < 3 * ntri; t++)
+                      {
+                        int e = tri[t], ax = eaxis[e];
+                        size_t ca = c0 + (size_t) x + eoff[e];
+                        int32_t *sl = &s->slot[3 * ca + (size_t) ax];
+
+                        if (*sl < 0)
+                          {
+                            /* The lattice position of the edge's lower corner. */
+                            int lx = x + edge_corner[e][0], ly = y + edge_corner[e][1],
+                                lz = z + edge_corner[e][2];
+                            size_t cb = ca + (ax == 0 ? 1 : ax == 1 ? (size_t) sx : (size_t) sxy);
+                            float v0 = s->val[ca], v1 = s->val[cb];
+                            float tt = (iso_l - v0) / (v1 - v0);
+                            float *p = out->pos + 3 * (size_t) nv;
+                            int64_t gx = g0[0] + lx, gy = g0[1] + ly, gz = g0[2] + lz;
+                            bool bnd;
+
+                            p[0] = xs[lx];
+                            p[1] = ys[ly];
+                            p[2] = zs[lz];
+                            {
+                              float pa = p[ax];
+                              float pb = ax == 0 ? xs[lx + 1] : ax == 1 ? ys[ly + 1] : zs[lz + 1];
+                              p[ax] = pa + tt * (pb - pa);
+                            }
+                            bnd = (ax != 0 && (lx == 0 || lx == c[0]))
+                                  || (ax != 1 && (ly == 0 || ly == c[1]))
+                                  || (ax != 2 && (lz == 0 || lz == c[2]));
+                            out->edge[nv] = ((((uint64_t) gz * (uint64_t) (iso->n[1] + 1)
+                                               + (uint64_t) gy) * (uint64_t) (iso->n[0] + 1)
+                                              + (uint64_t) gx) * 3u + (uint64_t) ax)
+                                            | (bnd ? BOUNDARY_BIT : 0);
+                            out->vslot[nv] = (uint32_t) (3 * ca + (size_t) ax);
+                            *sl = nv++;
+                          }
+                        out->tri[3 * nt + t] = (uint32_t) *sl;
+                      }
+                    nt += ntri;
+                  }
+              }
+        }
+    }
+  }
+  out->nv = nv;
+  out->nt = nt;
+  /* Give the slot table back clean for the next block. */
+  for (int v = 0; v < nv; v++)
+    s->slot[out->vslot[v]] = -1;
+  free (out->vslot);
+  out->vslot = NULL;
+  if (out->error == 0 && o->normals == TG__ISO_NORMALS_GRADIENT && o->shading == TG__ISO_SMOOTH)
+    gradient_normals (iso, s, out);
+  else if (nv > 0)
+    memset (out->nrm, 0, sizeof (float) * 3 * (size_t) nv);
+}
+
+/* Scratch is reused across blocks and waves through a free list, so its
+ * 600 kB are allocated once per thread, not once per block. */
+static Scratch *
+scratch_take (Iso *iso)
+{
+  Scratch *s;
+
+  pthread_mutex_lock (&iso->lock);
+  s = iso->free_scratch;
+  if (s)
+    iso->free_scratch = s->next;
+  pthread_mutex_unlock (&iso->lock);
+  if (s == NULL)
+    {
+      s = malloc (sizeof *s);
+      if (s && scratch_init (s) < 0)
+        {
+          free (s);
+          s = NULL;
+        }
+    }
+  return s;
+}
+
+static void
+scratch_give (Iso *iso, Scratch *s)
+{
+  pthread_mutex_lock (&iso->lock);
+  s->next = iso->free_scratch;
+  iso->free_scratch = s;
+  pthread_mutex_unlock (&iso->lock);
+}
+
+static void
+blocks_run (void *user, int begin, int end)
+{
+  Iso *iso = user;
+  Scratch *s = scratch_take (iso);
+
+  for (int b = begin; b < end; b++)
+    {
+      if (s == NULL)
+        {
+          memset (&iso->out[b], 0, sizeof iso->out[b]);
+          iso->out[b].error = TG_ENOMEM;
+          continue;
+        }
+      block_run (iso, iso->wave0 + b, &iso->out[b], s);
+    }
+  if (s)
+    scratch_give (iso, s);
+}
+
+static void
+block_out_clear (BlockOut *b)
+{
+  free (b->pos);
+  free (b->nrm);
+  free (b->edge);
+  free (b->tri);
+  free (b->vslot);
+  memset (b, 0, sizeof *b);
+}
+
+/* --- stitching ---------------------------------------------------------------- */
+
+/* Open addressing from boundary edge ids to mesh vertex indices. */
+typedef struct
+{
+  uint64_t *key; /* 0 = empty (ids are stored + 1) */
+  uint32_t *val;
+  size_t cap, n;
+} EdgeMap;
+
+static inline size_t
+edge_hash (uint64_t k, size_t mask)
+{
+  return (size_t) (tg_mix64 (k) & mask);
+}
+
+static int
+edge_map_grow (EdgeMap *m)
+{
+  size_t cap = m->cap ? m->cap * 2 : 4096;
+  uint64_t *key = calloc (cap, sizeof *key);
+  uint32_t *val = malloc (cap * sizeof *val);
+
+  if (!key || !val)
+    {
+      free (key);
+      free (val);
+      return TG_ENOMEM;
+    }
+  for (size_t i = 0; i < m->cap; i++)
+    if (m->key[i])
+      {
+        size_t h = edge_hash (m->key[i], cap - 1);
+        while (key[h])
+          h = (h + 1) & (cap - 1);
+        key[h] = m->key[i];
+        val[h] = m->val[i];
+      }
+  free (m->key);
+  free (m->val);
+  m->key = key;
+  m->val = val;
+  m->cap = cap;
+  return 0;
+}
+
+typedef struct
+{
+  float *pos, *nrm;
+  uint32_t *idx;
+  int64_t nv, nt, cap_v, cap_t;
+  EdgeMap map;
+  bool any_zero_normal;
+} Mesh;
+
+static int
+mesh_reserve (Mesh *m, int64_t nv, int64_t nt)
+{
+  if (nv > m->cap_v)
+    {
+      int64_t cap = m->cap_v ? m->cap_v : 4096;
+      void *p, *q;
+      while (cap < nv)
+        cap *= 2;
+      p = realloc (m->pos, sizeof (float) * 3 * (size_t) cap);
+      if (p)
+        m->pos = p;
+      q = realloc (m->nrm, sizeof (float) * 3 * (size_t) cap);
+      if (q)
+        m->nrm = q;
+      if (!p || !q)
+        return TG_ENOMEM;
+      m->cap_v = cap;
+    }
+  if (nt > m->cap_t)
+    {
+      int64_t cap = m->cap_t ? m->cap_t : 8192;
+      void *p;
+      while (cap < nt)
+        cap *= 2;
+      p = realloc (m->idx, sizeof (uint32_t) * 3 * (size_t) cap);
+      if (p == NULL)
+        return TG_ENOMEM;
+      m->idx = p;
+      m->cap_t = cap;
+    }
+  return 0;
+}
+
+/* Appends block B to M, sharing the vertices of edges already seen. */
+static int
+stitch (Mesh *m, const BlockOut *b, TgError *err)
+{
+  uint32_t *map;
+  int rc;
+
+  if (b->nv == 0)
+    return 0;
+  if (m->nv + b->nv > (int64_t) UINT32_MAX)
+    return tg_error_set (err, TG_ERANGE, "params.cell_m",
+                         "the surface has more than 2^32 vertices; raise cell_m");
+  if ((rc = mesh_reserve (m, m->nv + b->nv, m->nt + b->nt)) < 0)
+    return tg_error_set (err, rc, NULL, "out of memory for the mesh");
+  map = malloc (sizeof (uint32_t) * (size_t) b->nv);
+  if (map == NULL)
+    return tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
+  for (int v = 0; v < b->nv; v++)
+    {
+      uint64_t id = b->edge[v];
+
+      if (id & BOUNDARY_BIT)
+        {
+          uint64_t key = (id & ~BOUNDARY_BIT) + 1;
+          size_t h;
+
+          if ((m->map.n + 1) * 2 > m->map.cap && edge_map_grow (&m->map) < 0)
+            {
+              free (map);
+              return tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
+            }
+          h = edge_hash (key, m->map.cap - 1);
+          while (m->map.key[h] && m->map.key[h] != key)
+            h = (h + 1) & (m->map.cap - 1);
+          if (m->map.key[h])
+            {
+              map[v] = m->map.val[h];
+              continue;
+            }
+          m->map.key[h] = key;
+          m->map.val[h] = (uint32_t) m->nv;
+          m->map.n++;
+        }
+      map[v] = (uint32_t) m->nv;
+      memcpy (m->pos + 3 * m->nv, b->pos + 3 * (size_t) v, sizeof (float) * 3);
+      memcpy (m->nrm + 3 * m->nv, b->nrm + 3 * (size_t) v, sizeof (float) * 3);
+      m->nv++;
+    }
+  for (int64_t t = 0; t < 3 * b->nt; t++)
+    m->idx[3 * m->nt + t] = map[b->tri[t]];
+  m->nt += b->nt;
+  free (map);
+  return 0;
+}
+
+static void
+face_normal (const float *a, const float *b, const float *c, double n[3])
+{
+  double u[3], w[3];
+
+  for (int k = 0; k < 3; k++)
+    {
+      u[k] = (double) b[k] - a[k];
+      w[k] = (double) c[k] - a[k];
+    }
+  n[0] = u[1] * w[2] - u[2] * w[1];
+  n[1] = u[2] * w[0] - u[0] * w[2];
+  n[2] = u[0] * w[1] - u[1] * w[0];
+}
+
+/* Area-weighted face normals at vertices, in triangle order; ONLY_ZERO
+ * fills just the vertices whose normal is still zero. */
+static int
+face_normals (Mesh *m, bool only_zero)
+{
+  double *acc = calloc ((size_t) (m->nv ? m->nv : 1) * 3, sizeof (double));
+
+  if (acc == NULL)
+    return TG_ENOMEM;
+  for (int64_t t = 0; t < m->nt; t++)
+    {
+      const uint32_t *ix = m->idx + 3 * t;
+      double n[3];
+
+      face_normal (m->pos + 3 * (size_t) ix[0], m->pos + 3 * (size_t) ix[1],
+                   m->pos + 3 * (size_t) ix[2], n);
+      for (int q = 0; q < 3; q++)
+        for (int k = 0; k < 3; k++)
+          acc[3 * (size_t) ix[q] + k] += n[k];
+    }
+  for (int64_t v = 0; v < m->nv; v++)
+    {
+      float *nrm = m->nrm + 3 * v;
+      double *a = acc + 3 * v;
+      double len = sqrt (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
+
+      if (only_zero && (nrm[0] != 0.0f || nrm[1] != 0.0f || nrm[2] != 0.0f))
+        continue;
+      if (len > 0.0)
+        for (int k = 0; k < 3; k++)
+          nrm[k] = (float) (a[k] / len);
+      else
+        {
+          nrm[0] = 0.0f;
+          nrm[1] = 1.0f;
+          nrm[2] = 0.0f;
+        }
+    }
+  free (acc);
+  return 0;
+}
+
+/* Flat shading: three vertices of its own per triangle, with its normal. */
+static int
+flatten (Mesh *m)
+{
+  int64_t nv = 3 * m->nt;
+  float *pos, *nrm;
+  uint32_t *idx;
+
+  if (nv > (int64_t) UINT32_MAX)
+    return TG_ERANGE;
+  pos = malloc (sizeof (float) * 3 * (size_t) (nv ? nv : 1));
+  nrm = malloc (sizeof (float) * 3 * (size_t) (nv ? nv : 1));
+  idx = malloc (sizeof (uint32_t) * (size_t) (nv ? nv : 1));
+  if (!pos || !nrm || !idx)
+    {
+      free (pos);
+      free (nrm);
+      free (idx);
+      return TG_ENOMEM;
+    }
+  for (int64_t t = 0; t < m->nt; t++)
+    {
+      double n[3], len;
+      float fn[3];
+
+      face_normal (m->pos + 3 * (size_t) m->idx[3 * t], m->pos + 3 * (size_t) m->idx[3 * t + 1],
+                   m->pos + 3 * (size_t) m->idx[3 * t + 2], n);
+      len = sqrt (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+      for (int k = 0; k < 3; k++)
+        fn[k] = len > 0.0 ? (float) (n[k] / len) : (k == 1 ? 1.0f : 0.0f);
+      for (int q = 0; q < 3; q++)
+        {
+          int64_t v = 3 * t + q;
+          memcpy (pos + 3 * v, m->pos + 3 * (size_t) m->idx[3 * t + q], sizeof (float) * 3);
+          memcpy (nrm + 3 * v, fn, sizeof fn);
+          idx[v] = (uint32_t) v;
+        }
+    }
+  free (m->pos);
+  free (m->nrm);
+  free (m->idx);
+  m->pos = pos;
+  m->nrm = nrm;
+  m->idx = idx;
+  m->nv = nv;
+  m->cap_v = nv;
+  m->cap_t = m->nt;
+  return 0;
+}
+
+/* --- the mesher ----------------------------------------------------------------- */
+
+int
+tg__isosurface_check (const TgIsoOptions *o, TgError *err)
+{
+  static const char *const axis[] = { "x", "y", "z" };
+  double total = 1.0;
+
+  if (!(o->cell > 0.0) || !isfinite (o->cell))
+    return tg_error_set (err, TG_ERANGE, "params.cell_m", "cell size must be above 0, got %g",
+                         o->cell);
+  for (int k = 0; k < 3; k++)
+    {
+      double cells;
+
+      if (!(o->min[k] < o->max[k]))
+        return tg_error_set (err, TG_ERANGE, "params.max_m",
+                             "max_m must be above min_m along %s (%g <= %g)", axis[k],
+                             o->max[k], o->min[k]);
+      cells = ceil ((o->max[k] - o->min[k]) / o->cell - 1e-9);
+      if (cells > TG__ISO_MAX_AXIS_CELLS)
+        return tg_error_set (err, TG_ERANGE, "params.cell_m",
+                             "%.0f cells along %s, at most %d; raise cell_m", cells, axis[k],
+                             TG__ISO_MAX_AXIS_CELLS);
+      total *= cells;
+    }
+  if (total > TG__ISO_MAX_CELLS)
+    return tg_error_set (err, TG_ERANGE, "params.cell_m",
+                         "%.3g cells in the box, at most %.3g; raise cell_m or shrink the box",
+                         total, TG__ISO_MAX_CELLS);
+  return 0;
+}
+
+static int
+serial (void *ctx, int n, int grain, void (*fn) (void *, int, int), void *user)
+{
+  for (int b = 0; b < n; b += grain)
+    fn (user, b, b + grain < n ? b + grain : n);
+  return 0;
+}
+
+int
+tg__isosurface (const TgField *f, const TgIsoOptions *o, TgIsoParallel par, void *par_ctx,
+                TgMesh **out, TgIsoStats *stats, TgError *err)
+{
+  Iso iso;
+  Mesh m = { 0 };
+  BlockOut *wave = NULL;
+  int64_t n_blocks;
+  int rc;
+
+  *out = NULL;
+  if ((rc = tg__isosurface_check (o, err)) < 0)
+    return rc;
+  memset (&iso, 0, sizeof iso);
+  iso.f = f;
+  iso.o = o;
+  for (int k = 0; k < 3; k++)
+    {
+      iso.n[k] = (int) ceil ((o->max[k] - o->min[k]) / o->cell - 1e-9);
+      if (iso.n[k] < 1)
+        iso.n[k] = 1;
+      iso.nb[k] = (iso.n[k] + BLOCK - 1) / BLOCK;
+    }
+  iso.lip = f->lipschitz > 0.0f && isfinite (f->lipschitz) ? f->lipschitz : 0.0f;
+  iso.use_box = f->bounded && o->iso <= 0.0;
+  atomic_init (&iso.evaluations, 0);
+  atomic_init (&iso.skipped, 0);
+  atomic_init (&iso.sub_skipped, 0);
+  n_blocks = (int64_t) iso.nb[0] * iso.nb[1] * iso.nb[2];
+  if (par == NULL)
+    par = serial;
+
+  wave = calloc (WAVE, sizeof *wave);
+  if (wave == NULL)
+    return tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
+  pthread_mutex_init (&iso.lock, NULL);
+  iso.out = wave;
+  for (int64_t w0 = 0; w0 < n_blocks && rc == 0; w0 += WAVE)
+    {
+      int n = n_blocks - w0 < WAVE ? (int) (n_blocks - w0) : WAVE;
+
+      iso.wave0 = (int) w0;
+      rc = par (par_ctx, n, 1, blocks_run, &iso);
+      if (rc < 0)
+        tg_error_set (err, rc, NULL, "%s", tg_strerror (rc));
+      for (int b = 0; b < n; b++)
+        {
+          if (rc == 0 && wave[b].error)
+            rc = tg_error_set (err, wave[b].error, NULL, "out of memory meshing block %lld",
+                               (long long) (w0 + b));
+          if (rc == 0)
+            rc = stitch (&m, &wave[b], err);
+          block_out_clear (&wave[b]);
+        }
+    }
+  free (wave);
+  while (iso.free_scratch)
+    {
+      Scratch *s = iso.free_scratch;
+      iso.free_scratch = s->next;
+      scratch_free (s);
+      free (s);
+    }
+  pthread_mutex_destroy (&iso.lock);
+  free (m.map.key);
+  free (m.map.val);
+  m.map.key = NULL;
+
+  if (rc == 0)
+    {
+      if (o->shading == TG__ISO_FLAT)
+        rc = flatten (&m);
+      else if (o->normals == TG__ISO_NORMALS_FACES)
+        rc = face_normals (&m, false);
+      else
+        rc = face_normals (&m, true);
+      if (rc < 0)
+        tg_error_set (err, rc, NULL, "%s", tg_strerror (rc));
+    }
+  if (rc == 0)
+    {
+      TgMesh *mesh = tg_mesh_new (1);
+      TgMeshChunk *ch;
+
+      if (mesh == NULL || tg_mesh_chunk_set_name (&mesh->chunks[0], "isosurface") < 0)
+        {
+          tg_mesh_free (mesh);
+          rc = tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
+        }
+      else
+        {
+          /* Hand the arrays over; shrink them to size. */
+          ch = &mesh->chunks[0];
+          ch->n_vertices = (int) m.nv;
+          ch->n_indices = 3 * m.nt;
+          ch->positions = m.nv ? realloc (m.pos, sizeof (float) * 3 * (size_t) m.nv) : m.pos;
+          ch->normals = m.nv ? realloc (m.nrm, sizeof (float) * 3 * (size_t) m.nv) : m.nrm;
+          ch->indices = m.nt ? realloc (m.idx, sizeof (uint32_t) * 3 * (size_t) m.nt) : m.idx;
+          if (ch->positions == NULL)
+            ch->positions = m.pos;
+          if (ch->normals == NULL)
+            ch->normals = m.nrm;
+          if (ch->indices == NULL)
+            ch->indices = m.idx;
+          ch->uvs = NULL;
+          m.pos = m.nrm = NULL;
+          m.idx = NULL;
+          *out = mesh;
+        }
+    }
+  free (m.pos);
+  free (m.nrm);
+  free (m.idx);
+  if (stats)
+    {
+      memset (stats, 0, sizeof *stats);
+      stats->evaluations = atomic_load (&iso.evaluations);
+      stats->blocks = n_blocks;
+      stats->blocks_skipped = atomic_load (&iso.skipped);
+      stats->subblocks_skipped = atomic_load (&iso.sub_skipped);
+    }
+  return rc;
+}
+
+/* --- the node ---------------------------------------------------------------------- */
+
+typedef struct
+{
+  double min_m[3];
+  double max_m[3];
+  double cell_m;
+  double iso;
+  int normals;
+  int shading;
+} IsoParams;
+
+static const char *const normals_choices[] = { "gradient", "faces", NULL };
+static const char *const shading_choices[] = { "smooth", "flat", NULL };
+
+static const TgParamDesc iso_params[] = {
+  TG_PARAM_VEC3 (IsoParams, min_m, N_("Box minimum"), -50.0, -50.0, -50.0, "m",
+                 N_("Lowest corner of the box to mesh (x, y, z), in metres")),
+  TG_PARAM_VEC3 (IsoParams, max_m, N_("Box maximum"), 50.0, 50.0, 50.0, "m",
+                 N_("Highest corner of the box to mesh, in metres")),
+  TG_PARAM_FLOAT_UI (IsoParams, cell_m, N_("Cell size"), 1.0, 0.0, 1e6, 0.05, 20.0, "m",
+                     N_("Edge of a marching-cubes cell, in metres: smaller is finer and "
+                        "slower")),
+  TG_PARAM_FLOAT_UI (IsoParams, iso, N_("Iso level"), 0.0, -1e6, 1e6, -10.0, 10.0, NULL,
+                     N_("Field value of the surface; positive values grow the shape of a "
+                        "signed distance by that many metres")),
+  TG_PARAM_ENUM (IsoParams, normals, N_("Normals"), "gradient", normals_choices,
+                 N_("gradient: from the field (smoothest); faces: averaged from the "
+                    "triangles around each vertex")),
+  TG_PARAM_ENUM (IsoParams, shading, N_("Shading"), "smooth", shading_choices,
+                 N_("smooth shares vertices between triangles; flat gives each triangle its "
+                    "own, with its face normal")),
+};
+
+static const TgPortDesc iso_inputs[] = {
+  { .name = "field", .type = TG_TYPE_FIELD, .label = N_("Field"),
+    .help = N_("The field to mesh") },
+};
+
+static const TgPortDesc iso_outputs[] = {
+  { .name = "mesh", .type = TG_TYPE_MESH, .label = N_("Mesh"),
+    .help = N_("The surface, welded, one chunk") },
+};
+
+static void
+iso_options (const IsoParams *p, TgIsoOptions *o)
+{
+  memset (o, 0, sizeof *o);
+  memcpy (o->min, p->min_m, sizeof o->min);
+  memcpy (o->max, p->max_m, sizeof o->max);
+  o->cell = p->cell_m;
+  o->iso = p->iso;
+  o->normals = p->normals;
+  o->shading = p->shading;
+}
+
+static int
+iso_check (const void *params, TgError *err)
+{
+  TgIsoOptions o;
+
+  iso_options (params, &o);
+  return tg__isosurface_check (&o, err);
+}
+
+static int
+node_parallel (void *ctx, int n, int grain, void (*fn) (void *, int, int), void *user)
+{
+  return tg_eval_parallel (ctx, n, grain, fn, user);
+}
+
+static int
+iso_eval (TgEvalCtx *c)
+{
+  const TgValue *in = tg_eval_input (c, 0);
+  const TgField *f = tg_value_field (in);
+  TgIsoOptions o;
+  TgError e = { 0 };
+  TgMesh *mesh = NULL;
+  TgValue *v;
+  int rc;
+
+  if (f == NULL)
+    return tg_eval_fail (c, TG_EMISSING, "input 'field' has no field");
+  iso_options (tg_eval_params (c), &o);
+  rc = tg__isosurface (f, &o, node_parallel, c, &mesh, NULL, &e);
+  if (rc < 0)
+    {
+      if (rc == TG_ECANCELLED)
+        return rc;
+      return tg_eval_fail (c, rc, "%s%s%s", e.path, e.path[0] ? ": " : "", e.message);
+    }
+  v = tg_value_new_mesh (mesh);
+  if (v == NULL)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  tg_eval_set_output (c, 0, v);
+  return 0;
+}
+
+static const TgNodeDesc iso_desc = {
+  .type = "mesh.isosurface",
+  .category = "Meshes",
+  .label = N_("Iso-surface"),
+  .help = N_("Meshes the surface of a field inside a box by marching cubes: welded, "
+             "watertight for closed shapes, wound counter-clockwise seen from outside, with "
+             "normals from the field's gradient or from the faces"),
+  .inputs = iso_inputs,
+  .n_inputs = TG_N_ELEMENTS (iso_inputs),
+  .outputs = iso_outputs,
+  .n_outputs = TG_N_ELEMENTS (iso_outputs),
+  .params = iso_params,
+  .n_params = TG_N_ELEMENTS (iso_params),
+  .params_size = sizeof (IsoParams),
+  .locality = TG_LOCALITY_GLOBAL,
+  .check = iso_check,
+  .eval = iso_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (iso_desc);

@@ -1,0 +1,111 @@
+/* The "obj" mesh writer (Wavefront OBJ text).
+ *
+ * One `o` group per chunk with triangles, named after the chunk; `v`,
+ * `vn`, `vt` lines and `f v/vt/vn` faces with 1-based indices that run on
+ * across chunks, as OBJ numbers vertices file-wide.  Numbers are the
+ * shortest text that reads back as the same float, always with a '.'
+ * whatever the locale.  OBJ's texture v axis points up (v = 0 is the
+ * image's bottom row), so v is written as 1 - v of our image convention:
+ * the same image lands the same way as in the .glb.
+ */
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mesh-writers.h"
+
+/* The shortest of %.6g..%.9g that reads back as V (%.9g always does). */
+static int
+format_float (char *out, size_t size, float v)
+{
+  int n = 0;
+
+  for (int prec = 6; prec <= 9; prec++)
+    {
+      n = snprintf (out, size, "%.*g", prec, (double) v);
+      if (strtof (out, NULL) == v)
+        break;
+    }
+  return n;
+}
+
+static void
+put_floats (FILE *f, const char *tag, const float *v, int n)
+{
+  char num[32];
+
+  fputs (tag, f);
+  for (int i = 0; i < n; i++)
+    {
+      fputc (' ', f);
+      format_float (num, sizeof num, v[i]);
+      fputs (num, f);
+    }
+  fputc ('\n', f);
+}
+
+int
+tg__write_mesh_obj (FILE *f, const TgMesh *m, TgError *err)
+{
+  int rc = tg__mesh_check (m, "obj", err);
+  locale_t c_locale, old;
+  uint64_t base = 1, vt_base = 1; /* OBJ numbers v and vt separately */
+
+  if (rc < 0)
+    return rc;
+  /* The GUI runs under the user's locale; OBJ wants '.' decimals. */
+  c_locale = newlocale (LC_NUMERIC_MASK, "C", (locale_t) 0);
+  if (!c_locale)
+    return tg_error_set (err, TG_ENOMEM, "", "obj: no C locale");
+  old = uselocale (c_locale);
+
+  fprintf (f, "# Terrane %s\n", TG_VERSION_STRING);
+  for (int ci = 0; ci < m->n_chunks; ci++)
+    {
+      const TgMeshChunk *c = &m->chunks[ci];
+
+      if (c->n_indices == 0)
+        continue;
+      if (c->name)
+        fprintf (f, "o %s\n", c->name);
+      else
+        fprintf (f, "o chunk_%d\n", ci);
+      for (int i = 0; i < c->n_vertices; i++)
+        put_floats (f, "v", c->positions + 3 * i, 3);
+      if (c->uvs)
+        for (int i = 0; i < c->n_vertices; i++)
+          {
+            float uv[2] = { c->uvs[2 * i], 1.0f - c->uvs[2 * i + 1] };
+            put_floats (f, "vt", uv, 2);
+          }
+      for (int i = 0; i < c->n_vertices; i++)
+        put_floats (f, "vn", c->normals + 3 * i, 3);
+      for (int64_t t = 0; t < c->n_indices; t += 3)
+        {
+          uint64_t a = base + c->indices[t], b = base + c->indices[t + 1],
+                   d = base + c->indices[t + 2];
+          if (c->uvs)
+            {
+              uint64_t ta = vt_base + c->indices[t], tb = vt_base + c->indices[t + 1],
+                       td = vt_base + c->indices[t + 2];
+              fprintf (f, "f %llu/%llu/%llu %llu/%llu/%llu %llu/%llu/%llu\n",
+                       (unsigned long long) a, (unsigned long long) ta, (unsigned long long) a,
+                       (unsigned long long) b, (unsigned long long) tb, (unsigned long long) b,
+                       (unsigned long long) d, (unsigned long long) td, (unsigned long long) d);
+            }
+          else
+            fprintf (f, "f %llu//%llu %llu//%llu %llu//%llu\n", (unsigned long long) a,
+                     (unsigned long long) a, (unsigned long long) b, (unsigned long long) b,
+                     (unsigned long long) d, (unsigned long long) d);
+        }
+      base += (uint64_t) c->n_vertices;
+      if (c->uvs)
+        vt_base += (uint64_t) c->n_vertices;
+    }
+
+  uselocale (old);
+  freelocale (c_locale);
+  if (ferror (f))
+    return tg_error_set (err, TG_EIO, "", "obj: write failed");
+  return 0;
+}

@@ -1,0 +1,695 @@
+/* The mesh writers (glb, obj, ply) and the glb builder: files parsed back
+ * (glb header and chunk lengths, the JSON with json-c, accessor counts
+ * and bounds, the binary data; OBJ and PLY counts and values), golden
+ * hashes of the bytes, errors that name the chunk and write nothing, a
+ * locale that must not leak into OBJ numbers, and every .glb written
+ * here passed through the Khronos glTF-Validator with 0 errors and 0
+ * warnings (skipped only when npm is missing). */
+#include <locale.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include <tgformats/tgformats.h>
+
+#include "glb-builder.h"
+#include "tgtest.h"
+
+/* SHA-256 of the sample mesh in each format.  Change only with a reason
+ * (a writer's output changed on purpose) and say so in the commit. */
+#define GOLDEN_GLB "02d81d19652d1c1b70e3abe1b593a0408e20d1df3118239d3bbacee217462fb6"
+#define GOLDEN_OBJ "8678fbab199741b7ef255670d6fe657ffe8785b5cd1524cf2d9406a5f59c71a2"
+#define GOLDEN_PLY "082bfc38ded7f1c407a2faa1771340ccaa996867ae1b39f7bfd1de2bd508b2e7"
+
+static char tmpdir[] = "/tmp/tgfmt-mesh-XXXXXX";
+static char glb_list[8192]; /* every .glb written, for the validator */
+
+static const char *
+tmp_path (const char *name)
+{
+  static char buf[4][512];
+  static int k;
+  char *b = buf[k++ & 3];
+  snprintf (b, sizeof buf[0], "%s/%s", tmpdir, name);
+  return b;
+}
+
+static void
+remember_glb (const char *path)
+{
+  strncat (glb_list, " ", sizeof glb_list - strlen (glb_list) - 1);
+  strncat (glb_list, path, sizeof glb_list - strlen (glb_list) - 1);
+}
+
+static uint8_t *
+read_all (const char *path, size_t *len)
+{
+  FILE *f = fopen (path, "rb");
+  uint8_t *data;
+  long n;
+
+  if (!f)
+    return NULL;
+  fseek (f, 0, SEEK_END);
+  n = ftell (f);
+  fseek (f, 0, SEEK_SET);
+  data = malloc ((size_t) n + 1);
+  if (fread (data, 1, (size_t) n, f) != (size_t) n)
+    n = 0;
+  data[n] = 0;
+  fclose (f);
+  *len = (size_t) n;
+  return data;
+}
+
+static int
+write_mesh (const char *format, const char *path, const TgMesh *m, TgError *err)
+{
+  TgMeshWriter w = tg_io_mesh_writer (format);
+  FILE *f;
+  int rc;
+
+  TG_CHECK_MSG (w != NULL, "no writer %s", format);
+  if (!w || !(f = fopen (path, "wb")))
+    return -1;
+  rc = w (f, m, err);
+  fclose (f);
+  return rc;
+}
+
+static void
+sha_hex (const char *path, char hex[65])
+{
+  TgError err = { 0 };
+  TG_CHECK (tg_sha256_file (path, hex, &err) == 0);
+}
+
+/* Chunk 0 "tile_a": 3 x 3 grid with UVs; chunk 1 "tile_b": one triangle,
+ * no UVs; chunk 2 "empty": nothing (writers leave it out). */
+static TgMesh *
+sample_mesh (void)
+{
+  TgMesh *m = tg_mesh_new (3);
+  TgMeshChunk *a = &m->chunks[0], *b = &m->chunks[1];
+
+  tg_mesh_chunk_set_name (a, "tile_a");
+  tg_mesh_chunk_alloc (a, 9, 24, 1);
+  for (int j = 0; j < 3; j++)
+    for (int i = 0; i < 3; i++)
+      {
+        int v = j * 3 + i;
+        float nx = 0.1f * (float) (i - 1), nz = -0.2f * (float) (j - 1);
+        float inv = 1.0f / sqrtf (nx * nx + 1.0f + nz * nz);
+        a->positions[3 * v] = 10.0f * (float) (i - 1) + 0.1f;
+        a->positions[3 * v + 1] = 0.3f * (float) (v * v % 7) - 1.0f / 3.0f;
+        a->positions[3 * v + 2] = -10.0f * (float) (j - 1);
+        a->normals[3 * v] = nx * inv;
+        a->normals[3 * v + 1] = inv;
+        a->normals[3 * v + 2] = nz * inv;
+        a->uvs[2 * v] = (float) i / 2.0f;
+        a->uvs[2 * v + 1] = (float) j / 2.0f;
+      }
+  uint32_t *idx = a->indices;
+  for (int j = 0; j < 2; j++)
+    for (int i = 0; i < 2; i++)
+      {
+        uint32_t q = (uint32_t) (j * 3 + i);
+        *idx++ = q, *idx++ = q + 1, *idx++ = q + 3;
+        *idx++ = q + 1, *idx++ = q + 4, *idx++ = q + 3;
+      }
+
+  tg_mesh_chunk_set_name (b, "tile_b");
+  tg_mesh_chunk_alloc (b, 3, 3, 0);
+  static const float bp[9] = { 0, 5, 0, 1, 5, 0, 0, 5, -1 };
+  static const float bn[9] = { 0, 1, 0, 0, 1, 0, 0, 1, 0 };
+  memcpy (b->positions, bp, sizeof bp);
+  memcpy (b->normals, bn, sizeof bn);
+  b->indices[0] = 0, b->indices[1] = 1, b->indices[2] = 2;
+
+  tg_mesh_chunk_set_name (&m->chunks[2], "empty");
+  return m;
+}
+
+/* --- glb parse-back ---------------------------------------------------------- */
+
+typedef struct
+{
+  uint8_t *data;
+  size_t len;
+  json_object *doc;
+  const uint8_t *bin;
+  size_t bin_len;
+} Glb;
+
+static uint32_t
+rd32 (const uint8_t *p)
+{
+  return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
+}
+
+/* Parses PATH as GLB, checking the container rules on the way. */
+static int
+glb_open (const char *path, Glb *g)
+{
+  memset (g, 0, sizeof *g);
+  g->data = read_all (path, &g->len);
+  TG_CHECK (g->data && g->len >= 20);
+  if (!g->data || g->len < 20)
+    return -1;
+  TG_CHECK (memcmp (g->data, "glTF", 4) == 0);
+  TG_CHECK_INT_EQ (rd32 (g->data + 4), 2);
+  TG_CHECK_INT_EQ (rd32 (g->data + 8), g->len);
+  uint32_t jlen = rd32 (g->data + 12);
+  TG_CHECK_INT_EQ (jlen % 4, 0);
+  TG_CHECK (memcmp (g->data + 16, "JSON", 4) == 0);
+  TG_CHECK (20 + (size_t) jlen <= g->len);
+  if (20 + (size_t) jlen > g->len)
+    return -1;
+  char *text = strndup ((const char *) g->data + 20, jlen);
+  g->doc = json_tokener_parse (text);
+  free (text);
+  TG_CHECK (g->doc != NULL);
+  size_t at = 20 + jlen;
+  if (at < g->len)
+    {
+      TG_CHECK (at + 8 <= g->len);
+      g->bin_len = rd32 (g->data + at);
+      TG_CHECK (memcmp (g->data + at + 4, "BIN\0", 4) == 0);
+      TG_CHECK_INT_EQ (g->bin_len % 4, 0);
+      TG_CHECK_INT_EQ (at + 8 + g->bin_len, g->len);
+      g->bin = g->data + at + 8;
+    }
+  return g->doc ? 0 : -1;
+}
+
+static void
+glb_close (Glb *g)
+{
+  json_object_put (g->doc);
+  free (g->data);
+}
+
+static json_object *
+jget (json_object *o, const char *key)
+{
+  json_object *v = NULL;
+  json_object_object_get_ex (o, key, &v);
+  return v;
+}
+
+static json_object *
+jidx (json_object *o, const char *key, int i)
+{
+  json_object *a = jget (o, key);
+  return a && (int) json_object_array_length (a) > i ? json_object_array_get_idx (a, i) : NULL;
+}
+
+static int
+jint (json_object *o, const char *key)
+{
+  json_object *v = jget (o, key);
+  return v ? json_object_get_int (v) : -1;
+}
+
+/* The bytes accessor ACC points at, checking view alignment on the way. */
+static const uint8_t *
+accessor_data (Glb *g, int acc, int *count, size_t *bytes)
+{
+  json_object *a = jidx (g->doc, "accessors", acc);
+  json_object *v = a ? jidx (g->doc, "bufferViews", jint (a, "bufferView")) : NULL;
+
+  TG_CHECK (v != NULL);
+  if (!v)
+    return NULL;
+  int off = jint (v, "byteOffset") < 0 ? 0 : jint (v, "byteOffset");
+  TG_CHECK_INT_EQ (off % 4, 0);
+  TG_CHECK_INT_EQ (jint (v, "buffer"), 0);
+  *bytes = (size_t) jint (v, "byteLength");
+  TG_CHECK ((size_t) off + *bytes <= g->bin_len);
+  *count = jint (a, "count");
+  return g->bin + off;
+}
+
+/* Checks a primitive's attribute NAME against DATA (N floats per vertex). */
+static void
+check_float_attr (Glb *g, json_object *prim, const char *name, const float *data, int nv, int n,
+                  bool bounds)
+{
+  int acc = jint (jget (prim, "attributes"), name);
+  json_object *a = jidx (g->doc, "accessors", acc);
+  int count = 0;
+  size_t bytes = 0;
+  const uint8_t *p = accessor_data (g, acc, &count, &bytes);
+
+  TG_CHECK_MSG (a != NULL, "no %s", name);
+  if (!a || !p)
+    return;
+  TG_CHECK_INT_EQ (jint (a, "componentType"), 5126);
+  TG_CHECK_STR_CONTAINS (json_object_get_string (jget (a, "type")), n == 3 ? "VEC3" : "VEC2");
+  TG_CHECK_INT_EQ (count, nv);
+  TG_CHECK_INT_EQ (bytes, (size_t) nv * n * 4);
+  TG_CHECK (memcmp (p, data, (size_t) nv * n * 4) == 0);
+  TG_CHECK ((jget (a, "min") != NULL) == bounds);
+  if (bounds && jget (a, "min"))
+    for (int c = 0; c < n; c++)
+      {
+        float lo = data[c], hi = data[c];
+        for (int i = 1; i < nv; i++)
+          {
+            lo = fminf (lo, data[i * n + c]);
+            hi = fmaxf (hi, data[i * n + c]);
+          }
+        /* Exactly the float values, as the validator wants. */
+        TG_CHECK (json_object_get_double (json_object_array_get_idx (jget (a, "min"), c))
+                  == (double) lo);
+        TG_CHECK (json_object_get_double (json_object_array_get_idx (jget (a, "max"), c))
+                  == (double) hi);
+      }
+}
+
+static void
+test_glb_structure (void)
+{
+  TgMesh *m = sample_mesh ();
+  TgError err = { 0 };
+  const char *path = tmp_path ("sample.glb");
+  Glb g;
+
+  TG_CHECK (write_mesh ("glb", path, m, &err) == 0);
+  remember_glb (path);
+  if (glb_open (path, &g) < 0)
+    {
+      tg_mesh_free (m);
+      return;
+    }
+  json_object *asset = jget (g.doc, "asset");
+  TG_CHECK_STR_CONTAINS (json_object_get_string (jget (asset, "version")), "2.0");
+  TG_CHECK (strcmp (json_object_get_string (jget (asset, "generator")),
+                    "Terrane " TG_VERSION_STRING) == 0);
+  /* The empty chunk is left out: two nodes, two meshes, one per chunk. */
+  TG_CHECK_INT_EQ (json_object_array_length (jget (g.doc, "nodes")), 2);
+  TG_CHECK_INT_EQ (json_object_array_length (jget (g.doc, "meshes")), 2);
+  TG_CHECK_INT_EQ (jint (g.doc, "scene"), 0);
+  TG_CHECK_INT_EQ (json_object_array_length (jget (jidx (g.doc, "scenes", 0), "nodes")), 2);
+  TG_CHECK_INT_EQ (jint (jget (g.doc, "buffers") ? jidx (g.doc, "buffers", 0) : NULL,
+                         "byteLength"),
+                   g.bin_len);
+
+  for (int k = 0; k < 2; k++)
+    {
+      const TgMeshChunk *c = &m->chunks[k];
+      json_object *node = jidx (g.doc, "nodes", k);
+      json_object *mesh = jidx (g.doc, "meshes", jint (node, "mesh"));
+      json_object *prim = jidx (mesh, "primitives", 0);
+
+      TG_CHECK (strcmp (json_object_get_string (jget (node, "name")), c->name) == 0);
+      TG_CHECK (strcmp (json_object_get_string (jget (mesh, "name")), c->name) == 0);
+      TG_CHECK (jget (prim, "mode") == NULL); /* default: triangles */
+      check_float_attr (&g, prim, "POSITION", c->positions, c->n_vertices, 3, true);
+      check_float_attr (&g, prim, "NORMAL", c->normals, c->n_vertices, 3, false);
+      if (c->uvs)
+        check_float_attr (&g, prim, "TEXCOORD_0", c->uvs, c->n_vertices, 2, false);
+      else
+        TG_CHECK (jget (jget (prim, "attributes"), "TEXCOORD_0") == NULL);
+
+      int count = 0;
+      size_t bytes = 0;
+      json_object *ia = jidx (g.doc, "accessors", jint (prim, "indices"));
+      const uint8_t *p = accessor_data (&g, jint (prim, "indices"), &count, &bytes);
+      TG_CHECK_INT_EQ (jint (ia, "componentType"), 5125);
+      TG_CHECK_INT_EQ (count, c->n_indices);
+      TG_CHECK (p && memcmp (p, c->indices, (size_t) c->n_indices * 4) == 0);
+      TG_CHECK_INT_EQ (jint (jidx (g.doc, "bufferViews", jint (ia, "bufferView")), "target"),
+                       34963);
+    }
+  glb_close (&g);
+  tg_mesh_free (m);
+}
+
+/* --- golden bytes -------------------------------------------------------------- */
+
+static void
+test_golden_hashes (void)
+{
+  static const struct
+  {
+    const char *format, *file, *sha;
+  } golden[] = {
+    { "glb", "golden.glb", GOLDEN_GLB },
+    { "obj", "golden.obj", GOLDEN_OBJ },
+    { "ply", "golden.ply", GOLDEN_PLY },
+  };
+  TgMesh *m = sample_mesh ();
+
+  for (size_t i = 0; i < sizeof golden / sizeof golden[0]; i++)
+    {
+      TgError err = { 0 };
+      char hex[65], hex2[65];
+      const char *path = tmp_path (golden[i].file);
+
+      TG_CHECK (write_mesh (golden[i].format, path, m, &err) == 0);
+      sha_hex (path, hex);
+      TG_CHECK_MSG (strcmp (hex, golden[i].sha) == 0, "%s: sha256 %s", golden[i].format, hex);
+      /* Twice the same bytes. */
+      TG_CHECK (write_mesh (golden[i].format, path, m, &err) == 0);
+      sha_hex (path, hex2);
+      TG_CHECK (strcmp (hex, hex2) == 0);
+    }
+  tg_mesh_free (m);
+}
+
+/* --- obj ------------------------------------------------------------------------ */
+
+static void
+check_obj (const char *path, const TgMesh *m)
+{
+  size_t len;
+  char *text = (char *) read_all (path, &len);
+  float *v = calloc (64 * 3, sizeof (float)), *vn = calloc (64 * 3, sizeof (float));
+  float *vt = calloc (64 * 2, sizeof (float));
+  int nv = 0, nvn = 0, nvt = 0, nf = 0, no = 0, chunk = -1, tri = 0;
+
+  TG_CHECK (text != NULL);
+  for (char *line = text ? strtok (text, "\n") : NULL; line; line = strtok (NULL, "\n"))
+    {
+      TG_CHECK_MSG (strchr (line, ',') == NULL, "locale leaked into \"%s\"", line);
+      if (strncmp (line, "o ", 2) == 0)
+        {
+          TG_CHECK (strcmp (line + 2, m->chunks[++chunk].name) == 0);
+          tri = 0;
+          no++;
+        }
+      else if (strncmp (line, "v ", 2) == 0 && nv < 64)
+        {
+          char *e = line + 1;
+          for (int a = 0; a < 3; a++)
+            v[3 * nv + a] = strtof (e, &e);
+          nv++;
+        }
+      else if (strncmp (line, "vn ", 3) == 0 && nvn < 64)
+        {
+          char *e = line + 2;
+          for (int a = 0; a < 3; a++)
+            vn[3 * nvn + a] = strtof (e, &e);
+          nvn++;
+        }
+      else if (strncmp (line, "vt ", 3) == 0 && nvt < 64)
+        {
+          char *e = line + 2;
+          for (int a = 0; a < 2; a++)
+            vt[2 * nvt + a] = strtof (e, &e);
+          nvt++;
+        }
+      else if (strncmp (line, "f ", 2) == 0)
+        {
+          /* Each corner must give back the chunk's vertex exactly. */
+          const TgMeshChunk *c = &m->chunks[chunk];
+          char *e = line + 1;
+          for (int k = 0; k < 3; k++)
+            {
+              long a = strtol (e, &e, 10), t = 0, n;
+              TG_CHECK (*e == '/');
+              e++;
+              if (*e != '/')
+                t = strtol (e, &e, 10);
+              TG_CHECK (*e == '/');
+              n = strtol (e + 1, &e, 10);
+              uint32_t want = c->indices[3 * tri + k];
+              TG_CHECK (a >= 1 && a <= nv && n == a);
+              if (a < 1 || a > nv)
+                continue;
+              TG_CHECK (memcmp (&v[3 * (a - 1)], &c->positions[3 * want], 12) == 0);
+              TG_CHECK (memcmp (&vn[3 * (n - 1)], &c->normals[3 * want], 12) == 0);
+              TG_CHECK ((t != 0) == (c->uvs != NULL));
+              if (c->uvs && t >= 1 && t <= nvt)
+                {
+                  TG_CHECK (vt[2 * (t - 1)] == c->uvs[2 * want]);
+                  TG_CHECK (vt[2 * (t - 1) + 1] == 1.0f - c->uvs[2 * want + 1]);
+                }
+            }
+          tri++;
+          nf++;
+        }
+    }
+  TG_CHECK_INT_EQ (no, 2);
+  TG_CHECK_INT_EQ (nv, 12);
+  TG_CHECK_INT_EQ (nvn, 12);
+  TG_CHECK_INT_EQ (nvt, 9);
+  TG_CHECK_INT_EQ (nf, 9);
+  free (v);
+  free (vn);
+  free (vt);
+  free (text);
+}
+
+static void
+test_obj (void)
+{
+  TgMesh *m = sample_mesh ();
+  TgError err = { 0 };
+  const char *path = tmp_path ("sample.obj");
+
+  TG_CHECK (write_mesh ("obj", path, m, &err) == 0);
+  check_obj (path, m);
+
+  /* Chunk order with UVs after a chunk without: vt numbering stays right. */
+  TgMeshChunk t = m->chunks[0];
+  m->chunks[0] = m->chunks[1];
+  m->chunks[1] = t;
+  TG_CHECK (write_mesh ("obj", path, m, &err) == 0);
+  check_obj (path, m);
+
+  /* A user locale with a decimal comma must not change the file. */
+  if (setlocale (LC_NUMERIC, "de_DE.UTF-8") || setlocale (LC_NUMERIC, "fr_FR.UTF-8"))
+    {
+      TG_CHECK (write_mesh ("obj", path, m, &err) == 0);
+      setlocale (LC_NUMERIC, "C");
+      check_obj (path, m);
+    }
+  else
+    fprintf (stderr, "  (no de_DE/fr_FR locale here: decimal-comma case not run)\n");
+  tg_mesh_free (m);
+}
+
+/* --- ply ------------------------------------------------------------------------- */
+
+static void
+test_ply (void)
+{
+  TgMesh *m = sample_mesh ();
+  TgError err = { 0 };
+  const char *path = tmp_path ("sample.ply");
+
+  for (int with_b = 1; with_b >= 0; with_b--)
+    {
+      int saved = m->chunks[1].n_indices;
+      if (!with_b)
+        m->chunks[1].n_indices = 0; /* tile_a alone: every chunk has UVs */
+      TG_CHECK (write_mesh ("ply", path, m, &err) == 0);
+      m->chunks[1].n_indices = saved;
+
+      size_t len;
+      uint8_t *data = read_all (path, &len);
+      char *end = data ? strstr ((char *) data, "end_header\n") : NULL;
+      TG_CHECK (end != NULL);
+      if (!end)
+        {
+          free (data);
+          continue;
+        }
+      *end = 0;
+      const char *hdr = (const char *) data;
+      int nv = with_b ? 12 : 9, nf = with_b ? 9 : 8, stride = with_b ? 24 : 32;
+      char want[64];
+      TG_CHECK (strncmp (hdr, "ply\nformat binary_little_endian 1.0\n", 36) == 0);
+      snprintf (want, sizeof want, "element vertex %d\n", nv);
+      TG_CHECK_STR_CONTAINS (hdr, want);
+      snprintf (want, sizeof want, "element face %d\n", nf);
+      TG_CHECK_STR_CONTAINS (hdr, want);
+      TG_CHECK_STR_CONTAINS (hdr, "property list uchar uint vertex_indices\n");
+      TG_CHECK_STR_CONTAINS (hdr, "comment chunk tile_a 0 9 0 8\n");
+      TG_CHECK ((strstr (hdr, "property float s\nproperty float t\n") != NULL) == !with_b);
+
+      const uint8_t *body = (const uint8_t *) end + 11;
+      TG_CHECK_INT_EQ ((size_t) (data + len - body), (size_t) nv * stride + (size_t) nf * 13);
+      /* Vertex 4 of tile_a, and t = 1 - v. */
+      float rec[8];
+      memcpy (rec, body + 4 * stride, (size_t) stride);
+      TG_CHECK (memcmp (rec, &m->chunks[0].positions[12], 12) == 0);
+      TG_CHECK (memcmp (rec + 3, &m->chunks[0].normals[12], 12) == 0);
+      if (!with_b)
+        TG_CHECK (rec[6] == m->chunks[0].uvs[8] && rec[7] == 1.0f - m->chunks[0].uvs[9]);
+      /* The last face is tile_b's triangle, its indices offset by 9. */
+      if (with_b)
+        {
+          const uint8_t *fp = body + (size_t) nv * stride + (size_t) (nf - 1) * 13;
+          TG_CHECK_INT_EQ (fp[0], 3);
+          TG_CHECK_INT_EQ (rd32 (fp + 1), 9);
+          TG_CHECK_INT_EQ (rd32 (fp + 5), 10);
+          TG_CHECK_INT_EQ (rd32 (fp + 9), 11);
+        }
+      free (data);
+    }
+  tg_mesh_free (m);
+}
+
+/* --- errors ----------------------------------------------------------------------- */
+
+static void
+test_bad_mesh (void)
+{
+  static const char *const formats[] = { "glb", "obj", "ply" };
+  TgMesh *m = sample_mesh ();
+
+  m->chunks[0].indices[7] = 9; /* one past the last vertex */
+  for (int i = 0; i < 3; i++)
+    {
+      TgError err = { 0 };
+      const char *path = tmp_path ("bad.out");
+      size_t len = 99;
+
+      TG_CHECK (write_mesh (formats[i], path, m, &err) == TG_EINVAL);
+      TG_CHECK_STR_CONTAINS (err.path, "chunks[0]");
+      TG_CHECK_STR_CONTAINS (err.message, "tile_a");
+      TG_CHECK_STR_CONTAINS (err.message, "index 7 is 9, past its 9 vertices");
+      free (read_all (path, &len));
+      TG_CHECK_INT_EQ (len, 0);
+    }
+  m->chunks[0].indices[7] = 4;
+  m->chunks[1].positions[4] = NAN;
+  {
+    TgError err = { 0 };
+    TG_CHECK (write_mesh ("glb", tmp_path ("bad.out"), m, &err) == TG_EINVAL);
+    TG_CHECK_STR_CONTAINS (err.message, "tile_b: vertex 1 has a non-finite position");
+  }
+  tg_mesh_free (m);
+}
+
+/* --- the builder on its own -------------------------------------------------------- */
+
+static void
+test_builder_instancing (void)
+{
+  static const float tri_p[9] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 };
+  static const float tri_n[9] = { 0, 0, 1, 0, 0, 1, 0, 0, 1 };
+  static const uint32_t tri_i[3] = { 0, 1, 2 };
+  static const float tr[9] = { 0, 0, 0, 5, 0, 0, 0, 0, 5 };
+  static const float rot[12] = { 0, 0, 0, 1, 0, 0.70710678f, 0, 0.70710678f, 0, 1, 0, 0 };
+  static const float sc[9] = { 1, 1, 1, 2, 2, 2, 0.5f, 0.5f, 0.5f };
+  const char *path = tmp_path ("builder.glb");
+  TgGlb *g = tg_glb_new ("test");
+  TgError err = { 0 };
+
+  int pos = tg_glb_add_floats (g, tri_p, 3, 3, TG_GLB_ARRAY_BUFFER, true);
+  int nrm = tg_glb_add_floats (g, tri_n, 3, 3, TG_GLB_ARRAY_BUFFER, false);
+  int idx = tg_glb_add_indices (g, tri_i, 3);
+  int mat = tg_glb_add_material (g, "red", (const float[4]) { 1, 0, 0, 1 }, 0, 0.5f, true);
+  int mesh = tg_glb_add_mesh (g, "tri");
+  TgGlbAttribute attrs[] = { { "POSITION", pos }, { "NORMAL", nrm } };
+  TG_CHECK_INT_EQ (tg_glb_add_primitive (g, mesh, attrs, 2, idx, mat, TG_GLB_TRIANGLES), 0);
+
+  int root = tg_glb_add_node (g, "root", -1);
+  int inst = tg_glb_add_node (g, "instances", mesh);
+  int t = tg_glb_add_floats (g, tr, 3, 3, TG_GLB_TARGET_NONE, false);
+  int r = tg_glb_add_floats (g, rot, 3, 4, TG_GLB_TARGET_NONE, false);
+  int s = tg_glb_add_floats (g, sc, 3, 3, TG_GLB_TARGET_NONE, false);
+  TG_CHECK_INT_EQ (tg_glb_node_set_instancing (g, inst, t, r, s), 0);
+  TG_CHECK_INT_EQ (tg_glb_node_add_child (g, root, inst), 0);
+  TG_CHECK_INT_EQ (tg_glb_node_set_trs (g, root, (const float[3]) { 0, 1, 0 }, NULL, NULL), 0);
+
+  /* Refused: cycles, second parents, empty accessors, unknown indices. */
+  TG_CHECK_INT_EQ (tg_glb_node_add_child (g, inst, root), TG_EINVAL);
+  TG_CHECK_INT_EQ (tg_glb_node_add_child (g, root, inst), TG_EINVAL);
+  TG_CHECK_INT_EQ (tg_glb_add_floats (g, tri_p, 0, 3, TG_GLB_ARRAY_BUFFER, true), TG_EINVAL);
+  TG_CHECK_INT_EQ (tg_glb_add_primitive (g, 7, attrs, 2, idx, -1, 4), TG_EINVAL);
+  TG_CHECK_INT_EQ (tg_glb_node_set_instancing (g, root, t, r, s), TG_EINVAL);
+
+  json_object_object_add (tg_glb_object (g, "nodes", root), "extras",
+                          json_object_new_string ("kept"));
+
+  FILE *f = fopen (path, "wb");
+  TG_CHECK (tg_glb_write (g, f, &err) == 0);
+  fclose (f);
+  tg_glb_free (g);
+  remember_glb (path);
+
+  Glb gb;
+  if (glb_open (path, &gb) < 0)
+    return;
+  TG_CHECK (strcmp (json_object_get_string (jidx (gb.doc, "extensionsUsed", 0)),
+                    "EXT_mesh_gpu_instancing") == 0);
+  TG_CHECK (jget (gb.doc, "extensionsRequired") == NULL);
+  json_object *scene_nodes = jget (jidx (gb.doc, "scenes", 0), "nodes");
+  TG_CHECK_INT_EQ (json_object_array_length (scene_nodes), 1); /* the child is not a root */
+  json_object *n1 = jidx (gb.doc, "nodes", 1);
+  json_object *ext = jget (jget (jget (n1, "extensions"), "EXT_mesh_gpu_instancing"), "attributes");
+  TG_CHECK_INT_EQ (jint (ext, "TRANSLATION"), t);
+  TG_CHECK_INT_EQ (jint (ext, "ROTATION"), r);
+  TG_CHECK_INT_EQ (jint (ext, "SCALE"), s);
+  TG_CHECK (jget (jidx (gb.doc, "bufferViews", 3), "target") == NULL);
+  TG_CHECK_STR_CONTAINS (json_object_get_string (jget (jidx (gb.doc, "nodes", 0), "extras")),
+                         "kept");
+  glb_close (&gb);
+}
+
+static void
+test_empty_mesh (void)
+{
+  TgMesh *m = tg_mesh_new (1);
+  TgError err = { 0 };
+  const char *path = tmp_path ("empty.glb");
+  Glb g;
+
+  TG_CHECK (write_mesh ("glb", path, m, &err) == 0);
+  remember_glb (path);
+  if (glb_open (path, &g) == 0)
+    {
+      TG_CHECK (jget (g.doc, "nodes") == NULL);
+      TG_CHECK (jget (g.doc, "buffers") == NULL);
+      TG_CHECK (g.bin == NULL);
+      glb_close (&g);
+    }
+  tg_mesh_free (m);
+}
+
+static void
+test_validator (void)
+{
+  char cmd[9000];
+  int rc;
+
+  snprintf (cmd, sizeof cmd, "bash '%s'%s", tgtest_src ("tests/common/gltf_validate.sh"),
+            glb_list);
+  rc = system (cmd);
+  rc = WIFEXITED (rc) ? WEXITSTATUS (rc) : 1;
+  if (rc == 77)
+    fprintf (stderr, "  (npm missing: glTF-Validator not run)\n");
+  else
+    TG_CHECK_MSG (rc == 0, "glTF-Validator: exit %d on%s", rc, glb_list);
+}
+
+int
+main (void)
+{
+  TG_CHECK (tg_formats_init () == 0);
+  if (!mkdtemp (tmpdir))
+    return 1;
+  TG_RUN (test_glb_structure);
+  TG_RUN (test_golden_hashes);
+  TG_RUN (test_obj);
+  TG_RUN (test_ply);
+  TG_RUN (test_bad_mesh);
+  TG_RUN (test_builder_instancing);
+  TG_RUN (test_empty_mesh);
+  TG_RUN (test_validator);
+
+  char cmd[600];
+  snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+  if (system (cmd) != 0)
+    fprintf (stderr, "could not remove %s\n", tmpdir);
+  return tgtest_result ();
+}

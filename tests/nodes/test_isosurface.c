@@ -1,0 +1,573 @@
+/* Tests for mesh.isosurface: closed surfaces come out watertight and
+ * consistently wound (every edge used once in each direction) with the
+ * right Euler characteristic (sphere 2, torus 0) and volume (divergence
+ * theorem, within 1%); box minus sphere; random volumes that exercise all
+ * 256 cases and every ambiguous face; blocks that join with no duplicate
+ * vertex; empty-block skipping that samples far less yet gives the same
+ * bytes; the same bytes on 1 and N threads; flat shading and face
+ * normals; and errors that name the parameter. */
+#include <math.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tgraph/tgraph.h>
+
+#include "../../engine/nodes/fields.h"
+#include "tggraph_test.h"
+#include "tgtest.h"
+
+/* --- mesh checks --------------------------------------------------------------------- */
+
+typedef struct
+{
+  int64_t v, e, f;
+  int64_t bad_edges;   /* undirected edges not used exactly once each way */
+  int64_t degenerate;  /* triangles repeating a vertex */
+  double volume;
+} Topo;
+
+static int
+cmp_u64 (const void *a, const void *b)
+{
+  uint64_t x = *(const uint64_t *) a, y = *(const uint64_t *) b;
+  return x < y ? -1 : x > y;
+}
+
+static Topo
+topo (const TgMeshChunk *c)
+{
+  Topo t = { 0 };
+  int64_t nt = c->n_indices / 3;
+  uint64_t *keys = malloc (sizeof (uint64_t) * (size_t) (3 * nt + 1));
+
+  t.v = c->n_vertices;
+  t.f = nt;
+  for (int64_t i = 0; i < nt; i++)
+    {
+      const uint32_t *ix = c->indices + 3 * i;
+      const float *a = c->positions + 3 * (size_t) ix[0];
+      const float *b = c->positions + 3 * (size_t) ix[1];
+      const float *d = c->positions + 3 * (size_t) ix[2];
+
+      if (ix[0] == ix[1] || ix[1] == ix[2] || ix[0] == ix[2])
+        t.degenerate++;
+      for (int k = 0; k < 3; k++)
+        {
+          uint32_t p = ix[k], q = ix[(k + 1) % 3];
+          /* Undirected key, the low bit records the direction. */
+          uint64_t lo = p < q ? p : q, hi = p < q ? q : p;
+          keys[3 * i + k] = (lo << 33) | (hi << 1) | (p < q);
+        }
+      t.volume += ((double) a[0] * ((double) b[1] * d[2] - (double) b[2] * d[1])
+                   - (double) a[1] * ((double) b[0] * d[2] - (double) b[2] * d[0])
+                   + (double) a[2] * ((double) b[0] * d[1] - (double) b[1] * d[0]))
+                  / 6.0;
+    }
+  qsort (keys, (size_t) (3 * nt), sizeof *keys, cmp_u64);
+  for (int64_t i = 0; i < 3 * nt;)
+    {
+      int64_t j = i;
+      while (j < 3 * nt && keys[j] >> 1 == keys[i] >> 1)
+        j++;
+      t.e++;
+      /* Exactly two uses, one each way: 0 then 1 after sorting. */
+      if (j - i != 2 || (keys[i] & 1) != 0 || (keys[i + 1] & 1) != 1)
+        t.bad_edges++;
+      i = j;
+    }
+  free (keys);
+  return t;
+}
+
+static int
+cmp_pos (const void *a, const void *b)
+{
+  return memcmp (a, b, sizeof (float) * 3);
+}
+
+/* Vertices with distinct positions. */
+static int64_t
+unique_positions (const TgMeshChunk *c)
+{
+  float *p = malloc (sizeof (float) * 3 * (size_t) (c->n_vertices + 1));
+  int64_t n = 0;
+
+  memcpy (p, c->positions, sizeof (float) * 3 * (size_t) c->n_vertices);
+  for (int i = 0; i < 3 * c->n_vertices; i++)
+    if (p[i] == 0.0f)
+      p[i] = 0.0f; /* -0 and +0 are one position */
+  qsort (p, (size_t) c->n_vertices, sizeof (float) * 3, cmp_pos);
+  for (int i = 0; i < c->n_vertices; i++)
+    if (i == 0 || memcmp (p + 3 * i, p + 3 * (i - 1), sizeof (float) * 3) != 0)
+      n++;
+  free (p);
+  return n;
+}
+
+static TgHash
+mesh_hash (const TgMesh *m)
+{
+  TgHasher h;
+
+  tg_hasher_init (&h);
+  for (int i = 0; i < m->n_chunks; i++)
+    {
+      const TgMeshChunk *c = &m->chunks[i];
+      tg_hasher_u64 (&h, (uint64_t) c->n_vertices);
+      tg_hasher_u64 (&h, (uint64_t) c->n_indices);
+      tg_hasher_bytes (&h, c->positions, sizeof (float) * 3 * (size_t) c->n_vertices);
+      tg_hasher_bytes (&h, c->normals, sizeof (float) * 3 * (size_t) c->n_vertices);
+      tg_hasher_bytes (&h, c->indices, sizeof (uint32_t) * (size_t) c->n_indices);
+    }
+  return tg_hasher_finish (&h);
+}
+
+/* --- graphs ---------------------------------------------------------------------------- */
+
+static TgGraph *
+small_world (void)
+{
+  return new_graph (64, 64, 17);
+}
+
+static void
+set_box (TgGraph *g, int iso, double lo, double hi, double cell)
+{
+  char a[128], b[128], c[64];
+
+  snprintf (a, sizeof a, "%.17g,%.17g,%.17g", lo, lo, lo);
+  snprintf (b, sizeof b, "%.17g,%.17g,%.17g", hi, hi, hi);
+  snprintf (c, sizeof c, "%.17g", cell);
+  SET (g, iso, "min_m", a);
+  SET (g, iso, "max_m", b);
+  SET (g, iso, "cell_m", c);
+}
+
+static TgValue *
+pull_mesh (TgGraph *g, int threads)
+{
+  TgEngine *e = new_engine (threads);
+  TgRegion r = world_region (g);
+  TgValue *v = pull (e, g, "iso", &r);
+
+  tg_engine_free (e);
+  return v;
+}
+
+static void
+test_sphere_watertight_euler_volume (void)
+{
+  TgGraph *g = small_world ();
+  double r = 10.0, c[3] = { 0.37, -0.21, 0.13 };
+  int s = add_node (g, "s", "field.sphere");
+  int iso = add_node (g, "iso", "mesh.isosurface");
+  TgValue *v;
+
+  SET (g, s, "centre_m", "0.37,-0.21,0.13");
+  SET (g, s, "radius_m", "10");
+  set_box (g, iso, -12.0, 12.0, r / 32.0);
+  add_link (g, "s", "field", "iso", "field");
+  v = pull_mesh (g, 0);
+  if (v)
+    {
+      const TgMeshChunk *ch = &tg_value_mesh (v)->chunks[0];
+      Topo t = topo (ch);
+      double want = 4.0 / 3.0 * M_PI * r * r * r;
+      double worst = 0.0, worst_n = 1.0;
+
+      TG_CHECK_INT_EQ (tg_value_mesh (v)->n_chunks, 1);
+      TG_CHECK (t.f > 10000);
+      TG_CHECK_INT_EQ (t.bad_edges, 0);
+      TG_CHECK_INT_EQ (t.degenerate, 0);
+      TG_CHECK_INT_EQ (t.v - t.e + t.f, 2);
+      TG_CHECK_MSG (fabs (t.volume - want) < 0.01 * want, "volume %g, want %g", t.volume, want);
+      TG_CHECK_INT_EQ (unique_positions (ch), ch->n_vertices);
+      /* On the sphere and with the gradient as normal. */
+      for (int i = 0; i < ch->n_vertices; i++)
+        {
+          const float *p = ch->positions + 3 * i, *n = ch->normals + 3 * i;
+          double d[3] = { p[0] - c[0], p[1] - c[1], p[2] - c[2] };
+          double len = sqrt (d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+          double dot = (d[0] * n[0] + d[1] * n[1] + d[2] * n[2]) / len;
+
+          worst = fmax (worst, fabs (len - r));
+          worst_n = fmin (worst_n, dot);
+        }
+      /* Linear interpolation of a sphere's distance: about h^2 / 8r. */
+      TG_CHECK_MSG (worst < 0.02 * r / 32.0, "vertex %g m off the sphere", worst);
+      TG_CHECK_MSG (worst_n > 0.999, "normal off the radius: dot %g", worst_n);
+      tg_value_unref (v);
+    }
+  tg_graph_free (g);
+}
+
+static void
+test_torus_euler_zero (void)
+{
+  TgGraph *g = small_world ();
+  int s = add_node (g, "t", "field.torus");
+  int iso = add_node (g, "iso", "mesh.isosurface");
+  TgValue *v;
+
+  SET (g, s, "centre_m", "0.11,0.05,-0.07");
+  SET (g, s, "major_radius_m", "8");
+  SET (g, s, "minor_radius_m", "3");
+  set_box (g, iso, -12.0, 12.0, 0.2);
+  add_link (g, "t", "field", "iso", "field");
+  v = pull_mesh (g, 0);
+  if (v)
+    {
+      Topo t = topo (&tg_value_mesh (v)->chunks[0]);
+      double want = 2.0 * M_PI * M_PI * 8.0 * 9.0;
+
+      TG_CHECK_INT_EQ (t.bad_edges, 0);
+      TG_CHECK_INT_EQ (t.v - t.e + t.f, 0);
+      TG_CHECK_MSG (fabs (t.volume - want) < 0.01 * want, "volume %g, want %g", t.volume, want);
+      tg_value_unref (v);
+    }
+  tg_graph_free (g);
+}
+
+/* A 16 m box minus a 6 m sphere centred on its top corner: an eighth of
+ * the ball is gone. */
+static void
+test_box_minus_sphere (void)
+{
+  TgGraph *g = small_world ();
+  int b = add_node (g, "b", "field.box");
+  int s = add_node (g, "s", "field.sphere");
+  int c = add_node (g, "c", "field.csg");
+  int iso = add_node (g, "iso", "mesh.isosurface");
+  TgValue *v;
+
+  SET (g, b, "centre_m", "0.013,0.021,0.017");
+  SET (g, b, "size_m", "16,16,16");
+  SET (g, s, "centre_m", "8.013,8.021,8.017");
+  SET (g, s, "radius_m", "6");
+  SET (g, c, "op", "subtraction");
+  set_box (g, iso, -10.0, 10.0, 0.125);
+  add_link (g, "b", "field", "c", "a");
+  add_link (g, "s", "field", "c", "b");
+  add_link (g, "c", "field", "iso", "field");
+  v = pull_mesh (g, 0);
+  if (v)
+    {
+      Topo t = topo (&tg_value_mesh (v)->chunks[0]);
+      double want = 16.0 * 16.0 * 16.0 - 4.0 / 3.0 * M_PI * 216.0 / 8.0;
+
+      TG_CHECK_INT_EQ (t.bad_edges, 0);
+      TG_CHECK_INT_EQ (t.v - t.e + t.f, 2);
+      TG_CHECK_MSG (fabs (t.volume - want) < 0.01 * want, "volume %g, want %g", t.volume, want);
+      tg_value_unref (v);
+    }
+  tg_graph_free (g);
+}
+
+/* --- random volumes --------------------------------------------------------------------- */
+
+typedef struct
+{
+  uint32_t seed;
+  float inv_cell, lo, hi, p_inside;
+} RandomVol;
+
+/* Random values at the lattice points, positive on the box's shell, so
+ * every case and every ambiguous face turns up and the surface closes. */
+static void
+random_eval (const TgField *f, int n, const float *x, const float *y, const float *z, float *out)
+{
+  const RandomVol *r = f->data;
+
+  for (int i = 0; i < n; i++)
+    {
+      int ix = (int) lrintf ((x[i] - r->lo) * r->inv_cell);
+      int iy = (int) lrintf ((y[i] - r->lo) * r->inv_cell);
+      int iz = (int) lrintf ((z[i] - r->lo) * r->inv_cell);
+      int last = (int) lrintf ((r->hi - r->lo) * r->inv_cell);
+      float u = tg_hash_unit (tg_hash3 (r->seed, ix, iy, iz));
+
+      if (ix <= 0 || iy <= 0 || iz <= 0 || ix >= last || iy >= last || iz >= last)
+        out[i] = 1.0f;
+      else
+        out[i] = u < r->p_inside ? -0.25f - u : 0.25f + u; /* never on the iso level */
+    }
+}
+
+static void
+test_random_volumes_watertight (void)
+{
+  int seen[256] = { 0 };
+  int n_seen = 0;
+
+  for (int k = 0; k < 12; k++)
+    {
+      RandomVol rv = { .seed = 1234u + (uint32_t) k, .inv_cell = 1.0f, .lo = 0.0f, .hi = 24.0f,
+                       .p_inside = 0.2f + 0.05f * (float) k };
+      TgField f = { .eval = random_eval, .data = &rv, .lipschitz = 0.0f };
+      TgIsoOptions o = { .min = { 0, 0, 0 }, .max = { 24, 24, 24 }, .cell = 1.0,
+                         .normals = TG__ISO_NORMALS_FACES };
+      TgMesh *m = NULL;
+      TgError err = { 0 };
+      int rc = tg__isosurface (&f, &o, NULL, NULL, &m, NULL, &err);
+
+      TG_CHECK_MSG (rc == 0, "%s", err.message);
+      if (m)
+        {
+          Topo t = topo (&m->chunks[0]);
+          TG_CHECK_MSG (t.bad_edges == 0, "seed %d: %lld edges not shared by two triangles",
+                        k, (long long) t.bad_edges);
+          TG_CHECK_INT_EQ (t.degenerate, 0);
+          TG_CHECK_MSG (t.volume > 0.0, "volume %g: inside-out", t.volume);
+          tg_mesh_free (m);
+        }
+      /* Which cases the volume held. */
+      for (int z = 0; z < 24; z++)
+        for (int y = 0; y < 24; y++)
+          for (int x = 0; x < 24; x++)
+            {
+              int cs = 0;
+              for (int c = 0; c < 8; c++)
+                {
+                  float px = (float) (x + (c & 1)), py = (float) (y + (c >> 1 & 1)),
+                        pz = (float) (z + (c >> 2 & 1)), v;
+                  random_eval (&f, 1, &px, &py, &pz, &v);
+                  cs |= (v < 0.0f) << c;
+                }
+              if (!seen[cs]++)
+                n_seen++;
+            }
+    }
+  TG_CHECK_MSG (n_seen == 256, "only %d of 256 cases seen", n_seen);
+}
+
+/* --- blocks, skipping, threads ------------------------------------------------------------ */
+
+typedef struct
+{
+  float c[3], r;
+  atomic_llong calls;
+} CountSphere;
+
+static void
+count_sphere_eval (const TgField *f, int n, const float *x, const float *y, const float *z,
+                   float *out)
+{
+  CountSphere *s = f->data;
+
+  atomic_fetch_add (&s->calls, n);
+  for (int i = 0; i < n; i++)
+    {
+      float dx = x[i] - s->c[0], dy = y[i] - s->c[1], dz = z[i] - s->c[2];
+      out[i] = sqrtf (dx * dx + dy * dy + dz * dz) - s->r;
+    }
+}
+
+static void
+test_skipping_samples_less_same_bytes (void)
+{
+  CountSphere cs = { .c = { 3.1f, -2.3f, 1.7f }, .r = 40.0f };
+  TgField f = { .eval = count_sphere_eval, .data = &cs, .lipschitz = 1.0f };
+  /* Face normals: the field is sampled at the corners only. */
+  TgIsoOptions o = { .min = { -64, -64, -64 }, .max = { 64, 64, 64 }, .cell = 1.0,
+                     .normals = TG__ISO_NORMALS_FACES };
+  TgMesh *a = NULL, *b = NULL;
+  TgIsoStats sa, sb;
+  TgError err = { 0 };
+  long long calls_skip, calls_all;
+
+  atomic_init (&cs.calls, 0);
+  TG_CHECK (tg__isosurface (&f, &o, NULL, NULL, &a, &sa, &err) == 0);
+  calls_skip = atomic_load (&cs.calls);
+  o.no_skip = true;
+  atomic_store (&cs.calls, 0);
+  TG_CHECK (tg__isosurface (&f, &o, NULL, NULL, &b, &sb, &err) == 0);
+  calls_all = atomic_load (&cs.calls);
+  TG_CHECK_INT_EQ (sa.blocks, 64);
+  TG_CHECK_MSG (sa.blocks_skipped > 0, "no block skipped");
+  TG_CHECK_MSG (sa.subblocks_skipped > 1000, "%lld sub-blocks skipped",
+                (long long) sa.subblocks_skipped);
+  TG_CHECK_INT_EQ (sb.blocks_skipped, 0);
+  /* Without skipping every block samples its 33^3 corners. */
+  TG_CHECK_INT_EQ (sb.evaluations, 64LL * 33 * 33 * 33);
+  TG_CHECK_INT_EQ (calls_all, 64LL * 33 * 33 * 33);
+  TG_CHECK_MSG (calls_skip * 3 < calls_all, "skipping sampled %lld of %lld", calls_skip,
+                calls_all);
+  if (a && b)
+    {
+      TgHash ha = mesh_hash (a), hb = mesh_hash (b);
+      Topo t = topo (&a->chunks[0]);
+
+      TG_CHECK (ha.a == hb.a && ha.b == hb.b);
+      TG_CHECK_INT_EQ (t.bad_edges, 0);
+      TG_CHECK_INT_EQ (t.v - t.e + t.f, 2);
+      /* Many blocks meet on this sphere; no crossing is made twice. */
+      TG_CHECK_INT_EQ (unique_positions (&a->chunks[0]), a->chunks[0].n_vertices);
+    }
+  tg_mesh_free (a);
+  tg_mesh_free (b);
+}
+
+/* A rough rock over more blocks than one wave holds, on 1 and 3 threads. */
+static void
+test_threads_same_bytes (void)
+{
+  TgGraph *g = small_world ();
+  int s = add_node (g, "s", "field.sphere");
+  int d = add_node (g, "d", "field.displace");
+  int iso = add_node (g, "iso", "mesh.isosurface");
+  TgValue *v1, *v3;
+
+  SET (g, s, "radius_m", "50");
+  SET (g, d, "amplitude_m", "6");
+  SET (g, d, "scale_m", "20");
+  set_box (g, iso, -62.0, 62.0, 0.75);
+  add_link (g, "s", "field", "d", "field");
+  add_link (g, "d", "field", "iso", "field");
+  v1 = pull_mesh (g, 1);
+  v3 = pull_mesh (g, 3);
+  if (v1 && v3)
+    {
+      TgHash h1 = mesh_hash (tg_value_mesh (v1)), h3 = mesh_hash (tg_value_mesh (v3));
+      Topo t = topo (&tg_value_mesh (v1)->chunks[0]);
+
+      TG_CHECK (h1.a == h3.a && h1.b == h3.b);
+      TG_CHECK_INT_EQ (t.bad_edges, 0);
+      TG_CHECK_INT_EQ (unique_positions (&tg_value_mesh (v1)->chunks[0]),
+                       tg_value_mesh (v1)->chunks[0].n_vertices);
+    }
+  if (v1)
+    tg_value_unref (v1);
+  if (v3)
+    tg_value_unref (v3);
+  tg_graph_free (g);
+}
+
+static void
+test_flat_and_face_normals (void)
+{
+  TgGraph *g = small_world ();
+  int s = add_node (g, "s", "field.sphere");
+  int iso = add_node (g, "iso", "mesh.isosurface");
+  TgValue *smooth, *flat, *faces;
+
+  SET (g, s, "radius_m", "5");
+  set_box (g, iso, -6.0, 6.0, 0.5);
+  add_link (g, "s", "field", "iso", "field");
+  smooth = pull_mesh (g, 0);
+  SET (g, iso, "shading", "flat");
+  flat = pull_mesh (g, 0);
+  SET (g, iso, "shading", "smooth");
+  SET (g, iso, "normals", "faces");
+  faces = pull_mesh (g, 0);
+  if (smooth && flat && faces)
+    {
+      const TgMeshChunk *a = &tg_value_mesh (smooth)->chunks[0];
+      const TgMeshChunk *b = &tg_value_mesh (flat)->chunks[0];
+      const TgMeshChunk *c = &tg_value_mesh (faces)->chunks[0];
+      double worst = 1.0;
+
+      TG_CHECK_INT_EQ (b->n_indices, a->n_indices);
+      TG_CHECK_INT_EQ (b->n_vertices, a->n_indices);
+      for (int64_t t = 0; t < b->n_indices / 3; t++)
+        TG_CHECK (memcmp (b->normals + 9 * t, b->normals + 9 * t + 3, 12) == 0
+                  && memcmp (b->normals + 9 * t, b->normals + 9 * t + 6, 12) == 0);
+      /* Face-averaged normals agree with the gradient. */
+      TG_CHECK_INT_EQ (c->n_vertices, a->n_vertices);
+      for (int i = 0; i < a->n_vertices; i++)
+        worst = fmin (worst, a->normals[3 * i] * c->normals[3 * i]
+                               + a->normals[3 * i + 1] * c->normals[3 * i + 1]
+                               + a->normals[3 * i + 2] * c->normals[3 * i + 2]);
+      TG_CHECK_MSG (worst > 0.95, "face and gradient normals differ: dot %g", worst);
+    }
+  if (smooth)
+    tg_value_unref (smooth);
+  if (flat)
+    tg_value_unref (flat);
+  if (faces)
+    tg_value_unref (faces);
+  tg_graph_free (g);
+}
+
+/* --- errors ---------------------------------------------------------------------------------- */
+
+static void
+expect_error (TgGraph *g, const char *needle_path, const char *needle_msg)
+{
+  TgEngine *e = new_engine (1);
+  TgRegion r = world_region (g);
+  TgError err = { 0 };
+  TgValue *v = pull_err (e, g, "iso", &r, &err);
+  char buf[1024];
+
+  TG_CHECK (v == NULL);
+  if (v)
+    tg_value_unref (v);
+  tg_error_format (&err, buf, sizeof buf);
+  TG_CHECK_STR_CONTAINS (buf, needle_path);
+  TG_CHECK_STR_CONTAINS (buf, needle_msg);
+  tg_engine_free (e);
+}
+
+static void
+test_bad_parameters_named (void)
+{
+  TgGraph *g = small_world ();
+  int iso = add_node (g, "iso", "mesh.isosurface");
+  TgError err = { 0 };
+  TgIsoOptions o = { .min = { 0, 0, 0 }, .max = { 1, 1, 1 }, .cell = 0.0 };
+
+  add_node (g, "s", "field.sphere");
+  add_link (g, "s", "field", "iso", "field");
+  SET (g, iso, "min_m", "0,5,0");
+  SET (g, iso, "max_m", "1,5,1");
+  expect_error (g, "params.max_m", "along y");
+  SET (g, iso, "max_m", "1,6,1");
+  SET (g, iso, "cell_m", "0");
+  expect_error (g, "params.cell_m", "above 0");
+  SET (g, iso, "min_m", "-1000,-1000,-1000");
+  SET (g, iso, "max_m", "1000,1000,1000");
+  SET (g, iso, "cell_m", "0.01");
+  expect_error (g, "params.cell_m", "cells");
+  TG_CHECK (tg__isosurface_check (&o, &err) == TG_ERANGE);
+  TG_CHECK_STR_CONTAINS (err.path, "params.cell_m");
+  tg_graph_free (g);
+}
+
+/* An empty box gives an empty mesh, not an error. */
+static void
+test_empty_box (void)
+{
+  CountSphere cs = { .c = { 100, 100, 100 }, .r = 1.0f };
+  TgField f = { .eval = count_sphere_eval, .data = &cs, .lipschitz = 1.0f };
+  TgIsoOptions o = { .min = { -10, -10, -10 }, .max = { 10, 10, 10 }, .cell = 0.5 };
+  TgMesh *m = NULL;
+  TgError err = { 0 };
+
+  atomic_init (&cs.calls, 0);
+  TG_CHECK (tg__isosurface (&f, &o, NULL, NULL, &m, NULL, &err) == 0);
+  if (m)
+    {
+      TG_CHECK_INT_EQ (m->chunks[0].n_vertices, 0);
+      TG_CHECK_INT_EQ (m->chunks[0].n_indices, 0);
+    }
+  /* One centre per block and per sub-block, nothing else. */
+  TG_CHECK_MSG (atomic_load (&cs.calls) <= 8 * 65, "%lld samples", atomic_load (&cs.calls));
+  tg_mesh_free (m);
+}
+
+int
+main (void)
+{
+  TG_RUN (test_sphere_watertight_euler_volume);
+  TG_RUN (test_torus_euler_zero);
+  TG_RUN (test_box_minus_sphere);
+  TG_RUN (test_random_volumes_watertight);
+  TG_RUN (test_skipping_samples_less_same_bytes);
+  TG_RUN (test_threads_same_bytes);
+  TG_RUN (test_flat_and_face_normals);
+  TG_RUN (test_bad_parameters_named);
+  TG_RUN (test_empty_box);
+  return tgtest_result ();
+}
