@@ -8,6 +8,7 @@
 
 #include "tgformats-private.h"
 #include "mesh-writers.h"
+#include "points-writers.h"
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static int init_result;
@@ -32,6 +33,11 @@ register_all (void)
   rc = rc ? rc : tg_io_register_mesh_writer ("glb", tg__write_mesh_glb);
   rc = rc ? rc : tg_io_register_mesh_writer ("obj", tg__write_mesh_obj);
   rc = rc ? rc : tg_io_register_mesh_writer ("ply", tg__write_mesh_ply);
+  rc = rc ? rc : tg_io_register_points_writer ("csv", tg__write_points_csv);
+  rc = rc ? rc : tg_io_register_points_writer ("json", tg__write_points_json);
+  rc = rc ? rc : tg_io_register_points_writer ("glb", tg__write_points_glb);
+  rc = rc ? rc : tg_io_register_points_writer ("godot", tg__write_points_godot);
+  rc = rc ? rc : tg_io_register_mesh_reader ("glb", tg__read_mesh_glb);
   init_result = rc;
 }
 

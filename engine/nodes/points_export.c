@@ -1,0 +1,173 @@
+/* export.points: writes an instance list for a game engine or a DCC tool
+ * through the instance-list writers formats/ registers: csv (one row per
+ * instance, prototype by name), json, glb (one node per prototype with
+ * EXT_mesh_gpu_instancing, showing a marker cone or a prototype mesh read
+ * from a .glb) and godot (a Godot 4 scene with a MultiMeshInstance3D per
+ * prototype).  The engine only gathers the meshes; the bytes are the
+ * writer's.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <tgraph/mesh.h>
+#include <tgraph/node.h>
+#include <tgraph/param.h>
+#include <tgraph/points.h>
+
+/* Also the writer names formats/ registers. */
+static const char *const format_choices[] = { "csv", "json", "glb", "godot", NULL };
+
+enum
+{
+  FMT_CSV,
+  FMT_JSON,
+  FMT_GLB,
+  FMT_GODOT,
+};
+
+typedef struct
+{
+  const char *prototype;
+  const char *path;
+} MeshItem;
+
+static const TgParamDesc mesh_item_params[] = {
+  TG_PARAM_STRING (MeshItem, prototype, N_("Prototype"), "tree",
+                   N_("The prototype this mesh shows")),
+  TG_PARAM_STRING (MeshItem, path, N_("Mesh file"), "",
+                   N_("A .glb file whose meshes make up the prototype, relative to the graph "
+                      "file's folder")),
+};
+
+typedef struct
+{
+  const char *path;
+  int format;
+  TgList meshes;
+} ExportParams;
+
+static const TgParamDesc export_params[] = {
+  TG_PARAM_OUTPUT_PATH (ExportParams, path, N_("File"), "instances.csv",
+                        N_("Output file, relative to the output folder")),
+  TG_PARAM_ENUM (ExportParams, format, N_("Format"), "csv", format_choices,
+                 N_("csv: prototype,px,py,pz,qx,qy,qz,qw,sx,sy,sz rows; json: the same as "
+                    "objects; glb: glTF with EXT_mesh_gpu_instancing, one node per prototype; "
+                    "godot: a Godot 4 .tscn with one MultiMeshInstance3D per prototype")),
+  TG_PARAM_LIST (ExportParams, meshes, N_("Prototype meshes"), MeshItem, mesh_item_params, 0,
+                 256, "",
+                 N_("glb only: meshes to show for prototypes; the others get a marker cone")),
+};
+
+static const TgPortDesc export_inputs[] = {
+  { .name = "points", .type = TG_TYPE_POINTS, .label = N_("Instances"),
+    .help = N_("Instances to write") },
+};
+
+static int
+export_check (const void *params, TgError *err)
+{
+  const ExportParams *p = params;
+  const MeshItem *items = p->meshes.items;
+
+  for (int i = 0; i < p->meshes.n; i++)
+    {
+      char path[64];
+      if (!items[i].prototype || !items[i].prototype[0])
+        {
+          snprintf (path, sizeof path, "params.meshes[%d].prototype", i);
+          return tg_error_set (err, TG_EMISSING, path, "mesh %d names no prototype", i);
+        }
+      if (!items[i].path || !items[i].path[0])
+        {
+          snprintf (path, sizeof path, "params.meshes[%d].path", i);
+          return tg_error_set (err, TG_EMISSING, path, "the mesh for \"%s\" has no file",
+                               items[i].prototype);
+        }
+      for (int j = 0; j < i; j++)
+        if (strcmp (items[j].prototype, items[i].prototype) == 0)
+          {
+            snprintf (path, sizeof path, "params.meshes[%d].prototype", i);
+            return tg_error_set (err, TG_EINVAL, path, "prototype \"%s\" has two meshes",
+                                 items[i].prototype);
+          }
+    }
+  return 0;
+}
+
+static int
+export_eval (TgEvalCtx *c)
+{
+  const ExportParams *p = tg_eval_params (c);
+  const TgPoints *pts = tg_value_points (tg_eval_input (c, 0));
+  const MeshItem *items = p->meshes.items;
+  const TgMesh **meshes = NULL;
+  TgError e = { 0 };
+  int rc;
+
+  if (export_check (p, &e) < 0)
+    return tg_eval_fail (c, e.code, "%s: %s", e.path, e.message);
+  if (p->format < 0 || p->format >= TG_N_ELEMENTS (format_choices) - 1)
+    return tg_eval_fail (c, TG_EFORMAT, "params.format: unknown format %d", p->format);
+  if (!p->path || !p->path[0])
+    return tg_eval_fail (c, TG_EMISSING, "params.path: no output file given");
+  if (!pts)
+    return tg_eval_fail (c, TG_ETYPE, "input 'points' carries no instances");
+
+  /* Only the glb writer embeds meshes. */
+  if (p->format == FMT_GLB && p->meshes.n > 0)
+    {
+      meshes = calloc ((size_t) (pts->n_protos ? pts->n_protos : 1), sizeof (TgMesh *));
+      if (!meshes)
+        return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+      for (int i = 0; i < p->meshes.n; i++)
+        {
+          int k = 0;
+          while (k < pts->n_protos && strcmp (pts->proto_names[k], items[i].prototype) != 0)
+            k++;
+          if (k == pts->n_protos)
+            {
+              char have[256] = "";
+              size_t used = 0;
+              for (int q = 0; q < pts->n_protos && used < sizeof have; q++)
+                {
+                  int w = snprintf (have + used, sizeof have - used, "%s%s", q ? ", " : "",
+                                    pts->proto_names[q]);
+                  used += w > 0 ? (size_t) w : 0;
+                }
+              free (meshes);
+              return tg_eval_fail (c, TG_EUNKNOWN,
+                                   "params.meshes[%d].prototype: no prototype \"%s\" in the "
+                                   "instances (they have: %s)",
+                                   i, items[i].prototype, pts->n_protos ? have : "none");
+            }
+          /* The loader records its own message naming the file. */
+          if ((rc = tg_eval_load_mesh (c, items[i].path, &meshes[k])) < 0)
+            {
+              free (meshes);
+              return rc;
+            }
+        }
+    }
+  rc = tg_eval_write_points (c, p->path, format_choices[p->format], pts,
+                             (const TgMesh *const *) meshes);
+  free (meshes);
+  return rc;
+}
+
+static const TgNodeDesc export_points_desc = {
+  .type = "export.points",
+  .category = "Output",
+  .label = N_("Export instances"),
+  .help = N_("Writes instances as CSV, JSON, glTF (GPU instancing) or a Godot 4 scene"),
+  .inputs = export_inputs,
+  .n_inputs = TG_N_ELEMENTS (export_inputs),
+  .params = export_params,
+  .n_params = TG_N_ELEMENTS (export_params),
+  .params_size = sizeof (ExportParams),
+  .locality = TG_LOCALITY_GLOBAL,
+  .check = export_check,
+  .eval = export_eval,
+  .flags = TG_NODE_EXPORT,
+  .version = 1,
+};
+TG_NODE_REGISTER (export_points_desc);

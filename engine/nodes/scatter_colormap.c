@@ -1,0 +1,781 @@
+/* scatter.colormap: places object instances where an artist painted a
+ * distribution map (red = grass, blue = rock, green = tree, black =
+ * nothing), as described in MISSION.md section 2.
+ *
+ * Candidates lie on a jittered grid of cell_m cells (one per cell, drawn
+ * from a hash of the seed and the cell), optionally displaced by smooth
+ * noise to hide the grid.  Each reads the map at its world position
+ * through the world's bounding box with the image convention (row 0
+ * north, column 0 west; nearest sample taken with an explicit floor,
+ * clamped at the borders) and is classified through a lookup table, not a
+ * loop over the palette.  Then the chance, the transform, the terrain
+ * filters and the minimum spacing decide whether it becomes an instance.
+ *
+ * Determinism: candidate bands run in parallel but write their own
+ * buffers, joined in band order, so the candidate sequence is row-major
+ * by cell whatever the thread count; the spacing pass is sequential over
+ * that sequence.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tgraph/hash.h>
+#include <tgraph/node.h>
+#include <tgraph/param.h>
+#include <tgraph/points.h>
+
+#include "scatter_common.h"
+
+#define MAX_PALETTE 64
+
+/* --- parameters ------------------------------------------------------------ */
+
+typedef struct
+{
+  const char *name;
+  double color[4];
+  double tolerance;
+} PaletteItem;
+
+static const TgParamDesc palette_item_params[] = {
+  TG_PARAM_STRING (PaletteItem, name, N_("Prototype"), "grass",
+                   N_("The kind of object this colour places; colours with the same name "
+                      "place the same prototype")),
+  TG_PARAM_COLOR (PaletteItem, color, N_("Colour"), 1.0, 0.0, 0.0, 1.0,
+                  N_("Colour painted in the distribution map (its alpha is not used)")),
+  TG_PARAM_FLOAT (PaletteItem, tolerance, N_("Tolerance"), 0.0, 0.0, 1.0, NULL,
+                  N_("How far a pixel may be from the colour and still match, in 0..1 "
+                     "units; 0 uses the node's tolerance")),
+};
+
+enum
+{
+  MODE_PALETTE,
+  MODE_RGB,
+};
+static const char *const mode_choices[] = { "palette", "rgb", NULL };
+
+enum
+{
+  METRIC_MAX_CHANNEL,
+  METRIC_EUCLIDEAN,
+};
+static const char *const metric_choices[] = { "max_channel", "euclidean", NULL };
+
+enum
+{
+  SPACING_GLOBAL,
+  SPACING_PER_PROTOTYPE,
+};
+static const char *const spacing_choices[] = { "global", "per_prototype", NULL };
+
+typedef struct
+{
+  TgList palette;
+  int channel_mode;
+  int metric;
+  double tolerance;
+  bool luminance_chance;
+  double base_chance;
+  double cell_m;
+  double jitter;
+  double warp_m;
+  double warp_scale_m;
+  double min_spacing_m;
+  int spacing_mode;
+  TG__SCATTER_XFORM_FIELDS;
+  int seed;
+} ColormapParams;
+
+static const TgParamDesc colormap_params[] = {
+  TG_PARAM_LIST (ColormapParams, palette, N_("Palette"), PaletteItem, palette_item_params, 1,
+                 MAX_PALETTE,
+                 "name=grass|color=#ff0000; name=rock|color=#0000ff; name=tree|color=#00ff00",
+                 N_("Which colour places which prototype.  In rgb mode only each colour's "
+                    "red value is used: it selects the prototype")),
+  TG_PARAM_ENUM (ColormapParams, channel_mode, N_("Channels"), "palette", mode_choices,
+                 N_("palette: match colours against the palette; rgb: red selects the "
+                    "prototype (nearest palette red within tolerance), green is the density "
+                    "and blue the scale")),
+  TG_PARAM_ENUM (ColormapParams, metric, N_("Colour distance"), "max_channel", metric_choices,
+                 N_("max_channel: largest difference of R, G, B; euclidean: distance in "
+                    "RGB space")),
+  TG_PARAM_FLOAT (ColormapParams, tolerance, N_("Tolerance"), 0.12, 0.0, 1.0, NULL,
+                  N_("Default colour tolerance (0.10-0.15 suits hand-painted maps); a "
+                     "pixel further from every colour places nothing")),
+  TG_PARAM_BOOL (ColormapParams, luminance_chance, N_("Brightness is density"), false,
+                 N_("Darker paint places fewer objects: colours match by hue and the chance "
+                    "is multiplied by the pixel's brightness relative to its palette "
+                    "colour (0.5 for half-bright paint, whatever the hue)")),
+  TG_PARAM_FLOAT (ColormapParams, base_chance, N_("Chance"), 1.0, 0.0, 1.0, NULL,
+                  N_("Probability that a matching candidate becomes an instance")),
+  TG_PARAM_FLOAT_UI (ColormapParams, cell_m, N_("Cell size"), 2.0, 0.01, 100000.0, 0.25, 50.0,
+                     "m", N_("Candidate grid spacing: one candidate per cell, so about the "
+                             "densest spacing of instances")),
+  TG_PARAM_FLOAT (ColormapParams, jitter, N_("Jitter"), 1.0, 0.0, 1.0, NULL,
+                  N_("How far a candidate may move from its cell's centre, as a fraction of "
+                     "the cell (0: a regular grid; 1: anywhere in the cell)")),
+  TG_PARAM_FLOAT_UI (ColormapParams, warp_m, N_("Warp"), 0.0, 0.0, 100000.0, 0.0, 50.0, "m",
+                     N_("Largest displacement of candidates by smooth noise, to hide the grid")),
+  TG_PARAM_FLOAT_UI (ColormapParams, warp_scale_m, N_("Warp size"), 50.0, 0.01, 1000000.0,
+                     1.0, 1000.0, "m", N_("Feature size of the displacement noise")),
+  TG_PARAM_FLOAT_UI (ColormapParams, min_spacing_m, N_("Minimum spacing"), 0.0, 0.0, 100000.0,
+                     0.0, 50.0, "m",
+                     N_("No two instances closer than this (0: no limit); earlier candidates "
+                        "(north first, then west first) win")),
+  TG_PARAM_ENUM (ColormapParams, spacing_mode, N_("Spacing between"), "global",
+                 spacing_choices,
+                 N_("global: between all instances; per_prototype: only between instances "
+                    "of the same prototype")),
+  TG__SCATTER_XFORM_PARAMS (ColormapParams),
+  TG_PARAM_SEED (ColormapParams, seed, N_("Seed"), N_("Seed of every random choice")),
+};
+
+static const TgPortDesc colormap_inputs[] = {
+  { .name = "image", .type = TG_TYPE_IMAGE, .label = N_("Distribution map"),
+    .help = N_("The painted map, raw RGBA values (no gamma), stretched over the world") },
+  { .name = "height", .type = TG_TYPE_HEIGHT, .label = N_("Height"), .optional = true,
+    .help = N_("Terrain to snap to and to filter by height and slope") },
+};
+
+static const TgPortDesc colormap_outputs[] = {
+  { .name = "points", .type = TG_TYPE_POINTS, .label = N_("Instances"),
+    .help = N_("The placed instances, north rows first") },
+};
+
+static int
+colormap_check (const void *params, TgError *err)
+{
+  const ColormapParams *p = params;
+  const PaletteItem *items = p->palette.items;
+  int rc;
+
+  if ((rc = tg__scatter_xform_check (p->yaw_min_deg, p->yaw_max_deg, p->scale_min,
+                                     p->scale_max, p->min_height_m, p->max_height_m, err))
+      < 0)
+    return rc;
+  if (p->palette.n < 1 || !items)
+    return tg_error_set (err, TG_EMISSING, "params.palette", "the palette is empty");
+  if (p->palette.n > MAX_PALETTE)
+    return tg_error_set (err, TG_ERANGE, "params.palette", "the palette has %d colours; at most %d",
+                         p->palette.n, MAX_PALETTE);
+  for (int i = 0; i < p->palette.n; i++)
+    {
+      char path[64];
+      snprintf (path, sizeof path, "params.palette[%d].name", i);
+      if (!items[i].name || !items[i].name[0])
+        return tg_error_set (err, TG_EMISSING, path, "palette colour %d has no prototype name",
+                             i);
+      if (p->channel_mode == MODE_PALETTE && p->luminance_chance
+          && fmax (items[i].color[0], fmax (items[i].color[1], items[i].color[2])) <= 0.0)
+        {
+          snprintf (path, sizeof path, "params.palette[%d].color", i);
+          return tg_error_set (err, TG_EINVAL, path,
+                               "black cannot be a palette colour when brightness is density "
+                               "(it has no hue to match)");
+        }
+    }
+  return 0;
+}
+
+/* --- classification ---------------------------------------------------------- */
+
+/* Colours are looked up in a table of 32 levels per channel (32K cells).
+ * A cell holds the one palette entry whose tolerance region reaches into
+ * it, NONE when none does, or SEVERAL; a hit is then checked exactly. */
+#define LUT_BITS 5
+#define LUT_LEVELS (1 << LUT_BITS)
+#define LUT_SIZE (LUT_LEVELS * LUT_LEVELS * LUT_LEVELS)
+/* rgb mode: the red value alone, finer. */
+#define LUT1_SIZE 1024
+#define LUT_NONE (-1)
+#define LUT_SEVERAL (-2)
+/* Paint darker than this counts as black (nothing). */
+#define BLACK_LEVEL (1.0f / 1024.0f)
+
+typedef struct
+{
+  int n;
+  int mode, metric;
+  bool lum;
+  float col[MAX_PALETTE][3]; /* the colours matched against (by hue in luminance mode) */
+  float tol[MAX_PALETTE];
+  float inv_v[MAX_PALETTE]; /* luminance mode: 1 / the entry's brightness */
+  int proto[MAX_PALETTE];
+  bool black_matches;       /* a palette colour is near black: no early skip */
+  int16_t lut[LUT_SIZE];
+  int16_t lut1[LUT1_SIZE];
+} Classifier;
+
+static inline float
+clamp01f (float v)
+{
+  return v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f;
+}
+
+/* Distance from C to the interval [LO, HI]. */
+static inline double
+interval_distance (double c, double lo, double hi)
+{
+  return c < lo ? lo - c : (c > hi ? c - hi : 0.0);
+}
+
+static inline float
+colour_distance (const Classifier *cl, int e, float r, float g, float b)
+{
+  float dr = fabsf (r - cl->col[e][0]), dg = fabsf (g - cl->col[e][1]);
+  float db = fabsf (b - cl->col[e][2]);
+
+  if (cl->metric == METRIC_MAX_CHANNEL)
+    return fmaxf (dr, fmaxf (dg, db));
+  return sqrtf (dr * dr + dg * dg + db * db);
+}
+
+static void
+classifier_build (Classifier *cl, const ColormapParams *p, const int *proto_of_entry)
+{
+  const PaletteItem *items = p->palette.items;
+
+  memset (cl, 0, sizeof *cl);
+  cl->n = p->palette.n;
+  cl->mode = p->channel_mode;
+  cl->metric = p->metric;
+  cl->lum = p->luminance_chance && p->channel_mode == MODE_PALETTE;
+  for (int e = 0; e < cl->n; e++)
+    {
+      double r = items[e].color[0], g = items[e].color[1], b = items[e].color[2];
+      double v = fmax (r, fmax (g, b));
+      if (cl->lum && v > 0.0)
+        {
+          r /= v;
+          g /= v;
+          b /= v;
+          cl->inv_v[e] = (float) (1.0 / v);
+        }
+      cl->col[e][0] = (float) r;
+      cl->col[e][1] = (float) g;
+      cl->col[e][2] = (float) b;
+      cl->tol[e] = (float) (items[e].tolerance > 0.0 ? items[e].tolerance : p->tolerance);
+      cl->proto[e] = proto_of_entry[e];
+    }
+
+  /* A small margin keeps float rounding from dropping a colour the exact
+   * check would accept. */
+  for (int ri = 0; ri < LUT_LEVELS; ri++)
+    for (int gi = 0; gi < LUT_LEVELS; gi++)
+      for (int bi = 0; bi < LUT_LEVELS; bi++)
+        {
+          int found = LUT_NONE;
+          for (int e = 0; e < cl->n; e++)
+            {
+              double d[3], dist;
+              const int q[3] = { ri, gi, bi };
+              for (int k = 0; k < 3; k++)
+                d[k] = interval_distance (cl->col[e][k], (double) q[k] / LUT_LEVELS,
+                                          (double) (q[k] + 1) / LUT_LEVELS);
+              dist = cl->metric == METRIC_MAX_CHANNEL ? fmax (d[0], fmax (d[1], d[2]))
+                                                      : sqrt (d[0] * d[0] + d[1] * d[1]
+                                                              + d[2] * d[2]);
+              if (dist <= (double) cl->tol[e] + 1e-6)
+                found = found == LUT_NONE ? e : LUT_SEVERAL;
+            }
+          cl->lut[(ri << (2 * LUT_BITS)) | (gi << LUT_BITS) | bi] = (int16_t) found;
+        }
+  for (int k = 0; k < LUT1_SIZE; k++)
+    {
+      int found = LUT_NONE;
+      for (int e = 0; e < cl->n; e++)
+        if (interval_distance (cl->col[e][0], (double) k / LUT1_SIZE,
+                               (double) (k + 1) / LUT1_SIZE)
+            <= (double) cl->tol[e] + 1e-6)
+          found = found == LUT_NONE ? e : LUT_SEVERAL;
+      cl->lut1[k] = (int16_t) found;
+    }
+  cl->black_matches = !cl->lum && cl->mode == MODE_PALETTE && cl->lut[0] != LUT_NONE;
+}
+
+/* The palette entry the pixel PX (RGBA) places, or -1; *DENSITY gets the
+ * factor on the chance (brightness, or green in rgb mode) and *SCALE01
+ * the blue value (rgb mode). */
+static inline int
+classify (const Classifier *cl, const float *px, float *density, float *scale01)
+{
+  float r = clamp01f (px[0]), g = clamp01f (px[1]), b = clamp01f (px[2]);
+  float v = 1.0f, best = INFINITY;
+  int e, key, found = -1;
+
+  if (!(px[3] >= 0.5f))
+    return -1;
+  if (cl->mode == MODE_RGB)
+    {
+      if (!(g > 0.0f))
+        return -1;
+      key = (int) (r * LUT1_SIZE);
+      e = cl->lut1[key < LUT1_SIZE ? key : LUT1_SIZE - 1];
+      if (e == LUT_NONE)
+        return -1;
+      for (int k = e >= 0 ? e : 0; k < (e >= 0 ? e + 1 : cl->n); k++)
+        {
+          float d = fabsf (r - cl->col[k][0]);
+          if (d <= cl->tol[k] && d < best)
+            {
+              best = d;
+              found = k;
+            }
+        }
+      *density = g;
+      *scale01 = b;
+      return found;
+    }
+  if (cl->lum)
+    {
+      v = fmaxf (r, fmaxf (g, b));
+      if (v < BLACK_LEVEL)
+        return -1;
+      r /= v;
+      g /= v;
+      b /= v;
+    }
+  key = ((int) (r * LUT_LEVELS) - (r >= 1.0f)) << (2 * LUT_BITS)
+        | ((int) (g * LUT_LEVELS) - (g >= 1.0f)) << LUT_BITS
+        | ((int) (b * LUT_LEVELS) - (b >= 1.0f));
+  e = cl->lut[key];
+  if (e == LUT_NONE)
+    return -1;
+  /* The exact check: the entry itself, or the nearest of all on a cell
+   * that several reach (ties go to the earlier entry). */
+  for (int k = e >= 0 ? e : 0; k < (e >= 0 ? e + 1 : cl->n); k++)
+    {
+      float d = colour_distance (cl, k, r, g, b);
+      if (d <= cl->tol[k] && d < best)
+        {
+          best = d;
+          found = k;
+        }
+    }
+  if (found >= 0)
+    *density = cl->lum ? fminf (1.0f, v * cl->inv_v[found]) : 1.0f;
+  *scale01 = 0.0f;
+  return found;
+}
+
+/* --- the early skip ------------------------------------------------------------ */
+
+/* Blocks of BLOCK x BLOCK map samples that hold any paint (not black, not
+ * transparent; green above 0 in rgb mode) are flagged, and a summed-area
+ * table over the flags answers "is anything painted in this box" in O(1),
+ * so whole tiles of candidates over empty map are never generated. */
+#define BLOCK 16
+
+typedef struct
+{
+  const TgValue *img;
+  int mode;
+  int bw, bh;
+  uint8_t *flags;
+} OccJob;
+
+static void
+occupancy_rows (void *user, int begin, int end)
+{
+  const OccJob *job = user;
+  const TgRegion *r = &job->img->region;
+
+  for (int br = begin; br < end; br++)
+    {
+      uint8_t *flags = job->flags + (size_t) br * (size_t) job->bw;
+      int j_end = (br + 1) * BLOCK < r->height ? (br + 1) * BLOCK : r->height;
+      for (int j = br * BLOCK; j < j_end; j++)
+        {
+          const float *row = tg_value_row (job->img, j);
+          for (int bx = 0; bx < job->bw; bx++)
+            {
+              int i_end = (bx + 1) * BLOCK < r->width ? (bx + 1) * BLOCK : r->width;
+              int any = 0;
+              if (flags[bx])
+                continue;
+              for (int i = bx * BLOCK; i < i_end; i++)
+                {
+                  const float *px = row + 4 * i;
+                  float m = job->mode == MODE_RGB ? px[1] : fmaxf (px[0], fmaxf (px[1], px[2]));
+                  any |= (m >= BLACK_LEVEL) & (px[3] >= 0.5f);
+                }
+              flags[bx] = (uint8_t) any;
+            }
+        }
+    }
+}
+
+/* --- candidates ---------------------------------------------------------------- */
+
+/* Candidate cells per tile side: the unit of the early skip. */
+#define TILE 16
+
+typedef struct
+{
+  const Classifier *cl;
+  const TgValue *img;
+  TgScatterFilter filter;
+  uint32_t seed, warp_seed_x, warp_seed_z;
+  double west, north, east, south;
+  double cell_m, jitter, warp_m, inv_warp_scale;
+  double yaw_lo, yaw_hi, scale_lo, scale_hi, base_chance;
+  bool rgb;
+  int64_t nx, nz, ntx;
+  /* the map's lattice and the block table */
+  double map_x0, map_z0, map_cell;
+  int map_w, map_h;
+  const int32_t *sat;
+  int bw, bh;
+  bool skip_ok;
+  TgScatterBuf *bands;
+} CandJob;
+
+static inline int
+clampi (int64_t v, int lo, int hi)
+{
+  return v < lo ? lo : (v > hi ? hi : (int) v);
+}
+
+/* Nearest map sample to world X / Z: floor of the position in samples
+ * plus a half, clamped to the map. */
+static inline int
+map_col (const CandJob *job, double x)
+{
+  return clampi ((int64_t) floor ((x - job->map_x0) / job->map_cell + 0.5), 0, job->map_w - 1);
+}
+
+static inline int
+map_row (const CandJob *job, double z)
+{
+  return clampi ((int64_t) floor ((job->map_z0 - z) / job->map_cell + 0.5), 0, job->map_h - 1);
+}
+
+/* Whether any paint lies within the world box [XA, XB] x [ZA, ZB]. */
+static bool
+box_painted (const CandJob *job, double xa, double xb, double za, double zb)
+{
+  int c0 = map_col (job, xa) / BLOCK, c1 = map_col (job, xb) / BLOCK;
+  int r0 = map_row (job, zb) / BLOCK, r1 = map_row (job, za) / BLOCK;
+  int w = job->bw + 1;
+  int32_t s = job->sat[(r1 + 1) * w + c1 + 1] - job->sat[r0 * w + c1 + 1]
+              - job->sat[(r1 + 1) * w + c0] + job->sat[r0 * w + c0];
+
+  return s > 0;
+}
+
+static inline void
+candidate (const CandJob *job, int64_t cx, int64_t cz, TgScatterBuf *out)
+{
+  uint32_t seed = job->seed;
+  int32_t ix = (int32_t) cx, iz = (int32_t) cz;
+  double u = tg_hash_unit (tg_hash3 (seed, ix, iz, 0)) - 0.5;
+  double v = tg_hash_unit (tg_hash3 (seed, ix, iz, 1)) - 0.5;
+  double x = job->west + ((double) cx + 0.5 + job->jitter * u) * job->cell_m;
+  double z = job->north - ((double) cz + 0.5 + job->jitter * v) * job->cell_m;
+  const float *px;
+  float density = 1.0f, scale01 = 0.0f;
+  TgScatterCand c;
+  int e;
+
+  if (job->warp_m > 0.0)
+    {
+      double sx = x * job->inv_warp_scale, sz = z * job->inv_warp_scale;
+      double dx = job->warp_m * tg__scatter_value_noise (job->warp_seed_x, sx, sz);
+      double dz = job->warp_m * tg__scatter_value_noise (job->warp_seed_z, sx, sz);
+      x += dx;
+      z += dz;
+    }
+  c.x = (float) x;
+  c.z = (float) z;
+  if (!((double) c.x >= job->west && (double) c.x <= job->east && (double) c.z >= job->south
+        && (double) c.z <= job->north))
+    return;
+  px = tg_value_row (job->img, map_row (job, c.z)) + 4 * map_col (job, c.x);
+  e = classify (job->cl, px, &density, &scale01);
+  if (e < 0)
+    return;
+  if (!(tg_hash_unit (tg_hash3 (seed, ix, iz, 2)) < job->base_chance * (double) density))
+    return;
+  c.proto = job->cl->proto[e];
+  c.yaw = (float) tg__scatter_lerp_hash (job->yaw_lo, job->yaw_hi, tg_hash3 (seed, ix, iz, 3));
+  c.scale = job->rgb ? (float) (job->scale_lo + (job->scale_hi - job->scale_lo) * scale01)
+                     : (float) tg__scatter_lerp_hash (job->scale_lo, job->scale_hi,
+                                                      tg_hash3 (seed, ix, iz, 4));
+  if (!tg__scatter_filter (&job->filter, &c))
+    return;
+  tg__scatter_buf_push (out, &c);
+}
+
+static void
+candidate_bands (void *user, int begin, int end)
+{
+  const CandJob *job = user;
+  uint8_t tile_on[4096];
+  uint8_t *on;
+
+  for (int band = begin; band < end; band++)
+    {
+      int64_t cz0 = (int64_t) band * TILE;
+      int64_t cz1 = cz0 + TILE < job->nz ? cz0 + TILE : job->nz;
+      TgScatterBuf *out = &job->bands[band];
+
+      on = job->ntx <= (int64_t) sizeof tile_on ? tile_on : malloc ((size_t) job->ntx);
+      if (!on)
+        {
+          out->oom = true;
+          continue;
+        }
+      /* Which tiles of this band can see paint, allowing for the warp. */
+      for (int64_t tx = 0; tx < job->ntx; tx++)
+        {
+          double xa = job->west + (double) (tx * TILE) * job->cell_m - job->warp_m;
+          double xb = job->west + (double) (tx * TILE + TILE) * job->cell_m + job->warp_m;
+          double zb = job->north - (double) cz0 * job->cell_m + job->warp_m;
+          double za = job->north - (double) cz1 * job->cell_m - job->warp_m;
+          on[tx] = !job->skip_ok || box_painted (job, xa, xb, za, zb);
+        }
+      for (int64_t cz = cz0; cz < cz1; cz++)
+        for (int64_t tx = 0; tx < job->ntx; tx++)
+          {
+            int64_t cx1 = tx * TILE + TILE < job->nx ? tx * TILE + TILE : job->nx;
+            if (!on[tx])
+              continue;
+            for (int64_t cx = tx * TILE; cx < cx1; cx++)
+              candidate (job, cx, cz, out);
+          }
+      if (on != tile_on)
+        free (on);
+    }
+}
+
+/* --- eval ------------------------------------------------------------------------ */
+
+/* Candidate cells one evaluation may visit. */
+#define MAX_CELLS ((int64_t) 1 << 32)
+
+static int
+colormap_eval (TgEvalCtx *c)
+{
+  const ColormapParams *p = tg_eval_params (c);
+  const TgWorld *world = tg_eval_world (c);
+  const TgValue *img = tg_eval_input (c, 0);
+  const TgValue *height = tg_eval_input (c, 1);
+  const PaletteItem *items;
+  TgError e = { 0 };
+  Classifier *cl = NULL;
+  CandJob job = { 0 };
+  OccJob occ = { 0 };
+  TgPoints *pts = NULL;
+  TgScatterCand *all = NULL;
+  TgValue *out;
+  int proto_of_entry[MAX_PALETTE];
+  int64_t nbands = 0, total = 0;
+  int rc;
+
+  if (colormap_check (p, &e) < 0)
+    return tg_eval_fail (c, e.code, "%s: %s", e.path, e.message);
+  items = p->palette.items;
+  if (!img || !img->data || img->channels != 4)
+    return tg_eval_fail (c, TG_ETYPE, "input 'image' must be an RGBA image (it has %d channels)",
+                         img ? img->channels : 0);
+  if (height && (!height->data || height->channels != 1))
+    return tg_eval_fail (c, TG_ETYPE, "input 'height' must be a one-channel grid");
+  if (!(world->size_x > 0.0) || !(world->size_z > 0.0))
+    return tg_eval_fail (c, TG_EINVAL, "the world has no extent");
+
+  job.nx = (int64_t) ceil (world->size_x / p->cell_m - 1e-9);
+  job.nz = (int64_t) ceil (world->size_z / p->cell_m - 1e-9);
+  if (job.nx < 1)
+    job.nx = 1;
+  if (job.nz < 1)
+    job.nz = 1;
+  if ((double) job.nx * (double) job.nz > (double) MAX_CELLS || job.nx > INT32_MAX
+      || job.nz > INT32_MAX)
+    return tg_eval_fail (c, TG_ERANGE,
+                         "params.cell_m: %g m cells over a %g x %g m world give %.3g candidates; "
+                         "the limit is %.3g, use larger cells",
+                         p->cell_m, world->size_x, world->size_z,
+                         (double) job.nx * (double) job.nz, (double) MAX_CELLS);
+
+  /* Prototypes by name, in palette order of first appearance. */
+  pts = tg_points_new ();
+  if (!pts)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  for (int i = 0; i < p->palette.n; i++)
+    {
+      int k = 0;
+      while (k < pts->n_protos && strcmp (pts->proto_names[k], items[i].name) != 0)
+        k++;
+      if (k == pts->n_protos && (k = tg_points_add_proto (pts, items[i].name)) < 0)
+        {
+          tg_points_free (pts);
+          return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+        }
+      proto_of_entry[i] = k;
+    }
+
+  cl = malloc (sizeof *cl);
+  if (!cl)
+    {
+      rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+      goto out;
+    }
+  classifier_build (cl, p, proto_of_entry);
+
+  /* The early-skip table. */
+  occ.img = img;
+  occ.mode = p->channel_mode;
+  occ.bw = (img->region.width + BLOCK - 1) / BLOCK;
+  occ.bh = (img->region.height + BLOCK - 1) / BLOCK;
+  occ.flags = calloc ((size_t) occ.bw * (size_t) occ.bh, 1);
+  job.sat = calloc ((size_t) (occ.bw + 1) * (size_t) (occ.bh + 1), sizeof (int32_t));
+  if (!occ.flags || !job.sat)
+    {
+      rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+      goto out;
+    }
+  job.skip_ok = !cl->black_matches;
+  if (job.skip_ok)
+    {
+      int32_t *sat = (int32_t *) job.sat;
+      int w = occ.bw + 1;
+      if ((rc = tg_eval_parallel (c, occ.bh, 1, occupancy_rows, &occ)) < 0)
+        goto out;
+      for (int by = 0; by < occ.bh; by++)
+        for (int bx = 0; bx < occ.bw; bx++)
+          sat[(by + 1) * w + bx + 1] = occ.flags[(size_t) by * (size_t) occ.bw + (size_t) bx]
+                                       + sat[by * w + bx + 1] + sat[(by + 1) * w + bx]
+                                       - sat[by * w + bx];
+    }
+  job.bw = occ.bw;
+  job.bh = occ.bh;
+
+  job.cl = cl;
+  job.img = img;
+  tg__scatter_filter_init (&job.filter, height, world->height_m, p->snap, p->min_height_m,
+                           p->max_height_m, p->max_slope_deg);
+  job.seed = tg_eval_seed (c, p->seed);
+  job.warp_seed_x = tg_mix32 (job.seed ^ 0x5bd1e995U);
+  job.warp_seed_z = tg_mix32 (job.seed ^ 0x27d4eb2fU);
+  job.west = -0.5 * world->size_x;
+  job.east = 0.5 * world->size_x;
+  job.north = 0.5 * world->size_z;
+  job.south = -0.5 * world->size_z;
+  job.cell_m = p->cell_m;
+  job.jitter = p->jitter;
+  job.warp_m = p->warp_m;
+  job.inv_warp_scale = 1.0 / p->warp_scale_m;
+  job.yaw_lo = p->yaw_min_deg * (M_PI / 180.0);
+  job.yaw_hi = p->yaw_max_deg * (M_PI / 180.0);
+  job.scale_lo = p->scale_min;
+  job.scale_hi = p->scale_max;
+  job.base_chance = p->base_chance;
+  job.rgb = p->channel_mode == MODE_RGB;
+  job.ntx = (job.nx + TILE - 1) / TILE;
+  job.map_x0 = tg_region_x (&img->region, 0);
+  job.map_z0 = tg_region_z (&img->region, 0);
+  job.map_cell = img->region.cell;
+  job.map_w = img->region.width;
+  job.map_h = img->region.height;
+
+  nbands = (job.nz + TILE - 1) / TILE;
+  job.bands = calloc ((size_t) nbands, sizeof (TgScatterBuf));
+  if (!job.bands)
+    {
+      rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+      goto out;
+    }
+  if ((rc = tg_eval_parallel (c, (int) nbands, 1, candidate_bands, &job)) < 0)
+    goto out;
+  for (int64_t b = 0; b < nbands; b++)
+    {
+      if (job.bands[b].oom)
+        {
+          rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for the candidates");
+          goto out;
+        }
+      total += job.bands[b].n;
+    }
+
+  /* Join the bands in order, releasing each as it is copied. */
+  all = malloc (sizeof (TgScatterCand) * (size_t) (total ? total : 1));
+  if (!all)
+    {
+      rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for %lld candidates", (long long) total);
+      goto out;
+    }
+  total = 0;
+  for (int64_t b = 0; b < nbands; b++)
+    {
+      if (job.bands[b].n)
+        memcpy (all + total, job.bands[b].c, sizeof (TgScatterCand) * (size_t) job.bands[b].n);
+      total += job.bands[b].n;
+      tg__scatter_buf_clear (&job.bands[b]);
+    }
+  if (tg_eval_cancelled (c))
+    {
+      rc = TG_ECANCELLED;
+      goto out;
+    }
+  if (p->min_spacing_m > 0.0)
+    {
+      total = tg__scatter_spacing (all, total, p->min_spacing_m,
+                                   p->spacing_mode == SPACING_PER_PROTOTYPE, pts->n_protos,
+                                   job.west, job.south, world->size_x, world->size_z);
+      if (total < 0)
+        {
+          rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for the spacing grid");
+          goto out;
+        }
+    }
+  if (tg__scatter_emit (pts, all, total) < 0)
+    {
+      rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for %lld instances", (long long) total);
+      goto out;
+    }
+  out = tg_value_new_points (pts);
+  pts = NULL;
+  if (!out)
+    {
+      rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+      goto out;
+    }
+  tg_eval_set_output (c, 0, out);
+  rc = 0;
+
+out:
+  if (job.bands)
+    for (int64_t b = 0; b < nbands; b++)
+      tg__scatter_buf_clear (&job.bands[b]);
+  free (job.bands);
+  free (all);
+  free ((void *) job.sat);
+  free (occ.flags);
+  free (cl);
+  tg_points_free (pts);
+  return rc;
+}
+
+static const TgNodeDesc colormap_desc = {
+  .type = "scatter.colormap",
+  .category = "Scatter",
+  .label = N_("Scatter by colour map"),
+  .help = N_("Places instances where a painted distribution map has a palette colour: "
+             "one candidate per grid cell, matched by colour, thinned by chance, "
+             "terrain height and slope and a minimum spacing"),
+  .inputs = colormap_inputs,
+  .n_inputs = TG_N_ELEMENTS (colormap_inputs),
+  .outputs = colormap_outputs,
+  .n_outputs = TG_N_ELEMENTS (colormap_outputs),
+  .params = colormap_params,
+  .n_params = TG_N_ELEMENTS (colormap_params),
+  .params_size = sizeof (ColormapParams),
+  .locality = TG_LOCALITY_GLOBAL,
+  .check = colormap_check,
+  .eval = colormap_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (colormap_desc);

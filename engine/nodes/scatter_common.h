@@ -1,0 +1,143 @@
+/* What the scatter nodes (scatter.colormap, scatter.mask) and the points
+ * operators (points.filter) share: the candidate record, the terrain
+ * sample under an instance (bilinear height and the slope of that same
+ * surface), the transform and filter parameters declared once, the
+ * minimum-spacing pass on a spatial grid, and the smooth value noise that
+ * displaces candidates.  Internal to engine/nodes.
+ */
+#ifndef TG_NODES_SCATTER_COMMON_H
+#define TG_NODES_SCATTER_COMMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <tgraph/hash.h>
+#include <tgraph/node.h>
+#include <tgraph/param.h>
+#include <tgraph/points.h>
+
+/* One candidate instance while a scatter node works; positions are
+ * already rounded to the float the output stores, so every test (spacing,
+ * height, slope) sees the numbers a reader of the output sees. */
+typedef struct
+{
+  float x, y, z; /* metres */
+  float yaw;     /* radians, counter-clockwise about +Y seen from above */
+  float scale;
+  int32_t proto;
+} TgScatterCand;
+
+/* A growable array of candidates (one per worker band). */
+typedef struct
+{
+  TgScatterCand *c;
+  int64_t n, cap;
+  bool oom;
+} TgScatterBuf;
+
+void tg__scatter_buf_push (TgScatterBuf *b, const TgScatterCand *c);
+void tg__scatter_buf_clear (TgScatterBuf *b);
+
+/* The transform and filter fields every scatter node has, in this order,
+ * and their descriptors (so they are declared once for all nodes). */
+#define TG__SCATTER_XFORM_FIELDS                                                              \
+  double yaw_min_deg, yaw_max_deg;                                                            \
+  double scale_min, scale_max;                                                                \
+  bool snap;                                                                                  \
+  double min_height_m, max_height_m;                                                          \
+  double max_slope_deg
+
+#define TG__SCATTER_XFORM_PARAMS(S)                                                            \
+  TG_PARAM_FLOAT_UI (S, yaw_min_deg, N_("Yaw from"), 0.0, -3600.0, 3600.0, 0.0, 360.0, "deg",  \
+                     N_("Smallest random rotation about the vertical axis "                   \
+                        "(counter-clockwise seen from above)")),                              \
+  TG_PARAM_FLOAT_UI (S, yaw_max_deg, N_("Yaw to"), 360.0, -3600.0, 3600.0, 0.0, 360.0, "deg",  \
+                     N_("Largest random rotation about the vertical axis")),                  \
+  TG_PARAM_FLOAT_UI (S, scale_min, N_("Scale from"), 0.8, 0.0, 1000.0, 0.1, 4.0, NULL,         \
+                     N_("Smallest uniform scale of an instance")),                            \
+  TG_PARAM_FLOAT_UI (S, scale_max, N_("Scale to"), 1.2, 0.0, 1000.0, 0.1, 4.0, NULL,           \
+                     N_("Largest uniform scale of an instance")),                             \
+  TG_PARAM_BOOL (S, snap, N_("Snap to terrain"), true,                                        \
+                 N_("Set each instance's height to the terrain under it (needs the "          \
+                    "height input; without it instances sit at 0 m)")),                       \
+  TG_PARAM_FLOAT_UI (S, min_height_m, N_("Lowest terrain"), -100000.0, -100000.0, 100000.0,    \
+                     0.0, 2000.0, "m", N_("No instance where the terrain is lower")),         \
+  TG_PARAM_FLOAT_UI (S, max_height_m, N_("Highest terrain"), 100000.0, -100000.0, 100000.0,    \
+                     0.0, 2000.0, "m", N_("No instance where the terrain is higher")),        \
+  TG_PARAM_FLOAT (S, max_slope_deg, N_("Steepest slope"), 90.0, 0.0, 90.0, "deg",              \
+                  N_("No instance where the terrain is steeper (90: no limit)"))
+
+/* Checks that the transform ranges are in order; err->path "params.NAME". */
+int tg__scatter_xform_check (double yaw_min_deg, double yaw_max_deg, double scale_min,
+                             double scale_max, double min_height_m, double max_height_m,
+                             TgError *err);
+
+/* Terrain under a point: the bilinear surface through the height samples
+ * (what the instance is snapped onto) and the gradient of that same
+ * surface, in metres. */
+typedef struct
+{
+  const TgValue *height; /* one-channel grid, or NULL: flat ground at 0 m */
+  double height_m;       /* metres for height 1.0 */
+} TgTerrain;
+
+/* Height in metres at (X, Z) and the tangent of the slope there.
+ * Positions outside the grid are clamped to its edge. */
+void tg__terrain_sample (const TgTerrain *t, double x, double z, double *y_m, double *slope_tan);
+
+/* The height and slope filter plus snapping, set up once per eval. */
+typedef struct
+{
+  TgTerrain terrain;
+  bool snap;
+  double min_height_m, max_height_m;
+  double max_slope_tan; /* +inf: no limit */
+  bool need_sample;     /* some filter or the snap reads the terrain */
+} TgScatterFilter;
+
+void tg__scatter_filter_init (TgScatterFilter *f, const TgValue *height, double height_m,
+                              bool snap, double min_height_m, double max_height_m,
+                              double max_slope_deg);
+
+/* Applies the filter to C (x, z set): sets c->y (terrain height when
+ * snapping, else 0) and returns false when C is filtered out. */
+static inline bool
+tg__scatter_filter (const TgScatterFilter *f, TgScatterCand *c)
+{
+  double y = 0.0, tan_s = 0.0;
+
+  if (f->need_sample)
+    {
+      tg__terrain_sample (&f->terrain, c->x, c->z, &y, &tan_s);
+      if (y < f->min_height_m || y > f->max_height_m || tan_s > f->max_slope_tan)
+        return false;
+    }
+  c->y = f->snap ? (float) y : 0.0f;
+  return true;
+}
+
+/* Keeps, in order, the candidates that lie at least SPACING metres from
+ * every candidate kept before them (of any prototype, or of their own
+ * when PER_PROTO).  A grid of SPACING-sized cells over the box [X0, X0 +
+ * SX] x [Z0, Z0 + SZ] holds what was kept, so the pass is linear in N.
+ * Compacts C in place and returns the new count, or TG_ENOMEM. */
+int64_t tg__scatter_spacing (TgScatterCand *c, int64_t n, double spacing, bool per_proto,
+                             int n_protos, double x0, double z0, double sx, double sz);
+
+/* Appends the candidates to P as instances (rotation about +Y by yaw,
+ * uniform scale).  0 or TG_ENOMEM. */
+int tg__scatter_emit (TgPoints *p, const TgScatterCand *c, int64_t n);
+
+/* Smooth value noise in [-1, 1] with unit feature size: hashed lattice
+ * values blended with the quintic fade, so it is C2 and has no grid
+ * artefacts large enough to show in a displacement. */
+double tg__scatter_value_noise (uint32_t seed, double x, double z);
+
+/* Uniform in [LO, HI) from hash H. */
+static inline double
+tg__scatter_lerp_hash (double lo, double hi, uint32_t h)
+{
+  return lo + (hi - lo) * (double) tg_hash_unit (h);
+}
+
+#endif

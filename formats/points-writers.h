@@ -1,0 +1,45 @@
+/* The instance-list writers formats/ registers under the export format
+ * names "csv", "json", "glb" and "godot" (see init.c), the .glb mesh
+ * reader registered for prototype meshes, and what the writers share:
+ * the input check, locale-independent shortest float text, and the
+ * marker colour of each prototype.  Internal to formats/. */
+#ifndef TG_POINTS_WRITERS_H
+#define TG_POINTS_WRITERS_H
+
+#include <locale.h>
+#include <stdio.h>
+
+#include <tgraph/tgraph.h>
+
+int tg__write_points_csv (FILE *f, const TgPoints *p, const TgMesh *const *meshes, TgError *err);
+int tg__write_points_json (FILE *f, const TgPoints *p, const TgMesh *const *meshes, TgError *err);
+int tg__write_points_glb (FILE *f, const TgPoints *p, const TgMesh *const *meshes, TgError *err);
+int tg__write_points_godot (FILE *f, const TgPoints *p, const TgMesh *const *meshes,
+                            TgError *err);
+
+/* Reads the meshes of a self-contained .glb (triangles; node transforms
+ * applied) as one chunk per primitive. */
+int tg__read_mesh_glb (const char *path, TgMesh **out, TgError *err);
+
+/* Checks what every writer relies on: finite positions, rotations and
+ * scales, and prototype indices in range.  The error names the instance. */
+int tg__points_check (const TgPoints *p, const char *format, TgError *err);
+
+/* Switches this thread to the C locale (so printf writes '.'), and back. */
+locale_t tg__points_c_locale_push (void);
+void tg__points_c_locale_pop (locale_t old);
+
+/* The shortest "%g" text that reads back as V (6 to 9 digits); -0 is
+ * written "0".  Call between tg__points_c_locale_push and _pop.  Returns
+ * the length; OUT holds 32 bytes. */
+int tg__points_format_float (float v, char out[32]);
+
+/* Linear RGB marker colour of prototype K (a fixed, distinct cycle). */
+void tg__points_proto_color (int k, float rgb[3]);
+
+/* The 3 x 4 matrix [R(q) diag(s) | t] of instance I, row by row:
+ * m[0..3] = R00 s0, R01 s1, R02 s2, tx; m[4..7] = row 1 with ty; m[8..11]
+ * = row 2 with tz (R applies to column vectors, as glTF and Godot do). */
+void tg__points_matrix (const TgPoints *p, int64_t i, double m[12]);
+
+#endif

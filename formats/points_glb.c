@@ -1,0 +1,253 @@
+/* The "glb" instance-list writer: glTF 2.0 binary with
+ * EXT_mesh_gpu_instancing (Khronos vendor extension).
+ *
+ * A root node "instances" has one child per prototype that has
+ * instances, named after it, showing the prototype's mesh (from a .glb
+ * given to export.points) or a marker cone 1 m tall with its base on the
+ * ground, in the prototype's colour.  The child carries the extension's
+ * TRANSLATION (VEC3), ROTATION (VEC4 unit quaternions) and SCALE (VEC3)
+ * float accessors, one element per instance in the list's order.  The
+ * extension is used but not required, so a viewer without it still opens
+ * the file (and draws one marker per prototype at the origin).
+ *
+ * The container comes from the shared builder (glb-builder.h).
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "glb-builder.h"
+#include "mesh-writers.h"
+#include "points-writers.h"
+
+#define CONE_SEGMENTS 8
+#define CONE_RADIUS 0.25
+#define CONE_HEIGHT 1.0
+/* Sides: one flat-shaded triangle each; base: a fan around a centre. */
+#define CONE_VERTICES (3 * CONE_SEGMENTS + CONE_SEGMENTS + 1)
+#define CONE_INDICES (6 * CONE_SEGMENTS)
+
+typedef struct
+{
+  float pos[3 * CONE_VERTICES];
+  float nrm[3 * CONE_VERTICES];
+  uint32_t idx[CONE_INDICES];
+} Cone;
+
+static void
+normalize3 (double v[3])
+{
+  double l = sqrt (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+
+  for (int c = 0; c < 3; c++)
+    v[c] /= l;
+}
+
+static void
+cone_build (Cone *k)
+{
+  int v = 0, n = 0;
+  uint32_t centre;
+
+  /* Sides, counter-clockwise seen from outside. */
+  for (int s = 0; s < CONE_SEGMENTS; s++)
+    {
+      double a0 = 2.0 * M_PI * s / CONE_SEGMENTS, a1 = 2.0 * M_PI * (s + 1) / CONE_SEGMENTS;
+      double p[3][3] = { { CONE_RADIUS * cos (a0), 0.0, -CONE_RADIUS * sin (a0) },
+                         { CONE_RADIUS * cos (a1), 0.0, -CONE_RADIUS * sin (a1) },
+                         { 0.0, CONE_HEIGHT, 0.0 } };
+      double e1[3], e2[3], nrm[3];
+      for (int c = 0; c < 3; c++)
+        {
+          e1[c] = p[1][c] - p[0][c];
+          e2[c] = p[2][c] - p[0][c];
+        }
+      nrm[0] = e1[1] * e2[2] - e1[2] * e2[1];
+      nrm[1] = e1[2] * e2[0] - e1[0] * e2[2];
+      nrm[2] = e1[0] * e2[1] - e1[1] * e2[0];
+      normalize3 (nrm);
+      for (int q = 0; q < 3; q++)
+        {
+          for (int c = 0; c < 3; c++)
+            {
+              k->pos[3 * v + c] = (float) p[q][c];
+              k->nrm[3 * v + c] = (float) nrm[c];
+            }
+          k->idx[n++] = (uint32_t) v++;
+        }
+    }
+  /* The base faces down. */
+  centre = (uint32_t) v;
+  k->pos[3 * v] = k->pos[3 * v + 1] = k->pos[3 * v + 2] = 0.0f;
+  k->nrm[3 * v] = k->nrm[3 * v + 2] = 0.0f;
+  k->nrm[3 * v + 1] = -1.0f;
+  v++;
+  for (int s = 0; s < CONE_SEGMENTS; s++)
+    {
+      double a = 2.0 * M_PI * s / CONE_SEGMENTS;
+      k->pos[3 * v] = (float) (CONE_RADIUS * cos (a));
+      k->pos[3 * v + 1] = 0.0f;
+      k->pos[3 * v + 2] = (float) (-CONE_RADIUS * sin (a));
+      k->nrm[3 * v] = k->nrm[3 * v + 2] = 0.0f;
+      k->nrm[3 * v + 1] = -1.0f;
+      v++;
+    }
+  for (int s = 0; s < CONE_SEGMENTS; s++)
+    {
+      k->idx[n++] = centre;
+      k->idx[n++] = centre + 1 + (uint32_t) ((s + 1) % CONE_SEGMENTS);
+      k->idx[n++] = centre + 1 + (uint32_t) s;
+    }
+}
+
+/* Adds the chunks of M as primitives of MESH with MATERIAL. */
+static int
+add_proto_mesh (TgGlb *g, int mesh, const TgMesh *m, int material)
+{
+  for (int ci = 0; ci < m->n_chunks; ci++)
+    {
+      const TgMeshChunk *ch = &m->chunks[ci];
+      TgGlbAttribute attrs[3];
+      int na = 0, ind;
+      if (ch->n_vertices < 1 || ch->n_indices < 3)
+        continue;
+      attrs[na].name = "POSITION";
+      attrs[na++].accessor = tg_glb_add_floats (g, ch->positions, ch->n_vertices, 3,
+                                                TG_GLB_ARRAY_BUFFER, true);
+      attrs[na].name = "NORMAL";
+      attrs[na++].accessor = tg_glb_add_floats (g, ch->normals, ch->n_vertices, 3,
+                                                TG_GLB_ARRAY_BUFFER, false);
+      if (ch->uvs)
+        {
+          attrs[na].name = "TEXCOORD_0";
+          attrs[na++].accessor = tg_glb_add_floats (g, ch->uvs, ch->n_vertices, 2,
+                                                    TG_GLB_ARRAY_BUFFER, false);
+        }
+      ind = tg_glb_add_indices (g, ch->indices, ch->n_indices);
+      for (int a = 0; a < na; a++)
+        if (attrs[a].accessor < 0)
+          return attrs[a].accessor;
+      if (ind < 0)
+        return ind;
+      if (tg_glb_add_primitive (g, mesh, attrs, na, ind, material, TG_GLB_TRIANGLES) < 0)
+        return TG_ENOMEM;
+    }
+  return 0;
+}
+
+int
+tg__write_points_glb (FILE *f, const TgPoints *p, const TgMesh *const *meshes, TgError *err)
+{
+  TgGlb *g = NULL;
+  Cone cone;
+  int cone_acc[3] = { -1, -1, -1 };
+  int64_t *start = NULL, *fill = NULL;
+  float *t = NULL, *r = NULL, *s = NULL;
+  int rc, root;
+
+  if ((rc = tg__points_check (p, "glb", err)) < 0)
+    return rc;
+  for (int k = 0; meshes && k < p->n_protos; k++)
+    if (meshes[k] && (rc = tg__mesh_check (meshes[k], "glb", err)) < 0)
+      return rc;
+
+  /* Instances grouped by prototype, each group in list order. */
+  start = calloc ((size_t) p->n_protos + 1, sizeof (int64_t));
+  fill = calloc ((size_t) p->n_protos + 1, sizeof (int64_t));
+  t = malloc (sizeof (float) * 3 * (size_t) (p->n ? p->n : 1));
+  r = malloc (sizeof (float) * 4 * (size_t) (p->n ? p->n : 1));
+  s = malloc (sizeof (float) * 3 * (size_t) (p->n ? p->n : 1));
+  g = tg_glb_new (NULL);
+  if (!start || !fill || !t || !r || !s || !g)
+    {
+      rc = tg_error_set (err, TG_ENOMEM, NULL, "glb: out of memory");
+      goto out;
+    }
+  for (int64_t i = 0; i < p->n; i++)
+    start[p->proto[i] + 1]++;
+  for (int k = 0; k < p->n_protos; k++)
+    start[k + 1] += start[k];
+  memcpy (fill, start, sizeof (int64_t) * (size_t) p->n_protos);
+  for (int64_t i = 0; i < p->n; i++)
+    {
+      int64_t j = fill[p->proto[i]]++;
+      const float *q = p->rotation + 4 * i;
+      double len = sqrt ((double) q[0] * q[0] + (double) q[1] * q[1] + (double) q[2] * q[2]
+                         + (double) q[3] * q[3]);
+      memcpy (t + 3 * j, p->position + 3 * i, sizeof (float) * 3);
+      memcpy (s + 3 * j, p->scale + 3 * i, sizeof (float) * 3);
+      /* The extension wants unit quaternions; a zero one means no turn. */
+      for (int c = 0; c < 4; c++)
+        r[4 * j + c] = len > 0.0 ? (float) ((double) q[c] / len) : (c == 3 ? 1.0f : 0.0f);
+    }
+
+  root = tg_glb_add_node (g, "instances", -1);
+  for (int k = 0; k < p->n_protos; k++)
+    {
+      int64_t n = start[k + 1] - start[k];
+      float rgba[4] = { 0, 0, 0, 1 };
+      int material, mesh, node, at, ar, as;
+      if (n == 0)
+        continue;
+      tg__points_proto_color (k, rgba);
+      material = tg_glb_add_material (g, p->proto_names[k], rgba, 0.0f, 0.8f, false);
+      mesh = tg_glb_add_mesh (g, p->proto_names[k]);
+      if (material < 0 || mesh < 0)
+        {
+          rc = TG_ENOMEM;
+          break;
+        }
+      if (meshes && meshes[k])
+        rc = add_proto_mesh (g, mesh, meshes[k], material);
+      else
+        {
+          TgGlbAttribute attrs[2];
+          if (cone_acc[0] < 0)
+            {
+              cone_build (&cone);
+              cone_acc[0] = tg_glb_add_floats (g, cone.pos, CONE_VERTICES, 3,
+                                               TG_GLB_ARRAY_BUFFER, true);
+              cone_acc[1] = tg_glb_add_floats (g, cone.nrm, CONE_VERTICES, 3,
+                                               TG_GLB_ARRAY_BUFFER, false);
+              cone_acc[2] = tg_glb_add_indices (g, cone.idx, CONE_INDICES);
+            }
+          attrs[0].name = "POSITION";
+          attrs[0].accessor = cone_acc[0];
+          attrs[1].name = "NORMAL";
+          attrs[1].accessor = cone_acc[1];
+          rc = cone_acc[0] < 0 || cone_acc[1] < 0 || cone_acc[2] < 0
+                 ? TG_ENOMEM
+                 : tg_glb_add_primitive (g, mesh, attrs, 2, cone_acc[2], material,
+                                         TG_GLB_TRIANGLES);
+        }
+      if (rc < 0)
+        break;
+      at = tg_glb_add_floats (g, t + 3 * start[k], n, 3, TG_GLB_TARGET_NONE, false);
+      ar = tg_glb_add_floats (g, r + 4 * start[k], n, 4, TG_GLB_TARGET_NONE, false);
+      as = tg_glb_add_floats (g, s + 3 * start[k], n, 3, TG_GLB_TARGET_NONE, false);
+      node = tg_glb_add_node (g, p->proto_names[k], mesh);
+      if (at < 0 || ar < 0 || as < 0 || node < 0
+          || (rc = tg_glb_node_set_instancing (g, node, at, ar, as)) < 0
+          || (rc = tg_glb_node_add_child (g, root, node)) < 0)
+        {
+          rc = rc < 0 ? rc : TG_ENOMEM;
+          break;
+        }
+      rc = 0;
+    }
+  if (rc < 0)
+    {
+      rc = tg_error_set (err, rc, NULL, "glb: %s while building the document", tg_strerror (rc));
+      goto out;
+    }
+  rc = tg_glb_write (g, f, err);
+
+out:
+  tg_glb_free (g);
+  free (start);
+  free (fill);
+  free (t);
+  free (r);
+  free (s);
+  return rc;
+}

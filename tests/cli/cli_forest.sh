@@ -1,0 +1,128 @@
+#!/bin/bash
+# The forest example: a painted distribution map (trees green, grass red,
+# rocks blue, nothing black) scattered over an eroded terrain and exported
+# as csv, glb and a Godot scene.  Checks what each file holds, the same
+# bytes for 1 and 4 threads, the Khronos glTF-Validator on the glb (npm,
+# installed on first use; only that check is skipped without npm), and a
+# failing scatter that names the node and writes nothing.
+. "$(dirname "$0")/lib.sh"
+
+graph="$EXAMPLES/forest.tgraph"
+
+run "$TGRAPH" eval "$graph" -o "$TMP/a" -j 1
+expect_rc 0 "eval forest on one thread"
+for f in forest/instances.csv forest/instances.glb forest/instances.tscn forest/height.png \
+         manifest.json; do
+  [ -s "$TMP/a/$f" ] || fail "eval did not write $f"
+done
+
+# --- csv: the exact header, then one row of 11 fields per instance ---------
+csv="$TMP/a/forest/instances.csv"
+checks=$((checks + 1))
+[ "$(head -n 1 "$csv")" = "prototype,px,py,pz,qx,qy,qz,qw,sx,sy,sz" ] ||
+  fail "csv header: $(head -n 1 "$csv")"
+checks=$((checks + 1))
+bad=$(tail -n +2 "$csv" | awk -F, 'NF != 11' | head -n 3)
+[ -z "$bad" ] || fail "csv rows without 11 fields: $bad"
+# Every kind placed, plenty of each; instances inside the 2048 m world,
+# with unit yaw quaternions and scales in the configured ranges.
+for kind in tree grass rock; do
+  n=$(tail -n +2 "$csv" | grep -c "^$kind,")
+  checks=$((checks + 1))
+  [ "$n" -gt 1000 ] || fail "only $n $kind instances"
+done
+checks=$((checks + 1))
+bad=$(tail -n +2 "$csv" | awk -F, '
+  $2 < -1024 || $2 > 1024 || $4 < -1024 || $4 > 1024 { print "outside: " $0; exit }
+  { q = $5*$5 + $6*$6 + $7*$7 + $8*$8; if (q < 0.999 || q > 1.001 || $5 != 0 || $7 != 0) { print "quaternion: " $0; exit } }
+  $1 == "tree" && ($9 < 0.8 || $9 > 1.3) { print "tree scale: " $0; exit }
+  ($1 == "grass" || $1 == "rock") && ($9 < 0.6 || $9 > 1.4) { print "ground scale: " $0; exit }')
+[ -z "$bad" ] || fail "csv: $bad"
+# The map paints the forest in the north (+Z): most trees lie there, and
+# the meadows in the south-west.
+checks=$((checks + 1))
+north=$(awk -F, '$1 == "tree" && $4 > 0' "$csv" | wc -l)
+south=$(awk -F, '$1 == "tree" && $4 <= 0' "$csv" | wc -l)
+[ "$north" -gt $((10 * south)) ] || fail "trees: $north north vs $south south"
+checks=$((checks + 1))
+sw=$(awk -F, '$1 == "grass" && $2 < 0 && $4 < 0' "$csv" | wc -l)
+ne=$(awk -F, '$1 == "grass" && $2 > 0 && $4 > 0' "$csv" | wc -l)
+[ "$sw" -gt $((3 * ne)) ] || fail "grass: $sw south-west vs $ne north-east"
+
+# --- godot: one MultiMeshInstance3D per kind, transform_format first ------
+tscn="$TMP/a/forest/instances.tscn"
+expect_in "$tscn" "[gd_scene load_steps=10 format=3]" "godot header"
+for kind in tree grass rock; do
+  expect_in "$tscn" "[node name=\"$kind\" type=\"MultiMeshInstance3D\" parent=\".\"]" "godot node $kind"
+done
+checks=$((checks + 1))
+bad=$(awk -v csv="$csv" '
+  BEGIN { while ((getline l < csv) > 0) if (l !~ /^prototype,/) { split(l, f, ","); want[f[1]]++ } }
+  /^\[sub_resource type="MultiMesh"/ { mm++; tf = 0; ic = -1; next }
+  /^transform_format = 1$/ { if (ic >= 0) { print "instance_count before transform_format"; exit } tf = 1 }
+  /^instance_count = / { if (!tf) { print "no transform_format before instance_count"; exit } ic = $3 }
+  /^buffer = PackedFloat32Array\(/ { n = gsub(/,/, ","); if (ic > 0 && n + 1 != 12 * ic) { print "buffer has " n + 1 " floats for " ic " instances"; exit } total += ic }
+  END { if (mm != 3) print mm " MultiMeshes"; if (total != want["tree"] + want["grass"] + want["rock"]) print "instance counts " total }' "$tscn")
+[ -z "$bad" ] || fail "godot: $bad"
+
+# --- the same bytes on four threads ----------------------------------------
+run "$TGRAPH" eval "$graph" -o "$TMP/b" -j 4
+expect_rc 0 "eval forest on four threads"
+for f in forest/instances.csv forest/instances.glb forest/instances.tscn; do
+  expect_same "$TMP/a/$f" "$TMP/b/$f" "$f for 1 and 4 threads"
+done
+
+# --- glb: the Khronos validator, no errors and no warnings ------------------
+bash "$SRC/tests/common/gltf_validate.sh" "$TMP/a/forest/instances.glb" > "$TMP/val" 2>&1
+vrc=$?
+if [ "$vrc" -eq 77 ]; then
+  echo "node/npm not installed: glTF-Validator not run"
+else
+  checks=$((checks + 1))
+  [ "$vrc" -eq 0 ] || fail "glTF-Validator: $(cat "$TMP/val")"
+fi
+expect_in "$TMP/a/forest/instances.glb" "EXT_mesh_gpu_instancing" "glb uses GPU instancing"
+
+# --- a prototype mesh read from a .glb ----------------------------------------
+# The markers file just written serves as the trees' mesh: its three cones
+# become three primitives of the tree mesh, instanced as before.
+mkdir -p "$TMP/g"
+cp "$graph" "$EXAMPLES/forest_paint.png" "$TMP/g/"
+cp "$TMP/a/forest/instances.glb" "$TMP/g/tree.glb"
+run "$TGRAPH" eval "$TMP/g/forest.tgraph" -o "$TMP/d" --set 'glb.meshes=prototype=tree|path=tree.glb'
+expect_rc 0 "eval with a prototype mesh"
+checks=$((checks + 1))
+got=$(python3 - "$TMP/d/forest/instances.glb" <<'PY'
+import json, struct, sys
+d = open(sys.argv[1], "rb").read()
+n = struct.unpack_from("<I", d, 12)[0]
+g = json.loads(d[20:20 + n])
+for node in g["nodes"]:
+    ext = node.get("extensions", {}).get("EXT_mesh_gpu_instancing")
+    if ext:
+        prims = g["meshes"][node["mesh"]]["primitives"]
+        count = g["accessors"][ext["attributes"]["TRANSLATION"]]["count"]
+        print(node["name"], len(prims), count)
+PY
+)
+want="tree 3 $(grep -c '^tree,' "$csv")"
+echo "$got" | grep -qx "$want" || fail "prototype mesh: expected \"$want\" in: $got"
+if [ "$vrc" -ne 77 ]; then
+  checks=$((checks + 1))
+  bash "$SRC/tests/common/gltf_validate.sh" "$TMP/d/forest/instances.glb" > "$TMP/val" 2>&1 ||
+    fail "glTF-Validator on the prototype-mesh glb: $(cat "$TMP/val")"
+fi
+run "$TGRAPH" eval "$TMP/g/forest.tgraph" -o "$TMP/e" --set 'glb.meshes=prototype=pine|path=tree.glb'
+expect_rc 1 "a mesh for a prototype that does not exist"
+expect_in "$TMP/err" 'no prototype "pine"' "the unknown prototype is named"
+expect_in "$TMP/err" "tree, grass, rock" "the known prototypes are listed"
+
+# --- a failing scatter names itself and writes nothing ----------------------
+run "$TGRAPH" eval "$graph" -o "$TMP/c" --set trees.cell_m=0.01 -r 65
+expect_rc 1 "eval with too many candidates"
+expect_in "$TMP/err" "trees" "the failing node is named"
+expect_in "$TMP/err" "cell_m" "the parameter is named"
+checks=$((checks + 1))
+[ ! -e "$TMP/c/forest/instances.csv" ] || fail "a failed eval left files behind"
+
+finish

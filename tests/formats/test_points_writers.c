@@ -1,0 +1,777 @@
+/* Tests for the instance-list writers (csv, json, glb, godot) and the .glb
+ * mesh reader: each file is parsed back and compared with the instances
+ * value for value (csv and json numbers read back as the same floats);
+ * the Godot scene's structure (transform_format before instance_count,
+ * 12 floats per instance that rebuild the instance's transform); the glb's
+ * EXT_mesh_gpu_instancing rules checked here (types, equal counts, unit
+ * quaternions, data equal to the instances) and by the Khronos
+ * glTF-Validator; prototype meshes read from a .glb with their node
+ * transforms; bad input refused with a message naming the instance. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include <tgformats/tgformats.h>
+#include <tgraph/tgraph.h>
+
+#include "glb-builder.h"
+#include "tgtest.h"
+
+static char tmpdir[] = "/tmp/tg-points-XXXXXX";
+static char glb_list[4096];
+
+static const char *
+tmp_path (const char *name)
+{
+  static char buf[4][600];
+  static int k;
+  char *b = buf[k++ & 3];
+
+  snprintf (b, sizeof buf[0], "%s/%s", tmpdir, name);
+  return b;
+}
+
+static unsigned char *
+read_all (const char *path, size_t *len)
+{
+  FILE *f = fopen (path, "rb");
+  unsigned char *buf;
+  long n;
+
+  if (!f)
+    return NULL;
+  fseek (f, 0, SEEK_END);
+  n = ftell (f);
+  fseek (f, 0, SEEK_SET);
+  buf = malloc ((size_t) n + 1);
+  if (buf && fread (buf, 1, (size_t) n, f) != (size_t) n)
+    {
+      free (buf);
+      buf = NULL;
+    }
+  fclose (f);
+  if (buf)
+    buf[n] = '\0';
+  *len = (size_t) n;
+  return buf;
+}
+
+/* Writes P with the writer for FORMAT to NAME; returns the writer's code. */
+static int
+write_points (const char *format, const char *name, const TgPoints *p,
+              const TgMesh *const *meshes, TgError *err)
+{
+  TgPointsWriter w = tg_io_points_writer (format);
+  FILE *f;
+  int rc;
+
+  TG_CHECK_MSG (w != NULL, "no points writer \"%s\"", format);
+  if (!w)
+    return TG_EFORMAT;
+  f = fopen (tmp_path (name), "wb");
+  if (!f)
+    return TG_EIO;
+  rc = w (f, p, meshes, err);
+  fclose (f);
+  return rc;
+}
+
+/* Instances with awkward names and values: a comma and a quote in a name,
+ * a prototype with no instances, turned and unevenly scaled instances,
+ * fractions that need 9 digits. */
+static TgPoints *
+sample_points (void)
+{
+  TgPoints *p = tg_points_new ();
+  static const char *names[] = { "pine", "rock, big", "say \"hi\"", "unused" };
+
+  for (int k = 0; k < 4; k++)
+    tg_points_add_proto (p, names[k]);
+  for (int i = 0; i < 7; i++)
+    {
+      double yaw = 0.7 * i - 1.0, tilt = 0.1 * i;
+      /* A yaw about +Y, then a small tilt about X. */
+      double qy[4] = { 0, sin (yaw / 2), 0, cos (yaw / 2) };
+      double qx[4] = { sin (tilt / 2), 0, 0, cos (tilt / 2) };
+      float rot[4] = {
+        (float) (qy[3] * qx[0] + qy[0] * qx[3] + qy[1] * qx[2] - qy[2] * qx[1]),
+        (float) (qy[3] * qx[1] - qy[0] * qx[2] + qy[1] * qx[3] + qy[2] * qx[0]),
+        (float) (qy[3] * qx[2] + qy[0] * qx[1] - qy[1] * qx[0] + qy[2] * qx[3]),
+        (float) (qy[3] * qx[3] - qy[0] * qx[0] - qy[1] * qx[1] - qy[2] * qx[2]),
+      };
+      float pos[3] = { (float) (-1234.5678 + 101.1 * i), (float) (0.1 * i), (float) (3.0 / (i + 1)) };
+      float scale[3] = { 1.0f + 0.1f * i, 0.5f, 1.0f / 3.0f };
+      tg_points_push (p, pos, rot, scale, i % 3);
+    }
+  return p;
+}
+
+/* --- csv ---------------------------------------------------------------------- */
+
+/* Splits one CSV record at LINE into FIELDS (RFC 4180 quotes); returns
+ * the field count.  Modifies LINE. */
+static int
+csv_fields (char *line, char **fields, int max)
+{
+  int n = 0;
+  char *s = line;
+
+  while (n < max)
+    {
+      char *out = s;
+      fields[n++] = s;
+      if (*s == '"')
+        {
+          char *r = s + 1;
+          fields[n - 1] = out;
+          for (;;)
+            {
+              if (*r == '"' && r[1] == '"')
+                {
+                  *out++ = '"';
+                  r += 2;
+                }
+              else if (*r == '"')
+                {
+                  r++;
+                  break;
+                }
+              else
+                *out++ = *r++;
+            }
+          *out = '\0';
+          s = r;
+        }
+      else
+        {
+          while (*s && *s != ',' && *s != '\n')
+            s++;
+        }
+      if (*s != ',')
+        {
+          *s = '\0';
+          break;
+        }
+      *s++ = '\0';
+    }
+  return n;
+}
+
+static void
+test_csv_reads_back_exactly (void)
+{
+  TgPoints *p = sample_points ();
+  TgError err = { 0 };
+  size_t len;
+  unsigned char *text;
+  char *line, *save = NULL;
+  int64_t row = 0;
+
+  TG_CHECK_INT_EQ (write_points ("csv", "i.csv", p, NULL, &err), 0);
+  text = read_all (tmp_path ("i.csv"), &len);
+  TG_CHECK (text != NULL);
+  if (!text)
+    goto out;
+  TG_CHECK (strncmp ((char *) text, "prototype,px,py,pz,qx,qy,qz,qw,sx,sy,sz\n", 40) == 0);
+  /* Shortest text: 0.5 is "0.5", not "0.500000000"; names quoted as RFC
+   * 4180 wants. */
+  TG_CHECK (strstr ((char *) text, ",0.5,0.33333334\n") != NULL);
+  TG_CHECK (strstr ((char *) text, "\n\"rock, big\",") != NULL);
+  TG_CHECK (strstr ((char *) text, "\n\"say \"\"hi\"\"\",") != NULL);
+  line = strtok_r ((char *) text, "\n", &save);
+  for (line = strtok_r (NULL, "\n", &save); line; line = strtok_r (NULL, "\n", &save), row++)
+    {
+      char *f[16];
+      int n = csv_fields (line, f, 16);
+      TG_CHECK_INT_EQ (n, 11);
+      if (n != 11 || row >= p->n)
+        break;
+      TG_CHECK_MSG (strcmp (f[0], p->proto_names[p->proto[row]]) == 0, "row %lld: \"%s\"",
+                    (long long) row, f[0]);
+      for (int c = 0; c < 3; c++)
+        {
+          TG_CHECK (strtof (f[1 + c], NULL) == p->position[3 * row + c]);
+          TG_CHECK (strtof (f[8 + c], NULL) == p->scale[3 * row + c]);
+        }
+      for (int c = 0; c < 4; c++)
+        TG_CHECK (strtof (f[4 + c], NULL) == p->rotation[4 * row + c]);
+    }
+  TG_CHECK_INT_EQ (row, p->n);
+  free (text);
+out:
+  tg_points_free (p);
+}
+
+/* --- json --------------------------------------------------------------------- */
+
+static void
+test_json_reads_back_exactly (void)
+{
+  TgPoints *p = sample_points ();
+  TgError err = { 0 };
+  size_t len;
+  unsigned char *text;
+  json_object *doc, *v, *inst;
+
+  TG_CHECK_INT_EQ (write_points ("json", "i.json", p, NULL, &err), 0);
+  text = read_all (tmp_path ("i.json"), &len);
+  doc = text ? json_tokener_parse ((char *) text) : NULL;
+  TG_CHECK (doc != NULL);
+  if (!doc)
+    goto out;
+  TG_CHECK (json_object_object_get_ex (doc, "format", &v)
+            && strcmp (json_object_get_string (v), "terrane-instances") == 0);
+  TG_CHECK (json_object_object_get_ex (doc, "count", &v) && json_object_get_int64 (v) == p->n);
+  TG_CHECK (json_object_object_get_ex (doc, "prototypes", &v)
+            && json_object_array_length (v) == 4
+            && strcmp (json_object_get_string (json_object_array_get_idx (v, 2)), "say \"hi\"")
+                 == 0);
+  TG_CHECK (json_object_object_get_ex (doc, "instances", &inst)
+            && (int64_t) json_object_array_length (inst) == p->n);
+  for (int64_t i = 0; inst && i < p->n && i < (int64_t) json_object_array_length (inst); i++)
+    {
+      json_object *o = json_object_array_get_idx (inst, (size_t) i), *a;
+      static const char *keys[3] = { "position", "rotation", "scale" };
+      const float *src[3] = { p->position + 3 * i, p->rotation + 4 * i, p->scale + 3 * i };
+      TG_CHECK (json_object_object_get_ex (o, "prototype", &a)
+                && strcmp (json_object_get_string (a), p->proto_names[p->proto[i]]) == 0);
+      for (int k = 0; k < 3; k++)
+        {
+          int n = k == 1 ? 4 : 3;
+          TG_CHECK (json_object_object_get_ex (o, keys[k], &a)
+                    && (int) json_object_array_length (a) == n);
+          for (int c = 0; a && c < n; c++)
+            TG_CHECK ((float) json_object_get_double (json_object_array_get_idx (a, (size_t) c))
+                      == src[k][c]);
+        }
+    }
+  json_object_put (doc);
+out:
+  free (text);
+  tg_points_free (p);
+}
+
+/* --- godot --------------------------------------------------------------------- */
+
+static void
+test_godot_scene_structure (void)
+{
+  TgPoints *p = sample_points ();
+  TgError err = { 0 };
+  size_t len;
+  unsigned char *text;
+  int found = 0;
+
+  TG_CHECK_INT_EQ (write_points ("godot", "i.tscn", p, NULL, &err), 0);
+  text = read_all (tmp_path ("i.tscn"), &len);
+  TG_CHECK (text && strncmp ((char *) text, "[gd_scene load_steps=13 format=3]\n", 34) == 0);
+  if (!text)
+    goto out;
+  TG_CHECK (strstr ((char *) text, "\n[node name=\"Instances\" type=\"Node3D\"]\n") != NULL);
+  /* Names without the characters Godot refuses. */
+  TG_CHECK (strstr ((char *) text, "[node name=\"say _hi_\" type=\"MultiMeshInstance3D\" "
+                                   "parent=\".\"]\nmultimesh = SubResource(\"MultiMesh_2\")")
+            != NULL);
+  for (int k = 0; k < p->n_protos; k++)
+    {
+      char head[64];
+      const char *sec, *tf, *ic, *buf, *end;
+      long long count = -1, want = 0;
+      double *vals;
+      int nv = 0;
+      for (int64_t i = 0; i < p->n; i++)
+        want += p->proto[i] == k;
+      snprintf (head, sizeof head, "[sub_resource type=\"MultiMesh\" id=\"MultiMesh_%d\"]", k);
+      sec = strstr ((char *) text, head);
+      TG_CHECK_MSG (sec != NULL, "no %s", head);
+      if (!sec)
+        continue;
+      end = strstr (sec + 1, "\n[");
+      tf = strstr (sec, "\ntransform_format = 1\n");
+      ic = strstr (sec, "\ninstance_count = ");
+      buf = strstr (sec, "\nbuffer = PackedFloat32Array(");
+      TG_CHECK (tf && ic && buf && tf < ic && ic < buf && buf < end);
+      if (!(tf && ic && buf))
+        continue;
+      TG_CHECK (sscanf (ic, "\ninstance_count = %lld", &count) == 1 && count == want);
+      /* 12 floats per instance: rows of [R(q) diag(s) | t]. */
+      vals = malloc (sizeof (double) * (size_t) (12 * want + 1));
+      for (const char *s = strchr (buf, '(') + 1; *s != ')';)
+        {
+          char *e;
+          double d = strtod (s, &e);
+          if (e == s)
+            break;
+          if (nv < 12 * want)
+            vals[nv] = d;
+          nv++;
+          s = e;
+          while (*s == ',' || *s == ' ')
+            s++;
+        }
+      TG_CHECK_INT_EQ (nv, 12 * want);
+      for (int64_t i = 0, j = 0; i < p->n && nv == 12 * want; i++)
+        {
+          const double *m;
+          const float *q, *t, *sc;
+          double v[3] = { 0.3, -0.2, 0.9 }, want_v[3], qv[3], u[3];
+          if (p->proto[i] != k)
+            continue;
+          m = vals + 12 * j++;
+          q = p->rotation + 4 * i;
+          t = p->position + 3 * i;
+          sc = p->scale + 3 * i;
+          /* Expected: t + q (s * v) q^-1, by the vector form of the rotation. */
+          for (int c = 0; c < 3; c++)
+            qv[c] = v[c] * sc[c];
+          u[0] = q[1] * qv[2] - q[2] * qv[1];
+          u[1] = q[2] * qv[0] - q[0] * qv[2];
+          u[2] = q[0] * qv[1] - q[1] * qv[0];
+          for (int c = 0; c < 3; c++)
+            u[c] *= 2.0;
+          want_v[0] = qv[0] + q[3] * u[0] + (q[1] * u[2] - q[2] * u[1]) + t[0];
+          want_v[1] = qv[1] + q[3] * u[1] + (q[2] * u[0] - q[0] * u[2]) + t[1];
+          want_v[2] = qv[2] + q[3] * u[2] + (q[0] * u[1] - q[1] * u[0]) + t[2];
+          for (int row = 0; row < 3; row++)
+            {
+              double got = m[4 * row] * v[0] + m[4 * row + 1] * v[1] + m[4 * row + 2] * v[2]
+                           + m[4 * row + 3];
+              TG_CHECK_NEAR (got, want_v[row], 1e-4 * (1.0 + fabs (want_v[row])));
+            }
+        }
+      free (vals);
+      found++;
+    }
+  TG_CHECK_INT_EQ (found, 4);
+  free (text);
+out:
+  tg_points_free (p);
+}
+
+/* --- glb ------------------------------------------------------------------------ */
+
+typedef struct
+{
+  unsigned char *data;
+  size_t len;
+  json_object *doc;
+  const unsigned char *bin;
+  size_t bin_len;
+} Glb;
+
+static uint32_t
+le32 (const unsigned char *p)
+{
+  return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
+}
+
+static bool
+glb_open (Glb *g, const char *path)
+{
+  memset (g, 0, sizeof *g);
+  g->data = read_all (path, &g->len);
+  if (!g->data || g->len < 28 || le32 (g->data) != 0x46546C67u || le32 (g->data + 8) != g->len)
+    return false;
+  {
+    uint32_t jl = le32 (g->data + 12);
+    char *js = malloc (jl + 1);
+    memcpy (js, g->data + 20, jl);
+    js[jl] = '\0';
+    g->doc = json_tokener_parse (js);
+    free (js);
+    if (20 + jl + 8 <= g->len)
+      {
+        g->bin_len = le32 (g->data + 20 + jl);
+        g->bin = g->data + 28 + jl;
+      }
+  }
+  return g->doc != NULL;
+}
+
+static void
+glb_close (Glb *g)
+{
+  json_object_put (g->doc);
+  free (g->data);
+}
+
+static json_object *
+jget (json_object *o, const char *k)
+{
+  json_object *v = NULL;
+
+  return o && json_object_object_get_ex (o, k, &v) ? v : NULL;
+}
+
+static json_object *
+jidx (json_object *arr, int64_t i)
+{
+  return arr && i >= 0 && (size_t) i < json_object_array_length (arr)
+           ? json_object_array_get_idx (arr, (size_t) i)
+           : NULL;
+}
+
+/* Float component C of element I of accessor A. */
+static float
+acc_f (const Glb *g, int64_t a, int64_t i, int c, int n)
+{
+  json_object *acc = jidx (jget (g->doc, "accessors"), a);
+  json_object *view = jidx (jget (g->doc, "bufferViews"), json_object_get_int64 (jget (acc, "bufferView")));
+  size_t off = (size_t) json_object_get_int64 (jget (view, "byteOffset"))
+               + (size_t) json_object_get_int64 (jget (acc, "byteOffset"));
+  float f;
+
+  memcpy (&f, g->bin + off + (size_t) (i * n + c) * 4, 4);
+  return f;
+}
+
+static void
+add_to_validate (const char *name)
+{
+  size_t used = strlen (glb_list);
+
+  snprintf (glb_list + used, sizeof glb_list - used, " '%s'", tmp_path (name));
+}
+
+/* The EXT_mesh_gpu_instancing rules the Khronos validator does not check
+ * (it reports the extension as unsupported), and the data itself. */
+static void
+check_instancing (const Glb *g, const TgPoints *p)
+{
+  json_object *nodes = jget (g->doc, "nodes"), *used = jget (g->doc, "extensionsUsed");
+  int seen = 0;
+  bool listed = false;
+
+  for (size_t i = 0; used && i < json_object_array_length (used); i++)
+    listed |= strcmp (json_object_get_string (json_object_array_get_idx (used, i)),
+                      "EXT_mesh_gpu_instancing") == 0;
+  TG_CHECK (listed);
+  TG_CHECK (jget (g->doc, "extensionsRequired") == NULL);
+  for (size_t n = 0; nodes && n < json_object_array_length (nodes); n++)
+    {
+      json_object *node = json_object_array_get_idx (nodes, n);
+      json_object *attrs = jget (jget (jget (node, "extensions"), "EXT_mesh_gpu_instancing"),
+                                 "attributes");
+      const char *name = json_object_get_string (jget (node, "name"));
+      int k = 0;
+      int64_t count = -1;
+      static const char *sem[3] = { "TRANSLATION", "ROTATION", "SCALE" };
+      static const char *type[3] = { "VEC3", "VEC4", "VEC3" };
+      if (!attrs)
+        continue;
+      TG_CHECK (jget (node, "mesh") != NULL);
+      while (k < p->n_protos && strcmp (p->proto_names[k], name) != 0)
+        k++;
+      TG_CHECK_MSG (k < p->n_protos, "node \"%s\" is no prototype", name);
+      for (int s = 0; s < 3 && k < p->n_protos; s++)
+        {
+          int64_t a = json_object_get_int64 (jget (attrs, sem[s]));
+          json_object *acc = jidx (jget (g->doc, "accessors"), a);
+          int64_t c = json_object_get_int64 (jget (acc, "count"));
+          int nc = s == 1 ? 4 : 3;
+          TG_CHECK (strcmp (json_object_get_string (jget (acc, "type")), type[s]) == 0);
+          TG_CHECK_INT_EQ (json_object_get_int64 (jget (acc, "componentType")), 5126);
+          if (count >= 0)
+            TG_CHECK_INT_EQ (c, count);
+          count = c;
+          /* Element j is the prototype's j-th instance in list order. */
+          for (int64_t i = 0, j = 0; i < p->n; i++)
+            {
+              const float *src = s == 0 ? p->position + 3 * i
+                                 : s == 1 ? p->rotation + 4 * i
+                                          : p->scale + 3 * i;
+              double qlen = 0.0;
+              if (p->proto[i] != k)
+                continue;
+              for (int cc = 0; cc < nc; cc++)
+                {
+                  float f = acc_f (g, a, j, cc, nc);
+                  qlen += (double) f * f;
+                  TG_CHECK_NEAR (f, src[cc], s == 1 ? 1e-6 : 0.0);
+                }
+              if (s == 1)
+                TG_CHECK_NEAR (sqrt (qlen), 1.0, 1e-3);
+              j++;
+            }
+        }
+      {
+        int64_t want = 0;
+        for (int64_t i = 0; i < p->n; i++)
+          want += k < p->n_protos && p->proto[i] == k;
+        TG_CHECK_INT_EQ (count, want);
+      }
+      seen++;
+    }
+  /* Prototypes without instances get no node. */
+  TG_CHECK_INT_EQ (seen, 3);
+}
+
+static void
+test_glb_instancing (void)
+{
+  TgPoints *p = sample_points ();
+  TgError err = { 0 };
+  Glb g;
+
+  TG_CHECK_INT_EQ (write_points ("glb", "markers.glb", p, NULL, &err), 0);
+  add_to_validate ("markers.glb");
+  TG_CHECK (glb_open (&g, tmp_path ("markers.glb")));
+  if (g.doc)
+    {
+      /* One marker mesh per prototype with instances, sharing one cone. */
+      TG_CHECK_INT_EQ (json_object_array_length (jget (g.doc, "meshes")), 3);
+      check_instancing (&g, p);
+    }
+  glb_close (&g);
+  tg_points_free (p);
+}
+
+/* A unit right triangle in the XY plane facing +Z, as a one-chunk mesh. */
+static TgMesh *
+triangle_mesh (void)
+{
+  TgMesh *m = tg_mesh_new (1);
+  TgMeshChunk *c = &m->chunks[0];
+  static const float pos[9] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 };
+
+  tg_mesh_chunk_alloc (c, 3, 3, 1);
+  tg_mesh_chunk_set_name (c, "tri");
+  memcpy (c->positions, pos, sizeof pos);
+  for (int i = 0; i < 3; i++)
+    {
+      c->normals[3 * i] = c->normals[3 * i + 1] = 0.0f;
+      c->normals[3 * i + 2] = 1.0f;
+      c->uvs[2 * i] = pos[3 * i];
+      c->uvs[2 * i + 1] = pos[3 * i + 1];
+      c->indices[i] = (uint32_t) i;
+    }
+  return m;
+}
+
+static void
+test_glb_with_prototype_mesh (void)
+{
+  TgPoints *p = sample_points ();
+  TgMesh *tri = triangle_mesh ();
+  const TgMesh *meshes[4] = { NULL, tri, NULL, NULL };
+  TgError err = { 0 };
+  Glb g;
+
+  TG_CHECK_INT_EQ (write_points ("glb", "protos.glb", p, meshes, &err), 0);
+  add_to_validate ("protos.glb");
+  TG_CHECK (glb_open (&g, tmp_path ("protos.glb")));
+  if (g.doc)
+    {
+      json_object *nodes = jget (g.doc, "nodes");
+      for (size_t n = 0; n < json_object_array_length (nodes); n++)
+        {
+          json_object *node = json_object_array_get_idx (nodes, n);
+          const char *name = json_object_get_string (jget (node, "name"));
+          json_object *mesh, *prim, *acc;
+          if (!name || strcmp (name, "rock, big") != 0)
+            continue;
+          mesh = jidx (jget (g.doc, "meshes"), json_object_get_int64 (jget (node, "mesh")));
+          prim = jidx (jget (mesh, "primitives"), 0);
+          acc = jidx (jget (g.doc, "accessors"),
+                      json_object_get_int64 (jget (jget (prim, "attributes"), "POSITION")));
+          TG_CHECK_INT_EQ (json_object_get_int64 (jget (acc, "count")), 3);
+          TG_CHECK (jget (jget (prim, "attributes"), "TEXCOORD_0") != NULL);
+        }
+      check_instancing (&g, p);
+    }
+  glb_close (&g);
+  tg_mesh_free (tri);
+  tg_points_free (p);
+}
+
+static void
+test_empty_list_writes_valid_files (void)
+{
+  TgPoints *p = tg_points_new ();
+  TgError err = { 0 };
+  size_t len;
+  unsigned char *text;
+
+  tg_points_add_proto (p, "grass");
+  TG_CHECK_INT_EQ (write_points ("glb", "empty.glb", p, NULL, &err), 0);
+  add_to_validate ("empty.glb");
+  TG_CHECK_INT_EQ (write_points ("csv", "empty.csv", p, NULL, &err), 0);
+  text = read_all (tmp_path ("empty.csv"), &len);
+  TG_CHECK (text && strcmp ((char *) text, "prototype,px,py,pz,qx,qy,qz,qw,sx,sy,sz\n") == 0);
+  free (text);
+  TG_CHECK_INT_EQ (write_points ("json", "empty.json", p, NULL, &err), 0);
+  text = read_all (tmp_path ("empty.json"), &len);
+  {
+    json_object *doc = text ? json_tokener_parse ((char *) text) : NULL;
+    TG_CHECK (doc && json_object_array_length (jget (doc, "instances")) == 0);
+    json_object_put (doc);
+  }
+  free (text);
+  TG_CHECK_INT_EQ (write_points ("godot", "empty.tscn", p, NULL, &err), 0);
+  text = read_all (tmp_path ("empty.tscn"), &len);
+  TG_CHECK (text && strstr ((char *) text, "instance_count = 0\nmesh = SubResource(\"CylinderMesh_0\")\n"
+                                           "buffer = PackedFloat32Array()\n"));
+  free (text);
+  tg_points_free (p);
+}
+
+static void
+test_bad_instances_are_refused (void)
+{
+  TgPoints *p = sample_points ();
+  static const char *formats[] = { "csv", "json", "glb", "godot" };
+  TgError err = { 0 };
+
+  p->proto[4] = 9;
+  for (int f = 0; f < 4; f++)
+    {
+      memset (&err, 0, sizeof err);
+      TG_CHECK (write_points (formats[f], "bad.out", p, NULL, &err) < 0);
+      TG_CHECK_STR_CONTAINS (err.message, "instance 4 has prototype 9");
+    }
+  p->proto[4] = 1;
+  p->position[3 * 5 + 1] = NAN;
+  memset (&err, 0, sizeof err);
+  TG_CHECK (write_points ("csv", "bad.out", p, NULL, &err) < 0);
+  TG_CHECK_STR_CONTAINS (err.message, "instance 5");
+  tg_points_free (p);
+}
+
+/* --- the .glb mesh reader -------------------------------------------------------- */
+
+static int
+write_builder (TgGlb *g, const char *name)
+{
+  FILE *f = fopen (tmp_path (name), "wb");
+  TgError err = { 0 };
+  int rc = tg_glb_write (g, f, &err);
+
+  fclose (f);
+  return rc;
+}
+
+static void
+test_glb_reader_applies_node_transforms (void)
+{
+  static const float pos[9] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 };
+  static const uint16_t idx16[3] = { 0, 1, 2 };
+  TgGlb *g = tg_glb_new ("test");
+  TgMeshReader read = tg_io_mesh_reader ("glb");
+  TgMesh *m = NULL;
+  TgError err = { 0 };
+  int pa, view, ia, mesh, parent, child;
+
+  TG_CHECK (read != NULL);
+  /* Positions, no normals, 16-bit indices; a parent that moves by (10, 0,
+   * 0) and a child that mirrors X and doubles Y. */
+  pa = tg_glb_add_floats (g, pos, 3, 3, TG_GLB_ARRAY_BUFFER, true);
+  view = tg_glb_add_view (g, idx16, sizeof idx16, TG_GLB_ELEMENT_ARRAY_BUFFER);
+  ia = tg_glb_add_accessor (g, view, 0, TG_GLB_UNSIGNED_SHORT, "SCALAR", 3, false, NULL, NULL);
+  mesh = tg_glb_add_mesh (g, "leaf");
+  tg_glb_add_primitive (g, mesh, (TgGlbAttribute[]) { { "POSITION", pa } }, 1, ia, -1,
+                        TG_GLB_TRIANGLES);
+  parent = tg_glb_add_node (g, "root", -1);
+  child = tg_glb_add_node (g, "leaf", mesh);
+  tg_glb_node_set_trs (g, parent, (const float[3]) { 10, 0, 0 }, NULL, NULL);
+  tg_glb_node_set_trs (g, child, NULL, NULL, (const float[3]) { -1, 2, 1 });
+  tg_glb_node_add_child (g, parent, child);
+  TG_CHECK_INT_EQ (write_builder (g, "leaf.glb"), 0);
+  tg_glb_free (g);
+
+  TG_CHECK_INT_EQ (read (tmp_path ("leaf.glb"), &m, &err), 0);
+  TG_CHECK_MSG (m != NULL, "%s", err.message);
+  if (m)
+    {
+      const TgMeshChunk *c = &m->chunks[0];
+      TG_CHECK_INT_EQ (m->n_chunks, 1);
+      TG_CHECK_INT_EQ (c->n_vertices, 3);
+      TG_CHECK (c->positions[0] == 10.0f && c->positions[3] == 9.0f && c->positions[7] == 2.0f);
+      /* The mirror flips the winding back, so the face still points +Z. */
+      TG_CHECK (c->indices[0] == 0 && c->indices[1] == 2 && c->indices[2] == 1);
+      for (int v = 0; v < 3; v++)
+        TG_CHECK (c->normals[3 * v + 2] == 1.0f);
+      tg_mesh_free (m);
+    }
+
+  /* Not a glb, and a truncated one: errors that name the file. */
+  {
+    FILE *f = fopen (tmp_path ("not.glb"), "wb");
+    size_t len;
+    unsigned char *data = read_all (tmp_path ("leaf.glb"), &len);
+    fputs ("hello", f);
+    fclose (f);
+    memset (&err, 0, sizeof err);
+    TG_CHECK (read (tmp_path ("not.glb"), &m, &err) < 0);
+    TG_CHECK_STR_CONTAINS (err.message, "not.glb");
+    f = fopen (tmp_path ("short.glb"), "wb");
+    fwrite (data, 1, len - 8, f);
+    fclose (f);
+    memset (&err, 0, sizeof err);
+    TG_CHECK (read (tmp_path ("short.glb"), &m, &err) < 0);
+    TG_CHECK_STR_CONTAINS (err.message, "short.glb");
+    free (data);
+  }
+}
+
+static void
+test_glb_reader_round_trips_our_points_file (void)
+{
+  TgMeshReader read = tg_io_mesh_reader ("glb");
+  TgMesh *m = NULL;
+  TgError err = { 0 };
+
+  /* Read back the markers file: the root's children, one cone each. */
+  TG_CHECK_INT_EQ (read (tmp_path ("markers.glb"), &m, &err), 0);
+  if (m)
+    {
+      TG_CHECK_INT_EQ (m->n_chunks, 3);
+      TG_CHECK_INT_EQ (m->chunks[0].n_indices, 48);
+      tg_mesh_free (m);
+    }
+}
+
+static void
+test_validator (void)
+{
+  char cmd[5000];
+  int rc;
+
+  snprintf (cmd, sizeof cmd, "bash '%s'%s", tgtest_src ("tests/common/gltf_validate.sh"),
+            glb_list);
+  rc = system (cmd);
+  rc = WIFEXITED (rc) ? WEXITSTATUS (rc) : 1;
+  if (rc == 77)
+    fprintf (stderr, "  (npm missing: glTF-Validator not run)\n");
+  else
+    TG_CHECK_MSG (rc == 0, "glTF-Validator: exit %d on%s", rc, glb_list);
+}
+
+int
+main (void)
+{
+  char cmd[600];
+
+  TG_CHECK (tg_formats_init () == 0);
+  if (!mkdtemp (tmpdir))
+    return 1;
+  TG_RUN (test_csv_reads_back_exactly);
+  TG_RUN (test_json_reads_back_exactly);
+  TG_RUN (test_godot_scene_structure);
+  TG_RUN (test_glb_instancing);
+  TG_RUN (test_glb_with_prototype_mesh);
+  TG_RUN (test_empty_list_writes_valid_files);
+  TG_RUN (test_bad_instances_are_refused);
+  TG_RUN (test_glb_reader_applies_node_transforms);
+  TG_RUN (test_glb_reader_round_trips_our_points_file);
+  TG_RUN (test_validator);
+  snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+  if (system (cmd) != 0)
+    fprintf (stderr, "could not remove %s\n", tmpdir);
+  return tgtest_result ();
+}
