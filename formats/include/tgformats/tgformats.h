@@ -31,6 +31,20 @@ int tg_tgraph_load_file (const char *path, TgGraph **out, TgError *err);
 int tg_tgraph_load_string (const char *text, size_t len, const char *base_dir, TgGraph **out,
                            TgError *err);
 
+/* Flags of the _ex loaders. */
+typedef enum
+{
+  /* Skip tg_graph_validate and the required-parameter checks, so that an
+   * unfinished graph (unlinked required inputs, an unset input path) that
+   * the GUI saved opens again.  Syntax, types, ranges, unknown names and
+   * links are still checked.  Validate before evaluating. */
+  TG_TGRAPH_LOAD_NO_VALIDATE = 1 << 0,
+} TgTgraphLoadFlags;
+
+int tg_tgraph_load_file_ex (const char *path, unsigned flags, TgGraph **out, TgError *err);
+int tg_tgraph_load_string_ex (const char *text, size_t len, const char *base_dir, unsigned flags,
+                              TgGraph **out, TgError *err);
+
 /* The canonical text: pretty-printed, keys in a stable order, every
  * parameter in descriptor order, "ui" and unknown keys kept.  Caller frees. */
 char *tg_tgraph_save_string (const TgGraph *g, TgError *err);

@@ -1,0 +1,682 @@
+/* TgInspector: widgets generated from the active node's TgParamDesc list.
+ *
+ * One row per parameter: label (translated through the engine's N_()
+ * strings) and an editor chosen by type, with the unit after it.  Number
+ * sliders cover the soft range and their spin buttons the hard one.  The
+ * rows are rebuilt when the node changes from elsewhere (undo, another
+ * widget); changes this inspector makes itself do not rebuild it, so a
+ * drag in progress keeps its widget.
+ */
+#include "config.h"
+
+#include "tg-inspector.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "tg-curve-editor.h"
+
+struct _TgInspector
+{
+  GtkWidget parent_instance;
+
+  GtkStack *stack;
+  GtkLabel *title, *subtitle, *help;
+  GtkGrid *grid;
+  GtkSpinButton *world_x, *world_z, *world_h, *world_res, *world_seed;
+
+  TgDocument *doc;
+  gulong changed_id;
+  char *node;
+  gboolean building;  /* filling widgets: ignore their signals */
+  gboolean editing;   /* our own command: do not rebuild */
+  TgCurveEditor *curve;
+  char *curve_source; /* node feeding the curve node's input */
+};
+
+G_DEFINE_FINAL_TYPE (TgInspector, tg_inspector, GTK_TYPE_WIDGET)
+
+static void rebuild (TgInspector *self);
+
+static const TgParamDesc *
+param_of (GtkWidget *w)
+{
+  return g_object_get_data (G_OBJECT (w), "param");
+}
+
+/* Applies V to the parameter that widget W edits; marks W on error. */
+static void
+apply (TgInspector *self, GtkWidget *w, const TgParamValue *v, gboolean merge)
+{
+  const TgParamDesc *d = param_of (w);
+  g_autoptr (GError) error = NULL;
+
+  if (self->building || !self->node)
+    return;
+  self->editing = TRUE;
+  if (tg_document_set_param (self->doc, self->node, d->name, v, merge, &error))
+    {
+      gtk_widget_remove_css_class (w, "error");
+      gtk_widget_set_tooltip_text (w, NULL);
+    }
+  else
+    {
+      gtk_widget_add_css_class (w, "error");
+      gtk_widget_set_tooltip_text (w, error->message);
+    }
+  self->editing = FALSE;
+}
+
+static void
+value_for (const TgParamDesc *d, TgParamValue *v)
+{
+  memset (v, 0, sizeof *v);
+  v->type = d->type;
+}
+
+static void
+number_changed (GtkAdjustment *adj, GtkWidget *w)
+{
+  TgInspector *self = g_object_get_data (G_OBJECT (w), "inspector");
+  GtkAdjustment *other = g_object_get_data (G_OBJECT (adj), "other");
+  const TgParamDesc *d = param_of (w);
+  double x = gtk_adjustment_get_value (adj);
+  TgParamValue v;
+
+  if (other && !self->building)
+    {
+      /* Keep slider and spin button together without a second command. */
+      gboolean b = self->building;
+      self->building = TRUE;
+      gtk_adjustment_set_value (other, x);
+      self->building = b;
+    }
+  value_for (d, &v);
+  if (d->type == TG_PARAM_FLOAT)
+    v.f = x;
+  else
+    v.i = (int) llround (x);
+  apply (self, w, &v, TRUE);
+}
+
+static void
+seed_dice (GtkButton *b, GtkSpinButton *spin)
+{
+  gtk_spin_button_set_value (spin, g_random_int_range (0, G_MAXINT32));
+  tg_document_end_merge (TG_INSPECTOR (g_object_get_data (G_OBJECT (spin), "inspector"))->doc);
+}
+
+static void
+bool_changed (GtkSwitch *sw, GParamSpec *pspec, TgInspector *self)
+{
+  TgParamValue v;
+
+  value_for (param_of (GTK_WIDGET (sw)), &v);
+  v.i = gtk_switch_get_active (sw);
+  apply (self, GTK_WIDGET (sw), &v, FALSE);
+}
+
+static void
+enum_changed (GtkDropDown *dd, GParamSpec *pspec, TgInspector *self)
+{
+  const TgParamDesc *d = param_of (GTK_WIDGET (dd));
+  guint k = gtk_drop_down_get_selected (dd);
+  TgParamValue v;
+
+  if (k == GTK_INVALID_LIST_POSITION)
+    return;
+  value_for (d, &v);
+  v.s = (char *) d->choices[k];
+  v.i = (int) k;
+  apply (self, GTK_WIDGET (dd), &v, FALSE);
+}
+
+static void
+text_changed (GtkEditable *e, TgInspector *self)
+{
+  const TgParamDesc *d = param_of (GTK_WIDGET (e));
+  TgParamValue v;
+  TgError err = { 0 };
+
+  if (self->building)
+    return;
+  if (d->type == TG_PARAM_LIST)
+    {
+      g_autoptr (GError) error = NULL;
+      if (tg_param_value_parse (d, gtk_editable_get_text (e), &v, &err) < 0)
+        {
+          gtk_widget_add_css_class (GTK_WIDGET (e), "error");
+          gtk_widget_set_tooltip_text (GTK_WIDGET (e), err.message);
+          return;
+        }
+      apply (self, GTK_WIDGET (e), &v, TRUE);
+      tg_param_value_clear (&v);
+      return;
+    }
+  value_for (d, &v);
+  v.s = (char *) gtk_editable_get_text (e);
+  apply (self, GTK_WIDGET (e), &v, TRUE);
+}
+
+static void
+vec_changed (GtkAdjustment *adj, GtkWidget *box)
+{
+  TgInspector *self = g_object_get_data (G_OBJECT (box), "inspector");
+  const TgParamDesc *d = param_of (box);
+  TgParamValue v;
+  int n = d->type == TG_PARAM_VEC2 ? 2 : 3;
+
+  value_for (d, &v);
+  for (int k = 0; k < n; k++)
+    {
+      char key[8];
+      g_snprintf (key, sizeof key, "c%d", k);
+      v.v[k] = gtk_adjustment_get_value (g_object_get_data (G_OBJECT (box), key));
+    }
+  apply (self, box, &v, TRUE);
+}
+
+static void
+color_set (GtkColorButton *b, TgInspector *self)
+{
+  GdkRGBA c;
+  TgParamValue v;
+
+  gtk_color_chooser_get_rgba (GTK_COLOR_CHOOSER (b), &c);
+  value_for (param_of (GTK_WIDGET (b)), &v);
+  v.v[0] = c.red;
+  v.v[1] = c.green;
+  v.v[2] = c.blue;
+  v.v[3] = c.alpha;
+  apply (self, GTK_WIDGET (b), &v, FALSE);
+}
+
+static void
+curve_changed (TgCurveEditor *ce, TgInspector *self)
+{
+  TgParamValue v;
+  int n;
+  const double *xy = tg_curve_editor_get_points (ce, &n);
+
+  value_for (param_of (GTK_WIDGET (ce)), &v);
+  v.xy = (double *) xy;
+  v.n_points = n;
+  apply (self, GTK_WIDGET (ce), &v, TRUE);
+}
+
+static void
+curve_finished (TgCurveEditor *ce, TgInspector *self)
+{
+  tg_document_end_merge (self->doc);
+}
+
+static void
+file_chosen (GtkNativeDialog *dialog, int response, GtkEntry *entry)
+{
+  TgInspector *self = g_object_get_data (G_OBJECT (entry), "inspector");
+
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) f = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      const char *base = tg_graph_base_dir (tg_document_get_graph (self->doc));
+      g_autoptr (GFile) bf = base ? g_file_new_for_path (base) : NULL;
+      /* Input paths are relative to the graph's folder when they can be. */
+      g_autofree char *rel = bf ? g_file_get_relative_path (bf, f) : NULL;
+      g_autofree char *abs = g_file_get_path (f);
+      gtk_editable_set_text (GTK_EDITABLE (entry), rel ? rel : abs);
+      tg_document_end_merge (self->doc);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+browse_clicked (GtkButton *b, GtkEntry *entry)
+{
+  GtkFileChooserNative *fc = gtk_file_chooser_native_new (
+    _("Choose a File"), GTK_WINDOW (gtk_widget_get_root (GTK_WIDGET (b))),
+    GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
+
+  g_signal_connect (fc, "response", G_CALLBACK (file_chosen), entry);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (fc));
+}
+
+/* --- building rows -------------------------------------------------------- */
+
+static GtkWidget *
+tag (TgInspector *self, GtkWidget *w, const TgParamDesc *d)
+{
+  g_object_set_data (G_OBJECT (w), "param", (gpointer) d);
+  g_object_set_data (G_OBJECT (w), "inspector", self);
+  return w;
+}
+
+static int
+digits_for (double span)
+{
+  return span <= 2 ? 3 : span <= 200 ? 2 : span <= 20000 ? 1 : 0;
+}
+
+static GtkWidget *
+number_row (TgInspector *self, const TgParamDesc *d, double value)
+{
+  gboolean is_int = d->type != TG_PARAM_FLOAT;
+  double lo = d->soft_min, hi = d->soft_max;
+  double span = hi - lo;
+  int digits = is_int ? 0 : digits_for (span);
+  double step = is_int ? 1 : pow (10, floor (log10 (MAX (span, 1e-6))) - 2);
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
+  GtkAdjustment *sa = gtk_adjustment_new (value, lo, hi, step, step * 10, 0);
+  GtkAdjustment *ha = gtk_adjustment_new (value, d->min, d->max, step, step * 10, 0);
+  GtkWidget *spin = gtk_spin_button_new (ha, step, (guint) digits);
+
+  tag (self, box, d);
+  gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
+  gtk_editable_set_width_chars (GTK_EDITABLE (spin), 7);
+  if (span < 1e6 && d->type != TG_PARAM_SEED)
+    {
+      GtkWidget *scale = gtk_scale_new (GTK_ORIENTATION_HORIZONTAL, sa);
+      gtk_scale_set_draw_value (GTK_SCALE (scale), FALSE);
+      gtk_widget_set_hexpand (scale, TRUE);
+      gtk_range_set_round_digits (GTK_RANGE (scale), digits);
+      gtk_box_append (GTK_BOX (box), scale);
+      g_object_set_data (G_OBJECT (sa), "other", ha);
+      g_object_set_data (G_OBJECT (ha), "other", sa);
+      g_signal_connect (sa, "value-changed", G_CALLBACK (number_changed), box);
+    }
+  else
+    {
+      g_object_ref_sink (sa);
+      g_object_unref (sa);
+      gtk_widget_set_hexpand (spin, TRUE);
+    }
+  g_signal_connect (ha, "value-changed", G_CALLBACK (number_changed), box);
+  gtk_box_append (GTK_BOX (box), spin);
+  if (d->type == TG_PARAM_SEED)
+    {
+      GtkWidget *dice = gtk_button_new_from_icon_name ("media-playlist-shuffle-symbolic");
+      gtk_widget_set_tooltip_text (dice, _("Random seed"));
+      gtk_widget_add_css_class (dice, "flat");
+      g_object_set_data (G_OBJECT (spin), "inspector", self);
+      g_signal_connect (dice, "clicked", G_CALLBACK (seed_dice), spin);
+      gtk_box_append (GTK_BOX (box), dice);
+    }
+  return box;
+}
+
+/* "name=grass|color=#40a040; ..." as tg_param_value_parse reads lists. */
+static char *
+list_text (const TgParamDesc *d, const TgParamValue *v)
+{
+  GString *s = g_string_new (NULL);
+
+  for (int i = 0; i < v->n_items; i++)
+    {
+      if (i)
+        g_string_append (s, "; ");
+      for (int k = 0; k < d->n_item_params; k++)
+        {
+          const TgParamDesc *f = &d->item_params[k];
+          const TgParamValue *fv = tg_param_list_field (v, i, k);
+          char num[G_ASCII_DTOSTR_BUF_SIZE];
+          if (k)
+            g_string_append_c (s, '|');
+          g_string_append_printf (s, "%s=", f->name);
+          switch (f->type)
+            {
+            case TG_PARAM_FLOAT:
+              g_string_append (s, g_ascii_dtostr (num, sizeof num, fv->f));
+              break;
+            case TG_PARAM_INT:
+            case TG_PARAM_SEED:
+              g_string_append_printf (s, "%d", fv->i);
+              break;
+            case TG_PARAM_BOOL:
+              g_string_append (s, fv->i ? "true" : "false");
+              break;
+            case TG_PARAM_COLOR:
+              g_string_append_printf (s, "#%02x%02x%02x", (int) lround (fv->v[0] * 255),
+                                      (int) lround (fv->v[1] * 255), (int) lround (fv->v[2] * 255));
+              break;
+            case TG_PARAM_VEC2:
+            case TG_PARAM_VEC3:
+              for (int c = 0; c < (f->type == TG_PARAM_VEC2 ? 2 : 3); c++)
+                {
+                  if (c)
+                    g_string_append_c (s, ',');
+                  g_string_append (s, g_ascii_dtostr (num, sizeof num, fv->v[c]));
+                }
+              break;
+            default:
+              g_string_append (s, fv->s ? fv->s : "");
+            }
+        }
+    }
+  return g_string_free (s, FALSE);
+}
+
+static GtkWidget *
+editor_for (TgInspector *self, const TgParamDesc *d, const TgParamValue *v)
+{
+  switch (d->type)
+    {
+    case TG_PARAM_FLOAT:
+      return number_row (self, d, v->f);
+    case TG_PARAM_INT:
+    case TG_PARAM_SEED:
+      return number_row (self, d, v->i);
+    case TG_PARAM_BOOL:
+      {
+        GtkWidget *sw = tag (self, gtk_switch_new (), d);
+        gtk_switch_set_active (GTK_SWITCH (sw), v->i != 0);
+        gtk_widget_set_halign (sw, GTK_ALIGN_START);
+        g_signal_connect (sw, "notify::active", G_CALLBACK (bool_changed), self);
+        return sw;
+      }
+    case TG_PARAM_ENUM:
+      {
+        GtkWidget *dd = tag (self, gtk_drop_down_new_from_strings (d->choices), d);
+        int k = v->s ? tg_param_enum_index (d, v->s) : v->i;
+        gtk_drop_down_set_selected (GTK_DROP_DOWN (dd), k >= 0 ? (guint) k : 0);
+        g_signal_connect (dd, "notify::selected", G_CALLBACK (enum_changed), self);
+        return dd;
+      }
+    case TG_PARAM_STRING:
+    case TG_PARAM_OUTPUT_PATH:
+    case TG_PARAM_INPUT_PATH:
+    case TG_PARAM_LIST:
+      {
+        GtkWidget *entry = tag (self, gtk_entry_new (), d);
+        g_autofree char *lt = d->type == TG_PARAM_LIST ? list_text (d, v) : NULL;
+        gtk_editable_set_text (GTK_EDITABLE (entry), lt ? lt : v->s ? v->s : "");
+        gtk_widget_set_hexpand (entry, TRUE);
+        g_signal_connect (entry, "changed", G_CALLBACK (text_changed), self);
+        if (d->type == TG_PARAM_INPUT_PATH)
+          {
+            GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
+            GtkWidget *b = gtk_button_new_from_icon_name ("document-open-symbolic");
+            gtk_widget_set_tooltip_text (b, _("Choose a file"));
+            g_signal_connect (b, "clicked", G_CALLBACK (browse_clicked), entry);
+            gtk_box_append (GTK_BOX (box), entry);
+            gtk_box_append (GTK_BOX (box), b);
+            gtk_widget_add_css_class (box, "linked");
+            if (!v->s || !*v->s)
+              gtk_widget_add_css_class (entry, "error");
+            return box;
+          }
+        return entry;
+      }
+    case TG_PARAM_VEC2:
+    case TG_PARAM_VEC3:
+      {
+        GtkWidget *box = tag (self, gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4), d);
+        int n = d->type == TG_PARAM_VEC2 ? 2 : 3;
+        for (int k = 0; k < n; k++)
+          {
+            GtkAdjustment *a = gtk_adjustment_new (v->v[k], d->min, d->max, 10, 100, 0);
+            GtkWidget *spin = gtk_spin_button_new (a, 10, 1);
+            char key[8];
+            g_snprintf (key, sizeof key, "c%d", k);
+            g_object_set_data (G_OBJECT (box), key, a);
+            gtk_editable_set_width_chars (GTK_EDITABLE (spin), 6);
+            gtk_widget_set_hexpand (spin, TRUE);
+            gtk_widget_set_tooltip_text (spin, (const char *[]) { "X", n == 2 ? "Z" : "Y", "Z" }[k]);
+            g_signal_connect (a, "value-changed", G_CALLBACK (vec_changed), box);
+            gtk_box_append (GTK_BOX (box), spin);
+          }
+        return box;
+      }
+    case TG_PARAM_COLOR:
+      {
+        GdkRGBA c = { v->v[0], v->v[1], v->v[2], v->v[3] };
+        GtkWidget *b = tag (self, gtk_color_button_new_with_rgba (&c), d);
+        gtk_color_chooser_set_use_alpha (GTK_COLOR_CHOOSER (b), TRUE);
+        gtk_widget_set_halign (b, GTK_ALIGN_START);
+        g_signal_connect (b, "color-set", G_CALLBACK (color_set), self);
+        return b;
+      }
+    case TG_PARAM_CURVE:
+      {
+        GtkWidget *ce = tag (self, tg_curve_editor_new (), d);
+        tg_curve_editor_set_points (TG_CURVE_EDITOR (ce), v->xy, v->n_points);
+        gtk_widget_set_hexpand (ce, TRUE);
+        g_signal_connect (ce, "changed", G_CALLBACK (curve_changed), self);
+        g_signal_connect (ce, "finished", G_CALLBACK (curve_finished), self);
+        self->curve = TG_CURVE_EDITOR (ce);
+        return ce;
+      }
+    default:
+      return gtk_label_new (tg_param_type_name (d->type));
+    }
+}
+
+static void
+clear_grid (TgInspector *self)
+{
+  GtkWidget *c;
+
+  while ((c = gtk_widget_get_first_child (GTK_WIDGET (self->grid))))
+    gtk_grid_remove (self->grid, c);
+  self->curve = NULL;
+  g_clear_pointer (&self->curve_source, g_free);
+}
+
+static void
+rebuild (TgInspector *self)
+{
+  const TgGraph *g;
+  const TgNodeDesc *d;
+  int n;
+
+  clear_grid (self);
+  if (!self->doc || !self->node || (n = tg_graph_find_node (tg_document_get_graph (self->doc),
+                                                            self->node)) < 0)
+    {
+      gtk_label_set_text (self->title, _("No node selected"));
+      gtk_label_set_text (self->subtitle, "");
+      gtk_label_set_text (self->help, _("Click a node in the graph to edit its parameters, or "
+                                        "press Tab over the graph to add one."));
+      return;
+    }
+  g = tg_document_get_graph (self->doc);
+  d = tg_graph_node_desc (g, n);
+  self->building = TRUE;
+  gtk_label_set_text (self->title, self->node);
+  {
+    g_autofree char *sub = g_strdup_printf ("%s · %s", g_dgettext (GETTEXT_PACKAGE, d->label),
+                                            d->type);
+    gtk_label_set_text (self->subtitle, sub);
+  }
+  gtk_label_set_text (self->help, d->help ? g_dgettext (GETTEXT_PACKAGE, d->help) : "");
+  for (int k = 0; k < d->n_params; k++)
+    {
+      const TgParamDesc *p = &d->params[k];
+      const TgParamValue *v = tg_graph_get_param_at (g, n, k);
+      GtkWidget *label = gtk_label_new (g_dgettext (GETTEXT_PACKAGE, p->label));
+      GtkWidget *ed = editor_for (self, p, v);
+      int row = k;
+
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_ellipsize (GTK_LABEL (label), PANGO_ELLIPSIZE_END);
+      gtk_label_set_width_chars (GTK_LABEL (label), 10);
+      gtk_label_set_max_width_chars (GTK_LABEL (label), 14);
+      if (p->help)
+        gtk_widget_set_tooltip_text (label, g_dgettext (GETTEXT_PACKAGE, p->help));
+      if (p->type == TG_PARAM_CURVE)
+        {
+          /* The curve gets the whole width under its label. */
+          gtk_grid_attach (self->grid, label, 0, 2 * row, 3, 1);
+          gtk_grid_attach (self->grid, ed, 0, 2 * row + 1, 3, 1);
+          continue;
+        }
+      gtk_grid_attach (self->grid, label, 0, 2 * row, 1, 1);
+      gtk_grid_attach (self->grid, ed, 1, 2 * row, 1, 1);
+      gtk_widget_set_hexpand (ed, TRUE);
+      if (p->unit)
+        {
+          GtkWidget *u = gtk_label_new (p->unit);
+          gtk_widget_add_css_class (u, "dim-label");
+          gtk_label_set_xalign (GTK_LABEL (u), 0);
+          gtk_label_set_width_chars (GTK_LABEL (u), 3);
+          gtk_grid_attach (self->grid, u, 2, 2 * row, 1, 1);
+        }
+    }
+  if (self->curve && d->n_inputs > 0)
+    {
+      int l = tg_graph_input_link (g, n, 0);
+      if (l >= 0)
+        self->curve_source = g_strdup (tg_graph_node_id (g, tg_graph_link (g, l)->from_node));
+    }
+  self->building = FALSE;
+}
+
+/* --- world ------------------------------------------------------------------ */
+
+static void
+fill_world (TgInspector *self)
+{
+  const TgWorld *w = tg_graph_world_const (tg_document_get_graph (self->doc));
+
+  self->building = TRUE;
+  gtk_spin_button_set_value (self->world_x, w->size_x);
+  gtk_spin_button_set_value (self->world_z, w->size_z);
+  gtk_spin_button_set_value (self->world_h, w->height_m);
+  gtk_spin_button_set_value (self->world_res, w->resolution);
+  gtk_spin_button_set_value (self->world_seed, w->seed);
+  self->building = FALSE;
+}
+
+static void
+world_changed (GtkSpinButton *spin, TgInspector *self)
+{
+  TgWorld w;
+  g_autoptr (GError) error = NULL;
+
+  if (self->building || !self->doc)
+    return;
+  w = *tg_graph_world_const (tg_document_get_graph (self->doc));
+  w.size_x = gtk_spin_button_get_value (self->world_x);
+  w.size_z = gtk_spin_button_get_value (self->world_z);
+  w.height_m = gtk_spin_button_get_value (self->world_h);
+  w.resolution = gtk_spin_button_get_value_as_int (self->world_res);
+  w.seed = (uint32_t) gtk_spin_button_get_value (self->world_seed);
+  self->editing = TRUE;
+  if (!tg_document_set_world (self->doc, &w, &error))
+    {
+      gtk_widget_add_css_class (GTK_WIDGET (spin), "error");
+      gtk_widget_set_tooltip_text (GTK_WIDGET (spin), error->message);
+    }
+  else
+    gtk_widget_remove_css_class (GTK_WIDGET (spin), "error");
+  self->editing = FALSE;
+}
+
+static void
+world_dice (GtkButton *b, TgInspector *self)
+{
+  gtk_spin_button_set_value (self->world_seed, g_random_int_range (0, G_MAXINT32));
+}
+
+/* --- document ---------------------------------------------------------------- */
+
+static void
+on_doc_changed (TgDocument *doc, guint what, const char *node, TgInspector *self)
+{
+  if (self->editing)
+    return;
+  if (what & (TG_DOC_CHANGE_WORLD))
+    fill_world (self);
+  if (what == TG_DOC_CHANGE_POSITION)
+    return;
+  if ((what & (TG_DOC_CHANGE_NODES | TG_DOC_CHANGE_LINKS)) || !node || !g_strcmp0 (node, self->node))
+    rebuild (self);
+}
+
+void
+tg_inspector_set_document (TgInspector *self, TgDocument *doc)
+{
+  if (self->doc)
+    {
+      g_signal_handler_disconnect (self->doc, self->changed_id);
+      g_clear_object (&self->doc);
+    }
+  self->doc = g_object_ref (doc);
+  self->changed_id = g_signal_connect (doc, "changed", G_CALLBACK (on_doc_changed), self);
+  g_clear_pointer (&self->node, g_free);
+  fill_world (self);
+  rebuild (self);
+}
+
+void
+tg_inspector_set_node (TgInspector *self, const char *id)
+{
+  if (!g_strcmp0 (id, self->node) && gtk_widget_get_first_child (GTK_WIDGET (self->grid)))
+    return;
+  g_free (self->node);
+  self->node = g_strdup (id);
+  if (self->doc)
+    tg_document_end_merge (self->doc);
+  rebuild (self);
+  if (id)
+    gtk_stack_set_visible_child_name (self->stack, "node");
+}
+
+void
+tg_inspector_set_histogram (TgInspector *self, const char *id, const float *bins, int n)
+{
+  if (self->curve && !g_strcmp0 (id, self->curve_source))
+    tg_curve_editor_set_histogram (self->curve, bins, n);
+}
+
+static void
+tg_inspector_dispose (GObject *object)
+{
+  TgInspector *self = TG_INSPECTOR (object);
+
+  if (self->doc)
+    {
+      g_signal_handler_disconnect (self->doc, self->changed_id);
+      g_clear_object (&self->doc);
+    }
+  gtk_widget_dispose_template (GTK_WIDGET (self), TG_TYPE_INSPECTOR);
+  G_OBJECT_CLASS (tg_inspector_parent_class)->dispose (object);
+}
+
+static void
+tg_inspector_finalize (GObject *object)
+{
+  TgInspector *self = TG_INSPECTOR (object);
+
+  g_free (self->node);
+  g_free (self->curve_source);
+  G_OBJECT_CLASS (tg_inspector_parent_class)->finalize (object);
+}
+
+static void
+tg_inspector_class_init (TgInspectorClass *klass)
+{
+  GtkWidgetClass *wc = GTK_WIDGET_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->dispose = tg_inspector_dispose;
+  G_OBJECT_CLASS (klass)->finalize = tg_inspector_finalize;
+  gtk_widget_class_set_layout_manager_type (wc, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (wc, "/io/github/terrane/Terrane/tg-inspector.ui");
+  gtk_widget_class_bind_template_child (wc, TgInspector, stack);
+  gtk_widget_class_bind_template_child (wc, TgInspector, title);
+  gtk_widget_class_bind_template_child (wc, TgInspector, subtitle);
+  gtk_widget_class_bind_template_child (wc, TgInspector, help);
+  gtk_widget_class_bind_template_child (wc, TgInspector, grid);
+  gtk_widget_class_bind_template_child (wc, TgInspector, world_x);
+  gtk_widget_class_bind_template_child (wc, TgInspector, world_z);
+  gtk_widget_class_bind_template_child (wc, TgInspector, world_h);
+  gtk_widget_class_bind_template_child (wc, TgInspector, world_res);
+  gtk_widget_class_bind_template_child (wc, TgInspector, world_seed);
+  gtk_widget_class_bind_template_callback (wc, world_changed);
+  gtk_widget_class_bind_template_callback (wc, world_dice);
+  gtk_widget_class_set_css_name (wc, "tginspector");
+}
+
+static void
+tg_inspector_init (TgInspector *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}

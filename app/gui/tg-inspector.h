@@ -1,0 +1,22 @@
+/* TgInspector: the parameters of the active node and the world settings,
+ * generated from the node's descriptor.  Edits become document commands;
+ * a slider drag is one undo step. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "tg-document.h"
+
+G_BEGIN_DECLS
+
+#define TG_TYPE_INSPECTOR (tg_inspector_get_type ())
+G_DECLARE_FINAL_TYPE (TgInspector, tg_inspector, TG, INSPECTOR, GtkWidget)
+
+void tg_inspector_set_document (TgInspector *self, TgDocument *doc);
+/* The node to show (NULL: none). */
+void tg_inspector_set_node (TgInspector *self, const char *id);
+/* A histogram of node ID's output; a curve editor whose input comes
+ * from ID draws it. */
+void tg_inspector_set_histogram (TgInspector *self, const char *id, const float *bins, int n);
+
+G_END_DECLS

@@ -1,0 +1,305 @@
+/* TgViewer: turns a grid value into an RGBA texture and shows it.
+ *
+ * Heights map 0..1 to black..white (not the map's own min/max, which
+ * would change the picture whenever a far corner changes); the hillshade
+ * takes its slopes in metres from the world settings, so a 257 and a 1025
+ * preview shade alike.
+ */
+#include "config.h"
+
+#include "tg-viewer.h"
+
+#include <math.h>
+#include <string.h>
+
+enum
+{
+  MODE_GREY,
+  MODE_RAMP,
+  MODE_HILLSHADE,
+  MODE_OVERLAY,
+};
+
+static const int resolutions[] = { 257, 513, 1025 };
+
+struct _TgViewer
+{
+  GtkWidget parent_instance;
+
+  GtkDropDown *mode, *resolution;
+  GtkAdjustment *azimuth, *elevation;
+  GtkLabel *readout;
+  GtkStack *views;
+  GtkPicture *area;
+  GtkWidget *placeholder;
+
+  TgValue *value;
+  TgWorld world;
+  char *id;
+  GdkTexture *texture;
+};
+
+enum
+{
+  SIGNAL_RESOLUTION_CHANGED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
+
+G_DEFINE_FINAL_TYPE (TgViewer, tg_viewer, GTK_TYPE_WIDGET)
+
+/* A hypsometric ramp: shore, lowland, upland, rock, snow. */
+static void
+ramp (float h, guint8 *out)
+{
+  static const float stops[][4] = {
+    { 0.00f, 0.16f, 0.29f, 0.43f }, { 0.02f, 0.80f, 0.76f, 0.58f }, { 0.10f, 0.38f, 0.55f, 0.30f },
+    { 0.35f, 0.55f, 0.62f, 0.36f }, { 0.60f, 0.55f, 0.46f, 0.34f }, { 0.80f, 0.55f, 0.53f, 0.52f },
+    { 0.95f, 0.95f, 0.96f, 0.98f }, { 1.00f, 1.00f, 1.00f, 1.00f },
+  };
+  int k = 0;
+  float t;
+
+  h = CLAMP (h, 0.f, 1.f);
+  while (k < (int) G_N_ELEMENTS (stops) - 2 && h > stops[k + 1][0])
+    k++;
+  t = (h - stops[k][0]) / (stops[k + 1][0] - stops[k][0]);
+  t = CLAMP (t, 0.f, 1.f);
+  for (int c = 0; c < 3; c++)
+    out[c] = (guint8) lrintf (255.f * (stops[k][c + 1] + t * (stops[k + 1][c + 1] - stops[k][c + 1])));
+}
+
+static void
+render (TgViewer *self)
+{
+  const TgValue *v = self->value;
+  int w, h, ch, mode = (int) gtk_drop_down_get_selected (self->mode);
+  double az = gtk_adjustment_get_value (self->azimuth) * G_PI / 180;
+  double el = gtk_adjustment_get_value (self->elevation) * G_PI / 180;
+  /* Sun vector: azimuth clockwise from north (-row direction), +Z north. */
+  double sx = sin (az) * cos (el), sz = cos (az) * cos (el), sy = sin (el);
+  guint8 *px;
+  GBytes *bytes;
+
+  g_clear_object (&self->texture);
+  gtk_widget_set_visible (self->placeholder, v == NULL);
+  if (!v)
+    {
+      gtk_picture_set_paintable (self->area, NULL);
+      return;
+    }
+  w = v->region.width;
+  h = v->region.height;
+  ch = v->channels;
+  px = g_malloc ((gsize) w * h * 4);
+  for (int j = 0; j < h; j++)
+    {
+      const float *row = tg_value_row (v, j);
+      const float *up = tg_value_row (v, MAX (j - 1, 0));
+      const float *dn = tg_value_row (v, MIN (j + 1, h - 1));
+      guint8 *o = px + (gsize) j * w * 4;
+      for (int i = 0; i < w; i++, o += 4)
+        {
+          float x = row[(gsize) i * ch];
+          double shade = 1;
+          o[3] = 255;
+          if (v->type == TG_TYPE_IMAGE && ch >= 3)
+            {
+              for (int c = 0; c < 3; c++)
+                o[c] = (guint8) lrintf (CLAMP (row[(gsize) i * ch + c], 0.f, 1.f) * 255.f);
+              continue;
+            }
+          if (mode == MODE_HILLSHADE || mode == MODE_OVERLAY || mode == MODE_RAMP)
+            {
+              /* Slopes in metres per metre; central differences. */
+              double hm = v->type == TG_TYPE_HEIGHT ? self->world.height_m : self->world.height_m;
+              int il = MAX (i - 1, 0), ir = MIN (i + 1, w - 1);
+              double dx = (row[(gsize) ir * ch] - row[(gsize) il * ch]) * hm
+                          / (MAX (ir - il, 1) * v->region.cell);
+              double dz = (up[(gsize) i * ch] - dn[(gsize) i * ch]) * hm
+                          / (MAX (MIN (j + 1, h - 1) - MAX (j - 1, 0), 1) * v->region.cell);
+              /* Normal of y = f(x, z): (-dx, 1, -dz), normalised. */
+              double len = sqrt (dx * dx + 1 + dz * dz);
+              shade = MAX (0.0, (-dx * sx + sy - dz * sz) / len);
+            }
+          switch (mode)
+            {
+            case MODE_GREY:
+              o[0] = o[1] = o[2] = (guint8) lrintf (CLAMP (x, 0.f, 1.f) * 255.f);
+              break;
+            case MODE_RAMP:
+              ramp (x, o);
+              for (int c = 0; c < 3; c++)
+                o[c] = (guint8) lrint (o[c] * (0.55 + 0.45 * shade));
+              break;
+            case MODE_HILLSHADE:
+              o[0] = o[1] = o[2] = (guint8) lrint (CLAMP (0.08 + 0.92 * shade, 0, 1) * 255);
+              break;
+            default:
+              {
+                /* The value as a red mask over its own relief. */
+                double a = CLAMP (x, 0.f, 1.f) * 0.75;
+                double g = CLAMP (0.15 + 0.7 * shade, 0, 1);
+                o[0] = (guint8) lrint (255 * (g * (1 - a) + 0.95 * a));
+                o[1] = (guint8) lrint (255 * (g * (1 - a) + 0.20 * a));
+                o[2] = (guint8) lrint (255 * (g * (1 - a) + 0.15 * a));
+              }
+            }
+        }
+    }
+  bytes = g_bytes_new_take (px, (gsize) w * h * 4);
+  self->texture = gdk_memory_texture_new (w, h, GDK_MEMORY_R8G8B8A8, bytes, (gsize) w * 4);
+  g_bytes_unref (bytes);
+  /* GSK scales the texture on the GPU: no per-frame copy or cairo resample. */
+  gtk_picture_set_paintable (self->area, GDK_PAINTABLE (self->texture));
+}
+
+static void
+area_motion (GtkEventControllerMotion *c, double x, double y, TgViewer *self)
+{
+  const TgValue *v = self->value;
+  int i, j;
+  char buf[160];
+  double pw, ph, sc, ox, oy;
+
+  if (!v)
+    return;
+  /* GtkPicture centres the image and keeps its aspect. */
+  pw = gtk_widget_get_width (GTK_WIDGET (self->area));
+  ph = gtk_widget_get_height (GTK_WIDGET (self->area));
+  sc = MIN (pw / v->region.width, ph / v->region.height);
+  ox = (pw - v->region.width * sc) / 2;
+  oy = (ph - v->region.height * sc) / 2;
+  i = (int) floor ((x - ox) / sc);
+  j = (int) floor ((y - oy) / sc);
+  if (i < 0 || j < 0 || i >= v->region.width || j >= v->region.height)
+    {
+      gtk_label_set_text (self->readout, "");
+      return;
+    }
+  {
+    float val = tg_value_row (v, j)[(gsize) i * v->channels];
+    double wx = tg_region_x (&v->region, i), wz = tg_region_z (&v->region, j);
+    if (v->type == TG_TYPE_HEIGHT)
+      g_snprintf (buf, sizeof buf, _("X %.1f m  Z %.1f m  height %.1f m"), wx, wz,
+                  val * self->world.height_m);
+    else
+      g_snprintf (buf, sizeof buf, _("X %.1f m  Z %.1f m  value %.3f"), wx, wz, val);
+  }
+  gtk_label_set_text (self->readout, buf);
+}
+
+static void
+area_leave (GtkEventControllerMotion *c, TgViewer *self)
+{
+  gtk_label_set_text (self->readout, "");
+}
+
+static void
+mode_changed (TgViewer *self)
+{
+  render (self);
+}
+
+static void
+sun_changed (TgViewer *self)
+{
+  render (self);
+}
+
+static void
+resolution_changed (TgViewer *self)
+{
+  g_signal_emit (self, signals[SIGNAL_RESOLUTION_CHANGED], 0);
+}
+
+void
+tg_viewer_set_value (TgViewer *self, TgValue *v, const TgWorld *world, const char *id)
+{
+  if (v)
+    tg_value_ref (v);
+  if (self->value)
+    tg_value_unref (self->value);
+  self->value = v;
+  if (world)
+    self->world = *world;
+  g_free (self->id);
+  self->id = g_strdup (id);
+  render (self);
+}
+
+int
+tg_viewer_get_preview_resolution (TgViewer *self)
+{
+  guint k = gtk_drop_down_get_selected (self->resolution);
+  return resolutions[k < G_N_ELEMENTS (resolutions) ? k : 1];
+}
+
+void
+tg_viewer_set_preview_resolution (TgViewer *self, int res)
+{
+  for (guint k = 0; k < G_N_ELEMENTS (resolutions); k++)
+    if (resolutions[k] == res)
+      gtk_drop_down_set_selected (self->resolution, k);
+}
+
+GdkTexture *
+tg_viewer_get_texture (TgViewer *self)
+{
+  return self->texture;
+}
+
+static void
+tg_viewer_dispose (GObject *object)
+{
+  TgViewer *self = TG_VIEWER (object);
+
+  g_clear_object (&self->texture);
+  if (self->value)
+    tg_value_unref (self->value);
+  self->value = NULL;
+  gtk_widget_dispose_template (GTK_WIDGET (self), TG_TYPE_VIEWER);
+  G_OBJECT_CLASS (tg_viewer_parent_class)->dispose (object);
+}
+
+static void
+tg_viewer_finalize (GObject *object)
+{
+  g_free (TG_VIEWER (object)->id);
+  G_OBJECT_CLASS (tg_viewer_parent_class)->finalize (object);
+}
+
+static void
+tg_viewer_class_init (TgViewerClass *klass)
+{
+  GtkWidgetClass *wc = GTK_WIDGET_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->dispose = tg_viewer_dispose;
+  G_OBJECT_CLASS (klass)->finalize = tg_viewer_finalize;
+  signals[SIGNAL_RESOLUTION_CHANGED] = g_signal_new ("resolution-changed",
+                                                     G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
+                                                     0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  gtk_widget_class_set_layout_manager_type (wc, GTK_TYPE_BIN_LAYOUT);
+  gtk_widget_class_set_template_from_resource (wc, "/io/github/terrane/Terrane/tg-viewer.ui");
+  gtk_widget_class_bind_template_child (wc, TgViewer, mode);
+  gtk_widget_class_bind_template_child (wc, TgViewer, resolution);
+  gtk_widget_class_bind_template_child (wc, TgViewer, azimuth);
+  gtk_widget_class_bind_template_child (wc, TgViewer, elevation);
+  gtk_widget_class_bind_template_child (wc, TgViewer, readout);
+  gtk_widget_class_bind_template_child (wc, TgViewer, views);
+  gtk_widget_class_bind_template_child (wc, TgViewer, area);
+  gtk_widget_class_bind_template_child (wc, TgViewer, placeholder);
+  gtk_widget_class_bind_template_callback (wc, mode_changed);
+  gtk_widget_class_bind_template_callback (wc, sun_changed);
+  gtk_widget_class_bind_template_callback (wc, resolution_changed);
+  gtk_widget_class_bind_template_callback (wc, area_motion);
+  gtk_widget_class_bind_template_callback (wc, area_leave);
+  gtk_widget_class_set_css_name (wc, "tgviewer");
+}
+
+static void
+tg_viewer_init (TgViewer *self)
+{
+  gtk_widget_init_template (GTK_WIDGET (self));
+}

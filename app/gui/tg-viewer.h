@@ -1,0 +1,26 @@
+/* TgViewer: the 2D view of the active node's output at preview resolution.
+ *
+ * Modes: greyscale, colour ramp, hillshade (sun azimuth and elevation),
+ * mask overlay; a read-out of the world position under the pointer and
+ * the height there in metres.  The views live in a GtkStack so a 3D view
+ * can join as a second page.
+ */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "tg-document.h"
+
+G_BEGIN_DECLS
+
+#define TG_TYPE_VIEWER (tg_viewer_get_type ())
+G_DECLARE_FINAL_TYPE (TgViewer, tg_viewer, TG, VIEWER, GtkWidget)
+
+/* Shows V (a reference is taken; NULL clears) of node ID in WORLD. */
+void tg_viewer_set_value (TgViewer *self, TgValue *v, const TgWorld *world, const char *id);
+int tg_viewer_get_preview_resolution (TgViewer *self);
+void tg_viewer_set_preview_resolution (TgViewer *self, int res);
+/* The shown image as a texture (for tests), or NULL. */
+GdkTexture *tg_viewer_get_texture (TgViewer *self);
+
+G_END_DECLS

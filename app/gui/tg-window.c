@@ -1,0 +1,951 @@
+/* TgWindow: wires one document to the canvas, inspector, viewer and the
+ * background evaluator, and holds the window's actions (files, export,
+ * undo, clipboard).
+ *
+ * Every document change that can alter an output asks the evaluator for
+ * a new preview of the active node (which cancels the running job); the
+ * canvas's gestures and the inspector's edits reach the document
+ * directly.  Export runs in its own GTask with its own engine, through
+ * tg_build, the same call as `tgraph eval`.
+ */
+#include "config.h"
+
+#include "tg-window.h"
+#include "tg-canvas.h"
+#include "tg-evaluator.h"
+#include "tg-inspector.h"
+#include "tg-viewer.h"
+
+#include <string.h>
+#include <tgformats/tgformats.h>
+
+#define THUMB_RES 97
+#define RECENT_MAX 8
+
+struct _TgWindow
+{
+  GtkApplicationWindow parent_instance;
+
+  TgCanvas *canvas;
+  TgInspector *inspector;
+  TgViewer *viewer;
+  GtkLabel *title_label, *subtitle_label, *status_label, *progress_label;
+  GtkProgressBar *progress_bar;
+  GtkWidget *progress_box;
+  GMenu *recent_menu;
+
+  TgDocument *doc;
+  TgEvaluator *evaluator;
+  GSettings *settings; /* NULL when the schema is not installed */
+  gboolean timing;
+
+  guint shown_job;
+  gint64 edit_time;    /* the edit the next preview answers */
+
+  /* export */
+  GCancellable *export_cancel;
+  TgCancel *export_token;
+  int export_rc;
+  char *export_message;
+  gboolean close_after_save;
+};
+
+G_DEFINE_FINAL_TYPE (TgWindow, tg_window, GTK_TYPE_APPLICATION_WINDOW)
+
+static void
+set_status (TgWindow *self, const char *text)
+{
+  gtk_label_set_text (self->status_label, text ? text : "");
+}
+
+/* --- title and action states -------------------------------------------------- */
+
+static void
+update_title (TgWindow *self)
+{
+  g_autofree char *name = tg_document_dup_title (self->doc);
+  gboolean dirty = tg_document_get_dirty (self->doc);
+  g_autofree char *shown = g_strdup_printf ("%s%s", dirty ? "• " : "", name);
+  g_autofree char *title = g_strdup_printf ("%s — Terrane", shown);
+  GFile *f = tg_document_get_file (self->doc);
+  g_autoptr (GFile) parent = f ? g_file_get_parent (f) : NULL;
+  g_autofree char *dir = parent ? g_file_get_parse_name (parent) : NULL;
+
+  gtk_label_set_text (self->title_label, shown);
+  gtk_label_set_text (self->subtitle_label, dir ? dir : _("Not saved yet"));
+  gtk_widget_set_visible (GTK_WIDGET (self->subtitle_label), TRUE);
+  gtk_window_set_title (GTK_WINDOW (self), title);
+}
+
+static void
+update_actions (TgWindow *self)
+{
+  g_auto (GStrv) sel = tg_canvas_dup_selection (self->canvas);
+  gboolean has_sel = sel && sel[0];
+  gboolean exporting = self->export_cancel != NULL;
+
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.undo", tg_document_can_undo (self->doc));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.redo", tg_document_can_redo (self->doc));
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.delete", has_sel);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.duplicate", has_sel);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.copy", has_sel);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.cut", has_sel);
+  gtk_widget_action_set_enabled (GTK_WIDGET (self), "win.export", !exporting);
+}
+
+/* --- evaluation ---------------------------------------------------------------- */
+
+static void
+request_eval (TgWindow *self)
+{
+  int res = tg_viewer_get_preview_resolution (self->viewer);
+
+  tg_evaluator_request (self->evaluator, tg_document_snapshot (self->doc),
+                        tg_canvas_get_active (self->canvas), res, THUMB_RES,
+                        self->edit_time ? self->edit_time : g_get_monotonic_time ());
+  gtk_widget_set_visible (self->progress_box, TRUE);
+}
+
+static void
+on_doc_changed (TgDocument *doc, guint what, const char *node, TgWindow *self)
+{
+  update_actions (self);
+  if (what == TG_DOC_CHANGE_POSITION)
+    return;
+  self->edit_time = g_get_monotonic_time ();
+  request_eval (self);
+}
+
+static void
+on_doc_notify (TgDocument *doc, GParamSpec *pspec, TgWindow *self)
+{
+  update_title (self);
+  update_actions (self);
+}
+
+static void
+on_selection_changed (TgWindow *self)
+{
+  const char *active = tg_canvas_get_active (self->canvas);
+
+  tg_inspector_set_node (self->inspector, active);
+  update_actions (self);
+  if (!active)
+    {
+      tg_viewer_set_value (self->viewer, NULL, NULL, NULL);
+      return;
+    }
+  self->edit_time = g_get_monotonic_time ();
+  request_eval (self);
+}
+
+static void
+on_resolution_changed (TgWindow *self)
+{
+  if (self->settings)
+    g_settings_set_int (self->settings, "preview-resolution",
+                        tg_viewer_get_preview_resolution (self->viewer));
+  self->edit_time = g_get_monotonic_time ();
+  request_eval (self);
+}
+
+typedef struct
+{
+  TgWindow *self;
+  gint64 edit_time, ready_time;
+  int size;
+  char *id;
+  gulong handler;
+} PaintTiming;
+
+static void
+after_paint (GdkFrameClock *clock, PaintTiming *t)
+{
+  gint64 now = g_get_monotonic_time ();
+
+  g_printerr ("timing: preview %s %d²: edit→result %.1f ms, edit→painted %.1f ms\n", t->id,
+              t->size, (t->ready_time - t->edit_time) / 1000.0, (now - t->edit_time) / 1000.0);
+  g_signal_handler_disconnect (clock, t->handler);
+  g_free (t->id);
+  g_free (t);
+}
+
+static void
+on_preview (TgEvaluator *ev, guint job, const char *id, TgValue *v, gint64 request_time,
+            TgWindow *self)
+{
+  if (g_strcmp0 (id, tg_canvas_get_active (self->canvas)))
+    return;
+  tg_viewer_set_value (self->viewer, v, tg_graph_world_const (tg_document_get_graph (self->doc)),
+                       id);
+  self->shown_job = job;
+  if (self->timing)
+    {
+      GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (self));
+      PaintTiming *t = g_new0 (PaintTiming, 1);
+      t->self = self;
+      t->edit_time = request_time;
+      t->ready_time = g_get_monotonic_time ();
+      t->size = v->region.width;
+      t->id = g_strdup (id);
+      if (clock)
+        t->handler = g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint), t);
+      else
+        {
+          g_printerr ("timing: preview %s %d²: edit→result %.1f ms\n", id, t->size,
+                      (t->ready_time - t->edit_time) / 1000.0);
+          g_free (t->id);
+          g_free (t);
+        }
+    }
+}
+
+static void
+on_thumbnail (TgEvaluator *ev, const char *id, cairo_surface_t *s, TgWindow *self)
+{
+  float bins[64] = { 0 };
+  int w = cairo_image_surface_get_width (s), h = cairo_image_surface_get_height (s);
+  int stride = cairo_image_surface_get_stride (s);
+  const guint8 *data = cairo_image_surface_get_data (s);
+
+  tg_canvas_set_thumbnail (self->canvas, id, s);
+  /* The curve editor's histogram: the thumbnail's grey levels suffice. */
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      bins[(((const guint32 *) (data + (gsize) y * stride))[x] & 0xff) * 64 / 256] += 1;
+  tg_inspector_set_histogram (self->inspector, id, bins, 64);
+}
+
+static void
+on_node_state (TgEvaluator *ev, const char *id, int state, const char *message, TgWindow *self)
+{
+  tg_canvas_set_node_state (self->canvas, id, state, message);
+  if (state == TG_NODE_FAILED && message)
+    {
+      g_autofree char *t = g_strdup_printf ("%s: %s", id, message);
+      set_status (self, t);
+    }
+}
+
+static void
+on_progress (TgEvaluator *ev, const char *id, double fraction, TgWindow *self)
+{
+  g_autofree char *t = NULL;
+
+  if (!id)
+    return;
+  tg_canvas_set_running (self->canvas, id, fraction);
+  if (!self->export_cancel)
+    {
+      t = g_strdup_printf (_("Evaluating %s"), id);
+      gtk_label_set_text (self->progress_label, t);
+      gtk_progress_bar_set_fraction (self->progress_bar, fraction);
+    }
+}
+
+static void
+on_finished (TgEvaluator *ev, guint job, gboolean cancelled, TgWindow *self)
+{
+  if (!tg_evaluator_is_busy (ev) && !self->export_cancel)
+    gtk_widget_set_visible (self->progress_box, FALSE);
+}
+
+/* --- files ----------------------------------------------------------------------- */
+
+static void
+remember_recent (TgWindow *self, GFile *file)
+{
+  g_autofree char *uri = g_file_get_uri (file);
+  g_autofree char *path = g_file_get_path (file);
+
+  gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
+  if (self->settings && path)
+    {
+      g_auto (GStrv) old = g_settings_get_strv (self->settings, "recent-files");
+      g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
+      g_auto (GStrv) list = NULL;
+      int n = 1;
+      g_strv_builder_add (b, path);
+      for (int k = 0; old[k] && n < RECENT_MAX; k++)
+        if (strcmp (old[k], path))
+          g_strv_builder_add (b, old[k]), n++;
+      list = g_strv_builder_end (b);
+      g_settings_set_strv (self->settings, "recent-files", (const char *const *) list);
+    }
+}
+
+static void
+fill_recent_menu (TgWindow *self)
+{
+  g_auto (GStrv) list = NULL;
+
+  g_menu_remove_all (self->recent_menu);
+  if (!self->settings)
+    return;
+  list = g_settings_get_strv (self->settings, "recent-files");
+  for (int k = 0; list[k]; k++)
+    {
+      g_autofree char *base = g_path_get_basename (list[k]);
+      g_autoptr (GMenuItem) item = g_menu_item_new (base, NULL);
+      g_menu_item_set_action_and_target_value (item, "win.open-recent",
+                                               g_variant_new_string (list[k]));
+      g_menu_append_item (self->recent_menu, item);
+    }
+}
+
+static void
+error_dialog (TgWindow *self, const char *primary, const char *secondary)
+{
+  GtkWidget *d = gtk_message_dialog_new (GTK_WINDOW (self), GTK_DIALOG_MODAL
+                                                              | GTK_DIALOG_DESTROY_WITH_PARENT,
+                                         GTK_MESSAGE_ERROR, GTK_BUTTONS_CLOSE, "%s", primary);
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (d), "%s", secondary);
+  g_signal_connect (d, "response", G_CALLBACK (gtk_window_destroy), NULL);
+  gtk_window_present (GTK_WINDOW (d));
+}
+
+gboolean
+tg_window_open_file (TgWindow *self, GFile *file)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!tg_document_load (self->doc, file, &error))
+    {
+      g_autofree char *name = g_file_get_basename (file);
+      g_autofree char *primary = g_strdup_printf (_("Could not open “%s”"), name);
+      error_dialog (self, primary, error->message);
+      set_status (self, error->message);
+      return FALSE;
+    }
+  remember_recent (self, file);
+  fill_recent_menu (self);
+  tg_canvas_set_document (self->canvas, self->doc);
+  tg_inspector_set_document (self->inspector, self->doc);
+  tg_canvas_fit_all (self->canvas);
+  set_status (self, NULL);
+  return TRUE;
+}
+
+static void
+open_response (GtkNativeDialog *dialog, int response, TgWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      /* An untouched empty window takes the file; otherwise a new window. */
+      if (tg_graph_n_nodes (tg_document_get_graph (self->doc)) == 0
+          && !tg_document_get_dirty (self->doc))
+        tg_window_open_file (self, file);
+      else
+        {
+          TgWindow *w = tg_window_new (gtk_window_get_application (GTK_WINDOW (self)));
+          gtk_window_present (GTK_WINDOW (w));
+          if (!tg_window_open_file (w, file))
+            gtk_window_destroy (GTK_WINDOW (w));
+        }
+    }
+  g_object_unref (dialog);
+}
+
+static GtkFileFilter *
+tgraph_filter (void)
+{
+  GtkFileFilter *f = gtk_file_filter_new ();
+  gtk_file_filter_set_name (f, _("Terrane graphs"));
+  gtk_file_filter_add_pattern (f, "*.tgraph");
+  return f;
+}
+
+static void
+action_open (GtkWidget *w, const char *name, GVariant *param)
+{
+  GtkFileChooserNative *fc = gtk_file_chooser_native_new (
+    _("Open Graph"), GTK_WINDOW (w), GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
+
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (fc), tgraph_filter ());
+  g_signal_connect (fc, "response", G_CALLBACK (open_response), w);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (fc));
+}
+
+static void
+action_open_recent (GtkWidget *w, const char *name, GVariant *param)
+{
+  g_autoptr (GFile) file = g_file_new_for_path (g_variant_get_string (param, NULL));
+  TgWindow *self = TG_WINDOW (w);
+
+  if (tg_graph_n_nodes (tg_document_get_graph (self->doc)) == 0
+      && !tg_document_get_dirty (self->doc))
+    tg_window_open_file (self, file);
+  else
+    {
+      TgWindow *nw = tg_window_new (gtk_window_get_application (GTK_WINDOW (self)));
+      gtk_window_present (GTK_WINDOW (nw));
+      if (!tg_window_open_file (nw, file))
+        gtk_window_destroy (GTK_WINDOW (nw));
+    }
+}
+
+static gboolean
+save_to (TgWindow *self, GFile *file)
+{
+  g_autoptr (GError) error = NULL;
+
+  if (!tg_document_save (self->doc, file, &error))
+    {
+      error_dialog (self, _("Could not save the graph"), error->message);
+      return FALSE;
+    }
+  remember_recent (self, file ? file : tg_document_get_file (self->doc));
+  fill_recent_menu (self);
+  set_status (self, _("Saved"));
+  if (self->close_after_save)
+    gtk_window_destroy (GTK_WINDOW (self));
+  return TRUE;
+}
+
+static void
+save_as_response (GtkNativeDialog *dialog, int response, TgWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      save_to (self, file);
+    }
+  else
+    self->close_after_save = FALSE;
+  g_object_unref (dialog);
+}
+
+static void
+action_save_as (GtkWidget *w, const char *name, GVariant *param)
+{
+  TgWindow *self = TG_WINDOW (w);
+  GtkFileChooserNative *fc = gtk_file_chooser_native_new (
+    _("Save Graph"), GTK_WINDOW (w), GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
+  g_autofree char *title = tg_document_dup_title (self->doc);
+
+  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (fc), tgraph_filter ());
+  if (!tg_document_get_file (self->doc))
+    {
+      g_autofree char *name_ext = g_strdup_printf ("%s.tgraph", title);
+      gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (fc), name_ext);
+    }
+  else
+    gtk_file_chooser_set_file (GTK_FILE_CHOOSER (fc), tg_document_get_file (self->doc), NULL);
+  g_signal_connect (fc, "response", G_CALLBACK (save_as_response), w);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (fc));
+}
+
+static void
+action_save (GtkWidget *w, const char *name, GVariant *param)
+{
+  TgWindow *self = TG_WINDOW (w);
+
+  if (tg_document_get_file (self->doc))
+    save_to (self, NULL);
+  else
+    action_save_as (w, name, param);
+}
+
+/* --- export --------------------------------------------------------------------- */
+
+typedef struct
+{
+  TgGraph *graph;
+  char *name, *dir;
+  TgCancel *cancel;
+  TgWindow *self; /* for progress only: posted to the main loop */
+  int rc;
+  char message[TG_ERROR_MESSAGE_MAX + TG_ERROR_PATH_MAX + 64];
+  int n_files;
+} ExportJob;
+
+static void
+export_job_free (ExportJob *j)
+{
+  tg_graph_free (j->graph);
+  g_free (j->name);
+  g_free (j->dir);
+  g_free (j);
+}
+
+typedef struct
+{
+  TgWindow *self;
+  char *id;
+  double fraction;
+} ExportProgress;
+
+static gboolean
+export_progress_idle (gpointer data)
+{
+  ExportProgress *p = data;
+  g_autofree char *t = g_strdup_printf (_("Exporting: %s"), p->id);
+
+  gtk_label_set_text (p->self->progress_label, t);
+  gtk_progress_bar_set_fraction (p->self->progress_bar, p->fraction);
+  g_object_unref (p->self);
+  g_free (p->id);
+  g_free (p);
+  return G_SOURCE_REMOVE;
+}
+
+static void
+export_hook (void *user, int node, TgNodeState state, double fraction)
+{
+  ExportJob *j = user;
+  /* The engine calls this at most every few milliseconds per node. */
+  ExportProgress *p = g_new0 (ExportProgress, 1);
+
+  p->self = g_object_ref (j->self);
+  p->id = g_strdup (tg_graph_node_id (j->graph, node));
+  p->fraction = fraction;
+  g_idle_add (export_progress_idle, p);
+}
+
+static void
+export_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
+{
+  ExportJob *j = data;
+  TgEngineOptions opts = { 0 };
+  TgEngine *engine;
+  TgEvalHooks hooks = { .progress = export_hook, .user = j, .cancel = j->cancel };
+  TgExportList list = { 0 };
+  TgEvalReport report = { 0 };
+  TgError err = { 0 };
+
+  j->rc = tg_graph_validate (j->graph, &err);
+  if (j->rc == 0)
+    {
+      engine = tg_engine_new (&opts);
+      j->rc = tg_build (engine, j->graph, j->name, j->dir, &hooks, &list, &report, &err);
+      j->n_files = list.n_files;
+      tg_export_list_clear (&list);
+      tg_eval_report_clear (&report);
+      tg_engine_free (engine);
+    }
+  if (j->rc < 0)
+    tg_error_format (&err, j->message, sizeof j->message);
+  g_task_return_boolean (task, j->rc == 0);
+}
+
+static void
+export_done (GObject *source, GAsyncResult *res, gpointer data)
+{
+  TgWindow *self = TG_WINDOW (source);
+  ExportJob *j = g_task_get_task_data (G_TASK (res));
+  g_autofree char *status = NULL;
+
+  self->export_rc = j->rc;
+  g_free (self->export_message);
+  self->export_message = g_strdup (j->message);
+  if (j->rc == 0)
+    status = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "Exported %d file and manifest.json to %s",
+                                           "Exported %d files and manifest.json to %s", j->n_files),
+                              j->n_files, j->dir);
+  else if (j->rc == TG_ECANCELLED)
+    status = g_strdup (_("Export cancelled: no files were written"));
+  else
+    {
+      status = g_strdup_printf (_("Export failed: %s"), j->message);
+      if (!g_getenv ("TERRANE_TEST_SCRIPT"))
+        error_dialog (self, _("Export failed"), j->message);
+    }
+  set_status (self, status);
+  g_clear_object (&self->export_cancel);
+  g_clear_pointer (&self->export_token, tg_cancel_free);
+  if (!tg_evaluator_is_busy (self->evaluator))
+    gtk_widget_set_visible (self->progress_box, FALSE);
+  update_actions (self);
+}
+
+static void
+export_cancelled (GCancellable *c, TgCancel *token)
+{
+  tg_cancel_request (token);
+}
+
+void
+tg_window_export_to (TgWindow *self, const char *dir)
+{
+  g_autoptr (GTask) task = NULL;
+  ExportJob *j;
+  GFile *f = tg_document_get_file (self->doc);
+
+  if (self->export_cancel)
+    return;
+  j = g_new0 (ExportJob, 1);
+  j->graph = tg_document_snapshot (self->doc);
+  /* The manifest names the graph as `tgraph eval` does: its file name. */
+  j->name = f ? g_file_get_basename (f) : NULL;
+  j->dir = g_strdup (dir);
+  j->self = self;
+  self->export_token = j->cancel = tg_cancel_new ();
+  self->export_cancel = g_cancellable_new ();
+  g_cancellable_connect (self->export_cancel, G_CALLBACK (export_cancelled), j->cancel, NULL);
+  self->export_rc = 1;
+  gtk_label_set_text (self->progress_label, _("Exporting"));
+  gtk_progress_bar_set_fraction (self->progress_bar, 0);
+  gtk_widget_set_visible (self->progress_box, TRUE);
+  update_actions (self);
+  task = g_task_new (self, self->export_cancel, export_done, NULL);
+  g_task_set_task_data (task, j, (GDestroyNotify) export_job_free);
+  g_task_run_in_thread (task, export_thread);
+}
+
+int
+tg_window_last_export (TgWindow *self, const char **message)
+{
+  if (message)
+    *message = self->export_message;
+  return self->export_rc;
+}
+
+static void
+export_response (GtkNativeDialog *dialog, int response, TgWindow *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr (GFile) dir = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autofree char *path = g_file_get_path (dir);
+      if (path)
+        tg_window_export_to (self, path);
+    }
+  g_object_unref (dialog);
+}
+
+static void
+action_export (GtkWidget *w, const char *name, GVariant *param)
+{
+  GtkFileChooserNative *fc = gtk_file_chooser_native_new (
+    _("Export to Folder"), GTK_WINDOW (w), GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _("_Export"),
+    _("_Cancel"));
+
+  g_signal_connect (fc, "response", G_CALLBACK (export_response), w);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (fc));
+}
+
+static void
+action_cancel (GtkWidget *w, const char *name, GVariant *param)
+{
+  TgWindow *self = TG_WINDOW (w);
+
+  if (self->export_cancel)
+    g_cancellable_cancel (self->export_cancel);
+  tg_evaluator_cancel (self->evaluator);
+}
+
+/* --- edit actions ------------------------------------------------------------------ */
+
+static void
+action_undo (GtkWidget *w, const char *name, GVariant *param)
+{
+  TgWindow *self = TG_WINDOW (w);
+  g_autofree char *label = g_strdup (tg_document_undo_label (self->doc));
+
+  if (tg_document_undo (self->doc) && label)
+    {
+      g_autofree char *t = g_strdup_printf (_("Undid “%s”"), label);
+      set_status (self, t);
+    }
+}
+
+static void
+action_redo (GtkWidget *w, const char *name, GVariant *param)
+{
+  TgWindow *self = TG_WINDOW (w);
+  g_autofree char *label = g_strdup (tg_document_redo_label (self->doc));
+
+  if (tg_document_redo (self->doc) && label)
+    {
+      g_autofree char *t = g_strdup_printf (_("Redid “%s”"), label);
+      set_status (self, t);
+    }
+}
+
+static void
+action_delete (GtkWidget *w, const char *name, GVariant *param)
+{
+  TgWindow *self = TG_WINDOW (w);
+  g_auto (GStrv) sel = tg_canvas_dup_selection (self->canvas);
+
+  tg_document_delete_nodes (self->doc, (const char *const *) sel, NULL);
+}
+
+static void
+select_new (TgWindow *self, char **ids)
+{
+  if (ids && ids[0])
+    tg_canvas_select (self->canvas, (const char *const *) ids, ids[0]);
+}
+
+static void
+action_duplicate (GtkWidget *w, const char *name, GVariant *param)
+{
+  TgWindow *self = TG_WINDOW (w);
+  g_auto (GStrv) sel = tg_canvas_dup_selection (self->canvas);
+  g_autoptr (GError) error = NULL;
+  g_auto (GStrv) ids = tg_document_duplicate (self->doc, (const char *const *) sel, 40, 40,
+                                              &error);
+
+  if (!ids && error)
+    set_status (self, error->message);
+  select_new (self, ids);
+}
+
+static void
+action_copy (GtkWidget *w, const char *name, GVariant *param)
+{
+  TgWindow *self = TG_WINDOW (w);
+  g_auto (GStrv) sel = tg_canvas_dup_selection (self->canvas);
+  g_autofree char *text = NULL;
+
+  if (!sel || !sel[0])
+    return;
+  text = tg_document_copy_text (self->doc, (const char *const *) sel, NULL);
+  if (text)
+    gdk_clipboard_set_text (gtk_widget_get_clipboard (w), text);
+  if (!strcmp (name, "win.cut"))
+    tg_document_delete_nodes (self->doc, (const char *const *) sel, NULL);
+}
+
+static void
+paste_ready (GObject *source, GAsyncResult *res, gpointer data)
+{
+  TgWindow *self = data;
+  g_autoptr (GError) error = NULL;
+  g_autofree char *text = gdk_clipboard_read_text_finish (GDK_CLIPBOARD (source), res, &error);
+  g_auto (GStrv) ids = NULL;
+  double x, y;
+
+  if (text)
+    {
+      tg_canvas_get_drop_position (self->canvas, &x, &y);
+      ids = tg_document_paste_text (self->doc, text, x, y, &error);
+    }
+  if (!ids && error)
+    set_status (self, error->message);
+  select_new (self, ids);
+  g_object_unref (self);
+}
+
+static void
+action_paste (GtkWidget *w, const char *name, GVariant *param)
+{
+  gdk_clipboard_read_text_async (gtk_widget_get_clipboard (w), NULL, paste_ready,
+                                 g_object_ref (w));
+}
+
+static void
+action_show_message (GtkWidget *w, const char *name, GVariant *param)
+{
+  set_status (TG_WINDOW (w), g_variant_get_string (param, NULL));
+}
+
+/* --- closing -------------------------------------------------------------------------- */
+
+static void
+close_response (GtkDialog *d, int response, TgWindow *self)
+{
+  gtk_window_destroy (GTK_WINDOW (d));
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      self->close_after_save = TRUE;
+      action_save (GTK_WIDGET (self), "win.save", NULL);
+    }
+  else if (response == GTK_RESPONSE_REJECT)
+    gtk_window_destroy (GTK_WINDOW (self));
+}
+
+static gboolean
+tg_window_close_request (GtkWindow *window)
+{
+  TgWindow *self = TG_WINDOW (window);
+  g_autofree char *name = NULL;
+  GtkWidget *d;
+
+  if (!tg_document_get_dirty (self->doc))
+    return FALSE;
+  name = tg_document_dup_title (self->doc);
+  d = gtk_message_dialog_new (window, GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                              GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE,
+                              _("Save changes to “%s” before closing?"), name);
+  gtk_message_dialog_format_secondary_text (GTK_MESSAGE_DIALOG (d), "%s",
+                                            _("Your changes will be lost if you don’t save them."));
+  gtk_dialog_add_buttons (GTK_DIALOG (d), _("_Cancel"), GTK_RESPONSE_CANCEL, _("_Discard"),
+                          GTK_RESPONSE_REJECT, _("_Save"), GTK_RESPONSE_ACCEPT, NULL);
+  gtk_dialog_set_default_response (GTK_DIALOG (d), GTK_RESPONSE_ACCEPT);
+  g_signal_connect (d, "response", G_CALLBACK (close_response), self);
+  gtk_window_present (GTK_WINDOW (d));
+  return TRUE;
+}
+
+/* --- public --------------------------------------------------------------------------- */
+
+TgDocument *
+tg_window_get_document (TgWindow *self)
+{
+  return self->doc;
+}
+
+gboolean
+tg_window_is_busy (TgWindow *self)
+{
+  return tg_evaluator_is_busy (self->evaluator) || self->export_cancel != NULL;
+}
+
+void
+tg_window_select (TgWindow *self, const char *id)
+{
+  const char *ids[] = { id, NULL };
+  tg_canvas_select (self->canvas, id ? ids : NULL, id);
+}
+
+gboolean
+tg_window_save_screenshot (TgWindow *self, const char *path, GError **error)
+{
+  GtkWidget *w = GTK_WIDGET (self);
+  int width = gtk_widget_get_width (w), height = gtk_widget_get_height (w);
+  g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (w);
+  GtkSnapshot *snap = gtk_snapshot_new ();
+  GskRenderNode *node;
+  GdkTexture *tex;
+  gboolean ok;
+
+  gdk_paintable_snapshot (paintable, snap, width, height);
+  node = gtk_snapshot_free_to_node (snap);
+  if (!node)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "nothing to render");
+      return FALSE;
+    }
+  tex = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (w)), node,
+                                     &GRAPHENE_RECT_INIT (0, 0, width, height));
+  gsk_render_node_unref (node);
+  ok = gdk_texture_save_to_png (tex, path);
+  g_object_unref (tex);
+  if (!ok)
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "could not write %s", path);
+  return ok;
+}
+
+/* --- class ------------------------------------------------------------------------------ */
+
+static void
+tg_window_dispose (GObject *object)
+{
+  TgWindow *self = TG_WINDOW (object);
+
+  if (self->export_cancel)
+    g_cancellable_cancel (self->export_cancel);
+  if (self->evaluator)
+    {
+      g_signal_handlers_disconnect_by_data (self->evaluator, self);
+      tg_evaluator_cancel (self->evaluator);
+      g_clear_object (&self->evaluator);
+    }
+  if (self->doc)
+    g_signal_handlers_disconnect_by_data (self->doc, self);
+  g_clear_object (&self->doc);
+  g_clear_object (&self->settings);
+  gtk_widget_dispose_template (GTK_WIDGET (self), TG_TYPE_WINDOW);
+  G_OBJECT_CLASS (tg_window_parent_class)->dispose (object);
+}
+
+static void
+tg_window_finalize (GObject *object)
+{
+  g_free (TG_WINDOW (object)->export_message);
+  G_OBJECT_CLASS (tg_window_parent_class)->finalize (object);
+}
+
+static void
+tg_window_class_init (TgWindowClass *klass)
+{
+  GtkWidgetClass *wc = GTK_WIDGET_CLASS (klass);
+
+  G_OBJECT_CLASS (klass)->dispose = tg_window_dispose;
+  G_OBJECT_CLASS (klass)->finalize = tg_window_finalize;
+  GTK_WINDOW_CLASS (klass)->close_request = tg_window_close_request;
+
+  g_type_ensure (TG_TYPE_CANVAS);
+  g_type_ensure (TG_TYPE_INSPECTOR);
+  g_type_ensure (TG_TYPE_VIEWER);
+  gtk_widget_class_set_template_from_resource (wc, "/io/github/terrane/Terrane/tg-window.ui");
+  gtk_widget_class_bind_template_child (wc, TgWindow, canvas);
+  gtk_widget_class_bind_template_child (wc, TgWindow, inspector);
+  gtk_widget_class_bind_template_child (wc, TgWindow, viewer);
+  gtk_widget_class_bind_template_child (wc, TgWindow, title_label);
+  gtk_widget_class_bind_template_child (wc, TgWindow, subtitle_label);
+  gtk_widget_class_bind_template_child (wc, TgWindow, status_label);
+  gtk_widget_class_bind_template_child (wc, TgWindow, progress_label);
+  gtk_widget_class_bind_template_child (wc, TgWindow, progress_bar);
+  gtk_widget_class_bind_template_child (wc, TgWindow, progress_box);
+  gtk_widget_class_bind_template_child (wc, TgWindow, recent_menu);
+  gtk_widget_class_bind_template_callback (wc, on_selection_changed);
+  gtk_widget_class_bind_template_callback (wc, on_resolution_changed);
+
+  gtk_widget_class_install_action (wc, "win.open", NULL, action_open);
+  gtk_widget_class_install_action (wc, "win.open-recent", "s", action_open_recent);
+  gtk_widget_class_install_action (wc, "win.save", NULL, action_save);
+  gtk_widget_class_install_action (wc, "win.save-as", NULL, action_save_as);
+  gtk_widget_class_install_action (wc, "win.export", NULL, action_export);
+  gtk_widget_class_install_action (wc, "win.cancel", NULL, action_cancel);
+  gtk_widget_class_install_action (wc, "win.undo", NULL, action_undo);
+  gtk_widget_class_install_action (wc, "win.redo", NULL, action_redo);
+  gtk_widget_class_install_action (wc, "win.delete", NULL, action_delete);
+  gtk_widget_class_install_action (wc, "win.duplicate", NULL, action_duplicate);
+  gtk_widget_class_install_action (wc, "win.copy", NULL, action_copy);
+  gtk_widget_class_install_action (wc, "win.cut", NULL, action_copy);
+  gtk_widget_class_install_action (wc, "win.paste", NULL, action_paste);
+  gtk_widget_class_install_action (wc, "win.show-message", "s", action_show_message);
+  gtk_widget_class_add_binding_action (wc, GDK_KEY_Escape, 0, "win.cancel", NULL);
+}
+
+static GSettings *
+settings_if_installed (void)
+{
+  GSettingsSchemaSource *src = g_settings_schema_source_get_default ();
+  g_autoptr (GSettingsSchema) schema = src ? g_settings_schema_source_lookup (src, APP_ID, TRUE)
+                                           : NULL;
+  return schema ? g_settings_new (APP_ID) : NULL;
+}
+
+static void
+tg_window_init (TgWindow *self)
+{
+  const char *debug = g_getenv ("TERRANE_DEBUG");
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+  self->timing = debug && strstr (debug, "timing");
+  self->settings = settings_if_installed ();
+  if (self->settings)
+    tg_viewer_set_preview_resolution (self->viewer,
+                                      g_settings_get_int (self->settings, "preview-resolution"));
+  fill_recent_menu (self);
+
+  self->doc = tg_document_new ();
+  g_signal_connect (self->doc, "changed", G_CALLBACK (on_doc_changed), self);
+  g_signal_connect (self->doc, "notify::dirty", G_CALLBACK (on_doc_notify), self);
+  g_signal_connect (self->doc, "notify::file", G_CALLBACK (on_doc_notify), self);
+  g_signal_connect (self->doc, "notify::can-undo", G_CALLBACK (on_doc_notify), self);
+  g_signal_connect (self->doc, "notify::can-redo", G_CALLBACK (on_doc_notify), self);
+
+  self->evaluator = tg_evaluator_new ();
+  g_signal_connect (self->evaluator, "preview", G_CALLBACK (on_preview), self);
+  g_signal_connect (self->evaluator, "thumbnail", G_CALLBACK (on_thumbnail), self);
+  g_signal_connect (self->evaluator, "node-state", G_CALLBACK (on_node_state), self);
+  g_signal_connect (self->evaluator, "progress", G_CALLBACK (on_progress), self);
+  g_signal_connect (self->evaluator, "finished", G_CALLBACK (on_finished), self);
+
+  tg_canvas_set_document (self->canvas, self->doc);
+  tg_inspector_set_document (self->inspector, self->doc);
+  update_title (self);
+  update_actions (self);
+}
+
+TgWindow *
+tg_window_new (GtkApplication *app)
+{
+  return g_object_new (TG_TYPE_WINDOW, "application", app, NULL);
+}

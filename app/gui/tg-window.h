@@ -1,0 +1,28 @@
+/* TgWindow: one document, its canvas, inspector and viewer, and the
+ * evaluation and export that run behind them. */
+#pragma once
+
+#include <gtk/gtk.h>
+
+#include "tg-document.h"
+
+G_BEGIN_DECLS
+
+#define TG_TYPE_WINDOW (tg_window_get_type ())
+G_DECLARE_FINAL_TYPE (TgWindow, tg_window, TG, WINDOW, GtkApplicationWindow)
+
+TgWindow *tg_window_new (GtkApplication *app);
+TgDocument *tg_window_get_document (TgWindow *self);
+/* Loads FILE; on failure shows the engine's message and keeps the document. */
+gboolean tg_window_open_file (TgWindow *self, GFile *file);
+/* TRUE while an evaluation or an export runs or is queued. */
+gboolean tg_window_is_busy (TgWindow *self);
+void tg_window_select (TgWindow *self, const char *id);
+/* Exports to DIR in the background; tg_window_is_busy until done.  The
+ * result: 0, or a negative TG_E* with MESSAGE (borrowed). */
+void tg_window_export_to (TgWindow *self, const char *dir);
+int tg_window_last_export (TgWindow *self, const char **message);
+/* Renders the window into a PNG. */
+gboolean tg_window_save_screenshot (TgWindow *self, const char *path, GError **error);
+
+G_END_DECLS
