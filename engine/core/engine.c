@@ -413,6 +413,40 @@ add_job (Eval *ev, int node, const TgRegion *r)
   return ev->n_jobs++;
 }
 
+/* The identity of input file REL (path, size, modification time, inode),
+ * so editing the file invalidates results computed from it. */
+static void
+hash_file_identity (TgHasher *h, const TgGraph *g, const char *rel)
+{
+  char *full = rel ? resolve_input_path (g, rel) : NULL;
+  struct stat st;
+
+  tg_hasher_str (h, full);
+  if (full && stat (full, &st) == 0)
+    {
+      tg_hasher_u64 (h, (uint64_t) st.st_size);
+      tg_hasher_u64 (h, (uint64_t) st.st_mtim.tv_sec);
+      tg_hasher_u64 (h, (uint64_t) st.st_mtim.tv_nsec);
+      tg_hasher_u64 (h, (uint64_t) st.st_ino);
+    }
+  else
+    tg_hasher_u64 (h, 0xdeadULL);
+  free (full);
+}
+
+typedef struct
+{
+  TgHasher *h;
+  const TgGraph *g;
+} FileHash;
+
+static void
+add_input_file (void *user, const char *path)
+{
+  FileHash *fh = user;
+  hash_file_identity (fh->h, fh->g, path);
+}
+
 static void
 hash_param (TgHasher *h, const Eval *ev, const TgParamValue *v)
 {
@@ -434,22 +468,7 @@ hash_param (TgHasher *h, const Eval *ev, const TgParamValue *v)
       tg_hasher_str (h, v->s);
       break;
     case TG_PARAM_INPUT_PATH:
-      {
-        /* The file's identity, so editing the file invalidates the result. */
-        char *full = v->s ? resolve_input_path (ev->g, v->s) : NULL;
-        struct stat st;
-        tg_hasher_str (h, full);
-        if (full && stat (full, &st) == 0)
-          {
-            tg_hasher_u64 (h, (uint64_t) st.st_size);
-            tg_hasher_u64 (h, (uint64_t) st.st_mtim.tv_sec);
-            tg_hasher_u64 (h, (uint64_t) st.st_mtim.tv_nsec);
-            tg_hasher_u64 (h, (uint64_t) st.st_ino);
-          }
-        else
-          tg_hasher_u64 (h, 0xdeadULL);
-        free (full);
-      }
+      hash_file_identity (h, ev->g, v->s);
       break;
     case TG_PARAM_VEC2:
     case TG_PARAM_VEC3:
@@ -510,6 +529,11 @@ job_for (Eval *ev, int node, const TgRegion *out, int depth)
   tg_hasher_u64 (&h, (uint64_t) d->version);
   for (int k = 0; k < d->n_params; k++)
     hash_param (&h, ev, tg_graph_get_param_at (ev->g, node, k));
+  if (d->input_files)
+    {
+      FileHash fh = { &h, ev->g };
+      d->input_files (node_params (ev, node), add_input_file, &fh);
+    }
   tg_hasher_double (&h, w->size_x);
   tg_hasher_double (&h, w->size_z);
   tg_hasher_double (&h, w->height_m);

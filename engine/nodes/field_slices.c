@@ -290,6 +290,22 @@ slices_eval (TgEvalCtx *c)
   return tg__field_output (c, f);
 }
 
+/* Every slice after the first joins the cache key (the first is the path
+ * parameter), so editing any slice recomputes the volume. */
+static void
+slices_input_files (const void *params, void (*add) (void *user, const char *path), void *user)
+{
+  const SlicesParams *p = params;
+
+  for (int k = 1; p->path && k < p->count; k++)
+    {
+      char *name = slice_path (p->path, k);
+      if (name)
+        add (user, name);
+      free (name);
+    }
+}
+
 static const TgNodeDesc slices_desc = {
   .type = "field.slices",
   .category = "Fields",
@@ -304,6 +320,7 @@ static const TgNodeDesc slices_desc = {
   .locality = TG_LOCALITY_GLOBAL,
   .flags = TG_NODE_INPUT,
   .eval = slices_eval,
+  .input_files = slices_input_files,
   .version = 1,
 };
 TG_NODE_REGISTER (slices_desc);

@@ -377,6 +377,56 @@ test_exports_share_upstream (void)
 }
 
 static void
+write_file (const char *path, const char *text)
+{
+  FILE *f = fopen (path, "w");
+  TG_CHECK (f != NULL);
+  if (f)
+    {
+      fputs (text, f);
+      fclose (f);
+    }
+}
+
+/* Editing a file a node names through input_files recomputes it. */
+static void
+test_input_files_join_the_key (void)
+{
+  TgGraph *g = tg_graph_new ();
+  TgEngine *e = tg_engine_new (NULL);
+  TgEvalReport rep;
+  TgError err = { 0 };
+  TgValue *v = NULL;
+  TgRegion r;
+  char dir[] = "/tmp/tg-files-XXXXXX", path[256];
+  int n;
+
+  TG_CHECK (mkdtemp (dir) != NULL);
+  tg_graph_set_base_dir (g, dir);
+  n = tg_graph_add_node (g, "f", "test.files", &err);
+  snprintf (path, sizeof path, "%s/data_2", dir);
+  write_file (path, "one");
+  tg_region_for_world (&r, tg_graph_world (g), 9);
+  TG_CHECK_INT_EQ (tg_engine_pull (e, g, n, 0, &r, NULL, &v, &rep, &err), 0);
+  TG_CHECK_INT_EQ (rep.n_computed, 1);
+  tg_value_unref (v);
+  tg_eval_report_clear (&rep);
+  TG_CHECK_INT_EQ (tg_engine_pull (e, g, n, 0, &r, NULL, &v, &rep, &err), 0);
+  TG_CHECK_INT_EQ (rep.n_computed, 0);
+  tg_value_unref (v);
+  tg_eval_report_clear (&rep);
+  write_file (path, "a longer text"); /* another size, whatever the clock */
+  TG_CHECK_INT_EQ (tg_engine_pull (e, g, n, 0, &r, NULL, &v, &rep, &err), 0);
+  TG_CHECK_INT_EQ (rep.n_computed, 1);
+  tg_value_unref (v);
+  tg_eval_report_clear (&rep);
+  unlink (path);
+  rmdir (dir);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
+static void
 test_pull_of_export_node_refused (void)
 {
   const char *types[] = { "test.coord", "test.sink" };
@@ -404,6 +454,7 @@ main (void)
   TG_RUN (test_cancel_answers_quickly);
   TG_RUN (test_export_all_or_nothing);
   TG_RUN (test_exports_share_upstream);
+  TG_RUN (test_input_files_join_the_key);
   TG_RUN (test_pull_of_export_node_refused);
   return tgtest_result ();
 }

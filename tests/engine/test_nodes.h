@@ -303,6 +303,37 @@ static const TgNodeDesc test_palette = {
 };
 TG_NODE_REGISTER (test_palette);
 
+/* Reads files named by its parameter (through input_files only). */
+typedef struct
+{
+  const char *stem;
+} FilesParams;
+
+static const TgParamDesc files_params[] = {
+  TG_PARAM_STRING (FilesParams, stem, "Stem", "data", "Files STEM_1 and STEM_2"),
+};
+
+static void
+files_input_files (const void *params, void (*add) (void *user, const char *path), void *user)
+{
+  const FilesParams *p = params;
+  char name[256];
+  for (int k = 1; k <= 2; k++)
+    {
+      snprintf (name, sizeof name, "%s_%d", p->stem, k);
+      add (user, name);
+    }
+}
+
+static const TgNodeDesc test_files = {
+  .type = "test.files", .category = "Test", .label = "Files",
+  .outputs = height_out, .n_outputs = 1,
+  .params = files_params, .n_params = TG_N_ELEMENTS (files_params),
+  .params_size = sizeof (FilesParams), .locality = TG_LOCALITY_LOCAL, .eval = to_image_eval,
+  .input_files = files_input_files,
+};
+TG_NODE_REGISTER (test_files);
+
 static inline int
 testfmt_write (FILE *f, const TgImage *img, TgError *err)
 {

@@ -77,6 +77,12 @@ struct TgNodeDesc
   /* Optional checks across parameters (min < max, ...); err->path "params.NAME". */
   int (*check) (const void *params, TgError *err);
   int (*eval) (TgEvalCtx *ctx);
+  /* Optional: files the node reads beyond its input-path parameters (a
+   * numbered slice stack, say).  It calls ADD once per file, relative to
+   * the .tgraph folder; each file's identity joins the cache key, so
+   * editing any of them recomputes the node. */
+  void (*input_files) (const void *params, void (*add) (void *user, const char *path),
+                       void *user);
   unsigned flags;
   /* Bump when the node's output bytes change for the same parameters; it
    * is part of the cache key and of the golden hashes' meaning. */
