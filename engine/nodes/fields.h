@@ -11,6 +11,7 @@
 #define TG_NODES_FIELDS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <tgraph/error.h>
@@ -100,6 +101,40 @@ extern const char *const tg__noise3_mode_choices[];
   TG_PARAM_VEC3 (S, offset_m, N_("Offset"), 0.0, 0.0, 0.0, "m",                                \
                  N_("Shifts the sampling position through the noise, in metres"))
 
+/* --- sampling on a regular grid ------------------------------------------ */
+
+/* Every point (XS[i], YS[j], ZS[k]) of a grid, i < NX, j < NY, k < NZ, in
+ * metres; each axis increasing, at most TG__GRID_MAX points per side. */
+typedef struct
+{
+  const float *xs, *ys, *zs;
+  int nx, ny, nz;
+} TgFieldGrid;
+
+#define TG__GRID_MAX 64
+
+/* Scratch that tg__field_eval_grid grows as it needs and keeps for the next
+ * call: zero it before the first call, release it with tg__grid_work_free.
+ * One per thread. */
+typedef struct
+{
+  void *buf;
+  size_t cap;
+} TgGridWork;
+
+void tg__grid_work_free (TgGridWork *w);
+
+/* True when F has a grid path: then a grid costs much less than its
+ * points one by one. */
+bool tg__field_has_grid (const TgField *f);
+
+/* OUT[i + j * SY + k * SZ] = F at grid point (i, j, k): bit for bit what
+ * F->eval gives there.  Fields with a grid path (field.noise with the
+ * perlin or value basis) share their lattice work between the points;
+ * others are evaluated in batches.  0 or TG_ENOMEM. */
+int tg__field_eval_grid (const TgField *f, const TgFieldGrid *g, float *out, size_t sy, size_t sz,
+                         TgGridWork *w);
+
 /* --- composite fields ----------------------------------------------------- */
 
 /* The TgValue of input INDEX as a field (a new reference in *REF, so the
@@ -142,10 +177,14 @@ typedef struct
 
 typedef struct
 {
-  int64_t evaluations;    /* field samples taken for corners (not normals) */
+  int64_t evaluations;    /* field samples taken: corners and, for gradient normals,
+                             their neighbours */
   int64_t blocks, blocks_skipped;
   int64_t subblocks_skipped;
-  double seconds_eval, seconds_mesh; /* summed over threads, when timed */
+  /* Seconds summed over threads: sampling the field (with the skip
+   * tests), marching the cells (with the gradient normals); then, on the
+   * calling thread, stitching and the final normals. */
+  double seconds_eval, seconds_mesh, seconds_stitch;
 } TgIsoStats;
 
 /* Runs FN (USER, begin, end) over [0, N) in chunks of GRAIN; 0 or a

@@ -7,17 +7,23 @@
  * iso level than the field's Lipschitz bound times its half-diagonal
  * cannot hold any surface and is neither sampled nor scanned.
  *
+ * A block's corners are sampled as a regular grid (tg__field_eval_grid:
+ * field.noise shares its lattice work between grid points), with one more
+ * sample on every side when gradient normals are wanted: the normals are
+ * central differences of the sampled values, interpolated along the edge,
+ * so they cost no extra field evaluation and a vertex on a block face gets
+ * the same normal from either block.
+ *
  * Each edge crossing is one vertex, named by its global edge id (the
  * lower corner's lattice index, times 3, plus the axis): inside a block
- * through a per-edge slot table, across blocks through a hash of the
- * boundary edges that the stitcher fills in block order.  Vertex and
- * triangle order follow the block order and, within a block, the
- * sub-block and cell order, so the bytes never depend on the threads.
- * The case table (mc_tables.h) resolves every ambiguous face the same way
- * in both cells that share it, so a closed surface is watertight: each
- * mesh edge belongs to exactly two triangles, wound counter-clockwise
- * seen from outside (where f > iso).
- */
+ * through a ring of edge slots over two corner slices, across blocks
+ * through a hash of the boundary edges that the stitcher fills in block
+ * order.  Vertex and triangle order follow the block order and, within a
+ * block, the cell order (z, y, x), so the bytes never depend on the
+ * threads.  The case table (mc_tables.h) resolves every ambiguous face the
+ * same way in both cells that share it, so a closed surface is watertight:
+ * each mesh edge belongs to exactly two triangles, wound counter-clockwise
+ * seen from outside (where f > iso). */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -50,7 +56,7 @@ typedef struct
   uint64_t *edge;   /* global edge id, BOUNDARY_BIT when shared with a neighbour */
   int64_t nt;
   uint32_t *tri;    /* block-local vertex indices */
-  uint32_t *vslot;  /* per vertex: its entry in the scratch slot table */
+  uint32_t *vslot;  /* per vertex: its edge, 3 * padded corner index + axis */
   int cap_v;
   int64_t cap_t;
   int error;
@@ -64,9 +70,12 @@ typedef struct
   int nb[3];       /* blocks per axis */
   float lip;       /* with a margin for float rounding; 0 = never skip */
   bool use_box;    /* the field's box proves emptiness (iso <= 0) */
+  bool grid;       /* the field has a grid path */
   int wave0;
   BlockOut *out;
   atomic_llong evaluations, skipped, sub_skipped;
+  bool timed;      /* the caller wants the phases' times */
+  atomic_llong ns_eval, ns_mesh;
   pthread_mutex_t lock;
   struct Scratch *free_scratch;
 } Iso;
@@ -77,6 +86,15 @@ static inline float
 coord (const Iso *iso, int axis, int64_t g)
 {
   return (float) (iso->o->min[axis] + (double) g * iso->o->cell);
+}
+
+static int64_t
+now_ns (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return (int64_t) t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
 /* True when no surface can cross the box [LO, HI] (metres), whose centre
@@ -108,13 +126,22 @@ provably_empty (const Iso *iso, const double lo[3], const double hi[3], float fc
 
 typedef struct Scratch Scratch;
 
+/* A block's corners, with a border of one sample on every side (for the
+ * gradient normals): corner (x, y, z), -1 <= x <= BLOCK + 1, is entry
+ * (x + 1) + (y + 1) sx + (z + 1) sxy. */
+#define PAD (BLOCK + 3)
+#define NPAD ((size_t) PAD * PAD * PAD)
+#define COLS ((BLOCK + 1 + 7) / 8 * 8) /* a row's corners, read 8 at a time */
+#define NIN ((NPAD + 63) / 64 * 64 + COLS) /* inside flags, with slack for both */
+
 struct Scratch
 {
-  float *val;       /* corner values, (cx+1)(cy+1)(cz+1) */
-  uint8_t *in;      /* corner inside flags */
-  uint8_t *need;    /* corner must be sampled */
-  int32_t *slot;    /* per (corner, axis): block vertex index, or -1 */
+  float *val;       /* corner values */
+  uint8_t *in;      /* corner inside flags (1 = inside) */
+  uint8_t *need;    /* corner must be sampled (fields without a grid path) */
+  int32_t *slot;    /* per (corner, axis) of two corner slices: a vertex index */
   float *bx, *by, *bz, *bv; /* batches */
+  TgGridWork work;          /* the grid sampler's */
   Scratch *next;            /* in the pool's free list */
 };
 
@@ -129,18 +156,17 @@ scratch_free (Scratch *s)
   free (s->by);
   free (s->bz);
   free (s->bv);
+  tg__grid_work_free (&s->work);
 }
 
 static int
 scratch_init (Scratch *s)
 {
-  size_t nc = (size_t) (BLOCK + 1) * (BLOCK + 1) * (BLOCK + 1);
-
   memset (s, 0, sizeof *s);
-  s->val = malloc (sizeof (float) * nc);
-  s->in = malloc (nc);
-  s->need = malloc (nc);
-  s->slot = malloc (sizeof (int32_t) * 3 * nc);
+  s->val = calloc (NIN, sizeof (float));
+  s->in = calloc (NIN, 1);
+  s->need = malloc (NPAD);
+  s->slot = malloc (sizeof (int32_t) * 3 * 2 * (BLOCK + 1) * (BLOCK + 1));
   s->bx = malloc (sizeof (float) * TG_FIELD_BATCH_MAX);
   s->by = malloc (sizeof (float) * TG_FIELD_BATCH_MAX);
   s->bz = malloc (sizeof (float) * TG_FIELD_BATCH_MAX);
@@ -150,7 +176,7 @@ scratch_init (Scratch *s)
       scratch_free (s);
       return TG_ENOMEM;
     }
-  memset (s->slot, 0xff, sizeof (int32_t) * 3 * nc);
+  memset (s->slot, 0xff, sizeof (int32_t) * 3 * 2 * (BLOCK + 1) * (BLOCK + 1));
   return 0;
 }
 
@@ -204,46 +230,100 @@ flush (const Iso *iso, Scratch *s, int n)
     iso->f->eval (iso->f, n, s->bx, s->by, s->bz, s->bv);
 }
 
-/* Gradient normals: the tetrahedron stencil (f at p + h k for the four
- * corners k of a tetrahedron, weighted by k), the accuracy of central
- * differences with four samples instead of six.  Zero gradients are left
- * zero; the stitcher fills them from the faces. */
-static void
-gradient_normals (const Iso *iso, Scratch *s, BlockOut *b)
+/* Gradient normals from the sampled corners: the central differences at
+ * the two ends CA and CB of the vertex's edge (strides ST), interpolated
+ * to the vertex by TT like its position.  Every corner an edge of a live
+ * cell touches has its six neighbours sampled (the border), so a vertex on
+ * a block face gets the same normal from both blocks, and no extra field
+ * evaluation is needed.  A zero gradient is left zero; the stitcher fills
+ * it from the faces. */
+static inline void
+grid_normal (const float *val, const size_t st[3], size_t ca, size_t cb, float tt, float *nrm)
 {
-  static const float K[4][3] = { { 1, -1, -1 }, { -1, -1, 1 }, { -1, 1, -1 }, { 1, 1, 1 } };
-  const int per = TG_FIELD_BATCH_MAX / 4;
-  float h = (float) (0.5 * iso->o->cell);
+  float g[3], len2;
 
-  for (int v0 = 0; v0 < b->nv; v0 += per)
+  for (int k = 0; k < 3; k++)
     {
-      int m = b->nv - v0 < per ? b->nv - v0 : per;
-
-      for (int v = 0; v < m; v++)
-        for (int q = 0; q < 4; q++)
-          {
-            const float *p = b->pos + 3 * (size_t) (v0 + v);
-            s->bx[4 * v + q] = p[0] + h * K[q][0];
-            s->by[4 * v + q] = p[1] + h * K[q][1];
-            s->bz[4 * v + q] = p[2] + h * K[q][2];
-          }
-      flush (iso, s, 4 * m);
-      for (int v = 0; v < m; v++)
-        {
-          float g[3] = { 0, 0, 0 }, len;
-          float *nrm = b->nrm + 3 * (size_t) (v0 + v);
-
-          for (int q = 0; q < 4; q++)
-            for (int k = 0; k < 3; k++)
-              g[k] += K[q][k] * s->bv[4 * v + q];
-          len = sqrtf (g[0] * g[0] + g[1] * g[1] + g[2] * g[2]);
-          if (len > 0.0f && isfinite (len))
-            for (int k = 0; k < 3; k++)
-              nrm[k] = g[k] / len;
-          else
-            nrm[0] = nrm[1] = nrm[2] = 0.0f;
-        }
+      float ga = val[ca + st[k]] - val[ca - st[k]];
+      float gb = val[cb + st[k]] - val[cb - st[k]];
+      g[k] = ga + tt * (gb - ga);
     }
+  len2 = g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
+  if (len2 > 0.0f && isfinite (len2))
+    {
+      float inv = 1.0f / sqrtf (len2);
+      for (int k = 0; k < 3; k++)
+        nrm[k] = g[k] * inv;
+    }
+  else
+    nrm[0] = nrm[1] = nrm[2] = 0.0f;
+}
+
+/* Samples the corners LO .. HI (inclusive, block coordinates, -1 .. c + 1)
+ * into S->val through the field's grid path. */
+static int
+sample_box (const Iso *iso, Scratch *s, const float *xs, const float *ys, const float *zs,
+            const int lo[3], const int hi[3], size_t sx, size_t sxy, int64_t *evals)
+{
+  TgFieldGrid g = { xs + lo[0] + 1, ys + lo[1] + 1, zs + lo[2] + 1,
+                    hi[0] - lo[0] + 1, hi[1] - lo[1] + 1, hi[2] - lo[2] + 1 };
+  size_t at = (size_t) (lo[0] + 1) + (size_t) (lo[1] + 1) * sx + (size_t) (lo[2] + 1) * sxy;
+
+  *evals += (int64_t) g.nx * g.ny * g.nz;
+  return tg__field_eval_grid (iso->f, &g, s->val + at, sx, sxy, &s->work);
+}
+
+/* Samples, through the field's eval, the corners of the live sub-blocks
+ * and BORDER samples around them, each once (for fields without a grid
+ * path, whose samples cost the same one by one). */
+static void
+sample_need (const Iso *iso, Scratch *s, const float *xs, const float *ys, const float *zs,
+             const int c[3], const int nsub[3], const bool *sub_skip, int border, size_t sx,
+             size_t sxy, int64_t *evals)
+{
+  size_t qbase[TG_FIELD_BATCH_MAX];
+  int nq = 0;
+
+  memset (s->need, 0, sxy * (size_t) (c[2] + 3));
+  for (int q = 0; q < nsub[0] * nsub[1] * nsub[2]; q++)
+    if (!sub_skip[q])
+      {
+        int si = q % nsub[0], sj = (q / nsub[0]) % nsub[1], sk = q / (nsub[0] * nsub[1]);
+        int a[3] = { si * SUB - border, sj * SUB - border, sk * SUB - border }, e[3];
+
+        for (int k = 0; k < 3; k++)
+          e[k] = (a[k] + border + SUB < c[k] ? a[k] + border + SUB : c[k]) + border;
+        for (int z = a[2]; z <= e[2]; z++)
+          for (int y = a[1]; y <= e[1]; y++)
+            memset (s->need + (size_t) (z + 1) * sxy + (size_t) (y + 1) * sx
+                      + (size_t) (a[0] + 1), 1, (size_t) (e[0] - a[0] + 1));
+      }
+  for (int z = -1; z <= c[2] + 1; z++)
+    for (int y = -1; y <= c[1] + 1; y++)
+      {
+        size_t row = (size_t) (z + 1) * sxy + (size_t) (y + 1) * sx;
+
+        for (int x = -1; x <= c[0] + 1; x++)
+          if (s->need[row + (size_t) (x + 1)])
+            {
+              s->bx[nq] = xs[x + 1];
+              s->by[nq] = ys[y + 1];
+              s->bz[nq] = zs[z + 1];
+              qbase[nq] = row + (size_t) (x + 1);
+              if (++nq == TG_FIELD_BATCH_MAX)
+                {
+                  flush (iso, s, nq);
+                  for (int t = 0; t < nq; t++)
+                    s->val[qbase[t]] = s->bv[t];
+                  *evals += nq;
+                  nq = 0;
+                }
+            }
+      }
+  flush (iso, s, nq);
+  for (int t = 0; t < nq; t++)
+    s->val[qbase[t]] = s->bv[t];
+  *evals += nq;
 }
 
 /* Meshes block B into OUT with scratch S. */
@@ -253,15 +333,23 @@ block_run (Iso *iso, int b, BlockOut *out, Scratch *s)
   const TgIsoOptions *o = iso->o;
   int bi = b % iso->nb[0], bj = (b / iso->nb[0]) % iso->nb[1], bk = b / (iso->nb[0] * iso->nb[1]);
   int g0[3] = { bi * BLOCK, bj * BLOCK, bk * BLOCK };
-  int c[3], sx, sxy;
+  int c[3];
+  size_t sx, sxy;
   bool sub_skip[NSUB * NSUB * NSUB];
   float sub_val[NSUB * NSUB * NSUB];
-  int nsub[3], n_sub, n_live = 0, nq = 0, nv = 0;
+  int nsub[3], n_sub, n_live = 0, nv = 0, rc = 0;
   int64_t nt = 0, evals = 0;
   float iso_l = (float) o->iso;
+  bool grad = o->normals == TG__ISO_NORMALS_GRADIENT && o->shading == TG__ISO_SMOOTH;
+  int border = grad ? 1 : 0;
   double lo[3], hi[3];
+  float xs[PAD], ys[PAD], zs[PAD]; /* corner -1 at [0] */
+  int64_t t0 = iso->timed ? now_ns () : 0, t1 = 0;
 
-  memset (out, 0, sizeof *out);
+  /* OUT keeps its arrays from the previous wave: no new pages to fault. */
+  out->nv = 0;
+  out->nt = 0;
+  out->error = 0;
   for (int k = 0; k < 3; k++)
     {
       c[k] = iso->n[k] - g0[k] < BLOCK ? iso->n[k] - g0[k] : BLOCK;
@@ -269,8 +357,8 @@ block_run (Iso *iso, int b, BlockOut *out, Scratch *s)
       lo[k] = o->min[k] + (double) g0[k] * o->cell;
       hi[k] = o->min[k] + (double) (g0[k] + c[k]) * o->cell;
     }
-  sx = c[0] + 1;
-  sxy = sx * (c[1] + 1);
+  sx = (size_t) c[0] + 3;
+  sxy = sx * (size_t) (c[1] + 3);
   n_sub = nsub[0] * nsub[1] * nsub[2];
 
   /* The block's and its sub-blocks' centres, in one batch. */
@@ -294,6 +382,8 @@ block_run (Iso *iso, int b, BlockOut *out, Scratch *s)
       if (provably_empty (iso, lo, hi, s->bv[0]))
         {
           atomic_fetch_add (&iso->skipped, 1);
+          if (iso->timed)
+            atomic_fetch_add (&iso->ns_eval, now_ns () - t0);
           return;
         }
     }
@@ -315,170 +405,239 @@ block_run (Iso *iso, int b, BlockOut *out, Scratch *s)
     }
   atomic_fetch_add (&iso->sub_skipped, n_sub - n_live);
   if (n_live == 0)
-    return;
-
-  /* Corners: those of live sub-blocks are sampled; the others only need
-   * their sign, which their skipped sub-block's centre gives (a corner of
-   * two skipped sub-blocks has the same sign in both). */
-  memset (s->need, 0, (size_t) sxy * (size_t) (c[2] + 1));
-  for (int q = 0; q < n_sub; q++)
     {
-      int si = q % nsub[0], sj = (q / nsub[0]) % nsub[1], sk = q / (nsub[0] * nsub[1]);
-      int a[3] = { si * SUB, sj * SUB, sk * SUB }, e[3];
+      if (iso->timed)
+        atomic_fetch_add (&iso->ns_eval, now_ns () - t0);
+      return;
+    }
 
-      for (int k = 0; k < 3; k++)
-        e[k] = a[k] + SUB < c[k] ? a[k] + SUB : c[k];
-      for (int z = a[2]; z <= e[2]; z++)
-        for (int y = a[1]; y <= e[1]; y++)
+  for (int x = -1; x <= c[0] + 1; x++)
+    xs[x + 1] = coord (iso, 0, g0[0] + x);
+  for (int y = -1; y <= c[1] + 1; y++)
+    ys[y + 1] = coord (iso, 1, g0[1] + y);
+  for (int z = -1; z <= c[2] + 1; z++)
+    zs[z + 1] = coord (iso, 2, g0[2] + z);
+
+  /* Corners: those of live sub-blocks (and, for gradient normals, their
+   * neighbours) are sampled, on one grid for the whole block or per run of
+   * live sub-blocks along x; the others only need their sign, which their
+   * skipped sub-block's centre gives (a corner of two skipped sub-blocks
+   * has the same sign in both).  Sampled values overwrite those. */
+  if (n_live == n_sub)
+    {
+      int a[3] = { -border, -border, -border };
+      int e[3] = { c[0] + border, c[1] + border, c[2] + border };
+
+      rc = sample_box (iso, s, xs, ys, zs, a, e, sx, sxy, &evals);
+    }
+  else
+    {
+      for (int q = 0; q < n_sub; q++)
+        if (sub_skip[q])
           {
-            size_t row = (size_t) z * (size_t) sxy + (size_t) y * (size_t) sx;
-            if (sub_skip[q])
-              for (int x = a[0]; x <= e[0]; x++)
-                s->val[row + (size_t) x] = sub_val[q];
-            else
-              memset (s->need + row + a[0], 1, (size_t) (e[0] - a[0] + 1));
+            int si = q % nsub[0], sj = (q / nsub[0]) % nsub[1], sk = q / (nsub[0] * nsub[1]);
+            int a[3] = { si * SUB, sj * SUB, sk * SUB }, e[3];
+
+            for (int k = 0; k < 3; k++)
+              e[k] = a[k] + SUB < c[k] ? a[k] + SUB : c[k];
+            for (int z = a[2]; z <= e[2]; z++)
+              for (int y = a[1]; y <= e[1]; y++)
+                {
+                  float *row = s->val + (size_t) (z + 1) * sxy + (size_t) (y + 1) * sx + 1;
+                  for (int x = a[0]; x <= e[0]; x++)
+                    row[x] = sub_val[q];
+                }
           }
+      if (iso->grid)
+        for (int sk = 0; sk < nsub[2] && rc == 0; sk++)
+          for (int sj = 0; sj < nsub[1] && rc == 0; sj++)
+            for (int si = 0; si < nsub[0] && rc == 0; si++)
+              {
+                int q = (sk * nsub[1] + sj) * nsub[0] + si, si1 = si;
+                int a[3], e[3];
+
+                if (sub_skip[q])
+                  continue;
+                while (si1 + 1 < nsub[0] && !sub_skip[q + si1 + 1 - si])
+                  si1++;
+                a[0] = si * SUB - border;
+                a[1] = sj * SUB - border;
+                a[2] = sk * SUB - border;
+                e[0] = ((si1 + 1) * SUB < c[0] ? (si1 + 1) * SUB : c[0]) + border;
+                e[1] = ((sj + 1) * SUB < c[1] ? (sj + 1) * SUB : c[1]) + border;
+                e[2] = ((sk + 1) * SUB < c[2] ? (sk + 1) * SUB : c[2]) + border;
+                rc = sample_box (iso, s, xs, ys, zs, a, e, sx, sxy, &evals);
+                si = si1;
+              }
+      else
+        sample_need (iso, s, xs, ys, zs, c, nsub, sub_skip, border, sx, sxy, &evals);
     }
+  atomic_fetch_add (&iso->evaluations, evals);
+  if (iso->timed)
+    {
+      t1 = now_ns ();
+      atomic_fetch_add (&iso->ns_eval, t1 - t0);
+    }
+  if (rc < 0)
+    {
+      out->error = rc;
+      return;
+    }
+  /* Inside flags of the whole padded array, 64 at a time (a fixed count
+   * the vectoriser takes; values past the block's are never read). */
   {
-    float xs[BLOCK + 1], ys[BLOCK + 1], zs[BLOCK + 1];
-    size_t qbase[TG_FIELD_BATCH_MAX];
+    const float *restrict val = s->val;
+    uint8_t *restrict in = s->in;
 
-    for (int x = 0; x <= c[0]; x++)
-      xs[x] = coord (iso, 0, g0[0] + x);
-    for (int y = 0; y <= c[1]; y++)
-      ys[y] = coord (iso, 1, g0[1] + y);
-    for (int z = 0; z <= c[2]; z++)
-      zs[z] = coord (iso, 2, g0[2] + z);
-    for (int z = 0; z <= c[2]; z++)
-      for (int y = 0; y <= c[1]; y++)
+    for (size_t q = 0; q < sxy * (size_t) (c[2] + 3); q += 64)
+      for (int t = 0; t < 64; t++)
+        in[q + (size_t) t] = val[q + (size_t) t] < iso_l;
+  }
+
+  /* Cells of the live sub-blocks, in z, y, x order; vertices are made on
+   * first use, so their order is fixed too.  Edge slots live in a ring of
+   * two corner slices (an edge's lower corner is in the cell's slice or
+   * the next), small enough to stay in L1; an entry is a vertex index,
+   * valid only when that vertex names the same edge (vslot), so the ring
+   * is never cleared. */
+  {
+    size_t eoff[12], slice = (size_t) (c[0] + 1) * (size_t) (c[1] + 1);
+    const size_t st[3] = { 1, sx, sxy };
+    int eaxis[12];
+    const float *cx = xs + 1, *cy = ys + 1, *cz = zs + 1; /* corner 0 at [0] */
+
+    for (int e = 0; e < 12; e++)
+      {
+        eoff[e] = (size_t) edge_corner[e][0] + (size_t) edge_corner[e][1] * sx
+                  + (size_t) edge_corner[e][2] * sxy;
+        eaxis[e] = e >> 2;
+      }
+    for (int z = 0; z < c[2] && out->error == 0; z++)
+      for (int y = 0; y < c[1] && out->error == 0; y++)
         {
-          size_t row = (size_t) z * (size_t) sxy + (size_t) y * (size_t) sx;
-          for (int x = 0; x <= c[0]; x++)
-            if (s->need[row + (size_t) x])
-              {
-                s->bx[nq] = xs[x];
-                s->by[nq] = ys[y];
-                s->bz[nq] = zs[z];
-                qbase[nq] = row + (size_t) x;
-                if (++nq == TG_FIELD_BATCH_MAX)
-                  {
-                    flush (iso, s, nq);
-                    for (int t = 0; t < nq; t++)
-                      s->val[qbase[t]] = s->bv[t];
-                    evals += nq;
-                    nq = 0;
-                  }
-              }
-        }
-    flush (iso, s, nq);
-    for (int t = 0; t < nq; t++)
-      s->val[qbase[t]] = s->bv[t];
-    evals += nq;
-    atomic_fetch_add (&iso->evaluations, evals);
+          size_t c0 = (size_t) (z + 1) * sxy + (size_t) (y + 1) * sx + 1;
+          const bool *skip = sub_skip + ((z / SUB) * nsub[1] + y / SUB) * nsub[0];
+          uint8_t col[COLS];
+          uint64_t any = 0, all = ~(uint64_t) 0;
+          int live = 0;
 
-    {
-      size_t nc = (size_t) sxy * (size_t) (c[2] + 1);
-      for (size_t q = 0; q < nc; q++)
-        s->in[q] = s->val[q] < iso_l;
-    }
-
-    /* Cells of the live sub-blocks, in order; vertices are made on first
-     * use, so their order is fixed too. */
-    {
-      size_t eoff[12];
-      int eaxis[12];
-
-      for (int e = 0; e < 12; e++)
-        {
-          eoff[e] = (size_t) edge_corner[e][0] + (size_t) edge_corner[e][1] * (size_t) sx
-                    + (size_t) edge_corner[e][2] * (size_t) sxy;
-          eaxis[e] = e >> 2;
-        }
-      for (int q = 0; q < n_sub && out->error == 0; q++)
-        {
-          int si = q % nsub[0], sj = (q / nsub[0]) % nsub[1], sk = q / (nsub[0] * nsub[1]);
-          int a[3] = { si * SUB, sj * SUB, sk * SUB }, e3[3];
-
-          if (sub_skip[q])
+          for (int si = 0; si < nsub[0]; si++)
+            live |= !skip[si];
+          if (!live)
             continue;
-          for (int k = 0; k < 3; k++)
-            e3[k] = a[k] + SUB < c[k] ? a[k] + SUB : c[k];
-          for (int z = a[2]; z < e3[2]; z++)
-            for (int y = a[1]; y < e3[1]; y++)
-              {
-                size_t c0 = (size_t) z * (size_t) sxy + (size_t) y * (size_t) sx;
-                const uint8_t *r00 = s->in + c0, *r10 = r00 + sx, *r01 = r00 + sxy,
-                              *r11 = r01 + sx;
+          /* The inside bits of each column of four corners, at the case
+           * bits of a cell's lower x corners (a cell's case is its two
+           * columns), eight columns at a time.  A row with no sign change
+           * has no surface. */
+          for (int w = 0; w < COLS / 8; w++)
+            {
+              uint64_t r00, r10, r01, r11, cc;
 
-                for (int x = a[0]; x < e3[0]; x++)
-                  {
-                    int cs = r00[x] | r00[x + 1] << 1 | r10[x] << 2 | r10[x + 1] << 3
-                             | r01[x] << 4 | r01[x + 1] << 5 | r11[x] << 6 | r11[x + 1] << 7;
-                    int ntri = tg__mc_ntri[cs];
-                    const int8_t *tri = tg__mc_tris[cs];
+              memcpy (&r00, s->in + c0 + 8 * w, 8);
+              memcpy (&r10, s->in + c0 + sx + 8 * w, 8);
+              memcpy (&r01, s->in + c0 + sxy + 8 * w, 8);
+              memcpy (&r11, s->in + c0 + sxy + sx + 8 * w, 8);
+              cc = r00 | r10 << 2 | r01 << 4 | r11 << 6;
+              memcpy (col + 8 * w, &cc, 8);
+              if (8 * w + 8 > c[0] + 1) /* past the row's last column */
+                {
+                  uint64_t keep = 8 * w >= c[0] + 1
+                                    ? 0 : ~(uint64_t) 0 >> (64 - 8 * (c[0] + 1 - 8 * w));
+                  any |= cc & keep;
+                  all &= cc | ~keep;
+                }
+              else
+                {
+                  any |= cc;
+                  all &= cc;
+                }
+            }
+          if (any == 0 || all == 0x5555555555555555ull)
+            continue;
+          /* Cases eight cells at a time; a cell has triangles unless its
+           * case is 0 or 255, so only those are visited. */
+          for (int w = 0; w < (c[0] + 7) / 8; w++)
+            {
+              uint64_t c_lo, c_hi, cs8, act;
+              const uint64_t k7f = 0x7f7f7f7f7f7f7f7full, k80 = 0x8080808080808080ull;
 
-                    if (ntri == 0)
-                      continue;
-                    if (out_grow (out, nv + 3 * ntri, nt + ntri) < 0)
-                      {
-                        out->error = TG_ENOMEM;
-                        break;
-                      }
-                    for (int t = 0; t < 3 * ntri; t++)
-                      {
-                        int e = tri[t], ax = eaxis[e];
-                        size_t ca = c0 + (size_t) x + eoff[e];
-                        int32_t *sl = &s->slot[3 * ca + (size_t) ax];
+              memcpy (&c_lo, col + 8 * w, 8);
+              memcpy (&c_hi, col + 8 * w + 1, 8);
+              cs8 = c_lo | c_hi << 1; /* bytes of at most 0x55 and 0xaa: no carries */
+              act = (((cs8 & k7f) + k7f) | cs8) & ((((~cs8) & k7f) + k7f) | ~cs8) & k80;
+              if (8 * w + 8 > c[0])
+                act &= ~(uint64_t) 0 >> (64 - 8 * (c[0] - 8 * w));
+              while (act && out->error == 0)
+                {
+                  int x = 8 * w + __builtin_ctzll (act) / 8;
+                  int cs = (int) (cs8 >> (8 * (x - 8 * w)) & 0xff);
+                  int ntri = tg__mc_ntri[cs];
+                  const int8_t *tri = tg__mc_tris[cs];
 
-                        if (*sl < 0)
+                  act &= act - 1;
+                  if (skip[x / SUB])
+                    continue;
+                  if (out_grow (out, nv + 3 * ntri, nt + ntri) < 0)
+                    {
+                      out->error = TG_ENOMEM;
+                      break;
+                    }
+                  for (int t = 0; t < 3 * ntri; t++)
+                    {
+                      int e = tri[t], ax = eaxis[e];
+                      size_t ca = c0 + (size_t) x + eoff[e];
+                      uint32_t key = (uint32_t) (3 * ca + (size_t) ax);
+                      int lx = x + edge_corner[e][0], ly = y + edge_corner[e][1],
+                          lz = z + edge_corner[e][2];
+                      int32_t *sl = &s->slot[3 * ((size_t) (lz & 1) * slice
+                                                  + (size_t) ly * (size_t) (c[0] + 1)
+                                                  + (size_t) lx)
+                                             + (size_t) ax];
+                      uint32_t v = (uint32_t) *sl;
+
+                      if (v >= (uint32_t) nv || out->vslot[v] != key)
+                        {
+                          size_t cb = ca + (ax == 0 ? 1 : ax == 1 ? sx : sxy);
+                          float v0 = s->val[ca], v1 = s->val[cb];
+                          float tt = (iso_l - v0) / (v1 - v0);
+                          float *p = out->pos + 3 * (size_t) nv;
+                          int64_t gx = g0[0] + lx, gy = g0[1] + ly, gz = g0[2] + lz;
+                          bool bnd;
+
+                          p[0] = cx[lx];
+                          p[1] = cy[ly];
+                          p[2] = cz[lz];
                           {
-                            /* The lattice position of the edge's lower corner. */
-                            int lx = x + edge_corner[e][0], ly = y + edge_corner[e][1],
-                                lz = z + edge_corner[e][2];
-                            size_t cb = ca + (ax == 0 ? 1 : ax == 1 ? (size_t) sx : (size_t) sxy);
-                            float v0 = s->val[ca], v1 = s->val[cb];
-                            float tt = (iso_l - v0) / (v1 - v0);
-                            float *p = out->pos + 3 * (size_t) nv;
-                            int64_t gx = g0[0] + lx, gy = g0[1] + ly, gz = g0[2] + lz;
-                            bool bnd;
-
-                            p[0] = xs[lx];
-                            p[1] = ys[ly];
-                            p[2] = zs[lz];
-                            {
-                              float pa = p[ax];
-                              float pb = ax == 0 ? xs[lx + 1] : ax == 1 ? ys[ly + 1] : zs[lz + 1];
-                              p[ax] = pa + tt * (pb - pa);
-                            }
-                            bnd = (ax != 0 && (lx == 0 || lx == c[0]))
-                                  || (ax != 1 && (ly == 0 || ly == c[1]))
-                                  || (ax != 2 && (lz == 0 || lz == c[2]));
-                            out->edge[nv] = ((((uint64_t) gz * (uint64_t) (iso->n[1] + 1)
-                                               + (uint64_t) gy) * (uint64_t) (iso->n[0] + 1)
-                                              + (uint64_t) gx) * 3u + (uint64_t) ax)
-                                            | (bnd ? BOUNDARY_BIT : 0);
-                            out->vslot[nv] = (uint32_t) (3 * ca + (size_t) ax);
-                            *sl = nv++;
+                            float pa = p[ax];
+                            float pb = ax == 0 ? cx[lx + 1] : ax == 1 ? cy[ly + 1] : cz[lz + 1];
+                            p[ax] = pa + tt * (pb - pa);
                           }
-                        out->tri[3 * nt + t] = (uint32_t) *sl;
-                      }
-                    nt += ntri;
-                  }
-              }
+                          if (grad)
+                            grid_normal (s->val, st, ca, cb, tt, out->nrm + 3 * (size_t) nv);
+                          else
+                            memset (out->nrm + 3 * (size_t) nv, 0, sizeof (float) * 3);
+                          bnd = (ax != 0 && (lx == 0 || lx == c[0]))
+                                || (ax != 1 && (ly == 0 || ly == c[1]))
+                                || (ax != 2 && (lz == 0 || lz == c[2]));
+                          out->edge[nv] = ((((uint64_t) gz * (uint64_t) (iso->n[1] + 1)
+                                             + (uint64_t) gy) * (uint64_t) (iso->n[0] + 1)
+                                            + (uint64_t) gx) * 3u + (uint64_t) ax)
+                                          | (bnd ? BOUNDARY_BIT : 0);
+                          out->vslot[nv] = key;
+                          v = (uint32_t) nv++;
+                          *sl = (int32_t) v;
+                        }
+                      out->tri[3 * nt + t] = v;
+                    }
+                  nt += ntri;
+                }
+            }
         }
-    }
   }
   out->nv = nv;
   out->nt = nt;
-  /* Give the slot table back clean for the next block. */
-  for (int v = 0; v < nv; v++)
-    s->slot[out->vslot[v]] = -1;
-  free (out->vslot);
-  out->vslot = NULL;
-  if (out->error == 0 && o->normals == TG__ISO_NORMALS_GRADIENT && o->shading == TG__ISO_SMOOTH)
-    gradient_normals (iso, s, out);
-  else if (nv > 0)
-    memset (out->nrm, 0, sizeof (float) * 3 * (size_t) nv);
+  if (iso->timed)
+    atomic_fetch_add (&iso->ns_mesh, now_ns () - t1);
 }
 
 /* Scratch is reused across blocks and waves through a free list, so its
@@ -524,7 +683,8 @@ blocks_run (void *user, int begin, int end)
     {
       if (s == NULL)
         {
-          memset (&iso->out[b], 0, sizeof iso->out[b]);
+          iso->out[b].nv = 0;
+          iso->out[b].nt = 0;
           iso->out[b].error = TG_ENOMEM;
           continue;
         }
@@ -598,17 +758,36 @@ typedef struct
   int64_t nv, nt, cap_v, cap_t;
   EdgeMap map;
   bool any_zero_normal;
+  int64_t blocks_done, blocks; /* for growing to the projected size */
 } Mesh;
+
+/* A capacity of at least N and twice OLD, or N projected from the blocks
+ * done to all of them (at most 8 N): growing once or twice instead of
+ * doubling ten times, each time copying into new pages. */
+static int64_t
+mesh_grow (const Mesh *m, int64_t old, int64_t n)
+{
+  int64_t cap = old * 2 > n ? old * 2 : n;
+
+  if (m->blocks_done > 0)
+    {
+      double proj = (double) n * 1.1 * (double) m->blocks / (double) m->blocks_done;
+
+      proj = proj < 8.0 * (double) n ? proj : 8.0 * (double) n;
+      if (proj > (double) cap)
+        cap = (int64_t) proj;
+    }
+  return cap;
+}
 
 static int
 mesh_reserve (Mesh *m, int64_t nv, int64_t nt)
 {
   if (nv > m->cap_v)
     {
-      int64_t cap = m->cap_v ? m->cap_v : 4096;
+      int64_t cap = mesh_grow (m, m->cap_v ? m->cap_v : 2048, nv);
       void *p, *q;
-      while (cap < nv)
-        cap *= 2;
+
       p = realloc (m->pos, sizeof (float) * 3 * (size_t) cap);
       if (p)
         m->pos = p;
@@ -621,10 +800,9 @@ mesh_reserve (Mesh *m, int64_t nv, int64_t nt)
     }
   if (nt > m->cap_t)
     {
-      int64_t cap = m->cap_t ? m->cap_t : 8192;
+      int64_t cap = mesh_grow (m, m->cap_t ? m->cap_t : 4096, nt);
       void *p;
-      while (cap < nt)
-        cap *= 2;
+
       p = realloc (m->idx, sizeof (uint32_t) * 3 * (size_t) cap);
       if (p == NULL)
         return TG_ENOMEM;
@@ -680,6 +858,8 @@ stitch (Mesh *m, const BlockOut *b, TgError *err)
       map[v] = (uint32_t) m->nv;
       memcpy (m->pos + 3 * m->nv, b->pos + 3 * (size_t) v, sizeof (float) * 3);
       memcpy (m->nrm + 3 * m->nv, b->nrm + 3 * (size_t) v, sizeof (float) * 3);
+      m->any_zero_normal |= b->nrm[3 * (size_t) v] == 0.0f && b->nrm[3 * (size_t) v + 1] == 0.0f
+                            && b->nrm[3 * (size_t) v + 2] == 0.0f;
       m->nv++;
     }
   for (int64_t t = 0; t < 3 * b->nt; t++)
@@ -704,13 +884,23 @@ face_normal (const float *a, const float *b, const float *c, double n[3])
   n[2] = u[0] * w[1] - u[1] * w[0];
 }
 
+static inline bool
+is_zero3 (const float *n)
+{
+  return n[0] == 0.0f && n[1] == 0.0f && n[2] == 0.0f;
+}
+
 /* Area-weighted face normals at vertices, in triangle order; ONLY_ZERO
- * fills just the vertices whose normal is still zero. */
+ * fills just the vertices whose normal is still zero (and so looks only at
+ * the triangles around them: usually there are none). */
 static int
 face_normals (Mesh *m, bool only_zero)
 {
-  double *acc = calloc ((size_t) (m->nv ? m->nv : 1) * 3, sizeof (double));
+  double *acc;
 
+  if (only_zero && !m->any_zero_normal)
+    return 0;
+  acc = calloc ((size_t) (m->nv ? m->nv : 1) * 3, sizeof (double));
   if (acc == NULL)
     return TG_ENOMEM;
   for (int64_t t = 0; t < m->nt; t++)
@@ -718,6 +908,9 @@ face_normals (Mesh *m, bool only_zero)
       const uint32_t *ix = m->idx + 3 * t;
       double n[3];
 
+      if (only_zero && !is_zero3 (m->nrm + 3 * (size_t) ix[0])
+          && !is_zero3 (m->nrm + 3 * (size_t) ix[1]) && !is_zero3 (m->nrm + 3 * (size_t) ix[2]))
+        continue;
       face_normal (m->pos + 3 * (size_t) ix[0], m->pos + 3 * (size_t) ix[1],
                    m->pos + 3 * (size_t) ix[2], n);
       for (int q = 0; q < 3; q++)
@@ -730,7 +923,7 @@ face_normals (Mesh *m, bool only_zero)
       double *a = acc + 3 * v;
       double len = sqrt (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]);
 
-      if (only_zero && (nrm[0] != 0.0f || nrm[1] != 0.0f || nrm[2] != 0.0f))
+      if (only_zero && !is_zero3 (nrm))
         continue;
       if (len > 0.0)
         for (int k = 0; k < 3; k++)
@@ -844,7 +1037,7 @@ tg__isosurface (const TgField *f, const TgIsoOptions *o, TgIsoParallel par, void
   Iso iso;
   Mesh m = { 0 };
   BlockOut *wave = NULL;
-  int64_t n_blocks;
+  int64_t n_blocks, t_stitch = 0;
   int rc;
 
   *out = NULL;
@@ -862,9 +1055,13 @@ tg__isosurface (const TgField *f, const TgIsoOptions *o, TgIsoParallel par, void
     }
   iso.lip = f->lipschitz > 0.0f && isfinite (f->lipschitz) ? f->lipschitz : 0.0f;
   iso.use_box = f->bounded && o->iso <= 0.0;
+  iso.grid = tg__field_has_grid (f);
   atomic_init (&iso.evaluations, 0);
   atomic_init (&iso.skipped, 0);
   atomic_init (&iso.sub_skipped, 0);
+  atomic_init (&iso.ns_eval, 0);
+  atomic_init (&iso.ns_mesh, 0);
+  iso.timed = stats != NULL;
   n_blocks = (int64_t) iso.nb[0] * iso.nb[1] * iso.nb[2];
   if (par == NULL)
     par = serial;
@@ -882,16 +1079,23 @@ tg__isosurface (const TgField *f, const TgIsoOptions *o, TgIsoParallel par, void
       rc = par (par_ctx, n, 1, blocks_run, &iso);
       if (rc < 0)
         tg_error_set (err, rc, NULL, "%s", tg_strerror (rc));
+      if (stats)
+        t_stitch -= now_ns ();
       for (int b = 0; b < n; b++)
         {
           if (rc == 0 && wave[b].error)
             rc = tg_error_set (err, wave[b].error, NULL, "out of memory meshing block %lld",
                                (long long) (w0 + b));
+          m.blocks = n_blocks;
+          m.blocks_done = w0 + b + 1;
           if (rc == 0)
             rc = stitch (&m, &wave[b], err);
-          block_out_clear (&wave[b]);
         }
+      if (stats)
+        t_stitch += now_ns ();
     }
+  for (int b = 0; b < WAVE; b++)
+    block_out_clear (&wave[b]);
   free (wave);
   while (iso.free_scratch)
     {
@@ -905,6 +1109,8 @@ tg__isosurface (const TgField *f, const TgIsoOptions *o, TgIsoParallel par, void
   free (m.map.val);
   m.map.key = NULL;
 
+  if (stats)
+    t_stitch -= now_ns ();
   if (rc == 0)
     {
       if (o->shading == TG__ISO_FLAT)
@@ -957,6 +1163,9 @@ tg__isosurface (const TgField *f, const TgIsoOptions *o, TgIsoParallel par, void
       stats->blocks = n_blocks;
       stats->blocks_skipped = atomic_load (&iso.skipped);
       stats->subblocks_skipped = atomic_load (&iso.sub_skipped);
+      stats->seconds_eval = 1e-9 * (double) atomic_load (&iso.ns_eval);
+      stats->seconds_mesh = 1e-9 * (double) atomic_load (&iso.ns_mesh);
+      stats->seconds_stitch = 1e-9 * (double) (t_stitch + now_ns ());
     }
   return rc;
 }

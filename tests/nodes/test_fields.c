@@ -324,6 +324,37 @@ test_noise_bounds_and_lipschitz (void)
       }
 }
 
+/* The Perlin and value bounds are tight: one octave reaches more than half
+ * of them (64% and 92% at these points; the old perlin bound, 8.5 sqrt 3
+ * per lattice unit, was reached to 16%). */
+static void
+test_noise_lipschitz_tight (void)
+{
+  for (int b = 0; b < 2; b++)
+    {
+      TgGraph *g = world ();
+      int n = add_node (g, "n", "field.noise");
+      TgValue *v;
+      const TgField *f;
+
+      SET (g, n, "basis", b == 0 ? "perlin" : "value");
+      SET (g, n, "amplitude_m", "1");
+      SET (g, n, "scale_m", "1");
+      SET (g, n, "octaves", "1");
+      f = field_of (g, "n", &v);
+      if (f)
+        {
+          double emp = empirical_lipschitz (f, 50.0, 1e-3);
+
+          TG_CHECK_MSG (emp <= f->lipschitz && emp > 0.5 * f->lipschitz,
+                        "%s: largest seen %g, bound %g", b == 0 ? "perlin" : "value", emp,
+                        f->lipschitz);
+          tg_value_unref (v);
+        }
+      tg_graph_free (g);
+    }
+}
+
 /* The batch kernel gives the same bits in every ISA build. */
 static void
 test_noise_same_bits_every_isa (void)
@@ -356,6 +387,84 @@ test_noise_same_bits_every_isa (void)
                             basis, mode, tg__fbm_isa_name ((TgFbmIsa) isa));
             }
       }
+}
+
+/* The grid path gives the point path's bits: Perlin and value in every
+ * mode and ISA build, on grids aligned with the lattice (fractions of
+ * exactly 0, where signed zeros turn up), off it, far from the origin, of
+ * odd sizes, and with octaves finer than the grid (which fall back). */
+static void
+test_noise_grid_same_bits (void)
+{
+  static const struct
+  {
+    double x0, y0, z0, step, scale;
+    int nx, ny, nz, octaves;
+  } grids[] = {
+    { -16.0, -16.0, -16.0, 1.0, 8.0, 35, 35, 35, 4 },
+    { 3.3, -7.1, 0.25, 0.37, 5.0, 9, 17, 33, 5 },
+    { 30000.5, -29000.25, 12345.0, 0.5, 7.0, 64, 3, 5, 4 },
+    { -1.0, 2.0, -3.0, 0.3, 0.2, 20, 20, 20, 3 }, /* octaves finer than the step */
+    { 0.0, 0.0, 0.0, 1.0, 64.0, 1, 1, 1, 4 },
+  };
+  static float val[64 * 64 * 64], ref[64 * 64 * 64], px[64 * 64 * 64], py[64 * 64 * 64],
+    pz[64 * 64 * 64];
+  TgGridWork w = { 0 };
+
+  for (int gi = 0; gi < TG_N_ELEMENTS (grids); gi++)
+    for (int basis = 0; basis < 3; basis += 2)
+      for (int mode = 0; mode < 3; mode++)
+        {
+          TgValue *v;
+          TgGraph *g = world ();
+          int node = add_node (g, "n", "field.noise");
+          float xs[64], ys[64], zs[64];
+          TgFieldGrid gr = { xs, ys, zs, grids[gi].nx, grids[gi].ny, grids[gi].nz };
+          size_t total = (size_t) gr.nx * gr.ny * gr.nz;
+          const TgField *nf;
+          char text[64];
+
+          /* The node's field (its eval is what has the grid path). */
+          SET (g, node, "basis", basis == 0 ? "perlin" : "value");
+          SET (g, node, "mode", mode == 0 ? "fbm" : mode == 1 ? "ridged" : "billow");
+          snprintf (text, sizeof text, "%.17g", grids[gi].scale);
+          SET (g, node, "scale_m", text);
+          snprintf (text, sizeof text, "%d", grids[gi].octaves);
+          SET (g, node, "octaves", text);
+          nf = field_of (g, "n", &v);
+          tg_graph_free (g);
+          if (nf == NULL)
+            continue;
+          for (int i = 0; i < gr.nx; i++)
+            xs[i] = (float) (grids[gi].x0 + i * grids[gi].step);
+          for (int j = 0; j < gr.ny; j++)
+            ys[j] = (float) (grids[gi].y0 + j * grids[gi].step);
+          for (int k = 0; k < gr.nz; k++)
+            zs[k] = (float) (grids[gi].z0 + k * grids[gi].step);
+          for (size_t q = 0; q < total; q++)
+            {
+              px[q] = xs[q % gr.nx];
+              py[q] = ys[q / gr.nx % gr.ny];
+              pz[q] = zs[q / ((size_t) gr.nx * gr.ny)];
+            }
+          tg_field_eval (nf, total, px, py, pz, ref);
+          for (int isa = 0; isa < TG__FBM_ISA_COUNT; isa++)
+            if (tg__fbm_isa_supported ((TgFbmIsa) isa))
+              {
+                int bad = 0;
+
+                ((TgNoise3 *) nf->data)->isa = isa;
+                memset (val, 0xff, sizeof (float) * total);
+                TG_CHECK (tg__field_eval_grid (nf, &gr, val, (size_t) gr.nx,
+                                               (size_t) gr.nx * gr.ny, &w) == 0);
+                for (size_t q = 0; q < total; q++)
+                  bad += memcmp (&val[q], &ref[q], sizeof (float)) != 0;
+                TG_CHECK_MSG (bad == 0, "grid %d basis %d mode %d %s: %d of %zu differ", gi,
+                              basis, mode, tg__fbm_isa_name ((TgFbmIsa) isa), bad, total);
+              }
+          tg_value_unref (v);
+        }
+  tg__grid_work_free (&w);
 }
 
 /* y - h(x, z) with h from a west-to-east gradient: bilinear in world
@@ -635,7 +744,9 @@ main (void)
   TG_RUN (test_csg_matches_formulas);
   TG_RUN (test_transform);
   TG_RUN (test_noise_bounds_and_lipschitz);
+  TG_RUN (test_noise_lipschitz_tight);
   TG_RUN (test_noise_same_bits_every_isa);
+  TG_RUN (test_noise_grid_same_bits);
   TG_RUN (test_from_height);
   TG_RUN (test_displace_adds);
   TG_RUN (test_slices_trilinear_and_mesh);

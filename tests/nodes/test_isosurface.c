@@ -409,6 +409,87 @@ test_skipping_samples_less_same_bytes (void)
   tg_mesh_free (b);
 }
 
+/* --- gradient normals across block borders -------------------------------------------------- */
+
+/* Every vertex of A (position and normal) is in B, bit for bit. */
+static int64_t
+vertices_missing (const TgMeshChunk *a, const TgMeshChunk *b)
+{
+  float *sb = malloc (sizeof (float) * 6 * (size_t) b->n_vertices);
+  int64_t missing = 0;
+
+  for (int i = 0; i < b->n_vertices; i++)
+    {
+      memcpy (sb + 6 * i, b->positions + 3 * i, sizeof (float) * 3);
+      memcpy (sb + 6 * i + 3, b->normals + 3 * i, sizeof (float) * 3);
+    }
+  qsort (sb, (size_t) b->n_vertices, sizeof (float) * 6, cmp_pos);
+  for (int i = 0; i < a->n_vertices; i++)
+    {
+      float key[6];
+      const float *hit;
+
+      memcpy (key, a->positions + 3 * i, sizeof (float) * 3);
+      memcpy (key + 3, a->normals + 3 * i, sizeof (float) * 3);
+      hit = bsearch (key, sb, (size_t) b->n_vertices, sizeof (float) * 6, cmp_pos);
+      missing += hit == NULL || memcmp (hit + 3, key + 3, sizeof (float) * 3) != 0;
+    }
+  free (sb);
+  return missing;
+}
+
+/* The same lattice meshed with the box starting 16 cells lower, so every
+ * block border falls elsewhere: each vertex keeps its position and its
+ * gradient normal exactly (the normals come from the sampled corners and
+ * their one-sample border, the same values whichever block holds them).
+ * Once through the noise's grid path, once through plain batches. */
+static void
+test_normals_independent_of_blocks (void)
+{
+  TgGraph *g = small_world ();
+  int n = add_node (g, "n", "field.noise");
+  TgEngine *e = new_engine (1);
+  TgRegion r = world_region (g);
+  TgValue *v;
+
+  SET (g, n, "amplitude_m", "10");
+  SET (g, n, "scale_m", "16");
+  SET (g, n, "octaves", "3");
+  v = pull (e, g, "n", &r);
+  if (v)
+    {
+      CountSphere cs = { .c = { 3.1f, -2.3f, 1.7f }, .r = 30.0f };
+      TgField sphere = { .eval = count_sphere_eval, .data = &cs, .lipschitz = 1.0f };
+      const TgField *fields[2] = { tg_value_field (v), &sphere };
+
+      atomic_init (&cs.calls, 0);
+      TG_CHECK (tg__field_has_grid (fields[0]) && !tg__field_has_grid (fields[1]));
+      for (int k = 0; k < 2; k++)
+        {
+          TgIsoOptions oa = { .min = { -40, -40, -40 }, .max = { 40, 40, 40 }, .cell = 1.0 };
+          TgIsoOptions ob = { .min = { -56, -56, -56 }, .max = { 40, 40, 40 }, .cell = 1.0 };
+          TgMesh *ma = NULL, *mb = NULL;
+          TgError err = { 0 };
+
+          TG_CHECK (tg__isosurface (fields[k], &oa, NULL, NULL, &ma, NULL, &err) == 0);
+          TG_CHECK (tg__isosurface (fields[k], &ob, NULL, NULL, &mb, NULL, &err) == 0);
+          if (ma && mb)
+            {
+              int64_t miss = vertices_missing (&ma->chunks[0], &mb->chunks[0]);
+
+              TG_CHECK (ma->chunks[0].n_vertices > 5000);
+              TG_CHECK_MSG (miss == 0, "field %d: %lld of %d vertices moved or turned", k,
+                            (long long) miss, ma->chunks[0].n_vertices);
+            }
+          tg_mesh_free (ma);
+          tg_mesh_free (mb);
+        }
+      tg_value_unref (v);
+    }
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
 /* A rough rock over more blocks than one wave holds, on 1 and 3 threads. */
 static void
 test_threads_same_bytes (void)
@@ -566,6 +647,7 @@ main (void)
   TG_RUN (test_random_volumes_watertight);
   TG_RUN (test_skipping_samples_less_same_bytes);
   TG_RUN (test_threads_same_bytes);
+  TG_RUN (test_normals_independent_of_blocks);
   TG_RUN (test_flat_and_face_normals);
   TG_RUN (test_bad_parameters_named);
   TG_RUN (test_empty_box);
