@@ -3,7 +3,8 @@
  * The document is kept as json-c arrays in insertion order and emitted in
  * one pass by our own compact emitter (stable key order, shortest
  * round-trip numbers), so the bytes depend only on the calls made.
- * Binary views are only referenced until the write, which streams them.
+ * Binary views are only referenced until the write, which streams them
+ * (through their encoder, a block at a time, when they have one).
  */
 #include <locale.h>
 #include <stdlib.h>
@@ -15,6 +16,8 @@
 #define GLB_MAGIC 0x46546C67u      /* "glTF" */
 #define GLB_CHUNK_JSON 0x4E4F534Au /* "JSON" */
 #define GLB_CHUNK_BIN 0x004E4942u  /* "BIN\0" */
+/* Bytes an encoded view is converted in at a time. */
+#define GLB_ENCODE_BLOCK 65536
 
 typedef struct
 {
@@ -22,6 +25,8 @@ typedef struct
   void *owned;
   size_t bytes;
   size_t offset;
+  size_t unit;         /* encoded views: ENCODE converts whole units */
+  TgGlbEncode encode;  /* NULL: written as is */
 } GlbView;
 
 struct TgGlb
@@ -175,7 +180,8 @@ valid_index (json_object *arr, int i)
 /* --- views and accessors ----------------------------------------------------- */
 
 static int
-add_view (TgGlb *g, const void *data, void *owned, size_t bytes, int target)
+add_view (TgGlb *g, const void *data, void *owned, size_t bytes, int target, size_t unit,
+          TgGlbEncode encode)
 {
   if (!data || bytes == 0
       || (target != TG_GLB_TARGET_NONE && target != TG_GLB_ARRAY_BUFFER
@@ -217,7 +223,7 @@ add_view (TgGlb *g, const void *data, void *owned, size_t bytes, int target)
       free (owned);
       return idx;
     }
-  g->views[g->n_views++] = (GlbView) { data, owned, bytes, offset };
+  g->views[g->n_views++] = (GlbView) { data, owned, bytes, offset, unit, encode };
   g->bin_len = offset + bytes;
   return idx;
 }
@@ -225,7 +231,7 @@ add_view (TgGlb *g, const void *data, void *owned, size_t bytes, int target)
 int
 tg_glb_add_view (TgGlb *g, const void *data, size_t bytes, int target)
 {
-  return add_view (g, data, NULL, bytes, target);
+  return add_view (g, data, NULL, bytes, target, 0, NULL);
 }
 
 int
@@ -237,7 +243,16 @@ tg_glb_add_view_copy (TgGlb *g, const void *data, size_t bytes, int target)
   if (!copy)
     return fail_oom (g);
   memcpy (copy, data, bytes);
-  return add_view (g, copy, copy, bytes, target);
+  return add_view (g, copy, copy, bytes, target, 0, NULL);
+}
+
+int
+tg_glb_add_view_encoded (TgGlb *g, const void *data, size_t bytes, int target, size_t unit,
+                         TgGlbEncode encode)
+{
+  if (!encode || unit == 0 || unit > GLB_ENCODE_BLOCK || bytes % unit != 0)
+    return TG_EINVAL;
+  return add_view (g, data, NULL, bytes, target, unit, encode);
 }
 
 static int
@@ -704,6 +719,23 @@ le32 (uint8_t *p, uint32_t v)
   p[3] = (uint8_t) (v >> 24);
 }
 
+/* Writes view V through its encoder, a block of whole units at a time. */
+static bool
+write_encoded (const GlbView *v, FILE *f, uint8_t *scratch)
+{
+  size_t block = GLB_ENCODE_BLOCK / v->unit * v->unit;
+
+  for (size_t off = 0; off < v->bytes; off += block)
+    {
+      size_t n = v->bytes - off < block ? v->bytes - off : block;
+
+      v->encode (scratch, (const uint8_t *) v->data + off, n);
+      if (fwrite (scratch, 1, n, f) != n)
+        return false;
+    }
+  return true;
+}
+
 int
 tg_glb_write (TgGlb *g, FILE *f, TgError *err)
 {
@@ -712,6 +744,7 @@ tg_glb_write (TgGlb *g, FILE *f, TgError *err)
   size_t json_len, json_pad, bin_pad;
   uint64_t total;
   uint8_t head[20];
+  uint8_t *scratch = NULL;
   bool ok;
 
   if (g->oom || !(json = document_text (g)))
@@ -730,6 +763,14 @@ tg_glb_write (TgGlb *g, FILE *f, TgError *err)
                            "glb: %llu bytes exceed the 4 GiB a .glb file can hold",
                            (unsigned long long) total);
     }
+
+  /* Room to convert encoded views in, taken before anything is written. */
+  for (int i = 0; i < g->n_views && !scratch; i++)
+    if (g->views[i].encode && !(scratch = malloc (GLB_ENCODE_BLOCK)))
+      {
+        free (json);
+        return tg_error_set (err, TG_ENOMEM, "", "glb: out of memory");
+      }
 
   le32 (head, GLB_MAGIC);
   le32 (head + 4, 2);
@@ -750,11 +791,16 @@ tg_glb_write (TgGlb *g, FILE *f, TgError *err)
         {
           const GlbView *v = &g->views[i];
           size_t gap = v->offset - pos;
-          ok = fwrite (zeros, 1, gap, f) == gap && fwrite (v->data, 1, v->bytes, f) == v->bytes;
+          ok = fwrite (zeros, 1, gap, f) == gap;
+          if (ok && v->encode)
+            ok = write_encoded (v, f, scratch);
+          else if (ok)
+            ok = fwrite (v->data, 1, v->bytes, f) == v->bytes;
           pos = v->offset + v->bytes;
         }
       ok = ok && fwrite (zeros, 1, bin_pad, f) == bin_pad;
     }
+  free (scratch);
   if (!ok || ferror (f))
     return tg_error_set (err, TG_EIO, "", "glb: write failed");
   return 0;

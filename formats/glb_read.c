@@ -6,9 +6,12 @@
  * triangle primitive becomes one chunk: float positions, normals
  * (transformed by the inverse transpose; computed from the faces when the
  * file has none), float TEXCOORD_0 when present, and indices of any
- * unsigned type.  Materials, skins, morph targets and animations are not
- * read.  Every offset and index is checked against the file, so a broken
- * or hostile file gives an error, never a read outside the data.
+ * unsigned type.  The result is in world coordinates: glTF is right-handed
+ * with north at -Z, so z is negated and each triangle's order reversed
+ * (handedness.h), the inverse of what the glb writers do.  Materials,
+ * skins, morph targets and animations are not read.  Every offset and
+ * index is checked against the file, so a broken or hostile file gives an
+ * error, never a read outside the data.
  */
 #include <math.h>
 #include <stdint.h>
@@ -17,6 +20,7 @@
 
 #include <json-c/json.h>
 
+#include "handedness.h"
 #include "points-writers.h"
 #include "tgformats-private.h"
 
@@ -246,7 +250,7 @@ read_primitive (Reader *r, json_object *prim, const double m[16], const char *na
   Acc pos, nrm = { 0 }, uv = { 0 }, ind = { 0 };
   bool has_nrm = false, has_uv = false;
   TgMeshChunk *ch = NULL;
-  double det, nm[9];
+  double det, sign, nm[9];
   int64_t n_idx;
   int rc;
 
@@ -291,7 +295,8 @@ read_primitive (Reader *r, json_object *prim, const double m[16], const char *na
     return fail (r, TG_ENOMEM, "out of memory");
 
   /* Normals go through the inverse transpose of the upper 3 x 3, i.e. its
-   * cofactor matrix (the determinant's scale vanishes on normalising);
+   * cofactor matrix divided by the determinant (only the determinant's
+   * sign matters after normalising: a mirror must not turn them inward);
    * nm[3 * k + c] is the cofactor of row c, column k. */
   nm[0] = m[5] * m[10] - m[6] * m[9];
   nm[1] = m[6] * m[8] - m[4] * m[10];
@@ -303,6 +308,7 @@ read_primitive (Reader *r, json_object *prim, const double m[16], const char *na
   nm[7] = m[2] * m[4] - m[0] * m[6];
   nm[8] = m[0] * m[5] - m[1] * m[4];
   det = m[0] * nm[0] + m[4] * nm[3] + m[8] * nm[6];
+  sign = det < 0.0 ? -1.0 : 1.0;
 
   for (int64_t i = 0; i < pos.count; i++)
     {
@@ -315,7 +321,7 @@ read_primitive (Reader *r, json_object *prim, const double m[16], const char *na
           double n[3] = { acc_float (&nrm, i, 0), acc_float (&nrm, i, 1),
                           acc_float (&nrm, i, 2) }, o[3], l;
           for (int c = 0; c < 3; c++)
-            o[c] = nm[c] * n[0] + nm[3 + c] * n[1] + nm[6 + c] * n[2];
+            o[c] = (nm[c] * n[0] + nm[3 + c] * n[1] + nm[6 + c] * n[2]) * sign;
           l = sqrt (o[0] * o[0] + o[1] * o[1] + o[2] * o[2]);
           for (int c = 0; c < 3; c++)
             ch->normals[3 * i + c] = l > 0.0 ? (float) (o[c] / l) : (c == 1 ? 1.0f : 0.0f);
@@ -372,6 +378,14 @@ read_primitive (Reader *r, json_object *prim, const double m[16], const char *na
             }
         }
     }
+  /* File frame -> world. */
+  for (int64_t i = 0; i < pos.count; i++)
+    {
+      tg__hand_vec3 (ch->positions + 3 * i, ch->positions + 3 * i);
+      tg__hand_vec3 (ch->normals + 3 * i, ch->normals + 3 * i);
+    }
+  for (int64_t i = 0; i < n_idx; i += 3)
+    tg__hand_tri (ch->indices + i, ch->indices + i);
   return 0;
 }
 

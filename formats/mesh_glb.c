@@ -4,15 +4,19 @@
  * Each chunk with triangles becomes one mesh with one primitive
  * (POSITION with min/max, NORMAL, TEXCOORD_0 when the chunk has UVs,
  * uint32 indices) and one node named after the chunk, all sharing one
- * plain material.  Chunks without triangles are left out.  Our mesh
- * conventions are glTF's (metres, +Y up, counter-clockwise front faces,
- * UV v = 0 at the image's top row), so the data goes out unchanged and
- * the views point straight into the mesh: nothing is copied.
+ * plain material.  Chunks without triangles are left out.  glTF is
+ * right-handed, so positions and normals go out with z = -north and each
+ * triangle's order reversed (handedness.h): north is -Z, the file is not
+ * mirrored.  UVs are unchanged: glTF puts v = 0 at the image's top row,
+ * as our image convention does.  The views point straight into the mesh
+ * and are converted as the file is written: nothing is copied.
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "glb-builder.h"
+#include "handedness.h"
 #include "mesh-writers.h"
 
 static const char *
@@ -55,6 +59,67 @@ tg__mesh_check (const TgMesh *m, const char *format, TgError *err)
   return 0;
 }
 
+/* COUNT float vec3s of DATA (world) as an accessor in the file's frame;
+ * WITH_BOUNDS adds min/max of the converted floats, exactly as stored. */
+static int
+add_vec3s (TgGlb *g, const float *data, int64_t count, bool with_bounds)
+{
+  double lo[3], hi[3];
+  int view;
+
+  if (with_bounds)
+    {
+      float flo[3], fhi[3], v[3];
+
+      tg__hand_vec3 (flo, data);
+      memcpy (fhi, flo, sizeof fhi);
+      for (int64_t i = 1; i < count; i++)
+        {
+          tg__hand_vec3 (v, data + 3 * i);
+          for (int c = 0; c < 3; c++)
+            {
+              flo[c] = v[c] < flo[c] ? v[c] : flo[c];
+              fhi[c] = v[c] > fhi[c] ? v[c] : fhi[c];
+            }
+        }
+      for (int c = 0; c < 3; c++)
+        {
+          lo[c] = flo[c];
+          hi[c] = fhi[c];
+        }
+    }
+  view = tg_glb_add_view_encoded (g, data, (size_t) count * 12, TG_GLB_ARRAY_BUFFER, 12,
+                                  tg__hand_vec3s);
+  if (view < 0)
+    return view;
+  return tg_glb_add_accessor (g, view, 0, TG_GLB_FLOAT, "VEC3", count, false,
+                              with_bounds ? lo : NULL, with_bounds ? hi : NULL);
+}
+
+int
+tg__glb_add_chunk (TgGlb *g, const TgMeshChunk *c, TgGlbAttribute attrs[3], int *indices)
+{
+  int n = 0, view;
+
+  if (c->n_vertices < 1 || c->n_indices < 3)
+    return TG_EINVAL;
+  attrs[n++] = (TgGlbAttribute) { "POSITION", add_vec3s (g, c->positions, c->n_vertices, true) };
+  attrs[n++] = (TgGlbAttribute) { "NORMAL", add_vec3s (g, c->normals, c->n_vertices, false) };
+  if (c->uvs)
+    attrs[n++] = (TgGlbAttribute) {
+      "TEXCOORD_0", tg_glb_add_floats (g, c->uvs, c->n_vertices, 2, TG_GLB_ARRAY_BUFFER, false)
+    };
+  view = tg_glb_add_view_encoded (g, c->indices, (size_t) c->n_indices * 4,
+                                  TG_GLB_ELEMENT_ARRAY_BUFFER, 12, tg__hand_tris);
+  *indices = view < 0 ? view
+                      : tg_glb_add_accessor (g, view, 0, TG_GLB_UNSIGNED_INT, "SCALAR",
+                                             c->n_indices, false, NULL, NULL);
+  for (int a = 0; a < n; a++)
+    if (attrs[a].accessor < 0)
+      return attrs[a].accessor;
+  return *indices < 0 ? *indices : n;
+}
+
 int
 tg__write_mesh_glb (FILE *f, const TgMesh *m, TgError *err)
 {
@@ -82,19 +147,11 @@ tg__write_mesh_glb (FILE *f, const TgMesh *m, TgError *err)
       if (!c->name)
         snprintf (name, sizeof name, "chunk_%d", ci);
 
-      attrs[n_attrs++] = (TgGlbAttribute) {
-        "POSITION", tg_glb_add_floats (g, c->positions, c->n_vertices, 3, TG_GLB_ARRAY_BUFFER, true)
-      };
-      attrs[n_attrs++] = (TgGlbAttribute) {
-        "NORMAL", tg_glb_add_floats (g, c->normals, c->n_vertices, 3, TG_GLB_ARRAY_BUFFER, false)
-      };
-      if (c->uvs)
-        attrs[n_attrs++] = (TgGlbAttribute) {
-          "TEXCOORD_0", tg_glb_add_floats (g, c->uvs, c->n_vertices, 2, TG_GLB_ARRAY_BUFFER, false)
-        };
-      indices = tg_glb_add_indices (g, c->indices, c->n_indices);
+      n_attrs = tg__glb_add_chunk (g, c, attrs, &indices);
       mesh = tg_glb_add_mesh (g, c->name ? c->name : name);
-      rc = tg_glb_add_primitive (g, mesh, attrs, n_attrs, indices, material, TG_GLB_TRIANGLES);
+      rc = n_attrs < 0 ? n_attrs
+                       : tg_glb_add_primitive (g, mesh, attrs, n_attrs, indices, material,
+                                               TG_GLB_TRIANGLES);
       if (rc >= 0)
         rc = tg_glb_add_node (g, c->name ? c->name : name, mesh);
       if (rc < 0)

@@ -6,12 +6,16 @@
  * shortest text that reads back as the same float, always with a '.'
  * whatever the locale.  OBJ's texture v axis points up (v = 0 is the
  * image's bottom row), so v is written as 1 - v of our image convention:
- * the same image lands the same way as in the .glb.
+ * the same image lands the same way as in the .glb.  OBJ tools take the
+ * file as right-handed, +Y up (Blender's default import: forward -Z), so
+ * positions and normals go out with z = -north and faces reversed
+ * (handedness.h), as in the .glb: north is -Z, nothing is mirrored.
  */
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "handedness.h"
 #include "mesh-writers.h"
 
 /* The shortest of %.6g..%.9g that reads back as V (%.9g always does). */
@@ -71,7 +75,11 @@ tg__write_mesh_obj (FILE *f, const TgMesh *m, TgError *err)
       else
         fprintf (f, "o chunk_%d\n", ci);
       for (int i = 0; i < c->n_vertices; i++)
-        put_floats (f, "v", c->positions + 3 * i, 3);
+        {
+          float v[3];
+          tg__hand_vec3 (v, c->positions + 3 * i);
+          put_floats (f, "v", v, 3);
+        }
       if (c->uvs)
         for (int i = 0; i < c->n_vertices; i++)
           {
@@ -79,15 +87,19 @@ tg__write_mesh_obj (FILE *f, const TgMesh *m, TgError *err)
             put_floats (f, "vt", uv, 2);
           }
       for (int i = 0; i < c->n_vertices; i++)
-        put_floats (f, "vn", c->normals + 3 * i, 3);
+        {
+          float n[3];
+          tg__hand_vec3 (n, c->normals + 3 * i);
+          put_floats (f, "vn", n, 3);
+        }
       for (int64_t t = 0; t < c->n_indices; t += 3)
         {
-          uint64_t a = base + c->indices[t], b = base + c->indices[t + 1],
-                   d = base + c->indices[t + 2];
+          uint32_t tri[3];
+          tg__hand_tri (tri, c->indices + t);
+          uint64_t a = base + tri[0], b = base + tri[1], d = base + tri[2];
           if (c->uvs)
             {
-              uint64_t ta = vt_base + c->indices[t], tb = vt_base + c->indices[t + 1],
-                       td = vt_base + c->indices[t + 2];
+              uint64_t ta = vt_base + tri[0], tb = vt_base + tri[1], td = vt_base + tri[2];
               fprintf (f, "f %llu/%llu/%llu %llu/%llu/%llu %llu/%llu/%llu\n",
                        (unsigned long long) a, (unsigned long long) ta, (unsigned long long) a,
                        (unsigned long long) b, (unsigned long long) tb, (unsigned long long) b,

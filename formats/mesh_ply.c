@@ -6,11 +6,14 @@
  * offset.  Vertex properties: x y z nx ny nz, and s t when every chunk
  * has UVs (t = 1 - v, as PLY readers take t upwards like OBJ); faces are
  * `list uchar uint vertex_indices`.  Bytes are written little-endian on
- * any host.
+ * any host.  PLY tools take the file as right-handed, +Y up, so positions
+ * and normals go out with z = -north and faces reversed (handedness.h),
+ * as in the .glb: north is -Z, nothing is mirrored.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "handedness.h"
 #include "mesh-writers.h"
 
 #define PLY_BLOCK 4096
@@ -98,10 +101,13 @@ tg__write_mesh_ply (FILE *f, const TgMesh *m, TgError *err)
             {
               uint8_t *p = buf + (size_t) k * stride;
               int i = i0 + k;
+              float pos[3], nrm[3];
+              tg__hand_vec3 (pos, c->positions + 3 * i);
+              tg__hand_vec3 (nrm, c->normals + 3 * i);
               for (int a = 0; a < 3; a++)
                 {
-                  put_f32 (p + 4 * a, c->positions[3 * i + a]);
-                  put_f32 (p + 12 + 4 * a, c->normals[3 * i + a]);
+                  put_f32 (p + 4 * a, pos[a]);
+                  put_f32 (p + 12 + 4 * a, nrm[a]);
                 }
               if (uvs)
                 {
@@ -125,9 +131,11 @@ tg__write_mesh_ply (FILE *f, const TgMesh *m, TgError *err)
           for (int64_t k = 0; k < n; k++)
             {
               uint8_t *p = buf + k * 13;
+              uint32_t tri[3];
+              tg__hand_tri (tri, c->indices + 3 * (t0 + k));
               p[0] = 3;
               for (int a = 0; a < 3; a++)
-                put_le32 (p + 1 + 4 * a, base + c->indices[3 * (t0 + k) + a]);
+                put_le32 (p + 1 + 4 * a, base + tri[a]);
             }
           fwrite (buf, 13, (size_t) n, f);
         }

@@ -2,7 +2,10 @@
  * names "csv", "json", "glb" and "godot" (see init.c), the .glb mesh
  * reader registered for prototype meshes, and what the writers share:
  * the input check, locale-independent shortest float text, and the
- * marker colour of each prototype.  Internal to formats/. */
+ * marker colour of each prototype.  csv and json write world coordinates
+ * (z = north, Unity's frame); glb and godot the right-handed file frame
+ * (z = -north, handedness.h); the reader returns world coordinates.
+ * Internal to formats/. */
 #ifndef TG_POINTS_WRITERS_H
 #define TG_POINTS_WRITERS_H
 

@@ -4,9 +4,11 @@
  * One header line, `prototype,px,py,pz,qx,qy,qz,qw,sx,sy,sz`, then one row
  * per instance in the list's order: the prototype by name (quoted as RFC
  * 4180 wants when it holds a comma, quote or line break), the position in
- * metres (+Y up), the rotation quaternion and the scale.  Numbers are the
- * shortest text that reads back as the same float, with '.' whatever the
- * locale, so a file round-trips exactly and is the same on every machine.
+ * metres in world coordinates (x east, +Y up, z north: Unity's left-handed
+ * frame, unlike the glb and Godot writers, see handedness.h), the rotation
+ * quaternion and the scale.  Numbers are the shortest text that reads
+ * back as the same float, with '.' whatever the locale, so a file
+ * round-trips exactly and is the same on every machine.
  */
 #include <math.h>
 #include <pthread.h>

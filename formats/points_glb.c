@@ -10,6 +10,11 @@
  * extension is used but not required, so a viewer without it still opens
  * the file (and draws one marker per prototype at the origin).
  *
+ * glTF is right-handed: translations, rotations and meshes go out in the
+ * file's frame (handedness.h; z = -north, quaternion (-x, -y, z, w),
+ * triangles reversed), scales as they are, so the instances are not
+ * mirrored relative to the terrain's heightmap or .glb.
+ *
  * The container comes from the shared builder (glb-builder.h).
  */
 #include <math.h>
@@ -17,6 +22,7 @@
 #include <string.h>
 
 #include "glb-builder.h"
+#include "handedness.h"
 #include "mesh-writers.h"
 #include "points-writers.h"
 
@@ -100,7 +106,7 @@ cone_build (Cone *k)
     }
 }
 
-/* Adds the chunks of M as primitives of MESH with MATERIAL. */
+/* Adds the chunks of M (world frame) as primitives of MESH with MATERIAL. */
 static int
 add_proto_mesh (TgGlb *g, int mesh, const TgMesh *m, int material)
 {
@@ -108,27 +114,11 @@ add_proto_mesh (TgGlb *g, int mesh, const TgMesh *m, int material)
     {
       const TgMeshChunk *ch = &m->chunks[ci];
       TgGlbAttribute attrs[3];
-      int na = 0, ind;
+      int na, ind;
       if (ch->n_vertices < 1 || ch->n_indices < 3)
         continue;
-      attrs[na].name = "POSITION";
-      attrs[na++].accessor = tg_glb_add_floats (g, ch->positions, ch->n_vertices, 3,
-                                                TG_GLB_ARRAY_BUFFER, true);
-      attrs[na].name = "NORMAL";
-      attrs[na++].accessor = tg_glb_add_floats (g, ch->normals, ch->n_vertices, 3,
-                                                TG_GLB_ARRAY_BUFFER, false);
-      if (ch->uvs)
-        {
-          attrs[na].name = "TEXCOORD_0";
-          attrs[na++].accessor = tg_glb_add_floats (g, ch->uvs, ch->n_vertices, 2,
-                                                    TG_GLB_ARRAY_BUFFER, false);
-        }
-      ind = tg_glb_add_indices (g, ch->indices, ch->n_indices);
-      for (int a = 0; a < na; a++)
-        if (attrs[a].accessor < 0)
-          return attrs[a].accessor;
-      if (ind < 0)
-        return ind;
+      if ((na = tg__glb_add_chunk (g, ch, attrs, &ind)) < 0)
+        return na;
       if (tg_glb_add_primitive (g, mesh, attrs, na, ind, material, TG_GLB_TRIANGLES) < 0)
         return TG_ENOMEM;
     }
@@ -140,7 +130,8 @@ tg__write_points_glb (FILE *f, const TgPoints *p, const TgMesh *const *meshes, T
 {
   TgGlb *g = NULL;
   Cone cone;
-  int cone_acc[3] = { -1, -1, -1 };
+  TgGlbAttribute cone_attrs[3];
+  int cone_n = 0, cone_ind = -1;
   int64_t *start = NULL, *fill = NULL;
   float *t = NULL, *r = NULL, *s = NULL;
   int rc, root;
@@ -174,11 +165,12 @@ tg__write_points_glb (FILE *f, const TgPoints *p, const TgMesh *const *meshes, T
       const float *q = p->rotation + 4 * i;
       double len = sqrt ((double) q[0] * q[0] + (double) q[1] * q[1] + (double) q[2] * q[2]
                          + (double) q[3] * q[3]);
-      memcpy (t + 3 * j, p->position + 3 * i, sizeof (float) * 3);
+      tg__hand_vec3 (t + 3 * j, p->position + 3 * i);
       memcpy (s + 3 * j, p->scale + 3 * i, sizeof (float) * 3);
       /* The extension wants unit quaternions; a zero one means no turn. */
       for (int c = 0; c < 4; c++)
         r[4 * j + c] = len > 0.0 ? (float) ((double) q[c] / len) : (c == 3 ? 1.0f : 0.0f);
+      tg__hand_quat (r + 4 * j, r + 4 * j);
     }
 
   root = tg_glb_add_node (g, "instances", -1);
@@ -201,24 +193,18 @@ tg__write_points_glb (FILE *f, const TgPoints *p, const TgMesh *const *meshes, T
         rc = add_proto_mesh (g, mesh, meshes[k], material);
       else
         {
-          TgGlbAttribute attrs[2];
-          if (cone_acc[0] < 0)
+          /* One cone (built in world coordinates like any mesh) for all. */
+          if (cone_n == 0)
             {
+              TgMeshChunk ch = { .n_vertices = CONE_VERTICES, .positions = cone.pos,
+                                 .normals = cone.nrm, .n_indices = CONE_INDICES,
+                                 .indices = cone.idx };
               cone_build (&cone);
-              cone_acc[0] = tg_glb_add_floats (g, cone.pos, CONE_VERTICES, 3,
-                                               TG_GLB_ARRAY_BUFFER, true);
-              cone_acc[1] = tg_glb_add_floats (g, cone.nrm, CONE_VERTICES, 3,
-                                               TG_GLB_ARRAY_BUFFER, false);
-              cone_acc[2] = tg_glb_add_indices (g, cone.idx, CONE_INDICES);
+              cone_n = tg__glb_add_chunk (g, &ch, cone_attrs, &cone_ind);
             }
-          attrs[0].name = "POSITION";
-          attrs[0].accessor = cone_acc[0];
-          attrs[1].name = "NORMAL";
-          attrs[1].accessor = cone_acc[1];
-          rc = cone_acc[0] < 0 || cone_acc[1] < 0 || cone_acc[2] < 0
-                 ? TG_ENOMEM
-                 : tg_glb_add_primitive (g, mesh, attrs, 2, cone_acc[2], material,
-                                         TG_GLB_TRIANGLES);
+          rc = cone_n < 0 ? cone_n
+                          : tg_glb_add_primitive (g, mesh, cone_attrs, cone_n, cone_ind,
+                                                  material, TG_GLB_TRIANGLES);
         }
       if (rc < 0)
         break;

@@ -17,11 +17,15 @@
  *
  * where basis.x is the first column (the instance's local X axis, scaled),
  * i.e. rows of R(q) diag(s) followed by the position.  Godot is +Y up,
- * right-handed, metres: the same frame as ours, so nothing is flipped.
+ * right-handed, metres, with -Z forward, so the matrices go out in the
+ * file's frame (handedness.h: [M A M | M t], M = diag (1, 1, -1); north
+ * is -Z) and the instances land as they do on the .glb terrain, not
+ * mirrored.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "handedness.h"
 #include "points-writers.h"
 
 /* Godot refuses these in node names. */
@@ -109,6 +113,7 @@ tg__write_points_godot (FILE *f, const TgPoints *p, const TgMesh *const *meshes,
           if (p->proto[i] != k)
             continue;
           tg__points_matrix (p, i, m);
+          tg__hand_matrix34 (m);
           for (int e = 0; e < 12; e++)
             {
               if (written++)

@@ -11,7 +11,9 @@
  *     ]
  *   }
  *
- * Positions in metres, +Y up; rotation a unit quaternion (x, y, z, w);
+ * Positions in metres in world coordinates (x east, +Y up, z north:
+ * Unity's left-handed frame, unlike the glb and Godot writers, see
+ * handedness.h); rotation a unit quaternion (x, y, z, w);
  * instances in the list's order, one per line so diffs stay readable.
  * Streamed straight to the file: a million instances need no document in
  * memory.  Numbers as in the csv writer (shortest round-trip, '.').

@@ -1,9 +1,12 @@
 #!/bin/bash
 # The forest example: a painted distribution map (trees green, grass red,
 # rocks blue, nothing black) scattered over an eroded terrain and exported
-# as csv, glb and a Godot scene.  Checks what each file holds, the same
-# bytes for 1 and 4 threads, the Khronos glTF-Validator on the glb (npm,
-# installed on first use; only that check is skipped without npm), and a
+# as csv, glb and a Godot scene.  Checks what each file holds, that the
+# glb and the Godot scene hold the csv's instances in their right-handed
+# frame (z = -north, rotations R' = M R M: not mirrored), the same bytes
+# for 1 and 4 threads, the Khronos glTF-Validator on the glb (npm,
+# installed on first use; only that check is skipped without npm), a
+# prototype mesh read from our own glb and written back unchanged, and a
 # failing scatter that names the node and writes nothing.
 . "$(dirname "$0")/lib.sh"
 
@@ -65,6 +68,72 @@ bad=$(awk -v csv="$csv" '
   END { if (mm != 3) print mm " MultiMeshes"; if (total != want["tree"] + want["grass"] + want["rock"]) print "instance counts " total }' "$tscn")
 [ -z "$bad" ] || fail "godot: $bad"
 
+# --- glb and godot: the csv's instances (world) in the right-handed frame ----
+# CSV is in world coordinates (z = north); the glb's EXT_mesh_gpu_instancing
+# and the Godot buffers must hold (x, y, -z), quaternion (-x, -y, z, w) and
+# the matrix M R(q) diag(s) M with M = diag (1, 1, -1), in list order per
+# prototype; most trees (north in the world) then lie at -Z.
+checks=$((checks + 1))
+python3 - "$csv" "$TMP/a/forest/instances.glb" "$tscn" <<'PY' || fail "instances in the glb / tscn frame (see above)"
+import csv, json, math, re, struct, sys
+f32 = lambda v: struct.unpack("<f", struct.pack("<f", float(v)))[0]
+rows = list(csv.reader(open(sys.argv[1])))[1:]
+by = {}
+for r in rows:
+    by.setdefault(r[0], []).append([f32(v) for v in r[1:]])
+d = open(sys.argv[2], "rb").read()
+jlen = struct.unpack_from("<I", d, 12)[0]
+doc = json.loads(d[20:20 + jlen])
+bin0 = 20 + jlen + 8
+def acc(i, n):
+    a = doc["accessors"][i]
+    v = doc["bufferViews"][a["bufferView"]]
+    flat = struct.unpack_from("<%df" % (a["count"] * n), d, bin0 + v.get("byteOffset", 0))
+    return [flat[k:k + n] for k in range(0, len(flat), n)]
+bad = []
+north = 0
+for node in doc["nodes"]:
+    ext = node.get("extensions", {}).get("EXT_mesh_gpu_instancing")
+    if not ext:
+        continue
+    want = by[node["name"]]
+    t = acc(ext["attributes"]["TRANSLATION"], 3)
+    q = acc(ext["attributes"]["ROTATION"], 4)
+    if len(t) != len(want):
+        bad.append("%s: %d instances, csv has %d" % (node["name"], len(t), len(want)))
+        continue
+    for i, w in enumerate(want):
+        if t[i] != (w[0], w[1], -w[2]):
+            bad.append("%s %d: translation %s for csv %s" % (node["name"], i, t[i], w[:3]))
+        wq = (-w[3], -w[4], w[5], w[6])
+        if max(abs(a - b) for a, b in zip(q[i], wq)) > 1e-6:
+            bad.append("%s %d: rotation %s for csv %s" % (node["name"], i, q[i], w[3:7]))
+        if node["name"] == "tree":
+            north += t[i][2] < 0
+if north < 0.9 * len(by["tree"]):
+    bad.append("only %d of %d trees at -Z (north)" % (north, len(by["tree"])))
+text = open(sys.argv[3]).read()
+for k, name in enumerate(["tree", "grass", "rock"]):
+    sec = text[text.index('id="MultiMesh_%d"' % k):]
+    buf = [float(v) for v in re.search(r"buffer = PackedFloat32Array\(([^)]*)\)", sec).group(1).split(",")]
+    for i, w in enumerate(by[name]):
+        x, y, z, qw = w[3], w[4], w[5], w[6]
+        r = [[1 - 2 * (y * y + z * z), 2 * (x * y - z * qw), 2 * (x * z + y * qw)],
+             [2 * (x * y + z * qw), 1 - 2 * (x * x + z * z), 2 * (y * z - x * qw)],
+             [2 * (x * z - y * qw), 2 * (y * z + x * qw), 1 - 2 * (x * x + y * y)]]
+        m = [1, 1, -1]
+        for row in range(3):
+            for col in range(3):
+                want = m[row] * r[row][col] * w[7 + col] * m[col]
+                if abs(buf[12 * i + 4 * row + col] - want) > 1e-5:
+                    bad.append("%s %d: basis[%d][%d] %g, want %g" % (name, i, row, col, buf[12 * i + 4 * row + col], want))
+            if abs(buf[12 * i + 4 * row + 3] - m[row] * w[row]) > 1e-3:
+                bad.append("%s %d: origin[%d] %g, want %g" % (name, i, row, buf[12 * i + 4 * row + 3], m[row] * w[row]))
+for b in bad[:5]:
+    print(b)
+sys.exit(1 if bad else 0)
+PY
+
 # --- the same bytes on four threads ----------------------------------------
 run "$TGRAPH" eval "$graph" -o "$TMP/b" -j 4
 expect_rc 0 "eval forest on four threads"
@@ -107,6 +176,29 @@ PY
 )
 want="tree 3 $(grep -c '^tree,' "$csv")"
 echo "$got" | grep -qx "$want" || fail "prototype mesh: expected \"$want\" in: $got"
+# Read into the world and written back to glTF's frame, each of the three
+# cones is the marker cone exactly as the first file stored it.
+checks=$((checks + 1))
+python3 - "$TMP/a/forest/instances.glb" "$TMP/d/forest/instances.glb" <<'PY' || fail "prototype mesh round trip (see above)"
+import json, struct, sys
+def positions(path, node_name):
+    d = open(path, "rb").read()
+    jlen = struct.unpack_from("<I", d, 12)[0]
+    doc = json.loads(d[20:20 + jlen])
+    node = [n for n in doc["nodes"] if n.get("name") == node_name][0]
+    out = []
+    for p in doc["meshes"][node["mesh"]]["primitives"]:
+        a = doc["accessors"][p["attributes"]["POSITION"]]
+        v = doc["bufferViews"][a["bufferView"]]
+        out.append(struct.unpack_from("<%df" % (3 * a["count"]), d, 20 + jlen + 8 + v.get("byteOffset", 0)))
+    return out
+cone = positions(sys.argv[1], "tree")[0]
+back = positions(sys.argv[2], "tree")
+ok = len(back) == 3 and all(b == cone for b in back)
+if not ok:
+    print("cone", cone[:6], "read back as", [b[:6] for b in back])
+sys.exit(0 if ok else 1)
+PY
 if [ "$vrc" -ne 77 ]; then
   checks=$((checks + 1))
   bash "$SRC/tests/common/gltf_validate.sh" "$TMP/d/forest/instances.glb" > "$TMP/val" 2>&1 ||

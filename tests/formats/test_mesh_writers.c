@@ -1,10 +1,14 @@
 /* The mesh writers (glb, obj, ply) and the glb builder: files parsed back
  * (glb header and chunk lengths, the JSON with json-c, accessor counts
- * and bounds, the binary data; OBJ and PLY counts and values), golden
- * hashes of the bytes, errors that name the chunk and write nothing, a
- * locale that must not leak into OBJ numbers, and every .glb written
- * here passed through the Khronos glTF-Validator with 0 errors and 0
- * warnings (skipped only when npm is missing). */
+ * and bounds, the binary data; OBJ and PLY counts and values) in the
+ * files' right-handed frame (z = -north, triangles reversed), a terrain
+ * with one bump in the north-west that must land at -X, -Z (north is -Z)
+ * in every format with front faces agreeing with the normals, the .glb
+ * read back into the world exactly, golden hashes of the bytes, errors
+ * that name the chunk and write nothing, a locale that must not leak into
+ * OBJ numbers, and every .glb written here passed through the Khronos
+ * glTF-Validator with 0 errors and 0 warnings (skipped only when npm is
+ * missing). */
 #include <locale.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -17,13 +21,15 @@
 #include <tgformats/tgformats.h>
 
 #include "glb-builder.h"
-#include "tgtest.h"
+#include "tggraph_test.h"
 
 /* SHA-256 of the sample mesh in each format.  Change only with a reason
- * (a writer's output changed on purpose) and say so in the commit. */
-#define GOLDEN_GLB "02d81d19652d1c1b70e3abe1b593a0408e20d1df3118239d3bbacee217462fb6"
-#define GOLDEN_OBJ "8678fbab199741b7ef255670d6fe657ffe8785b5cd1524cf2d9406a5f59c71a2"
-#define GOLDEN_PLY "082bfc38ded7f1c407a2faa1771340ccaa996867ae1b39f7bfd1de2bd508b2e7"
+ * (a writer's output changed on purpose) and say so in the commit.  Last
+ * changed when the writers moved to the files' right-handed frame
+ * (z = -north, triangles reversed). */
+#define GOLDEN_GLB "1c46234d5271c3b0c6dbb4f036e92918c09c8319f59e055cb8b03581910a268f"
+#define GOLDEN_OBJ "4eabbc7d7801cfad2559b211decd9b1a6b72976067c35b8d23828cd7e4f0f293"
+#define GOLDEN_PLY "22b29527052f094337d9ace5b64b804cfc789171db6cad64adb5530f4e8aafb5"
 
 static char tmpdir[] = "/tmp/tgfmt-mesh-XXXXXX";
 static char glb_list[8192]; /* every .glb written, for the validator */
@@ -86,6 +92,38 @@ sha_hex (const char *path, char hex[65])
 {
   TgError err = { 0 };
   TG_CHECK (tg_sha256_file (path, hex, &err) == 0);
+}
+
+/* What the files must hold, written out here rather than taken from the
+ * writers' header: world (x, y, z) is (x, y, -z) in a right-handed file,
+ * and triangle (a, b, c) is (a, c, b) so that it still faces the same way.
+ * Callers free the result. */
+static float *
+mirrored (const float *v, int n_vec3)
+{
+  float *out = malloc (sizeof (float) * 3 * (size_t) (n_vec3 ? n_vec3 : 1));
+
+  for (int i = 0; i < n_vec3; i++)
+    {
+      out[3 * i] = v[3 * i];
+      out[3 * i + 1] = v[3 * i + 1];
+      out[3 * i + 2] = -v[3 * i + 2];
+    }
+  return out;
+}
+
+static uint32_t *
+reversed (const uint32_t *idx, int64_t n)
+{
+  uint32_t *out = malloc (sizeof (uint32_t) * (size_t) (n ? n : 1));
+
+  for (int64_t t = 0; t + 2 < n; t += 3)
+    {
+      out[t] = idx[t];
+      out[t + 1] = idx[t + 2];
+      out[t + 2] = idx[t + 1];
+    }
+  return out;
 }
 
 /* Chunk 0 "tile_a": 3 x 3 grid with UVs; chunk 1 "tile_b": one triangle,
@@ -252,7 +290,13 @@ check_float_attr (Glb *g, json_object *prim, const char *name, const float *data
   TG_CHECK_STR_CONTAINS (json_object_get_string (jget (a, "type")), n == 3 ? "VEC3" : "VEC2");
   TG_CHECK_INT_EQ (count, nv);
   TG_CHECK_INT_EQ (bytes, (size_t) nv * n * 4);
-  TG_CHECK (memcmp (p, data, (size_t) nv * n * 4) == 0);
+  /* By value: a zero may be stored as +0 where -(+0) would be -0. */
+  for (int i = 0; i < nv * n; i++)
+    {
+      float f;
+      memcpy (&f, p + 4 * i, 4);
+      TG_CHECK_MSG (f == data[i], "%s[%d]: %g, want %g", name, i, f, data[i]);
+    }
   TG_CHECK ((jget (a, "min") != NULL) == bounds);
   if (bounds && jget (a, "min"))
     for (int c = 0; c < n; c++)
@@ -309,8 +353,12 @@ test_glb_structure (void)
       TG_CHECK (strcmp (json_object_get_string (jget (node, "name")), c->name) == 0);
       TG_CHECK (strcmp (json_object_get_string (jget (mesh, "name")), c->name) == 0);
       TG_CHECK (jget (prim, "mode") == NULL); /* default: triangles */
-      check_float_attr (&g, prim, "POSITION", c->positions, c->n_vertices, 3, true);
-      check_float_attr (&g, prim, "NORMAL", c->normals, c->n_vertices, 3, false);
+      /* In the file's frame: z = -north, winding reversed; UVs as they are. */
+      float *fpos = mirrored (c->positions, c->n_vertices);
+      float *fnrm = mirrored (c->normals, c->n_vertices);
+      uint32_t *fidx = reversed (c->indices, c->n_indices);
+      check_float_attr (&g, prim, "POSITION", fpos, c->n_vertices, 3, true);
+      check_float_attr (&g, prim, "NORMAL", fnrm, c->n_vertices, 3, false);
       if (c->uvs)
         check_float_attr (&g, prim, "TEXCOORD_0", c->uvs, c->n_vertices, 2, false);
       else
@@ -322,10 +370,21 @@ test_glb_structure (void)
       const uint8_t *p = accessor_data (&g, jint (prim, "indices"), &count, &bytes);
       TG_CHECK_INT_EQ (jint (ia, "componentType"), 5125);
       TG_CHECK_INT_EQ (count, c->n_indices);
-      TG_CHECK (p && memcmp (p, c->indices, (size_t) c->n_indices * 4) == 0);
+      TG_CHECK (p && memcmp (p, fidx, (size_t) c->n_indices * 4) == 0);
       TG_CHECK_INT_EQ (jint (jidx (g.doc, "bufferViews", jint (ia, "bufferView")), "target"),
                        34963);
+      free (fpos);
+      free (fnrm);
+      free (fidx);
     }
+  /* tile_a spans world z -10..10, so the file's bounds are -10..10 too,
+   * but tile_b's (world z -1..0) become 0..1. */
+  {
+    json_object *prim = jidx (jidx (g.doc, "meshes", 1), "primitives", 0);
+    json_object *a = jidx (g.doc, "accessors", jint (jget (prim, "attributes"), "POSITION"));
+    TG_CHECK (json_object_get_double (json_object_array_get_idx (jget (a, "min"), 2)) == 0.0);
+    TG_CHECK (json_object_get_double (json_object_array_get_idx (jget (a, "max"), 2)) == 1.0);
+  }
   glb_close (&g);
   tg_mesh_free (m);
 }
@@ -418,12 +477,18 @@ check_obj (const char *path, const TgMesh *m)
                 t = strtol (e, &e, 10);
               TG_CHECK (*e == '/');
               n = strtol (e + 1, &e, 10);
-              uint32_t want = c->indices[3 * tri + k];
+              /* Corners in reverse order (a, c, b), points and normals
+               * with z = -north: the file's right-handed frame. */
+              uint32_t want = c->indices[3 * tri + (3 - k) % 3];
               TG_CHECK (a >= 1 && a <= nv && n == a);
               if (a < 1 || a > nv)
                 continue;
-              TG_CHECK (memcmp (&v[3 * (a - 1)], &c->positions[3 * want], 12) == 0);
-              TG_CHECK (memcmp (&vn[3 * (n - 1)], &c->normals[3 * want], 12) == 0);
+              for (int x = 0; x < 3; x++)
+                {
+                  float sign = x == 2 ? -1.0f : 1.0f;
+                  TG_CHECK (v[3 * (a - 1) + x] == sign * c->positions[3 * want + x]);
+                  TG_CHECK (vn[3 * (n - 1) + x] == sign * c->normals[3 * want + x]);
+                }
               TG_CHECK ((t != 0) == (c->uvs != NULL));
               if (c->uvs && t >= 1 && t <= nvt)
                 {
@@ -516,24 +581,341 @@ test_ply (void)
 
       const uint8_t *body = (const uint8_t *) end + 11;
       TG_CHECK_INT_EQ ((size_t) (data + len - body), (size_t) nv * stride + (size_t) nf * 13);
-      /* Vertex 4 of tile_a, and t = 1 - v. */
+      /* Vertices 4 and 1 of tile_a (world z 0 and +10, file z 0 and -10),
+       * and t = 1 - v. */
       float rec[8];
-      memcpy (rec, body + 4 * stride, (size_t) stride);
-      TG_CHECK (memcmp (rec, &m->chunks[0].positions[12], 12) == 0);
-      TG_CHECK (memcmp (rec + 3, &m->chunks[0].normals[12], 12) == 0);
-      if (!with_b)
-        TG_CHECK (rec[6] == m->chunks[0].uvs[8] && rec[7] == 1.0f - m->chunks[0].uvs[9]);
-      /* The last face is tile_b's triangle, its indices offset by 9. */
+      for (int k = 4; k >= 1; k -= 3)
+        {
+          const float *wp = &m->chunks[0].positions[3 * k], *wn = &m->chunks[0].normals[3 * k];
+          memcpy (rec, body + (size_t) k * stride, (size_t) stride);
+          TG_CHECK (rec[0] == wp[0] && rec[1] == wp[1] && rec[2] == -wp[2]);
+          TG_CHECK (rec[3] == wn[0] && rec[4] == wn[1] && rec[5] == -wn[2]);
+          if (!with_b)
+            TG_CHECK (rec[6] == m->chunks[0].uvs[2 * k]
+                      && rec[7] == 1.0f - m->chunks[0].uvs[2 * k + 1]);
+        }
+      TG_CHECK (rec[2] == -10.0f);
+      /* The first face is tile_a's (0, 1, 3) reversed; the last tile_b's
+       * triangle (0, 1, 2) reversed, its indices offset by 9. */
+      const uint8_t *fp = body + (size_t) nv * stride;
+      TG_CHECK_INT_EQ (fp[0], 3);
+      TG_CHECK_INT_EQ (rd32 (fp + 1), 0);
+      TG_CHECK_INT_EQ (rd32 (fp + 5), 3);
+      TG_CHECK_INT_EQ (rd32 (fp + 9), 1);
       if (with_b)
         {
-          const uint8_t *fp = body + (size_t) nv * stride + (size_t) (nf - 1) * 13;
+          fp = body + (size_t) nv * stride + (size_t) (nf - 1) * 13;
           TG_CHECK_INT_EQ (fp[0], 3);
           TG_CHECK_INT_EQ (rd32 (fp + 1), 9);
-          TG_CHECK_INT_EQ (rd32 (fp + 5), 10);
-          TG_CHECK_INT_EQ (rd32 (fp + 9), 11);
+          TG_CHECK_INT_EQ (rd32 (fp + 5), 11);
+          TG_CHECK_INT_EQ (rd32 (fp + 9), 10);
         }
       free (data);
     }
+  tg_mesh_free (m);
+}
+
+/* --- orientation: north is -Z, front faces up -------------------------------------- */
+
+/* One triangle mesh read back from a file, in the file's frame. */
+typedef struct
+{
+  float *pos, *nrm;
+  int nv;
+  uint32_t *idx;
+  int64_t ni;
+} FileMesh;
+
+static void
+file_mesh_clear (FileMesh *fm)
+{
+  free (fm->pos);
+  free (fm->nrm);
+  free (fm->idx);
+  memset (fm, 0, sizeof *fm);
+}
+
+/* Every triangle's face normal (right-handed cross product of its edges,
+ * the rule glTF, OBJ and PLY readers use for counter-clockwise fronts)
+ * agrees with the normals of its corners and, on a terrain, points up.
+ * Raises *TOP to the highest vertex seen.  Returns the triangles checked. */
+static int64_t
+check_faces (const char *what, const FileMesh *fm, float top[3])
+{
+  int64_t bad_n = 0, bad_up = 0;
+
+  for (int64_t t = 0; t + 2 < fm->ni; t += 3)
+    {
+      const float *a = fm->pos + 3 * fm->idx[t], *b = fm->pos + 3 * fm->idx[t + 1];
+      const float *c = fm->pos + 3 * fm->idx[t + 2];
+      double e1[3] = { b[0] - a[0], b[1] - a[1], b[2] - a[2] };
+      double e2[3] = { c[0] - a[0], c[1] - a[1], c[2] - a[2] };
+      double n[3] = { e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                      e1[0] * e2[1] - e1[1] * e2[0] };
+      for (int k = 0; k < 3; k++)
+        {
+          const float *vn = fm->nrm + 3 * fm->idx[t + k];
+          if (n[0] * vn[0] + n[1] * vn[1] + n[2] * vn[2] <= 0.0)
+            bad_n++;
+        }
+      if (n[1] <= 0.0)
+        bad_up++;
+    }
+  TG_CHECK_MSG (bad_n == 0, "%s: %lld corners whose normal disagrees with the face", what,
+                (long long) bad_n);
+  TG_CHECK_MSG (bad_up == 0, "%s: %lld triangles face down", what, (long long) bad_up);
+  for (int i = 0; i < fm->nv; i++)
+    if (fm->pos[3 * i + 1] > top[1])
+      memcpy (top, fm->pos + 3 * i, 12);
+  return fm->ni / 3;
+}
+
+/* The triangles of every primitive of a .glb, checked with check_faces. */
+static int64_t
+glb_faces (const char *path, float top[3])
+{
+  Glb g;
+  int64_t n = 0;
+
+  if (glb_open (path, &g) < 0)
+    return 0;
+  for (int mi = 0; mi < (int) json_object_array_length (jget (g.doc, "meshes")); mi++)
+    {
+      json_object *prim = jidx (jidx (g.doc, "meshes", mi), "primitives", 0);
+      json_object *attrs = jget (prim, "attributes");
+      int cp = 0, cn = 0, ci = 0;
+      size_t bytes;
+      const uint8_t *pp = accessor_data (&g, jint (attrs, "POSITION"), &cp, &bytes);
+      const uint8_t *np = accessor_data (&g, jint (attrs, "NORMAL"), &cn, &bytes);
+      const uint8_t *ip = accessor_data (&g, jint (prim, "indices"), &ci, &bytes);
+      FileMesh fm = { .nv = cp, .ni = ci };
+      TG_CHECK (pp && np && ip && cn == cp);
+      if (!pp || !np || !ip)
+        break;
+      fm.pos = malloc (12 * (size_t) cp);
+      fm.nrm = malloc (12 * (size_t) cp);
+      fm.idx = malloc (4 * (size_t) ci);
+      memcpy (fm.pos, pp, 12 * (size_t) cp);
+      memcpy (fm.nrm, np, 12 * (size_t) cp);
+      memcpy (fm.idx, ip, 4 * (size_t) ci);
+      n += check_faces ("glb", &fm, top);
+      file_mesh_clear (&fm);
+    }
+  glb_close (&g);
+  return n;
+}
+
+/* v, vn and f lines of an .obj (one global vertex list). */
+static int64_t
+obj_faces (const char *path, int nv_max, int64_t nf_max, float top[3])
+{
+  size_t len;
+  char *text = (char *) read_all (path, &len);
+  FileMesh fm = { 0 };
+  int nvn = 0;
+  int64_t n;
+
+  TG_CHECK (text != NULL);
+  if (!text)
+    return 0;
+  fm.pos = calloc ((size_t) nv_max * 3, sizeof (float));
+  fm.nrm = calloc ((size_t) nv_max * 3, sizeof (float));
+  fm.idx = calloc ((size_t) nf_max * 3, sizeof (uint32_t));
+  for (char *line = strtok (text, "\n"); line; line = strtok (NULL, "\n"))
+    {
+      char *e = line + 2;
+      if (strncmp (line, "v ", 2) == 0 && fm.nv < nv_max)
+        {
+          for (int a = 0; a < 3; a++)
+            fm.pos[3 * fm.nv + a] = strtof (e, &e);
+          fm.nv++;
+        }
+      else if (strncmp (line, "vn ", 3) == 0 && nvn < nv_max)
+        {
+          for (int a = 0; a < 3; a++)
+            fm.nrm[3 * nvn + a] = strtof (e + 1, &e);
+          nvn++;
+        }
+      else if (strncmp (line, "f ", 2) == 0 && fm.ni < 3 * nf_max)
+        for (int k = 0; k < 3; k++)
+          {
+            /* "v/vt/vn": the position index, the rest skipped. */
+            fm.idx[fm.ni++] = (uint32_t) (strtol (e, &e, 10) - 1);
+            while (*e && *e != ' ')
+              e++;
+          }
+    }
+  TG_CHECK_INT_EQ (nvn, fm.nv);
+  n = check_faces ("obj", &fm, top);
+  file_mesh_clear (&fm);
+  free (text);
+  return n;
+}
+
+/* The vertex and face lists of a binary .ply with x y z nx ny nz [s t]. */
+static int64_t
+ply_faces (const char *path, float top[3])
+{
+  size_t len;
+  uint8_t *data = read_all (path, &len);
+  char *end = data ? strstr ((char *) data, "end_header\n") : NULL;
+  const char *ev, *ef;
+  FileMesh fm = { 0 };
+  long long nv = 0, nf = 0;
+  int64_t n;
+
+  TG_CHECK (end != NULL);
+  if (!end)
+    {
+      free (data);
+      return 0;
+    }
+  ev = strstr ((char *) data, "element vertex ");
+  ef = strstr ((char *) data, "element face ");
+  TG_CHECK (ev && ef && sscanf (ev, "element vertex %lld", &nv) == 1
+            && sscanf (ef, "element face %lld", &nf) == 1);
+  int stride = strstr ((char *) data, "property float s\n") ? 32 : 24;
+  const uint8_t *body = (const uint8_t *) end + 11;
+  TG_CHECK_INT_EQ ((size_t) (data + len - body), (size_t) nv * stride + (size_t) nf * 13);
+  fm.nv = (int) nv;
+  fm.ni = 3 * nf;
+  fm.pos = malloc (12 * (size_t) nv);
+  fm.nrm = malloc (12 * (size_t) nv);
+  fm.idx = malloc (12 * (size_t) nf);
+  for (long long i = 0; i < nv; i++)
+    {
+      memcpy (fm.pos + 3 * i, body + i * stride, 12);
+      memcpy (fm.nrm + 3 * i, body + i * stride + 12, 12);
+    }
+  for (long long f = 0; f < nf; f++)
+    {
+      const uint8_t *fp = body + nv * stride + f * 13;
+      TG_CHECK_INT_EQ (fp[0], 3);
+      for (int k = 0; k < 3; k++)
+        fm.idx[3 * f + k] = rd32 (fp + 1 + 4 * k);
+    }
+  n = check_faces ("ply", &fm, top);
+  file_mesh_clear (&fm);
+  free (data);
+  return n;
+}
+
+/* A 1 km world with a single bump centred in the north-west quadrant
+ * (world x = -250, z = +250), meshed by mesh.heightfield: the heightmap
+ * shows it top-left (image convention), and every right-handed file must
+ * put it at x < 0 and z < 0, north being -Z there (Blender: +Y), with all
+ * triangles facing up and agreeing with their normals.  Written unchanged,
+ * world coordinates would put the bump at +Z: mirrored north-south. */
+static void
+test_north_west_bump (void)
+{
+  TgGraph *g = new_graph (1000.0, 1000.0, 65);
+  TgEngine *e = new_engine (2);
+  static const char *const formats[] = { "glb", "obj", "ply" };
+
+  tg_graph_world (g)->height_m = 200.0;
+  int b = add_node (g, "bump", "gen.shape");
+  SET (g, b, "shape", "radial");
+  SET (g, b, "radius_m", "120");
+  SET (g, b, "falloff_m", "120");
+  SET (g, b, "center_m", "-250,250");
+  int hf = add_node (g, "hf", "mesh.heightfield");
+  SET (g, hf, "chunk_cells", "32");
+  add_link (g, "bump", "height", "hf", "height");
+
+  TgRegion r = world_region (g);
+  TgValue *h = pull (e, g, "bump", &r);
+  TgValue *mv = pull (e, g, "hf", &r);
+  const TgMesh *m = mv ? tg_value_mesh (mv) : NULL;
+  if (!h || !m)
+    goto out;
+
+  /* The heightmap: brightest sample in the top-left quarter. */
+  int bi = 0, bj = 0;
+  for (int j = 0; j < 65; j++)
+    for (int i = 0; i < 65; i++)
+      if (at (h, i, j) > at (h, bi, bj))
+        bi = i, bj = j;
+  TG_CHECK_MSG (bi < 32 && bj < 32 && at (h, bi, bj) > 0.9f, "brightest sample (%d, %d)", bi,
+                bj);
+
+  int nv = 0;
+  int64_t nt = 0;
+  for (int c = 0; c < m->n_chunks; c++)
+    {
+      nv += m->chunks[c].n_vertices;
+      nt += m->chunks[c].n_indices / 3;
+    }
+  for (int f = 0; f < 3; f++)
+    {
+      TgError err = { 0 };
+      char name[32];
+      float top[3] = { 0, -1e30f, 0 };
+      int64_t n = 0;
+
+      snprintf (name, sizeof name, "bump.%s", formats[f]);
+      TG_CHECK (write_mesh (formats[f], tmp_path (name), m, &err) == 0);
+      if (f == 0)
+        {
+          remember_glb (tmp_path (name));
+          n = glb_faces (tmp_path (name), top);
+        }
+      else if (f == 1)
+        n = obj_faces (tmp_path (name), nv, nt, top);
+      else
+        n = ply_faces (tmp_path (name), top);
+      TG_CHECK_INT_EQ (n, nt);
+      TG_CHECK_MSG (top[0] < -200.0f && top[0] > -300.0f && top[2] < -200.0f && top[2] > -300.0f
+                      && top[1] > 180.0f,
+                    "%s: highest vertex at (%g, %g, %g), want about (-250, 200, -250)",
+                    formats[f], top[0], top[1], top[2]);
+    }
+out:
+  tg_value_unref (h);
+  tg_value_unref (mv);
+  tg_graph_free (g);
+  tg_engine_free (e);
+}
+
+/* The .glb reader undoes the writer: world positions and UVs exactly,
+ * the same triangles in the same order, normals to rounding. */
+static void
+test_glb_round_trip (void)
+{
+  TgMesh *m = sample_mesh ();
+  TgMeshReader read = tg_io_mesh_reader ("glb");
+  TgMesh *back = NULL;
+  TgError err = { 0 };
+  const char *path = tmp_path ("round.glb");
+
+  TG_CHECK (read != NULL);
+  TG_CHECK (write_mesh ("glb", path, m, &err) == 0);
+  TG_CHECK_MSG (read && read (path, &back, &err) == 0, "%s", err.message);
+  if (!back)
+    {
+      tg_mesh_free (m);
+      return;
+    }
+  TG_CHECK_INT_EQ (back->n_chunks, 2);
+  for (int c = 0; c < 2 && c < back->n_chunks; c++)
+    {
+      const TgMeshChunk *w = &m->chunks[c], *r = &back->chunks[c];
+      TG_CHECK_INT_EQ (r->n_vertices, w->n_vertices);
+      TG_CHECK_INT_EQ (r->n_indices, w->n_indices);
+      if (r->n_vertices != w->n_vertices || r->n_indices != w->n_indices)
+        continue;
+      for (int i = 0; i < 3 * w->n_vertices; i++)
+        {
+          TG_CHECK_MSG (r->positions[i] == w->positions[i], "chunk %d position %d: %g vs %g", c,
+                        i, r->positions[i], w->positions[i]);
+          TG_CHECK_NEAR (r->normals[i], w->normals[i], 1e-6);
+        }
+      TG_CHECK (memcmp (r->indices, w->indices, 4 * (size_t) w->n_indices) == 0);
+      TG_CHECK ((r->uvs != NULL) == (w->uvs != NULL));
+      if (r->uvs && w->uvs)
+        TG_CHECK (memcmp (r->uvs, w->uvs, 8 * (size_t) w->n_vertices) == 0);
+    }
+  tg_mesh_free (back);
   tg_mesh_free (m);
 }
 
@@ -682,6 +1064,8 @@ main (void)
   TG_RUN (test_golden_hashes);
   TG_RUN (test_obj);
   TG_RUN (test_ply);
+  TG_RUN (test_north_west_bump);
+  TG_RUN (test_glb_round_trip);
   TG_RUN (test_bad_mesh);
   TG_RUN (test_builder_instancing);
   TG_RUN (test_empty_mesh);

@@ -1,12 +1,17 @@
 /* Tests for the instance-list writers (csv, json, glb, godot) and the .glb
  * mesh reader: each file is parsed back and compared with the instances
- * value for value (csv and json numbers read back as the same floats);
- * the Godot scene's structure (transform_format before instance_count,
- * 12 floats per instance that rebuild the instance's transform); the glb's
+ * value for value (csv and json numbers read back as the same floats, in
+ * world coordinates); the Godot scene's structure (transform_format
+ * before instance_count, 12 floats per instance that rebuild the
+ * instance's transform in the file's right-handed frame); the glb's
  * EXT_mesh_gpu_instancing rules checked here (types, equal counts, unit
- * quaternions, data equal to the instances) and by the Khronos
- * glTF-Validator; prototype meshes read from a .glb with their node
- * transforms; bad input refused with a message naming the instance. */
+ * quaternions, data equal to the instances in the file's frame: z =
+ * -north, quaternion (-x, -y, z, w)) and by the Khronos glTF-Validator;
+ * a yawed instance whose axes must point the same geographic way in the
+ * glb and the Godot scene as in the world (R' = M R M, M = diag (1, 1,
+ * -1)); prototype meshes read from a .glb with their node transforms and
+ * brought back to world coordinates; bad input refused with a message
+ * naming the instance. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -327,9 +332,11 @@ test_godot_scene_structure (void)
           q = p->rotation + 4 * i;
           t = p->position + 3 * i;
           sc = p->scale + 3 * i;
-          /* Expected: t + q (s * v) q^-1, by the vector form of the rotation. */
+          /* Expected, for the file-local point v: M (t + q (s * M v) q^-1),
+           * M = diag (1, 1, -1) taking the world to the file's frame, by
+           * the vector form of the rotation. */
           for (int c = 0; c < 3; c++)
-            qv[c] = v[c] * sc[c];
+            qv[c] = (c == 2 ? -v[c] : v[c]) * sc[c];
           u[0] = q[1] * qv[2] - q[2] * qv[1];
           u[1] = q[2] * qv[0] - q[0] * qv[2];
           u[2] = q[0] * qv[1] - q[1] * qv[0];
@@ -337,7 +344,7 @@ test_godot_scene_structure (void)
             u[c] *= 2.0;
           want_v[0] = qv[0] + q[3] * u[0] + (q[1] * u[2] - q[2] * u[1]) + t[0];
           want_v[1] = qv[1] + q[3] * u[1] + (q[2] * u[0] - q[0] * u[2]) + t[1];
-          want_v[2] = qv[2] + q[3] * u[2] + (q[0] * u[1] - q[1] * u[0]) + t[2];
+          want_v[2] = -(qv[2] + q[3] * u[2] + (q[0] * u[1] - q[1] * u[0]) + t[2]);
           for (int row = 0; row < 3; row++)
             {
               double got = m[4 * row] * v[0] + m[4 * row + 1] * v[1] + m[4 * row + 2] * v[2]
@@ -491,9 +498,12 @@ check_instancing (const Glb *g, const TgPoints *p)
                 continue;
               for (int cc = 0; cc < nc; cc++)
                 {
+                  /* The file's frame: translation (x, y, -z), rotation
+                   * (-x, -y, z, w), scale unchanged. */
+                  bool neg = (s == 0 && cc == 2) || (s == 1 && cc < 2);
                   float f = acc_f (g, a, j, cc, nc);
                   qlen += (double) f * f;
-                  TG_CHECK_NEAR (f, src[cc], s == 1 ? 1e-6 : 0.0);
+                  TG_CHECK_NEAR (f, neg ? -src[cc] : src[cc], s == 1 ? 1e-6 : 0.0);
                 }
               if (s == 1)
                 TG_CHECK_NEAR (sqrt (qlen), 1.0, 1e-3);
@@ -529,6 +539,158 @@ test_glb_instancing (void)
       check_instancing (&g, p);
     }
   glb_close (&g);
+  tg_points_free (p);
+}
+
+/* --- orientation of instances ------------------------------------------------------ */
+
+/* The rotation matrix of unit quaternion Q, row-major (R applies to
+ * column vectors, as in glTF and Godot). */
+static void
+quat_matrix (const double q[4], double r[9])
+{
+  double x = q[0], y = q[1], z = q[2], w = q[3];
+
+  r[0] = 1 - 2 * (y * y + z * z);
+  r[1] = 2 * (x * y - z * w);
+  r[2] = 2 * (x * z + y * w);
+  r[3] = 2 * (x * y + z * w);
+  r[4] = 1 - 2 * (x * x + z * z);
+  r[5] = 2 * (y * z - x * w);
+  r[6] = 2 * (x * z - y * w);
+  r[7] = 2 * (y * z + x * w);
+  r[8] = 1 - 2 * (x * x + y * y);
+}
+
+/* Two "tree" instances: one north-west of the centre turned 30 degrees
+ * about +Y (its forward axis, local +Z, then points north-east: east =
+ * +X, north = world +Z), one turned about a skewed axis and scaled
+ * unevenly. */
+static TgPoints *
+turned_points (void)
+{
+  TgPoints *p = tg_points_new ();
+  double yaw = M_PI / 6.0, ax[3] = { 0.3, 0.8, 0.52 }, l, a = 1.1;
+  float pos0[3] = { -100.0f, 5.0f, 200.0f }, pos1[3] = { 300.0f, 1.0f, -40.0f };
+  float one[3] = { 1, 1, 1 }, sc1[3] = { 1, 2, 3 };
+  float q0[4] = { 0.0f, (float) sin (yaw / 2), 0.0f, (float) cos (yaw / 2) }, q1[4];
+
+  l = sqrt (ax[0] * ax[0] + ax[1] * ax[1] + ax[2] * ax[2]);
+  for (int c = 0; c < 3; c++)
+    q1[c] = (float) (ax[c] / l * sin (a / 2));
+  q1[3] = (float) cos (a / 2);
+  tg_points_add_proto (p, "tree");
+  tg_points_push (p, pos0, q0, one, 0);
+  tg_points_push (p, pos1, q1, sc1, 0);
+  return p;
+}
+
+/* FILE_A = [A' | t'] of instance I as written (row-major 3 x 4, scale
+ * included) must be [M A M | M t] of the world's A = R(q) diag (s);
+ * for the yawed instance, A' applied to the file-local forward axis (the
+ * world's local +Z, which is -Z in the file, as prototype meshes are
+ * converted) must point north-east in the file: (+0.5, 0, -0.866). */
+static void
+check_file_transform (const char *what, const TgPoints *p, int64_t i, const double file_a[12])
+{
+  const float *qf = p->rotation + 4 * i, *sc = p->scale + 3 * i, *t = p->position + 3 * i;
+  double q[4] = { qf[0], qf[1], qf[2], qf[3] }, r[9];
+  static const double m[3] = { 1, 1, -1 };
+
+  quat_matrix (q, r);
+  for (int row = 0; row < 3; row++)
+    {
+      for (int col = 0; col < 3; col++)
+        TG_CHECK_MSG (fabs (file_a[4 * row + col] - m[row] * r[3 * row + col] * sc[col] * m[col])
+                        < 1e-5,
+                      "%s instance %lld: A'[%d][%d] = %g, want %g", what, (long long) i, row, col,
+                      file_a[4 * row + col], m[row] * r[3 * row + col] * sc[col] * m[col]);
+      TG_CHECK_NEAR (file_a[4 * row + 3], m[row] * t[row], 1e-3);
+    }
+  if (i == 0)
+    {
+      double fwd[3];
+      for (int row = 0; row < 3; row++)
+        fwd[row] = -file_a[4 * row + 2];
+      TG_CHECK_MSG (fabs (fwd[0] - 0.5) < 1e-5 && fabs (fwd[1]) < 1e-6
+                      && fabs (fwd[2] + sqrt (0.75)) < 1e-5,
+                    "%s: forward axis (%g, %g, %g), want north-east (0.5, 0, -0.866)", what,
+                    fwd[0], fwd[1], fwd[2]);
+      /* And it sits north-west: x < 0, z < 0 in the file. */
+      TG_CHECK (file_a[3] < 0.0 && file_a[11] < 0.0);
+    }
+}
+
+static void
+test_instances_keep_their_heading (void)
+{
+  TgPoints *p = turned_points ();
+  TgError err = { 0 };
+  Glb g;
+
+  /* The world transform itself: forward (local +Z) is north-east. */
+  {
+    double q[4] = { p->rotation[0], p->rotation[1], p->rotation[2], p->rotation[3] }, r[9];
+    quat_matrix (q, r);
+    TG_CHECK (fabs (r[2] - 0.5) < 1e-6 && fabs (r[8] - sqrt (0.75)) < 1e-6);
+  }
+
+  TG_CHECK_INT_EQ (write_points ("glb", "turned.glb", p, NULL, &err), 0);
+  add_to_validate ("turned.glb");
+  TG_CHECK (glb_open (&g, tmp_path ("turned.glb")));
+  for (size_t n = 0; g.doc && n < json_object_array_length (jget (g.doc, "nodes")); n++)
+    {
+      json_object *attrs = jget (jget (jget (json_object_array_get_idx (jget (g.doc, "nodes"), n),
+                                             "extensions"),
+                                        "EXT_mesh_gpu_instancing"),
+                                   "attributes");
+      if (!attrs)
+        continue;
+      int64_t at = json_object_get_int64 (jget (attrs, "TRANSLATION"));
+      int64_t ar = json_object_get_int64 (jget (attrs, "ROTATION"));
+      int64_t as = json_object_get_int64 (jget (attrs, "SCALE"));
+      for (int64_t i = 0; i < p->n; i++)
+        {
+          double q[4], r[9], a[12];
+          for (int c = 0; c < 4; c++)
+            q[c] = acc_f (&g, ar, i, c, 4);
+          quat_matrix (q, r);
+          for (int row = 0; row < 3; row++)
+            {
+              for (int col = 0; col < 3; col++)
+                a[4 * row + col] = r[3 * row + col] * acc_f (&g, as, i, col, 3);
+              a[4 * row + 3] = acc_f (&g, at, i, row, 3);
+            }
+          check_file_transform ("glb", p, i, a);
+        }
+    }
+  glb_close (&g);
+
+  /* Godot: the 12 floats of each instance are the rows of [A' | t']. */
+  TG_CHECK_INT_EQ (write_points ("godot", "turned.tscn", p, NULL, &err), 0);
+  {
+    size_t len;
+    unsigned char *text = read_all (tmp_path ("turned.tscn"), &len);
+    const char *b = text ? strstr ((char *) text, "buffer = PackedFloat32Array(") : NULL;
+    double vals[24];
+    int nv = 0;
+    TG_CHECK (b != NULL);
+    for (const char *c = b ? strchr (b, '(') + 1 : NULL; c && *c != ')' && nv < 24;)
+      {
+        char *e;
+        vals[nv] = strtod (c, &e);
+        if (e == c)
+          break;
+        nv++;
+        for (c = e; *c == ',' || *c == ' '; c++)
+          ;
+      }
+    TG_CHECK_INT_EQ (nv, 24);
+    if (nv == 24)
+      for (int64_t i = 0; i < 2; i++)
+        check_file_transform ("godot", p, i, vals + 12 * i);
+    free (text);
+  }
   tg_points_free (p);
 }
 
@@ -660,27 +822,36 @@ static void
 test_glb_reader_applies_node_transforms (void)
 {
   static const float pos[9] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 };
+  static const float nrm[9] = { 0, 0, 1, 0, 0, 1, 0, 0, 1 };
   static const uint16_t idx16[3] = { 0, 1, 2 };
   TgGlb *g = tg_glb_new ("test");
   TgMeshReader read = tg_io_mesh_reader ("glb");
   TgMesh *m = NULL;
   TgError err = { 0 };
-  int pa, view, ia, mesh, parent, child;
+  int pa, na, view, ia, mesh, mesh_n, parent, child, child_n;
 
   TG_CHECK (read != NULL);
-  /* Positions, no normals, 16-bit indices; a parent that moves by (10, 0,
-   * 0) and a child that mirrors X and doubles Y. */
+  /* Positions, 16-bit indices, without normals ("leaf") and with normals
+   * ("leaf_n"); a parent that moves by (10, 0, 0) and children that
+   * mirror X and double Y.  The triangle faces +Z in the file. */
   pa = tg_glb_add_floats (g, pos, 3, 3, TG_GLB_ARRAY_BUFFER, true);
+  na = tg_glb_add_floats (g, nrm, 3, 3, TG_GLB_ARRAY_BUFFER, false);
   view = tg_glb_add_view (g, idx16, sizeof idx16, TG_GLB_ELEMENT_ARRAY_BUFFER);
   ia = tg_glb_add_accessor (g, view, 0, TG_GLB_UNSIGNED_SHORT, "SCALAR", 3, false, NULL, NULL);
   mesh = tg_glb_add_mesh (g, "leaf");
   tg_glb_add_primitive (g, mesh, (TgGlbAttribute[]) { { "POSITION", pa } }, 1, ia, -1,
                         TG_GLB_TRIANGLES);
+  mesh_n = tg_glb_add_mesh (g, "leaf_n");
+  tg_glb_add_primitive (g, mesh_n, (TgGlbAttribute[]) { { "POSITION", pa }, { "NORMAL", na } }, 2,
+                        ia, -1, TG_GLB_TRIANGLES);
   parent = tg_glb_add_node (g, "root", -1);
   child = tg_glb_add_node (g, "leaf", mesh);
+  child_n = tg_glb_add_node (g, "leaf_n", mesh_n);
   tg_glb_node_set_trs (g, parent, (const float[3]) { 10, 0, 0 }, NULL, NULL);
   tg_glb_node_set_trs (g, child, NULL, NULL, (const float[3]) { -1, 2, 1 });
+  tg_glb_node_set_trs (g, child_n, NULL, NULL, (const float[3]) { -1, 2, 1 });
   tg_glb_node_add_child (g, parent, child);
+  tg_glb_node_add_child (g, parent, child_n);
   TG_CHECK_INT_EQ (write_builder (g, "leaf.glb"), 0);
   tg_glb_free (g);
 
@@ -688,14 +859,22 @@ test_glb_reader_applies_node_transforms (void)
   TG_CHECK_MSG (m != NULL, "%s", err.message);
   if (m)
     {
-      const TgMeshChunk *c = &m->chunks[0];
-      TG_CHECK_INT_EQ (m->n_chunks, 1);
-      TG_CHECK_INT_EQ (c->n_vertices, 3);
-      TG_CHECK (c->positions[0] == 10.0f && c->positions[3] == 9.0f && c->positions[7] == 2.0f);
-      /* The mirror flips the winding back, so the face still points +Z. */
-      TG_CHECK (c->indices[0] == 0 && c->indices[1] == 2 && c->indices[2] == 1);
-      for (int v = 0; v < 3; v++)
-        TG_CHECK (c->normals[3 * v + 2] == 1.0f);
+      TG_CHECK_INT_EQ (m->n_chunks, 2);
+      for (int k = 0; k < m->n_chunks && k < 2; k++)
+        {
+          const TgMeshChunk *c = &m->chunks[k];
+          TG_CHECK_INT_EQ (c->n_vertices, 3);
+          TG_CHECK (c->positions[0] == 10.0f && c->positions[3] == 9.0f
+                    && c->positions[7] == 2.0f);
+          /* The mirror flips the winding to (0, 2, 1), still facing +Z in
+           * the file; the file's +Z is the world's -Z (south), and going
+           * to the world reverses the winding once more.  Normals, read
+           * or computed, follow: a mirroring node must not turn them. */
+          TG_CHECK (c->indices[0] == 0 && c->indices[1] == 1 && c->indices[2] == 2);
+          for (int v = 0; v < 3; v++)
+            TG_CHECK_MSG (c->normals[3 * v + 2] == -1.0f, "%s: normal z %g", c->name,
+                          c->normals[3 * v + 2]);
+        }
       tg_mesh_free (m);
     }
 
@@ -765,6 +944,7 @@ main (void)
   TG_RUN (test_godot_scene_structure);
   TG_RUN (test_glb_instancing);
   TG_RUN (test_glb_with_prototype_mesh);
+  TG_RUN (test_instances_keep_their_heading);
   TG_RUN (test_empty_list_writes_valid_files);
   TG_RUN (test_bad_instances_are_refused);
   TG_RUN (test_glb_reader_applies_node_transforms);

@@ -1,7 +1,11 @@
-/* The `mesh` wire type: indexed triangles in metres, +Y up, right-handed,
- * counter-clockwise front faces, float3 positions and normals, float2
- * UVs, uint32 indices.  A mesh is one or more chunks (terrain tiles, LOD
- * levels); exporters write one node per chunk. */
+/* The `mesh` wire type: indexed triangles in metres in the world frame
+ * (x east, y up, z north: Unity's left-handed frame, the one the image
+ * convention implies), counter-clockwise front faces seen from outside,
+ * float3 positions and normals, float2 UVs, uint32 indices.  Writers of
+ * right-handed formats (glTF, OBJ, PLY) store z = -north and reverse the
+ * winding, so files are not mirrored against the heightmaps.  A mesh is one
+ * or more chunks (terrain tiles, LOD levels); exporters write one node per
+ * chunk. */
 #ifndef TGRAPH_MESH_H
 #define TGRAPH_MESH_H
 
