@@ -102,7 +102,8 @@ tg_graph_copy (const TgGraph *g)
         if (tg_param_value_copy (&d->params[k], &s->params[k]) < 0)
           goto fail;
     }
-  memcpy (c->links, g->links, sizeof (TgLink) * (size_t) g->n_links);
+  if (g->n_links > 0)
+    memcpy (c->links, g->links, sizeof (TgLink) * (size_t) g->n_links);
   c->n_links = g->n_links;
   return c;
 

@@ -92,13 +92,24 @@ static const TgParamDesc splat_params[] = {
                     "entry 2 by mask2, ...")),
 };
 
-#define MASK_PORT(N)                                                                    \
-  { .name = "mask" #N, .type = TG_TYPE_MASK, .label = N_("Mask " #N), .optional = true, \
-    .help = N_("Where layer " #N " lies (0..1); unlinked selects nothing") }
-
+/* Written out, not made by a macro, so xgettext sees each label whole. */
 static const TgPortDesc splat_inputs[] = {
-  MASK_PORT (1), MASK_PORT (2), MASK_PORT (3), MASK_PORT (4),
-  MASK_PORT (5), MASK_PORT (6), MASK_PORT (7), MASK_PORT (8),
+  { .name = "mask1", .type = TG_TYPE_MASK, .label = N_("Mask 1"), .optional = true,
+    .help = N_("Where layer 1 lies (0..1); unlinked selects nothing") },
+  { .name = "mask2", .type = TG_TYPE_MASK, .label = N_("Mask 2"), .optional = true,
+    .help = N_("Where layer 2 lies (0..1); unlinked selects nothing") },
+  { .name = "mask3", .type = TG_TYPE_MASK, .label = N_("Mask 3"), .optional = true,
+    .help = N_("Where layer 3 lies (0..1); unlinked selects nothing") },
+  { .name = "mask4", .type = TG_TYPE_MASK, .label = N_("Mask 4"), .optional = true,
+    .help = N_("Where layer 4 lies (0..1); unlinked selects nothing") },
+  { .name = "mask5", .type = TG_TYPE_MASK, .label = N_("Mask 5"), .optional = true,
+    .help = N_("Where layer 5 lies (0..1); unlinked selects nothing") },
+  { .name = "mask6", .type = TG_TYPE_MASK, .label = N_("Mask 6"), .optional = true,
+    .help = N_("Where layer 6 lies (0..1); unlinked selects nothing") },
+  { .name = "mask7", .type = TG_TYPE_MASK, .label = N_("Mask 7"), .optional = true,
+    .help = N_("Where layer 7 lies (0..1); unlinked selects nothing") },
+  { .name = "mask8", .type = TG_TYPE_MASK, .label = N_("Mask 8"), .optional = true,
+    .help = N_("Where layer 8 lies (0..1); unlinked selects nothing") },
 };
 
 static const TgPortDesc splat_outputs[] = {
