@@ -136,7 +136,7 @@ new_window (GApplication *app, GFile *file)
 static void
 tg_application_activate (GApplication *app)
 {
-  new_window (app, NULL);
+  tg_window_offer_untitled_recovery (new_window (app, NULL));
 }
 
 static void

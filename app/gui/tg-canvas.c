@@ -13,6 +13,8 @@
 #include "tg-canvas.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define NODE_W 168.0
@@ -23,6 +25,12 @@
 #define PORT_HIT 10.0
 #define ZOOM_MIN 0.2
 #define ZOOM_MAX 3.0
+#define FRAME_HEADER 30.0
+#define FRAME_GRIP 16.0
+
+static const guint32 frame_palette[] = {
+  0x4a6fa5, 0x3f8f8a, 0x5a8a3c, 0x8a853c, 0xb0703a, 0xa84a4a, 0x7a5aa5, 0x6a6d73,
+};
 
 typedef enum
 {
@@ -30,6 +38,8 @@ typedef enum
   HIT_NODE,
   HIT_INPUT,
   HIT_OUTPUT,
+  HIT_FRAME,        /* a frame's title band (node = the frame's index) */
+  HIT_FRAME_RESIZE, /* its bottom-right corner */
 } HitKind;
 
 typedef struct
@@ -46,6 +56,8 @@ typedef enum
   DRAG_WIRE_OUT, /* from an output (or a link lifted off an input) towards an input */
   DRAG_WIRE_IN,  /* from an unlinked input towards an output */
   DRAG_RUBBER,
+  DRAG_FRAME_MOVE,
+  DRAG_FRAME_RESIZE,
 } DragKind;
 
 typedef struct
@@ -62,9 +74,11 @@ struct _TgCanvas
   GtkPopover *add_popover;
   GtkSearchEntry *add_search;
   GtkListBox *add_list;
+  GtkPopover *rename_popover;
+  GtkEntry *rename_entry;
 
   TgDocument *doc;
-  gulong changed_id;
+  gulong changed_id, renamed_id;
 
   double off_x, off_y, zoom;
   gboolean view_set;
@@ -86,6 +100,22 @@ struct _TgCanvas
   gboolean press_was_selected;
   GdkModifierType drag_mods;
   double add_x, add_y;     /* canvas position for the add-node popover */
+  /* A wire dropped on empty canvas: the add-node popover offers the nodes
+   * it fits, and the chosen one is wired to this port. */
+  char *wire_node, *wire_port;
+  gboolean wire_from_output;
+  TgPortType wire_type;
+  char *renaming;          /* the node the rename popover edits */
+
+  /* Frames (from the document, refreshed on change). */
+  GtkPopover *frame_popover;
+  GtkEntry *frame_entry;
+  GtkBox *frame_colours;
+  TgFrame *frames;
+  int n_frames;
+  int frame_sel;           /* selected frame, or -1 */
+  int frame_editing;       /* the frame the frame popover edits, or -1 */
+  GHashTable *frame_nodes; /* ids moving with a dragged frame */
 };
 
 enum
@@ -165,7 +195,32 @@ node_height (const TgNodeDesc *d)
 static gboolean
 is_dragged (TgCanvas *self, const char *id)
 {
-  return self->drag == DRAG_MOVE && g_hash_table_contains (self->selection, id);
+  return (self->drag == DRAG_MOVE && g_hash_table_contains (self->selection, id))
+         || (self->drag == DRAG_FRAME_MOVE && g_hash_table_contains (self->frame_nodes, id));
+}
+
+/* Frame K's box in canvas units, including a drag in progress. */
+static void
+frame_box (TgCanvas *self, int k, double *x, double *y, double *w, double *h)
+{
+  const TgFrame *f = &self->frames[k];
+
+  *x = f->x;
+  *y = f->y;
+  *w = f->w;
+  *h = f->h;
+  if (k != self->drag_hit.node)
+    return;
+  if (self->drag == DRAG_FRAME_MOVE)
+    {
+      *x += self->drag_dx / self->zoom;
+      *y += self->drag_dy / self->zoom;
+    }
+  else if (self->drag == DRAG_FRAME_RESIZE)
+    {
+      *w = MAX (*w + self->drag_dx / self->zoom, 120);
+      *h = MAX (*h + self->drag_dy / self->zoom, 80);
+    }
 }
 
 /* Top-left of node N in canvas units, including a move in progress. */
@@ -233,6 +288,16 @@ hit_test (TgCanvas *self, double wx, double wy)
       node_pos (self, n, &x, &y);
       if (cx >= x && cx <= x + NODE_W && cy >= y && cy <= y + node_height (d))
         return (Hit) { HIT_NODE, n, -1 };
+    }
+  /* Frames lie under the nodes: their title band and corner grip take hold. */
+  for (int k = self->n_frames - 1; k >= 0; k--)
+    {
+      double x, y, w, fh;
+      frame_box (self, k, &x, &y, &w, &fh);
+      if (cx >= x + w - FRAME_GRIP && cx <= x + w && cy >= y + fh - FRAME_GRIP && cy <= y + fh)
+        return (Hit) { HIT_FRAME_RESIZE, k, -1 };
+      if (cx >= x && cx <= x + w && cy >= y && cy <= y + FRAME_HEADER)
+        return (Hit) { HIT_FRAME, k, -1 };
     }
   return h;
 }
@@ -499,6 +564,48 @@ draw_node (TgCanvas *self, cairo_t *cr, PangoLayout *layout, PangoFontDescriptio
 }
 
 static void
+draw_frames (TgCanvas *self, cairo_t *cr, PangoLayout *layout, PangoFontDescription *fd)
+{
+  for (int k = 0; k < self->n_frames; k++)
+    {
+      const TgFrame *f = &self->frames[k];
+      double x, y, w, h;
+      const double *c = f->rgb;
+      gboolean sel = k == self->frame_sel;
+
+      frame_box (self, k, &x, &y, &w, &h);
+      rounded_rect (cr, x, y, w, h, 8);
+      cairo_set_source_rgba (cr, c[0], c[1], c[2], 0.16);
+      cairo_fill (cr);
+      cairo_save (cr);
+      rounded_rect (cr, x, y, w, h, 8);
+      cairo_clip (cr);
+      cairo_rectangle (cr, x, y, w, FRAME_HEADER);
+      cairo_set_source_rgba (cr, c[0], c[1], c[2], 0.55);
+      cairo_fill (cr);
+      cairo_restore (cr);
+      rounded_rect (cr, x, y, w, h, 8);
+      cairo_set_source_rgba (cr, c[0], c[1], c[2], sel ? 1.0 : 0.6);
+      cairo_set_line_width (cr, sel ? 2.5 : 1.2);
+      cairo_stroke (cr);
+      /* The grip: three short diagonals in the corner. */
+      cairo_set_line_width (cr, 1.2);
+      cairo_set_source_rgba (cr, 1, 1, 1, 0.35);
+      for (int g = 1; g <= 3; g++)
+        {
+          cairo_move_to (cr, x + w - 4 * g - 2, y + h - 3);
+          cairo_line_to (cr, x + w - 3, y + h - 4 * g - 2);
+        }
+      cairo_stroke (cr);
+      pango_font_description_set_weight (fd, PANGO_WEIGHT_BOLD);
+      pango_font_description_set_absolute_size (fd, 14 * PANGO_SCALE);
+      pango_layout_set_font_description (layout, fd);
+      draw_text (cr, layout, f->title && *f->title ? f->title : _("Frame"), x + 12,
+                 y + FRAME_HEADER / 2, w - 24, 0, 1, 1, 1, 0.92);
+    }
+}
+
+static void
 draw_grid (TgCanvas *self, cairo_t *cr, double w, double h)
 {
   double x0, y0, x1, y1;
@@ -552,6 +659,7 @@ tg_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   fd = pango_font_description_from_string ("Sans 10");
   pango_layout_set_font_description (layout, fd);
 
+  draw_frames (self, cr, layout, fd);
   /* Wires under the nodes. */
   for (int l = 0; l < tg_graph_n_links (g); l++)
     {
@@ -578,6 +686,21 @@ tg_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
         draw_wire (cr, px, py, cx, cy, (TgPortType) drag_type (self), 0.8);
       else
         draw_wire (cr, cx, cy, px, py, (TgPortType) drag_type (self), 0.8);
+    }
+  else if (self->wire_node)
+    {
+      /* A dropped wire waiting for the add-node popover's choice. */
+      int n = tg_graph_find_node (g, self->wire_node), p;
+      double px, py;
+      if (n >= 0 && tg_document_find_port (self->doc, self->wire_node, self->wire_port,
+                                           self->wire_from_output, NULL, &p))
+        {
+          port_pos (self, n, self->wire_from_output, p, &px, &py);
+          if (self->wire_from_output)
+            draw_wire (cr, px, py, self->add_x, self->add_y, self->wire_type, 0.8);
+          else
+            draw_wire (cr, self->add_x, self->add_y, px, py, self->wire_type, 0.8);
+        }
     }
   else if (self->drag == DRAG_RUBBER)
     {
@@ -746,6 +869,69 @@ tg_canvas_get_drop_position (TgCanvas *self, double *x, double *y)
                gtk_widget_get_height (GTK_WIDGET (self)) / 2.0, x, y);
 }
 
+gboolean
+tg_canvas_locate (TgCanvas *self, const char *spec, double *x, double *y)
+{
+  const char *arg = strchr (spec, ':');
+  double cx, cy;
+
+  if (!self->doc || !arg)
+    return FALSE;
+  arg++;
+  if (g_str_has_prefix (spec, "graph:"))
+    {
+      if (sscanf (arg, "%lf,%lf", &cx, &cy) != 2)
+        return FALSE;
+    }
+  else if (g_str_has_prefix (spec, "node:"))
+    {
+      int n = tg_graph_find_node (graph (self), arg);
+      if (n < 0)
+        return FALSE;
+      node_pos (self, n, &cx, &cy);
+      cx += NODE_W / 2;
+      cy += HEADER_H / 2;
+    }
+  else if (g_str_has_prefix (spec, "frame:") || g_str_has_prefix (spec, "grip:"))
+    {
+      int k = atoi (arg);
+      double w, h;
+      if (k < 0 || k >= self->n_frames)
+        return FALSE;
+      frame_box (self, k, &cx, &cy, &w, &h);
+      if (spec[0] == 'f')
+        cx += w / 2, cy += FRAME_HEADER / 2;
+      else
+        cx += w - 5, cy += h - 5;
+    }
+  else if (g_str_has_prefix (spec, "out:") || g_str_has_prefix (spec, "in:"))
+    {
+      gboolean out = spec[0] == 'o';
+      g_autofree char *node = g_strdup (arg);
+      char *dot = strrchr (node, '.');
+      int n, p;
+      if (!dot)
+        return FALSE;
+      *dot = '\0';
+      if (!tg_document_find_port (self->doc, node, dot + 1, out, &n, &p))
+        return FALSE;
+      port_pos (self, n, out, p, &cx, &cy);
+    }
+  else
+    return FALSE;
+  *x = cx * self->zoom + self->off_x;
+  *y = cy * self->zoom + self->off_y;
+  return TRUE;
+}
+
+void
+tg_canvas_get_view (TgCanvas *self, double *zoom, double *off_x, double *off_y)
+{
+  *zoom = self->zoom;
+  *off_x = self->off_x;
+  *off_y = self->off_y;
+}
+
 /* --- node states and thumbnails --------------------------------------------- */
 
 static void
@@ -801,6 +987,23 @@ tg_canvas_clear_states (TgCanvas *self)
 
 /* --- the add-node popover ---------------------------------------------------- */
 
+static gboolean filter_row (GtkListBoxRow *row, gpointer data);
+static void report_error (TgCanvas *self, GError *error);
+
+/* Keeps the first match selected so Enter adds it. */
+static void
+select_first_match (TgCanvas *self)
+{
+  GtkListBoxRow *row;
+
+  for (int k = 0; (row = gtk_list_box_get_row_at_index (self->add_list, k)); k++)
+    if (filter_row (row, self))
+      {
+        gtk_list_box_select_row (self->add_list, row);
+        return;
+      }
+}
+
 static void
 popup_add (TgCanvas *self, double wx, double wy)
 {
@@ -810,8 +1013,18 @@ popup_add (TgCanvas *self, double wx, double wy)
   gtk_popover_set_pointing_to (self->add_popover, &r);
   gtk_editable_set_text (GTK_EDITABLE (self->add_search), "");
   gtk_list_box_invalidate_filter (self->add_list);
+  gtk_list_box_invalidate_headers (self->add_list);
+  select_first_match (self);
   gtk_popover_popup (self->add_popover);
   gtk_widget_grab_focus (GTK_WIDGET (self->add_search));
+}
+
+static void
+clear_wire (TgCanvas *self)
+{
+  g_clear_pointer (&self->wire_node, g_free);
+  g_clear_pointer (&self->wire_port, g_free);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 static gboolean
@@ -822,6 +1035,10 @@ filter_row (GtkListBoxRow *row, gpointer data)
   const char *q = gtk_editable_get_text (GTK_EDITABLE (self->add_search));
   g_autofree char *joined = NULL, *hay = NULL, *needle = NULL;
 
+  /* From an output: nodes with an input it fits; into an input: nodes
+   * with an output that fits it. */
+  if (self->wire_node && tg_document_fitting_port (d, self->wire_type, self->wire_from_output) < 0)
+    return FALSE;
   if (!q || !*q)
     return TRUE;
   joined = g_strjoin (" ", d->type, d->label, d->category, g_dgettext (GETTEXT_PACKAGE, d->label),
@@ -865,32 +1082,44 @@ add_row_activated (GtkListBox *box, GtkListBoxRow *row, TgCanvas *self)
   const TgNodeDesc *d = g_object_get_data (G_OBJECT (row), "desc");
   g_autoptr (GError) error = NULL;
   g_autofree char *id = NULL;
+  g_autofree char *wire_node = g_steal_pointer (&self->wire_node);
+  g_autofree char *wire_port = g_steal_pointer (&self->wire_port);
 
   gtk_popover_popdown (self->add_popover);
-  id = tg_document_add_node (self->doc, d->type, self->add_x - NODE_W / 2, self->add_y - 12,
-                             &error);
+  if (wire_node)
+    {
+      /* The wired port lands where the wire was dropped. */
+      int p = tg_document_fitting_port (d, self->wire_type, self->wire_from_output);
+      double y = self->add_y - (HEADER_H + 6 + p * PORT_H + PORT_H / 2);
+      double x = self->wire_from_output ? self->add_x + 24 : self->add_x - NODE_W - 24;
+      id = tg_document_add_node_linked (self->doc, d->type, x, y, wire_node, wire_port,
+                                        self->wire_from_output, &error);
+    }
+  else
+    id = tg_document_add_node (self->doc, d->type, self->add_x - NODE_W / 2, self->add_y - 12,
+                               &error);
   if (id)
     {
       select_only (self, id);
       selection_changed (self);
     }
+  else
+    report_error (self, error);
   gtk_widget_grab_focus (GTK_WIDGET (self));
+}
+
+static void
+add_popover_closed (GtkPopover *p, TgCanvas *self)
+{
+  clear_wire (self);
 }
 
 static void
 add_search_changed (GtkSearchEntry *entry, TgCanvas *self)
 {
-  GtkListBoxRow *row;
-
   gtk_list_box_invalidate_filter (self->add_list);
   gtk_list_box_invalidate_headers (self->add_list);
-  /* Keep the first match selected so Enter adds it. */
-  for (int k = 0; (row = gtk_list_box_get_row_at_index (self->add_list, k)); k++)
-    if (gtk_widget_get_child_visible (GTK_WIDGET (row)) && filter_row (row, self))
-      {
-        gtk_list_box_select_row (self->add_list, row);
-        return;
-      }
+  select_first_match (self);
 }
 
 static GtkListBoxRow *
@@ -1060,10 +1289,33 @@ drag_begin (GtkGestureDrag *gesture, double x, double y, TgCanvas *self)
         self->drag = DRAG_MOVE;
         break;
       }
+    case HIT_FRAME:
+    case HIT_FRAME_RESIZE:
+      {
+        /* Selecting a frame drops the node selection; its nodes ride along. */
+        double fx, fy, fw, fh;
+        self->frame_sel = h.node;
+        select_only (self, NULL);
+        selection_changed (self);
+        g_hash_table_remove_all (self->frame_nodes);
+        frame_box (self, h.node, &fx, &fy, &fw, &fh);
+        for (int n = 0; n < tg_graph_n_nodes (g); n++)
+          {
+            double nx, ny;
+            node_pos (self, n, &nx, &ny);
+            if (nx >= fx && ny >= fy && nx + NODE_W <= fx + fw
+                && ny + node_height (tg_graph_node_desc (g, n)) <= fy + fh)
+              g_hash_table_add (self->frame_nodes, g_strdup (tg_graph_node_id (g, n)));
+          }
+        self->drag = h.kind == HIT_FRAME ? DRAG_FRAME_MOVE : DRAG_FRAME_RESIZE;
+        break;
+      }
     case HIT_NONE:
       self->drag = DRAG_RUBBER;
       break;
     }
+  if (h.kind != HIT_FRAME && h.kind != HIT_FRAME_RESIZE)
+    self->frame_sel = -1;
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -1082,6 +1334,23 @@ drag_update (GtkGestureDrag *gesture, double dx, double dy, TgCanvas *self)
   self->pointer_x = self->drag_x0 + dx;
   self->pointer_y = self->drag_y0 + dy;
   gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+/* A wire dropped on empty canvas: offer the nodes it fits, as Blender
+ * and Houdini do; the pending wire stays drawn while the popover is up. */
+static void
+offer_nodes_for_wire (TgCanvas *self, gboolean from_output)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (graph (self), self->drag_hit.node);
+
+  g_free (self->wire_node);
+  g_free (self->wire_port);
+  self->wire_node = g_strdup (tg_graph_node_id (graph (self), self->drag_hit.node));
+  self->wire_port = port_name (self, self->drag_hit.node, from_output, self->drag_hit.port);
+  self->wire_from_output = from_output;
+  self->wire_type = from_output ? d->outputs[self->drag_hit.port].type
+                                : d->inputs[self->drag_hit.port].type;
+  popup_add (self, self->drag_x0 + self->drag_dx, self->drag_y0 + self->drag_dy);
 }
 
 static void
@@ -1109,7 +1378,11 @@ finish_wire (TgCanvas *self, Hit target)
       else if (self->lift_to && !(target.kind == HIT_INPUT && input_is_lifted (self, target.node,
                                                                                target.port)))
         tg_document_disconnect (self->doc, self->lift_to, self->lift_port);
+      else if (!self->lift_to && target.kind == HIT_NONE)
+        offer_nodes_for_wire (self, TRUE);
     }
+  else if (target.kind == HIT_NONE)
+    offer_nodes_for_wire (self, FALSE);
   else if (target.kind == HIT_OUTPUT && port_accepts_drag (self, target.node, TRUE, target.port))
     {
       g_autofree char *from_port = port_name (self, target.node, TRUE, target.port);
@@ -1149,6 +1422,37 @@ drag_end (GtkGestureDrag *gesture, double dx, double dy, TgCanvas *self)
           selection_changed (self);
         }
       break;
+    case DRAG_FRAME_MOVE:
+      if (self->drag_moved)
+        {
+          GPtrArray *ids = g_ptr_array_new ();
+          GHashTableIter it;
+          gpointer key;
+          int k = self->drag_hit.node;
+          g_hash_table_iter_init (&it, self->frame_nodes);
+          while (g_hash_table_iter_next (&it, &key, NULL))
+            g_ptr_array_add (ids, key);
+          g_ptr_array_add (ids, NULL);
+          self->drag = DRAG_NONE;
+          tg_document_move_frame (self->doc, k, dx / self->zoom, dy / self->zoom,
+                                  (const char *const *) ids->pdata);
+          g_ptr_array_free (ids, TRUE);
+        }
+      break;
+    case DRAG_FRAME_RESIZE:
+      if (self->drag_moved)
+        {
+          TgFrame f;
+          double x, y;
+          frame_box (self, self->drag_hit.node, &x, &y, &f.w, &f.h);
+          f = (TgFrame) { self->frames[self->drag_hit.node].title, x, y, f.w, f.h,
+                          { self->frames[self->drag_hit.node].rgb[0],
+                            self->frames[self->drag_hit.node].rgb[1],
+                            self->frames[self->drag_hit.node].rgb[2] } };
+          self->drag = DRAG_NONE;
+          tg_document_set_frame (self->doc, self->drag_hit.node, &f);
+        }
+      break;
     case DRAG_WIRE_OUT:
     case DRAG_WIRE_IN:
       {
@@ -1185,6 +1489,7 @@ drag_end (GtkGestureDrag *gesture, double dx, double dy, TgCanvas *self)
       break;
     }
   self->drag = DRAG_NONE;
+  g_hash_table_remove_all (self->frame_nodes);
   g_clear_pointer (&self->lift_to, g_free);
   g_clear_pointer (&self->lift_port, g_free);
   gtk_widget_set_cursor (GTK_WIDGET (self), NULL);
@@ -1195,7 +1500,254 @@ static void
 secondary_pressed (GtkGestureClick *gesture, int n_press, double x, double y, TgCanvas *self)
 {
   if (self->doc)
-    popup_add (self, x, y);
+    {
+      clear_wire (self);
+      popup_add (self, x, y);
+    }
+}
+
+/* --- frames ------------------------------------------------------------------- */
+
+static void
+refresh_frames (TgCanvas *self)
+{
+  tg_document_frames_free (self->frames, self->n_frames);
+  self->frames = self->doc ? tg_document_dup_frames (self->doc, &self->n_frames) : NULL;
+  if (!self->doc)
+    self->n_frames = 0;
+  if (self->frame_sel >= self->n_frames)
+    self->frame_sel = -1;
+}
+
+static void
+begin_frame_edit (TgCanvas *self, int k)
+{
+  double x, y, w, h;
+  GdkRectangle r;
+
+  frame_box (self, k, &x, &y, &w, &h);
+  r.x = (int) (x * self->zoom + self->off_x);
+  r.y = (int) (y * self->zoom + self->off_y);
+  r.width = (int) (w * self->zoom);
+  r.height = (int) (FRAME_HEADER * self->zoom);
+  self->frame_editing = k;
+  self->frame_sel = k;
+  gtk_editable_set_text (GTK_EDITABLE (self->frame_entry), self->frames[k].title);
+  gtk_popover_set_pointing_to (self->frame_popover, &r);
+  gtk_popover_popup (self->frame_popover);
+  gtk_widget_grab_focus (GTK_WIDGET (self->frame_entry));
+  gtk_editable_select_region (GTK_EDITABLE (self->frame_entry), 0, -1);
+}
+
+static void
+frame_title_activate (GtkEntry *entry, TgCanvas *self)
+{
+  int k = self->frame_editing;
+  TgFrame f;
+
+  if (k < 0 || k >= self->n_frames)
+    return;
+  f = self->frames[k];
+  f.title = (char *) gtk_editable_get_text (GTK_EDITABLE (entry));
+  tg_document_set_frame (self->doc, k, &f);
+  gtk_popover_popdown (self->frame_popover);
+  gtk_widget_grab_focus (GTK_WIDGET (self));
+}
+
+static void
+frame_colour_clicked (GtkButton *b, TgCanvas *self)
+{
+  guint32 c = GPOINTER_TO_UINT (g_object_get_data (G_OBJECT (b), "colour"));
+  int k = self->frame_editing;
+  TgFrame f;
+
+  if (k < 0 || k >= self->n_frames)
+    return;
+  f = self->frames[k];
+  f.rgb[0] = ((c >> 16) & 0xff) / 255.0;
+  f.rgb[1] = ((c >> 8) & 0xff) / 255.0;
+  f.rgb[2] = (c & 0xff) / 255.0;
+  tg_document_set_frame (self->doc, k, &f);
+}
+
+static void
+frame_popover_closed (GtkPopover *p, TgCanvas *self)
+{
+  self->frame_editing = -1;
+}
+
+static void
+draw_swatch (GtkDrawingArea *area, cairo_t *cr, int w, int h, gpointer data)
+{
+  guint32 c = GPOINTER_TO_UINT (data);
+
+  rounded_rect (cr, 0.5, 0.5, w - 1, h - 1, 4);
+  cairo_set_source_rgb (cr, ((c >> 16) & 0xff) / 255.0, ((c >> 8) & 0xff) / 255.0,
+                        (c & 0xff) / 255.0);
+  cairo_fill (cr);
+}
+
+static void
+fill_frame_colours (TgCanvas *self)
+{
+  for (gsize k = 0; k < G_N_ELEMENTS (frame_palette); k++)
+    {
+      GtkWidget *b = gtk_button_new ();
+      GtkWidget *area = gtk_drawing_area_new ();
+      gtk_drawing_area_set_content_width (GTK_DRAWING_AREA (area), 18);
+      gtk_drawing_area_set_content_height (GTK_DRAWING_AREA (area), 18);
+      gtk_drawing_area_set_draw_func (GTK_DRAWING_AREA (area), draw_swatch,
+                                      GUINT_TO_POINTER (frame_palette[k]), NULL);
+      gtk_button_set_child (GTK_BUTTON (b), area);
+      gtk_widget_add_css_class (b, "flat");
+      g_object_set_data (G_OBJECT (b), "colour", GUINT_TO_POINTER (frame_palette[k]));
+      g_signal_connect (b, "clicked", G_CALLBACK (frame_colour_clicked), self);
+      gtk_box_append (self->frame_colours, b);
+    }
+}
+
+/* Ctrl+G: a frame around the selected nodes (or an empty one at the
+ * pointer), then its title popover. */
+static void
+action_frame (GtkWidget *w, const char *name, GVariant *param)
+{
+  TgCanvas *self = TG_CANVAS (w);
+  const TgGraph *g = graph (self);
+  double x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE, y1 = -G_MAXDOUBLE;
+  TgFrame f = { (char *) _("Frame"), 0, 0, 0, 0, { 0x4a / 255.0, 0x6f / 255.0, 0xa5 / 255.0 } };
+  int k;
+
+  if (!self->doc)
+    return;
+  for (int n = 0; n < tg_graph_n_nodes (g); n++)
+    if (g_hash_table_contains (self->selection, tg_graph_node_id (g, n)))
+      {
+        double x, y;
+        node_pos (self, n, &x, &y);
+        x0 = MIN (x0, x);
+        y0 = MIN (y0, y);
+        x1 = MAX (x1, x + NODE_W);
+        y1 = MAX (y1, y + node_height (tg_graph_node_desc (g, n)));
+      }
+  if (x0 > x1)
+    {
+      tg_canvas_get_drop_position (self, &x0, &y0);
+      x1 = x0 + 360;
+      y1 = y0 + 220;
+    }
+  f.x = x0 - 24;
+  f.y = y0 - 24 - FRAME_HEADER;
+  f.w = x1 - x0 + 48;
+  f.h = y1 - y0 + 48 + FRAME_HEADER;
+  k = tg_document_add_frame (self->doc, &f);
+  refresh_frames (self);
+  if (k >= 0 && k < self->n_frames)
+    begin_frame_edit (self, k);
+}
+
+/* --- rename ------------------------------------------------------------------- */
+
+static void
+begin_rename (TgCanvas *self, const char *id)
+{
+  int n = tg_graph_find_node (graph (self), id);
+  double x, y;
+  GdkRectangle r;
+
+  if (n < 0)
+    return;
+  node_pos (self, n, &x, &y);
+  r.x = (int) (x * self->zoom + self->off_x);
+  r.y = (int) (y * self->zoom + self->off_y);
+  r.width = (int) (NODE_W * self->zoom);
+  r.height = (int) (HEADER_H * self->zoom);
+  g_free (self->renaming);
+  self->renaming = g_strdup (id);
+  gtk_editable_set_text (GTK_EDITABLE (self->rename_entry), id);
+  gtk_widget_remove_css_class (GTK_WIDGET (self->rename_entry), "error");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->rename_entry), NULL);
+  gtk_popover_set_pointing_to (self->rename_popover, &r);
+  gtk_popover_popup (self->rename_popover);
+  gtk_widget_grab_focus (GTK_WIDGET (self->rename_entry));
+  gtk_editable_select_region (GTK_EDITABLE (self->rename_entry), 0, -1);
+}
+
+static void
+rename_activate (GtkEntry *entry, TgCanvas *self)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *name = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (entry))));
+
+  if (!self->renaming)
+    return;
+  if (!tg_document_rename_node (self->doc, self->renaming, name, &error))
+    {
+      gtk_widget_add_css_class (GTK_WIDGET (entry), "error");
+      gtk_widget_set_tooltip_text (GTK_WIDGET (entry), error->message);
+      report_error (self, error);
+      return;
+    }
+  gtk_popover_popdown (self->rename_popover);
+  gtk_widget_grab_focus (GTK_WIDGET (self));
+}
+
+static void
+rename_closed (GtkPopover *p, TgCanvas *self)
+{
+  g_clear_pointer (&self->renaming, g_free);
+}
+
+/* On the second release, not the press: a popover opened while the
+ * button is down cannot take the keyboard from the pointer's grab. */
+static void
+primary_released (GtkGestureClick *gesture, int n_press, double x, double y, TgCanvas *self)
+{
+  Hit h;
+  double nx, ny, cx, cy;
+
+  if (n_press != 2 || !self->doc)
+    return;
+  h = hit_test (self, x, y);
+  if (h.kind == HIT_FRAME)
+    {
+      begin_frame_edit (self, h.node);
+      return;
+    }
+  if (h.kind != HIT_NODE)
+    return;
+  node_pos (self, h.node, &nx, &ny);
+  to_canvas (self, x, y, &cx, &cy);
+  /* A double click on the title renames, as in Blender's and Gaea's editors. */
+  if (cy <= ny + HEADER_H)
+    begin_rename (self, tg_graph_node_id (graph (self), h.node));
+}
+
+static void
+rekey (GHashTable *t, const char *old_id, const char *new_id, gboolean has_value)
+{
+  gpointer key, value;
+
+  if (!g_hash_table_steal_extended (t, old_id, &key, &value))
+    return;
+  g_free (key);
+  if (has_value)
+    g_hash_table_replace (t, g_strdup (new_id), value);
+  else
+    g_hash_table_add (t, g_strdup (new_id));
+}
+
+/* Selection, thumbnail and state follow a renamed node. */
+static void
+on_doc_renamed (TgDocument *doc, const char *old_id, const char *new_id, TgCanvas *self)
+{
+  rekey (self->selection, old_id, new_id, FALSE);
+  rekey (self->thumbs, old_id, new_id, TRUE);
+  rekey (self->states, old_id, new_id, TRUE);
+  if (!g_strcmp0 (self->active, old_id))
+    {
+      g_free (self->active);
+      self->active = g_strdup (new_id);
+    }
 }
 
 static gboolean
@@ -1229,6 +1781,15 @@ on_key_pressed (GtkEventControllerKey *c, guint keyval, guint code, GdkModifierT
     {
       self->space_down = TRUE;
       gtk_widget_set_cursor_from_name (GTK_WIDGET (self), "grab");
+      return TRUE;
+    }
+  /* A selected frame goes, its nodes stay (as in Blender). */
+  if ((keyval == GDK_KEY_Delete || keyval == GDK_KEY_BackSpace) && self->frame_sel >= 0
+      && g_hash_table_size (self->selection) == 0)
+    {
+      int k = self->frame_sel;
+      self->frame_sel = -1;
+      tg_document_delete_frame (self->doc, k);
       return TRUE;
     }
   return FALSE;
@@ -1300,6 +1861,7 @@ on_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard, GtkTooltip
 static void
 on_doc_changed (TgDocument *doc, guint what, const char *node, TgCanvas *self)
 {
+  refresh_frames (self);
   prune_selection (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
@@ -1310,12 +1872,16 @@ tg_canvas_set_document (TgCanvas *self, TgDocument *doc)
   if (self->doc)
     {
       g_signal_handler_disconnect (self->doc, self->changed_id);
+      g_signal_handler_disconnect (self->doc, self->renamed_id);
       g_clear_object (&self->doc);
     }
   self->doc = g_object_ref (doc);
   self->changed_id = g_signal_connect (doc, "changed", G_CALLBACK (on_doc_changed), self);
+  self->renamed_id = g_signal_connect (doc, "renamed", G_CALLBACK (on_doc_renamed), self);
   g_hash_table_remove_all (self->thumbs);
   g_hash_table_remove_all (self->states);
+  self->frame_sel = -1;
+  refresh_frames (self);
   select_only (self, NULL);
   self->view_set = FALSE;
   gtk_widget_queue_allocate (GTK_WIDGET (self));
@@ -1349,10 +1915,20 @@ action_add (GtkWidget *w, const char *name, GVariant *param)
 {
   TgCanvas *self = TG_CANVAS (w);
 
+  clear_wire (self);
   if (!self->pointer_in)
     popup_add (self, gtk_widget_get_width (w) / 2.0, gtk_widget_get_height (w) / 2.0);
   else
     popup_add (self, self->pointer_x, self->pointer_y);
+}
+
+static void
+action_rename (GtkWidget *w, const char *name, GVariant *param)
+{
+  TgCanvas *self = TG_CANVAS (w);
+
+  if (self->active)
+    begin_rename (self, self->active);
 }
 
 static void
@@ -1376,6 +1952,8 @@ tg_canvas_size_allocate (GtkWidget *widget, int width, int height, int baseline)
   if (!self->view_set && self->doc && width > 1)
     tg_canvas_fit_all (self);
   gtk_popover_present (self->add_popover);
+  gtk_popover_present (self->rename_popover);
+  gtk_popover_present (self->frame_popover);
 }
 
 static void
@@ -1386,6 +1964,7 @@ tg_canvas_dispose (GObject *object)
   if (self->doc)
     {
       g_signal_handler_disconnect (self->doc, self->changed_id);
+      g_signal_handler_disconnect (self->doc, self->renamed_id);
       g_clear_object (&self->doc);
     }
   gtk_widget_dispose_template (GTK_WIDGET (self), TG_TYPE_CANVAS);
@@ -1403,6 +1982,11 @@ tg_canvas_finalize (GObject *object)
   g_free (self->active);
   g_free (self->lift_to);
   g_free (self->lift_port);
+  g_free (self->wire_node);
+  g_free (self->wire_port);
+  g_free (self->renaming);
+  tg_document_frames_free (self->frames, self->n_frames);
+  g_hash_table_unref (self->frame_nodes);
   G_OBJECT_CLASS (tg_canvas_parent_class)->finalize (object);
 }
 
@@ -1426,6 +2010,17 @@ tg_canvas_class_init (TgCanvasClass *klass)
   gtk_widget_class_bind_template_child (widget_class, TgCanvas, add_popover);
   gtk_widget_class_bind_template_child (widget_class, TgCanvas, add_search);
   gtk_widget_class_bind_template_child (widget_class, TgCanvas, add_list);
+  gtk_widget_class_bind_template_child (widget_class, TgCanvas, rename_popover);
+  gtk_widget_class_bind_template_child (widget_class, TgCanvas, rename_entry);
+  gtk_widget_class_bind_template_callback (widget_class, rename_activate);
+  gtk_widget_class_bind_template_callback (widget_class, rename_closed);
+  gtk_widget_class_bind_template_callback (widget_class, primary_released);
+  gtk_widget_class_bind_template_callback (widget_class, add_popover_closed);
+  gtk_widget_class_bind_template_child (widget_class, TgCanvas, frame_popover);
+  gtk_widget_class_bind_template_child (widget_class, TgCanvas, frame_entry);
+  gtk_widget_class_bind_template_child (widget_class, TgCanvas, frame_colours);
+  gtk_widget_class_bind_template_callback (widget_class, frame_title_activate);
+  gtk_widget_class_bind_template_callback (widget_class, frame_popover_closed);
   gtk_widget_class_bind_template_callback (widget_class, drag_begin);
   gtk_widget_class_bind_template_callback (widget_class, drag_update);
   gtk_widget_class_bind_template_callback (widget_class, drag_end);
@@ -1447,6 +2042,8 @@ tg_canvas_class_init (TgCanvasClass *klass)
   gtk_widget_class_install_action (widget_class, "canvas.zoom-reset", NULL, action_zoom);
   gtk_widget_class_install_action (widget_class, "canvas.add-node", NULL, action_add);
   gtk_widget_class_install_action (widget_class, "canvas.select-all", NULL, action_select_all);
+  gtk_widget_class_install_action (widget_class, "canvas.rename", NULL, action_rename);
+  gtk_widget_class_install_action (widget_class, "canvas.frame", NULL, action_frame);
   gtk_widget_class_set_css_name (widget_class, "tgcanvas");
 }
 
@@ -1458,6 +2055,9 @@ tg_canvas_init (TgCanvas *self)
   self->thumbs = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
                                         (GDestroyNotify) cairo_surface_destroy);
   self->states = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, node_state_free);
+  self->frame_nodes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->frame_sel = self->frame_editing = -1;
   gtk_widget_init_template (GTK_WIDGET (self));
   fill_add_list (self);
+  fill_frame_colours (self);
 }

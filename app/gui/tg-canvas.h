@@ -35,4 +35,11 @@ void tg_canvas_fit_all (TgCanvas *self);
 /* Where pasted or added nodes go: under the pointer, else the view centre. */
 void tg_canvas_get_drop_position (TgCanvas *self, double *x, double *y);
 
+/* Where SPEC is in widget coordinates, for tests that drive the pointer:
+ * "node:ID" (the middle of its title), "out:ID.PORT", "in:ID.PORT",
+ * "graph:X,Y" (canvas units).  FALSE when there is no such thing. */
+gboolean tg_canvas_locate (TgCanvas *self, const char *spec, double *x, double *y);
+/* Zoom and the widget position of canvas point (0, 0). */
+void tg_canvas_get_view (TgCanvas *self, double *zoom, double *off_x, double *off_y);
+
 G_END_DECLS

@@ -11,9 +11,15 @@
 
 #include "tg-document.h"
 
+#include <errno.h>
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 #include <json-c/json.h>
+#include <signal.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <tgformats/tgformats.h>
 
@@ -41,6 +47,10 @@ struct _TgDocument
 
   char *merge_key;    /* "node\037param" of the last mergeable change */
   gint64 merge_time;
+
+  char *untitled_key;   /* names the recovery copy while there is no file */
+  char *recovery_path;  /* the copy last written, or NULL */
+  guint autosaved_serial;
 };
 
 enum
@@ -56,6 +66,7 @@ enum
 enum
 {
   SIGNAL_CHANGED,
+  SIGNAL_RENAMED,
   N_SIGNALS
 };
 
@@ -65,6 +76,8 @@ static guint signals[N_SIGNALS];
 G_DEFINE_FINAL_TYPE (TgDocument, tg_document, G_TYPE_OBJECT)
 
 G_DEFINE_QUARK (tg-document-error-quark, tg_document_error)
+
+static int untitled_count;
 
 static void
 step_free (gpointer p)
@@ -102,6 +115,8 @@ tg_document_finalize (GObject *object)
   g_queue_clear_full (&doc->undo, step_free);
   g_queue_clear_full (&doc->redo, step_free);
   g_free (doc->merge_key);
+  g_free (doc->untitled_key);
+  g_free (doc->recovery_path);
   G_OBJECT_CLASS (tg_document_parent_class)->finalize (object);
 }
 
@@ -151,6 +166,11 @@ tg_document_class_init (TgDocumentClass *klass)
   signals[SIGNAL_CHANGED] = g_signal_new ("changed", G_TYPE_FROM_CLASS (klass),
                                           G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
                                           2, G_TYPE_UINT, G_TYPE_STRING);
+  /* renamed (old id, new id): before the "changed" of a rename, and of an
+   * undo or redo that renames, so views can carry their state over. */
+  signals[SIGNAL_RENAMED] = g_signal_new ("renamed", G_TYPE_FROM_CLASS (klass),
+                                          G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
+                                          2, G_TYPE_STRING, G_TYPE_STRING);
 }
 
 static void
@@ -164,6 +184,8 @@ tg_document_init (TgDocument *doc)
   g_queue_init (&doc->undo);
   g_queue_init (&doc->redo);
   doc->serial = doc->saved_serial = doc->next_serial = 1;
+  doc->untitled_key = g_strdup_printf ("untitled-%ld-%u", (long) getpid (),
+                                       g_atomic_int_add (&untitled_count, 1));
 }
 
 TgDocument *
@@ -290,6 +312,24 @@ tg_document_end_merge (TgDocument *doc)
   g_clear_pointer (&doc->merge_key, g_free);
 }
 
+/* Undo and redo of a rename: the same nodes in the same order with
+ * other ids. */
+static void
+emit_renames (TgDocument *doc, const TgGraph *from, const TgGraph *to)
+{
+  int n = tg_graph_n_nodes (from);
+
+  if (n != tg_graph_n_nodes (to))
+    return;
+  for (int k = 0; k < n; k++)
+    if (tg_graph_node_desc (from, k) != tg_graph_node_desc (to, k))
+      return;
+  for (int k = 0; k < n; k++)
+    if (strcmp (tg_graph_node_id (from, k), tg_graph_node_id (to, k)))
+      g_signal_emit (doc, signals[SIGNAL_RENAMED], 0, tg_graph_node_id (from, k),
+                     tg_graph_node_id (to, k));
+}
+
 static gboolean
 swap_step (TgDocument *doc, GQueue *from, GQueue *to)
 {
@@ -302,6 +342,7 @@ swap_step (TgDocument *doc, GQueue *from, GQueue *to)
 
   if (!s)
     return FALSE;
+  emit_renames (doc, doc->graph, s->graph);
   g = doc->graph;
   serial = doc->serial;
   doc->graph = s->graph;
@@ -341,6 +382,7 @@ replace_graph (TgDocument *doc, TgGraph *g, GFile *file)
   g_queue_clear_full (&doc->redo, step_free);
   tg_document_end_merge (doc);
   doc->serial = doc->saved_serial = ++doc->next_serial;
+  g_clear_pointer (&doc->recovery_path, g_free);
   g_set_object (&doc->file, file);
   g_object_notify_by_pspec (G_OBJECT (doc), props[PROP_FILE]);
   g_object_notify_by_pspec (G_OBJECT (doc), props[PROP_DIRTY]);
@@ -367,6 +409,92 @@ tg_document_load (TgDocument *doc, GFile *file, GError **error)
   return TRUE;
 }
 
+/* PATH relative to the folder FROM (both absolute and canonical), with
+ * ".." where it leaves FROM.  Caller frees. */
+static char *
+relative_path (const char *from, const char *path)
+{
+  g_auto (GStrv) a = g_strsplit (from, G_DIR_SEPARATOR_S, -1);
+  g_auto (GStrv) b = g_strsplit (path, G_DIR_SEPARATOR_S, -1);
+  GString *out = g_string_new (NULL);
+  int k = 0;
+
+  while (a[k] && b[k] && !strcmp (a[k], b[k]))
+    k++;
+  for (int i = k; a[i]; i++)
+    if (*a[i])
+      g_string_append (out, ".." G_DIR_SEPARATOR_S);
+  for (int i = k; b[i]; i++)
+    {
+      g_string_append (out, b[i]);
+      if (b[i + 1])
+        g_string_append_c (out, G_DIR_SEPARATOR);
+    }
+  return g_string_free (out, FALSE);
+}
+
+/* Input path V, relative to FROM_DIR, made relative to TO_DIR so that it
+ * names the same file; absolute and empty paths stay.  TRUE if changed. */
+static gboolean
+rebase_value (TgParamValue *v, const char *from_dir, const char *to_dir)
+{
+  g_autofree char *abs = NULL, *rel = NULL;
+
+  if (!v->s || !*v->s || g_path_is_absolute (v->s))
+    return FALSE;
+  abs = g_canonicalize_filename (v->s, from_dir);
+  rel = relative_path (to_dir, abs);
+  if (!strcmp (rel, v->s))
+    return FALSE;
+  free (v->s);
+  v->s = strdup (rel);
+  return TRUE;
+}
+
+/* Rewrites the relative input paths of G (its own and in list items) from
+ * its base folder to DIR, the folder of the file it is saved to: input
+ * paths are relative to the .tgraph file, and Save As elsewhere must not
+ * lose the files.  Returns the number of paths changed. */
+static int
+rebase_inputs (TgGraph *g, const char *dir)
+{
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autofree char *from = g_canonicalize_filename (tg_graph_base_dir (g), cwd);
+  g_autofree char *to = g_canonicalize_filename (dir, cwd);
+  int changed = 0;
+
+  if (!strcmp (from, to))
+    return 0;
+  for (int n = 0; n < tg_graph_n_nodes (g); n++)
+    {
+      const TgNodeDesc *d = tg_graph_node_desc (g, n);
+      for (int p = 0; p < d->n_params; p++)
+        {
+          const TgParamDesc *pd = &d->params[p];
+          const TgParamValue *cur = tg_graph_get_param_at (g, n, p);
+          TgParamValue v;
+          gboolean any = FALSE;
+          TgError err = { 0 };
+
+          if (!cur || (pd->type != TG_PARAM_INPUT_PATH && pd->type != TG_PARAM_LIST))
+            continue;
+          if (tg_param_value_copy (&v, cur) < 0)
+            continue;
+          if (pd->type == TG_PARAM_INPUT_PATH)
+            any = rebase_value (&v, from, to);
+          else
+            for (int i = 0; i < v.n_items; i++)
+              for (int k = 0; k < pd->n_item_params; k++)
+                if (pd->item_params[k].type == TG_PARAM_INPUT_PATH)
+                  any |= rebase_value (tg_param_list_field_mut (&v, i, k), from, to);
+          if (any && tg_graph_set_param (g, n, pd->name, &v, &err) == 0)
+            changed++;
+          tg_param_value_clear (&v);
+        }
+    }
+  return changed;
+}
+
 gboolean
 tg_document_save (TgDocument *doc, GFile *file, GError **error)
 {
@@ -374,31 +502,204 @@ tg_document_save (TgDocument *doc, GFile *file, GError **error)
   g_autoptr (GFile) parent = NULL;
   g_autofree char *dir = NULL;
   gboolean was_dirty = tg_document_get_dirty (doc);
+  TgGraph *work;
   TgError err = { 0 };
+  int rebased = 0;
 
   if (!file)
     file = doc->file;
   g_return_val_if_fail (G_IS_FILE (file), FALSE);
-  text = tg_tgraph_save_string (doc->graph, &err);
+  parent = g_file_get_parent (file);
+  dir = parent ? g_file_get_path (parent) : NULL;
+  work = tg_graph_copy (doc->graph);
+  if (dir)
+    {
+      rebased = rebase_inputs (work, dir);
+      tg_graph_set_base_dir (work, dir);
+    }
+  text = tg_tgraph_save_string (work, &err);
   if (!text)
-    return set_tg_error (error, &err, NULL);
+    {
+      tg_graph_free (work);
+      return set_tg_error (error, &err, NULL);
+    }
   /* g_file_replace_contents writes a temporary file and renames it. */
   if (!g_file_replace_contents (file, text, strlen (text), NULL, FALSE, G_FILE_CREATE_NONE, NULL,
                                 NULL, error))
-    return FALSE;
-  parent = g_file_get_parent (file);
-  dir = parent ? g_file_get_path (parent) : NULL;
-  if (dir)
-    tg_graph_set_base_dir (doc->graph, dir);
+    {
+      tg_graph_free (work);
+      return FALSE;
+    }
+  /* The same graph in the new folder's terms; not an undo step (the older
+   * steps keep their own folder and stay right). */
+  tg_graph_free (doc->graph);
+  doc->graph = work;
   doc->saved_serial = doc->serial;
   if (file != doc->file)
     {
       g_set_object (&doc->file, file);
       g_object_notify_by_pspec (G_OBJECT (doc), props[PROP_FILE]);
     }
+  /* Saved: the recovery copy (under the old name too) is stale. */
+  tg_document_remove_recovery (doc);
   if (was_dirty)
     g_object_notify_by_pspec (G_OBJECT (doc), props[PROP_DIRTY]);
+  if (rebased)
+    g_signal_emit (doc, signals[SIGNAL_CHANGED], 0, (guint) TG_DOC_CHANGE_PARAMS, NULL);
   return TRUE;
+}
+
+/* --- autosave --------------------------------------------------------------- */
+
+static char *
+recovery_dir (void)
+{
+  return g_build_filename (g_get_user_state_dir (), "terrane", "autosave", NULL);
+}
+
+static char *
+recovery_path_for (GFile *file, const char *untitled_key)
+{
+  g_autofree char *dir = recovery_dir ();
+  g_autofree char *name = NULL;
+
+  if (file)
+    {
+      g_autofree char *uri = g_file_get_uri (file);
+      g_autofree char *sum = g_compute_checksum_for_string (G_CHECKSUM_SHA256, uri, -1);
+      sum[16] = '\0';
+      name = g_strdup_printf ("%s.tgraph", sum);
+    }
+  else
+    name = g_strdup_printf ("%s.tgraph", untitled_key);
+  return g_build_filename (dir, name, NULL);
+}
+
+gboolean
+tg_document_autosave (TgDocument *doc, GError **error)
+{
+  g_autofree char *dir = recovery_dir ();
+  g_autofree char *path = NULL, *text = NULL;
+  TgError err = { 0 };
+
+  if (!tg_document_get_dirty (doc) || doc->serial == doc->autosaved_serial)
+    return TRUE;
+  path = recovery_path_for (doc->file, doc->untitled_key);
+  text = tg_tgraph_save_string (doc->graph, &err);
+  if (!text)
+    return set_tg_error (error, &err, NULL);
+  /* g_file_set_contents writes a temporary file and renames it over. */
+  if (g_mkdir_with_parents (dir, 0700) < 0 || !g_file_set_contents (path, text, -1, error))
+    {
+      if (error && !*error)
+        g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("Cannot create %s"), dir);
+      return FALSE;
+    }
+  /* After Save As the copy has a new name: drop the old one. */
+  if (doc->recovery_path && strcmp (doc->recovery_path, path))
+    g_unlink (doc->recovery_path);
+  g_free (doc->recovery_path);
+  doc->recovery_path = g_steal_pointer (&path);
+  doc->autosaved_serial = doc->serial;
+  return TRUE;
+}
+
+void
+tg_document_remove_recovery (TgDocument *doc)
+{
+  g_autofree char *path = recovery_path_for (doc->file, doc->untitled_key);
+
+  if (doc->recovery_path)
+    g_unlink (doc->recovery_path);
+  g_unlink (path);
+  g_clear_pointer (&doc->recovery_path, g_free);
+  doc->autosaved_serial = 0;
+}
+
+static GDateTime *
+modified (GFile *file)
+{
+  g_autoptr (GFileInfo) info = g_file_query_info (file, G_FILE_ATTRIBUTE_TIME_MODIFIED ","
+                                                  G_FILE_ATTRIBUTE_TIME_MODIFIED_USEC,
+                                                  G_FILE_QUERY_INFO_NONE, NULL, NULL);
+  return info ? g_file_info_get_modification_date_time (info) : NULL;
+}
+
+char *
+tg_document_find_recovery (GFile *file)
+{
+  g_autofree char *path = recovery_path_for (file, NULL);
+  g_autoptr (GFile) rf = g_file_new_for_path (path);
+  g_autoptr (GDateTime) rt = modified (rf);
+  g_autoptr (GDateTime) ft = NULL;
+
+  if (!rt)
+    return NULL;
+  ft = modified (file);
+  /* A copy older than the file is from before a later save elsewhere. */
+  if (ft && g_date_time_compare (rt, ft) <= 0)
+    return NULL;
+  return g_steal_pointer (&path);
+}
+
+char *
+tg_document_find_untitled_recovery (void)
+{
+  g_autofree char *dir = recovery_dir ();
+  g_autoptr (GDir) d = g_dir_open (dir, 0, NULL);
+  g_autoptr (GDateTime) best_t = NULL;
+  char *best = NULL;
+  const char *name;
+
+  while (d && (name = g_dir_read_name (d)))
+    {
+      long pid;
+      g_autofree char *path = NULL;
+      g_autoptr (GFile) f = NULL;
+      g_autoptr (GDateTime) t = NULL;
+
+      if (sscanf (name, "untitled-%ld-", &pid) != 1 || !g_str_has_suffix (name, ".tgraph"))
+        continue;
+      /* A copy of a window that is still open in a running Terrane is not lost. */
+      if (pid == (long) getpid () || (kill ((pid_t) pid, 0) == 0 || errno == EPERM))
+        continue;
+      path = g_build_filename (dir, name, NULL);
+      f = g_file_new_for_path (path);
+      t = modified (f);
+      if (t && (!best_t || g_date_time_compare (t, best_t) > 0))
+        {
+          g_free (best);
+          best = g_steal_pointer (&path);
+          g_clear_pointer (&best_t, g_date_time_unref);
+          best_t = g_steal_pointer (&t);
+        }
+    }
+  return best;
+}
+
+gboolean
+tg_document_restore (TgDocument *doc, const char *path, GError **error)
+{
+  g_autofree char *text = NULL, *name = g_path_get_basename (path);
+  gsize len;
+  TgGraph *g = NULL;
+  TgError err = { 0 };
+
+  if (!g_file_get_contents (path, &text, &len, error))
+    return FALSE;
+  if (tg_tgraph_load_string_ex (text, len, tg_graph_base_dir (doc->graph),
+                                TG_TGRAPH_LOAD_NO_VALIDATE, &g, &err) < 0)
+    return set_tg_error (error, &err, name);
+  tg_graph_set_base_dir (g, tg_graph_base_dir (doc->graph));
+  commit (doc, g, _("Restore Unsaved Changes"), NULL, TG_DOC_CHANGE_ALL, NULL);
+  g_unlink (path);
+  return TRUE;
+}
+
+void
+tg_document_discard_recovery (const char *path)
+{
+  g_unlink (path);
 }
 
 /* --- positions -------------------------------------------------------------- */
@@ -459,6 +760,202 @@ tg_document_get_position (TgDocument *doc, const char *id, double *x, double *y)
   return TRUE;
 }
 
+/* --- frames ----------------------------------------------------------------- */
+
+/* The graph's kept top-level keys as an object (new reference). */
+static json_object *
+graph_extra (const TgGraph *g)
+{
+  const char *text = tg_graph_extra (g);
+  json_object *o = text ? json_tokener_parse (text) : NULL;
+
+  if (!o || !json_object_is_type (o, json_type_object))
+    {
+      json_object_put (o);
+      o = json_object_new_object ();
+    }
+  return o;
+}
+
+static json_object *
+frames_array (json_object *extra)
+{
+  json_object *ui, *frames;
+
+  if (json_object_object_get_ex (extra, "ui", &ui) && json_object_is_type (ui, json_type_object)
+      && json_object_object_get_ex (ui, "frames", &frames)
+      && json_object_is_type (frames, json_type_array))
+    return frames;
+  return NULL;
+}
+
+static double
+num (json_object *o, const char *key, double def)
+{
+  json_object *v;
+  return json_object_object_get_ex (o, key, &v) ? json_object_get_double (v) : def;
+}
+
+TgFrame *
+tg_document_dup_frames (TgDocument *doc, int *n)
+{
+  json_object *extra = graph_extra (doc->graph), *frames = frames_array (extra);
+  int count = frames ? (int) json_object_array_length (frames) : 0;
+  TgFrame *out = g_new0 (TgFrame, count + 1);
+
+  for (int k = 0; k < count; k++)
+    {
+      json_object *f = json_object_array_get_idx (frames, k), *v;
+      unsigned r = 0x4a, g = 0x6f, b = 0xa5;
+      out[k].title = g_strdup (json_object_object_get_ex (f, "title", &v)
+                               ? json_object_get_string (v) : "");
+      out[k].x = num (f, "x", 0);
+      out[k].y = num (f, "y", 0);
+      out[k].w = MAX (num (f, "w", 320), 60);
+      out[k].h = MAX (num (f, "h", 200), 40);
+      if (json_object_object_get_ex (f, "color", &v))
+        sscanf (json_object_get_string (v), "#%02x%02x%02x", &r, &g, &b);
+      out[k].rgb[0] = r / 255.0;
+      out[k].rgb[1] = g / 255.0;
+      out[k].rgb[2] = b / 255.0;
+    }
+  json_object_put (extra);
+  *n = count;
+  return out;
+}
+
+void
+tg_document_frames_free (TgFrame *frames, int n)
+{
+  for (int k = 0; k < n; k++)
+    g_free (frames[k].title);
+  g_free (frames);
+}
+
+static json_object *
+frame_json (const TgFrame *f)
+{
+  json_object *o = json_object_new_object ();
+  char colour[8];
+
+  g_snprintf (colour, sizeof colour, "#%02x%02x%02x", (int) lround (f->rgb[0] * 255),
+              (int) lround (f->rgb[1] * 255), (int) lround (f->rgb[2] * 255));
+  json_object_object_add (o, "title", json_object_new_string (f->title ? f->title : ""));
+  json_object_object_add (o, "color", json_object_new_string (colour));
+  json_object_object_add (o, "x", json_object_new_int64 ((int64_t) llround (f->x)));
+  json_object_object_add (o, "y", json_object_new_int64 ((int64_t) llround (f->y)));
+  json_object_object_add (o, "w", json_object_new_int64 ((int64_t) llround (f->w)));
+  json_object_object_add (o, "h", json_object_new_int64 ((int64_t) llround (f->h)));
+  return o;
+}
+
+/* A copy of the graph whose frame K is F (K == n: appended; F NULL:
+ * removed); NULL when K is out of range. */
+static TgGraph *
+with_frame (TgDocument *doc, int k, const TgFrame *f)
+{
+  json_object *extra = graph_extra (doc->graph), *frames = frames_array (extra), *ui;
+  int n = frames ? (int) json_object_array_length (frames) : 0;
+  TgGraph *work;
+
+  if (k < 0 || k > n || (k == n && !f))
+    {
+      json_object_put (extra);
+      return NULL;
+    }
+  if (!frames)
+    {
+      if (!json_object_object_get_ex (extra, "ui", &ui) || !json_object_is_type (ui, json_type_object))
+        {
+          ui = json_object_new_object ();
+          json_object_object_add (extra, "ui", ui);
+        }
+      frames = json_object_new_array ();
+      json_object_object_add (ui, "frames", frames);
+    }
+  if (!f)
+    json_object_array_del_idx (frames, (size_t) k, 1);
+  else if (k == n)
+    json_object_array_add (frames, frame_json (f));
+  else
+    json_object_array_put_idx (frames, (size_t) k, frame_json (f));
+  work = tg_graph_copy (doc->graph);
+  tg_graph_set_extra (work, json_object_to_json_string_ext (extra, JSON_C_TO_STRING_PLAIN));
+  json_object_put (extra);
+  return work;
+}
+
+int
+tg_document_add_frame (TgDocument *doc, const TgFrame *f)
+{
+  int n;
+  TgFrame *all = tg_document_dup_frames (doc, &n);
+  TgGraph *work = with_frame (doc, n, f);
+
+  tg_document_frames_free (all, n);
+  commit (doc, work, _("Add Frame"), NULL, TG_DOC_CHANGE_FRAMES, NULL);
+  return n;
+}
+
+gboolean
+tg_document_set_frame (TgDocument *doc, int k, const TgFrame *f)
+{
+  int n;
+  TgFrame *all = tg_document_dup_frames (doc, &n);
+  gboolean same = k >= 0 && k < n && !g_strcmp0 (all[k].title, f->title) && all[k].x == f->x
+                  && all[k].y == f->y && all[k].w == f->w && all[k].h == f->h
+                  && !memcmp (all[k].rgb, f->rgb, sizeof f->rgb);
+  TgGraph *work = !same && k < n ? with_frame (doc, k, f) : NULL;
+
+  tg_document_frames_free (all, n);
+  if (!work)
+    return same;
+  commit (doc, work, _("Change Frame"), NULL, TG_DOC_CHANGE_FRAMES, NULL);
+  return TRUE;
+}
+
+gboolean
+tg_document_delete_frame (TgDocument *doc, int k)
+{
+  int n;
+  TgFrame *all = tg_document_dup_frames (doc, &n);
+  TgGraph *work = k < n ? with_frame (doc, k, NULL) : NULL;
+
+  tg_document_frames_free (all, n);
+  if (!work)
+    return FALSE;
+  commit (doc, work, _("Delete Frame"), NULL, TG_DOC_CHANGE_FRAMES, NULL);
+  return TRUE;
+}
+
+gboolean
+tg_document_move_frame (TgDocument *doc, int k, double dx, double dy, const char *const *ids)
+{
+  int n;
+  TgFrame *all = tg_document_dup_frames (doc, &n);
+  TgGraph *work = NULL;
+
+  if (k >= 0 && k < n && (dx != 0 || dy != 0))
+    {
+      TgFrame f = all[k];
+      f.x += dx;
+      f.y += dy;
+      work = with_frame (doc, k, &f);
+      for (int i = 0; work && ids && ids[i]; i++)
+        {
+          double x, y;
+          int node = tg_graph_find_node (work, ids[i]);
+          if (node >= 0 && tg_document_get_position (doc, ids[i], &x, &y))
+            set_ui_position (work, node, x + dx, y + dy);
+        }
+    }
+  tg_document_frames_free (all, n);
+  if (!work)
+    return FALSE;
+  commit (doc, work, _("Move Frame"), NULL, TG_DOC_CHANGE_POSITION | TG_DOC_CHANGE_FRAMES, NULL);
+  return TRUE;
+}
+
 /* --- commands --------------------------------------------------------------- */
 
 static char *
@@ -508,6 +1005,129 @@ tg_document_add_node (TgDocument *doc, const char *type, double x, double y, GEr
   return id;
 }
 
+int
+tg_document_fitting_port (const TgNodeDesc *d, TgPortType type, gboolean input)
+{
+  int n = input ? d->n_inputs : d->n_outputs;
+  const TgPortDesc *ports = input ? d->inputs : d->outputs;
+
+  for (int pass = 0; pass < 2; pass++)
+    for (int p = 0; p < n; p++)
+      {
+        TgPortType t = ports[p].type;
+        gboolean fits = pass == 0 ? t == type
+                                  : input ? tg_port_type_compatible (type, t)
+                                          : tg_port_type_compatible (t, type);
+        if (fits)
+          return p;
+      }
+  return -1;
+}
+
+char *
+tg_document_add_node_linked (TgDocument *doc, const char *type, double x, double y,
+                             const char *other, const char *other_port, gboolean other_is_output,
+                             GError **error)
+{
+  const TgNodeDesc *desc = tg_registry_lookup (type);
+  const TgNodeDesc *od;
+  g_autofree char *base = NULL;
+  const char *dot;
+  char *id;
+  TgGraph *work;
+  TgError err = { 0 };
+  int on, op, n, p, rc;
+
+  if (!desc)
+    {
+      g_set_error (error, TG_DOCUMENT_ERROR, 0, _("Unknown node type “%s”"), type);
+      return NULL;
+    }
+  if (!tg_document_find_port (doc, other, other_port, other_is_output, &on, &op))
+    {
+      g_set_error (error, TG_DOCUMENT_ERROR, 0, _("No port “%s.%s”"), other, other_port);
+      return NULL;
+    }
+  od = tg_graph_node_desc (doc->graph, on);
+  p = tg_document_fitting_port (desc, other_is_output ? od->outputs[op].type : od->inputs[op].type,
+                                other_is_output);
+  if (p < 0)
+    {
+      g_set_error (error, TG_DOCUMENT_ERROR, 0, _("%s has no port that fits “%s.%s”"), type, other,
+                   other_port);
+      return NULL;
+    }
+  dot = strrchr (type, '.');
+  base = g_strdup (dot ? dot + 1 : type);
+  id = unique_id (doc->graph, base, NULL);
+  work = tg_graph_copy (doc->graph);
+  n = tg_graph_add_node (work, id, type, &err);
+  if (n >= 0)
+    {
+      set_ui_position (work, n, x, y);
+      if (other_is_output)
+        rc = tg_graph_add_link (work, other, other_port, id, desc->inputs[p].name, &err);
+      else
+        {
+          int old = tg_graph_input_link (work, on, op);
+          if (old >= 0)
+            tg_graph_remove_link (work, old);
+          rc = tg_graph_add_link (work, id, desc->outputs[p].name, other, other_port, &err);
+        }
+    }
+  if (n < 0 || rc < 0)
+    {
+      tg_graph_free (work);
+      g_free (id);
+      set_tg_error (error, &err, NULL);
+      return NULL;
+    }
+  commit (doc, work, _("Add Node"), NULL, TG_DOC_CHANGE_NODES | TG_DOC_CHANGE_LINKS, id);
+  return id;
+}
+
+gboolean
+tg_document_rename_node (TgDocument *doc, const char *id, const char *new_id, GError **error)
+{
+  int n = tg_graph_find_node (doc->graph, id);
+  TgError err = { 0 };
+  TgGraph *work;
+
+  if (n < 0)
+    {
+      g_set_error (error, TG_DOCUMENT_ERROR, 0, _("No node “%s”"), id);
+      return FALSE;
+    }
+  if (!strcmp (id, new_id))
+    return TRUE;
+  if (!*new_id)
+    {
+      g_set_error_literal (error, TG_DOCUMENT_ERROR, 0, _("A node needs a name"));
+      return FALSE;
+    }
+  for (const char *c = new_id; *c; c++)
+    if (*c == '.' || *c == '"' || *c == '\\' || (unsigned char) *c < 0x20)
+      {
+        g_set_error_literal (error, TG_DOCUMENT_ERROR, 0,
+                             _("A node name cannot contain “.”, quotes or backslashes"));
+        return FALSE;
+      }
+  if (tg_graph_find_node (doc->graph, new_id) >= 0)
+    {
+      g_set_error (error, TG_DOCUMENT_ERROR, 0, _("There is already a node named “%s”"), new_id);
+      return FALSE;
+    }
+  work = tg_graph_copy (doc->graph);
+  if (tg_graph_set_node_id (work, n, new_id, &err) < 0)
+    {
+      tg_graph_free (work);
+      return set_tg_error (error, &err, NULL);
+    }
+  g_signal_emit (doc, signals[SIGNAL_RENAMED], 0, id, new_id);
+  commit (doc, work, _("Rename Node"), NULL, TG_DOC_CHANGE_NODES | TG_DOC_CHANGE_LINKS, new_id);
+  return TRUE;
+}
+
 static int
 cmp_desc (gconstpointer a, gconstpointer b)
 {
@@ -517,8 +1137,11 @@ cmp_desc (gconstpointer a, gconstpointer b)
 static void
 remove_nodes (TgGraph *g, const int *idx, int n)
 {
-  int *sorted = g_memdup2 (idx, sizeof (int) * (gsize) n);
+  int *sorted;
 
+  if (n <= 0)
+    return;
+  sorted = g_memdup2 (idx, sizeof (int) * (gsize) n);
   qsort (sorted, (size_t) n, sizeof (int), cmp_desc);
   for (int k = 0; k < n; k++)
     if (k == 0 || sorted[k] != sorted[k - 1])

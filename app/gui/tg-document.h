@@ -26,6 +26,7 @@ typedef enum
   TG_DOC_CHANGE_PARAMS = 1 << 2,   /* a parameter of NODE_ID (or of several nodes) */
   TG_DOC_CHANGE_POSITION = 1 << 3, /* node positions only: nothing to evaluate */
   TG_DOC_CHANGE_WORLD = 1 << 4,
+  TG_DOC_CHANGE_FRAMES = 1 << 5,   /* frames only: nothing to evaluate */
   TG_DOC_CHANGE_ALL = 0xff,        /* load, undo, redo: everything may differ */
 } TgDocChange;
 
@@ -52,11 +53,44 @@ gboolean tg_document_load (TgDocument *doc, GFile *file, GError **error);
 /* Saves atomically to FILE (NULL: the current file) and marks it clean. */
 gboolean tg_document_save (TgDocument *doc, GFile *file, GError **error);
 
+/* --- autosave ---------------------------------------------------------- */
+
+/* Crash recovery.  While a document has unsaved changes, the window calls
+ * tg_document_autosave every so often; it writes the graph atomically to
+ * $XDG_STATE_HOME/terrane/autosave/<key>.tgraph (the key: a hash of the
+ * file's path, or "untitled-<pid>-<n>"), only when it changed since the
+ * last copy.  Saving and closing remove the copy; a crash leaves it. */
+gboolean tg_document_autosave (TgDocument *doc, GError **error);
+void tg_document_remove_recovery (TgDocument *doc);
+/* The recovery copy of FILE when one is newer than FILE, or NULL.
+ * Caller frees. */
+char *tg_document_find_recovery (GFile *file);
+/* The newest recovery copy of an untitled document whose process is gone
+ * (a crash), or NULL.  Caller frees. */
+char *tg_document_find_untitled_recovery (void);
+/* Replaces the graph with the recovery copy at PATH as one undo step
+ * ("Restore Unsaved Changes"), relative paths read against the current
+ * file's folder, and removes PATH. */
+gboolean tg_document_restore (TgDocument *doc, const char *path, GError **error);
+/* Removes the recovery copy at PATH (the user declined it). */
+void tg_document_discard_recovery (const char *path);
+
 /* --- commands (each one undo step; FALSE + error when refused) -------- */
 
 /* Adds a node of TYPE at (X, Y) with a fresh id; returns the id (caller frees). */
 char *tg_document_add_node (TgDocument *doc, const char *type, double x, double y,
                             GError **error);
+/* Adds a node of TYPE at (X, Y) wired to OTHER.OTHER_PORT in one undo
+ * step: when OTHER_IS_OUTPUT, that output feeds the new node's first
+ * input that accepts it; otherwise the new node's first fitting output
+ * feeds that input (replacing its link).  Returns the id (caller frees). */
+char *tg_document_add_node_linked (TgDocument *doc, const char *type, double x, double y,
+                                   const char *other, const char *other_port,
+                                   gboolean other_is_output, GError **error);
+/* Renames node ID to NEW_ID (links follow).  Refuses an empty, taken or
+ * dotted id with a message. */
+gboolean tg_document_rename_node (TgDocument *doc, const char *id, const char *new_id,
+                                  GError **error);
 gboolean tg_document_delete_nodes (TgDocument *doc, const char *const *ids, GError **error);
 /* Moves the nodes by (DX, DY) canvas units. */
 gboolean tg_document_move_nodes (TgDocument *doc, const char *const *ids, double dx, double dy);
@@ -90,6 +124,29 @@ char **tg_document_paste_text (TgDocument *doc, const char *text, double x, doub
 char **tg_document_duplicate (TgDocument *doc, const char *const *ids, double dx, double dy,
                               GError **error);
 
+/* --- frames ------------------------------------------------------------ */
+
+/* A frame: a titled, coloured box behind a group of nodes, kept in the
+ * file's top-level "ui" block ({"frames": [{"title", "color", "x", "y",
+ * "w", "h"}]}), which the engine ignores. */
+typedef struct
+{
+  char *title;
+  double x, y, w, h; /* canvas units */
+  double rgb[3];
+} TgFrame;
+
+/* The frames, back to front (caller frees with tg_document_frames_free). */
+TgFrame *tg_document_dup_frames (TgDocument *doc, int *n);
+void tg_document_frames_free (TgFrame *frames, int n);
+/* Commands, one undo step each. */
+int tg_document_add_frame (TgDocument *doc, const TgFrame *f);
+gboolean tg_document_set_frame (TgDocument *doc, int k, const TgFrame *f);
+gboolean tg_document_delete_frame (TgDocument *doc, int k);
+/* Moves frame K and the nodes IDS (those inside it) together. */
+gboolean tg_document_move_frame (TgDocument *doc, int k, double dx, double dy,
+                                 const char *const *ids);
+
 /* --- node positions (the node's "ui" block: {"x": .., "y": ..}) ------- */
 
 gboolean tg_document_get_position (TgDocument *doc, const char *id, double *x, double *y);
@@ -105,6 +162,11 @@ gboolean tg_document_undo (TgDocument *doc);
 gboolean tg_document_redo (TgDocument *doc);
 
 /* --- helpers ---------------------------------------------------------- */
+
+/* The port of D that a wire of type TYPE fits: the first input that
+ * accepts it (INPUT) or the first output that can feed it; an exact type
+ * match before a compatible one.  -1: none. */
+int tg_document_fitting_port (const TgNodeDesc *d, TgPortType type, gboolean input);
 
 /* "node.port" split and looked up; FALSE when missing. */
 gboolean tg_document_find_port (TgDocument *doc, const char *node, const char *port,

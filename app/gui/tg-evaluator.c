@@ -49,6 +49,7 @@ enum
   MSG_PREVIEW,
   MSG_THUMBNAIL,
   MSG_NODE_STATE,
+  MSG_BACKDROP,
 };
 
 typedef struct
@@ -70,6 +71,7 @@ enum
   SIGNAL_NODE_STATE,
   SIGNAL_PROGRESS,
   SIGNAL_FINISHED,
+  SIGNAL_BACKDROP,
   N_SIGNALS
 };
 
@@ -137,6 +139,9 @@ drain (gpointer data)
           break;
         case MSG_NODE_STATE:
           g_signal_emit (ev, signals[SIGNAL_NODE_STATE], 0, m->node_id, m->state, m->message);
+          break;
+        case MSG_BACKDROP:
+          g_signal_emit (ev, signals[SIGNAL_BACKDROP], 0, m->job, m->node_id, m->value);
           break;
         }
       msg_free (m);
@@ -250,13 +255,77 @@ pull (TgEvaluator *ev, Job *j, int n, int res, TgValue **out, gboolean *seen)
   int rc;
 
   *out = NULL;
-  if (d->n_outputs == 0 || !tg_port_type_is_grid (d->outputs[0].type))
+  /* Grids, instances for the 2D viewer's dots, meshes for the 3D view. */
+  if (d->n_outputs == 0
+      || !(tg_port_type_is_grid (d->outputs[0].type) || d->outputs[0].type == TG_TYPE_POINTS
+           || d->outputs[0].type == TG_TYPE_MESH))
     return 0;
   tg_region_for_world (&region, tg_graph_world_const (j->graph), res);
   rc = tg_engine_pull (ev->engine, j->graph, n, 0, &region, &hooks, out, &report, &err);
   post_report (ev, j, &report, n, rc, &err, seen);
   tg_eval_report_clear (&report);
   return rc;
+}
+
+/* What the 2D viewer draws under a mask or instances of node N: the
+ * nearest height upstream (breadth first, inputs in order), else the
+ * nearest image (a scatter's distribution map), else any grid.  -1: none. */
+static int
+backdrop_node (const TgGraph *g, int n)
+{
+  int count = tg_graph_n_nodes (g), best = -1, best_rank = 3;
+  g_autofree int *queue = g_new (int, count + 1);
+  g_autofree gboolean *seen = g_new0 (gboolean, count + 1);
+  int head = 0, tail = 0;
+
+  queue[tail++] = n;
+  seen[n] = TRUE;
+  while (head < tail)
+    {
+      int m = queue[head++];
+      const TgNodeDesc *d = tg_graph_node_desc (g, m);
+      if (m != n && d->n_outputs > 0)
+        {
+          TgPortType t = d->outputs[0].type;
+          int rank = t == TG_TYPE_HEIGHT ? 0 : t == TG_TYPE_IMAGE ? 1
+                     : tg_port_type_is_grid (t) ? 2 : 3;
+          if (rank == 0)
+            return m;
+          if (rank < best_rank)
+            best = m, best_rank = rank;
+        }
+      for (int p = 0; p < d->n_inputs; p++)
+        {
+          int l = tg_graph_input_link (g, m, p);
+          int from = l >= 0 ? tg_graph_link (g, l)->from_node : -1;
+          if (from >= 0 && !seen[from])
+            {
+              seen[from] = TRUE;
+              queue[tail++] = from;
+            }
+        }
+    }
+  return best;
+}
+
+/* Masks and instances are shown over the terrain they belong to (and in
+ * 3D, images and splats are draped over it); the backdrop message always
+ * comes just before its preview (NULL: none). */
+static void
+post_backdrop (TgEvaluator *ev, Job *j, int shown, const TgValue *v, gboolean *seen)
+{
+  Msg *b = g_new0 (Msg, 1);
+  int bn = v->type == TG_TYPE_MASK || v->type == TG_TYPE_POINTS || v->type == TG_TYPE_IMAGE
+                   || v->type == TG_TYPE_LAYERS
+               ? backdrop_node (j->graph, shown)
+               : -1;
+
+  b->kind = MSG_BACKDROP;
+  b->job = j->job;
+  b->node_id = g_strdup (j->preview_id);
+  if (bn >= 0)
+    pull (ev, j, bn, j->preview_res, &b->value, seen);
+  post (ev, b);
 }
 
 static void
@@ -280,7 +349,9 @@ run_job (GTask *task, gpointer source, gpointer task_data, GCancellable *cancell
       rc = pull (ev, j, shown, j->preview_res, &v, seen_preview);
       if (rc == 0 && v)
         {
-          Msg *m = g_new0 (Msg, 1);
+          Msg *m;
+          post_backdrop (ev, j, shown, v, seen_preview);
+          m = g_new0 (Msg, 1);
           m->kind = MSG_PREVIEW;
           m->job = j->job;
           m->node_id = g_strdup (j->preview_id);
@@ -292,7 +363,10 @@ run_job (GTask *task, gpointer source, gpointer task_data, GCancellable *cancell
   /* Thumbnails in file order; each one posts as soon as it exists. */
   for (int n = 0; n < n_nodes && !tg_cancel_is_requested (j->cancel); n++)
     {
+      const TgNodeDesc *d = tg_graph_node_desc (j->graph, n);
       TgValue *v = NULL;
+      if (d->n_outputs > 0 && !tg_port_type_is_grid (d->outputs[0].type))
+        continue;
       if (pull (ev, j, n, j->thumb_res, &v, seen_thumb) == 0 && v)
         {
           Msg *m = g_new0 (Msg, 1);
@@ -447,6 +521,9 @@ tg_evaluator_class_init (TgEvaluatorClass *klass)
   signals[SIGNAL_FINISHED] = g_signal_new ("finished", G_TYPE_FROM_CLASS (klass),
                                            G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
                                            G_TYPE_UINT, G_TYPE_BOOLEAN);
+  signals[SIGNAL_BACKDROP] = g_signal_new ("backdrop", G_TYPE_FROM_CLASS (klass),
+                                           G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 3,
+                                           G_TYPE_UINT, G_TYPE_STRING, G_TYPE_POINTER);
 }
 
 static void

@@ -11,6 +11,9 @@
  *   node-state (node id, TgNodeState, message)         per node, as they finish
  *   progress (node id, fraction)                        a running node
  *   finished (job, cancelled)
+ *   backdrop (job, node id, TgValue * or NULL)         just before a mask's or
+ *                                                      instances' preview: the
+ *                                                      height (or image) upstream
  *
  * Pointers passed to handlers are borrowed for the emission.
  */

@@ -15,18 +15,20 @@
 #include <string.h>
 
 #include "tg-curve-editor.h"
+#include "tg-list-editor.h"
 
 struct _TgInspector
 {
   GtkWidget parent_instance;
 
   GtkStack *stack;
-  GtkLabel *title, *subtitle, *help;
+  GtkEditableLabel *title;
+  GtkLabel *subtitle, *help;
   GtkGrid *grid;
   GtkSpinButton *world_x, *world_z, *world_h, *world_res, *world_seed;
 
   TgDocument *doc;
-  gulong changed_id;
+  gulong changed_id, renamed_id;
   char *node;
   gboolean building;  /* filling widgets: ignore their signals */
   gboolean editing;   /* our own command: do not rebuild */
@@ -136,23 +138,9 @@ text_changed (GtkEditable *e, TgInspector *self)
 {
   const TgParamDesc *d = param_of (GTK_WIDGET (e));
   TgParamValue v;
-  TgError err = { 0 };
 
   if (self->building)
     return;
-  if (d->type == TG_PARAM_LIST)
-    {
-      g_autoptr (GError) error = NULL;
-      if (tg_param_value_parse (d, gtk_editable_get_text (e), &v, &err) < 0)
-        {
-          gtk_widget_add_css_class (GTK_WIDGET (e), "error");
-          gtk_widget_set_tooltip_text (GTK_WIDGET (e), err.message);
-          return;
-        }
-      apply (self, GTK_WIDGET (e), &v, TRUE);
-      tg_param_value_clear (&v);
-      return;
-    }
   value_for (d, &v);
   v.s = (char *) gtk_editable_get_text (e);
   apply (self, GTK_WIDGET (e), &v, TRUE);
@@ -202,6 +190,27 @@ curve_changed (TgCurveEditor *ce, TgInspector *self)
   v.xy = (double *) xy;
   v.n_points = n;
   apply (self, GTK_WIDGET (ce), &v, TRUE);
+}
+
+/* A list edit: a field typed or dragged again joins the previous undo
+ * step; a new field, an added, removed or moved item starts one. */
+static void
+list_changed (TgListEditor *le, guint edit, TgInspector *self)
+{
+  const TgParamDesc *d = param_of (GTK_WIDGET (le));
+  g_autoptr (GError) error = NULL;
+
+  if (self->building || !self->node)
+    return;
+  if (edit != TG_LIST_EDIT_FIELD_MORE)
+    tg_document_end_merge (self->doc);
+  self->editing = TRUE;
+  if (tg_document_set_param (self->doc, self->node, d->name, tg_list_editor_get_value (le),
+                             edit != TG_LIST_EDIT_STRUCTURE, &error))
+    tg_list_editor_set_error (le, NULL);
+  else
+    tg_list_editor_set_error (le, error->message);
+  self->editing = FALSE;
 }
 
 static void
@@ -303,57 +312,6 @@ number_row (TgInspector *self, const TgParamDesc *d, double value)
   return box;
 }
 
-/* "name=grass|color=#40a040; ..." as tg_param_value_parse reads lists. */
-static char *
-list_text (const TgParamDesc *d, const TgParamValue *v)
-{
-  GString *s = g_string_new (NULL);
-
-  for (int i = 0; i < v->n_items; i++)
-    {
-      if (i)
-        g_string_append (s, "; ");
-      for (int k = 0; k < d->n_item_params; k++)
-        {
-          const TgParamDesc *f = &d->item_params[k];
-          const TgParamValue *fv = tg_param_list_field (v, i, k);
-          char num[G_ASCII_DTOSTR_BUF_SIZE];
-          if (k)
-            g_string_append_c (s, '|');
-          g_string_append_printf (s, "%s=", f->name);
-          switch (f->type)
-            {
-            case TG_PARAM_FLOAT:
-              g_string_append (s, g_ascii_dtostr (num, sizeof num, fv->f));
-              break;
-            case TG_PARAM_INT:
-            case TG_PARAM_SEED:
-              g_string_append_printf (s, "%d", fv->i);
-              break;
-            case TG_PARAM_BOOL:
-              g_string_append (s, fv->i ? "true" : "false");
-              break;
-            case TG_PARAM_COLOR:
-              g_string_append_printf (s, "#%02x%02x%02x", (int) lround (fv->v[0] * 255),
-                                      (int) lround (fv->v[1] * 255), (int) lround (fv->v[2] * 255));
-              break;
-            case TG_PARAM_VEC2:
-            case TG_PARAM_VEC3:
-              for (int c = 0; c < (f->type == TG_PARAM_VEC2 ? 2 : 3); c++)
-                {
-                  if (c)
-                    g_string_append_c (s, ',');
-                  g_string_append (s, g_ascii_dtostr (num, sizeof num, fv->v[c]));
-                }
-              break;
-            default:
-              g_string_append (s, fv->s ? fv->s : "");
-            }
-        }
-    }
-  return g_string_free (s, FALSE);
-}
-
 static GtkWidget *
 editor_for (TgInspector *self, const TgParamDesc *d, const TgParamValue *v)
 {
@@ -380,14 +338,18 @@ editor_for (TgInspector *self, const TgParamDesc *d, const TgParamValue *v)
         g_signal_connect (dd, "notify::selected", G_CALLBACK (enum_changed), self);
         return dd;
       }
+    case TG_PARAM_LIST:
+      {
+        GtkWidget *le = tag (self, tg_list_editor_new (d, v), d);
+        g_signal_connect (le, "changed", G_CALLBACK (list_changed), self);
+        return le;
+      }
     case TG_PARAM_STRING:
     case TG_PARAM_OUTPUT_PATH:
     case TG_PARAM_INPUT_PATH:
-    case TG_PARAM_LIST:
       {
         GtkWidget *entry = tag (self, gtk_entry_new (), d);
-        g_autofree char *lt = d->type == TG_PARAM_LIST ? list_text (d, v) : NULL;
-        gtk_editable_set_text (GTK_EDITABLE (entry), lt ? lt : v->s ? v->s : "");
+        gtk_editable_set_text (GTK_EDITABLE (entry), v->s ? v->s : "");
         gtk_widget_set_hexpand (entry, TRUE);
         g_signal_connect (entry, "changed", G_CALLBACK (text_changed), self);
         if (d->type == TG_PARAM_INPUT_PATH)
@@ -471,7 +433,8 @@ rebuild (TgInspector *self)
   if (!self->doc || !self->node || (n = tg_graph_find_node (tg_document_get_graph (self->doc),
                                                             self->node)) < 0)
     {
-      gtk_label_set_text (self->title, _("No node selected"));
+      gtk_editable_set_text (GTK_EDITABLE (self->title), _("No node selected"));
+      gtk_editable_set_editable (GTK_EDITABLE (self->title), FALSE);
       gtk_label_set_text (self->subtitle, "");
       gtk_label_set_text (self->help, _("Click a node in the graph to edit its parameters, or "
                                         "press Tab over the graph to add one."));
@@ -480,7 +443,8 @@ rebuild (TgInspector *self)
   g = tg_document_get_graph (self->doc);
   d = tg_graph_node_desc (g, n);
   self->building = TRUE;
-  gtk_label_set_text (self->title, self->node);
+  gtk_editable_set_text (GTK_EDITABLE (self->title), self->node);
+  gtk_editable_set_editable (GTK_EDITABLE (self->title), TRUE);
   {
     g_autofree char *sub = g_strdup_printf ("%s · %s", g_dgettext (GETTEXT_PACKAGE, d->label),
                                             d->type);
@@ -501,9 +465,9 @@ rebuild (TgInspector *self)
       gtk_label_set_max_width_chars (GTK_LABEL (label), 14);
       if (p->help)
         gtk_widget_set_tooltip_text (label, g_dgettext (GETTEXT_PACKAGE, p->help));
-      if (p->type == TG_PARAM_CURVE)
+      if (p->type == TG_PARAM_CURVE || p->type == TG_PARAM_LIST)
         {
-          /* The curve gets the whole width under its label. */
+          /* Curves and lists get the whole width under their label. */
           gtk_grid_attach (self->grid, label, 0, 2 * row, 3, 1);
           gtk_grid_attach (self->grid, ed, 0, 2 * row + 1, 3, 1);
           continue;
@@ -527,6 +491,44 @@ rebuild (TgInspector *self)
         self->curve_source = g_strdup (tg_graph_node_id (g, tg_graph_link (g, l)->from_node));
     }
   self->building = FALSE;
+}
+
+/* --- rename ----------------------------------------------------------------- */
+
+/* The title is the node's name: editing it and pressing Enter renames. */
+static void
+title_editing_changed (GtkEditableLabel *label, GParamSpec *pspec, TgInspector *self)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *name = NULL;
+
+  if (gtk_editable_label_get_editing (label) || self->building || !self->node || !self->doc)
+    return;
+  name = g_strstrip (g_strdup (gtk_editable_get_text (GTK_EDITABLE (label))));
+  if (!strcmp (name, self->node))
+    return;
+  if (!tg_document_rename_node (self->doc, self->node, name, &error))
+    {
+      GtkWidget *root = GTK_WIDGET (gtk_widget_get_root (GTK_WIDGET (self)));
+      gtk_editable_set_text (GTK_EDITABLE (label), self->node);
+      if (root)
+        gtk_widget_activate_action (root, "win.show-message", "s", error->message);
+    }
+}
+
+static void
+on_doc_renamed (TgDocument *doc, const char *old_id, const char *new_id, TgInspector *self)
+{
+  if (!g_strcmp0 (self->node, old_id))
+    {
+      g_free (self->node);
+      self->node = g_strdup (new_id);
+    }
+  if (!g_strcmp0 (self->curve_source, old_id))
+    {
+      g_free (self->curve_source);
+      self->curve_source = g_strdup (new_id);
+    }
 }
 
 /* --- world ------------------------------------------------------------------ */
@@ -585,7 +587,7 @@ on_doc_changed (TgDocument *doc, guint what, const char *node, TgInspector *self
     return;
   if (what & (TG_DOC_CHANGE_WORLD))
     fill_world (self);
-  if (what == TG_DOC_CHANGE_POSITION)
+  if (!(what & ~(TG_DOC_CHANGE_POSITION | TG_DOC_CHANGE_FRAMES)))
     return;
   if ((what & (TG_DOC_CHANGE_NODES | TG_DOC_CHANGE_LINKS)) || !node || !g_strcmp0 (node, self->node))
     rebuild (self);
@@ -597,10 +599,12 @@ tg_inspector_set_document (TgInspector *self, TgDocument *doc)
   if (self->doc)
     {
       g_signal_handler_disconnect (self->doc, self->changed_id);
+      g_signal_handler_disconnect (self->doc, self->renamed_id);
       g_clear_object (&self->doc);
     }
   self->doc = g_object_ref (doc);
   self->changed_id = g_signal_connect (doc, "changed", G_CALLBACK (on_doc_changed), self);
+  self->renamed_id = g_signal_connect (doc, "renamed", G_CALLBACK (on_doc_renamed), self);
   g_clear_pointer (&self->node, g_free);
   fill_world (self);
   rebuild (self);
@@ -635,6 +639,7 @@ tg_inspector_dispose (GObject *object)
   if (self->doc)
     {
       g_signal_handler_disconnect (self->doc, self->changed_id);
+      g_signal_handler_disconnect (self->doc, self->renamed_id);
       g_clear_object (&self->doc);
     }
   gtk_widget_dispose_template (GTK_WIDGET (self), TG_TYPE_INSPECTOR);
@@ -672,6 +677,7 @@ tg_inspector_class_init (TgInspectorClass *klass)
   gtk_widget_class_bind_template_child (wc, TgInspector, world_seed);
   gtk_widget_class_bind_template_callback (wc, world_changed);
   gtk_widget_class_bind_template_callback (wc, world_dice);
+  gtk_widget_class_bind_template_callback (wc, title_editing_changed);
   gtk_widget_class_set_css_name (wc, "tginspector");
 }
 

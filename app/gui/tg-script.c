@@ -10,17 +10,56 @@
  *   export DIR            export as the Export button does; fails on error
  *   save FILE             save the document
  *   screenshot FILE.png   render the window into a PNG
+ *   view 2d|3d            show the viewer's 2D or 3D page
+ *   resolution N          set the preview resolution (257, 513, 1025)
+ *   wait3d                wait until the 3D view has drawn the latest output
+ *   camera YAW PITCH      3D view angles in degrees, then frame the output
+ *   exaggeration X        3D vertical exaggeration
+ *   wireframe on|off
+ *   msaa on|off           3D antialiasing
+ *   screenshot3d FILE.png save what the 3D view drew
+ *   zoom3d F FX FY        wheel-zoom by F towards the point under (FX, FY),
+ *                         fractions of the view; fails if that point moves
+ *   bench3d N             draw N frames and print the time per frame
  *   sleep MS
  *   quit                  exit with status 0 (any failed step exits 1)
+ *
+ * Pointer and keyboard steps drive the real input path through xdotool
+ * (X11 only; they fail when it is missing):
+ *
+ *   drag FROM TO          press the left button at FROM, move, release at TO
+ *   click | dblclick | rclick TARGET
+ *   scroll TARGET N       N wheel steps there (N < 0: towards the user)
+ *   key KEYS              e.g. "Delete", "ctrl+z", "Tab"
+ *   type TEXT
+ *   print-view            print the canvas and 2D viewer zoom
+ *   choose TARGET N       select item N of the drop-down at TARGET (css: or tip:)
+ *   recovery restore|discard   answer the offer of a recovery copy (fails without one)
+ *   crash                 stop at once, as a crash would (no clean-up)
+ *
+ * A target is "node:ID" (its title), "out:ID.PORT", "in:ID.PORT",
+ * "graph:X,Y" (canvas units), "css:NAME[@FX,FY]" (the first widget with
+ * that CSS name, at fractions of its size; the middle by default) or
+ * "tip:TOOLTIP[@FX,FY]" (the first visible widget with that tooltip).
  *
  * Each step is printed to stderr as it runs.
  */
 #include "config.h"
 
 #include "tg-script.h"
+#include "tg-viewer.h"
+#include "tg-viewer3d.h"
+#include "tg-canvas.h"
+#include "tg-image-view.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#endif
 
 typedef struct
 {
@@ -29,7 +68,10 @@ typedef struct
   int next;
   gint64 sleep_until;
   gboolean exporting;
+  gboolean waiting_3d;
   guint settle; /* idle ticks seen in a row */
+  gboolean child_running; /* an xdotool step */
+  int child_status;
 } Script;
 
 static void
@@ -54,6 +96,273 @@ fail (Script *s, const char *fmt, const char *arg)
   return G_SOURCE_REMOVE;
 }
 
+/* --- pointer and keyboard, through xdotool -------------------------------- */
+
+static GtkWidget *
+find_widget (GtkWidget *w, const char *css_name, const char *tip)
+{
+  const char *t;
+
+  if (!gtk_widget_get_mapped (w))
+    return NULL;
+  if (css_name && !strcmp (gtk_widget_get_css_name (w), css_name))
+    return w;
+  if (tip && (t = gtk_widget_get_tooltip_text (w)) && !strcmp (t, tip))
+    return w;
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_widget (c, css_name, tip);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+/* TARGET in the window surface's coordinates. */
+static gboolean
+locate (Script *s, const char *target, double *x, double *y, GError **error)
+{
+  GtkWidget *root = GTK_WIDGET (s->window), *w = NULL;
+  g_autofree char *spec = g_strdup (target);
+  char *at = NULL;
+  double lx = 0, ly = 0, fx = 0.5, fy = 0.5, sx, sy;
+  graphene_point_t p, out;
+
+  if (g_str_has_prefix (spec, "css:") || g_str_has_prefix (spec, "tip:"))
+    {
+      if ((at = strrchr (spec, '@')))
+        {
+          *at = '\0';
+          if (sscanf (at + 1, "%lf,%lf", &fx, &fy) != 2)
+            goto bad;
+        }
+      w = spec[0] == 'c' ? find_widget (root, spec + 4, NULL) : find_widget (root, NULL, spec + 4);
+      if (!w)
+        goto bad;
+      lx = fx * gtk_widget_get_width (w);
+      ly = fy * gtk_widget_get_height (w);
+    }
+  else
+    {
+      w = find_widget (root, "tgcanvas", NULL);
+      if (!w || !tg_canvas_locate (TG_CANVAS (w), spec, &lx, &ly))
+        goto bad;
+    }
+  p = GRAPHENE_POINT_INIT ((float) lx, (float) ly);
+  if (!gtk_widget_compute_point (w, root, &p, &out))
+    goto bad;
+  /* Client-side decorations put the window's widgets inside its surface. */
+  gtk_native_get_surface_transform (GTK_NATIVE (root), &sx, &sy);
+  *x = out.x + sx;
+  *y = out.y + sy;
+  return TRUE;
+bad:
+  g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "no target \"%s\"", target);
+  return FALSE;
+}
+
+static void
+child_done (GPid pid, int status, gpointer data)
+{
+  Script *s = data;
+
+  s->child_running = FALSE;
+  s->child_status = g_spawn_check_wait_status (status, NULL) ? 0 : 1;
+  g_spawn_close_pid (pid);
+}
+
+static gboolean
+pointer_step (Script *s, const char *step, const char *arg, GError **error)
+{
+  g_autoptr (GPtrArray) argv = g_ptr_array_new_with_free_func (g_free);
+  /* drag FROM TO (or FROM -> TO when a target has spaces); scroll TARGET N;
+   * otherwise the whole argument is the target. */
+  g_auto (GStrv) words = strstr (arg, " -> ") ? g_strsplit (arg, " -> ", 2)
+                         : !strcmp (step, "drag") ? g_strsplit (arg, " ", 2)
+                                                  : g_strsplit (arg, "\n", 1);
+  unsigned long xid = 0;
+  double x, y, x2, y2;
+  GPid pid;
+
+#ifdef GDK_WINDOWING_X11
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (s->window));
+  if (GDK_IS_X11_SURFACE (surface))
+    xid = gdk_x11_surface_get_xid (surface);
+#endif
+  if (!xid)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_SUPPORTED,
+                           "pointer steps need an X11 window");
+      return FALSE;
+    }
+#define ARG(...) g_ptr_array_add (argv, g_strdup_printf (__VA_ARGS__))
+#define MOVE(X, Y) (ARG ("mousemove"), ARG ("--window"), ARG ("%lu", xid), \
+                    ARG ("%d", (int) lround (X)), ARG ("%d", (int) lround (Y)), ARG ("sleep"), \
+                    ARG ("0.15"))
+  ARG ("xdotool");
+  if (!strcmp (step, "key") || !strcmp (step, "type"))
+    {
+      ARG ("%s", step);
+      ARG ("--delay");
+      ARG ("60");
+      ARG ("%s", arg);
+    }
+  else if (!strcmp (step, "drag"))
+    {
+      if (!words[0] || !words[1] || !locate (s, words[0], &x, &y, error)
+          || !locate (s, g_strstrip (words[1]), &x2, &y2, error))
+        {
+          if (error && !*error)
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                         "expected drag FROM TO, got %s", arg);
+          return FALSE;
+        }
+      /* Motion in steps, as a hand makes it: gestures see a real drag. */
+      MOVE (x, y);
+      ARG ("mousedown");
+      ARG ("1");
+      ARG ("sleep");
+      ARG ("0.1");
+      for (int k = 1; k <= 4; k++)
+        MOVE (x + (x2 - x) * k / 4, y + (y2 - y) * k / 4);
+      ARG ("mouseup");
+      ARG ("1");
+      ARG ("sleep");
+      ARG ("0.1");
+    }
+  else
+    {
+      int n = 1;
+      if (!words[0])
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT, "no target in %s", arg);
+          return FALSE;
+        }
+      if (!strcmp (step, "scroll"))
+        {
+          char *sp = strrchr (words[0], ' ');
+          if (!sp)
+            {
+              g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                           "expected scroll TARGET N, got %s", arg);
+              return FALSE;
+            }
+          *sp = '\0';
+          n = atoi (sp + 1);
+        }
+      if (!locate (s, words[0], &x, &y, error))
+        return FALSE;
+      MOVE (x, y);
+      ARG ("click");
+      ARG ("--repeat");
+      ARG ("%d", !strcmp (step, "dblclick") ? 2 : ABS (n));
+      ARG ("--delay");
+      ARG ("%d", !strcmp (step, "dblclick") ? 80 : 40);
+      ARG ("%d", !strcmp (step, "rclick") ? 3 : !strcmp (step, "scroll") ? (n > 0 ? 4 : 5) : 1);
+      ARG ("sleep");
+      ARG ("0.1");
+    }
+#undef MOVE
+#undef ARG
+  g_ptr_array_add (argv, NULL);
+  if (!g_spawn_async (NULL, (char **) argv->pdata, NULL,
+                      G_SPAWN_SEARCH_PATH | G_SPAWN_DO_NOT_REAP_CHILD, NULL, NULL, &pid, error))
+    return FALSE;
+  s->child_running = TRUE;
+  g_child_watch_add (pid, child_done, s);
+  return TRUE;
+}
+
+static void
+print_view (Script *s)
+{
+  GtkWidget *c = find_widget (GTK_WIDGET (s->window), "tgcanvas", NULL);
+  GtkWidget *v = find_widget (GTK_WIDGET (s->window), "tgimageview", NULL);
+  double z = 0, a = 0, b = 0, vz = 0, cu = 0, cv = 0;
+
+  if (c)
+    tg_canvas_get_view (TG_CANVAS (c), &z, &a, &b);
+  if (v)
+    tg_image_view_get_view (TG_IMAGE_VIEW (v), &vz, &cu, &cv);
+  g_printerr ("view: canvas zoom %.3f, 2d zoom %.3f centre %.1f,%.1f\n", z, vz, cu, cv);
+}
+
+static GtkWidget *
+find_by_type (GtkWidget *w, GType type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (w, type))
+    return w;
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *r = find_by_type (c, type);
+      if (r)
+        return r;
+    }
+  return NULL;
+}
+
+/* The 3D steps; FALSE when the step is not one of them. */
+static gboolean
+step_3d (Script *s, const char *step, const char *arg, gboolean *failed)
+{
+  TgViewer *viewer = TG_VIEWER (find_by_type (GTK_WIDGET (s->window), TG_TYPE_VIEWER));
+  TgViewer3d *v3 = TG_VIEWER3D (find_by_type (GTK_WIDGET (s->window), TG_TYPE_VIEWER3D));
+  g_autoptr (GError) error = NULL;
+  double a = 0, b = 0, c = 0;
+
+  *failed = FALSE;
+  if (!strcmp (step, "view") && arg)
+    tg_viewer_set_view (viewer, arg);
+  else if (!strcmp (step, "resolution") && arg)
+    tg_viewer_set_preview_resolution (viewer, atoi (arg));
+  else if (!strcmp (step, "wait3d"))
+    s->waiting_3d = TRUE;
+  else if (!strcmp (step, "camera") && arg && sscanf (arg, "%lf %lf", &a, &b) == 2)
+    {
+      tg_viewer3d_set_view_angles (v3, a, b);
+      s->waiting_3d = TRUE;
+    }
+  else if (!strcmp (step, "exaggeration") && arg)
+    {
+      tg_viewer3d_set_exaggeration (v3, g_ascii_strtod (arg, NULL));
+      s->waiting_3d = TRUE;
+    }
+  else if (!strcmp (step, "wireframe") && arg)
+    tg_viewer3d_set_wireframe (v3, !strcmp (arg, "on"));
+  else if (!strcmp (step, "msaa") && arg)
+    tg_viewer3d_set_antialias (v3, !strcmp (arg, "on"));
+  else if (!strcmp (step, "screenshot3d") && arg)
+    {
+      if (!tg_viewer3d_save_png (v3, arg, &error))
+        *failed = (fail (s, "%s", error->message), TRUE);
+    }
+  else if (!strcmp (step, "zoom3d") && arg && sscanf (arg, "%lf %lf %lf", &a, &b, &c) == 3)
+    {
+      double drift = 0;
+      if (!tg_viewer3d_zoom_at (v3, a, b, c, &drift))
+        *failed = (fail (s, "%s", "zoom3d: nothing under that point"), TRUE);
+      else
+        {
+          g_printerr ("script: zoom3d: the point under the pointer moved %.4f of its distance\n",
+                      drift);
+          if (drift > 0.01)
+            *failed = (fail (s, "%s", "zoom3d: the point under the pointer moved"), TRUE);
+        }
+    }
+  else if (!strcmp (step, "bench3d") && arg)
+    {
+      double mean = 0, best = 0;
+      int n = MAX (atoi (arg), 1);
+      if (!tg_viewer3d_benchmark (v3, n, &mean, &best, &error))
+        *failed = (fail (s, "%s", error->message), TRUE);
+      else
+        g_printerr ("timing: 3d draw %d frames: mean %.1f ms, best %.1f ms\n", n, mean, best);
+    }
+  else
+    return FALSE;
+  return TRUE;
+}
+
 static gboolean
 tick (gpointer data)
 {
@@ -61,9 +370,12 @@ tick (gpointer data)
   TgWindow *w = s->window;
   g_autoptr (GError) error = NULL;
   char *step, *arg;
+  gboolean failed = FALSE;
 
-  if (g_get_monotonic_time () < s->sleep_until)
+  if (g_get_monotonic_time () < s->sleep_until || s->child_running)
     return G_SOURCE_CONTINUE;
+  if (s->child_status)
+    return fail (s, "%s", "xdotool failed");
   /* Idle for a few ticks in a row: results have reached the widgets. */
   if (tg_window_is_busy (w))
     {
@@ -72,6 +384,13 @@ tick (gpointer data)
     }
   if (++s->settle < 3)
     return G_SOURCE_CONTINUE;
+  if (s->waiting_3d)
+    {
+      TgViewer3d *v3 = TG_VIEWER3D (find_by_type (GTK_WIDGET (w), TG_TYPE_VIEWER3D));
+      if (!tg_viewer3d_is_drawn (v3))
+        return G_SOURCE_CONTINUE;
+      s->waiting_3d = FALSE;
+    }
   if (s->exporting)
     {
       const char *msg = NULL;
@@ -125,8 +444,44 @@ tick (gpointer data)
       if (!tg_window_save_screenshot (w, arg, &error))
         return fail (s, "%s", error->message);
     }
+  else if (step_3d (s, step, arg, &failed))
+    {
+      if (failed)
+        return G_SOURCE_REMOVE;
+    }
   else if (!strcmp (step, "sleep") && arg)
     s->sleep_until = g_get_monotonic_time () + 1000 * (gint64) atoi (arg);
+  else if (!strcmp (step, "recovery") && arg)
+    {
+      if (!tg_window_has_recovery_offer (w))
+        return fail (s, "%s", "no recovery copy was offered");
+      tg_window_answer_recovery (w, !strcmp (arg, "restore"));
+    }
+  else if (!strcmp (step, "crash"))
+    {
+      fflush (stderr);
+      _exit (3);
+    }
+  else if (!strcmp (step, "print-view"))
+    print_view (s);
+  else if (!strcmp (step, "choose") && arg && strrchr (arg, ' '))
+    {
+      char *sp = strrchr (arg, ' ');
+      GtkWidget *dd;
+      *sp = '\0';
+      dd = g_str_has_prefix (arg, "css:") ? find_widget (GTK_WIDGET (w), arg + 4, NULL)
+                                          : find_widget (GTK_WIDGET (w), NULL, arg + 4);
+      if (!dd || !GTK_IS_DROP_DOWN (dd))
+        return fail (s, "no drop-down at %s", arg);
+      gtk_drop_down_set_selected (GTK_DROP_DOWN (dd), (guint) atoi (sp + 1));
+    }
+  else if (!strcmp (step, "drag") || !strcmp (step, "click") || !strcmp (step, "dblclick")
+           || !strcmp (step, "rclick") || !strcmp (step, "scroll") || !strcmp (step, "key")
+           || !strcmp (step, "type"))
+    {
+      if (!pointer_step (s, step, arg ? arg : "", &error))
+        return fail (s, "%s", error->message);
+    }
   else
     return fail (s, "unknown step \"%s\"", step);
   return G_SOURCE_CONTINUE;

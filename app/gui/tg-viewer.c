@@ -8,6 +8,8 @@
 #include "config.h"
 
 #include "tg-viewer.h"
+#include "tg-image-view.h"
+#include "tg-viewer3d.h"
 
 #include <math.h>
 #include <string.h>
@@ -30,10 +32,12 @@ struct _TgViewer
   GtkAdjustment *azimuth, *elevation;
   GtkLabel *readout;
   GtkStack *views;
-  GtkPicture *area;
+  TgImageView *area;
   GtkWidget *placeholder;
+  TgViewer3d *viewer3d;
 
   TgValue *value;
+  TgValue *backdrop; /* the terrain under a mask or instances, or NULL */
   TgWorld world;
   char *id;
   GdkTexture *texture;
@@ -70,6 +74,32 @@ ramp (float h, guint8 *out)
     out[c] = (guint8) lrintf (255.f * (stops[k][c + 1] + t * (stops[k + 1][c + 1] - stops[k][c + 1])));
 }
 
+/* Instances of V as dots in the pixels of REGION (sample centres). */
+static void
+set_dots (TgViewer *self, const TgValue *v, const TgRegion *region)
+{
+  const TgPoints *p = v->type == TG_TYPE_POINTS ? tg_value_points (v) : NULL;
+  g_autofree float *xy = NULL;
+  g_autofree int *group = NULL;
+
+  if (!p)
+    {
+      tg_image_view_set_dots (self->area, NULL, NULL, 0, NULL, 0);
+      return;
+    }
+  xy = g_new (float, 2 * p->n + 2);
+  group = g_new (int, p->n + 1);
+  for (gint64 k = 0; k < p->n; k++)
+    {
+      double x = p->position[3 * k], z = p->position[3 * k + 2];
+      xy[2 * k] = (float) ((x - region->origin_x) / region->cell - region->col0 + 0.5);
+      xy[2 * k + 1] = (float) ((region->origin_z - z) / region->cell - region->row0 + 0.5);
+      group[k] = p->proto[k];
+    }
+  tg_image_view_set_dots (self->area, xy, group, (gsize) p->n,
+                          (const char *const *) p->proto_names, p->n_protos);
+}
+
 static void
 render (TgViewer *self)
 {
@@ -81,30 +111,62 @@ render (TgViewer *self)
   double sx = sin (az) * cos (el), sz = cos (az) * cos (el), sy = sin (el);
   guint8 *px;
   GBytes *bytes;
+  /* GRID is what the picture shows; RELIEF, whose slopes shade it: a mask
+   * in overlay mode lies over the terrain's relief, instances over their
+   * terrain (or over nothing when none is upstream). */
+  const TgValue *grid = v, *relief = v;
+  TgValue *flat = NULL;
+  int rch;
 
   g_clear_object (&self->texture);
+  /* Meshes and fields have no 2D picture: the 3D page shows them. */
+  gtk_label_set_text (GTK_LABEL (self->placeholder),
+                      v && (v->type == TG_TYPE_MESH || v->type == TG_TYPE_FIELD)
+                          ? _("This output shows in the 3D view")
+                          : _("Select a node to see its output"));
+  if (v && (v->type == TG_TYPE_MESH || v->type == TG_TYPE_FIELD))
+    v = NULL;
   gtk_widget_set_visible (self->placeholder, v == NULL);
   if (!v)
     {
-      gtk_picture_set_paintable (self->area, NULL);
+      tg_image_view_set_texture (self->area, NULL);
+      tg_image_view_set_dots (self->area, NULL, NULL, 0, NULL, 0);
       return;
     }
-  w = v->region.width;
-  h = v->region.height;
-  ch = v->channels;
+  if (v->type == TG_TYPE_POINTS)
+    {
+      if (self->backdrop)
+        grid = relief = self->backdrop;
+      else
+        {
+          TgRegion r;
+          tg_region_for_world (&r, &self->world, 513);
+          grid = relief = flat = tg_value_new_grid (TG_TYPE_MASK, &r, 1);
+          memset (flat->data, 0, sizeof (float) * tg_region_samples (&r));
+        }
+    }
+  else if (self->backdrop && self->backdrop->type == TG_TYPE_HEIGHT && mode == MODE_OVERLAY
+           && self->backdrop->region.width == v->region.width
+           && self->backdrop->region.height == v->region.height)
+    relief = self->backdrop;
+  w = grid->region.width;
+  h = grid->region.height;
+  ch = grid->channels;
+  rch = relief->channels;
   px = g_malloc ((gsize) w * h * 4);
   for (int j = 0; j < h; j++)
     {
-      const float *row = tg_value_row (v, j);
-      const float *up = tg_value_row (v, MAX (j - 1, 0));
-      const float *dn = tg_value_row (v, MIN (j + 1, h - 1));
+      const float *row = tg_value_row (grid, j);
+      const float *rrow = tg_value_row (relief, j);
+      const float *up = tg_value_row (relief, MAX (j - 1, 0));
+      const float *dn = tg_value_row (relief, MIN (j + 1, h - 1));
       guint8 *o = px + (gsize) j * w * 4;
       for (int i = 0; i < w; i++, o += 4)
         {
           float x = row[(gsize) i * ch];
           double shade = 1;
           o[3] = 255;
-          if (v->type == TG_TYPE_IMAGE && ch >= 3)
+          if (grid->type == TG_TYPE_IMAGE && ch >= 3)
             {
               for (int c = 0; c < 3; c++)
                 o[c] = (guint8) lrintf (CLAMP (row[(gsize) i * ch + c], 0.f, 1.f) * 255.f);
@@ -113,12 +175,12 @@ render (TgViewer *self)
           if (mode == MODE_HILLSHADE || mode == MODE_OVERLAY || mode == MODE_RAMP)
             {
               /* Slopes in metres per metre; central differences. */
-              double hm = v->type == TG_TYPE_HEIGHT ? self->world.height_m : self->world.height_m;
+              double hm = self->world.height_m;
               int il = MAX (i - 1, 0), ir = MIN (i + 1, w - 1);
-              double dx = (row[(gsize) ir * ch] - row[(gsize) il * ch]) * hm
-                          / (MAX (ir - il, 1) * v->region.cell);
-              double dz = (up[(gsize) i * ch] - dn[(gsize) i * ch]) * hm
-                          / (MAX (MIN (j + 1, h - 1) - MAX (j - 1, 0), 1) * v->region.cell);
+              double dx = (rrow[(gsize) ir * rch] - rrow[(gsize) il * rch]) * hm
+                          / (MAX (ir - il, 1) * relief->region.cell);
+              double dz = (up[(gsize) i * rch] - dn[(gsize) i * rch]) * hm
+                          / (MAX (MIN (j + 1, h - 1) - MAX (j - 1, 0), 1) * relief->region.cell);
               /* Normal of y = f(x, z): (-dx, 1, -dz), normalised. */
               double len = sqrt (dx * dx + 1 + dz * dz);
               shade = MAX (0.0, (-dx * sx + sy - dz * sz) / len);
@@ -138,7 +200,8 @@ render (TgViewer *self)
               break;
             default:
               {
-                /* The value as a red mask over its own relief. */
+                /* The value as a red mask over the relief (the terrain's
+                 * when one lies upstream, else the value's own). */
                 double a = CLAMP (x, 0.f, 1.f) * 0.75;
                 double g = CLAMP (0.15 + 0.7 * shade, 0, 1);
                 o[0] = (guint8) lrint (255 * (g * (1 - a) + 0.95 * a));
@@ -152,7 +215,10 @@ render (TgViewer *self)
   self->texture = gdk_memory_texture_new (w, h, GDK_MEMORY_R8G8B8A8, bytes, (gsize) w * 4);
   g_bytes_unref (bytes);
   /* GSK scales the texture on the GPU: no per-frame copy or cairo resample. */
-  gtk_picture_set_paintable (self->area, GDK_PAINTABLE (self->texture));
+  tg_image_view_set_texture (self->area, self->texture);
+  set_dots (self, v, &grid->region);
+  if (flat)
+    tg_value_unref (flat);
 }
 
 static void
@@ -161,18 +227,20 @@ area_motion (GtkEventControllerMotion *c, double x, double y, TgViewer *self)
   const TgValue *v = self->value;
   int i, j;
   char buf[160];
-  double pw, ph, sc, ox, oy;
+  double u, t;
 
+  /* Instances: read out the terrain under them. */
+  if (v && v->type == TG_TYPE_POINTS)
+    v = self->backdrop;
   if (!v)
     return;
-  /* GtkPicture centres the image and keeps its aspect. */
-  pw = gtk_widget_get_width (GTK_WIDGET (self->area));
-  ph = gtk_widget_get_height (GTK_WIDGET (self->area));
-  sc = MIN (pw / v->region.width, ph / v->region.height);
-  ox = (pw - v->region.width * sc) / 2;
-  oy = (ph - v->region.height * sc) / 2;
-  i = (int) floor ((x - ox) / sc);
-  j = (int) floor ((y - oy) / sc);
+  if (!tg_image_view_to_image (self->area, x, y, &u, &t))
+    {
+      gtk_label_set_text (self->readout, "");
+      return;
+    }
+  i = (int) floor (u);
+  j = (int) floor (t);
   if (i < 0 || j < 0 || i >= v->region.width || j >= v->region.height)
     {
       gtk_label_set_text (self->readout, "");
@@ -205,6 +273,8 @@ mode_changed (TgViewer *self)
 static void
 sun_changed (TgViewer *self)
 {
+  tg_viewer3d_set_sun (self->viewer3d, gtk_adjustment_get_value (self->azimuth),
+                       gtk_adjustment_get_value (self->elevation));
   render (self);
 }
 
@@ -212,6 +282,16 @@ static void
 resolution_changed (TgViewer *self)
 {
   g_signal_emit (self, signals[SIGNAL_RESOLUTION_CHANGED], 0);
+}
+
+void
+tg_viewer_set_backdrop (TgViewer *self, TgValue *v)
+{
+  if (v)
+    tg_value_ref (v);
+  if (self->backdrop)
+    tg_value_unref (self->backdrop);
+  self->backdrop = v;
 }
 
 void
@@ -227,6 +307,16 @@ tg_viewer_set_value (TgViewer *self, TgValue *v, const TgWorld *world, const cha
   g_free (self->id);
   self->id = g_strdup (id);
   render (self);
+  tg_viewer3d_set_scene (self->viewer3d, v, self->backdrop, world, id);
+  /* A mesh has nothing to show in 2D. */
+  if (v && v->type == TG_TYPE_MESH)
+    tg_viewer_set_view (self, "3d");
+}
+
+void
+tg_viewer_set_view (TgViewer *self, const char *name)
+{
+  gtk_stack_set_visible_child_name (self->views, name);
 }
 
 int
@@ -259,6 +349,7 @@ tg_viewer_dispose (GObject *object)
   if (self->value)
     tg_value_unref (self->value);
   self->value = NULL;
+  tg_viewer_set_backdrop (self, NULL);
   gtk_widget_dispose_template (GTK_WIDGET (self), TG_TYPE_VIEWER);
   G_OBJECT_CLASS (tg_viewer_parent_class)->dispose (object);
 }
@@ -290,6 +381,7 @@ tg_viewer_class_init (TgViewerClass *klass)
   gtk_widget_class_bind_template_child (wc, TgViewer, views);
   gtk_widget_class_bind_template_child (wc, TgViewer, area);
   gtk_widget_class_bind_template_child (wc, TgViewer, placeholder);
+  gtk_widget_class_bind_template_child (wc, TgViewer, viewer3d);
   gtk_widget_class_bind_template_callback (wc, mode_changed);
   gtk_widget_class_bind_template_callback (wc, sun_changed);
   gtk_widget_class_bind_template_callback (wc, resolution_changed);
@@ -301,5 +393,9 @@ tg_viewer_class_init (TgViewerClass *klass)
 static void
 tg_viewer_init (TgViewer *self)
 {
+  g_type_ensure (TG_TYPE_IMAGE_VIEW);
+  g_type_ensure (TG_TYPE_VIEWER3D);
   gtk_widget_init_template (GTK_WIDGET (self));
+  tg_viewer3d_set_sun (self->viewer3d, gtk_adjustment_get_value (self->azimuth),
+                       gtk_adjustment_get_value (self->elevation));
 }

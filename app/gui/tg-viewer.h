@@ -16,9 +16,15 @@ G_BEGIN_DECLS
 #define TG_TYPE_VIEWER (tg_viewer_get_type ())
 G_DECLARE_FINAL_TYPE (TgViewer, tg_viewer, TG, VIEWER, GtkWidget)
 
+/* What the next tg_viewer_set_value draws under a mask (in overlay mode)
+ * or under instances: a height or image grid (a reference is taken; NULL
+ * for none). */
+void tg_viewer_set_backdrop (TgViewer *self, TgValue *v);
 /* Shows V (a reference is taken; NULL clears) of node ID in WORLD. */
 void tg_viewer_set_value (TgViewer *self, TgValue *v, const TgWorld *world, const char *id);
 int tg_viewer_get_preview_resolution (TgViewer *self);
+/* Shows the "2d" or the "3d" page (TgViewer3d). */
+void tg_viewer_set_view (TgViewer *self, const char *name);
 void tg_viewer_set_preview_resolution (TgViewer *self, int res);
 /* The shown image as a texture (for tests), or NULL. */
 GdkTexture *tg_viewer_get_texture (TgViewer *self);

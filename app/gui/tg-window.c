@@ -16,6 +16,7 @@
 #include "tg-inspector.h"
 #include "tg-viewer.h"
 
+#include <stdlib.h>
 #include <string.h>
 #include <tgformats/tgformats.h>
 
@@ -48,6 +49,11 @@ struct _TgWindow
   int export_rc;
   char *export_message;
   gboolean close_after_save;
+
+  /* autosave */
+  guint autosave_id;
+  char *recovery_offer;    /* a recovery copy the user has not answered yet */
+  GtkWidget *recovery_dialog;
 };
 
 G_DEFINE_FINAL_TYPE (TgWindow, tg_window, GTK_TYPE_APPLICATION_WINDOW)
@@ -110,7 +116,7 @@ static void
 on_doc_changed (TgDocument *doc, guint what, const char *node, TgWindow *self)
 {
   update_actions (self);
-  if (what == TG_DOC_CHANGE_POSITION)
+  if (!(what & ~(TG_DOC_CHANGE_POSITION | TG_DOC_CHANGE_FRAMES)))
     return;
   self->edit_time = g_get_monotonic_time ();
   request_eval (self);
@@ -186,7 +192,9 @@ on_preview (TgEvaluator *ev, guint job, const char *id, TgValue *v, gint64 reque
       t->self = self;
       t->edit_time = request_time;
       t->ready_time = g_get_monotonic_time ();
-      t->size = v->region.width;
+      /* Instances have no lattice: report the preview resolution they show at. */
+      t->size = v->type == TG_TYPE_POINTS ? tg_viewer_get_preview_resolution (self->viewer)
+                                          : v->region.width;
       t->id = g_strdup (id);
       if (clock)
         t->handler = g_signal_connect (clock, "after-paint", G_CALLBACK (after_paint), t);
@@ -198,6 +206,13 @@ on_preview (TgEvaluator *ev, guint job, const char *id, TgValue *v, gint64 reque
           g_free (t);
         }
     }
+}
+
+static void
+on_backdrop (TgEvaluator *ev, guint job, const char *id, TgValue *v, TgWindow *self)
+{
+  if (!g_strcmp0 (id, tg_canvas_get_active (self->canvas)))
+    tg_viewer_set_backdrop (self->viewer, v);
 }
 
 static void
@@ -304,6 +319,95 @@ error_dialog (TgWindow *self, const char *primary, const char *secondary)
   gtk_window_present (GTK_WINDOW (d));
 }
 
+/* --- autosave ------------------------------------------------------------------- */
+
+static gboolean
+autosave_tick (gpointer data)
+{
+  TgWindow *self = data;
+  g_autoptr (GError) error = NULL;
+
+  /* Not while the user decides about an older copy: it would replace it. */
+  if (!self->recovery_offer && !tg_document_autosave (self->doc, &error))
+    set_status (self, error->message);
+  return G_SOURCE_CONTINUE;
+}
+
+void
+tg_window_answer_recovery (TgWindow *self, gboolean restore)
+{
+  g_autoptr (GError) error = NULL;
+  g_autofree char *path = g_steal_pointer (&self->recovery_offer);
+
+  if (self->recovery_dialog)
+    gtk_window_destroy (GTK_WINDOW (g_steal_pointer (&self->recovery_dialog)));
+  if (!path)
+    return;
+  if (!restore)
+    {
+      tg_document_discard_recovery (path);
+      return;
+    }
+  if (tg_document_restore (self->doc, path, &error))
+    set_status (self, _("Restored the unsaved changes"));
+  else
+    error_dialog (self, _("Could not restore the unsaved changes"), error->message);
+}
+
+gboolean
+tg_window_has_recovery_offer (TgWindow *self)
+{
+  return self->recovery_offer != NULL;
+}
+
+static void
+recovery_response (GtkDialog *d, int response, TgWindow *self)
+{
+  self->recovery_dialog = NULL;
+  gtk_window_destroy (GTK_WINDOW (d));
+  tg_window_answer_recovery (self, response == GTK_RESPONSE_ACCEPT);
+}
+
+/* Asks whether to restore the recovery copy at PATH (of the open file, or
+ * of an untitled graph when the window has none). */
+static void
+offer_recovery (TgWindow *self, char *path)
+{
+  g_autoptr (GFile) rf = g_file_new_for_path (path);
+  g_autoptr (GFileInfo) info = g_file_query_info (rf, G_FILE_ATTRIBUTE_TIME_MODIFIED,
+                                                  G_FILE_QUERY_INFO_NONE, NULL, NULL);
+  g_autoptr (GDateTime) t = info ? g_file_info_get_modification_date_time (info) : NULL;
+  g_autoptr (GDateTime) local = t ? g_date_time_to_local (t) : NULL;
+  g_autofree char *when = local ? g_date_time_format (local, "%x %X") : g_strdup ("?");
+  g_autofree char *name = tg_document_dup_title (self->doc);
+  GtkWidget *d;
+
+  g_free (self->recovery_offer);
+  self->recovery_offer = path;
+  d = gtk_message_dialog_new (GTK_WINDOW (self), GTK_DIALOG_MODAL | GTK_DIALOG_DESTROY_WITH_PARENT,
+                              GTK_MESSAGE_QUESTION, GTK_BUTTONS_NONE,
+                              _("Restore unsaved changes to “%s”?"), name);
+  gtk_message_dialog_format_secondary_text (
+    GTK_MESSAGE_DIALOG (d),
+    _("Terrane kept a copy of changes made at %s that were never saved, most likely because "
+      "it stopped unexpectedly. Restoring them can be undone."), when);
+  gtk_dialog_add_buttons (GTK_DIALOG (d), _("_Discard"), GTK_RESPONSE_REJECT, _("_Restore"),
+                          GTK_RESPONSE_ACCEPT, NULL);
+  gtk_dialog_set_default_response (GTK_DIALOG (d), GTK_RESPONSE_ACCEPT);
+  g_signal_connect (d, "response", G_CALLBACK (recovery_response), self);
+  self->recovery_dialog = d;
+  gtk_window_present (GTK_WINDOW (d));
+}
+
+void
+tg_window_offer_untitled_recovery (TgWindow *self)
+{
+  char *path = tg_document_find_untitled_recovery ();
+
+  if (path)
+    offer_recovery (self, path);
+}
+
 gboolean
 tg_window_open_file (TgWindow *self, GFile *file)
 {
@@ -323,6 +427,11 @@ tg_window_open_file (TgWindow *self, GFile *file)
   tg_inspector_set_document (self->inspector, self->doc);
   tg_canvas_fit_all (self->canvas);
   set_status (self, NULL);
+  {
+    char *recovery = tg_document_find_recovery (file);
+    if (recovery)
+      offer_recovery (self, recovery);
+  }
   return TRUE;
 }
 
@@ -836,6 +945,11 @@ tg_window_dispose (GObject *object)
 {
   TgWindow *self = TG_WINDOW (object);
 
+  g_clear_handle_id (&self->autosave_id, g_source_remove);
+  /* Closed on purpose (saved, or the user discarded the changes): no
+   * recovery copy outlives the window.  A crash never gets here. */
+  if (self->doc)
+    tg_document_remove_recovery (self->doc);
   if (self->export_cancel)
     g_cancellable_cancel (self->export_cancel);
   if (self->evaluator)
@@ -856,6 +970,7 @@ static void
 tg_window_finalize (GObject *object)
 {
   g_free (TG_WINDOW (object)->export_message);
+  g_free (TG_WINDOW (object)->recovery_offer);
   G_OBJECT_CLASS (tg_window_parent_class)->finalize (object);
 }
 
@@ -934,6 +1049,7 @@ tg_window_init (TgWindow *self)
   self->evaluator = tg_evaluator_new ();
   g_signal_connect (self->evaluator, "preview", G_CALLBACK (on_preview), self);
   g_signal_connect (self->evaluator, "thumbnail", G_CALLBACK (on_thumbnail), self);
+  g_signal_connect (self->evaluator, "backdrop", G_CALLBACK (on_backdrop), self);
   g_signal_connect (self->evaluator, "node-state", G_CALLBACK (on_node_state), self);
   g_signal_connect (self->evaluator, "progress", G_CALLBACK (on_progress), self);
   g_signal_connect (self->evaluator, "finished", G_CALLBACK (on_finished), self);
@@ -942,6 +1058,11 @@ tg_window_init (TgWindow *self)
   tg_inspector_set_document (self->inspector, self->doc);
   update_title (self);
   update_actions (self);
+  {
+    const char *secs = g_getenv ("TERRANE_AUTOSAVE_SECONDS");
+    int interval = secs ? atoi (secs) : 30;
+    self->autosave_id = g_timeout_add_seconds (MAX (interval, 1), autosave_tick, self);
+  }
 }
 
 TgWindow *

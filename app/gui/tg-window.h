@@ -25,4 +25,12 @@ int tg_window_last_export (TgWindow *self, const char **message);
 /* Renders the window into a PNG. */
 gboolean tg_window_save_screenshot (TgWindow *self, const char *path, GError **error);
 
+/* Crash recovery: whether a recovery copy waits for an answer, and the
+ * answer (as the dialog's buttons give it). */
+gboolean tg_window_has_recovery_offer (TgWindow *self);
+void tg_window_answer_recovery (TgWindow *self, gboolean restore);
+/* Offers the newest recovery copy of an untitled graph that a crashed
+ * Terrane left (for a window opened without a file). */
+void tg_window_offer_untitled_recovery (TgWindow *self);
+
 G_END_DECLS

@@ -336,9 +336,264 @@ test_save_reopen_unfinished_and_bad_load (void)
   g_object_unref (doc2);
 }
 
+static void
+on_renamed (TgDocument *doc, const char *old_id, const char *new_id, GString *log)
+{
+  g_string_append_printf (log, "%s>%s;", old_id, new_id);
+}
+
+static void
+test_add_linked_and_rename (void)
+{
+  TgDocument *doc = load_example ("data/examples/island.tgraph");
+  g_autofree char *t0 = graph_text (doc);
+  g_autofree char *id = NULL, *id2 = NULL, *text = NULL;
+  g_autoptr (GError) error = NULL;
+  g_autoptr (GString) log = g_string_new (NULL);
+  const TgGraph *g;
+  int links = n_links (doc), n, l;
+
+  /* A wire from terrain.height dropped on empty canvas, then "Terraces":
+   * one step adds the node and the link into its height input. */
+  id = tg_document_add_node_linked (doc, "filter.terrace", 500, 600, "terrain", "height", TRUE,
+                                    &error);
+  TG_CHECK_MSG (id != NULL, "%s", error ? error->message : "");
+  g = tg_document_get_graph (doc);
+  n = tg_graph_find_node (g, id);
+  TG_CHECK (n >= 0);
+  l = tg_graph_input_link (g, n, 0);
+  TG_CHECK (l >= 0 && !strcmp (tg_graph_node_id (g, tg_graph_link (g, l)->from_node), "terrain"));
+  TG_CHECK_INT_EQ (n_links (doc), links + 1);
+  TG_CHECK (!strcmp (tg_document_undo_label (doc), "Add Node"));
+  TG_CHECK (tg_document_undo (doc));
+  text = graph_text (doc);
+  TG_CHECK (!strcmp (text, t0));
+
+  /* Into an input: the new node's output replaces the link into coast.height. */
+  id2 = tg_document_add_node_linked (doc, "gen.constant", 0, 0, "coast", "height", FALSE, &error);
+  TG_CHECK_MSG (id2 != NULL, "%s", error ? error->message : "");
+  g = tg_document_get_graph (doc);
+  l = tg_graph_input_link (g, tg_graph_find_node (g, "coast"), 0);
+  TG_CHECK (l >= 0 && !strcmp (tg_graph_node_id (g, tg_graph_link (g, l)->from_node), id2));
+  TG_CHECK_INT_EQ (n_links (doc), links);
+  /* A node with no fitting port is refused and nothing changes. */
+  TG_CHECK (!tg_document_add_node_linked (doc, "noise.fbm", 0, 0, "coast", "height", TRUE,
+                                          &error));
+  TG_CHECK (error && strstr (error->message, "no port that fits"));
+  g_clear_error (&error);
+  TG_CHECK (tg_document_undo (doc));
+
+  /* Rename: links follow, one step, "renamed" on the command and on undo/redo. */
+  g_signal_connect (doc, "renamed", G_CALLBACK (on_renamed), log);
+  TG_CHECK_MSG (tg_document_rename_node (doc, "terrain", "base_noise", &error), "%s",
+                error ? error->message : "");
+  g = tg_document_get_graph (doc);
+  TG_CHECK (tg_graph_find_node (g, "terrain") < 0 && tg_graph_find_node (g, "base_noise") >= 0);
+  g_free (text);
+  text = graph_text (doc);
+  TG_CHECK_STR_CONTAINS (text, "\"from\": \"base_noise.height\"");
+  TG_CHECK (tg_document_undo (doc));
+  TG_CHECK (tg_document_redo (doc));
+  TG_CHECK (!strcmp (log->str, "terrain>base_noise;base_noise>terrain;terrain>base_noise;"));
+  /* Refused: taken, empty, dotted; the message says why. */
+  TG_CHECK (!tg_document_rename_node (doc, "base_noise", "coast", &error));
+  TG_CHECK (error && strstr (error->message, "already a node named"));
+  g_clear_error (&error);
+  TG_CHECK (!tg_document_rename_node (doc, "base_noise", "", &error));
+  g_clear_error (&error);
+  TG_CHECK (!tg_document_rename_node (doc, "base_noise", "a.b", &error));
+  TG_CHECK (error && strstr (error->message, "cannot contain"));
+  g_object_unref (doc);
+}
+
+/* Save As into another folder keeps input paths pointing at the same files. */
+static void
+test_save_as_rebases_input_paths (void)
+{
+  g_autofree char *root = g_dir_make_tmp ("terrane-rebase-XXXXXX", NULL);
+  g_autofree char *a = g_build_filename (root, "a", NULL);
+  g_autofree char *data = g_build_filename (root, "a", "data", NULL);
+  g_autofree char *deep = g_build_filename (root, "b", "deep", NULL);
+  g_autofree char *p1 = g_build_filename (a, "one.tgraph", NULL);
+  g_autofree char *p2 = g_build_filename (deep, "two.tgraph", NULL);
+  g_autofree char *p3 = g_build_filename (data, "three.tgraph", NULL);
+  g_autoptr (GFile) f1 = g_file_new_for_path (p1);
+  g_autoptr (GFile) f2 = g_file_new_for_path (p2);
+  g_autoptr (GFile) f3 = g_file_new_for_path (p3);
+  g_autoptr (GError) error = NULL;
+  TgDocument *doc = tg_document_new (), *back = tg_document_new ();
+  g_autofree char *id = NULL, *id2 = NULL, *text = NULL;
+  const TgParamValue *v;
+  const TgGraph *g;
+
+  g_mkdir_with_parents (data, 0755);
+  g_mkdir_with_parents (deep, 0755);
+  id = tg_document_add_node (doc, "input.heightmap", 0, 0, NULL);
+  id2 = tg_document_add_node (doc, "input.heightmap", 0, 200, NULL);
+  TG_CHECK (tg_document_save (doc, f1, &error));
+  TG_CHECK (tg_document_set_param_text (doc, id, "path", "data/scan.png", FALSE, &error));
+  TG_CHECK (tg_document_set_param_text (doc, id2, "path", "/abs/scan.png", FALSE, &error));
+  TG_CHECK (tg_document_save (doc, f1, &error));
+
+  TG_CHECK_MSG (tg_document_save (doc, f2, &error), "%s", error ? error->message : "");
+  g = tg_document_get_graph (doc);
+  v = tg_graph_get_param (g, tg_graph_find_node (g, id), "path");
+  TG_CHECK_MSG (!strcmp (v->s, "../../a/data/scan.png"), "got %s", v->s);
+  v = tg_graph_get_param (g, tg_graph_find_node (g, id2), "path");
+  TG_CHECK (!strcmp (v->s, "/abs/scan.png"));
+  TG_CHECK (!tg_document_get_dirty (doc));
+  /* The file says the same, and reopens to the same file. */
+  TG_CHECK (tg_document_load (back, f2, &error));
+  g = tg_document_get_graph (back);
+  v = tg_graph_get_param (g, tg_graph_find_node (g, id), "path");
+  TG_CHECK (!strcmp (v->s, "../../a/data/scan.png"));
+  /* Into the data folder itself: the plain name. */
+  TG_CHECK (tg_document_save (doc, f3, &error));
+  g = tg_document_get_graph (doc);
+  v = tg_graph_get_param (g, tg_graph_find_node (g, id), "path");
+  TG_CHECK_MSG (!strcmp (v->s, "scan.png"), "got %s", v->s);
+  /* Undo returns a graph in its own folder's terms, still the same file. */
+  TG_CHECK (tg_document_undo (doc));
+  g = tg_document_get_graph (doc);
+  v = tg_graph_get_param (g, tg_graph_find_node (g, id2), "path");
+  TG_CHECK (!v->s || !*v->s);
+  g_object_unref (doc);
+  g_object_unref (back);
+  g_unlink (p1);
+  g_unlink (p2);
+  g_unlink (p3);
+  g_rmdir (data);
+  g_rmdir (a);
+  g_rmdir (deep);
+  {
+    g_autofree char *b = g_build_filename (root, "b", NULL);
+    g_rmdir (b);
+  }
+  g_rmdir (root);
+}
+
+/* Autosave: a copy only while dirty and changed, found when newer than
+ * the file, restored as one undoable step, gone after a save. */
+static void
+test_autosave_and_restore (void)
+{
+  const char *root = g_get_user_state_dir (); /* main () points it at a temporary folder */
+  g_autofree char *path = g_build_filename (root, "g.tgraph", NULL);
+  g_autofree char *copy = NULL, *text = NULL, *dead = NULL, *found = NULL;
+  g_autofree char *adir = g_build_filename (root, "terrane", "autosave", NULL);
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autoptr (GError) error = NULL;
+  TgDocument *doc, *doc2;
+  const TgGraph *g;
+
+  doc = tg_document_new ();
+  g_free (tg_document_add_node (doc, "noise.fbm", 0, 0, NULL));
+  TG_CHECK (tg_document_save (doc, file, &error));
+  TG_CHECK (tg_document_autosave (doc, &error));
+  TG_CHECK (tg_document_find_recovery (file) == NULL); /* clean: nothing written */
+  g_usleep (20000);
+  TG_CHECK (tg_document_set_param_text (doc, "fbm", "scale_m", "321", FALSE, &error));
+  TG_CHECK_MSG (tg_document_autosave (doc, &error), "%s", error ? error->message : "");
+  copy = tg_document_find_recovery (file);
+  TG_CHECK_MSG (copy != NULL, "no recovery copy under %s", root);
+  TG_CHECK (copy && g_str_has_prefix (copy, adir));
+  TG_CHECK (copy && g_file_get_contents (copy, &text, NULL, NULL));
+  TG_CHECK (text && strstr (text, "\"scale_m\": 321"));
+
+  /* Another document opening the file (after a crash) restores it. */
+  doc2 = tg_document_new ();
+  TG_CHECK (tg_document_load (doc2, file, &error));
+  TG_CHECK (copy && tg_document_restore (doc2, copy, &error));
+  g = tg_document_get_graph (doc2);
+  TG_CHECK (tg_graph_get_param (g, 0, "scale_m")->f == 321);
+  TG_CHECK (tg_document_get_dirty (doc2));
+  TG_CHECK (!strcmp (tg_document_undo_label (doc2), "Restore Unsaved Changes"));
+  TG_CHECK (!g_file_test (copy, G_FILE_TEST_EXISTS));
+  TG_CHECK (tg_document_undo (doc2));
+  TG_CHECK (!tg_document_get_dirty (doc2));
+
+  /* Saving removes the copy. */
+  TG_CHECK (tg_document_set_param_text (doc, "fbm", "scale_m", "322", FALSE, &error));
+  TG_CHECK (tg_document_autosave (doc, &error));
+  g_free (copy);
+  copy = tg_document_find_recovery (file);
+  TG_CHECK (copy != NULL);
+  TG_CHECK (tg_document_save (doc, NULL, &error));
+  TG_CHECK (copy && !g_file_test (copy, G_FILE_TEST_EXISTS));
+
+  /* An untitled copy of a process that is gone is offered; ours is not. */
+  {
+    TgDocument *u = tg_document_new ();
+    g_free (tg_document_add_node (u, "gen.constant", 0, 0, NULL));
+    TG_CHECK (tg_document_autosave (u, &error));
+    TG_CHECK (tg_document_find_untitled_recovery () == NULL);
+    dead = g_build_filename (adir, "untitled-999999999-1.tgraph", NULL);
+    TG_CHECK (g_file_set_contents (dead, "{}", -1, NULL));
+    found = tg_document_find_untitled_recovery ();
+    TG_CHECK (found && !strcmp (found, dead));
+    tg_document_remove_recovery (u);
+    g_object_unref (u);
+  }
+  g_unlink (dead);
+  g_unlink (path);
+  g_rmdir (adir);
+  {
+    g_autofree char *t = g_build_filename (root, "terrane", NULL);
+    g_rmdir (t);
+  }
+  g_object_unref (doc);
+  g_object_unref (doc2);
+}
+
+/* Frames live in the file's top-level "ui" block: add, change, move with
+ * their nodes, delete, each one undo step, and a save/load round trip. */
+static void
+test_frames (void)
+{
+  TgDocument *doc = load_example ("data/examples/island.tgraph");
+  g_autofree char *t0 = graph_text (doc), *text = NULL;
+  TgFrame f = { (char *) "Coast", 10, 20, 300, 200, { 0.5, 0.25, 0.0 } };
+  const char *ids[] = { "terrain", NULL };
+  TgFrame *all;
+  double x0, y0, x, y;
+  int n;
+
+  TG_CHECK_INT_EQ (tg_document_add_frame (doc, &f), 0);
+  text = graph_text (doc);
+  TG_CHECK_STR_CONTAINS (text, "\"frames\": [");
+  TG_CHECK_STR_CONTAINS (text, "\"title\": \"Coast\", \"color\": \"#804000\"");
+  f.title = (char *) "Shore";
+  TG_CHECK (tg_document_set_frame (doc, 0, &f));
+  tg_document_get_position (doc, "terrain", &x0, &y0);
+  TG_CHECK (tg_document_move_frame (doc, 0, 15, -5, ids));
+  tg_document_get_position (doc, "terrain", &x, &y);
+  TG_CHECK (x == x0 + 15 && y == y0 - 5);
+  all = tg_document_dup_frames (doc, &n);
+  TG_CHECK (n == 1 && !strcmp (all[0].title, "Shore") && all[0].x == 25 && all[0].y == 15);
+  tg_document_frames_free (all, n);
+  TG_CHECK (!strcmp (tg_document_undo_label (doc), "Move Frame"));
+  TG_CHECK (tg_document_undo (doc));
+  tg_document_get_position (doc, "terrain", &x, &y);
+  TG_CHECK (x == x0 && y == y0);
+  TG_CHECK (tg_document_delete_frame (doc, 0));
+  all = tg_document_dup_frames (doc, &n);
+  TG_CHECK_INT_EQ (n, 0);
+  tg_document_frames_free (all, n);
+  TG_CHECK (!tg_document_delete_frame (doc, 0));
+  TG_CHECK (tg_document_undo (doc) && tg_document_undo (doc) && tg_document_undo (doc));
+  g_free (text);
+  text = graph_text (doc);
+  TG_CHECK (!strcmp (text, t0));
+  g_object_unref (doc);
+}
+
 int
 main (void)
 {
+  g_autofree char *state = g_dir_make_tmp ("terrane-state-XXXXXX", NULL);
+
+  /* Before GLib reads it: recovery copies of the tests stay out of $HOME. */
+  g_setenv ("XDG_STATE_HOME", state, TRUE);
   tg_formats_init ();
   TG_RUN (test_add_move_delete_undo_redo);
   TG_RUN (test_connect_replaces_and_refuses);
@@ -346,5 +601,10 @@ main (void)
   TG_RUN (test_world_settings);
   TG_RUN (test_copy_paste);
   TG_RUN (test_save_reopen_unfinished_and_bad_load);
+  TG_RUN (test_add_linked_and_rename);
+  TG_RUN (test_save_as_rebases_input_paths);
+  TG_RUN (test_autosave_and_restore);
+  TG_RUN (test_frames);
+  g_rmdir (state);
   return tgtest_result ();
 }
