@@ -29,6 +29,9 @@
 #include <tgraph/param.h>
 
 #include "erosion_util.h"
+#ifdef TG__EROSION_HAVE_X86
+#include <immintrin.h>
+#endif
 #include "grid_util.h"
 
 /* Bounds the passes (and so the apron) a tiny cell could ask for. */
@@ -198,11 +201,44 @@ thermal_row_generic (const float *up, const float *mid, const float *dn, float *
 }
 
 #ifdef TG__EROSION_HAVE_X86
+/* The same arithmetic with AVX max/min: max (a, 0) and min (b, 0) return
+ * the second operand for zeros and NaNs, exactly as the masks above pick
+ * 0, so the bits are the same with two instructions fewer per pair. */
+__attribute__ ((target ("avx2"))) static inline __m256
+avx2_pair_excess (__m256 d, __m256 t, __m256 zero)
+{
+  return _mm256_add_ps (_mm256_max_ps (_mm256_sub_ps (d, t), zero),
+                        _mm256_min_ps (_mm256_add_ps (d, t), zero));
+}
+
 __attribute__ ((target ("avx2"))) static void
 thermal_row_avx2 (const float *up, const float *mid, const float *dn, float *out, int x0, int x1,
                   const ThermalCoef *k)
 {
-  thermal_row_body (up, mid, dn, out, x0, x1, k);
+  __m256 t1 = _mm256_set1_ps (k->t1), t2 = _mm256_set1_ps (k->t2);
+  __m256 k1 = _mm256_set1_ps (k->k1), k2 = _mm256_set1_ps (k->k2);
+  __m256 zero = _mm256_setzero_ps ();
+  int x = x0;
+
+  for (; x + 8 <= x1; x += 8)
+    {
+      __m256 h = _mm256_loadu_ps (mid + x);
+#define PE(p, t) avx2_pair_excess (_mm256_sub_ps (h, _mm256_loadu_ps (p)), t, zero)
+      __m256 s1 = _mm256_add_ps (_mm256_add_ps (_mm256_add_ps (PE (mid + x - 1, t1),
+                                                               PE (mid + x + 1, t1)),
+                                                PE (up + x, t1)),
+                                 PE (dn + x, t1));
+      __m256 s2 = _mm256_add_ps (_mm256_add_ps (_mm256_add_ps (PE (up + x - 1, t2),
+                                                               PE (up + x + 1, t2)),
+                                                PE (dn + x - 1, t2)),
+                                 PE (dn + x + 1, t2));
+#undef PE
+      __m256 r = _mm256_sub_ps (h, _mm256_add_ps (_mm256_mul_ps (k1, s1), _mm256_mul_ps (k2, s2)));
+      _mm256_storeu_ps (out + x, r);
+    }
+  for (; x < x1; x++)
+    out[x] = cell_update (mid[x], mid[x - 1], mid[x + 1], up[x], dn[x], up[x - 1], up[x + 1],
+                          dn[x - 1], dn[x + 1], k);
 }
 #endif
 
