@@ -211,35 +211,89 @@ avx2_pair_excess (__m256 d, __m256 t, __m256 zero)
                         _mm256_min_ps (_mm256_add_ps (d, t), zero));
 }
 
+/* Each pair's flux is computed once and shared by its two cells: the term
+ * of a pair seen from the other cell is exactly the negation (see
+ * pair_excess), and the sums below keep cell_update's order of additions,
+ * so the bits do not change; half the pair work is saved.  Arrays hold,
+ * per column i, the pair of cell i with its east neighbour (E) and with
+ * its south, south-east and south-west neighbours on the row below. */
 __attribute__ ((target ("avx2"))) static void
-thermal_row_avx2 (const float *up, const float *mid, const float *dn, float *out, int x0, int x1,
-                  const ThermalCoef *k)
+east_pairs_avx2 (const float *m, float *e, int lo, int hi, float t)
 {
-  __m256 t1 = _mm256_set1_ps (k->t1), t2 = _mm256_set1_ps (k->t2);
+  __m256 tv = _mm256_set1_ps (t), zero = _mm256_setzero_ps ();
+  int i = lo;
+
+  for (; i + 8 <= hi; i += 8)
+    _mm256_storeu_ps (e + i, avx2_pair_excess (_mm256_sub_ps (_mm256_loadu_ps (m + i),
+                                                              _mm256_loadu_ps (m + i + 1)),
+                                               tv, zero));
+  for (; i < hi; i++)
+    e[i] = pair_excess (m[i] - m[i + 1], t);
+}
+
+/* Pairs of row A's cells [LO, HI) with row B's cell at column + SHIFT. */
+__attribute__ ((target ("avx2"))) static void
+down_pairs_avx2 (const float *a, const float *b, int shift, float *out, int lo, int hi, float t)
+{
+  __m256 tv = _mm256_set1_ps (t), zero = _mm256_setzero_ps ();
+  int i = lo;
+
+  for (; i + 8 <= hi; i += 8)
+    _mm256_storeu_ps (out + i,
+                      avx2_pair_excess (_mm256_sub_ps (_mm256_loadu_ps (a + i),
+                                                       _mm256_loadu_ps (b + i + shift)),
+                                        tv, zero));
+  for (; i < hi; i++)
+    out[i] = pair_excess (a[i] - b[i + shift], t);
+}
+
+typedef struct
+{
+  float *e, *s[2], *se[2], *sw[2]; /* [0]/[1]: the pairs above / below the row, swapped per row */
+} PairRows;
+
+__attribute__ ((target ("avx2"))) static void
+compute_down (const float *a, const float *b, float *s, float *se, float *sw, int x0, int x1,
+              const ThermalCoef *k)
+{
+  down_pairs_avx2 (a, b, 0, s, x0, x1, k->t1);
+  down_pairs_avx2 (a, b, 1, se, x0 - 1, x1, k->t2);
+  down_pairs_avx2 (a, b, -1, sw, x0, x1 + 1, k->t2);
+}
+
+__attribute__ ((target ("avx2"))) static void
+update_row_avx2 (const float *m, const PairRows *p, float *out, int x0, int x1,
+                 const ThermalCoef *k)
+{
+  const float *e = p->e, *su = p->s[0], *seu = p->se[0], *swu = p->sw[0];
+  const float *sd = p->s[1], *sed = p->se[1], *swd = p->sw[1];
   __m256 k1 = _mm256_set1_ps (k->k1), k2 = _mm256_set1_ps (k->k2);
-  __m256 zero = _mm256_setzero_ps ();
   int x = x0;
 
+  /* s1 = ((W + E) + N) + S with W = -e[x-1], N = -su[x];
+   * s2 = ((NW + NE) + SW) + SE with NW + NE = -(seu[x-1] + swu[x+1]). */
   for (; x + 8 <= x1; x += 8)
     {
-      __m256 h = _mm256_loadu_ps (mid + x);
-#define PE(p, t) avx2_pair_excess (_mm256_sub_ps (h, _mm256_loadu_ps (p)), t, zero)
-      __m256 s1 = _mm256_add_ps (_mm256_add_ps (_mm256_add_ps (PE (mid + x - 1, t1),
-                                                               PE (mid + x + 1, t1)),
-                                                PE (up + x, t1)),
-                                 PE (dn + x, t1));
-      __m256 s2 = _mm256_add_ps (_mm256_add_ps (_mm256_add_ps (PE (up + x - 1, t2),
-                                                               PE (up + x + 1, t2)),
-                                                PE (dn + x - 1, t2)),
-                                 PE (dn + x + 1, t2));
-#undef PE
-      __m256 r = _mm256_sub_ps (h, _mm256_add_ps (_mm256_mul_ps (k1, s1), _mm256_mul_ps (k2, s2)));
+      __m256 s1 = _mm256_add_ps (_mm256_sub_ps (_mm256_sub_ps (_mm256_loadu_ps (e + x),
+                                                              _mm256_loadu_ps (e + x - 1)),
+                                                _mm256_loadu_ps (su + x)),
+                                 _mm256_loadu_ps (sd + x));
+      __m256 s2 = _mm256_add_ps (_mm256_sub_ps (_mm256_loadu_ps (swd + x),
+                                                _mm256_add_ps (_mm256_loadu_ps (seu + x - 1),
+                                                               _mm256_loadu_ps (swu + x + 1))),
+                                 _mm256_loadu_ps (sed + x));
+      __m256 r = _mm256_sub_ps (_mm256_loadu_ps (m + x),
+                                _mm256_add_ps (_mm256_mul_ps (k1, s1), _mm256_mul_ps (k2, s2)));
       _mm256_storeu_ps (out + x, r);
     }
   for (; x < x1; x++)
-    out[x] = cell_update (mid[x], mid[x - 1], mid[x + 1], up[x], dn[x], up[x - 1], up[x + 1],
-                          dn[x - 1], dn[x + 1], k);
+    {
+      float s1 = ((e[x] - e[x - 1]) - su[x]) + sd[x];
+      float s2 = (swd[x] - (seu[x - 1] + swu[x + 1])) + sed[x];
+      out[x] = m[x] - (k->k1 * s1 + k->k2 * s2);
+    }
 }
+
 #endif
 
 /* --- passes over the working buffer -------------------------------------- */
@@ -276,12 +330,72 @@ edge_cell (const PassJob *job, int x, int y)
   return cell_update (h, nb[0], nb[1], nb[2], nb[3], nb[4], nb[5], nb[6], nb[7], &job->k);
 }
 
+#ifdef TG__EROSION_HAVE_X86
+/* Rows [BEGIN, END) of a pass with shared pair fluxes (AVX2 machines).
+ * Returns false when the scratch rows cannot be allocated. */
+__attribute__ ((target ("avx2"))) static bool
+pass_rows_shared (const PassJob *job, int begin, int end)
+{
+  int w = job->w, x0 = job->ux0 > 1 ? job->ux0 : 1, x1 = job->ux1 < w - 1 ? job->ux1 : w - 1;
+  float *buf = malloc (sizeof (float) * (size_t) w * 7);
+  PairRows p;
+  int have_up = 0;
+
+  if (buf == NULL)
+    return false;
+  p.e = buf;
+  p.s[0] = buf + w;
+  p.s[1] = buf + 2 * (size_t) w;
+  p.se[0] = buf + 3 * (size_t) w;
+  p.se[1] = buf + 4 * (size_t) w;
+  p.sw[0] = buf + 5 * (size_t) w;
+  p.sw[1] = buf + 6 * (size_t) w;
+  for (int r = begin; r < end; r++)
+    {
+      int y = job->uy0 + r;
+      const float *mid = job->src + (size_t) y * w;
+      float *out = job->dst + (size_t) y * w;
+      float *t;
+
+      if (y == 0 || y == job->h - 1)
+        {
+          for (int x = job->ux0; x < job->ux1; x++)
+            out[x] = edge_cell (job, x, y);
+          have_up = 0;
+          continue;
+        }
+      if (job->ux0 == 0)
+        out[0] = edge_cell (job, 0, y);
+      if (job->ux1 == w)
+        out[w - 1] = edge_cell (job, w - 1, y);
+      if (x1 <= x0)
+        continue;
+      if (!have_up)
+        compute_down (mid - w, mid, p.s[0], p.se[0], p.sw[0], x0, x1, &job->k);
+      east_pairs_avx2 (mid, p.e, x0 - 1, x1, job->k.t1);
+      compute_down (mid, mid + w, p.s[1], p.se[1], p.sw[1], x0, x1, &job->k);
+      update_row_avx2 (mid, &p, out, x0, x1, &job->k);
+      /* This row's pairs below are the next row's pairs above. */
+      t = p.s[0], p.s[0] = p.s[1], p.s[1] = t;
+      t = p.se[0], p.se[0] = p.se[1], p.se[1] = t;
+      t = p.sw[0], p.sw[0] = p.sw[1], p.sw[1] = t;
+      have_up = 1;
+    }
+  free (buf);
+  return true;
+}
+#endif
+
 static void
 pass_rows (void *user, int begin, int end)
 {
   const PassJob *job = user;
   int w = job->w;
 
+#ifdef TG__EROSION_HAVE_X86
+  if (job->avx2 && pass_rows_shared (job, begin, end))
+    return;
+#endif
   for (int r = begin; r < end; r++)
     {
       int y = job->uy0 + r;
@@ -299,13 +413,6 @@ pass_rows (void *user, int begin, int end)
         out[x0++] = edge_cell (job, 0, y);
       if (x1 == w && x1 > x0)
         out[--x1] = edge_cell (job, w - 1, y);
-#ifdef TG__EROSION_HAVE_X86
-      if (job->avx2)
-        {
-          thermal_row_avx2 (mid - w, mid, mid + w, out, x0, x1, &job->k);
-          continue;
-        }
-#endif
       thermal_row_generic (mid - w, mid, mid + w, out, x0, x1, &job->k);
     }
 }

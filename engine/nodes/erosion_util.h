@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 
 #include <tgraph/node.h>
 
@@ -18,11 +19,15 @@
 
 /* Whether the AVX2 builds of the kernels may run on this CPU.  The vector
  * kernels compute every sample with the same IEEE operations in the same
- * order in every build, so the choice never changes a byte. */
+ * order in every build, so the choice never changes a byte; the
+ * environment variable TG_EROSION_NO_AVX2 forces the baseline build so a
+ * test can check exactly that. */
 static inline bool
 tg__erosion_have_avx2 (void)
 {
 #ifdef TG__EROSION_HAVE_X86
+  if (getenv ("TG_EROSION_NO_AVX2"))
+    return false;
   return __builtin_cpu_supports ("avx2");
 #else
   return false;
