@@ -152,18 +152,6 @@ filter_run (TgEvalCtx *c, FilterJob *job)
   return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), filter_rows, job);
 }
 
-/* Runs a node's own check inside eval too, so a bad parameter set can
- * never divide by zero even if a front end skipped validation. */
-static int
-fail_from_check (TgEvalCtx *c, int (*check) (const void *, TgError *))
-{
-  TgError e = { 0 };
-
-  if (check (tg_eval_params (c), &e) < 0)
-    return tg_eval_fail (c, e.code, "%s: %s", e.path, e.message);
-  return 0;
-}
-
 /* --- filter.remap --------------------------------------------------------- */
 
 typedef struct
@@ -203,7 +191,7 @@ remap_eval (TgEvalCtx *c)
   FilterJob job = { .kind = K_REMAP };
   int rc;
 
-  if ((rc = fail_from_check (c, remap_check)) < 0)
+  if ((rc = tg__eval_check (c, remap_check)) < 0)
     return rc;
   job.i0 = p->in_min;
   job.o0 = p->out_min;
@@ -265,7 +253,7 @@ clamp_eval (TgEvalCtx *c)
   FilterJob job = { .kind = K_CLAMP };
   int rc;
 
-  if ((rc = fail_from_check (c, clamp_check)) < 0)
+  if ((rc = tg__eval_check (c, clamp_check)) < 0)
     return rc;
   job.lo = p->min;
   job.hi = p->max;

@@ -50,7 +50,7 @@ typedef struct
   TgValue *out;
   const int *col_x0;      /* per output column: left pixel, and ... */
   const double *col_fx;   /* ... the weight of the one to its right */
-  double sz, half_z;      /* world extent along Z */
+  double sz;              /* world extent along Z */
   double full;            /* full-scale pixel value: 255, 65535, or 1 for float */
   double hmin, hspan;
 } InputJob;
@@ -115,8 +115,7 @@ input_rows (void *user, int begin, int end)
       double z = tg_region_z (r, j);
       /* Row 0 is north: +Z maximum. */
       double fy;
-      int y0 = tg__image_axis ((job->half_z - z) / job->sz * (double) (img->height - 1),
-                            img->height, &fy);
+      int y0 = tg__image_axis (tg__image_px_y (z, job->sz, img->height), img->height, &fy);
       int y1 = img->height > 1 ? y0 + 1 : y0;
 
       for (int i = 0; i < r->width; i++)
@@ -141,47 +140,18 @@ input_eval (TgEvalCtx *c)
   const TgWorld *world = tg_eval_world (c);
   const TgImage *img = NULL;
   InputJob job = { 0 };
-  int *col_x0;
-  double *col_fx;
+  int *col_x0 = NULL;
+  double *col_fx = NULL;
   int rc;
 
-  if (!p->path || !p->path[0])
-    return tg_eval_fail (c, TG_EMISSING, "params.path: no heightmap file given");
-  /* On failure the loader has already recorded a message naming the
-   * path and the reason. */
-  rc = tg_eval_load_image (c, p->path, &img);
-  if (rc < 0)
+  if ((rc = tg__image_load_checked (c, p->path, "heightmap", &img)) < 0)
     return rc;
-  if (!img)
-    return tg_eval_fail (c, TG_EIO, "cannot read \"%s\"", p->path);
-  if (img->width < 1 || img->height < 1 || img->channels < 1 || img->channels > 4 || !img->data)
-    return tg_eval_fail (c, TG_EFORMAT, "heightmap \"%s\" is empty or has %d channels",
-                         p->path, img->channels);
-  if (img->bits != 8 && img->bits != 16 && img->bits != 32)
-    return tg_eval_fail (c, TG_EFORMAT, "heightmap \"%s\": %d-bit samples are not supported",
-                         p->path, img->bits);
-  if (!(world->size_x > 0.0) || !(world->size_z > 0.0))
-    return tg_eval_fail (c, TG_EINVAL, "the world has no extent");
-
-  /* One block: the doubles first, so both arrays stay aligned. */
-  col_fx = malloc ((sizeof (double) + sizeof (int))
-                   * (size_t) (region->width > 0 ? region->width : 1));
-  if (!col_fx)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
-  col_x0 = (int *) (void *) (col_fx + region->width);
-  for (int i = 0; i < region->width; i++)
-    {
-      double x = tg_region_x (region, i);
-      /* Column 0 is west: -X minimum. */
-      col_x0[i] = tg__image_axis ((x + 0.5 * world->size_x) / world->size_x
-                               * (double) (img->width - 1), img->width, &col_fx[i]);
-    }
-
+  if ((rc = tg__image_columns (c, img->width, &col_fx, &col_x0)) < 0)
+    return rc;
   job.img = img;
   job.col_x0 = col_x0;
   job.col_fx = col_fx;
   job.sz = world->size_z;
-  job.half_z = 0.5 * world->size_z;
   job.full = img->bits == 8 ? 255.0 : (img->bits == 16 ? 65535.0 : 1.0);
   job.hmin = p->height_min;
   job.hspan = p->height_max - p->height_min;

@@ -137,35 +137,14 @@ input_image_eval (TgEvalCtx *c)
   const TgWorld *world = tg_eval_world (c);
   const TgImage *img = NULL;
   InputImageJob job = { 0 };
-  int *col_x0;
-  double *col_fx;
+  int *col_x0 = NULL;
+  double *col_fx = NULL;
   int rc;
 
-  if (!p->path || !p->path[0])
-    return tg_eval_fail (c, TG_EMISSING, "params.path: no image file given");
-  /* On failure the loader has recorded a message naming the path. */
-  rc = tg_eval_load_image (c, p->path, &img);
-  if (rc < 0)
+  if ((rc = tg__image_load_checked (c, p->path, "image", &img)) < 0)
     return rc;
-  if (!img)
-    return tg_eval_fail (c, TG_EIO, "cannot read \"%s\"", p->path);
-  if (img->width < 1 || img->height < 1 || img->channels < 1 || img->channels > 4 || !img->data)
-    return tg_eval_fail (c, TG_EFORMAT, "image \"%s\" is empty or has %d channels", p->path,
-                         img->channels);
-  if (img->bits != 8 && img->bits != 16 && img->bits != 32)
-    return tg_eval_fail (c, TG_EFORMAT, "image \"%s\": %d-bit samples are not supported",
-                         p->path, img->bits);
-  if (!(world->size_x > 0.0) || !(world->size_z > 0.0))
-    return tg_eval_fail (c, TG_EINVAL, "the world has no extent");
-
-  col_fx = malloc ((sizeof (double) + sizeof (int))
-                   * (size_t) (region->width > 0 ? region->width : 1));
-  if (!col_fx)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
-  col_x0 = (int *) (void *) (col_fx + region->width);
-  for (int i = 0; i < region->width; i++)
-    col_x0[i] = tg__image_axis (tg__image_px_x (tg_region_x (region, i), world->size_x,
-                                                img->width), img->width, &col_fx[i]);
+  if ((rc = tg__image_columns (c, img->width, &col_fx, &col_x0)) < 0)
+    return rc;
   job.img = img;
   job.col_x0 = col_x0;
   job.col_fx = col_fx;

@@ -1,6 +1,7 @@
 /* The image convention shared by the file nodes (heightmap_io.c,
- * image_io.c): how a world position maps onto an image's pixels, and how a
- * 0..1 sample becomes an 8- or 16-bit value.  Internal to engine/nodes.
+ * image_io.c): loading and checking an input image, how a world position
+ * maps onto its pixels, and how a 0..1 sample becomes an 8- or 16-bit
+ * value.  Internal to engine/nodes.
  *
  * Row 0 is north (world +Z maximum), column 0 is west (world -X minimum),
  * and the corner pixels sit exactly on the world's corners, so pixel x of
@@ -10,6 +11,9 @@
 #define TG_NODES_IMAGE_UTIL_H
 
 #include <math.h>
+#include <stdlib.h>
+
+#include <tgraph/node.h>
 
 /* Sample positions closer than this (in pixels) to a pixel centre snap to
  * it, so a map imported at the resolution it was exported at reads its
@@ -50,6 +54,62 @@ static inline double
 tg__image_px_y (double z, double size_z, int h)
 {
   return (0.5 * size_z - z) / size_z * (double) (h - 1);
+}
+
+/* Loads the image named by a file node's PATH parameter into *IMG (owned
+ * by the context) and checks that it can be sampled: 1 to 4 channels of
+ * 8, 16 or 32 bits, over a world with an extent.  WHAT names the file in
+ * the messages ("heightmap", "image"). */
+static inline int
+tg__image_load_checked (TgEvalCtx *c, const char *path, const char *what, const TgImage **img)
+{
+  const TgWorld *world = tg_eval_world (c);
+  const TgImage *im;
+  int rc;
+
+  if (!path || !path[0])
+    return tg_eval_fail (c, TG_EMISSING, "params.path: no %s file given", what);
+  /* On failure the loader has already recorded a message naming the
+   * path and the reason. */
+  rc = tg_eval_load_image (c, path, img);
+  if (rc < 0)
+    return rc;
+  im = *img;
+  if (!im)
+    return tg_eval_fail (c, TG_EIO, "cannot read \"%s\"", path);
+  if (im->width < 1 || im->height < 1 || im->channels < 1 || im->channels > 4 || !im->data)
+    return tg_eval_fail (c, TG_EFORMAT, "%s \"%s\" is empty or has %d channels", what, path,
+                         im->channels);
+  if (im->bits != 8 && im->bits != 16 && im->bits != 32)
+    return tg_eval_fail (c, TG_EFORMAT, "%s \"%s\": %d-bit samples are not supported", what,
+                         path, im->bits);
+  if (!(world->size_x > 0.0) || !(world->size_z > 0.0))
+    return tg_eval_fail (c, TG_EINVAL, "the world has no extent");
+  return 0;
+}
+
+/* The bilinear pair of every column of the eval region on an image W
+ * pixels wide: column I reads pixel (*COL_X0)[I] and the next, with
+ * weight (*COL_FX)[I] on the next.  Computed once per node rather than
+ * per row.  One block holds both arrays (the doubles first, so both stay
+ * aligned): the caller frees *COL_FX. */
+static inline int
+tg__image_columns (TgEvalCtx *c, int w, double **col_fx, int **col_x0)
+{
+  const TgRegion *region = tg_eval_region (c);
+  double size_x = tg_eval_world (c)->size_x;
+  double *fx;
+  int *x0;
+
+  fx = malloc ((sizeof (double) + sizeof (int)) * (size_t) (region->width > 0 ? region->width : 1));
+  if (!fx)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  x0 = (int *) (void *) (fx + region->width);
+  for (int i = 0; i < region->width; i++)
+    x0[i] = tg__image_axis (tg__image_px_x (tg_region_x (region, i), size_x, w), w, &fx[i]);
+  *col_fx = fx;
+  *col_x0 = x0;
+  return 0;
 }
 
 /* Clamps V to 0..1 (NaN -> 0) and rounds V * FULL to nearest. */

@@ -41,18 +41,6 @@ tg__mask01 (float v)
   return v > 0.0f ? (v < 1.0f ? v : 1.0f) : 0.0f;
 }
 
-/* Runs a node's own parameter check inside eval too, so a front end that
- * skipped validation still gets a message naming the parameter. */
-static inline int
-tg__eval_check (TgEvalCtx *c, int (*check) (const void *, TgError *))
-{
-  TgError e = { 0 };
-
-  if (check (tg_eval_params (c), &e) < 0)
-    return tg_eval_fail (c, e.code, "%s: %s", e.path, e.message);
-  return 0;
-}
-
 /* Central-difference gradient of height grid IN at sample (I, J) of region
  * R (IN covers R grown by one sample), in metres per metre: GX towards
  * east (+X), GZ towards north (+Z; row J - 1 is north of row J).  SCALE is
