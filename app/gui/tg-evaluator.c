@@ -62,6 +62,10 @@ typedef struct
   int state;
   char *message;
   gint64 request_time;
+  /* MSG_BACKDROP: the paint colours of the shown instances' prototypes. */
+  char **colour_names;
+  float *colour_rgb;
+  int n_colours;
 } Msg;
 
 enum
@@ -72,6 +76,7 @@ enum
   SIGNAL_PROGRESS,
   SIGNAL_FINISHED,
   SIGNAL_BACKDROP,
+  SIGNAL_PROTO_COLOURS,
   N_SIGNALS
 };
 
@@ -99,6 +104,8 @@ msg_free (Msg *m)
   if (m->thumb)
     cairo_surface_destroy (m->thumb);
   g_free (m->message);
+  g_strfreev (m->colour_names);
+  g_free (m->colour_rgb);
   g_free (m);
 }
 
@@ -141,6 +148,8 @@ drain (gpointer data)
           g_signal_emit (ev, signals[SIGNAL_NODE_STATE], 0, m->node_id, m->state, m->message);
           break;
         case MSG_BACKDROP:
+          g_signal_emit (ev, signals[SIGNAL_PROTO_COLOURS], 0, m->job, m->node_id,
+                         m->colour_names, m->colour_rgb, m->n_colours);
           g_signal_emit (ev, signals[SIGNAL_BACKDROP], 0, m->job, m->node_id, m->value);
           break;
         }
@@ -308,6 +317,94 @@ backdrop_node (const TgGraph *g, int n)
   return best;
 }
 
+/* Index of field NAME in list parameter D's items, or -1. */
+static int
+item_field (const TgParamDesc *d, const char *name)
+{
+  for (int k = 0; k < d->n_item_params; k++)
+    if (!strcmp (d->item_params[k].name, name))
+      return k;
+  return -1;
+}
+
+/* A paint colour made visible as a marker: black or very dark paint
+ * (a valid palette colour in plain palette mode) keeps its hue and is
+ * lifted to a brightness that reads on a dark terrain. */
+static void
+visible_colour (const double *c, float *out)
+{
+  double m = MAX (c[0], MAX (c[1], c[2])), lo = 0.6;
+
+  for (int k = 0; k < 3; k++)
+    out[k] = (float) (m <= 0 ? lo : m < lo ? CLAMP (c[k], 0, 1) * lo / m : CLAMP (c[k], 0, 1));
+}
+
+/* The paint colours of the prototypes that reach the instances of node
+ * N from scatter.colormap palettes, walking up through instance nodes
+ * (points.filter, points.merge...) breadth first, inputs in order; the
+ * first colour found for a name wins.  Prototypes from other scatters
+ * get none (the viewers use their fixed hues). */
+static void
+proto_colours (const TgGraph *g, int n, Msg *b)
+{
+  int count = tg_graph_n_nodes (g);
+  g_autofree int *queue = g_new (int, count + 1);
+  g_autofree gboolean *seen = g_new0 (gboolean, count + 1);
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+  g_autoptr (GArray) rgb = g_array_new (FALSE, FALSE, sizeof (float));
+  int head = 0, tail = 0;
+
+  queue[tail++] = n;
+  seen[n] = TRUE;
+  while (head < tail)
+    {
+      int m = queue[head++];
+      const TgNodeDesc *d = tg_graph_node_desc (g, m);
+      if (!strcmp (d->type, "scatter.colormap"))
+        {
+          const TgParamValue *pal = tg_graph_get_param (g, m, "palette");
+          const TgParamDesc *pd = NULL;
+          for (int k = 0; k < d->n_params; k++)
+            if (!strcmp (d->params[k].name, "palette"))
+              pd = &d->params[k];
+          int fn = pd ? item_field (pd, "name") : -1, fc = pd ? item_field (pd, "color") : -1;
+          for (int i = 0; pal && fn >= 0 && fc >= 0 && i < pal->n_items; i++)
+            {
+              const TgParamValue *name = tg_param_list_field (pal, i, fn);
+              const TgParamValue *col = tg_param_list_field (pal, i, fc);
+              gboolean dup = FALSE;
+              float c[3];
+              if (!name || !name->s || !col)
+                continue;
+              for (guint k = 0; k < names->len && !dup; k++)
+                dup = !strcmp (names->pdata[k], name->s);
+              if (dup)
+                continue;
+              g_ptr_array_add (names, g_strdup (name->s));
+              visible_colour (col->v, c);
+              g_array_append_vals (rgb, c, 3);
+            }
+          continue; /* its inputs are grids */
+        }
+      for (int p = 0; p < d->n_inputs; p++)
+        {
+          int l = tg_graph_input_link (g, m, p);
+          int from = l >= 0 ? tg_graph_link (g, l)->from_node : -1;
+          const TgNodeDesc *fd = from >= 0 ? tg_graph_node_desc (g, from) : NULL;
+          if (fd && !seen[from] && fd->n_outputs > 0
+              && fd->outputs[tg_graph_link (g, l)->from_port].type == TG_TYPE_POINTS)
+            {
+              seen[from] = TRUE;
+              queue[tail++] = from;
+            }
+        }
+    }
+  b->n_colours = (int) names->len;
+  g_ptr_array_add (names, NULL);
+  b->colour_names = (char **) g_ptr_array_steal (names, NULL);
+  b->colour_rgb = (float *) (void *) g_array_free (g_steal_pointer (&rgb), FALSE);
+}
+
 /* Masks and instances are shown over the terrain they belong to (and in
  * 3D, images and splats are draped over it); the backdrop message always
  * comes just before its preview (NULL: none). */
@@ -323,6 +420,8 @@ post_backdrop (TgEvaluator *ev, Job *j, int shown, const TgValue *v, gboolean *s
   b->kind = MSG_BACKDROP;
   b->job = j->job;
   b->node_id = g_strdup (j->preview_id);
+  if (v->type == TG_TYPE_POINTS)
+    proto_colours (j->graph, shown, b);
   if (bn >= 0)
     pull (ev, j, bn, j->preview_res, &b->value, seen);
   post (ev, b);
@@ -524,6 +623,10 @@ tg_evaluator_class_init (TgEvaluatorClass *klass)
   signals[SIGNAL_BACKDROP] = g_signal_new ("backdrop", G_TYPE_FROM_CLASS (klass),
                                            G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 3,
                                            G_TYPE_UINT, G_TYPE_STRING, G_TYPE_POINTER);
+  signals[SIGNAL_PROTO_COLOURS] = g_signal_new ("proto-colours", G_TYPE_FROM_CLASS (klass),
+                                                G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL,
+                                                G_TYPE_NONE, 5, G_TYPE_UINT, G_TYPE_STRING,
+                                                G_TYPE_POINTER, G_TYPE_POINTER, G_TYPE_INT);
 }
 
 static void

@@ -14,6 +14,13 @@
  *   backdrop (job, node id, TgValue * or NULL)         just before a mask's or
  *                                                      instances' preview: the
  *                                                      height (or image) upstream
+ *   proto-colours (job, node id, char **names,         just before each backdrop:
+ *                  float *rgb, n)                      the paint colours (sRGB
+ *                                                      0..1, 3 per name, dark
+ *                                                      ones lightened) of the
+ *                                                      instances' prototypes from
+ *                                                      scatter.colormap palettes
+ *                                                      upstream; n = 0 for none
  *
  * Pointers passed to handlers are borrowed for the emission.
  */

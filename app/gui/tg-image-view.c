@@ -37,6 +37,8 @@ struct _TgImageView
   gsize n_dots;
   char **names;
   int n_groups;
+  float *group_rgb; /* 3 per group, the first n_group_rgb groups */
+  int n_group_rgb;
 };
 
 G_DEFINE_FINAL_TYPE (TgImageView, tg_image_view, GTK_TYPE_WIDGET)
@@ -55,6 +57,31 @@ tg_image_view_group_colour (int k, GdkRGBA *c)
   c->green = ((x >> 8) & 0xff) / 255.0;
   c->blue = (x & 0xff) / 255.0;
   c->alpha = 1;
+}
+
+/* The colour dot group K is drawn in. */
+static void
+group_colour (TgImageView *self, int k, GdkRGBA *c)
+{
+  if (k >= 0 && k < self->n_group_rgb)
+    {
+      c->red = self->group_rgb[3 * k];
+      c->green = self->group_rgb[3 * k + 1];
+      c->blue = self->group_rgb[3 * k + 2];
+      c->alpha = 1;
+    }
+  else
+    tg_image_view_group_colour (k, c);
+}
+
+void
+tg_image_view_set_group_colours (TgImageView *self, const float *rgb, int n)
+{
+  g_clear_pointer (&self->group_rgb, g_free);
+  self->n_group_rgb = MAX (n, 0);
+  if (n > 0)
+    self->group_rgb = g_memdup2 (rgb, sizeof (float) * 3 * n);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
 /* Screen pixels per image pixel, and the widget position of image (0, 0). */
@@ -145,7 +172,7 @@ draw_legend (TgImageView *self, cairo_t *cr)
     {
       GdkRGBA c;
       double cy = y + 4 + line * k + line / 2;
-      tg_image_view_group_colour (k, &c);
+      group_colour (self, k, &c);
       cairo_arc (cr, x + 13, cy, 4.5, 0, 2 * G_PI);
       gdk_cairo_set_source_rgba (cr, &c);
       cairo_fill_preserve (cr);
@@ -221,7 +248,7 @@ draw_dots (TgImageView *self, cairo_t *cr, double ox, double oy, double s, doubl
   for (int k = 0; k < MAX (self->n_groups, 1); k++)
     {
       GdkRGBA c;
-      tg_image_view_group_colour (k, &c);
+      group_colour (self, k, &c);
       dot_path (self, cr, self->n_groups ? k : -1, ox, oy, s, w, h, r, squares);
       gdk_cairo_set_source_rgba (cr, &c);
       cairo_fill (cr);
@@ -393,6 +420,7 @@ tg_image_view_finalize (GObject *object)
   g_free (self->dot_xy);
   g_free (self->dot_group);
   g_strfreev (self->names);
+  g_free (self->group_rgb);
   G_OBJECT_CLASS (tg_image_view_parent_class)->finalize (object);
 }
 

@@ -24,8 +24,12 @@ void tg_image_view_set_texture (TgImageView *self, GdkTexture *texture);
  * N = 0 clears. */
 void tg_image_view_set_dots (TgImageView *self, const float *xy, const int *group, gsize n,
                              const char *const *names, int n_groups);
-/* The colour of dot group K (the legend's). */
+/* The fixed colour of dot group K. */
 void tg_image_view_group_colour (int k, GdkRGBA *c);
+/* Colours of the first N dot groups (RGB 0..1, 3 per group; copied), for
+ * the dots and the legend; groups beyond N take the fixed colours.
+ * N = 0 goes back to the fixed colours. */
+void tg_image_view_set_group_colours (TgImageView *self, const float *rgb, int n);
 /* Widget point (X, Y) in image pixels; FALSE when outside the image. */
 gboolean tg_image_view_to_image (TgImageView *self, double x, double y, double *u, double *v);
 /* Zoom relative to the fitted image (1 = fit) and the image pixel at the

@@ -38,6 +38,8 @@ struct _TgViewer
 
   TgValue *value;
   TgValue *backdrop; /* the terrain under a mask or instances, or NULL */
+  char **colour_names; /* paint colours by prototype name (tg_viewer_set_proto_colours) */
+  float *colour_rgb;
   TgWorld world;
   char *id;
   GdkTexture *texture;
@@ -74,6 +76,44 @@ ramp (float h, guint8 *out)
     out[c] = (guint8) lrintf (255.f * (stops[k][c + 1] + t * (stops[k + 1][c + 1] - stops[k][c + 1])));
 }
 
+/* The colour of each prototype of P (3 floats each): its paint colour
+ * when one was given for its name, else the fixed hue of its index. */
+static float *
+proto_rgb (TgViewer *self, const TgPoints *p)
+{
+  float *rgb = g_new (float, 3 * p->n_protos + 3);
+
+  for (int k = 0; k < p->n_protos; k++)
+    {
+      GdkRGBA c;
+      int i = 0;
+      while (self->colour_names && self->colour_names[i]
+             && g_strcmp0 (self->colour_names[i], p->proto_names[k]))
+        i++;
+      if (self->colour_names && self->colour_names[i])
+        {
+          memcpy (rgb + 3 * k, self->colour_rgb + 3 * i, 3 * sizeof (float));
+          continue;
+        }
+      tg_image_view_group_colour (k, &c);
+      rgb[3 * k] = (float) c.red, rgb[3 * k + 1] = (float) c.green, rgb[3 * k + 2] = (float) c.blue;
+    }
+  return rgb;
+}
+
+void
+tg_viewer_set_proto_colours (TgViewer *self, const char *const *names, const float *rgb, int n)
+{
+  g_clear_pointer (&self->colour_names, g_strfreev);
+  g_clear_pointer (&self->colour_rgb, g_free);
+  if (n <= 0)
+    return;
+  self->colour_names = g_new0 (char *, n + 1);
+  for (int k = 0; k < n; k++)
+    self->colour_names[k] = g_strdup (names[k]);
+  self->colour_rgb = g_memdup2 (rgb, sizeof (float) * 3 * n);
+}
+
 /* Instances of V as dots in the pixels of REGION (sample centres). */
 static void
 set_dots (TgViewer *self, const TgValue *v, const TgRegion *region)
@@ -81,6 +121,7 @@ set_dots (TgViewer *self, const TgValue *v, const TgRegion *region)
   const TgPoints *p = v->type == TG_TYPE_POINTS ? tg_value_points (v) : NULL;
   g_autofree float *xy = NULL;
   g_autofree int *group = NULL;
+  g_autofree float *rgb = NULL;
 
   if (!p)
     {
@@ -96,6 +137,8 @@ set_dots (TgViewer *self, const TgValue *v, const TgRegion *region)
       xy[2 * k + 1] = (float) ((region->origin_z - z) / region->cell - region->row0 + 0.5);
       group[k] = p->proto[k];
     }
+  rgb = proto_rgb (self, p);
+  tg_image_view_set_group_colours (self->area, rgb, p->n_protos);
   tg_image_view_set_dots (self->area, xy, group, (gsize) p->n,
                           (const char *const *) p->proto_names, p->n_protos);
 }
@@ -307,6 +350,12 @@ tg_viewer_set_value (TgViewer *self, TgValue *v, const TgWorld *world, const cha
   g_free (self->id);
   self->id = g_strdup (id);
   render (self);
+  if (v && v->type == TG_TYPE_POINTS)
+    {
+      const TgPoints *p = tg_value_points (v);
+      g_autofree float *rgb = proto_rgb (self, p);
+      tg_viewer3d_set_proto_colours (self->viewer3d, rgb, p->n_protos);
+    }
   tg_viewer3d_set_scene (self->viewer3d, v, self->backdrop, world, id);
   /* A mesh has nothing to show in 2D. */
   if (v && v->type == TG_TYPE_MESH)
@@ -358,6 +407,8 @@ static void
 tg_viewer_finalize (GObject *object)
 {
   g_free (TG_VIEWER (object)->id);
+  g_strfreev (TG_VIEWER (object)->colour_names);
+  g_free (TG_VIEWER (object)->colour_rgb);
   G_OBJECT_CLASS (tg_viewer_parent_class)->finalize (object);
 }
 

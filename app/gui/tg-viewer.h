@@ -20,6 +20,12 @@ G_DECLARE_FINAL_TYPE (TgViewer, tg_viewer, TG, VIEWER, GtkWidget)
  * or under instances: a height or image grid (a reference is taken; NULL
  * for none). */
 void tg_viewer_set_backdrop (TgViewer *self, TgValue *v);
+/* Paint colours by prototype name for the next tg_viewer_set_value of
+ * instances (N names, RGB sRGB 0..1, 3 per name; copied; N = 0 for
+ * none): those prototypes are drawn in their colour in 2D and 3D, the
+ * others in the fixed per-index hues. */
+void tg_viewer_set_proto_colours (TgViewer *self, const char *const *names, const float *rgb,
+                                  int n);
 /* Shows V (a reference is taken; NULL clears) of node ID in WORLD. */
 void tg_viewer_set_value (TgViewer *self, TgValue *v, const TgWorld *world, const char *id);
 int tg_viewer_get_preview_resolution (TgViewer *self);

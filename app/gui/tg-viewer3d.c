@@ -43,9 +43,9 @@ enum
   N_PROGS
 };
 
-/* Marker colours per prototype (sRGB), shown in the legend too: the 2D
- * viewer's dot colours (tg-image-view.c), so a prototype looks the same
- * in both views. */
+/* Marker colours per prototype (sRGB) when it has no paint colour
+ * (tg_viewer3d_set_proto_colours): the 2D viewer's fixed dot colours
+ * (tg-image-view.c), so a prototype looks the same in both views. */
 static const float palette[N_PALETTE][3] = {
   { 1.000f, 0.824f, 0.247f }, { 0.247f, 0.655f, 1.000f }, { 1.000f, 0.353f, 0.373f },
   { 0.310f, 0.878f, 0.541f }, { 0.780f, 0.490f, 1.000f }, { 1.000f, 0.624f, 0.110f },
@@ -89,6 +89,7 @@ struct _TgViewer3d
   double bmin[3], bmax[3]; /* display space, exaggeration 1 */
   gboolean has_bounds;
   float marker_m[N_PALETTE]; /* marker height per prototype (mod N_PALETTE) */
+  float marker_rgb[N_PALETTE][3]; /* marker colour per prototype (mod N_PALETTE) */
   double sun[3];           /* towards the sun, display space */
 
   TgOrbitCamera cam, cam0;
@@ -243,7 +244,7 @@ update_legend (TgViewer3d *self)
           count[pts->proto[i]]++;
       for (int p = 0; p < pts->n_protos; p++)
         {
-          const float *c = palette[p % N_PALETTE];
+          const float *c = self->marker_rgb[p % N_PALETTE];
           g_autofree char *name = g_markup_escape_text (pts->proto_names[p], -1);
           g_string_append_printf (s, "%s<span foreground=\"#%02x%02x%02x\">●</span> %s %" G_GINT64_FORMAT,
                                   p ? "   " : "", (int) lrintf (c[0] * 255),
@@ -294,6 +295,16 @@ update_message (TgViewer3d *self)
     set_message (self, _("Nothing to draw: the output is empty"));
   else
     set_message (self, NULL);
+}
+
+void
+tg_viewer3d_set_proto_colours (TgViewer3d *self, const float *rgb, int n)
+{
+  g_return_if_fail (TG_IS_VIEWER3D (self));
+  memcpy (self->marker_rgb, palette, sizeof palette);
+  /* Prototypes past N_PALETTE share the uniform's slots, as their sizes do. */
+  for (int k = 0; k < MIN (n, N_PALETTE); k++)
+    memcpy (self->marker_rgb[k], rgb + 3 * k, 3 * sizeof (float));
 }
 
 void
@@ -924,7 +935,7 @@ draw_geometry (TgViewer3d *self, int level)
       glUseProgram (p);
       glUniform1fv (loc (p, "u_marker_m"), N_PALETTE, size);
       glUniform1f (loc (p, "u_emit"), 0.3f);
-      glUniform3fv (loc (p, "u_palette"), N_PALETTE, &palette[0][0]);
+      glUniform3fv (loc (p, "u_palette"), N_PALETTE, &self->marker_rgb[0][0]);
       glBindVertexArray (self->cone_vao);
       glDrawElementsInstanced (GL_TRIANGLES, self->cone_count, GL_UNSIGNED_SHORT, (void *) 0,
                                self->n_inst);
@@ -1499,6 +1510,7 @@ tg_viewer3d_init (TgViewer3d *self)
   const char *debug = g_getenv ("TERRANE_DEBUG");
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  memcpy (self->marker_rgb, palette, sizeof palette);
   gtk_gl_area_set_required_version (self->area, 3, 3);
   self->timing = debug && strstr (debug, "timing");
   self->type = -1;

@@ -32,6 +32,10 @@ G_DECLARE_FINAL_TYPE (TgViewer3d, tg_viewer3d, TG, VIEWER3D, GtkWidget)
  * ID or output type frames the camera; an edit of the same node keeps it. */
 void tg_viewer3d_set_scene (TgViewer3d *self, TgValue *v, TgValue *terrain, const TgWorld *world,
                             const char *id);
+/* Marker colours of the first N prototypes (RGB sRGB 0..1, 3 each) for
+ * the next set_scene of instances and its legend; the rest take the fixed
+ * hues.  Markers index N_PALETTE (10) colours by prototype modulo 10. */
+void tg_viewer3d_set_proto_colours (TgViewer3d *self, const float *rgb, int n);
 /* Sun direction: azimuth clockwise from north, elevation above the horizon. */
 void tg_viewer3d_set_sun (TgViewer3d *self, double azimuth_deg, double elevation_deg);
 void tg_viewer3d_frame (TgViewer3d *self);

@@ -216,6 +216,14 @@ on_backdrop (TgEvaluator *ev, guint job, const char *id, TgValue *v, TgWindow *s
 }
 
 static void
+on_proto_colours (TgEvaluator *ev, guint job, const char *id, char **names, float *rgb, int n,
+                  TgWindow *self)
+{
+  if (!g_strcmp0 (id, tg_canvas_get_active (self->canvas)))
+    tg_viewer_set_proto_colours (self->viewer, (const char *const *) names, rgb, n);
+}
+
+static void
 on_thumbnail (TgEvaluator *ev, const char *id, cairo_surface_t *s, TgWindow *self)
 {
   float bins[64] = { 0 };
@@ -1050,6 +1058,7 @@ tg_window_init (TgWindow *self)
   g_signal_connect (self->evaluator, "preview", G_CALLBACK (on_preview), self);
   g_signal_connect (self->evaluator, "thumbnail", G_CALLBACK (on_thumbnail), self);
   g_signal_connect (self->evaluator, "backdrop", G_CALLBACK (on_backdrop), self);
+  g_signal_connect (self->evaluator, "proto-colours", G_CALLBACK (on_proto_colours), self);
   g_signal_connect (self->evaluator, "node-state", G_CALLBACK (on_node_state), self);
   g_signal_connect (self->evaluator, "progress", G_CALLBACK (on_progress), self);
   g_signal_connect (self->evaluator, "finished", G_CALLBACK (on_finished), self);

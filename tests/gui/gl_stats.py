@@ -3,8 +3,9 @@
 with only the standard library.  Prints the grey-level standard
 deviation, the fraction of pixels that are not sky (the sky is a bright
 blue gradient: blue well above red) and the fraction of saturated warm pixels
-(the yellow and red markers of the first and third prototypes; the lit
-terrain ramp and rock colours stay below 0.45 saturation).
+(markers in red/yellow: in the forest example the grass, drawn in its
+red paint colour; the lit terrain ramp and rock colours stay below 0.45
+saturation).
 
 Usage: gl_stats.py FILE [--min-sd X] [--min-object F] [--min-markers F] [--max-markers F]
 Exit 1 when a bound fails."""
