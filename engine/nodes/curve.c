@@ -210,14 +210,11 @@ curve_eval (TgEvalCtx *c)
   const TgRegion *region = tg_eval_region (c);
   CurveJob job;
   Spline spline = { 0 };
-  TgError e = { 0 };
   int rc;
 
   job.in = tg_eval_input (c, 0);
   if ((rc = tg__check_grid_input (c, job.in, "height", region)) < 0)
     return rc;
-  if (curve_check (p, &e) < 0)
-    return tg_eval_fail (c, e.code, "%s: %s", e.path, e.message);
   if (spline_init (&spline, &p->points) < 0)
     return tg_eval_fail (c, TG_ENOMEM, "out of memory");
   job.out = tg_eval_new_output (c, 0, 1);

@@ -366,12 +366,9 @@ transform_eval (TgEvalCtx *c)
   const TgField *in;
   Transform *d;
   TgField *f;
-  TgError e = { 0 };
   double r[9], smin;
   int rc;
 
-  if (transform_check (p, &e) < 0)
-    return tg_eval_fail (c, e.code, "%s: %s", e.path, e.message);
   d = calloc (1, sizeof *d);
   if (d == NULL)
     return tg_eval_fail (c, TG_ENOMEM, "out of memory");

@@ -172,12 +172,9 @@ static int
 box_eval (TgEvalCtx *c)
 {
   const BoxParams *p = tg_eval_params (c);
-  TgError e = { 0 };
   Shape s = { 0 };
   double lo[3], hi[3];
 
-  if (box_check (p, &e) < 0)
-    return tg_eval_fail (c, e.code, "%s: %s", e.path, e.message);
   for (int k = 0; k < 3; k++)
     {
       s.c[k] = (float) p->centre_m[k];
@@ -394,12 +391,9 @@ static int
 plane_eval (TgEvalCtx *c)
 {
   const PlaneParams *p = tg_eval_params (c);
-  TgError e = { 0 };
   Shape s = { 0 };
   double len;
 
-  if (plane_check (p, &e) < 0)
-    return tg_eval_fail (c, e.code, "%s: %s", e.path, e.message);
   len = sqrt (p->normal[0] * p->normal[0] + p->normal[1] * p->normal[1]
               + p->normal[2] * p->normal[2]);
   for (int k = 0; k < 3; k++)

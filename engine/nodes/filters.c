@@ -189,10 +189,7 @@ remap_eval (TgEvalCtx *c)
 {
   const RemapParams *p = tg_eval_params (c);
   FilterJob job = { .kind = K_REMAP };
-  int rc;
 
-  if ((rc = tg__eval_check (c, remap_check)) < 0)
-    return rc;
   job.i0 = p->in_min;
   job.o0 = p->out_min;
   job.scale = (p->out_max - p->out_min) / (p->in_max - p->in_min);
@@ -251,10 +248,7 @@ clamp_eval (TgEvalCtx *c)
 {
   const ClampParams *p = tg_eval_params (c);
   FilterJob job = { .kind = K_CLAMP };
-  int rc;
 
-  if ((rc = tg__eval_check (c, clamp_check)) < 0)
-    return rc;
   job.lo = p->min;
   job.hi = p->max;
   return filter_run (c, &job);

@@ -1,8 +1,7 @@
 /* Small helpers shared by the basic node families (generators, curve,
- * combine, filters, selectors, heightmap I/O): running a node's parameter
- * check inside eval, reading an input grid over the output region, picking
- * a row grain for tg_eval_parallel, and the few scalar shaping functions
- * several nodes use.  Internal to engine/nodes.
+ * combine, filters, selectors, heightmap I/O): reading an input grid
+ * over the output region, picking a row grain for tg_eval_parallel, and
+ * the few scalar shaping functions several nodes use.  Internal to engine/nodes.
  */
 #ifndef TG_NODES_GRID_UTIL_H
 #define TG_NODES_GRID_UTIL_H
@@ -23,19 +22,6 @@ tg__grain_rows (int width)
 {
   int g = 65536 / (width > 0 ? width : 1);
   return g < 1 ? 1 : g;
-}
-
-/* Runs a node's own parameter check inside eval too, so a front end that
- * skipped validation still gets a message naming the parameter (and a bad
- * parameter set can never reach a kernel that would divide by zero). */
-static inline int
-tg__eval_check (TgEvalCtx *c, int (*check) (const void *, TgError *))
-{
-  TgError e = { 0 };
-
-  if (check (tg_eval_params (c), &e) < 0)
-    return tg_eval_fail (c, e.code, "%s: %s", e.path, e.message);
-  return 0;
 }
 
 /* Checks that input IN (port NAME) is a one-channel grid covering OUT, as

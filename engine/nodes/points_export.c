@@ -101,11 +101,8 @@ export_eval (TgEvalCtx *c)
   const TgPoints *pts = tg_value_points (tg_eval_input (c, 0));
   const MeshItem *items = p->meshes.items;
   const TgMesh **meshes = NULL;
-  TgError e = { 0 };
   int rc;
 
-  if (export_check (p, &e) < 0)
-    return tg_eval_fail (c, e.code, "%s: %s", e.path, e.message);
   if (p->format < 0 || p->format >= TG_N_ELEMENTS (format_choices) - 1)
     return tg_eval_fail (c, TG_EFORMAT, "params.format: unknown format %d", p->format);
   if (!p->path || !p->path[0])

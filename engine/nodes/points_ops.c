@@ -154,10 +154,7 @@ filter_eval (TgEvalCtx *c)
   uint32_t seed = tg_eval_seed (c, p->seed);
   bool *applies = NULL;
   TgPoints *out;
-  TgError e = { 0 };
 
-  if (filter_check (p, &e) < 0)
-    return tg_eval_fail (c, e.code, "%s: %s", e.path, e.message);
   if (!in)
     return tg_eval_fail (c, TG_ETYPE, "input 'points' carries no instances");
   if (p->max_slope_deg < 90.0 && !height)

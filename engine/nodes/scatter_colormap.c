@@ -564,7 +564,6 @@ colormap_eval (TgEvalCtx *c)
   const TgValue *img = tg_eval_input (c, 0);
   const TgValue *height = tg_eval_input (c, 1);
   const PaletteItem *items;
-  TgError e = { 0 };
   Classifier *cl = NULL;
   CandJob job = { 0 };
   OccJob occ = { 0 };
@@ -575,8 +574,6 @@ colormap_eval (TgEvalCtx *c)
   int64_t nbands = 0, total = 0;
   int rc;
 
-  if (colormap_check (p, &e) < 0)
-    return tg_eval_fail (c, e.code, "%s: %s", e.path, e.message);
   items = p->palette.items;
   if (!img || !img->data || img->channels != 4)
     return tg_eval_fail (c, TG_ETYPE, "input 'image' must be an RGBA image (it has %d channels)",

@@ -237,7 +237,6 @@ mask_eval (TgEvalCtx *c)
   const TgWorld *world = tg_eval_world (c);
   const TgValue *mask = tg_eval_input (c, 0);
   const TgValue *height = tg_eval_input (c, 1);
-  TgError e = { 0 };
   TgScatterFilter filter;
   TgTerrain density = { .height = mask, .height_m = 1.0 };
   TgScatterBuf kept = { 0 };
@@ -248,8 +247,6 @@ mask_eval (TgEvalCtx *c)
   uint32_t seed = tg_eval_seed (c, p->seed);
   int rc;
 
-  if (mask_check (p, &e) < 0)
-    return tg_eval_fail (c, e.code, "%s: %s", e.path, e.message);
   if (!mask || !mask->data || mask->channels != 1)
     return tg_eval_fail (c, TG_ETYPE, "input 'mask' must be a one-channel grid");
   if (height && (!height->data || height->channels != 1))

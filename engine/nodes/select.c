@@ -103,8 +103,6 @@ height_eval (TgEvalCtx *c)
   HeightJob job = { 0 };
   int rc;
 
-  if ((rc = tg__eval_check (c, height_check)) < 0)
-    return rc;
   job.in = tg_eval_input (c, 0);
   if ((rc = tg__check_grid_input (c, job.in, "height", region)) < 0)
     return rc;
@@ -274,10 +272,7 @@ slope_eval (TgEvalCtx *c)
 {
   const SlopeParams *p = tg_eval_params (c);
   GradJob job = { .kind = GRAD_SLOPE };
-  int rc;
 
-  if ((rc = tg__eval_check (c, slope_check)) < 0)
-    return rc;
   job.lo = p->min_deg;
   job.hi = p->max_deg;
   job.fall = p->falloff_deg;

@@ -215,8 +215,6 @@ splat_eval (TgEvalCtx *c)
   SplatJob job = { 0 };
   int rc;
 
-  if ((rc = tg__eval_check (c, splat_check)) < 0)
-    return rc;
   job.n = p->layers.n;
   for (int k = 0; k < SPLAT_MAX; k++)
     {
@@ -455,8 +453,6 @@ biome_eval (TgEvalCtx *c)
   BiomeJob job = { 0 };
   int rc;
 
-  if ((rc = tg__eval_check (c, biome_check)) < 0)
-    return rc;
   job.height = tg_eval_input (c, 0);
   job.moisture = tg_eval_input (c, 1);
   job.heat = tg_eval_input (c, 2);
@@ -649,8 +645,6 @@ colorize_eval (TgEvalCtx *c)
   ColorizeJob job = { 0 };
   int rc;
 
-  if ((rc = tg__eval_check (c, colorize_check)) < 0)
-    return rc;
   if (p->stops.n < 1)
     return tg_eval_fail (c, TG_ERANGE, "params.stops: the ramp needs at least one stop");
   job.in = tg_eval_input (c, 0);
