@@ -68,6 +68,35 @@ tgtest_result (void)
   return tgtest_failures ? 1 : 0;
 }
 
+static char tgtest_tmp_root[256];
+
+static void
+tgtest_tmpdir_remove (void)
+{
+  char cmd[300];
+
+  if (strncmp (tgtest_tmp_root, "/tmp/", 5) != 0)
+    return;
+  snprintf (cmd, sizeof cmd, "rm -rf '%s'", tgtest_tmp_root);
+  if (system (cmd) != 0)
+    fprintf (stderr, "could not remove %s\n", tgtest_tmp_root);
+}
+
+/* A fresh folder /tmp/PREFIXxxxxxx for this test program, removed when
+ * it exits; NULL (with a message) when it cannot be made. */
+static inline const char *
+tgtest_tmpdir (const char *prefix)
+{
+  snprintf (tgtest_tmp_root, sizeof tgtest_tmp_root, "/tmp/%sXXXXXX", prefix);
+  if (!mkdtemp (tgtest_tmp_root))
+    {
+      perror ("mkdtemp");
+      return NULL;
+    }
+  atexit (tgtest_tmpdir_remove);
+  return tgtest_tmp_root;
+}
+
 /* A path under the source tree, from TG_SOURCE_ROOT set by meson. */
 static inline const char *
 tgtest_src (const char *rel)

@@ -561,7 +561,7 @@ test_displace_adds (void)
 
 /* --- slices ------------------------------------------------------------------------------- */
 
-static char tmp_dir[64];
+static const char *tmp_dir;
 
 #define SW 24
 #define SH 20
@@ -731,15 +731,10 @@ test_errors_name_the_place (void)
 int
 main (void)
 {
-  int rc;
-
   tg_formats_init ();
-  strcpy (tmp_dir, "/tmp/tg_fields_XXXXXX");
-  if (!mkdtemp (tmp_dir))
-    {
-      perror ("mkdtemp");
-      return 1;
-    }
+  tmp_dir = tgtest_tmpdir ("tg_fields_");
+  if (!tmp_dir)
+    return 1;
   TG_RUN (test_primitives_are_distances);
   TG_RUN (test_csg_matches_formulas);
   TG_RUN (test_transform);
@@ -751,12 +746,5 @@ main (void)
   TG_RUN (test_displace_adds);
   TG_RUN (test_slices_trilinear_and_mesh);
   TG_RUN (test_errors_name_the_place);
-  rc = tgtest_result ();
-  {
-    char cmd[128];
-    snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
-    if (system (cmd) != 0)
-      fprintf (stderr, "could not remove %s\n", tmp_dir);
-  }
-  return rc;
+  return tgtest_result ();
 }

@@ -20,7 +20,7 @@
 
 /* --- files ---------------------------------------------------------------------- */
 
-static char tmp_dir[64];
+static const char *tmp_dir;
 
 static const char *
 tmp_path (const char *name)
@@ -519,31 +519,12 @@ test_export_errors (void)
   tg_graph_free (g);
 }
 
-/* Removes the temp folder (files and one level of folders). */
-static void
-cleanup (void)
-{
-  char cmd[600];
-
-  if (tmp_dir[0] && strncmp (tmp_dir, "/tmp/tg_hmio_", 13) == 0)
-    {
-      snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
-      if (system (cmd) != 0)
-        fprintf (stderr, "could not remove %s\n", tmp_dir);
-    }
-}
-
 int
 main (void)
 {
-  int rc;
-
-  strcpy (tmp_dir, "/tmp/tg_hmio_XXXXXX");
-  if (!mkdtemp (tmp_dir))
-    {
-      perror ("mkdtemp");
-      return 1;
-    }
+  tmp_dir = tgtest_tmpdir ("tg_hmio_");
+  if (!tmp_dir)
+    return 1;
   if (tg_formats_init () != 0)
     {
       fprintf (stderr, "tg_formats_init failed\n");
@@ -557,7 +538,5 @@ main (void)
   TG_RUN (test_every_16bit_value_round_trips);
   TG_RUN (test_export_quantises_and_clamps);
   TG_RUN (test_export_errors);
-  rc = tgtest_result ();
-  cleanup ();
-  return rc;
+  return tgtest_result ();
 }

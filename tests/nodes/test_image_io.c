@@ -19,7 +19,7 @@
 #include "tggraph_test.h"
 #include "tgtest.h"
 
-static char tmp_dir[64];
+static const char *tmp_dir;
 
 static const char *
 tmp_path (const char *name)
@@ -570,30 +570,12 @@ test_heightmap_r32 (void)
   tg_graph_free (g);
 }
 
-static void
-cleanup (void)
-{
-  char cmd[600];
-
-  if (tmp_dir[0] && strncmp (tmp_dir, "/tmp/tg_imgio_", 14) == 0)
-    {
-      snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
-      if (system (cmd) != 0)
-        fprintf (stderr, "could not remove %s\n", tmp_dir);
-    }
-}
-
 int
 main (void)
 {
-  int rc;
-
-  strcpy (tmp_dir, "/tmp/tg_imgio_XXXXXX");
-  if (!mkdtemp (tmp_dir))
-    {
-      perror ("mkdtemp");
-      return 1;
-    }
+  tmp_dir = tgtest_tmpdir ("tg_imgio_");
+  if (!tmp_dir)
+    return 1;
   if (tg_formats_init () != 0)
     return 1;
   TG_RUN (test_input_rgba16_corners_and_bilinear);
@@ -606,7 +588,5 @@ main (void)
   TG_RUN (test_splat_rounding_rule);
   TG_RUN (test_splat_export_errors);
   TG_RUN (test_heightmap_r32);
-  rc = tgtest_result ();
-  cleanup ();
-  return rc;
+  return tgtest_result ();
 }
