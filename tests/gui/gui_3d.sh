@@ -17,12 +17,9 @@ stats="python3 $src/tests/gui/gl_stats.py"
 rm -rf "$out"
 mkdir -p "$out"
 
-if ! command -v xvfb-run > /dev/null; then
-  echo "SKIP: xvfb-run is not installed"
-  exit 77
-fi
-if ! xvfb-run -a -s "-screen 0 1600x1000x24" true 2> /dev/null; then
-  echo "SKIP: no X server can start"
+. "$src/tests/gui/xserver.sh"
+if ! xserver_start "$out"; then
+  echo "SKIP: no X server can start (Xvfb)"
   exit 77
 fi
 
@@ -30,8 +27,7 @@ export GSETTINGS_BACKEND=memory
 export NO_AT_BRIDGE=1
 export GDK_BACKEND=x11
 run () {
-  TERRANE_DEBUG=timing TERRANE_TEST_SCRIPT="$1" timeout 300 \
-    xvfb-run -a -s "-screen 0 1600x1000x24" "$terrane" "$2" > "$3" 2>&1
+  TERRANE_DEBUG=timing TERRANE_TEST_SCRIPT="$1" timeout 300 "$terrane" "$2" > "$3" 2>&1
 }
 fail=0
 check () { # FILE ARGS...: gl_stats bounds

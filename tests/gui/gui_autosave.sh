@@ -12,16 +12,15 @@ out=${TG_BUILD_ROOT:-.}/tests/gui/autosave
 rm -rf "$out"
 mkdir -p "$out/state"
 
-command -v xvfb-run > /dev/null || { echo "SKIP: xvfb-run is not installed"; exit 77; }
-if ! xvfb-run -a -s "-screen 0 1600x1000x24" true 2> /dev/null; then
-  echo "SKIP: no X server can start"
+. "$src/tests/gui/xserver.sh"
+if ! xserver_start "$out"; then
+  echo "SKIP: no X server can start (Xvfb)"
   exit 77
 fi
 export GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1 GDK_BACKEND=x11 LC_ALL=C.UTF-8 LANGUAGE=C
 export XDG_STATE_HOME="$out/state" TERRANE_AUTOSAVE_SECONDS=1
 run () {
-  TERRANE_TEST_SCRIPT="$1" timeout 120 xvfb-run -a -s "-screen 0 1600x1000x24" \
-    "$terrane" "$out/island.tgraph" > "$2" 2>&1
+  TERRANE_TEST_SCRIPT="$1" timeout 120 "$terrane" "$out/island.tgraph" > "$2" 2>&1
 }
 fail=0
 cp "$src/data/examples/island.tgraph" "$out/island.tgraph"

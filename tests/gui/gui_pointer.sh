@@ -14,10 +14,10 @@ out=${TG_BUILD_ROOT:-.}/tests/gui/pointer
 rm -rf "$out"
 mkdir -p "$out"
 
-command -v xvfb-run > /dev/null || { echo "SKIP: xvfb-run is not installed"; exit 77; }
 command -v xdotool > /dev/null || { echo "SKIP: xdotool is not installed"; exit 77; }
-if ! xvfb-run -a -s "-screen 0 1600x1000x24" true 2> /dev/null; then
-  echo "SKIP: no X server can start"
+. "$src/tests/gui/xserver.sh"
+if ! xserver_start "$out"; then
+  echo "SKIP: no X server can start (Xvfb)"
   exit 77
 fi
 
@@ -88,8 +88,7 @@ steps=(
 )
 script=$(IFS=';'; echo "${steps[*]}")
 cp "$src/tests/gui/data/pointer.tgraph" "$out/pointer.tgraph"
-TERRANE_TEST_SCRIPT="$script" timeout 300 xvfb-run -a -s "-screen 0 1600x1000x24" \
-  "$terrane" "$out/pointer.tgraph" > "$out/log" 2>&1
+TERRANE_TEST_SCRIPT="$script" timeout 300 "$terrane" "$out/pointer.tgraph" > "$out/log" 2>&1
 rc=$?
 cat "$out/log"
 [ $rc -eq 0 ] || { echo "FAIL: the app did not finish its script (status $rc)"; exit 1; }
