@@ -1,17 +1,16 @@
 /* erosion.flow: flow accumulation, how much of the world drains through
  * each sample, as a mask on a log scale for texturing rivers and gullies.
  *
- * Pits and flats first: a Priority-Flood (Barnes, Lehman and Mulla 2014,
- * with the pit queue of their "improved" variant) floods the map from its
- * edges in order of height, raising every closed depression to its spill
- * level and remembering, for every sample, the neighbour the flood reached
- * it from.  The flood's order is a drainage order: every sample comes
- * after all its strictly lower neighbours.  Water is then routed in the
- * reverse order, either to all strictly lower neighbours in proportion to
- * slope^1.1 times contour length (MFD, Quinn et al. 1991 / Freeman 1991)
- * or to the steepest one (D8); on a filled flat it follows the flood back
- * towards the spill point, so rivers run through lakes instead of
- * stopping.  Water leaves the world at its edge.
+ * Pits first: a Priority-Flood (Barnes, Lehman and Mulla 2014, with the
+ * pit queue of their "improved" variant) floods the map from its edges in
+ * order of height, raising every closed depression to its spill level.
+ * The lakes this leaves are flat; their water is given a way across them
+ * that converges down the middle towards the outlet (Barnes, Lehman and
+ * Mulla 2014, flat resolution; see rank_flats), so rivers run through
+ * lakes as one channel.  On slopes water goes to all strictly lower
+ * neighbours in proportion to slope^exponent times contour length (MFD,
+ * Quinn et al. 1991 / Freeman 1991) or to the steepest one (D8), and it
+ * is added up from the top down.  Water leaves the world at its edge.
  *
  * The mask is log(1 + A / a) / log(1 + W / a), with A the area draining
  * through the sample (m²), W the world's area and a the cell area of a
@@ -125,13 +124,12 @@ heap_pop (Heap *h)
 static const int nb_dx[8] = { 1, -1, 0, 0, 1, -1, 1, -1 };
 static const int nb_dy[8] = { 0, 0, 1, -1, 1, 1, -1, -1 };
 
-/* Fills FILLED (the depression-filled heights), ORDER (samples in flood
- * order) and PARENT (the neighbour each sample was reached from, -1 on
- * the edge).  Returns 0 or TG_ENOMEM. */
+/* Fills FILLED with the depression-filled heights.  Returns 0 or
+ * TG_ENOMEM. */
 static int
-priority_flood (const float *hm, int w, int h, float *filled, int32_t *order, int32_t *parent)
+priority_flood (const float *hm, int w, int h, float *filled)
 {
-  size_t n = (size_t) w * (size_t) h, n_out = 0, pq_head = 0, pq_tail = 0;
+  size_t n = (size_t) w * (size_t) h, pq_head = 0, pq_tail = 0;
   Heap heap = { malloc (sizeof (HeapItem) * n), 0 };
   int32_t *pit = malloc (sizeof (int32_t) * n);
   uint8_t *seen = calloc (n, 1);
@@ -150,7 +148,6 @@ priority_flood (const float *hm, int w, int h, float *filled, int32_t *order, in
           int32_t i = (int32_t) ((size_t) y * w + x);
           seen[i] = 1;
           filled[i] = hm[i];
-          parent[i] = -1;
           heap_push (&heap, hm[i], i);
         }
   while (pq_head < pq_tail || heap.n > 0)
@@ -164,7 +161,6 @@ priority_flood (const float *hm, int w, int h, float *filled, int32_t *order, in
         c = pit[pq_head++];
       else
         c = heap_pop (&heap).idx;
-      order[n_out++] = c;
       level = filled[c];
       cx = (int) (c % w);
       cy = (int) (c / w);
@@ -178,7 +174,6 @@ priority_flood (const float *hm, int w, int h, float *filled, int32_t *order, in
           if (seen[i])
             continue;
           seen[i] = 1;
-          parent[i] = c;
           if (hm[i] <= level)
             {
               filled[i] = level;
@@ -201,65 +196,271 @@ priority_flood (const float *hm, int w, int h, float *filled, int32_t *order, in
   return 0;
 }
 
-/* --- routing ----------------------------------------------------------- */
+/* --- flats ------------------------------------------------------------- */
 
-static void
-route (const float *filled, const int32_t *order, const int32_t *parent, int w, int h,
-       int routing, double exponent, double *acc)
+/* A flat sample lies inside the map with no strictly lower neighbour:
+ * the floor of a filled lake, or ground that is level by construction.
+ * Edge samples are never flat: water leaves the world there. */
+static bool
+is_flat (const float *filled, int w, int h, int x, int y)
 {
-  size_t n = (size_t) w * (size_t) h;
-  /* Quinn's contour lengths (in cells) and distances for the neighbours. */
-  static const double contour[8] = { 0.5, 0.5, 0.5, 0.5, 0.354, 0.354, 0.354, 0.354 };
-  static const double dist[8] = { 1, 1, 1, 1, M_SQRT2, M_SQRT2, M_SQRT2, M_SQRT2 };
+  float z = filled[(size_t) y * w + x];
 
-  for (size_t k = 0; k < n; k++)
-    acc[k] = 1.0;
-  for (size_t k = n; k-- > 0;)
+  if (x == 0 || y == 0 || x == w - 1 || y == h - 1)
+    return false;
+  for (int q = 0; q < 8; q++)
+    if (filled[(size_t) (y + nb_dy[q]) * w + (x + nb_dx[q])] < z)
+      return false;
+  return true;
+}
+
+/* A breadth-first walk over the flat samples of one level: from the
+ * seeds in QUEUE[0..n_seed) (their MARK already set), every flat sample of
+ * a seed's level whose MARK is 0 gets its neighbour's + STEP (1 counts
+ * steps, 0 copies a label), in the order it is reached.  Returns the
+ * number of samples in QUEUE at the end. */
+static size_t
+flat_walk (const float *filled, const uint8_t *flat, int w, int h, int32_t *queue, size_t n_seed,
+           int32_t *mark, int32_t step)
+{
+  size_t head = 0, tail = n_seed;
+
+  while (head < tail)
     {
-      int32_t c = order[k];
+      int32_t c = queue[head++];
       int cx = (int) (c % w), cy = (int) (c / w);
-      double wt[8], sum = 0.0, best = 0.0;
-      int bq = -1;
-
       for (int q = 0; q < 8; q++)
         {
           int x = cx + nb_dx[q], y = cy + nb_dy[q];
-          double drop;
-          wt[q] = 0.0;
+          int32_t i;
           if (x < 0 || x >= w || y < 0 || y >= h)
             continue;
-          drop = (double) filled[c] - (double) filled[(size_t) y * w + x];
-          if (!(drop > 0.0))
+          i = (int32_t) ((size_t) y * w + x);
+          if (!flat[i] || mark[i] != 0 || filled[i] != filled[c])
             continue;
-          drop /= dist[q];
-          if (drop > best)
-            {
-              best = drop;
-              bq = q;
-            }
-          if (routing == ROUTE_MFD)
-            {
-              wt[q] = pow (drop, exponent) * contour[q];
-              sum += wt[q];
-            }
+          mark[i] = mark[c] + step;
+          queue[tail++] = i;
         }
-      if (bq < 0)
-        {
-          /* A flat (or a filled lake): follow the flood back to the spill
-           * point.  Edge samples without a lower neighbour drain out. */
-          if (parent[c] >= 0)
-            acc[parent[c]] += acc[c];
-          continue;
-        }
-      if (routing == ROUTE_D8 || !(sum > 0.0))
-        {
-          acc[(size_t) (cy + nb_dy[bq]) * w + (cx + nb_dx[bq])] += acc[c];
-          continue;
-        }
-      for (int q = 0; q < 8; q++)
-        if (wt[q] > 0.0)
-          acc[(size_t) (cy + nb_dy[q]) * w + (cx + nb_dx[q])] += acc[c] * (wt[q] / sum);
     }
+  return tail;
+}
+
+/* A slope across every flat (Barnes, Lehman and Mulla 2014, "An
+ * efficient assignment of drainage direction over flat surfaces"): each
+ * flat sample gets the rank
+ *
+ *   2 * (steps to the flat's way out) + (largest - steps from higher ground)
+ *
+ * and water on a flat runs down the ranks as it runs down heights
+ * elsewhere: towards the outlet while keeping away from the higher ground
+ * around it, so it gathers into one channel down the middle of a lake
+ * instead of running to the spill point in parallel straight lines.
+ * Every flat sample has a neighbour of lower rank (one step closer to the
+ * way out gains 2, the second term changes by at most 1); the samples of
+ * the flat's level that drain (the way out) rank below all of them.
+ * Fills RANK (-1 off flats).  SCRATCH holds 4 n int32.  Returns 0 or
+ * TG_ENOMEM. */
+static int
+rank_flats (const float *filled, int w, int h, int32_t *rank, int32_t *scratch)
+{
+  size_t n = (size_t) w * (size_t) h, n_seed = 0;
+  int32_t *low = scratch, *high = scratch + n, *queue = scratch + 2 * n, *label = scratch + 3 * n;
+  int32_t n_labels = 0, *largest;
+  uint8_t *flat = calloc (n, 1);
+
+  if (!flat)
+    return TG_ENOMEM;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      flat[(size_t) y * w + x] = is_flat (filled, w, h, x, y);
+
+  /* Each flat (flat samples of one level, connected) gets a label. */
+  memset (label, 0, sizeof (int32_t) * n);
+  for (size_t i = 0; i < n; i++)
+    if (flat[i] && label[i] == 0)
+      {
+        label[i] = ++n_labels;
+        queue[0] = (int32_t) i;
+        flat_walk (filled, flat, w, h, queue, 1, label, 0);
+      }
+
+  /* Steps to the way out: from the samples of the same level that do
+   * drain (they have a lower neighbour or lie on the edge; 0 steps). */
+  memset (low, 0, sizeof (int32_t) * n);
+  for (size_t i = 0; i < n; i++)
+    {
+      int x = (int) (i % w), y = (int) (i / w);
+      if (flat[i])
+        continue;
+      for (int q = 0; q < 8; q++)
+        {
+          int nx = x + nb_dx[q], ny = y + nb_dy[q];
+          size_t j = (size_t) ny * w + nx;
+          if (nx >= 0 && nx < w && ny >= 0 && ny < h && flat[j] && filled[j] == filled[i])
+            {
+              queue[n_seed++] = (int32_t) i;
+              break;
+            }
+        }
+    }
+  flat_walk (filled, flat, w, h, queue, n_seed, low, 1);
+
+  /* Steps from higher ground: from the flat samples next to it (1 step). */
+  memset (high, 0, sizeof (int32_t) * n);
+  n_seed = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      int x = (int) (i % w), y = (int) (i / w);
+      if (!flat[i])
+        continue;
+      for (int q = 0; q < 8; q++)
+        if (filled[(size_t) (y + nb_dy[q]) * w + (x + nb_dx[q])] > filled[i])
+          {
+            high[i] = 1;
+            queue[n_seed++] = (int32_t) i;
+            break;
+          }
+    }
+  flat_walk (filled, flat, w, h, queue, n_seed, high, 1);
+
+  largest = calloc ((size_t) n_labels + 1, sizeof (int32_t));
+  if (!largest)
+    {
+      free (flat);
+      return TG_ENOMEM;
+    }
+  for (size_t i = 0; i < n; i++)
+    if (flat[i] && high[i] > largest[label[i]])
+      largest[label[i]] = high[i];
+
+  for (size_t i = 0; i < n; i++)
+    {
+      if (!flat[i])
+        rank[i] = -1;
+      else if (low[i] == 0)
+        rank[i] = INT32_MAX; /* (never after the fill) no way out */
+      else
+        rank[i] = 2 * low[i] + (high[i] ? largest[label[i]] - high[i] : 0);
+    }
+  free (largest);
+  free (flat);
+  return 0;
+}
+
+/* --- routing ----------------------------------------------------------- */
+
+/* Where a sample's water goes: on slopes to all strictly lower
+ * neighbours in proportion to slope^EXPONENT times contour length (MFD)
+ * or to the steepest one (D8); on a flat the same down its ranks, among
+ * the neighbours of its level.  Returns the receivers as a bit mask over
+ * the 8 neighbours and, when WT is not NULL, fills WT[8] with their
+ * shares (an MFD share may underflow to 0; the receiver still counts).
+ * An edge sample with nowhere lower drains out of the world (mask 0). */
+static unsigned
+receivers (const float *filled, const int32_t *rank, int w, int h, int routing, double exponent,
+           int32_t c, double *wt)
+{
+  /* Quinn's contour lengths (in cells) and distances for the neighbours. */
+  static const double contour[8] = { 0.5, 0.5, 0.5, 0.5, 0.354, 0.354, 0.354, 0.354 };
+  static const double dist[8] = { 1, 1, 1, 1, M_SQRT2, M_SQRT2, M_SQRT2, M_SQRT2 };
+  int cx = (int) (c % w), cy = (int) (c / w), bq = -1;
+  double drop[8], sum = 0.0, best = 0.0;
+  unsigned mask = 0;
+
+  for (int q = 0; q < 8; q++)
+    {
+      int x = cx + nb_dx[q], y = cy + nb_dy[q];
+      size_t j = (size_t) y * w + x;
+      double d;
+      drop[q] = 0.0;
+      if (x < 0 || x >= w || y < 0 || y >= h)
+        continue;
+      if (rank[c] >= 0)
+        d = filled[j] == filled[c] ? (double) rank[c] - (double) rank[j] : 0.0;
+      else
+        d = (double) filled[c] - (double) filled[j];
+      if (!(d > 0.0))
+        continue;
+      drop[q] = d / dist[q];
+      mask |= 1u << q;
+      if (drop[q] > best)
+        {
+          best = drop[q];
+          bq = q;
+        }
+    }
+  if (bq < 0)
+    return 0;
+  if (routing == ROUTE_D8)
+    mask = 1u << bq;
+  if (!wt)
+    return mask;
+  for (int q = 0; q < 8; q++)
+    {
+      wt[q] = 0.0;
+      if (routing == ROUTE_MFD && (mask & (1u << q)))
+        {
+          wt[q] = pow (drop[q], exponent) * contour[q];
+          sum += wt[q];
+        }
+    }
+  if (routing == ROUTE_D8 || !(sum > 0.0))
+    {
+      /* D8, or every MFD share underflowed: all to the steepest. */
+      for (int q = 0; q < 8; q++)
+        wt[q] = q == bq;
+      return mask;
+    }
+  for (int q = 0; q < 8; q++)
+    wt[q] /= sum;
+  return mask;
+}
+
+/* Accumulates the area (in samples) draining through every sample:
+ * upstream samples first (Kahn's order, from the samples nothing drains
+ * into), so the result does not depend on how flats were reached.
+ * QUEUE holds n int32.  Returns 0 or TG_ENOMEM. */
+static int
+route (const float *filled, const int32_t *rank, int w, int h, int routing, double exponent,
+       int32_t *queue, double *acc)
+{
+  size_t n = (size_t) w * (size_t) h, head = 0, tail = 0;
+  uint8_t *donors = calloc (n, 1);
+  double wt[8];
+
+  if (!donors)
+    return TG_ENOMEM;
+  for (size_t i = 0; i < n; i++)
+    {
+      int cx = (int) (i % w), cy = (int) (i / w);
+
+      unsigned mask = receivers (filled, rank, w, h, routing, exponent, (int32_t) i, NULL);
+
+      acc[i] = 1.0;
+      for (int q = 0; q < 8; q++)
+        if (mask & (1u << q))
+          donors[(size_t) (cy + nb_dy[q]) * w + (cx + nb_dx[q])]++;
+    }
+  for (size_t i = 0; i < n; i++)
+    if (donors[i] == 0)
+      queue[tail++] = (int32_t) i;
+  while (head < tail)
+    {
+      int32_t c = queue[head++];
+      int cx = (int) (c % w), cy = (int) (c / w);
+      unsigned mask = receivers (filled, rank, w, h, routing, exponent, c, wt);
+
+      for (int q = 0; q < 8; q++)
+        if (mask & (1u << q))
+          {
+            size_t j = (size_t) (cy + nb_dy[q]) * w + (cx + nb_dx[q]);
+            acc[j] += acc[c] * wt[q];
+            if (--donors[j] == 0)
+              queue[tail++] = (int32_t) j;
+          }
+    }
+  free (donors);
+  return 0;
 }
 
 /* --- the node ---------------------------------------------------------- */
@@ -296,7 +497,7 @@ flow_eval (TgEvalCtx *c)
   int w = r->width, h = r->height, rc;
   size_t n = (size_t) w * (size_t) h;
   float *hm = NULL, *filled = NULL;
-  int32_t *order = NULL, *parent = NULL;
+  int32_t *rank = NULL, *scratch = NULL;
   double *acc = NULL;
   FlowFinish fin;
 
@@ -306,10 +507,10 @@ flow_eval (TgEvalCtx *c)
     return tg_eval_fail (c, TG_ERANGE, "a %d x %d map is too large for flow routing", w, h);
   hm = malloc (sizeof (float) * n);
   filled = malloc (sizeof (float) * n);
-  order = malloc (sizeof (int32_t) * n);
-  parent = malloc (sizeof (int32_t) * n);
+  rank = malloc (sizeof (int32_t) * n);
+  scratch = malloc (sizeof (int32_t) * 4 * n);
   acc = malloc (sizeof (double) * n);
-  if (!hm || !filled || !order || !parent || !acc)
+  if (!hm || !filled || !rank || !scratch || !acc)
     {
       rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d map", w, h);
       goto out;
@@ -322,7 +523,7 @@ flow_eval (TgEvalCtx *c)
       for (int i = 0; i < w; i++)
         dst[i] = isfinite (src[i]) ? src[i] : 0.0f;
     }
-  if (priority_flood (hm, w, h, filled, order, parent) < 0)
+  if (priority_flood (hm, w, h, filled) < 0 || rank_flats (filled, w, h, rank, scratch) < 0)
     {
       rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d map", w, h);
       goto out;
@@ -333,7 +534,11 @@ flow_eval (TgEvalCtx *c)
       rc = TG_ECANCELLED;
       goto out;
     }
-  route (filled, order, parent, w, h, p->routing, p->exponent, acc);
+  if (route (filled, rank, w, h, p->routing, p->exponent, scratch, acc) < 0)
+    {
+      rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d map", w, h);
+      goto out;
+    }
 
   {
     /* Reference cell: a 1025-sample map of this world. */
@@ -352,8 +557,8 @@ flow_eval (TgEvalCtx *c)
 out:
   free (hm);
   free (filled);
-  free (order);
-  free (parent);
+  free (rank);
+  free (scratch);
   free (acc);
   return rc;
 }
@@ -373,6 +578,6 @@ static const TgNodeDesc flow_desc = {
   .params_size = sizeof (FlowParams),
   .locality = TG_LOCALITY_GLOBAL,
   .eval = flow_eval,
-  .version = 1,
+  .version = 2,
 };
 TG_NODE_REGISTER (flow_desc);

@@ -1,8 +1,9 @@
 /* Tests for erosion.flow: on a tilted plane the flow grows steadily
  * downhill, a V-shaped valley gathers it on its valley line, a closed pit
- * is filled so its water still reaches the world's edge, the bytes do not
- * depend on the thread count, and a 257 preview reads like a 513 build at
- * the same world points. */
+ * is filled so its water still reaches the world's edge, the water of a
+ * flat lake crosses it in one channel rather than in parallel lines, the
+ * bytes do not depend on the thread count, and a 257 preview reads like a
+ * 513 build at the same world points. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -177,6 +178,76 @@ test_flow_pit (void)
   tg_graph_free (g);
 }
 
+/* The node's mask back to the number of samples draining through: the
+ * inverse of log(1 + A / a) / log(1 + W / a), a being the cell area of a
+ * 1025-sample map of the world. */
+static double
+samples_through (float mask, double size_m, int res)
+{
+  double a = (size_m / 1024.0) * (size_m / 1024.0), cell = size_m / (res - 1);
+
+  return expm1 (mask * log1p (size_m * size_m / a)) * a / (cell * cell);
+}
+
+/* A valley with a flat floor, open at both ends: the V of valley_graph
+ * (0.65 on its valley line) less 0.7, clamped, is exactly 0 on a band
+ * about 25 samples wide down the middle, and its water leaves over the
+ * north and south edges.  Routed in parallel lines straight to the edge
+ * (as a breadth-first flood back to the edge does), each line carries
+ * its own column and what the walls pour into it: about 220 samples.
+ * Gathered down the middle of the floor into one channel, the channel
+ * near the south edge carries more than the whole southern half of the
+ * floor (D8), or at least a good part of it (MFD, which spreads water
+ * over a flat as it does over a slope). */
+static void
+test_flow_flat_floor (void)
+{
+  const char *routings[2] = { "mfd", "d8" };
+
+  for (int k = 0; k < 2; k++)
+    {
+      TgGraph *g = valley_graph (129);
+      TgEngine *e = new_engine (2);
+      TgRegion r = world_region (g);
+      TgValue *v = NULL, *ground = NULL;
+      int half, f, sum, floor_n = 0, south = r.height - 5;
+      double channel = 0.0;
+
+      /* Rewire: V - 0.7 instead of V + tilt. */
+      sum = tg_graph_find_node (g, "sum");
+      SET (g, sum, "op", "subtract");
+      half = add_node (g, "half", "gen.constant");
+      SET (g, half, "value", "0.7");
+      tg_graph_remove_link (g, tg_graph_input_link (g, sum, 1)); /* tilt -> b */
+      add_link (g, "half", "height", "sum", "b");
+      f = tg_graph_find_node (g, "flow");
+      SET (g, f, "routing", routings[k]);
+      ground = pull (e, g, "sum", &r);
+      v = pull (e, g, "flow", &r);
+      if (v && ground)
+        {
+          for (int j = r.height / 2; j < r.height; j++)
+            for (int i = 0; i < r.width; i++)
+              floor_n += at (ground, i, j) == 0.0f;
+          for (int i = 0; i < r.width; i++)
+            if (at (ground, i, south) == 0.0f)
+              channel = fmax (channel, samples_through (at (v, i, south), 2048, 129));
+          fprintf (stderr, "  %s: %d floor samples in the southern half; the most through one "
+                   "sample near the south edge: %.0f\n", routings[k], floor_n, channel);
+          TG_CHECK_MSG (floor_n > 1000, "the floor is too small (%d)", floor_n);
+          TG_CHECK_MSG (channel > (k == 0 ? 0.3 : 0.9) * floor_n,
+                        "%s: the floor's water leaves spread out (%.0f of %d through one "
+                        "sample)", routings[k], channel, floor_n);
+        }
+      if (v)
+        tg_value_unref (v);
+      if (ground)
+        tg_value_unref (ground);
+      tg_engine_free (e);
+      tg_graph_free (g);
+    }
+}
+
 static void
 test_flow_resolution (void)
 {
@@ -220,6 +291,7 @@ main (void)
   TG_RUN (test_flow_plane);
   TG_RUN (test_flow_valley);
   TG_RUN (test_flow_pit);
+  TG_RUN (test_flow_flat_floor);
   TG_RUN (test_flow_resolution);
   return tgtest_result ();
 }
