@@ -851,7 +851,7 @@ apron_one (const void *params, double cell_m)
 
 typedef struct
 {
-  double azimuth_deg, elevation_deg, exaggeration;
+  double azimuth_deg, elevation_deg, exaggeration, ambient;
 } HillshadeParams;
 
 static const TgParamDesc hillshade_params[] = {
@@ -862,11 +862,14 @@ static const TgParamDesc hillshade_params[] = {
                   N_("Angle of the sun above the horizon")),
   TG_PARAM_FLOAT_UI (HillshadeParams, exaggeration, N_("Exaggeration"), 1.0, 0.0, 100.0, 0.0,
                      10.0, NULL, N_("Multiplies the relief before shading")),
+  TG_PARAM_FLOAT (HillshadeParams, ambient, N_("Ambient"), 0.0, 0.0, 1.0, NULL,
+                  N_("Light from the whole sky: slopes facing away from the sun keep this much "
+                     "(0 = black shadows, as in a cartographic hillshade)")),
 };
 
 static const TgPortDesc hillshade_outputs[] = {
   { .name = "mask", .type = TG_TYPE_MASK, .label = N_("Shade"),
-    .help = N_("Lambertian shade, 0 (facing away) .. 1 (facing the sun)") },
+    .help = N_("Lambertian shade, ambient (facing away) .. 1 (facing the sun)") },
 };
 
 enum
@@ -904,6 +907,7 @@ typedef struct
   TgValue *out;
   double scale;        /* height_m * exaggeration / (2 cell) */
   double lx, ly, lz;   /* hillshade: unit vector to the sun (east, up, north) */
+  double ambient;      /* hillshade: the shade of a slope facing away */
   double green_sign;   /* normals: +1 OpenGL, -1 DirectX */
 } SurfJob;
 
@@ -929,7 +933,8 @@ surf_rows (void *user, int begin, int end)
           if (job->kind == SURF_HILLSHADE)
             {
               double d = (-gx * job->lx + job->ly - gz * job->lz) * inv;
-              dst[i] = (float) (isnan (d) ? 0.0 : tg__clamp01 (d));
+              d = isnan (d) ? 0.0 : tg__clamp01 (d);
+              dst[i] = (float) (job->ambient + (1.0 - job->ambient) * d);
             }
           else
             {
@@ -973,6 +978,7 @@ hillshade_eval (TgEvalCtx *c)
   job.lx = sin (az) * cos (el);
   job.ly = sin (el);
   job.lz = cos (az) * cos (el);
+  job.ambient = p->ambient;
   return surf_run (c, &job, p->exaggeration);
 }
 

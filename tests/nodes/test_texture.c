@@ -522,13 +522,16 @@ test_hillshade_planes (void)
 {
   static const struct
   {
-    double rise, slope, az, el, want;
+    double rise, slope, az, el, ambient, want;
   } cases[] = {
-    { 0.0, 0.0, 315.0, 45.0, 0.70710678 },        /* flat: sin (elevation) */
-    { 0.0, 20.0, 270.0, 30.0, 0.76604444 },       /* faces west, sun in the west: sin 50 */
-    { 0.0, 20.0, 90.0, 30.0, 0.17364818 },        /* sun behind it: sin 10 */
-    { 0.0, 50.0, 90.0, 30.0, 0.0 },               /* in its own shadow */
-    { 90.0, 30.0, 180.0, 60.0, 1.0 },             /* faces south, sun south at 60 */
+    { 0.0, 0.0, 315.0, 45.0, 0.0, 0.70710678 },   /* flat: sin (elevation) */
+    { 0.0, 20.0, 270.0, 30.0, 0.0, 0.76604444 },  /* faces west, sun in the west: sin 50 */
+    { 0.0, 20.0, 90.0, 30.0, 0.0, 0.17364818 },   /* sun behind it: sin 10 */
+    { 0.0, 50.0, 90.0, 30.0, 0.0, 0.0 },          /* in its own shadow */
+    { 90.0, 30.0, 180.0, 60.0, 0.0, 1.0 },        /* faces south, sun south at 60 */
+    { 0.0, 50.0, 90.0, 30.0, 0.3, 0.3 },          /* in its shadow, lit by the sky */
+    { 0.0, 20.0, 90.0, 30.0, 0.3, 0.42155373 },   /* 0.3 + 0.7 sin 10 */
+    { 90.0, 30.0, 180.0, 60.0, 0.3, 1.0 },        /* full sun stays 1 */
   };
 
   for (int c = 0; c < TG_N_ELEMENTS (cases); c++)
@@ -541,6 +544,7 @@ test_hillshade_planes (void)
 
       SET (g, n, "azimuth_deg", fmt (cases[c].az));
       SET (g, n, "elevation_deg", fmt (cases[c].el));
+      SET (g, n, "ambient", fmt (cases[c].ambient));
       add_link (g, "plane", "height", "hs", "height");
       v = pull (e, g, "hs", &r);
       if (v)
