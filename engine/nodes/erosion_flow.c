@@ -258,21 +258,29 @@ flat_walk (const float *filled, const uint8_t *flat, int w, int h, int32_t *queu
  * Every flat sample has a neighbour of lower rank (one step closer to the
  * way out gains 2, the second term changes by at most 1); the samples of
  * the flat's level that drain (the way out) rank below all of them.
- * Fills RANK (-1 off flats).  SCRATCH holds 4 n int32.  Returns 0 or
- * TG_ENOMEM. */
+ * Fills RANK (-1 off flats).  SCRATCH_A and SCRATCH_B hold 2 n int32
+ * each.  Returns 0 or TG_ENOMEM. */
 static int
-rank_flats (const float *filled, int w, int h, int32_t *rank, int32_t *scratch)
+rank_flats (const float *filled, int w, int h, int32_t *rank, int32_t *scratch_a,
+            int32_t *scratch_b)
 {
   size_t n = (size_t) w * (size_t) h, n_seed = 0;
-  int32_t *low = scratch, *high = scratch + n, *queue = scratch + 2 * n, *label = scratch + 3 * n;
+  int32_t *low = scratch_a, *high = scratch_a + n, *queue = scratch_b, *label = scratch_b + n;
   int32_t n_labels = 0, *largest;
-  uint8_t *flat = calloc (n, 1);
+  uint8_t *flat = calloc (n, 1), any_flat = 0;
 
   if (!flat)
     return TG_ENOMEM;
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++)
-      flat[(size_t) y * w + x] = is_flat (filled, w, h, x, y);
+      any_flat |= flat[(size_t) y * w + x] = is_flat (filled, w, h, x, y);
+  if (!any_flat)
+    {
+      for (size_t i = 0; i < n; i++)
+        rank[i] = -1;
+      free (flat);
+      return 0;
+    }
 
   /* Each flat (flat samples of one level, connected) gets a label. */
   memset (label, 0, sizeof (int32_t) * n);
@@ -285,24 +293,27 @@ rank_flats (const float *filled, int w, int h, int32_t *rank, int32_t *scratch)
       }
 
   /* Steps to the way out: from the samples of the same level that do
-   * drain (they have a lower neighbour or lie on the edge; 0 steps). */
+   * drain (they have a lower neighbour or lie on the edge; 0 steps),
+   * found from the flats' side: flats are few.  -1 marks a seed taken
+   * until the walk starts. */
   memset (low, 0, sizeof (int32_t) * n);
   for (size_t i = 0; i < n; i++)
     {
       int x = (int) (i % w), y = (int) (i / w);
-      if (flat[i])
+      if (!flat[i])
         continue;
       for (int q = 0; q < 8; q++)
         {
-          int nx = x + nb_dx[q], ny = y + nb_dy[q];
-          size_t j = (size_t) ny * w + nx;
-          if (nx >= 0 && nx < w && ny >= 0 && ny < h && flat[j] && filled[j] == filled[i])
+          size_t j = (size_t) (y + nb_dy[q]) * w + (x + nb_dx[q]);
+          if (!flat[j] && filled[j] == filled[i] && low[j] == 0)
             {
-              queue[n_seed++] = (int32_t) i;
-              break;
+              low[j] = -1;
+              queue[n_seed++] = (int32_t) j;
             }
         }
     }
+  for (size_t k = 0; k < n_seed; k++)
+    low[queue[k]] = 0;
   flat_walk (filled, flat, w, h, queue, n_seed, low, 1);
 
   /* Steps from higher ground: from the flat samples next to it (1 step). */
@@ -496,8 +507,11 @@ flow_eval (TgEvalCtx *c)
   const TgWorld *world = tg_eval_world (c);
   int w = r->width, h = r->height, rc;
   size_t n = (size_t) w * (size_t) h;
+  /* Four buffers, each used twice: the input heights, then the flats'
+   * ranks; the flats' scratch, then the accumulation (8 bytes a sample);
+   * more scratch, then the routing queue. */
   float *hm = NULL, *filled = NULL;
-  int32_t *rank = NULL, *scratch = NULL;
+  int32_t *rank, *scratch = NULL;
   double *acc = NULL;
   FlowFinish fin;
 
@@ -507,10 +521,9 @@ flow_eval (TgEvalCtx *c)
     return tg_eval_fail (c, TG_ERANGE, "a %d x %d map is too large for flow routing", w, h);
   hm = malloc (sizeof (float) * n);
   filled = malloc (sizeof (float) * n);
-  rank = malloc (sizeof (int32_t) * n);
-  scratch = malloc (sizeof (int32_t) * 4 * n);
+  scratch = malloc (sizeof (int32_t) * 2 * n);
   acc = malloc (sizeof (double) * n);
-  if (!hm || !filled || !rank || !scratch || !acc)
+  if (!hm || !filled || !scratch || !acc)
     {
       rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d map", w, h);
       goto out;
@@ -523,7 +536,9 @@ flow_eval (TgEvalCtx *c)
       for (int i = 0; i < w; i++)
         dst[i] = isfinite (src[i]) ? src[i] : 0.0f;
     }
-  if (priority_flood (hm, w, h, filled) < 0 || rank_flats (filled, w, h, rank, scratch) < 0)
+  rank = (int32_t *) hm;
+  if (priority_flood (hm, w, h, filled) < 0
+      || rank_flats (filled, w, h, rank, (int32_t *) acc, scratch) < 0)
     {
       rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d map", w, h);
       goto out;
@@ -557,7 +572,6 @@ flow_eval (TgEvalCtx *c)
 out:
   free (hm);
   free (filled);
-  free (rank);
   free (scratch);
   free (acc);
   return rc;
