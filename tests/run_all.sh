@@ -2,7 +2,8 @@
 # The whole test suite, as CI runs it (README command 2, .ci/run):
 #   1. build-ci: a warnings-as-errors build, every default suite;
 #   2. build-asan: AddressSanitizer + UBSan, the engine, nodes, formats and
-#      cli suites (halting on the first report);
+#      cli suites (halting on the first report), then the gui suite with
+#      leak checking off;
 # then a summary from both builds' meson-logs/testlog.json.  The last line
 # is always "N passed, N failed"; the exit status is non-zero when anything
 # failed, including a build that did not configure or compile.
@@ -78,6 +79,19 @@ export ASAN_OPTIONS UBSAN_OPTIONS
 if setup "$asan" -Db_sanitize=address,undefined -Db_lundef=false -Dtests=true \
   -Dbuildtype=debugoptimized; then
   build_and_test "$asan" engine nodes formats cli
+  # The app under both sanitizers too: a memory error aborts it and fails
+  # its test.  Leak checking is off for it: GTK, fontconfig and Mesa keep
+  # allocations for the life of the process, which LeakSanitizer reports.
+  case "$build_failures" in
+    *"$asan:"*) ;;
+    *)
+      note "$asan: the app (gui suite), leak checking off"
+      rm -f "$asan/meson-logs/gui-asan.json"
+      ASAN_OPTIONS="halt_on_error=1:abort_on_error=1:detect_leaks=0:print_summary=1" \
+        meson test -C "$asan" --no-rebuild --print-errorlogs --num-processes "$jobs" \
+        --suite gui --logbase gui-asan --timeout-multiplier 3
+      ;;
+  esac
 else
   build_failures="$build_failures $asan:configure"
 fi
@@ -85,7 +99,7 @@ unset ASAN_OPTIONS UBSAN_OPTIONS
 
 note "summary"
 python3 - "$root/$ci/meson-logs/testlog.json" "$root/$ci/meson-logs/leakcheck-valgrind.json" \
-  "$root/$asan/meson-logs/testlog.json" \
+  "$root/$asan/meson-logs/testlog.json" "$root/$asan/meson-logs/gui-asan.json" \
   $build_failures <<'PY'
 import json, os, sys
 
@@ -97,6 +111,8 @@ for log in logs:
     build = os.path.basename(os.path.dirname(os.path.dirname(log)))
     if log.endswith("leakcheck-valgrind.json"):
         build += "-valgrind"
+    elif log.endswith("gui-asan.json"):
+        build += "-gui"
     if not os.path.exists(log):
         if not any(f.startswith(build + ":") for f in build_failures):
             build_failures.append(build + ":no test log")
