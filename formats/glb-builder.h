@@ -14,7 +14,8 @@
  * remembers it and tg_glb_write returns TG_ENOMEM, so callers may check
  * only at the end.  Empty top-level arrays are left out (the spec wants
  * at least one item), and a default scene lists every node that is no
- * other node's child, in the order they were added.
+ * other node's child (nor another's level of detail), in the order they
+ * were added.
  *
  * Data passed to tg_glb_add_view is BORROWED: it must stay valid until
  * tg_glb_write returns (the writer streams it straight to the file, so a
@@ -145,6 +146,13 @@ int tg_glb_use_extension (TgGlb *g, const char *name, bool required);
 /* Sets node.extensions[NAME] = VALUE (ownership of VALUE passes to the
  * builder, also on failure) and marks NAME as used (not required). */
 int tg_glb_node_add_extension (TgGlb *g, int node, const char *name, json_object *value);
+/* MSFT_lod on NODE: LODS[0..N_LODS) are its lower levels of detail, from
+ * the finest, and COVERAGE[0..N_LODS] the screen coverage (0..1) down to
+ * which each level, NODE's first, is shown (the node's
+ * extras.MSFT_screencoverage).  The LOD nodes leave the scene: a reader
+ * that does not know the extension shows NODE alone.  They must be roots
+ * with no LODs of their own.  Marks MSFT_lod as used (not required). */
+int tg_glb_node_set_lods (TgGlb *g, int node, const int *lods, int n_lods, const float *coverage);
 /* EXT_mesh_gpu_instancing on NODE (which must show a mesh): accessors of
  * per-instance TRANSLATION (float VEC3), ROTATION (float VEC4, unit
  * quaternions) and SCALE (float VEC3), each -1 to leave it out, with the

@@ -37,9 +37,16 @@ struct TgGlb
   size_t bin_len;        /* end of the last view (unpadded) */
   json_object *nodes, *meshes, *materials, *accessors, *buffer_views;
   json_object *ext_used, *ext_required;
-  int *parent;           /* per node: its parent, or -1 for a root */
+  int *parent;           /* per node: its parent, -1 for a root, or LOD_OF_ANOTHER */
   int cap_child;
   bool oom;
+};
+
+/* parent[] of a node that is a lower level of detail of another one
+ * (MSFT_lod): in no scene and no other node's child. */
+enum
+{
+  LOD_OF_ANOTHER = -2
 };
 
 static int
@@ -504,7 +511,7 @@ tg_glb_node_set_trs (TgGlb *g, int node, const float translation[3], const float
 int
 tg_glb_node_add_child (TgGlb *g, int parent, int child)
 {
-  if (!valid_index (g->nodes, parent) || !valid_index (g->nodes, child) || g->parent[child] >= 0)
+  if (!valid_index (g->nodes, parent) || !valid_index (g->nodes, child) || g->parent[child] != -1)
     return TG_EINVAL;
   /* glTF node hierarchies are trees: CHILD may not be PARENT or above it. */
   for (int a = parent; a >= 0; a = g->parent[a])
@@ -574,6 +581,62 @@ tg_glb_node_add_extension (TgGlb *g, int node, const char *name, json_object *va
   if (!put (g, ext, name, value))
     return TG_ENOMEM;
   return tg_glb_use_extension (g, name, false);
+}
+
+int
+tg_glb_node_set_lods (TgGlb *g, int node, const int *lods, int n_lods, const float *coverage)
+{
+  json_object *ids, *lod, *extras, *cov, *o;
+
+  if (!valid_index (g->nodes, node) || g->parent[node] == LOD_OF_ANOTHER || n_lods < 1 || !lods
+      || !coverage)
+    return TG_EINVAL;
+  for (int k = 0; k < n_lods; k++)
+    {
+      json_object *ext = NULL;
+      if (!valid_index (g->nodes, lods[k]) || lods[k] == node || g->parent[lods[k]] != -1)
+        return TG_EINVAL;
+      if (json_object_object_get_ex (json_object_array_get_idx (g->nodes, lods[k]), "extensions",
+                                     &ext)
+          && json_object_object_get_ex (ext, "MSFT_lod", NULL))
+        return TG_EINVAL;
+      for (int l = 0; l < k; l++)
+        if (lods[l] == lods[k])
+          return TG_EINVAL;
+    }
+
+  ids = json_object_new_array ();
+  lod = json_object_new_object ();
+  if (!ids || !lod)
+    {
+      json_object_put (ids);
+      json_object_put (lod);
+      return fail_oom (g);
+    }
+  for (int k = 0; k < n_lods; k++)
+    if (json_object_array_add (ids, json_object_new_int (lods[k])) != 0)
+      g->oom = true;
+  if (!put (g, lod, "ids", ids))
+    {
+      json_object_put (lod);
+      return TG_ENOMEM;
+    }
+  if (tg_glb_node_add_extension (g, node, "MSFT_lod", lod) < 0)
+    return TG_ENOMEM;
+
+  o = json_object_array_get_idx (g->nodes, node);
+  if (!json_object_object_get_ex (o, "extras", &extras))
+    {
+      extras = json_object_new_object ();
+      if (!put (g, o, "extras", extras))
+        return TG_ENOMEM;
+    }
+  cov = float_array (g, coverage, n_lods + 1);
+  if (!put (g, extras, "MSFT_screencoverage", cov))
+    return TG_ENOMEM;
+  for (int k = 0; k < n_lods; k++)
+    g->parent[lods[k]] = LOD_OF_ANOTHER;
+  return g->oom ? TG_ENOMEM : 0;
 }
 
 int
@@ -664,7 +727,7 @@ document_text (TgGlb *g)
       if (scenes && scene && roots)
         {
           for (int i = 0; i < n_nodes; i++)
-            if (g->parent[i] < 0 && json_object_array_add (roots, json_object_new_int (i)) != 0)
+            if (g->parent[i] == -1 && json_object_array_add (roots, json_object_new_int (i)) != 0)
               g->oom = true;
           put (g, scene, "nodes", roots);
           roots = NULL;

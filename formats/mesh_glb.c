@@ -4,7 +4,13 @@
  * Each chunk with triangles becomes one mesh with one primitive
  * (POSITION with min/max, NORMAL, TEXCOORD_0 when the chunk has UVs,
  * uint32 indices) and one node named after the chunk, all sharing one
- * plain material.  Chunks without triangles are left out.  glTF is
+ * plain material.  Chunks without triangles are left out.  Levels of
+ * detail of one tile ("chunk_x1_z2_lod0", "..._lod1", ...) are grouped
+ * with MSFT_lod: the scene shows the full-resolution chunks, each naming
+ * its coarser levels and the screen coverage at which each takes over
+ * (a quarter as much for every halving), so a reader without the
+ * extension draws each tile once instead of its levels on top of one
+ * another.  glTF is
  * right-handed, so positions and normals go out with z = -north and each
  * triangle's order reversed (handedness.h): north is -Z, the file is not
  * mirrored.  UVs are unchanged: glTF puts v = 0 at the image's top row,
@@ -120,18 +126,91 @@ tg__glb_add_chunk (TgGlb *g, const TgMeshChunk *c, TgGlbAttribute attrs[3], int 
   return *indices < 0 ? *indices : n;
 }
 
+/* The length of NAME without a trailing "_lod<digits>": chunks with the
+ * same stem are levels of detail of one tile. */
+static size_t
+lod_stem_len (const char *name)
+{
+  size_t n = strlen (name), d = n;
+
+  while (d > 0 && name[d - 1] >= '0' && name[d - 1] <= '9')
+    d--;
+  if (d < n && d >= 4 && strncmp (name + d - 4, "_lod", 4) == 0)
+    return d - 4;
+  return n;
+}
+
+/* Groups each full-resolution chunk that has a node with its coarser
+ * levels (one per level, the first found, by increasing lod).  NODE_OF
+ * gives each chunk's node or -1. */
+static int
+group_lods (TgGlb *g, const TgMesh *m, const int *node_of)
+{
+  int *lods, rc = 0;
+  float *coverage;
+
+  if (m->n_chunks < 2)
+    return 0;
+  lods = malloc (sizeof (int) * (size_t) m->n_chunks);
+  coverage = malloc (sizeof (float) * ((size_t) m->n_chunks + 1));
+  if (!lods || !coverage)
+    rc = TG_ENOMEM;
+  for (int ci = 0; rc == 0 && ci < m->n_chunks; ci++)
+    {
+      const TgMeshChunk *c = &m->chunks[ci];
+      size_t stem;
+      int n = 0, last = 0;
+
+      if (c->lod != 0 || node_of[ci] < 0 || !c->name)
+        continue;
+      stem = lod_stem_len (c->name);
+      for (;;)
+        {
+          /* The next level: the smallest lod above LAST with this stem. */
+          int best = -1;
+          for (int cj = 0; cj < m->n_chunks; cj++)
+            {
+              const TgMeshChunk *d = &m->chunks[cj];
+              if (node_of[cj] < 0 || d->lod <= last || !d->name || lod_stem_len (d->name) != stem
+                  || strncmp (d->name, c->name, stem) != 0)
+                continue;
+              if (best < 0 || d->lod < m->chunks[best].lod)
+                best = cj;
+            }
+          if (best < 0)
+            break;
+          lods[n++] = node_of[best];
+          last = m->chunks[best].lod;
+        }
+      if (n == 0)
+        continue;
+      for (int k = 0; k <= n; k++)
+        coverage[k] = 0.25f / (float) (1 << (2 * (k < 12 ? k : 12)));
+      rc = tg_glb_node_set_lods (g, node_of[ci], lods, n, coverage);
+    }
+  free (lods);
+  free (coverage);
+  return rc;
+}
+
 int
 tg__write_mesh_glb (FILE *f, const TgMesh *m, TgError *err)
 {
   static const float grey[4] = { 0.8f, 0.8f, 0.8f, 1.0f };
   int rc = tg__mesh_check (m, "glb", err);
   TgGlb *g;
-  int material = -1;
+  int material = -1, *node_of;
 
   if (rc < 0)
     return rc;
-  if (!(g = tg_glb_new (NULL)))
-    return tg_error_set (err, TG_ENOMEM, "", "glb: out of memory");
+  g = tg_glb_new (NULL);
+  node_of = malloc (sizeof (int) * (size_t) (m->n_chunks > 0 ? m->n_chunks : 1));
+  if (!g || !node_of)
+    {
+      tg_glb_free (g);
+      free (node_of);
+      return tg_error_set (err, TG_ENOMEM, "", "glb: out of memory");
+    }
 
   for (int ci = 0; ci < m->n_chunks; ci++)
     {
@@ -140,6 +219,7 @@ tg__write_mesh_glb (FILE *f, const TgMesh *m, TgError *err)
       int n_attrs = 0, mesh, indices;
       char name[32];
 
+      node_of[ci] = -1;
       if (c->n_indices == 0)
         continue;
       if (material < 0)
@@ -153,15 +233,24 @@ tg__write_mesh_glb (FILE *f, const TgMesh *m, TgError *err)
                        : tg_glb_add_primitive (g, mesh, attrs, n_attrs, indices, material,
                                                TG_GLB_TRIANGLES);
       if (rc >= 0)
-        rc = tg_glb_add_node (g, c->name ? c->name : name, mesh);
+        rc = node_of[ci] = tg_glb_add_node (g, c->name ? c->name : name, mesh);
       if (rc < 0)
         {
           tg_glb_free (g);
+          free (node_of);
           return tg_error_set (err, rc, "", "glb: could not add chunk %s: %s", chunk_label (c),
                                tg_strerror (rc));
         }
     }
 
+  rc = group_lods (g, m, node_of);
+  free (node_of);
+  if (rc < 0)
+    {
+      tg_glb_free (g);
+      return tg_error_set (err, rc, "", "glb: could not group levels of detail: %s",
+                           tg_strerror (rc));
+    }
   rc = tg_glb_write (g, f, err);
   tg_glb_free (g);
   return rc;

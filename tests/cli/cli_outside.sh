@@ -212,7 +212,13 @@ def expect_glb(path):
         for c in n.get("children", []):
             walk(c, t, s)
 
-    for root in doc["scenes"][doc.get("scene", 0)]["nodes"]:
+    # Blender imports the nodes outside the scene too (the coarser levels
+    # of detail that MSFT_lod names), as roots of their own.
+    roots = list(doc["scenes"][doc.get("scene", 0)]["nodes"])
+    children = {c for n in doc.get("nodes", []) for c in n.get("children", [])}
+    roots += [i for i in range(len(doc.get("nodes", [])))
+              if i not in children and i not in roots]
+    for root in roots:
         walk(root, [0, 0, 0], [1, 1, 1])
     return objects
 

@@ -2,7 +2,8 @@
 # The tiles example: an island heightfield meshed in 64-cell chunks with
 # two LOD levels and exported as one .glb.  Checks the build's files and
 # manifest, the node count and names in the .glb (one node per chunk:
-# 8 x 8 chunks x 2 levels), that the .glb is not mirrored against the
+# 8 x 8 chunks x 2 levels, the coarser level of each chunk named by its
+# full-resolution node's MSFT_lod and left out of the scene), that the .glb is not mirrored against the
 # heightmap (the highest vertex sits where the heightmap's highest sample
 # is, with north = -Z as right-handed glTF wants, and front faces agree
 # with the normals), the same bytes for 1 and 2 threads, and the Khronos
@@ -37,6 +38,21 @@ idx = [acc[m["primitives"][0]["indices"]]["componentType"] for m in doc["meshes"
 ok = ok and set(idx) == {5125}
 if not ok:
     print("unexpected glb:", magic, version, length, len(d), names[:3], len(names))
+# Levels of detail (MSFT_lod): the scene shows the 64 full-resolution
+# chunks, each naming its own coarser chunk, with screen coverages.
+scene = doc["scenes"][doc["scene"]]["nodes"]
+if sorted(scene) != list(range(64)):
+    print("the scene is not the 64 lod0 chunks:", scene[:5], len(scene)); ok = False
+if "MSFT_lod" not in doc.get("extensionsUsed", []) or "extensionsRequired" in doc:
+    print("MSFT_lod should be used, nothing required:", doc.get("extensionsUsed")); ok = False
+for i in range(64):
+    n = doc["nodes"][i]
+    ids = n.get("extensions", {}).get("MSFT_lod", {}).get("ids")
+    cov = n.get("extras", {}).get("MSFT_screencoverage")
+    if ids != [64 + i] or names[64 + i] != names[i].replace("_lod0", "_lod1"):
+        print("%s: MSFT_lod ids %s" % (names[i], ids)); ok = False; break
+    if cov != [0.25, 0.0625]:
+        print("%s: screen coverage %s" % (names[i], cov)); ok = False; break
 sys.exit(0 if ok else 1)
 PY
 

@@ -1018,6 +1018,68 @@ test_builder_instancing (void)
   glb_close (&gb);
 }
 
+/* MSFT_lod through the builder: the coarser nodes leave the scene, the
+ * finest names them with its screen coverages; misuse is refused. */
+static void
+test_builder_lods (void)
+{
+  static const float tri_p[9] = { 0, 0, 0, 1, 0, 0, 0, 1, 0 };
+  static const uint32_t tri_i[3] = { 0, 1, 2 };
+  static const float cov[3] = { 0.25f, 0.0625f, 0.015625f };
+  const char *path = tmp_path ("lods.glb");
+  TgGlb *g = tg_glb_new ("test");
+  TgError err = { 0 };
+  int pos = tg_glb_add_floats (g, tri_p, 3, 3, TG_GLB_ARRAY_BUFFER, true);
+  int idx = tg_glb_add_indices (g, tri_i, 3);
+  int mesh = tg_glb_add_mesh (g, "tri");
+  TgGlbAttribute attrs[] = { { "POSITION", pos } };
+  int n[5];
+
+  TG_CHECK_INT_EQ (tg_glb_add_primitive (g, mesh, attrs, 1, idx, -1, TG_GLB_TRIANGLES), 0);
+  for (int k = 0; k < 5; k++)
+    n[k] = tg_glb_add_node (g, NULL, mesh);
+  TG_CHECK_INT_EQ (tg_glb_node_add_child (g, n[4], n[3]), 0);
+  /* Refused: itself, twice the same, a child, no levels. */
+  TG_CHECK_INT_EQ (tg_glb_node_set_lods (g, n[0], (const int[]) { n[0] }, 1, cov), TG_EINVAL);
+  TG_CHECK_INT_EQ (tg_glb_node_set_lods (g, n[0], (const int[]) { n[1], n[1] }, 2, cov),
+                   TG_EINVAL);
+  TG_CHECK_INT_EQ (tg_glb_node_set_lods (g, n[0], (const int[]) { n[3] }, 1, cov), TG_EINVAL);
+  TG_CHECK_INT_EQ (tg_glb_node_set_lods (g, n[0], n + 1, 0, cov), TG_EINVAL);
+  TG_CHECK_INT_EQ (tg_glb_node_set_lods (g, n[0], n + 1, 2, cov), 0);
+  /* A level of another has no levels of its own, and is nobody's child. */
+  TG_CHECK_INT_EQ (tg_glb_node_set_lods (g, n[1], (const int[]) { n[4] }, 1, cov), TG_EINVAL);
+  TG_CHECK_INT_EQ (tg_glb_node_set_lods (g, n[4], (const int[]) { n[0] }, 1, cov), TG_EINVAL);
+  TG_CHECK_INT_EQ (tg_glb_node_add_child (g, n[4], n[2]), TG_EINVAL);
+
+  FILE *f = fopen (path, "wb");
+  TG_CHECK (tg_glb_write (g, f, &err) == 0);
+  fclose (f);
+  tg_glb_free (g);
+  remember_glb (path);
+
+  Glb gb;
+  if (glb_open (path, &gb) < 0)
+    return;
+  TG_CHECK (strcmp (json_object_get_string (jidx (gb.doc, "extensionsUsed", 0)), "MSFT_lod")
+            == 0);
+  TG_CHECK (jget (gb.doc, "extensionsRequired") == NULL);
+  /* The scene: n[0] and n[4] (n[3] is its child; n[1], n[2] are levels). */
+  json_object *scene_nodes = jget (jidx (gb.doc, "scenes", 0), "nodes");
+  TG_CHECK_INT_EQ (json_object_array_length (scene_nodes), 2);
+  TG_CHECK_INT_EQ (json_object_get_int (json_object_array_get_idx (scene_nodes, 0)), n[0]);
+  TG_CHECK_INT_EQ (json_object_get_int (json_object_array_get_idx (scene_nodes, 1)), n[4]);
+  json_object *n0 = jidx (gb.doc, "nodes", n[0]);
+  json_object *ids = jget (jget (jget (n0, "extensions"), "MSFT_lod"), "ids");
+  TG_CHECK_INT_EQ (json_object_array_length (ids), 2);
+  TG_CHECK_INT_EQ (json_object_get_int (json_object_array_get_idx (ids, 0)), n[1]);
+  TG_CHECK_INT_EQ (json_object_get_int (json_object_array_get_idx (ids, 1)), n[2]);
+  json_object *c = jget (jget (n0, "extras"), "MSFT_screencoverage");
+  TG_CHECK_INT_EQ (json_object_array_length (c), 3);
+  for (int k = 0; k < 3; k++)
+    TG_CHECK (json_object_get_double (json_object_array_get_idx (c, k)) == cov[k]);
+  glb_close (&gb);
+}
+
 static void
 test_empty_mesh (void)
 {
@@ -1068,6 +1130,7 @@ main (void)
   TG_RUN (test_glb_round_trip);
   TG_RUN (test_bad_mesh);
   TG_RUN (test_builder_instancing);
+  TG_RUN (test_builder_lods);
   TG_RUN (test_empty_mesh);
   TG_RUN (test_validator);
 
