@@ -3,7 +3,6 @@
 #include <dirent.h>
 #include <time.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "tgtest.h"
 #include "test_nodes.h"
@@ -256,6 +255,18 @@ test_cancel_answers_quickly (void)
   tg_graph_free (g);
 }
 
+/* The program's test folder (tgtest_tmpdir, made in main, removed at exit). */
+static const char *tmp_root;
+
+/* A fresh empty folder NAME inside it, for one test; false when it
+ * cannot be made. */
+static bool
+make_test_dir (char *dir, size_t size, const char *name)
+{
+  return tmp_root && snprintf (dir, size, "%s/%s", tmp_root, name) < (int) size
+         && mkdir (dir, 0700) == 0;
+}
+
 static int
 count_entries (const char *dir)
 {
@@ -280,12 +291,12 @@ test_export_all_or_nothing (void)
   TgExportList list;
   TgEvalReport rep;
   TgError err = { 0 };
-  char dir[] = "/tmp/tg-export-XXXXXX";
-  char path[512];
+  char dir[512];
+  char path[1024];
   struct stat st;
   TgParamValue p = { .type = TG_PARAM_OUTPUT_PATH, .s = "maps/h.bin" };
 
-  TG_CHECK (mkdtemp (dir) != NULL);
+  TG_CHECK (make_test_dir (dir, sizeof dir, "all-or-nothing"));
   tg_io_register_image_writer ("testfmt", testfmt_write);
   TG_CHECK_INT_EQ (tg_graph_set_param (g, 2, "path", &p, &err), 0);
   TG_CHECK_INT_EQ (tg_engine_export (e, g, dir, NULL, &list, &rep, &err), 0);
@@ -333,8 +344,6 @@ test_export_all_or_nothing (void)
     tg_graph_free (bad);
   }
   TG_CHECK_INT_EQ (count_entries (dir), 1);
-  snprintf (path, sizeof path, "rm -rf %s", dir);
-  TG_CHECK (system (path) == 0);
   tg_engine_free (e);
   tg_graph_free (g);
 }
@@ -349,10 +358,10 @@ test_exports_share_upstream (void)
   TgExportList list;
   TgEvalReport rep;
   TgError err = { 0 };
-  char dir[] = "/tmp/tg-export-XXXXXX", cmd[64];
+  char dir[512];
   TgParamValue p = { .type = TG_PARAM_OUTPUT_PATH, .s = "second.bin" };
 
-  TG_CHECK (mkdtemp (dir) != NULL);
+  TG_CHECK (make_test_dir (dir, sizeof dir, "share-upstream"));
   tg_io_register_image_writer ("testfmt", testfmt_write);
   tg_graph_add_node (g, "s2", "test.sink", &err);
   tg_graph_add_node (g, "s3", "test.sink", &err);
@@ -370,8 +379,6 @@ test_exports_share_upstream (void)
   TG_CHECK_INT_EQ (tg_export_list_commit (&list, &err), 0);
   tg_export_list_clear (&list);
   tg_eval_report_clear (&rep);
-  snprintf (cmd, sizeof cmd, "rm -rf %s", dir);
-  TG_CHECK (system (cmd) == 0);
   tg_engine_free (e);
   tg_graph_free (g);
 }
@@ -398,10 +405,10 @@ test_input_files_join_the_key (void)
   TgError err = { 0 };
   TgValue *v = NULL;
   TgRegion r;
-  char dir[] = "/tmp/tg-files-XXXXXX", path[256];
+  char dir[512], path[1024];
   int n;
 
-  TG_CHECK (mkdtemp (dir) != NULL);
+  TG_CHECK (make_test_dir (dir, sizeof dir, "input-files"));
   tg_graph_set_base_dir (g, dir);
   n = tg_graph_add_node (g, "f", "test.files", &err);
   snprintf (path, sizeof path, "%s/data_2", dir);
@@ -420,8 +427,6 @@ test_input_files_join_the_key (void)
   TG_CHECK_INT_EQ (rep.n_computed, 1);
   tg_value_unref (v);
   tg_eval_report_clear (&rep);
-  unlink (path);
-  rmdir (dir);
   tg_engine_free (e);
   tg_graph_free (g);
 }
@@ -447,6 +452,9 @@ test_pull_of_export_node_refused (void)
 int
 main (void)
 {
+  tmp_root = tgtest_tmpdir ("tg-eval-");
+  if (!tmp_root)
+    return 1;
   TG_RUN (test_second_pull_computes_nothing);
   TG_RUN (test_threads_and_tiles_identical);
   TG_RUN (test_global_node_sees_whole_map);

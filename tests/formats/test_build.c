@@ -13,7 +13,8 @@
 #include "fmt_test_nodes.h"
 #include "tgtest.h"
 
-static char root[] = "/tmp/tgfmt-build-XXXXXX";
+/* The test folder, from tgtest_tmpdir: removed when the program exits. */
+static const char *root;
 
 static const char *
 dir_path (const char *name)
@@ -324,17 +325,13 @@ test_build_refuses_manifest_name_and_cancel (void)
 int
 main (void)
 {
-  char cmd[PATH_MAX];
-
-  if (!mkdtemp (root))
+  root = tgtest_tmpdir ("tgfmt-build-");
+  if (!root)
     return 1;
   TG_CHECK_INT_EQ (tg_formats_init (), 0);
   TG_RUN (test_build_writes_files_and_manifest);
   TG_RUN (test_build_same_bytes_any_thread_count);
   TG_RUN (test_build_failure_leaves_nothing);
   TG_RUN (test_build_refuses_manifest_name_and_cancel);
-  snprintf (cmd, sizeof cmd, "rm -rf '%s'", root);
-  if (system (cmd) != 0)
-    fprintf (stderr, "could not remove %s\n", root);
   return tgtest_result ();
 }

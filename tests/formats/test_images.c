@@ -16,7 +16,8 @@
 
 #include "tgtest.h"
 
-static char tmpdir[] = "/tmp/tgfmt-img-XXXXXX";
+/* The test folder, from tgtest_tmpdir: removed when the program exits. */
+static const char *tmpdir;
 
 static const char *
 tmp_path (const char *name)
@@ -641,9 +642,8 @@ test_formats_init_registers_writers (void)
 int
 main (void)
 {
-  char cmd[600];
-
-  if (!mkdtemp (tmpdir))
+  tmpdir = tgtest_tmpdir ("tgfmt-img-");
+  if (!tmpdir)
     return 1;
   TG_RUN (test_png_round_trip_exact);
   TG_RUN (test_png_bytes_stable);
@@ -654,8 +654,5 @@ main (void)
   TG_RUN (test_png_write_rejects_bad_images);
   TG_RUN (test_raw_bytes_exact);
   TG_RUN (test_formats_init_registers_writers);
-  snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system (cmd) != 0)
-    fprintf (stderr, "could not remove %s\n", tmpdir);
   return tgtest_result ();
 }

@@ -54,33 +54,33 @@ test_format_double_shortest_round_trip (void)
     }
 }
 
-/* A locale with a decimal comma: the system's, or one compiled into a
- * temporary folder with localedef (glibc reads LOCPATH in setlocale). */
+/* A locale with a decimal comma: the system's, or one compiled with
+ * localedef into the test folder (tgtest_tmpdir, removed at exit; glibc
+ * reads LOCPATH in setlocale).  Called once: it makes that folder. */
 static bool
-use_decimal_comma_locale (char *tmp_dir, bool *made_dir)
+use_decimal_comma_locale (void)
 {
   char cmd[512];
+  const char *dir;
 
-  *made_dir = false;
   if (setlocale (LC_ALL, "de_DE.UTF-8") || setlocale (LC_ALL, "fr_FR.UTF-8"))
     return true;
-  if (!mkdtemp (tmp_dir))
+  dir = tgtest_tmpdir ("tgfmt-locale-");
+  if (!dir)
     return false;
-  *made_dir = true;
   snprintf (cmd, sizeof cmd, "localedef -i de_DE -f UTF-8 '%s/de_DE.UTF-8' > /dev/null 2>&1",
-            tmp_dir);
+            dir);
   if (system (cmd) != 0)
     return false;
-  setenv ("LOCPATH", tmp_dir, 1);
+  setenv ("LOCPATH", dir, 1);
   return setlocale (LC_ALL, "de_DE.UTF-8") != NULL;
 }
 
 static void
 test_format_double_ignores_locale (void)
 {
-  char got[32], tmp_dir[] = "/tmp/tgfmt-locale-XXXXXX", cmd[128];
-  bool made_dir;
-  bool comma = use_decimal_comma_locale (tmp_dir, &made_dir);
+  char got[32];
+  bool comma = use_decimal_comma_locale ();
 
   if (comma)
     {
@@ -96,9 +96,6 @@ test_format_double_ignores_locale (void)
   TG_CHECK (tg__strtod ("0.75", NULL) == 0.75);
   setlocale (LC_ALL, "C");
   unsetenv ("LOCPATH");
-  snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmp_dir);
-  if (made_dir && system (cmd) != 0)
-    fprintf (stderr, "could not remove %s\n", tmp_dir);
 }
 
 static char *

@@ -31,7 +31,8 @@
 #define GOLDEN_OBJ "4eabbc7d7801cfad2559b211decd9b1a6b72976067c35b8d23828cd7e4f0f293"
 #define GOLDEN_PLY "22b29527052f094337d9ace5b64b804cfc789171db6cad64adb5530f4e8aafb5"
 
-static char tmpdir[] = "/tmp/tgfmt-mesh-XXXXXX";
+/* The test folder, from tgtest_tmpdir: removed when the program exits. */
+static const char *tmpdir;
 static char glb_list[8192]; /* every .glb written, for the validator */
 
 static const char *
@@ -953,6 +954,22 @@ test_bad_mesh (void)
 
 /* --- the builder on its own -------------------------------------------------------- */
 
+/* Writes the builder's document to PATH (for the validator too), frees
+ * the builder and opens the file as GB; < 0 when it cannot be read. */
+static int
+finish_builder (TgGlb *g, const char *path, Glb *gb)
+{
+  TgError err = { 0 };
+  FILE *f = fopen (path, "wb");
+
+  TG_CHECK (f && tg_glb_write (g, f, &err) == 0);
+  if (f)
+    fclose (f);
+  tg_glb_free (g);
+  remember_glb (path);
+  return glb_open (path, gb);
+}
+
 static void
 test_builder_instancing (void)
 {
@@ -964,7 +981,6 @@ test_builder_instancing (void)
   static const float sc[9] = { 1, 1, 1, 2, 2, 2, 0.5f, 0.5f, 0.5f };
   const char *path = tmp_path ("builder.glb");
   TgGlb *g = tg_glb_new ("test");
-  TgError err = { 0 };
 
   int pos = tg_glb_add_floats (g, tri_p, 3, 3, TG_GLB_ARRAY_BUFFER, true);
   int nrm = tg_glb_add_floats (g, tri_n, 3, 3, TG_GLB_ARRAY_BUFFER, false);
@@ -993,14 +1009,8 @@ test_builder_instancing (void)
   json_object_object_add (tg_glb_object (g, "nodes", root), "extras",
                           json_object_new_string ("kept"));
 
-  FILE *f = fopen (path, "wb");
-  TG_CHECK (tg_glb_write (g, f, &err) == 0);
-  fclose (f);
-  tg_glb_free (g);
-  remember_glb (path);
-
   Glb gb;
-  if (glb_open (path, &gb) < 0)
+  if (finish_builder (g, path, &gb) < 0)
     return;
   TG_CHECK (strcmp (json_object_get_string (jidx (gb.doc, "extensionsUsed", 0)),
                     "EXT_mesh_gpu_instancing") == 0);
@@ -1028,7 +1038,6 @@ test_builder_lods (void)
   static const float cov[3] = { 0.25f, 0.0625f, 0.015625f };
   const char *path = tmp_path ("lods.glb");
   TgGlb *g = tg_glb_new ("test");
-  TgError err = { 0 };
   int pos = tg_glb_add_floats (g, tri_p, 3, 3, TG_GLB_ARRAY_BUFFER, true);
   int idx = tg_glb_add_indices (g, tri_i, 3);
   int mesh = tg_glb_add_mesh (g, "tri");
@@ -1051,14 +1060,8 @@ test_builder_lods (void)
   TG_CHECK_INT_EQ (tg_glb_node_set_lods (g, n[4], (const int[]) { n[0] }, 1, cov), TG_EINVAL);
   TG_CHECK_INT_EQ (tg_glb_node_add_child (g, n[4], n[2]), TG_EINVAL);
 
-  FILE *f = fopen (path, "wb");
-  TG_CHECK (tg_glb_write (g, f, &err) == 0);
-  fclose (f);
-  tg_glb_free (g);
-  remember_glb (path);
-
   Glb gb;
-  if (glb_open (path, &gb) < 0)
+  if (finish_builder (g, path, &gb) < 0)
     return;
   TG_CHECK (strcmp (json_object_get_string (jidx (gb.doc, "extensionsUsed", 0)), "MSFT_lod")
             == 0);
@@ -1120,7 +1123,8 @@ int
 main (void)
 {
   TG_CHECK (tg_formats_init () == 0);
-  if (!mkdtemp (tmpdir))
+  tmpdir = tgtest_tmpdir ("tgfmt-mesh-");
+  if (!tmpdir)
     return 1;
   TG_RUN (test_glb_structure);
   TG_RUN (test_golden_hashes);
@@ -1133,10 +1137,5 @@ main (void)
   TG_RUN (test_builder_lods);
   TG_RUN (test_empty_mesh);
   TG_RUN (test_validator);
-
-  char cmd[600];
-  snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system (cmd) != 0)
-    fprintf (stderr, "could not remove %s\n", tmpdir);
   return tgtest_result ();
 }

@@ -28,7 +28,8 @@
 #include "glb-builder.h"
 #include "tgtest.h"
 
-static char tmpdir[] = "/tmp/tg-points-XXXXXX";
+/* The test folder, from tgtest_tmpdir: removed when the program exits. */
+static const char *tmpdir;
 static char glb_list[4096];
 
 static const char *
@@ -934,10 +935,9 @@ test_validator (void)
 int
 main (void)
 {
-  char cmd[600];
-
   TG_CHECK (tg_formats_init () == 0);
-  if (!mkdtemp (tmpdir))
+  tmpdir = tgtest_tmpdir ("tg-points-");
+  if (!tmpdir)
     return 1;
   TG_RUN (test_csv_reads_back_exactly);
   TG_RUN (test_json_reads_back_exactly);
@@ -950,8 +950,5 @@ main (void)
   TG_RUN (test_glb_reader_applies_node_transforms);
   TG_RUN (test_glb_reader_round_trips_our_points_file);
   TG_RUN (test_validator);
-  snprintf (cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-  if (system (cmd) != 0)
-    fprintf (stderr, "could not remove %s\n", tmpdir);
   return tgtest_result ();
 }

@@ -1,11 +1,9 @@
 /* SHA-256 against the FIPS 180-4 / NIST example vectors, streamed in
  * awkward chunk sizes, and over files. */
-#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <tgformats/tgformats.h>
 
@@ -115,11 +113,15 @@ test_sha256_padding_boundaries (void)
 static void
 test_sha256_file (void)
 {
-  char dir[] = "/tmp/tgfmt-sha-XXXXXX", path[256], hexd[65];
+  /* The program's one test folder, removed at exit. */
+  const char *dir = tgtest_tmpdir ("tgfmt-sha-");
+  char path[512], hexd[65];
   TgError err = { 0 };
   FILE *f;
 
-  TG_CHECK (mkdtemp (dir) != NULL);
+  TG_CHECK (dir != NULL);
+  if (!dir)
+    return;
   snprintf (path, sizeof path, "%s/abc.txt", dir);
   f = fopen (path, "wb");
   fputs ("abc", f);
@@ -130,9 +132,6 @@ test_sha256_file (void)
   snprintf (path, sizeof path, "%s/missing.bin", dir);
   TG_CHECK_INT_EQ (tg_sha256_file (path, hexd, &err), TG_EIO);
   TG_CHECK_STR_CONTAINS (err.message, "missing.bin");
-  snprintf (path, sizeof path, "%s/abc.txt", dir);
-  unlink (path);
-  rmdir (dir);
 }
 
 int
