@@ -66,6 +66,13 @@ static const char *const metric_choices[] = { "max_channel", "euclidean", NULL }
 
 enum
 {
+  LUM_LUMA,
+  LUM_RELATIVE,
+};
+static const char *const luminance_choices[] = { "luma", "relative", NULL };
+
+enum
+{
   SPACING_GLOBAL,
   SPACING_PER_PROTOTYPE,
 };
@@ -78,6 +85,7 @@ typedef struct
   int metric;
   double tolerance;
   bool luminance_chance;
+  int luminance_mode;
   double base_chance;
   double cell_m;
   double jitter;
@@ -106,9 +114,15 @@ static const TgParamDesc colormap_params[] = {
                   N_("Default colour tolerance (0.10-0.15 suits hand-painted maps); a "
                      "pixel further from every colour places nothing")),
   TG_PARAM_BOOL (ColormapParams, luminance_chance, N_("Brightness is density"), false,
-                 N_("Darker paint places fewer objects: colours match by hue and the chance "
-                    "is multiplied by the pixel's brightness relative to its palette "
-                    "colour (0.5 for half-bright paint, whatever the hue)")),
+                 N_("Darker paint places fewer objects: the chance is multiplied by the "
+                    "pixel's brightness, measured as Brightness measure says")),
+  TG_PARAM_ENUM (ColormapParams, luminance_mode, N_("Brightness measure"), "luma",
+                 luminance_choices,
+                 N_("luma: the pixel's luminance (0.2126 R + 0.7152 G + 0.0722 B, as Godot's "
+                    "Color.get_luminance), colours matched as usual, so pure red places at "
+                    "most 21% of the chance; relative: colours match by hue and the chance "
+                    "follows the brightness relative to the palette colour, so half-bright "
+                    "paint of any colour is half the density")),
   TG_PARAM_FLOAT (ColormapParams, base_chance, N_("Chance"), 1.0, 0.0, 1.0, NULL,
                   N_("Probability that a matching candidate becomes an instance")),
   TG_PARAM_FLOAT_UI (ColormapParams, cell_m, N_("Cell size"), 2.0, 0.01, 100000.0, 0.25, 50.0,
@@ -169,12 +183,12 @@ colormap_check (const void *params, TgError *err)
         return tg_error_set (err, TG_EMISSING, path, "palette colour %d has no prototype name",
                              i);
       if (p->channel_mode == MODE_PALETTE && p->luminance_chance
-          && fmax (items[i].color[0], fmax (items[i].color[1], items[i].color[2])) <= 0.0)
+          && p->luminance_mode == LUM_RELATIVE && fmax (items[i].color[0], fmax (items[i].color[1], items[i].color[2])) <= 0.0)
         {
           snprintf (path, sizeof path, "params.palette[%d].color", i);
           return tg_error_set (err, TG_EINVAL, path,
                                "black cannot be a palette colour when brightness is density "
-                               "(it has no hue to match)");
+                               "relative to it (it has no hue to match)");
         }
     }
   return 0;
@@ -199,10 +213,11 @@ typedef struct
 {
   int n;
   int mode, metric;
-  bool lum;
-  float col[MAX_PALETTE][3]; /* the colours matched against (by hue in luminance mode) */
+  bool lum;                 /* brightness relative to the palette colour */
+  bool luma;                /* the pixel's luminance */
+  float col[MAX_PALETTE][3]; /* the colours matched against (by hue in relative mode) */
   float tol[MAX_PALETTE];
-  float inv_v[MAX_PALETTE]; /* luminance mode: 1 / the entry's brightness */
+  float inv_v[MAX_PALETTE]; /* relative mode: 1 / the entry's brightness */
   int proto[MAX_PALETTE];
   bool black_matches;       /* a palette colour is near black: no early skip */
   int16_t lut[LUT_SIZE];
@@ -242,7 +257,10 @@ classifier_build (Classifier *cl, const ColormapParams *p, const int *proto_of_e
   cl->n = p->palette.n;
   cl->mode = p->channel_mode;
   cl->metric = p->metric;
-  cl->lum = p->luminance_chance && p->channel_mode == MODE_PALETTE;
+  cl->lum = p->luminance_chance && p->channel_mode == MODE_PALETTE
+            && p->luminance_mode == LUM_RELATIVE;
+  cl->luma = p->luminance_chance && p->channel_mode == MODE_PALETTE
+             && p->luminance_mode == LUM_LUMA;
   for (int e = 0; e < cl->n; e++)
     {
       double r = items[e].color[0], g = items[e].color[1], b = items[e].color[2];
@@ -356,7 +374,9 @@ classify (const Classifier *cl, const float *px, float *density, float *scale01)
         }
     }
   if (found >= 0)
-    *density = cl->lum ? fminf (1.0f, v * cl->inv_v[found]) : 1.0f;
+    *density = cl->lum    ? fminf (1.0f, v * cl->inv_v[found])
+               : cl->luma ? clamp01f (0.2126f * r + 0.7152f * g + 0.0722f * b)
+                          : 1.0f;
   *scale01 = 0.0f;
   return found;
 }
@@ -773,6 +793,6 @@ static const TgNodeDesc colormap_desc = {
   .locality = TG_LOCALITY_GLOBAL,
   .check = colormap_check,
   .eval = colormap_eval,
-  .version = 1,
+  .version = 2,
 };
 TG_NODE_REGISTER (colormap_desc);

@@ -204,6 +204,7 @@ main (int argc, char **argv)
   tg_graph_add_link (g, "paint", "image", "sc", "image", &err);
   set (g, 1, "cell_m", "2");
   set (g, 1, "luminance_chance", "true");
+  set (g, 1, "luminance_mode", "relative");
   set (g, 1, "warp_m", "3");
   set (g, 1, "warp_scale_m", "40");
   set (g, 1, "min_spacing_m", "2.5");

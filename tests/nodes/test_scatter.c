@@ -342,6 +342,64 @@ test_tolerance_matches_inside_and_not_outside (void)
   TG_CHECK_INT_EQ (uniform_count ("#000000", "max_channel", NULL, NULL), 0);
 }
 
+/* Luma (the default, the seed's Color.get_luminance): colours match as
+ * they do without it, and the chance is multiplied by the pixel's
+ * Rec. 709 luminance, so full red places 21% of the chance and mid grey
+ * half of it; relative mode puts mid grey on a mid-grey palette colour at
+ * the full chance. */
+static void
+test_luminance_chance_luma (void)
+{
+  static const struct
+  {
+    const char *color, *palette, *mode;
+    double factor;
+  } cases[] = {
+    { "#ff0000", NULL, "luma", 0.2126 },
+    { "#00ff00", NULL, "luma", 0.7152 },
+    { "#0000ff", NULL, "luma", 0.0722 },
+    { "#00f000", NULL, "luma", 0.7152 * 240.0 / 255.0 },
+    { "#808080", "name=stone|color=#808080", "luma", 128.0 / 255.0 },
+    { "#808080", "name=stone|color=#808080", "relative", 1.0 },
+  };
+
+  for (int k = 0; k < TG_N_ELEMENTS (cases); k++)
+    {
+      TgGraph *g = colormap_graph (PAINT_UNIFORM, cases[k].color);
+      TgValue *v;
+      double n = 250000.0, prob = 0.8 * cases[k].factor, sigma, got;
+
+      SET (g, 1, "cell_m", "2");
+      SET (g, 1, "luminance_chance", "true");
+      SET (g, 1, "luminance_mode", cases[k].mode);
+      SET (g, 1, "base_chance", "0.8");
+      if (cases[k].palette)
+        SET (g, 1, "palette", cases[k].palette);
+      v = pull_points (engine4, g, "sc");
+      got = (double) tg_value_points (v)->n;
+      sigma = sqrt (n * prob * (1.0 - prob));
+      TG_CHECK_MSG (fabs (got - n * prob) <= 3.0 * sigma + 1.0,
+                    "%s on %s (%s): %g placed, expected %g +- %g", cases[k].color,
+                    cases[k].palette ? cases[k].palette : "the default palette", cases[k].mode,
+                    got, n * prob, 3.0 * sigma);
+      tg_value_unref (v);
+      tg_graph_free (g);
+    }
+  /* Half-bright red is not red: it matches nothing, as without luminance. */
+  {
+    TgGraph *g = colormap_graph (PAINT_UNIFORM, "#800000");
+    TgValue *v;
+
+    SET (g, 1, "luminance_chance", "true");
+    v = pull_points (engine4, g, "sc");
+    TG_CHECK_INT_EQ (tg_value_points (v)->n, 0);
+    tg_value_unref (v);
+    tg_graph_free (g);
+  }
+}
+
+/* Relative: colours match by hue, and the chance follows the brightness
+ * relative to the palette colour. */
 static void
 test_luminance_chance_follows_brightness (void)
 {
@@ -360,6 +418,7 @@ test_luminance_chance_follows_brightness (void)
 
       SET (g, 1, "cell_m", "2");
       SET (g, 1, "luminance_chance", "true");
+      SET (g, 1, "luminance_mode", "relative");
       SET (g, 1, "base_chance", "0.8");
       v = pull_points (engine4, g, "sc");
       got = (double) tg_value_points (v)->n;
@@ -832,6 +891,7 @@ main (void)
   TG_RUN (test_nw_patch_lands_in_the_north_west);
   TG_RUN (test_tolerance_matches_inside_and_not_outside);
   TG_RUN (test_luminance_chance_follows_brightness);
+  TG_RUN (test_luminance_chance_luma);
   TG_RUN (test_min_spacing_holds);
   TG_RUN (test_same_output_for_any_thread_count_and_run);
   TG_RUN (test_snapped_instances_sit_on_the_terrain);
