@@ -11,10 +11,16 @@
  * (handedness.h), the inverse of what the glb writers do.  Materials,
  * skins, morph targets and animations are not read.  Every offset and
  * index is checked against the file, so a broken or hostile file gives an
- * error, never a read outside the data.
+ * error, never a read outside the data.  Each node is read at most once
+ * (glTF's hierarchy is a set of trees), and the scene's geometry is
+ * bounded, so a small file cannot make us build an enormous mesh by
+ * referencing a node or a mesh over and over.
  */
+#include <inttypes.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,8 +33,14 @@
 #define GLB_MAGIC 0x46546C67u
 #define CHUNK_JSON 0x4E4F534Au
 #define CHUNK_BIN 0x004E4942u
-/* Node nesting deeper than this is taken as a cycle. */
+/* Node nesting deeper than this is refused (the walk recurses). */
 #define MAX_DEPTH 64
+/* At most this many vertices (and three times as many indices) in the
+ * whole scene: far more than any prototype mesh needs, and under 1 GiB of
+ * mesh, where a file that instances one mesh on many nodes could
+ * otherwise ask for any amount. */
+#define MAX_VERTICES (1 << 24)
+#define MAX_INDICES (3 * (int64_t) MAX_VERTICES)
 
 typedef struct
 {
@@ -38,6 +50,9 @@ typedef struct
   size_t bin_len;
   TgMesh *mesh;
   TgError *err;
+  bool *visited;       /* per entry of "nodes" */
+  int64_t n_vertices;  /* read so far, for the limits */
+  int64_t n_indices;
 } Reader;
 
 static uint32_t
@@ -46,9 +61,18 @@ rd32 (const uint8_t *p)
   return (uint32_t) p[0] | (uint32_t) p[1] << 8 | (uint32_t) p[2] << 16 | (uint32_t) p[3] << 24;
 }
 
+static int fail (Reader *r, int code, const char *fmt, ...)
+  __attribute__ ((format (printf, 3, 4)));
+
 static int
-fail (Reader *r, int code, const char *what)
+fail (Reader *r, int code, const char *fmt, ...)
 {
+  char what[256];
+  va_list ap;
+
+  va_start (ap, fmt);
+  vsnprintf (what, sizeof what, fmt, ap);
+  va_end (ap);
   return tg_error_set (r->err, code, NULL, "%s: %s", r->path, what);
 }
 
@@ -69,6 +93,21 @@ item (Reader *r, const char *kind, int64_t index)
       || (size_t) index >= json_object_array_length (arr))
     return NULL;
   return json_object_array_get_idx (arr, (size_t) index);
+}
+
+/* KEY of O into *OUT when it is an array (NULL when absent); an error
+ * naming it when it is anything else, on which json-c's array calls
+ * would abort. */
+static int
+get_array (Reader *r, json_object *o, const char *key, const char *owner, json_object **out)
+{
+  json_object *v = get (o, key);
+
+  *out = NULL;
+  if (v && !json_object_is_type (v, json_type_array))
+    return fail (r, TG_EPARSE, "%s\"%s\" is not an array", owner, key);
+  *out = v;
+  return 0;
 }
 
 static int64_t
@@ -186,20 +225,24 @@ mat_mul (const double a[16], const double b[16], double out[16])
   memcpy (out, t, sizeof t);
 }
 
-static void
-node_matrix (json_object *node, double m[16])
+static int
+node_matrix (Reader *r, json_object *node, const char *owner, double m[16])
 {
-  json_object *mat = get (node, "matrix"), *tr = get (node, "translation");
-  json_object *rot = get (node, "rotation"), *sc = get (node, "scale");
+  json_object *mat = get (node, "matrix"), *tr, *rot, *sc;
   double t[3] = { 0, 0, 0 }, q[4] = { 0, 0, 0, 1 }, s[3] = { 1, 1, 1 };
   double x, y, z, w;
+  int rc;
 
   if (mat && json_object_is_type (mat, json_type_array) && json_object_array_length (mat) == 16)
     {
       for (int i = 0; i < 16; i++)
         m[i] = json_object_get_double (json_object_array_get_idx (mat, (size_t) i));
-      return;
+      return 0;
     }
+  if ((rc = get_array (r, node, "translation", owner, &tr)) < 0
+      || (rc = get_array (r, node, "rotation", owner, &rot)) < 0
+      || (rc = get_array (r, node, "scale", owner, &sc)) < 0)
+    return rc;
   for (int i = 0; tr && i < 3 && (size_t) i < json_object_array_length (tr); i++)
     t[i] = json_object_get_double (json_object_array_get_idx (tr, (size_t) i));
   for (int i = 0; rot && i < 4 && (size_t) i < json_object_array_length (rot); i++)
@@ -226,6 +269,7 @@ node_matrix (json_object *node, double m[16])
   m[13] = t[1];
   m[14] = t[2];
   m[15] = 1;
+  return 0;
 }
 
 static int
@@ -287,6 +331,11 @@ read_primitive (Reader *r, json_object *prim, const double m[16], const char *na
   n_idx -= n_idx % 3;
   if (n_idx < 3)
     return 0;
+  r->n_vertices += pos.count;
+  r->n_indices += n_idx;
+  if (r->n_vertices > MAX_VERTICES || r->n_indices > MAX_INDICES)
+    return fail (r, TG_ERANGE, "the scene has more than %d vertices or %" PRId64 " indices",
+                 MAX_VERTICES, MAX_INDICES);
 
   if ((rc = add_chunk (r, &ch)) < 0)
     return rc;
@@ -394,14 +443,23 @@ read_node (Reader *r, int64_t index, const double parent[16], int depth)
 {
   json_object *node = item (r, "nodes", index), *children;
   double local[16], world[16];
+  char owner[48];
   int64_t mesh_i;
   int rc;
 
   if (!node)
     return fail (r, TG_EPARSE, "a node index is out of range");
+  /* Also catches cycles. */
+  if (r->visited[index])
+    return fail (r, TG_EPARSE,
+                 "node %" PRId64 " is reached twice: the node hierarchy is not a tree", index);
+  r->visited[index] = true;
   if (depth > MAX_DEPTH)
-    return fail (r, TG_EPARSE, "the node hierarchy is too deep (a cycle?)");
-  node_matrix (node, local);
+    return fail (r, TG_EPARSE, "the node hierarchy is more than %d levels deep", MAX_DEPTH);
+  snprintf (owner, sizeof owner, "node %" PRId64 ": ", index);
+  if ((rc = node_matrix (r, node, owner, local)) < 0
+      || (rc = get_array (r, node, "children", owner, &children)) < 0)
+    return rc;
   mat_mul (parent, local, world);
   mesh_i = get_int (node, "mesh", -1);
   if (mesh_i >= 0)
@@ -410,7 +468,9 @@ read_node (Reader *r, int64_t index, const double parent[16], int depth)
       const char *mname;
       if (!mesh)
         return fail (r, TG_EPARSE, "a mesh index is out of range");
-      prims = get (mesh, "primitives");
+      snprintf (owner, sizeof owner, "mesh %" PRId64 ": ", mesh_i);
+      if ((rc = get_array (r, mesh, "primitives", owner, &prims)) < 0)
+        return rc;
       mname = json_object_get_string (get (mesh, "name"));
       for (size_t p = 0; prims && p < json_object_array_length (prims); p++)
         {
@@ -420,7 +480,6 @@ read_node (Reader *r, int64_t index, const double parent[16], int depth)
             return rc;
         }
     }
-  children = get (node, "children");
   for (size_t c = 0; children && c < json_object_array_length (children); c++)
     if ((rc = read_node (r, json_object_get_int64 (json_object_array_get_idx (children, c)),
                          world, depth + 1))
@@ -437,7 +496,8 @@ tg__read_mesh_glb (const char *path, TgMesh **out, TgError *err)
   char *data = NULL, *json_text = NULL;
   size_t len = 0, off;
   uint32_t total;
-  json_object *scenes, *roots = NULL, *scene;
+  json_object *scenes, *roots = NULL, *scene, *nodes;
+  size_t n_nodes;
   bool ok;
   int rc;
 
@@ -465,6 +525,12 @@ tg__read_mesh_glb (const char *path, TgMesh **out, TgError *err)
         }
       if (ctype == CHUNK_JSON && !json_text)
         {
+          /* The JSON parser takes an int length. */
+          if (clen >= INT32_MAX)
+            {
+              rc = fail (&r, TG_ERANGE, "the JSON chunk is too large");
+              goto out;
+            }
           json_text = malloc ((size_t) clen + 1);
           if (!json_text)
             {
@@ -492,8 +558,12 @@ tg__read_mesh_glb (const char *path, TgMesh **out, TgError *err)
       rc = fail (&r, TG_EPARSE, "the JSON chunk is not a JSON object");
       goto out;
     }
+  if ((rc = get_array (&r, r.doc, "nodes", "", &nodes)) < 0)
+    goto out;
+  n_nodes = nodes ? json_object_array_length (nodes) : 0;
+  r.visited = calloc (n_nodes ? n_nodes : 1, sizeof (bool));
   r.mesh = tg_mesh_new (0);
-  if (!r.mesh)
+  if (!r.mesh || !r.visited)
     {
       rc = fail (&r, TG_ENOMEM, "out of memory");
       goto out;
@@ -501,8 +571,8 @@ tg__read_mesh_glb (const char *path, TgMesh **out, TgError *err)
 
   scenes = get (r.doc, "scenes");
   scene = item (&r, "scenes", get_int (r.doc, "scene", 0));
-  if (scene)
-    roots = get (scene, "nodes");
+  if (scene && (rc = get_array (&r, scene, "nodes", "the scene: ", &roots)) < 0)
+    goto out;
   if (roots)
     {
       for (size_t i = 0; i < json_object_array_length (roots); i++)
@@ -514,8 +584,7 @@ tg__read_mesh_glb (const char *path, TgMesh **out, TgError *err)
   else if (!scenes)
     {
       /* No scene: every node that is nobody's child is a root. */
-      json_object *nodes = get (r.doc, "nodes");
-      size_t n = nodes ? json_object_array_length (nodes) : 0;
+      size_t n = n_nodes;
       bool *child = calloc (n ? n : 1, sizeof (bool));
       if (!child)
         {
@@ -525,6 +594,8 @@ tg__read_mesh_glb (const char *path, TgMesh **out, TgError *err)
       for (size_t i = 0; i < n; i++)
         {
           json_object *ch = get (json_object_array_get_idx (nodes, i), "children");
+          if (ch && !json_object_is_type (ch, json_type_array))
+            continue; /* read_node names it */
           for (size_t c = 0; ch && c < json_object_array_length (ch); c++)
             {
               int64_t k = json_object_get_int64 (json_object_array_get_idx (ch, c));
@@ -551,6 +622,7 @@ tg__read_mesh_glb (const char *path, TgMesh **out, TgError *err)
 out:
   if (r.mesh)
     tg_mesh_free (r.mesh);
+  free (r.visited);
   json_object_put (r.doc);
   free (json_text);
   free (data);

@@ -1,22 +1,27 @@
 /* PNG through libpng.
  *
  * Reading keeps the stored values: no gamma or colour-profile conversion
- * (gAMA, sRGB, iCCP and cHRM are skipped unread), because distribution
- * maps and heightmaps are data, not pictures.  Palettes and low bit depths
- * are expanded, 16-bit stays 16-bit (host order in memory).  Writing is
- * deterministic: fixed zlib level and filters, no time or text chunks, so
- * the CLI and the GUI write the same bytes.  libpng reports errors by
- * longjmp; the handlers here turn them into TgError and keep libpng quiet
- * on stderr.
+ * (gAMA, sRGB, iCCP, cHRM and every other ancillary chunk but tRNS are
+ * skipped unread), because distribution maps and heightmaps are data, not
+ * pictures.  Palettes and low bit depths are expanded, 16-bit stays
+ * 16-bit (host order in memory).  An image is refused before anything is
+ * allocated for it when the file is too short to hold it or when it would
+ * take more than TG__PNG_MAX_BYTES decoded.  Writing is deterministic:
+ * fixed zlib level and filters, no time or text chunks, so the CLI and
+ * the GUI write the same bytes.  libpng reports errors by longjmp; the
+ * handlers here turn them into TgError and keep libpng quiet on stderr.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <png.h>
+#include <sys/stat.h>
 
 #include "tgformats-private.h"
 
@@ -24,6 +29,13 @@
 #define TG__PNG_ZLIB_LEVEL 6
 /* Larger than any map we build (TG_RESOLUTION_MAX) with room for painted inputs. */
 #define TG__PNG_MAX_SIDE 65536
+/* The most a decoded image may take: a 16385² RGBA 16-bit map fits, a
+ * 65536² 16-bit RGBA one (32 GiB) is refused before anything is allocated. */
+#define TG__PNG_MAX_BYTES ((uint64_t) 4 << 30)
+/* Deflate packs at most 1032 bytes into one, so a file shorter than its
+ * image's data / 1032 cannot hold the image: refused before allocating,
+ * or a 69-byte file could ask for gigabytes. */
+#define TG__PNG_MAX_RATIO 1032
 
 typedef struct
 {
@@ -52,6 +64,26 @@ on_error (png_structp png, png_const_charp msg)
       snprintf (st->msg, sizeof st->msg, "%s", msg ? msg : "libpng error");
     }
   png_longjmp (png, 1);
+}
+
+/* Fails the read with CODE and a message of our own (on_error keeps the
+ * first problem's). */
+static void fail_read (png_structp png, PngState *st, int code, const char *fmt, ...)
+  __attribute__ ((format (printf, 4, 5), noreturn));
+
+static void
+fail_read (png_structp png, PngState *st, int code, const char *fmt, ...)
+{
+  va_list ap;
+
+  if (!st->code)
+    {
+      st->code = code;
+      va_start (ap, fmt);
+      vsnprintf (st->msg, sizeof st->msg, fmt, ap);
+      va_end (ap);
+    }
+  png_error (png, st->msg);
 }
 
 static void
@@ -102,7 +134,11 @@ on_flush (png_structp png)
 int
 tg_png_read (const char *path, TgImage *out, TgError *err)
 {
-  static const png_byte skipped[] = "gAMA\0sRGB\0iCCP\0cHRM\0";
+  /* Every ancillary chunk libpng knows but tRNS: we use none of them, and
+   * some handlers trust the chunk's length (libpng 1.6.39 allocates an
+   * eXIf chunk's declared size, gigabytes from a small file). */
+  static const png_byte skipped[] = "bKGD\0cHRM\0eXIf\0gAMA\0hIST\0iCCP\0iTXt\0oFFs\0"
+                                    "pCAL\0pHYs\0sBIT\0sCAL\0sPLT\0sRGB\0tEXt\0tIME\0zTXt\0";
   PngState *st;
   png_structp png;
   png_infop info;
@@ -155,11 +191,25 @@ tg_png_read (const char *path, TgImage *out, TgError *err)
 
   png_set_read_fn (png, st, on_read);
   png_set_sig_bytes (png, 8);
-  png_set_keep_unknown_chunks (png, PNG_HANDLE_CHUNK_NEVER, skipped, 4);
+  /* 5 bytes a name. */
+  png_set_keep_unknown_chunks (png, PNG_HANDLE_CHUNK_NEVER, skipped,
+                               (int) (sizeof skipped / 5));
   png_set_benign_errors (png, 1);
   png_set_user_limits (png, TG__PNG_MAX_SIDE, TG__PNG_MAX_SIDE);
   png_read_info (png, info);
   png_get_IHDR (png, info, &width, &height, &depth, &ctype, NULL, NULL, NULL);
+  {
+    /* The stored samples, before expansion: the least data the file
+     * must hold, compressed. */
+    uint64_t stored
+      = (uint64_t) width * height * (uint64_t) depth * png_get_channels (png, info) / 8;
+    struct stat sb;
+    if (fstat (fileno (st->f), &sb) == 0 && S_ISREG (sb.st_mode)
+        && stored / TG__PNG_MAX_RATIO > (uint64_t) sb.st_size)
+      fail_read (png, st, TG_EFORMAT,
+                 "the file is too short to hold a %" PRIu32 "x%" PRIu32 " image (truncated?)",
+                 (uint32_t) width, (uint32_t) height);
+  }
 
   if (ctype == PNG_COLOR_TYPE_PALETTE)
     png_set_palette_to_rgb (png);
@@ -178,14 +228,17 @@ tg_png_read (const char *path, TgImage *out, TgError *err)
   if ((bits != 8 && bits != 16) || channels < 1 || channels > 4
       || rowbytes != (size_t) width * (size_t) channels * (size_t) (bits / 8))
     png_error (png, "unsupported pixel layout");
+  if ((uint64_t) rowbytes * height > TG__PNG_MAX_BYTES)
+    fail_read (png, st, TG_ERANGE,
+               "a %" PRIu32 "x%" PRIu32 " image with %d channels of %d bits is more than the "
+               "%" PRIu64 " GiB an input image may take",
+               (uint32_t) width, (uint32_t) height, channels, bits, TG__PNG_MAX_BYTES >> 30);
 
   st->data = malloc (rowbytes * height);
   st->rows = malloc (sizeof *st->rows * height);
   if (!st->data || !st->rows)
-    {
-      st->code = TG_ENOMEM;
-      png_error (png, "out of memory");
-    }
+    fail_read (png, st, TG_ENOMEM, "out of memory for a %" PRIu32 "x%" PRIu32 " image",
+               (uint32_t) width, (uint32_t) height);
   for (png_uint_32 y = 0; y < height; y++)
     st->rows[y] = st->data + (size_t) y * rowbytes;
   png_read_image (png, st->rows);

@@ -439,6 +439,7 @@ tg_schema_generate (void)
   put (&d, p, "$ref", str ("#/$defs/world"));
   p = put (&d, props, "nodes", obj (&d));
   put (&d, p, "type", str ("array"));
+  put (&d, p, "maxItems", json_object_new_int (TG_TGRAPH_MAX_NODES));
   put (&d, put (&d, p, "items", obj (&d)), "$ref", str ("#/$defs/node"));
   p = put (&d, props, "links", obj (&d));
   put (&d, p, "type", str ("array"));

@@ -589,7 +589,7 @@ node_key_known (const char *key)
 }
 
 static int
-load_node (Loader *L, int index, json_object *jn, json_object *nodes)
+load_node (Loader *L, int index, json_object *jn)
 {
   char node_path[64], path[TG_ERROR_PATH_MAX], got[64];
   json_object *jid = NULL, *jtype = NULL, *jparams = NULL, *jui = NULL, *extra = NULL;
@@ -612,15 +612,13 @@ load_node (Loader *L, int index, json_object *jn, json_object *nodes)
   if (strchr (id, '.'))
     return fail (L, TG_EINVAL, path,
                  "node id \"%s\" contains a '.' (links use \"id.port\", so ids cannot)", id);
-  for (int k = 0; k < index; k++)
-    {
-      json_object *other = NULL;
-      if (json_object_object_get_ex (json_object_array_get_idx (nodes, (size_t) k), "id", &other)
-          && type_of (other) == json_type_string
-          && strcmp (json_object_get_string (other), id) == 0)
-        return fail (L, TG_EINVAL, path, "duplicate node id \"%s\" (already used by nodes[%d])",
-                     id, k);
-    }
+  /* nodes[k] is graph node k: each is added in order or the load stops. */
+  {
+    int k = tg_graph_find_node (L->g, id);
+    if (k >= 0)
+      return fail (L, TG_EINVAL, path, "duplicate node id \"%s\" (already used by nodes[%d])",
+                   id, k);
+  }
 
   mkpath (path, sizeof path, "%s.type", node_path);
   if (!json_object_object_get_ex (jn, "type", &jtype))
@@ -991,9 +989,12 @@ load_document (Loader *L, json_object *root)
   if (type_of (o) != json_type_array)
     return fail (L, TG_ETYPE, "nodes", "expected an array of nodes, got %s",
                  describe (o, got, sizeof got));
+  if (json_object_array_length (o) > TG_TGRAPH_MAX_NODES)
+    return fail (L, TG_ERANGE, "nodes", "a graph may have at most %d nodes, this one has %zu",
+                 TG_TGRAPH_MAX_NODES, json_object_array_length (o));
   for (size_t k = 0; k < json_object_array_length (o); k++)
     {
-      rc = load_node (L, (int) k, json_object_array_get_idx (o, k), o);
+      rc = load_node (L, (int) k, json_object_array_get_idx (o, k));
       if (rc)
         return rc;
     }

@@ -362,22 +362,69 @@ tg_graph_input_link (const TgGraph *g, int node, int to_port)
 }
 
 /* Depth-first search for a path of links from FROM to TO; fills PATH
- * (node indices, FROM first) and returns its length, or 0. */
+ * (node indices, FROM first) and returns its length, 0 when there is
+ * none, or TG_ENOMEM.  Iterative over an adjacency built per call: a
+ * recursion that scanned every link at every step took time cubic in a
+ * long chain (a file listing its links back to front) and could run out
+ * of stack. */
 static int
-find_path (const TgGraph *g, int from, int to, int *path, char *seen, int depth)
+find_path (const TgGraph *g, int from, int to, int *path, char *seen)
 {
-  path[depth] = from;
-  if (from == to)
-    return depth + 1;
-  seen[from] = 1;
+  int n = g->n_nodes, depth = 0, found = 0;
+  /* Each node's successors, in link order: succ[start[v]] .. succ[start[v + 1] - 1]. */
+  int *start = calloc ((size_t) n + 1, sizeof (int));
+  int *succ = malloc (sizeof (int) * (size_t) (g->n_links ? g->n_links : 1));
+  int *cursor = malloc (sizeof (int) * (size_t) (n ? n : 1));
+
+  if (start == NULL || succ == NULL || cursor == NULL)
+    {
+      free (start);
+      free (succ);
+      free (cursor);
+      return TG_ENOMEM;
+    }
   for (int i = 0; i < g->n_links; i++)
-    if (g->links[i].from_node == from && !seen[g->links[i].to_node])
-      {
-        int n = find_path (g, g->links[i].to_node, to, path, seen, depth + 1);
-        if (n)
-          return n;
-      }
-  return 0;
+    start[g->links[i].from_node + 1]++;
+  for (int v = 0; v < n; v++)
+    start[v + 1] += start[v];
+  for (int v = 0; v < n; v++)
+    cursor[v] = start[v];
+  for (int i = 0; i < g->n_links; i++)
+    succ[cursor[g->links[i].from_node]++] = g->links[i].to_node;
+
+  /* PATH is the stack; CURSOR[d] the next successor of PATH[d] to try. */
+  path[0] = from;
+  if (from == to)
+    found = 1;
+  else
+    {
+      seen[from] = 1;
+      cursor[0] = start[from];
+    }
+  while (!found && depth >= 0)
+    {
+      int v = path[depth], w;
+      if (cursor[depth] == start[v + 1])
+        {
+          depth--;
+          continue;
+        }
+      w = succ[cursor[depth]++];
+      if (seen[w])
+        continue;
+      path[++depth] = w;
+      if (w == to)
+        found = depth + 1;
+      else
+        {
+          seen[w] = 1;
+          cursor[depth] = start[w];
+        }
+    }
+  free (start);
+  free (succ);
+  free (cursor);
+  return found;
 }
 
 /* "a -> b -> c -> a" into BUF. */
@@ -436,7 +483,13 @@ tg_graph_add_link (TgGraph *g, const char *from_node, const char *from_port,
         free (seen);
         return tg_error_set (err, TG_ENOMEM, NULL, NULL);
       }
-    n = find_path (g, tn, fn, path, seen, 0);
+    n = find_path (g, tn, fn, path, seen);
+    if (n < 0)
+      {
+        free (path);
+        free (seen);
+        return tg_error_set (err, TG_ENOMEM, NULL, NULL);
+      }
     if (n)
       {
         char cyc[TG_ERROR_MESSAGE_MAX - 64];
@@ -571,8 +624,8 @@ tg_graph_topo_order (const TgGraph *g, int *order, TgError *err)
                 for (int k = 0; k < g->n_links; k++)
                   if (g->links[k].to_node == i && indeg[g->links[k].from_node] > 0)
                     {
-                      int len = find_path (g, i, g->links[k].from_node, path, seen, 0);
-                      if (len)
+                      int len = find_path (g, i, g->links[k].from_node, path, seen);
+                      if (len > 0)
                         format_cycle (g, path, len, cyc, sizeof cyc);
                       break;
                     }

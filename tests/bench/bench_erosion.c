@@ -149,7 +149,7 @@ bench_thermal (int runs, int threads)
   TgEngineOptions o = { threads, (size_t) 4 << 30 };
   TgEngine *e = tg_engine_new (&o);
   TgRegion full, r;
-  int ero;
+  int ero = -1;
   double t2, t12, per_pass, copy = 1e30;
   float *a = malloc (sizeof (float) * TSIDE * TSIDE), *b = malloc (sizeof (float) * TSIDE * TSIDE);
   CopyJob cj = { a, b, TSIDE };

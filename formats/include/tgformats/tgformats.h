@@ -24,9 +24,17 @@ int tg_formats_init (void);
 
 /* --- .tgraph ------------------------------------------------------------ */
 
+/* The most nodes a .tgraph file may hold: far beyond any hand-made graph,
+ * and few enough that checking a hostile file's links, cycles, ids and
+ * export paths takes well under a second, and that evaluation, which
+ * recurses along a chain of nodes (about 1 KiB of stack per node), stays
+ * inside a thread's stack. */
+#define TG_TGRAPH_MAX_NODES 4096
+
 /* Loads PATH; input paths in the graph become relative to PATH's folder.
  * Errors carry the place: err->path ("nodes[3].params.octaves") and, for
- * syntax errors, err->line/err->column.  *OUT is only set on success. */
+ * syntax errors, err->line/err->column.  *OUT is only set on success.
+ * A graph of more than TG_TGRAPH_MAX_NODES nodes is refused. */
 int tg_tgraph_load_file (const char *path, TgGraph **out, TgError *err);
 int tg_tgraph_load_string (const char *text, size_t len, const char *base_dir, TgGraph **out,
                            TgError *err);
