@@ -342,6 +342,33 @@ test_tolerance_matches_inside_and_not_outside (void)
   TG_CHECK_INT_EQ (uniform_count ("#000000", "max_channel", NULL, NULL), 0);
 }
 
+/* Uniform paint COLOR with luminance_chance in MODE (and PALETTE, or the
+ * default one) at base chance 0.8 places 0.8 x FACTOR of the 250,000
+ * candidates, within 3 sigma. */
+static void
+check_luminance_fraction (const char *color, const char *palette, const char *mode,
+                          double factor)
+{
+  TgGraph *g = colormap_graph (PAINT_UNIFORM, color);
+  TgValue *v;
+  double n = 250000.0, prob = 0.8 * factor, sigma, got;
+
+  SET (g, 1, "cell_m", "2");
+  SET (g, 1, "luminance_chance", "true");
+  SET (g, 1, "luminance_mode", mode);
+  SET (g, 1, "base_chance", "0.8");
+  if (palette)
+    SET (g, 1, "palette", palette);
+  v = pull_points (engine4, g, "sc");
+  got = (double) tg_value_points (v)->n;
+  sigma = sqrt (n * prob * (1.0 - prob));
+  TG_CHECK_MSG (fabs (got - n * prob) <= 3.0 * sigma + 1.0,
+                "%s on %s (%s): %g placed, expected %g +- %g", color,
+                palette ? palette : "the default palette", mode, got, n * prob, 3.0 * sigma);
+  tg_value_unref (v);
+  tg_graph_free (g);
+}
+
 /* Luma (the default, the seed's Color.get_luminance): colours match as
  * they do without it, and the chance is multiplied by the pixel's
  * Rec. 709 luminance, so full red places 21% of the chance and mid grey
@@ -350,52 +377,23 @@ test_tolerance_matches_inside_and_not_outside (void)
 static void
 test_luminance_chance_luma (void)
 {
-  static const struct
-  {
-    const char *color, *palette, *mode;
-    double factor;
-  } cases[] = {
-    { "#ff0000", NULL, "luma", 0.2126 },
-    { "#00ff00", NULL, "luma", 0.7152 },
-    { "#0000ff", NULL, "luma", 0.0722 },
-    { "#00f000", NULL, "luma", 0.7152 * 240.0 / 255.0 },
-    { "#808080", "name=stone|color=#808080", "luma", 128.0 / 255.0 },
-    { "#808080", "name=stone|color=#808080", "relative", 1.0 },
-  };
+  TgGraph *g;
+  TgValue *v;
 
-  for (int k = 0; k < TG_N_ELEMENTS (cases); k++)
-    {
-      TgGraph *g = colormap_graph (PAINT_UNIFORM, cases[k].color);
-      TgValue *v;
-      double n = 250000.0, prob = 0.8 * cases[k].factor, sigma, got;
+  check_luminance_fraction ("#ff0000", NULL, "luma", 0.2126);
+  check_luminance_fraction ("#00ff00", NULL, "luma", 0.7152);
+  check_luminance_fraction ("#0000ff", NULL, "luma", 0.0722);
+  check_luminance_fraction ("#00f000", NULL, "luma", 0.7152 * 240.0 / 255.0);
+  check_luminance_fraction ("#808080", "name=stone|color=#808080", "luma", 128.0 / 255.0);
+  check_luminance_fraction ("#808080", "name=stone|color=#808080", "relative", 1.0);
 
-      SET (g, 1, "cell_m", "2");
-      SET (g, 1, "luminance_chance", "true");
-      SET (g, 1, "luminance_mode", cases[k].mode);
-      SET (g, 1, "base_chance", "0.8");
-      if (cases[k].palette)
-        SET (g, 1, "palette", cases[k].palette);
-      v = pull_points (engine4, g, "sc");
-      got = (double) tg_value_points (v)->n;
-      sigma = sqrt (n * prob * (1.0 - prob));
-      TG_CHECK_MSG (fabs (got - n * prob) <= 3.0 * sigma + 1.0,
-                    "%s on %s (%s): %g placed, expected %g +- %g", cases[k].color,
-                    cases[k].palette ? cases[k].palette : "the default palette", cases[k].mode,
-                    got, n * prob, 3.0 * sigma);
-      tg_value_unref (v);
-      tg_graph_free (g);
-    }
   /* Half-bright red is not red: it matches nothing, as without luminance. */
-  {
-    TgGraph *g = colormap_graph (PAINT_UNIFORM, "#800000");
-    TgValue *v;
-
-    SET (g, 1, "luminance_chance", "true");
-    v = pull_points (engine4, g, "sc");
-    TG_CHECK_INT_EQ (tg_value_points (v)->n, 0);
-    tg_value_unref (v);
-    tg_graph_free (g);
-  }
+  g = colormap_graph (PAINT_UNIFORM, "#800000");
+  SET (g, 1, "luminance_chance", "true");
+  v = pull_points (engine4, g, "sc");
+  TG_CHECK_INT_EQ (tg_value_points (v)->n, 0);
+  tg_value_unref (v);
+  tg_graph_free (g);
 }
 
 /* Relative: colours match by hue, and the chance follows the brightness
@@ -403,32 +401,10 @@ test_luminance_chance_luma (void)
 static void
 test_luminance_chance_follows_brightness (void)
 {
-  static const struct
-  {
-    const char *color;
-    double brightness;
-  } cases[] = { { "#800000", 128.0 / 255.0 }, { "#400000", 64.0 / 255.0 },
-                { "#008000", 128.0 / 255.0 }, { "#ff0000", 1.0 } };
-
-  for (int k = 0; k < TG_N_ELEMENTS (cases); k++)
-    {
-      TgGraph *g = colormap_graph (PAINT_UNIFORM, cases[k].color);
-      TgValue *v;
-      double n = 250000.0, prob = 0.8 * cases[k].brightness, sigma, got;
-
-      SET (g, 1, "cell_m", "2");
-      SET (g, 1, "luminance_chance", "true");
-      SET (g, 1, "luminance_mode", "relative");
-      SET (g, 1, "base_chance", "0.8");
-      v = pull_points (engine4, g, "sc");
-      got = (double) tg_value_points (v)->n;
-      sigma = sqrt (n * prob * (1.0 - prob));
-      TG_CHECK_MSG (fabs (got - n * prob) <= 3.0 * sigma + 1.0,
-                    "%s: %g placed, expected %g +- %g", cases[k].color, got, n * prob,
-                    3.0 * sigma);
-      tg_value_unref (v);
-      tg_graph_free (g);
-    }
+  check_luminance_fraction ("#800000", NULL, "relative", 128.0 / 255.0);
+  check_luminance_fraction ("#400000", NULL, "relative", 64.0 / 255.0);
+  check_luminance_fraction ("#008000", NULL, "relative", 128.0 / 255.0);
+  check_luminance_fraction ("#ff0000", NULL, "relative", 1.0);
   /* Without it, half-bright red is simply not red. */
   TG_CHECK_INT_EQ (uniform_count ("#800000", "max_channel", NULL, NULL), 0);
 }
