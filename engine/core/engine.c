@@ -518,6 +518,10 @@ job_for (Eval *ev, int node, const TgRegion *out, int depth)
 
   if (depth > tg_graph_n_nodes (ev->g))
     return tg_error_set (ev->err, TG_ECYCLE, "links", "the graph has a cycle");
+  if (depth >= TG_GRAPH_MAX_DEPTH)
+    return tg_error_set (ev->err, TG_ERANGE, "links",
+                         "a chain of more than %d linked nodes is too deep to evaluate",
+                         TG_GRAPH_MAX_DEPTH);
   j = find_job (ev, node, &r);
   if (j >= 0)
     return ev->jobs[j].key_rc < 0 ? ev->jobs[j].key_rc : j;

@@ -449,6 +449,40 @@ test_pull_of_export_node_refused (void)
   tg_graph_free (g);
 }
 
+/* A chain of links deeper than TG_GRAPH_MAX_DEPTH is refused with an
+ * error naming the links, not a stack overflow; one just inside it
+ * evaluates. */
+static void
+test_deep_chain (void)
+{
+  int n = TG_GRAPH_MAX_DEPTH + 10;
+  const char **types = malloc (sizeof (char *) * (size_t) n);
+  TgGraph *g;
+  TgEngine *e = tg_engine_new (NULL);
+  TgValue *v = NULL;
+  TgError err = { 0 };
+  TgRegion r;
+  int rc;
+
+  for (int i = 0; i < n; i++)
+    types[i] = i == 0 ? "test.coord" : "test.add";
+  g = graph_with (types, n);
+  tg_graph_world (g)->resolution = 3;
+  tg_region_for_world (&r, tg_graph_world (g), 3);
+  rc = tg_engine_pull (e, g, n - 1, 0, &r, NULL, &v, NULL, &err);
+  TG_CHECK_INT_EQ (rc, TG_ERANGE);
+  TG_CHECK (v == NULL);
+  TG_CHECK (strcmp (err.path, "links") == 0);
+  TG_CHECK_STR_CONTAINS (err.message, "too deep");
+  /* The node TG_GRAPH_MAX_DEPTH - 1 links down the chain is fine. */
+  v = pull (e, g, TG_GRAPH_MAX_DEPTH - 1, &r, NULL);
+  TG_CHECK (v != NULL);
+  tg_value_unref (v);
+  tg_engine_free (e);
+  tg_graph_free (g);
+  free (types);
+}
+
 int
 main (void)
 {
@@ -464,5 +498,6 @@ main (void)
   TG_RUN (test_exports_share_upstream);
   TG_RUN (test_input_files_join_the_key);
   TG_RUN (test_pull_of_export_node_refused);
+  TG_RUN (test_deep_chain);
   return tgtest_result ();
 }

@@ -42,6 +42,12 @@ int tg_world_check (const TgWorld *w, TgError *err);
 void tg_graph_set_base_dir (TgGraph *g, const char *dir);
 const char *tg_graph_base_dir (const TgGraph *g);
 
+/* The longest chain of links (nodes one after another) the engine
+ * evaluates: it walks chains recursively, and deeper ones are refused
+ * with an error instead of running out of stack.  A .tgraph file holds
+ * at most as many nodes (TG_TGRAPH_MAX_NODES). */
+#define TG_GRAPH_MAX_DEPTH 4096
+
 /* Adds a node with default parameters; returns its index or a negative
  * TG_E* (unknown type, empty or duplicate id, id with a '.'). */
 int tg_graph_add_node (TgGraph *g, const char *id, const char *type, TgError *err);

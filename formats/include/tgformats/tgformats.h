@@ -29,7 +29,7 @@ int tg_formats_init (void);
  * export paths takes well under a second, and that evaluation, which
  * recurses along a chain of nodes (about 1 KiB of stack per node), stays
  * inside a thread's stack. */
-#define TG_TGRAPH_MAX_NODES 4096
+#define TG_TGRAPH_MAX_NODES TG_GRAPH_MAX_DEPTH
 
 /* Loads PATH; input paths in the graph become relative to PATH's folder.
  * Errors carry the place: err->path ("nodes[3].params.octaves") and, for
