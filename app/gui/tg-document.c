@@ -972,6 +972,19 @@ unique_id (const TgGraph *g, const char *base, GHashTable *taken)
   return id;
 }
 
+/* Whether N_NEW more nodes fit in a graph that still loads again: a
+ * .tgraph file holds at most TG_TGRAPH_MAX_NODES. */
+static gboolean
+room_for (const TgGraph *g, int n_new, GError **error)
+{
+  if (tg_graph_n_nodes (g) + n_new <= TG_TGRAPH_MAX_NODES)
+    return TRUE;
+  g_set_error (error, TG_DOCUMENT_ERROR, 0,
+               _("A graph holds at most %d nodes; this one would have %d"), TG_TGRAPH_MAX_NODES,
+               tg_graph_n_nodes (g) + n_new);
+  return FALSE;
+}
+
 char *
 tg_document_add_node (TgDocument *doc, const char *type, double x, double y, GError **error)
 {
@@ -988,6 +1001,8 @@ tg_document_add_node (TgDocument *doc, const char *type, double x, double y, GEr
       g_set_error (error, TG_DOCUMENT_ERROR, 0, _("Unknown node type “%s”"), type);
       return NULL;
     }
+  if (!room_for (doc->graph, 1, error))
+    return NULL;
   dot = strrchr (type, '.');
   base = g_strdup (dot ? dot + 1 : type);
   id = unique_id (doc->graph, base, NULL);
@@ -1043,6 +1058,8 @@ tg_document_add_node_linked (TgDocument *doc, const char *type, double x, double
       g_set_error (error, TG_DOCUMENT_ERROR, 0, _("Unknown node type “%s”"), type);
       return NULL;
     }
+  if (!room_for (doc->graph, 1, error))
+    return NULL;
   if (!tg_document_find_port (doc, other, other_port, other_is_output, &on, &op))
     {
       g_set_error (error, TG_DOCUMENT_ERROR, 0, _("No port “%s.%s”"), other, other_port);
@@ -1450,9 +1467,14 @@ merge_graph (TgDocument *doc, TgGraph *work, const TgGraph *src, double x, doubl
   g_autoptr (GHashTable) taken = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr (GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
   double min_x = G_MAXDOUBLE, min_y = G_MAXDOUBLE;
-  double *px = g_new (double, n + 1), *py = g_new (double, n + 1);
+  double *px, *py;
   TgError err = { 0 };
   char **result = NULL;
+
+  if (!room_for (work, n, error))
+    return NULL;
+  px = g_new (double, n + 1);
+  py = g_new (double, n + 1);
 
   for (int k = 0; k < n; k++)
     {

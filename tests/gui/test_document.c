@@ -342,6 +342,44 @@ on_renamed (TgDocument *doc, const char *old_id, const char *new_id, GString *lo
   g_string_append_printf (log, "%s>%s;", old_id, new_id);
 }
 
+/* A document stops at the node count a .tgraph file may hold, so what
+ * it saves always loads again: adding, adding linked and pasting past it
+ * are refused with a message and change nothing. */
+static void
+test_node_limit (void)
+{
+  TgDocument *doc = tg_document_new ();
+  GString *text = g_string_new ("{\"format\": \"tgraph\", \"version\": 1, "
+                                "\"world\": {\"size_m\": [100, 100], \"height_m\": 10, "
+                                "\"resolution\": 17, \"seed\": 1}, \"nodes\": [");
+  g_autoptr (GError) error = NULL;
+  char **ids;
+  char *id;
+
+  for (int k = 0; k < TG_TGRAPH_MAX_NODES; k++)
+    g_string_append_printf (text, "%s{\"id\": \"c%d\", \"type\": \"gen.constant\"}",
+                            k ? ", " : "", k);
+  g_string_append (text, "], \"links\": []}");
+  ids = tg_document_paste_text (doc, text->str, 0, 0, &error);
+  TG_CHECK_MSG (ids != NULL, "%s", error ? error->message : "");
+  g_strfreev (ids);
+  TG_CHECK_INT_EQ (tg_graph_n_nodes (tg_document_get_graph (doc)), TG_TGRAPH_MAX_NODES);
+
+  id = tg_document_add_node (doc, "gen.constant", 0, 0, &error);
+  TG_CHECK (id == NULL && error != NULL);
+  if (error)
+    TG_CHECK_STR_CONTAINS (error->message, "at most 4096 nodes");
+  g_clear_error (&error);
+  id = tg_document_add_node_linked (doc, "filter.invert", 0, 0, "c0", "height", TRUE, &error);
+  TG_CHECK (id == NULL && error != NULL);
+  g_clear_error (&error);
+  ids = tg_document_paste_text (doc, text->str, 0, 0, &error);
+  TG_CHECK (ids == NULL && error != NULL);
+  TG_CHECK_INT_EQ (tg_graph_n_nodes (tg_document_get_graph (doc)), TG_TGRAPH_MAX_NODES);
+  g_string_free (text, TRUE);
+  g_object_unref (doc);
+}
+
 static void
 test_add_linked_and_rename (void)
 {
@@ -602,6 +640,7 @@ main (void)
   TG_RUN (test_copy_paste);
   TG_RUN (test_save_reopen_unfinished_and_bad_load);
   TG_RUN (test_add_linked_and_rename);
+  TG_RUN (test_node_limit);
   TG_RUN (test_save_as_rebases_input_paths);
   TG_RUN (test_autosave_and_restore);
   TG_RUN (test_frames);
