@@ -141,54 +141,71 @@ lod_stem_len (const char *name)
 }
 
 /* Groups each full-resolution chunk that has a node with its coarser
- * levels (one per level, the first found, by increasing lod).  NODE_OF
- * gives each chunk's node or -1. */
+ * levels (one per level, the first chunk found, by increasing lod).
+ * NODE_OF gives each chunk's node or -1. */
 static int
 group_lods (TgGlb *g, const TgMesh *m, const int *node_of)
 {
-  int *lods, rc = 0;
+  size_t *stem;
+  int *lods, *lod_of, rc = 0;
   float *coverage;
 
   if (m->n_chunks < 2)
     return 0;
+  stem = malloc (sizeof (size_t) * (size_t) m->n_chunks);
   lods = malloc (sizeof (int) * (size_t) m->n_chunks);
+  lod_of = malloc (sizeof (int) * (size_t) m->n_chunks);
   coverage = malloc (sizeof (float) * ((size_t) m->n_chunks + 1));
-  if (!lods || !coverage)
+  if (!stem || !lods || !lod_of || !coverage)
     rc = TG_ENOMEM;
+  for (int ci = 0; rc == 0 && ci < m->n_chunks; ci++)
+    stem[ci] = m->chunks[ci].name ? lod_stem_len (m->chunks[ci].name) : 0;
   for (int ci = 0; rc == 0 && ci < m->n_chunks; ci++)
     {
       const TgMeshChunk *c = &m->chunks[ci];
-      size_t stem;
-      int n = 0, last = 0;
+      int n = 0;
 
       if (c->lod != 0 || node_of[ci] < 0 || !c->name)
         continue;
-      stem = lod_stem_len (c->name);
-      for (;;)
+      /* The coarser chunks of this stem, kept sorted by lod (stable:
+       * of two of one level, the first found comes first). */
+      for (int cj = 0; cj < m->n_chunks; cj++)
         {
-          /* The next level: the smallest lod above LAST with this stem. */
-          int best = -1;
-          for (int cj = 0; cj < m->n_chunks; cj++)
+          const TgMeshChunk *d = &m->chunks[cj];
+          int k;
+          if (node_of[cj] < 0 || d->lod <= 0 || !d->name || stem[cj] != stem[ci]
+              || strncmp (d->name, c->name, stem[ci]) != 0)
+            continue;
+          for (k = n; k > 0 && lod_of[k - 1] > d->lod; k--)
             {
-              const TgMeshChunk *d = &m->chunks[cj];
-              if (node_of[cj] < 0 || d->lod <= last || !d->name || lod_stem_len (d->name) != stem
-                  || strncmp (d->name, c->name, stem) != 0)
-                continue;
-              if (best < 0 || d->lod < m->chunks[best].lod)
-                best = cj;
+              lods[k] = lods[k - 1];
+              lod_of[k] = lod_of[k - 1];
             }
-          if (best < 0)
-            break;
-          lods[n++] = node_of[best];
-          last = m->chunks[best].lod;
+          lods[k] = node_of[cj];
+          lod_of[k] = d->lod;
+          n++;
         }
+      /* One node per level. */
+      {
+        int kept = 0;
+        for (int k = 0; k < n; k++)
+          if (kept == 0 || lod_of[k] != lod_of[kept - 1])
+            {
+              lods[kept] = lods[k];
+              lod_of[kept] = lod_of[k];
+              kept++;
+            }
+        n = kept;
+      }
       if (n == 0)
         continue;
       for (int k = 0; k <= n; k++)
         coverage[k] = 0.25f / (float) (1 << (2 * (k < 12 ? k : 12)));
       rc = tg_glb_node_set_lods (g, node_of[ci], lods, n, coverage);
     }
+  free (stem);
   free (lods);
+  free (lod_of);
   free (coverage);
   return rc;
 }
