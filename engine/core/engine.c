@@ -79,6 +79,10 @@ typedef struct
   /* export mode */
   TgExportList *exports;
   unsigned tmp_counter;
+  /* tiled builds: the store of earlier stages' results (may be NULL) and,
+   * while a tiled scheme's step or reduce runs, the tiling it sees */
+  const TgTileStore *store;
+  const TgTiling *step_tiling;
 } Eval;
 
 struct TgEvalCtx
@@ -686,6 +690,41 @@ tg_eval_progress (TgEvalCtx *c, double fraction)
     return;
   c->ev->hooks->progress (c->ev->hooks->user, c->node, TG_NODE_RUNNING,
                           fraction < 0 ? 0 : fraction > 1 ? 1 : fraction);
+}
+
+const TgTiling *
+tg_eval_tiling (TgEvalCtx *c)
+{
+  return c->ev->step_tiling;
+}
+
+int
+tg_eval_blob_put (TgEvalCtx *c, const char *name, const void *data, size_t size)
+{
+  const TgTiling *t = c->ev->step_tiling;
+  const TgTileStore *st = c->ev->store;
+  TgError err = { 0 };
+  int rc;
+
+  if (t == NULL || st == NULL || st->blob_put == NULL)
+    return tg_eval_fail (c, TG_EINVAL, "blob \"%s\" written outside a tiled build", name);
+  rc = st->blob_put (st->user, c->node, t->ix, t->iy, name, data, size, &err);
+  return rc < 0 ? tg_eval_fail (c, rc, "%s", err.message[0] ? err.message : tg_strerror (rc)) : 0;
+}
+
+int
+tg_eval_blob_get (TgEvalCtx *c, int ix, int iy, const char *name, void **data, size_t *size)
+{
+  const TgTileStore *st = c->ev->store;
+  TgError err = { 0 };
+  int rc;
+
+  *data = NULL;
+  *size = 0;
+  if (c->ev->step_tiling == NULL || st == NULL || st->blob_get == NULL)
+    return tg_eval_fail (c, TG_EINVAL, "blob \"%s\" read outside a tiled build", name);
+  rc = st->blob_get (st->user, c->node, ix, iy, name, data, size, &err);
+  return rc < 0 ? tg_eval_fail (c, rc, "%s", err.message[0] ? err.message : tg_strerror (rc)) : 0;
 }
 
 int

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "tgraph/region.h"
+#include "tgraph/tiled.h"
 
 void
 tg_world_init_default (TgWorld *w)
@@ -72,4 +73,13 @@ tg_region_contains (const TgRegion *b, const TgRegion *a)
          && a->col0 >= b->col0 && a->row0 >= b->row0
          && a->col0 + a->width <= b->col0 + b->width
          && a->row0 + a->height <= b->row0 + b->height;
+}
+
+TgRegion
+tg_tiling_window (const TgTiling *t, const TgRegion *full, int ix, int iy)
+{
+  int c0 = tg_tile_start (full->full_w, t->nx, ix), c1 = tg_tile_start (full->full_w, t->nx, ix + 1);
+  int r0 = tg_tile_start (full->full_h, t->ny, iy), r1 = tg_tile_start (full->full_h, t->ny, iy + 1);
+
+  return tg_region_window (full, c0, r0, c1 - c0, r1 - r0);
 }

@@ -223,7 +223,7 @@ test_cancel_answers_quickly (void)
   TgEngineOptions o = { 2, 0 };
   TgEngine *e = tg_engine_new (&o);
   CancelState cs = { tg_cancel_new (), 0, 0 };
-  TgEvalHooks hooks = { cancel_on_progress, &cs, cs.cancel };
+  TgEvalHooks hooks = { .progress = cancel_on_progress, .user = &cs, .cancel = cs.cancel };
   TgEvalReport rep;
   TgRegion r;
   TgValue *v = NULL;

@@ -673,7 +673,7 @@ test_cancel_stops_early (void)
   TgEngineOptions o = { 2, 0 };
   TgEngine *e = tg_engine_new (&o);
   CancelHook c = { tg_cancel_new (), 0 };
-  TgEvalHooks hooks = { cancel_on_progress, &c, c.cancel };
+  TgEvalHooks hooks = { .progress = cancel_on_progress, .user = &c, .cancel = c.cancel };
   TgRegion r;
   TgValue *v = NULL;
   TgError err = { 0 };

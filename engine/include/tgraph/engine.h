@@ -16,6 +16,7 @@
 #include "error.h"
 #include "graph.h"
 #include "region.h"
+#include "tiled.h"
 #include "value.h"
 
 #ifdef __cplusplus
@@ -65,6 +66,14 @@ typedef struct
   TgProgressFn progress;
   void *user;
   TgCancel *cancel;
+  /* Tiled builds (tiled.h); both NULL in an ordinary evaluation.  With a
+   * store, nodes it has are read from it rather than computed.  With a
+   * tiling, tg_engine_export works on one job's part of the build: for a
+   * tile, the grid exports over the tile's window, each image written raw
+   * (tg_tile_image_write) for `tgraph stitch` to encode; for the whole-world
+   * job (ix = iy = -1), the exports of meshes and points. */
+  const TgTileStore *store;
+  const TgTiling *tiling;
 } TgEvalHooks;
 
 /* What happened to each node of the graph in one evaluation. */
@@ -87,6 +96,15 @@ int tg_eval_report_first_failure (const TgEvalReport *r);
 int tg_engine_pull (TgEngine *e, const TgGraph *g, int node, int output,
                     const TgRegion *region, const TgEvalHooks *hooks, TgValue **out,
                     TgEvalReport *report, TgError *err);
+
+/* Runs step STEP of global NODE's tiled scheme for the tile HOOKS->tiling
+ * names (REDUCE: the step's reduce job; the tiling's ix, iy are then
+ * ignored).  Upstream global nodes come from HOOKS->store.  After the last
+ * step, OUTS (n_outputs entries) gets new references to the node's outputs
+ * over the tile; OUTS may be NULL for other steps. */
+int tg_engine_tile_step (TgEngine *e, const TgGraph *g, int node, int step, bool reduce,
+                         const TgEvalHooks *hooks, TgValue **outs, TgEvalReport *report,
+                         TgError *err);
 
 /* One file an export wrote. */
 typedef struct

@@ -24,6 +24,7 @@
 #include "param.h"
 #include "points.h"
 #include "region.h"
+#include "tiled.h"
 #include "value.h"
 
 #ifdef __cplusplus
@@ -58,6 +59,26 @@ typedef enum
 
 typedef struct TgNodeDesc TgNodeDesc;
 
+/* How a tiled build computes a global node tile by tile (tiled.h).  The
+ * scheme must give exactly the bytes of the node's whole-world eval for
+ * any tile counts: usually both run the same world-anchored arithmetic.
+ *
+ * Step S runs once per tile, all tiles of a step in one stage.  Its
+ * context's region is the tile; its inputs, when HALO (S) >= 0, cover the
+ * tile grown by that many samples and cut at the world's edge.  It reads
+ * blobs of earlier steps (any tile's, or a reduce's) and writes its own
+ * tile's.  When HAS_REDUCE (S), one job runs REDUCE (S) after the step's
+ * tiles, over the whole world's region, reading their blobs and writing
+ * blobs of tile (-1, -1).  The last step sets every output over the tile. */
+typedef struct
+{
+  int (*n_steps) (const void *params, const TgRegion *full);
+  int (*halo) (const void *params, const TgRegion *full, int step);
+  int (*tile_step) (TgEvalCtx *c, int step);
+  bool (*has_reduce) (const void *params, const TgRegion *full, int step); /* NULL: never */
+  int (*reduce) (TgEvalCtx *c, int step);
+} TgTiledScheme;
+
 struct TgNodeDesc
 {
   const char *type;     /* "family.name" */
@@ -77,6 +98,10 @@ struct TgNodeDesc
   /* Optional checks across parameters (min < max, ...); err->path "params.NAME". */
   int (*check) (const void *params, TgError *err);
   int (*eval) (TgEvalCtx *ctx);
+  /* TG_LOCALITY_GLOBAL grid nodes: how a tiled build computes them.  NULL:
+   * one job computes the node over the whole world (exact, but its memory
+   * grows with the world). */
+  const TgTiledScheme *tiled;
   /* Optional: files the node reads beyond its input-path parameters (a
    * numbered slice stack, say).  It calls ADD once per file, relative to
    * the .tgraph folder; each file's identity joins the cache key, so
@@ -125,6 +150,16 @@ int tg_eval_threads (TgEvalCtx *c);
 bool tg_eval_cancelled (TgEvalCtx *c);
 /* FRACTION in 0..1 of this node's work (tg_eval_parallel reports its own). */
 void tg_eval_progress (TgEvalCtx *c, double fraction);
+
+/* In a tiled scheme's step or reduce: the build's tiling (the job's tile
+ * in ix, iy; -1, -1 in a reduce).  NULL in an ordinary evaluation. */
+const TgTiling *tg_eval_tiling (TgEvalCtx *c);
+/* Writes blob NAME of this node for the job's tile (or the reduce). */
+int tg_eval_blob_put (TgEvalCtx *c, const char *name, const void *data, size_t size);
+/* Reads blob NAME that tile (IX, IY) (-1, -1: the reduce) of this node
+ * wrote in an earlier step; *DATA is malloc'ed, the caller frees it. */
+int tg_eval_blob_get (TgEvalCtx *c, int ix, int iy, const char *name, void **data,
+                      size_t *size);
 
 /* Records a message on the node and returns CODE (a TG_E* value). */
 int tg_eval_fail (TgEvalCtx *c, int code, const char *fmt, ...)

@@ -18,6 +18,7 @@
 #include "points.h"
 #include "region.h"
 #include "registry.h"
+#include "tiled.h"
 #include "value.h"
 
 #endif
