@@ -183,39 +183,21 @@ write_manifest (TgExportList *l, const char *text, TgError *err)
   return 0;
 }
 
+/* Hashes every file L staged, adds manifest.json and commits them all. */
 int
-tg_build (TgEngine *e, const TgGraph *g, const char *graph_name, const char *out_dir,
-          const TgEvalHooks *hooks, TgExportList *list, TgEvalReport *report, TgError *err)
+tg__build_commit (TgExportList *l, const TgGraph *g, const char *graph_name,
+                  const TgCancel *cancel, TgError *err)
 {
-  TgExportList l;
-  TgError local;
   Entry *entries = NULL;
   char *text = NULL;
-  int n, rc;
+  int n = l->n_files, rc = 0;
 
-  memset (&l, 0, sizeof l);
-  if (list)
-    memset (list, 0, sizeof *list);
-  if (!err)
-    err = &local;
-  tg_error_clear (err);
-  if (!e || !g || !out_dir)
-    return tg_error_set (err, TG_EINVAL, "", "tg_build needs an engine, a graph and a folder");
-
-  rc = tg_engine_export (e, g, out_dir, hooks, &l, report, err);
-  if (rc)
-    goto out;
-
-  n = l.n_files;
   entries = calloc ((size_t) n + 1, sizeof *entries);
   if (!entries)
-    {
-      rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
-      goto out;
-    }
+    return tg_error_set (err, TG_ENOMEM, "", "out of memory");
   for (int i = 0; i < n; i++)
     {
-      const TgExportFile *f = &l.files[i];
+      const TgExportFile *f = &l->files[i];
       entries[i].file = f;
       if (strcmp (f->path, TG__MANIFEST_NAME) == 0)
         {
@@ -231,7 +213,7 @@ tg_build (TgEngine *e, const TgGraph *g, const char *graph_name, const char *out
     }
   qsort (entries, (size_t) n, sizeof *entries, entry_cmp);
 
-  if (hooks && hooks->cancel && tg_cancel_is_requested (hooks->cancel))
+  if (cancel && tg_cancel_is_requested (cancel))
     {
       rc = tg_error_set (err, TG_ECANCELLED, "", "cancelled");
       goto out;
@@ -243,17 +225,40 @@ tg_build (TgEngine *e, const TgGraph *g, const char *graph_name, const char *out
       rc = tg_error_set (err, TG_ENOMEM, "", "out of memory writing the manifest");
       goto out;
     }
-  /* Staging may grow l.files; ENTRIES must not be read after this. */
+  /* Staging may grow l->files; ENTRIES must not be read after this. */
   free (entries);
   entries = NULL;
-  rc = write_manifest (&l, text, err);
+  rc = write_manifest (l, text, err);
   if (rc)
     goto out;
-  rc = tg_export_list_commit (&l, err);
+  rc = tg_export_list_commit (l, err);
 
 out:
   free (entries);
   free (text);
+  return rc;
+}
+
+int
+tg_build (TgEngine *e, const TgGraph *g, const char *graph_name, const char *out_dir,
+          const TgEvalHooks *hooks, TgExportList *list, TgEvalReport *report, TgError *err)
+{
+  TgExportList l;
+  TgError local;
+  int rc;
+
+  memset (&l, 0, sizeof l);
+  if (list)
+    memset (list, 0, sizeof *list);
+  if (!err)
+    err = &local;
+  tg_error_clear (err);
+  if (!e || !g || !out_dir)
+    return tg_error_set (err, TG_EINVAL, "", "tg_build needs an engine, a graph and a folder");
+
+  rc = tg_engine_export (e, g, out_dir, hooks, &l, report, err);
+  if (rc == 0)
+    rc = tg__build_commit (&l, g, graph_name, hooks ? hooks->cancel : NULL, err);
   if (rc == 0 && list)
     *list = l;
   else

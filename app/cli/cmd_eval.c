@@ -501,7 +501,7 @@ build (const EvalOptions *o, const TgGraph *g)
   SignalWatch watch;
   bool watching = cancel && signal_watch_start (&watch, cancel) == 0;
   /* Created after the signals are blocked, so its threads never take them. */
-  TgEngineOptions opts = { .threads = o->threads, .cache_bytes = 0 };
+  TgEngineOptions opts = { .threads = o->threads, .no_cache = true };
   TgEngine *engine = tg_engine_new (&opts);
   TgEvalHooks hooks = { .progress = on_progress, .user = &progress, .cancel = cancel };
   TgExportList list;

@@ -202,7 +202,7 @@ tg_engine_new (const TgEngineOptions *opts)
 {
   TgEngine *e = calloc (1, sizeof *e);
   int threads = opts ? opts->threads : 0;
-  size_t budget = opts && opts->cache_bytes ? opts->cache_bytes : DEFAULT_CACHE_BYTES;
+  size_t budget = opts && opts->no_cache ? 0 : opts && opts->cache_bytes ? opts->cache_bytes : DEFAULT_CACHE_BYTES;
 
   if (e == NULL)
     return NULL;
@@ -1005,7 +1005,14 @@ tg_eval_write_image (TgEvalCtx *c, const char *rel_path, const char *format, con
   if (w == NULL)
     return no_writer (c, "image", format);
   if (c->ev->raw_tiles)
-    w = tg_tile_image_write;
+    {
+      /* "height.png.tile": what stitch turns into height.png. */
+      char tile_path[PATH_MAX];
+      if (snprintf (tile_path, sizeof tile_path, "%s.tile", rel_path) >= (int) sizeof tile_path)
+        return tg_eval_fail (c, TG_EPATH, "export path too long");
+      w = tg_tile_image_write;
+      return write_staged (c, tile_path, format, img->width, img->height, emit_image, img, &w);
+    }
   return write_staged (c, rel_path, format, img->width, img->height, emit_image, img, &w);
 }
 

@@ -29,6 +29,9 @@ typedef struct
 {
   int threads;         /* 0: one per core */
   size_t cache_bytes;  /* 0: 1 GiB */
+  /* A one-shot build (the CLI): keep no results for a later evaluation,
+   * so intermediate maps are freed as soon as their last reader is done. */
+  bool no_cache;
 } TgEngineOptions;
 
 TgEngine *tg_engine_new (const TgEngineOptions *opts);
