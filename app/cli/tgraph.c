@@ -39,11 +39,52 @@ static const TgCliCommand commands[] = {
     "                       VALUE as in the file: 3.5, true, perlin, 1,2 (vectors),\n"
     "                       #rrggbb (colours), 0:0,0.5:0.3,1:1 (curves)\n"
     "  -q, --quiet          print nothing but errors\n"
+    "  --tiles NX,NY --stage N [--tile IX,IY]\n"
+    "                       run one job of a plan (see plan); -o names the plan folder\n"
     "\n"
     "Progress goes to stderr: a progress bar on a terminal, log lines otherwise.\n"
     "Exit status: 0 on success, 1 when evaluation failed (the message names the\n"
     "node), 2 on a usage error or an invalid graph, 128+N when stopped by signal N.\n",
     tg__cli_eval },
+  { "plan", "FILE --tiles NX,NY [-o DIR] [--resolution N] [--set ID.PARAM=VALUE]... [--threads N]",
+    "split a build into tiles and stages for GNU parallel or Slurm",
+    "Cuts the world of FILE into NX x NY tiles (any counts up to the samples) and\n"
+    "writes a plan folder DIR (default: plan): plan.json (graph hash, world, tile\n"
+    "windows, stages, every job's command, inputs, outputs and memory estimate),\n"
+    "the graph and its input files, stages/NN.txt (one job command a line),\n"
+    "run-parallel.sh (GNU parallel; --sshloginfile or PARALLEL_SSHLOGINFILE for many\n"
+    "machines; a rerun runs only the jobs that failed) and submit-slurm.sh (one job\n"
+    "array per stage chained with afterok).  Jobs read and write only in DIR.\n"
+    "`tgraph stitch DIR` then writes the same files as `tgraph eval` would.\n"
+    "\n"
+    "Options:\n"
+    "  --tiles NX,NY        tiles along x (west to east) and z (north to south)\n"
+    "  -o, --output DIR     plan folder; one that holds another graph's plan is refused\n"
+    "  -r, --resolution N, -s, --set ID.PARAM=VALUE\n"
+    "                       as for eval, baked into the plan's graph\n"
+    "  -j, --threads N      --threads of every job (and Slurm's --cpus-per-task)\n"
+    "  --partition P, --time T, --mem M\n"
+    "                       Slurm defaults for submit-slurm.sh (also TG_SLURM_PARTITION,\n"
+    "                       TG_SLURM_TIME, TG_SLURM_MEM); --mem defaults to each\n"
+    "                       stage's estimate\n"
+    "\n"
+    "A job is `tgraph eval DIR/graph/graph.tgraph -o DIR --tiles NX,NY --stage N\n"
+    "[--tile IX,IY]`.  Exit status: 0, or 2 on a bad command line, graph or folder.\n",
+    tg__cli_plan },
+  { "stitch", "DIR [-o OUT]", "join a tiled build's results into the whole world's files",
+    "Checks every export job of the plan in DIR (all present, made from the plan's\n"
+    "graph, every file's SHA-256 as its job.json lists) and writes the whole\n"
+    "world's exports and manifest.json into OUT (default: out): the same bytes as\n"
+    "`tgraph eval` of the whole world.  A missing or stale tile is named and\n"
+    "nothing is written.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output DIR     output folder\n"
+    "  -q, --quiet          print nothing but errors\n"
+    "\n"
+    "Exit status: 0, 1 when writing failed, 2 when a part of the plan is missing or\n"
+    "stale, 128+N when stopped by signal N.\n",
+    tg__cli_stitch },
   { "info", "FILE", "print the world, the nodes and the files a graph exports",
     "Prints the world settings (size, height, resolution, seed), the nodes with\n"
     "their types, the number of links, and the files each export node writes.\n"

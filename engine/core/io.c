@@ -199,7 +199,7 @@ static const char tile_magic[8] = { 'T', 'G', 'T', 'I', 'L', 'E', '1', '\n' };
 int
 tg_tile_image_write (FILE *f, const TgImage *img, TgError *err)
 {
-  int32_t head[4] = { img->width, img->height, img->channels, img->bits };
+  int32_t head[5] = { img->width, img->height, img->channels, img->bits, img->south_first };
   size_t n = tg_image_bytes (img);
 
   if (fwrite (tile_magic, 1, sizeof tile_magic, f) != sizeof tile_magic
@@ -213,7 +213,7 @@ tg_tile_image_read (const char *path, TgImage *out, TgError *err)
 {
   FILE *f = fopen (path, "rb");
   char magic[8];
-  int32_t head[4];
+  int32_t head[5];
   size_t n;
   int rc = 0;
 
@@ -224,7 +224,8 @@ tg_tile_image_read (const char *path, TgImage *out, TgError *err)
       || fread (head, sizeof head, 1, f) != 1)
     rc = tg_error_set (err, TG_EPARSE, NULL, "\"%s\" is not a tile image", path);
   else if (head[0] < 1 || head[1] < 1 || head[0] > TG_RESOLUTION_MAX || head[1] > TG_RESOLUTION_MAX
-           || head[2] < 1 || head[2] > 4 || (head[3] != 8 && head[3] != 16 && head[3] != 32))
+           || head[2] < 1 || head[2] > 4 || (head[3] != 8 && head[3] != 16 && head[3] != 32)
+           || (head[4] != 0 && head[4] != 1))
     rc = tg_error_set (err, TG_EPARSE, NULL, "\"%s\": bad tile image header", path);
   if (rc == 0)
     {
@@ -232,6 +233,7 @@ tg_tile_image_read (const char *path, TgImage *out, TgError *err)
       out->height = head[1];
       out->channels = head[2];
       out->bits = head[3];
+      out->south_first = head[4] != 0;
       n = tg_image_bytes (out);
       out->data = malloc (n ? n : 1);
       if (out->data == NULL)

@@ -174,6 +174,9 @@ typedef struct
   int width, height, channels;
   int bits;
   void *data;
+  /* Rows run south to north (the data is in that order): what a tiled
+   * build's stitch needs to put a tile's rows in place. */
+  bool south_first;
 } TgImage;
 
 void tg_image_clear (TgImage *img);
