@@ -51,4 +51,10 @@ typedef struct
 int tg__write_parts_atomic (const char *path, const TgPart *parts, int n_parts, TgError *err);
 int tg__mkdir_p (const char *path, TgError *err);
 
+/* A tile's share of a mesh or instance list in the store (plan_values.c). */
+int tg__store_write_value (const char *path, const uint8_t sha[32], const TgValue *v,
+                           TgError *err);
+TgValue *tg__store_read_value (const char *path, const uint8_t sha[32], TgPortType type,
+                               TgError *err);
+
 #endif

@@ -24,12 +24,14 @@ outputs_are_grids (const TgNodeDesc *d)
   return d->n_outputs > 0;
 }
 
-/* A global node whose grids the plan builds in stages of their own. */
+/* A global node the plan builds in stages of its own: through its tiled
+ * scheme, or, for grids, in one whole-world job.  (Meshes and instances
+ * without a scheme are made where an export needs them.) */
 static bool
 staged_node (const TgNodeDesc *d)
 {
   return d->locality == TG_LOCALITY_GLOBAL && !(d->flags & TG_NODE_EXPORT) && d->n_inputs > 0
-         && outputs_are_grids (d);
+         && (outputs_are_grids (d) || (d->tiled && d->tiled->join));
 }
 
 /* The node's parameter struct (free with params_free). */

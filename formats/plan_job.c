@@ -232,10 +232,60 @@ grid_file_open (const TgDirStore *s, int node, int k, int ix, int iy, GridFile *
 /* NODE's output K over REGION, from the tiles that cover it; samples
  * outside the world repeat the edge, as a whole-world result windowed
  * with its edges clamped would. */
+static TgValue *store_get_grid (const TgDirStore *s, int node, int k, const TgRegion *region,
+                                TgError *err);
+
+/* A mesh or instance list from every tile's share, joined by the node's
+ * scheme into the whole-world value. */
+static TgValue *
+store_get_joined (const TgDirStore *s, int node, int k, TgError *err)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (s->g, node);
+  int n = s->plan->nx * s->plan->ny;
+  TgValue **parts = calloc ((size_t) n, sizeof *parts), *v = NULL;
+  TgTiling t = { s->plan->nx, s->plan->ny, -1, -1 };
+  void *params = NULL;
+  bool ok = parts != NULL;
+
+  for (int q = 0; ok && q < n; q++)
+    {
+      char path[4300];
+      snprintf (path, sizeof path, "%s/store/n%d/o%d/%d_%d.part", s->dir, node, k, q % t.nx,
+                q / t.nx);
+      ok = (parts[q] = tg__store_read_value (path, s->sha, d->outputs[k].type, err)) != NULL;
+    }
+  if (ok)
+    {
+      params = calloc (1, d->params_size ? d->params_size : 1);
+      for (int q = 0; params && q < d->n_params; q++)
+        tg_param_value_store (&d->params[q], tg_graph_get_param_at (s->g, node, q), params);
+      v = params ? d->tiled->join (params, &s->plan->full, &t, k, parts, err) : NULL;
+      if (params)
+        tg_params_struct_clear (d->params, d->n_params, params);
+      free (params);
+    }
+  else if (!parts)
+    tg_error_set (err, TG_ENOMEM, "", "out of memory");
+  for (int q = 0; parts && q < n; q++)
+    tg_value_unref (parts[q]);
+  free (parts);
+  return v;
+}
+
 static TgValue *
 store_get (void *user, int node, int k, const TgRegion *region, TgError *err)
 {
   const TgDirStore *s = user;
+  const TgNodeDesc *d = tg_graph_node_desc (s->g, node);
+
+  if (!tg_port_type_is_grid (d->outputs[k].type))
+    return store_get_joined (s, node, k, err);
+  return store_get_grid (s, node, k, region, err);
+}
+
+static TgValue *
+store_get_grid (const TgDirStore *s, int node, int k, const TgRegion *region, TgError *err)
+{
   const TgRegion *full = &s->plan->full;
   const TgNodeDesc *d = tg_graph_node_desc (s->g, node);
   int nx = s->plan->nx, ny = s->plan->ny;
@@ -616,7 +666,14 @@ tg_plan_run_job (TgEngine *e, const TgGraph *g, const char *dir, int nx, int ny,
         rc = tg_engine_tile_step (e, g, st->node, st->step, st->kind == TG_STAGE_REDUCE, &h,
                                   last ? outs : NULL, report, err);
         for (int k = 0; rc == 0 && last && k < d->n_outputs && k < 16; k++)
-          rc = store_put_grid (&ds, st->node, k, outs[k], ix, iy, err);
+          if (tg_port_type_is_grid (outs[k]->type))
+            rc = store_put_grid (&ds, st->node, k, outs[k], ix, iy, err);
+          else
+            {
+              char path[4300];
+              snprintf (path, sizeof path, "%s/store/n%d/o%d/%d_%d.part", dir, st->node, k, ix, iy);
+              rc = tg__store_write_value (path, info.sha, outs[k], err);
+            }
         for (int k = 0; k < 16; k++)
           tg_value_unref (outs[k]);
         break;

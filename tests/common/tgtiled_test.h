@@ -102,7 +102,8 @@ tgtest_store_clear (TgtestStore *s)
 }
 
 /* Runs NODE's whole tiled scheme over NX x NY tiles and returns in *OUT
- * (new reference) its output OUTPUT over the whole world.  STORE_OUT, when
+ * (new reference) its output OUTPUT over the whole world (grids joined
+ * here, meshes and instance lists by the scheme's join).  STORE_OUT, when
  * not NULL, receives the blob statistics. */
 static int
 tgtest_tiled_pull (TgEngine *e, const TgGraph *g, int node, int output, int nx, int ny,
@@ -115,7 +116,7 @@ tgtest_tiled_pull (TgEngine *e, const TgGraph *g, int node, int output, int nx, 
   TgTiling t = { nx, ny, 0, 0 };
   TgEvalHooks hooks = { .store = &ts, .tiling = &t };
   TgRegion full;
-  TgValue *whole = NULL;
+  TgValue *whole = NULL, **parts = calloc ((size_t) (nx * ny), sizeof (TgValue *));
   int rc = 0, n_steps, n_out = d->n_outputs;
   void *params;
 
@@ -136,7 +137,9 @@ tgtest_tiled_pull (TgEngine *e, const TgGraph *g, int node, int output, int nx, 
           {
             TgValue *res[8] = { 0 };
             rc = tg_engine_tile_step (e, g, node, s, false, &hooks, last ? res : NULL, NULL, err);
-            if (rc == 0 && last)
+            if (rc == 0 && last && !tg_port_type_is_grid (res[output]->type))
+              parts[t.iy * nx + t.ix] = tg_value_ref (res[output]);
+            else if (rc == 0 && last)
               {
                 const TgValue *v = res[output];
                 if (whole == NULL)
@@ -157,6 +160,17 @@ tgtest_tiled_pull (TgEngine *e, const TgGraph *g, int node, int output, int nx, 
       if (rc == 0 && d->tiled->has_reduce && d->tiled->has_reduce (params, &full, s))
         rc = tg_engine_tile_step (e, g, node, s, true, &hooks, NULL, NULL, err);
     }
+  /* Meshes and instances: the scheme joins the tiles' shares. */
+  if (rc == 0 && parts && parts[0])
+    {
+      TgTiling jt = { nx, ny, -1, -1 };
+      whole = d->tiled->join (params, &full, &jt, output, parts, err);
+      if (whole == NULL)
+        rc = err->code ? err->code : TG_EINVAL;
+    }
+  for (int q = 0; parts && q < nx * ny; q++)
+    tg_value_unref (parts[q]);
+  free (parts);
   tg_params_struct_clear (d->params, d->n_params, params);
   free (params);
   if (store_out)
