@@ -57,6 +57,20 @@ done
 tiled_equals_whole globals-uneven "$G" 7,5 --threads 1 --resolution 201
 tiled_equals_whole globals-columns "$G" 1,9 --set rain.seed=9
 
+# --- the many-machine path: an sshloginfile (":" is this machine, no ssh) --------------
+
+echo ":" > "$TMP/hosts.txt"
+run "$TGRAPH" plan "$G" --tiles 2,2 -o "$TMP/ssh" --quiet
+run env TGRAPH="$TGRAPH" PARALLEL_SSHLOGINFILE="$TMP/hosts.txt" "$TMP/ssh/run-parallel.sh"
+expect_rc 0 "run-parallel.sh with PARALLEL_SSHLOGINFILE"
+expect_in "$TMP/ssh/logs/00.joblog" ":" "the joblog names the login it ran on"
+run "$TGRAPH" stitch "$TMP/ssh" -o "$TMP/ssh-out"
+expect_rc 0 "stitch after the sshloginfile run"
+run "$TGRAPH" eval "$G" -o "$TMP/ssh-whole" --quiet
+checks=$((checks + 1))
+diff -r "$TMP/ssh-whole" "$TMP/ssh-out" > /dev/null || fail "the sshloginfile build differs"
+rm -rf "$TMP/ssh" "$TMP/ssh-out" "$TMP/ssh-whole"
+
 # --- one tile alone: the window of the whole build ------------------------------------
 
 run "$TGRAPH" eval "$G" --tiles 3,2 --tile 2,1 -o "$TMP/one" --quiet
