@@ -910,6 +910,31 @@ test_filter_by_mask_prototype_and_slope (void)
   tg_graph_free (g);
 }
 
+/* points.filter by a chance mask, the terrain's height and slope, for
+ * some prototypes, built in tiles, is the whole world's. */
+static void
+test_filter_tiled_equals_whole (void)
+{
+  TgGraph *g = colormap_graph (PAINT_STRIPES, NULL);
+  int f;
+
+  tg_graph_world (g)->height_m = 200.0;
+  SET (g, 1, "cell_m", "5");
+  add_node (g, "hills", "noise.fbm");
+  SET (g, node (g, "hills"), "scale_m", "300");
+  add_node (g, "half", "test.half");
+  SET (g, node (g, "half"), "value", "0.3");
+  f = add_node (g, "f", "points.filter");
+  add_link (g, "sc", "points", "f", "points");
+  add_link (g, "half", "mask", "f", "mask");
+  add_link (g, "hills", "height", "f", "height");
+  SET (g, f, "mask_mode", "chance");
+  SET (g, f, "max_slope_deg", "20");
+  SET (g, f, "prototypes", "grass, tree");
+  TG_CHECK (check_tiled_equals_whole (g, "f") > 5000);
+  tg_graph_free (g);
+}
+
 static void
 test_merge_matches_prototypes_by_name (void)
 {
@@ -971,6 +996,7 @@ main (void)
   TG_RUN (test_poisson_empty_mask_places_nothing);
   TG_RUN (test_poisson_tiled_equals_whole);
   TG_RUN (test_filter_by_mask_prototype_and_slope);
+  TG_RUN (test_filter_tiled_equals_whole);
   TG_RUN (test_merge_matches_prototypes_by_name);
   tg_engine_free (engine1);
   tg_engine_free (engine4);
