@@ -136,75 +136,231 @@ describe_last (TgExportList *l, const JobFile *f, int width, int height, TgError
   return ef->node_id ? 0 : tg_error_set (err, TG_ENOMEM, "", "out of memory");
 }
 
-/* Joins image F of every tile into one and stages it, encoded. */
+/* The window [C0, C0 + W) x [R0, R0 + H) of image K, north first, from
+ * the raw tiles that cover it; *SOUTH_FIRST says how the export wrote it. */
 static int
-stitch_image (const char *dir, const TgPlan *p, const JobManifest *tiles, int k, TgExportList *l,
-              TgError *err)
+read_window (const char *dir, const TgPlan *p, const JobManifest *tiles, int k, int c0, int r0,
+             int w, int h, TgImage *out, bool *south_first, TgError *err)
 {
-  const JobFile *f = &tiles[0].files[k];
-  TgImageWriter writer = tg_io_image_writer (f->format);
-  TgImage whole = { 0 };
   size_t px = 0;
-  FILE *out;
   int rc = 0;
 
-  if (!writer)
-    return tg_error_set (err, TG_EFORMAT, "", "no image writer for format \"%s\"", f->format);
+  memset (out, 0, sizeof *out);
   for (int iy = 0; iy < p->ny && rc == 0; iy++)
     for (int ix = 0; ix < p->nx && rc == 0; ix++)
       {
         TgTiling t = { p->nx, p->ny, ix, iy };
         TgRegion win = tg_tiling_window (&t, &p->full, ix, iy);
+        int a0 = win.col0 > c0 ? win.col0 : c0, a1 = win.col0 + win.width < c0 + w ? win.col0 + win.width : c0 + w;
+        int b0 = win.row0 > r0 ? win.row0 : r0, b1 = win.row0 + win.height < r0 + h ? win.row0 + win.height : r0 + h;
         TgImage part;
         char path[4300];
+        if (a0 >= a1 || b0 >= b1)
+          continue;
         snprintf (path, sizeof path, "%s/tiles/%d_%d/%s", dir, ix, iy,
                   tiles[iy * p->nx + ix].files[k].file);
         if ((rc = tg_tile_image_read (path, &part, err)) < 0)
           break;
-        if (whole.data == NULL)
+        if (out->data == NULL)
           {
-            whole.width = p->full.full_w;
-            whole.height = p->full.full_h;
-            whole.channels = part.channels;
-            whole.bits = part.bits;
-            whole.south_first = part.south_first;
+            out->width = w;
+            out->height = h;
+            out->channels = part.channels;
+            out->bits = part.bits;
+            *south_first = part.south_first;
             px = (size_t) (part.bits / 8) * (size_t) part.channels;
-            whole.data = malloc (tg_image_bytes (&whole));
-            if (!whole.data)
-              rc = tg_error_set (err, TG_ENOMEM, "", "out of memory joining %s", f->path);
+            out->data = malloc (tg_image_bytes (out));
+            if (!out->data)
+              rc = tg_error_set (err, TG_ENOMEM, "", "out of memory joining %s",
+                                 tiles[0].files[k].path);
           }
         if (rc == 0 && (part.width != win.width || part.height != win.height
-                        || part.channels != whole.channels || part.bits != whole.bits
-                        || part.south_first != whole.south_first))
+                        || part.channels != out->channels || part.bits != out->bits
+                        || part.south_first != *south_first))
           rc = tg_error_set (err, TG_EPARSE, "", "%s: %dx%d, %d channels, %d bits where tile "
                              "%d,%d needs %dx%d like its neighbours", path, part.width,
                              part.height, part.channels, part.bits, ix, iy, win.width, win.height);
-        /* A south-first tile's rows are the window's, last row first. */
-        for (int j = 0, r0 = whole.south_first ? whole.height - win.row0 - win.height : win.row0;
-             rc == 0 && j < part.height; j++)
-          memcpy ((char *) whole.data + ((size_t) (r0 + j) * (size_t) whole.width
-                                         + (size_t) win.col0) * px,
-                  (char *) part.data + (size_t) j * (size_t) part.width * px,
-                  (size_t) part.width * px);
+        /* A south-first tile holds its window's rows last row first. */
+        for (int r = b0; rc == 0 && r < b1; r++)
+          {
+            int j = part.south_first ? win.height - 1 - (r - win.row0) : r - win.row0;
+            memcpy ((char *) out->data + ((size_t) (r - r0) * (size_t) w + (size_t) (a0 - c0)) * px,
+                    (char *) part.data + ((size_t) j * (size_t) part.width + (size_t) (a0 - win.col0)) * px,
+                    (size_t) (a1 - a0) * px);
+          }
         tg_image_clear (&part);
       }
-  if (rc == 0)
+  if (rc < 0)
+    tg_image_clear (out);
+  return rc;
+}
+
+static void
+flip_rows (TgImage *img)
+{
+  size_t row = tg_image_bytes (img) / (size_t) img->height;
+  char *tmp = malloc (row ? row : 1);
+
+  for (int j = 0; tmp && j < img->height / 2; j++)
     {
-      out = tg_export_list_stage (l, f->path, f->format, err);
-      if (!out)
-        rc = err->code ? err->code : TG_EIO;
-      else
+      char *a = (char *) img->data + (size_t) j * row;
+      char *b = (char *) img->data + (size_t) (img->height - 1 - j) * row;
+      memcpy (tmp, a, row);
+      memcpy (a, b, row);
+      memcpy (b, tmp, row);
+    }
+  free (tmp);
+}
+
+/* Encodes IMG with FORMAT's writer and stages it as REL_PATH for F's node. */
+static int
+stage_image (TgExportList *l, const JobFile *f, const char *rel_path, const char *format,
+             const TgImage *img, TgError *err)
+{
+  TgImageWriter writer = tg_io_image_writer (format);
+  FILE *out;
+  int rc;
+
+  if (!writer)
+    return tg_error_set (err, TG_EFORMAT, "", "no image writer for format \"%s\"", format);
+  out = tg_export_list_stage (l, rel_path, format, err);
+  if (!out)
+    return err->code ? err->code : TG_EIO;
+  rc = writer (out, img, err);
+  if ((fflush (out) != 0 || ferror (out)) && rc == 0)
+    rc = tg_error_set (err, TG_EIO, "", "cannot write %s", rel_path);
+  if (fclose (out) != 0 && rc == 0)
+    rc = tg_error_set (err, TG_EIO, "", "cannot write %s", rel_path);
+  return rc < 0 ? rc : describe_last (l, f, img->width, img->height, err);
+}
+
+/* Joins image K of every tile into one and stages it, encoded. */
+static int
+stitch_image (const char *dir, const TgPlan *p, const JobManifest *tiles, int k, TgExportList *l,
+              TgError *err)
+{
+  const JobFile *f = &tiles[0].files[k];
+  TgImage whole;
+  bool south_first = false;
+  int rc = read_window (dir, p, tiles, k, 0, 0, p->full.full_w, p->full.full_h, &whole,
+                        &south_first, err);
+
+  if (rc < 0)
+    return rc;
+  if (south_first)
+    flip_rows (&whole);
+  whole.south_first = south_first;
+  rc = stage_image (l, f, f->path, f->format, &whole, err);
+  tg_image_clear (&whole);
+  return rc;
+}
+
+static const int unreal_sizes[] = { 8129, 4033, 2017, 1009, 505, 253, 127 };
+static const int unity_sizes[] = { 4097, 2049, 1025, 513, 257, 129 };
+
+/* The side of the per-tile files: OPTS's, or the largest allowed size
+ * that tiles the world exactly, preferring the plan's own tile count. */
+static int
+tile_file_size (const TgStitchOptions *o, const TgPlan *p, TgError *err)
+{
+  const int *sizes = o->tile_files == TG_TILE_FILES_UNREAL ? unreal_sizes : unity_sizes;
+  int n = o->tile_files == TG_TILE_FILES_UNREAL ? TG_N_ELEMENTS (unreal_sizes)
+                                                : TG_N_ELEMENTS (unity_sizes);
+  const char *engine = o->tile_files == TG_TILE_FILES_UNREAL ? "Unreal" : "Unity";
+  int w = p->full.full_w - 1, h = p->full.full_h - 1, best = 0;
+  bool allowed = false;
+
+  for (int i = 0; i < n; i++)
+    {
+      int q = sizes[i] - 1;
+      if (o->tile_size == sizes[i])
+        allowed = true;
+      if (o->tile_size == 0 && w % q == 0 && h % q == 0)
         {
-          rc = writer (out, &whole, err);
-          if ((fflush (out) != 0 || ferror (out)) && rc == 0)
-            rc = tg_error_set (err, TG_EIO, "", "cannot write %s", f->path);
-          if (fclose (out) != 0 && rc == 0)
-            rc = tg_error_set (err, TG_EIO, "", "cannot write %s", f->path);
-          if (rc == 0)
-            rc = describe_last (l, f, whole.width, whole.height, err);
+          if (best == 0)
+            best = sizes[i];
+          /* The plan's own tiles, when they fit, keep the files its size. */
+          if (w / q == p->nx)
+            {
+              best = sizes[i];
+              break;
+            }
         }
     }
-  tg_image_clear (&whole);
+  if (o->tile_size != 0)
+    {
+      if (!allowed)
+        return tg_error_set (err, TG_ERANGE, "", "--tile-size %d is not a size %s accepts",
+                             o->tile_size, engine);
+      if (w % (o->tile_size - 1) || h % (o->tile_size - 1))
+        return tg_error_set (err, TG_ERANGE, "",
+                             "--tile-size %d does not tile a %dx%d world with shared edges: "
+                             "it needs (samples - 1) a multiple of %d",
+                             o->tile_size, p->full.full_w, p->full.full_h, o->tile_size - 1);
+      return o->tile_size;
+    }
+  if (best == 0)
+    {
+      int q = sizes[n > 3 ? 3 : 0] - 1, lo = (w / q > 0 ? w / q : 1) * q + 1;
+      return tg_error_set (err, TG_ERANGE, "",
+                           "no tile size %s accepts tiles a %dx%d world with shared edges; "
+                           "a resolution of k x %d + 1 (e.g. %d or %d) does",
+                           engine, p->full.full_w, p->full.full_h, q, lo, lo + q);
+    }
+  return best;
+}
+
+/* The name of tile (I, J) of PATH: "dir/height_x1_y0.png". */
+static char *
+tile_file_name (const char *path, TgTileFiles kind, int i, int j)
+{
+  const char *slash = strrchr (path, '/'), *dot = strrchr (path, '.');
+  size_t stem = dot && (!slash || dot > slash) ? (size_t) (dot - path) : strlen (path);
+  size_t n = stem + 64;
+  char *out = malloc (n);
+
+  if (!out)
+    return NULL;
+  snprintf (out, n, "%.*s_x%d_%c%d%s", (int) stem, path, i, kind == TG_TILE_FILES_UNITY ? 'z' : 'y',
+            j, dot && (!slash || dot > slash) ? dot : "");
+  return out;
+}
+
+/* Image K as per-tile files of SIZE samples sharing their edges. */
+static int
+stitch_tile_files (const char *dir, const TgPlan *p, const JobManifest *tiles, int k,
+                   const TgStitchOptions *o, int size, TgExportList *l,
+                   TgError *err)
+{
+  const JobFile *f = &tiles[0].files[k];
+  int kx = (p->full.full_w - 1) / (size - 1), ky = (p->full.full_h - 1) / (size - 1), rc = 0;
+  /* Unity reads a terrain tile's heights from RAW16, south first: a raw16
+   * export becomes that whatever its rows; other images stay as they are. */
+  bool unity_raw = o->tile_files == TG_TILE_FILES_UNITY && strcmp (f->format, "raw16") == 0;
+
+  for (int ty = 0; ty < ky && rc == 0; ty++)
+    for (int tx = 0; tx < kx && rc == 0; tx++)
+      {
+        TgImage img;
+        bool south_first = false;
+        /* Unity counts terrain rows from the south. */
+        int j = o->tile_files == TG_TILE_FILES_UNITY ? ky - 1 - ty : ty;
+        char *name;
+        rc = read_window (dir, p, tiles, k, tx * (size - 1), ty * (size - 1), size, size, &img,
+                          &south_first, err);
+        if (rc < 0)
+          break;
+        if (unity_raw || south_first)
+          flip_rows (&img);
+        img.south_first = unity_raw || south_first;
+        name = tile_file_name (f->path, o->tile_files, tx, j);
+        if (rc == 0 && !name)
+          rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+        if (rc == 0)
+          rc = stage_image (l, f, name, f->format, &img, err);
+        free (name);
+        tg_image_clear (&img);
+      }
   return rc;
 }
 
@@ -255,10 +411,12 @@ check_same_files (const TgPlan *p, const JobManifest *tiles, TgError *err)
 }
 
 int
-tg_stitch (const char *dir, const char *out_dir, const TgCancel *cancel,
-           void (*progress) (void *user, int done, int total), void *user, TgExportList *list,
-           TgError *err)
+tg_stitch (const char *dir, const char *out_dir, const TgStitchOptions *opts,
+           const TgCancel *cancel, void (*progress) (void *user, int done, int total),
+           void *user, TgExportList *list, TgError *err)
 {
+  TgStitchOptions none = { 0 };
+  int size = 0;
   TgPlanInfo info;
   TgPlan p = { 0 };
   TgGraph *g = NULL;
@@ -301,6 +459,10 @@ tg_stitch (const char *dir, const char *out_dir, const TgCancel *cancel,
       snprintf (path, sizeof path, "%s/whole", dir);
       rc = job_manifest_read (path, "the whole-world job", &info, p.n_stages - 1, &whole, err);
     }
+  if (!opts)
+    opts = &none;
+  if (rc == 0 && opts->tile_files != TG_TILE_FILES_NONE && n_tiles)
+    rc = (size = tile_file_size (opts, &p, err)) < 0 ? size : 0;
   if (rc < 0)
     goto out;
 
@@ -314,6 +476,8 @@ tg_stitch (const char *dir, const char *out_dir, const TgCancel *cancel,
     {
       if (cancel && tg_cancel_is_requested (cancel))
         rc = tg_error_set (err, TG_ECANCELLED, "", "cancelled");
+      else if (size > 0)
+        rc = stitch_tile_files (dir, &p, tiles, k, opts, size, &l, err);
       else
         rc = stitch_image (dir, &p, tiles, k, &l, err);
       if (progress && rc == 0)

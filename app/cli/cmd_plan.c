@@ -153,6 +153,7 @@ int
 tg__cli_stitch (int argc, char **argv)
 {
   const char *dir = NULL, *out = "out", *v;
+  TgStitchOptions so = { 0 };
   bool quiet = false;
   StitchProgress sp = { isatty (STDERR_FILENO) == 1, false };
   TgCliSignalWatch watch;
@@ -170,6 +171,23 @@ tg__cli_stitch (int argc, char **argv)
             return TG_CLI_EXIT_USAGE;
           out = v;
         }
+      else if ((m = tg__cli_option_value ("stitch", argc, argv, &i, "--tile-files", NULL, &v)) != 0)
+        {
+          if (m < 0)
+            return TG_CLI_EXIT_USAGE;
+          if (strcmp (v, "unreal") == 0)
+            so.tile_files = TG_TILE_FILES_UNREAL;
+          else if (strcmp (v, "unity") == 0)
+            so.tile_files = TG_TILE_FILES_UNITY;
+          else
+            return tg__cli_usage_error ("stitch", "--tile-files: expected unreal or unity, got "
+                                        "\"%s\"", v);
+        }
+      else if ((m = tg__cli_option_value ("stitch", argc, argv, &i, "--tile-size", NULL, &v)) != 0)
+        {
+          if (m < 0 || tg__cli_parse_int ("stitch", "--tile-size", v, 2, 16385, &so.tile_size) < 0)
+            return TG_CLI_EXIT_USAGE;
+        }
       else if (strcmp (argv[i], "-q") == 0 || strcmp (argv[i], "--quiet") == 0)
         quiet = true;
       else if (argv[i][0] == '-')
@@ -182,11 +200,13 @@ tg__cli_stitch (int argc, char **argv)
     }
   if (!dir)
     return tg__cli_usage_error ("stitch", "no plan folder given");
+  if (so.tile_size && !so.tile_files)
+    return tg__cli_usage_error ("stitch", "--tile-size needs --tile-files unreal|unity");
   sp.tty = sp.tty && !quiet;
   cancel = tg_cancel_new ();
   watching = cancel && tg__cli_signal_watch_start (&watch, cancel) == 0;
   tg_error_clear (&err);
-  rc = tg_stitch (dir, out, cancel, stitch_progress, &sp, &list, &err);
+  rc = tg_stitch (dir, out, &so, cancel, stitch_progress, &sp, &list, &err);
   sig = watching ? tg__cli_signal_watch_stop (&watch) : 0;
   if (sp.drawn)
     fprintf (stderr, "\r\033[K");
@@ -199,8 +219,9 @@ tg__cli_stitch (int argc, char **argv)
     {
       fprintf (stderr, "tgraph stitch: %s: %s\n", dir, err.message);
       /* A missing or stale part is the plan's state, not a usage error. */
-      rc = rc == TG_EMISSING || rc == TG_EINVAL || rc == TG_EPARSE ? TG_CLI_EXIT_USAGE
-                                                                   : TG_CLI_EXIT_FAILED;
+      rc = rc == TG_EMISSING || rc == TG_EINVAL || rc == TG_EPARSE || rc == TG_ERANGE
+               ? TG_CLI_EXIT_USAGE
+               : TG_CLI_EXIT_FAILED;
     }
   else
     {

@@ -71,7 +71,7 @@ static const TgCliCommand commands[] = {
     "A job is `tgraph eval DIR/graph/graph.tgraph -o DIR --tiles NX,NY --stage N\n"
     "[--tile IX,IY]`.  Exit status: 0, or 2 on a bad command line, graph or folder.\n",
     tg__cli_plan },
-  { "stitch", "DIR [-o OUT]", "join a tiled build's results into the whole world's files",
+  { "stitch", "DIR [-o OUT] [--tile-files unreal|unity [--tile-size S]]", "join a tiled build's results into the whole world's files",
     "Checks every export job of the plan in DIR (all present, made from the plan's\n"
     "graph, every file's SHA-256 as its job.json lists) and writes the whole\n"
     "world's exports and manifest.json into OUT (default: out): the same bytes as\n"
@@ -80,6 +80,13 @@ static const TgCliCommand commands[] = {
     "\n"
     "Options:\n"
     "  -o, --output DIR     output folder\n"
+    "  --tile-files unreal|unity\n"
+    "                       per-tile files instead of whole images, sharing their\n"
+    "                       border samples: unreal: NAME_x0_y0.png (x east, y south),\n"
+    "                       World Partition sizes (127 ... 8129); unity: NAME_x0_z0\n"
+    "                       (z north), 2^n+1 samples, heightmaps as RAW16 south first\n"
+    "  --tile-size S        samples a side (default: the largest allowed size that\n"
+    "                       tiles the world exactly)\n"
     "  -q, --quiet          print nothing but errors\n"
     "\n"
     "Exit status: 0, 1 when writing failed, 2 when a part of the plan is missing or\n"

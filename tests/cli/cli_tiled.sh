@@ -171,6 +171,45 @@ checks=$((checks + 1))
 diff -r "$TMP/kwhole" "$TMP/kst" > /dev/null || fail "the rerun build differs from the whole build"
 rm -rf "$TMP/k" "$TMP/kst" "$TMP/kwhole"
 
+# --- per-tile files for Unreal and Unity ------------------------------------------------
+
+run "$TGRAPH" plan "$EXAMPLES/island.tgraph" --tiles 2,2 --resolution 1025 -o "$TMP/e" --quiet
+run env TGRAPH="$TGRAPH" "$TMP/e/run-parallel.sh"
+expect_rc 0 "run island for tile files"
+run "$TGRAPH" eval "$EXAMPLES/island.tgraph" --resolution 1025 -o "$TMP/ewhole" --quiet
+run "$TGRAPH" stitch "$TMP/e" -o "$TMP/unity" --tile-files unity --tile-size 513
+expect_rc 0 "stitch --tile-files unity"
+checks=$((checks + 1))
+python3 - "$TMP/ewhole/island_height.r16" "$TMP/unity" << 'PY' || fail "Unity RAW16 tiles are not the whole map's windows, south first, sharing edges"
+import array, json, sys
+n, s = 1025, 513
+whole = array.array("H", open(sys.argv[1], "rb").read())  # south first
+files = {f["path"]: f for f in json.load(open(sys.argv[2] + "/manifest.json"))["files"]}
+for tx in range(2):
+    for tz in range(2):
+        name = "island_height_x%d_z%d.r16" % (tx, tz)
+        assert files[name]["resolution"] == [s, s], files[name]
+        t = array.array("H", open(sys.argv[2] + "/" + name, "rb").read())
+        assert len(t) == s * s
+        for j in range(s):
+            row = whole[(tz * (s - 1) + j) * n + tx * (s - 1):][:s]
+            assert t[j * s:(j + 1) * s] == row, (name, j)
+PY
+run "$TGRAPH" stitch "$TMP/e" -o "$TMP/unreal" --tile-files unreal
+expect_rc 2 "unreal tiles of a 1025 world"
+expect_in "$TMP/err" "e.g. 1009" "the refusal suggests a resolution Unreal takes"
+expect_no_files "$TMP/unreal" "refused unreal tiles"
+run "$TGRAPH" plan "$EXAMPLES/island.tgraph" --tiles 2,2 --resolution 1009 -o "$TMP/e2" --quiet
+run env TGRAPH="$TGRAPH" "$TMP/e2/run-parallel.sh"
+run "$TGRAPH" stitch "$TMP/e2" -o "$TMP/unreal" --tile-files unreal --tile-size 505
+expect_rc 0 "stitch --tile-files unreal"
+for t in x0_y0 x1_y0 x0_y1 x1_y1; do
+  checks=$((checks + 1))
+  [ -f "$TMP/unreal/island_height_$t.png" ] || fail "no Unreal tile island_height_$t.png"
+done
+expect_in "$TMP/unreal/manifest.json" '"resolution": [505, 505]' "Unreal tiles are 505 samples"
+rm -rf "$TMP/e" "$TMP/e2" "$TMP/ewhole" "$TMP/unity" "$TMP/unreal"
+
 # --- memory: a job's peak at a fixed tile size does not grow with the world ------------
 
 cat > "$TMP/rss-tgraph" << 'SH'

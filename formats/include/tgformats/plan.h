@@ -96,12 +96,31 @@ int tg_plan_run_job (TgEngine *e, const TgGraph *g, const char *dir, int nx, int
                      int ix, int iy, const TgEvalHooks *hooks, TgEvalReport *report,
                      TgError *err);
 
+/* Per-tile files instead of whole images, for engines that import a
+ * tiled landscape: tiles of SIZE samples sharing their border samples.
+ *   unreal: World Partition naming, NAME_x0_y0.png (x east, y south),
+ *           sizes Unreal recommends (127, 253, 505, 1009, 2017, 4033, 8129);
+ *   unity:  a terrain grid, NAME_x0_z0 (z north), 2^n + 1 samples, and
+ *           heightmaps as RAW16 south first (what Unity's RAW import reads). */
+typedef enum
+{
+  TG_TILE_FILES_NONE,
+  TG_TILE_FILES_UNREAL,
+  TG_TILE_FILES_UNITY,
+} TgTileFiles;
+
+typedef struct
+{
+  TgTileFiles tile_files;
+  int tile_size; /* samples a side; 0: the largest allowed that tiles the world */
+} TgStitchOptions;
+
 /* Checks every export job's manifest in DIR and writes the whole world's
  * files and manifest.json into OUT_DIR, all or nothing.  PROGRESS, when
- * set, is called with the files done so far. */
-int tg_stitch (const char *dir, const char *out_dir, const TgCancel *cancel,
-               void (*progress) (void *user, int done, int total), void *user,
-               TgExportList *list, TgError *err);
+ * set, is called with the files done so far.  OPTS may be NULL. */
+int tg_stitch (const char *dir, const char *out_dir, const TgStitchOptions *opts,
+               const TgCancel *cancel, void (*progress) (void *user, int done, int total),
+               void *user, TgExportList *list, TgError *err);
 
 #ifdef __cplusplus
 }
