@@ -265,19 +265,28 @@ sort_by_key (TgScatterCand *c, uint64_t *key, int64_t n)
   return 0;
 }
 
+/* The block side: a hair over the spacing, so that blocks of one phase
+ * stay more than SPACING apart whatever the rounding of a position's
+ * block (otherwise a chain of same-phase blocks could interact). */
+static double
+block_side (double spacing, double block_min_m)
+{
+  return fmax (spacing, block_min_m) * (1.0 + 1e-6);
+}
+
 double
 tg__scatter_ring_m (double spacing, double block_min_m)
 {
   /* 3 blocks of dependence, 1 for where the owner's block starts and 1
    * for rounding at block borders. */
-  return spacing > 0.0 ? 5.0 * fmax (spacing, block_min_m) : 0.0;
+  return spacing > 0.0 ? 5.0 * block_side (spacing, block_min_m) : 0.0;
 }
 
 int64_t
 tg__scatter_space_blocks (TgScatterCand *c, int64_t n, double spacing, double block_min_m,
                           bool per_proto, int n_protos, double west, double north)
 {
-  double b = fmax (spacing, block_min_m);
+  double b = block_side (spacing, block_min_m);
   double x0 = INFINITY, x1 = -INFINITY, z0 = INFINITY, z1 = -INFINITY;
   int64_t bx0 = INT64_MAX, bz0 = INT64_MAX, bx1 = INT64_MIN, bz1 = INT64_MIN, k;
   bool any_prio = false;

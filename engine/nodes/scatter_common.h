@@ -133,7 +133,7 @@ int64_t tg__scatter_spacing (TgScatterCand *c, int64_t n, double spacing, bool p
 /* --- world-anchored spacing and order (exact tiled builds) --------------
 
    The spacing pass runs in world-anchored blocks of B = max (SPACING,
-   BLOCK_MIN_M) metres, in four phases by the parity of the block's
+   BLOCK_MIN_M) metres (and a millionth), in four phases by the parity of the block's
    column and row: (even, even), (odd, even), (even, odd), (odd, odd).
    Within a block the candidates go by (prio, seq); each is kept when no
    candidate kept before it, in its block or in an earlier phase's block,
