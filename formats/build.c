@@ -83,18 +83,25 @@ file_entry (const Entry *en, const TgWorld *w)
   if (!o)
     return NULL;
   /* The extent of the samples the file holds: the world's edges on the
-   * lattice of the file's own width. */
-  tg_region_for_world (&r, w, f->width);
+   * lattice of the file's own width, or a tile's window of its lattice. */
+  if (f->lattice_w > 0)
+    {
+      tg_region_for_world (&r, w, f->lattice_w);
+      r = tg_region_window (&r, f->col0, f->row0, f->width, f->height);
+    }
+  else
+    tg_region_for_world (&r, w, f->width);
   extent = json_object_new_object ();
   ok = extent
-       && add (extent, "min", pair (tg_region_x (&r, 0), tg_region_z (&r, r.full_h - 1)))
-       && add (extent, "max", pair (tg_region_x (&r, r.full_w - 1), tg_region_z (&r, 0)));
+       && add (extent, "min", pair (tg_region_x (&r, 0), tg_region_z (&r, r.height - 1)))
+       && add (extent, "max", pair (tg_region_x (&r, r.width - 1), tg_region_z (&r, 0)));
   ok = ok && add (o, "path", json_object_new_string (f->path))
        && add (o, "bytes", json_object_new_int64 ((int64_t) en->bytes))
        && add (o, "sha256", json_object_new_string (en->sha256))
        && add (o, "format", json_object_new_string (f->format ? f->format : ""))
        && add (o, "node", json_object_new_string (f->node_id ? f->node_id : ""))
-       && add (o, "resolution", int_pair (f->width, f->height));
+       && add (o, "resolution", int_pair (f->width, f->height))
+       && (f->lattice_w <= 0 || add (o, "first_sample", int_pair (f->col0, f->row0)));
   if (ok)
     {
       ok = add (o, "extent_m", extent);

@@ -358,6 +358,13 @@ stitch_tile_files (const char *dir, const TgPlan *p, const JobManifest *tiles, i
           rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
         if (rc == 0)
           rc = stage_image (l, f, name, f->format, &img, err);
+        if (rc == 0)
+          {
+            TgExportFile *ef = &l->files[l->n_files - 1];
+            ef->lattice_w = p->full.full_w;
+            ef->col0 = tx * (size - 1);
+            ef->row0 = ty * (size - 1);
+          }
         free (name);
         tg_image_clear (&img);
       }

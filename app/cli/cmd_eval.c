@@ -432,9 +432,9 @@ tg__cli_eval_parse (int argc, char **argv, TgCliEvalOptions *o)
   if (o->nx > 0 && (o->ix >= o->nx || o->iy >= o->ny))
     return tg__cli_usage_error (CMD_, "--tile %d,%d: tiles are 0..%d, 0..%d", o->ix, o->iy,
                                 o->nx - 1, o->ny - 1);
-  if (!plan && o->nx > 0 && o->stage < 0)
-    return tg__cli_usage_error (CMD_, "--tiles and --tile run one job of a plan and need "
-                                "--stage N (see the jobs `tgraph plan` writes)");
+  if (!plan && o->nx > 0 && o->stage < 0 && o->ix < 0)
+    return tg__cli_usage_error (CMD_, "--tiles needs --tile IX,IY (one tile of the world) or "
+                                "--stage N (a job of a plan)");
   if (o->stage >= 0 && (o->n_sets > 0 || o->resolution > 0))
     return tg__cli_usage_error (CMD_, "a plan's job takes the plan's graph as it is: "
                                 "give --set and --resolution to `tgraph plan`");
@@ -492,7 +492,15 @@ build (const TgCliEvalOptions *o, const TgGraph *g)
   /* Created after the signals are blocked, so its threads never take them. */
   TgEngineOptions opts = { .threads = o->threads, .no_cache = true };
   TgEngine *engine = tg_engine_new (&opts);
+  TgTiling tile = { o->nx, o->ny, o->ix, o->iy };
   TgEvalHooks hooks = { .progress = on_progress, .user = &progress, .cancel = cancel };
+  /* --tile without --stage: that tile's grid exports, encoded, as a window
+   * of the whole build (global nodes computed over the whole world). */
+  if (o->stage < 0 && o->ix >= 0)
+    {
+      hooks.tiling = &tile;
+      hooks.encode_tiles = true;
+    }
   TgExportList list;
   TgEvalReport report;
   memset (&list, 0, sizeof list);

@@ -84,6 +84,8 @@ typedef struct
   const TgTileStore *store;
   const TgTiling *step_tiling;
   bool raw_tiles; /* a tile job's images go out raw, for stitch to encode */
+  const TgTiling *export_tiling; /* an export of one tile: its window */
+  TgRegion export_window;
 } Eval;
 
 struct TgEvalCtx
@@ -946,6 +948,13 @@ write_staged (TgEvalCtx *c, const char *rel_path, const char *format, int width,
   if (f == NULL)
     return tg_eval_fail (c, err.code, "%s", err.message);
   rc = add_export_file (ev->exports, rel_path, tmp, format, tg_eval_node_id (c), width, height);
+  if (rc == 0 && ev->export_tiling && ev->export_tiling->ix >= 0)
+    {
+      TgExportFile *ef = &ev->exports->files[ev->exports->n_files - 1];
+      ef->lattice_w = ev->export_window.full_w;
+      ef->col0 = ev->export_window.col0;
+      ef->row0 = ev->export_window.row0;
+    }
   if (rc < 0)
     {
       fclose (f);
@@ -1723,7 +1732,9 @@ tg_engine_export (TgEngine *e, const TgGraph *g, const char *out_dir, const TgEv
       return rc;
     }
   ev.exports = list;
-  ev.raw_tiles = tiling && tiling->ix >= 0;
+  ev.raw_tiles = tiling && tiling->ix >= 0 && !hooks->encode_tiles;
+  ev.export_tiling = tiling;
+  ev.export_window = region;
   /* Key every export first, so each shared upstream result knows all its
    * readers before any is released.  Every export runs even after one
    * fails, so the report names every broken branch; nothing is committed

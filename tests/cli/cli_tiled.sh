@@ -50,12 +50,48 @@ for tiles in 3,2 4,4; do
   for ex in forest tiles arch; do
     tiled_equals_whole "$ex" "$EXAMPLES/$ex.tgraph" $tiles
   done
-  for golden in "$SRC"/tests/graphs/*.tgraph; do
-    tiled_equals_whole "golden-$(basename "$golden" .tgraph)" "$golden" $tiles
-  done
+done
+for golden in "$SRC"/tests/graphs/*.tgraph; do
+  tiled_equals_whole "golden-$(basename "$golden" .tgraph)" "$golden" 3,2
 done
 tiled_equals_whole globals-uneven "$G" 7,5 --threads 1 --resolution 201
 tiled_equals_whole globals-columns "$G" 1,9 --set rain.seed=9
+
+# --- the many-machine path: an sshloginfile (":" is this machine, no ssh) --------------
+
+echo ":" > "$TMP/hosts.txt"
+run "$TGRAPH" plan "$G" --tiles 2,2 -o "$TMP/ssh" --quiet
+run env TGRAPH="$TGRAPH" PARALLEL_SSHLOGINFILE="$TMP/hosts.txt" "$TMP/ssh/run-parallel.sh"
+expect_rc 0 "run-parallel.sh with PARALLEL_SSHLOGINFILE"
+expect_in "$TMP/ssh/logs/00.joblog" ":" "the joblog names the login it ran on"
+run "$TGRAPH" stitch "$TMP/ssh" -o "$TMP/ssh-out"
+expect_rc 0 "stitch after the sshloginfile run"
+run "$TGRAPH" eval "$G" -o "$TMP/ssh-whole" --quiet
+checks=$((checks + 1))
+diff -r "$TMP/ssh-whole" "$TMP/ssh-out" > /dev/null || fail "the sshloginfile build differs"
+rm -rf "$TMP/ssh" "$TMP/ssh-out" "$TMP/ssh-whole"
+
+# --- one tile alone: the window of the whole build ------------------------------------
+
+run "$TGRAPH" eval "$G" --tiles 3,2 --tile 2,1 -o "$TMP/one" --quiet
+expect_rc 0 "eval --tile 2,1 alone"
+expect_in "$TMP/one/manifest.json" '"first_sample": [86, 48]' "the tile's manifest says where it lies"
+run "$TGRAPH" eval "$G" -o "$TMP/onewhole" --quiet
+checks=$((checks + 1))
+# raw/norm.r16 is south first: the tile's rows are the window's, bottom up.
+python3 - "$TMP/one/raw/norm.r16" "$TMP/onewhole/raw/norm.r16" << 'PY' 2> "$TMP/err" ||
+import array, sys
+W, H, c0, r0, w, h = 129, 97, 86, 48, 43, 49
+tile = array.array("H", open(sys.argv[1], "rb").read())
+whole = array.array("H", open(sys.argv[2], "rb").read())
+assert len(tile) == w * h, len(tile)
+for j in range(h):
+    north = r0 + h - 1 - j
+    row = whole[(H - 1 - north) * W + c0:][:w]
+    assert tile[j * w:(j + 1) * w] == row, j
+PY
+  fail "one tile is not the window of the whole build: $(cat "$TMP/err")"
+rm -rf "$TMP/one" "$TMP/onewhole"
 
 # --- bad input: exit 2, nothing written -------------------------------------------
 

@@ -77,6 +77,9 @@ typedef struct
    * job (ix = iy = -1), the exports of meshes and points. */
   const TgTileStore *store;
   const TgTiling *tiling;
+  /* With a tiling: encode the tile's images with their formats' writers
+   * (a look at one tile) rather than writing them raw for stitch. */
+  bool encode_tiles;
 } TgEvalHooks;
 
 /* What happened to each node of the graph in one evaluation. */
@@ -118,6 +121,9 @@ typedef struct
   char *node_id;
   int width, height;
   uint64_t bytes;
+  /* A tile's file: its first sample on the lattice of LATTICE_W samples
+   * along X (0: the file holds its whole lattice). */
+  int lattice_w, col0, row0;
 } TgExportFile;
 
 typedef struct
