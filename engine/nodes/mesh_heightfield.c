@@ -32,11 +32,18 @@
  * `skirt_m`.  Both chunks of an edge use the same depth, so the skirts
  * cover the gap from either side whatever levels meet.  A one-level mesh
  * needs no skirts and gets none.
+ *
+ * Tiled builds.  A chunk reads its own samples and one more around them
+ * (the normals), and its skirts only its own edges, so a tile builds the
+ * chunks whose first sample it holds from its height grown by a chunk and
+ * one sample; the join puts them in the whole mesh's order.  The eval is
+ * the same code over the whole lattice, so both give the same bytes.
  */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <tgraph/node.h>
 #include <tgraph/param.h>
@@ -90,12 +97,28 @@ typedef struct
   const TgRegion *r;     /* the full lattice */
   const HfParams *p;
   double height_m;
-  int ncx, ncz;          /* chunks along X and Z */
-  float *depth_h;        /* skirt depth of the edge above chunk row cz: [cz * ncx + cx], cz 1..ncz-1 */
-  float *depth_v;        /* of the edge left of chunk column cx: [cz * (ncx + 1) + cx], cx 1..ncx-1 */
+  int ncx, ncz;          /* chunks along X and Z over the world */
+  int ax, az, nrx, nrz;  /* the chunks built: [ax, ax + nrx) x [az, az + nrz) */
+  /* Skirt depth of the edge above chunk (cx, cz): [(cz - az) * nrx + cx - ax],
+   * cz az..az+nrz; of the edge left of it: [(cz - az) * (nrx + 1) + cx - ax],
+   * cx ax..ax+nrx.  Edges on the world's border stay 0. */
+  float *depth_h;
+  float *depth_v;
   TgMesh *mesh;
   int failed;            /* set by a worker that could not allocate */
 } HfJob;
+
+static inline float
+depth_h_at (const HfJob *job, int cx, int cz)
+{
+  return job->depth_h[(cz - job->az) * job->nrx + cx - job->ax];
+}
+
+static inline float
+depth_v_at (const HfJob *job, int cx, int cz)
+{
+  return job->depth_v[(cz - job->az) * (job->nrx + 1) + cx - job->ax];
+}
 
 static inline float
 height_at (const HfJob *job, int col, int row)
@@ -172,18 +195,19 @@ edge_rows (void *user, int begin, int end)
   HfJob *job = user;
   int cc = job->p->chunk_cells, wc = job->r->width - 1, hc = job->r->height - 1;
 
-  /* Item k: chunk (cx, cz) computes the edges on its north and west sides. */
+  /* Item k: chunk (cx, cz) of the built ones and one more row and column
+   * computes the edges on its north and west sides. */
   for (int k = begin; k < end; k++)
     {
-      int cx = k % job->ncx, cz = k / job->ncx;
+      int cx = job->ax + k % (job->nrx + 1), cz = job->az + k / (job->nrx + 1);
       int c0 = cx * cc, r0 = cz * cc;
       int nw = wc - c0 < cc ? wc - c0 : cc, nh = hc - r0 < cc ? hc - r0 : cc;
 
-      if (cz > 0)
-        job->depth_h[cz * job->ncx + cx]
+      if (cz > 0 && cz < job->ncz && cx < job->ax + job->nrx)
+        job->depth_h[(cz - job->az) * job->nrx + cx - job->ax]
           = (float) (edge_gap (job, c0, r0, 1, 0, nw) + job->p->skirt_m);
-      if (cx > 0)
-        job->depth_v[cz * (job->ncx + 1) + cx]
+      if (cx > 0 && cx < job->ncx && cz < job->az + job->nrz)
+        job->depth_v[(cz - job->az) * (job->nrx + 1) + cx - job->ax]
           = (float) (edge_gap (job, c0, r0, 0, 1, nh) + job->p->skirt_m);
     }
 }
@@ -208,7 +232,7 @@ chunk_build (void *user, int begin, int end)
   HfJob *job = user;
   const HfParams *p = job->p;
   int cc = p->chunk_cells, wc = job->r->width - 1, hc = job->r->height - 1;
-  int per_level = job->ncx * job->ncz;
+  int per_level = job->nrx * job->nrz;
   int *cols = malloc (sizeof (int) * (size_t) (2 * cc + 4));
   int *rows = cols ? cols + cc + 2 : NULL;
 
@@ -220,16 +244,17 @@ chunk_build (void *user, int begin, int end)
   for (int k = begin; k < end; k++)
     {
       TgMeshChunk *ch = &job->mesh->chunks[k];
-      int lod = k / per_level, cx = (k % per_level) % job->ncx, cz = (k % per_level) / job->ncx;
+      int lod = k / per_level;
+      int cx = job->ax + (k % per_level) % job->nrx, cz = job->az + (k % per_level) / job->nrx;
       int c0 = cx * cc, r0 = cz * cc, s = 1 << lod;
       int nw = wc - c0 < cc ? wc - c0 : cc, nh = hc - r0 < cc ? hc - r0 : cc;
       int nc = side_samples (c0, nw, s, cols), nr = side_samples (r0, nh, s, rows);
       /* Skirt depths of the four sides (0: no skirt), clockwise from north. */
       float depth[4] = {
-        cz > 0 ? job->depth_h[cz * job->ncx + cx] : 0.0f,
-        cx < job->ncx - 1 ? job->depth_v[cz * (job->ncx + 1) + cx + 1] : 0.0f,
-        cz < job->ncz - 1 ? job->depth_h[(cz + 1) * job->ncx + cx] : 0.0f,
-        cx > 0 ? job->depth_v[cz * (job->ncx + 1) + cx] : 0.0f,
+        cz > 0 ? depth_h_at (job, cx, cz) : 0.0f,
+        cx < job->ncx - 1 ? depth_v_at (job, cx + 1, cz) : 0.0f,
+        cz < job->ncz - 1 ? depth_h_at (job, cx, cz + 1) : 0.0f,
+        cx > 0 ? depth_v_at (job, cx, cz) : 0.0f,
       };
       int side_n[4] = { nc, nr, nc, nr };
       int nv = nc * nr, n_skirt_v = 0;
@@ -312,17 +337,28 @@ chunk_build (void *user, int begin, int end)
   free (cols);
 }
 
+/* First chunk along an axis whose first sample is at or after S. */
+static int
+first_chunk_at (int s, int cc)
+{
+  return (s + cc - 1) / cc;
+}
+
+/* The chunks whose first sample the evaluation's region holds: all of
+ * them in an eval (the region is the world), a tile's in a tiled step. */
 static int
 hf_eval (TgEvalCtx *c)
 {
   const HfParams *p = tg_eval_params (c);
-  const TgRegion *r = tg_eval_region (c);
+  const TgRegion *region = tg_eval_region (c);
+  TgRegion full = tg_region_full (region), need;
+  const TgRegion *r = &full;
   HfJob job = { 0 };
   TgValue *out;
-  int rc, n_chunks, cc = p->chunk_cells;
+  int rc, n_chunks, cc = p->chunk_cells, bx, bz;
 
   job.in = tg_eval_input (c, 0);
-  if ((rc = tg__check_grid_input (c, job.in, "height", r)) < 0)
+  if ((rc = tg__check_grid_input (c, job.in, "height", region)) < 0)
     return rc;
   if (r->width < 2 || r->height < 2)
     return tg_eval_fail (c, TG_ERANGE, "a mesh needs at least 2 x 2 samples, got %d x %d",
@@ -339,10 +375,29 @@ hf_eval (TgEvalCtx *c)
                          "params.chunk_cells: %d x %d chunks x %d levels is too many; use larger "
                          "chunks",
                          job.ncx, job.ncz, p->lods);
-  n_chunks = job.ncx * job.ncz * p->lods;
+  job.ax = first_chunk_at (region->col0, cc);
+  job.az = first_chunk_at (region->row0, cc);
+  bx = first_chunk_at (region->col0 + region->width, cc);
+  bz = first_chunk_at (region->row0 + region->height, cc);
+  job.nrx = (bx < job.ncx ? bx : job.ncx) - job.ax;
+  job.nrz = (bz < job.ncz ? bz : job.ncz) - job.az;
+  if (job.nrx < 0 || job.nrz < 0)
+    job.nrx = job.nrz = 0;
+  n_chunks = job.nrx * job.nrz * p->lods;
+  /* The samples those chunks and their normals read. */
+  if (n_chunks > 0)
+    {
+      int c0 = job.ax * cc > 0 ? job.ax * cc - 1 : 0, r0 = job.az * cc > 0 ? job.az * cc - 1 : 0;
+      int c1 = (job.ax + job.nrx) * cc + 2, r1 = (job.az + job.nrz) * cc + 2;
+      c1 = c1 < r->width ? c1 : r->width;
+      r1 = r1 < r->height ? r1 : r->height;
+      need = tg_region_window (r, c0, r0, c1 - c0, r1 - r0);
+      if (!tg_region_contains (&job.in->region, &need))
+        return tg_eval_fail (c, TG_EINVAL, "input 'height' does not cover the chunks' samples");
+    }
 
-  job.depth_h = calloc ((size_t) (job.ncz + 1) * (size_t) job.ncx
-                        + (size_t) job.ncz * (size_t) (job.ncx + 1), sizeof (float));
+  job.depth_h = calloc ((size_t) (job.nrz + 1) * (size_t) job.nrx
+                        + (size_t) job.nrz * (size_t) (job.nrx + 1) + 1, sizeof (float));
   job.mesh = tg_mesh_new (n_chunks);
   if (!job.depth_h || !job.mesh)
     {
@@ -350,12 +405,12 @@ hf_eval (TgEvalCtx *c)
       tg_mesh_free (job.mesh);
       return tg_eval_fail (c, TG_ENOMEM, "out of memory");
     }
-  job.depth_v = job.depth_h + (size_t) (job.ncz + 1) * (size_t) job.ncx;
+  job.depth_v = job.depth_h + (size_t) (job.nrz + 1) * (size_t) job.nrx;
 
   rc = 0;
-  if (p->lods > 1)
-    rc = tg_eval_parallel (c, job.ncx * job.ncz, 1, edge_rows, &job);
-  if (rc == 0)
+  if (p->lods > 1 && n_chunks > 0)
+    rc = tg_eval_parallel (c, (job.nrx + 1) * (job.nrz + 1), 1, edge_rows, &job);
+  if (rc == 0 && n_chunks > 0)
     rc = tg_eval_parallel (c, n_chunks, 1, chunk_build, &job);
   free (job.depth_h);
   if (rc == 0 && job.failed)
@@ -371,6 +426,130 @@ hf_eval (TgEvalCtx *c)
   tg_eval_set_output (c, 0, out);
   return 0;
 }
+
+/* --- tiled builds ------------------------------------------------------------------ */
+
+static int
+hf_n_steps (const void *params, const TgRegion *full)
+{
+  (void) params;
+  (void) full;
+  return 1;
+}
+
+static int
+hf_halo (const void *params, const TgRegion *full, int step)
+{
+  const HfParams *p = params;
+
+  (void) full;
+  (void) step;
+  /* A chunk starting on the tile's last sample reaches a chunk past it,
+   * and its normals one sample more. */
+  return p->chunk_cells + 1;
+}
+
+static int
+hf_tile_step (TgEvalCtx *c, int step)
+{
+  (void) step;
+  return hf_eval (c);
+}
+
+/* Tile along an axis of N samples cut in NT that holds sample S. */
+static int
+tile_of (int n, int nt, int s)
+{
+  int i = (int) (((int64_t) s * nt) / n);
+
+  while (i + 1 < nt && tg_tile_start (n, nt, i + 1) <= s)
+    i++;
+  while (i > 0 && tg_tile_start (n, nt, i) > s)
+    i--;
+  return i;
+}
+
+static int
+chunk_copy (TgMeshChunk *dst, const TgMeshChunk *src)
+{
+  if (tg_mesh_chunk_set_name (dst, src->name) < 0
+      || tg_mesh_chunk_alloc (dst, src->n_vertices, src->n_indices, src->uvs != NULL) < 0)
+    return TG_ENOMEM;
+  dst->lod = src->lod;
+  memcpy (dst->positions, src->positions, sizeof (float) * 3 * (size_t) src->n_vertices);
+  memcpy (dst->normals, src->normals, sizeof (float) * 3 * (size_t) src->n_vertices);
+  if (src->uvs)
+    memcpy (dst->uvs, src->uvs, sizeof (float) * 2 * (size_t) src->n_vertices);
+  memcpy (dst->indices, src->indices, sizeof (uint32_t) * (size_t) src->n_indices);
+  return 0;
+}
+
+/* The whole mesh's order is level, chunk row, chunk column; each tile
+ * holds its chunks in that order, so a cursor per tile is enough. */
+static TgValue *
+hf_join (const void *params, const TgRegion *full, const TgTiling *t, int output,
+         TgValue *const *parts, TgError *err)
+{
+  const HfParams *p = params;
+  int cc = p->chunk_cells;
+  int ncx = (full->full_w - 1 + cc - 1) / cc, ncz = (full->full_h - 1 + cc - 1) / cc;
+  int n_parts = t->nx * t->ny, k = 0;
+  int *at = calloc ((size_t) n_parts, sizeof (int));
+  TgMesh *m = tg_mesh_new (ncx * ncz * p->lods);
+  TgValue *v;
+
+  (void) output;
+  if (!at || !m)
+    goto oom;
+  for (int lod = 0; lod < p->lods; lod++)
+    for (int cz = 0; cz < ncz; cz++)
+      for (int cx = 0; cx < ncx; cx++)
+        {
+          int q = tile_of (full->full_h, t->ny, cz * cc) * t->nx
+                  + tile_of (full->full_w, t->nx, cx * cc);
+          const TgMesh *pm = parts[q] ? tg_value_mesh (parts[q]) : NULL;
+          char name[64];
+          snprintf (name, sizeof name, "chunk_x%d_z%d_lod%d", cx, cz, lod);
+          if (!pm || at[q] >= pm->n_chunks || !pm->chunks[at[q]].name
+              || strcmp (pm->chunks[at[q]].name, name) != 0)
+            {
+              free (at);
+              tg_mesh_free (m);
+              tg_error_set (err, TG_EINVAL, NULL, "tile %d's share of the mesh lacks %s", q,
+                            name);
+              return NULL;
+            }
+          if (chunk_copy (&m->chunks[k++], &pm->chunks[at[q]++]) < 0)
+            goto oom;
+        }
+  for (int q = 0; q < n_parts; q++)
+    if (at[q] != tg_value_mesh (parts[q])->n_chunks)
+      {
+        free (at);
+        tg_mesh_free (m);
+        tg_error_set (err, TG_EINVAL, NULL, "tile %d's share of the mesh has chunks of other "
+                      "tiles", q);
+        return NULL;
+      }
+  free (at);
+  v = tg_value_new_mesh (m);
+  if (!v)
+    tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
+  return v;
+
+oom:
+  free (at);
+  tg_mesh_free (m);
+  tg_error_set (err, TG_ENOMEM, NULL, "out of memory joining the mesh");
+  return NULL;
+}
+
+static const TgTiledScheme hf_tiled = {
+  .n_steps = hf_n_steps,
+  .halo = hf_halo,
+  .tile_step = hf_tile_step,
+  .join = hf_join,
+};
 
 static const TgNodeDesc mesh_heightfield_desc = {
   .type = "mesh.heightfield",
@@ -388,6 +567,7 @@ static const TgNodeDesc mesh_heightfield_desc = {
   .locality = TG_LOCALITY_GLOBAL,
   .check = hf_check,
   .eval = hf_eval,
+  .tiled = &hf_tiled,
   .version = 1,
 };
 TG_NODE_REGISTER (mesh_heightfield_desc);

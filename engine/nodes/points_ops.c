@@ -140,73 +140,310 @@ name_in_list (const char *list, const char *name)
   return false;
 }
 
+/* What one evaluation of points.filter reads, checked once. */
+typedef struct
+{
+  const FilterParams *p;
+  const TgPoints *in;
+  const TgValue *mask;
+  const TgValue *height;
+  TgTerrain mask_t, terrain;
+  double max_tan;
+  uint32_t seed;
+  bool *applies; /* per input prototype */
+} FilterJob;
+
 static int
-filter_eval (TgEvalCtx *c)
+filter_begin (TgEvalCtx *c, FilterJob *job)
 {
   const FilterParams *p = tg_eval_params (c);
-  const TgWorld *world = tg_eval_world (c);
-  const TgPoints *in = tg_value_points (tg_eval_input (c, 0));
-  const TgValue *mask = tg_eval_input (c, 1);
-  const TgValue *height = tg_eval_input (c, 2);
-  TgTerrain mask_t = { .height = mask, .height_m = 1.0 };
-  TgTerrain terrain = { .height = height, .height_m = world->height_m };
-  double max_tan = p->max_slope_deg >= 90.0 ? INFINITY : tan (p->max_slope_deg * (M_PI / 180.0));
-  uint32_t seed = tg_eval_seed (c, p->seed);
-  bool *applies = NULL;
-  TgPoints *out;
 
-  if (!in)
+  memset (job, 0, sizeof *job);
+  job->p = p;
+  job->in = tg_value_points (tg_eval_input (c, 0));
+  job->mask = tg_eval_input (c, 1);
+  job->height = tg_eval_input (c, 2);
+  if (!job->in)
     return tg_eval_fail (c, TG_ETYPE, "input 'points' carries no instances");
-  if (p->max_slope_deg < 90.0 && !height)
+  if (p->max_slope_deg < 90.0 && !job->height)
     return tg_eval_fail (c, TG_EMISSING,
                          "params.max_slope_deg: a slope limit needs the height input linked");
-  if ((mask && mask->channels != 1) || (height && height->channels != 1))
+  if ((job->mask && job->mask->channels != 1) || (job->height && job->height->channels != 1))
     return tg_eval_fail (c, TG_ETYPE, "the mask and height inputs must be one-channel grids");
+  job->mask_t = (TgTerrain) { .height = job->mask, .height_m = 1.0 };
+  job->terrain = (TgTerrain) { .height = job->height, .height_m = tg_eval_world (c)->height_m };
+  job->max_tan = p->max_slope_deg >= 90.0 ? INFINITY : tan (p->max_slope_deg * (M_PI / 180.0));
+  job->seed = tg_eval_seed (c, p->seed);
+  job->applies = calloc ((size_t) (job->in->n_protos ? job->in->n_protos : 1), sizeof (bool));
+  if (!job->applies)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  for (int k = 0; k < job->in->n_protos; k++)
+    job->applies[k] = !p->prototypes || !p->prototypes[0]
+                      || name_in_list (p->prototypes, job->in->proto_names[k]);
+  return 0;
+}
 
-  out = tg_points_new ();
-  applies = calloc ((size_t) (in->n_protos ? in->n_protos : 1), sizeof (bool));
-  if (!out || !applies || copy_protos (out, in) < 0)
-    goto oom;
-  for (int k = 0; k < in->n_protos; k++)
+/* Whether input instance I stays. */
+static bool
+filter_keep (const FilterJob *job, int64_t i)
+{
+  const FilterParams *p = job->p;
+  const float *pos = job->in->position + 3 * i;
+  int32_t proto = job->in->proto[i];
+  double y = pos[1], tan_s = 0.0;
+  bool keep;
+
+  if (!(proto >= 0 && proto < job->in->n_protos && job->applies[proto]))
+    return true;
+  if (job->height)
+    tg__terrain_sample (&job->terrain, pos[0], pos[2], &y, &tan_s);
+  keep = y >= p->min_height_m && y <= p->max_height_m && tan_s <= job->max_tan;
+  if (keep && job->mask)
     {
-      applies[k] = !p->prototypes || !p->prototypes[0]
-                   || name_in_list (p->prototypes, in->proto_names[k]);
+      double m, unused;
+      tg__terrain_sample (&job->mask_t, pos[0], pos[2], &m, &unused);
+      if (p->invert)
+        m = 1.0 - m;
+      if (p->mask_mode == MASK_THRESHOLD)
+        keep = p->invert ? m > 1.0 - p->threshold : m >= p->threshold;
+      else
+        keep = tg_hash_unit (tg_hash3 (job->seed, (int32_t) i, (int32_t) (i >> 32), 9)) < m;
     }
+  return keep;
+}
 
-  for (int64_t i = 0; i < in->n; i++)
+/* Sets output 0 to the input instances in [BEGIN, END) that KEEP (a
+ * bitmap over the input; NULL: decide here) lets through. */
+static int
+filter_emit (TgEvalCtx *c, const FilterJob *job, int64_t begin, int64_t end,
+             const uint8_t *keep)
+{
+  TgPoints *out = tg_points_new ();
+
+  if (!out || copy_protos (out, job->in) < 0)
+    goto oom;
+  for (int64_t i = begin; i < end; i++)
     {
-      const float *pos = in->position + 3 * i;
-      int32_t proto = in->proto[i];
-      bool keep = true;
-      if (proto >= 0 && proto < in->n_protos && applies[proto])
-        {
-          double y = pos[1], tan_s = 0.0;
-          if (height)
-            tg__terrain_sample (&terrain, pos[0], pos[2], &y, &tan_s);
-          keep = y >= p->min_height_m && y <= p->max_height_m && tan_s <= max_tan;
-          if (keep && mask)
-            {
-              double m, unused;
-              tg__terrain_sample (&mask_t, pos[0], pos[2], &m, &unused);
-              if (p->invert)
-                m = 1.0 - m;
-              if (p->mask_mode == MASK_THRESHOLD)
-                keep = p->invert ? m > 1.0 - p->threshold : m >= p->threshold;
-              else
-                keep = tg_hash_unit (tg_hash3 (seed, (int32_t) i, (int32_t) (i >> 32), 9)) < m;
-            }
-        }
-      if (keep && copy_instance (out, in, i, proto) < 0)
+      bool k = keep ? (keep[i >> 3] >> (i & 7)) & 1 : filter_keep (job, i);
+      if (k && copy_instance (out, job->in, i, job->in->proto[i]) < 0)
         goto oom;
     }
-  free (applies);
   return set_points_output (c, out);
 
 oom:
-  free (applies);
   tg_points_free (out);
   return tg_eval_fail (c, TG_ENOMEM, "out of memory");
 }
+
+static int
+filter_eval (TgEvalCtx *c)
+{
+  FilterJob job;
+  int rc = filter_begin (c, &job);
+
+  if (rc == 0)
+    rc = filter_emit (c, &job, 0, job.in->n, NULL);
+  free (job.applies);
+  return rc;
+}
+
+/* Tiled: the input list comes whole, the maps over a tile.  Step 0: each
+ * tile decides the instances its samples own (tg__scatter_owner), as a
+ * sorted list of input indices; the reduce ORs them into one bitmap; step
+ * 1: tile K of the T (row by row) emits the kept instances of the K-th
+ * of T equal index ranges, so the join is a concatenation in input order.
+ * The decisions are the whole eval's (filter_keep, maps read at the
+ * whole map's bits), so the bytes are too. */
+
+static int
+filter_n_steps (const void *params, const TgRegion *full)
+{
+  (void) params;
+  (void) full;
+  return 2;
+}
+
+static int
+filter_halo (const void *params, const TgRegion *full, int step)
+{
+  (void) params;
+  (void) full;
+  /* The bilinear footprint reaches one sample past the owner; one more
+   * for rounding.  Step 1 reads only the list. */
+  return step == 0 ? 2 : 0;
+}
+
+static bool
+filter_has_reduce (const void *params, const TgRegion *full, int step)
+{
+  (void) params;
+  (void) full;
+  return step == 0;
+}
+
+/* Start of range K of NT over N items (N below 2^43: N x NT fits). */
+static int64_t
+range_start (int64_t n, int64_t nt, int64_t k)
+{
+  return n * k / nt;
+}
+
+static int
+filter_tile_step (TgEvalCtx *c, int step)
+{
+  const TgTiling *t = tg_eval_tiling (c);
+  const TgRegion *region = tg_eval_region (c);
+  TgRegion full = tg_region_full (region);
+  FilterJob job;
+  int rc = filter_begin (c, &job);
+
+  if (rc < 0)
+    {
+      free (job.applies);
+      return rc;
+    }
+  if (step == 0)
+    {
+      /* [n input, n kept, kept indices...] */
+      uint64_t *list = malloc (sizeof (uint64_t) * (size_t) (job.in->n + 2));
+      int64_t k = 0;
+      if (!list)
+        {
+          free (job.applies);
+          return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+        }
+      for (int64_t i = 0; i < job.in->n; i++)
+        {
+          const float *pos = job.in->position + 3 * i;
+          int col, row;
+          tg__scatter_owner (&full, pos[0], pos[2], &col, &row);
+          if (col >= region->col0 && col < region->col0 + region->width && row >= region->row0
+              && row < region->row0 + region->height && filter_keep (&job, i))
+            list[2 + k++] = (uint64_t) i;
+        }
+      list[0] = (uint64_t) job.in->n;
+      list[1] = (uint64_t) k;
+      rc = tg_eval_blob_put (c, "kept", list, sizeof (uint64_t) * (size_t) (k + 2));
+      free (list);
+    }
+  else
+    {
+      int64_t nt = (int64_t) t->nx * t->ny, me = (int64_t) t->iy * t->nx + t->ix;
+      void *data = NULL;
+      size_t size = 0;
+      rc = tg_eval_blob_get (c, -1, -1, "kept", &data, &size);
+      if (rc == 0
+          && (size < sizeof (uint64_t)
+              || ((const uint64_t *) data)[0] != (uint64_t) job.in->n
+              || size != sizeof (uint64_t) + (size_t) ((job.in->n + 7) / 8)))
+        rc = tg_eval_fail (c, TG_EPARSE, "the kept instances' bitmap is damaged");
+      if (rc == 0)
+        rc = filter_emit (c, &job, range_start (job.in->n, nt, me),
+                          range_start (job.in->n, nt, me + 1),
+                          (const uint8_t *) data + sizeof (uint64_t));
+      free (data);
+    }
+  free (job.applies);
+  return rc;
+}
+
+static int
+filter_reduce (TgEvalCtx *c, int step)
+{
+  const TgTiling *t = tg_eval_tiling (c);
+  uint8_t *bits = NULL;
+  uint64_t n = 0;
+  size_t nb = 0;
+  int rc = 0;
+
+  (void) step;
+  for (int iy = 0; rc == 0 && iy < t->ny; iy++)
+    for (int ix = 0; rc == 0 && ix < t->nx; ix++)
+      {
+        uint64_t *list = NULL;
+        size_t size = 0;
+        if ((rc = tg_eval_blob_get (c, ix, iy, "kept", (void **) &list, &size)) < 0)
+          break;
+        if (size < 2 * sizeof (uint64_t) || (bits && list[0] != n)
+            || size != sizeof (uint64_t) * (size_t) (list[1] + 2))
+          rc = tg_eval_fail (c, TG_EPARSE, "tile %d,%d's kept instances are damaged", ix, iy);
+        if (rc == 0 && !bits)
+          {
+            n = list[0];
+            nb = sizeof (uint64_t) + (size_t) ((n + 7) / 8);
+            bits = calloc (1, nb);
+            if (!bits)
+              rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+            else
+              memcpy (bits, &n, sizeof n);
+          }
+        for (uint64_t k = 0; rc == 0 && k < list[1]; k++)
+          {
+            uint64_t i = list[2 + k];
+            if (i >= n)
+              rc = tg_eval_fail (c, TG_EPARSE, "tile %d,%d's kept instances are damaged", ix,
+                                 iy);
+            else
+              bits[sizeof (uint64_t) + i / 8] |= (uint8_t) (1u << (i & 7));
+          }
+        free (list);
+      }
+  if (rc == 0)
+    rc = tg_eval_blob_put (c, "kept", bits, nb);
+  free (bits);
+  return rc;
+}
+
+static TgValue *
+filter_join (const void *params, const TgRegion *full, const TgTiling *t, int output,
+             TgValue *const *parts, TgError *err)
+{
+  const TgPoints *p0 = tg_value_points (parts[0]);
+  TgPoints *out = tg_points_new ();
+  int64_t total = 0;
+  TgValue *v;
+
+  (void) params;
+  (void) full;
+  (void) output;
+  if (!out || !p0 || copy_protos (out, p0) < 0)
+    goto fail;
+  for (int q = 0; q < t->nx * t->ny; q++)
+    {
+      const TgPoints *p = tg_value_points (parts[q]);
+      if (!p || p->n_protos != p0->n_protos)
+        goto fail;
+      total += p->n;
+    }
+  if (tg_points_reserve (out, total) < 0)
+    goto fail;
+  for (int q = 0; q < t->nx * t->ny; q++)
+    {
+      const TgPoints *p = tg_value_points (parts[q]);
+      for (int64_t i = 0; i < p->n; i++)
+        if (copy_instance (out, p, i, p->proto[i]) < 0)
+          goto fail;
+    }
+  v = tg_value_new_points (out);
+  if (!v)
+    tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
+  return v;
+
+fail:
+  tg_points_free (out);
+  tg_error_set (err, TG_EINVAL, NULL, "a tile's share of the filtered instances is missing, "
+                "or out of memory");
+  return NULL;
+}
+
+static const TgTiledScheme filter_tiled = {
+  .n_steps = filter_n_steps,
+  .halo = filter_halo,
+  .tile_step = filter_tile_step,
+  .has_reduce = filter_has_reduce,
+  .reduce = filter_reduce,
+  .join = filter_join,
+};
 
 static const TgNodeDesc filter_desc = {
   .type = "points.filter",
@@ -224,6 +461,7 @@ static const TgNodeDesc filter_desc = {
   .locality = TG_LOCALITY_GLOBAL,
   .check = filter_check,
   .eval = filter_eval,
+  .tiled = &filter_tiled,
   .version = 1,
 };
 TG_NODE_REGISTER (filter_desc);

@@ -11,10 +11,22 @@
  * loop over the palette.  Then the chance, the transform, the terrain
  * filters and the minimum spacing decide whether it becomes an instance.
  *
+ * The minimum spacing runs in world-anchored blocks of max (spacing,
+ * cell) metres in four phases (scatter_common.h), so an instance depends
+ * only on candidates within five blocks of it.  Instances come ordered by
+ * the world sample that owns them (north rows first, then west first),
+ * ties by candidate cell, row-major.
+ *
  * Determinism: candidate bands run in parallel but write their own
  * buffers, joined in band order, so the candidate sequence is row-major
- * by cell whatever the thread count; the spacing pass is sequential over
- * that sequence.
+ * by cell whatever the thread count; the spacing and the order are
+ * sequential passes over it.
+ *
+ * Tiled builds: one step per tile computes the candidates within the
+ * spacing's reach of the tile (its inputs grown by that halo), runs the
+ * same passes and keeps the instances its samples own; the join puts the
+ * tiles' runs back in row order.  The whole-world eval is the same code
+ * over the whole lattice, so both give the same bytes.
  */
 #include <math.h>
 #include <stdint.h>
@@ -137,8 +149,9 @@ static const TgParamDesc colormap_params[] = {
                      1.0, 1000.0, "m", N_("Feature size of the displacement noise")),
   TG_PARAM_FLOAT_UI (ColormapParams, min_spacing_m, N_("Minimum spacing"), 0.0, 0.0, 100000.0,
                      0.0, 50.0, "m",
-                     N_("No two instances closer than this (0: no limit); earlier candidates "
-                        "(north first, then west first) win")),
+                     N_("No two instances closer than this (0: no limit); candidates are "
+                        "thinned in world blocks, earlier ones (north first, then west "
+                        "first) winning within a block")),
   TG_PARAM_ENUM (ColormapParams, spacing_mode, N_("Spacing between"), "global",
                  spacing_choices,
                  N_("global: between all instances; per_prototype: only between instances "
@@ -156,7 +169,8 @@ static const TgPortDesc colormap_inputs[] = {
 
 static const TgPortDesc colormap_outputs[] = {
   { .name = "points", .type = TG_TYPE_POINTS, .label = N_("Instances"),
-    .help = N_("The placed instances, north rows first") },
+    .help = N_("The placed instances, by the world sample under them: north rows first, "
+               "then west first") },
 };
 
 static int
@@ -443,10 +457,13 @@ typedef struct
   double cell_m, jitter, warp_m, inv_warp_scale;
   double yaw_lo, yaw_hi, scale_lo, scale_hi, base_chance;
   bool rgb;
-  int64_t nx, nz, ntx;
-  /* the map's lattice and the block table */
+  int64_t nx, nz;          /* candidate cells over the world */
+  int64_t cx0, cx1, cz0, cz1, ntx; /* the cells this evaluation visits */
+  /* Candidates outside this box (metres) cannot change this region's instances. */
+  double box_w, box_e, box_s, box_n;
+  /* the map's lattice (origin and window) and the block table */
   double map_x0, map_z0, map_cell;
-  int map_w, map_h;
+  int map_col0, map_row0, map_w, map_h;
   const int32_t *sat;
   int bw, bh;
   bool skip_ok;
@@ -460,17 +477,20 @@ clampi (int64_t v, int lo, int hi)
 }
 
 /* Nearest map sample to world X / Z: floor of the position in samples
- * plus a half, clamped to the map. */
+ * (from the lattice's origin, so a window finds the whole map's sample)
+ * plus a half, clamped to the map's window. */
 static inline int
 map_col (const CandJob *job, double x)
 {
-  return clampi ((int64_t) floor ((x - job->map_x0) / job->map_cell + 0.5), 0, job->map_w - 1);
+  return clampi ((int64_t) floor ((x - job->map_x0) / job->map_cell + 0.5) - job->map_col0, 0,
+                 job->map_w - 1);
 }
 
 static inline int
 map_row (const CandJob *job, double z)
 {
-  return clampi ((int64_t) floor ((job->map_z0 - z) / job->map_cell + 0.5), 0, job->map_h - 1);
+  return clampi ((int64_t) floor ((job->map_z0 - z) / job->map_cell + 0.5) - job->map_row0, 0,
+                 job->map_h - 1);
 }
 
 /* Whether any paint lies within the world box [XA, XB] x [ZA, ZB]. */
@@ -513,6 +533,11 @@ candidate (const CandJob *job, int64_t cx, int64_t cz, TgScatterBuf *out)
   if (!((double) c.x >= job->west && (double) c.x <= job->east && (double) c.z >= job->south
         && (double) c.z <= job->north))
     return;
+  if (!((double) c.x >= job->box_w && (double) c.x <= job->box_e && (double) c.z >= job->box_s
+        && (double) c.z <= job->box_n))
+    return;
+  c.seq = (uint64_t) cz * (uint64_t) job->nx + (uint64_t) cx;
+  c.prio = 0;
   px = tg_value_row (job->img, map_row (job, c.z)) + 4 * map_col (job, c.x);
   e = classify (job->cl, px, &density, &scale01);
   if (e < 0)
@@ -538,8 +563,8 @@ candidate_bands (void *user, int begin, int end)
 
   for (int band = begin; band < end; band++)
     {
-      int64_t cz0 = (int64_t) band * TILE;
-      int64_t cz1 = cz0 + TILE < job->nz ? cz0 + TILE : job->nz;
+      int64_t cz0 = job->cz0 + (int64_t) band * TILE;
+      int64_t cz1 = cz0 + TILE < job->cz1 ? cz0 + TILE : job->cz1;
       TgScatterBuf *out = &job->bands[band];
 
       on = job->ntx <= (int64_t) sizeof tile_on ? tile_on : malloc ((size_t) job->ntx);
@@ -551,8 +576,9 @@ candidate_bands (void *user, int begin, int end)
       /* Which tiles of this band can see paint, allowing for the warp. */
       for (int64_t tx = 0; tx < job->ntx; tx++)
         {
-          double xa = job->west + (double) (tx * TILE) * job->cell_m - job->warp_m;
-          double xb = job->west + (double) (tx * TILE + TILE) * job->cell_m + job->warp_m;
+          double xa = job->west + (double) (job->cx0 + tx * TILE) * job->cell_m - job->warp_m;
+          double xb = job->west + (double) (job->cx0 + tx * TILE + TILE) * job->cell_m
+                      + job->warp_m;
           double zb = job->north - (double) cz0 * job->cell_m + job->warp_m;
           double za = job->north - (double) cz1 * job->cell_m - job->warp_m;
           on[tx] = !job->skip_ok || box_painted (job, xa, xb, za, zb);
@@ -560,10 +586,11 @@ candidate_bands (void *user, int begin, int end)
       for (int64_t cz = cz0; cz < cz1; cz++)
         for (int64_t tx = 0; tx < job->ntx; tx++)
           {
-            int64_t cx1 = tx * TILE + TILE < job->nx ? tx * TILE + TILE : job->nx;
+            int64_t cxa = job->cx0 + tx * TILE;
+            int64_t cxb = cxa + TILE < job->cx1 ? cxa + TILE : job->cx1;
             if (!on[tx])
               continue;
-            for (int64_t cx = tx * TILE; cx < cx1; cx++)
+            for (int64_t cx = cxa; cx < cxb; cx++)
               candidate (job, cx, cz, out);
           }
       if (on != tile_on)
@@ -576,14 +603,32 @@ candidate_bands (void *user, int begin, int end)
 /* Candidate cells one evaluation may visit. */
 #define MAX_CELLS ((int64_t) 1 << 32)
 
+/* Metres around a region whose candidates decide its instances. */
+static double
+colormap_ring_m (const ColormapParams *p)
+{
+  return tg__scatter_ring_m (p->min_spacing_m, p->cell_m);
+}
+
+static inline int64_t
+clamp64 (double v, int64_t lo, int64_t hi)
+{
+  return v < (double) lo ? lo : (v > (double) hi ? hi : (int64_t) v);
+}
+
+/* The instances the samples of the evaluation's region own: the whole
+ * world in an eval, a tile in a tiled step (with inputs grown by the
+ * halo).  Both run this, so a tile's share is the whole result's. */
 static int
 colormap_eval (TgEvalCtx *c)
 {
   const ColormapParams *p = tg_eval_params (c);
   const TgWorld *world = tg_eval_world (c);
+  const TgRegion *region = tg_eval_region (c);
   const TgValue *img = tg_eval_input (c, 0);
   const TgValue *height = tg_eval_input (c, 1);
   const PaletteItem *items;
+  TgRegion full = tg_region_full (region);
   Classifier *cl = NULL;
   CandJob job = { 0 };
   OccJob occ = { 0 };
@@ -592,6 +637,7 @@ colormap_eval (TgEvalCtx *c)
   TgValue *out;
   int proto_of_entry[MAX_PALETTE];
   int64_t nbands = 0, total = 0;
+  double reach;
   int rc;
 
   items = p->palette.items;
@@ -691,15 +737,30 @@ colormap_eval (TgEvalCtx *c)
   job.scale_hi = p->scale_max;
   job.base_chance = p->base_chance;
   job.rgb = p->channel_mode == MODE_RGB;
-  job.ntx = (job.nx + TILE - 1) / TILE;
-  job.map_x0 = tg_region_x (&img->region, 0);
-  job.map_z0 = tg_region_z (&img->region, 0);
+  job.map_x0 = img->region.origin_x;
+  job.map_z0 = img->region.origin_z;
   job.map_cell = img->region.cell;
+  job.map_col0 = img->region.col0;
+  job.map_row0 = img->region.row0;
   job.map_w = img->region.width;
   job.map_h = img->region.height;
 
-  nbands = (job.nz + TILE - 1) / TILE;
-  job.bands = calloc ((size_t) nbands, sizeof (TgScatterBuf));
+  /* The candidates that can change the region's instances: those within
+   * the spacing's reach of the samples it owns (plus a cell for where a
+   * sample's ownership ends), from the cells their jitter and warp allow. */
+  reach = colormap_ring_m (p) + full.cell;
+  job.box_w = tg_region_x (&full, region->col0) - reach;
+  job.box_e = tg_region_x (&full, region->col0 + region->width) + reach;
+  job.box_n = tg_region_z (&full, region->row0) + reach;
+  job.box_s = tg_region_z (&full, region->row0 + region->height) - reach;
+  job.cx0 = clamp64 (floor ((job.box_w - job.warp_m - job.west) / p->cell_m) - 1.0, 0, job.nx);
+  job.cx1 = clamp64 (floor ((job.box_e + job.warp_m - job.west) / p->cell_m) + 2.0, 0, job.nx);
+  job.cz0 = clamp64 (floor ((job.north - job.box_n - job.warp_m) / p->cell_m) - 1.0, 0, job.nz);
+  job.cz1 = clamp64 (floor ((job.north - job.box_s + job.warp_m) / p->cell_m) + 2.0, 0, job.nz);
+  job.ntx = (job.cx1 - job.cx0 + TILE - 1) / TILE;
+
+  nbands = (job.cz1 - job.cz0 + TILE - 1) / TILE;
+  job.bands = calloc ((size_t) (nbands ? nbands : 1), sizeof (TgScatterBuf));
   if (!job.bands)
     {
       rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
@@ -737,18 +798,16 @@ colormap_eval (TgEvalCtx *c)
       rc = TG_ECANCELLED;
       goto out;
     }
-  if (p->min_spacing_m > 0.0)
+  total = tg__scatter_space_blocks (all, total, p->min_spacing_m, p->cell_m,
+                                    p->spacing_mode == SPACING_PER_PROTOTYPE, pts->n_protos,
+                                    job.west, job.north);
+  if (total < 0)
     {
-      total = tg__scatter_spacing (all, total, p->min_spacing_m,
-                                   p->spacing_mode == SPACING_PER_PROTOTYPE, pts->n_protos,
-                                   job.west, job.south, world->size_x, world->size_z);
-      if (total < 0)
-        {
-          rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for the spacing grid");
-          goto out;
-        }
+      rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for the spacing pass");
+      goto out;
     }
-  if (tg__scatter_emit (pts, all, total) < 0)
+  total = tg__scatter_keep_owned (all, total, &full, region);
+  if (tg__scatter_order (all, total, &full) < 0 || tg__scatter_emit (pts, all, total) < 0)
     {
       rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for %lld instances", (long long) total);
       goto out;
@@ -776,6 +835,46 @@ out:
   return rc;
 }
 
+/* --- tiled builds ------------------------------------------------------------------ */
+
+static int
+colormap_n_steps (const void *params, const TgRegion *full)
+{
+  (void) params;
+  (void) full;
+  return 1;
+}
+
+static int
+colormap_halo (const void *params, const TgRegion *full, int step)
+{
+  (void) step;
+  return tg__scatter_halo (full, colormap_ring_m (params));
+}
+
+static int
+colormap_tile_step (TgEvalCtx *c, int step)
+{
+  (void) step;
+  return colormap_eval (c);
+}
+
+static TgValue *
+colormap_join (const void *params, const TgRegion *full, const TgTiling *t, int output,
+               TgValue *const *parts, TgError *err)
+{
+  (void) params;
+  (void) output;
+  return tg__scatter_join (full, t, parts, err);
+}
+
+static const TgTiledScheme colormap_tiled = {
+  .n_steps = colormap_n_steps,
+  .halo = colormap_halo,
+  .tile_step = colormap_tile_step,
+  .join = colormap_join,
+};
+
 static const TgNodeDesc colormap_desc = {
   .type = "scatter.colormap",
   .category = "Scatter",
@@ -793,6 +892,8 @@ static const TgNodeDesc colormap_desc = {
   .locality = TG_LOCALITY_GLOBAL,
   .check = colormap_check,
   .eval = colormap_eval,
-  .version = 2,
+  .tiled = &colormap_tiled,
+  /* 3: spacing in world blocks and phases, instances by owning sample. */
+  .version = 3,
 };
 TG_NODE_REGISTER (colormap_desc);

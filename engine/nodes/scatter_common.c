@@ -1,6 +1,7 @@
 /* Shared parts of the scatter nodes: terrain sampling, the transform and
- * filter checks, the linear-time minimum-spacing pass and the value noise
- * that hides the candidate grid.  See scatter_common.h.
+ * filter checks, the linear-time minimum-spacing pass and its block
+ * order, the instance order and its tiled join, and the value noise that
+ * hides the candidate grid.  See scatter_common.h.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -72,9 +73,11 @@ tg__terrain_sample (const TgTerrain *t, double x, double z, double *y_m, double 
       return;
     }
   r = &h->region;
-  /* Continuous sample coordinates; column 0 west, row 0 north. */
-  u = (x - tg_region_x (r, 0)) / r->cell;
-  v = (tg_region_z (r, 0) - z) / r->cell;
+  /* Continuous sample coordinates; column 0 west, row 0 north.  Taking
+   * the window's first sample off afterwards is exact (an integer off a
+   * double of at least its size), so a tile sees the whole map's bits. */
+  u = (x - r->origin_x) / r->cell - (double) r->col0;
+  v = (r->origin_z - z) / r->cell - (double) r->row0;
   u = u > 0.0 ? (u < (double) (r->width - 1) ? u : (double) (r->width - 1)) : 0.0;
   v = v > 0.0 ? (v < (double) (r->height - 1) ? v : (double) (r->height - 1)) : 0.0;
   i0 = (int) floor (u);
@@ -195,6 +198,289 @@ tg__scatter_spacing (TgScatterCand *c, int64_t n, double spacing, bool per_proto
   free (head);
   free (next);
   return k;
+}
+
+/* --- world-anchored spacing and order ------------------------------------- */
+
+/* Stable LSD radix sort of C by KEY (both permuted), 16 bits a pass;
+ * passes where every key has the same digit are skipped.  0 or TG_ENOMEM. */
+static int
+sort_by_key (TgScatterCand *c, uint64_t *key, int64_t n)
+{
+  TgScatterCand *tc, *sc = c, *dc;
+  uint64_t *tk, *sk = key, *dk;
+  int64_t *count;
+
+  if (n < 2)
+    return 0;
+  tc = malloc (sizeof (TgScatterCand) * (size_t) n);
+  tk = malloc (sizeof (uint64_t) * (size_t) n);
+  count = malloc (sizeof (int64_t) * 65536);
+  if (!tc || !tk || !count)
+    {
+      free (tc);
+      free (tk);
+      free (count);
+      return TG_ENOMEM;
+    }
+  dc = tc;
+  dk = tk;
+  for (int shift = 0; shift < 64; shift += 16)
+    {
+      int64_t sum = 0;
+      bool one = false;
+      memset (count, 0, sizeof (int64_t) * 65536);
+      for (int64_t i = 0; i < n; i++)
+        count[(sk[i] >> shift) & 0xffff]++;
+      for (int d = 0; d < 65536; d++)
+        {
+          int64_t k = count[d];
+          one |= k == n;
+          count[d] = sum;
+          sum += k;
+        }
+      if (one)
+        continue;
+      for (int64_t i = 0; i < n; i++)
+        {
+          int64_t at = count[(sk[i] >> shift) & 0xffff]++;
+          dc[at] = sc[i];
+          dk[at] = sk[i];
+        }
+      {
+        TgScatterCand *t = sc;
+        uint64_t *u = sk;
+        sc = dc, dc = t;
+        sk = dk, dk = u;
+      }
+    }
+  if (sc != c)
+    {
+      memcpy (c, sc, sizeof (TgScatterCand) * (size_t) n);
+      memcpy (key, sk, sizeof (uint64_t) * (size_t) n);
+    }
+  free (tc);
+  free (tk);
+  free (count);
+  return 0;
+}
+
+/* The block side: a hair over the spacing, so that blocks of one phase
+ * stay more than SPACING apart whatever the rounding of a position's
+ * block (otherwise a chain of same-phase blocks could interact). */
+static double
+block_side (double spacing, double block_min_m)
+{
+  return fmax (spacing, block_min_m) * (1.0 + 1e-6);
+}
+
+double
+tg__scatter_ring_m (double spacing, double block_min_m)
+{
+  /* 3 blocks of dependence, 1 for where the owner's block starts and 1
+   * for rounding at block borders. */
+  return spacing > 0.0 ? 5.0 * block_side (spacing, block_min_m) : 0.0;
+}
+
+int64_t
+tg__scatter_space_blocks (TgScatterCand *c, int64_t n, double spacing, double block_min_m,
+                          bool per_proto, int n_protos, double west, double north)
+{
+  double b = block_side (spacing, block_min_m);
+  double x0 = INFINITY, x1 = -INFINITY, z0 = INFINITY, z1 = -INFINITY;
+  int64_t bx0 = INT64_MAX, bz0 = INT64_MAX, bx1 = INT64_MIN, bz1 = INT64_MIN, k;
+  bool any_prio = false;
+  uint64_t *key;
+
+  if (n == 0 || !(spacing > 0.0))
+    return n;
+  key = malloc (sizeof (uint64_t) * (size_t) n);
+  if (!key)
+    return TG_ENOMEM;
+  for (int64_t i = 0; i < n; i++)
+    {
+      int64_t bx = (int64_t) floor (((double) c[i].x - west) / b);
+      int64_t bz = (int64_t) floor ((north - (double) c[i].z) / b);
+      bx0 = bx < bx0 ? bx : bx0;
+      bx1 = bx > bx1 ? bx : bx1;
+      bz0 = bz < bz0 ? bz : bz0;
+      bz1 = bz > bz1 ? bz : bz1;
+      x0 = fmin (x0, c[i].x);
+      x1 = fmax (x1, c[i].x);
+      z0 = fmin (z0, c[i].z);
+      z1 = fmax (z1, c[i].z);
+      any_prio |= c[i].prio != 0;
+    }
+  if ((double) (bx1 - bx0 + 1) * (double) (bz1 - bz0 + 1) > 0x1p60)
+    {
+      free (key);
+      return TG_ENOMEM;
+    }
+  /* (phase, block, prio, seq): C comes in seq order and both sorts are stable. */
+  if (any_prio)
+    {
+      for (int64_t i = 0; i < n; i++)
+        key[i] = c[i].prio;
+      if (sort_by_key (c, key, n) < 0)
+        goto oom;
+    }
+  for (int64_t i = 0; i < n; i++)
+    {
+      int64_t bx = (int64_t) floor (((double) c[i].x - west) / b);
+      int64_t bz = (int64_t) floor ((north - (double) c[i].z) / b);
+      uint64_t phase = (uint64_t) (bx & 1) | (uint64_t) (bz & 1) << 1;
+      key[i] = phase << 61 | (uint64_t) ((bz - bz0) * (bx1 - bx0 + 1) + (bx - bx0));
+    }
+  if (sort_by_key (c, key, n) < 0)
+    goto oom;
+  k = tg__scatter_spacing (c, n, spacing, per_proto, n_protos, x0, z0, x1 - x0, z1 - z0);
+  if (k < 0)
+    goto oom;
+  for (int64_t i = 0; i < k; i++)
+    key[i] = c[i].seq;
+  if (sort_by_key (c, key, k) < 0)
+    goto oom;
+  free (key);
+  return k;
+
+oom:
+  free (key);
+  return TG_ENOMEM;
+}
+
+void
+tg__scatter_owner (const TgRegion *full, double x, double z, int *col, int *row)
+{
+  double u = (x - full->origin_x) / full->cell, v = (full->origin_z - z) / full->cell;
+
+  u = u > 0.0 ? (u < (double) (full->full_w - 1) ? u : (double) (full->full_w - 1)) : 0.0;
+  v = v > 0.0 ? (v < (double) (full->full_h - 1) ? v : (double) (full->full_h - 1)) : 0.0;
+  *col = (int) floor (u);
+  *row = (int) floor (v);
+}
+
+int64_t
+tg__scatter_keep_owned (TgScatterCand *c, int64_t n, const TgRegion *full, const TgRegion *win)
+{
+  int64_t k = 0;
+
+  for (int64_t i = 0; i < n; i++)
+    {
+      int col, row;
+      tg__scatter_owner (full, c[i].x, c[i].z, &col, &row);
+      if (col >= win->col0 && col < win->col0 + win->width && row >= win->row0
+          && row < win->row0 + win->height)
+        c[k++] = c[i];
+    }
+  return k;
+}
+
+int
+tg__scatter_order (TgScatterCand *c, int64_t n, const TgRegion *full)
+{
+  uint64_t *key = malloc (sizeof (uint64_t) * (size_t) (n ? n : 1));
+  int rc;
+
+  if (!key)
+    return TG_ENOMEM;
+  for (int64_t i = 0; i < n; i++)
+    {
+      int col, row;
+      tg__scatter_owner (full, c[i].x, c[i].z, &col, &row);
+      key[i] = (uint64_t) row * (uint64_t) full->full_w + (uint64_t) col;
+    }
+  rc = sort_by_key (c, key, n);
+  free (key);
+  return rc;
+}
+
+int
+tg__scatter_halo (const TgRegion *full, double ring_m)
+{
+  /* The area reaches RING_M and a cell past the owned samples; the
+   * bilinear footprint adds one more and rounding of the ratio another. */
+  double h = ceil (ring_m / full->cell) + 4.0;
+  double most = (double) (full->full_w > full->full_h ? full->full_w : full->full_h);
+
+  return (int) (h < most ? h : most);
+}
+
+TgValue *
+tg__scatter_join (const TgRegion *full, const TgTiling *t, TgValue *const *parts, TgError *err)
+{
+  int n_parts = t->nx * t->ny;
+  const TgPoints *p0 = tg_value_points (parts[0]);
+  int64_t total = 0, *at = NULL;
+  TgPoints *out = NULL;
+  TgValue *v;
+
+  for (int q = 0; q < n_parts; q++)
+    {
+      const TgPoints *p = parts[q] ? tg_value_points (parts[q]) : NULL;
+      if (!p || !p0 || p->n_protos != p0->n_protos)
+        {
+          tg_error_set (err, TG_EINVAL, NULL, "tile %d's share of the instances is missing or "
+                        "has other prototypes", q);
+          return NULL;
+        }
+      for (int k = 0; k < p->n_protos; k++)
+        if (strcmp (p->proto_names[k], p0->proto_names[k]) != 0)
+          {
+            tg_error_set (err, TG_EINVAL, NULL, "tile %d's share has other prototypes", q);
+            return NULL;
+          }
+      total += p->n;
+    }
+  out = tg_points_new ();
+  at = calloc ((size_t) n_parts, sizeof (int64_t));
+  if (!out || !at || tg_points_reserve (out, total) < 0)
+    goto oom;
+  for (int k = 0; k < p0->n_protos; k++)
+    if (tg_points_add_proto (out, p0->proto_names[k]) < 0)
+      goto oom;
+  /* The instance order is by owning sample row: a row's instances are
+   * its tiles' runs for that row, west to east. */
+  for (int iy = 0; iy < t->ny; iy++)
+    for (int row = tg_tile_start (full->full_h, t->ny, iy);
+         row < tg_tile_start (full->full_h, t->ny, iy + 1); row++)
+      for (int ix = 0; ix < t->nx; ix++)
+        {
+          int q = iy * t->nx + ix;
+          const TgPoints *p = tg_value_points (parts[q]);
+          for (; at[q] < p->n; at[q]++)
+            {
+              const float *pos = p->position + 3 * at[q];
+              int col, r;
+              tg__scatter_owner (full, pos[0], pos[2], &col, &r);
+              if (r != row)
+                break;
+              if (tg_points_push (out, pos, p->rotation + 4 * at[q], p->scale + 3 * at[q],
+                                  p->proto[at[q]])
+                  < 0)
+                goto oom;
+            }
+        }
+  for (int q = 0; q < n_parts; q++)
+    if (at[q] != tg_value_points (parts[q])->n)
+      {
+        free (at);
+        tg_points_free (out);
+        tg_error_set (err, TG_EINVAL, NULL,
+                      "tile %d's share of the instances is out of order or outside the tile",
+                      q);
+        return NULL;
+      }
+  free (at);
+  v = tg_value_new_points (out);
+  if (!v)
+    tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
+  return v;
+
+oom:
+  free (at);
+  tg_points_free (out);
+  tg_error_set (err, TG_ENOMEM, NULL, "out of memory joining the instances");
+  return NULL;
 }
 
 int

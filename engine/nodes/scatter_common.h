@@ -2,8 +2,9 @@
  * operators (points.filter) share: the candidate record, the terrain
  * sample under an instance (bilinear height and the slope of that same
  * surface), the transform and filter parameters declared once, the
- * minimum-spacing pass on a spatial grid, and the smooth value noise that
- * displaces candidates.  Internal to engine/nodes.
+ * minimum-spacing pass on a spatial grid and its world-anchored block
+ * order, the instance order and the tiled builds' join, and the smooth
+ * value noise that displaces candidates.  Internal to engine/nodes.
  */
 #ifndef TG_NODES_SCATTER_COMMON_H
 #define TG_NODES_SCATTER_COMMON_H
@@ -25,6 +26,8 @@ typedef struct
   float yaw;     /* radians, counter-clockwise about +Y seen from above */
   float scale;
   int32_t proto;
+  uint32_t prio;  /* order within a spacing block (0: by seq alone) */
+  uint64_t seq;   /* the candidate's world-anchored number: unique, fixes ties */
 } TgScatterCand;
 
 /* A growable array of candidates (one per worker band). */
@@ -82,7 +85,10 @@ typedef struct
 } TgTerrain;
 
 /* Height in metres at (X, Z) and the tangent of the slope there.
- * Positions outside the grid are clamped to its edge. */
+ * Positions outside the grid are clamped to its edge.  The position in
+ * samples is taken from the lattice's origin, not the window's, so a
+ * window of the map gives the bits of the whole map wherever the 2 x 2
+ * samples around (X, Z) are inside it. */
 void tg__terrain_sample (const TgTerrain *t, double x, double z, double *y_m, double *slope_tan);
 
 /* The height and slope filter plus snapping, set up once per eval. */
@@ -123,6 +129,52 @@ tg__scatter_filter (const TgScatterFilter *f, TgScatterCand *c)
  * Compacts C in place and returns the new count, or TG_ENOMEM. */
 int64_t tg__scatter_spacing (TgScatterCand *c, int64_t n, double spacing, bool per_proto,
                              int n_protos, double x0, double z0, double sx, double sz);
+
+/* --- world-anchored spacing and order (exact tiled builds) --------------
+
+   The spacing pass runs in world-anchored blocks of B = max (SPACING,
+   BLOCK_MIN_M) metres (and a millionth), in four phases by the parity of the block's
+   column and row: (even, even), (odd, even), (even, odd), (odd, odd).
+   Within a block the candidates go by (prio, seq); each is kept when no
+   candidate kept before it, in its block or in an earlier phase's block,
+   lies closer than SPACING.  Blocks of one phase are more than B apart, so
+   the result is the same as running the blocks of a phase independently,
+   and a block's result depends on blocks at most 3 away (phase 3 reads
+   phase 2 neighbours, which read phase 1, which read phase 0).  So a tile
+   gets every instance it owns exactly from the candidates within
+   tg__scatter_ring_m () of it. */
+
+/* Metres around an area whose candidates decide its instances exactly. */
+double tg__scatter_ring_m (double spacing, double block_min_m);
+
+/* The spacing pass above over C, given in seq order; compacts the kept
+ * ones, in seq order, and returns their count, or TG_ENOMEM. */
+int64_t tg__scatter_space_blocks (TgScatterCand *c, int64_t n, double spacing,
+                                  double block_min_m, bool per_proto, int n_protos,
+                                  double west, double north);
+
+/* The sample of FULL (the world's lattice) that owns position (X, Z): the
+ * one at or north-west of it, clamped to the lattice. */
+void tg__scatter_owner (const TgRegion *full, double x, double z, int *col, int *row);
+
+/* Compacts C to the candidates owned by window WIN of FULL; returns the count. */
+int64_t tg__scatter_keep_owned (TgScatterCand *c, int64_t n, const TgRegion *full,
+                                const TgRegion *win);
+
+/* Puts C (given in seq order) in the instance order: by owning sample,
+ * north rows first, then west first, then seq.  0 or TG_ENOMEM. */
+int tg__scatter_order (TgScatterCand *c, int64_t n, const TgRegion *full);
+
+/* The samples of halo a step needs to see the terrain and the maps under
+ * every candidate within RING_M of its tile. */
+int tg__scatter_halo (const TgRegion *full, double ring_m);
+
+/* Tiled builds: the whole-world instance list from the tiles' shares
+ * (PARTS in tile order, row by row), each in the instance order above
+ * and holding the instances its tile's samples own.  New value, or NULL
+ * with ERR set. */
+TgValue *tg__scatter_join (const TgRegion *full, const TgTiling *t, TgValue *const *parts,
+                           TgError *err);
 
 /* Appends the candidates to P as instances (rotation about +Y by yaw,
  * uniform scale).  0 or TG_ENOMEM. */

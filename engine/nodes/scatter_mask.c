@@ -1,16 +1,25 @@
 /* scatter.mask: Poisson-disk instances whose density follows a mask.
  *
- * A blue-noise set with a minimum spacing covers the whole world
- * (Bridson's algorithm, with the candidates on the annulus' inner edge at
- * evenly stepped angles from a random start, as M. Roberts suggests: a
- * denser packing for fewer attempts), and each point is then kept with
- * probability chance x mask.  Thinning a fixed set rather than growing
- * one per mask means editing the mask never reshuffles the instances
- * elsewhere, and the expected density is exactly proportional to it.
+ * A blue-noise set with a minimum spacing covers the whole world, and
+ * each point is then kept with probability chance x mask.  Thinning a
+ * fixed set rather than growing one per mask means editing the mask never
+ * reshuffles the instances elsewhere, and the expected density is exactly
+ * proportional to it.
  *
- * Determinism: the algorithm is sequential, and every choice (which active
- * point to grow, the start angle, the keep draw) is a hash of the seed
- * and a counter, so the output is the same on every run and machine.
+ * The set is world-anchored dart throwing: `attempts` darts in every cell
+ * of r / sqrt 2 (a hash of the seed, the cell and the dart), thinned by
+ * the spacing pass of scatter_common.h in blocks of r, darts in random
+ * (hashed) order within a block.  With enough darts the set is maximal:
+ * no gap holds another point.  (Bridson's growth, used before, is
+ * sequential over the whole world; this gives a point that depends only
+ * on darts within 5 r, which a tile can compute.)  Instances come ordered
+ * by the world sample that owns them, north rows first.
+ *
+ * Determinism: every choice is a hash of the seed and the dart's cell and
+ * number, and every pass runs in a fixed order, so the output is the same
+ * on every run, machine and thread count.  The eval works in bands of
+ * rows, each computed as a tile would be, so its memory follows the band,
+ * and a tiled build's step is the same code over its tile.
  */
 #include <math.h>
 #include <stdint.h>
@@ -42,8 +51,8 @@ static const TgParamDesc mask_params[] = {
   TG_PARAM_FLOAT (MaskParams, base_chance, N_("Chance"), 1.0, 0.0, 1.0, NULL,
                   N_("Probability of keeping a point where the mask is 1; the mask scales it")),
   TG_PARAM_INT (MaskParams, attempts, N_("Attempts"), 12, 1, 64,
-                N_("Candidates tried around each point before it stops growing; more packs "
-                   "tighter and runs slower")),
+                N_("Candidates thrown in each cell of spacing / sqrt 2; more packs tighter "
+                   "and runs slower")),
   TG__SCATTER_XFORM_PARAMS (MaskParams),
   TG_PARAM_SEED (MaskParams, seed, N_("Seed"), N_("Seed of every random choice")),
 };
@@ -57,7 +66,8 @@ static const TgPortDesc mask_inputs[] = {
 
 static const TgPortDesc mask_outputs[] = {
   { .name = "points", .type = TG_TYPE_POINTS, .label = N_("Instances"),
-    .help = N_("The placed instances, in the order the Poisson-disk set grew") },
+    .help = N_("The placed instances, by the world sample under them: north rows first, "
+               "then west first") },
 };
 
 static int
@@ -71,181 +81,140 @@ mask_check (const void *params, TgError *err)
                                   p->min_height_m, p->max_height_m, err);
 }
 
-/* Grid cells (r / sqrt 2 wide, at most one point each) one evaluation
- * may use: 8 bytes each. */
+/* Dart cells (r / sqrt 2 wide) over the world at most. */
 #define MAX_GRID_CELLS ((int64_t) 1 << 27)
-/* An empty grid cell: far enough that no distance test passes. */
-#define FAR 1e30f
-/* Padding around the grid so the 5 x 5 neighbourhood needs no bounds checks. */
-#define PAD 2
+/* Darts one band of the eval works on, about (40 bytes each). */
+#define BAND_DARTS ((double) (1 << 20))
+
+/* Hash channels of a dart (times the dart's number). */
+enum
+{
+  H_X,
+  H_Z,
+  H_PRIO,
+  H_KEEP,
+  H_YAW,
+  H_SCALE,
+  H_N,
+};
 
 typedef struct
 {
-  float x, z;
-} P2;
+  const MaskParams *p;
+  uint32_t seed;
+  double west, north, east, south, g;
+  int64_t gw, gh;
+} Darts;
 
-typedef struct
+static double
+mask_ring_m (const MaskParams *p)
 {
-  P2 *pts;
-  int64_t n, cap;
-} P2Buf;
-
-static int
-p2_push (P2Buf *b, float x, float z)
-{
-  if (b->n == b->cap)
-    {
-      int64_t cap = b->cap ? b->cap * 2 : 4096;
-      P2 *grown = realloc (b->pts, sizeof (P2) * (size_t) cap);
-      if (!grown)
-        return TG_ENOMEM;
-      b->pts = grown;
-      b->cap = cap;
-    }
-  b->pts[b->n].x = x;
-  b->pts[b->n].z = z;
-  b->n++;
-  return 0;
+  return tg__scatter_ring_m (p->min_spacing_m, p->min_spacing_m);
 }
 
-/* The Poisson-disk set over [X0, X0 + SX] x [Z0, Z0 + SZ] with spacing R:
- * fills OUT, or returns TG_ENOMEM / TG_ECANCELLED. */
-static int
-poisson (TgEvalCtx *c, uint32_t seed, double x0, double z0, double sx, double sz, double r,
-         int k, P2Buf *out)
+/* The darts within RING of window WIN of FULL, in seq order, into BUF. */
+static void
+darts_near (const Darts *d, const TgRegion *full, const TgRegion *win, double ring,
+            TgScatterBuf *buf)
 {
-  double g = r / M_SQRT2, r2 = r * r, rad = r * (1.0 + 1e-3);
-  double step_c = cos (2.0 * M_PI / k), step_s = sin (2.0 * M_PI / k);
-  int64_t gw = (int64_t) floor (sx / g) + 1, gh = (int64_t) floor (sz / g) + 1;
-  int64_t stride = gw + 2 * PAD;
-  int64_t ncell = stride * (gh + 2 * PAD);
-  double expected = sx * sz / (r2 * 0.75);
-  P2 *grid;
-  int32_t *active;
-  int64_t n_active = 0, cap_active = 4096;
-  uint64_t step = 0;
-  int rc = 0;
+  double bw = tg_region_x (full, win->col0) - ring, be = tg_region_x (full, win->col0 + win->width) + ring;
+  double bn = tg_region_z (full, win->row0) + ring, bs = tg_region_z (full, win->row0 + win->height) - ring;
+  int64_t cx0 = (int64_t) fmax (0.0, floor ((bw - d->west) / d->g) - 1.0);
+  int64_t cx1 = (int64_t) fmin ((double) d->gw, floor ((be - d->west) / d->g) + 2.0);
+  int64_t cz0 = (int64_t) fmax (0.0, floor ((d->north - bn) / d->g) - 1.0);
+  int64_t cz1 = (int64_t) fmin ((double) d->gh, floor ((d->north - bs) / d->g) + 2.0);
+  int k = d->p->attempts;
 
-  grid = malloc (sizeof (P2) * (size_t) ncell);
-  active = malloc (sizeof (int32_t) * (size_t) cap_active);
-  if (!grid || !active)
-    {
-      free (grid);
-      free (active);
-      return TG_ENOMEM;
-    }
-  for (int64_t i = 0; i < ncell; i++)
-    grid[i].x = grid[i].z = FAR;
-
-#define CELL_OF(px, pz)                                                                       \
-  ((((int64_t) (((double) (pz) - z0) / g) < gh ? (int64_t) (((double) (pz) - z0) / g) : gh - 1) \
-    + PAD) * stride                                                                           \
-   + ((int64_t) (((double) (px) - x0) / g) < gw ? (int64_t) (((double) (px) - x0) / g) : gw - 1) \
-   + PAD)
-
-  {
-    float fx = (float) (x0 + sx * tg_hash_unit (tg_hash3 (seed, -1, -1, 0)));
-    float fz = (float) (z0 + sz * tg_hash_unit (tg_hash3 (seed, -1, -1, 1)));
-    if ((rc = p2_push (out, fx, fz)) < 0)
-      goto done;
-    grid[CELL_OF (fx, fz)] = out->pts[0];
-    active[n_active++] = 0;
-  }
-
-  while (n_active > 0)
-    {
-      int32_t lo = (int32_t) (uint32_t) step, hi = (int32_t) (uint32_t) (step >> 32);
-      uint32_t h = tg_hash3 (seed, lo, hi, 2);
-      int64_t ai = (int64_t) (((uint64_t) h * (uint64_t) n_active) >> 32);
-      P2 parent = out->pts[active[ai]];
-      double theta = 2.0 * M_PI * tg_hash_unit (tg_hash3 (seed, lo, hi, 3));
-      double dc = cos (theta), ds = sin (theta);
-      bool grew = false;
-
-      if ((step & 0xffff) == 0 && step)
-        {
-          if (tg_eval_cancelled (c))
-            {
-              rc = TG_ECANCELLED;
-              goto done;
-            }
-          tg_eval_progress (c, fmin (0.95, (double) out->n / expected));
-        }
-      step++;
+  for (int64_t cz = cz0; cz < cz1; cz++)
+    for (int64_t cx = cx0; cx < cx1; cx++)
       for (int j = 0; j < k; j++)
         {
-          double cx = (double) parent.x + rad * dc, cz = (double) parent.z + rad * ds;
-          double t = dc * step_c - ds * step_s;
-          ds = ds * step_c + dc * step_s;
-          dc = t;
-          if (cx >= x0 && cx <= x0 + sx && cz >= z0 && cz <= z0 + sz)
-            {
-              float fx = (float) cx, fz = (float) cz;
-              int64_t cell = CELL_OF (fx, fz);
-              bool ok = grid[cell].x == FAR;
-              for (int dz = -2; dz <= 2 && ok; dz++)
-                {
-                  const P2 *row = grid + cell + dz * stride;
-                  for (int dx = -2; dx <= 2; dx++)
-                    {
-                      double ex = (double) row[dx].x - (double) fx;
-                      double ez = (double) row[dx].z - (double) fz;
-                      /* Corners of the 5 x 5 block are always r or more away. */
-                      ok &= (ex * ex + ez * ez >= r2) | ((dx == -2 || dx == 2)
-                                                        & (dz == -2 || dz == 2));
-                    }
-                }
-              if (!ok)
-                continue;
-              if (out->n >= INT32_MAX || (rc = p2_push (out, fx, fz)) < 0)
-                {
-                  rc = TG_ENOMEM;
-                  goto done;
-                }
-              grid[cell] = out->pts[out->n - 1];
-              if (n_active == cap_active)
-                {
-                  int32_t *grown = realloc (active, sizeof (int32_t) * (size_t) cap_active * 2);
-                  if (!grown)
-                    {
-                      rc = TG_ENOMEM;
-                      goto done;
-                    }
-                  active = grown;
-                  cap_active *= 2;
-                }
-              active[n_active++] = (int32_t) (out->n - 1);
-              grew = true;
-              break;
-            }
+          int32_t ix = (int32_t) cx, iz = (int32_t) cz;
+          TgScatterCand cand = { 0 };
+          double x = d->west + ((double) cx + tg_hash_unit (tg_hash3 (d->seed, ix, iz, j * H_N + H_X))) * d->g;
+          double z = d->north - ((double) cz + tg_hash_unit (tg_hash3 (d->seed, ix, iz, j * H_N + H_Z))) * d->g;
+          cand.x = (float) x;
+          cand.z = (float) z;
+          if (!((double) cand.x >= d->west && (double) cand.x <= d->east
+                && (double) cand.z >= d->south && (double) cand.z <= d->north)
+              || !((double) cand.x >= bw && (double) cand.x <= be && (double) cand.z >= bs
+                   && (double) cand.z <= bn))
+            continue;
+          cand.seq = ((uint64_t) cz * (uint64_t) d->gw + (uint64_t) cx) * (uint64_t) k
+                     + (uint64_t) j;
+          cand.prio = tg_hash3 (d->seed, ix, iz, j * H_N + H_PRIO);
+          tg__scatter_buf_push (buf, &cand);
         }
-      if (!grew)
-        active[ai] = active[--n_active];
-    }
-#undef CELL_OF
+}
 
-done:
-  free (grid);
-  free (active);
+/* Appends to PTS the instances the samples of WIN own. */
+static int
+mask_window (TgEvalCtx *c, const Darts *d, const TgRegion *full, const TgRegion *win,
+             const TgTerrain *density, const TgScatterFilter *filter, TgPoints *pts)
+{
+  const MaskParams *p = d->p;
+  TgScatterBuf buf = { 0 };
+  int64_t n, k = 0;
+  int rc = 0;
+
+  darts_near (d, full, win, mask_ring_m (p) + full->cell, &buf);
+  if (buf.oom)
+    {
+      tg__scatter_buf_clear (&buf);
+      return tg_eval_fail (c, TG_ENOMEM, "out of memory for the Poisson-disk darts");
+    }
+  n = tg__scatter_space_blocks (buf.c, buf.n, p->min_spacing_m, p->min_spacing_m, false, 1,
+                                d->west, d->north);
+  if (n < 0)
+    {
+      tg__scatter_buf_clear (&buf);
+      return tg_eval_fail (c, TG_ENOMEM, "out of memory for the spacing pass");
+    }
+  n = tg__scatter_keep_owned (buf.c, n, full, win);
+  for (int64_t i = 0; i < n; i++)
+    {
+      TgScatterCand cand = buf.c[i];
+      int64_t cell = (int64_t) (cand.seq / (uint64_t) p->attempts);
+      int32_t ix = (int32_t) (cell % d->gw), iz = (int32_t) (cell / d->gw);
+      int j = (int) (cand.seq % (uint64_t) p->attempts);
+      double dens, unused;
+      tg__terrain_sample (density, cand.x, cand.z, &dens, &unused);
+      if (!(tg_hash_unit (tg_hash3 (d->seed, ix, iz, j * H_N + H_KEEP)) < p->base_chance * dens))
+        continue;
+      cand.yaw = (float) tg__scatter_lerp_hash (p->yaw_min_deg * (M_PI / 180.0),
+                                                p->yaw_max_deg * (M_PI / 180.0),
+                                                tg_hash3 (d->seed, ix, iz, j * H_N + H_YAW));
+      cand.scale = (float) tg__scatter_lerp_hash (p->scale_min, p->scale_max,
+                                                  tg_hash3 (d->seed, ix, iz, j * H_N + H_SCALE));
+      cand.proto = 0;
+      if (!tg__scatter_filter (filter, &cand))
+        continue;
+      buf.c[k++] = cand;
+    }
+  if (tg__scatter_order (buf.c, k, full) < 0 || tg__scatter_emit (pts, buf.c, k) < 0)
+    rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for the instances");
+  tg__scatter_buf_clear (&buf);
   return rc;
 }
 
+/* The instances the samples of the evaluation's region own: the whole
+ * world in an eval, a tile in a tiled step (inputs grown by the halo). */
 static int
 mask_eval (TgEvalCtx *c)
 {
   const MaskParams *p = tg_eval_params (c);
   const TgWorld *world = tg_eval_world (c);
+  const TgRegion *region = tg_eval_region (c);
   const TgValue *mask = tg_eval_input (c, 0);
   const TgValue *height = tg_eval_input (c, 1);
+  TgRegion full = tg_region_full (region);
   TgScatterFilter filter;
   TgTerrain density = { .height = mask, .height_m = 1.0 };
-  TgScatterBuf kept = { 0 };
-  P2Buf set = { 0 };
   TgPoints *pts;
   TgValue *out;
-  double g = p->min_spacing_m / M_SQRT2, mask_max = 0.0;
-  uint32_t seed = tg_eval_seed (c, p->seed);
-  int rc;
+  Darts d = { 0 };
+  double mask_max = 0.0, per_row, ring = mask_ring_m (p) + full.cell;
+  int band_rows;
 
   if (!mask || !mask->data || mask->channels != 1)
     return tg_eval_fail (c, TG_ETYPE, "input 'mask' must be a one-channel grid");
@@ -253,8 +222,16 @@ mask_eval (TgEvalCtx *c)
     return tg_eval_fail (c, TG_ETYPE, "input 'height' must be a one-channel grid");
   if (!(world->size_x > 0.0) || !(world->size_z > 0.0))
     return tg_eval_fail (c, TG_EINVAL, "the world has no extent");
-  if ((floor (world->size_x / g) + 1 + 2 * PAD) * (floor (world->size_z / g) + 1 + 2 * PAD)
-      > (double) MAX_GRID_CELLS)
+  d.p = p;
+  d.seed = tg_eval_seed (c, p->seed);
+  d.g = p->min_spacing_m / M_SQRT2;
+  d.west = -0.5 * world->size_x;
+  d.east = 0.5 * world->size_x;
+  d.north = 0.5 * world->size_z;
+  d.south = -0.5 * world->size_z;
+  d.gw = (int64_t) ceil (world->size_x / d.g);
+  d.gh = (int64_t) ceil (world->size_z / d.g);
+  if ((double) (d.gw + 1) * (double) (d.gh + 1) > (double) MAX_GRID_CELLS)
     return tg_eval_fail (c, TG_ERANGE,
                          "params.min_spacing_m: %g m over a %g x %g m world means about %.3g "
                          "points; raise the spacing (the limit is about %.3g points)",
@@ -274,56 +251,82 @@ mask_eval (TgEvalCtx *c)
       for (int i = 0; i < mask->region.width; i++)
         mask_max = row[i] > mask_max ? row[i] : mask_max;
     }
-
-  /* An empty mask places nothing: skip the whole set. */
-  if (mask_max > 0.0 && p->base_chance > 0.0)
-    {
-      rc = poisson (c, seed, -0.5 * world->size_x, -0.5 * world->size_z, world->size_x,
-                    world->size_z, p->min_spacing_m, p->attempts, &set);
-      if (rc < 0)
-        {
-          free (set.pts);
-          tg_points_free (pts);
-          if (rc == TG_ECANCELLED)
-            return rc;
-          return tg_eval_fail (c, rc, "out of memory for the Poisson-disk set");
-        }
-    }
-
   tg__scatter_filter_init (&filter, height, world->height_m, p->snap, p->min_height_m,
                            p->max_height_m, p->max_slope_deg);
-  for (int64_t i = 0; i < set.n; i++)
+
+  /* Bands of whole rows: each band's instances follow the last band's in
+   * the instance order, and a band needs only the darts near it.  An
+   * empty mask keeps nothing anywhere, so it skips them all. */
+  per_row = world->size_x * full.cell * p->attempts / (d.g * d.g);
+  band_rows = (int) fmin ((double) region->height,
+                          fmax (2.0 * ring / full.cell, BAND_DARTS / per_row));
+  if (band_rows < 1)
+    band_rows = 1;
+  for (int r0 = 0; mask_max > 0.0 && p->base_chance > 0.0 && r0 < region->height;
+       r0 += band_rows)
     {
-      TgScatterCand cand = { .x = set.pts[i].x, .z = set.pts[i].z };
-      double d, unused;
-      int32_t lo = (int32_t) i;
-      tg__terrain_sample (&density, cand.x, cand.z, &d, &unused);
-      if (!(tg_hash_unit (tg_hash3 (seed, lo, 0, 4)) < p->base_chance * d))
-        continue;
-      cand.yaw = (float) tg__scatter_lerp_hash (p->yaw_min_deg * (M_PI / 180.0),
-                                                p->yaw_max_deg * (M_PI / 180.0),
-                                                tg_hash3 (seed, lo, 0, 5));
-      cand.scale = (float) tg__scatter_lerp_hash (p->scale_min, p->scale_max,
-                                                  tg_hash3 (seed, lo, 0, 6));
-      cand.proto = 0;
-      if (!tg__scatter_filter (&filter, &cand))
-        continue;
-      tg__scatter_buf_push (&kept, &cand);
+      int rows = region->height - r0 < band_rows ? region->height - r0 : band_rows;
+      TgRegion band = tg_region_window (&full, region->col0, region->row0 + r0, region->width,
+                                        rows);
+      int rc;
+      if (tg_eval_cancelled (c))
+        {
+          tg_points_free (pts);
+          return TG_ECANCELLED;
+        }
+      if ((rc = mask_window (c, &d, &full, &band, &density, &filter, pts)) < 0)
+        {
+          tg_points_free (pts);
+          return rc;
+        }
+      tg_eval_progress (c, (double) (r0 + rows) / region->height);
     }
-  free (set.pts);
-  if (kept.oom || tg__scatter_emit (pts, kept.c, kept.n) < 0)
-    {
-      tg__scatter_buf_clear (&kept);
-      tg_points_free (pts);
-      return tg_eval_fail (c, TG_ENOMEM, "out of memory for the instances");
-    }
-  tg__scatter_buf_clear (&kept);
   out = tg_value_new_points (pts);
   if (!out)
     return tg_eval_fail (c, TG_ENOMEM, "out of memory");
   tg_eval_set_output (c, 0, out);
   return 0;
 }
+
+/* --- tiled builds ------------------------------------------------------------------ */
+
+static int
+mask_n_steps (const void *params, const TgRegion *full)
+{
+  (void) params;
+  (void) full;
+  return 1;
+}
+
+static int
+mask_halo (const void *params, const TgRegion *full, int step)
+{
+  (void) step;
+  return tg__scatter_halo (full, mask_ring_m (params));
+}
+
+static int
+mask_tile_step (TgEvalCtx *c, int step)
+{
+  (void) step;
+  return mask_eval (c);
+}
+
+static TgValue *
+mask_join (const void *params, const TgRegion *full, const TgTiling *t, int output,
+           TgValue *const *parts, TgError *err)
+{
+  (void) params;
+  (void) output;
+  return tg__scatter_join (full, t, parts, err);
+}
+
+static const TgTiledScheme mask_tiled = {
+  .n_steps = mask_n_steps,
+  .halo = mask_halo,
+  .tile_step = mask_tile_step,
+  .join = mask_join,
+};
 
 static const TgNodeDesc mask_desc = {
   .type = "scatter.mask",
@@ -342,6 +345,9 @@ static const TgNodeDesc mask_desc = {
   .locality = TG_LOCALITY_GLOBAL,
   .check = mask_check,
   .eval = mask_eval,
-  .version = 1,
+  .tiled = &mask_tiled,
+  /* 2: world-anchored darts and block spacing instead of Bridson's growth,
+   * instances by owning sample. */
+  .version = 2,
 };
 TG_NODE_REGISTER (mask_desc);

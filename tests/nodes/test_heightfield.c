@@ -4,8 +4,10 @@
  * outward skirts, bit-identical borders between neighbouring chunks, no
  * open cracks between neighbours at different LOD (coarse borders lie on
  * the fine polyline and the skirts cover every gap), the same bytes for 1
- * and 4 threads, parameter errors, and the exported .glb (32-bit indices
- * past 65,535 vertices) through the glTF-Validator. */
+ * and 4 threads, parameter errors, the exported .glb (32-bit indices
+ * past 65,535 vertices) through the glTF-Validator, and tiled builds
+ * (any tiling, tiles smaller than a chunk) joined to the whole mesh's
+ * bytes. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +17,7 @@
 #include <tgformats/tgformats.h>
 
 #include "tggraph_test.h"
+#include "tgtiled_test.h"
 
 /* A graph: noise (or a gradient) -> mesh.heightfield "hf". */
 static TgGraph *
@@ -470,6 +473,63 @@ test_errors (void)
 /* What the user gets: .glb files of a chunked LOD mesh with skirts and
  * of one chunk past 65,535 vertices (uint32 indices needed), written by
  * export.mesh's writer and checked by the Khronos validator. */
+/* Whether two meshes have the same chunks, names and arrays, in order. */
+static bool
+meshes_equal (const TgMesh *a, const TgMesh *b)
+{
+  if (a->n_chunks != b->n_chunks)
+    return false;
+  for (int i = 0; i < a->n_chunks; i++)
+    {
+      const TgMeshChunk *x = &a->chunks[i], *y = &b->chunks[i];
+      size_t nv = (size_t) x->n_vertices;
+      if (strcmp (x->name, y->name) != 0 || x->lod != y->lod || x->n_vertices != y->n_vertices
+          || x->n_indices != y->n_indices || !x->uvs != !y->uvs
+          || memcmp (x->positions, y->positions, sizeof (float) * 3 * nv) != 0
+          || memcmp (x->normals, y->normals, sizeof (float) * 3 * nv) != 0
+          || (x->uvs && memcmp (x->uvs, y->uvs, sizeof (float) * 2 * nv) != 0)
+          || memcmp (x->indices, y->indices, sizeof (uint32_t) * (size_t) x->n_indices) != 0)
+        return false;
+    }
+  return true;
+}
+
+/* Chunks with a partial last row and column, three levels and skirts,
+ * built in tiles from 1 x 1 to tiles smaller than a chunk, join to the
+ * whole mesh bit for bit. */
+static void
+test_tiled_equals_whole (void)
+{
+  static const int tilings[][2] = { { 1, 1 }, { 2, 2 }, { 3, 2 }, { 4, 4 },
+                                    { 7, 5 }, { 1, 9 }, { 23, 3 } };
+  static const int shapes[][2] = { { 16, 3 }, { 8, 1 } };
+  TgEngine *e = new_engine (2);
+
+  for (int s = 0; s < 2; s++)
+    {
+      TgGraph *g = terrain_graph (70, 690, false, shapes[s][0], shapes[s][1]);
+      TgRegion r = world_region (g);
+      TgValue *whole = pull (e, g, "hf", &r);
+      for (int k = 0; whole && k < (int) (sizeof tilings / sizeof tilings[0]); k++)
+        {
+          TgValue *tiled = NULL;
+          TgError err = { 0 };
+          int rc = tgtest_tiled_pull (e, g, tg_graph_find_node (g, "hf"), 0, tilings[k][0],
+                                      tilings[k][1], &tiled, NULL, &err);
+          TG_CHECK_MSG (rc == 0, "%dx%d: %s", tilings[k][0], tilings[k][1], err.message);
+          if (rc == 0)
+            TG_CHECK_MSG (meshes_equal (mesh_of (whole), mesh_of (tiled)),
+                          "chunks %d, %d levels, %dx%d tiles: the mesh differs (%d chunks, "
+                          "whole %d)", shapes[s][0], shapes[s][1], tilings[k][0],
+                          tilings[k][1], mesh_of (tiled)->n_chunks, mesh_of (whole)->n_chunks);
+          tg_value_unref (tiled);
+        }
+      tg_value_unref (whole);
+      tg_graph_free (g);
+    }
+  tg_engine_free (e);
+}
+
 static void
 test_glb_validates (void)
 {
@@ -525,6 +585,7 @@ main (void)
   TG_RUN (test_skirts_face_out);
   TG_RUN (test_threads);
   TG_RUN (test_errors);
+  TG_RUN (test_tiled_equals_whole);
   TG_RUN (test_glb_validates);
   return tgtest_result ();
 }

@@ -6,7 +6,9 @@
  * the terrain and the slope and height filters recomputed here
  * independently, rgb channel mode, the mask density of the Poisson-disk
  * scatter, identical output for 1 and 4 threads and across runs, the
- * filter and merge operators, and errors that name the parameter. */
+ * filter and merge operators, errors that name the parameter, and tiled
+ * builds (any tiling, tiles smaller than the halo) giving the whole
+ * world's instances bit for bit. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -18,6 +20,7 @@
 
 #include "tggraph_test.h"
 #include "tgtest.h"
+#include "tgtiled_test.h"
 
 /* --- a painted map, made here ------------------------------------------------------ */
 
@@ -266,6 +269,49 @@ terrain_at (const TgValue *h, double height_m, double x, double z, double *y, do
     double gz = ((1 - fx) * (c - a) + fx * (d - b)) * height_m / r->cell;
     *tan_s = sqrt (gx * gx + gz * gz);
   }
+}
+
+/* Whether two instance lists are the same bytes. */
+static bool
+points_equal (const TgPoints *a, const TgPoints *b)
+{
+  if (a->n != b->n || a->n_protos != b->n_protos)
+    return false;
+  for (int k = 0; k < a->n_protos; k++)
+    if (strcmp (a->proto_names[k], b->proto_names[k]) != 0)
+      return false;
+  return memcmp (a->position, b->position, sizeof (float) * 3 * (size_t) a->n) == 0
+         && memcmp (a->rotation, b->rotation, sizeof (float) * 4 * (size_t) a->n) == 0
+         && memcmp (a->scale, b->scale, sizeof (float) * 3 * (size_t) a->n) == 0
+         && memcmp (a->proto, b->proto, sizeof (int32_t) * (size_t) a->n) == 0;
+}
+
+/* ID's instances built in tiles (1 x 1 up to tiles narrower than the
+ * step's halo) are the whole world's; returns the whole count. */
+static int64_t
+check_tiled_equals_whole (TgGraph *g, const char *id)
+{
+  static const int tilings[][2] = { { 1, 1 }, { 2, 2 }, { 3, 2 }, { 4, 4 },
+                                    { 7, 5 }, { 1, 9 }, { 41, 3 } };
+  TgValue *whole = pull_points (engine4, g, id);
+  int64_t n = whole ? tg_value_points (whole)->n : -1;
+
+  for (int k = 0; whole && k < (int) (sizeof tilings / sizeof tilings[0]); k++)
+    {
+      TgValue *tiled = NULL;
+      TgError err = { 0 };
+      int rc = tgtest_tiled_pull (k % 2 ? engine1 : engine4, g, node (g, id), 0,
+                                  tilings[k][0], tilings[k][1], &tiled, NULL, &err);
+      TG_CHECK_MSG (rc == 0, "%s %dx%d: %s", id, tilings[k][0], tilings[k][1], err.message);
+      if (rc == 0)
+        TG_CHECK_MSG (points_equal (tg_value_points (whole), tg_value_points (tiled)),
+                      "%s in %dx%d tiles: %lld instances, whole %lld, or other bytes", id,
+                      tilings[k][0], tilings[k][1], (long long) tg_value_points (tiled)->n,
+                      (long long) n);
+      tg_value_unref (tiled);
+    }
+  tg_value_unref (whole);
+  return n;
 }
 
 /* --- scatter.colormap --------------------------------------------------------------- */
@@ -673,6 +719,31 @@ test_colormap_errors_name_the_parameter (void)
   tg_graph_free (g);
 }
 
+/* Warped candidates, global and per-prototype spacing, no spacing, the
+ * slope limit and snapping: tiles give the whole world's bytes. */
+static void
+test_colormap_tiled_equals_whole (void)
+{
+  TgGraph *g = colormap_graph (PAINT_STRIPES, NULL);
+
+  add_node (g, "hills", "noise.fbm");
+  SET (g, node (g, "hills"), "scale_m", "300");
+  add_link (g, "hills", "height", "sc", "height");
+  SET (g, 1, "cell_m", "4");
+  SET (g, 1, "warp_m", "6");
+  SET (g, 1, "warp_scale_m", "40");
+  SET (g, 1, "min_spacing_m", "7.5");
+  SET (g, 1, "max_slope_deg", "25");
+  TG_CHECK (check_tiled_equals_whole (g, "sc") > 5000);
+  SET (g, 1, "spacing_mode", "per_prototype");
+  SET (g, 1, "min_spacing_m", "11");
+  TG_CHECK (check_tiled_equals_whole (g, "sc") > 3000);
+  SET (g, 1, "min_spacing_m", "0");
+  SET (g, 1, "cell_m", "6");
+  TG_CHECK (check_tiled_equals_whole (g, "sc") > 10000);
+  tg_graph_free (g);
+}
+
 /* --- scatter.mask ---------------------------------------------------------------- */
 
 static TgGraph *
@@ -768,6 +839,26 @@ test_poisson_empty_mask_places_nothing (void)
   tg_graph_free (g);
 }
 
+/* The Poisson-disk set thinned by a mask and filtered by the terrain,
+ * built in tiles, is the whole world's. */
+static void
+test_poisson_tiled_equals_whole (void)
+{
+  TgGraph *g = mask_graph (0.25);
+
+  tg_graph_world (g)->height_m = 200.0;
+  add_node (g, "hills", "noise.fbm");
+  SET (g, node (g, "hills"), "scale_m", "300");
+  add_link (g, "hills", "height", "pd", "height");
+  SET (g, 1, "min_spacing_m", "9");
+  SET (g, 1, "max_slope_deg", "25");
+  {
+    int64_t n = check_tiled_equals_whole (g, "pd");
+    TG_CHECK_MSG (n > 1000, "%lld instances", (long long) n);
+  }
+  tg_graph_free (g);
+}
+
 /* --- points.filter and points.merge ------------------------------------------------ */
 
 static void
@@ -816,6 +907,31 @@ test_filter_by_mask_prototype_and_slope (void)
     tg_value_unref (v);
   }
   tg_value_unref (all);
+  tg_graph_free (g);
+}
+
+/* points.filter by a chance mask, the terrain's height and slope, for
+ * some prototypes, built in tiles, is the whole world's. */
+static void
+test_filter_tiled_equals_whole (void)
+{
+  TgGraph *g = colormap_graph (PAINT_STRIPES, NULL);
+  int f;
+
+  tg_graph_world (g)->height_m = 200.0;
+  SET (g, 1, "cell_m", "5");
+  add_node (g, "hills", "noise.fbm");
+  SET (g, node (g, "hills"), "scale_m", "300");
+  add_node (g, "half", "test.half");
+  SET (g, node (g, "half"), "value", "0.3");
+  f = add_node (g, "f", "points.filter");
+  add_link (g, "sc", "points", "f", "points");
+  add_link (g, "half", "mask", "f", "mask");
+  add_link (g, "hills", "height", "f", "height");
+  SET (g, f, "mask_mode", "chance");
+  SET (g, f, "max_slope_deg", "20");
+  SET (g, f, "prototypes", "grass, tree");
+  TG_CHECK (check_tiled_equals_whole (g, "f") > 5000);
   tg_graph_free (g);
 }
 
@@ -875,9 +991,12 @@ main (void)
   TG_RUN (test_transforms_are_yaw_and_scale_in_range);
   TG_RUN (test_rgb_mode_red_selects_green_density_blue_scale);
   TG_RUN (test_colormap_errors_name_the_parameter);
+  TG_RUN (test_colormap_tiled_equals_whole);
   TG_RUN (test_poisson_spacing_and_density);
   TG_RUN (test_poisson_empty_mask_places_nothing);
+  TG_RUN (test_poisson_tiled_equals_whole);
   TG_RUN (test_filter_by_mask_prototype_and_slope);
+  TG_RUN (test_filter_tiled_equals_whole);
   TG_RUN (test_merge_matches_prototypes_by_name);
   tg_engine_free (engine1);
   tg_engine_free (engine4);
