@@ -83,18 +83,25 @@ file_entry (const Entry *en, const TgWorld *w)
   if (!o)
     return NULL;
   /* The extent of the samples the file holds: the world's edges on the
-   * lattice of the file's own width. */
-  tg_region_for_world (&r, w, f->width);
+   * lattice of the file's own width, or a tile's window of its lattice. */
+  if (f->lattice_w > 0)
+    {
+      tg_region_for_world (&r, w, f->lattice_w);
+      r = tg_region_window (&r, f->col0, f->row0, f->width, f->height);
+    }
+  else
+    tg_region_for_world (&r, w, f->width);
   extent = json_object_new_object ();
   ok = extent
-       && add (extent, "min", pair (tg_region_x (&r, 0), tg_region_z (&r, r.full_h - 1)))
-       && add (extent, "max", pair (tg_region_x (&r, r.full_w - 1), tg_region_z (&r, 0)));
+       && add (extent, "min", pair (tg_region_x (&r, 0), tg_region_z (&r, r.height - 1)))
+       && add (extent, "max", pair (tg_region_x (&r, r.width - 1), tg_region_z (&r, 0)));
   ok = ok && add (o, "path", json_object_new_string (f->path))
        && add (o, "bytes", json_object_new_int64 ((int64_t) en->bytes))
        && add (o, "sha256", json_object_new_string (en->sha256))
        && add (o, "format", json_object_new_string (f->format ? f->format : ""))
        && add (o, "node", json_object_new_string (f->node_id ? f->node_id : ""))
-       && add (o, "resolution", int_pair (f->width, f->height));
+       && add (o, "resolution", int_pair (f->width, f->height))
+       && (f->lattice_w <= 0 || add (o, "first_sample", int_pair (f->col0, f->row0)));
   if (ok)
     {
       ok = add (o, "extent_m", extent);
@@ -183,39 +190,21 @@ write_manifest (TgExportList *l, const char *text, TgError *err)
   return 0;
 }
 
+/* Hashes every file L staged, adds manifest.json and commits them all. */
 int
-tg_build (TgEngine *e, const TgGraph *g, const char *graph_name, const char *out_dir,
-          const TgEvalHooks *hooks, TgExportList *list, TgEvalReport *report, TgError *err)
+tg__build_commit (TgExportList *l, const TgGraph *g, const char *graph_name,
+                  const TgCancel *cancel, TgError *err)
 {
-  TgExportList l;
-  TgError local;
   Entry *entries = NULL;
   char *text = NULL;
-  int n, rc;
+  int n = l->n_files, rc = 0;
 
-  memset (&l, 0, sizeof l);
-  if (list)
-    memset (list, 0, sizeof *list);
-  if (!err)
-    err = &local;
-  tg_error_clear (err);
-  if (!e || !g || !out_dir)
-    return tg_error_set (err, TG_EINVAL, "", "tg_build needs an engine, a graph and a folder");
-
-  rc = tg_engine_export (e, g, out_dir, hooks, &l, report, err);
-  if (rc)
-    goto out;
-
-  n = l.n_files;
   entries = calloc ((size_t) n + 1, sizeof *entries);
   if (!entries)
-    {
-      rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
-      goto out;
-    }
+    return tg_error_set (err, TG_ENOMEM, "", "out of memory");
   for (int i = 0; i < n; i++)
     {
-      const TgExportFile *f = &l.files[i];
+      const TgExportFile *f = &l->files[i];
       entries[i].file = f;
       if (strcmp (f->path, TG__MANIFEST_NAME) == 0)
         {
@@ -231,7 +220,7 @@ tg_build (TgEngine *e, const TgGraph *g, const char *graph_name, const char *out
     }
   qsort (entries, (size_t) n, sizeof *entries, entry_cmp);
 
-  if (hooks && hooks->cancel && tg_cancel_is_requested (hooks->cancel))
+  if (cancel && tg_cancel_is_requested (cancel))
     {
       rc = tg_error_set (err, TG_ECANCELLED, "", "cancelled");
       goto out;
@@ -243,17 +232,40 @@ tg_build (TgEngine *e, const TgGraph *g, const char *graph_name, const char *out
       rc = tg_error_set (err, TG_ENOMEM, "", "out of memory writing the manifest");
       goto out;
     }
-  /* Staging may grow l.files; ENTRIES must not be read after this. */
+  /* Staging may grow l->files; ENTRIES must not be read after this. */
   free (entries);
   entries = NULL;
-  rc = write_manifest (&l, text, err);
+  rc = write_manifest (l, text, err);
   if (rc)
     goto out;
-  rc = tg_export_list_commit (&l, err);
+  rc = tg_export_list_commit (l, err);
 
 out:
   free (entries);
   free (text);
+  return rc;
+}
+
+int
+tg_build (TgEngine *e, const TgGraph *g, const char *graph_name, const char *out_dir,
+          const TgEvalHooks *hooks, TgExportList *list, TgEvalReport *report, TgError *err)
+{
+  TgExportList l;
+  TgError local;
+  int rc;
+
+  memset (&l, 0, sizeof l);
+  if (list)
+    memset (list, 0, sizeof *list);
+  if (!err)
+    err = &local;
+  tg_error_clear (err);
+  if (!e || !g || !out_dir)
+    return tg_error_set (err, TG_EINVAL, "", "tg_build needs an engine, a graph and a folder");
+
+  rc = tg_engine_export (e, g, out_dir, hooks, &l, report, err);
+  if (rc == 0)
+    rc = tg__build_commit (&l, g, graph_name, hooks ? hooks->cancel : NULL, err);
   if (rc == 0 && list)
     *list = l;
   else

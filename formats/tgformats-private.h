@@ -118,6 +118,12 @@ int tg__write_file_atomic (const char *path, const void *data, size_t len, TgErr
 /* tg_sha256_file that also counts the bytes it hashed. */
 int tg__sha256_file_size (const char *path, char hex[65], uint64_t *bytes, TgError *err);
 
+/* The second half of tg_build, for `tgraph stitch` too: hashes every file
+ * L staged, adds the manifest (the same bytes for the same files) and
+ * commits everything. */
+int tg__build_commit (TgExportList *l, const TgGraph *g, const char *graph_name,
+                      const TgCancel *cancel, TgError *err);
+
 /* --- images ------------------------------------------------------------------------ */
 
 /* Checks an image's shape: 1..4 channels, BITS one of 8/16/32, data set. */

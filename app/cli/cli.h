@@ -5,6 +5,8 @@
 #ifndef TGRAPH_CLI_H
 #define TGRAPH_CLI_H
 
+#include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -33,6 +35,8 @@ int tg__cli_info (int argc, char **argv);
 int tg__cli_nodes (int argc, char **argv);
 int tg__cli_schema (int argc, char **argv);
 int tg__cli_fmt (int argc, char **argv);
+int tg__cli_plan (int argc, char **argv);
+int tg__cli_stitch (int argc, char **argv);
 
 const TgCliCommand *tg__cli_find_command (const char *name);
 /* Prints the full help of CMD to stdout. */
@@ -74,5 +78,45 @@ char *tg__cli_read_file (const char *path, size_t *len);
 
 /* "1.5 MiB"-style size into BUF; returns BUF. */
 const char *tg__cli_format_bytes (unsigned long long bytes, char *buf, size_t size);
+
+/* SIGINT, SIGTERM, SIGHUP and SIGQUIT request CANCEL from a thread of
+ * their own (blocked everywhere else, so the engine's threads, started
+ * after this, never take them); a second one exits at once. */
+typedef struct
+{
+  sigset_t set;
+  TgCancel *cancel;
+  pthread_t thread;
+  int signal; /* the first signal received, 0 if none */
+} TgCliSignalWatch;
+
+int tg__cli_signal_watch_start (TgCliSignalWatch *w, TgCancel *cancel);
+/* Stops the watcher; returns the signal that arrived, or 0. */
+int tg__cli_signal_watch_stop (TgCliSignalWatch *w);
+
+/* What `eval` and `plan` take from the command line. */
+typedef struct
+{
+  const char *cmd;       /* "eval" or "plan", for messages */
+  const char *file;
+  const char *out_dir;
+  const char **sets;     /* --set arguments in command-line order */
+  int n_sets;
+  int resolution;        /* 0: the file's */
+  int threads;           /* 0: one per core */
+  bool quiet;
+  /* tiled builds */
+  int nx, ny;            /* --tiles; 0 when not given */
+  int ix, iy;            /* --tile; -1 when not given */
+  int stage;             /* --stage; -1 when not given */
+  const char *partition, *time, *mem; /* plan: Slurm defaults */
+} TgCliEvalOptions;
+
+/* Fills O (O->cmd, O->out_dir and O->sets set by the caller) from the
+ * command line; returns 0 or an exit status (the error was printed). */
+int tg__cli_eval_parse (int argc, char **argv, TgCliEvalOptions *o);
+/* Loads O->file, applies --resolution and --set, validates; NULL (error
+ * printed) on failure. */
+TgGraph *tg__cli_eval_prepare (const TgCliEvalOptions *o);
 
 #endif

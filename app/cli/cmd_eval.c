@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <tgformats/plan.h>
 #include <tgformats/tgformats.h>
 
 #include "cli.h"
@@ -216,76 +217,11 @@ on_progress (void *user, int node, TgNodeState state, double fraction)
   pthread_mutex_unlock (&p->lock);
 }
 
-/* --- signals --------------------------------------------------------------- */
-
-typedef struct
-{
-  sigset_t set;
-  TgCancel *cancel;
-  pthread_t thread;
-  int signal; /* the first signal received, 0 if none */
-} SignalWatch;
-
-/* Runs with SIGINT and SIGTERM blocked in every thread, so they arrive
- * here synchronously: no async-signal-safety concerns for the cancel
- * token.  A second signal gives up on a clean stop. */
-static void *
-signal_thread (void *data)
-{
-  SignalWatch *w = data;
-
-  for (;;)
-    {
-      int sig = 0;
-      if (sigwait (&w->set, &sig) != 0)
-        continue;
-      if (w->signal == 0)
-        {
-          w->signal = sig;
-          tg_cancel_request (w->cancel);
-          static const char msg[] = "\ntgraph: cancelling (press again to quit at once)\n";
-          if (write (STDERR_FILENO, msg, sizeof msg - 1) < 0)
-            { /* nothing more to do */ }
-        }
-      else
-        _exit (128 + sig);
-    }
-  return NULL;
-}
-
-/* Blocks the signals in the calling thread (and so in every thread it
- * starts later, the engine's pool included) and starts the watcher. */
-static int
-signal_watch_start (SignalWatch *w, TgCancel *cancel)
-{
-  memset (w, 0, sizeof *w);
-  w->cancel = cancel;
-  sigemptyset (&w->set);
-  sigaddset (&w->set, SIGINT);
-  sigaddset (&w->set, SIGTERM);
-  if (pthread_sigmask (SIG_BLOCK, &w->set, NULL) != 0)
-    return -1;
-  if (pthread_create (&w->thread, NULL, signal_thread, w) != 0)
-    {
-      pthread_sigmask (SIG_UNBLOCK, &w->set, NULL);
-      return -1;
-    }
-  return 0;
-}
-
-static int
-signal_watch_stop (SignalWatch *w)
-{
-  pthread_cancel (w->thread);
-  pthread_join (w->thread, NULL);
-  return w->signal;
-}
-
 /* --- --set ----------------------------------------------------------------- */
 
 /* Applies one "ID.PARAM=VALUE"; errors name the flag and the node. */
 static int
-apply_set (TgGraph *g, const char *arg)
+apply_set (const char *cmd, TgGraph *g, const char *arg)
 {
   const char *eq = strchr (arg, '=');
   const char *dot = strchr (arg, '.');
@@ -293,9 +229,9 @@ apply_set (TgGraph *g, const char *arg)
   TgError err;
 
   if (!eq || !dot || dot > eq || dot == arg || dot + 1 == eq)
-    return tg__cli_usage_error (CMD, "--set \"%s\": expected ID.PARAM=VALUE", arg);
+    return tg__cli_usage_error (cmd, "--set \"%s\": expected ID.PARAM=VALUE", arg);
   if ((size_t) (dot - arg) >= sizeof id || (size_t) (eq - dot - 1) >= sizeof name)
-    return tg__cli_usage_error (CMD, "--set \"%s\": name too long", arg);
+    return tg__cli_usage_error (cmd, "--set \"%s\": name too long", arg);
   memcpy (id, arg, (size_t) (dot - arg));
   id[dot - arg] = '\0';
   memcpy (name, dot + 1, (size_t) (eq - dot - 1));
@@ -303,12 +239,12 @@ apply_set (TgGraph *g, const char *arg)
 
   int node = tg_graph_find_node (g, id);
   if (node < 0)
-    return tg__cli_usage_error (CMD, "--set %s: the graph has no node \"%s\"", arg, id);
+    return tg__cli_usage_error (cmd, "--set %s: the graph has no node \"%s\"", arg, id);
   const TgNodeDesc *d = tg_graph_node_desc (g, node);
   int pi = tg_node_desc_find_param (d, name);
   if (pi < 0)
     {
-      fprintf (stderr, "tgraph %s: --set %s: node \"%s\" (%s) has no parameter \"%s\"", CMD, arg,
+      fprintf (stderr, "tgraph %s: --set %s: node \"%s\" (%s) has no parameter \"%s\"", cmd, arg,
                id, d->type, name);
       for (int k = 0; k < d->n_params; k++)
         fprintf (stderr, "%s%s", k == 0 ? "; it has: " : ", ", d->params[k].name);
@@ -319,7 +255,7 @@ apply_set (TgGraph *g, const char *arg)
   tg_error_clear (&err);
   int rc = tg_graph_set_param_text (g, node, name, eq + 1, &err);
   if (rc < 0)
-    return tg__cli_usage_error (CMD, "--set %s: %s", arg,
+    return tg__cli_usage_error (cmd, "--set %s: %s", arg,
                                 err.message[0] ? err.message : tg_strerror (rc));
   return TG_CLI_EXIT_OK;
 }
@@ -385,22 +321,29 @@ print_failure (const char *file, const TgGraph *g, const TgEvalReport *report, c
     }
 }
 
-typedef struct
-{
-  const char *file;
-  const char *out_dir;
-  const char **sets; /* --set arguments in command-line order */
-  int n_sets;
-  int resolution;    /* 0: the file's */
-  int threads;       /* 0: one per core */
-  bool quiet;
-} EvalOptions;
-
-/* Fills O from the command line; returns 0 or an exit status (the error
- * has been printed). */
+/* "A,B" with both in MIN..MAX. */
 static int
-parse_options (int argc, char **argv, EvalOptions *o)
+parse_pair (const char *cmd, const char *option, const char *text, int min, int max, int *a,
+            int *b)
 {
+  char first[32];
+  const char *comma = strchr (text, ',');
+
+  if (!comma || (size_t) (comma - text) >= sizeof first)
+    return tg__cli_usage_error (cmd, "%s: expected two integers A,B, got \"%s\"", option, text);
+  memcpy (first, text, (size_t) (comma - text));
+  first[comma - text] = '\0';
+  if (tg__cli_parse_int (cmd, option, first, min, max, a) < 0
+      || tg__cli_parse_int (cmd, option, comma + 1, min, max, b) < 0)
+    return TG_CLI_EXIT_USAGE;
+  return 0;
+}
+
+int
+tg__cli_eval_parse (int argc, char **argv, TgCliEvalOptions *o)
+{
+  const char *CMD_ = o->cmd;
+  bool plan = strcmp (o->cmd, "plan") == 0;
   bool options_done = false;
 
   for (int i = 1; i < argc; i++)
@@ -411,7 +354,7 @@ parse_options (int argc, char **argv, EvalOptions *o)
       if (options_done || a[0] != '-' || a[1] == '\0')
         {
           if (o->file)
-            return tg__cli_usage_error (CMD, "expected one FILE, got \"%s\" and \"%s\"",
+            return tg__cli_usage_error (CMD_, "expected one FILE, got \"%s\" and \"%s\"",
                                         o->file, a);
           o->file = a;
         }
@@ -419,43 +362,89 @@ parse_options (int argc, char **argv, EvalOptions *o)
         options_done = true;
       else if (strcmp (a, "-q") == 0 || strcmp (a, "--quiet") == 0)
         o->quiet = true;
-      else if ((m = tg__cli_option_value (CMD, argc, argv, &i, "--output", "-o", &v)) != 0)
+      else if ((m = tg__cli_option_value (CMD_, argc, argv, &i, "--output", "-o", &v)) != 0)
         {
           if (m < 0)
             return TG_CLI_EXIT_USAGE;
           if (!v[0])
-            return tg__cli_usage_error (CMD, "--output: empty folder name");
+            return tg__cli_usage_error (CMD_, "--output: empty folder name");
           o->out_dir = v;
         }
-      else if ((m = tg__cli_option_value (CMD, argc, argv, &i, "--resolution", "-r", &v)) != 0)
+      else if ((m = tg__cli_option_value (CMD_, argc, argv, &i, "--resolution", "-r", &v)) != 0)
         {
-          if (m < 0 || tg__cli_parse_int (CMD, "--resolution", v, TG_RESOLUTION_MIN,
+          if (m < 0 || tg__cli_parse_int (CMD_, "--resolution", v, TG_RESOLUTION_MIN,
                                           TG_RESOLUTION_MAX, &o->resolution) < 0)
             return TG_CLI_EXIT_USAGE;
         }
-      else if ((m = tg__cli_option_value (CMD, argc, argv, &i, "--threads", "-j", &v)) != 0)
+      else if ((m = tg__cli_option_value (CMD_, argc, argv, &i, "--threads", "-j", &v)) != 0)
         {
-          if (m < 0 || tg__cli_parse_int (CMD, "--threads", v, 0, 1024, &o->threads) < 0)
+          if (m < 0 || tg__cli_parse_int (CMD_, "--threads", v, 0, 1024, &o->threads) < 0)
             return TG_CLI_EXIT_USAGE;
         }
-      else if ((m = tg__cli_option_value (CMD, argc, argv, &i, "--set", "-s", &v)) != 0)
+      else if ((m = tg__cli_option_value (CMD_, argc, argv, &i, "--set", "-s", &v)) != 0)
         {
           if (m < 0)
             return TG_CLI_EXIT_USAGE;
           o->sets[o->n_sets++] = v;
         }
+      else if ((m = tg__cli_option_value (CMD_, argc, argv, &i, "--tiles", NULL, &v)) != 0)
+        {
+          if (m < 0 || parse_pair (CMD_, "--tiles", v, 1, TG_TILES_MAX, &o->nx, &o->ny) < 0)
+            return TG_CLI_EXIT_USAGE;
+        }
+      else if (!plan && (m = tg__cli_option_value (CMD_, argc, argv, &i, "--tile", NULL, &v)) != 0)
+        {
+          if (m < 0 || parse_pair (CMD_, "--tile", v, 0, TG_TILES_MAX - 1, &o->ix, &o->iy) < 0)
+            return TG_CLI_EXIT_USAGE;
+        }
+      else if (!plan && (m = tg__cli_option_value (CMD_, argc, argv, &i, "--stage", NULL, &v)) != 0)
+        {
+          if (m < 0 || tg__cli_parse_int (CMD_, "--stage", v, 0, 1 << 20, &o->stage) < 0)
+            return TG_CLI_EXIT_USAGE;
+        }
+      else if (plan && (m = tg__cli_option_value (CMD_, argc, argv, &i, "--partition", NULL, &v)) != 0)
+        {
+          if (m < 0)
+            return TG_CLI_EXIT_USAGE;
+          o->partition = v;
+        }
+      else if (plan && (m = tg__cli_option_value (CMD_, argc, argv, &i, "--time", NULL, &v)) != 0)
+        {
+          if (m < 0)
+            return TG_CLI_EXIT_USAGE;
+          o->time = v;
+        }
+      else if (plan && (m = tg__cli_option_value (CMD_, argc, argv, &i, "--mem", NULL, &v)) != 0)
+        {
+          if (m < 0)
+            return TG_CLI_EXIT_USAGE;
+          o->mem = v;
+        }
       else
-        return tg__cli_usage_error (CMD, "unknown option \"%s\"", a);
+        return tg__cli_usage_error (CMD_, "unknown option \"%s\"", a);
     }
   if (!o->file)
-    return tg__cli_usage_error (CMD, "no file given");
+    return tg__cli_usage_error (CMD_, "no file given");
+  if (plan && o->nx == 0)
+    return tg__cli_usage_error (CMD_, "--tiles NX,NY is required");
+  if (o->ix >= 0 && o->nx == 0)
+    return tg__cli_usage_error (CMD_, "--tile needs --tiles NX,NY");
+  if (o->nx > 0 && (o->ix >= o->nx || o->iy >= o->ny))
+    return tg__cli_usage_error (CMD_, "--tile %d,%d: tiles are 0..%d, 0..%d", o->ix, o->iy,
+                                o->nx - 1, o->ny - 1);
+  if (!plan && o->nx > 0 && o->stage < 0 && o->ix < 0)
+    return tg__cli_usage_error (CMD_, "--tiles needs --tile IX,IY (one tile of the world) or "
+                                "--stage N (a job of a plan)");
+  if (o->stage >= 0 && (o->n_sets > 0 || o->resolution > 0))
+    return tg__cli_usage_error (CMD_, "a plan's job takes the plan's graph as it is: "
+                                "give --set and --resolution to `tgraph plan`");
   return 0;
 }
 
 /* Loads the file and applies --resolution and --set, then validates, so
  * an override that breaks a rule is refused before anything runs. */
-static TgGraph *
-prepare_graph (const EvalOptions *o)
+TgGraph *
+tg__cli_eval_prepare (const TgCliEvalOptions *o)
 {
   TgGraph *g = tg__cli_load_graph (o->file);
   TgError err;
@@ -465,7 +454,7 @@ prepare_graph (const EvalOptions *o)
   if (o->resolution > 0)
     tg_graph_world (g)->resolution = o->resolution;
   for (int k = 0; k < o->n_sets; k++)
-    if (apply_set (g, o->sets[k]) != TG_CLI_EXIT_OK)
+    if (apply_set (o->cmd, g, o->sets[k]) != TG_CLI_EXIT_OK)
       {
         tg_graph_free (g);
         return NULL;
@@ -483,7 +472,7 @@ prepare_graph (const EvalOptions *o)
 /* Builds G into the output folder with progress and cancellation; returns
  * the exit status. */
 static int
-build (const EvalOptions *o, const TgGraph *g)
+build (const TgCliEvalOptions *o, const TgGraph *g)
 {
   Progress progress;
   TgError err;
@@ -498,12 +487,20 @@ build (const EvalOptions *o, const TgGraph *g)
 
   TgCancel *cancel = tg_cancel_new ();
   progress.cancel = cancel;
-  SignalWatch watch;
-  bool watching = cancel && signal_watch_start (&watch, cancel) == 0;
+  TgCliSignalWatch watch;
+  bool watching = cancel && tg__cli_signal_watch_start (&watch, cancel) == 0;
   /* Created after the signals are blocked, so its threads never take them. */
-  TgEngineOptions opts = { .threads = o->threads, .cache_bytes = 0 };
+  TgEngineOptions opts = { .threads = o->threads, .no_cache = true };
   TgEngine *engine = tg_engine_new (&opts);
+  TgTiling tile = { o->nx, o->ny, o->ix, o->iy };
   TgEvalHooks hooks = { .progress = on_progress, .user = &progress, .cancel = cancel };
+  /* --tile without --stage: that tile's grid exports, encoded, as a window
+   * of the whole build (global nodes computed over the whole world). */
+  if (o->stage < 0 && o->ix >= 0)
+    {
+      hooks.tiling = &tile;
+      hooks.encode_tiles = true;
+    }
   TgExportList list;
   TgEvalReport report;
   memset (&list, 0, sizeof list);
@@ -513,11 +510,14 @@ build (const EvalOptions *o, const TgGraph *g)
   double t0 = now_s ();
   if (!engine || !cancel)
     rc = tg_error_set (&err, TG_ENOMEM, "", "cannot start the engine");
+  else if (o->stage >= 0)
+    rc = tg_plan_run_job (engine, g, o->out_dir, o->nx, o->ny, o->stage, o->ix, o->iy, &hooks,
+                          &report, &err);
   else
     rc = tg_build (engine, g, base_name (o->file), o->out_dir, &hooks, &list, &report, &err);
   double seconds = now_s () - t0;
 
-  int sig = watching ? signal_watch_stop (&watch) : 0;
+  int sig = watching ? tg__cli_signal_watch_stop (&watch) : 0;
   pthread_mutex_lock (&progress.lock);
   progress_erase (&progress);
   progress.quiet = true; /* no more drawing, whatever a late worker reports */
@@ -537,7 +537,10 @@ build (const EvalOptions *o, const TgGraph *g)
     }
   else
     {
-      if (!o->quiet)
+      if (!o->quiet && o->stage >= 0)
+        printf ("stage %d job%s done in %.2f s\n", o->stage, o->ix >= 0 ? " of a tile" : "",
+                seconds);
+      else if (!o->quiet)
         print_files (&list, o->out_dir, seconds);
       status = TG_CLI_EXIT_OK;
     }
@@ -555,16 +558,16 @@ build (const EvalOptions *o, const TgGraph *g)
 int
 tg__cli_eval (int argc, char **argv)
 {
-  EvalOptions o = { .out_dir = "out" };
+  TgCliEvalOptions o = { .cmd = CMD, .out_dir = "out", .ix = -1, .iy = -1, .stage = -1 };
   int status;
 
   o.sets = calloc ((size_t) argc, sizeof *o.sets);
   if (!o.sets)
     return TG_CLI_EXIT_FAILED;
-  status = parse_options (argc, argv, &o);
+  status = tg__cli_eval_parse (argc, argv, &o);
   if (status == 0)
     {
-      TgGraph *g = prepare_graph (&o);
+      TgGraph *g = tg__cli_eval_prepare (&o);
       status = g ? build (&o, g) : TG_CLI_EXIT_USAGE;
       if (g)
         tg_graph_free (g);

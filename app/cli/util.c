@@ -2,10 +2,13 @@
  * arguments, error messages in the FILE:LINE:COL form, file reading.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <tgformats/tgformats.h>
 
@@ -162,3 +165,63 @@ tg__cli_format_bytes (unsigned long long bytes, char *buf, size_t size)
     snprintf (buf, size, "%.2f GiB", (double) bytes / (1024.0 * 1024.0 * 1024.0));
   return buf;
 }
+
+/* --- signals --------------------------------------------------------------- */
+
+/* Runs with SIGINT, SIGTERM, SIGHUP and SIGQUIT blocked in every thread, so they arrive
+ * here synchronously: no async-signal-safety concerns for the cancel
+ * token.  A second signal gives up on a clean stop. */
+static void *
+signal_thread (void *data)
+{
+  TgCliSignalWatch *w = data;
+
+  for (;;)
+    {
+      int sig = 0;
+      if (sigwait (&w->set, &sig) != 0)
+        continue;
+      if (w->signal == 0)
+        {
+          w->signal = sig;
+          tg_cancel_request (w->cancel);
+          static const char msg[] = "\ntgraph: cancelling (press again to quit at once)\n";
+          if (write (STDERR_FILENO, msg, sizeof msg - 1) < 0)
+            { /* nothing more to do */ }
+        }
+      else
+        _exit (128 + sig);
+    }
+  return NULL;
+}
+
+/* Blocks the signals in the calling thread (and so in every thread it
+ * starts later, the engine's pool included) and starts the watcher. */
+int
+tg__cli_signal_watch_start (TgCliSignalWatch *w, TgCancel *cancel)
+{
+  memset (w, 0, sizeof *w);
+  w->cancel = cancel;
+  sigemptyset (&w->set);
+  sigaddset (&w->set, SIGINT);
+  sigaddset (&w->set, SIGTERM);
+  sigaddset (&w->set, SIGHUP);
+  sigaddset (&w->set, SIGQUIT);
+  if (pthread_sigmask (SIG_BLOCK, &w->set, NULL) != 0)
+    return -1;
+  if (pthread_create (&w->thread, NULL, signal_thread, w) != 0)
+    {
+      pthread_sigmask (SIG_UNBLOCK, &w->set, NULL);
+      return -1;
+    }
+  return 0;
+}
+
+int
+tg__cli_signal_watch_stop (TgCliSignalWatch *w)
+{
+  pthread_cancel (w->thread);
+  pthread_join (w->thread, NULL);
+  return w->signal;
+}
+

@@ -83,6 +83,9 @@ typedef struct
    * while a tiled scheme's step or reduce runs, the tiling it sees */
   const TgTileStore *store;
   const TgTiling *step_tiling;
+  bool raw_tiles; /* a tile job's images go out raw, for stitch to encode */
+  const TgTiling *export_tiling; /* an export of one tile: its window */
+  TgRegion export_window;
 } Eval;
 
 struct TgEvalCtx
@@ -201,7 +204,7 @@ tg_engine_new (const TgEngineOptions *opts)
 {
   TgEngine *e = calloc (1, sizeof *e);
   int threads = opts ? opts->threads : 0;
-  size_t budget = opts && opts->cache_bytes ? opts->cache_bytes : DEFAULT_CACHE_BYTES;
+  size_t budget = opts && opts->no_cache ? 0 : opts && opts->cache_bytes ? opts->cache_bytes : DEFAULT_CACHE_BYTES;
 
   if (e == NULL)
     return NULL;
@@ -362,12 +365,23 @@ input_region (Eval *ev, int node, const TgRegion *out)
     }
 }
 
-/* The region NODE itself computes when asked for OUT (global nodes always
- * compute the whole lattice). */
-static TgRegion
-compute_region (const TgNodeDesc *d, const TgRegion *out)
+/* Whether NODE's results come from a tiled build's earlier stages. */
+static bool
+stored (const Eval *ev, int node)
 {
-  return d->locality == TG_LOCALITY_GLOBAL ? tg_region_full (out) : *out;
+  return ev->store && ev->store->has && ev->store->has (ev->store->user, node);
+}
+
+/* The region NODE itself computes when asked for OUT (global nodes always
+ * compute the whole lattice; what the store has, it gives over any window). */
+static TgRegion
+compute_region (const Eval *ev, int node, const TgRegion *out)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
+
+  if (d->locality != TG_LOCALITY_GLOBAL || stored (ev, node))
+    return *out;
+  return tg_region_full (out);
 }
 
 static int
@@ -515,7 +529,7 @@ static int
 job_for (Eval *ev, int node, const TgRegion *out, int depth)
 {
   const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
-  TgRegion r = compute_region (d, out), in_r;
+  TgRegion r = compute_region (ev, node, out), in_r;
   const TgWorld *w = tg_graph_world_const (ev->g);
   TgHasher h;
   int j, rc;
@@ -547,7 +561,9 @@ job_for (Eval *ev, int node, const TgRegion *out, int depth)
   tg_hasher_double (&h, w->height_m);
   tg_hasher_u64 (&h, w->seed);
   hash_region (&h, &r);
-  for (int k = 0; k < d->n_inputs; k++)
+  /* A stored result stands for its whole upstream, which the stage that
+   * wrote it keyed; nothing upstream is pulled. */
+  for (int k = 0; k < d->n_inputs && !stored (ev, node); k++)
     {
       int l = tg_graph_input_link (ev->g, node, k);
       if (l < 0)
@@ -932,6 +948,13 @@ write_staged (TgEvalCtx *c, const char *rel_path, const char *format, int width,
   if (f == NULL)
     return tg_eval_fail (c, err.code, "%s", err.message);
   rc = add_export_file (ev->exports, rel_path, tmp, format, tg_eval_node_id (c), width, height);
+  if (rc == 0 && ev->export_tiling && ev->export_tiling->ix >= 0)
+    {
+      TgExportFile *ef = &ev->exports->files[ev->exports->n_files - 1];
+      ef->lattice_w = ev->export_window.full_w;
+      ef->col0 = ev->export_window.col0;
+      ef->row0 = ev->export_window.row0;
+    }
   if (rc < 0)
     {
       fclose (f);
@@ -990,6 +1013,15 @@ tg_eval_write_image (TgEvalCtx *c, const char *rel_path, const char *format, con
 
   if (w == NULL)
     return no_writer (c, "image", format);
+  if (c->ev->raw_tiles)
+    {
+      /* "height.png.tile": what stitch turns into height.png. */
+      char tile_path[PATH_MAX];
+      if (snprintf (tile_path, sizeof tile_path, "%s.tile", rel_path) >= (int) sizeof tile_path)
+        return tg_eval_fail (c, TG_EPATH, "export path too long");
+      w = tg_tile_image_write;
+      return write_staged (c, tile_path, format, img->width, img->height, emit_image, img, &w);
+    }
   return write_staged (c, rel_path, format, img->width, img->height, emit_image, img, &w);
 }
 
@@ -1162,9 +1194,20 @@ skip_node (Eval *ev, int node)
     report_state (ev, node, TG_NODE_SKIPPED, 0);
 }
 
-/* Runs NODE's eval over REGION with INPUTS; fills OUTS (n_outputs refs). */
+/* A tiled scheme's step or reduce to run instead of the node's eval. */
+typedef struct
+{
+  int step;
+  bool reduce;
+  bool last;  /* the step whose outputs are the node's */
+} SchemeStep;
+
+/* Runs NODE's eval over REGION with INPUTS; fills OUTS (n_outputs refs).
+ * With STEP, runs that part of the node's tiled scheme instead; only the
+ * last step must produce outputs. */
 static int
-run_node (Eval *ev, int node, const TgRegion *region, const TgValue **inputs, TgValue **outs)
+run_node_step (Eval *ev, int node, const TgRegion *region, const TgValue **inputs,
+               TgValue **outs, const SchemeStep *step)
 {
   const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
   TgEvalCtx ctx;
@@ -1180,13 +1223,18 @@ run_node (Eval *ev, int node, const TgRegion *region, const TgValue **inputs, Tg
   ctx.outputs = outs;
   atomic_init (&ctx.last_progress, 0);
   report_state (ev, node, TG_NODE_RUNNING, 0);
-  rc = d->eval (&ctx);
+  if (step == NULL)
+    rc = d->eval (&ctx);
+  else if (step->reduce)
+    rc = d->tiled->reduce (&ctx, step->step);
+  else
+    rc = d->tiled->tile_step (&ctx, step->step);
   for (int k = 0; k < ctx.n_meshes; k++)
     tg_mesh_free (ctx.meshes[k]);
   free (ctx.meshes);
   if (rc == 0 && cancelled (ev))
     rc = TG_ECANCELLED;
-  if (rc == 0)
+  if (rc == 0 && (step == NULL || step->last))
     for (int k = 0; k < d->n_outputs; k++)
       if (outs[k] == NULL)
         {
@@ -1208,6 +1256,12 @@ run_node (Eval *ev, int node, const TgRegion *region, const TgValue **inputs, Tg
     ev->report->n_computed++;
   report_state (ev, node, TG_NODE_DONE, 1.0);
   return 0;
+}
+
+static int
+run_node (Eval *ev, int node, const TgRegion *region, const TgValue **inputs, TgValue **outs)
+{
+  return run_node_step (ev, node, region, inputs, outs, NULL);
 }
 
 /* Drops this evaluation's hold on inputs no other job still needs, so a
@@ -1242,7 +1296,7 @@ release_inputs (Eval *ev, int node, const TgRegion *in_r)
         continue;
       {
         int from = tg_graph_link (ev->g, l)->from_node;
-        TgRegion r = compute_region (tg_graph_node_desc (ev->g, from), in_r);
+        TgRegion r = compute_region (ev, from, in_r);
         ij = find_job (ev, from, &r);
       }
       if (ij < 0)
@@ -1273,6 +1327,93 @@ pull_window (Eval *ev, int j, TgValue **outs)
       return rc;
     }
   tg__cache_put (ev->e->cache, ev->jobs[j].key, d->n_outputs, outs);
+  ev->jobs[j].outs = outs;
+  ev->jobs[j].failed = false;
+  return 0;
+}
+
+/* Pulls NODE's inputs over IN_R into *INPUTS (borrowed or, where a
+ * window had to be cut, held in *OWNED); free with free_inputs. */
+static int
+pull_inputs (Eval *ev, int node, const TgRegion *in_r, const TgValue ***inputs,
+             TgValue ***owned)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
+  size_t n = (size_t) (d->n_inputs ? d->n_inputs : 1);
+  int rc = 0;
+
+  *inputs = calloc (n, sizeof (TgValue *));
+  *owned = calloc (n, sizeof (TgValue *));
+  if (*inputs == NULL || *owned == NULL)
+    return tg_error_set (ev->err, TG_ENOMEM, NULL, NULL);
+  for (int k = 0; k < d->n_inputs && rc == 0; k++)
+    {
+      int l = tg_graph_input_link (ev->g, node, k);
+      const TgLink *link;
+      int ij;
+      if (l < 0)
+        continue;
+      link = tg_graph_link (ev->g, l);
+      ij = job_for (ev, link->from_node, in_r, 0);
+      if (ij < 0)
+        {
+          rc = ij;
+          break;
+        }
+      rc = pull_job (ev, ij);
+      if (rc < 0)
+        break;
+      (*inputs)[k] = ev->jobs[ij].outs[link->from_port];
+    }
+  /* Upstream global nodes computed the whole lattice; give this node
+   * exactly the window it asked for (clamped at the world's edge). */
+  for (int k = 0; k < d->n_inputs && rc == 0; k++)
+    if ((*inputs)[k] && tg_port_type_is_grid ((*inputs)[k]->type)
+        && !tg_region_equal (&(*inputs)[k]->region, in_r))
+      {
+        (*owned)[k] = tg__value_window_clamped ((*inputs)[k], in_r);
+        if ((*owned)[k] == NULL)
+          rc = tg_error_set (ev->err, TG_ENOMEM, NULL, NULL);
+        (*inputs)[k] = (*owned)[k];
+      }
+  return rc;
+}
+
+static void
+free_inputs (Eval *ev, int node, const TgRegion *in_r, const TgValue **inputs, TgValue **owned)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
+
+  for (int k = 0; owned && k < d->n_inputs; k++)
+    tg_value_unref (owned[k]);
+  free (owned);
+  free (inputs);
+  release_inputs (ev, node, in_r);
+}
+
+/* Job J's outputs from the tiled build's store. */
+static int
+pull_stored (Eval *ev, int j, TgValue **outs)
+{
+  int node = ev->jobs[j].node;
+  const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
+  TgError err = { 0 };
+
+  report_state (ev, node, TG_NODE_RUNNING, 0);
+  for (int k = 0; k < d->n_outputs; k++)
+    {
+      outs[k] = ev->store->get (ev->store->user, node, k, &ev->jobs[j].region, &err);
+      if (outs[k] == NULL)
+        {
+          for (int q = 0; q < k; q++)
+            tg_value_unref (outs[q]);
+          free (outs);
+          fail_node (ev, node, err.code ? err.code : TG_EIO,
+                     err.message[0] ? err.message : "missing from the tiled build's store");
+          return err.code ? err.code : TG_EIO;
+        }
+    }
+  report_state (ev, node, TG_NODE_CACHED, 1.0);
   ev->jobs[j].outs = outs;
   ev->jobs[j].failed = false;
   return 0;
@@ -1314,6 +1455,8 @@ pull_job (Eval *ev, int j)
         job_release (ev, ev->jobs[j].source);
       return 0;
     }
+  if (stored (ev, node))
+    return pull_stored (ev, j, outs);
   if (ev->jobs[j].source >= 0 && (rc = pull_window (ev, j, outs)) == 0)
     return 0;
   if (rc < 0)
@@ -1323,56 +1466,12 @@ pull_job (Eval *ev, int j)
       return rc;
     }
   in_r = input_region (ev, node, &region);
-  inputs = calloc ((size_t) (d->n_inputs ? d->n_inputs : 1), sizeof (TgValue *));
-  if (inputs == NULL)
-    {
-      free (outs);
-      return tg_error_set (ev->err, TG_ENOMEM, NULL, NULL);
-    }
-  for (int k = 0; k < d->n_inputs && rc == 0; k++)
-    {
-      int l = tg_graph_input_link (ev->g, node, k);
-      const TgLink *link;
-      int ij;
-      const TgValue *v;
-      if (l < 0)
-        continue;
-      link = tg_graph_link (ev->g, l);
-      ij = job_for (ev, link->from_node, &in_r, 0);
-      if (ij < 0)
-        {
-          rc = ij;
-          break;
-        }
-      rc = pull_job (ev, ij);
-      if (rc < 0)
-        break;
-      v = ev->jobs[ij].outs[link->from_port];
-      inputs[k] = v;
-    }
-  /* Upstream global nodes computed the whole lattice; give this node
-   * exactly the window it asked for (clamped at the world's edge). */
-  owned = calloc ((size_t) (d->n_inputs ? d->n_inputs : 1), sizeof (TgValue *));
-  if (owned == NULL && rc == 0)
-    rc = tg_error_set (ev->err, TG_ENOMEM, NULL, NULL);
-  for (int k = 0; k < d->n_inputs && rc == 0; k++)
-    if (inputs[k] && tg_port_type_is_grid (inputs[k]->type)
-        && !tg_region_equal (&inputs[k]->region, &in_r))
-      {
-        owned[k] = tg__value_window_clamped (inputs[k], &in_r);
-        if (owned[k] == NULL)
-          rc = tg_error_set (ev->err, TG_ENOMEM, NULL, NULL);
-        inputs[k] = owned[k];
-      }
+  rc = pull_inputs (ev, node, &in_r, &inputs, &owned);
   if (rc == 0)
     rc = run_node (ev, node, &region, inputs, outs);
   else
     skip_node (ev, node);
-  for (int k = 0; owned && k < d->n_inputs; k++)
-    tg_value_unref (owned[k]);
-  free (owned);
-  free (inputs);
-  release_inputs (ev, node, &in_r);
+  free_inputs (ev, node, &in_r, inputs, owned);
   if (rc < 0)
     {
       free (outs);
@@ -1399,6 +1498,7 @@ eval_begin (Eval *ev, TgEngine *e, const TgGraph *g, const TgEvalHooks *hooks,
   ev->hooks = hooks;
   ev->report = report;
   ev->err = err;
+  ev->store = hooks ? hooks->store : NULL;
   tg_error_clear (err);
   ev->params = calloc ((size_t) (n ? n : 1), sizeof (void *));
   if (ev->params == NULL)
@@ -1492,10 +1592,120 @@ tg_engine_pull (TgEngine *e, const TgGraph *g, int node, int output, const TgReg
 }
 
 int
+tg_engine_tile_step (TgEngine *e, const TgGraph *g, int node, int step, bool reduce,
+                     const TgEvalHooks *hooks, TgValue **outs, TgEvalReport *report, TgError *err)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (g, node);
+  const TgTiling *t = hooks ? hooks->tiling : NULL;
+  TgTiling reduce_tiling;
+  TgRegion full, region, in_r;
+  const TgValue **inputs = NULL;
+  TgValue **owned = NULL, **res = NULL;
+  SchemeStep st;
+  const void *params;
+  Eval ev;
+  int rc, n_steps, halo = -1;
+
+  if (d == NULL || d->tiled == NULL)
+    return tg_error_set (err, TG_EINVAL, NULL, "node %d has no tiled scheme", node);
+  if (t == NULL || t->nx < 1 || t->ny < 1
+      || (!reduce && (t->ix < 0 || t->ix >= t->nx || t->iy < 0 || t->iy >= t->ny)))
+    return tg_error_set (err, TG_EINVAL, NULL, "a tiled step needs a tile of its tiling");
+  if ((rc = tg_world_check (tg_graph_world_const (g), err)) < 0)
+    return rc;
+  tg_region_for_world (&full, tg_graph_world_const (g), tg_graph_world_const (g)->resolution);
+  if ((rc = eval_begin (&ev, e, g, hooks, report, err)) < 0)
+    return rc;
+  if ((rc = check_node (&ev, node)) < 0 || (params = node_params (&ev, node)) == NULL)
+    {
+      rc = rc < 0 ? rc : tg_error_set (err, TG_ENOMEM, NULL, NULL);
+      goto out;
+    }
+  n_steps = d->tiled->n_steps (params, &full);
+  if (step < 0 || step >= n_steps
+      || (reduce && !(d->tiled->has_reduce && d->tiled->has_reduce (params, &full, step))))
+    {
+      rc = tg_error_set (err, TG_EINVAL, NULL, "node \"%s\" has no %s %d",
+                         tg_graph_node_id (g, node), reduce ? "reduce after step" : "step", step);
+      goto out;
+    }
+  if (reduce)
+    {
+      reduce_tiling = (TgTiling) { t->nx, t->ny, -1, -1 };
+      t = &reduce_tiling;
+      region = full;
+    }
+  else
+    {
+      region = tg_tiling_window (t, &full, t->ix, t->iy);
+      halo = d->tiled->halo (params, &full, step);
+    }
+  /* The step's inputs: the tile and its halo, cut at the world's edge. */
+  if (halo >= 0)
+    {
+      TgRegion g2 = tg_region_grow (&region, halo);
+      int c0 = g2.col0 > 0 ? g2.col0 : 0, r0 = g2.row0 > 0 ? g2.row0 : 0;
+      int c1 = g2.col0 + g2.width < full.full_w ? g2.col0 + g2.width : full.full_w;
+      int r1 = g2.row0 + g2.height < full.full_h ? g2.row0 + g2.height : full.full_h;
+      in_r = tg_region_window (&full, c0, r0, c1 - c0, r1 - r0);
+      rc = pull_inputs (&ev, node, &in_r, &inputs, &owned);
+    }
+  else
+    {
+      in_r = region;
+      inputs = calloc ((size_t) (d->n_inputs ? d->n_inputs : 1), sizeof (TgValue *));
+      rc = inputs ? 0 : tg_error_set (err, TG_ENOMEM, NULL, NULL);
+    }
+  if (rc == 0)
+    {
+      res = calloc ((size_t) (d->n_outputs ? d->n_outputs : 1), sizeof (TgValue *));
+      if (res == NULL)
+        rc = tg_error_set (err, TG_ENOMEM, NULL, NULL);
+    }
+  if (rc == 0)
+    {
+      st = (SchemeStep) { step, reduce, !reduce && step == n_steps - 1 };
+      ev.step_tiling = t;
+      rc = run_node_step (&ev, node, &region, inputs, res, &st);
+      ev.step_tiling = NULL;
+    }
+  if (halo >= 0)
+    free_inputs (&ev, node, &in_r, inputs, owned);
+  else
+    free (inputs);
+  for (int k = 0; res && k < d->n_outputs; k++)
+    {
+      if (rc == 0 && outs)
+        outs[k] = res[k];
+      else
+        tg_value_unref (res[k]);
+    }
+  free (res);
+out:
+  rc = eval_result (&ev, rc);
+  eval_end (&ev);
+  return rc;
+}
+
+/* Whether export D belongs to this part of a build: every export in a
+ * whole build; in a tiled one, grids in the tile jobs (they cut any
+ * window) and meshes and points in the whole-world job. */
+static bool
+export_in_part (const TgNodeDesc *d, const TgTiling *tiling)
+{
+  if (!(d->flags & TG_NODE_EXPORT))
+    return false;
+  if (tiling == NULL)
+    return true;
+  return (d->locality == TG_LOCALITY_GLOBAL) == (tiling->ix < 0);
+}
+
+int
 tg_engine_export (TgEngine *e, const TgGraph *g, const char *out_dir, const TgEvalHooks *hooks,
                   TgExportList *list, TgEvalReport *report, TgError *err)
 {
   TgRegion region;
+  const TgTiling *tiling;
   Eval ev;
   int rc, first_rc = 0;
 
@@ -1513,12 +1723,18 @@ tg_engine_export (TgEngine *e, const TgGraph *g, const char *out_dir, const TgEv
       return rc;
     }
   tg_region_for_world (&region, tg_graph_world_const (g), tg_graph_world_const (g)->resolution);
+  tiling = hooks ? hooks->tiling : NULL;
+  if (tiling && tiling->ix >= 0)
+    region = tg_tiling_window (tiling, &region, tiling->ix, tiling->iy);
   if ((rc = eval_begin (&ev, e, g, hooks, report, err)) < 0)
     {
       tg_export_list_clear (list);
       return rc;
     }
   ev.exports = list;
+  ev.raw_tiles = tiling && tiling->ix >= 0 && !hooks->encode_tiles;
+  ev.export_tiling = tiling;
+  ev.export_window = region;
   /* Key every export first, so each shared upstream result knows all its
    * readers before any is released.  Every export runs even after one
    * fails, so the report names every broken branch; nothing is committed
@@ -1530,7 +1746,7 @@ tg_engine_export (TgEngine *e, const TgGraph *g, const char *out_dir, const TgEv
     for (int i = 0; jobs && i < n; i++)
       {
         jobs[i] = -1;
-        if (tg_graph_node_desc (g, i)->flags & TG_NODE_EXPORT)
+        if (export_in_part (tg_graph_node_desc (g, i), tiling))
           {
             jobs[i] = job_for (&ev, i, &region, 0);
             if (jobs[i] < 0 && first_rc == 0)

@@ -191,3 +191,58 @@ tg_image_bytes (const TgImage *img)
   return (size_t) img->width * (size_t) img->height * (size_t) img->channels
          * (size_t) (img->bits / 8);
 }
+
+/* --- raw tiles --------------------------------------------------------------- */
+
+static const char tile_magic[8] = { 'T', 'G', 'T', 'I', 'L', 'E', '1', '\n' };
+
+int
+tg_tile_image_write (FILE *f, const TgImage *img, TgError *err)
+{
+  int32_t head[5] = { img->width, img->height, img->channels, img->bits, img->south_first };
+  size_t n = tg_image_bytes (img);
+
+  if (fwrite (tile_magic, 1, sizeof tile_magic, f) != sizeof tile_magic
+      || fwrite (head, sizeof head, 1, f) != 1 || (n && fwrite (img->data, 1, n, f) != n))
+    return tg_error_set (err, TG_EIO, NULL, "write error");
+  return 0;
+}
+
+int
+tg_tile_image_read (const char *path, TgImage *out, TgError *err)
+{
+  FILE *f = fopen (path, "rb");
+  char magic[8];
+  int32_t head[5];
+  size_t n;
+  int rc = 0;
+
+  memset (out, 0, sizeof *out);
+  if (f == NULL)
+    return tg_error_set (err, TG_EIO, NULL, "cannot open \"%s\"", path);
+  if (fread (magic, 1, sizeof magic, f) != sizeof magic || memcmp (magic, tile_magic, sizeof magic)
+      || fread (head, sizeof head, 1, f) != 1)
+    rc = tg_error_set (err, TG_EPARSE, NULL, "\"%s\" is not a tile image", path);
+  else if (head[0] < 1 || head[1] < 1 || head[0] > TG_RESOLUTION_MAX || head[1] > TG_RESOLUTION_MAX
+           || head[2] < 1 || head[2] > 4 || (head[3] != 8 && head[3] != 16 && head[3] != 32)
+           || (head[4] != 0 && head[4] != 1))
+    rc = tg_error_set (err, TG_EPARSE, NULL, "\"%s\": bad tile image header", path);
+  if (rc == 0)
+    {
+      out->width = head[0];
+      out->height = head[1];
+      out->channels = head[2];
+      out->bits = head[3];
+      out->south_first = head[4] != 0;
+      n = tg_image_bytes (out);
+      out->data = malloc (n ? n : 1);
+      if (out->data == NULL)
+        rc = tg_error_set (err, TG_ENOMEM, NULL, "out of memory reading \"%s\"", path);
+      else if (fread (out->data, 1, n, f) != n || fgetc (f) != EOF)
+        rc = tg_error_set (err, TG_EPARSE, NULL, "\"%s\": tile image truncated or too long", path);
+    }
+  fclose (f);
+  if (rc < 0)
+    tg_image_clear (out);
+  return rc;
+}

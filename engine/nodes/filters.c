@@ -7,6 +7,7 @@
  * exact and identical on every tile.
  */
 #include <math.h>
+#include <string.h>
 #include <stdlib.h>
 
 #include <tgraph/hash.h>
@@ -392,6 +393,7 @@ typedef struct
 {
   const TgValue *in;
   TgValue *out;
+  TgRegion region; /* what is read and written */
   float *row_min, *row_max;
   double lo, span;
   bool flat;
@@ -401,7 +403,7 @@ static void
 normalize_reduce_rows (void *user, int begin, int end)
 {
   const NormalizeJob *job = user;
-  const TgRegion *r = &job->out->region;
+  const TgRegion *r = &job->region;
 
   for (int j = begin; j < end; j++)
     {
@@ -422,7 +424,7 @@ static void
 normalize_apply_rows (void *user, int begin, int end)
 {
   const NormalizeJob *job = user;
-  const TgRegion *r = &job->out->region;
+  const TgRegion *r = &job->region;
 
   for (int j = begin; j < end; j++)
     {
@@ -439,47 +441,159 @@ normalize_apply_rows (void *user, int begin, int end)
     }
 }
 
+/* The lowest and highest sample of the input over the context's region. */
 static int
-normalize_eval (TgEvalCtx *c)
+normalize_range (TgEvalCtx *c, float *mn_out, float *mx_out)
 {
   const TgRegion *region = tg_eval_region (c);
   NormalizeJob job = { 0 };
-  int grain = tg__grain_rows (region->width);
   float mn = INFINITY, mx = -INFINITY;
   int rc;
 
   job.in = tg_eval_input (c, 0);
   if ((rc = tg__check_grid_input (c, job.in, "height", region)) < 0)
     return rc;
-  job.out = tg_eval_new_output (c, 0, 1);
-  if (!job.out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
   job.row_min = malloc (sizeof (float) * 2 * (size_t) (region->height > 0 ? region->height : 1));
   if (!job.row_min)
     return tg_eval_fail (c, TG_ENOMEM, "out of memory");
   job.row_max = job.row_min + region->height;
-
-  rc = tg_eval_parallel (c, region->height, grain, normalize_reduce_rows, &job);
-  if (rc < 0)
-    {
-      free (job.row_min);
-      return rc;
-    }
-  for (int j = 0; j < region->height; j++)
+  job.region = *region;
+  rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), normalize_reduce_rows,
+                         &job);
+  for (int j = 0; rc == 0 && j < region->height; j++)
     {
       mn = job.row_min[j] < mn ? job.row_min[j] : mn;
       mx = job.row_max[j] > mx ? job.row_max[j] : mx;
     }
   free (job.row_min);
-  job.row_min = job.row_max = NULL;
+  *mn_out = mn;
+  *mx_out = mx;
+  return rc;
+}
 
+/* Writes the output over the context's region stretched from MN..MX. */
+static int
+normalize_apply (TgEvalCtx *c, float mn, float mx)
+{
+  const TgRegion *region = tg_eval_region (c);
+  NormalizeJob job = { 0 };
+
+  job.in = tg_eval_input (c, 0);
+  job.region = *region;
+  job.out = tg_eval_new_output (c, 0, 1);
+  if (!job.out)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
   /* A flat (or empty, or all-NaN) map has no range to stretch: pass it
-   * through clamped to 0..1 instead of dividing by zero. */
-  job.lo = mn;
+   * through clamped to 0..1 instead of dividing by zero.  + 0.0 makes a
+   * -0 minimum +0, so which zero was met first (an order that differs
+   * between a whole map and its tiles) cannot show in the result. */
+  job.lo = (double) mn + 0.0;
   job.span = (double) mx - (double) mn;
   job.flat = !(job.span > 0.0) || !isfinite (job.span);
-  return tg_eval_parallel (c, region->height, grain, normalize_apply_rows, &job);
+  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width),
+                           normalize_apply_rows, &job);
 }
+
+static int
+normalize_eval (TgEvalCtx *c)
+{
+  float mn, mx;
+  int rc = normalize_range (c, &mn, &mx);
+
+  return rc < 0 ? rc : normalize_apply (c, mn, mx);
+}
+
+/* Tiled: each tile's range (step 0), one reduction of the ranges in tile
+ * order, then each tile stretched by the world's range (step 1).  Minimum
+ * and maximum are exact in any order, so the bytes are the whole map's. */
+static int
+normalize_n_steps (const void *params, const TgRegion *full)
+{
+  (void) params;
+  (void) full;
+  return 2;
+}
+
+static int
+normalize_halo (const void *params, const TgRegion *full, int step)
+{
+  (void) params;
+  (void) full;
+  (void) step;
+  return 0;
+}
+
+static bool
+normalize_has_reduce (const void *params, const TgRegion *full, int step)
+{
+  (void) params;
+  (void) full;
+  return step == 0;
+}
+
+static int
+normalize_tile_step (TgEvalCtx *c, int step)
+{
+  float range[2];
+  void *data;
+  size_t size;
+  int rc;
+
+  if (step == 0)
+    {
+      if ((rc = normalize_range (c, &range[0], &range[1])) < 0)
+        return rc;
+      return tg_eval_blob_put (c, "range", range, sizeof range);
+    }
+  if ((rc = tg_eval_blob_get (c, -1, -1, "range", &data, &size)) < 0)
+    return rc;
+  if (size != sizeof range)
+    {
+      free (data);
+      return tg_eval_fail (c, TG_EPARSE, "the world's range is damaged");
+    }
+  memcpy (range, data, sizeof range);
+  free (data);
+  return normalize_apply (c, range[0], range[1]);
+}
+
+static int
+normalize_reduce (TgEvalCtx *c, int step)
+{
+  const TgTiling *t = tg_eval_tiling (c);
+  float mn = INFINITY, mx = -INFINITY, range[2];
+
+  (void) step;
+  for (int iy = 0; iy < t->ny; iy++)
+    for (int ix = 0; ix < t->nx; ix++)
+      {
+        void *data;
+        size_t size;
+        int rc = tg_eval_blob_get (c, ix, iy, "range", &data, &size);
+        if (rc < 0)
+          return rc;
+        if (size != sizeof range)
+          {
+            free (data);
+            return tg_eval_fail (c, TG_EPARSE, "tile %d,%d's range is damaged", ix, iy);
+          }
+        memcpy (range, data, sizeof range);
+        free (data);
+        mn = range[0] < mn ? range[0] : mn;
+        mx = range[1] > mx ? range[1] : mx;
+      }
+  range[0] = mn;
+  range[1] = mx;
+  return tg_eval_blob_put (c, "range", range, sizeof range);
+}
+
+static const TgTiledScheme normalize_tiled = {
+  .n_steps = normalize_n_steps,
+  .halo = normalize_halo,
+  .tile_step = normalize_tile_step,
+  .has_reduce = normalize_has_reduce,
+  .reduce = normalize_reduce,
+};
 
 static const TgNodeDesc normalize_desc = {
   .type = "filter.normalize",
@@ -495,6 +609,7 @@ static const TgNodeDesc normalize_desc = {
   .params_size = 0,
   .locality = TG_LOCALITY_GLOBAL,
   .eval = normalize_eval,
+  .tiled = &normalize_tiled,
   .version = 1,
 };
 TG_NODE_REGISTER (normalize_desc);

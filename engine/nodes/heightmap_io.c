@@ -294,6 +294,7 @@ export_eval (TgEvalCtx *c)
   job.data = img.data;
   job.bits = img.bits;
   job.flip = p->rows == ROWS_SOUTH_FIRST;
+  img.south_first = job.flip;
   rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), export_rows_fn, &job);
   /* The writer records its own message (naming the path) on failure. */
   if (rc == 0)

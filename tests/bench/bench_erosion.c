@@ -146,7 +146,7 @@ bench_thermal (int runs, int threads)
   TgGraph *g = tg_graph_new ();
   TgWorld *w = tg_graph_world (g);
   TgError err = { 0 };
-  TgEngineOptions o = { threads, (size_t) 4 << 30 };
+  TgEngineOptions o = { .threads = threads, .cache_bytes = (size_t) 4 << 30 };
   TgEngine *e = tg_engine_new (&o);
   TgRegion full, r;
   int ero = -1;
@@ -314,7 +314,7 @@ bench_hydraulic (int runs, int threads)
   TgGraph *g = tg_graph_new ();
   TgWorld *w = tg_graph_world (g);
   TgError err = { 0 };
-  TgEngineOptions o1 = { 1, 0 }, on = { threads, 0 };
+  TgEngineOptions o1 = { .threads = 1 }, on = { .threads = threads };
   TgEngine *e1, *en;
   TgRegion full;
   TgValue *base = NULL, *v = NULL;
@@ -441,7 +441,7 @@ bench_flow (int runs)
   TgGraph *g = tg_graph_new ();
   TgWorld *w = tg_graph_world (g);
   TgError err = { 0 };
-  TgEngineOptions o = { 0, 0 };
+  TgEngineOptions o = { .threads = 0, .cache_bytes = 0 };
   TgEngine *e = tg_engine_new (&o);
   TgRegion full;
   TgValue *v = NULL;

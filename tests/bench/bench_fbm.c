@@ -90,7 +90,7 @@ time_kernel (const TgFbm *f, const TgRegion *r, float *out, int runs)
 static double
 time_node (const TgGraph *g, const TgRegion *r, int threads, int runs, TgValue **out, int *used)
 {
-  TgEngineOptions o = { threads, 0 };
+  TgEngineOptions o = { .threads = threads, .cache_bytes = 0 };
   TgEngine *e = tg_engine_new (&o);
   double best = 1e30;
 

@@ -130,7 +130,7 @@ typedef struct
 static NodeResult
 time_node (TgGraph *g, int threads, int runs, TgHash *hash)
 {
-  TgEngineOptions o = { threads, 0 };
+  TgEngineOptions o = { .threads = threads, .cache_bytes = 0 };
   TgEngine *e = tg_engine_new (&o);
   TgRegion r;
   NodeResult res = { 1e30, 0, 0, tg_engine_threads (e) };
@@ -187,7 +187,7 @@ run_case (const char *title, TgGraph *g, const char *field_id, int runs)
 {
   const double lo[3] = { -128.0, -128.0, -128.0 };
   double cells = (double) N * N * N;
-  TgEngine *e = tg_engine_new (&(TgEngineOptions){ 1, 0 });
+  TgEngine *e = tg_engine_new (&(TgEngineOptions){ .threads = 1 });
   TgRegion r;
   TgValue *fv = NULL;
   TgError err = { 0 };

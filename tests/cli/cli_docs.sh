@@ -1,8 +1,9 @@
 #!/bin/bash
 # README.md starts with the two commands a new user copies (install + build
 # + evaluate the island; run the tests), .ci/run installs exactly the
-# packages of the first (and then the outside checkers that only
-# cli_outside uses) and runs the second, and po/POTFILES is complete.
+# packages of the first (and then the outside components that only
+# cli_outside and the Slurm tests use) and runs the second, and
+# po/POTFILES is complete.
 . "$(dirname "$0")/lib.sh"
 
 checks=$((checks + 1))

@@ -104,7 +104,7 @@ test_threads_and_tiles_identical (void)
   const char *types[] = { "test.coord", "test.blur", "test.add", "test.blur" };
   TgGraph *g = graph_with (types, 4);
   TgEngine *e1, *e4;
-  TgEngineOptions o1 = { 1, 0 }, o4 = { 4, 0 };
+  TgEngineOptions o1 = { .threads = 1 }, o4 = { .threads = 4 };
   TgRegion r;
   TgValue *w1, *w4;
 
@@ -220,7 +220,7 @@ test_cancel_answers_quickly (void)
 {
   const char *types[] = { "test.slow", "test.add" };
   TgGraph *g = graph_with (types, 2);
-  TgEngineOptions o = { 2, 0 };
+  TgEngineOptions o = { .threads = 2, .cache_bytes = 0 };
   TgEngine *e = tg_engine_new (&o);
   CancelState cs = { tg_cancel_new (), 0, 0 };
   TgEvalHooks hooks = { .progress = cancel_on_progress, .user = &cs, .cancel = cs.cancel };
@@ -353,7 +353,7 @@ test_exports_share_upstream (void)
 {
   const char *types[] = { "test.coord", "test.blur", "test.sink" };
   TgGraph *g = graph_with (types, 3);
-  TgEngineOptions o = { 1, 4096 }; /* a cache too small to hold anything */
+  TgEngineOptions o = { .threads = 1, .cache_bytes = 4096 }; /* a cache too small to hold anything */
   TgEngine *e = tg_engine_new (&o);
   TgExportList list;
   TgEvalReport rep;

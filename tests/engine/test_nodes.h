@@ -234,7 +234,7 @@ sink_eval (TgEvalCtx *c)
 {
   const SinkParams *p = tg_eval_params (c);
   const TgValue *in = tg_eval_input (c, 0);
-  TgImage img = { in->region.width, in->region.height, 1, 8, NULL };
+  TgImage img = { .width = in->region.width, .height = in->region.height, .channels = 1, .bits = 8 };
   size_t n = tg_region_samples (&in->region);
   int rc;
   unsigned char *px = malloc (n);

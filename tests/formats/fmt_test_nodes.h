@@ -99,7 +99,7 @@ test_fail_eval (TgEvalCtx *c)
 {
   const TestFailParams *p = tg_eval_params (c);
   uint16_t px[4] = { 1, 2, 3, 4 };
-  TgImage img = { 2, 2, 1, 16, px };
+  TgImage img = { .width = 2, .height = 2, .channels = 1, .bits = 16, .data = px };
   int rc = tg_eval_write_image (c, p->path, "png16", &img);
 
   if (rc < 0)

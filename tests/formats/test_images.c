@@ -33,7 +33,7 @@ tmp_path (const char *name)
 static TgImage
 pattern (int w, int h, int channels, int bits)
 {
-  TgImage img = { w, h, channels, bits, NULL };
+  TgImage img = { .width = w, .height = h, .channels = channels, .bits = bits };
   size_t n = (size_t) w * h * channels;
 
   img.data = malloc (n * (size_t) (bits / 8));
@@ -493,7 +493,8 @@ test_raw_bytes_exact (void)
   const float s32[3] = { 1.0f, -2.5f, 0.0f };
   const uint8_t want16[12] = { 0, 0, 1, 0, 0x34, 0x12, 0xdc, 0xfe, 0xff, 0xff, 0, 1 };
   const uint8_t want32[12] = { 0, 0, 0x80, 0x3f, 0, 0, 0x20, 0xc0, 0, 0, 0, 0 };
-  TgImage a = { 3, 2, 1, 16, (void *) s16 }, b = { 3, 1, 1, 32, (void *) s32 };
+  TgImage a = { .width = 3, .height = 2, .channels = 1, .bits = 16, .data = (void *) s16 };
+  TgImage b = { .width = 3, .height = 1, .channels = 1, .bits = 32, .data = (void *) s32 };
   TgError err = { 0 };
   uint8_t got[64];
   FILE *f;
@@ -568,7 +569,7 @@ test_formats_init_registers_writers (void)
 {
   pthread_t t[4];
   const float px[4] = { 0.0f, 0.5f, 1.0f, 2.0f };
-  TgImage img = { 2, 2, 1, 32, (void *) px }, back = { 0 };
+  TgImage img = { .width = 2, .height = 2, .channels = 1, .bits = 32, .data = (void *) px }, back = { 0 };
   TgError err = { 0 };
   uint8_t raw[16];
   FILE *f;
@@ -604,7 +605,7 @@ test_formats_init_registers_writers (void)
   /* png8 from 16-bit samples: rounded to the nearest 8-bit step. */
   {
     const uint16_t s[3] = { 0, 32896, 65535 };
-    TgImage i16 = { 3, 1, 1, 16, (void *) s };
+    TgImage i16 = { .width = 3, .height = 1, .channels = 1, .bits = 16, .data = (void *) s };
     f = fopen (tmp_path ("w8.png"), "wb");
     TG_CHECK_INT_EQ (tg_io_image_writer ("png8") (f, &i16, &err), 0);
     fclose (f);
@@ -627,7 +628,7 @@ test_formats_init_registers_writers (void)
   }
   {
     const uint16_t s[2] = { 0, 65535 };
-    TgImage i16 = { 2, 1, 1, 16, (void *) s };
+    TgImage i16 = { .width = 2, .height = 1, .channels = 1, .bits = 16, .data = (void *) s };
     const uint8_t want[8] = { 0, 0, 0, 0, 0, 0, 0x80, 0x3f };
     f = fopen (tmp_path ("w.r32"), "wb");
     TG_CHECK_INT_EQ (tg_io_image_writer ("r32") (f, &i16, &err), 0);

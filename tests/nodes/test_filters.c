@@ -10,6 +10,7 @@
 #include <tgraph/tgraph.h>
 
 #include "tggraph_test.h"
+#include "tgtiled_test.h"
 #include "tgtest.h"
 
 /* --- fixture: a ramp into one filter ----------------------------------------- */
@@ -420,6 +421,40 @@ test_normalize_same_bytes_threads_and_windows (void)
   tg_graph_free (g);
 }
 
+/* A tiled build's normalize (tile ranges, one reduction, tiles stretched)
+ * gives the whole map's bytes for any tiling, uneven and one-sample tiles
+ * included. */
+static void
+test_normalize_tiled_equals_whole (void)
+{
+  static const int tilings[][2] = { { 1, 1 }, { 2, 2 }, { 3, 2 }, { 7, 5 }, { 1, 9 }, { 129, 2 } };
+  TgGraph *g = normalize_graph (129);
+  TgEngine *e = new_engine (2);
+  TgRegion r = world_region (g);
+  TgValue *whole = pull (e, g, "norm", &r);
+  int norm = tg_graph_find_node (g, "norm");
+
+  for (int k = 0; whole && k < (int) (sizeof tilings / sizeof tilings[0]); k++)
+    {
+      TgValue *tiled = NULL;
+      TgtestStore st = { 0 };
+      TgError err = { 0 };
+      int rc = tgtest_tiled_pull (e, g, norm, 0, tilings[k][0], tilings[k][1], &tiled, &st, &err);
+      TG_CHECK_MSG (rc == 0, "%dx%d: %s", tilings[k][0], tilings[k][1], err.message);
+      if (rc == 0)
+        {
+          TG_CHECK_MSG (memcmp (whole->data, tiled->data, sizeof (float) * tg_region_samples (&r)) == 0,
+                        "%dx%d tiles differ from the whole map", tilings[k][0], tilings[k][1]);
+          /* Blobs stay tiny: two floats a tile and the reduction. */
+          TG_CHECK_INT_EQ (st.peak_blob, 2 * sizeof (float));
+        }
+      tg_value_unref (tiled);
+    }
+  tg_value_unref (whole);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
 static void
 test_normalize_flat_and_out_of_range (void)
 {
@@ -529,6 +564,7 @@ main (void)
   TG_RUN (test_normalize_exact_extremes);
   TG_RUN (test_normalize_same_bytes_threads_and_windows);
   TG_RUN (test_normalize_flat_and_out_of_range);
+  TG_RUN (test_normalize_tiled_equals_whole);
   TG_RUN (test_filters_golden_hash);
   return tgtest_result ();
 }

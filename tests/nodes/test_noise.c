@@ -422,7 +422,7 @@ pull_region (TgEngine *e, const TgGraph *g, const TgRegion *r)
 static TgValue *
 pull_world (const TgGraph *g, int resolution, int threads)
 {
-  TgEngineOptions o = { threads, 0 };
+  TgEngineOptions o = { .threads = threads, .cache_bytes = 0 };
   TgEngine *e = tg_engine_new (&o);
   TgRegion r;
   TgValue *v;
@@ -496,7 +496,7 @@ test_tiles_join_into_the_whole_map (void)
   for (int k = 0; k < TG_N_ELEMENTS (args); k++)
     {
       TgGraph *g = noise_graph (3000.0, 9u, args[k]);
-      TgEngineOptions o = { 2, 0 };
+      TgEngineOptions o = { .threads = 2, .cache_bytes = 0 };
       TgEngine *e = tg_engine_new (&o);
       TgRegion whole;
       TgValue *w;
@@ -670,7 +670,7 @@ test_cancel_stops_early (void)
   static const char *const heavy[] = { "basis", "worley", "octaves", "16", "warp_m", "100",
                                        "scale_m", "200", "lacunarity", "1.5", NULL };
   TgGraph *g = noise_graph (4096.0, 1u, heavy);
-  TgEngineOptions o = { 2, 0 };
+  TgEngineOptions o = { .threads = 2, .cache_bytes = 0 };
   TgEngine *e = tg_engine_new (&o);
   CancelHook c = { tg_cancel_new (), 0 };
   TgEvalHooks hooks = { .progress = cancel_on_progress, .user = &c, .cancel = c.cancel };

@@ -29,6 +29,9 @@ typedef struct
 {
   int threads;         /* 0: one per core */
   size_t cache_bytes;  /* 0: 1 GiB */
+  /* A one-shot build (the CLI): keep no results for a later evaluation,
+   * so intermediate maps are freed as soon as their last reader is done. */
+  bool no_cache;
 } TgEngineOptions;
 
 TgEngine *tg_engine_new (const TgEngineOptions *opts);
@@ -74,6 +77,9 @@ typedef struct
    * job (ix = iy = -1), the exports of meshes and points. */
   const TgTileStore *store;
   const TgTiling *tiling;
+  /* With a tiling: encode the tile's images with their formats' writers
+   * (a look at one tile) rather than writing them raw for stitch. */
+  bool encode_tiles;
 } TgEvalHooks;
 
 /* What happened to each node of the graph in one evaluation. */
@@ -115,6 +121,9 @@ typedef struct
   char *node_id;
   int width, height;
   uint64_t bytes;
+  /* A tile's file: its first sample on the lattice of LATTICE_W samples
+   * along X (0: the file holds its whole lattice). */
+  int lattice_w, col0, row0;
 } TgExportFile;
 
 typedef struct

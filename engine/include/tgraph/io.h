@@ -49,6 +49,13 @@ TgMeshWriter tg_io_mesh_writer (const char *format);
 TgMeshReader tg_io_mesh_reader (const char *ext);
 TgPointsWriter tg_io_points_writer (const char *format);
 
+/* A tile job's share of an image export, raw: the exact pixels the
+ * export's writer would get, for `tgraph stitch` to join and encode.
+ * Host byte order (the jobs of one build run on one kind of machine). */
+int tg_tile_image_write (FILE *f, const TgImage *img, TgError *err);
+/* Reads what tg_tile_image_write wrote (OUT->data malloc'd). */
+int tg_tile_image_read (const char *path, TgImage *out, TgError *err);
+
 /* Reads PATH with the reader for its extension (for tests and tools). */
 int tg_io_read_image (const char *path, TgImage *out, TgError *err);
 

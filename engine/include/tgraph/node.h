@@ -69,7 +69,10 @@ typedef struct TgNodeDesc TgNodeDesc;
  * blobs of earlier steps (any tile's, or a reduce's) and writes its own
  * tile's.  When HAS_REDUCE (S), one job runs REDUCE (S) after the step's
  * tiles, over the whole world's region, reading their blobs and writing
- * blobs of tile (-1, -1).  The last step sets every output over the tile. */
+ * blobs of tile (-1, -1).  The last step sets every output over the tile:
+ * a grid over the tile's window, or the tile's share of a mesh or of an
+ * instance list, which JOIN puts together (PARTS in tile order, row by
+ * row) into exactly the whole-world eval's value. */
 typedef struct
 {
   int (*n_steps) (const void *params, const TgRegion *full);
@@ -77,6 +80,9 @@ typedef struct
   int (*tile_step) (TgEvalCtx *c, int step);
   bool (*has_reduce) (const void *params, const TgRegion *full, int step); /* NULL: never */
   int (*reduce) (TgEvalCtx *c, int step);
+  /* Outputs that are not grids: a new value from the tiles' shares. */
+  TgValue *(*join) (const void *params, const TgRegion *full, const TgTiling *t, int output,
+                    TgValue *const *parts, TgError *err);
 } TgTiledScheme;
 
 struct TgNodeDesc
@@ -98,8 +104,8 @@ struct TgNodeDesc
   /* Optional checks across parameters (min < max, ...); err->path "params.NAME". */
   int (*check) (const void *params, TgError *err);
   int (*eval) (TgEvalCtx *ctx);
-  /* TG_LOCALITY_GLOBAL grid nodes: how a tiled build computes them.  NULL:
-   * one job computes the node over the whole world (exact, but its memory
+  /* TG_LOCALITY_GLOBAL nodes: how a tiled build computes them.  NULL: one
+   * job computes the node over the whole world (exact, but its memory
    * grows with the world). */
   const TgTiledScheme *tiled;
   /* Optional: files the node reads beyond its input-path parameters (a
@@ -174,6 +180,9 @@ typedef struct
   int width, height, channels;
   int bits;
   void *data;
+  /* Rows run south to north (the data is in that order): what a tiled
+   * build's stitch needs to put a tile's rows in place. */
+  bool south_first;
 } TgImage;
 
 void tg_image_clear (TgImage *img);

@@ -1,0 +1,301 @@
+/* Tiled builds, part one: the plan (which stages, which jobs, how much
+ * memory each needs).  Writing the plan folder is in plan_write.c, running
+ * a job in plan_job.c, the stitch in stitch.c.
+ *
+ * The stages follow from the graph alone, so a job finds what its stage
+ * does by planning the same graph again; plan.json records it for people
+ * and batch systems. */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tgformats-private.h"
+#include "tgformats/plan.h"
+
+/* Bytes the engine and the program need besides the grids. */
+#define JOB_BASE_BYTES ((uint64_t) 48 << 20)
+
+static bool
+outputs_are_grids (const TgNodeDesc *d)
+{
+  for (int k = 0; k < d->n_outputs; k++)
+    if (!tg_port_type_is_grid (d->outputs[k].type))
+      return false;
+  return d->n_outputs > 0;
+}
+
+/* A global node the plan builds in stages of its own: through its tiled
+ * scheme, or, for grids, in one whole-world job.  (Meshes and instances
+ * without a scheme are made where an export needs them.) */
+static bool
+staged_node (const TgNodeDesc *d)
+{
+  return d->locality == TG_LOCALITY_GLOBAL && !(d->flags & TG_NODE_EXPORT) && d->n_inputs > 0
+         && (outputs_are_grids (d) || (d->tiled && d->tiled->join));
+}
+
+/* The node's parameter struct (free with params_free). */
+static void *
+params_new (const TgGraph *g, int node)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (g, node);
+  void *p = calloc (1, d->params_size ? d->params_size : 1);
+
+  for (int k = 0; p && k < d->n_params; k++)
+    if (tg_param_value_store (&d->params[k], tg_graph_get_param_at (g, node, k), p) < 0)
+      {
+        tg_params_struct_clear (d->params, d->n_params, p);
+        free (p);
+        return NULL;
+      }
+  return p;
+}
+
+static void
+params_free (const TgGraph *g, int node, void *p)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (g, node);
+
+  if (p)
+    tg_params_struct_clear (d->params, d->n_params, p);
+  free (p);
+}
+
+static int
+add_stage (TgPlan *p, TgStage st, TgError *err)
+{
+  TgStage *grown = realloc (p->stages, sizeof *grown * (size_t) (p->n_stages + 1));
+
+  if (grown == NULL)
+    return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+  p->stages = grown;
+  p->stages[p->n_stages++] = st;
+  return 0;
+}
+
+/* Marks the nodes some export depends on. */
+static void
+mark_needed (const TgGraph *g, const int *order, bool *needed)
+{
+  int n = tg_graph_n_nodes (g);
+
+  for (int i = 0; i < n; i++)
+    needed[i] = (tg_graph_node_desc (g, i)->flags & TG_NODE_EXPORT) != 0;
+  for (int k = n - 1; k >= 0; k--)
+    {
+      int node = order[k];
+      const TgNodeDesc *d = tg_graph_node_desc (g, node);
+      if (!needed[node])
+        continue;
+      for (int q = 0; q < d->n_inputs; q++)
+        {
+          int l = tg_graph_input_link (g, node, q);
+          if (l >= 0)
+            needed[tg_graph_link (g, l)->from_node] = true;
+        }
+    }
+}
+
+int
+tg_plan_make (const TgGraph *g, int nx, int ny, TgPlan *p, TgError *err)
+{
+  const TgWorld *w = tg_graph_world_const (g);
+  int n = tg_graph_n_nodes (g), rc;
+  int *order = NULL;
+  bool *needed = NULL, tiles = false, whole = false;
+
+  memset (p, 0, sizeof *p);
+  if ((rc = tg_graph_validate (g, err)) < 0)
+    return rc;
+  tg_region_for_world (&p->full, w, w->resolution);
+  if (nx < 1 || ny < 1 || nx > TG_TILES_MAX || ny > TG_TILES_MAX)
+    return tg_error_set (err, TG_ERANGE, "", "tiles: expected counts in 1..%d, got %d,%d",
+                         TG_TILES_MAX, nx, ny);
+  if (nx > p->full.full_w || ny > p->full.full_h)
+    return tg_error_set (err, TG_ERANGE, "",
+                         "tiles: %d,%d tiles for a %dx%d-sample world: a tile needs at least "
+                         "one sample each way",
+                         nx, ny, p->full.full_w, p->full.full_h);
+  p->nx = nx;
+  p->ny = ny;
+  order = malloc (sizeof *order * (size_t) (n ? n : 1));
+  needed = calloc ((size_t) (n ? n : 1), sizeof *needed);
+  p->stored_after = malloc (sizeof (int) * (size_t) (n ? n : 1));
+  if (!order || !needed || !p->stored_after)
+    {
+      rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+      goto out;
+    }
+  if ((rc = tg_graph_topo_order (g, order, err)) < 0)
+    goto out;
+  mark_needed (g, order, needed);
+  for (int i = 0; i < n; i++)
+    p->stored_after[i] = -1;
+
+  for (int k = 0; k < n && rc == 0; k++)
+    {
+      int node = order[k];
+      const TgNodeDesc *d = tg_graph_node_desc (g, node);
+      if (!needed[node])
+        continue;
+      if (d->flags & TG_NODE_EXPORT)
+        {
+          if (d->locality == TG_LOCALITY_GLOBAL)
+            whole = true;
+          else
+            tiles = true;
+          continue;
+        }
+      if (!staged_node (d))
+        continue;
+      if (d->tiled == NULL)
+        rc = add_stage (p, (TgStage) { .kind = TG_STAGE_NODE, .node = node, .n_jobs = 1 }, err);
+      else
+        {
+          void *params = params_new (g, node);
+          int steps = params ? d->tiled->n_steps (params, &p->full) : 0;
+          if (params == NULL)
+            rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+          for (int s = 0; rc == 0 && s < steps; s++)
+            {
+              rc = add_stage (p, (TgStage) { .kind = TG_STAGE_STEP, .node = node, .step = s,
+                                             .n_jobs = nx * ny }, err);
+              if (rc == 0 && d->tiled->has_reduce && d->tiled->has_reduce (params, &p->full, s))
+                rc = add_stage (p, (TgStage) { .kind = TG_STAGE_REDUCE, .node = node, .step = s,
+                                               .n_jobs = 1 }, err);
+            }
+          params_free (g, node, params);
+        }
+      p->stored_after[node] = p->n_stages - 1;
+    }
+  if (rc == 0 && !tiles && !whole)
+    rc = tg_error_set (err, TG_EMISSING, "nodes", "the graph exports nothing to build");
+  if (rc == 0)
+    rc = add_stage (p, (TgStage) { .kind = TG_STAGE_EXPORT, .tiles = tiles, .whole = whole,
+                                   .n_jobs = (tiles ? nx * ny : 0) + (whole ? 1 : 0) }, err);
+out:
+  free (order);
+  free (needed);
+  if (rc < 0)
+    tg_plan_clear (p);
+  return rc;
+}
+
+void
+tg_plan_clear (TgPlan *p)
+{
+  free (p->stages);
+  free (p->stored_after);
+  memset (p, 0, sizeof *p);
+}
+
+void
+tg_plan_job_tile (const TgPlan *p, int s, int j, int *ix, int *iy)
+{
+  const TgStage *st = &p->stages[s];
+  bool tile = st->kind == TG_STAGE_STEP || (st->kind == TG_STAGE_EXPORT && st->tiles
+                                            && j < p->nx * p->ny);
+
+  *ix = tile ? j % p->nx : -1;
+  *iy = tile ? j / p->nx : -1;
+}
+
+/* --- memory ------------------------------------------------------------------ */
+
+static uint64_t
+grid_bytes (const TgNodeDesc *d, const TgRegion *r)
+{
+  uint64_t b = 0;
+
+  for (int k = 0; k < d->n_outputs; k++)
+    if (tg_port_type_is_grid (d->outputs[k].type))
+      {
+        int ch = d->outputs[k].type == TG_TYPE_HEIGHT || d->outputs[k].type == TG_TYPE_MASK ? 1 : 4;
+        b += tg_region_samples (r) * (uint64_t) ch * sizeof (float);
+      }
+  return b;
+}
+
+/* The grids NODE and what it needs upstream hold over R: every input's
+ * region with the node's apron, nodes the store has taken as they are.
+ * An upper bound, since the engine frees a map after its last reader. */
+static uint64_t
+upstream_bytes (const TgPlan *p, const TgGraph *g, int node, const TgRegion *r, int before,
+                int depth)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (g, node);
+  bool stored = p->stored_after[node] >= 0 && p->stored_after[node] < before;
+  TgRegion own = *r, in_r = *r;
+  uint64_t b;
+
+  if (depth > TG_GRAPH_MAX_DEPTH)
+    return 0;
+  if (!stored && d->locality == TG_LOCALITY_GLOBAL)
+    own = in_r = p->full;
+  else if (!stored && d->locality == TG_LOCALITY_APRON && d->apron)
+    {
+      void *params = params_new (g, node);
+      if (params)
+        in_r = tg_region_grow (r, d->apron (params, r->cell));
+      params_free (g, node, params);
+    }
+  b = grid_bytes (d, &own);
+  if (stored)
+    return b;
+  for (int k = 0; k < d->n_inputs; k++)
+    {
+      int l = tg_graph_input_link (g, node, k);
+      if (l >= 0)
+        b += upstream_bytes (p, g, tg_graph_link (g, l)->from_node, &in_r, before, depth + 1);
+    }
+  return b;
+}
+
+uint64_t
+tg_plan_job_memory (const TgPlan *p, const TgGraph *g, int s, int j)
+{
+  const TgStage *st = &p->stages[s];
+  int ix, iy, n = tg_graph_n_nodes (g);
+  uint64_t b = JOB_BASE_BYTES;
+  TgRegion r;
+
+  tg_plan_job_tile (p, s, j, &ix, &iy);
+  {
+    TgTiling t = { p->nx, p->ny, ix, iy };
+    r = ix >= 0 ? tg_tiling_window (&t, &p->full, ix, iy) : p->full;
+  }
+  switch (st->kind)
+    {
+    case TG_STAGE_REDUCE:
+      /* Blobs are perimeter-sized: a few floats per edge sample. */
+      return b + (uint64_t) (p->full.full_w + p->full.full_h) * (uint64_t) (p->nx + p->ny) * 16;
+    case TG_STAGE_NODE:
+      return b + upstream_bytes (p, g, st->node, &p->full, s, 0) * 2;
+    case TG_STAGE_STEP:
+      {
+        const TgNodeDesc *d = tg_graph_node_desc (g, st->node);
+        void *params = params_new (g, st->node);
+        int halo = params ? d->tiled->halo (params, &p->full, st->step) : 0;
+        TgRegion in_r = halo >= 0 ? tg_region_grow (&r, halo) : r;
+        params_free (g, st->node, params);
+        b += grid_bytes (d, &in_r) * 3; /* the node's own state, copies and scratch */
+        for (int k = 0; halo >= 0 && k < d->n_inputs; k++)
+          {
+            int l = tg_graph_input_link (g, st->node, k);
+            if (l >= 0)
+              b += upstream_bytes (p, g, tg_graph_link (g, l)->from_node, &in_r, s, 0);
+          }
+        return b;
+      }
+    case TG_STAGE_EXPORT:
+    default:
+      for (int node = 0; node < n; node++)
+        {
+          const TgNodeDesc *d = tg_graph_node_desc (g, node);
+          if ((d->flags & TG_NODE_EXPORT)
+              && (d->locality == TG_LOCALITY_GLOBAL) == (ix < 0))
+            b += upstream_bytes (p, g, node, &r, s, 0);
+        }
+      return b;
+    }
+}

@@ -1,0 +1,278 @@
+#!/bin/bash
+# Tiled world builds on GNU parallel: for every example, every golden graph
+# and a graph with every global node, `tgraph plan` + run-parallel.sh +
+# `tgraph stitch` write the same files, byte for byte and manifest
+# included, as `tgraph eval` of the whole world, in 3x2 and 4x4 tiles (and
+# uneven 7x5, jobs on one thread).  Then the faults: bad tile counts and
+# folders refused with nothing written, a missing or stale tile named by
+# stitch, a killed job that leaves nothing stitch takes, a rerun that runs
+# only the failed job, and a job's peak memory that stays flat as the world
+# grows at a fixed tile size.
+. "$(dirname "$0")/lib.sh"
+
+if ! command -v parallel > /dev/null 2>&1; then
+  echo "SKIP: GNU parallel is not installed (Debian package parallel; .ci/run installs it)"
+  exit 77
+fi
+export PARALLEL_HOME="$TMP/parallel-home" # no ~/.parallel/will-cite prompt, nothing in $HOME
+mkdir -p "$PARALLEL_HOME" && touch "$PARALLEL_HOME/will-cite"
+export TGRAPH_EXE="$TGRAPH"
+G="$DATA/tiled_globals.tgraph"
+
+# tiled_equals_whole NAME FILE TILES [PLAN OPTIONS...]: the stitched build
+# of FILE in TILES equals its whole build with the same options.
+tiled_equals_whole () {
+  name=$1 file=$2 tiles=$3
+  shift 3
+  dir="$TMP/$name-${tiles/,/x}"
+  mkdir -p "$dir"
+  run "$TGRAPH" eval "$file" -o "$dir/whole" --quiet "$@"
+  expect_rc 0 "$name: whole eval"
+  run "$TGRAPH" plan "$file" --tiles "$tiles" -o "$dir/plan" --quiet "$@"
+  expect_rc 0 "$name: plan $tiles"
+  run env TGRAPH="$TGRAPH" "$dir/plan/run-parallel.sh" -j 2
+  expect_rc 0 "$name: run-parallel.sh $tiles"
+  run "$TGRAPH" stitch "$dir/plan" -o "$dir/stitched"
+  expect_rc 0 "$name: stitch $tiles"
+  checks=$((checks + 1))
+  if ! diff -r "$dir/whole" "$dir/stitched" > "$TMP/diff" 2>&1; then
+    fail "$name in $tiles tiles: the stitched files differ from the whole build"
+    sed 's/^/  | /' "$TMP/diff" | head -20 >&2
+  fi
+  rm -rf "$dir"
+}
+
+for tiles in 3,2 4,4; do
+  tiled_equals_whole globals "$G" $tiles
+  for ex in island ridges alpine; do
+    tiled_equals_whole "$ex" "$EXAMPLES/$ex.tgraph" $tiles --resolution 257
+  done
+  for ex in forest tiles arch; do
+    tiled_equals_whole "$ex" "$EXAMPLES/$ex.tgraph" $tiles
+  done
+done
+for golden in "$SRC"/tests/graphs/*.tgraph; do
+  tiled_equals_whole "golden-$(basename "$golden" .tgraph)" "$golden" 3,2
+done
+tiled_equals_whole globals-uneven "$G" 7,5 --threads 1 --resolution 201
+tiled_equals_whole globals-columns "$G" 1,9 --set rain.seed=9
+
+# --- the many-machine path: an sshloginfile (":" is this machine, no ssh) --------------
+
+echo ":" > "$TMP/hosts.txt"
+run "$TGRAPH" plan "$G" --tiles 2,2 -o "$TMP/ssh" --quiet
+run env TGRAPH="$TGRAPH" PARALLEL_SSHLOGINFILE="$TMP/hosts.txt" "$TMP/ssh/run-parallel.sh"
+expect_rc 0 "run-parallel.sh with PARALLEL_SSHLOGINFILE"
+expect_in "$TMP/ssh/logs/00.joblog" ":" "the joblog names the login it ran on"
+run "$TGRAPH" stitch "$TMP/ssh" -o "$TMP/ssh-out"
+expect_rc 0 "stitch after the sshloginfile run"
+run "$TGRAPH" eval "$G" -o "$TMP/ssh-whole" --quiet
+checks=$((checks + 1))
+diff -r "$TMP/ssh-whole" "$TMP/ssh-out" > /dev/null || fail "the sshloginfile build differs"
+rm -rf "$TMP/ssh" "$TMP/ssh-out" "$TMP/ssh-whole"
+
+# --- one tile alone: the window of the whole build ------------------------------------
+
+run "$TGRAPH" eval "$G" --tiles 3,2 --tile 2,1 -o "$TMP/one" --quiet
+expect_rc 0 "eval --tile 2,1 alone"
+expect_in "$TMP/one/manifest.json" '"first_sample": [86, 48]' "the tile's manifest says where it lies"
+run "$TGRAPH" eval "$G" -o "$TMP/onewhole" --quiet
+checks=$((checks + 1))
+# raw/norm.r16 is south first: the tile's rows are the window's, bottom up.
+python3 - "$TMP/one/raw/norm.r16" "$TMP/onewhole/raw/norm.r16" << 'PY' 2> "$TMP/err" ||
+import array, sys
+W, H, c0, r0, w, h = 129, 97, 86, 48, 43, 49
+tile = array.array("H", open(sys.argv[1], "rb").read())
+whole = array.array("H", open(sys.argv[2], "rb").read())
+assert len(tile) == w * h, len(tile)
+for j in range(h):
+    north = r0 + h - 1 - j
+    row = whole[(H - 1 - north) * W + c0:][:w]
+    assert tile[j * w:(j + 1) * w] == row, j
+PY
+  fail "one tile is not the window of the whole build: $(cat "$TMP/err")"
+rm -rf "$TMP/one" "$TMP/onewhole"
+
+# --- bad input: exit 2, nothing written -------------------------------------------
+
+run "$TGRAPH" plan "$G" --tiles 0,3 -o "$TMP/bad"
+expect_rc 2 "--tiles 0,3"
+expect_in "$TMP/err" "--tiles" "--tiles 0,3 names the option"
+expect_no_files "$TMP/bad" "--tiles 0,3"
+run "$TGRAPH" plan "$G" --tiles 200,2 -o "$TMP/bad"
+expect_rc 2 "more tiles than samples"
+expect_in "$TMP/err" "at least one sample" "more tiles than samples says why"
+expect_no_files "$TMP/bad" "more tiles than samples"
+run "$TGRAPH" plan "$G" --tiles 2,2 -o "$TMP/p"
+expect_rc 0 "plan 2x2"
+run "$TGRAPH" eval "$TMP/p/graph/graph.tgraph" -o "$TMP/p" --tiles 2,2 --stage 0 --tile 2,0
+expect_rc 2 "tile index out of range"
+expect_in "$TMP/err" "--tile 2,0" "tile out of range names it"
+run "$TGRAPH" eval "$TMP/p/graph/graph.tgraph" -o "$TMP/p" --tiles 3,3 --stage 0 --tile 0,0
+expect_rc 1 "a job with other --tiles than its plan"
+expect_in "$TMP/err" "2,2 tiles" "other --tiles says the plan's"
+before=$(cd "$TMP/p" && find . -type f | sort | xargs sha256sum | sha256sum)
+run "$TGRAPH" plan "$EXAMPLES/island.tgraph" --tiles 2,2 -o "$TMP/p"
+expect_rc 2 "a folder with another graph's plan"
+expect_in "$TMP/err" "another graph" "another graph's plan is named"
+run "$TGRAPH" plan "$G" --tiles 3,3 -o "$TMP/p"
+expect_rc 2 "a folder with another tiling's plan"
+after=$(cd "$TMP/p" && find . -type f | sort | xargs sha256sum | sha256sum)
+checks=$((checks + 1))
+[ "$before" = "$after" ] || fail "a refused plan changed the folder"
+mkdir -p "$TMP/notaplan" && touch "$TMP/notaplan/precious.txt"
+run "$TGRAPH" plan "$G" --tiles 2,2 -o "$TMP/notaplan"
+expect_rc 2 "a folder that is not a plan"
+checks=$((checks + 1))
+[ "$(ls "$TMP/notaplan")" = "precious.txt" ] || fail "plan wrote into a folder that is not a plan"
+
+# --- stitch names a missing or stale tile and writes nothing ----------------------------
+
+run env TGRAPH="$TGRAPH" "$TMP/p/run-parallel.sh"
+expect_rc 0 "run the 2x2 plan"
+mv "$TMP/p/tiles/1_0/job.json" "$TMP/job.json.saved"
+run "$TGRAPH" stitch "$TMP/p" -o "$TMP/st"
+expect_rc 2 "stitch with a missing tile"
+expect_in "$TMP/err" "tile 1,0 is missing" "the missing tile is named"
+expect_no_files "$TMP/st" "stitch with a missing tile"
+mv "$TMP/job.json.saved" "$TMP/p/tiles/1_0/job.json"
+# A tile from another graph's plan (same tiling, another seed) is stale.
+run "$TGRAPH" plan "$G" --tiles 2,2 -o "$TMP/q" --set base.seed=5
+run env TGRAPH="$TGRAPH" "$TMP/q/run-parallel.sh"
+expect_rc 0 "run the other plan"
+cp "$TMP/p/tiles/0_1/job.json" "$TMP/job.json.saved"
+cp -r "$TMP/q/tiles/0_1/." "$TMP/p/tiles/0_1/"
+run "$TGRAPH" stitch "$TMP/p" -o "$TMP/st"
+expect_rc 2 "stitch with a stale tile"
+expect_in "$TMP/err" "tile 0,1 is stale" "the stale tile is named"
+expect_no_files "$TMP/st" "stitch with a stale tile"
+# A damaged tile file is caught by its hash.
+run "$TGRAPH" eval "$TMP/p/graph/graph.tgraph" -o "$TMP/p" --tiles 2,2 --stage 5 --tile 0,1 --quiet
+expect_rc 0 "rerun one export job"
+printf 'x' >> "$TMP/p/tiles/0_1/height.png.tile"
+run "$TGRAPH" stitch "$TMP/p" -o "$TMP/st"
+expect_rc 2 "stitch with a damaged tile"
+expect_in "$TMP/err" "does not have the hash" "the damaged file is named"
+expect_no_files "$TMP/st" "stitch with a damaged tile"
+
+# --- a killed job leaves nothing; a rerun runs only what did not succeed --------------
+
+# A wrapper that SIGKILLs the hydraulic erosion's whole-world job (stage
+# 3) half a second in, the first time, as a batch system's kill would.
+cat > "$TMP/flaky-tgraph" << 'SH'
+#!/bin/sh
+echo "$*" >> "$FLAKY_LOG"
+case "$*" in
+  *"--stage 3 --quiet"*)
+    if [ ! -e "$FLAKY_LOG.killed" ]; then
+      touch "$FLAKY_LOG.killed"
+      "$TGRAPH_EXE" "$@" &
+      sleep 0.5
+      kill -9 $! 2> /dev/null
+      wait $!
+      exit 137
+    fi ;;
+esac
+exec "$TGRAPH_EXE" "$@"
+SH
+chmod +x "$TMP/flaky-tgraph"
+KSET="rain.droplets_per_km2=1500000"
+run "$TGRAPH" plan "$G" --tiles 2,2 -o "$TMP/k" --resolution 257 --set "$KSET"
+expect_rc 0 "plan the kill test"
+export FLAKY_LOG="$TMP/flaky.log"
+run env TGRAPH="$TMP/flaky-tgraph" "$TMP/k/run-parallel.sh" -j 2
+checks=$((checks + 1))
+[ "$rc" -ne 0 ] || fail "run-parallel.sh should fail when a job is killed"
+checks=$((checks + 1))
+if ls "$TMP"/k/store/n3/o*/*.grid > /dev/null 2>&1; then
+  fail "the killed job left tiles in the store: $(ls "$TMP"/k/store/n3/o*/)"
+fi
+run "$TGRAPH" eval "$TMP/k/graph/graph.tgraph" -o "$TMP/k" --tiles 2,2 --stage 4 --quiet
+expect_rc 1 "the next stage after a killed job"
+expect_in "$TMP/err" "is missing" "the next stage names what is missing"
+run "$TGRAPH" stitch "$TMP/k" -o "$TMP/kst"
+expect_rc 2 "stitch after a killed job"
+expect_no_files "$TMP/kst" "stitch after a killed job"
+: > "$FLAKY_LOG"
+run env TGRAPH="$TMP/flaky-tgraph" "$TMP/k/run-parallel.sh" -j 2
+expect_rc 0 "rerun of run-parallel.sh"
+checks=$((checks + 1))
+if grep -qE -- "--stage [012] " "$FLAKY_LOG" || [ "$(grep -c -- "--stage 3 " "$FLAKY_LOG")" -ne 1 ]; then
+  fail "the rerun should run the killed job and the stages after it only, ran: $(tr '\n' ';' < "$FLAKY_LOG")"
+fi
+run "$TGRAPH" stitch "$TMP/k" -o "$TMP/kst"
+expect_rc 0 "stitch after the rerun"
+run "$TGRAPH" eval "$G" -o "$TMP/kwhole" --resolution 257 --set "$KSET" --quiet
+checks=$((checks + 1))
+diff -r "$TMP/kwhole" "$TMP/kst" > /dev/null || fail "the rerun build differs from the whole build"
+rm -rf "$TMP/k" "$TMP/kst" "$TMP/kwhole"
+
+# --- per-tile files for Unreal and Unity ------------------------------------------------
+
+run "$TGRAPH" plan "$EXAMPLES/island.tgraph" --tiles 2,2 --resolution 1025 -o "$TMP/e" --quiet
+run env TGRAPH="$TGRAPH" "$TMP/e/run-parallel.sh"
+expect_rc 0 "run island for tile files"
+run "$TGRAPH" eval "$EXAMPLES/island.tgraph" --resolution 1025 -o "$TMP/ewhole" --quiet
+run "$TGRAPH" stitch "$TMP/e" -o "$TMP/unity" --tile-files unity --tile-size 513
+expect_rc 0 "stitch --tile-files unity"
+checks=$((checks + 1))
+python3 - "$TMP/ewhole/island_height.r16" "$TMP/unity" << 'PY' || fail "Unity RAW16 tiles are not the whole map's windows, south first, sharing edges"
+import array, json, sys
+n, s = 1025, 513
+whole = array.array("H", open(sys.argv[1], "rb").read())  # south first
+files = {f["path"]: f for f in json.load(open(sys.argv[2] + "/manifest.json"))["files"]}
+for tx in range(2):
+    for tz in range(2):
+        name = "island_height_x%d_z%d.r16" % (tx, tz)
+        assert files[name]["resolution"] == [s, s], files[name]
+        t = array.array("H", open(sys.argv[2] + "/" + name, "rb").read())
+        assert len(t) == s * s
+        for j in range(s):
+            row = whole[(tz * (s - 1) + j) * n + tx * (s - 1):][:s]
+            assert t[j * s:(j + 1) * s] == row, (name, j)
+PY
+run "$TGRAPH" stitch "$TMP/e" -o "$TMP/unreal" --tile-files unreal
+expect_rc 2 "unreal tiles of a 1025 world"
+expect_in "$TMP/err" "e.g. 1009" "the refusal suggests a resolution Unreal takes"
+expect_no_files "$TMP/unreal" "refused unreal tiles"
+run "$TGRAPH" plan "$EXAMPLES/island.tgraph" --tiles 2,2 --resolution 1009 -o "$TMP/e2" --quiet
+run env TGRAPH="$TGRAPH" "$TMP/e2/run-parallel.sh"
+run "$TGRAPH" stitch "$TMP/e2" -o "$TMP/unreal" --tile-files unreal --tile-size 505
+expect_rc 0 "stitch --tile-files unreal"
+for t in x0_y0 x1_y0 x0_y1 x1_y1; do
+  checks=$((checks + 1))
+  [ -f "$TMP/unreal/island_height_$t.png" ] || fail "no Unreal tile island_height_$t.png"
+done
+expect_in "$TMP/unreal/manifest.json" '"resolution": [505, 505]' "Unreal tiles are 505 samples"
+rm -rf "$TMP/e" "$TMP/e2" "$TMP/ewhole" "$TMP/unity" "$TMP/unreal"
+
+# --- memory: a job's peak at a fixed tile size does not grow with the world ------------
+
+cat > "$TMP/rss-tgraph" << 'SH'
+#!/bin/sh
+exec python3 -c '
+import resource, subprocess, sys
+rc = subprocess.call(sys.argv[2:])
+with open(sys.argv[1], "a") as f:
+    f.write("%d %s\n" % (resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, " ".join(sys.argv[2:])))
+sys.exit(rc)' "$RSS_LOG" "$TGRAPH_EXE" "$@"
+SH
+chmod +x "$TMP/rss-tgraph"
+L="$DATA/tiled_local.tgraph"
+for n in 2 4; do
+  res=$((512 * n + 1))
+  export RSS_LOG="$TMP/rss-$n.log"
+  run "$TGRAPH" plan "$L" --tiles $n,$n -o "$TMP/m$n" --resolution $res --threads 1
+  expect_rc 0 "plan ${n}x$n at $res"
+  run env TGRAPH="$TMP/rss-tgraph" "$TMP/m$n/run-parallel.sh" -j 2
+  expect_rc 0 "run ${n}x$n at $res"
+  rm -rf "$TMP/m$n"
+done
+peak2=$(sort -n "$TMP/rss-2.log" | tail -1 | cut -d' ' -f1)
+peak4=$(sort -n "$TMP/rss-4.log" | tail -1 | cut -d' ' -f1)
+echo "largest job's peak RSS, 512-sample tiles: 2x2 (1025²) $peak2 KiB, 4x4 (2049²) $peak4 KiB"
+checks=$((checks + 1))
+[ $((peak4 * 100)) -le $((peak2 * 115)) ] ||
+  fail "a job's peak RSS grew with the world at a fixed tile size: $peak2 -> $peak4 KiB"
+
+finish
