@@ -139,11 +139,17 @@ flow_heights (TgEvalCtx *c)
   return hm;
 }
 
+static int
+ctx_parallel (void *ctx, int n, int grain, void (*fn) (void *, int, int), void *user)
+{
+  return tg_eval_parallel (ctx, n, grain, fn, user);
+}
+
 static TgFlowOpts
 flow_opts (TgEvalCtx *c)
 {
   const FlowParams *p = tg_eval_params (c);
-  TgFlowOpts o = { p->routing == 1 ? TG__FLOW_D8 : TG__FLOW_MFD, p->exponent };
+  TgFlowOpts o = { p->routing == 1 ? TG__FLOW_D8 : TG__FLOW_MFD, p->exponent, ctx_parallel, c };
 
   return o;
 }
@@ -153,6 +159,8 @@ flow_failed (TgEvalCtx *c, int rc)
 {
   const TgRegion *r = tg_eval_region (c);
 
+  if (rc == TG_ECANCELLED)
+    return rc;
   if (rc == TG_ENOMEM)
     return tg_eval_fail (c, rc, "out of memory for a %d x %d map", r->width, r->height);
   return tg_eval_fail (c, rc, "flow routing failed: %s", tg_strerror (rc));

@@ -35,6 +35,10 @@ typedef struct
 {
   int routing;
   double exponent;
+  /* Optional: runs FN (USER, begin, end) over [0, N) in chunks of GRAIN,
+   * as tg_eval_parallel does (each chunk writes its own rows). */
+  int (*parallel) (void *ctx, int n, int grain, void (*fn) (void *, int, int), void *user);
+  void *parallel_ctx;
 } TgFlowOpts;
 
 /* Blob access for the tiled scheme: the node passes tg_eval_blob_*, a test

@@ -408,28 +408,24 @@ known (const TgFlowWindow *win, int x, int y)
          && (y < win->wh - 1 || win->wy0 + win->wh == win->fh);
 }
 
-/* The MFD steps over the window: S (over the tile) gets the water each
- * tile sample sees in the first TG__FLOW_MFD_STEPS steps, SRC what is at
- * it after them, in fixed point.  Each step is a pull: a sample's new
- * water is its neighbours' times their shares towards it, in neighbour
- * order, so its value is a fixed function of the window around it. */
-static int
-mfd_steps (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled, const int32_t *rank,
-           double *s, int64_t *src)
+/* The MFD steps over the window, as jobs over its rows. */
+typedef struct
 {
-  size_t n = (size_t) win->ww * (size_t) win->wh;
-  float *share = malloc (sizeof (float) * 8 * n);
-  float *v = malloc (sizeof (float) * n), *v2 = malloc (sizeof (float) * n);
-  int ox = win->tx0 - win->wx0, oy = win->ty0 - win->wy0;
+  const TgFlowOpts *o;
+  const TgFlowWindow *win;
+  const float *filled;
+  const int32_t *rank;
+  float *share, *v, *v2;
+  double *s;
+} MfdJob;
 
-  if (!share || !v || !v2)
-    {
-      free (share);
-      free (v);
-      free (v2);
-      return TG_ENOMEM;
-    }
-  for (int y = 0; y < win->wh; y++)
+static void
+mfd_shares_rows (void *user, int begin, int end)
+{
+  const MfdJob *j = user;
+  const TgFlowWindow *win = j->win;
+
+  for (int y = begin; y < end; y++)
     for (int x = 0; x < win->ww; x++)
       {
         size_t c = (size_t) y * win->ww + x;
@@ -437,48 +433,98 @@ mfd_steps (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled, co
         int bq;
         unsigned mask = 0;
         if (known (win, x, y))
-          mask = receivers (filled, rank, win->ww, win->wh, o->routing, o->exponent, c, wt, &bq);
+          mask = receivers (j->filled, j->rank, win->ww, win->wh, j->o->routing, j->o->exponent,
+                            c, wt, &bq);
         for (int q = 0; q < 8; q++)
-          share[c * 8 + q] = (mask & (1u << q)) ? (float) wt[q] : 0.0f;
-        v[c] = 1.0f;
+          j->share[c * 8 + q] = (mask & (1u << q)) ? (float) wt[q] : 0.0f;
+        j->v[c] = 1.0f;
       }
+}
+
+static void
+mfd_step_rows (void *user, int begin, int end)
+{
+  const MfdJob *j = user;
+  const TgFlowWindow *win = j->win;
+  int ox = win->tx0 - win->wx0, oy = win->ty0 - win->wy0;
+
+  for (int y = begin; y < end; y++)
+    {
+      /* What this step holds, before it moves on (V is only read here). */
+      if (j->s && y >= oy && y < oy + win->th)
+        for (int i = 0; i < win->tw; i++)
+          j->s[(size_t) (y - oy) * win->tw + i] += j->v[(size_t) y * win->ww + (ox + i)];
+      for (int x = 0; x < win->ww; x++)
+        {
+          double sum = 0.0;
+          for (int q = 0; q < 8; q++)
+            {
+              int nx = x + dx[q], ny = y + dy[q];
+              size_t m;
+              if (nx < 0 || nx >= win->ww || ny < 0 || ny >= win->wh)
+                continue;
+              m = (size_t) ny * win->ww + nx;
+              sum += (double) j->v[m] * j->share[m * 8 + opposite[q]];
+            }
+          j->v2[(size_t) y * win->ww + x] = (float) sum;
+        }
+    }
+}
+
+static int
+run_rows (const TgFlowOpts *o, int rows, int width, void (*fn) (void *, int, int), void *user)
+{
+  /* About 64k samples a job: a function of the width only, and every job
+   * writes its own rows, so the bytes do not depend on the threads. */
+  int grain = 65536 / (width > 0 ? width : 1);
+
+  if (!o->parallel)
+    {
+      fn (user, 0, rows);
+      return 0;
+    }
+  return o->parallel (o->parallel_ctx, rows, grain < 1 ? 1 : grain, fn, user);
+}
+
+/* S (over the tile) gets the water each tile sample holds in the first
+ * TG__FLOW_MFD_STEPS steps, SRC what is at it after them, in fixed point.
+ * Each step is a pull: a sample's new water is its neighbours' times their
+ * shares towards it, in neighbour order, so its value is a fixed function
+ * of the window around it. */
+static int
+mfd_steps (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled, const int32_t *rank,
+           double *s, int64_t *src)
+{
+  size_t n = (size_t) win->ww * (size_t) win->wh;
+  MfdJob j = { o, win, filled, rank, malloc (sizeof (float) * 8 * n), malloc (sizeof (float) * n),
+               malloc (sizeof (float) * n), s };
+  int ox = win->tx0 - win->wx0, oy = win->ty0 - win->wy0, rc = TG_ENOMEM;
+
+  if (!j.share || !j.v || !j.v2)
+    goto out;
+  if ((rc = run_rows (o, win->wh, win->ww, mfd_shares_rows, &j)) < 0)
+    goto out;
   if (s)
     for (size_t i = 0; i < (size_t) win->tw * win->th; i++)
       s[i] = 0.0;
   for (int step = 0; step < TG__FLOW_MFD_STEPS; step++)
     {
       float *t;
-      if (s)
-        for (int j = 0; j < win->th; j++)
-          for (int i = 0; i < win->tw; i++)
-            s[(size_t) j * win->tw + i] += v[(size_t) (oy + j) * win->ww + (ox + i)];
-      for (int y = 0; y < win->wh; y++)
-        for (int x = 0; x < win->ww; x++)
-          {
-            double sum = 0.0;
-            for (int q = 0; q < 8; q++)
-              {
-                int nx = x + dx[q], ny = y + dy[q];
-                size_t m;
-                if (nx < 0 || nx >= win->ww || ny < 0 || ny >= win->wh)
-                  continue;
-                m = (size_t) ny * win->ww + nx;
-                sum += (double) v[m] * share[m * 8 + opposite[q]];
-              }
-            v2[(size_t) y * win->ww + x] = (float) sum;
-          }
-      t = v;
-      v = v2;
-      v2 = t;
+      if ((rc = run_rows (o, win->wh, win->ww, mfd_step_rows, &j)) < 0)
+        goto out;
+      t = j.v;
+      j.v = j.v2;
+      j.v2 = t;
     }
-  for (int j = 0; j < win->th; j++)
-    for (int i = 0; i < win->tw; i++)
-      src[(size_t) j * win->tw + i]
-        = llround ((double) v[(size_t) (oy + j) * win->ww + (ox + i)] * (double) TG__FLOW_ONE);
-  free (share);
-  free (v);
-  free (v2);
-  return 0;
+  for (int y = 0; y < win->th; y++)
+    for (int x = 0; x < win->tw; x++)
+      src[(size_t) y * win->tw + x]
+        = llround ((double) j.v[(size_t) (oy + y) * win->ww + (ox + x)] * (double) TG__FLOW_ONE);
+out:
+  free (j.share);
+  free (j.v);
+  free (j.v2);
+  return rc;
 }
 
 int

@@ -302,9 +302,9 @@ test_flow_tiled_equals_whole (void)
     for (int k = 0; k < 2; k++)
       {
         TgGraph *g;
-        TgEngine *e = new_engine (2);
+        TgEngine *e = new_engine (2), *e1 = new_engine (1);
         TgRegion r;
-        TgValue *whole;
+        TgValue *whole, *one;
         int f;
 
         if (kind == 0)
@@ -341,6 +341,12 @@ test_flow_tiled_equals_whole (void)
         SET (g, f, "routing", routings[k]);
         r = world_region (g);
         whole = pull (e, g, "flow", &r);
+        one = pull (e1, g, "flow", &r);
+        if (whole && one)
+          TG_CHECK_MSG (memcmp (whole->data, one->data, sizeof (float) * tg_region_samples (&r)) == 0,
+                        "terrain %d, %s: 1 and 2 threads differ", kind, routings[k]);
+        tg_value_unref (one);
+        tg_engine_free (e1);
         for (int t = 0; whole && t < TG_N_ELEMENTS (tilings); t++)
           {
             TgValue *tiled = NULL;

@@ -270,7 +270,7 @@ test_flow_tiled_exact (void)
 
   for (int r = 0; r < 2; r++)
     {
-      TgFlowOpts o = { r == 0 ? TG__FLOW_MFD : TG__FLOW_D8, 1.1 };
+      TgFlowOpts o = { .routing = r == 0 ? TG__FLOW_MFD : TG__FLOW_D8, .exponent = 1.1 };
       const char *rname = r == 0 ? "mfd" : "d8";
       for (int kind = 0; kind < T_COUNT; kind++)
         for (int size = 0; size < 2; size++)
