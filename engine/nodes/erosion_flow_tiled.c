@@ -7,9 +7,10 @@
  *     ("F.IX.IY": the filled height of each tile's border samples);
  *  1  the tile's filled heights, max (local fill, F of its label); keep
  *     the ring of them within tg__flow_reach () of the border ("ring");
- *  2  with the neighbours' rings, the tile's flat samples with their
- *     seed flags ("flats");
- *     reduce: the flat ranks, breadth-first over every tile's flat list
+ *  2  with the neighbours' rings, the tile's flats: those inside it
+ *     ranked here (their ring of ranks, "rring"), those touching its
+ *     border listed with their seed flags ("flats");
+ *     reduce: those flats' ranks, breadth-first over every tile's list
  *     ("rank.IX.IY");
  *  3  route the tile (its filled heights and ranks over the window from
  *     rings and rank lists) and sum D8 water over it; keep per border
@@ -18,8 +19,9 @@
  *     border samples ("in.IX.IY": water entering each border sample);
  *  4  route again with that inflow: the area through every tile sample.
  *
- * Blobs are border-sized (ring: border x reach) except the flat lists,
- * which hold every flat sample: see the reduce of step 2.
+ * Blobs are border-sized (rings: border x reach) except the lists of
+ * flats that cross tile edges, which hold all their samples: see the
+ * reduce of step 2.
  */
 #include <math.h>
 #include <stdio.h>
@@ -527,59 +529,184 @@ win_flat (const TgFlowWindow *win, const float *filled, int x, int y)
   return true;
 }
 
+/* The tile's flat samples with their seed flags, parted in two: SPAN,
+ * the flats that touch the tile's border (they may go on in other tiles:
+ * the reduce ranks them), and the flats inside it, complete here, which
+ * it ranks itself into INNER_RANK (a tile-sized map, -1 elsewhere). */
+typedef struct
+{
+  int64_t *g;
+  float *lev;
+  uint8_t *fl;
+  size_t n;
+} FlatList;
+
+static void
+flat_list_clear (FlatList *l)
+{
+  free (l->g);
+  free (l->lev);
+  free (l->fl);
+  memset (l, 0, sizeof *l);
+}
+
+static int
+tile_flats (const TgFlowWindow *win, const float *filled, FlatList *span, int32_t *inner_rank)
+{
+  int tw = win->tw, th = win->th, ox = win->tx0 - win->wx0, oy = win->ty0 - win->wy0;
+  size_t nt = (size_t) tw * th, m = 0, head, tail;
+  int32_t *idx = malloc (sizeof (int32_t) * (nt ? nt : 1)), *queue = malloc (sizeof (int32_t) * (nt ? nt : 1));
+  uint8_t *flags = malloc (nt ? nt : 1), *outer = calloc (nt ? nt : 1, 1);
+  FlatList in = { 0 };
+  int32_t *rank = NULL;
+  int rc = TG_ENOMEM;
+
+  memset (span, 0, sizeof *span);
+  if (!idx || !queue || !flags || !outer)
+    goto out;
+  for (int y = 0; y < th; y++)
+    for (int x = 0; x < tw; x++)
+      {
+        int wx = ox + x, wy = oy + y;
+        float z = filled[(size_t) wy * win->ww + wx];
+        uint8_t f = 0;
+        size_t c = (size_t) y * tw + x;
+        inner_rank[c] = -1;
+        idx[c] = -1;
+        if (!win_flat (win, filled, wx, wy))
+          continue;
+        for (int q = 0; q < 8; q++)
+          {
+            int nx = wx + tg__flow_dx[q], ny = wy + tg__flow_dy[q];
+            float zn = filled[(size_t) ny * win->ww + nx];
+            if (zn > z)
+              f |= TG__FLAT_HIGH;
+            else if (zn == z && !win_flat (win, filled, nx, ny))
+              f |= TG__FLAT_DRAIN;
+          }
+        flags[c] = f;
+        idx[c] = 0;
+        m++;
+      }
+  /* Flats that reach the tile's border: a walk from the border samples. */
+  head = tail = 0;
+  for (int k = 0; k < tg__flow_border_count (tw, th); k++)
+    {
+      int x, y;
+      tg__flow_border_xy (tw, th, k, &x, &y);
+      if (idx[(size_t) y * tw + x] == 0)
+        {
+          outer[(size_t) y * tw + x] = 1;
+          queue[tail++] = y * tw + x;
+        }
+    }
+  while (head < tail)
+    {
+      int32_t c = queue[head++];
+      int cx = c % tw, cy = c / tw;
+      for (int q = 0; q < 8; q++)
+        {
+          int x = cx + tg__flow_dx[q], y = cy + tg__flow_dy[q];
+          size_t i = (size_t) y * tw + x;
+          if (x < 0 || x >= tw || y < 0 || y >= th || idx[i] != 0 || outer[i]
+              || filled[(size_t) (oy + y) * win->ww + ox + x]
+                   != filled[(size_t) (oy + cy) * win->ww + ox + cx])
+            continue;
+          outer[i] = 1;
+          queue[tail++] = (int32_t) i;
+        }
+    }
+  span->n = tail;
+  in.n = m - tail;
+  span->g = malloc (sizeof (int64_t) * (span->n ? span->n : 1));
+  span->lev = malloc (sizeof (float) * (span->n ? span->n : 1));
+  span->fl = malloc (span->n ? span->n : 1);
+  in.g = malloc (sizeof (int64_t) * (in.n ? in.n : 1));
+  in.lev = malloc (sizeof (float) * (in.n ? in.n : 1));
+  in.fl = malloc (in.n ? in.n : 1);
+  rank = malloc (sizeof (int32_t) * (in.n ? in.n : 1));
+  if (!span->g || !span->lev || !span->fl || !in.g || !in.lev || !in.fl || !rank)
+    goto out;
+  /* Both lists in raster order (world index order). */
+  span->n = in.n = 0;
+  for (size_t c = 0; c < nt; c++)
+    if (idx[c] == 0)
+      {
+        FlatList *l = outer[c] ? span : &in;
+        int x = (int) (c % tw), y = (int) (c / tw);
+        l->g[l->n] = (int64_t) (win->ty0 + y) * win->fw + (win->tx0 + x);
+        l->lev[l->n] = filled[(size_t) (oy + y) * win->ww + ox + x];
+        l->fl[l->n] = flags[c];
+        idx[c] = (int32_t) l->n++;
+      }
+  if ((rc = tg__flow_ranks_sparse (in.g, in.lev, in.fl, in.n, win->fw, rank)) < 0)
+    goto out;
+  for (size_t c = 0; c < nt; c++)
+    if (idx[c] >= 0 && !outer[c])
+      inner_rank[c] = rank[idx[c]];
+  rc = 0;
+out:
+  if (rc < 0)
+    flat_list_clear (span);
+  flat_list_clear (&in);
+  free (rank);
+  free (idx);
+  free (queue);
+  free (flags);
+  free (outer);
+  return rc;
+}
+
 static int
 step_flats (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const Rect *tr,
             const float *hm, const TgFlowBlobs *io)
 {
   TgFlowWindow win;
   float *filled = NULL;
-  int rc = load_window (o, t, fw, fh, tr, hm, io, &win, &filled);
-  size_t nt = (size_t) tr->w * tr->h, m = 0;
-  int ox = tr->x0 - win.wx0, oy = tr->y0 - win.wy0;
+  int g = tg__flow_reach (o), rc = load_window (o, t, fw, fh, tr, hm, io, &win, &filled);
+  size_t nt = (size_t) tr->w * tr->h, nr = ring_count (tr->w, tr->h, g);
+  int32_t *inner = malloc (sizeof (int32_t) * (nt ? nt : 1)), *ring = malloc (sizeof (int32_t) * (nr ? nr : 1));
+  FlatList span = { 0 };
   char *blob = NULL;
+  size_t size;
 
-  if (rc == 0 && !(blob = malloc (sizeof (int64_t) + nt * (sizeof (int64_t) + sizeof (float) + 1))))
+  if (rc == 0 && (!inner || !ring))
+    rc = TG_ENOMEM;
+  if (rc == 0)
+    rc = tile_flats (&win, filled, &span, inner);
+  size = sizeof (int64_t) + span.n * (sizeof (int64_t) + sizeof (float) + 1);
+  if (rc == 0 && !(blob = malloc (size)))
     rc = TG_ENOMEM;
   if (rc == 0)
     {
-      int64_t *g = (int64_t *) (blob + sizeof (int64_t)), n64;
-      float *lev;
-      uint8_t *fl;
-      for (int y = 0; y < tr->h; y++)
-        for (int x = 0; x < tr->w; x++)
-          if (win_flat (&win, filled, ox + x, oy + y))
-            m++;
-      lev = (float *) (g + m);
-      fl = (uint8_t *) (lev + m);
-      m = 0;
+      int64_t n64 = (int64_t) span.n;
+      char *p = blob;
+      memcpy (p, &n64, sizeof n64);
+      p += sizeof n64;
+      memcpy (p, span.g, sizeof (int64_t) * span.n);
+      p += sizeof (int64_t) * span.n;
+      memcpy (p, span.lev, sizeof (float) * span.n);
+      p += sizeof (float) * span.n;
+      memcpy (p, span.fl, span.n);
+      rc = io->put (io->user, "flats", blob, size);
+    }
+  if (rc == 0)
+    {
+      /* The inner flats' ranks where the neighbours' windows reach. */
       for (int y = 0; y < tr->h; y++)
         for (int x = 0; x < tr->w; x++)
           {
-            int wx = ox + x, wy = oy + y;
-            float z = filled[(size_t) wy * win.ww + wx];
-            uint8_t f = 0;
-            if (!win_flat (&win, filled, wx, wy))
-              continue;
-            for (int q = 0; q < 8; q++)
-              {
-                int nx = wx + tg__flow_dx[q], ny = wy + tg__flow_dy[q];
-                float zn = filled[(size_t) ny * win.ww + nx];
-                if (zn > z)
-                  f |= TG__FLAT_HIGH;
-                else if (zn == z && !win_flat (&win, filled, nx, ny))
-                  f |= TG__FLAT_DRAIN;
-              }
-            g[m] = (int64_t) (tr->y0 + y) * fw + (tr->x0 + x);
-            lev[m] = z;
-            fl[m++] = f;
+            int64_t k = ring_index (tr->w, tr->h, g, x, y);
+            if (k >= 0)
+              ring[k] = inner[(size_t) y * tr->w + x];
           }
-      n64 = (int64_t) m;
-      memcpy (blob, &n64, sizeof n64);
-      rc = io->put (io->user, "flats", blob,
-                    sizeof (int64_t) + m * (sizeof (int64_t) + sizeof (float) + 1));
+      rc = io->put (io->user, "rring", ring, sizeof (int32_t) * nr);
     }
+  flat_list_clear (&span);
   free (blob);
   free (filled);
+  free (inner);
+  free (ring);
   return rc;
 }
 
@@ -603,11 +730,12 @@ get_flats (const TgFlowBlobs *io, int ix, int iy, void **blob, int64_t *n, const
   return 0;
 }
 
-/* The reduce of step 2.  Flats are solved whole here: their ranks are
- * breadth-first distances, and an exact solve over tile edges would need
- * every pair of a flat's border samples in a tile (Zhou, Song and Liu
- * 2021), which is no smaller.  So this job holds every flat sample of the
- * world (17 bytes each): bounded by the flats, not by the world. */
+/* The reduce of step 2.  Flats that cross tile edges are solved whole
+ * here: their ranks are breadth-first distances, and an exact solve over
+ * tile edges would need every pair of a flat's border samples in a tile
+ * (Zhou, Song and Liu 2021), which is no smaller.  So this job holds
+ * every sample of those flats (17 bytes each); flats inside a tile never
+ * come here. */
 static int
 reduce_flats (const TgTiling *t, int fw, int fh, const TgFlowBlobs *io)
 {
@@ -680,43 +808,69 @@ route_tile (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const Rect *
 {
   TgFlowWindow win;
   float *filled = NULL;
-  int32_t *rank = NULL;
-  int tx0, tx1, ty0, ty1, rc = load_window (o, t, fw, fh, tr, hm, io, &win, &filled);
+  int32_t *rank = NULL, *inner = NULL;
+  int g = tg__flow_reach (o), tx0, tx1, ty0, ty1;
+  int rc = load_window (o, t, fw, fh, tr, hm, io, &win, &filled);
   size_t n = (size_t) win.ww * win.wh;
+  FlatList span = { 0 };
 
-  if (rc == 0 && !(rank = malloc (sizeof (int32_t) * n)))
+  if (rc == 0 && (!(rank = malloc (sizeof (int32_t) * n))
+                  || !(inner = malloc (sizeof (int32_t) * ((size_t) tr->w * tr->h + 1)))))
     rc = TG_ENOMEM;
+  /* The tile's own inner flats again, as step 2 ranked them. */
+  if (rc == 0)
+    rc = tile_flats (&win, filled, &span, inner);
   if (rc < 0)
     goto out;
   for (size_t i = 0; i < n; i++)
     rank[i] = -1;
+  for (int y = 0; y < tr->h; y++)
+    memcpy (rank + (size_t) (tr->y0 - win.wy0 + y) * win.ww + (tr->x0 - win.wx0),
+            inner + (size_t) y * tr->w, sizeof (int32_t) * tr->w);
   window_tiles (t, &win, &tx0, &tx1, &ty0, &ty1);
   for (int ty = ty0; ty <= ty1 && rc == 0; ty++)
     for (int tx = tx0; tx <= tx1 && rc == 0; tx++)
       {
         Rect u = tile_rect (t, fw, fh, tx, ty);
-        void *blob = NULL, *rk = NULL;
+        void *blob = NULL, *rk = NULL, *rr = NULL;
         int64_t m;
         size_t size;
-        const int64_t *g;
+        const int64_t *gi;
         if (u.w == 0 || u.h == 0)
           continue;
-        if ((rc = get_flats (io, tx, ty, &blob, &m, &g)) == 0
+        /* The flats over tile edges, ranked by the reduce. */
+        if ((rc = get_flats (io, tx, ty, &blob, &m, &gi)) == 0
             && (rc = get_reduce_blob (io, "rank", tx, ty, sizeof (int32_t) * m, &rk, &size)) == 0)
           for (int64_t k = 0; k < m; k++)
             {
-              int x = (int) (g[k] % fw) - win.wx0, y = (int) (g[k] / fw) - win.wy0;
+              int x = (int) (gi[k] % fw) - win.wx0, y = (int) (gi[k] / fw) - win.wy0;
               if (x >= 0 && x < win.ww && y >= 0 && y < win.wh)
                 rank[(size_t) y * win.ww + x] = ((const int32_t *) rk)[k];
             }
+        /* A neighbour's inner flats, from its ring. */
+        if (rc == 0 && !(tx == t->ix && ty == t->iy)
+            && (rc = get_blob (io, tx, ty, "rring", sizeof (int32_t) * ring_count (u.w, u.h, g), &rr,
+                               &size)) == 0)
+          for (int y = u.y0 > win.wy0 ? u.y0 : win.wy0; y < u.y0 + u.h && y < win.wy0 + win.wh; y++)
+            for (int x = u.x0 > win.wx0 ? u.x0 : win.wx0; x < u.x0 + u.w && x < win.wx0 + win.ww;
+                 x++)
+              {
+                int64_t k = ring_index (u.w, u.h, g, x - u.x0, y - u.y0);
+                int32_t v = k >= 0 ? ((const int32_t *) rr)[k] : -1;
+                if (v >= 0)
+                  rank[(size_t) (y - win.wy0) * win.ww + (x - win.wx0)] = v;
+              }
         free (blob);
         free (rk);
+        free (rr);
       }
   if (rc == 0)
     rc = tg__flow_route (o, &win, filled, rank, inflow, acc, border);
 out:
+  flat_list_clear (&span);
   free (filled);
   free (rank);
+  free (inner);
   return rc;
 }
 
