@@ -2,8 +2,9 @@
  * downhill, a V-shaped valley gathers it on its valley line, a closed pit
  * is filled so its water still reaches the world's edge, the water of a
  * flat lake crosses it in one channel rather than in parallel lines, the
- * bytes do not depend on the thread count, and a 257 preview reads like a
- * 513 build at the same world points. */
+ * bytes do not depend on the thread count, a 257 preview reads like a
+ * 513 build at the same world points, and a tiled build through the
+ * engine gives the whole evaluation's bytes. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <tgraph/tgraph.h>
 
 #include "tggraph_test.h"
+#include "tgtiled_test.h"
 #include "tgtest.h"
 
 /* A west-to-east ramp (west low) into erosion.flow ("flow"). */
@@ -285,6 +287,88 @@ test_flow_resolution (void)
   tg_engine_free (e);
 }
 
+/* The tiled scheme through the engine (tg_engine_tile_step, blobs in an
+ * in-memory store): the bytes of the whole evaluation for any tiling,
+ * uneven and one-sample tiles included, on ridged noise (pits, lakes),
+ * the flat-floored valley and the crater, with MFD and D8. */
+static void
+test_flow_tiled_equals_whole (void)
+{
+  static const int tilings[][2] = { { 1, 1 }, { 2, 2 }, { 3, 2 }, { 4, 4 }, { 7, 5 },
+                                    { 1, 9 }, { 65, 3 }, { 22, 31 } };
+  const char *routings[2] = { "mfd", "d8" };
+
+  for (int kind = 0; kind < 3; kind++)
+    for (int k = 0; k < 2; k++)
+      {
+        TgGraph *g;
+        TgEngine *e = new_engine (2), *e1 = new_engine (1);
+        TgRegion r;
+        TgValue *whole, *one;
+        int f;
+
+        if (kind == 0)
+          {
+            g = new_graph (2048, 2048, 65);
+            SET (g, add_node (g, "base", "noise.fbm"), "mode", "ridged");
+            add_node (g, "flow", "erosion.flow");
+            add_link (g, "base", "height", "flow", "height");
+          }
+        else if (kind == 1)
+          {
+            int sum, half;
+            g = valley_graph (65);
+            sum = tg_graph_find_node (g, "sum");
+            SET (g, sum, "op", "subtract");
+            half = add_node (g, "half", "gen.constant");
+            SET (g, half, "value", "0.7");
+            tg_graph_remove_link (g, tg_graph_input_link (g, sum, 1));
+            add_link (g, "half", "height", "sum", "b");
+          }
+        else
+          {
+            int s;
+            g = new_graph (2048, 2048, 65);
+            s = add_node (g, "disc", "gen.shape");
+            SET (g, s, "radius_m", "600");
+            SET (g, s, "falloff_m", "500");
+            add_node (g, "crater", "filter.invert");
+            add_node (g, "flow", "erosion.flow");
+            add_link (g, "disc", "height", "crater", "height");
+            add_link (g, "crater", "height", "flow", "height");
+          }
+        f = tg_graph_find_node (g, "flow");
+        SET (g, f, "routing", routings[k]);
+        r = world_region (g);
+        whole = pull (e, g, "flow", &r);
+        one = pull (e1, g, "flow", &r);
+        if (whole && one)
+          TG_CHECK_MSG (memcmp (whole->data, one->data, sizeof (float) * tg_region_samples (&r)) == 0,
+                        "terrain %d, %s: 1 and 2 threads differ", kind, routings[k]);
+        tg_value_unref (one);
+        tg_engine_free (e1);
+        for (int t = 0; whole && t < TG_N_ELEMENTS (tilings); t++)
+          {
+            TgValue *tiled = NULL;
+            TgtestStore st = { 0 };
+            TgError err = { 0 };
+            int rc = tgtest_tiled_pull (e, g, f, 0, tilings[t][0], tilings[t][1], &tiled, &st,
+                                        &err);
+            TG_CHECK_MSG (rc == 0, "terrain %d, %s, %dx%d: %s", kind, routings[k], tilings[t][0],
+                          tilings[t][1], err.message);
+            if (rc == 0)
+              TG_CHECK_MSG (memcmp (whole->data, tiled->data,
+                                    sizeof (float) * tg_region_samples (&r)) == 0,
+                            "terrain %d, %s: %dx%d tiles differ from the whole map", kind,
+                            routings[k], tilings[t][0], tilings[t][1]);
+            tg_value_unref (tiled);
+          }
+        tg_value_unref (whole);
+        tg_engine_free (e);
+        tg_graph_free (g);
+      }
+}
+
 int
 main (void)
 {
@@ -293,5 +377,6 @@ main (void)
   TG_RUN (test_flow_pit);
   TG_RUN (test_flow_flat_floor);
   TG_RUN (test_flow_resolution);
+  TG_RUN (test_flow_tiled_equals_whole);
   return tgtest_result ();
 }

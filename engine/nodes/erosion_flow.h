@@ -1,0 +1,163 @@
+/* erosion.flow's algorithms, apart from the node so that a test can run
+ * the whole-world evaluation and every step of the tiled scheme on plain
+ * float arrays.  Internal to engine/nodes.
+ *
+ * erosion_flow_fill.c    Priority-Flood, whole and per tile (labels and
+ *                        spill graph), and the spill solve over tile edges
+ * erosion_flow_route.c   flat ranks (dense, and sparse for the reduce),
+ *                        receivers, the MFD steps, the exact D8 sums, and
+ *                        the solve of those sums over tile edges
+ * erosion_flow_tiled.c   the steps of the tiled scheme, talking in blobs
+ */
+#ifndef TG_NODES_EROSION_FLOW_H
+#define TG_NODES_EROSION_FLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tgraph/tiled.h>
+
+enum
+{
+  TG__FLOW_MFD,
+  TG__FLOW_D8,
+};
+
+/* MFD spreads a sample's water this many steps; from there on it follows
+ * the steepest way (see tg__flow_route).  Part of the node's definition. */
+#define TG__FLOW_MFD_STEPS 16
+
+/* Accumulated water in fixed point: 2^20 units a sample. */
+#define TG__FLOW_ONE ((int64_t) 1 << 20)
+
+typedef struct
+{
+  int routing;
+  double exponent;
+  /* Optional: runs FN (USER, begin, end) over [0, N) in chunks of GRAIN,
+   * as tg_eval_parallel does (each chunk writes its own rows). */
+  int (*parallel) (void *ctx, int n, int grain, void (*fn) (void *, int, int), void *user);
+  void *parallel_ctx;
+} TgFlowOpts;
+
+/* Blob access for the tiled scheme: the node passes tg_eval_blob_*, a test
+ * its own store.  GET returns TG_EMISSING when there is no such blob. */
+typedef struct
+{
+  void *user;
+  int (*put) (void *user, const char *name, const void *data, size_t size);
+  int (*get) (void *user, int ix, int iy, const char *name, void **data, size_t *size);
+} TgFlowBlobs;
+
+extern const int tg__flow_dx[8], tg__flow_dy[8];
+
+/* --- erosion_flow_fill.c ----------------------------------------------- */
+
+/* Depression-filled heights of a whole W x H world: the flood from its edge. */
+int tg__flow_fill (const float *hm, int w, int h, float *filled);
+
+/* One edge of a tile's spill graph: labels A < B meet at height W. */
+typedef struct
+{
+  int32_t a, b;
+  float w;
+} TgFlowSpill;
+
+/* The flood of a W x H tile from its own border: each border sample
+ * (tg__flow_border_index order) seeds label = its index; LF gets the
+ * tile-local fill, LABEL the seed each sample was flooded from and, when
+ * EDGES is not NULL, *EDGES (malloc'ed) the spill graph between labels,
+ * each pair once with its lowest meeting height. */
+int tg__flow_fill_tile (const float *hm, int w, int h, float *lf, int32_t *label,
+                        TgFlowSpill **edges, size_t *n_edges);
+
+/* A binary heap of (key, index), smallest first, ties by index. */
+typedef struct
+{
+  float key;
+  int32_t idx;
+} TgFlowHeapItem;
+
+typedef struct
+{
+  TgFlowHeapItem *a;
+  size_t n, cap;
+} TgFlowHeap;
+
+int tg__flow_heap_push (TgFlowHeap *h, float key, int32_t idx); /* grows; 0 or TG_ENOMEM */
+TgFlowHeapItem tg__flow_heap_pop (TgFlowHeap *h);
+
+/* Border samples of a W x H tile in raster order. */
+int tg__flow_border_count (int w, int h);
+int tg__flow_border_index (int w, int h, int x, int y);
+void tg__flow_border_xy (int w, int h, int k, int *x, int *y);
+/* The tile of NT along N samples that holds sample G. */
+int tg__flow_tile_of (int n, int nt, int g);
+
+/* --- erosion_flow_route.c ---------------------------------------------- */
+
+/* Flat ranks of a whole W x H filled world (-1 off flats). */
+int tg__flow_ranks (const float *filled, int w, int h, int32_t *rank);
+
+/* The same ranks for a set of flat samples given as a list: world index,
+ * level and flags (1: next to a drain of its level, 2: next to higher
+ * ground), in any order, of a FW-wide world.  RANK gets each one's rank. */
+enum
+{
+  TG__FLAT_DRAIN = 1,
+  TG__FLAT_HIGH = 2,
+};
+int tg__flow_ranks_sparse (const int64_t *gidx, const float *level, const uint8_t *flags,
+                           size_t n, int fw, int32_t *rank);
+
+/* A window of the world: WW x WH samples from (WX0, WY0) of an FW x FH
+ * world, and within it the tile (TX0, TY0, TW, TH) whose results count.
+ * The window must reach tg__flow_reach () samples past the tile (or the
+ * world's edge). */
+typedef struct
+{
+  int fw, fh;
+  int wx0, wy0, ww, wh;
+  int tx0, ty0, tw, th;
+} TgFlowWindow;
+
+int tg__flow_reach (const TgFlowOpts *o);
+
+/* One tile border sample's part in the solve of the D8 sums over tile
+ * edges: the water the tile itself sends through it, the world index of
+ * its receiver when that lies outside the tile (-1 otherwise or when the
+ * water leaves the world), and the border index of the sample where the
+ * water passing it leaves the tile (-1: it leaves the world inside). */
+typedef struct
+{
+  int64_t local;
+  int64_t recv;
+  int32_t link;
+} TgFlowBorder;
+
+/* Routes the water of window WIN (FILLED and RANK over it) and sums it
+ * over the tile: ACC (tw x th, may be NULL) gets the area in samples
+ * draining through each tile sample, INFLOW (per tile border sample, may
+ * be NULL) is water arriving from outside the tile, and BORDER (may be
+ * NULL) gets each border sample's record. */
+int tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled,
+                    const int32_t *rank, const int64_t *inflow, double *acc,
+                    TgFlowBorder *border);
+
+/* --- erosion_flow_tiled.c ---------------------------------------------- */
+
+/* Area draining through every sample of a whole W x H world HM (finite
+ * values), in samples.  0 or TG_ENOMEM. */
+int tg__flow_whole (const TgFlowOpts *o, const float *hm, int w, int h, double *acc);
+
+#define TG__FLOW_N_STEPS 5
+bool tg__flow_has_reduce (int step);
+/* Step STEP of tile T->ix, T->iy of an FW x FH world; HM is the input over
+ * the tile (finite values).  The last step fills ACC over the tile. */
+int tg__flow_tile_step (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const float *hm,
+                        int step, const TgFlowBlobs *io, double *acc);
+int tg__flow_reduce (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, int step,
+                     const TgFlowBlobs *io);
+
+#endif

@@ -1,0 +1,328 @@
+/* erosion.flow, filling: the Priority-Flood of Barnes, Lehman and Mulla
+ * (2014, with the pit queue of their "improved" variant) over the whole
+ * world, and the same flood over one tile from its own border with a
+ * label per border sample, as in Barnes (2016), "Parallel priority-flood
+ * depression filling for trillion cell digital elevation models".
+ *
+ * Why the tiled fill has the whole flood's bytes: the filled height of a
+ * sample is min over paths to the world's edge of the highest height on
+ * the path, a quantity made of comparisons alone (every value is one of
+ * the input heights).  A path from inside a tile first meets the tile's
+ * border at some sample p, so fill(c) = min over p of max(D(c, p),
+ * fill(p)) with D the same min-max inside the tile.  The labelled flood
+ * gives lf(c) = min over p of D(c, p), reached from p = label(c), and
+ * the label graph (labels x, y meet at max(lf) of two touching samples)
+ * has between any two border samples no larger a min-max than the tile
+ * itself, and no smaller one (each of its edges is a real path).  So the
+ * spill solve over all tiles' label graphs and the steps across tile
+ * edges gives fill(p) exactly, and fill(c) = max(lf(c), fill(label(c))).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <tgraph/error.h>
+
+#include "erosion_flow.h"
+
+const int tg__flow_dx[8] = { 1, -1, 0, 0, 1, -1, 1, -1 };
+const int tg__flow_dy[8] = { 0, 0, 1, -1, 1, 1, -1, -1 };
+
+static inline bool
+heap_less (TgFlowHeapItem x, TgFlowHeapItem y)
+{
+  return x.key < y.key || (x.key == y.key && x.idx < y.idx);
+}
+
+int
+tg__flow_heap_push (TgFlowHeap *h, float key, int32_t idx)
+{
+  size_t i;
+  TgFlowHeapItem it = { key, idx };
+
+  if (h->n == h->cap)
+    {
+      size_t cap = h->cap ? 2 * h->cap : 256;
+      TgFlowHeapItem *a = realloc (h->a, sizeof (TgFlowHeapItem) * cap);
+      if (!a)
+        return TG_ENOMEM;
+      h->a = a;
+      h->cap = cap;
+    }
+  i = h->n++;
+  while (i > 0)
+    {
+      size_t p = (i - 1) / 2;
+      if (!heap_less (it, h->a[p]))
+        break;
+      h->a[i] = h->a[p];
+      i = p;
+    }
+  h->a[i] = it;
+  return 0;
+}
+
+TgFlowHeapItem
+tg__flow_heap_pop (TgFlowHeap *h)
+{
+  TgFlowHeapItem top = h->a[0], last = h->a[--h->n];
+  size_t i = 0, n = h->n;
+
+  for (;;)
+    {
+      size_t l = 2 * i + 1, m;
+      if (l >= n)
+        break;
+      m = (l + 1 < n && heap_less (h->a[l + 1], h->a[l])) ? l + 1 : l;
+      if (!heap_less (h->a[m], last))
+        break;
+      h->a[i] = h->a[m];
+      i = m;
+    }
+  if (n > 0)
+    h->a[i] = last;
+  return top;
+}
+
+/* --- tile borders ---------------------------------------------------------- */
+
+int
+tg__flow_border_count (int w, int h)
+{
+  if (w <= 0 || h <= 0)
+    return 0;
+  if (h == 1)
+    return w;
+  return 2 * w + (h - 2) * (w > 1 ? 2 : 1);
+}
+
+int
+tg__flow_border_index (int w, int h, int x, int y)
+{
+  int per_row = w > 1 ? 2 : 1;
+
+  if (y == 0)
+    return x;
+  if (y == h - 1)
+    return w + (h - 2) * per_row + x;
+  return w + (y - 1) * per_row + (x == 0 ? 0 : per_row - 1);
+}
+
+void
+tg__flow_border_xy (int w, int h, int k, int *x, int *y)
+{
+  int per_row = w > 1 ? 2 : 1, mid = (h - 2) * per_row;
+
+  if (k < w)
+    {
+      *x = k;
+      *y = 0;
+      return;
+    }
+  k -= w;
+  if (h > 2 && k < mid)
+    {
+      *y = 1 + k / per_row;
+      *x = k % per_row == 0 ? 0 : w - 1;
+      return;
+    }
+  *x = k - (h > 2 ? mid : 0);
+  *y = h - 1;
+}
+
+int
+tg__flow_tile_of (int n, int nt, int g)
+{
+  int i = (int) (((int64_t) g * nt) / n);
+
+  /* Start from the proportional guess; tiles may be empty when NT > N. */
+  if (i >= nt)
+    i = nt - 1;
+  while (i > 0 && tg_tile_start (n, nt, i) > g)
+    i--;
+  while (i + 1 < nt && tg_tile_start (n, nt, i + 1) <= g)
+    i++;
+  return i;
+}
+
+/* --- the floods ------------------------------------------------------------- */
+
+int
+tg__flow_fill (const float *hm, int w, int h, float *filled)
+{
+  size_t n = (size_t) w * (size_t) h, pq_head = 0, pq_tail = 0;
+  TgFlowHeap heap = { malloc (sizeof (TgFlowHeapItem) * n), 0, n };
+  int32_t *pit = malloc (sizeof (int32_t) * n);
+  uint8_t *seen = calloc (n, 1);
+
+  if (!heap.a || !pit || !seen)
+    {
+      free (heap.a);
+      free (pit);
+      free (seen);
+      return TG_ENOMEM;
+    }
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      if (y == 0 || y == h - 1 || x == 0 || x == w - 1)
+        {
+          int32_t i = (int32_t) ((size_t) y * w + x);
+          seen[i] = 1;
+          filled[i] = hm[i];
+          tg__flow_heap_push (&heap, hm[i], i); /* within capacity */
+        }
+  while (pq_head < pq_tail || heap.n > 0)
+    {
+      /* Depression samples first: they sit at the level being processed. */
+      int32_t c = pq_head < pq_tail ? pit[pq_head++] : tg__flow_heap_pop (&heap).idx;
+      int cx = (int) (c % w), cy = (int) (c / w);
+      float level = filled[c];
+
+      for (int q = 0; q < 8; q++)
+        {
+          int x = cx + tg__flow_dx[q], y = cy + tg__flow_dy[q];
+          int32_t i;
+          if (x < 0 || x >= w || y < 0 || y >= h)
+            continue;
+          i = (int32_t) ((size_t) y * w + x);
+          if (seen[i])
+            continue;
+          seen[i] = 1;
+          if (hm[i] <= level)
+            {
+              filled[i] = level;
+              pit[pq_tail++] = i;
+            }
+          else
+            {
+              filled[i] = hm[i];
+              tg__flow_heap_push (&heap, hm[i], i);
+            }
+        }
+      /* The pit queue only grows while it drains; reuse it from the start
+       * when it empties. */
+      if (pq_head == pq_tail)
+        pq_head = pq_tail = 0;
+    }
+  free (heap.a);
+  free (pit);
+  free (seen);
+  return 0;
+}
+
+static int
+spill_cmp (const void *pa, const void *pb)
+{
+  const TgFlowSpill *a = pa, *b = pb;
+
+  if (a->a != b->a)
+    return a->a < b->a ? -1 : 1;
+  if (a->b != b->b)
+    return a->b < b->b ? -1 : 1;
+  return a->w < b->w ? -1 : a->w > b->w;
+}
+
+int
+tg__flow_fill_tile (const float *hm, int w, int h, float *lf, int32_t *label,
+                    TgFlowSpill **edges, size_t *n_edges)
+{
+  size_t n = (size_t) w * (size_t) h, pq_head = 0, pq_tail = 0, ne = 0, cap = 0;
+  int nb = tg__flow_border_count (w, h), rc = 0;
+  TgFlowHeap heap = { malloc (sizeof (TgFlowHeapItem) * n), 0, n };
+  int32_t *pit = malloc (sizeof (int32_t) * n);
+  uint8_t *seen = calloc (n, 1);
+  TgFlowSpill *e = NULL;
+
+  if (edges)
+    {
+      *edges = NULL;
+      *n_edges = 0;
+    }
+  if (!heap.a || !pit || !seen)
+    {
+      rc = TG_ENOMEM;
+      goto out;
+    }
+  for (int k = 0; k < nb; k++)
+    {
+      int x, y;
+      int32_t i;
+      tg__flow_border_xy (w, h, k, &x, &y);
+      i = (int32_t) ((size_t) y * w + x);
+      seen[i] = 1;
+      lf[i] = hm[i];
+      label[i] = k;
+      tg__flow_heap_push (&heap, hm[i], i);
+    }
+  while (pq_head < pq_tail || heap.n > 0)
+    {
+      int32_t c = pq_head < pq_tail ? pit[pq_head++] : tg__flow_heap_pop (&heap).idx;
+      int cx = (int) (c % w), cy = (int) (c / w);
+      float level = lf[c];
+
+      for (int q = 0; q < 8; q++)
+        {
+          int x = cx + tg__flow_dx[q], y = cy + tg__flow_dy[q];
+          int32_t i;
+          if (x < 0 || x >= w || y < 0 || y >= h)
+            continue;
+          i = (int32_t) ((size_t) y * w + x);
+          if (seen[i])
+            {
+              /* Two floods meet: a way between their seeds at this height
+               * (both samples hold their lf already). */
+              if (edges && label[i] != label[c])
+                {
+                  if (ne == cap)
+                    {
+                      TgFlowSpill *g;
+                      cap = cap ? 2 * cap : 1024;
+                      g = realloc (e, sizeof (TgFlowSpill) * cap);
+                      if (!g)
+                        {
+                          rc = TG_ENOMEM;
+                          goto out;
+                        }
+                      e = g;
+                    }
+                  e[ne].a = label[i] < label[c] ? label[i] : label[c];
+                  e[ne].b = label[i] < label[c] ? label[c] : label[i];
+                  e[ne].w = lf[i] > level ? lf[i] : level;
+                  ne++;
+                }
+              continue;
+            }
+          seen[i] = 1;
+          label[i] = label[c];
+          if (hm[i] <= level)
+            {
+              lf[i] = level;
+              pit[pq_tail++] = i;
+            }
+          else
+            {
+              lf[i] = hm[i];
+              tg__flow_heap_push (&heap, hm[i], i);
+            }
+        }
+      if (pq_head == pq_tail)
+        pq_head = pq_tail = 0;
+    }
+  if (edges && ne > 0)
+    {
+      size_t m = 0;
+      /* Each pair once, at its lowest meeting height. */
+      qsort (e, ne, sizeof (TgFlowSpill), spill_cmp);
+      for (size_t k = 0; k < ne; k++)
+        if (m == 0 || e[k].a != e[m - 1].a || e[k].b != e[m - 1].b)
+          e[m++] = e[k];
+      *edges = e;
+      *n_edges = m;
+      e = NULL;
+    }
+out:
+  free (e);
+  free (heap.a);
+  free (pit);
+  free (seen);
+  return rc;
+}

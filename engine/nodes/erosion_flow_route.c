@@ -1,0 +1,651 @@
+/* erosion.flow, routing: flat ranks, where each sample's water goes, and
+ * the sums of water that make the result, all in a form whose bytes do not
+ * depend on how the world is cut into tiles.
+ *
+ * Flats get the ranks of Barnes, Lehman and Mulla (2014, flat resolution):
+ * integer breadth-first distances, which are the same numbers however and
+ * in whatever order they are found, so the dense walk over a whole world
+ * and the sparse one over a list of flat samples (the tiled reduce) agree.
+ *
+ * Water: D8 sends all of a sample's water to its steepest lower neighbour
+ * (down the ranks on a flat).  MFD spreads it over all lower neighbours by
+ * slope^exponent times contour length (Quinn et al. 1991), but only for
+ * TG__FLOW_MFD_STEPS steps, after which it follows D8.  That bound is what
+ * makes it exact under tiling: the spreading is a pull over a fixed
+ * window (each value a fixed function of its neighbours, in a fixed
+ * order), and what is left after it is a D8 sum of integers (fixed point,
+ * TG__FLOW_ONE a sample), which no order or cut can change.  Unbounded
+ * MFD cannot be: the share of each water entering a tile that leaves by
+ * each border sample is a dense border x border matrix of reals.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tgraph/error.h>
+
+#include "erosion_flow.h"
+
+#define dx tg__flow_dx
+#define dy tg__flow_dy
+
+/* Direction from a neighbour back to the sample. */
+static const int opposite[8] = { 1, 0, 3, 2, 7, 6, 5, 4 };
+
+/* --- dense flat ranks ---------------------------------------------------- */
+
+/* A flat sample lies inside the world with no strictly lower neighbour:
+ * the floor of a filled lake, or ground that is level by construction.
+ * Edge samples are never flat: water leaves the world there. */
+static bool
+is_flat (const float *filled, int w, int h, int x, int y)
+{
+  float z = filled[(size_t) y * w + x];
+
+  if (x == 0 || y == 0 || x == w - 1 || y == h - 1)
+    return false;
+  for (int q = 0; q < 8; q++)
+    if (filled[(size_t) (y + dy[q]) * w + (x + dx[q])] < z)
+      return false;
+  return true;
+}
+
+/* A breadth-first walk over the flat samples of one level: from the seeds
+ * in QUEUE[0..n_seed) (their MARK already set), every flat sample of a
+ * seed's level whose MARK is 0 gets its neighbour's + STEP, in the order
+ * it is reached. */
+static void
+flat_walk (const float *filled, const uint8_t *flat, int w, int h, int32_t *queue, size_t n_seed,
+           int32_t *mark, int32_t step)
+{
+  size_t head = 0, tail = n_seed;
+
+  while (head < tail)
+    {
+      int32_t c = queue[head++];
+      int cx = (int) (c % w), cy = (int) (c / w);
+      for (int q = 0; q < 8; q++)
+        {
+          int x = cx + dx[q], y = cy + dy[q];
+          int32_t i;
+          if (x < 0 || x >= w || y < 0 || y >= h)
+            continue;
+          i = (int32_t) ((size_t) y * w + x);
+          if (!flat[i] || mark[i] != 0 || filled[i] != filled[c])
+            continue;
+          mark[i] = mark[c] + step;
+          queue[tail++] = i;
+        }
+    }
+}
+
+/* Each flat sample gets the rank
+ *
+ *   2 * (steps to the flat's way out) + (largest - steps from higher ground)
+ *
+ * and water on a flat runs down the ranks as it runs down heights
+ * elsewhere: towards the outlet while keeping away from the higher ground
+ * around it, so it gathers into one channel down the middle of a lake.
+ * Every flat sample has a neighbour of lower rank (one step closer to the
+ * way out gains 2, the second term changes by at most 1); the samples of
+ * the flat's level that drain (the way out) rank below all of them. */
+static int32_t
+flat_rank (int32_t low, int32_t high, int32_t largest)
+{
+  if (low == 0)
+    return INT32_MAX; /* (never after the fill) no way out */
+  return 2 * low + (high ? largest - high : 0);
+}
+
+int
+tg__flow_ranks (const float *filled, int w, int h, int32_t *rank)
+{
+  size_t n = (size_t) w * (size_t) h, n_seed = 0;
+  int32_t *low = malloc (sizeof (int32_t) * n), *high = malloc (sizeof (int32_t) * n);
+  int32_t *queue = malloc (sizeof (int32_t) * n), *label = malloc (sizeof (int32_t) * n);
+  int32_t n_labels = 0, *largest = NULL;
+  uint8_t *flat = calloc (n, 1), any_flat = 0;
+  int rc = TG_ENOMEM;
+
+  if (!low || !high || !queue || !label || !flat)
+    goto out;
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      any_flat |= flat[(size_t) y * w + x] = is_flat (filled, w, h, x, y);
+  if (!any_flat)
+    {
+      for (size_t i = 0; i < n; i++)
+        rank[i] = -1;
+      rc = 0;
+      goto out;
+    }
+
+  /* Each flat (flat samples of one level, connected) gets a label. */
+  memset (label, 0, sizeof (int32_t) * n);
+  for (size_t i = 0; i < n; i++)
+    if (flat[i] && label[i] == 0)
+      {
+        label[i] = ++n_labels;
+        queue[0] = (int32_t) i;
+        flat_walk (filled, flat, w, h, queue, 1, label, 0);
+      }
+
+  /* Steps to the way out: from the samples of the same level that do
+   * drain (0 steps), found from the flats' side.  -1 marks a seed taken
+   * until the walk starts. */
+  memset (low, 0, sizeof (int32_t) * n);
+  for (size_t i = 0; i < n; i++)
+    {
+      int x = (int) (i % w), y = (int) (i / w);
+      if (!flat[i])
+        continue;
+      for (int q = 0; q < 8; q++)
+        {
+          size_t j = (size_t) (y + dy[q]) * w + (x + dx[q]);
+          if (!flat[j] && filled[j] == filled[i] && low[j] == 0)
+            {
+              low[j] = -1;
+              queue[n_seed++] = (int32_t) j;
+            }
+        }
+    }
+  for (size_t k = 0; k < n_seed; k++)
+    low[queue[k]] = 0;
+  flat_walk (filled, flat, w, h, queue, n_seed, low, 1);
+
+  /* Steps from higher ground: from the flat samples next to it (1 step). */
+  memset (high, 0, sizeof (int32_t) * n);
+  n_seed = 0;
+  for (size_t i = 0; i < n; i++)
+    {
+      int x = (int) (i % w), y = (int) (i / w);
+      if (!flat[i])
+        continue;
+      for (int q = 0; q < 8; q++)
+        if (filled[(size_t) (y + dy[q]) * w + (x + dx[q])] > filled[i])
+          {
+            high[i] = 1;
+            queue[n_seed++] = (int32_t) i;
+            break;
+          }
+    }
+  flat_walk (filled, flat, w, h, queue, n_seed, high, 1);
+
+  largest = calloc ((size_t) n_labels + 1, sizeof (int32_t));
+  if (!largest)
+    goto out;
+  for (size_t i = 0; i < n; i++)
+    if (flat[i] && high[i] > largest[label[i]])
+      largest[label[i]] = high[i];
+  for (size_t i = 0; i < n; i++)
+    rank[i] = flat[i] ? flat_rank (low[i], high[i], largest[label[i]]) : -1;
+  rc = 0;
+out:
+  free (largest);
+  free (low);
+  free (high);
+  free (queue);
+  free (label);
+  free (flat);
+  return rc;
+}
+
+/* --- sparse flat ranks (the tiled reduce) ------------------------------- */
+
+typedef struct
+{
+  int64_t g;
+  int32_t i;
+} Keyed;
+
+static int
+keyed_cmp (const void *pa, const void *pb)
+{
+  const Keyed *a = pa, *b = pb;
+
+  return a->g < b->g ? -1 : a->g > b->g;
+}
+
+static int32_t
+find_sorted (const Keyed *k, size_t n, int64_t g)
+{
+  size_t lo = 0, hi = n;
+
+  while (lo < hi)
+    {
+      size_t mid = lo + (hi - lo) / 2;
+      if (k[mid].g < g)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  return lo < n && k[lo].g == g ? (int32_t) lo : -1;
+}
+
+/* The breadth-first walk of flat_walk over the list: NB holds each
+ * sample's 8 neighbours on its flat (-1: none). */
+static void
+sparse_walk (const int32_t *nb, int32_t *queue, size_t n_seed, int32_t *mark, int32_t step)
+{
+  size_t head = 0, tail = n_seed;
+
+  while (head < tail)
+    {
+      int32_t c = queue[head++];
+      for (int q = 0; q < 8; q++)
+        {
+          int32_t i = nb[(size_t) c * 8 + q];
+          if (i < 0 || mark[i] != 0)
+            continue;
+          mark[i] = mark[c] + step;
+          queue[tail++] = i;
+        }
+    }
+}
+
+int
+tg__flow_ranks_sparse (const int64_t *gidx, const float *level, const uint8_t *flags,
+                       size_t n, int fw, int32_t *rank)
+{
+  Keyed *k = malloc (sizeof (Keyed) * (n ? n : 1));
+  int32_t *nb = malloc (sizeof (int32_t) * 8 * (n ? n : 1));
+  int32_t *low = calloc (n ? n : 1, sizeof (int32_t)), *high = calloc (n ? n : 1, sizeof (int32_t));
+  int32_t *label = calloc (n ? n : 1, sizeof (int32_t)), *queue = malloc (sizeof (int32_t) * (n ? n : 1));
+  int32_t n_labels = 0, *largest = NULL;
+  size_t n_seed;
+  int rc = TG_ENOMEM;
+
+  if (!k || !nb || !low || !high || !label || !queue)
+    goto out;
+  for (size_t s = 0; s < n; s++)
+    {
+      k[s].g = gidx[s];
+      k[s].i = (int32_t) s;
+    }
+  qsort (k, n, sizeof (Keyed), keyed_cmp);
+  /* Work in sorted order; neighbours on the same flat by binary search. */
+  for (size_t s = 0; s < n; s++)
+    {
+      int64_t gx = k[s].g % fw, gy = k[s].g / fw;
+      for (int q = 0; q < 8; q++)
+        {
+          int64_t x = gx + dx[q], y = gy + dy[q];
+          int32_t t = -1;
+          if (x >= 0 && x < fw && y >= 0)
+            t = find_sorted (k, n, y * fw + x);
+          if (t >= 0 && level[k[t].i] != level[k[s].i])
+            t = -1;
+          nb[s * 8 + q] = t;
+        }
+    }
+  for (size_t s = 0; s < n; s++)
+    if (label[s] == 0)
+      {
+        label[s] = ++n_labels;
+        queue[0] = (int32_t) s;
+        sparse_walk (nb, queue, 1, label, 0);
+      }
+  n_seed = 0;
+  for (size_t s = 0; s < n; s++)
+    if (flags[k[s].i] & TG__FLAT_DRAIN)
+      {
+        low[s] = 1;
+        queue[n_seed++] = (int32_t) s;
+      }
+  sparse_walk (nb, queue, n_seed, low, 1);
+  n_seed = 0;
+  for (size_t s = 0; s < n; s++)
+    if (flags[k[s].i] & TG__FLAT_HIGH)
+      {
+        high[s] = 1;
+        queue[n_seed++] = (int32_t) s;
+      }
+  sparse_walk (nb, queue, n_seed, high, 1);
+  largest = calloc ((size_t) n_labels + 1, sizeof (int32_t));
+  if (!largest)
+    goto out;
+  for (size_t s = 0; s < n; s++)
+    if (high[s] > largest[label[s]])
+      largest[label[s]] = high[s];
+  for (size_t s = 0; s < n; s++)
+    rank[k[s].i] = flat_rank (low[s], high[s], largest[label[s]]);
+  rc = 0;
+out:
+  free (largest);
+  free (k);
+  free (nb);
+  free (low);
+  free (high);
+  free (label);
+  free (queue);
+  return rc;
+}
+
+/* --- receivers ------------------------------------------------------------ */
+
+int
+tg__flow_reach (const TgFlowOpts *o)
+{
+  /* The MFD steps reach that far (each one neighbour further, its shares
+   * one more); D8 and the flats' flags need two samples. */
+  return o->routing == TG__FLOW_MFD ? TG__FLOW_MFD_STEPS + 1 : 2;
+}
+
+/* Where a sample's water goes: to all strictly lower neighbours in
+ * proportion to slope^EXPONENT times contour length (MFD) or to the
+ * steepest one (D8); on a flat the same down its ranks, among the
+ * neighbours of its level.  Returns the receivers as a bit mask, *BEST
+ * the steepest (-1: none; an edge sample with nowhere lower drains out of
+ * the world) and, when WT is not NULL, fills WT[8] with the MFD shares
+ * (one may underflow to 0; then all goes to the steepest). */
+static unsigned
+receivers (const float *filled, const int32_t *rank, int w, int h, int routing, double exponent,
+           size_t c, double *wt, int *best_q)
+{
+  /* Quinn's contour lengths (in cells) and distances for the neighbours. */
+  static const double contour[8] = { 0.5, 0.5, 0.5, 0.5, 0.354, 0.354, 0.354, 0.354 };
+  static const double dist[8] = { 1, 1, 1, 1, M_SQRT2, M_SQRT2, M_SQRT2, M_SQRT2 };
+  int cx = (int) (c % w), cy = (int) (c / w), bq = -1;
+  double drop[8], sum = 0.0, best = 0.0;
+  unsigned mask = 0;
+
+  for (int q = 0; q < 8; q++)
+    {
+      int x = cx + dx[q], y = cy + dy[q];
+      size_t j = (size_t) y * w + x;
+      double d;
+      drop[q] = 0.0;
+      if (x < 0 || x >= w || y < 0 || y >= h)
+        continue;
+      if (rank[c] >= 0)
+        d = filled[j] == filled[c] ? (double) rank[c] - (double) rank[j] : 0.0;
+      else
+        d = (double) filled[c] - (double) filled[j];
+      if (!(d > 0.0))
+        continue;
+      drop[q] = d / dist[q];
+      mask |= 1u << q;
+      if (drop[q] > best)
+        {
+          best = drop[q];
+          bq = q;
+        }
+    }
+  *best_q = bq;
+  if (bq < 0 || routing == TG__FLOW_D8)
+    return bq < 0 ? 0 : 1u << bq;
+  if (!wt)
+    return mask;
+  for (int q = 0; q < 8; q++)
+    {
+      wt[q] = 0.0;
+      if (mask & (1u << q))
+        {
+          wt[q] = pow (drop[q], exponent) * contour[q];
+          sum += wt[q];
+        }
+    }
+  if (!(sum > 0.0))
+    {
+      for (int q = 0; q < 8; q++)
+        wt[q] = q == bq;
+      return mask;
+    }
+  for (int q = 0; q < 8; q++)
+    wt[q] /= sum;
+  return mask;
+}
+
+/* --- the sums ---------------------------------------------------------- */
+
+/* Whether window sample (X, Y) has all its neighbours in the window or
+ * beyond the world's edge: only there are its receivers known. */
+static inline bool
+known (const TgFlowWindow *win, int x, int y)
+{
+  return (x > 0 || win->wx0 == 0) && (y > 0 || win->wy0 == 0)
+         && (x < win->ww - 1 || win->wx0 + win->ww == win->fw)
+         && (y < win->wh - 1 || win->wy0 + win->wh == win->fh);
+}
+
+/* The MFD steps over the window, as jobs over its rows. */
+typedef struct
+{
+  const TgFlowOpts *o;
+  const TgFlowWindow *win;
+  const float *filled;
+  const int32_t *rank;
+  float *share, *v, *v2;
+  double *s;
+} MfdJob;
+
+static void
+mfd_shares_rows (void *user, int begin, int end)
+{
+  const MfdJob *j = user;
+  const TgFlowWindow *win = j->win;
+
+  for (int y = begin; y < end; y++)
+    for (int x = 0; x < win->ww; x++)
+      {
+        size_t c = (size_t) y * win->ww + x;
+        double wt[8];
+        int bq;
+        unsigned mask = 0;
+        if (known (win, x, y))
+          mask = receivers (j->filled, j->rank, win->ww, win->wh, j->o->routing, j->o->exponent,
+                            c, wt, &bq);
+        for (int q = 0; q < 8; q++)
+          j->share[c * 8 + q] = (mask & (1u << q)) ? (float) wt[q] : 0.0f;
+        j->v[c] = 1.0f;
+      }
+}
+
+static void
+mfd_step_rows (void *user, int begin, int end)
+{
+  const MfdJob *j = user;
+  const TgFlowWindow *win = j->win;
+  int ox = win->tx0 - win->wx0, oy = win->ty0 - win->wy0;
+
+  for (int y = begin; y < end; y++)
+    {
+      /* What this step holds, before it moves on (V is only read here). */
+      if (j->s && y >= oy && y < oy + win->th)
+        for (int i = 0; i < win->tw; i++)
+          j->s[(size_t) (y - oy) * win->tw + i] += j->v[(size_t) y * win->ww + (ox + i)];
+      for (int x = 0; x < win->ww; x++)
+        {
+          double sum = 0.0;
+          for (int q = 0; q < 8; q++)
+            {
+              int nx = x + dx[q], ny = y + dy[q];
+              size_t m;
+              if (nx < 0 || nx >= win->ww || ny < 0 || ny >= win->wh)
+                continue;
+              m = (size_t) ny * win->ww + nx;
+              sum += (double) j->v[m] * j->share[m * 8 + opposite[q]];
+            }
+          j->v2[(size_t) y * win->ww + x] = (float) sum;
+        }
+    }
+}
+
+static int
+run_rows (const TgFlowOpts *o, int rows, int width, void (*fn) (void *, int, int), void *user)
+{
+  /* About 64k samples a job: a function of the width only, and every job
+   * writes its own rows, so the bytes do not depend on the threads. */
+  int grain = 65536 / (width > 0 ? width : 1);
+
+  if (!o->parallel)
+    {
+      fn (user, 0, rows);
+      return 0;
+    }
+  return o->parallel (o->parallel_ctx, rows, grain < 1 ? 1 : grain, fn, user);
+}
+
+/* S (over the tile) gets the water each tile sample holds in the first
+ * TG__FLOW_MFD_STEPS steps, SRC what is at it after them, in fixed point.
+ * Each step is a pull: a sample's new water is its neighbours' times their
+ * shares towards it, in neighbour order, so its value is a fixed function
+ * of the window around it. */
+static int
+mfd_steps (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled, const int32_t *rank,
+           double *s, int64_t *src)
+{
+  size_t n = (size_t) win->ww * (size_t) win->wh;
+  MfdJob j = { o, win, filled, rank, malloc (sizeof (float) * 8 * n), malloc (sizeof (float) * n),
+               malloc (sizeof (float) * n), s };
+  int ox = win->tx0 - win->wx0, oy = win->ty0 - win->wy0, rc = TG_ENOMEM;
+
+  if (!j.share || !j.v || !j.v2)
+    goto out;
+  if ((rc = run_rows (o, win->wh, win->ww, mfd_shares_rows, &j)) < 0)
+    goto out;
+  if (s)
+    for (size_t i = 0; i < (size_t) win->tw * win->th; i++)
+      s[i] = 0.0;
+  for (int step = 0; step < TG__FLOW_MFD_STEPS; step++)
+    {
+      float *t;
+      if ((rc = run_rows (o, win->wh, win->ww, mfd_step_rows, &j)) < 0)
+        goto out;
+      t = j.v;
+      j.v = j.v2;
+      j.v2 = t;
+    }
+  for (int y = 0; y < win->th; y++)
+    for (int x = 0; x < win->tw; x++)
+      src[(size_t) y * win->tw + x]
+        = llround ((double) j.v[(size_t) (oy + y) * win->ww + (ox + x)] * (double) TG__FLOW_ONE);
+out:
+  free (j.share);
+  free (j.v);
+  free (j.v2);
+  return rc;
+}
+
+int
+tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled,
+                const int32_t *rank, const int64_t *inflow, double *acc, TgFlowBorder *border)
+{
+  int tw = win->tw, th = win->th, ox = win->tx0 - win->wx0, oy = win->ty0 - win->wy0;
+  size_t nt = (size_t) tw * (size_t) th, head = 0, tail = 0;
+  int8_t *dir = malloc (nt ? nt : 1);
+  int64_t *amt = malloc (sizeof (int64_t) * (nt ? nt : 1));
+  uint8_t *donors = calloc (nt ? nt : 1, 1);
+  int32_t *queue = malloc (sizeof (int32_t) * (nt ? nt : 1));
+  int32_t *link = border ? malloc (sizeof (int32_t) * (nt ? nt : 1)) : NULL;
+  int rc = TG_ENOMEM, nb = tg__flow_border_count (tw, th);
+
+  if (!dir || !amt || !donors || !queue || (border && !link))
+    goto out;
+  /* Where each tile sample's water goes after the MFD steps (or at once). */
+  for (int j = 0; j < th; j++)
+    for (int i = 0; i < tw; i++)
+      {
+        int bq;
+        receivers (filled, rank, win->ww, win->wh, TG__FLOW_D8, 1.0,
+                   (size_t) (oy + j) * win->ww + (ox + i), NULL, &bq);
+        dir[(size_t) j * tw + i] = (int8_t) bq;
+      }
+  if (o->routing == TG__FLOW_MFD)
+    {
+      if ((rc = mfd_steps (o, win, filled, rank, acc, amt)) < 0)
+        goto out;
+    }
+  else
+    {
+      for (size_t i = 0; i < nt; i++)
+        amt[i] = TG__FLOW_ONE;
+      if (acc)
+        for (size_t i = 0; i < nt; i++)
+          acc[i] = 0.0;
+    }
+  if (inflow)
+    for (int k = 0; k < nb; k++)
+      {
+        int x, y;
+        tg__flow_border_xy (tw, th, k, &x, &y);
+        amt[(size_t) y * tw + x] += inflow[k];
+      }
+
+  /* The D8 sums over the tile, upstream first (Kahn's order): integers,
+   * so their order does not matter, only which water reaches where. */
+  for (int j = 0; j < th; j++)
+    for (int i = 0; i < tw; i++)
+      {
+        int q = dir[(size_t) j * tw + i], x = i + dx[q < 0 ? 0 : q], y = j + dy[q < 0 ? 0 : q];
+        if (q >= 0 && x >= 0 && x < tw && y >= 0 && y < th)
+          donors[(size_t) y * tw + x]++;
+      }
+  for (size_t i = 0; i < nt; i++)
+    if (donors[i] == 0)
+      queue[tail++] = (int32_t) i;
+  while (head < tail)
+    {
+      int32_t c = queue[head++];
+      int q = dir[c], x = (int) (c % tw) + dx[q < 0 ? 0 : q], y = (int) (c / tw) + dy[q < 0 ? 0 : q];
+      size_t j;
+      if (q < 0 || x < 0 || x >= tw || y < 0 || y >= th)
+        continue;
+      j = (size_t) y * tw + x;
+      amt[j] += amt[c];
+      if (--donors[j] == 0)
+        queue[tail++] = (int32_t) j;
+    }
+  if (tail != nt)
+    {
+      rc = TG_EINVAL; /* a cycle: the ranks or the fill are broken */
+      goto out;
+    }
+  if (border)
+    {
+      /* Downstream first: where the water passing each sample leaves. */
+      for (size_t k = nt; k-- > 0;)
+        {
+          int32_t c = queue[k];
+          int q = dir[c], x = (int) (c % tw) + dx[q < 0 ? 0 : q], y = (int) (c / tw) + dy[q < 0 ? 0 : q];
+          if (q >= 0 && x >= 0 && x < tw && y >= 0 && y < th)
+            link[c] = link[(size_t) y * tw + x];
+          else
+            link[c] = c;
+        }
+      for (int k = 0; k < nb; k++)
+        {
+          int x, y, q, lx, ly, rx, ry;
+          size_t c;
+          tg__flow_border_xy (tw, th, k, &x, &y);
+          c = (size_t) y * tw + x;
+          lx = (int) (link[c] % tw);
+          ly = (int) (link[c] / tw);
+          q = dir[link[c]];
+          border[k].local = amt[c];
+          /* The last sample is on the border (its receiver lies outside)
+           * unless the water stops inside: then nothing goes on. */
+          if (q >= 0 && (lx == 0 || ly == 0 || lx == tw - 1 || ly == th - 1))
+            border[k].link = tg__flow_border_index (tw, th, lx, ly);
+          else
+            border[k].link = -1;
+          border[k].recv = -1;
+          q = dir[c];
+          rx = x + dx[q < 0 ? 0 : q];
+          ry = y + dy[q < 0 ? 0 : q];
+          if (q >= 0 && (rx < 0 || rx >= tw || ry < 0 || ry >= th))
+            border[k].recv = (int64_t) (win->ty0 + ry) * win->fw + (win->tx0 + rx);
+        }
+    }
+  if (acc)
+    for (size_t i = 0; i < nt; i++)
+      acc[i] += (double) amt[i] * (1.0 / (double) TG__FLOW_ONE);
+  rc = 0;
+out:
+  free (dir);
+  free (amt);
+  free (donors);
+  free (queue);
+  free (link);
+  return rc;
+}

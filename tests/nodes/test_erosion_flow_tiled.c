@@ -1,0 +1,316 @@
+/* Tests for erosion.flow's tiled scheme on plain arrays: for terrains made
+ * to cross tile edges (noise with pits and lakes, terraced noise full of
+ * flats, a flat-floored valley, a lake over four tiles, a river that
+ * crosses one tile edge back and forth) and many tilings (1 x 1 to one
+ * sample a tile, counts that do not divide the size), every step and
+ * reduce run through an in-memory blob store gives exactly the bytes of
+ * the whole-world evaluation, for MFD and D8. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tgraph/tgraph.h>
+
+#include "erosion_flow.h"
+#include "tgtest.h"
+
+/* --- an in-memory blob store ------------------------------------------- */
+
+typedef struct
+{
+  int ix, iy;
+  char name[48];
+  void *data;
+  size_t size;
+} Blob;
+
+typedef struct
+{
+  Blob *slot;
+  size_t cap, n;
+  int ix, iy;             /* the job that writes */
+  size_t bytes_max_tile;  /* largest total a tile job wrote in one step */
+  size_t bytes_job;
+} Store;
+
+static uint64_t
+blob_hash (int ix, int iy, const char *name)
+{
+  uint64_t h = 1469598103934665603ull ^ (uint64_t) (ix * 7919 + iy * 104729);
+
+  for (; *name; name++)
+    h = (h ^ (unsigned char) *name) * 1099511628211ull;
+  return h;
+}
+
+static Blob *
+store_find (Store *s, int ix, int iy, const char *name, bool add)
+{
+  size_t k = blob_hash (ix, iy, name) & (s->cap - 1);
+
+  for (;; k = (k + 1) & (s->cap - 1))
+    {
+      Blob *b = &s->slot[k];
+      if (!b->data)
+        {
+          if (!add)
+            return NULL;
+          b->ix = ix;
+          b->iy = iy;
+          snprintf (b->name, sizeof b->name, "%s", name);
+          s->n++;
+          return b;
+        }
+      if (b->ix == ix && b->iy == iy && strcmp (b->name, name) == 0)
+        return b;
+    }
+}
+
+static void
+store_init (Store *s, size_t cap)
+{
+  memset (s, 0, sizeof *s);
+  s->cap = cap;
+  s->slot = calloc (cap, sizeof (Blob));
+}
+
+static void
+store_clear (Store *s)
+{
+  for (size_t k = 0; k < s->cap; k++)
+    free (s->slot[k].data);
+  free (s->slot);
+}
+
+static int
+store_put (void *user, const char *name, const void *data, size_t size)
+{
+  Store *s = user;
+  Blob *b;
+
+  TG_CHECK (s->n < s->cap / 2);
+  b = store_find (s, s->ix, s->iy, name, true);
+  TG_CHECK_MSG (b->data == NULL, "blob %s of %d,%d written twice", name, s->ix, s->iy);
+  b->data = malloc (size ? size : 1);
+  memcpy (b->data, data, size);
+  b->size = size;
+  s->bytes_job += size;
+  return 0;
+}
+
+static int
+store_get (void *user, int ix, int iy, const char *name, void **data, size_t *size)
+{
+  Store *s = user;
+  Blob *b = store_find (s, ix, iy, name, false);
+
+  if (!b)
+    return TG_EMISSING;
+  *data = malloc (b->size ? b->size : 1);
+  memcpy (*data, b->data, b->size);
+  *size = b->size;
+  return 0;
+}
+
+/* Runs every step and reduce over an NX x NY tiling; ACC gets the
+ * assembled result.  Returns 0 or the first error. */
+static int
+run_tiled (const TgFlowOpts *o, const float *hm, int w, int h, int nx, int ny, double *acc,
+           size_t *max_tile_bytes)
+{
+  Store s;
+  TgFlowBlobs io = { &s, store_put, store_get };
+  int rc = 0;
+
+  size_t cap = 1u << 12;
+
+  /* At most four blobs a tile and three a tile from the reduces. */
+  while (cap < (size_t) nx * ny * 16)
+    cap *= 2;
+  store_init (&s, cap);
+  for (int step = 0; step < TG__FLOW_N_STEPS && rc == 0; step++)
+    {
+      for (int iy = 0; iy < ny && rc == 0; iy++)
+        for (int ix = 0; ix < nx && rc == 0; ix++)
+          {
+            TgTiling t = { nx, ny, ix, iy };
+            int x0 = tg_tile_start (w, nx, ix), x1 = tg_tile_start (w, nx, ix + 1);
+            int y0 = tg_tile_start (h, ny, iy), y1 = tg_tile_start (h, ny, iy + 1);
+            int tw = x1 - x0, th = y1 - y0;
+            float *thm = malloc (sizeof (float) * ((size_t) tw * th + 1));
+            double *tacc = malloc (sizeof (double) * ((size_t) tw * th + 1));
+            for (int y = 0; y < th; y++)
+              memcpy (thm + (size_t) y * tw, hm + (size_t) (y0 + y) * w + x0, sizeof (float) * tw);
+            s.ix = ix;
+            s.iy = iy;
+            s.bytes_job = 0;
+            rc = tg__flow_tile_step (o, &t, w, h, thm, step, &io, tacc);
+            if (s.bytes_job > s.bytes_max_tile)
+              s.bytes_max_tile = s.bytes_job;
+            if (rc == 0 && step == TG__FLOW_N_STEPS - 1)
+              for (int y = 0; y < th; y++)
+                memcpy (acc + (size_t) (y0 + y) * w + x0, tacc + (size_t) y * tw,
+                        sizeof (double) * tw);
+            free (thm);
+            free (tacc);
+          }
+      if (rc == 0 && tg__flow_has_reduce (step))
+        {
+          TgTiling t = { nx, ny, -1, -1 };
+          s.ix = s.iy = -1;
+          rc = tg__flow_reduce (o, &t, w, h, step, &io);
+        }
+    }
+  if (max_tile_bytes)
+    *max_tile_bytes = s.bytes_max_tile;
+  store_clear (&s);
+  return rc;
+}
+
+/* --- terrains ------------------------------------------------------------ */
+
+static double
+hash01 (int x, int y, int seed)
+{
+  uint32_t h = (uint32_t) x * 374761393u + (uint32_t) y * 668265263u + (uint32_t) seed * 2246822519u;
+
+  h = (h ^ (h >> 13)) * 1274126177u;
+  return (double) ((h ^ (h >> 16)) & 0xffffff) / 16777216.0;
+}
+
+/* Smooth value noise plus a rough term: pits, small lakes and ridges. */
+static double
+noise (double x, double y, int seed)
+{
+  double sum = 0.0, amp = 1.0;
+
+  for (int o = 0; o < 4; o++, amp *= 0.5, x *= 2.0, y *= 2.0)
+    {
+      int ix = (int) floor (x), iy = (int) floor (y);
+      double fx = x - ix, fy = y - iy;
+      double a = hash01 (ix, iy, seed + o), b = hash01 (ix + 1, iy, seed + o);
+      double c = hash01 (ix, iy + 1, seed + o), d = hash01 (ix + 1, iy + 1, seed + o);
+      fx = fx * fx * (3 - 2 * fx);
+      fy = fy * fy * (3 - 2 * fy);
+      sum += amp * (a + (b - a) * fx + (c - a) * fy + (a - b - c + d) * fx * fy);
+    }
+  return sum;
+}
+
+enum
+{
+  T_NOISE,
+  T_TERRACES,
+  T_VALLEY,
+  T_LAKE,
+  T_RIVER,
+  T_COUNT
+};
+
+static const char *const terrain_names[T_COUNT] = { "noise", "terraces", "flat valley",
+                                                    "lake over four tiles", "meandering river" };
+
+static void
+make_terrain (int kind, int w, int h, float *hm)
+{
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        double u = (double) x / (w - 1), v = (double) y / (h - 1), z = 0.0;
+        switch (kind)
+          {
+          case T_NOISE:
+            z = noise (u * 5, v * 5, 1) + 0.05 * hash01 (x, y, 9);
+            break;
+          case T_TERRACES:
+            z = floor (noise (u * 4, v * 4, 2) * 8.0) / 8.0;
+            break;
+          case T_VALLEY:
+            /* Open at both ends, a floor exactly level down the middle. */
+            z = fmax (0.0, fabs (u - 0.5) - 0.2);
+            break;
+          case T_LAKE:
+            {
+              /* A crater on the point where the four middle tiles of an
+               * even tiling meet, spilling east through a notch. */
+              double r = hypot (u - 0.5, v - 0.5);
+              z = 0.3 + 0.4 * exp (-pow ((r - 0.3) / 0.08, 2)) - 0.2 * (r < 0.3) * (0.3 - r)
+                  + 0.02 * noise (u * 6, v * 6, 3);
+              if (fabs (v - 0.5) < 0.03 && u > 0.5)
+                z = fmin (z, 0.35 - 0.1 * u);
+              break;
+            }
+          case T_RIVER:
+            {
+              /* A valley whose line swings across x = 0.5 again and again. */
+              double line = 0.5 + 0.12 * sin (v * 6.0 * M_PI);
+              z = 0.3 * fabs (u - line) + 0.2 * (1 - v) + 0.01 * hash01 (x, y, 4);
+              break;
+            }
+          }
+        hm[(size_t) y * w + x] = (float) z;
+      }
+}
+
+/* --- the test ------------------------------------------------------------ */
+
+static void
+test_flow_tiled_exact (void)
+{
+  static const int tilings[][2] = { { 1, 1 }, { 2, 2 }, { 3, 2 }, { 4, 4 }, { 7, 5 },
+                                    { 1, 9 }, { 9, 1 }, { 2, 7 } };
+  /* Tiles of 1 to 3 samples on a smaller world. */
+  static const int tiny[][2] = { { 23, 19 }, { 11, 9 }, { 8, 7 }, { 23, 1 }, { 1, 19 } };
+  const int w = 61, h = 47, sw = 23, sh = 19;
+  float *hm = malloc (sizeof (float) * w * h);
+  double *whole = malloc (sizeof (double) * w * h), *tiled = malloc (sizeof (double) * w * h);
+  size_t worst = 0;
+
+  for (int r = 0; r < 2; r++)
+    {
+      TgFlowOpts o = { .routing = r == 0 ? TG__FLOW_MFD : TG__FLOW_D8, .exponent = 1.1 };
+      const char *rname = r == 0 ? "mfd" : "d8";
+      for (int kind = 0; kind < T_COUNT; kind++)
+        for (int size = 0; size < 2; size++)
+          {
+            int ww = size ? sw : w, wh = size ? sh : h;
+            int nt = size ? TG_N_ELEMENTS (tiny) : TG_N_ELEMENTS (tilings);
+            make_terrain (kind, ww, wh, hm);
+            TG_CHECK (tg__flow_whole (&o, hm, ww, wh, whole) == 0);
+            for (int k = 0; k < nt; k++)
+              {
+                int nx = size ? tiny[k][0] : tilings[k][0], ny = size ? tiny[k][1] : tilings[k][1];
+                size_t bytes = 0;
+                int rc;
+                memset (tiled, 0xff, sizeof (double) * ww * wh);
+                rc = run_tiled (&o, hm, ww, wh, nx, ny, tiled, &bytes);
+                TG_CHECK_MSG (rc == 0, "%s, %s %dx%d, %d x %d tiles: error %d", rname,
+                              terrain_names[kind], ww, wh, nx, ny, rc);
+                if (rc == 0)
+                  {
+                    int diff = 0;
+                    for (size_t i = 0; i < (size_t) ww * wh; i++)
+                      diff += memcmp (&whole[i], &tiled[i], sizeof (double)) != 0;
+                    TG_CHECK_MSG (diff == 0, "%s, %s %dx%d, %d x %d tiles: %d samples differ",
+                                  rname, terrain_names[kind], ww, wh, nx, ny, diff);
+                  }
+                if (!size && nx * ny == 16 && bytes > worst)
+                  worst = bytes;
+              }
+          }
+    }
+  fprintf (stderr, "  most a tile job wrote in one step (4 x 4 tiles of ~15 x 12): %zu bytes\n",
+           worst);
+  free (hm);
+  free (whole);
+  free (tiled);
+}
+
+int
+main (void)
+{
+  TG_RUN (test_flow_tiled_exact);
+  return tgtest_result ();
+}
