@@ -1,11 +1,22 @@
-/* The droplet simulation behind erosion.hydraulic, on a plain float map,
- * so tests can check its mass balance and the benchmark can time it
- * without the engine around it.  Internal to engine/nodes (and tests).
+/* The droplet simulation behind erosion.hydraulic, on plain float maps,
+ * so tests can check its mass balance and its tiled scheme and the
+ * benchmark can time it without the engine around it.  Internal to
+ * engine/nodes (and tests).
+ *
+ * The result is defined phase by phase on a world-anchored lattice (see
+ * erosion_hydraulic_sim.c): the whole-world run and a tiled build run the
+ * same phases, so they give the same bytes.
  */
 #ifndef TG_NODES_EROSION_HYDRAULIC_H
 #define TG_NODES_EROSION_HYDRAULIC_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include <tgraph/tiled.h>
+
+/* Brush radius limit, in cells. */
+#define TG__HYDRAULIC_BRUSH_MAX 64
 
 /* Everything in map units: lengths in cells, heights in height units
  * (1.0 = height_m metres); per-step factors already scaled to the cell. */
@@ -47,5 +58,50 @@ typedef int (*TgHydraulicParallel) (void *ctx, int n, void (*fn) (void *user, in
  * cell.  The result does not depend on how PARALLEL spreads the work. */
 int tg__hydraulic_simulate (const TgHydraulicSetup *s, float *height, float *flow, int w, int h,
                             TgHydraulicParallel parallel, void *ctx, TgHydraulicStats *stats);
+
+/* --- the tiled scheme ---------------------------------------------------- */
+
+/* A window [x0, x0 + w) x [y0, y0 + h) of the world's cells. */
+typedef struct
+{
+  int x0, y0, w, h;
+} TgHydraulicRect;
+
+/* The blobs of a tiled build as one tile job sees them: GET reads NAME of
+ * tile (IX, IY) (malloc'ed, the caller frees), PUT writes NAME of the
+ * job's own tile.  Both return 0 or a negative TG_E* code. */
+typedef struct
+{
+  void *user;
+  int (*get) (void *user, int ix, int iy, const char *name, void **data, size_t *size);
+  int (*put) (void *user, const char *name, const void *data, size_t size);
+} TgHydraulicBlobs;
+
+typedef struct
+{
+  /* The droplets of the lattice tiles this job owns (each lattice tile is
+   * owned by the build tile holding its centre, clamped to the world), so
+   * the counts summed over all jobs are the whole run's. */
+  TgHydraulicStats owned;
+  long long droplets_computed; /* including the ones run again by neighbours */
+  size_t work_bytes;           /* the most this step held at once */
+} TgHydraulicStepInfo;
+
+/* Phases of a W x H world, one step of the tiled scheme each (0: nothing
+ * to erode; the scheme still has one step, which copies). */
+int tg__hydraulic_phases (const TgHydraulicSetup *s, int w, int h);
+/* Samples of input the first step needs around its tile. */
+int tg__hydraulic_halo (const TgHydraulicSetup *s);
+
+/* Step STEP of the tiled scheme for tile (T->ix, T->iy) of a W x H world.
+ * Step 0 reads INPUT over IN_RECT (the tile grown by tg__hydraulic_halo,
+ * cut at the world's edge); later steps read the blobs of the step before
+ * from the tiles around.  Every step but the last writes its tile's blobs;
+ * the last fills HEIGHT, FLOW and SRC (the input terrain) over the tile,
+ * row-major.  INFO may be NULL. */
+int tg__hydraulic_tile_step (const TgHydraulicSetup *s, int w, int h, const TgTiling *t, int step,
+                             const float *input, const TgHydraulicRect *in_rect,
+                             const TgHydraulicBlobs *io, float *height, float *flow, float *src,
+                             TgHydraulicParallel parallel, void *ctx, TgHydraulicStepInfo *info);
 
 #endif

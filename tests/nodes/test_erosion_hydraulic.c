@@ -2,8 +2,10 @@
  * deposited + still carried + carried off the map, and the map's volume
  * changes by exactly deposited - eroded up to float rounding), the same
  * bytes for any thread count, any order the parallel runner picks and any
- * run, masks in 0..1 that mark what changed, and a 257 preview and a 513
- * build that erode about the same volume. */
+ * run, masks in 0..1 that mark what changed, a 257 preview and a 513
+ * build that erode about the same volume, and a tiled build through the
+ * engine (every step of the scheme, tgtiled_test.h) with the whole
+ * build's bytes in every output. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 
 #include "../../engine/nodes/erosion_hydraulic.h"
 #include "tggraph_test.h"
+#include "tgtiled_test.h"
 #include "tgtest.h"
 
 /* A 2 km world, 500 m high: fbm into erosion.hydraulic ("ero"). */
@@ -300,6 +303,56 @@ test_hydraulic_params (void)
   tg_graph_free (g);
 }
 
+/* Tiled builds through tg_engine_tile_step give the whole build's bytes:
+ * uneven counts, tiles narrower than the halo (about 117 samples here),
+ * 1 and 2 threads. */
+static void
+test_hydraulic_tiled_equals_whole (void)
+{
+  static const int tilings[][3] = { /* nx, ny, outputs checked */
+    { 1, 1, 1 }, { 2, 2, 1 }, { 3, 2, 4 }, { 4, 4, 1 }, { 7, 5, 2 }, { 1, 9, 1 }
+  };
+  TgGraph *g = terrain_graph (129);
+  TgEngine *e2 = new_engine (2), *e1 = new_engine (1);
+  TgRegion r = world_region (g);
+  TgValue *whole[4];
+  int ero = tg_graph_find_node (g, "ero");
+
+  SET (g, ero, "droplets_per_km2", "10000");
+  for (int port = 0; port < 4; port++)
+    whole[port] = pull_port (e2, g, "ero", port, &r);
+  for (int k = 0; k < TG_N_ELEMENTS (tilings); k++)
+    for (int port = 0; port < tilings[k][2]; port++)
+      {
+        TgValue *tiled = NULL;
+        TgtestStore st = { 0 };
+        TgError err = { 0 };
+        /* The tiled build on one thread against the whole on two. */
+        int rc = tgtest_tiled_pull (k % 2 ? e1 : e2, g, ero, port, tilings[k][0], tilings[k][1],
+                                    &tiled, &st, &err);
+        TG_CHECK_MSG (rc == 0, "%dx%d: %s", tilings[k][0], tilings[k][1], err.message);
+        if (rc == 0 && whole[port])
+          {
+            TG_CHECK_MSG (memcmp (whole[port]->data, tiled->data,
+                                  sizeof (float) * tg_region_samples (&r)) == 0,
+                          "%dx%d tiles: output %d differs from the whole build", tilings[k][0],
+                          tilings[k][1], port);
+            /* A blob is one tile's height, flow or input, never more. */
+            {
+              int tw = (r.width + tilings[k][0] - 1) / tilings[k][0] + 1;
+              int th = (r.height + tilings[k][1] - 1) / tilings[k][1] + 1;
+              TG_CHECK (st.peak_blob <= sizeof (float) * (size_t) tw * (size_t) th);
+            }
+          }
+        tg_value_unref (tiled);
+      }
+  for (int port = 0; port < 4; port++)
+    tg_value_unref (whole[port]);
+  tg_engine_free (e1);
+  tg_engine_free (e2);
+  tg_graph_free (g);
+}
+
 int
 main (void)
 {
@@ -307,5 +360,6 @@ main (void)
   TG_RUN (test_hydraulic_deterministic);
   TG_RUN (test_hydraulic_resolution);
   TG_RUN (test_hydraulic_params);
+  TG_RUN (test_hydraulic_tiled_equals_whole);
   return tgtest_result ();
 }

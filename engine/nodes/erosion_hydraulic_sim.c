@@ -1,0 +1,703 @@
+/* The droplet simulation of erosion.hydraulic, and its tiled scheme.
+ *
+ * The result is defined by a world-anchored decomposition.  Droplets run
+ * in rounds; each round cuts the world into square lattice tiles of side
+ * S = 2 * margin + 1, where the margin is more than a droplet can reach
+ * from its start (its lifetime plus the brush), shifted by an offset
+ * hashed from the round.  The tiles are coloured like a 2x2 checkerboard
+ * and each colour is a phase: tiles of one colour have disjoint reaches,
+ * so they run in parallel, and inside a tile the droplets run in index
+ * order.  A tile's droplets are drawn from the tile itself: how many from
+ * an exact share of the round's rain by start area, where from a hash of
+ * (seed, round, tile, index).  So one phase changes a cell only through
+ * the one tile whose reach holds it, from the state within that reach.
+ *
+ * That is what makes tiled builds exact.  One phase is one step: the job
+ * of build tile J reads the state before the phase over J grown by the
+ * reaches of the phase's tiles that touch J (from its neighbours' blobs),
+ * runs those tiles (a neighbour runs the ones they share too) and keeps
+ * the new state over J.  The whole-world run is the same phases over one
+ * window, with the same float operations on the same world coordinates.
+ */
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tgraph/error.h>
+#include <tgraph/hash.h>
+
+#include "erosion_hydraulic.h"
+
+#define BRUSH_MAX TG__HYDRAULIC_BRUSH_MAX
+#define BRUSH_CELLS ((2 * BRUSH_MAX + 1) * (2 * BRUSH_MAX + 1))
+
+typedef struct
+{
+  int n;
+  int r;                  /* reach in cells on each side */
+  int dx[BRUSH_CELLS];
+  int dy[BRUSH_CELLS];
+  float w[BRUSH_CELLS];
+  float centre;           /* weight of the centre cell */
+} Brush;
+
+static int
+brush_reach (float radius)
+{
+  int r = (int) ceilf (radius) - 1;
+
+  return r > BRUSH_MAX ? BRUSH_MAX : (r < 0 ? 0 : r);
+}
+
+static void
+brush_init (Brush *b, float radius)
+{
+  int r = brush_reach (radius);
+  double sum = 0.0;
+
+  b->n = 0;
+  b->r = r;
+  for (int y = -r; y <= r; y++)
+    for (int x = -r; x <= r; x++)
+      {
+        double d = sqrt ((double) (x * x + y * y));
+        if (d < radius)
+          {
+            b->dx[b->n] = x;
+            b->dy[b->n] = y;
+            b->w[b->n] = (float) (radius - d);
+            sum += radius - d;
+            b->n++;
+          }
+      }
+  for (int k = 0; k < b->n; k++)
+    b->w[k] = (float) (b->w[k] / sum);
+  b->centre = b->w[0];
+  for (int k = 0; k < b->n; k++)
+    if (b->dx[k] == 0 && b->dy[k] == 0)
+      b->centre = b->w[k];
+}
+
+/* --- the lattice ---------------------------------------------------------- */
+
+/* What every phase of a run shares. */
+typedef struct
+{
+  const TgHydraulicSetup *s;
+  Brush *brush;
+  int w, h;            /* the world, cells */
+  int margin, S;       /* reach of a tile beyond its side; the side */
+  int ntx, nty;        /* lattice tiles that cover the world at any offset */
+  long long per_round;
+  int phases;
+} Plan;
+
+/* A lattice tile of a phase, with its droplets. */
+typedef struct
+{
+  int x0, x1, y0, y1;  /* where its droplets start: [x0, x1) x [y0, y1) */
+  long long count;
+  uint32_t seed;
+  bool owned;
+} LatTile;
+
+/* The reach of the margin: a droplet moves at most one cell a step, and
+ * its brush and its bilinear footprint reach r + 2 more. */
+static int
+margin_of (const TgHydraulicSetup *s)
+{
+  return s->max_steps + brush_reach (s->brush_radius) + 3;
+}
+
+int
+tg__hydraulic_phases (const TgHydraulicSetup *s, int w, int h)
+{
+  int rounds = s->rounds > 0 ? s->rounds : 1;
+  long long per_round;
+
+  if (w < 2 || h < 2 || s->droplets <= 0 || s->max_steps <= 0)
+    return 0;
+  per_round = (s->droplets + rounds - 1) / rounds;
+  /* Rounds past the last droplet are empty. */
+  return 4 * (int) ((s->droplets + per_round - 1) / per_round);
+}
+
+int
+tg__hydraulic_halo (const TgHydraulicSetup *s)
+{
+  /* A tile whose reach touches J starts up to S + margin before it and
+   * reaches margin further (see phase_list). */
+  return 4 * margin_of (s) + 1;
+}
+
+static int
+plan_init (Plan *pl, const TgHydraulicSetup *s, int w, int h)
+{
+  int rounds = s->rounds > 0 ? s->rounds : 1;
+
+  memset (pl, 0, sizeof *pl);
+  pl->s = s;
+  pl->w = w;
+  pl->h = h;
+  pl->phases = tg__hydraulic_phases (s, w, h);
+  if (pl->phases == 0)
+    return 0;
+  pl->brush = malloc (sizeof (Brush));
+  if (!pl->brush)
+    return TG_ENOMEM;
+  brush_init (pl->brush, s->brush_radius);
+  /* Tiles of one colour are a tile apart, so a side of 2 * margin + 1
+   * keeps their reaches disjoint. */
+  pl->margin = margin_of (s);
+  pl->S = 2 * pl->margin + 1;
+  pl->ntx = (w + pl->S - 1) / pl->S + 1;
+  pl->nty = (h + pl->S - 1) / pl->S + 1;
+  pl->per_round = (s->droplets + rounds - 1) / rounds;
+  return 0;
+}
+
+static void
+plan_clear (Plan *pl)
+{
+  free (pl->brush);
+  pl->brush = NULL;
+}
+
+static inline int
+clampi (int v, int lo, int hi)
+{
+  return v < lo ? lo : (v > hi ? hi : v);
+}
+
+static inline int
+floor_div (int a, int b)
+{
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+/* floor (N * C / A) without overflow, for 0 <= C <= A. */
+static long long
+share (long long n, long long c, long long a)
+{
+  return (n / a) * c + (n % a) * c / a;
+}
+
+/* The tiles of phase PHASE (of PL) whose reach meets OUT and that have
+ * droplets, in row-major order, as a malloc'ed *LIST of *N; OWNED marks
+ * those whose centre (clamped to the world) lies in OWN.  NEED, when not
+ * NULL, gets the bounding box of OUT and of the listed tiles' reaches. */
+static int
+phase_list (const Plan *pl, int phase, const TgHydraulicRect *out, const TgHydraulicRect *own,
+            LatTile **list, int *n, TgHydraulicRect *need)
+{
+  const TgHydraulicSetup *s = pl->s;
+  int round = phase / 4, colour = phase % 4, S = pl->S, m = pl->margin, w = pl->w, h = pl->h;
+  int ox = (int) (tg_hash2 (s->seed ^ 0x7113e5u, round, 1) % (uint32_t) S);
+  int oy = (int) (tg_hash2 (s->seed ^ 0x7113e5u, round, 2) % (uint32_t) S);
+  long long first = (long long) round * pl->per_round;
+  long long rain = s->droplets - first < pl->per_round ? s->droplets - first : pl->per_round;
+  long long area = (long long) (w - 1) * (h - 1);
+  int tx0, tx1, ty0, ty1, nx0 = out->x0, nx1 = out->x0 + out->w, ny0 = out->y0,
+                          ny1 = out->y0 + out->h;
+  LatTile *l;
+  int k = 0;
+
+  /* Tile TX covers [TX * S - ox, (TX + 1) * S - ox); its reach is that
+   * grown by the margin.  The first and last tiles whose reach meets OUT: */
+  tx0 = clampi (floor_div (out->x0 + ox - m, S), 0, pl->ntx - 1);
+  tx1 = clampi (floor_div (out->x0 + out->w + ox + m - 1, S), 0, pl->ntx - 1);
+  ty0 = clampi (floor_div (out->y0 + oy - m, S), 0, pl->nty - 1);
+  ty1 = clampi (floor_div (out->y0 + out->h + oy + m - 1, S), 0, pl->nty - 1);
+  tx0 += (tx0 ^ colour) & 1;
+  ty0 += (ty0 ^ (colour >> 1)) & 1;
+
+  *n = 0;
+  *list = NULL;
+  if (tx0 > tx1 || ty0 > ty1 || rain <= 0)
+    goto done;
+  l = malloc (sizeof (LatTile) * (size_t) ((tx1 - tx0) / 2 + 1) * (size_t) ((ty1 - ty0) / 2 + 1));
+  if (!l)
+    return TG_ENOMEM;
+  for (int ty = ty0; ty <= ty1; ty += 2)
+    for (int tx = tx0; tx <= tx1; tx += 2)
+      {
+        LatTile *t = &l[k];
+        int cx = clampi (tx * S - ox + m, 0, w - 1), cy = clampi (ty * S - oy + m, 0, h - 1);
+        long long c0, c1;
+        /* Droplets start in [0, w - 1) x [0, h - 1); the round's rain is
+         * shared by start area, tiles in row-major order, so the counts
+         * add up to the rain exactly and each needs only its own corner. */
+        t->x0 = clampi (tx * S - ox, 0, w - 1);
+        t->x1 = clampi ((tx + 1) * S - ox, 0, w - 1);
+        t->y0 = clampi (ty * S - oy, 0, h - 1);
+        t->y1 = clampi ((ty + 1) * S - oy, 0, h - 1);
+        c0 = (long long) t->y0 * (w - 1) + (long long) (t->y1 - t->y0) * t->x0;
+        c1 = (long long) t->y0 * (w - 1) + (long long) (t->y1 - t->y0) * t->x1;
+        t->count = share (rain, c1, area) - share (rain, c0, area);
+        if (t->count <= 0)
+          continue;
+        t->seed = tg_hash3 (s->seed ^ 0xd3091e7u, round, tx, ty);
+        t->owned = cx >= own->x0 && cx < own->x0 + own->w && cy >= own->y0
+                   && cy < own->y0 + own->h;
+        if (tx * S - ox - m < nx0)
+          nx0 = tx * S - ox - m;
+        if ((tx + 1) * S - ox + m > nx1)
+          nx1 = (tx + 1) * S - ox + m;
+        if (ty * S - oy - m < ny0)
+          ny0 = ty * S - oy - m;
+        if ((ty + 1) * S - oy + m > ny1)
+          ny1 = (ty + 1) * S - oy + m;
+        k++;
+      }
+  *list = l;
+  *n = k;
+done:
+  if (need)
+    {
+      nx0 = nx0 < 0 ? 0 : nx0;
+      ny0 = ny0 < 0 ? 0 : ny0;
+      nx1 = nx1 > w ? w : nx1;
+      ny1 = ny1 > h ? h : ny1;
+      *need = (TgHydraulicRect) { nx0, ny0, nx1 - nx0, ny1 - ny0 };
+    }
+  return 0;
+}
+
+/* --- droplets ----------------------------------------------------------- */
+
+typedef struct
+{
+  const Plan *pl;
+  float *hm, *flow;         /* a window of the world: cell (x, y) at y * stride + x + off */
+  int stride;
+  ptrdiff_t off;
+  const LatTile *tiles;
+  TgHydraulicStats *tile_stats;
+} Sim;
+
+/* Adds AMOUNT x weight to the brush cells around (CX, CY) (SIGN -1
+ * erodes); returns the sum of the changes applied. */
+static double
+brush_apply (const Sim *sim, int cx, int cy, double amount)
+{
+  const Brush *b = sim->pl->brush;
+  float *hm = sim->hm;
+  int w = sim->pl->w, h = sim->pl->h, stride = sim->stride;
+  double applied = 0.0;
+
+  if (cx - b->r >= 0 && cx + b->r < w && cy - b->r >= 0 && cy + b->r < h)
+    {
+      float *c = hm + (ptrdiff_t) cy * stride + cx + sim->off;
+      for (int k = 0; k < b->n; k++)
+        {
+          float d = (float) (amount * b->w[k]);
+          c[(ptrdiff_t) b->dy[k] * stride + b->dx[k]] -= d;
+          applied += d;
+        }
+      return applied;
+    }
+  /* Near the world's edge: the cells outside it drop out and the others
+   * share their weight. */
+  {
+    double sum = 0.0;
+    for (int k = 0; k < b->n; k++)
+      {
+        int x = cx + b->dx[k], y = cy + b->dy[k];
+        if (x >= 0 && x < w && y >= 0 && y < h)
+          sum += b->w[k];
+      }
+    for (int k = 0; k < b->n; k++)
+      {
+        int x = cx + b->dx[k], y = cy + b->dy[k];
+        if (x >= 0 && x < w && y >= 0 && y < h)
+          {
+            float d = (float) (amount * (b->w[k] / sum));
+            hm[(ptrdiff_t) y * stride + x + sim->off] -= d;
+            applied += d;
+          }
+      }
+  }
+  return applied;
+}
+
+static void
+run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st)
+{
+  const TgHydraulicSetup *s = sim->pl->s;
+  float *hm = sim->hm, *flow = sim->flow;
+  int w = sim->pl->w, h = sim->pl->h, stride = sim->stride;
+  int32_t lo = (int32_t) (uint32_t) j, hi = (int32_t) (j >> 32);
+  float x, y, dx = 0.0f, dy = 0.0f, v2 = 1.0f, water = 1.0f;
+  float slope_scale = s->height_scale / s->cell_m;
+  double sed = 0.0;
+  int step;
+
+  x = (float) t->x0 + tg_hash_unit (tg_hash3 (t->seed, lo, hi, 0x51)) * (float) (t->x1 - t->x0);
+  y = (float) t->y0 + tg_hash_unit (tg_hash3 (t->seed, lo, hi, 0x52)) * (float) (t->y1 - t->y0);
+  /* x0 + u * (x1 - x0) rounds up to x1 for u close to 1; stay inside the
+   * tile, whose reach is what makes the phases exact. */
+  if (x >= (float) t->x1)
+    x = nextafterf ((float) t->x1, 0.0f);
+  if (y >= (float) t->y1)
+    y = nextafterf ((float) t->y1, 0.0f);
+  for (step = 0; step < s->max_steps; step++)
+    {
+      int ix = (int) x, iy = (int) y;
+      float fx = x - (float) ix, fy = y - (float) iy;
+      ptrdiff_t at = (ptrdiff_t) iy * stride + ix + sim->off;
+      float *p = hm + at;
+      float h00 = p[0], h10 = p[1], h01 = p[stride], h11 = p[stride + 1];
+      float gx = (h10 - h00) * (1.0f - fy) + (h11 - h01) * fy;
+      float gy = (h01 - h00) * (1.0f - fx) + (h11 - h10) * fx;
+      float hc = (h00 * (1.0f - fx) + h10 * fx) * (1.0f - fy) + (h01 * (1.0f - fx) + h11 * fx) * fy;
+      float len, nx, ny, hn, dh, cap;
+
+      dx = dx * s->inertia - gx * (1.0f - s->inertia);
+      dy = dy * s->inertia - gy * (1.0f - s->inertia);
+      len = sqrtf (dx * dx + dy * dy);
+      if (!(len > 1e-20f))
+        break; /* a perfectly flat spot: the droplet stays */
+      dx /= len;
+      dy /= len;
+      if (flow)
+        {
+          float *q = flow + at;
+          q[0] += water * (1.0f - fx) * (1.0f - fy);
+          q[1] += water * fx * (1.0f - fy);
+          q[stride] += water * (1.0f - fx) * fy;
+          q[stride + 1] += water * fx * fy;
+        }
+      nx = x + dx;
+      ny = y + dy;
+      if (!(nx >= 0.0f && nx < (float) (w - 1) && ny >= 0.0f && ny < (float) (h - 1)))
+        {
+          st->left += sed;
+          sed = 0.0;
+          break;
+        }
+      {
+        int jx = (int) nx, jy = (int) ny;
+        float gx2 = nx - (float) jx, gy2 = ny - (float) jy;
+        const float *q = hm + (ptrdiff_t) jy * stride + jx + sim->off;
+        hn = (q[0] * (1.0f - gx2) + q[1] * gx2) * (1.0f - gy2)
+             + (q[stride] * (1.0f - gx2) + q[stride + 1] * gx2) * gy2;
+      }
+      dh = hn - hc;
+      {
+        float slope = -dh * slope_scale;
+        cap = (slope > s->min_slope ? slope : s->min_slope) * sqrtf (v2) * water * s->capacity;
+      }
+      if (dh > 0.0f || sed > cap)
+        {
+          /* Uphill: fill the dip behind up to the new height if the load
+           * allows; downhill: drop a share of the excess. */
+          double amount = dh > 0.0f ? fmin ((double) dh, sed) : (sed - cap) * s->deposit;
+          float a00 = (float) (amount * ((1.0f - fx) * (1.0f - fy)));
+          float a10 = (float) (amount * (fx * (1.0f - fy)));
+          float a01 = (float) (amount * ((1.0f - fx) * fy));
+          float a11 = (float) (amount * (fx * fy));
+          double applied = ((double) a00 + a10) + ((double) a01 + a11);
+          p[0] += a00;
+          p[1] += a10;
+          p[stride] += a01;
+          p[stride + 1] += a11;
+          sed -= applied;
+          st->deposited += applied;
+        }
+      else
+        {
+          /* Never dig the brush centre below where the droplet goes. */
+          double amount
+            = fmin ((cap - sed) * s->erode, (double) -dh / sim->pl->brush->centre);
+          double applied = brush_apply (sim, (int) (x + 0.5f), (int) (y + 0.5f), amount);
+          sed += applied;
+          st->eroded += applied;
+        }
+      v2 = v2 * s->friction - dh * s->gravity;
+      v2 = v2 > 0.0f ? v2 : 0.0f;
+      water *= s->evaporate;
+      x = nx;
+      y = ny;
+    }
+  st->carried += sed;
+  st->steps += step;
+  st->droplets_run++;
+}
+
+static void
+run_tiles (void *user, int begin, int end)
+{
+  const Sim *sim = user;
+
+  for (int q = begin; q < end; q++)
+    {
+      const LatTile *t = &sim->tiles[q];
+      TgHydraulicStats *st = &sim->tile_stats[q];
+      memset (st, 0, sizeof *st);
+      for (long long j = 0; j < t->count; j++)
+        run_droplet (sim, t, j, st);
+    }
+}
+
+static void
+stats_add (TgHydraulicStats *a, const TgHydraulicStats *b)
+{
+  a->eroded += b->eroded;
+  a->deposited += b->deposited;
+  a->carried += b->carried;
+  a->left += b->left;
+  a->droplets_run += b->droplets_run;
+  a->steps += b->steps;
+}
+
+/* Runs the N tiles of LIST (one phase) on the state HM, FLOW over BUF,
+ * which holds their reaches; adds the owned tiles' figures to OWNED, in
+ * list order so that the sums do not depend on the threads. */
+static int
+run_phase (const Plan *pl, const LatTile *list, int n, float *hm, float *flow,
+           const TgHydraulicRect *buf, TgHydraulicParallel parallel, void *ctx,
+           TgHydraulicStats *owned, long long *computed)
+{
+  Sim sim = { 0 };
+  TgHydraulicStats *ts;
+  int rc;
+
+  if (n == 0)
+    return 0;
+  ts = calloc ((size_t) n, sizeof (TgHydraulicStats));
+  if (!ts)
+    return TG_ENOMEM;
+  sim.pl = pl;
+  sim.hm = hm;
+  sim.flow = flow;
+  sim.stride = buf->w;
+  sim.off = -((ptrdiff_t) buf->y0 * buf->w + buf->x0);
+  sim.tiles = list;
+  sim.tile_stats = ts;
+  rc = parallel (ctx, n, run_tiles, &sim);
+  for (int k = 0; k < n && rc == 0; k++)
+    {
+      if (list[k].owned)
+        stats_add (owned, &ts[k]);
+      *computed += ts[k].droplets_run;
+    }
+  free (ts);
+  return rc;
+}
+
+int
+tg__hydraulic_simulate (const TgHydraulicSetup *s, float *height, float *flow, int w, int h,
+                        TgHydraulicParallel parallel, void *ctx, TgHydraulicStats *stats)
+{
+  TgHydraulicRect world = { 0, 0, w, h };
+  long long computed = 0;
+  Plan pl;
+  int rc;
+
+  memset (stats, 0, sizeof *stats);
+  if ((rc = plan_init (&pl, s, w, h)) < 0)
+    return rc;
+  for (int phase = 0; phase < pl.phases && rc == 0; phase++)
+    {
+      LatTile *list;
+      int n;
+      rc = phase_list (&pl, phase, &world, &world, &list, &n, NULL);
+      if (rc == 0)
+        rc = run_phase (&pl, list, n, height, flow, &world, parallel, ctx, stats, &computed);
+      free (list);
+    }
+  plan_clear (&pl);
+  return rc;
+}
+
+/* --- the tiled scheme ---------------------------------------------------- */
+
+static void
+copy_rect (float *dst, const TgHydraulicRect *dr, const float *src, const TgHydraulicRect *sr,
+           const TgHydraulicRect *what)
+{
+  for (int y = what->y0; y < what->y0 + what->h; y++)
+    memcpy (dst + (size_t) (y - dr->y0) * dr->w + (what->x0 - dr->x0),
+            src + (size_t) (y - sr->y0) * sr->w + (what->x0 - sr->x0),
+            sizeof (float) * (size_t) what->w);
+}
+
+static bool
+rect_meet (const TgHydraulicRect *a, const TgHydraulicRect *b, TgHydraulicRect *out)
+{
+  int x0 = a->x0 > b->x0 ? a->x0 : b->x0, y0 = a->y0 > b->y0 ? a->y0 : b->y0;
+  int x1 = a->x0 + a->w < b->x0 + b->w ? a->x0 + a->w : b->x0 + b->w;
+  int y1 = a->y0 + a->h < b->y0 + b->h ? a->y0 + a->h : b->y0 + b->h;
+
+  *out = (TgHydraulicRect) { x0, y0, x1 - x0, y1 - y0 };
+  return x1 > x0 && y1 > y0;
+}
+
+static TgHydraulicRect
+tile_rect (const TgTiling *t, int w, int h, int ix, int iy)
+{
+  int x0 = tg_tile_start (w, t->nx, ix), y0 = tg_tile_start (h, t->ny, iy);
+
+  return (TgHydraulicRect) { x0, y0, tg_tile_start (w, t->nx, ix + 1) - x0,
+                             tg_tile_start (h, t->ny, iy + 1) - y0 };
+}
+
+/* Reads blob NAME of tile (IX, IY), which must hold R's floats. */
+static int
+get_grid (const TgHydraulicBlobs *io, int ix, int iy, const char *name,
+          const TgHydraulicRect *r, float **data)
+{
+  void *d = NULL;
+  size_t size = 0;
+  int rc = io->get (io->user, ix, iy, name, &d, &size);
+
+  if (rc < 0)
+    return rc;
+  if (size != sizeof (float) * (size_t) r->w * (size_t) r->h)
+    {
+      free (d);
+      return TG_EPARSE;
+    }
+  *data = d;
+  return 0;
+}
+
+int
+tg__hydraulic_tile_step (const TgHydraulicSetup *s, int w, int h, const TgTiling *t, int step,
+                         const float *input, const TgHydraulicRect *in_rect,
+                         const TgHydraulicBlobs *io, float *height, float *flow, float *src,
+                         TgHydraulicParallel parallel, void *ctx, TgHydraulicStepInfo *info)
+{
+  TgHydraulicStepInfo dummy;
+  TgHydraulicRect J = tile_rect (t, w, h, t->ix, t->iy), need, part;
+  LatTile *list = NULL;
+  float *hb = NULL, *fb = NULL, *tmp = NULL;
+  size_t jn = (size_t) J.w * (size_t) J.h, nn, held;
+  char name[32];
+  Plan pl;
+  int n = 0, rc, last;
+
+  if (!info)
+    info = &dummy;
+  memset (info, 0, sizeof *info);
+  if ((rc = plan_init (&pl, s, w, h)) < 0)
+    return rc;
+  last = pl.phases > 0 ? pl.phases - 1 : 0;
+  if (step < 0 || step > last || (step == 0 && !input) || J.w <= 0 || J.h <= 0)
+    {
+      rc = TG_EINVAL;
+      goto out;
+    }
+  if (pl.phases == 0)
+    {
+      /* Nothing to erode: the terrain comes through. */
+      if (!rect_meet (in_rect, &J, &part) || part.w != J.w || part.h != J.h)
+        {
+          rc = TG_EINVAL;
+          goto out;
+        }
+      copy_rect (height, &J, input, in_rect, &J);
+      copy_rect (src, &J, input, in_rect, &J);
+      memset (flow, 0, sizeof (float) * jn);
+      goto out;
+    }
+
+  if ((rc = phase_list (&pl, step, &J, &J, &list, &n, &need)) < 0)
+    goto out;
+  nn = (size_t) need.w * (size_t) need.h;
+  hb = malloc (sizeof (float) * nn);
+  fb = calloc (nn, sizeof (float));
+  tmp = malloc (sizeof (float) * jn);
+  held = sizeof (float) * (2 * nn + jn) + sizeof (LatTile) * (size_t) n;
+  info->work_bytes = held;
+  if (!hb || !fb || !tmp)
+    {
+      rc = TG_ENOMEM;
+      goto out;
+    }
+
+  if (step == 0)
+    {
+      if (!rect_meet (in_rect, &need, &part) || part.w != need.w || part.h != need.h)
+        {
+          rc = TG_EINVAL;
+          goto out;
+        }
+      copy_rect (hb, &need, input, in_rect, &need);
+      /* The terrain over the tile, for the masks at the end. */
+      copy_rect (tmp, &J, input, in_rect, &J);
+      if ((rc = io->put (io->user, "in", tmp, sizeof (float) * jn)) < 0)
+        goto out;
+    }
+  else
+    {
+      /* The state after the step before: the height over NEED from the
+       * tiles it covers, one blob at a time; the flow only over J, as no
+       * droplet reads it. */
+      snprintf (name, sizeof name, "h%d", step - 1);
+      for (int iy = 0; iy < t->ny && rc == 0; iy++)
+        for (int ix = 0; ix < t->nx && rc == 0; ix++)
+          {
+            TgHydraulicRect r = tile_rect (t, w, h, ix, iy);
+            float *d;
+            if (!rect_meet (&r, &need, &part))
+              continue;
+            if ((rc = get_grid (io, ix, iy, name, &r, &d)) < 0)
+              break;
+            if (held + sizeof (float) * (size_t) r.w * r.h > info->work_bytes)
+              info->work_bytes = held + sizeof (float) * (size_t) r.w * r.h;
+            copy_rect (hb, &need, d, &r, &part);
+            free (d);
+          }
+      if (rc < 0)
+        goto out;
+      snprintf (name, sizeof name, "f%d", step - 1);
+      {
+        float *d;
+        if ((rc = get_grid (io, t->ix, t->iy, name, &J, &d)) < 0)
+          goto out;
+        copy_rect (fb, &need, d, &J, &J);
+        free (d);
+      }
+    }
+
+  rc = run_phase (&pl, list, n, hb, fb, &need, parallel, ctx, &info->owned,
+                  &info->droplets_computed);
+  if (rc < 0)
+    goto out;
+
+  if (step < last)
+    {
+      snprintf (name, sizeof name, "h%d", step);
+      copy_rect (tmp, &J, hb, &need, &J);
+      if ((rc = io->put (io->user, name, tmp, sizeof (float) * jn)) < 0)
+        goto out;
+      snprintf (name, sizeof name, "f%d", step);
+      copy_rect (tmp, &J, fb, &need, &J);
+      rc = io->put (io->user, name, tmp, sizeof (float) * jn);
+    }
+  else
+    {
+      copy_rect (height, &J, hb, &need, &J);
+      copy_rect (flow, &J, fb, &need, &J);
+      if (step == 0)
+        memcpy (src, tmp, sizeof (float) * jn);
+      else
+        {
+          float *d;
+          if ((rc = get_grid (io, t->ix, t->iy, "in", &J, &d)) < 0)
+            goto out;
+          memcpy (src, d, sizeof (float) * jn);
+          free (d);
+        }
+    }
+out:
+  free (list);
+  free (hb);
+  free (fb);
+  free (tmp);
+  plan_clear (&pl);
+  return rc;
+}
