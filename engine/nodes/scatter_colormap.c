@@ -26,7 +26,8 @@
  * spacing's reach of the tile (its inputs grown by that halo), runs the
  * same passes and keeps the instances its samples own; the join puts the
  * tiles' runs back in row order.  The whole-world eval is the same code
- * over the whole lattice, so both give the same bytes.
+ * over the whole lattice, so both give the same bytes.  Either works in
+ * bands of rows computed the same way, so its memory follows the band.
  */
 #include <math.h>
 #include <stdint.h>
@@ -602,6 +603,8 @@ candidate_bands (void *user, int begin, int end)
 
 /* Candidate cells one evaluation may visit. */
 #define MAX_CELLS ((int64_t) 1 << 32)
+/* Candidate cells one band of an evaluation visits, about. */
+#define BAND_CELLS ((double) (1 << 22))
 
 /* Metres around a region whose candidates decide its instances. */
 static double
@@ -614,6 +617,92 @@ static inline int64_t
 clamp64 (double v, int64_t lo, int64_t hi)
 {
   return v < (double) lo ? lo : (v > (double) hi ? hi : (int64_t) v);
+}
+
+/* Appends to PTS the instances the samples of window WIN of FULL own,
+ * from the candidates within the spacing's reach of it (plus a cell for
+ * where a sample's ownership ends), made from the cells their jitter and
+ * warp allow.  JOB is set up but for its box and cells. */
+static int
+colormap_window (TgEvalCtx *c, CandJob *job, const ColormapParams *p, const TgRegion *full,
+                 const TgRegion *win, TgPoints *pts)
+{
+  TgScatterCand *all = NULL;
+  int64_t nbands, total = 0;
+  double reach = colormap_ring_m (p) + full->cell;
+  int rc;
+
+  job->box_w = tg_region_x (full, win->col0) - reach;
+  job->box_e = tg_region_x (full, win->col0 + win->width) + reach;
+  job->box_n = tg_region_z (full, win->row0) + reach;
+  job->box_s = tg_region_z (full, win->row0 + win->height) - reach;
+  job->cx0 = clamp64 (floor ((job->box_w - job->warp_m - job->west) / p->cell_m) - 1.0, 0,
+                      job->nx);
+  job->cx1 = clamp64 (floor ((job->box_e + job->warp_m - job->west) / p->cell_m) + 2.0, 0,
+                      job->nx);
+  job->cz0 = clamp64 (floor ((job->north - job->box_n - job->warp_m) / p->cell_m) - 1.0, 0,
+                      job->nz);
+  job->cz1 = clamp64 (floor ((job->north - job->box_s + job->warp_m) / p->cell_m) + 2.0, 0,
+                      job->nz);
+  job->ntx = (job->cx1 - job->cx0 + TILE - 1) / TILE;
+
+  nbands = (job->cz1 - job->cz0 + TILE - 1) / TILE;
+  job->bands = calloc ((size_t) (nbands ? nbands : 1), sizeof (TgScatterBuf));
+  if (!job->bands)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  if ((rc = tg_eval_parallel (c, (int) nbands, 1, candidate_bands, job)) < 0)
+    goto out;
+  for (int64_t b = 0; b < nbands; b++)
+    {
+      if (job->bands[b].oom)
+        {
+          rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for the candidates");
+          goto out;
+        }
+      total += job->bands[b].n;
+    }
+
+  /* Join the bands in order, releasing each as it is copied. */
+  all = malloc (sizeof (TgScatterCand) * (size_t) (total ? total : 1));
+  if (!all)
+    {
+      rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for %lld candidates", (long long) total);
+      goto out;
+    }
+  total = 0;
+  for (int64_t b = 0; b < nbands; b++)
+    {
+      if (job->bands[b].n)
+        memcpy (all + total, job->bands[b].c,
+                sizeof (TgScatterCand) * (size_t) job->bands[b].n);
+      total += job->bands[b].n;
+      tg__scatter_buf_clear (&job->bands[b]);
+    }
+  if (tg_eval_cancelled (c))
+    {
+      rc = TG_ECANCELLED;
+      goto out;
+    }
+  total = tg__scatter_space_blocks (all, total, p->min_spacing_m, p->cell_m,
+                                    p->spacing_mode == SPACING_PER_PROTOTYPE, pts->n_protos,
+                                    job->west, job->north);
+  if (total < 0)
+    {
+      rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for the spacing pass");
+      goto out;
+    }
+  total = tg__scatter_keep_owned (all, total, full, win);
+  rc = 0;
+  if (tg__scatter_order (all, total, full) < 0 || tg__scatter_emit (pts, all, total) < 0)
+    rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for %lld instances", (long long) total);
+
+out:
+  for (int64_t b = 0; b < nbands; b++)
+    tg__scatter_buf_clear (&job->bands[b]);
+  free (job->bands);
+  job->bands = NULL;
+  free (all);
+  return rc;
 }
 
 /* The instances the samples of the evaluation's region own: the whole
@@ -633,12 +722,10 @@ colormap_eval (TgEvalCtx *c)
   CandJob job = { 0 };
   OccJob occ = { 0 };
   TgPoints *pts = NULL;
-  TgScatterCand *all = NULL;
   TgValue *out;
   int proto_of_entry[MAX_PALETTE];
-  int64_t nbands = 0, total = 0;
-  double reach;
-  int rc;
+  double reach, per_row;
+  int rc, band_rows;
 
   items = p->palette.items;
   if (!img || !img->data || img->channels != 4)
@@ -745,72 +832,22 @@ colormap_eval (TgEvalCtx *c)
   job.map_w = img->region.width;
   job.map_h = img->region.height;
 
-  /* The candidates that can change the region's instances: those within
-   * the spacing's reach of the samples it owns (plus a cell for where a
-   * sample's ownership ends), from the cells their jitter and warp allow. */
+  /* Bands of whole rows: each band's instances follow the last band's in
+   * the instance order, and a band needs only the candidates near it, so
+   * memory follows the band, not the world (or the tile). */
   reach = colormap_ring_m (p) + full.cell;
-  job.box_w = tg_region_x (&full, region->col0) - reach;
-  job.box_e = tg_region_x (&full, region->col0 + region->width) + reach;
-  job.box_n = tg_region_z (&full, region->row0) + reach;
-  job.box_s = tg_region_z (&full, region->row0 + region->height) - reach;
-  job.cx0 = clamp64 (floor ((job.box_w - job.warp_m - job.west) / p->cell_m) - 1.0, 0, job.nx);
-  job.cx1 = clamp64 (floor ((job.box_e + job.warp_m - job.west) / p->cell_m) + 2.0, 0, job.nx);
-  job.cz0 = clamp64 (floor ((job.north - job.box_n - job.warp_m) / p->cell_m) - 1.0, 0, job.nz);
-  job.cz1 = clamp64 (floor ((job.north - job.box_s + job.warp_m) / p->cell_m) + 2.0, 0, job.nz);
-  job.ntx = (job.cx1 - job.cx0 + TILE - 1) / TILE;
-
-  nbands = (job.cz1 - job.cz0 + TILE - 1) / TILE;
-  job.bands = calloc ((size_t) (nbands ? nbands : 1), sizeof (TgScatterBuf));
-  if (!job.bands)
+  per_row = world->size_x * full.cell / (p->cell_m * p->cell_m);
+  band_rows = (int) fmin ((double) region->height,
+                          fmax (2.0 * reach / full.cell, BAND_CELLS / fmax (per_row, 1.0)));
+  if (band_rows < 1)
+    band_rows = 1;
+  for (int r0 = 0; r0 < region->height; r0 += band_rows)
     {
-      rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
-      goto out;
-    }
-  if ((rc = tg_eval_parallel (c, (int) nbands, 1, candidate_bands, &job)) < 0)
-    goto out;
-  for (int64_t b = 0; b < nbands; b++)
-    {
-      if (job.bands[b].oom)
-        {
-          rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for the candidates");
-          goto out;
-        }
-      total += job.bands[b].n;
-    }
-
-  /* Join the bands in order, releasing each as it is copied. */
-  all = malloc (sizeof (TgScatterCand) * (size_t) (total ? total : 1));
-  if (!all)
-    {
-      rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for %lld candidates", (long long) total);
-      goto out;
-    }
-  total = 0;
-  for (int64_t b = 0; b < nbands; b++)
-    {
-      if (job.bands[b].n)
-        memcpy (all + total, job.bands[b].c, sizeof (TgScatterCand) * (size_t) job.bands[b].n);
-      total += job.bands[b].n;
-      tg__scatter_buf_clear (&job.bands[b]);
-    }
-  if (tg_eval_cancelled (c))
-    {
-      rc = TG_ECANCELLED;
-      goto out;
-    }
-  total = tg__scatter_space_blocks (all, total, p->min_spacing_m, p->cell_m,
-                                    p->spacing_mode == SPACING_PER_PROTOTYPE, pts->n_protos,
-                                    job.west, job.north);
-  if (total < 0)
-    {
-      rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for the spacing pass");
-      goto out;
-    }
-  total = tg__scatter_keep_owned (all, total, &full, region);
-  if (tg__scatter_order (all, total, &full) < 0 || tg__scatter_emit (pts, all, total) < 0)
-    {
-      rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for %lld instances", (long long) total);
-      goto out;
+      int rows = region->height - r0 < band_rows ? region->height - r0 : band_rows;
+      TgRegion band = tg_region_window (&full, region->col0, region->row0 + r0, region->width,
+                                        rows);
+      if ((rc = colormap_window (c, &job, p, &full, &band, pts)) < 0)
+        goto out;
     }
   out = tg_value_new_points (pts);
   pts = NULL;
@@ -823,11 +860,6 @@ colormap_eval (TgEvalCtx *c)
   rc = 0;
 
 out:
-  if (job.bands)
-    for (int64_t b = 0; b < nbands; b++)
-      tg__scatter_buf_clear (&job.bands[b]);
-  free (job.bands);
-  free (all);
   free ((void *) job.sat);
   free (occ.flags);
   free (cl);
