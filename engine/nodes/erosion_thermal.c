@@ -423,7 +423,7 @@ typedef struct
 {
   const TgValue *in;
   const float *eroded; /* working buffer holding the result */
-  int bw;              /* its width */
+  int bw, bh;          /* its size */
   int ox, oy;          /* the output region's offset in it */
   TgValue *height, *deposit;
   double deposit_scale; /* height units -> mask */
@@ -438,12 +438,22 @@ finish_rows (void *user, int begin, int end)
   for (int j = begin; j < end; j++)
     {
       const float *src = tg__grid_row (job->in, r, j);
-      const float *e = job->eroded + (size_t) (job->oy + j) * job->bw + job->ox;
+      /* The working map holds the world's part of the region; samples an
+       * apron reader asks for beyond the world's edge repeat the edge. */
+      int ey = job->oy + j < 0 ? 0 : job->oy + j >= job->bh ? job->bh - 1 : job->oy + j;
+      const float *row = job->eroded + (size_t) ey * job->bw;
       float *h = tg_value_row (job->height, j);
       float *d = tg_value_row (job->deposit, j);
-      memcpy (h, e, sizeof (float) * (size_t) r->width);
+      if (job->ox >= 0 && job->ox + r->width <= job->bw)
+        memcpy (h, row + job->ox, sizeof (float) * (size_t) r->width);
+      else
+        for (int i = 0; i < r->width; i++)
+          {
+            int ex = job->ox + i < 0 ? 0 : job->ox + i >= job->bw ? job->bw - 1 : job->ox + i;
+            h[i] = row[ex];
+          }
       for (int i = 0; i < r->width; i++)
-        d[i] = tg__erosion_mask_linear (((double) e[i] - (double) src[i]) * job->deposit_scale,
+        d[i] = tg__erosion_mask_linear (((double) h[i] - (double) src[i]) * job->deposit_scale,
                                         1.0);
     }
 }
@@ -516,6 +526,7 @@ thermal_eval (TgEvalCtx *c)
   fin.in = in;
   fin.eroded = a;
   fin.bw = work.width;
+  fin.bh = work.height;
   fin.ox = r->col0 - work.col0;
   fin.oy = r->row0 - work.row0;
   fin.height = tg_eval_new_output (c, 0, 1);
