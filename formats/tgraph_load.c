@@ -4,7 +4,8 @@
  * "nodes[3].params.octaves" and, found by the locator in json_locate.c,
  * the line and column of that value in the text.  The format version is
  * checked before anything else is read, so a newer file is refused whole;
- * an older one is upgraded step by step on the parsed tree first.  Keys
+ * an older one is upgraded step by step on the parsed tree first.  Errors
+ * about a node carry its id.  Keys
  * the loader does not know at the top level and on nodes, and each node's
  * "ui" block, are kept as opaque JSON text on the graph so that a save
  * writes them back.
@@ -30,7 +31,28 @@ typedef struct
   TgError *err;
   TgGraph *g;
   unsigned flags; /* TG_TGRAPH_LOAD_* */
+  /* The node being loaded, so that errors about it name its id too. */
+  int node_index;
+  const char *node_id;
 } Loader;
+
+/* Fills err->line/column with where err->path is in the text, and names
+ * the node's id when the path is about the node being loaded. */
+static void
+place (Loader *L)
+{
+  char prefix[32];
+  size_t n;
+
+  if (L->node_id && !L->err->node_id[0])
+    {
+      n = (size_t) snprintf (prefix, sizeof prefix, "nodes[%d]", L->node_index);
+      if (strncmp (L->err->path, prefix, n) == 0
+          && (L->err->path[n] == '\0' || L->err->path[n] == '.'))
+        tg_error_set_node_id (L->err, L->node_id);
+    }
+  tg__error_locate (L->err, L->text, L->len);
+}
 
 static int
 fail (Loader *L, int code, const char *path, const char *fmt, ...)
@@ -48,7 +70,7 @@ fail (Loader *L, int code, const char *path, const char *fmt, ...)
   vsnprintf (msg, sizeof msg, fmt, ap);
   va_end (ap);
   tg_error_set (L->err, code, path, "%s", msg);
-  tg__error_locate (L->err, L->text, L->len);
+  place (L);
   return code;
 }
 
@@ -63,7 +85,7 @@ fail_engine (Loader *L, int code, const char *prefix)
     L->err->code = code;
   if (prefix && *prefix)
     tg_error_prefix_path (L->err, prefix);
-  tg__error_locate (L->err, L->text, L->len);
+  place (L);
   return code;
 }
 
@@ -612,6 +634,8 @@ load_node (Loader *L, int index, json_object *jn)
   if (strchr (id, '.'))
     return fail (L, TG_EINVAL, path,
                  "node id \"%s\" contains a '.' (links use \"id.port\", so ids cannot)", id);
+  L->node_index = index;
+  L->node_id = id;
   /* nodes[k] is graph node k: each is added in order or the load stops. */
   {
     int k = tg_graph_find_node (L->g, id);
@@ -674,6 +698,7 @@ load_node (Loader *L, int index, json_object *jn)
       tg_graph_set_node_extra (L->g, node, text);
       free (text);
     }
+  L->node_id = NULL;
   return 0;
 }
 

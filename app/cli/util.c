@@ -77,13 +77,14 @@ void
 tg__cli_print_file_error (const char *file, const TgError *err)
 {
   const char *msg = err->message[0] ? err->message : tg_strerror (err->code);
+  char path[2 * TG_ERROR_PATH_MAX + 16];
 
   if (err->line > 0)
     fprintf (stderr, "%s:%d:%d: ", file, err->line, err->column > 0 ? err->column : 1);
   else
     fprintf (stderr, "%s: ", file);
   if (err->path[0])
-    fprintf (stderr, "%s: ", err->path);
+    fprintf (stderr, "%s: ", tg_error_format_path (err, path, sizeof path));
   fprintf (stderr, "%s\n", msg);
 }
 

@@ -552,6 +552,38 @@ test_error_nodes (void)
                 "unknown node type \"gen.constnt\" (did you mean \"gen.constant\"?)", "\"gen.constnt\"");
   t = doc ("    { \"id\": \"a\", \"type\": \"zzz.qqqqqq\" }", NULL);
   EXPECT_ERROR (t, TG_EUNKNOWN, "nodes[0].type", "unknown node type \"zzz.qqqqqq\"", "\"zzz.");
+  /* Errors about a node carry its id; the path stays a plain JSON path. */
+  {
+    TgGraph *g = NULL;
+    TgError err = { 0 };
+    char buf[TG_ERROR_MESSAGE_MAX + 2 * TG_ERROR_PATH_MAX];
+
+    t = doc ("    { \"id\": \"mystery\", \"type\": \"zzz.qqqqqq\" }", NULL);
+    TG_CHECK (tg_tgraph_load_string (t, strlen (t), "/tmp", &g, &err) == TG_EUNKNOWN);
+    TG_CHECK (strcmp (err.path, "nodes[0].type") == 0);
+    TG_CHECK (strcmp (err.node_id, "mystery") == 0);
+    TG_CHECK_STR_CONTAINS (tg_error_format (&err, buf, sizeof buf),
+                           "nodes[0] \"mystery\".type: unknown node type \"zzz.qqqqqq\"");
+    /* The engine's errors (set_param) and the validator's (a node's
+     * check) name it too; one about a later node names that one. */
+    t = doc ("    { \"id\": \"g\", \"type\": \"gen.constant\", \"params\": { \"value\": 2 } }",
+             NULL);
+    TG_CHECK (tg_tgraph_load_string (t, strlen (t), "/tmp", &g, &err) == TG_ERANGE);
+    TG_CHECK (strcmp (tg_error_format_path (&err, buf, sizeof buf),
+                      "nodes[0] \"g\".params.value") == 0);
+    t = doc ("    { \"id\": \"g\", \"type\": \"gen.constant\" },\n"
+             "    { \"id\": \"s\", \"type\": \"select.height\",\n"
+             "      \"params\": { \"min\": 0.8, \"max\": 0.2 } }",
+             "    { \"from\": \"g.height\", \"to\": \"s.height\" }");
+    TG_CHECK (tg_tgraph_load_string (t, strlen (t), "/tmp", &g, &err) == TG_ERANGE);
+    TG_CHECK (strcmp (tg_error_format_path (&err, buf, sizeof buf),
+                      "nodes[1] \"s\".params.max") == 0);
+    /* Not about a node: no id. */
+    t = doc ("    { \"id\": \"g\", \"type\": \"gen.constant\" }",
+             "    { \"from\": \"g.x\", \"to\": \"q.y\" }");
+    TG_CHECK (tg_tgraph_load_string (t, strlen (t), "/tmp", &g, &err) == TG_ELINK);
+    TG_CHECK (err.node_id[0] == '\0');
+  }
 
   t = doc ("    { \"id\": \"a\", \"type\": \"gen.constant\" },\n"
            "    { \"id\": \"a\", \"type\": \"gen.constant\" }",
