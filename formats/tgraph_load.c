@@ -4,8 +4,9 @@
  * "nodes[3].params.octaves" and, found by the locator in json_locate.c,
  * the line and column of that value in the text.  The format version is
  * checked before anything else is read, so a newer file is refused whole;
- * an older one is upgraded step by step on the parsed tree first.  Errors
- * about a node carry its id.  Keys
+ * an older one is upgraded step by step on the parsed tree first
+ * (tgraph_migrate.c), and errors about a renamed parameter still point at
+ * the key the text holds.  Errors about a node carry its id.  Keys
  * the loader does not know at the top level and on nodes, and each node's
  * "ui" block, are kept as opaque JSON text on the graph so that a save
  * writes them back.
@@ -31,17 +32,20 @@ typedef struct
   TgError *err;
   TgGraph *g;
   unsigned flags; /* TG_TGRAPH_LOAD_* */
+  int version;    /* of the file as written */
   /* The node being loaded, so that errors about it name its id too. */
   int node_index;
   const char *node_id;
+  TgRenameLog renames; /* what the upgrade renamed, to find old keys in the text */
 } Loader;
 
-/* Fills err->line/column with where err->path is in the text, and names
- * the node's id when the path is about the node being loaded. */
+/* Fills err->line/column with where err->path is in the text as written
+ * (a renamed parameter under its old name), and names the node's id when
+ * the path is about the node being loaded. */
 static void
 place (Loader *L)
 {
-  char prefix[32];
+  char text_path[TG_ERROR_PATH_MAX], prefix[32];
   size_t n;
 
   if (L->node_id && !L->err->node_id[0])
@@ -51,7 +55,8 @@ place (Loader *L)
           && (L->err->path[n] == '\0' || L->err->path[n] == '.'))
         tg_error_set_node_id (L->err, L->node_id);
     }
-  tg__error_locate (L->err, L->text, L->len);
+  tg__rename_log_text_path (&L->renames, L->err->path, text_path, sizeof text_path);
+  tg__error_locate (L->err, text_path, L->text, L->len);
 }
 
 static int
@@ -538,6 +543,15 @@ load_params (Loader *L, int node, const char *node_path, json_object *params)
           TgParamValue v;
 
           mkpath (path, sizeof path, "%s.params.%s", node_path, name);
+          if (k < 0 && tg_tgraph_param_new_name (desc->type, name))
+            {
+              rc = fail (L, TG_EUNKNOWN, path,
+                         "unknown parameter of %s (\"%s\" is its format version 1 name; "
+                         "version %d calls it \"%s\")",
+                         desc->type, name, TG_FORMAT_VERSION,
+                         tg_tgraph_param_new_name (desc->type, name));
+              break;
+            }
           if (k < 0)
             {
               TgSuggest sg;
@@ -936,9 +950,15 @@ load_world (Loader *L, json_object *jw)
 static int
 migrate_step (Loader *L, json_object *root, int from)
 {
-  (void) root;
+  int rc;
+
   switch (from)
     {
+    case 1: /* parameter names: tgraph_migrate.c */
+      rc = tg__tgraph_migrate_v1 (root, &L->renames, L->err);
+      if (rc < 0 && L->err)
+        place (L);
+      return rc;
     default:
       return fail (L, TG_EVERSION, "version", "no upgrade from format version %d is known", from);
     }
@@ -996,6 +1016,7 @@ load_document (Loader *L, json_object *root)
   rc = check_version (L, root, &version);
   if (rc)
     return rc;
+  L->version = version;
   for (int v = version; v < TG_FORMAT_VERSION; v++)
     {
       rc = migrate_step (L, root, v);
@@ -1073,6 +1094,13 @@ tg_tgraph_load_string (const char *text, size_t len, const char *base_dir, TgGra
 int
 tg_tgraph_load_string_ex (const char *text, size_t len, const char *base_dir, unsigned flags,
                           TgGraph **out, TgError *err)
+{
+  return tg_tgraph_load_string_info (text, len, base_dir, flags, NULL, out, err);
+}
+
+int
+tg_tgraph_load_string_info (const char *text, size_t len, const char *base_dir, unsigned flags,
+                            TgTgraphLoadInfo *info, TgGraph **out, TgError *err)
 {
   Loader L = { .text = text, .len = len, .err = err, .flags = flags };
   json_tokener *tok;
@@ -1159,9 +1187,16 @@ tg_tgraph_load_string_ex (const char *text, size_t len, const char *base_dir, un
   json_object_put (root);
   if (rc)
     {
+      tg__rename_log_clear (&L.renames);
       tg_graph_free (L.g);
       return rc;
     }
+  if (info)
+    {
+      info->version = L.version;
+      info->n_renamed = (int) L.renames.n;
+    }
+  tg__rename_log_clear (&L.renames);
   *out = L.g;
   return 0;
 }
@@ -1174,6 +1209,13 @@ tg_tgraph_load_file (const char *path, TgGraph **out, TgError *err)
 
 int
 tg_tgraph_load_file_ex (const char *path, unsigned flags, TgGraph **out, TgError *err)
+{
+  return tg_tgraph_load_file_info (path, flags, NULL, out, err);
+}
+
+int
+tg_tgraph_load_file_info (const char *path, unsigned flags, TgTgraphLoadInfo *info,
+                          TgGraph **out, TgError *err)
 {
   char *text, *dir, *abs_dir;
   const char *slash;
@@ -1204,7 +1246,7 @@ tg_tgraph_load_file_ex (const char *path, unsigned flags, TgGraph **out, TgError
    * its working directory later. */
   abs_dir = realpath (dir, NULL);
 
-  rc = tg_tgraph_load_string_ex (text, len, abs_dir ? abs_dir : dir, flags, out, err);
+  rc = tg_tgraph_load_string_info (text, len, abs_dir ? abs_dir : dir, flags, info, out, err);
   free (abs_dir);
   free (dir);
   free (text);

@@ -67,7 +67,7 @@ mask_check (const void *params, TgError *err)
 
   if (!p->prototype || !p->prototype[0])
     return tg_error_set (err, TG_EMISSING, "params.prototype", "no prototype name given");
-  return tg__scatter_xform_check (p->yaw_min_deg, p->yaw_max_deg, p->scale_min, p->scale_max,
+  return tg__scatter_xform_check (p->min_yaw_deg, p->max_yaw_deg, p->min_scale, p->max_scale,
                                   p->min_height_m, p->max_height_m, err);
 }
 
@@ -300,10 +300,10 @@ mask_eval (TgEvalCtx *c)
       tg__terrain_sample (&density, cand.x, cand.z, &d, &unused);
       if (!(tg_hash_unit (tg_hash3 (seed, lo, 0, 4)) < p->base_chance * d))
         continue;
-      cand.yaw = (float) tg__scatter_lerp_hash (p->yaw_min_deg * (M_PI / 180.0),
-                                                p->yaw_max_deg * (M_PI / 180.0),
+      cand.yaw = (float) tg__scatter_lerp_hash (p->min_yaw_deg * (M_PI / 180.0),
+                                                p->max_yaw_deg * (M_PI / 180.0),
                                                 tg_hash3 (seed, lo, 0, 5));
-      cand.scale = (float) tg__scatter_lerp_hash (p->scale_min, p->scale_max,
+      cand.scale = (float) tg__scatter_lerp_hash (p->min_scale, p->max_scale,
                                                   tg_hash3 (seed, lo, 0, 6));
       cand.proto = 0;
       if (!tg__scatter_filter (&filter, &cand))
