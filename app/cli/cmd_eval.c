@@ -283,9 +283,11 @@ signal_watch_stop (SignalWatch *w)
 
 /* --- --set ----------------------------------------------------------------- */
 
-/* Applies one "ID.PARAM=VALUE"; errors name the flag and the node. */
+/* Applies one "ID.PARAM=VALUE"; errors name the flag and the node.  A
+ * parameter's name from an older format version is taken under its new
+ * name, with a note (unless QUIET), so that scripts keep working. */
 static int
-apply_set (TgGraph *g, const char *arg)
+apply_set (TgGraph *g, const char *arg, bool quiet)
 {
   const char *eq = strchr (arg, '=');
   const char *dot = strchr (arg, '.');
@@ -306,6 +308,17 @@ apply_set (TgGraph *g, const char *arg)
     return tg__cli_usage_error (CMD, "--set %s: the graph has no node \"%s\"", arg, id);
   const TgNodeDesc *d = tg_graph_node_desc (g, node);
   int pi = tg_node_desc_find_param (d, name);
+  const char *renamed = pi < 0 ? tg_tgraph_param_new_name (d->type, name) : NULL;
+  if (renamed && tg_node_desc_find_param (d, renamed) >= 0)
+    {
+      if (!quiet)
+        fprintf (stderr,
+                 "tgraph %s: note: --set %s: \"%s\" of %s is called \"%s\" since format "
+                 "version 2; setting %s.%s\n",
+                 CMD, arg, name, d->type, renamed, id, renamed);
+      snprintf (name, sizeof name, "%s", renamed);
+      pi = tg_node_desc_find_param (d, name);
+    }
   if (pi < 0)
     {
       fprintf (stderr, "tgraph %s: --set %s: node \"%s\" (%s) has no parameter \"%s\"", CMD, arg,
@@ -465,7 +478,7 @@ prepare_graph (const EvalOptions *o)
   if (o->resolution > 0)
     tg_graph_world (g)->resolution = o->resolution;
   for (int k = 0; k < o->n_sets; k++)
-    if (apply_set (g, o->sets[k]) != TG_CLI_EXIT_OK)
+    if (apply_set (g, o->sets[k], o->quiet) != TG_CLI_EXIT_OK)
       {
         tg_graph_free (g);
         return NULL;

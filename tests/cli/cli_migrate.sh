@@ -1,11 +1,11 @@
 #!/bin/bash
 # Format version 2 renamed parameters (formats/tgraph_migrate.c).  Every
 # version 1 file in tests/cli/data/v1 loads and `tgraph check` says it was
-# valid (exit 0); `tgraph fmt` writes exactly its version 2 equivalent
+# upgraded (exit 0); `tgraph fmt` writes exactly its version 2 equivalent
 # (the example, golden graph or test file of the same name); and both
 # evaluate to the same bytes.  Then: errors in a version 1 file point at
-# the key as written, a version 2 file with an old name is refused naming
-# the new one, version 3 is refused.
+# the key as written, --set takes an old name with a note, a version 2
+# file with an old name is refused naming the new one, version 3 is refused.
 . "$(dirname "$0")/lib.sh"
 
 V1="$DATA/v1"
@@ -37,12 +37,15 @@ for v1 in "$V1"/*.tgraph; do
   checks=$((checks + 1))
   grep -q '^  "version": 2,$' "$v2" || fail "$v2 is not a version 2 file"
 
-  # check: valid; --quiet prints nothing.
+  # check: valid, with a note that it was upgraded; --quiet prints nothing.
   run "$TGRAPH" check "$v1"
   expect_rc 0 "check $name (version 1)"
   expect_in "$TMP/out" "$name: ok" "check $name"
+  expect_in "$TMP/err" "$name: note: format version 1, upgraded to 2 on loading" "check $name"
+  expect_in "$TMP/err" "'tgraph fmt $v1' writes it as version 2" "check $name"
   run "$TGRAPH" check "$v2"
   expect_rc 0 "check $(basename "$v2") (version 2)"
+  expect_not_in "$TMP/err" "note:" "check of a version 2 file"
   run "$TGRAPH" check --quiet "$v1"
   expect_rc 0 "check --quiet $name"
   checks=$((checks + 1))
@@ -57,12 +60,13 @@ for v1 in "$V1"/*.tgraph; do
   cp "$v2" "$TMP/$base/v2/$name"
   for d in v1 v2 fmt; do cp "$EXAMPLES/forest_paint.png" "$TMP/$base/$d/"; done
 
-  # fmt --check: not canonical (it is version 1); fmt: the version 2 file.
+  # fmt --check: not canonical (it is version 1), with the note; fmt: the version 2 file.
   run "$TGRAPH" fmt --check "$TMP/$base/fmt/$name"
   expect_rc 1 "fmt --check $name"
+  expect_in "$TMP/err" "note: format version 1" "fmt --check $name"
   run "$TGRAPH" fmt "$TMP/$base/fmt/$name"
   expect_rc 0 "fmt $name"
-  expect_in "$TMP/out" "$name: reformatted" "fmt $name"
+  expect_in "$TMP/out" "$name: reformatted, upgraded from format version 1 to 2" "fmt $name"
   expect_same "$TMP/$base/fmt/$name" "$v2" "fmt of version 1 $name is its version 2 file"
   run "$TGRAPH" fmt --check "$TMP/$base/fmt/$name"
   expect_rc 0 "fmt --check after fmt $name"
@@ -132,9 +136,26 @@ expect_rc 2 "fmt of version 3"
 checks=$((checks + 1))
 grep -q '"version": 3,' "$TMP/v3.tgraph" || fail "fmt changed a version 3 file"
 
-# --- --set takes the current names only ------------------------------------------
-run "$TGRAPH" eval "$EXAMPLES/island.tgraph" -o "$TMP/set_old" -r 65 --quiet --set coast.in_max=0.7
-expect_rc 2 "--set with a version 1 name"
-expect_in "$TMP/err" "has no parameter \"in_max\"" "--set with a version 1 name"
+# --- --set with an old name: taken under the new name, with a note --------------
+run "$TGRAPH" eval "$EXAMPLES/island.tgraph" -o "$TMP/set_new" -r 65 --threads 2 --quiet \
+  --set coast.max_input=0.7
+expect_rc 0 "--set with the new name"
+run "$TGRAPH" eval "$EXAMPLES/island.tgraph" -o "$TMP/set_old" -r 65 --threads 2 \
+  --set coast.in_max=0.7
+expect_rc 0 "--set with the old name"
+expect_in "$TMP/err" "note: --set coast.in_max=0.7: \"in_max\" of filter.remap is called" \
+  "--set with the old name"
+expect_in "$TMP/err" "\"max_input\" since format version 2; setting coast.max_input" \
+  "--set with the old name"
+hashes "$TMP/set_new" > "$TMP/set_new.sha"
+hashes "$TMP/set_old" > "$TMP/set_old.sha"
+expect_same "$TMP/set_new.sha" "$TMP/set_old.sha" "--set old and new names give the same files"
+run "$TGRAPH" eval "$EXAMPLES/island.tgraph" -o "$TMP/set_quiet" -r 65 --quiet \
+  --set coast.in_max=0.7
+expect_rc 0 "--set with the old name, --quiet"
+expect_not_in "$TMP/err" "note:" "--quiet has no note"
+run "$TGRAPH" eval "$EXAMPLES/island.tgraph" -o "$TMP/set_bad" --set coast.in_maxx=0.7
+expect_rc 2 "--set with an unknown name"
+expect_in "$TMP/err" "has no parameter \"in_maxx\"" "--set with an unknown name"
 
 finish
