@@ -194,7 +194,7 @@ case "$*" in
       python3 -c '
 import glob, os, sys, time
 end = time.time() + 60
-while time.time() < end and not glob.glob(sys.argv[1] + "/*.tmp-*"):
+while time.time() < end and not glob.glob(sys.argv[1] + "/.*.tmp-*"):
     time.sleep(0.001)
 os.kill(int(sys.argv[2]), 9)' tiles/1_1 $pid
       wait $pid
