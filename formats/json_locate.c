@@ -295,13 +295,13 @@ tg__json_locate (const char *text, size_t len, const char *path, size_t *offset)
 }
 
 void
-tg__error_locate (TgError *err, const char *text, size_t len)
+tg__error_locate (TgError *err, const char *path, const char *text, size_t len)
 {
   size_t offset;
 
   if (!err || !text)
     return;
-  if (tg__json_locate (text, len, err->path, &offset) < 0)
+  if (tg__json_locate (text, len, path ? path : err->path, &offset) < 0)
     return;
   tg__text_position (text, len, offset, &err->line, &err->column);
 }

@@ -431,10 +431,13 @@ tg_schema_generate (void)
   props = put (&d, root, "properties", obj (&d));
   p = put (&d, props, "format", obj (&d));
   put (&d, p, "const", str ("tgraph"));
+  /* The schema describes the current version only: an older file uses
+   * older parameter names, and Terrane upgrades it on loading. */
   p = put (&d, props, "version", obj (&d));
-  put (&d, p, "type", str ("integer"));
-  put (&d, p, "minimum", json_object_new_int (1));
-  put (&d, p, "maximum", json_object_new_int (TG_FORMAT_VERSION));
+  put (&d, p, "description",
+       str ("The format version; Terrane also reads older versions and upgrades them "
+            "(`tgraph fmt` rewrites a file as this version)"));
+  put (&d, p, "const", json_object_new_int (TG_FORMAT_VERSION));
   p = put (&d, props, "world", obj (&d));
   put (&d, p, "$ref", str ("#/$defs/world"));
   p = put (&d, props, "nodes", obj (&d));

@@ -81,8 +81,50 @@ int tg__json_locate (const char *text, size_t len, const char *path, size_t *off
 bool tg__json_find_duplicate_key (const char *text, size_t len, char path[TG_ERROR_PATH_MAX],
                                   size_t *offset);
 
-/* Fills err->line/column with where PATH's value is in TEXT. */
-void tg__error_locate (TgError *err, const char *text, size_t len);
+/* Fills err->line/column with where PATH's value is in TEXT (PATH NULL:
+ * err->path; the loader passes the path as the text spells it). */
+void tg__error_locate (TgError *err, const char *path, const char *text, size_t len);
+
+/* --- format upgrades (tgraph_migrate.c) ----------------------------------------- */
+
+/* One renamed parameter: of nodes of TYPE, or when LIST is set, a field
+ * of the items of that list parameter. */
+typedef struct
+{
+  const char *type;
+  const char *list;
+  const char *old_name;
+  const char *new_name;
+} TgTgraphRename;
+
+/* The renames of format version 2 (from version 1). */
+extern const TgTgraphRename tg__tgraph_renames_v2[];
+extern const int tg__tgraph_n_renames_v2;
+
+/* What one upgrade renamed: in nodes[NODE], a parameter (ITEM -1) or the
+ * field of list item ITEM. */
+typedef struct
+{
+  int node, item;
+  const TgTgraphRename *rename;
+} TgRenamed;
+
+typedef struct
+{
+  TgRenamed *v;
+  size_t n, cap;
+} TgRenameLog;
+
+void tg__rename_log_clear (TgRenameLog *log);
+
+/* Renames the version 1 parameter names in the parsed document ROOT to
+ * their version 2 names, in place and in the same key order, and logs
+ * each.  A node that gives both names of one parameter is an error. */
+int tg__tgraph_migrate_v1 (json_object *root, TgRenameLog *log, TgError *err);
+
+/* PATH ("nodes[2].params.center_m") as the text spells it before the
+ * renames in LOG ("nodes[2].params.centre_m"), into OUT. */
+void tg__rename_log_text_path (const TgRenameLog *log, const char *path, char *out, size_t size);
 
 /* --- parameters as JSON ------------------------------------------------------- */
 

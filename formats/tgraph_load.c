@@ -4,7 +4,9 @@
  * "nodes[3].params.octaves" and, found by the locator in json_locate.c,
  * the line and column of that value in the text.  The format version is
  * checked before anything else is read, so a newer file is refused whole;
- * an older one is upgraded step by step on the parsed tree first.  Keys
+ * an older one is upgraded step by step on the parsed tree first
+ * (tgraph_migrate.c), and errors about a renamed parameter still point at
+ * the key the text holds.  Errors about a node carry its id.  Keys
  * the loader does not know at the top level and on nodes, and each node's
  * "ui" block, are kept as opaque JSON text on the graph so that a save
  * writes them back.
@@ -30,7 +32,32 @@ typedef struct
   TgError *err;
   TgGraph *g;
   unsigned flags; /* TG_TGRAPH_LOAD_* */
+  int version;    /* of the file as written */
+  /* The node being loaded, so that errors about it name its id too. */
+  int node_index;
+  const char *node_id;
+  TgRenameLog renames; /* what the upgrade renamed, to find old keys in the text */
 } Loader;
+
+/* Fills err->line/column with where err->path is in the text as written
+ * (a renamed parameter under its old name), and names the node's id when
+ * the path is about the node being loaded. */
+static void
+place (Loader *L)
+{
+  char text_path[TG_ERROR_PATH_MAX], prefix[32];
+  size_t n;
+
+  if (L->node_id && !L->err->node_id[0])
+    {
+      n = (size_t) snprintf (prefix, sizeof prefix, "nodes[%d]", L->node_index);
+      if (strncmp (L->err->path, prefix, n) == 0
+          && (L->err->path[n] == '\0' || L->err->path[n] == '.'))
+        tg_error_set_node_id (L->err, L->node_id);
+    }
+  tg__rename_log_text_path (&L->renames, L->err->path, text_path, sizeof text_path);
+  tg__error_locate (L->err, text_path, L->text, L->len);
+}
 
 static int
 fail (Loader *L, int code, const char *path, const char *fmt, ...)
@@ -48,7 +75,7 @@ fail (Loader *L, int code, const char *path, const char *fmt, ...)
   vsnprintf (msg, sizeof msg, fmt, ap);
   va_end (ap);
   tg_error_set (L->err, code, path, "%s", msg);
-  tg__error_locate (L->err, L->text, L->len);
+  place (L);
   return code;
 }
 
@@ -63,7 +90,7 @@ fail_engine (Loader *L, int code, const char *prefix)
     L->err->code = code;
   if (prefix && *prefix)
     tg_error_prefix_path (L->err, prefix);
-  tg__error_locate (L->err, L->text, L->len);
+  place (L);
   return code;
 }
 
@@ -516,6 +543,15 @@ load_params (Loader *L, int node, const char *node_path, json_object *params)
           TgParamValue v;
 
           mkpath (path, sizeof path, "%s.params.%s", node_path, name);
+          if (k < 0 && tg_tgraph_param_new_name (desc->type, name))
+            {
+              rc = fail (L, TG_EUNKNOWN, path,
+                         "unknown parameter of %s (\"%s\" is its format version 1 name; "
+                         "version %d calls it \"%s\")",
+                         desc->type, name, TG_FORMAT_VERSION,
+                         tg_tgraph_param_new_name (desc->type, name));
+              break;
+            }
           if (k < 0)
             {
               TgSuggest sg;
@@ -612,6 +648,8 @@ load_node (Loader *L, int index, json_object *jn)
   if (strchr (id, '.'))
     return fail (L, TG_EINVAL, path,
                  "node id \"%s\" contains a '.' (links use \"id.port\", so ids cannot)", id);
+  L->node_index = index;
+  L->node_id = id;
   /* nodes[k] is graph node k: each is added in order or the load stops. */
   {
     int k = tg_graph_find_node (L->g, id);
@@ -674,6 +712,7 @@ load_node (Loader *L, int index, json_object *jn)
       tg_graph_set_node_extra (L->g, node, text);
       free (text);
     }
+  L->node_id = NULL;
   return 0;
 }
 
@@ -911,9 +950,15 @@ load_world (Loader *L, json_object *jw)
 static int
 migrate_step (Loader *L, json_object *root, int from)
 {
-  (void) root;
+  int rc;
+
   switch (from)
     {
+    case 1: /* parameter names: tgraph_migrate.c */
+      rc = tg__tgraph_migrate_v1 (root, &L->renames, L->err);
+      if (rc < 0 && L->err)
+        place (L);
+      return rc;
     default:
       return fail (L, TG_EVERSION, "version", "no upgrade from format version %d is known", from);
     }
@@ -971,6 +1016,7 @@ load_document (Loader *L, json_object *root)
   rc = check_version (L, root, &version);
   if (rc)
     return rc;
+  L->version = version;
   for (int v = version; v < TG_FORMAT_VERSION; v++)
     {
       rc = migrate_step (L, root, v);
@@ -1048,6 +1094,13 @@ tg_tgraph_load_string (const char *text, size_t len, const char *base_dir, TgGra
 int
 tg_tgraph_load_string_ex (const char *text, size_t len, const char *base_dir, unsigned flags,
                           TgGraph **out, TgError *err)
+{
+  return tg_tgraph_load_string_info (text, len, base_dir, flags, NULL, out, err);
+}
+
+int
+tg_tgraph_load_string_info (const char *text, size_t len, const char *base_dir, unsigned flags,
+                            TgTgraphLoadInfo *info, TgGraph **out, TgError *err)
 {
   Loader L = { .text = text, .len = len, .err = err, .flags = flags };
   json_tokener *tok;
@@ -1134,9 +1187,16 @@ tg_tgraph_load_string_ex (const char *text, size_t len, const char *base_dir, un
   json_object_put (root);
   if (rc)
     {
+      tg__rename_log_clear (&L.renames);
       tg_graph_free (L.g);
       return rc;
     }
+  if (info)
+    {
+      info->version = L.version;
+      info->n_renamed = (int) L.renames.n;
+    }
+  tg__rename_log_clear (&L.renames);
   *out = L.g;
   return 0;
 }
@@ -1149,6 +1209,13 @@ tg_tgraph_load_file (const char *path, TgGraph **out, TgError *err)
 
 int
 tg_tgraph_load_file_ex (const char *path, unsigned flags, TgGraph **out, TgError *err)
+{
+  return tg_tgraph_load_file_info (path, flags, NULL, out, err);
+}
+
+int
+tg_tgraph_load_file_info (const char *path, unsigned flags, TgTgraphLoadInfo *info,
+                          TgGraph **out, TgError *err)
 {
   char *text, *dir, *abs_dir;
   const char *slash;
@@ -1179,7 +1246,7 @@ tg_tgraph_load_file_ex (const char *path, unsigned flags, TgGraph **out, TgError
    * its working directory later. */
   abs_dir = realpath (dir, NULL);
 
-  rc = tg_tgraph_load_string_ex (text, len, abs_dir ? abs_dir : dir, flags, out, err);
+  rc = tg_tgraph_load_string_info (text, len, abs_dir ? abs_dir : dir, flags, info, out, err);
   free (abs_dir);
   free (dir);
   free (text);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <tgformats/tgformats.h>
 #include <tgraph/tgraph.h>
 
 /* Exit statuses, part of the CLI's contract with CI pipelines. */
@@ -71,6 +72,12 @@ void tg__cli_print_file_error (const char *file, const TgError *err);
 /* Loads FILE; on failure prints the error (tg__cli_print_file_error) and
  * returns NULL.  The caller frees the graph. */
 TgGraph *tg__cli_load_graph (const char *file);
+/* tg__cli_load_graph that also fills *INFO (the file's format version). */
+TgGraph *tg__cli_load_graph_info (const char *file, TgTgraphLoadInfo *info);
+
+/* When INFO says FILE is an older format version, prints to stderr
+ * "FILE: note: format version 1, upgraded to 2 on loading (...)". */
+void tg__cli_print_upgrade_note (const char *file, const TgTgraphLoadInfo *info);
 
 /* Reads the whole file into a NUL-terminated buffer (caller frees), or
  * NULL with errno set. */

@@ -9,11 +9,13 @@
 
 #include "cli.h"
 
-/* 0 when FILE is a valid graph; prints its error otherwise. */
+/* 0 when FILE is a valid graph; prints its error otherwise, and a note
+ * when it is an older format version (unless QUIET). */
 static int
-check_one (const char *file)
+check_one (const char *file, bool quiet)
 {
-  TgGraph *g = tg__cli_load_graph (file);
+  TgTgraphLoadInfo info = { 0 };
+  TgGraph *g = tg__cli_load_graph_info (file, &info);
   TgError err;
   int rc;
 
@@ -24,6 +26,8 @@ check_one (const char *file)
   rc = tg_graph_validate (g, &err);
   if (rc < 0)
     tg__cli_print_file_error (file, &err);
+  else if (!quiet)
+    tg__cli_print_upgrade_note (file, &info);
   tg_graph_free (g);
   return rc < 0 ? -1 : 0;
 }
@@ -58,7 +62,7 @@ tg__cli_check (int argc, char **argv)
           continue;
         }
       n_files++;
-      if (check_one (a) < 0)
+      if (check_one (a, quiet) < 0)
         n_bad++;
       else if (!quiet)
         printf ("%s: ok\n", a);

@@ -219,9 +219,11 @@ on_progress (void *user, int node, TgNodeState state, double fraction)
 
 /* --- --set ----------------------------------------------------------------- */
 
-/* Applies one "ID.PARAM=VALUE"; errors name the flag and the node. */
+/* Applies one "ID.PARAM=VALUE"; errors name the flag and the node.  A
+ * parameter's name from an older format version is taken under its new
+ * name, with a note (unless QUIET), so that scripts keep working. */
 static int
-apply_set (const char *cmd, TgGraph *g, const char *arg)
+apply_set (const char *cmd, TgGraph *g, const char *arg, bool quiet)
 {
   const char *eq = strchr (arg, '=');
   const char *dot = strchr (arg, '.');
@@ -242,6 +244,17 @@ apply_set (const char *cmd, TgGraph *g, const char *arg)
     return tg__cli_usage_error (cmd, "--set %s: the graph has no node \"%s\"", arg, id);
   const TgNodeDesc *d = tg_graph_node_desc (g, node);
   int pi = tg_node_desc_find_param (d, name);
+  const char *renamed = pi < 0 ? tg_tgraph_param_new_name (d->type, name) : NULL;
+  if (renamed && tg_node_desc_find_param (d, renamed) >= 0)
+    {
+      if (!quiet)
+        fprintf (stderr,
+                 "tgraph %s: note: --set %s: \"%s\" of %s is called \"%s\" since format "
+                 "version 2; setting %s.%s\n",
+                 cmd, arg, name, d->type, renamed, id, renamed);
+      snprintf (name, sizeof name, "%s", renamed);
+      pi = tg_node_desc_find_param (d, name);
+    }
   if (pi < 0)
     {
       fprintf (stderr, "tgraph %s: --set %s: node \"%s\" (%s) has no parameter \"%s\"", cmd, arg,
@@ -454,7 +467,7 @@ tg__cli_eval_prepare (const TgCliEvalOptions *o)
   if (o->resolution > 0)
     tg_graph_world (g)->resolution = o->resolution;
   for (int k = 0; k < o->n_sets; k++)
-    if (apply_set (o->cmd, g, o->sets[k]) != TG_CLI_EXIT_OK)
+    if (apply_set (o->cmd, g, o->sets[k], o->quiet) != TG_CLI_EXIT_OK)
       {
         tg_graph_free (g);
         return NULL;

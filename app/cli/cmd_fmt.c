@@ -36,7 +36,8 @@ fmt_one (const char *file, bool check)
       return TG_CLI_EXIT_USAGE;
     }
 
-  TgGraph *g = tg__cli_load_graph (file);
+  TgTgraphLoadInfo info = { 0 };
+  TgGraph *g = tg__cli_load_graph_info (file, &info);
   if (!g)
     {
       free (text);
@@ -59,6 +60,7 @@ fmt_one (const char *file, bool check)
     }
   else if (check)
     {
+      tg__cli_print_upgrade_note (file, &info);
       fprintf (stderr, "%s:%d: not in canonical form (run 'tgraph fmt %s')\n", file,
                first_difference_line (text, canon), file);
       status = TG_CLI_EXIT_FAILED;
@@ -73,6 +75,9 @@ fmt_one (const char *file, bool check)
           tg__cli_print_file_error (file, &err);
           status = TG_CLI_EXIT_USAGE;
         }
+      else if (info.version < TG_FORMAT_VERSION)
+        printf ("%s: reformatted, upgraded from format version %d to %d\n", file, info.version,
+                TG_FORMAT_VERSION);
       else
         printf ("%s: reformatted\n", file);
     }

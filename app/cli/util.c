@@ -80,24 +80,31 @@ void
 tg__cli_print_file_error (const char *file, const TgError *err)
 {
   const char *msg = err->message[0] ? err->message : tg_strerror (err->code);
+  char path[2 * TG_ERROR_PATH_MAX + 16];
 
   if (err->line > 0)
     fprintf (stderr, "%s:%d:%d: ", file, err->line, err->column > 0 ? err->column : 1);
   else
     fprintf (stderr, "%s: ", file);
   if (err->path[0])
-    fprintf (stderr, "%s: ", err->path);
+    fprintf (stderr, "%s: ", tg_error_format_path (err, path, sizeof path));
   fprintf (stderr, "%s\n", msg);
 }
 
 TgGraph *
 tg__cli_load_graph (const char *file)
 {
+  return tg__cli_load_graph_info (file, NULL);
+}
+
+TgGraph *
+tg__cli_load_graph_info (const char *file, TgTgraphLoadInfo *info)
+{
   TgGraph *g = NULL;
   TgError err;
 
   tg_error_clear (&err);
-  if (tg_tgraph_load_file (file, &g, &err) < 0 || !g)
+  if (tg_tgraph_load_file_info (file, 0, info, &g, &err) < 0 || !g)
     {
       if (!err.code)
         tg_error_set (&err, TG_EIO, "", "cannot load the graph");
@@ -105,6 +112,18 @@ tg__cli_load_graph (const char *file)
       return NULL;
     }
   return g;
+}
+
+void
+tg__cli_print_upgrade_note (const char *file, const TgTgraphLoadInfo *info)
+{
+  if (info->version >= TG_FORMAT_VERSION)
+    return;
+  fprintf (stderr,
+           "%s: note: format version %d, upgraded to %d on loading (%d parameter name%s "
+           "changed); 'tgraph fmt %s' writes it as version %d\n",
+           file, info->version, TG_FORMAT_VERSION, info->n_renamed,
+           info->n_renamed == 1 ? "" : "s", file, TG_FORMAT_VERSION);
 }
 
 char *

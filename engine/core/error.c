@@ -30,6 +30,7 @@ tg_error_set (TgError *err, int code, const char *path, const char *fmt, ...)
   err->code = code;
   err->line = 0;
   err->column = 0;
+  err->node_id[0] = '\0';
   snprintf (err->path, sizeof err->path, "%s", path ? path : "");
   if (fmt)
     {
@@ -59,6 +60,25 @@ tg_error_prefix_path (TgError *err, const char *prefix)
 }
 
 void
+tg_error_prefix_node (TgError *err, int index, const char *id)
+{
+  char prefix[32];
+
+  if (err == NULL)
+    return;
+  snprintf (prefix, sizeof prefix, "nodes[%d]", index);
+  tg_error_prefix_path (err, prefix);
+  tg_error_set_node_id (err, id);
+}
+
+void
+tg_error_set_node_id (TgError *err, const char *id)
+{
+  if (err)
+    snprintf (err->node_id, sizeof err->node_id, "%s", id ? id : "");
+}
+
+void
 tg_error_clear (TgError *err)
 {
   if (err)
@@ -66,14 +86,53 @@ tg_error_clear (TgError *err)
 }
 
 const char *
+tg_error_format_path (const TgError *err, char *buf, unsigned long size)
+{
+  const char *close;
+  size_t used;
+
+  if (size == 0)
+    return buf;
+  buf[0] = '\0';
+  if (err == NULL)
+    return buf;
+  close = strchr (err->path, ']');
+  if (!err->node_id[0] || strncmp (err->path, "nodes[", 6) != 0 || !close)
+    {
+      snprintf (buf, size, "%s", err->path);
+      return buf;
+    }
+  /* nodes[N] "id" and the rest of the path; the id quoted as JSON would
+   * (an id that fails validation may hold any character). */
+  used = (size_t) snprintf (buf, size, "%.*s \"", (int) (close + 1 - err->path), err->path);
+  for (const char *p = err->node_id; *p && used + 8 < size; p++)
+    {
+      unsigned char c = (unsigned char) *p;
+      if (c == '"' || c == '\\')
+        used += (size_t) snprintf (buf + used, size - used, "\\%c", c);
+      else if (c < 0x20)
+        used += (size_t) snprintf (buf + used, size - used, "\\u%04x", c);
+      else
+        buf[used++] = (char) c;
+    }
+  if (used < size)
+    snprintf (buf + used, size - used, "\"%s", close + 1);
+  else
+    buf[size - 1] = '\0';
+  return buf;
+}
+
+const char *
 tg_error_format (const TgError *err, char *buf, unsigned long size)
 {
+  char path[TG_ERROR_PATH_MAX + TG_ERROR_PATH_MAX + 16];
+
   if (size == 0)
     return buf;
   if (err == NULL || err->code == 0)
     snprintf (buf, size, "no error");
   else if (err->path[0])
-    snprintf (buf, size, "%s: %s", err->path, err->message);
+    snprintf (buf, size, "%s: %s", tg_error_format_path (err, path, sizeof path), err->message);
   else
     snprintf (buf, size, "%s", err->message);
   return buf;

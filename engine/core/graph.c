@@ -656,7 +656,7 @@ tg_graph_validate (const TgGraph *g, TgError *err)
       for (int k = 0; k < n->desc->n_params; k++)
         if ((rc = tg_param_value_check (&n->desc->params[k], &n->params[k], err)) < 0)
           {
-            tg_error_prefix_path (err, prefix);
+            tg_error_prefix_node (err, i, n->id);
             return rc;
           }
       if (n->desc->check)
@@ -672,7 +672,7 @@ tg_graph_validate (const TgGraph *g, TgError *err)
           free (p);
           if (rc < 0)
             {
-              tg_error_prefix_path (err, prefix);
+              tg_error_prefix_node (err, i, n->id);
               return rc;
             }
         }
@@ -681,9 +681,11 @@ tg_graph_validate (const TgGraph *g, TgError *err)
           {
             char path[TG_ERROR_PATH_MAX];
             snprintf (path, sizeof path, "%s.inputs.%s", prefix, n->desc->inputs[k].name);
-            return tg_error_set (err, TG_EMISSING, path,
-                                 "node \"%s\" (%s) needs a link into its \"%s\" input", n->id,
-                                 n->desc->type, n->desc->inputs[k].name);
+            tg_error_set (err, TG_EMISSING, path,
+                          "node \"%s\" (%s) needs a link into its \"%s\" input", n->id,
+                          n->desc->type, n->desc->inputs[k].name);
+            tg_error_set_node_id (err, n->id);
+            return TG_EMISSING;
           }
       /* Two exports writing the same file would race for it. */
       for (int k = 0; k < n->desc->n_params; k++)
@@ -696,9 +698,10 @@ tg_graph_validate (const TgGraph *g, TgError *err)
                 {
                   char path[TG_ERROR_PATH_MAX];
                   snprintf (path, sizeof path, "%s.params.%s", prefix, n->desc->params[k].name);
-                  return tg_error_set (err, TG_EPATH, path,
-                                       "\"%s\" is also written by node \"%s\"", n->params[k].s,
-                                       g->nodes[j].id);
+                  tg_error_set (err, TG_EPATH, path, "\"%s\" is also written by node \"%s\"",
+                                n->params[k].s, g->nodes[j].id);
+                  tg_error_set_node_id (err, n->id);
+                  return TG_EPATH;
                 }
     }
   for (int i = 0; i < g->n_links; i++)

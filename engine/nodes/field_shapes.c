@@ -57,12 +57,12 @@ shape_output (TgEvalCtx *c, TgFieldEvalFn eval, const Shape *s, const double lo[
 
 typedef struct
 {
-  double centre_m[3];
+  double center_m[3];
   double radius_m;
 } SphereParams;
 
 static const TgParamDesc sphere_params[] = {
-  TG_PARAM_VEC3 (SphereParams, centre_m, N_("Centre"), 0.0, 0.0, 0.0, "m",
+  TG_PARAM_VEC3 (SphereParams, center_m, N_("Centre"), 0.0, 0.0, 0.0, "m",
                  N_("Centre of the sphere (x, y, z), in metres")),
   TG_PARAM_FLOAT_UI (SphereParams, radius_m, N_("Radius"), 10.0, 1e-6, 1e7, 0.1, 1000.0, "m",
                      N_("Radius of the sphere, in metres")),
@@ -90,9 +90,9 @@ sphere_eval (TgEvalCtx *c)
 
   for (int k = 0; k < 3; k++)
     {
-      s.c[k] = (float) p->centre_m[k];
-      lo[k] = p->centre_m[k] - p->radius_m;
-      hi[k] = p->centre_m[k] + p->radius_m;
+      s.c[k] = (float) p->center_m[k];
+      lo[k] = p->center_m[k] - p->radius_m;
+      hi[k] = p->center_m[k] + p->radius_m;
     }
   s.r = (float) p->radius_m;
   return shape_output (c, sphere_field_eval, &s, lo, hi);
@@ -118,13 +118,13 @@ TG_NODE_REGISTER (sphere_desc);
 
 typedef struct
 {
-  double centre_m[3];
+  double center_m[3];
   double size_m[3];
   double rounding_m;
 } BoxParams;
 
 static const TgParamDesc box_params[] = {
-  TG_PARAM_VEC3 (BoxParams, centre_m, N_("Centre"), 0.0, 0.0, 0.0, "m",
+  TG_PARAM_VEC3 (BoxParams, center_m, N_("Centre"), 0.0, 0.0, 0.0, "m",
                  N_("Centre of the box (x, y, z), in metres")),
   TG_PARAM_VEC3 (BoxParams, size_m, N_("Size"), 10.0, 10.0, 10.0, "m",
                  N_("Full size of the box along x, y and z, in metres")),
@@ -177,10 +177,10 @@ box_eval (TgEvalCtx *c)
 
   for (int k = 0; k < 3; k++)
     {
-      s.c[k] = (float) p->centre_m[k];
+      s.c[k] = (float) p->center_m[k];
       s.d[k] = (float) (0.5 * p->size_m[k] - p->rounding_m);
-      lo[k] = p->centre_m[k] - 0.5 * p->size_m[k];
-      hi[k] = p->centre_m[k] + 0.5 * p->size_m[k];
+      lo[k] = p->center_m[k] - 0.5 * p->size_m[k];
+      hi[k] = p->center_m[k] + 0.5 * p->size_m[k];
     }
   s.r = (float) p->rounding_m;
   return shape_output (c, box_field_eval, &s, lo, hi);
@@ -284,13 +284,13 @@ TG_NODE_REGISTER (capsule_desc);
 
 typedef struct
 {
-  double centre_m[3];
+  double center_m[3];
   double major_radius_m;
   double minor_radius_m;
 } TorusParams;
 
 static const TgParamDesc torus_params[] = {
-  TG_PARAM_VEC3 (TorusParams, centre_m, N_("Centre"), 0.0, 0.0, 0.0, "m",
+  TG_PARAM_VEC3 (TorusParams, center_m, N_("Centre"), 0.0, 0.0, 0.0, "m",
                  N_("Centre of the ring (x, y, z), in metres")),
   TG_PARAM_FLOAT_UI (TorusParams, major_radius_m, N_("Ring radius"), 10.0, 0.0, 1e7, 0.0,
                      1000.0, "m", N_("From the centre to the middle of the tube, in metres")),
@@ -324,9 +324,9 @@ torus_eval (TgEvalCtx *c)
   for (int k = 0; k < 3; k++)
     {
       double e = k == 1 ? p->minor_radius_m : reach;
-      s.c[k] = (float) p->centre_m[k];
-      lo[k] = p->centre_m[k] - e;
-      hi[k] = p->centre_m[k] + e;
+      s.c[k] = (float) p->center_m[k];
+      lo[k] = p->center_m[k] - e;
+      hi[k] = p->center_m[k] + e;
     }
   s.r2 = (float) p->major_radius_m;
   s.r = (float) p->minor_radius_m;

@@ -157,18 +157,18 @@ filter_run (TgEvalCtx *c, FilterJob *job)
 
 typedef struct
 {
-  double in_min, in_max, out_min, out_max;
+  double min_input, max_input, min_output, max_output;
   bool clamp;
 } RemapParams;
 
 static const TgParamDesc remap_params[] = {
-  TG_PARAM_FLOAT_UI (RemapParams, in_min, N_("Input low"), 0.0, -1e6, 1e6, 0.0, 1.0, NULL,
+  TG_PARAM_FLOAT_UI (RemapParams, min_input, N_("Input low"), 0.0, -1e6, 1e6, 0.0, 1.0, NULL,
                      N_("Input height that maps to the output low")),
-  TG_PARAM_FLOAT_UI (RemapParams, in_max, N_("Input high"), 1.0, -1e6, 1e6, 0.0, 1.0, NULL,
+  TG_PARAM_FLOAT_UI (RemapParams, max_input, N_("Input high"), 1.0, -1e6, 1e6, 0.0, 1.0, NULL,
                      N_("Input height that maps to the output high")),
-  TG_PARAM_FLOAT_UI (RemapParams, out_min, N_("Output low"), 0.0, -1e6, 1e6, 0.0, 1.0, NULL,
+  TG_PARAM_FLOAT_UI (RemapParams, min_output, N_("Output low"), 0.0, -1e6, 1e6, 0.0, 1.0, NULL,
                      N_("Height the input low becomes")),
-  TG_PARAM_FLOAT_UI (RemapParams, out_max, N_("Output high"), 1.0, -1e6, 1e6, 0.0, 1.0, NULL,
+  TG_PARAM_FLOAT_UI (RemapParams, max_output, N_("Output high"), 1.0, -1e6, 1e6, 0.0, 1.0, NULL,
                      N_("Height the input high becomes")),
   TG_PARAM_BOOL (RemapParams, clamp, N_("Clamp"), false,
                  N_("Keep the result between the output low and high")),
@@ -179,9 +179,9 @@ remap_check (const void *params, TgError *err)
 {
   const RemapParams *p = params;
 
-  if (p->in_min == p->in_max)
-    return tg_error_set (err, TG_ERANGE, "params.in_max",
-                         "input high must differ from input low (both %g)", p->in_min);
+  if (p->min_input == p->max_input)
+    return tg_error_set (err, TG_ERANGE, "params.max_input",
+                         "input high must differ from input low (both %g)", p->min_input);
   return 0;
 }
 
@@ -191,11 +191,11 @@ remap_eval (TgEvalCtx *c)
   const RemapParams *p = tg_eval_params (c);
   FilterJob job = { .kind = K_REMAP };
 
-  job.i0 = p->in_min;
-  job.o0 = p->out_min;
-  job.scale = (p->out_max - p->out_min) / (p->in_max - p->in_min);
-  job.lo = fmin (p->out_min, p->out_max);
-  job.hi = fmax (p->out_min, p->out_max);
+  job.i0 = p->min_input;
+  job.o0 = p->min_output;
+  job.scale = (p->max_output - p->min_output) / (p->max_input - p->min_input);
+  job.lo = fmin (p->min_output, p->max_output);
+  job.hi = fmax (p->min_output, p->max_output);
   job.clamp = p->clamp;
   return filter_run (c, &job);
 }
@@ -223,13 +223,13 @@ TG_NODE_REGISTER (remap_desc);
 
 typedef struct
 {
-  double min, max;
+  double min_height, max_height;
 } ClampParams;
 
 static const TgParamDesc clamp_params[] = {
-  TG_PARAM_FLOAT_UI (ClampParams, min, N_("Minimum"), 0.0, -1e6, 1e6, 0.0, 1.0, NULL,
+  TG_PARAM_FLOAT_UI (ClampParams, min_height, N_("Minimum"), 0.0, -1e6, 1e6, 0.0, 1.0, NULL,
                      N_("Lower heights are raised to this")),
-  TG_PARAM_FLOAT_UI (ClampParams, max, N_("Maximum"), 1.0, -1e6, 1e6, 0.0, 1.0, NULL,
+  TG_PARAM_FLOAT_UI (ClampParams, max_height, N_("Maximum"), 1.0, -1e6, 1e6, 0.0, 1.0, NULL,
                      N_("Higher heights are lowered to this")),
 };
 
@@ -238,9 +238,9 @@ clamp_check (const void *params, TgError *err)
 {
   const ClampParams *p = params;
 
-  if (p->min > p->max)
-    return tg_error_set (err, TG_ERANGE, "params.max",
-                         "maximum (%g) is below minimum (%g)", p->max, p->min);
+  if (p->min_height > p->max_height)
+    return tg_error_set (err, TG_ERANGE, "params.max_height",
+                         "maximum (%g) is below minimum (%g)", p->max_height, p->min_height);
   return 0;
 }
 
@@ -250,8 +250,8 @@ clamp_eval (TgEvalCtx *c)
   const ClampParams *p = tg_eval_params (c);
   FilterJob job = { .kind = K_CLAMP };
 
-  job.lo = p->min;
-  job.hi = p->max;
+  job.lo = p->min_height;
+  job.hi = p->max_height;
   return filter_run (c, &job);
 }
 

@@ -25,17 +25,17 @@
 typedef struct
 {
   const char *path;
-  double height_min;
-  double height_max;
+  double min_height;
+  double max_height;
 } InputParams;
 
 static const TgParamDesc input_params[] = {
   TG_PARAM_INPUT_PATH (InputParams, path, N_("File"),
                        N_("Greyscale PNG, 8 or 16 bits; colour images are read as their "
                           "luminance. Relative to the graph file's folder")),
-  TG_PARAM_FLOAT (InputParams, height_min, N_("Height at black"), 0.0, 0.0, 1.0, NULL,
+  TG_PARAM_FLOAT (InputParams, min_height, N_("Height at black"), 0.0, 0.0, 1.0, NULL,
                   N_("Height that the darkest possible pixel value stands for")),
-  TG_PARAM_FLOAT (InputParams, height_max, N_("Height at white"), 1.0, 0.0, 1.0, NULL,
+  TG_PARAM_FLOAT (InputParams, max_height, N_("Height at white"), 1.0, 0.0, 1.0, NULL,
                   N_("Height that the brightest possible pixel value stands for")),
 };
 
@@ -153,8 +153,8 @@ input_eval (TgEvalCtx *c)
   job.col_fx = col_fx;
   job.sz = world->size_z;
   job.full = img->bits == 8 ? 255.0 : (img->bits == 16 ? 65535.0 : 1.0);
-  job.hmin = p->height_min;
-  job.hspan = p->height_max - p->height_min;
+  job.hmin = p->min_height;
+  job.hspan = p->max_height - p->min_height;
   job.out = tg_eval_new_output (c, 0, 1);
   if (!job.out)
     rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");

@@ -181,8 +181,8 @@ colormap_check (const void *params, TgError *err)
   const PaletteItem *items = p->palette.items;
   int rc;
 
-  if ((rc = tg__scatter_xform_check (p->yaw_min_deg, p->yaw_max_deg, p->scale_min,
-                                     p->scale_max, p->min_height_m, p->max_height_m, err))
+  if ((rc = tg__scatter_xform_check (p->min_yaw_deg, p->max_yaw_deg, p->min_scale,
+                                     p->max_scale, p->min_height_m, p->max_height_m, err))
       < 0)
     return rc;
   if (p->palette.n < 1 || !items)
@@ -818,10 +818,10 @@ colormap_eval (TgEvalCtx *c)
   job.jitter = p->jitter;
   job.warp_m = p->warp_m;
   job.inv_warp_scale = 1.0 / p->warp_scale_m;
-  job.yaw_lo = p->yaw_min_deg * (M_PI / 180.0);
-  job.yaw_hi = p->yaw_max_deg * (M_PI / 180.0);
-  job.scale_lo = p->scale_min;
-  job.scale_hi = p->scale_max;
+  job.yaw_lo = p->min_yaw_deg * (M_PI / 180.0);
+  job.yaw_hi = p->max_yaw_deg * (M_PI / 180.0);
+  job.scale_lo = p->min_scale;
+  job.scale_hi = p->max_scale;
   job.base_chance = p->base_chance;
   job.rgb = p->channel_mode == MODE_RGB;
   job.map_x0 = img->region.origin_x;

@@ -38,18 +38,18 @@ tg__scatter_buf_clear (TgScatterBuf *b)
 }
 
 int
-tg__scatter_xform_check (double yaw_min_deg, double yaw_max_deg, double scale_min,
-                         double scale_max, double min_height_m, double max_height_m,
+tg__scatter_xform_check (double min_yaw_deg, double max_yaw_deg, double min_scale,
+                         double max_scale, double min_height_m, double max_height_m,
                          TgError *err)
 {
-  if (yaw_max_deg < yaw_min_deg)
-    return tg_error_set (err, TG_ERANGE, "params.yaw_max_deg",
-                         "the yaw range ends (%g deg) before it starts (%g deg)", yaw_max_deg,
-                         yaw_min_deg);
-  if (scale_max < scale_min)
-    return tg_error_set (err, TG_ERANGE, "params.scale_max",
-                         "the scale range ends (%g) below where it starts (%g)", scale_max,
-                         scale_min);
+  if (max_yaw_deg < min_yaw_deg)
+    return tg_error_set (err, TG_ERANGE, "params.max_yaw_deg",
+                         "the yaw range ends (%g deg) before it starts (%g deg)", max_yaw_deg,
+                         min_yaw_deg);
+  if (max_scale < min_scale)
+    return tg_error_set (err, TG_ERANGE, "params.max_scale",
+                         "the scale range ends (%g) below where it starts (%g)", max_scale,
+                         min_scale);
   if (max_height_m < min_height_m)
     return tg_error_set (err, TG_ERANGE, "params.max_height_m",
                          "the highest terrain (%g m) is below the lowest (%g m)", max_height_m,

@@ -44,21 +44,21 @@ void tg__scatter_buf_clear (TgScatterBuf *b);
 /* The transform and filter fields every scatter node has, in this order,
  * and their descriptors (so they are declared once for all nodes). */
 #define TG__SCATTER_XFORM_FIELDS                                                              \
-  double yaw_min_deg, yaw_max_deg;                                                            \
-  double scale_min, scale_max;                                                                \
+  double min_yaw_deg, max_yaw_deg;                                                            \
+  double min_scale, max_scale;                                                                \
   bool snap;                                                                                  \
   double min_height_m, max_height_m;                                                          \
   double max_slope_deg
 
 #define TG__SCATTER_XFORM_PARAMS(S)                                                            \
-  TG_PARAM_FLOAT_UI (S, yaw_min_deg, N_("Yaw from"), 0.0, -3600.0, 3600.0, 0.0, 360.0, "deg",  \
+  TG_PARAM_FLOAT_UI (S, min_yaw_deg, N_("Yaw from"), 0.0, -3600.0, 3600.0, 0.0, 360.0, "deg",  \
                      N_("Smallest random rotation about the vertical axis "                   \
                         "(counter-clockwise seen from above)")),                              \
-  TG_PARAM_FLOAT_UI (S, yaw_max_deg, N_("Yaw to"), 360.0, -3600.0, 3600.0, 0.0, 360.0, "deg",  \
+  TG_PARAM_FLOAT_UI (S, max_yaw_deg, N_("Yaw to"), 360.0, -3600.0, 3600.0, 0.0, 360.0, "deg",  \
                      N_("Largest random rotation about the vertical axis")),                  \
-  TG_PARAM_FLOAT_UI (S, scale_min, N_("Scale from"), 0.8, 0.0, 1000.0, 0.1, 4.0, NULL,         \
+  TG_PARAM_FLOAT_UI (S, min_scale, N_("Scale from"), 0.8, 0.0, 1000.0, 0.1, 4.0, NULL,         \
                      N_("Smallest uniform scale of an instance")),                            \
-  TG_PARAM_FLOAT_UI (S, scale_max, N_("Scale to"), 1.2, 0.0, 1000.0, 0.1, 4.0, NULL,           \
+  TG_PARAM_FLOAT_UI (S, max_scale, N_("Scale to"), 1.2, 0.0, 1000.0, 0.1, 4.0, NULL,           \
                      N_("Largest uniform scale of an instance")),                             \
   TG_PARAM_BOOL (S, snap, N_("Snap to terrain"), true,                                        \
                  N_("Set each instance's height to the terrain under it (needs the "          \
@@ -71,8 +71,8 @@ void tg__scatter_buf_clear (TgScatterBuf *b);
                   N_("No instance where the terrain is steeper (90: no limit)"))
 
 /* Checks that the transform ranges are in order; err->path "params.NAME". */
-int tg__scatter_xform_check (double yaw_min_deg, double yaw_max_deg, double scale_min,
-                             double scale_max, double min_height_m, double max_height_m,
+int tg__scatter_xform_check (double min_yaw_deg, double max_yaw_deg, double min_scale,
+                             double max_scale, double min_height_m, double max_height_m,
                              TgError *err);
 
 /* Terrain under a point: the bilinear surface through the height samples

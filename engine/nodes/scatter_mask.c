@@ -77,7 +77,7 @@ mask_check (const void *params, TgError *err)
 
   if (!p->prototype || !p->prototype[0])
     return tg_error_set (err, TG_EMISSING, "params.prototype", "no prototype name given");
-  return tg__scatter_xform_check (p->yaw_min_deg, p->yaw_max_deg, p->scale_min, p->scale_max,
+  return tg__scatter_xform_check (p->min_yaw_deg, p->max_yaw_deg, p->min_scale, p->max_scale,
                                   p->min_height_m, p->max_height_m, err);
 }
 
@@ -181,10 +181,10 @@ mask_window (TgEvalCtx *c, const Darts *d, const TgRegion *full, const TgRegion 
       tg__terrain_sample (density, cand.x, cand.z, &dens, &unused);
       if (!(tg_hash_unit (tg_hash3 (d->seed, ix, iz, j * H_N + H_KEEP)) < p->base_chance * dens))
         continue;
-      cand.yaw = (float) tg__scatter_lerp_hash (p->yaw_min_deg * (M_PI / 180.0),
-                                                p->yaw_max_deg * (M_PI / 180.0),
+      cand.yaw = (float) tg__scatter_lerp_hash (p->min_yaw_deg * (M_PI / 180.0),
+                                                p->max_yaw_deg * (M_PI / 180.0),
                                                 tg_hash3 (d->seed, ix, iz, j * H_N + H_YAW));
-      cand.scale = (float) tg__scatter_lerp_hash (p->scale_min, p->scale_max,
+      cand.scale = (float) tg__scatter_lerp_hash (p->min_scale, p->max_scale,
                                                   tg_hash3 (d->seed, ix, iz, j * H_N + H_SCALE));
       cand.proto = 0;
       if (!tg__scatter_filter (filter, &cand))

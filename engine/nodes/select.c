@@ -49,14 +49,14 @@ apron_one (const void *params, double cell_m)
 
 typedef struct
 {
-  double min, max, falloff;
+  double min_height, max_height, falloff;
 } HeightParams;
 
 static const TgParamDesc height_params[] = {
-  TG_PARAM_FLOAT (HeightParams, min, N_("Minimum"), 0.5, 0.0, 1.0, NULL,
+  TG_PARAM_FLOAT (HeightParams, min_height, N_("Minimum"), 0.5, 0.0, 1.0, NULL,
                   N_("Lowest height selected fully (0..1 of the world's height; 0 = no "
                      "lower limit)")),
-  TG_PARAM_FLOAT (HeightParams, max, N_("Maximum"), 1.0, 0.0, 1.0, NULL,
+  TG_PARAM_FLOAT (HeightParams, max_height, N_("Maximum"), 1.0, 0.0, 1.0, NULL,
                   N_("Highest height selected fully (1 = no upper limit)")),
   TG_PARAM_FLOAT (HeightParams, falloff, N_("Falloff"), 0.05, 0.0, 1.0, NULL,
                   N_("Height over which the mask fades to 0 outside the range")),
@@ -67,9 +67,9 @@ height_check (const void *params, TgError *err)
 {
   const HeightParams *p = params;
 
-  if (p->min > p->max)
-    return tg_error_set (err, TG_ERANGE, "params.max", "maximum (%g) is below minimum (%g)",
-                         p->max, p->min);
+  if (p->min_height > p->max_height)
+    return tg_error_set (err, TG_ERANGE, "params.max_height",
+                         "maximum (%g) is below minimum (%g)", p->max_height, p->min_height);
   return 0;
 }
 
@@ -109,8 +109,8 @@ height_eval (TgEvalCtx *c)
   job.out = tg_eval_new_output (c, 0, 1);
   if (!job.out)
     return tg_eval_fail (c, TG_ENOMEM, "out of memory");
-  job.lo = p->min <= 0.0 ? -INFINITY : p->min;
-  job.hi = p->max >= 1.0 ? INFINITY : p->max;
+  job.lo = p->min_height <= 0.0 ? -INFINITY : p->min_height;
+  job.hi = p->max_height >= 1.0 ? INFINITY : p->max_height;
   job.fall = p->falloff;
   return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), height_rows, &job);
 }
@@ -138,13 +138,13 @@ TG_NODE_REGISTER (height_desc);
 
 typedef struct
 {
-  double min_deg, max_deg, falloff_deg;
+  double min_slope_deg, max_slope_deg, falloff_deg;
 } SlopeParams;
 
 static const TgParamDesc slope_params[] = {
-  TG_PARAM_FLOAT (SlopeParams, min_deg, N_("Minimum"), 30.0, 0.0, 90.0, "deg",
+  TG_PARAM_FLOAT (SlopeParams, min_slope_deg, N_("Minimum"), 30.0, 0.0, 90.0, "deg",
                   N_("Gentlest slope selected fully (0 = flat)")),
-  TG_PARAM_FLOAT (SlopeParams, max_deg, N_("Maximum"), 90.0, 0.0, 90.0, "deg",
+  TG_PARAM_FLOAT (SlopeParams, max_slope_deg, N_("Maximum"), 90.0, 0.0, 90.0, "deg",
                   N_("Steepest slope selected fully (90 = vertical)")),
   TG_PARAM_FLOAT (SlopeParams, falloff_deg, N_("Falloff"), 5.0, 0.0, 90.0, "deg",
                   N_("Angle over which the mask fades to 0 outside the range")),
@@ -155,9 +155,10 @@ slope_check (const void *params, TgError *err)
 {
   const SlopeParams *p = params;
 
-  if (p->min_deg > p->max_deg)
-    return tg_error_set (err, TG_ERANGE, "params.max_deg",
-                         "maximum (%g deg) is below minimum (%g deg)", p->max_deg, p->min_deg);
+  if (p->min_slope_deg > p->max_slope_deg)
+    return tg_error_set (err, TG_ERANGE, "params.max_slope_deg",
+                         "maximum (%g deg) is below minimum (%g deg)", p->max_slope_deg,
+                         p->min_slope_deg);
   return 0;
 }
 
@@ -273,8 +274,8 @@ slope_eval (TgEvalCtx *c)
   const SlopeParams *p = tg_eval_params (c);
   GradJob job = { .kind = GRAD_SLOPE };
 
-  job.lo = p->min_deg;
-  job.hi = p->max_deg;
+  job.lo = p->min_slope_deg;
+  job.hi = p->max_slope_deg;
   job.fall = p->falloff_deg;
   return grad_run (c, &job);
 }

@@ -277,9 +277,9 @@ typedef struct
 {
   const char *name;
   double color[4];
-  double height_min, height_max;
-  double moisture_min, moisture_max;
-  double heat_min, heat_max;
+  double min_height, max_height;
+  double min_moisture, max_moisture;
+  double min_heat, max_heat;
   double blend;
 } BiomeRule;
 
@@ -288,17 +288,17 @@ static const TgParamDesc biome_rule_params[] = {
                    N_("Layer name (letters, digits, '_', '-')")),
   TG_PARAM_COLOR (BiomeRule, color, N_("Colour"), 0.5, 0.5, 0.5, 1.0,
                   N_("Colour of the biome in the image output")),
-  TG_PARAM_FLOAT (BiomeRule, height_min, N_("Height from"), 0.0, 0.0, 1.0, NULL,
+  TG_PARAM_FLOAT (BiomeRule, min_height, N_("Height from"), 0.0, 0.0, 1.0, NULL,
                   N_("Lowest height of the biome (0 = no lower limit)")),
-  TG_PARAM_FLOAT (BiomeRule, height_max, N_("Height to"), 1.0, 0.0, 1.0, NULL,
+  TG_PARAM_FLOAT (BiomeRule, max_height, N_("Height to"), 1.0, 0.0, 1.0, NULL,
                   N_("Highest height of the biome (1 = no upper limit)")),
-  TG_PARAM_FLOAT (BiomeRule, moisture_min, N_("Moisture from"), 0.0, 0.0, 1.0, NULL,
+  TG_PARAM_FLOAT (BiomeRule, min_moisture, N_("Moisture from"), 0.0, 0.0, 1.0, NULL,
                   N_("Driest ground of the biome (0 = no limit)")),
-  TG_PARAM_FLOAT (BiomeRule, moisture_max, N_("Moisture to"), 1.0, 0.0, 1.0, NULL,
+  TG_PARAM_FLOAT (BiomeRule, max_moisture, N_("Moisture to"), 1.0, 0.0, 1.0, NULL,
                   N_("Wettest ground of the biome (1 = no limit)")),
-  TG_PARAM_FLOAT (BiomeRule, heat_min, N_("Heat from"), 0.0, 0.0, 1.0, NULL,
+  TG_PARAM_FLOAT (BiomeRule, min_heat, N_("Heat from"), 0.0, 0.0, 1.0, NULL,
                   N_("Coldest ground of the biome (0 = no limit)")),
-  TG_PARAM_FLOAT (BiomeRule, heat_max, N_("Heat to"), 1.0, 0.0, 1.0, NULL,
+  TG_PARAM_FLOAT (BiomeRule, max_heat, N_("Heat to"), 1.0, 0.0, 1.0, NULL,
                   N_("Warmest ground of the biome (1 = no limit)")),
   TG_PARAM_FLOAT (BiomeRule, blend, N_("Blend"), 0.05, 0.0, 1.0, NULL,
                   N_("Width of the soft edge outside each range")),
@@ -317,9 +317,9 @@ static const TgParamDesc biome_params[] = {
   TG_PARAM_COLOR (BiomeParams, default_color, N_("Default colour"), 0.36, 0.5, 0.22, 1.0,
                   N_("Colour where no rule applies")),
   TG_PARAM_LIST (BiomeParams, rules, N_("Rules"), BiomeRule, biome_rule_params, 0, BIOME_MAX,
-                 "name=swamp|color=#4b5a36|height_max=0.25|moisture_min=0.6; "
-                 "name=snow|color=#eef2f6|height_min=0.6|heat_max=0.35; "
-                 "name=desert|color=#d2bc84|moisture_max=0.25|heat_min=0.6",
+                 "name=swamp|color=#4b5a36|max_height=0.25|min_moisture=0.6; "
+                 "name=snow|color=#eef2f6|min_height=0.6|max_heat=0.35; "
+                 "name=desert|color=#d2bc84|max_moisture=0.25|min_heat=0.6",
                  N_("Biomes by height, moisture and heat ranges; the first rule that matches "
                     "wins, with soft edges")),
 };
@@ -347,8 +347,8 @@ range_check (double lo, double hi, int k, const char *field, TgError *err)
 
   if (lo > hi)
     {
-      snprintf (path, sizeof path, "params.rules[%d].%s_max", k, field);
-      return tg_error_set (err, TG_ERANGE, path, "%g is below %s_min (%g)", hi, field, lo);
+      snprintf (path, sizeof path, "params.rules[%d].max_%s", k, field);
+      return tg_error_set (err, TG_ERANGE, path, "%g is below min_%s (%g)", hi, field, lo);
     }
   return 0;
 }
@@ -375,9 +375,9 @@ biome_check (const void *params, TgError *err)
         if (strcmp (r[k].name, r[q].name) == 0)
           return tg_error_set (err, TG_EINVAL, path, "\"%s\" is also the name of rules[%d]",
                                r[k].name, q);
-      if ((rc = range_check (r[k].height_min, r[k].height_max, k, "height", err)) < 0
-          || (rc = range_check (r[k].moisture_min, r[k].moisture_max, k, "moisture", err)) < 0
-          || (rc = range_check (r[k].heat_min, r[k].heat_max, k, "heat", err)) < 0)
+      if ((rc = range_check (r[k].min_height, r[k].max_height, k, "height", err)) < 0
+          || (rc = range_check (r[k].min_moisture, r[k].max_moisture, k, "moisture", err)) < 0
+          || (rc = range_check (r[k].min_heat, r[k].max_heat, k, "heat", err)) < 0)
         return rc;
     }
   return 0;
@@ -464,8 +464,8 @@ biome_eval (TgEvalCtx *c)
   for (int k = 0; k < job.n; k++)
     {
       const BiomeRule *ru = &rules[k];
-      double lo[3] = { ru->height_min, ru->moisture_min, ru->heat_min };
-      double hi[3] = { ru->height_max, ru->moisture_max, ru->heat_max };
+      double lo[3] = { ru->min_height, ru->min_moisture, ru->min_heat };
+      double hi[3] = { ru->max_height, ru->max_moisture, ru->max_heat };
       for (int a = 0; a < 3; a++)
         {
           job.box[k].lo[a] = lo[a] <= 0.0 ? -INFINITY : lo[a];
@@ -512,7 +512,7 @@ TG_NODE_REGISTER (biome_desc);
 
 /* --- texture.colorize ------------------------------------------------------- */
 
-/* t = (v - input_min) / (input_max - input_min), clamped to 0..1, then the
+/* t = (v - min_input) / (max_input - min_input), clamped to 0..1, then the
  * colour interpolated linearly (raw values) between the two stops around
  * t; flat beyond the first and last stop.  Two stops at one position make
  * a hard edge (the later stop's colour from that position on).  With `shade` linked, RGB is multiplied by it (alpha not):
@@ -533,7 +533,7 @@ static const TgParamDesc stop_params[] = {
 typedef struct
 {
   TgList stops;
-  double input_min, input_max;
+  double min_input, max_input;
 } ColorizeParams;
 
 static const TgParamDesc colorize_params[] = {
@@ -543,9 +543,9 @@ static const TgParamDesc colorize_params[] = {
                  "position=0.9|color=#f2f4f6",
                  N_("Gradient stops, positions not decreasing; colours are blended linearly "
                     "between them")),
-  TG_PARAM_FLOAT_UI (ColorizeParams, input_min, N_("Input low"), 0.0, -1e6, 1e6, 0.0, 1.0, NULL,
+  TG_PARAM_FLOAT_UI (ColorizeParams, min_input, N_("Input low"), 0.0, -1e6, 1e6, 0.0, 1.0, NULL,
                      N_("Input value at the start of the ramp")),
-  TG_PARAM_FLOAT_UI (ColorizeParams, input_max, N_("Input high"), 1.0, -1e6, 1e6, 0.0, 1.0, NULL,
+  TG_PARAM_FLOAT_UI (ColorizeParams, max_input, N_("Input high"), 1.0, -1e6, 1e6, 0.0, 1.0, NULL,
                      N_("Input value at the end of the ramp")),
 };
 
@@ -576,9 +576,9 @@ colorize_check (const void *params, TgError *err)
                              "%g is before the previous stop's position %g; stops go in order",
                              s[k].position, s[k - 1].position);
       }
-  if (p->input_min == p->input_max)
-    return tg_error_set (err, TG_ERANGE, "params.input_max",
-                         "input high must differ from input low (both %g)", p->input_min);
+  if (p->min_input == p->max_input)
+    return tg_error_set (err, TG_ERANGE, "params.max_input",
+                         "input high must differ from input low (both %g)", p->min_input);
   return 0;
 }
 
@@ -659,8 +659,8 @@ colorize_eval (TgEvalCtx *c)
       for (int q = 0; q < 4; q++)
         job.rgba[k][q] = s[k].color[q];
     }
-  job.i0 = p->input_min;
-  job.scale = 1.0 / (p->input_max - p->input_min);
+  job.i0 = p->min_input;
+  job.scale = 1.0 / (p->max_input - p->min_input);
   job.out = tg_eval_new_output (c, 0, 4);
   if (!job.out)
     return tg_eval_fail (c, TG_ENOMEM, "out of memory");

@@ -310,7 +310,7 @@ main (int argc, char **argv)
   tg_graph_add_node (g, "s", "field.sphere", &err);
   tg_graph_add_node (g, "iso", "mesh.isosurface", &err);
   tg_graph_add_link (g, "s", "field", "iso", "field", &err);
-  set (g, "s", "centre_m", "0.3,-0.2,0.1");
+  set (g, "s", "center_m", "0.3,-0.2,0.1");
   set (g, "s", "radius_m", "100");
   set (g, "iso", "min_m", "-128,-128,-128");
   set (g, "iso", "max_m", "128,128,128");

@@ -111,6 +111,6 @@ grep -qE '^  small\.png +65x65  png16, north_first' "$TMP/out" || fail "info lis
 grep -qE '^  sub/small\.r16 +65x65  raw16, south_first' "$TMP/out" || fail "info lists sub/small.r16"
 run "$TGRAPH" info "$DATA/bad_range.tgraph"
 expect_rc 2 "info on a bad file"
-expect_in "$TMP/err" "nodes[1].params.octaves" "info on a bad file"
+expect_in "$TMP/err" "nodes[1] \"base\".params.octaves" "info on a bad file"
 
 finish

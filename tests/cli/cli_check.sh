@@ -21,13 +21,13 @@ grep -qE "bad_syntax\.tgraph:7:[0-9]+: " "$TMP/err" || fail "syntax error lacks 
 # Out of range: the path, the value, and the line of the value.
 run "$TGRAPH" check "$DATA/bad_range.tgraph"
 expect_rc 2 "octaves out of range"
-expect_in "$TMP/err" "nodes[1].params.octaves" "octaves out of range"
+expect_in "$TMP/err" "nodes[1] \"base\".params.octaves" "octaves out of range"
 expect_in "$TMP/err" "40" "octaves out of range names the value"
 expect_in "$TMP/err" "$DATA/bad_range.tgraph:9:" "octaves out of range is located on line 9"
 
 run "$TGRAPH" check "$DATA/bad_type.tgraph"
 expect_rc 2 "unknown node type"
-expect_in "$TMP/err" "nodes[0].type" "unknown node type"
+expect_in "$TMP/err" "nodes[0] \"base\".type" "unknown node type"
 expect_in "$TMP/err" "noise.fbn" "unknown node type"
 expect_in "$TMP/err" "$DATA/bad_type.tgraph:6:" "unknown node type is located"
 
@@ -48,7 +48,7 @@ expect_in "$TMP/err" "99" "newer format version names the file's version"
 for f in unsafe_abs unsafe_dotdot; do
   run "$TGRAPH" check "$DATA/$f.tgraph"
   expect_rc 2 "$f export path"
-  expect_in "$TMP/err" "nodes[2].params.path" "$f export path"
+  expect_in "$TMP/err" "nodes[2] \"escape\".params.path" "$f export path"
 done
 
 run "$TGRAPH" check "$TMP/does-not-exist.tgraph"

@@ -143,7 +143,7 @@ for f in unsafe_abs unsafe_dotdot; do
   mkdir -p "$TMP/u/$f"
   run "$TGRAPH" eval "$DATA/$f.tgraph" -o "$TMP/u/$f"
   expect_rc 2 "$f"
-  expect_in "$TMP/err" "nodes[2].params.path" "$f"
+  expect_in "$TMP/err" "nodes[2] \"escape\".params.path" "$f"
   expect_no_files "$TMP/u/$f" "$f"
 done
 [ -e "$TMP/u/escape.png" ] && fail "../escape.png was written"

@@ -47,7 +47,7 @@ expect_same "$TMP/once.tgraph" "$TMP/target.tgraph" "fmt through a symlink"
 
 run "$TGRAPH" fmt "$DATA/bad_range.tgraph"
 expect_rc 2 "fmt on an invalid file"
-expect_in "$TMP/err" "nodes[1].params.octaves" "fmt on an invalid file"
+expect_in "$TMP/err" "nodes[1] \"base\".params.octaves" "fmt on an invalid file"
 run "$TGRAPH" fmt --check "$TMP/none.tgraph"
 expect_rc 2 "fmt on a missing file"
 run "$TGRAPH" fmt

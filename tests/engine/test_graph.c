@@ -159,6 +159,48 @@ test_validate (void)
   tg_graph_free (g);
 }
 
+/* The validator's errors about a node carry its id beside the path, which
+ * stays a plain JSON path; the formatted path and message show both. */
+static void
+test_validate_names_node_id (void)
+{
+  TgGraph *g = chain ();
+  TgError err = { 0 };
+  char buf[TG_ERROR_MESSAGE_MAX + 2 * TG_ERROR_PATH_MAX];
+
+  tg_graph_add_node (g, "lonely", "test.add", &err);
+  TG_CHECK_INT_EQ (tg_graph_validate (g, &err), TG_EMISSING);
+  TG_CHECK (strcmp (err.path, "nodes[2].inputs.height") == 0);
+  TG_CHECK (strcmp (err.node_id, "lonely") == 0);
+  TG_CHECK (strcmp (tg_error_format_path (&err, buf, sizeof buf),
+                    "nodes[2] \"lonely\".inputs.height") == 0);
+  TG_CHECK_STR_CONTAINS (tg_error_format (&err, buf, sizeof buf),
+                         "nodes[2] \"lonely\".inputs.height: node \"lonely\"");
+  tg_graph_free (g);
+
+  /* A parameter's check: prefixed with the node. */
+  tg_error_set (&err, TG_ERANGE, "params.steps", "too many");
+  TG_CHECK (err.node_id[0] == '\0');
+  tg_error_prefix_node (&err, 7, "base");
+  TG_CHECK (strcmp (err.path, "nodes[7].params.steps") == 0);
+  TG_CHECK (strcmp (tg_error_format (&err, buf, sizeof buf),
+                    "nodes[7] \"base\".params.steps: too many") == 0);
+  /* The bare node, and an id that needs quoting. */
+  tg_error_set (&err, TG_EEVAL, "nodes[1]", "failed");
+  tg_error_set_node_id (&err, "a\"b");
+  TG_CHECK (strcmp (tg_error_format_path (&err, buf, sizeof buf), "nodes[1] \"a\\\"b\"") == 0);
+  /* A new error forgets the old node; paths not about a node ignore it. */
+  tg_error_set (&err, TG_ERANGE, "world.seed", "bad");
+  TG_CHECK (err.node_id[0] == '\0');
+  tg_error_set_node_id (&err, "x");
+  TG_CHECK (strcmp (tg_error_format_path (&err, buf, sizeof buf), "world.seed") == 0);
+  /* A small buffer is cut short, still terminated. */
+  tg_error_set (&err, TG_ERANGE, "nodes[12].params.octaves", "bad");
+  tg_error_set_node_id (&err, "a-rather-long-node-id");
+  tg_error_format_path (&err, buf, 16);
+  TG_CHECK (strlen (buf) == 15);
+}
+
 static void
 test_remove_and_copy (void)
 {
@@ -272,6 +314,7 @@ main (void)
   TG_RUN (test_links);
   TG_RUN (test_cycle_named);
   TG_RUN (test_validate);
+  TG_RUN (test_validate_names_node_id);
   TG_RUN (test_remove_and_copy);
   TG_RUN (test_region_lattice);
   TG_RUN (test_list_params);

@@ -101,7 +101,7 @@ load (const char *text)
 }
 
 #define WORLD                                                                                     \
-  "{ \"format\": \"tgraph\", \"version\": 1,\n"                                                   \
+  "{ \"format\": \"tgraph\", \"version\": 2,\n"                                                   \
   "  \"world\": { \"size_m\": [1000, 500], \"height_m\": 200, \"resolution\": 33, \"seed\": 99 },\n"
 
 static const char *good_graph =
@@ -152,7 +152,7 @@ test_build_writes_files_and_manifest (void)
   snprintf (want, sizeof want,
             "{\n"
             "  \"tgraph_version\": \"%s\",\n"
-            "  \"format_version\": 1,\n"
+            "  \"format_version\": 2,\n"
             "  \"graph\": \"island.tgraph\",\n"
             "  \"world\": {\n"
             "    \"size_m\": [1000, 500],\n"

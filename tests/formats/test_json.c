@@ -254,9 +254,15 @@ test_error_locate_fills_line_and_column (void)
   TgError e = { 0 };
 
   tg_error_set (&e, TG_ERANGE, "world.seed", "x");
-  tg__error_locate (&e, t, strlen (t));
+  tg__error_locate (&e, NULL, t, strlen (t));
   TG_CHECK_INT_EQ (e.line, 3);
   TG_CHECK_INT_EQ (e.column, 13);
+  /* Another path than err->path: where the text has it (the old name of
+   * a renamed key), the error keeping its own path. */
+  tg__error_locate (&e, "world", t, strlen (t));
+  TG_CHECK_INT_EQ (e.line, 2);
+  TG_CHECK_INT_EQ (e.column, 12);
+  TG_CHECK (strcmp (e.path, "world.seed") == 0);
 }
 
 static void

@@ -64,7 +64,7 @@ test_schema_is_json_and_deterministic (void)
   root = parse_strict (a);
   TG_CHECK (strcmp (str_at (root, "/$schema"), "https://json-schema.org/draft/2020-12/schema") == 0);
   TG_CHECK (strcmp (str_at (root, "/properties/format/const"), "tgraph") == 0);
-  TG_CHECK (num_at (root, "/properties/version/maximum") == TG_FORMAT_VERSION);
+  TG_CHECK (num_at (root, "/properties/version/const") == TG_FORMAT_VERSION);
   TG_CHECK (strcmp (str_at (root, "/$defs/link/properties/from/pattern"), "^[^.]+\\.[^.]+$") == 0);
   TG_CHECK (strcmp (str_at (root, "/$defs/link/properties/to/pattern"), "^[^.]+\\.[^.]+$") == 0);
   TG_CHECK (num_at (root, "/$defs/world/properties/resolution/maximum") == TG_RESOLUTION_MAX);
@@ -273,7 +273,8 @@ test_schema_agrees_with_python_jsonschema (void)
     "  (['links', 0, 'from'], lambda g: g['links'][0].update({'from': 'all'})),\n"
     "  (['world', 'resolution'], lambda g: g['world'].update(resolution=1)),\n"
     "  (['world'], lambda g: g['world'].update(heigth_m=1)),\n"
-    "  (['version'], lambda g: g.update(version=2)),\n"
+    "  (['version'], lambda g: g.update(version=3)),\n"
+    "  (['version'], lambda g: g.update(version=1)),\n"
     "]\n"
     "for path, edit in cases:\n"
     "  g = json.loads(json.dumps(good))\n"
@@ -284,7 +285,7 @@ test_schema_agrees_with_python_jsonschema (void)
   char path[512], cmd[1024];
   const char *dir;
   const char *text =
-    "{ \"format\": \"tgraph\", \"version\": 1,\n"
+    "{ \"format\": \"tgraph\", \"version\": 2,\n"
     "  \"world\": { \"size_m\": [100, 50], \"height_m\": 10, \"resolution\": 17, \"seed\": 3 },\n"
     "  \"nodes\": [ { \"id\": \"all\", \"type\": \"test.all\", \"ui\": { \"x\": 1 }, \"extra\": 1 },\n"
     "    { \"id\": \"c\", \"type\": \"curve\" },\n"

@@ -19,7 +19,7 @@
 #define HEAD                                                                               \
   "{\n"                                                                                    \
   "  \"format\": \"tgraph\",\n"                                                            \
-  "  \"version\": 1,\n"                                                                    \
+  "  \"version\": 2,\n"                                                                    \
   "  \"world\": { \"size_m\": [1000, 1000], \"height_m\": 100, \"resolution\": 33, \"seed\": 7 },\n"
 
 /* A document with NODES from line 6 and LINKS after them. */
@@ -121,7 +121,7 @@ static void
 test_save_canonical_text (void)
 {
   const char *in = "{\"links\":[{\"to\":\"out.height\",\"from\":\"base.height\"}],"
-                   "\"version\":1,\"format\":\"tgraph\","
+                   "\"version\":2,\"format\":\"tgraph\","
                    "\"world\":{\"seed\":1234,\"resolution\":1025,\"height_m\":1200,\"size_m\":[4096,4096.5]},"
                    "\"nodes\":[{\"ui\":{\"x\":40,\"y\":80.5},\"type\":\"gen.constant\",\"id\":\"base\","
                    "\"params\":{\"value\":0.3}},"
@@ -130,7 +130,7 @@ test_save_canonical_text (void)
                    "\"zz_tool\":{\"name\":\"x\"},\"aa_more\":[1,2]}";
   const char *want = "{\n"
                      "  \"format\": \"tgraph\",\n"
-                     "  \"version\": 1,\n"
+                     "  \"version\": 2,\n"
                      "  \"world\": {\n"
                      "    \"size_m\": [4096, 4096.5],\n"
                      "    \"height_m\": 1200,\n"
@@ -439,7 +439,7 @@ static void
 test_error_syntax_has_line_and_column (void)
 {
   /* Trailing comma: json-c stops at the '}' after it. */
-  EXPECT_ERROR_LC ("{\n  \"format\": \"tgraph\",\n  \"version\": 1,\n}\n", TG_EPARSE, "",
+  EXPECT_ERROR_LC ("{\n  \"format\": \"tgraph\",\n  \"version\": 2,\n}\n", TG_EPARSE, "",
                    "syntax error", 4, 1);
   EXPECT_ERROR_LC ("{\n  \"format\" \"tgraph\"\n}", TG_EPARSE, "", "':' expected", 2, 12);
   EXPECT_ERROR_LC ("{\n  \"nodes\": [\n    { \"id\": \"x\" ", TG_EPARSE, "",
@@ -469,24 +469,24 @@ test_error_duplicate_keys (void)
   t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"i\": 1, \"\\u0069\": 2 } }",
            NULL);
   EXPECT_ERROR (t, TG_EPARSE, "nodes[0].params.i", "the key \"i\" appears twice", "\"\\u0069\"");
-  EXPECT_ERROR ("{ \"format\": \"tgraph\", \"version\": 1, \"version\": 2 }", TG_EPARSE, "version",
-                "the key \"version\" appears twice", "\"version\": 2");
+  EXPECT_ERROR ("{ \"format\": \"tgraph\", \"version\": 2, \"version\": 3 }", TG_EPARSE, "version",
+                "the key \"version\" appears twice", "\"version\": 3");
 }
 
 static void
 test_error_format_and_version (void)
 {
-  const char *newer = "{\n  \"format\": \"tgraph\",\n  \"version\": 2,\n  \"world\": 5,\n"
+  const char *newer = "{\n  \"format\": \"tgraph\",\n  \"version\": 3,\n  \"world\": 5,\n"
                       "  \"nodes\": [ { \"type\": \"no.such\" } ]\n}\n";
 
   EXPECT_ERROR_LC ("{ \"version\": 1 }", TG_EPARSE, "format", "missing \"format\"", 1, 1);
   EXPECT_ERROR ("{ \"format\": \"gltf\", \"version\": 1 }", TG_EPARSE, "format",
                 "expected \"tgraph\", got \"gltf\"", "\"gltf\"");
   /* Newer: refused before anything else is read (world and nodes are junk here). */
-  EXPECT_ERROR (newer, TG_EVERSION, "version", "this file is format version 2", "2,");
-  EXPECT_ERROR (newer, TG_EVERSION, "version", "up to version 1", "2,");
+  EXPECT_ERROR (newer, TG_EVERSION, "version", "this file is format version 3", "3,");
+  EXPECT_ERROR (newer, TG_EVERSION, "version", "up to version 2", "3,");
   EXPECT_ERROR ("{ \"format\": \"tgraph\", \"version\": 0 }", TG_EVERSION, "version",
-                "expected a format version from 1 to 1, got 0", "0 }");
+                "expected a format version from 1 to 2, got 0", "0 }");
   EXPECT_ERROR ("{ \"format\": \"tgraph\", \"version\": \"1\" }", TG_ETYPE, "version",
                 "expected an integer format version, got \"1\"", "\"1\"");
   EXPECT_ERROR ("{ \"format\": \"tgraph\", \"version\": 1.5 }", TG_ETYPE, "version",
@@ -497,7 +497,7 @@ test_error_format_and_version (void)
 static void
 test_error_world (void)
 {
-  const char *head = "{ \"format\": \"tgraph\", \"version\": 1,\n  \"world\": ";
+  const char *head = "{ \"format\": \"tgraph\", \"version\": 2,\n  \"world\": ";
   char t[512];
 
 #define WORLD(w) (snprintf (t, sizeof t, "%s%s,\n  \"nodes\": []\n}", head, w), t)
@@ -552,6 +552,38 @@ test_error_nodes (void)
                 "unknown node type \"gen.constnt\" (did you mean \"gen.constant\"?)", "\"gen.constnt\"");
   t = doc ("    { \"id\": \"a\", \"type\": \"zzz.qqqqqq\" }", NULL);
   EXPECT_ERROR (t, TG_EUNKNOWN, "nodes[0].type", "unknown node type \"zzz.qqqqqq\"", "\"zzz.");
+  /* Errors about a node carry its id; the path stays a plain JSON path. */
+  {
+    TgGraph *g = NULL;
+    TgError err = { 0 };
+    char buf[TG_ERROR_MESSAGE_MAX + 2 * TG_ERROR_PATH_MAX];
+
+    t = doc ("    { \"id\": \"mystery\", \"type\": \"zzz.qqqqqq\" }", NULL);
+    TG_CHECK (tg_tgraph_load_string (t, strlen (t), "/tmp", &g, &err) == TG_EUNKNOWN);
+    TG_CHECK (strcmp (err.path, "nodes[0].type") == 0);
+    TG_CHECK (strcmp (err.node_id, "mystery") == 0);
+    TG_CHECK_STR_CONTAINS (tg_error_format (&err, buf, sizeof buf),
+                           "nodes[0] \"mystery\".type: unknown node type \"zzz.qqqqqq\"");
+    /* The engine's errors (set_param) and the validator's (a node's
+     * check) name it too; one about a later node names that one. */
+    t = doc ("    { \"id\": \"g\", \"type\": \"gen.constant\", \"params\": { \"value\": 2 } }",
+             NULL);
+    TG_CHECK (tg_tgraph_load_string (t, strlen (t), "/tmp", &g, &err) == TG_ERANGE);
+    TG_CHECK (strcmp (tg_error_format_path (&err, buf, sizeof buf),
+                      "nodes[0] \"g\".params.value") == 0);
+    t = doc ("    { \"id\": \"g\", \"type\": \"gen.constant\" },\n"
+             "    { \"id\": \"s\", \"type\": \"select.height\",\n"
+             "      \"params\": { \"min_height\": 0.8, \"max_height\": 0.2 } }",
+             "    { \"from\": \"g.height\", \"to\": \"s.height\" }");
+    TG_CHECK (tg_tgraph_load_string (t, strlen (t), "/tmp", &g, &err) == TG_ERANGE);
+    TG_CHECK (strcmp (tg_error_format_path (&err, buf, sizeof buf),
+                      "nodes[1] \"s\".params.max_height") == 0);
+    /* Not about a node: no id. */
+    t = doc ("    { \"id\": \"g\", \"type\": \"gen.constant\" }",
+             "    { \"from\": \"g.x\", \"to\": \"q.y\" }");
+    TG_CHECK (tg_tgraph_load_string (t, strlen (t), "/tmp", &g, &err) == TG_ELINK);
+    TG_CHECK (err.node_id[0] == '\0');
+  }
 
   t = doc ("    { \"id\": \"a\", \"type\": \"gen.constant\" },\n"
            "    { \"id\": \"a\", \"type\": \"gen.constant\" }",
@@ -666,10 +698,10 @@ test_error_params (void)
   EXPECT_ERROR (t, TG_EPATH, "nodes[0].params.path", "must be relative", "\"/etc/passwd\"");
   /* missing required parameter: placed at the node's params (or the node) */
   t = doc ("    { \"id\": \"g\", \"type\": \"gen.constant\" },\n"
-           "    { \"id\": \"in\", \"type\": \"input.heightmap\", \"params\": { \"height_min\": 0 } }",
+           "    { \"id\": \"in\", \"type\": \"input.heightmap\", \"params\": { \"min_height\": 0 } }",
            NULL);
   EXPECT_ERROR (t, TG_EMISSING, "nodes[1].params.path",
-                "missing required parameter of input.heightmap", "{ \"height_min");
+                "missing required parameter of input.heightmap", "{ \"min_height");
   t = doc ("    { \"id\": \"in\", \"type\": \"input.heightmap\" }", NULL);
   EXPECT_ERROR (t, TG_EMISSING, "nodes[0].params.path", "missing required parameter", "{ \"id\": \"in");
   t = doc ("    { \"id\": \"in\", \"type\": \"input.heightmap\", \"params\": { \"path\": null } }", NULL);
@@ -790,7 +822,7 @@ test_list_params (void)
 static void
 test_unknown_keys_are_kept (void)
 {
-  TgGraph *g = load_ok ("{ \"format\": \"tgraph\", \"version\": 1, \"future\": [1, {\"a\": 2}],\n"
+  TgGraph *g = load_ok ("{ \"format\": \"tgraph\", \"version\": 2, \"future\": [1, {\"a\": 2}],\n"
                         "  \"world\": { \"size_m\": [10, 10], \"height_m\": 1, \"resolution\": 2, \"seed\": 0 },\n"
                         "  \"nodes\": [ { \"id\": \"a\", \"type\": \"gen.constant\", \"ui\": \"anything\", "
                         "\"future_node_key\": null } ], \"x\": \"\" }");

@@ -241,7 +241,7 @@ fuzz_one_glb (const uint8_t *data, size_t size)
 /* --- PNG ------------------------------------------------------------------- */
 
 static const char png_graph[] =
-  "{ \"format\": \"tgraph\", \"version\": 1,\n"
+  "{ \"format\": \"tgraph\", \"version\": 2,\n"
   "  \"world\": { \"size_m\": [100, 80], \"height_m\": 50, \"resolution\": 9, \"seed\": 1 },\n"
   "  \"nodes\": [\n"
   "    { \"id\": \"h\", \"type\": \"input.heightmap\", \"params\": { \"path\": \"in.png\" } },\n"

@@ -28,7 +28,7 @@ run () {
 }
 
 fail=0
-script="select profile;wait;set terrain.scale_m=1500;wait;set coast.in_max=0.7;wait"
+script="select profile;wait;set terrain.scale_m=1500;wait;set coast.max_input=0.7;wait"
 script="$script;screenshot $out/island.png;save $out/island_edited.tgraph;export $out/gui_export;quit"
 if ! run "$script" "$src/data/examples/island.tgraph" "$out/island.log"; then
   echo "FAIL: the app did not finish its script:"; cat "$out/island.log"; exit 1

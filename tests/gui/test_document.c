@@ -349,7 +349,7 @@ static void
 test_node_limit (void)
 {
   TgDocument *doc = tg_document_new ();
-  GString *text = g_string_new ("{\"format\": \"tgraph\", \"version\": 1, "
+  GString *text = g_string_new ("{\"format\": \"tgraph\", \"version\": 2, "
                                 "\"world\": {\"size_m\": [100, 100], \"height_m\": 10, "
                                 "\"resolution\": 17, \"seed\": 1}, \"nodes\": [");
   g_autoptr (GError) error = NULL;

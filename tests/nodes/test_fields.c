@@ -92,7 +92,7 @@ test_primitives_are_distances (void)
   TgValue *vs, *vb, *vc, *vt, *vp;
   const TgField *fs, *fb, *fc, *ft, *fp;
 
-  SET (g, s, "centre_m", "1,2,3");
+  SET (g, s, "center_m", "1,2,3");
   SET (g, s, "radius_m", "4");
   SET (g, b, "size_m", "4,6,8");
   SET (g, b, "rounding_m", "1");
@@ -156,7 +156,7 @@ test_csg_matches_formulas (void)
       const TgField *f;
 
       SET (g, a, "radius_m", "5");
-      SET (g, b, "centre_m", "4,0,0");
+      SET (g, b, "center_m", "4,0,0");
       SET (g, b, "radius_m", "3");
       SET (g, c, "op", ops[op]);
       SET (g, c, "k_m", "2.5");

@@ -38,7 +38,7 @@ step_graph (int res)
 
   add_node (g, "ramp", "gen.gradient");
   n = add_node (g, "step", "select.height");
-  SET (g, n, "min", "0.5");
+  SET (g, n, "min_height", "0.5");
   SET (g, n, "falloff", "0");
   add_link (g, "ramp", "height", "step", "height");
   n = add_node (g, "blur", "filter.blur");

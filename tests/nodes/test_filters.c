@@ -74,10 +74,10 @@ test_remap (void)
     tg_value_unref (v);
 
   /* 0.2..0.6 onto 1..0 (a reversed range is allowed). */
-  SET (fx.g, fx.f, "in_min", "0.2");
-  SET (fx.g, fx.f, "in_max", "0.6");
-  SET (fx.g, fx.f, "out_min", "1");
-  SET (fx.g, fx.f, "out_max", "0");
+  SET (fx.g, fx.f, "min_input", "0.2");
+  SET (fx.g, fx.f, "max_input", "0.6");
+  SET (fx.g, fx.f, "min_output", "1");
+  SET (fx.g, fx.f, "max_output", "0");
   v = pull_f (&fx);
   if (v)
     {
@@ -100,11 +100,11 @@ test_remap (void)
     }
 
   /* An empty input range is refused, naming the parameter. */
-  SET (fx.g, fx.f, "in_max", "0.2");
+  SET (fx.g, fx.f, "max_input", "0.2");
   v = pull_err (fx.e, fx.g, "f", &fx.r, &err);
   TG_CHECK (v == NULL);
   TG_CHECK_INT_EQ (err.code, TG_ERANGE);
-  TG_CHECK_STR_CONTAINS (err.path, "params.in_max");
+  TG_CHECK_STR_CONTAINS (err.path, "params.max_input");
   TG_CHECK_STR_CONTAINS (err.message, "differ");
   if (v)
     tg_value_unref (v);
@@ -119,8 +119,8 @@ test_clamp (void)
   TgError err = { 0 };
 
   fixture_init (&fx, "filter.clamp", 11, 2);
-  SET (fx.g, fx.f, "min", "0.3");
-  SET (fx.g, fx.f, "max", "0.7");
+  SET (fx.g, fx.f, "min_height", "0.3");
+  SET (fx.g, fx.f, "max_height", "0.7");
   v = pull_f (&fx);
   if (v && fx.in)
     {
@@ -133,10 +133,10 @@ test_clamp (void)
     }
   if (v)
     tg_value_unref (v);
-  SET (fx.g, fx.f, "min", "0.8");
+  SET (fx.g, fx.f, "min_height", "0.8");
   v = pull_err (fx.e, fx.g, "f", &fx.r, &err);
   TG_CHECK (v == NULL);
-  TG_CHECK_STR_CONTAINS (err.path, "params.max");
+  TG_CHECK_STR_CONTAINS (err.path, "params.max_height");
   if (v)
     tg_value_unref (v);
   fixture_clear (&fx);
@@ -335,8 +335,8 @@ normalize_graph (int res)
   SET (g, n, "falloff_m", "500");
   SET (g, n, "center_m", "150,-100");
   n = add_node (g, "squash", "filter.remap");
-  SET (g, n, "out_min", "0.3");
-  SET (g, n, "out_max", "0.6");
+  SET (g, n, "min_output", "0.3");
+  SET (g, n, "max_output", "0.6");
   add_node (g, "norm", "filter.normalize");
   add_link (g, "disc", "height", "squash", "height");
   add_link (g, "squash", "height", "norm", "height");
@@ -482,8 +482,8 @@ test_normalize_flat_and_out_of_range (void)
   /* -0.5 .. 1.5 (an unclamped remap of a ramp) comes back to 0..1. */
   add_node (g, "ramp", "gen.gradient");
   n = add_node (g, "wide", "filter.remap");
-  SET (g, n, "out_min", "-0.5");
-  SET (g, n, "out_max", "1.5");
+  SET (g, n, "min_output", "-0.5");
+  SET (g, n, "max_output", "1.5");
   add_node (g, "nwide", "filter.normalize");
   add_link (g, "ramp", "height", "wide", "height");
   add_link (g, "wide", "height", "nwide", "height");
@@ -534,8 +534,8 @@ test_filters_golden_hash (void)
   n = add_node (g, "inv", "filter.invert");
   SET (g, n, "pivot", "0.45");
   n = add_node (g, "clamp", "filter.clamp");
-  SET (g, n, "min", "0.05");
-  SET (g, n, "max", "0.85");
+  SET (g, n, "min_height", "0.05");
+  SET (g, n, "max_height", "0.85");
   add_link (g, "norm", "height", "terr", "height");
   add_link (g, "terr", "height", "inv", "height");
   add_link (g, "inv", "height", "clamp", "height");

@@ -211,8 +211,8 @@ test_input_8bit_colour_and_range (void)
     }
   /* The height range: black -> 0.2, white -> 0.6. */
   n = tg_graph_find_node (g, "hm");
-  SET (g, n, "height_min", "0.2");
-  SET (g, n, "height_max", "0.6");
+  SET (g, n, "min_height", "0.2");
+  SET (g, n, "max_height", "0.6");
   v = pull (e, g, "hm", &r);
   if (v)
     {

@@ -165,7 +165,7 @@ test_sphere_watertight_euler_volume (void)
   int iso = add_node (g, "iso", "mesh.isosurface");
   TgValue *v;
 
-  SET (g, s, "centre_m", "0.37,-0.21,0.13");
+  SET (g, s, "center_m", "0.37,-0.21,0.13");
   SET (g, s, "radius_m", "10");
   set_box (g, iso, -12.0, 12.0, r / 32.0);
   add_link (g, "s", "field", "iso", "field");
@@ -211,7 +211,7 @@ test_torus_euler_zero (void)
   int iso = add_node (g, "iso", "mesh.isosurface");
   TgValue *v;
 
-  SET (g, s, "centre_m", "0.11,0.05,-0.07");
+  SET (g, s, "center_m", "0.11,0.05,-0.07");
   SET (g, s, "major_radius_m", "8");
   SET (g, s, "minor_radius_m", "3");
   set_box (g, iso, -12.0, 12.0, 0.2);
@@ -242,9 +242,9 @@ test_box_minus_sphere (void)
   int iso = add_node (g, "iso", "mesh.isosurface");
   TgValue *v;
 
-  SET (g, b, "centre_m", "0.013,0.021,0.017");
+  SET (g, b, "center_m", "0.013,0.021,0.017");
   SET (g, b, "size_m", "16,16,16");
-  SET (g, s, "centre_m", "8.013,8.021,8.017");
+  SET (g, s, "center_m", "8.013,8.021,8.017");
   SET (g, s, "radius_m", "6");
   SET (g, c, "op", "subtraction");
   set_box (g, iso, -10.0, 10.0, 0.125);

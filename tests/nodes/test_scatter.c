@@ -641,10 +641,10 @@ test_transforms_are_yaw_and_scale_in_range (void)
   double yaw_lo = INFINITY, yaw_hi = -INFINITY;
 
   SET (g, 1, "cell_m", "10");
-  SET (g, 1, "yaw_min_deg", "30");
-  SET (g, 1, "yaw_max_deg", "120");
-  SET (g, 1, "scale_min", "0.5");
-  SET (g, 1, "scale_max", "0.75");
+  SET (g, 1, "min_yaw_deg", "30");
+  SET (g, 1, "max_yaw_deg", "120");
+  SET (g, 1, "min_scale", "0.5");
+  SET (g, 1, "max_scale", "0.75");
   v = pull_points (engine4, g, "sc");
   p = tg_value_points (v);
   for (int64_t i = 0; i < p->n; i++)
@@ -709,8 +709,8 @@ test_colormap_errors_name_the_parameter (void)
 
   g = colormap_graph (PAINT_UNIFORM, "#ff0000");
   r = world_region (g);
-  SET (g, 1, "yaw_min_deg", "100");
-  SET (g, 1, "yaw_max_deg", "10");
+  SET (g, 1, "min_yaw_deg", "100");
+  SET (g, 1, "max_yaw_deg", "10");
   memset (&err, 0, sizeof err);
   v = pull_err (engine4, g, "sc", &r, &err);
   TG_CHECK (v == NULL);

@@ -88,8 +88,8 @@ test_slope_plane_any_resolution (void)
           /* A band 5 degrees above the slope with a 10 degree falloff:
            * the mask is smoothstep (0.5) = 0.5, and moves 0.15 per
            * degree of error. */
-          SET (g, n, "min_deg", fmt (slopes[s] + 5.0));
-          SET (g, n, "max_deg", "90");
+          SET (g, n, "min_slope_deg", fmt (slopes[s] + 5.0));
+          SET (g, n, "max_slope_deg", "90");
           SET (g, n, "falloff_deg", "10");
           add_link (g, "plane", "height", "sel", "height");
           v = pull (e, g, "sel", &r);
@@ -121,16 +121,16 @@ test_slope_band (void)
   add_link (g, "plane", "height", "sel", "height");
   /* Hard edges either side of 30 degrees. */
   SET (g, n, "falloff_deg", "0");
-  SET (g, n, "min_deg", "29.99");
-  SET (g, n, "max_deg", "30.01");
+  SET (g, n, "min_slope_deg", "29.99");
+  SET (g, n, "max_slope_deg", "30.01");
   v = pull (e, g, "sel", &r);
   if (v)
     {
       TG_CHECK (interior_error (v, 1, 1.0) == 0.0);
       tg_value_unref (v);
     }
-  SET (g, n, "min_deg", "30.02");
-  SET (g, n, "max_deg", "45");
+  SET (g, n, "min_slope_deg", "30.02");
+  SET (g, n, "max_slope_deg", "45");
   v = pull (e, g, "sel", &r);
   if (v)
     {
@@ -138,8 +138,8 @@ test_slope_band (void)
       tg_value_unref (v);
     }
   /* Above the band: the falloff on the high side. 30 = 20 + 10 * 0.5. */
-  SET (g, n, "min_deg", "0");
-  SET (g, n, "max_deg", "25");
+  SET (g, n, "min_slope_deg", "0");
+  SET (g, n, "max_slope_deg", "25");
   SET (g, n, "falloff_deg", "10");
   v = pull (e, g, "sel", &r);
   if (v)
@@ -278,8 +278,8 @@ test_height_band (void)
   add_node (g, "ramp", "gen.gradient");
   n = add_node (g, "sel", "select.height");
   add_link (g, "ramp", "height", "sel", "height");
-  SET (g, n, "min", "0.5");
-  SET (g, n, "max", "0.625");
+  SET (g, n, "min_height", "0.5");
+  SET (g, n, "max_height", "0.625");
   SET (g, n, "falloff", "0.25");
   v = pull (e, g, "sel", &r);
   if (v)
@@ -294,8 +294,8 @@ test_height_band (void)
       tg_value_unref (v);
     }
   /* A range reaching 0 or 1 is open at that end. */
-  SET (g, n, "min", "0");
-  SET (g, n, "max", "0.375");
+  SET (g, n, "min_height", "0");
+  SET (g, n, "max_height", "0.375");
   SET (g, n, "falloff", "0");
   v = pull (e, g, "sel", &r);
   if (v)
@@ -553,23 +553,23 @@ test_errors_name_the_parameter (void)
   TgValue *v;
   int n = tg_graph_find_node (g, "sel"), c;
 
-  SET (g, n, "min_deg", "50");
-  SET (g, n, "max_deg", "40");
+  SET (g, n, "min_slope_deg", "50");
+  SET (g, n, "max_slope_deg", "40");
   v = pull_err (e, g, "sel", &r, &err);
   TG_CHECK (v == NULL);
-  TG_CHECK_STR_CONTAINS (err.path, "params.max_deg");
+  TG_CHECK_STR_CONTAINS (err.path, "params.max_slope_deg");
   TG_CHECK_STR_CONTAINS (err.message, "below minimum");
   TG_CHECK (tg_graph_validate (g, &err) < 0);
-  TG_CHECK_STR_CONTAINS (err.path, "nodes[1].params.max_deg");
-  TG_CHECK (set_param (g, n, "min_deg", "91") < 0);
+  TG_CHECK_STR_CONTAINS (err.path, "nodes[1].params.max_slope_deg");
+  TG_CHECK (set_param (g, n, "min_slope_deg", "91") < 0);
 
   c = add_node (g, "h", "select.height");
   add_link (g, "noise", "height", "h", "height");
-  SET (g, c, "min", "0.7");
-  SET (g, c, "max", "0.2");
+  SET (g, c, "min_height", "0.7");
+  SET (g, c, "max_height", "0.2");
   memset (&err, 0, sizeof err);
   TG_CHECK (pull_err (e, g, "h", &r, &err) == NULL);
-  TG_CHECK_STR_CONTAINS (err.path, "params.max");
+  TG_CHECK_STR_CONTAINS (err.path, "params.max_height");
 
   /* A radius too wide for the resolution: fails naming the parameter
    * (2000 m at 31 m per sample is fine; 1e5 m is 3200 samples). */

@@ -370,9 +370,9 @@ test_biome_blend_and_sum (void)
   n = add_node (g, "t", "noise.fbm");
   SET (g, n, "seed", "3");
   n = add_node (g, "biome", "texture.biome");
-  SET (g, n, "rules", "name=swamp|height_max=0.4|moisture_min=0.5|blend=0.1; "
-                      "name=snow|height_min=0.55|heat_max=0.5|blend=0.1; "
-                      "name=forest|color=#204010|moisture_min=0.45");
+  SET (g, n, "rules", "name=swamp|max_height=0.4|min_moisture=0.5|blend=0.1; "
+                      "name=snow|min_height=0.55|max_heat=0.5|blend=0.1; "
+                      "name=forest|color=#204010|min_moisture=0.45");
   add_link (g, "h", "height", "biome", "height");
   add_link (g, "m", "height", "biome", "moisture");
   add_link (g, "t", "height", "biome", "heat");
@@ -405,11 +405,11 @@ test_biome_blend_and_sum (void)
   /* Errors name the rule and the field. */
   {
     TgError err = { 0 };
-    SET (g, n, "rules", "name=a; name=b|heat_min=0.7|heat_max=0.2");
+    SET (g, n, "rules", "name=a; name=b|min_heat=0.7|max_heat=0.2");
     TG_CHECK (tg_graph_validate (g, &err) < 0);
-    TG_CHECK_STR_CONTAINS (err.path, "params.rules[1].heat_max");
-    TG_CHECK_STR_CONTAINS (err.message, "below heat_min");
-    TG_CHECK (set_param (g, n, "rules", "name=a|height_min=2") < 0);
+    TG_CHECK_STR_CONTAINS (err.path, "params.rules[1].max_heat");
+    TG_CHECK_STR_CONTAINS (err.message, "below min_heat");
+    TG_CHECK (set_param (g, n, "rules", "name=a|min_height=2") < 0);
   }
   tg_engine_free (e);
   tg_graph_free (g);
@@ -452,8 +452,8 @@ test_colorize_ramp (void)
     }
   /* The input range: 0.25 .. 0.75 spans the ramp; outside it is flat. */
   SET (g, n, "stops", "position=0|color=#000000; position=1|color=#ffffff");
-  SET (g, n, "input_min", "0.25");
-  SET (g, n, "input_max", "0.75");
+  SET (g, n, "min_input", "0.25");
+  SET (g, n, "max_input", "0.75");
   v = pull (e, g, "col", &r);
   if (v)
     {

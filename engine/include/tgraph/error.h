@@ -48,6 +48,7 @@ typedef struct
   char path[TG_ERROR_PATH_MAX];       /* "nodes[3].params.octaves", or "" */
   char message[TG_ERROR_MESSAGE_MAX]; /* human-readable, no trailing newline */
   int line, column;                   /* 1-based source position, 0 when unknown */
+  char node_id[TG_ERROR_PATH_MAX];    /* id of the node a "nodes[N]" path names, or "" */
 } TgError;
 
 const char *tg_strerror (int code);
@@ -60,9 +61,21 @@ int tg_error_set (TgError *err, int code, const char *path, const char *fmt, ...
 /* Prepends PREFIX to err->path ("nodes[2]" + "params.x" -> "nodes[2].params.x"). */
 void tg_error_prefix_path (TgError *err, const char *prefix);
 
+/* Prepends "nodes[INDEX]" to err->path and records the node's ID, so that
+ * messages name the node both ways while err->path stays a plain JSON
+ * path that tools can follow. */
+void tg_error_prefix_node (TgError *err, int index, const char *id);
+/* Records ID as the node that err->path's "nodes[N]" names (NULL clears). */
+void tg_error_set_node_id (TgError *err, const char *id);
+
 void tg_error_clear (TgError *err);
 
-/* "path: message" (or just the message) into BUF; returns BUF. */
+/* The path as people read it: "nodes[3] \"base\".params.octaves" when the
+ * node's id is known, else err->path.  Into BUF; returns BUF. */
+const char *tg_error_format_path (const TgError *err, char *buf, unsigned long size);
+
+/* "path: message" (or just the message) into BUF, the path as
+ * tg_error_format_path writes it; returns BUF. */
 const char *tg_error_format (const TgError *err, char *buf, unsigned long size);
 
 #ifdef __cplusplus

@@ -69,7 +69,7 @@ typedef struct TgParamDesc TgParamDesc;
 
 struct TgParamDesc
 {
-  const char *name;  /* snake_case with a unit suffix: scale_m, talus_deg */
+  const char *name;  /* snake_case, unit suffix, min_/max_ bounds: docs/HACKING.md */
   const char *label; /* for people, marked N_() */
   const char *help;
   const char *unit;  /* "m", "deg", "%", or NULL */

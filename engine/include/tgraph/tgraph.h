@@ -4,7 +4,7 @@
 
 #define TG_VERSION_STRING "0.1.0"
 /* The .tgraph format version this engine writes and the newest it reads. */
-#define TG_FORMAT_VERSION 1
+#define TG_FORMAT_VERSION 2
 
 #include "engine.h"
 #include "error.h"

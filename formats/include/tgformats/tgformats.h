@@ -53,6 +53,26 @@ int tg_tgraph_load_file_ex (const char *path, unsigned flags, TgGraph **out, TgE
 int tg_tgraph_load_string_ex (const char *text, size_t len, const char *base_dir, unsigned flags,
                               TgGraph **out, TgError *err);
 
+/* What a load found out about the file besides the graph. */
+typedef struct
+{
+  int version;   /* the format version the file is written in */
+  int n_renamed; /* parameter names the upgrade to TG_FORMAT_VERSION changed */
+} TgTgraphLoadInfo;
+
+/* The _ex loaders that also fill *INFO (may be NULL) on success. */
+int tg_tgraph_load_file_info (const char *path, unsigned flags, TgTgraphLoadInfo *info,
+                              TgGraph **out, TgError *err);
+int tg_tgraph_load_string_info (const char *text, size_t len, const char *base_dir,
+                                unsigned flags, TgTgraphLoadInfo *info, TgGraph **out,
+                                TgError *err);
+
+/* The current name of parameter OLD_NAME of node type TYPE when an older
+ * format version called it that (tg_tgraph_param_new_name ("field.box",
+ * "centre_m") is "center_m"), else NULL.  For names typed by people, such
+ * as `tgraph eval --set`. */
+const char *tg_tgraph_param_new_name (const char *type, const char *old_name);
+
 /* The canonical text: pretty-printed, keys in a stable order, every
  * parameter in descriptor order, "ui" and unknown keys kept.  Caller frees. */
 char *tg_tgraph_save_string (const TgGraph *g, TgError *err);
