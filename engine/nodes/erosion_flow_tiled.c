@@ -165,7 +165,8 @@ step_spill (const Rect *tr, const float *hm, const TgFlowBlobs *io)
           tg__flow_border_xy (tr->w, tr->h, k, &x, &y);
           bh[k] = hm[(size_t) y * tr->w + x];
         }
-      memcpy (bh + nb, e, sizeof (TgFlowSpill) * ne);
+      if (ne > 0)
+        memcpy (bh + nb, e, sizeof (TgFlowSpill) * ne);
       rc = io->put (io->user, "spill", blob, size);
     }
   free (blob);
