@@ -98,3 +98,79 @@ tg__image_as_bits (const TgImage *src, int bits, TgImage *tmp, const TgImage **u
   *use = tmp;
   return 0;
 }
+
+/* --- images a band of rows at a time ----------------------------------------------- */
+
+/* About this many bytes a band: large enough that the per-band calls cost
+ * nothing, small enough that a converted copy is no burden. */
+#define BAND_BYTES ((size_t) 4 << 20)
+
+void
+tg__image_rows_from (TgImageRows *rows, const TgImage *img)
+{
+  memset (rows, 0, sizeof *rows);
+  rows->width = img->width;
+  rows->height = img->height;
+  rows->channels = img->channels;
+  rows->bits = img->bits;
+  rows->whole = img;
+}
+
+int
+tg__row_bands_init (TgRowBands *b, const TgImageRows *src, int bits, TgError *err)
+{
+  TgImage shape = { src->width, src->height, src->channels, src->bits, (void *) 1, false };
+  size_t row;
+  int rc;
+
+  memset (b, 0, sizeof *b);
+  if (src->whole)
+    shape.data = src->whole->data;
+  if ((rc = tg__image_check (&shape, err)) < 0)
+    return rc;
+  if (!src->whole && !src->rows)
+    return tg_error_set (err, TG_EINVAL, "", "no image rows");
+  b->src = src;
+  b->bits = bits;
+  row = (size_t) src->width * (size_t) src->channels * (size_t) (src->bits / 8);
+  b->band = BAND_BYTES / row > 0 ? (int) (BAND_BYTES / row) : 1;
+  if (b->band > src->height)
+    b->band = src->height;
+  if (!src->whole && !(b->buf = malloc (row * (size_t) b->band)))
+    return tg_error_set (err, TG_ENOMEM, "", "out of memory for %d rows of a %dx%d image",
+                         b->band, src->width, src->height);
+  return 0;
+}
+
+int
+tg__row_bands_next (TgRowBands *b, const TgImage **band, TgError *err)
+{
+  const TgImageRows *src = b->src;
+  int n = src->height - b->y < b->band ? src->height - b->y : b->band, rc;
+  TgImage raw = { src->width, n, src->channels, src->bits, b->buf, false };
+
+  free (b->tmp.data);
+  memset (&b->tmp, 0, sizeof b->tmp);
+  *band = NULL;
+  if (n <= 0)
+    return 0;
+  if (src->whole)
+    raw.data = (char *) src->whole->data
+               + (size_t) b->y * (size_t) src->width * (size_t) src->channels
+                   * (size_t) (src->bits / 8);
+  else if ((rc = src->rows (src->user, b->y, n, b->buf, err)) < 0)
+    return rc;
+  b->cur = raw;
+  if ((rc = tg__image_as_bits (&b->cur, b->bits, &b->tmp, band, err)) < 0)
+    return rc;
+  b->y += n;
+  return n;
+}
+
+void
+tg__row_bands_clear (TgRowBands *b)
+{
+  free (b->buf);
+  free (b->tmp.data);
+  memset (b, 0, sizeof *b);
+}

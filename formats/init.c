@@ -5,6 +5,7 @@
  * same writer and comes out as the same bytes.
  */
 #include <pthread.h>
+#include <string.h>
 
 #include "tgformats-private.h"
 #include "mesh-writers.h"
@@ -13,23 +14,35 @@
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static int init_result;
 
+/* The image formats, whole and on rows (one list). */
+static const struct
+{
+  const char *format;
+  TgImageWriter fn;
+  TgImageRowsWriter rows;
+} image_writers[] = {
+  { "png16", tg__write_png16, tg__write_png16_rows },
+  { "png8", tg__write_png8, tg__write_png8_rows },
+  { "raw16", tg__write_raw16, tg__write_raw16_rows },
+  { "r32", tg__write_r32, tg__write_r32_rows },
+};
+
+TgImageRowsWriter
+tg__image_rows_writer (const char *format)
+{
+  for (size_t i = 0; format && i < sizeof image_writers / sizeof image_writers[0]; i++)
+    if (strcmp (image_writers[i].format, format) == 0)
+      return image_writers[i].rows;
+  return NULL;
+}
+
 static void
 register_all (void)
 {
-  static const struct
-  {
-    const char *format;
-    TgImageWriter fn;
-  } writers[] = {
-    { "png16", tg__write_png16 },
-    { "png8", tg__write_png8 },
-    { "raw16", tg__write_raw16 },
-    { "r32", tg__write_r32 },
-  };
   int rc = tg_io_register_image_reader ("png", tg_png_read);
 
-  for (size_t i = 0; rc == 0 && i < sizeof writers / sizeof writers[0]; i++)
-    rc = tg_io_register_image_writer (writers[i].format, writers[i].fn);
+  for (size_t i = 0; rc == 0 && i < sizeof image_writers / sizeof image_writers[0]; i++)
+    rc = tg_io_register_image_writer (image_writers[i].format, image_writers[i].fn);
   rc = rc ? rc : tg_io_register_mesh_writer ("glb", tg__write_mesh_glb);
   rc = rc ? rc : tg_io_register_mesh_writer ("obj", tg__write_mesh_obj);
   rc = rc ? rc : tg_io_register_mesh_writer ("ply", tg__write_mesh_ply);

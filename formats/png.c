@@ -273,28 +273,29 @@ tg__image_check (const TgImage *img, TgError *err)
 }
 
 int
-tg_png_write (FILE *f, const TgImage *img, TgError *err)
+tg__png_write_rows (FILE *f, const TgImageRows *src, int bits, TgError *err)
 {
   static const int ctypes[] = { PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
                                 PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA };
+  TgRowBands bands;
   PngState *st;
   png_structp png;
   png_infop info;
-  size_t stride;
   int rc;
 
   if (!f)
     return tg_error_set (err, TG_EINVAL, "", "no stream to write the PNG to");
-  rc = tg__image_check (img, err);
-  if (rc)
-    return rc;
-  if (img->bits == 32)
+  if (bits == 32)
     return tg_error_set (err, TG_EFORMAT, "", "PNG holds 8 or 16 bits per sample, not float");
-  stride = (size_t) img->width * (size_t) img->channels * (size_t) (img->bits / 8);
+  if ((rc = tg__row_bands_init (&bands, src, bits, err)) < 0)
+    return rc;
 
   st = calloc (1, sizeof *st);
   if (!st)
-    return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+    {
+      tg__row_bands_clear (&bands);
+      return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+    }
   st->f = f;
   png = png_create_write_struct (PNG_LIBPNG_VER_STRING, st, on_error, on_warning);
   info = png ? png_create_info_struct (png) : NULL;
@@ -302,6 +303,7 @@ tg_png_write (FILE *f, const TgImage *img, TgError *err)
     {
       png_destroy_write_struct (png ? &png : NULL, NULL);
       free (st);
+      tg__row_bands_clear (&bands);
       return tg_error_set (err, TG_ENOMEM, "", "out of memory");
     }
   if (setjmp (png_jmpbuf (png)))
@@ -310,40 +312,61 @@ tg_png_write (FILE *f, const TgImage *img, TgError *err)
       png_destroy_write_struct (&png, &info);
       tg_error_set (err, code, "", "writing PNG: %s", st->msg);
       free (st);
+      tg__row_bands_clear (&bands);
       return code;
     }
 
   png_set_write_fn (png, st, on_write, on_flush);
   png_set_compression_level (png, TG__PNG_ZLIB_LEVEL);
   png_set_filter (png, PNG_FILTER_TYPE_BASE, PNG_ALL_FILTERS);
-  png_set_IHDR (png, info, (png_uint_32) img->width, (png_uint_32) img->height, img->bits,
-                ctypes[img->channels - 1], PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+  png_set_IHDR (png, info, (png_uint_32) src->width, (png_uint_32) src->height, bits,
+                ctypes[src->channels - 1], PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                 PNG_FILTER_TYPE_DEFAULT);
   png_write_info (png, info);
-  if (img->bits == 16 && host_little_endian ())
+  if (bits == 16 && host_little_endian ())
     png_set_swap (png);
-  for (int y = 0; y < img->height; y++)
-    png_write_row (png, (png_const_bytep) img->data + (size_t) y * stride);
-  png_write_end (png, NULL);
+  for (;;)
+    {
+      size_t stride = (size_t) src->width * (size_t) src->channels * (size_t) (bits / 8);
+      const TgImage *band;
+      int n = tg__row_bands_next (&bands, &band, err);
+      if (n <= 0)
+        {
+          rc = n;
+          break;
+        }
+      for (int y = 0; y < n; y++)
+        png_write_row (png, (png_const_bytep) band->data + (size_t) y * stride);
+    }
+  /* After a failed band the PNG stays unfinished; the export discards it. */
+  if (rc == 0)
+    png_write_end (png, NULL);
   png_destroy_write_struct (&png, &info);
   free (st);
-  if (ferror (f))
+  tg__row_bands_clear (&bands);
+  if (rc == 0 && ferror (f))
     return tg_error_set (err, TG_EIO, "", "writing PNG: %s", strerror (errno));
-  return 0;
+  return rc;
 }
 
 static int
 write_png_bits (FILE *f, const TgImage *img, int bits, TgError *err)
 {
-  TgImage tmp = { 0 };
-  const TgImage *use;
-  int rc;
+  TgImageRows rows;
+  int rc = tg__image_check (img, err);
 
-  rc = tg__image_as_bits (img, bits, &tmp, &use, err);
-  if (rc == 0)
-    rc = tg_png_write (f, use, err);
-  free (tmp.data);
-  return rc;
+  if (rc)
+    return rc;
+  tg__image_rows_from (&rows, img);
+  return tg__png_write_rows (f, &rows, bits, err);
+}
+
+int
+tg_png_write (FILE *f, const TgImage *img, TgError *err)
+{
+  if (img && img->bits == 32)
+    return tg_error_set (err, TG_EFORMAT, "", "PNG holds 8 or 16 bits per sample, not float");
+  return write_png_bits (f, img, img ? img->bits : 0, err);
 }
 
 int
@@ -356,4 +379,16 @@ int
 tg__write_png8 (FILE *f, const TgImage *img, TgError *err)
 {
   return write_png_bits (f, img, 8, err);
+}
+
+int
+tg__write_png16_rows (FILE *f, const TgImageRows *src, TgError *err)
+{
+  return tg__png_write_rows (f, src, 16, err);
+}
+
+int
+tg__write_png8_rows (FILE *f, const TgImageRows *src, TgError *err)
+{
+  return tg__png_write_rows (f, src, 8, err);
 }

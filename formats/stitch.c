@@ -234,24 +234,140 @@ stage_image (TgExportList *l, const JobFile *f, const char *rel_path, const char
   return rc < 0 ? rc : describe_last (l, f, img->width, img->height, err);
 }
 
-/* Joins image K of every tile into one and stages it, encoded. */
+/* Image K of every tile as rows of the whole world, in the order its
+ * export writes them, holding one row of tiles at a time: stitch's
+ * memory is a band of the world, not the world. */
+typedef struct
+{
+  const char *dir;
+  const TgPlan *p;
+  const JobManifest *tiles;
+  int k;
+  int band_iy;      /* the row of tiles in PARTS, -1 for none */
+  TgImage *parts;   /* P->nx tiles */
+  TgImage first;    /* the shape every tile must have (data unused) */
+} TileRows;
+
+static void
+tile_rows_drop (TileRows *tr)
+{
+  for (int ix = 0; ix < tr->p->nx; ix++)
+    tg_image_clear (&tr->parts[ix]);
+  tr->band_iy = -1;
+}
+
+/* Loads the row IY of tiles, each checked against its window. */
+static int
+tile_rows_load (TileRows *tr, int iy, TgError *err)
+{
+  const TgPlan *p = tr->p;
+  int rc = 0;
+
+  tile_rows_drop (tr);
+  for (int ix = 0; ix < p->nx && rc == 0; ix++)
+    {
+      TgTiling t = { p->nx, p->ny, ix, iy };
+      TgRegion win = tg_tiling_window (&t, &p->full, ix, iy);
+      TgImage *part = &tr->parts[ix];
+      char path[4300];
+      snprintf (path, sizeof path, "%s/tiles/%d_%d/%s", tr->dir, ix, iy,
+                tr->tiles[iy * p->nx + ix].files[tr->k].file);
+      if ((rc = tg_tile_image_read (path, part, err)) < 0)
+        break;
+      if (tr->first.width == 0)
+        tr->first = (TgImage) { 1, 1, part->channels, part->bits, NULL, part->south_first };
+      if (part->width != win.width || part->height != win.height
+          || part->channels != tr->first.channels || part->bits != tr->first.bits
+          || part->south_first != tr->first.south_first)
+        rc = tg_error_set (err, TG_EPARSE, "", "%s: %dx%d, %d channels, %d bits where tile "
+                           "%d,%d needs %dx%d like its neighbours", path, part->width,
+                           part->height, part->channels, part->bits, ix, iy, win.width,
+                           win.height);
+    }
+  if (rc < 0)
+    tile_rows_drop (tr);
+  else
+    tr->band_iy = iy;
+  return rc;
+}
+
+static int
+tile_rows_get (void *user, int y, int n, void *dst, TgError *err)
+{
+  TileRows *tr = user;
+  const TgPlan *p = tr->p;
+  int H = p->full.full_h;
+  size_t px = (size_t) (tr->first.bits / 8) * (size_t) tr->first.channels;
+  size_t row = px * (size_t) p->full.full_w;
+  int rc = 0;
+
+  for (int q = 0; q < n && rc == 0; q++)
+    {
+      /* South-first exports write the world's last row first. */
+      int r = tr->first.south_first ? H - 1 - (y + q) : y + q;
+      int iy = tr->band_iy;
+      if (iy < 0 || r < tg_tile_start (H, p->ny, iy) || r >= tg_tile_start (H, p->ny, iy + 1))
+        {
+          iy = 0;
+          while (r >= tg_tile_start (H, p->ny, iy + 1))
+            iy++;
+          if ((rc = tile_rows_load (tr, iy, err)) < 0)
+            break;
+        }
+      for (int ix = 0; ix < p->nx; ix++)
+        {
+          TgTiling t = { p->nx, p->ny, ix, iy };
+          TgRegion win = tg_tiling_window (&t, &p->full, ix, iy);
+          const TgImage *part = &tr->parts[ix];
+          /* A south-first tile holds its window's rows last row first. */
+          int j = part->south_first ? win.height - 1 - (r - win.row0) : r - win.row0;
+          memcpy ((char *) dst + (size_t) q * row + (size_t) win.col0 * px,
+                  (const char *) part->data + (size_t) j * (size_t) part->width * px,
+                  (size_t) part->width * px);
+        }
+    }
+  return rc;
+}
+
+/* Joins image K of every tile and stages it, encoded, a band at a time. */
 static int
 stitch_image (const char *dir, const TgPlan *p, const JobManifest *tiles, int k, TgExportList *l,
               TgError *err)
 {
   const JobFile *f = &tiles[0].files[k];
-  TgImage whole;
-  bool south_first = false;
-  int rc = read_window (dir, p, tiles, k, 0, 0, p->full.full_w, p->full.full_h, &whole,
-                        &south_first, err);
+  TgImageRowsWriter writer = tg__image_rows_writer (f->format);
+  TileRows tr = { dir, p, tiles, k, -1, NULL, { 0 } };
+  TgImageRows rows;
+  FILE *out;
+  int rc;
 
-  if (rc < 0)
-    return rc;
-  if (south_first)
-    flip_rows (&whole);
-  whole.south_first = south_first;
-  rc = stage_image (l, f, f->path, f->format, &whole, err);
-  tg_image_clear (&whole);
+  if (!writer)
+    return tg_error_set (err, TG_EFORMAT, "", "no image writer for format \"%s\"", f->format);
+  tr.parts = calloc ((size_t) p->nx, sizeof *tr.parts);
+  if (!tr.parts)
+    return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+  /* The first row of tiles gives the shape (and is the first band of a
+   * north-first export). */
+  if ((rc = tile_rows_load (&tr, 0, err)) < 0)
+    goto out;
+  rows = (TgImageRows) { p->full.full_w, p->full.full_h, tr.first.channels, tr.first.bits, NULL,
+                         tile_rows_get, &tr };
+  out = tg_export_list_stage (l, f->path, f->format, err);
+  if (!out)
+    {
+      rc = err->code ? err->code : TG_EIO;
+      goto out;
+    }
+  rc = writer (out, &rows, err);
+  if ((fflush (out) != 0 || ferror (out)) && rc == 0)
+    rc = tg_error_set (err, TG_EIO, "", "cannot write %s", f->path);
+  if (fclose (out) != 0 && rc == 0)
+    rc = tg_error_set (err, TG_EIO, "", "cannot write %s", f->path);
+  if (rc == 0)
+    rc = describe_last (l, f, p->full.full_w, p->full.full_h, err);
+out:
+  tile_rows_drop (&tr);
+  free (tr.parts);
   return rc;
 }
 

@@ -177,10 +177,52 @@ int tg__image_check (const TgImage *img, TgError *err);
 int tg__image_as_bits (const TgImage *src, int bits, TgImage *tmp, const TgImage **use,
                        TgError *err);
 
-/* The writers registered under the export format names. */
+/* An image handed to a writer a band of rows at a time, in file order,
+ * so that `tgraph stitch` encodes a world without holding it whole.
+ * WHOLE, when set, serves the rows from memory; else ROWS fills DST with
+ * rows [Y, Y + N), WIDTH x CHANNELS samples of BITS a row. */
+typedef struct
+{
+  int width, height, channels, bits;
+  const TgImage *whole;
+  int (*rows) (void *user, int y, int n, void *dst, TgError *err);
+  void *user;
+} TgImageRows;
+
+/* ROWS serving IMG (borrowed) from memory. */
+void tg__image_rows_from (TgImageRows *rows, const TgImage *img);
+
+/* Walks the rows of SRC in bands converted to BITS per sample (as
+ * tg__image_as_bits converts whole images). */
+typedef struct
+{
+  const TgImageRows *src;
+  int bits, band, y;
+  void *buf;
+  TgImage cur, tmp;
+} TgRowBands;
+
+int tg__row_bands_init (TgRowBands *b, const TgImageRows *src, int bits, TgError *err);
+/* *BAND: the next rows, valid until the next call; returns how many (0 at
+ * the end) or a negative TG_E* code. */
+int tg__row_bands_next (TgRowBands *b, const TgImage **band, TgError *err);
+void tg__row_bands_clear (TgRowBands *b);
+
+/* The encoders behind the image formats, on rows. */
+int tg__png_write_rows (FILE *f, const TgImageRows *src, int bits, TgError *err);
+int tg__raw_write_rows (FILE *f, const TgImageRows *src, int bits, TgError *err);
+
+/* The writers registered under the export format names, and the same on
+ * rows (NULL for a format that has none). */
 int tg__write_png16 (FILE *f, const TgImage *img, TgError *err);
 int tg__write_png8 (FILE *f, const TgImage *img, TgError *err);
 int tg__write_raw16 (FILE *f, const TgImage *img, TgError *err);
 int tg__write_r32 (FILE *f, const TgImage *img, TgError *err);
+int tg__write_png16_rows (FILE *f, const TgImageRows *src, TgError *err);
+int tg__write_png8_rows (FILE *f, const TgImageRows *src, TgError *err);
+int tg__write_raw16_rows (FILE *f, const TgImageRows *src, TgError *err);
+int tg__write_r32_rows (FILE *f, const TgImageRows *src, TgError *err);
+typedef int (*TgImageRowsWriter) (FILE *f, const TgImageRows *src, TgError *err);
+TgImageRowsWriter tg__image_rows_writer (const char *format);
 
 #endif

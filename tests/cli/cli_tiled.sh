@@ -300,4 +300,27 @@ checks=$((checks + 1))
 [ $((peak4 * 100)) -le $((peak2 * 115)) ] ||
   fail "a job's peak RSS grew with the world at a fixed tile size: $peak2 -> $peak4 KiB"
 
+# --- memory: stitch holds a row of tiles, not the world ---------------------------------
+# A 4097² RGBA colour map is 67 MB whole; stitch encodes it from one row of
+# 8x8 tiles at a time (4097 x 512 x 4 bytes), and the bytes stay the whole
+# build's (raw16 south first too).
+B="$DATA/stitch_band.tgraph"
+run "$TGRAPH" plan "$B" --tiles 8,8 -o "$TMP/band" --quiet
+expect_rc 0 "plan the 4097² stitch graph"
+run run_stages "$TMP/band"
+expect_rc 0 "run the 4097² stitch graph's jobs"
+export RSS_LOG="$TMP/rss-stitch.log"
+run "$TMP/rss-tgraph" stitch "$TMP/band" -o "$TMP/band-out"
+expect_rc 0 "stitch 4097² in 8x8"
+run "$TGRAPH" eval "$B" -o "$TMP/band-whole" --quiet
+expect_rc 0 "whole eval of the 4097² stitch graph"
+checks=$((checks + 1))
+diff -r "$TMP/band-whole" "$TMP/band-out" > /dev/null ||
+  fail "the 4097² stitched files differ from the whole build"
+peak=$(cut -d' ' -f1 "$RSS_LOG" | sort -n | tail -1)
+echo "stitch of a 4097² RGBA map (67 MB whole) in 8x8 tiles: peak RSS $peak KiB"
+checks=$((checks + 1))
+[ "$peak" -lt 40000 ] || fail "stitch held $peak KiB: more than a row of tiles"
+rm -rf "$TMP/band" "$TMP/band-out" "$TMP/band-whole"
+
 finish
