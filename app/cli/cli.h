@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include <tgformats/tgformats.h>
 #include <tgraph/tgraph.h>
@@ -100,6 +101,19 @@ typedef struct
 int tg__cli_signal_watch_start (TgCliSignalWatch *w, TgCancel *cancel);
 /* Stops the watcher; returns the signal that arrived, or 0. */
 int tg__cli_signal_watch_stop (TgCliSignalWatch *w);
+
+/* `tgraph nodes`: a parameter's default as a .tgraph file writes it, and
+ * its accepted values (a range, the enum choices, a list's item count and
+ * fields), into BUF. */
+void tg__cli_param_default (const TgParamDesc *d, char *buf, size_t size);
+void tg__cli_param_range (const TgParamDesc *d, char *buf, size_t size);
+/* The registry's categories, sorted, each once ("" for none); the caller
+ * frees the array (not the strings).  NULL when out of memory. */
+const char **tg__cli_node_categories (int *n);
+bool tg__cli_node_in_category (const TgNodeDesc *d, const char *category);
+/* The node reference, from the registry: docs/nodes.md and tgraph-nodes(7). */
+void tg__cli_nodes_markdown (FILE *out);
+void tg__cli_nodes_man (FILE *out);
 
 /* What `eval` and `plan` take from the command line. */
 typedef struct

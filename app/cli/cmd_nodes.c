@@ -1,5 +1,6 @@
-/* `tgraph nodes [--json]`: the node catalogue of this build, read from the
- * registry (the single source the schema and the GUI's menus also use).
+/* `tgraph nodes [--json|--markdown|--man]`: the node catalogue of this
+ * build, read from the registry (the single source the schema and the
+ * GUI's menus also use).  The reference documents are in nodes_doc.c.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,9 +28,8 @@ print_ports (const char *what, const TgPortDesc *ports, int n)
   printf ("\n");
 }
 
-/* The default of D as it would appear in a .tgraph file. */
-static void
-format_default (const TgParamDesc *d, char *buf, size_t size)
+void
+tg__cli_param_default (const TgParamDesc *d, char *buf, size_t size)
 {
   switch (d->type)
     {
@@ -89,9 +89,8 @@ format_default (const TgParamDesc *d, char *buf, size_t size)
     }
 }
 
-/* The accepted values of D: a range, or the enum choices. */
-static void
-format_range (const TgParamDesc *d, char *buf, size_t size)
+void
+tg__cli_param_range (const TgParamDesc *d, char *buf, size_t size)
 {
   buf[0] = '\0';
   switch (d->type)
@@ -173,8 +172,8 @@ print_node (const TgNodeDesc *d)
     {
       const TgParamDesc *p = &d->params[k];
       char def[256], range[256], unit[32] = "";
-      format_default (p, def, sizeof def);
-      format_range (p, range, sizeof range);
+      tg__cli_param_default (p, def, sizeof def);
+      tg__cli_param_range (p, range, sizeof range);
       if (p->unit && p->unit[0])
         snprintf (unit, sizeof unit, " %s", p->unit);
       printf ("    %-18s %-11s %-14s %s%s", p->name, tg_param_type_name (p->type), def, range,
@@ -185,15 +184,16 @@ print_node (const TgNodeDesc *d)
     }
 }
 
-static void
-print_table (void)
+const char **
+tg__cli_node_categories (int *n_out)
 {
   int n = tg_registry_count ();
   const char **cats = calloc ((size_t) (n > 0 ? n : 1), sizeof *cats);
   int n_cats = 0;
 
+  *n_out = 0;
   if (!cats)
-    return;
+    return NULL;
   for (int i = 0; i < n; i++)
     {
       const char *c = tg_registry_get (i)->category;
@@ -206,7 +206,24 @@ print_table (void)
         cats[n_cats++] = c;
     }
   qsort (cats, (size_t) n_cats, sizeof *cats, compare_str);
+  *n_out = n_cats;
+  return cats;
+}
 
+bool
+tg__cli_node_in_category (const TgNodeDesc *d, const char *category)
+{
+  return strcmp (d->category ? d->category : "", category) == 0;
+}
+
+static void
+print_table (void)
+{
+  int n = tg_registry_count (), n_cats;
+  const char **cats = tg__cli_node_categories (&n_cats);
+
+  if (!cats)
+    return;
   printf ("%d node types\n", n);
   for (int k = 0; k < n_cats; k++)
     {
@@ -214,7 +231,7 @@ print_table (void)
       for (int i = 0; i < n; i++)
         {
           const TgNodeDesc *d = tg_registry_get (i);
-          if (strcmp (d->category ? d->category : "", cats[k]) != 0)
+          if (!tg__cli_node_in_category (d, cats[k]))
             continue;
           printf ("\n");
           print_node (d);
@@ -226,14 +243,28 @@ print_table (void)
 int
 tg__cli_nodes (int argc, char **argv)
 {
-  bool json = false;
+  bool json = false, markdown = false, man = false;
 
   for (int i = 1; i < argc; i++)
     {
       if (strcmp (argv[i], "--json") == 0)
         json = true;
+      else if (strcmp (argv[i], "--markdown") == 0)
+        markdown = true;
+      else if (strcmp (argv[i], "--man") == 0)
+        man = true;
       else
         return tg__cli_usage_error ("nodes", "unexpected argument \"%s\"", argv[i]);
+    }
+  if (json + markdown + man > 1)
+    return tg__cli_usage_error ("nodes", "--json, --markdown and --man exclude each other");
+  if (markdown || man)
+    {
+      if (man)
+        tg__cli_nodes_man (stdout);
+      else
+        tg__cli_nodes_markdown (stdout);
+      return fflush (stdout) == 0 ? TG_CLI_EXIT_OK : TG_CLI_EXIT_FAILED;
     }
   if (!json)
     {

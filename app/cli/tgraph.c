@@ -103,12 +103,14 @@ static const TgCliCommand commands[] = {
     "their types, the number of links, and the files each export node writes.\n"
     "Exit status: 0, or 2 when FILE cannot be loaded.\n",
     tg__cli_info },
-  { "nodes", "[--json]", "list the node types this build knows",
+  { "nodes", "[--json|--markdown|--man]", "list the node types this build knows",
     "Prints the node catalogue, grouped by category: each type with its label,\n"
     "ports and parameters (defaults, ranges, units).\n"
     "\n"
     "Options:\n"
-    "  --json               print the catalogue as JSON instead\n",
+    "  --json               print the catalogue as JSON instead\n"
+    "  --markdown           print the node reference as Markdown (docs/nodes.md)\n"
+    "  --man                print the node reference as the manual page tgraph-nodes(7)\n",
     tg__cli_nodes },
   { "schema", "", "print the JSON Schema of the .tgraph format",
     "Prints the JSON Schema (draft 2020-12) of .tgraph files, generated from the\n"
