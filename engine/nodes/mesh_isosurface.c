@@ -1271,7 +1271,7 @@ iso_eval (TgEvalCtx *c)
 
 static const TgNodeDesc iso_desc = {
   .type = "mesh.isosurface",
-  .category = "Meshes",
+  .category = "Mesh",
   .label = N_("Iso-surface"),
   .help = N_("Meshes the surface of a field inside a box by marching cubes: welded, "
              "watertight for closed shapes, wound counter-clockwise seen from outside, with "
