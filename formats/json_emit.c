@@ -70,7 +70,7 @@ tg__json_put_double (TgBuf *b, double v)
 {
   char tmp[32];
 
-  tg__format_double (v, tmp);
+  tg_format_double (v, tmp);
   tg__buf_puts (b, tmp);
 }
 
@@ -336,18 +336,6 @@ number_array (const double *v, int n)
   return a;
 }
 
-static int
-color_byte (double c)
-{
-  double v = c * 255.0 + 0.5;
-
-  if (!(v >= 0.0))
-    return 0;
-  if (v >= 255.0)
-    return 255;
-  return (int) v;
-}
-
 json_object *
 tg__param_to_json (const TgParamDesc *d, const TgParamValue *v, bool *oom)
 {
@@ -396,14 +384,7 @@ tg__param_to_json (const TgParamDesc *d, const TgParamValue *v, bool *oom)
     case TG_PARAM_COLOR:
       {
         char hex[10];
-        int a = color_byte (v->v[3]);
-        if (a == 255)
-          snprintf (hex, sizeof hex, "#%02x%02x%02x", color_byte (v->v[0]),
-                    color_byte (v->v[1]), color_byte (v->v[2]));
-        else
-          snprintf (hex, sizeof hex, "#%02x%02x%02x%02x", color_byte (v->v[0]),
-                    color_byte (v->v[1]), color_byte (v->v[2]), a);
-        o = json_object_new_string (hex);
+        o = json_object_new_string (tg_color_format (v->v, hex));
         break;
       }
     case TG_PARAM_CURVE:

@@ -36,14 +36,7 @@ void tg__buf_printf (TgBuf *b, const char *fmt, ...) __attribute__ ((format (pri
 /* The text (caller frees), or NULL when an allocation failed. */
 char *tg__buf_steal (TgBuf *b);
 
-/* --- numbers and JSON text --------------------------------------------------- */
-
-/* The shortest of %.15g, %.16g, %.17g that parses back to V, always with
- * '.' as the decimal point whatever the locale; integers have no ".0".
- * -0.0 is written "-0.0" so that it reads back as a double.  OUT holds 32. */
-void tg__format_double (double v, char out[32]);
-/* strtod in the C locale. */
-double tg__strtod (const char *s, char **end);
+/* --- JSON text (numbers: tg_format_double in the engine) --------------------- */
 
 /* A JSON string literal (quotes included) of S[0..N). */
 void tg__json_put_string_n (TgBuf *b, const char *s, size_t n);
@@ -131,23 +124,6 @@ void tg__rename_log_text_path (const TgRenameLog *log, const char *path, char *o
 /* The file form of V, described by D: a new json-c object (NULL for JSON
  * null, e.g. an unset input path).  *OOM set on allocation failure. */
 json_object *tg__param_to_json (const TgParamDesc *d, const TgParamValue *v, bool *oom);
-
-/* Edit distance, for "did you mean" suggestions. */
-int tg__edit_distance (const char *a, const char *b);
-
-/* The closest of several candidate names, when it is close enough to be
- * a likely typo. */
-typedef struct
-{
-  const char *name;
-  const char *best;
-  int best_distance;
-} TgSuggest;
-
-void tg__suggest_init (TgSuggest *s, const char *name);
-void tg__suggest_add (TgSuggest *s, const char *candidate);
-/* NULL when nothing was close. */
-const char *tg__suggest_result (const TgSuggest *s);
 
 /* --- files ---------------------------------------------------------------------- */
 

@@ -136,26 +136,9 @@ describe (json_object *o, char *buf, size_t size)
         return buf;
       }
     case json_type_string:
-      {
-        TgBuf b;
-        tg__buf_init (&b);
-        tg__json_emit_compact (&b, o);
-        if (b.data && b.len > 48)
-          snprintf (buf, size, "%.44s...\"", b.data);
-        else
-          snprintf (buf, size, "%s", b.data ? b.data : "a string");
-        tg__buf_clear (&b);
-        return buf;
-      }
+      return tg_describe_string (json_object_get_string (o), buf, size);
     default: return "a value";
     }
-}
-
-static const char *
-fmt_num (double v, char out[32])
-{
-  tg__format_double (v, out);
-  return out;
 }
 
 static bool
@@ -193,58 +176,6 @@ get_integer (json_object *o, int64_t *out)
   return false;
 }
 
-/* "in 1..16", ">= 0", or "" for an open range. */
-static const char *
-range_text (double min, double max, char *buf, size_t size)
-{
-  char a[32], b[32];
-  bool has_min = isfinite (min) && min > -1e300;
-  bool has_max = isfinite (max) && max < 1e300;
-
-  if (has_min && has_max)
-    snprintf (buf, size, " in %s..%s", fmt_num (min, a), fmt_num (max, b));
-  else if (has_min)
-    snprintf (buf, size, " >= %s", fmt_num (min, a));
-  else if (has_max)
-    snprintf (buf, size, " <= %s", fmt_num (max, b));
-  else
-    buf[0] = '\0';
-  return buf;
-}
-
-static int
-want_number (Loader *L, const char *path, json_object *o, double min, double max, double *out)
-{
-  char got[64], range[80];
-  double v;
-
-  if (!is_number (o))
-    return fail (L, TG_ETYPE, path, "expected a number%s, got %s",
-                 range_text (min, max, range, sizeof range), describe (o, got, sizeof got));
-  v = json_object_get_double (o);
-  if (!isfinite (v) || v < min || v > max)
-    return fail (L, TG_ERANGE, path, "expected a number%s, got %s",
-                 range_text (min, max, range, sizeof range), describe (o, got, sizeof got));
-  *out = v;
-  return 0;
-}
-
-static int
-want_integer (Loader *L, const char *path, json_object *o, double min, double max, int64_t *out)
-{
-  char got[64], range[80];
-  int64_t v;
-
-  if (!get_integer (o, &v))
-    return fail (L, TG_ETYPE, path, "expected an integer%s, got %s",
-                 range_text (min, max, range, sizeof range), describe (o, got, sizeof got));
-  if ((double) v < min || (double) v > max)
-    return fail (L, TG_ERANGE, path, "expected an integer%s, got %s",
-                 range_text (min, max, range, sizeof range), describe (o, got, sizeof got));
-  *out = v;
-  return 0;
-}
-
 /* A C string without embedded NULs (json-c allows "\u0000"). */
 static int
 want_string (Loader *L, const char *path, json_object *o, const char *what, const char **out)
@@ -259,55 +190,57 @@ want_string (Loader *L, const char *path, json_object *o, const char *what, cons
   return 0;
 }
 
-static int
-hexval (char c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
-/* "#rrggbb" or "#rrggbbaa" into RGBA in 0..1. */
-static bool
-parse_colour (const char *s, double rgba[4])
-{
-  size_t n = strlen (s);
-
-  if (s[0] != '#' || (n != 7 && n != 9))
-    return false;
-  rgba[3] = 1.0;
-  for (size_t k = 0; k < (n - 1) / 2; k++)
-    {
-      int hi = hexval (s[1 + 2 * k]), lo = hexval (s[2 + 2 * k]);
-      if (hi < 0 || lo < 0)
-        return false;
-      rgba[k] = (double) (hi * 16 + lo) / 255.0;
-    }
-  return true;
-}
-
 /* --- parameters ----------------------------------------------------------------- */
+
+/* A JSON value that is not of parameter D's kind (or, at WHERE, of its
+ * element's): the codec's message, at the loader's full PATH. */
+static int
+fail_got_text (Loader *L, const char *path, const TgParamDesc *d, const char *where, int code,
+               const char *got)
+{
+  if (!L->err)
+    return code;
+  tg_param_error_got (d, code, where, got, L->err);
+  snprintf (L->err->path, sizeof L->err->path, "%s", path);
+  place (L);
+  return code;
+}
+
+static int
+fail_got (Loader *L, const char *path, const TgParamDesc *d, const char *where, int code,
+          json_object *o)
+{
+  char got[64];
+
+  return fail_got_text (L, path, d, where, code, describe (o, got, sizeof got));
+}
+
+static int
+want_element (Loader *L, const char *path, const TgParamDesc *d, const char *where,
+              json_object *o, double *out)
+{
+  if (!is_number (o))
+    return fail_got (L, path, d, where, TG_ETYPE, o);
+  *out = json_object_get_double (o);
+  return 0;
+}
 
 static int
 parse_vec (Loader *L, const char *path, const TgParamDesc *d, json_object *o, int n,
            double *out)
 {
-  char got[64], sub[TG_ERROR_PATH_MAX];
+  char sub[TG_ERROR_PATH_MAX], where[32];
 
   if (type_of (o) != json_type_array || (int) json_object_array_length (o) != n)
-    return fail (L, TG_ETYPE, path, "expected an array of %d numbers, got %s", n,
-                 type_of (o) == json_type_array ? "an array of another length"
-                                                : describe (o, got, sizeof got));
+    return type_of (o) == json_type_array
+             ? fail_got_text (L, path, d, NULL, TG_ETYPE, "an array of another length")
+             : fail_got (L, path, d, NULL, TG_ETYPE, o);
   for (int k = 0; k < n; k++)
     {
       int rc;
-      mkpath (sub, sizeof sub, "%s[%d]", path, k);
-      rc = want_number (L, sub, json_object_array_get_idx (o, (size_t) k), d->min, d->max,
-                        &out[k]);
+      snprintf (where, sizeof where, "[%d]", k);
+      mkpath (sub, sizeof sub, "%s%s", path, where);
+      rc = want_element (L, sub, d, where, json_object_array_get_idx (o, (size_t) k), &out[k]);
       if (rc)
         return rc;
     }
@@ -317,12 +250,11 @@ parse_vec (Loader *L, const char *path, const TgParamDesc *d, json_object *o, in
 static int
 parse_curve (Loader *L, const char *path, const TgParamDesc *d, json_object *o, TgParamValue *v)
 {
-  char got[64], sub[TG_ERROR_PATH_MAX];
+  char sub[TG_ERROR_PATH_MAX], where[32];
   size_t n;
 
   if (type_of (o) != json_type_array)
-    return fail (L, TG_ETYPE, path, "expected an array of [x, y] points, got %s",
-                 describe (o, got, sizeof got));
+    return fail_got (L, path, d, NULL, TG_ETYPE, o);
   n = json_object_array_length (o);
   v->xy = calloc (n ? 2 * n : 2, sizeof *v->xy);
   if (!v->xy)
@@ -333,26 +265,18 @@ parse_curve (Loader *L, const char *path, const TgParamDesc *d, json_object *o, 
       json_object *pt = json_object_array_get_idx (o, k);
       int rc;
 
-      mkpath (sub, sizeof sub, "%s[%zu]", path, k);
+      snprintf (where, sizeof where, "[%zu]", k);
+      mkpath (sub, sizeof sub, "%s%s", path, where);
       if (type_of (pt) != json_type_array || json_object_array_length (pt) != 2)
-        return fail (L, TG_ETYPE, sub, "expected an [x, y] pair, got %s",
-                     type_of (pt) == json_type_array ? "an array of another length"
-                                                     : describe (pt, got, sizeof got));
+        return fail_got (L, sub, d, where, TG_ETYPE, pt);
       for (int c = 0; c < 2; c++)
         {
-          mkpath (sub, sizeof sub, "%s[%zu][%d]", path, k, c);
-          rc = want_number (L, sub, json_object_array_get_idx (pt, (size_t) c), d->min, d->max,
-                            &v->xy[2 * k + (size_t) c]);
+          snprintf (where, sizeof where, "[%zu][%d]", k, c);
+          mkpath (sub, sizeof sub, "%s%s", path, where);
+          rc = want_element (L, sub, d, where, json_object_array_get_idx (pt, (size_t) c),
+                             &v->xy[2 * k + (size_t) c]);
           if (rc)
             return rc;
-        }
-      if (k > 0 && !(v->xy[2 * k] > v->xy[2 * k - 2]))
-        {
-          char a[32], b[32];
-          mkpath (sub, sizeof sub, "%s[%zu][0]", path, k);
-          return fail (L, TG_ERANGE, sub,
-                       "curve x must increase from point to point: %s follows %s",
-                       fmt_num (v->xy[2 * k], a), fmt_num (v->xy[2 * k - 2], b));
         }
     }
   return 0;
@@ -361,11 +285,12 @@ parse_curve (Loader *L, const char *path, const TgParamDesc *d, json_object *o, 
 static int parse_list (Loader *L, const char *path, const TgParamDesc *d, json_object *o,
                        TgParamValue *v);
 
-/* The JSON value O as a value of parameter D (type and range checked). */
+/* The JSON value O as a value of parameter D.  Only its kind is checked
+ * here; ranges, choices and the rest are tg_param_value_check's, when
+ * the value is set on the graph. */
 static int
 parse_param (Loader *L, const char *path, const TgParamDesc *d, json_object *o, TgParamValue *v)
 {
-  char got[64];
   int64_t i;
   const char *s;
   int rc;
@@ -375,61 +300,35 @@ parse_param (Loader *L, const char *path, const TgParamDesc *d, json_object *o, 
   switch (d->type)
     {
     case TG_PARAM_FLOAT:
-      return want_number (L, path, o, d->min, d->max, &v->f);
+      if (!is_number (o))
+        return fail_got (L, path, d, NULL, TG_ETYPE, o);
+      v->f = json_object_get_double (o);
+      return 0;
     case TG_PARAM_INT:
     case TG_PARAM_SEED:
-      rc = want_integer (L, path, o, d->min, d->max, &i);
-      if (rc == 0)
-        v->i = (int) i;
-      return rc;
+      if (!get_integer (o, &i))
+        return fail_got (L, path, d, NULL, TG_ETYPE, o);
+      if (i < INT_MIN || i > INT_MAX)
+        return fail_got (L, path, d, NULL, TG_ERANGE, o);
+      v->i = (int) i;
+      return 0;
     case TG_PARAM_BOOL:
       if (type_of (o) != json_type_boolean)
-        return fail (L, TG_ETYPE, path, "expected true or false, got %s",
-                     describe (o, got, sizeof got));
+        return fail_got (L, path, d, NULL, TG_ETYPE, o);
       v->i = json_object_get_boolean (o) ? 1 : 0;
       return 0;
     case TG_PARAM_ENUM:
-      {
-        TgBuf list;
-        TgSuggest sg;
-        const char *hint;
-        int n = 0, found = -1;
-
-        if (type_of (o) == json_type_string)
-          {
-            s = json_object_get_string (o);
-            for (n = 0; d->choices && d->choices[n]; n++)
-              if (found < 0 && strcmp (d->choices[n], s) == 0)
-                found = n;
-            if (found >= 0)
-              {
-                v->i = found;
-                v->s = strdup (d->choices[found]);
-                return v->s ? 0 : fail (L, TG_ENOMEM, path, "out of memory");
-              }
-          }
-        tg__buf_init (&list);
-        tg__suggest_init (&sg, type_of (o) == json_type_string ? json_object_get_string (o) : "");
-        for (n = 0; d->choices && d->choices[n]; n++)
-          {
-            if (n)
-              tg__buf_puts (&list, ", ");
-            tg__json_put_string (&list, d->choices[n]);
-            tg__suggest_add (&sg, d->choices[n]);
-          }
-        hint = type_of (o) == json_type_string ? tg__suggest_result (&sg) : NULL;
-        rc = fail (L, type_of (o) == json_type_string ? TG_ERANGE : TG_ETYPE, path,
-                   "expected one of %s, got %s%s%s%s", list.data ? list.data : "(none)",
-                   describe (o, got, sizeof got), hint ? " (did you mean \"" : "",
-                   hint ? hint : "", hint ? "\"?)" : "");
-        tg__buf_clear (&list);
-        return rc;
-      }
+      if (type_of (o) != json_type_string)
+        return fail_got (L, path, d, NULL, TG_ETYPE, o);
+      v->s = strdup (json_object_get_string (o));
+      v->i = tg_param_enum_index (d, v->s);
+      return v->s ? 0 : fail (L, TG_ENOMEM, path, "out of memory");
     case TG_PARAM_STRING:
     case TG_PARAM_INPUT_PATH:
     case TG_PARAM_OUTPUT_PATH:
-      rc = want_string (L, path, o, d->type == TG_PARAM_STRING ? "a string" : "a path string",
-                        &s);
+      if (type_of (o) != json_type_string)
+        return fail_got (L, path, d, NULL, TG_ETYPE, o);
+      rc = want_string (L, path, o, "a string", &s);
       if (rc)
         return rc;
       v->s = strdup (s);
@@ -439,10 +338,8 @@ parse_param (Loader *L, const char *path, const TgParamDesc *d, json_object *o, 
     case TG_PARAM_VEC3:
       return parse_vec (L, path, d, o, 3, v->v);
     case TG_PARAM_COLOR:
-      if (type_of (o) != json_type_string || !parse_colour (json_object_get_string (o), v->v))
-        return fail (L, TG_ETYPE, path,
-                     "expected a colour \"#rrggbb\" or \"#rrggbbaa\", got %s",
-                     describe (o, got, sizeof got));
+      if (type_of (o) != json_type_string || tg_color_parse (json_object_get_string (o), v->v) < 0)
+        return fail_got (L, path, d, NULL, TG_ETYPE, o);
       return 0;
     case TG_PARAM_CURVE:
       return parse_curve (L, path, d, o, v);
@@ -458,25 +355,24 @@ parse_param (Loader *L, const char *path, const TgParamDesc *d, json_object *o, 
 static int
 parse_list (Loader *L, const char *path, const TgParamDesc *d, json_object *o, TgParamValue *v)
 {
-  char got[64], sub[TG_ERROR_PATH_MAX];
+  char sub[TG_ERROR_PATH_MAX], where[32];
   size_t n;
 
   v->n_item_params = d->n_item_params;
   if (type_of (o) != json_type_array)
-    return fail (L, TG_ETYPE, path, "expected an array of objects, got %s",
-                 describe (o, got, sizeof got));
+    return fail_got (L, path, d, NULL, TG_ETYPE, o);
   n = json_object_array_length (o);
   for (size_t i = 0; i < n; i++)
     {
       json_object *item = json_object_array_get_idx (o, i);
       int idx;
 
-      mkpath (sub, sizeof sub, "%s[%zu]", path, i);
+      snprintf (where, sizeof where, "[%zu]", i);
+      mkpath (sub, sizeof sub, "%s%s", path, where);
       if (type_of (item) != json_type_object)
         {
           tg_param_value_clear (v);
-          return fail (L, TG_ETYPE, sub, "expected an object, got %s",
-                       describe (item, got, sizeof got));
+          return fail_got (L, sub, d, where, TG_ETYPE, item);
         }
       idx = tg_param_list_append_default (v, d);
       if (idx < 0)
@@ -486,25 +382,19 @@ parse_list (Loader *L, const char *path, const TgParamDesc *d, json_object *o, T
         }
       json_object_object_foreach (item, key, val)
         {
-          int k = -1, rc;
+          int k, rc;
           TgParamValue fv;
-          for (int j = 0; j < d->n_item_params; j++)
-            if (strcmp (d->item_params[j].name, key) == 0)
-              k = j;
           mkpath (sub, sizeof sub, "%s[%zu].%s", path, i, key);
+          k = tg_param_item_field (d, idx, key, L->err);
           if (k < 0)
             {
               tg_param_value_clear (v);
-              return fail (L, TG_EUNKNOWN, sub, "unknown field of a %s item", d->name);
+              if (L->err)
+                snprintf (L->err->path, sizeof L->err->path, "%s", sub);
+              place (L);
+              return k;
             }
           rc = parse_param (L, sub, &d->item_params[k], val, &fv);
-          if (rc == 0)
-            {
-              TgError e = { 0 };
-              rc = tg_param_value_check (&d->item_params[k], &fv, &e);
-              if (rc < 0)
-                rc = fail (L, rc, sub, "%s", e.message);
-            }
           if (rc)
             {
               tg_param_value_clear (&fv);
@@ -556,10 +446,10 @@ load_params (Loader *L, int node, const char *node_path, json_object *params)
             {
               TgSuggest sg;
               const char *hint;
-              tg__suggest_init (&sg, name);
+              tg_suggest_init (&sg, name);
               for (int p = 0; p < desc->n_params; p++)
-                tg__suggest_add (&sg, desc->params[p].name);
-              hint = tg__suggest_result (&sg);
+                tg_suggest_add (&sg, desc->params[p].name);
+              hint = tg_suggest_result (&sg);
               rc = fail (L, TG_EUNKNOWN, path, "unknown parameter of %s%s%s%s", desc->type,
                          hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "");
               break;
@@ -669,10 +559,10 @@ load_node (Loader *L, int index, json_object *jn)
       TgSuggest sg;
       const char *hint;
       int n = tg_registry_count ();
-      tg__suggest_init (&sg, type);
+      tg_suggest_init (&sg, type);
       for (int k = 0; k < n; k++)
-        tg__suggest_add (&sg, tg_registry_get (k)->type);
-      hint = tg__suggest_result (&sg);
+        tg_suggest_add (&sg, tg_registry_get (k)->type);
+      hint = tg_suggest_result (&sg);
       return fail (L, TG_EUNKNOWN, path, "unknown node type \"%s\"%s%s%s", type,
                    hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "");
     }
@@ -760,10 +650,10 @@ resolve_endpoint (Loader *L, const char *path, json_object *o, bool output, int 
   if (node_i < 0)
     {
       int n = tg_graph_n_nodes (L->g);
-      tg__suggest_init (&sg, node);
+      tg_suggest_init (&sg, node);
       for (int k = 0; k < n; k++)
-        tg__suggest_add (&sg, tg_graph_node_id (L->g, k));
-      hint = tg__suggest_result (&sg);
+        tg_suggest_add (&sg, tg_graph_node_id (L->g, k));
+      hint = tg_suggest_result (&sg);
       return fail (L, TG_ELINK, path, "no node \"%s\"%s%s%s", node,
                    hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "");
     }
@@ -775,14 +665,14 @@ resolve_endpoint (Loader *L, const char *path, json_object *o, bool output, int 
       ports = output ? desc->outputs : desc->inputs;
       n_ports = output ? desc->n_outputs : desc->n_inputs;
       tg__buf_init (&list);
-      tg__suggest_init (&sg, port);
+      tg_suggest_init (&sg, port);
       for (int k = 0; k < n_ports; k++)
         {
           tg__buf_puts (&list, k ? ", " : "");
           tg__buf_puts (&list, ports[k].name);
-          tg__suggest_add (&sg, ports[k].name);
+          tg_suggest_add (&sg, ports[k].name);
         }
-      hint = tg__suggest_result (&sg);
+      hint = tg_suggest_result (&sg);
       rc = fail (L, TG_ELINK, path, "node \"%s\" (%s) has no %s \"%s\"%s%s%s; its %ss: %s", node,
                  desc->type, output ? "output" : "input", port, hint ? " (did you mean \"" : "",
                  hint ? hint : "", hint ? "\"?)" : "", output ? "output" : "input",
@@ -855,6 +745,37 @@ load_link (Loader *L, int index, json_object *jl)
 
 /* --- world ----------------------------------------------------------------------- */
 
+/* World settings and the format version read like parameters, so the
+ * codec words what they expect. */
+static int
+want_number (Loader *L, const char *path, json_object *o, double min, double max, double *out)
+{
+  const TgParamDesc d = { .name = path, .type = TG_PARAM_FLOAT, .min = min, .max = max };
+  double v;
+
+  if (!is_number (o))
+    return fail_got (L, path, &d, NULL, TG_ETYPE, o);
+  v = json_object_get_double (o);
+  if (!isfinite (v) || v < min || v > max)
+    return fail_got (L, path, &d, NULL, TG_ERANGE, o);
+  *out = v;
+  return 0;
+}
+
+static int
+want_integer (Loader *L, const char *path, json_object *o, double min, double max, int64_t *out)
+{
+  const TgParamDesc d = { .name = path, .type = TG_PARAM_INT, .min = min, .max = max };
+  int64_t v;
+
+  if (!get_integer (o, &v))
+    return fail_got (L, path, &d, NULL, TG_ETYPE, o);
+  if ((double) v < min || (double) v > max)
+    return fail_got (L, path, &d, NULL, TG_ERANGE, o);
+  *out = v;
+  return 0;
+}
+
 static int
 load_world (Loader *L, json_object *jw)
 {
@@ -878,10 +799,10 @@ load_world (Loader *L, json_object *jw)
         {
           TgSuggest sg;
           const char *hint;
-          tg__suggest_init (&sg, key);
+          tg_suggest_init (&sg, key);
           for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
-            tg__suggest_add (&sg, keys[k]);
-          hint = tg__suggest_result (&sg);
+            tg_suggest_add (&sg, keys[k]);
+          hint = tg_suggest_result (&sg);
           mkpath (path, sizeof path, "world.%s", key);
           return fail (L, TG_EUNKNOWN, path, "unknown world setting%s%s%s",
                        hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "");

@@ -1,12 +1,8 @@
-/* Small helpers for the format code: a growing text buffer, locale-proof
- * shortest round-trip number formatting, edit distance for suggestions,
- * and file helpers (read a whole file, replace a file atomically).
+/* Small helpers for the format code: a growing text buffer and file
+ * helpers (read a whole file, replace a file atomically).
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <locale.h>
-#include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -123,137 +119,6 @@ tg__buf_steal (TgBuf *b)
   s = b->data;
   tg__buf_init (b);
   return s;
-}
-
-/* --- numbers ------------------------------------------------------------------ */
-
-/* The GUI runs under the user's locale, where printf may write "0,5".
- * A per-thread C locale (uselocale) keeps files the same everywhere
- * without touching the process locale other threads read. */
-static locale_t c_locale;
-static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
-
-static void
-c_locale_make (void)
-{
-  c_locale = newlocale (LC_ALL_MASK, "C", (locale_t) 0);
-}
-
-static locale_t
-c_locale_push (void)
-{
-  pthread_once (&c_locale_once, c_locale_make);
-  if (!c_locale)
-    return (locale_t) 0;
-  return uselocale (c_locale);
-}
-
-static void
-c_locale_pop (locale_t old)
-{
-  if (old)
-    uselocale (old);
-}
-
-double
-tg__strtod (const char *s, char **end)
-{
-  locale_t old = c_locale_push ();
-  double v = strtod (s, end);
-  c_locale_pop (old);
-  return v;
-}
-
-void
-tg__format_double (double v, char out[32])
-{
-  locale_t old;
-
-  if (!isfinite (v))
-    {
-      /* JSON has no infinities; callers reject them before writing. */
-      strcpy (out, "null");
-      return;
-    }
-  if (v == 0.0)
-    {
-      strcpy (out, signbit (v) ? "-0.0" : "0");
-      return;
-    }
-  old = c_locale_push ();
-  for (int prec = 15; prec <= 17; prec++)
-    {
-      snprintf (out, 32, "%.*g", prec, v);
-      if (strtod (out, NULL) == v)
-        break;
-    }
-  c_locale_pop (old);
-}
-
-/* --- suggestions -------------------------------------------------------------- */
-
-int
-tg__edit_distance (const char *a, const char *b)
-{
-  size_t la = strlen (a), lb = strlen (b);
-  int row[64];
-
-  /* Names are short; anything longer is not a typo we can help with. */
-  if (lb >= 64 || la >= 64)
-    return 1000;
-  for (size_t j = 0; j <= lb; j++)
-    row[j] = (int) j;
-  for (size_t i = 1; i <= la; i++)
-    {
-      int diag = row[0];
-      row[0] = (int) i;
-      for (size_t j = 1; j <= lb; j++)
-        {
-          int up = row[j];
-          int cost = a[i - 1] == b[j - 1] ? 0 : 1;
-          int best = diag + cost;
-          if (up + 1 < best)
-            best = up + 1;
-          if (row[j - 1] + 1 < best)
-            best = row[j - 1] + 1;
-          row[j] = best;
-          diag = up;
-        }
-    }
-  return row[lb];
-}
-
-void
-tg__suggest_init (TgSuggest *s, const char *name)
-{
-  s->name = name;
-  s->best = NULL;
-  s->best_distance = 1000;
-}
-
-void
-tg__suggest_add (TgSuggest *s, const char *candidate)
-{
-  int d;
-
-  if (!candidate)
-    return;
-  d = tg__edit_distance (s->name, candidate);
-  /* Ties keep the first candidate, so the suggestion is stable. */
-  if (d < s->best_distance)
-    {
-      s->best_distance = d;
-      s->best = candidate;
-    }
-}
-
-const char *
-tg__suggest_result (const TgSuggest *s)
-{
-  int len = (int) strlen (s->name);
-  int limit = len <= 4 ? 1 : len <= 10 ? 2 : 3;
-
-  return s->best && s->best_distance <= limit ? s->best : NULL;
 }
 
 /* --- files -------------------------------------------------------------------- */

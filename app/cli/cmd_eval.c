@@ -268,8 +268,14 @@ apply_set (const char *cmd, TgGraph *g, const char *arg, bool quiet)
   tg_error_clear (&err);
   int rc = tg_graph_set_param_text (g, node, name, eq + 1, &err);
   if (rc < 0)
-    return tg__cli_usage_error (cmd, "--set %s: %s", arg,
-                                err.message[0] ? err.message : tg_strerror (rc));
+    {
+      /* Named as the file loader names it, so both say the same thing. */
+      char msg[TG_ERROR_PATH_MAX + TG_ERROR_MESSAGE_MAX + 64];
+      if (!err.message[0])
+        snprintf (err.message, sizeof err.message, "%s", tg_strerror (rc));
+      tg_error_prefix_node (&err, node, id);
+      return tg__cli_usage_error (cmd, "--set %s: %s", arg, tg_error_format (&err, msg, sizeof msg));
+    }
   return TG_CLI_EXIT_OK;
 }
 

@@ -62,13 +62,8 @@ tg__cli_param_default (const TgParamDesc *d, char *buf, size_t size)
       break;
     case TG_PARAM_COLOR:
       {
-        int c[4];
-        for (int k = 0; k < 4; k++)
-          c[k] = (int) (d->def_v[k] * 255.0 + 0.5);
-        if (c[3] == 255)
-          snprintf (buf, size, "#%02x%02x%02x", c[0], c[1], c[2]);
-        else
-          snprintf (buf, size, "#%02x%02x%02x%02x", c[0], c[1], c[2], c[3]);
+        char hex[10];
+        snprintf (buf, size, "%s", tg_color_format (d->def_v, hex));
       }
       break;
     case TG_PARAM_CURVE:

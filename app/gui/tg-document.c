@@ -806,7 +806,7 @@ tg_document_dup_frames (TgDocument *doc, int *n)
   for (int k = 0; k < count; k++)
     {
       json_object *f = json_object_array_get_idx (frames, k), *v;
-      unsigned r = 0x4a, g = 0x6f, b = 0xa5;
+      double rgba[4] = { 0x4a / 255.0, 0x6f / 255.0, 0xa5 / 255.0, 1 };
       out[k].title = g_strdup (json_object_object_get_ex (f, "title", &v)
                                ? json_object_get_string (v) : "");
       out[k].x = num (f, "x", 0);
@@ -814,10 +814,8 @@ tg_document_dup_frames (TgDocument *doc, int *n)
       out[k].w = MAX (num (f, "w", 320), 60);
       out[k].h = MAX (num (f, "h", 200), 40);
       if (json_object_object_get_ex (f, "color", &v))
-        sscanf (json_object_get_string (v), "#%02x%02x%02x", &r, &g, &b);
-      out[k].rgb[0] = r / 255.0;
-      out[k].rgb[1] = g / 255.0;
-      out[k].rgb[2] = b / 255.0;
+        tg_color_parse (json_object_get_string (v), rgba);
+      memcpy (out[k].rgb, rgba, sizeof out[k].rgb);
     }
   json_object_put (extra);
   *n = count;
@@ -836,10 +834,10 @@ static json_object *
 frame_json (const TgFrame *f)
 {
   json_object *o = json_object_new_object ();
-  char colour[8];
+  const double rgba[4] = { f->rgb[0], f->rgb[1], f->rgb[2], 1 };
+  char colour[10];
 
-  g_snprintf (colour, sizeof colour, "#%02x%02x%02x", (int) lround (f->rgb[0] * 255),
-              (int) lround (f->rgb[1] * 255), (int) lround (f->rgb[2] * 255));
+  tg_color_format (rgba, colour);
   json_object_object_add (o, "title", json_object_new_string (f->title ? f->title : ""));
   json_object_object_add (o, "color", json_object_new_string (colour));
   json_object_object_add (o, "x", json_object_new_int64 ((int64_t) llround (f->x)));

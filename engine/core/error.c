@@ -137,3 +137,69 @@ tg_error_format (const TgError *err, char *buf, unsigned long size)
     snprintf (buf, size, "%s", err->message);
   return buf;
 }
+
+/* --- suggestions -------------------------------------------------------------- */
+
+int
+tg_edit_distance (const char *a, const char *b)
+{
+  size_t la = strlen (a), lb = strlen (b);
+  int row[64];
+
+  /* Names are short; anything longer is not a typo we can help with. */
+  if (lb >= 64 || la >= 64)
+    return 1000;
+  for (size_t j = 0; j <= lb; j++)
+    row[j] = (int) j;
+  for (size_t i = 1; i <= la; i++)
+    {
+      int diag = row[0];
+      row[0] = (int) i;
+      for (size_t j = 1; j <= lb; j++)
+        {
+          int up = row[j];
+          int cost = a[i - 1] == b[j - 1] ? 0 : 1;
+          int best = diag + cost;
+          if (up + 1 < best)
+            best = up + 1;
+          if (row[j - 1] + 1 < best)
+            best = row[j - 1] + 1;
+          row[j] = best;
+          diag = up;
+        }
+    }
+  return row[lb];
+}
+
+void
+tg_suggest_init (TgSuggest *s, const char *name)
+{
+  s->name = name;
+  s->best = NULL;
+  s->best_distance = 1000;
+}
+
+void
+tg_suggest_add (TgSuggest *s, const char *candidate)
+{
+  int d;
+
+  if (!candidate)
+    return;
+  d = tg_edit_distance (s->name, candidate);
+  /* Ties keep the first candidate, so the suggestion is stable. */
+  if (d < s->best_distance)
+    {
+      s->best_distance = d;
+      s->best = candidate;
+    }
+}
+
+const char *
+tg_suggest_result (const TgSuggest *s)
+{
+  int len = (int) strlen (s->name);
+  int limit = len <= 4 ? 1 : len <= 10 ? 2 : 3;
+
+  return s->best && s->best_distance <= limit ? s->best : NULL;
+}

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 
+#include "tgraph/param.h"
 #include "tgraph/value.h"
 
 /* A grid over WIN from V, whose samples outside V's region take the
@@ -12,5 +13,8 @@ TgValue *tg__value_window_clamped (const TgValue *v, const TgRegion *win);
 
 /* The lower-case extension of PATH, without the dot, into EXT. */
 void tg__path_extension (const char *path, char *ext, size_t size);
+
+/* Numbers in a vec2, vec3 or colour value (0 for other types). */
+int tg__param_vec_len (TgParamType t);
 
 #endif

@@ -1,12 +1,10 @@
-/* Parameter values: defaults, checks, parsing and copying into a node's
- * parameter struct. */
-#include <errno.h>
-#include <math.h>
-#include <stdio.h>
+/* Parameter values: defaults, copies, list items and copying into a node's
+ * parameter struct.  Checking, reading and writing values as text is the
+ * codec's (param_codec.c). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "tgraph/io.h"
+#include "internal.h"
 #include "tgraph/param.h"
 
 static const char *const param_type_names[TG_PARAM_TYPE_COUNT] = {
@@ -20,8 +18,8 @@ tg_param_type_name (TgParamType t)
   return (unsigned) t < TG_PARAM_TYPE_COUNT ? param_type_names[t] : "?";
 }
 
-static int
-vec_len (TgParamType t)
+int
+tg__param_vec_len (TgParamType t)
 {
   switch (t)
     {
@@ -184,7 +182,7 @@ tg_param_value_equal (const TgParamValue *a, const TgParamValue *b)
     case TG_PARAM_VEC2:
     case TG_PARAM_VEC3:
     case TG_PARAM_COLOR:
-      for (int k = 0; k < vec_len (a->type); k++)
+      for (int k = 0; k < tg__param_vec_len (a->type); k++)
         if (a->v[k] != b->v[k])
           return false;
       return true;
@@ -203,146 +201,6 @@ tg_param_value_equal (const TgParamValue *a, const TgParamValue *b)
       break;
     }
   return false;
-}
-
-/* Formats a number the way people write it in ranges: 16, 0.5, 1e+06. */
-static const char *
-num (char *buf, size_t n, double v)
-{
-  snprintf (buf, n, "%.10g", v);
-  return buf;
-}
-
-/* err->path = "BASE[I].FIELD" (kept short if it must be). */
-static void
-item_path (TgError *err, const char *base, int i, const char *field)
-{
-  char buf[2 * TG_ERROR_PATH_MAX + 16];
-
-  if (err == NULL)
-    return;
-  snprintf (buf, sizeof buf, "%s[%d].%s", base, i, field);
-  buf[TG_ERROR_PATH_MAX - 1] = '\0';
-  memcpy (err->path, buf, TG_ERROR_PATH_MAX);
-}
-
-static int
-check_choices (const TgParamDesc *d, const TgParamValue *v, char *path, TgError *err)
-{
-  char list[256] = "";
-  size_t used = 0;
-
-  if (tg_param_enum_index (d, v->s) >= 0)
-    return 0;
-  for (int i = 0; d->choices && d->choices[i]; i++)
-    {
-      int w = snprintf (list + used, sizeof list - used, "%s%s", i ? ", " : "", d->choices[i]);
-      if (w < 0 || (size_t) w >= sizeof list - used)
-        break;
-      used += (size_t) w;
-    }
-  return tg_error_set (err, TG_ERANGE, path, "expected one of %s; got \"%s\"", list,
-                       v->s ? v->s : "");
-}
-
-int
-tg_param_value_check (const TgParamDesc *d, const TgParamValue *v, TgError *err)
-{
-  char path[TG_ERROR_PATH_MAX];
-  char a[32], b[32], c[32];
-
-  snprintf (path, sizeof path, "params.%s", d->name);
-  if (v->type != d->type)
-    return tg_error_set (err, TG_ETYPE, path, "expected a %s value", tg_param_type_name (d->type));
-  switch (d->type)
-    {
-    case TG_PARAM_FLOAT:
-      if (!isfinite (v->f) || v->f < d->min || v->f > d->max)
-        return tg_error_set (err, TG_ERANGE, path, "expected a number in %s..%s, got %s",
-                             num (a, sizeof a, d->min), num (b, sizeof b, d->max),
-                             num (c, sizeof c, v->f));
-      return 0;
-    case TG_PARAM_INT:
-    case TG_PARAM_SEED:
-      if (v->i < d->min || v->i > d->max)
-        return tg_error_set (err, TG_ERANGE, path, "expected an integer in %s..%s, got %d",
-                             num (a, sizeof a, d->min), num (b, sizeof b, d->max), v->i);
-      return 0;
-    case TG_PARAM_BOOL:
-      if (v->i != 0 && v->i != 1)
-        return tg_error_set (err, TG_ERANGE, path, "expected true or false");
-      return 0;
-    case TG_PARAM_ENUM:
-      return check_choices (d, v, path, err);
-    case TG_PARAM_STRING:
-      if (v->s == NULL && (d->flags & TG_PARAM_REQUIRED))
-        return tg_error_set (err, TG_EMISSING, path, "required parameter is missing");
-      return 0;
-    case TG_PARAM_INPUT_PATH:
-      if (v->s == NULL || v->s[0] == '\0')
-        return tg_error_set (err, TG_EMISSING, path, "a file path is required");
-      return 0;
-    case TG_PARAM_OUTPUT_PATH:
-      if (v->s == NULL || v->s[0] == '\0')
-        return tg_error_set (err, TG_EMISSING, path, "an output file name is required");
-      if (!tg_path_is_safe_relative (v->s))
-        return tg_error_set (err, TG_EPATH, path,
-                             "export path \"%s\" must be relative to the output folder "
-                             "(no absolute path, no \"..\")",
-                             v->s);
-      return 0;
-    case TG_PARAM_VEC2:
-    case TG_PARAM_VEC3:
-    case TG_PARAM_COLOR:
-      for (int k = 0; k < vec_len (d->type); k++)
-        if (!isfinite (v->v[k]) || v->v[k] < d->min || v->v[k] > d->max)
-          return tg_error_set (err, TG_ERANGE, path, "component %d: expected a number in %s..%s, got %s",
-                               k, num (a, sizeof a, d->min), num (b, sizeof b, d->max),
-                               num (c, sizeof c, v->v[k]));
-      return 0;
-    case TG_PARAM_CURVE:
-      if (v->n_points < 2 || v->xy == NULL)
-        return tg_error_set (err, TG_ERANGE, path, "a curve needs at least 2 points, got %d",
-                             v->n_points);
-      for (int k = 0; k < v->n_points; k++)
-        {
-          double x = v->xy[2 * k], y = v->xy[2 * k + 1];
-          if (!isfinite (x) || !isfinite (y) || x < 0 || x > 1 || y < 0 || y > 1)
-            return tg_error_set (err, TG_ERANGE, path, "point %d: [x, y] must lie in 0..1, got [%s, %s]",
-                                 k, num (a, sizeof a, x), num (b, sizeof b, y));
-          if (k > 0 && !(x > v->xy[2 * k - 2]))
-            return tg_error_set (err, TG_ERANGE, path,
-                                 "point %d: x must increase from point to point (%s after %s)", k,
-                                 num (a, sizeof a, x), num (b, sizeof b, v->xy[2 * k - 2]));
-        }
-      return 0;
-    case TG_PARAM_LIST:
-      if (v->n_items < d->min || v->n_items > d->max)
-        return tg_error_set (err, TG_ERANGE, path, "expected %s to %s items, got %d",
-                             num (a, sizeof a, d->min), num (b, sizeof b, d->max), v->n_items);
-      if (v->n_items > 0 && v->n_item_params != d->n_item_params)
-        return tg_error_set (err, TG_ETYPE, path, "items have %d fields, expected %d",
-                             v->n_item_params, d->n_item_params);
-      for (int i = 0; i < v->n_items; i++)
-        for (int k = 0; k < d->n_item_params; k++)
-          {
-            int rc = tg_param_value_check (&d->item_params[k], tg_param_list_field (v, i, k), err);
-            if (rc < 0)
-              {
-                /* "params.FIELD" from the item check becomes "params.NAME[i].FIELD". */
-                {
-                  char base[TG_ERROR_PATH_MAX];
-                  snprintf (base, sizeof base, "params.%s", d->name);
-                  item_path (err, base, i, d->item_params[k].name);
-                }
-                return rc;
-              }
-          }
-      return 0;
-    case TG_PARAM_TYPE_COUNT:
-      break;
-    }
-  return tg_error_set (err, TG_ETYPE, path, "unknown parameter type");
 }
 
 const TgParamValue *
@@ -387,281 +245,6 @@ tg_param_list_remove (TgParamValue *list, int item)
   list->n_items--;
 }
 
-static bool
-parse_double (const char *s, double *out)
-{
-  char *end;
-
-  errno = 0;
-  *out = strtod (s, &end);
-  while (*end == ' ')
-    end++;
-  return end != s && *end == '\0' && errno == 0;
-}
-
-static int
-hex_digit (int ch)
-{
-  if (ch >= '0' && ch <= '9')
-    return ch - '0';
-  if (ch >= 'a' && ch <= 'f')
-    return ch - 'a' + 10;
-  if (ch >= 'A' && ch <= 'F')
-    return ch - 'A' + 10;
-  return -1;
-}
-
-static bool
-parse_color (const char *s, double rgba[4])
-{
-  size_t n = strlen (s);
-
-  if (s[0] != '#' || (n != 7 && n != 9))
-    return false;
-  rgba[3] = 1.0;
-  for (size_t k = 0; k < (n - 1) / 2; k++)
-    {
-      int hi = hex_digit (s[1 + 2 * k]), lo = hex_digit (s[2 + 2 * k]);
-      if (hi < 0 || lo < 0)
-        return false;
-      rgba[k] = (double) (hi * 16 + lo) / 255.0;
-    }
-  return true;
-}
-
-/* Copies [B, E) trimmed of spaces into a new string. */
-static char *
-trimmed (const char *b, const char *e)
-{
-  char *out;
-
-  while (b < e && (*b == ' ' || *b == '\t' || *b == '\n'))
-    b++;
-  while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n'))
-    e--;
-  out = malloc ((size_t) (e - b) + 1);
-  if (out)
-    {
-      memcpy (out, b, (size_t) (e - b));
-      out[e - b] = '\0';
-    }
-  return out;
-}
-
-/* "name=grass|color=#ff0000; name=rock": items split by ';', fields by
- * '|', each "field=value" in the field's own text form; fields left out
- * keep their defaults. */
-static int
-parse_list (const TgParamDesc *d, const char *text, TgParamValue *v, const char *path,
-            TgError *err)
-{
-  const char *p = text;
-
-  v->n_item_params = d->n_item_params;
-  while (*p)
-    {
-      const char *item_end = p + strcspn (p, ";");
-      char *item = trimmed (p, item_end), *q;
-      int idx;
-      if (item == NULL)
-        goto nomem;
-      if (item[0] == '\0')
-        {
-          free (item);
-          p = *item_end ? item_end + 1 : item_end;
-          continue;
-        }
-      idx = tg_param_list_append_default (v, d);
-      if (idx < 0)
-        {
-          free (item);
-          goto nomem;
-        }
-      for (q = item; *q;)
-        {
-          char *field_end = q + strcspn (q, "|"), *eq, *key, *val;
-          int k, rc;
-          TgParamValue fv;
-          char save = *field_end;
-          *field_end = '\0';
-          eq = strchr (q, '=');
-          if (eq == NULL)
-            {
-              rc = tg_error_set (err, TG_ETYPE, path, "item %d: expected field=value, got \"%s\"",
-                                 idx, q);
-              free (item);
-              tg_param_value_clear (v);
-              return rc;
-            }
-          key = trimmed (q, eq);
-          val = trimmed (eq + 1, field_end);
-          k = -1;
-          for (int j = 0; key && j < d->n_item_params; j++)
-            if (strcmp (d->item_params[j].name, key) == 0)
-              k = j;
-          if (k < 0 || val == NULL)
-            {
-              rc = key && val ? tg_error_set (err, TG_EUNKNOWN, path, "item %d: unknown field \"%s\"",
-                                              idx, key)
-                              : tg_error_set (err, TG_ENOMEM, path, NULL);
-              free (key);
-              free (val);
-              free (item);
-              tg_param_value_clear (v);
-              return rc;
-            }
-          rc = tg_param_value_parse (&d->item_params[k], val, &fv, err);
-          if (rc < 0)
-            {
-              item_path (err, path, idx, key);
-              free (key);
-              free (val);
-              free (item);
-              tg_param_value_clear (v);
-              return rc;
-            }
-          tg_param_value_clear (tg_param_list_field_mut (v, idx, k));
-          *tg_param_list_field_mut (v, idx, k) = fv;
-          free (key);
-          free (val);
-          *field_end = save;
-          q = save ? field_end + 1 : field_end;
-        }
-      free (item);
-      p = *item_end ? item_end + 1 : item_end;
-    }
-  return 0;
-
-nomem:
-  tg_param_value_clear (v);
-  return tg_error_set (err, TG_ENOMEM, path, NULL);
-}
-
-int
-tg_param_value_parse (const TgParamDesc *d, const char *text, TgParamValue *out, TgError *err)
-{
-  char path[TG_ERROR_PATH_MAX];
-  TgParamValue v;
-  double x;
-  int rc;
-
-  snprintf (path, sizeof path, "params.%s", d->name);
-  memset (&v, 0, sizeof v);
-  v.type = d->type;
-  switch (d->type)
-    {
-    case TG_PARAM_FLOAT:
-      if (!parse_double (text, &v.f))
-        return tg_error_set (err, TG_ETYPE, path, "expected a number, got \"%s\"", text);
-      break;
-    case TG_PARAM_INT:
-    case TG_PARAM_SEED:
-      if (!parse_double (text, &x) || x != floor (x) || fabs (x) > 2147483647.0)
-        return tg_error_set (err, TG_ETYPE, path, "expected an integer, got \"%s\"", text);
-      v.i = (int) x;
-      break;
-    case TG_PARAM_BOOL:
-      if (strcmp (text, "true") == 0 || strcmp (text, "1") == 0)
-        v.i = 1;
-      else if (strcmp (text, "false") == 0 || strcmp (text, "0") == 0)
-        v.i = 0;
-      else
-        return tg_error_set (err, TG_ETYPE, path, "expected true or false, got \"%s\"", text);
-      break;
-    case TG_PARAM_ENUM:
-    case TG_PARAM_STRING:
-    case TG_PARAM_INPUT_PATH:
-    case TG_PARAM_OUTPUT_PATH:
-      if ((v.s = strdup (text)) == NULL)
-        return tg_error_set (err, TG_ENOMEM, path, NULL);
-      v.i = tg_param_enum_index (d, text);
-      break;
-    case TG_PARAM_VEC2:
-    case TG_PARAM_VEC3:
-      {
-        int n = vec_len (d->type), k = 0;
-        const char *p = text;
-        for (; k < n; k++)
-          {
-            char part[64];
-            size_t len = strcspn (p, ",");
-            if (len >= sizeof part)
-              break;
-            memcpy (part, p, len);
-            part[len] = '\0';
-            if (!parse_double (part, &v.v[k]))
-              break;
-            p += len;
-            if (k < n - 1)
-              {
-                if (*p != ',')
-                  break;
-                p++;
-              }
-          }
-        if (k != n || *p != '\0')
-          return tg_error_set (err, TG_ETYPE, path, "expected %d numbers separated by commas, got \"%s\"",
-                               n, text);
-      }
-      break;
-    case TG_PARAM_COLOR:
-      if (!parse_color (text, v.v))
-        return tg_error_set (err, TG_ETYPE, path, "expected a colour \"#rrggbb\", got \"%s\"", text);
-      break;
-    case TG_PARAM_CURVE:
-      {
-        const char *p = text;
-        int cap = 0;
-        while (*p)
-          {
-            double px, py;
-            char *end;
-            px = strtod (p, &end);
-            if (end == p || *end != ':')
-              goto bad_curve;
-            p = end + 1;
-            py = strtod (p, &end);
-            if (end == p || (*end != ',' && *end != '\0'))
-              goto bad_curve;
-            p = *end ? end + 1 : end;
-            if (v.n_points == cap)
-              {
-                double *grown;
-                cap = cap ? cap * 2 : 8;
-                grown = realloc (v.xy, sizeof (double) * 2 * (size_t) cap);
-                if (grown == NULL)
-                  {
-                    tg_param_value_clear (&v);
-                    return tg_error_set (err, TG_ENOMEM, path, NULL);
-                  }
-                v.xy = grown;
-              }
-            v.xy[2 * v.n_points] = px;
-            v.xy[2 * v.n_points + 1] = py;
-            v.n_points++;
-          }
-        break;
-      bad_curve:
-        tg_param_value_clear (&v);
-        return tg_error_set (err, TG_ETYPE, path, "expected points \"x:y,x:y,...\", got \"%s\"", text);
-      }
-    case TG_PARAM_LIST:
-      if ((rc = parse_list (d, text, &v, path, err)) < 0)
-        return rc;
-      break;
-    case TG_PARAM_TYPE_COUNT:
-      return tg_error_set (err, TG_ETYPE, path, "unknown parameter type");
-    }
-  rc = tg_param_value_check (d, &v, err);
-  if (rc < 0)
-    {
-      tg_param_value_clear (&v);
-      return rc;
-    }
-  *out = v;
-  return 0;
-}
-
 int
 tg_param_value_store (const TgParamDesc *d, const TgParamValue *v, void *params_struct)
 {
@@ -694,7 +277,7 @@ tg_param_value_store (const TgParamDesc *d, const TgParamValue *v, void *params_
     case TG_PARAM_VEC2:
     case TG_PARAM_VEC3:
     case TG_PARAM_COLOR:
-      memcpy (field, v->v, sizeof (double) * (size_t) vec_len (d->type));
+      memcpy (field, v->v, sizeof (double) * (size_t) tg__param_vec_len (d->type));
       break;
     case TG_PARAM_CURVE:
       {

@@ -14,10 +14,10 @@ check_format (double v, const char *want)
 {
   char got[32];
 
-  tg__format_double (v, got);
+  tg_format_double (v, got);
   TG_CHECK_MSG (strcmp (got, want) == 0, "%.17g -> \"%s\", want \"%s\"", v, got, want);
   if (strcmp (want, "null") != 0)
-    TG_CHECK_MSG (tg__strtod (got, NULL) == v || (v == 0 && tg__strtod (got, NULL) == 0),
+    TG_CHECK_MSG (tg_strtod (got, NULL) == v || (v == 0 && tg_strtod (got, NULL) == 0),
                   "\"%s\" does not read back", got);
 }
 
@@ -45,8 +45,8 @@ test_format_double_shortest_round_trip (void)
     {
       double v = (double) i / 7919.0 * (i % 2 ? 1e-3 : 1e5);
       char buf[32];
-      tg__format_double (v, buf);
-      if (tg__strtod (buf, NULL) != v)
+      tg_format_double (v, buf);
+      if (tg_strtod (buf, NULL) != v)
         {
           TG_CHECK_MSG (0, "%.17g -> %s", v, buf);
           break;
@@ -89,11 +89,11 @@ test_format_double_ignores_locale (void)
     }
   else
     fprintf (stderr, "  (no decimal-comma locale available; checking the C locale only)\n");
-  tg__format_double (0.25, got);
+  tg_format_double (0.25, got);
   TG_CHECK_MSG (strcmp (got, "0.25") == 0, "got %s", got);
-  tg__format_double (1e-7, got);
+  tg_format_double (1e-7, got);
   TG_CHECK_MSG (strcmp (got, "1e-07") == 0, "got %s", got);
-  TG_CHECK (tg__strtod ("0.75", NULL) == 0.75);
+  TG_CHECK (tg_strtod ("0.75", NULL) == 0.75);
   setlocale (LC_ALL, "C");
   unsetenv ("LOCPATH");
 }
@@ -270,16 +270,16 @@ test_suggestions (void)
 {
   TgSuggest s;
 
-  TG_CHECK_INT_EQ (tg__edit_distance ("heigth", "height"), 2);
-  TG_CHECK_INT_EQ (tg__edit_distance ("", "abc"), 3);
-  tg__suggest_init (&s, "noise.fbn");
-  tg__suggest_add (&s, "curve");
-  tg__suggest_add (&s, "noise.fbm");
-  tg__suggest_add (&s, "noise.fbx");
-  TG_CHECK (s.best && strcmp (tg__suggest_result (&s), "noise.fbm") == 0);
-  tg__suggest_init (&s, "zzzzzz");
-  tg__suggest_add (&s, "curve");
-  TG_CHECK (tg__suggest_result (&s) == NULL);
+  TG_CHECK_INT_EQ (tg_edit_distance ("heigth", "height"), 2);
+  TG_CHECK_INT_EQ (tg_edit_distance ("", "abc"), 3);
+  tg_suggest_init (&s, "noise.fbn");
+  tg_suggest_add (&s, "curve");
+  tg_suggest_add (&s, "noise.fbm");
+  tg_suggest_add (&s, "noise.fbx");
+  TG_CHECK (s.best && strcmp (tg_suggest_result (&s), "noise.fbm") == 0);
+  tg_suggest_init (&s, "zzzzzz");
+  tg_suggest_add (&s, "curve");
+  TG_CHECK (tg_suggest_result (&s) == NULL);
 }
 
 int

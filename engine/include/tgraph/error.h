@@ -70,6 +70,23 @@ void tg_error_set_node_id (TgError *err, const char *id);
 
 void tg_error_clear (TgError *err);
 
+/* "Did you mean": the closest of several candidate names to NAME, when
+ * it is close enough to be a likely typo.  One place for suggestions:
+ * parameter choices, parameter and node type names, ports, settings. */
+typedef struct
+{
+  const char *name;
+  const char *best;
+  int best_distance;
+} TgSuggest;
+
+void tg_suggest_init (TgSuggest *s, const char *name);
+void tg_suggest_add (TgSuggest *s, const char *candidate);
+/* The best candidate, or NULL when nothing was close. */
+const char *tg_suggest_result (const TgSuggest *s);
+/* Edit distance between two short names (1000 past 63 characters). */
+int tg_edit_distance (const char *a, const char *b);
+
 /* The path as people read it: "nodes[3] \"base\".params.octaves" when the
  * node's id is known, else err->path.  Into BUF; returns BUF. */
 const char *tg_error_format_path (const TgError *err, char *buf, unsigned long size);

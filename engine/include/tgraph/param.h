@@ -111,14 +111,60 @@ int tg_param_value_copy (TgParamValue *dst, const TgParamValue *src);
 void tg_param_value_clear (TgParamValue *v);
 bool tg_param_value_equal (const TgParamValue *a, const TgParamValue *b);
 
+/* --- The codec: the one place a parameter value is checked, read from
+ * text and written as text.  The .tgraph loader only turns JSON into a
+ * TgParamValue (type errors through tg_param_error_got) and leaves every
+ * other check to tg_param_value_check, so a file and `--set` say the same
+ * thing about the same bad value. */
+
 /* Checks V against D (type, range, enum choice, path rules, curve order).
- * On error, err->path is "params.NAME" (callers prefix the node). */
+ * On error, err->path is "params.NAME", or deeper for an element
+ * ("params.NAME[1]", "params.NAME[2].FIELD"); callers prefix the node.
+ * Messages read "expected <what D accepts>, got <the value>". */
 int tg_param_value_check (const TgParamDesc *d, const TgParamValue *v, TgError *err);
 
-/* Parses TEXT as D's type: numbers, true/false, enum names, strings,
- * "x,y[,z]" vectors, "#rrggbb" colours, "x:y,x:y,..." curves.  For
- * `tgraph eval --set`.  The value is checked too. */
+/* Parses TEXT as D's type: numbers, true/false (or 1/0), enum names,
+ * strings, "x,y[,z]" vectors, "#rrggbb" colours, "x:y,x:y,..." curves,
+ * "field=value|field=value; ..." lists.  For `tgraph eval --set` and the
+ * GUI's text entries.  The value is checked too. */
 int tg_param_value_parse (const TgParamDesc *d, const char *text, TgParamValue *out, TgError *err);
+
+/* What D (or, with a WHERE such as "[1]" or "[1][0]", an element of it)
+ * accepts, as messages say it after "expected ": "an integer in 1..16",
+ * "one of \"perlin\", \"simplex\"", "a colour \"#rrggbb\" or
+ * \"#rrggbbaa\"".  Into BUF; returns BUF. */
+const char *tg_param_expected (const TgParamDesc *d, const char *where, char *buf, size_t size);
+
+/* Sets "expected <tg_param_expected>, got GOT" with CODE (TG_ETYPE for a
+ * value of the wrong kind, TG_ERANGE for one out of range) at
+ * "params.NAME" + WHERE, and returns CODE.  GOT as tg_describe_* write it. */
+int tg_param_error_got (const TgParamDesc *d, int code, const char *where, const char *got,
+                        TgError *err);
+
+/* The index of list D's item field KEY; else TG_EUNKNOWN with err->path
+ * "params.NAME[ITEM].KEY" and a suggestion. */
+int tg_param_item_field (const TgParamDesc *d, int item, const char *key, TgError *err);
+
+/* How a value reads after "got " in messages: a string quoted as JSON
+ * writes it (cut short after 44 characters), a number as
+ * tg_format_double writes it.  Into BUF; return BUF. */
+const char *tg_describe_string (const char *s, char *buf, size_t size);
+const char *tg_describe_number (double v, char *buf, size_t size);
+
+/* "#rrggbb" or "#rrggbbaa" (either case) into RGBA in 0..1 (alpha 1 when
+ * not given): 0, or TG_ETYPE.  The one colour parser. */
+int tg_color_parse (const char *text, double rgba[4]);
+/* RGBA, each clamped to 0..1 and rounded to a byte, as "#rrggbb", or
+ * "#rrggbbaa" when alpha is below 1.  Into OUT; returns OUT. */
+const char *tg_color_format (const double rgba[4], char out[10]);
+
+/* The shortest of %.15g, %.16g, %.17g that parses back to V, always with
+ * '.' as the decimal point whatever the locale; integers have no ".0".
+ * -0.0 is written "-0.0" so that it reads back as a double; NaN and the
+ * infinities "null" (JSON has neither).  OUT holds 32. */
+void tg_format_double (double v, char out[32]);
+/* strtod in the C locale. */
+double tg_strtod (const char *s, char **end);
 
 /* Index of CHOICE in D's choices, or -1. */
 int tg_param_enum_index (const TgParamDesc *d, const char *choice);
