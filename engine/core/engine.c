@@ -84,6 +84,7 @@ typedef struct
   const TgTileStore *store;
   const TgTiling *step_tiling;
   bool raw_tiles; /* a tile job's images go out raw, for stitch to encode */
+  bool validated; /* the graph passed tg_graph_validate unchanged since: skip check_node */
   const TgTiling *export_tiling; /* an export of one tile: its window */
   TgRegion export_window;
 } Eval;
@@ -308,43 +309,22 @@ node_params (Eval *ev, int node)
   return p;
 }
 
-/* Checks what evaluating NODE needs: its parameters and required inputs.
- * A pull validates only the part of the graph it touches, so the GUI can
- * preview one branch while another is still being wired. */
+/* Checks what evaluating NODE needs (tg_graph_check_node, the same check
+ * tg_graph_validate makes of every node).  A pull validates only the part
+ * of the graph it touches, so the GUI can preview one branch while
+ * another is still being wired; a graph validated since its last edit is
+ * not checked again. */
 static int
 check_node (Eval *ev, int node)
 {
-  const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
-  char prefix[64];
   void *p;
-  int rc;
 
-  snprintf (prefix, sizeof prefix, "nodes[%d]", node);
-  for (int k = 0; k < d->n_params; k++)
-    if ((rc = tg_param_value_check (&d->params[k], tg_graph_get_param_at (ev->g, node, k),
-                                    ev->err)) < 0)
-      {
-        tg_error_prefix_path (ev->err, prefix);
-        return rc;
-      }
+  if (ev->validated)
+    return 0;
   p = node_params (ev, node);
   if (p == NULL)
     return tg_error_set (ev->err, TG_ENOMEM, NULL, NULL);
-  if (d->check && (rc = d->check (p, ev->err)) < 0)
-    {
-      tg_error_prefix_path (ev->err, prefix);
-      return rc;
-    }
-  for (int k = 0; k < d->n_inputs; k++)
-    if (!d->inputs[k].optional && tg_graph_input_link (ev->g, node, k) < 0)
-      {
-        char path[TG_ERROR_PATH_MAX];
-        snprintf (path, sizeof path, "%s.inputs.%s", prefix, d->inputs[k].name);
-        return tg_error_set (ev->err, TG_EMISSING, path,
-                             "node \"%s\" (%s) needs a link into its \"%s\" input",
-                             tg_graph_node_id (ev->g, node), d->type, d->inputs[k].name);
-      }
-  return 0;
+  return tg_graph_check_node (ev->g, node, p, ev->err);
 }
 
 /* The region input nodes must cover for NODE to produce OUT. */
@@ -1499,6 +1479,7 @@ eval_begin (Eval *ev, TgEngine *e, const TgGraph *g, const TgEvalHooks *hooks,
   ev->report = report;
   ev->err = err;
   ev->store = hooks ? hooks->store : NULL;
+  ev->validated = tg_graph_is_validated (g);
   tg_error_clear (err);
   ev->params = calloc ((size_t) (n ? n : 1), sizeof (void *));
   if (ev->params == NULL)

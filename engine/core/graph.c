@@ -1,5 +1,10 @@
-/* The graph model: world settings, nodes, parameters and links. */
+/* The graph model: world settings, nodes, parameters and links, and the
+ * graph's validation, done once per change: every edit bumps a
+ * generation, and a graph that passed tg_graph_validate remembers at
+ * which generation (and with which world, whose fields callers edit in
+ * place), so the engine does not check an unchanged graph again. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +30,13 @@ struct TgGraph
   int n_nodes, cap_nodes;
   TgLink *links;
   int n_links, cap_links;
+  unsigned long generation; /* bumped by every edit that validation reads */
+  /* The last successful tg_graph_validate, under LOCK: validate takes a
+   * const graph, which worker threads may share. */
+  pthread_mutex_t lock;
+  bool valid;
+  unsigned long valid_generation;
+  TgWorld valid_world;
 };
 
 static char *
@@ -38,8 +50,14 @@ tg_graph_new (void)
 {
   TgGraph *g = calloc (1, sizeof *g);
 
-  if (g)
-    tg_world_init_default (&g->world);
+  if (g == NULL)
+    return NULL;
+  if (pthread_mutex_init (&g->lock, NULL) != 0)
+    {
+      free (g);
+      return NULL;
+    }
+  tg_world_init_default (&g->world);
   return g;
 }
 
@@ -66,6 +84,7 @@ tg_graph_free (TgGraph *g)
   free (g->links);
   free (g->base_dir);
   free (g->extra);
+  pthread_mutex_destroy (&g->lock);
   free (g);
 }
 
@@ -105,6 +124,12 @@ tg_graph_copy (const TgGraph *g)
   if (g->n_links > 0)
     memcpy (c->links, g->links, sizeof (TgLink) * (size_t) g->n_links);
   c->n_links = g->n_links;
+  c->generation = g->generation;
+  pthread_mutex_lock ((pthread_mutex_t *) &g->lock);
+  c->valid = g->valid;
+  c->valid_generation = g->valid_generation;
+  c->valid_world = g->valid_world;
+  pthread_mutex_unlock ((pthread_mutex_t *) &g->lock);
   return c;
 
 fail:
@@ -217,6 +242,7 @@ tg_graph_add_node (TgGraph *g, const char *id, const char *type, TgError *err)
     }
   for (int k = 0; k < desc->n_params; k++)
     tg_param_value_init_default (&n->params[k], &desc->params[k]);
+  g->generation++;
   return g->n_nodes++;
 }
 
@@ -242,6 +268,7 @@ tg_graph_remove_node (TgGraph *g, int node)
   node_clear (&g->nodes[node]);
   memmove (&g->nodes[node], &g->nodes[node + 1], sizeof (Node) * (size_t) (g->n_nodes - node - 1));
   g->n_nodes--;
+  g->generation++;
 }
 
 int
@@ -271,6 +298,7 @@ tg_graph_set_node_id (TgGraph *g, int node, const char *id, TgError *err)
     return tg_error_set (err, TG_ENOMEM, NULL, NULL);
   free (g->nodes[node].id);
   g->nodes[node].id = copy;
+  g->generation++;
   return 0;
 }
 
@@ -294,13 +322,6 @@ tg_graph_set_param (TgGraph *g, int node, const char *name, const TgParamValue *
   if (k < 0)
     return tg_error_set (err, TG_EUNKNOWN, NULL, "unknown parameter \"%s\" for %s", name,
                          n->desc->type);
-  {
-    char path[TG_ERROR_PATH_MAX];
-    snprintf (path, sizeof path, "params.%s", name);
-    if (v->type != n->desc->params[k].type)
-      return tg_error_set (err, TG_ETYPE, path, "expected a %s value",
-                           tg_param_type_name (n->desc->params[k].type));
-  }
   if ((rc = tg_param_value_check (&n->desc->params[k], v, err)) < 0)
     return rc;
   if (tg_param_value_copy (&copy, v) < 0)
@@ -309,6 +330,7 @@ tg_graph_set_param (TgGraph *g, int node, const char *name, const TgParamValue *
     copy.i = tg_param_enum_index (&n->desc->params[k], copy.s);
   tg_param_value_clear (&n->params[k]);
   n->params[k] = copy;
+  g->generation++;
   return 0;
 }
 
@@ -511,6 +533,7 @@ tg_graph_add_link (TgGraph *g, const char *from_node, const char *from_port,
       g->cap_links = cap;
     }
   g->links[g->n_links] = (TgLink) { fn, fp, tn, tp };
+  g->generation++;
   return g->n_links++;
 }
 
@@ -521,6 +544,7 @@ tg_graph_remove_link (TgGraph *g, int link)
     return;
   memmove (&g->links[link], &g->links[link + 1], sizeof (TgLink) * (size_t) (g->n_links - link - 1));
   g->n_links--;
+  g->generation++;
 }
 
 int
@@ -642,51 +666,92 @@ tg_graph_topo_order (const TgGraph *g, int *order, TgError *err)
 }
 
 int
-tg_graph_validate (const TgGraph *g, TgError *err)
+tg_graph_check_node (const TgGraph *g, int node, const void *params, TgError *err)
+{
+  const Node *n;
+  const TgNodeDesc *d;
+  void *own = NULL;
+  int rc = 0;
+
+  if (node < 0 || node >= g->n_nodes)
+    return tg_error_set (err, TG_EINVAL, NULL, "no node %d", node);
+  n = &g->nodes[node];
+  d = n->desc;
+  for (int k = 0; k < d->n_params && rc == 0; k++)
+    rc = tg_param_value_check (&d->params[k], &n->params[k], err);
+  if (rc == 0 && d->check)
+    {
+      if (params == NULL)
+        {
+          own = calloc (1, d->params_size ? d->params_size : 1);
+          for (int k = 0; own && k < d->n_params && rc == 0; k++)
+            rc = tg_param_value_store (&d->params[k], &n->params[k], own);
+          if (own == NULL || rc < 0)
+            rc = tg_error_set (err, TG_ENOMEM, NULL, NULL);
+          params = own;
+        }
+      if (rc == 0)
+        rc = d->check (params, err);
+      if (own)
+        tg_params_struct_clear (d->params, d->n_params, own);
+      free (own);
+    }
+  if (rc < 0)
+    {
+      tg_error_prefix_node (err, node, n->id);
+      return rc;
+    }
+  for (int k = 0; k < d->n_inputs; k++)
+    if (!d->inputs[k].optional && tg_graph_input_link (g, node, k) < 0)
+      {
+        char path[TG_ERROR_PATH_MAX];
+        snprintf (path, sizeof path, "nodes[%d].inputs.%s", node, d->inputs[k].name);
+        tg_error_set (err, TG_EMISSING, path, "node \"%s\" (%s) needs a link into its \"%s\" input",
+                      n->id, d->type, d->inputs[k].name);
+        tg_error_set_node_id (err, n->id);
+        return TG_EMISSING;
+      }
+  return 0;
+}
+
+static bool
+world_equal (const TgWorld *a, const TgWorld *b)
+{
+  return a->size_x == b->size_x && a->size_z == b->size_z && a->height_m == b->height_m
+         && a->resolution == b->resolution && a->seed == b->seed;
+}
+
+bool
+tg_graph_is_validated (const TgGraph *g)
+{
+  bool valid;
+
+  pthread_mutex_lock ((pthread_mutex_t *) &g->lock);
+  valid = g->valid && g->valid_generation == g->generation
+          && world_equal (&g->valid_world, &g->world);
+  pthread_mutex_unlock ((pthread_mutex_t *) &g->lock);
+  return valid;
+}
+
+unsigned long
+tg_graph_generation (const TgGraph *g)
+{
+  return g->generation;
+}
+
+/* Everything tg_graph_validate checks, without the record. */
+static int
+validate (const TgGraph *g, TgError *err)
 {
   int rc, *order;
-  char prefix[64];
 
   if ((rc = tg_world_check (&g->world, err)) < 0)
     return rc;
   for (int i = 0; i < g->n_nodes; i++)
     {
       const Node *n = &g->nodes[i];
-      snprintf (prefix, sizeof prefix, "nodes[%d]", i);
-      for (int k = 0; k < n->desc->n_params; k++)
-        if ((rc = tg_param_value_check (&n->desc->params[k], &n->params[k], err)) < 0)
-          {
-            tg_error_prefix_node (err, i, n->id);
-            return rc;
-          }
-      if (n->desc->check)
-        {
-          void *p = calloc (1, n->desc->params_size ? n->desc->params_size : 1);
-          if (p == NULL)
-            return tg_error_set (err, TG_ENOMEM, NULL, NULL);
-          rc = 0;
-          for (int k = 0; k < n->desc->n_params && rc == 0; k++)
-            rc = tg_param_value_store (&n->desc->params[k], &n->params[k], p);
-          rc = rc < 0 ? tg_error_set (err, rc, NULL, NULL) : n->desc->check (p, err);
-          tg_params_struct_clear (n->desc->params, n->desc->n_params, p);
-          free (p);
-          if (rc < 0)
-            {
-              tg_error_prefix_node (err, i, n->id);
-              return rc;
-            }
-        }
-      for (int k = 0; k < n->desc->n_inputs; k++)
-        if (!n->desc->inputs[k].optional && tg_graph_input_link (g, i, k) < 0)
-          {
-            char path[TG_ERROR_PATH_MAX];
-            snprintf (path, sizeof path, "%s.inputs.%s", prefix, n->desc->inputs[k].name);
-            tg_error_set (err, TG_EMISSING, path,
-                          "node \"%s\" (%s) needs a link into its \"%s\" input", n->id,
-                          n->desc->type, n->desc->inputs[k].name);
-            tg_error_set_node_id (err, n->id);
-            return TG_EMISSING;
-          }
+      if ((rc = tg_graph_check_node (g, i, NULL, err)) < 0)
+        return rc;
       /* Two exports writing the same file would race for it. */
       for (int k = 0; k < n->desc->n_params; k++)
         if (n->desc->params[k].type == TG_PARAM_OUTPUT_PATH)
@@ -697,7 +762,7 @@ tg_graph_validate (const TgGraph *g, TgError *err)
                   && strcmp (g->nodes[j].params[q].s, n->params[k].s) == 0)
                 {
                   char path[TG_ERROR_PATH_MAX];
-                  snprintf (path, sizeof path, "%s.params.%s", prefix, n->desc->params[k].name);
+                  snprintf (path, sizeof path, "nodes[%d].params.%s", i, n->desc->params[k].name);
                   tg_error_set (err, TG_EPATH, path, "\"%s\" is also written by node \"%s\"",
                                 n->params[k].s, g->nodes[j].id);
                   tg_error_set_node_id (err, n->id);
@@ -716,5 +781,26 @@ tg_graph_validate (const TgGraph *g, TgError *err)
     return tg_error_set (err, TG_ENOMEM, NULL, NULL);
   rc = tg_graph_topo_order (g, order, err);
   free (order);
+  return rc;
+}
+
+int
+tg_graph_validate (const TgGraph *g, TgError *err)
+{
+  pthread_mutex_t *lock = (pthread_mutex_t *) &g->lock;
+  TgGraph *rec = (TgGraph *) g; /* the record is not part of the graph's value */
+  int rc;
+
+  if (tg_graph_is_validated (g))
+    return 0;
+  rc = validate (g, err);
+  if (rc == 0)
+    {
+      pthread_mutex_lock (lock);
+      rec->valid = true;
+      rec->valid_generation = g->generation;
+      rec->valid_world = g->world;
+      pthread_mutex_unlock (lock);
+    }
   return rc;
 }

@@ -161,6 +161,51 @@ test_validate (void)
 
 /* The validator's errors about a node carry its id beside the path, which
  * stays a plain JSON path; the formatted path and message show both. */
+/* A graph is validated once per change: each edit (and a world field
+ * changed in place) makes tg_graph_validate check again, and a pull
+ * checks a node with the same function validate uses. */
+static void
+test_validate_once_per_change (void)
+{
+  TgGraph *g = chain (), *c;
+  TgEngine *e = tg_engine_new (NULL);
+  TgError err = { 0 }, pull_err = { 0 };
+  TgParamValue v = { .type = TG_PARAM_INT, .i = 3 };
+  TgValue *out = NULL;
+  TgRegion r;
+  unsigned long gen = tg_graph_generation (g);
+
+  TG_CHECK (!tg_graph_is_validated (g));
+  TG_CHECK_INT_EQ (tg_graph_validate (g, &err), 0);
+  TG_CHECK (tg_graph_is_validated (g));
+  c = tg_graph_copy (g);
+  TG_CHECK (c && tg_graph_is_validated (c));
+  tg_graph_free (c);
+  TG_CHECK_INT_EQ (tg_graph_set_param (g, 0, "steps", &v, &err), 0);
+  TG_CHECK (tg_graph_generation (g) > gen);
+  TG_CHECK (!tg_graph_is_validated (g));
+  TG_CHECK_INT_EQ (tg_graph_validate (g, &err), 0);
+  tg_graph_world (g)->resolution = 1;
+  TG_CHECK (!tg_graph_is_validated (g));
+  TG_CHECK_INT_EQ (tg_graph_validate (g, &err), TG_ERANGE);
+  tg_graph_world (g)->resolution = 65;
+  TG_CHECK_INT_EQ (tg_graph_validate (g, &err), 0);
+  tg_graph_remove_link (g, 0);
+  TG_CHECK (!tg_graph_is_validated (g));
+  /* The pull and the validator say the same about the same node. */
+  TG_CHECK_INT_EQ (tg_graph_validate (g, &err), TG_EMISSING);
+  tg_region_for_world (&r, tg_graph_world (g), 9);
+  TG_CHECK_INT_EQ (tg_engine_pull (e, g, 1, 0, &r, NULL, &out, NULL, &pull_err), TG_EMISSING);
+  TG_CHECK_MSG (strcmp (err.path, pull_err.path) == 0, "%s vs %s", err.path, pull_err.path);
+  TG_CHECK (strcmp (err.message, pull_err.message) == 0);
+  TG_CHECK (strcmp (err.node_id, pull_err.node_id) == 0);
+  /* The source alone still previews on the unfinished graph. */
+  TG_CHECK_INT_EQ (tg_engine_pull (e, g, 0, 0, &r, NULL, &out, NULL, &pull_err), 0);
+  tg_value_unref (out);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
 static void
 test_validate_names_node_id (void)
 {
@@ -315,6 +360,7 @@ main (void)
   TG_RUN (test_links);
   TG_RUN (test_cycle_named);
   TG_RUN (test_validate);
+  TG_RUN (test_validate_once_per_change);
   TG_RUN (test_validate_names_node_id);
   TG_RUN (test_remove_and_copy);
   TG_RUN (test_region_lattice);

@@ -90,10 +90,25 @@ const char *tg_graph_node_extra (const TgGraph *g, int node);
 void tg_graph_set_extra (TgGraph *g, const char *json);
 const char *tg_graph_extra (const TgGraph *g);
 
-/* Full check before evaluation: world settings, every parameter, the
- * cross-parameter checks, required inputs linked, no cycle (the message
- * names the nodes on it), export paths safe and not written twice. */
+/* Full check before evaluation: world settings, every node as
+ * tg_graph_check_node checks it, no cycle (the message names the nodes
+ * on it), export paths not written twice.  Done once per change: a graph
+ * that passed and has not been edited since (tg_graph_generation, the
+ * world's fields) passes again without checking. */
 int tg_graph_validate (const TgGraph *g, TgError *err);
+
+/* What evaluating NODE needs: every parameter (tg_param_value_check),
+ * the node's cross-parameter check, its required inputs linked.  PARAMS:
+ * the node's parameter struct when the caller has filled one, else NULL.
+ * Errors name the node: "nodes[N].params.NAME" and its id. */
+int tg_graph_check_node (const TgGraph *g, int node, const void *params, TgError *err);
+
+/* Whether tg_graph_validate passed on the graph as it is now. */
+bool tg_graph_is_validated (const TgGraph *g);
+
+/* A count that every edit of nodes, parameters or links raises (world
+ * fields are edited in place and are not counted). */
+unsigned long tg_graph_generation (const TgGraph *g);
 
 /* Nodes in an order where every node follows its inputs.  ORDER has room
  * for n_nodes.  Fails with TG_ECYCLE naming the nodes on a cycle. */
