@@ -63,6 +63,28 @@ expect_in "$TMP/err" "bad_range.tgraph" "mixed files"
 expect_in "$TMP/err" "bad_type.tgraph" "mixed files"
 expect_in "$TMP/err" "2 of 3 files have errors" "mixed files"
 
+# The same bad value says the same thing from the file and from --set:
+# "nodes[0] "base".params.octaves: expected ..." after the place.
+same_both_ways () { # SED-EXPR SET-ARG WANT
+  sed "$1" "$DATA/small.tgraph" > "$TMP/bad_value.tgraph"
+  run "$TGRAPH" check "$TMP/bad_value.tgraph"
+  expect_rc 2 "bad value in the file ($2)"
+  grep -o ' nodes\[.*' "$TMP/err" > "$TMP/from_file"
+  run "$TGRAPH" eval "$DATA/small.tgraph" -o "$TMP/never" --set "$2"
+  expect_rc 2 "--set $2"
+  grep -o ' nodes\[.*' "$TMP/err" > "$TMP/from_set"
+  expect_in "$TMP/from_file" "$3" "bad value in the file ($2)"
+  cmp -s "$TMP/from_file" "$TMP/from_set" \
+    || fail "--set $2 and the file differ: $(cat "$TMP/from_set") vs $(cat "$TMP/from_file")"
+}
+same_both_ways 's/"octaves": 5/"octaves": 40/' base.octaves=40 \
+  'nodes[0] "base".params.octaves: expected an integer in 1..16, got 40'
+same_both_ways 's/"octaves": 5/"octaves": "abc"/' base.octaves=abc \
+  'expected an integer in 1..16, got "abc"'
+same_both_ways 's/"op": "multiply"/"op": "multiplx"/' mix.op=multiplx \
+  'got "multiplx" (did you mean "multiply"?)'
+same_both_ways 's/"radius_m": 350/"radius_m": -1/' island.radius_m=-1 'got -1'
+
 run "$TGRAPH" check
 expect_rc 2 "check without files"
 expect_in "$TMP/err" "no file given" "check without files"

@@ -819,6 +819,56 @@ test_list_params (void)
   EXPECT_ERROR (t, TG_ETYPE, "nodes[0].params.items[0]", "expected an object, got 3", "3 ]");
 }
 
+/* A bad value says the same thing from a file and from `--set` text
+ * (tg_graph_set_param_text): one codec checks both. */
+static void
+same_message (const char *json_param, const char *name, const char *text, const char *want)
+{
+  char nodes[512], file_path[TG_ERROR_PATH_MAX + 16];
+  TgGraph *g = NULL;
+  TgError file_err = { 0 }, set_err = { 0 };
+  const char *t;
+
+  snprintf (nodes, sizeof nodes,
+            "    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { %s } }", json_param);
+  t = doc (nodes, NULL);
+  TG_CHECK (tg_tgraph_load_string (t, strlen (t), "/tmp", &g, &file_err) < 0);
+  g = load_ok (doc ("    { \"id\": \"a\", \"type\": \"test.all\" }", NULL));
+  if (!g)
+    return;
+  TG_CHECK_INT_EQ (tg_graph_set_param_text (g, 0, name, text, &set_err), file_err.code);
+  snprintf (file_path, sizeof file_path, "nodes[0].%s", set_err.path);
+  TG_CHECK_MSG (strcmp (file_err.path, file_path) == 0, "%s vs %s", file_err.path, file_path);
+  TG_CHECK_MSG (strcmp (file_err.message, set_err.message) == 0, "file: %s\n--set: %s",
+                file_err.message, set_err.message);
+  TG_CHECK_STR_CONTAINS (set_err.message, want);
+  tg_graph_free (g);
+}
+
+static void
+test_file_and_set_say_the_same (void)
+{
+  /* an enum typo, with the suggestion */
+  same_message ("\"e\": \"gama\"", "e", "gama",
+                "expected one of \"alpha\", \"beta\", \"gamma\", got \"gama\" (did you mean \"gamma\"?)");
+  /* numbers out of range */
+  same_message ("\"i\": 40", "i", "40", "expected an integer in 1..16, got 40");
+  same_message ("\"f\": 12.5", "f", "12.5", "expected a number in -10..10, got 12.5");
+  /* a bad colour */
+  same_message ("\"col\": \"#12345\"", "col", "#12345",
+                "expected a colour \"#rrggbb\" or \"#rrggbbaa\", got \"#12345\"");
+  /* the wrong type */
+  same_message ("\"i\": 2.5", "i", "2.5", "expected an integer in 1..16, got 2.5");
+  same_message ("\"f\": \"tall\"", "f", "tall", "expected a number in -10..10, got \"tall\"");
+  /* list items: the item and field are named both ways */
+  same_message ("\"items\": [ {}, { \"weight\": 11 } ]", "items", "name=a; weight=11",
+                "expected a number in 0..10, got 11");
+  same_message ("\"items\": [ { \"weight\": \"x\" } ]", "items", "weight=x",
+                "expected a number in 0..10, got \"x\"");
+  same_message ("\"items\": [ { \"wieght\": 1 } ]", "items", "wieght=1",
+                "unknown field of a items item (did you mean \"weight\"?)");
+}
+
 static void
 test_unknown_keys_are_kept (void)
 {
@@ -853,6 +903,7 @@ main (void)
   TG_RUN (test_error_params);
   TG_RUN (test_error_links);
   TG_RUN (test_list_params);
+  TG_RUN (test_file_and_set_say_the_same);
   TG_RUN (test_unknown_keys_are_kept);
   return tgtest_result ();
 }
