@@ -13,39 +13,14 @@
 void
 tg__json_put_string_n (TgBuf *b, const char *s, size_t n)
 {
-  static const char hex[] = "0123456789abcdef";
   size_t run = 0;
 
   tg__buf_putc (b, '"');
   for (size_t i = 0; i < n; i++)
     {
-      unsigned char c = (unsigned char) s[i];
-      const char *esc = NULL;
       char u[7];
+      const char *esc = tg_string_escape ((unsigned char) s[i], u);
 
-      switch (c)
-        {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
-        case '\b': esc = "\\b"; break;
-        case '\f': esc = "\\f"; break;
-        default:
-          if (c < 0x20 || c == 0x7f)
-            {
-              u[0] = '\\';
-              u[1] = 'u';
-              u[2] = '0';
-              u[3] = '0';
-              u[4] = hex[c >> 4];
-              u[5] = hex[c & 15];
-              u[6] = '\0';
-              esc = u;
-            }
-          break;
-        }
       if (esc)
         {
           tg__buf_append (b, s + i - run, run);

@@ -89,18 +89,6 @@ skip_value (const char *t, size_t n, size_t p)
   return n;
 }
 
-static int
-hex_digit (char c)
-{
-  if (c >= '0' && c <= '9')
-    return c - '0';
-  if (c >= 'a' && c <= 'f')
-    return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F')
-    return c - 'A' + 10;
-  return -1;
-}
-
 static unsigned
 read_u4 (const char *t, size_t n, size_t p)
 {
@@ -108,7 +96,7 @@ read_u4 (const char *t, size_t n, size_t p)
 
   for (int k = 0; k < 4; k++)
     {
-      int h = p + (size_t) k < n ? hex_digit (t[p + (size_t) k]) : -1;
+      int h = p + (size_t) k < n ? tg_hex_digit (t[p + (size_t) k]) : -1;
       if (h < 0)
         return 0xfffdu;
       u = u * 16 + (unsigned) h;

@@ -115,9 +115,30 @@ tg_describe_number (double v, char *buf, size_t size)
 }
 
 const char *
-tg_describe_string (const char *s, char *buf, size_t size)
+tg_string_escape (unsigned char c, char u[7])
 {
   static const char hex[] = "0123456789abcdef";
+
+  switch (c)
+    {
+    case '"': return "\\\"";
+    case '\\': return "\\\\";
+    case '\n': return "\\n";
+    case '\r': return "\\r";
+    case '\t': return "\\t";
+    case '\b': return "\\b";
+    case '\f': return "\\f";
+    default:
+      if (c >= 0x20 && c != 0x7f)
+        return NULL;
+      snprintf (u, 7, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
+      return u;
+    }
+}
+
+const char *
+tg_describe_string (const char *s, char *buf, size_t size)
+{
   char q[64];
   size_t n = 0;
 
@@ -125,31 +146,13 @@ tg_describe_string (const char *s, char *buf, size_t size)
   q[n++] = '"';
   for (; *s && n < 56; s++)
     {
-      unsigned char c = (unsigned char) *s;
-      const char *esc = NULL;
       char u[7];
-      switch (c)
-        {
-        case '"': esc = "\\\""; break;
-        case '\\': esc = "\\\\"; break;
-        case '\n': esc = "\\n"; break;
-        case '\r': esc = "\\r"; break;
-        case '\t': esc = "\\t"; break;
-        case '\b': esc = "\\b"; break;
-        case '\f': esc = "\\f"; break;
-        default:
-          if (c < 0x20 || c == 0x7f)
-            {
-              snprintf (u, sizeof u, "\\u00%c%c", hex[c >> 4], hex[c & 15]);
-              esc = u;
-            }
-          break;
-        }
+      const char *esc = tg_string_escape ((unsigned char) *s, u);
       if (esc)
         for (; *esc && n < sizeof q - 1; esc++)
           q[n++] = *esc;
       else
-        q[n++] = (char) c;
+        q[n++] = *s;
     }
   if (*s == '\0' && n < sizeof q - 1)
     q[n++] = '"';
@@ -173,8 +176,8 @@ describe_text (const char *text, char *buf, size_t size)
 
 /* --- colours -------------------------------------------------------------------- */
 
-static int
-hex_digit (int ch)
+int
+tg_hex_digit (int ch)
 {
   if (ch >= '0' && ch <= '9')
     return ch - '0';
@@ -195,7 +198,7 @@ tg_color_parse (const char *text, double rgba[4])
     return TG_ETYPE;
   for (size_t k = 0; k < (n - 1) / 2; k++)
     {
-      int hi = hex_digit (text[1 + 2 * k]), lo = hex_digit (text[2 + 2 * k]);
+      int hi = tg_hex_digit (text[1 + 2 * k]), lo = tg_hex_digit (text[2 + 2 * k]);
       if (hi < 0 || lo < 0)
         return TG_ETYPE;
       c[k] = (double) (hi * 16 + lo) / 255.0;

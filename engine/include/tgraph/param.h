@@ -151,6 +151,15 @@ int tg_param_item_field (const TgParamDesc *d, int item, const char *key, TgErro
 const char *tg_describe_string (const char *s, char *buf, size_t size);
 const char *tg_describe_number (double v, char *buf, size_t size);
 
+/* How character C is written inside a quoted string, as JSON writes it
+ * (a backslash escape such as \n or \u001f, built in U when it must
+ * be), or NULL when C stands as it is.
+ * For messages here and for the .tgraph writer. */
+const char *tg_string_escape (unsigned char c, char u[7]);
+
+/* The value 0..15 of hex digit CH (either case), or -1. */
+int tg_hex_digit (int ch);
+
 /* "#rrggbb" or "#rrggbbaa" (either case) into RGBA in 0..1 (alpha 1 when
  * not given): 0, or TG_ETYPE.  The one colour parser. */
 int tg_color_parse (const char *text, double rgba[4]);
