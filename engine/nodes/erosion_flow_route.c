@@ -89,8 +89,8 @@ flat_walk (const float *filled, const uint8_t *flat, int w, int h, int32_t *queu
  * Every flat sample has a neighbour of lower rank (one step closer to the
  * way out gains 2, the second term changes by at most 1); the samples of
  * the flat's level that drain (the way out) rank below all of them. */
-static int32_t
-flat_rank (int32_t low, int32_t high, int32_t largest)
+int32_t
+tg__flow_flat_rank (int32_t low, int32_t high, int32_t largest)
 {
   if (low == 0)
     return INT32_MAX; /* (never after the fill) no way out */
@@ -178,7 +178,7 @@ tg__flow_ranks (const float *filled, int w, int h, int32_t *rank)
     if (flat[i] && high[i] > largest[label[i]])
       largest[label[i]] = high[i];
   for (size_t i = 0; i < n; i++)
-    rank[i] = flat[i] ? flat_rank (low[i], high[i], largest[label[i]]) : -1;
+    rank[i] = flat[i] ? tg__flow_flat_rank (low[i], high[i], largest[label[i]]) : -1;
   rc = 0;
 out:
   free (largest);
@@ -308,7 +308,7 @@ tg__flow_ranks_sparse (const int64_t *gidx, const float *level, const uint8_t *f
     if (high[s] > largest[label[s]])
       largest[label[s]] = high[s];
   for (size_t s = 0; s < n; s++)
-    rank[k[s].i] = flat_rank (low[s], high[s], largest[label[s]]);
+    rank[k[s].i] = tg__flow_flat_rank (low[s], high[s], largest[label[s]]);
   rc = 0;
 out:
   free (largest);

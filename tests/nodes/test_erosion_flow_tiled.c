@@ -160,7 +160,7 @@ run_tiled (const TgFlowOpts *o, const float *hm, int w, int h, int nx, int ny, d
         {
           TgTiling t = { nx, ny, -1, -1 };
           s.ix = s.iy = -1;
-          rc = tg__flow_reduce (o, &t, w, h, step, &io);
+          rc = tg__flow_reduce (o, &t, w, h, step, &io, NULL);
         }
     }
   if (max_tile_bytes)
