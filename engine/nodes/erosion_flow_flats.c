@@ -40,6 +40,7 @@ typedef struct
   int32_t *top;     /* per part id: largest distance from higher ground */
   int64_t *count;   /* per tile: samples in its list, -1: not read yet */
   int32_t *prio;    /* per tile: least distance offered since its last walk */
+  uint8_t *pend;    /* per tile: the kinds of distance offered (bit 1 << F) */
   TgFlowHeap heap;  /* tiles by PRIO, with stale entries */
   size_t held, peak;
 } Reduce;
@@ -66,6 +67,7 @@ typedef struct
   int32_t *queue;
   Offer *offer;     /* per border sample */
   int32_t n_parts;
+  unsigned kinds;   /* the distances walked (bit 1 << F), the parts with F = 1 */
 } Walk;
 
 enum
@@ -229,15 +231,17 @@ walk_distances (const Reduce *rd, Walk *w, int f)
     }
 }
 
-/* Reads tile K's list and walks it from the distances the border holds. */
+/* Reads tile K's list and walks the distances of KINDS from what the
+ * border holds; the parts go with the distances from higher ground. */
 static int
-walk_tile (Reduce *rd, int k, Walk *w)
+walk_tile (Reduce *rd, int k, unsigned kinds, Walk *w)
 {
   int rc;
   size_t n, nts, bytes;
 
   memset (w, 0, sizeof *w);
   w->k = k;
+  w->kinds = kinds;
   w->r = tg__flow_tile_rect (rd->t, rd->fw, rd->fh, k % rd->t->nx, k / rd->t->nx);
   w->nb = tg__flow_border_count (w->r.w, w->r.h);
   if ((rc = tg__flow_get_flats (rd->io, k % rd->t->nx, k / rd->t->nx, &w->blob, &w->n, &w->g)) < 0)
@@ -270,36 +274,42 @@ walk_tile (Reduce *rd, int k, Walk *w)
         return TG_EPARSE;
       w->map[y * w->r.w + x] = (int32_t) i;
     }
-  if ((rc = walk_parts (w, rd->fw)) < 0)
+  if ((kinds & 2) && (rc = walk_parts (w, rd->fw)) < 0)
     return rc;
-  walk_distances (rd, w, 0);
-  walk_distances (rd, w, 1);
+  for (int f = 0; f < 2; f++)
+    if (kinds & (1u << f))
+      walk_distances (rd, w, f);
   return 0;
 }
 
 static int
-offer_tile (Reduce *rd, int tile, int32_t d)
+offer_tile (Reduce *rd, int tile, unsigned kinds, int32_t d)
 {
+  rd->pend[tile] |= kinds;
   if (d >= rd->prio[tile])
     return 0;
   rd->prio[tile] = d;
   return tg__flow_heap_push (&rd->heap, (float) d, tile);
 }
 
-/* After a walk: the tile's border distances, levels and parts, its parts'
+/* After a walk: the tile's border levels, distances and parts, its parts'
  * largest distance from higher ground, and offers to the tiles across
- * border samples whose distance fell. */
+ * border samples whose distance fell.  A kind not walked has not changed
+ * since the tile's last walk, nor have its parts. */
 static int
 walk_publish (Reduce *rd, const Walk *w)
 {
   int64_t off = rd->nd.off[w->k];
   int rc = 0;
 
-  for (int32_t p = 0; p < w->n_parts; p++)
-    rd->top[off + p] = 0;
-  for (int64_t i = 0; i < w->n; i++)
-    if (w->dist[1][i] > rd->top[off + w->part[i]])
-      rd->top[off + w->part[i]] = w->dist[1][i];
+  if (w->kinds & 2)
+    {
+      for (int32_t p = 0; p < w->n_parts; p++)
+        rd->top[off + p] = 0;
+      for (int64_t i = 0; i < w->n; i++)
+        if (w->dist[1][i] > rd->top[off + w->part[i]])
+          rd->top[off + w->part[i]] = w->dist[1][i];
+    }
   for (int b = 0; b < w->nb && rc == 0; b++)
     {
       int x, y;
@@ -309,11 +319,12 @@ walk_publish (Reduce *rd, const Walk *w)
       if (w->n > 0)
         i = w->map[(size_t) y * w->r.w + x];
       rd->lev[u] = i >= 0 ? w->lev[i] : NAN;
-      rd->comp[u] = i >= 0 ? (int32_t) (off + w->part[i]) : -1;
+      if (w->kinds & 2)
+        rd->comp[u] = i >= 0 ? (int32_t) (off + w->part[i]) : -1;
       for (int f = 0; f < 2 && i >= 0 && rc == 0; f++)
         {
-          int32_t d = w->dist[f][i];
-          if (d == rd->dist[f][u])
+          int32_t d;
+          if (!(w->kinds & (1u << f)) || (d = w->dist[f][i]) == rd->dist[f][u])
             continue;
           rd->dist[f][u] = d;
           for (int q = 0; q < 8 && rc == 0; q++)
@@ -324,7 +335,7 @@ walk_publish (Reduce *rd, const Walk *w)
                 continue;
               v = tg__flow_node_of (&rd->nd, gx, gy, &tv);
               if (tv != w->k && (rd->count[tv] < 0 || rd->lev[v] == w->lev[i]))
-                rc = offer_tile (rd, tv, d + 1);
+                rc = offer_tile (rd, tv, 1u << f, d + 1);
             }
         }
     }
@@ -389,6 +400,7 @@ reduce_clear (Reduce *rd)
   free (rd->top);
   free (rd->count);
   free (rd->prio);
+  free (rd->pend);
   free (rd->heap.a);
 }
 
@@ -417,11 +429,12 @@ tg__flow_reduce_flats (const TgTiling *t, int fw, int fh, const TgFlowBlobs *io,
   rd.top = calloc (nn ? nn : 1, sizeof (int32_t));
   rd.count = malloc (sizeof (int64_t) * rd.nt);
   rd.prio = malloc (sizeof (int32_t) * rd.nt);
+  rd.pend = calloc (rd.nt, 1);
   rd.held = (size_t) nn * (sizeof (float) + 5 * sizeof (int32_t))
-            + (size_t) rd.nt * (2 * sizeof (int64_t) + sizeof (int32_t));
+            + (size_t) rd.nt * (2 * sizeof (int64_t) + sizeof (int32_t) + 1);
   rc = TG_ENOMEM;
   if (!rd.lev || !rd.dist[0] || !rd.dist[1] || !rd.comp || !rd.parent || !rd.top || !rd.count
-      || !rd.prio)
+      || !rd.prio || !rd.pend)
     goto out;
   for (int64_t u = 0; u < nn; u++)
     {
@@ -436,17 +449,19 @@ tg__flow_reduce_flats (const TgTiling *t, int fw, int fh, const TgFlowBlobs *io,
       rd.count[k] = rd.nd.off[k + 1] > rd.nd.off[k] ? -1 : 0;
       rd.prio[k] = NOT_PENDING;
       if (rd.count[k] < 0)
-        rc = offer_tile (&rd, k, 1);
+        rc = offer_tile (&rd, k, 3, 1);
     }
   while (rc == 0 && rd.heap.n > 0)
     {
       int k = tg__flow_heap_pop (&rd.heap).idx;
       size_t heap_bytes = sizeof (TgFlowHeapItem) * rd.heap.cap;
+      unsigned kinds = rd.pend[k];
       if (rd.prio[k] == NOT_PENDING)
         continue;
       rd.prio[k] = NOT_PENDING;
+      rd.pend[k] = 0;
       rd.held += heap_bytes;
-      if ((rc = walk_tile (&rd, k, &w)) == 0)
+      if ((rc = walk_tile (&rd, k, kinds, &w)) == 0)
         {
           rd.count[k] = w.n;
           rc = walk_publish (&rd, &w);
@@ -468,12 +483,14 @@ tg__flow_reduce_flats (const TgTiling *t, int fw, int fh, const TgFlowBlobs *io,
             rc = tg__flow_put_reduce_blob (io, "rank", ix, iy, &none, 0);
           continue;
         }
-      if ((rc = walk_tile (&rd, k, &w)) == 0)
+      if ((rc = walk_tile (&rd, k, 3, &w)) == 0)
         {
-          int64_t off = rd.nd.off[k];
+          int32_t off = (int32_t) rd.nd.off[k];
           for (int64_t i = 0; i < w.n; i++)
-            w.dist[0][i] = tg__flow_flat_rank (w.dist[0][i], w.dist[1][i],
-                                               rd.top[uf_find (rd.parent, (int32_t) off + w.part[i])]);
+            {
+              int32_t top = rd.top[uf_find (rd.parent, off + w.part[i])];
+              w.dist[0][i] = tg__flow_flat_rank (w.dist[0][i], w.dist[1][i], top);
+            }
           rc = tg__flow_put_reduce_blob (io, "rank", ix, iy, w.dist[0],
                                          sizeof (int32_t) * (size_t) w.n);
         }
