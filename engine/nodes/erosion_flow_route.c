@@ -535,12 +535,11 @@ tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *fille
   size_t nt = (size_t) tw * (size_t) th, head = 0, tail = 0;
   int8_t *dir = malloc (nt ? nt : 1);
   int64_t *amt = malloc (sizeof (int64_t) * (nt ? nt : 1));
-  uint8_t *donors = calloc (nt ? nt : 1, 1);
-  int32_t *queue = malloc (sizeof (int32_t) * (nt ? nt : 1));
-  int32_t *link = border ? malloc (sizeof (int32_t) * (nt ? nt : 1)) : NULL;
+  uint8_t *donors = NULL;
+  int32_t *queue = NULL, *link = NULL;
   int rc = TG_ENOMEM, nb = tg__flow_border_count (tw, th);
 
-  if (!dir || !amt || !donors || !queue || (border && !link))
+  if (!dir || !amt)
     goto out;
   /* Where each tile sample's water goes after the MFD steps (or at once). */
   for (int j = 0; j < th; j++)
@@ -573,7 +572,15 @@ tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *fille
       }
 
   /* The D8 sums over the tile, upstream first (Kahn's order): integers,
-   * so their order does not matter, only which water reaches where. */
+   * so their order does not matter, only which water reaches where.
+   * Allocated after the MFD steps, whose shares are the peak. */
+  rc = TG_ENOMEM;
+  donors = calloc (nt ? nt : 1, 1);
+  queue = malloc (sizeof (int32_t) * (nt ? nt : 1));
+  if (border)
+    link = malloc (sizeof (int32_t) * (nt ? nt : 1));
+  if (!donors || !queue || (border && !link))
+    goto out;
   for (int j = 0; j < th; j++)
     for (int i = 0; i < tw; i++)
       {

@@ -732,9 +732,12 @@ route_tile (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const TgFlow
   if (rc == 0 && (!(rank = malloc (sizeof (int32_t) * n))
                   || !(inner = malloc (sizeof (int32_t) * ((size_t) tr->w * tr->h + 1)))))
     rc = TG_ENOMEM;
-  /* The tile's own inner flats again, as step 2 ranked them. */
+  /* The tile's own inner flats again, as step 2 ranked them (the list of
+   * the others comes from the blob with the ranks: freed at once, as is
+   * the tile-sized map, to leave room for the routing). */
   if (rc == 0)
     rc = tile_flats (&win, filled, &span, inner);
+  flat_list_clear (&span);
   if (rc < 0)
     goto out;
   for (size_t i = 0; i < n; i++)
@@ -742,6 +745,8 @@ route_tile (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const TgFlow
   for (int y = 0; y < tr->h; y++)
     memcpy (rank + (size_t) (tr->y0 - win.wy0 + y) * win.ww + (tr->x0 - win.wx0),
             inner + (size_t) y * tr->w, sizeof (int32_t) * tr->w);
+  free (inner);
+  inner = NULL;
   window_tiles (t, &win, &tx0, &tx1, &ty0, &ty1);
   for (int ty = ty0; ty <= ty1 && rc == 0; ty++)
     for (int tx = tx0; tx <= tx1 && rc == 0; tx++)
