@@ -271,7 +271,7 @@ flow_reduce (TgEvalCtx *c, int step)
 
   if (!t)
     return tg_eval_fail (c, TG_EINVAL, "a tiled reduce outside a tiled build");
-  rc = tg__flow_reduce (&o, t, r->full_w, r->full_h, step, &io);
+  rc = tg__flow_reduce (&o, t, r->full_w, r->full_h, step, &io, NULL);
   return rc < 0 ? flow_failed (c, rc) : 0;
 }
 

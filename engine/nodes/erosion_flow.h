@@ -8,6 +8,8 @@
  *                        receivers, the MFD steps, the exact D8 sums, and
  *                        the solve of those sums over tile edges
  * erosion_flow_tiled.c   the steps of the tiled scheme, talking in blobs
+ * erosion_flow_flats.c   its reduce of step 2: the ranks of flats over
+ *                        tile edges, one tile's flats in memory at a time
  */
 #ifndef TG_NODES_EROSION_FLOW_H
 #define TG_NODES_EROSION_FLOW_H
@@ -157,7 +159,50 @@ bool tg__flow_has_reduce (int step);
  * the tile (finite values).  The last step fills ACC over the tile. */
 int tg__flow_tile_step (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const float *hm,
                         int step, const TgFlowBlobs *io, double *acc);
+/* The reduce after step STEP.  *WORK_BYTES (may be NULL) gets the most
+ * the reduce of step 2 held at once (0 for the others, which hold
+ * border-sized arrays). */
 int tg__flow_reduce (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, int step,
-                     const TgFlowBlobs *io);
+                     const TgFlowBlobs *io, size_t *work_bytes);
+
+/* For erosion_flow_flats.c: a tile's rectangle in the world. */
+typedef struct
+{
+  int x0, y0, w, h;
+} TgFlowRect;
+
+TgFlowRect tg__flow_tile_rect (const TgTiling *t, int fw, int fh, int ix, int iy);
+
+/* Every tile's border samples as nodes of one graph: OFF[t] (malloc'ed,
+ * the caller frees it) is the first node of tile t = iy * nx + ix. */
+typedef struct
+{
+  const TgTiling *t;
+  int fw, fh;
+  int64_t *off;
+} TgFlowNodes;
+
+int tg__flow_nodes_init (TgFlowNodes *nd, const TgTiling *t, int fw, int fh);
+/* The node of border sample (GX, GY) of its tile; *TILE gets the tile. */
+int64_t tg__flow_node_of (const TgFlowNodes *nd, int gx, int gy, int *tile);
+/* World position of node U of tile T. */
+void tg__flow_node_xy (const TgFlowNodes *nd, int t, int64_t u, int *gx, int *gy);
+
+/* A tile's list of the flat samples of step 2 that belong to flats
+ * touching its border, in world index order: *N samples, *G their world
+ * indices, then N levels (float) and N flags (TG__FLAT_*), all in *BLOB. */
+int tg__flow_get_flats (const TgFlowBlobs *io, int ix, int iy, void **blob, int64_t *n,
+                        const int64_t **g);
+int tg__flow_put_reduce_blob (const TgFlowBlobs *io, const char *what, int ix, int iy,
+                              const void *data, size_t size);
+
+/* --- erosion_flow_flats.c ---------------------------------------------- */
+
+/* The reduce of step 2: "rank.IX.IY", the ranks of every tile's list. */
+int tg__flow_reduce_flats (const TgTiling *t, int fw, int fh, const TgFlowBlobs *io,
+                           size_t *work_bytes);
+/* A flat sample's rank from its distances (0: none) to the way out and
+ * from higher ground, and its flat's largest distance from higher ground. */
+int32_t tg__flow_flat_rank (int32_t low, int32_t high, int32_t largest);
 
 #endif

@@ -221,6 +221,20 @@ spill_cmp (const void *pa, const void *pb)
   return a->w < b->w ? -1 : a->w > b->w;
 }
 
+/* Each pair of E[0..N) once, at its lowest meeting height; returns how
+ * many are left. */
+static size_t
+spill_compact (TgFlowSpill *e, size_t n)
+{
+  size_t m = 0;
+
+  qsort (e, n, sizeof (TgFlowSpill), spill_cmp);
+  for (size_t k = 0; k < n; k++)
+    if (m == 0 || e[k].a != e[m - 1].a || e[k].b != e[m - 1].b)
+      e[m++] = e[k];
+  return m;
+}
+
 int
 tg__flow_fill_tile (const float *hm, int w, int h, float *lf, int32_t *label,
                     TgFlowSpill **edges, size_t *n_edges)
@@ -272,17 +286,24 @@ tg__flow_fill_tile (const float *hm, int w, int h, float *lf, int32_t *label,
                * (both samples hold their lf already). */
               if (edges && label[i] != label[c])
                 {
+                  /* Floods meet all along their shores, so the list is
+                   * compacted as it fills: it grows with the pairs. */
                   if (ne == cap)
                     {
-                      TgFlowSpill *g;
-                      cap = cap ? 2 * cap : 1024;
-                      g = realloc (e, sizeof (TgFlowSpill) * cap);
-                      if (!g)
+                      if (cap > 0)
+                        ne = spill_compact (e, ne);
+                      if (cap == 0 || ne > cap / 2)
                         {
-                          rc = TG_ENOMEM;
-                          goto out;
+                          TgFlowSpill *g;
+                          cap = cap ? 2 * cap : 1024;
+                          g = realloc (e, sizeof (TgFlowSpill) * cap);
+                          if (!g)
+                            {
+                              rc = TG_ENOMEM;
+                              goto out;
+                            }
+                          e = g;
                         }
-                      e = g;
                     }
                   e[ne].a = label[i] < label[c] ? label[i] : label[c];
                   e[ne].b = label[i] < label[c] ? label[c] : label[i];
@@ -309,14 +330,8 @@ tg__flow_fill_tile (const float *hm, int w, int h, float *lf, int32_t *label,
     }
   if (edges && ne > 0)
     {
-      size_t m = 0;
-      /* Each pair once, at its lowest meeting height. */
-      qsort (e, ne, sizeof (TgFlowSpill), spill_cmp);
-      for (size_t k = 0; k < ne; k++)
-        if (m == 0 || e[k].a != e[m - 1].a || e[k].b != e[m - 1].b)
-          e[m++] = e[k];
       *edges = e;
-      *n_edges = m;
+      *n_edges = spill_compact (e, ne);
       e = NULL;
     }
 out:

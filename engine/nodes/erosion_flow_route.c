@@ -89,8 +89,8 @@ flat_walk (const float *filled, const uint8_t *flat, int w, int h, int32_t *queu
  * Every flat sample has a neighbour of lower rank (one step closer to the
  * way out gains 2, the second term changes by at most 1); the samples of
  * the flat's level that drain (the way out) rank below all of them. */
-static int32_t
-flat_rank (int32_t low, int32_t high, int32_t largest)
+int32_t
+tg__flow_flat_rank (int32_t low, int32_t high, int32_t largest)
 {
   if (low == 0)
     return INT32_MAX; /* (never after the fill) no way out */
@@ -178,7 +178,7 @@ tg__flow_ranks (const float *filled, int w, int h, int32_t *rank)
     if (flat[i] && high[i] > largest[label[i]])
       largest[label[i]] = high[i];
   for (size_t i = 0; i < n; i++)
-    rank[i] = flat[i] ? flat_rank (low[i], high[i], largest[label[i]]) : -1;
+    rank[i] = flat[i] ? tg__flow_flat_rank (low[i], high[i], largest[label[i]]) : -1;
   rc = 0;
 out:
   free (largest);
@@ -308,7 +308,7 @@ tg__flow_ranks_sparse (const int64_t *gidx, const float *level, const uint8_t *f
     if (high[s] > largest[label[s]])
       largest[label[s]] = high[s];
   for (size_t s = 0; s < n; s++)
-    rank[k[s].i] = flat_rank (low[s], high[s], largest[label[s]]);
+    rank[k[s].i] = tg__flow_flat_rank (low[s], high[s], largest[label[s]]);
   rc = 0;
 out:
   free (largest);
@@ -535,12 +535,11 @@ tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *fille
   size_t nt = (size_t) tw * (size_t) th, head = 0, tail = 0;
   int8_t *dir = malloc (nt ? nt : 1);
   int64_t *amt = malloc (sizeof (int64_t) * (nt ? nt : 1));
-  uint8_t *donors = calloc (nt ? nt : 1, 1);
-  int32_t *queue = malloc (sizeof (int32_t) * (nt ? nt : 1));
-  int32_t *link = border ? malloc (sizeof (int32_t) * (nt ? nt : 1)) : NULL;
+  uint8_t *donors = NULL;
+  int32_t *queue = NULL, *link = NULL;
   int rc = TG_ENOMEM, nb = tg__flow_border_count (tw, th);
 
-  if (!dir || !amt || !donors || !queue || (border && !link))
+  if (!dir || !amt)
     goto out;
   /* Where each tile sample's water goes after the MFD steps (or at once). */
   for (int j = 0; j < th; j++)
@@ -573,7 +572,15 @@ tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *fille
       }
 
   /* The D8 sums over the tile, upstream first (Kahn's order): integers,
-   * so their order does not matter, only which water reaches where. */
+   * so their order does not matter, only which water reaches where.
+   * Allocated after the MFD steps, whose shares are the peak. */
+  rc = TG_ENOMEM;
+  donors = calloc (nt ? nt : 1, 1);
+  queue = malloc (sizeof (int32_t) * (nt ? nt : 1));
+  if (border)
+    link = malloc (sizeof (int32_t) * (nt ? nt : 1));
+  if (!donors || !queue || (border && !link))
+    goto out;
   for (int j = 0; j < th; j++)
     for (int i = 0; i < tw; i++)
       {

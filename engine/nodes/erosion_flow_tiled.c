@@ -10,8 +10,8 @@
  *  2  with the neighbours' rings, the tile's flats: those inside it
  *     ranked here (their ring of ranks, "rring"), those touching its
  *     border listed with their seed flags ("flats");
- *     reduce: those flats' ranks, breadth-first over every tile's list
- *     ("rank.IX.IY");
+ *     reduce: those flats' ranks, breadth-first over the tiles' lists
+ *     read one at a time (erosion_flow_flats.c; "rank.IX.IY");
  *  3  route the tile (its filled heights and ranks over the window from
  *     rings and rank lists) and sum D8 water over it; keep per border
  *     sample what it sends and where ("acc");
@@ -20,8 +20,8 @@
  *  4  route again with that inflow: the area through every tile sample.
  *
  * Blobs are border-sized (rings: border x reach) except the lists of
- * flats that cross tile edges, which hold all their samples: see the
- * reduce of step 2.
+ * flats that cross tile edges and their ranks, which hold all their
+ * samples within the tile; every job holds at most a few of them at once.
  */
 #include <math.h>
 #include <stdio.h>
@@ -57,15 +57,10 @@ tg__flow_has_reduce (int step)
 
 /* --- tiles, rings and blobs -------------------------------------------- */
 
-typedef struct
+TgFlowRect
+tg__flow_tile_rect (const TgTiling *t, int fw, int fh, int ix, int iy)
 {
-  int x0, y0, w, h;
-} Rect;
-
-static Rect
-tile_rect (const TgTiling *t, int fw, int fh, int ix, int iy)
-{
-  Rect r;
+  TgFlowRect r;
 
   r.x0 = tg_tile_start (fw, t->nx, ix);
   r.y0 = tg_tile_start (fh, t->ny, iy);
@@ -128,8 +123,8 @@ get_reduce_blob (const TgFlowBlobs *io, const char *what, int ix, int iy, size_t
   return get_blob (io, -1, -1, name, min, data, size);
 }
 
-static int
-put_reduce_blob (const TgFlowBlobs *io, const char *what, int ix, int iy, const void *data,
+int
+tg__flow_put_reduce_blob (const TgFlowBlobs *io, const char *what, int ix, int iy, const void *data,
                  size_t size)
 {
   char name[64];
@@ -141,7 +136,7 @@ put_reduce_blob (const TgFlowBlobs *io, const char *what, int ix, int iy, const 
 /* --- step 0 and its reduce: the fill ----------------------------------- */
 
 static int
-step_spill (const Rect *tr, const float *hm, const TgFlowBlobs *io)
+step_spill (const TgFlowRect *tr, const float *hm, const TgFlowBlobs *io)
 {
   size_t n = (size_t) tr->w * tr->h, ne = 0, size;
   int nb = tg__flow_border_count (tr->w, tr->h), rc;
@@ -176,17 +171,8 @@ step_spill (const Rect *tr, const float *hm, const TgFlowBlobs *io)
   return rc;
 }
 
-/* Every tile's border samples as nodes of one graph: OFF[t] is the first
- * node of tile t = iy * nx + ix. */
-typedef struct
-{
-  const TgTiling *t;
-  int fw, fh;
-  int64_t *off;
-} Nodes;
-
-static int
-nodes_init (Nodes *nd, const TgTiling *t, int fw, int fh)
+int
+tg__flow_nodes_init (TgFlowNodes *nd, const TgTiling *t, int fw, int fh)
 {
   int nt = t->nx * t->ny;
 
@@ -199,28 +185,26 @@ nodes_init (Nodes *nd, const TgTiling *t, int fw, int fh)
   nd->off[0] = 0;
   for (int k = 0; k < nt; k++)
     {
-      Rect r = tile_rect (t, fw, fh, k % t->nx, k / t->nx);
+      TgFlowRect r = tg__flow_tile_rect (t, fw, fh, k % t->nx, k / t->nx);
       nd->off[k + 1] = nd->off[k] + tg__flow_border_count (r.w, r.h);
     }
   return 0;
 }
 
-/* The node of border sample (GX, GY) of its tile; *TILE gets the tile. */
-static int64_t
-node_of (const Nodes *nd, int gx, int gy, int *tile)
+int64_t
+tg__flow_node_of (const TgFlowNodes *nd, int gx, int gy, int *tile)
 {
   int tx = tg__flow_tile_of (nd->fw, nd->t->nx, gx), ty = tg__flow_tile_of (nd->fh, nd->t->ny, gy);
-  Rect r = tile_rect (nd->t, nd->fw, nd->fh, tx, ty);
+  TgFlowRect r = tg__flow_tile_rect (nd->t, nd->fw, nd->fh, tx, ty);
 
   *tile = ty * nd->t->nx + tx;
   return nd->off[*tile] + tg__flow_border_index (r.w, r.h, gx - r.x0, gy - r.y0);
 }
 
-/* World position of node U of tile T. */
-static void
-node_xy (const Nodes *nd, int t, int64_t u, int *gx, int *gy)
+void
+tg__flow_node_xy (const TgFlowNodes *nd, int t, int64_t u, int *gx, int *gy)
 {
-  Rect r = tile_rect (nd->t, nd->fw, nd->fh, t % nd->t->nx, t / nd->t->nx);
+  TgFlowRect r = tg__flow_tile_rect (nd->t, nd->fw, nd->fh, t % nd->t->nx, t / nd->t->nx);
   int x, y;
 
   tg__flow_border_xy (r.w, r.h, (int) (u - nd->off[t]), &x, &y);
@@ -232,7 +216,7 @@ static int
 reduce_spill (const TgTiling *t, int fw, int fh, const TgFlowBlobs *io)
 {
   int nt = t->nx * t->ny, rc;
-  Nodes nd;
+  TgFlowNodes nd;
   int64_t n, *adj_off = NULL;
   float *hmv = NULL, *fill = NULL, *adj_w = NULL;
   int32_t *adj = NULL, *tile_of = NULL;
@@ -240,7 +224,7 @@ reduce_spill (const TgTiling *t, int fw, int fh, const TgFlowBlobs *io)
   TgFlowHeap heap = { 0 };
   void **blobs = NULL;
 
-  if ((rc = nodes_init (&nd, t, fw, fh)) < 0)
+  if ((rc = tg__flow_nodes_init (&nd, t, fw, fh)) < 0)
     return rc;
   n = nd.off[nt];
   rc = TG_ENOMEM;
@@ -320,7 +304,7 @@ reduce_spill (const TgTiling *t, int fw, int fh, const TgFlowBlobs *io)
   for (int64_t u = 0; u < n; u++)
     {
       int gx, gy;
-      node_xy (&nd, tile_of[u], u, &gx, &gy);
+      tg__flow_node_xy (&nd, tile_of[u], u, &gx, &gy);
       fill[u] = INFINITY;
       if (gx == 0 || gy == 0 || gx == fw - 1 || gy == fh - 1)
         {
@@ -349,7 +333,7 @@ reduce_spill (const TgTiling *t, int fw, int fh, const TgFlowBlobs *io)
             }
         }
       /* Steps across tile edges. */
-      node_xy (&nd, tile_of[u], u, &gx, &gy);
+      tg__flow_node_xy (&nd, tile_of[u], u, &gx, &gy);
       for (int q = 0; q < 8; q++)
         {
           int x = gx + tg__flow_dx[q], y = gy + tg__flow_dy[q], tv;
@@ -357,7 +341,7 @@ reduce_spill (const TgTiling *t, int fw, int fh, const TgFlowBlobs *io)
           float c;
           if (x < 0 || x >= fw || y < 0 || y >= fh)
             continue;
-          v = node_of (&nd, x, y, &tv);
+          v = tg__flow_node_of (&nd, x, y, &tv);
           if (tv == tile_of[u])
             continue;
           c = hmv[v] > hmv[u] ? hmv[v] : hmv[u];
@@ -373,7 +357,7 @@ reduce_spill (const TgTiling *t, int fw, int fh, const TgFlowBlobs *io)
   rc = 0;
   for (int k = 0; k < nt && rc == 0; k++)
     if (blobs[k])
-      rc = put_reduce_blob (io, "F", k % t->nx, k / t->nx, fill + nd.off[k],
+      rc = tg__flow_put_reduce_blob (io, "F", k % t->nx, k / t->nx, fill + nd.off[k],
                             sizeof (float) * (size_t) (nd.off[k + 1] - nd.off[k]));
 out:
   if (blobs)
@@ -396,7 +380,7 @@ out:
 
 /* The tile's filled heights: its own flood raised to its labels' spill. */
 static int
-tile_filled (const TgTiling *t, const Rect *tr, const float *hm, const TgFlowBlobs *io,
+tile_filled (const TgTiling *t, const TgFlowRect *tr, const float *hm, const TgFlowBlobs *io,
              float *filled)
 {
   size_t n = (size_t) tr->w * tr->h, size;
@@ -419,7 +403,7 @@ tile_filled (const TgTiling *t, const Rect *tr, const float *hm, const TgFlowBlo
 }
 
 static int
-step_ring (const TgFlowOpts *o, const TgTiling *t, const Rect *tr, const float *hm,
+step_ring (const TgFlowOpts *o, const TgTiling *t, const TgFlowRect *tr, const float *hm,
            const TgFlowBlobs *io)
 {
   int g = tg__flow_reach (o), rc;
@@ -456,7 +440,7 @@ window_tiles (const TgTiling *t, const TgFlowWindow *win, int *tx0, int *tx1, in
 /* The filled heights over the tile and reach () around it (cut at the
  * world's edge): the tile's own, the rest from the neighbours' rings. */
 static int
-load_window (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const Rect *tr,
+load_window (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const TgFlowRect *tr,
              const float *hm, const TgFlowBlobs *io, TgFlowWindow *win, float **filled_out)
 {
   int g = tg__flow_reach (o), tx0, tx1, ty0, ty1, rc;
@@ -492,7 +476,7 @@ load_window (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const Rect 
   for (int ty = ty0; ty <= ty1; ty++)
     for (int tx = tx0; tx <= tx1; tx++)
       {
-        Rect u = tile_rect (t, fw, fh, tx, ty);
+        TgFlowRect u = tg__flow_tile_rect (t, fw, fh, tx, ty);
         void *ring;
         size_t size;
         if ((tx == t->ix && ty == t->iy) || u.w == 0 || u.h == 0)
@@ -659,7 +643,7 @@ out:
 }
 
 static int
-step_flats (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const Rect *tr,
+step_flats (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const TgFlowRect *tr,
             const float *hm, const TgFlowBlobs *io)
 {
   TgFlowWindow win;
@@ -711,9 +695,9 @@ step_flats (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const Rect *
   return rc;
 }
 
-/* A tile's flat list: *N samples, *G their world indices (into *BLOB). */
-static int
-get_flats (const TgFlowBlobs *io, int ix, int iy, void **blob, int64_t *n, const int64_t **g)
+int
+tg__flow_get_flats (const TgFlowBlobs *io, int ix, int iy, void **blob, int64_t *n,
+                    const int64_t **g)
 {
   size_t size;
   int rc = get_blob (io, ix, iy, "flats", sizeof (int64_t), blob, &size);
@@ -731,79 +715,9 @@ get_flats (const TgFlowBlobs *io, int ix, int iy, void **blob, int64_t *n, const
   return 0;
 }
 
-/* The reduce of step 2.  Flats that cross tile edges are solved whole
- * here: their ranks are breadth-first distances, and an exact solve over
- * tile edges would need every pair of a flat's border samples in a tile
- * (Zhou, Song and Liu 2021), which is no smaller.  So this job holds
- * every sample of those flats (17 bytes each); flats inside a tile never
- * come here. */
-static int
-reduce_flats (const TgTiling *t, int fw, int fh, const TgFlowBlobs *io)
-{
-  int nt = t->nx * t->ny, rc = 0;
-  int64_t *cnt = calloc (nt + 1, sizeof (int64_t)), total = 0;
-  int64_t *g = NULL;
-  float *lev = NULL;
-  uint8_t *fl = NULL;
-  int32_t *rank = NULL;
-
-  if (!cnt)
-    return TG_ENOMEM;
-  /* Two passes over the lists: sizes, then contents. */
-  for (int pass = 0; pass < 2 && rc == 0; pass++)
-    {
-      for (int k = 0; k < nt && rc == 0; k++)
-        {
-          Rect r = tile_rect (t, fw, fh, k % t->nx, k / t->nx);
-          void *blob;
-          int64_t n = 0;
-          const int64_t *bg;
-          if (r.w > 0 && r.h > 0)
-            {
-              if ((rc = get_flats (io, k % t->nx, k / t->nx, &blob, &n, &bg)) < 0)
-                break;
-              if (pass == 1)
-                {
-                  memcpy (g + cnt[k], bg, sizeof (int64_t) * n);
-                  memcpy (lev + cnt[k], bg + n, sizeof (float) * n);
-                  memcpy (fl + cnt[k], (const char *) (bg + n) + sizeof (float) * n, n);
-                }
-              free (blob);
-            }
-          if (pass == 0)
-            cnt[k + 1] = cnt[k] + n;
-        }
-      if (pass == 0 && rc == 0)
-        {
-          total = cnt[nt];
-          g = malloc (sizeof (int64_t) * (total ? total : 1));
-          lev = malloc (sizeof (float) * (total ? total : 1));
-          fl = malloc (total ? total : 1);
-          rank = malloc (sizeof (int32_t) * (total ? total : 1));
-          if (!g || !lev || !fl || !rank)
-            rc = TG_ENOMEM;
-        }
-    }
-  if (rc == 0)
-    rc = tg__flow_ranks_sparse (g, lev, fl, (size_t) total, fw, rank);
-  for (int k = 0; k < nt && rc == 0; k++)
-    {
-      Rect r = tile_rect (t, fw, fh, k % t->nx, k / t->nx);
-      if (r.w > 0 && r.h > 0)
-        rc = put_reduce_blob (io, "rank", k % t->nx, k / t->nx, rank + cnt[k],
-                              sizeof (int32_t) * (size_t) (cnt[k + 1] - cnt[k]));
-    }
-  free (cnt);
-  free (g);
-  free (lev);
-  free (fl);
-  free (rank);
-  return rc;
-}
-
 /* Filled heights and ranks over the window, then the routing. */
 static int
-route_tile (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const Rect *tr,
+route_tile (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const TgFlowRect *tr,
             const float *hm, const TgFlowBlobs *io, const int64_t *inflow, double *acc,
             TgFlowBorder *border)
 {
@@ -818,9 +732,12 @@ route_tile (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const Rect *
   if (rc == 0 && (!(rank = malloc (sizeof (int32_t) * n))
                   || !(inner = malloc (sizeof (int32_t) * ((size_t) tr->w * tr->h + 1)))))
     rc = TG_ENOMEM;
-  /* The tile's own inner flats again, as step 2 ranked them. */
+  /* The tile's own inner flats again, as step 2 ranked them (the list of
+   * the others comes from the blob with the ranks: freed at once, as is
+   * the tile-sized map, to leave room for the routing). */
   if (rc == 0)
     rc = tile_flats (&win, filled, &span, inner);
+  flat_list_clear (&span);
   if (rc < 0)
     goto out;
   for (size_t i = 0; i < n; i++)
@@ -828,11 +745,13 @@ route_tile (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const Rect *
   for (int y = 0; y < tr->h; y++)
     memcpy (rank + (size_t) (tr->y0 - win.wy0 + y) * win.ww + (tr->x0 - win.wx0),
             inner + (size_t) y * tr->w, sizeof (int32_t) * tr->w);
+  free (inner);
+  inner = NULL;
   window_tiles (t, &win, &tx0, &tx1, &ty0, &ty1);
   for (int ty = ty0; ty <= ty1 && rc == 0; ty++)
     for (int tx = tx0; tx <= tx1 && rc == 0; tx++)
       {
-        Rect u = tile_rect (t, fw, fh, tx, ty);
+        TgFlowRect u = tg__flow_tile_rect (t, fw, fh, tx, ty);
         void *blob = NULL, *rk = NULL, *rr = NULL;
         int64_t m;
         size_t size;
@@ -840,7 +759,7 @@ route_tile (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const Rect *
         if (u.w == 0 || u.h == 0)
           continue;
         /* The flats over tile edges, ranked by the reduce. */
-        if ((rc = get_flats (io, tx, ty, &blob, &m, &gi)) == 0
+        if ((rc = tg__flow_get_flats (io, tx, ty, &blob, &m, &gi)) == 0
             && (rc = get_reduce_blob (io, "rank", tx, ty, sizeof (int32_t) * m, &rk, &size)) == 0)
           for (int64_t k = 0; k < m; k++)
             {
@@ -876,7 +795,7 @@ out:
 }
 
 static int
-step_sums (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const Rect *tr,
+step_sums (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const TgFlowRect *tr,
            const float *hm, const TgFlowBlobs *io)
 {
   int nb = tg__flow_border_count (tr->w, tr->h), rc;
@@ -897,12 +816,12 @@ static int
 reduce_sums (const TgTiling *t, int fw, int fh, const TgFlowBlobs *io)
 {
   int nt = t->nx * t->ny, rc;
-  Nodes nd;
+  TgFlowNodes nd;
   int64_t n, head = 0, tail = 0, *tgt = NULL, *inflow = NULL, *gathered = NULL, *queue = NULL;
   int32_t *pend_in = NULL, *pend_ex = NULL, *tile = NULL;
   TgFlowBorder *rec = NULL;
 
-  if ((rc = nodes_init (&nd, t, fw, fh)) < 0)
+  if ((rc = tg__flow_nodes_init (&nd, t, fw, fh)) < 0)
     return rc;
   n = nd.off[nt];
   rc = TG_ENOMEM;
@@ -937,7 +856,7 @@ reduce_sums (const TgTiling *t, int fw, int fh, const TgFlowBlobs *io)
       tgt[x] = -1;
       if (rec[x].recv >= 0)
         {
-          tgt[x] = node_of (&nd, (int) (rec[x].recv % fw), (int) (rec[x].recv / fw), &tv);
+          tgt[x] = tg__flow_node_of (&nd, (int) (rec[x].recv % fw), (int) (rec[x].recv / fw), &tv);
           pend_in[tgt[x]]++;
         }
       if (rec[x].link >= 0)
@@ -964,7 +883,7 @@ reduce_sums (const TgTiling *t, int fw, int fh, const TgFlowBlobs *io)
   rc = tail == n ? 0 : TG_EINVAL; /* else a cycle: the routing is broken */
   for (int k = 0; k < nt && rc == 0; k++)
     if (nd.off[k + 1] > nd.off[k])
-      rc = put_reduce_blob (io, "in", k % t->nx, k / t->nx, inflow + nd.off[k],
+      rc = tg__flow_put_reduce_blob (io, "in", k % t->nx, k / t->nx, inflow + nd.off[k],
                             sizeof (int64_t) * (size_t) (nd.off[k + 1] - nd.off[k]));
 out:
   free (nd.off);
@@ -980,7 +899,7 @@ out:
 }
 
 static int
-step_finish (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const Rect *tr,
+step_finish (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const TgFlowRect *tr,
              const float *hm, const TgFlowBlobs *io, double *acc)
 {
   int nb = tg__flow_border_count (tr->w, tr->h), rc;
@@ -998,7 +917,7 @@ int
 tg__flow_tile_step (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const float *hm,
                     int step, const TgFlowBlobs *io, double *acc)
 {
-  Rect tr = tile_rect (t, fw, fh, t->ix, t->iy);
+  TgFlowRect tr = tg__flow_tile_rect (t, fw, fh, t->ix, t->iy);
 
   if (tr.w == 0 || tr.h == 0)
     return 0;
@@ -1021,15 +940,17 @@ tg__flow_tile_step (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, cons
 
 int
 tg__flow_reduce (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, int step,
-                 const TgFlowBlobs *io)
+                 const TgFlowBlobs *io, size_t *work_bytes)
 {
   (void) o;
+  if (work_bytes)
+    *work_bytes = 0;
   switch (step)
     {
     case 0:
       return reduce_spill (t, fw, fh, io);
     case 2:
-      return reduce_flats (t, fw, fh, io);
+      return tg__flow_reduce_flats (t, fw, fh, io, work_bytes);
     case 3:
       return reduce_sums (t, fw, fh, io);
     default:

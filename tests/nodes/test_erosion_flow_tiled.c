@@ -1,10 +1,12 @@
 /* Tests for erosion.flow's tiled scheme on plain arrays: for terrains made
  * to cross tile edges (noise with pits and lakes, terraced noise full of
  * flats, a flat-floored valley, a lake over four tiles, a river that
- * crosses one tile edge back and forth) and many tilings (1 x 1 to one
- * sample a tile, counts that do not divide the size), every step and
- * reduce run through an in-memory blob store gives exactly the bytes of
- * the whole-world evaluation, for MFD and D8. */
+ * crosses one tile edge back and forth, a lake over most of the world, a
+ * C-shaped flat that leaves a tile and comes back) and many tilings (1 x 1
+ * to one sample a tile, counts that do not divide the size), every step
+ * and reduce run through an in-memory blob store gives exactly the bytes
+ * of the whole-world evaluation, for MFD and D8; and the reduce of the
+ * flats holds about one tile's flats, not the world's. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -115,15 +117,20 @@ store_get (void *user, int ix, int iy, const char *name, void **data, size_t *si
 }
 
 /* Runs every step and reduce over an NX x NY tiling; ACC gets the
- * assembled result.  Returns 0 or the first error. */
+ * assembled result, *MAX_TILE_BYTES (may be NULL) the most a tile job
+ * wrote in one step, *FLATS_BYTES (may be NULL) the most the reduce of
+ * the flats held and *LISTS_BYTES the size of all the tiles' flat lists
+ * it read.  Returns 0 or the first error. */
 static int
 run_tiled (const TgFlowOpts *o, const float *hm, int w, int h, int nx, int ny, double *acc,
-           size_t *max_tile_bytes)
+           size_t *max_tile_bytes, size_t *flats_bytes, size_t *lists_bytes)
 {
   Store s;
   TgFlowBlobs io = { &s, store_put, store_get };
   int rc = 0;
 
+  if (lists_bytes)
+    *lists_bytes = 0;
   size_t cap = 1u << 12;
 
   /* At most four blobs a tile and three a tile from the reduces. */
@@ -149,6 +156,11 @@ run_tiled (const TgFlowOpts *o, const float *hm, int w, int h, int nx, int ny, d
             rc = tg__flow_tile_step (o, &t, w, h, thm, step, &io, tacc);
             if (s.bytes_job > s.bytes_max_tile)
               s.bytes_max_tile = s.bytes_job;
+            if (step == 2 && lists_bytes)
+              {
+                Blob *b = store_find (&s, ix, iy, "flats", false);
+                *lists_bytes += b ? b->size : 0;
+              }
             if (rc == 0 && step == TG__FLOW_N_STEPS - 1)
               for (int y = 0; y < th; y++)
                 memcpy (acc + (size_t) (y0 + y) * w + x0, tacc + (size_t) y * tw,
@@ -159,8 +171,11 @@ run_tiled (const TgFlowOpts *o, const float *hm, int w, int h, int nx, int ny, d
       if (rc == 0 && tg__flow_has_reduce (step))
         {
           TgTiling t = { nx, ny, -1, -1 };
+          size_t bytes = 0;
           s.ix = s.iy = -1;
-          rc = tg__flow_reduce (o, &t, w, h, step, &io);
+          rc = tg__flow_reduce (o, &t, w, h, step, &io, &bytes);
+          if (step == 2 && flats_bytes)
+            *flats_bytes = bytes;
         }
     }
   if (max_tile_bytes)
@@ -206,11 +221,15 @@ enum
   T_VALLEY,
   T_LAKE,
   T_RIVER,
+  T_BIG_LAKE,
+  T_C_FLAT,
   T_COUNT
 };
 
-static const char *const terrain_names[T_COUNT] = { "noise", "terraces", "flat valley",
-                                                    "lake over four tiles", "meandering river" };
+static const char *const terrain_names[T_COUNT] = {
+  "noise", "terraces", "flat valley", "lake over four tiles", "meandering river",
+  "lake over most tiles", "C-shaped flat",
+};
 
 static void
 make_terrain (int kind, int w, int h, float *hm)
@@ -249,6 +268,31 @@ make_terrain (int kind, int w, int h, float *hm)
               z = 0.3 * fabs (u - line) + 0.2 * (1 - v) + 0.01 * hash01 (x, y, 4);
               break;
             }
+          case T_BIG_LAKE:
+            {
+              /* A rough basin over most of the world, with an island,
+               * spilling south through a notch: one lake over most tiles. */
+              double r = hypot (u - 0.5, v - 0.5);
+              z = 0.2 + 3.0 * fmax (0.0, r - 0.42) + 0.05 * noise (u * 7, v * 7, 5)
+                  + 0.2 * exp (-pow (r / 0.06, 2));
+              if (fabs (u - 0.5) < 0.02 && v > 0.88)
+                z = fmin (z, 0.35 - 0.2 * (v - 0.88));
+              break;
+            }
+          case T_C_FLAT:
+            {
+              /* A level channel round a C open to the east, walled in; it
+               * drains only from its northern end, eastwards out of the
+               * world, so its southern end (in the same tile column) is
+               * reached the long way round, through the tiles on the west. */
+              double a = atan2 (v - 0.5, u - 0.5), r = hypot (u - 0.5, v - 0.5);
+              double off = fmax (0.0, fabs (r - 0.3) - 0.06), shut = fmax (0.0, 0.5 - fabs (a));
+              double ue = 0.5 + 0.3 * cos (0.5), ve = 0.5 - 0.3 * sin (0.5);
+              z = 0.5 + hypot (off, 0.3 * shut);
+              if (fabs (v - ve) < 0.04 && u > ue - 0.03)
+                z = fmin (z, 0.5 - 0.2 * fmax (0.0, u - ue));
+              break;
+            }
           }
         hm[(size_t) y * w + x] = (float) z;
       }
@@ -259,8 +303,8 @@ make_terrain (int kind, int w, int h, float *hm)
 static void
 test_flow_tiled_exact (void)
 {
-  static const int tilings[][2] = { { 1, 1 }, { 2, 2 }, { 3, 2 }, { 4, 4 }, { 7, 5 },
-                                    { 1, 9 }, { 9, 1 }, { 2, 7 } };
+  static const int tilings[][2] = { { 1, 1 }, { 2, 2 }, { 3, 2 }, { 3, 3 }, { 4, 4 },
+                                    { 5, 5 }, { 7, 5 }, { 1, 9 }, { 9, 1 }, { 2, 7 } };
   /* Tiles of 1 to 3 samples on a smaller world. */
   static const int tiny[][2] = { { 23, 19 }, { 11, 9 }, { 8, 7 }, { 23, 1 }, { 1, 19 } };
   const int w = 61, h = 47, sw = 23, sh = 19;
@@ -285,7 +329,7 @@ test_flow_tiled_exact (void)
                 size_t bytes = 0;
                 int rc;
                 memset (tiled, 0xff, sizeof (double) * ww * wh);
-                rc = run_tiled (&o, hm, ww, wh, nx, ny, tiled, &bytes);
+                rc = run_tiled (&o, hm, ww, wh, nx, ny, tiled, &bytes, NULL, NULL);
                 TG_CHECK_MSG (rc == 0, "%s, %s %dx%d, %d x %d tiles: error %d", rname,
                               terrain_names[kind], ww, wh, nx, ny, rc);
                 if (rc == 0)
@@ -308,9 +352,46 @@ test_flow_tiled_exact (void)
   free (tiled);
 }
 
+/* The reduce of the flats holds one tile's list and border-sized arrays:
+ * for a lake over most of a world growing at a fixed tile size, its
+ * working bytes stay within a few bytes a tile sample plus a few a border
+ * sample, while the lists of all tiles (which it used to hold at once)
+ * grow with the world. */
+static void
+test_flow_flats_reduce_bounded (void)
+{
+  const int tile = 48;
+  TgFlowOpts o = { .routing = TG__FLOW_D8, .exponent = 1.1 };
+
+  for (int nt = 2; nt <= 8; nt *= 2)
+    {
+      int w = nt * tile;
+      float *hm = malloc (sizeof (float) * w * w);
+      double *whole = malloc (sizeof (double) * w * w), *tiled = malloc (sizeof (double) * w * w);
+      size_t flats = 0, lists = 0, border = 0, bound;
+      int rc;
+      make_terrain (T_BIG_LAKE, w, w, hm);
+      TG_CHECK (tg__flow_whole (&o, hm, w, w, whole) == 0);
+      rc = run_tiled (&o, hm, w, w, nt, nt, tiled, NULL, &flats, &lists);
+      TG_CHECK_MSG (rc == 0, "%d x %d tiles: error %d", nt, nt, rc);
+      TG_CHECK (rc != 0 || memcmp (whole, tiled, sizeof (double) * w * w) == 0);
+      border = (size_t) nt * nt * tg__flow_border_count (tile, tile);
+      bound = 64 * (size_t) tile * tile + 32 * border + 64 * (size_t) nt * nt;
+      fprintf (stderr, "  %dx%d, %d x %d tiles: the reduce held %zu bytes (bound %zu), lists %zu\n",
+               w, w, nt, nt, flats, bound, lists);
+      TG_CHECK_MSG (flats > 0 && flats <= bound, "%d x %d tiles: %zu bytes", nt, nt, flats);
+      if (nt == 8)
+        TG_CHECK (flats < lists / 2);
+      free (hm);
+      free (whole);
+      free (tiled);
+    }
+}
+
 int
 main (void)
 {
   TG_RUN (test_flow_tiled_exact);
+  TG_RUN (test_flow_flats_reduce_bounded);
   return tgtest_result ();
 }
