@@ -429,7 +429,7 @@ mfd_shares_rows (void *user, int begin, int end)
     for (int x = 0; x < win->ww; x++)
       {
         size_t c = (size_t) y * win->ww + x;
-        double wt[8];
+        double wt[8] = { 0 };
         int bq;
         unsigned mask = 0;
         if (known (win, x, y))
