@@ -423,6 +423,22 @@ store_blob_get (void *user, int node, int ix, int iy, const char *name, void **d
   return 0;
 }
 
+/* A blob already gone is no error: the rerun of a job that dropped it
+ * before it failed drops it again. */
+static int
+store_blob_drop (void *user, int node, int ix, int iy, const char *name, TgError *err)
+{
+  const TgDirStore *s = user;
+  char path[4300];
+  int rc = blob_path (s, node, ix, iy, name, path, sizeof path, err);
+
+  if (rc < 0)
+    return rc;
+  if (unlink (path) != 0 && errno != ENOENT)
+    return tg_error_set (err, TG_EIO, "", "cannot remove %s: %s", path, strerror (errno));
+  return 0;
+}
+
 void
 tg__dir_store_init (TgDirStore *s, const char *dir, const TgGraph *g, const TgPlan *p,
                     const uint8_t sha[32], int stage)
@@ -438,6 +454,7 @@ tg__dir_store_init (TgDirStore *s, const char *dir, const TgGraph *g, const TgPl
   s->store.get = store_get;
   s->store.blob_put = store_blob_put;
   s->store.blob_get = store_blob_get;
+  s->store.blob_drop = store_blob_drop;
 }
 
 /* Writes V (a window of NODE's output K) as the tile files it covers. */

@@ -744,6 +744,21 @@ tg_eval_blob_get (TgEvalCtx *c, int ix, int iy, const char *name, void **data, s
 }
 
 int
+tg_eval_blob_drop (TgEvalCtx *c, int ix, int iy, const char *name)
+{
+  const TgTileStore *st = c->ev->store;
+  TgError err = { 0 };
+  int rc;
+
+  if (c->ev->step_tiling == NULL || st == NULL)
+    return tg_eval_fail (c, TG_EINVAL, "blob \"%s\" dropped outside a tiled build", name);
+  if (st->blob_drop == NULL)
+    return 0;
+  rc = st->blob_drop (st->user, c->node, ix, iy, name, &err);
+  return rc < 0 ? tg_eval_fail (c, rc, "%s", err.message[0] ? err.message : tg_strerror (rc)) : 0;
+}
+
+int
 tg_eval_fail (TgEvalCtx *c, int code, const char *fmt, ...)
 {
   va_list ap;
