@@ -653,7 +653,8 @@ tg_plan_run_job (TgEngine *e, const TgGraph *g, const char *dir, int nx, int ny,
       goto out;
     }
   st = &p.stages[stage];
-  if (st->kind == TG_STAGE_STEP || (st->kind == TG_STAGE_EXPORT && st->tiles && tile_x >= 0))
+  if (st->kind == TG_STAGE_STEP || st->kind == TG_STAGE_STORE
+      || (st->kind == TG_STAGE_EXPORT && st->tiles && tile_x >= 0))
     job = tile_x >= 0 ? tile_y * nx + tile_x : -1;
   else if (tile_x >= 0)
     job = -1;
@@ -662,7 +663,9 @@ tg_plan_run_job (TgEngine *e, const TgGraph *g, const char *dir, int nx, int ny,
   if (job < 0)
     {
       rc = tg_error_set (err, TG_EINVAL, "", "stage %d (%s) %s", stage,
-                         st->kind == TG_STAGE_STEP ? "a step" : "one job",
+                         st->kind == TG_STAGE_STEP    ? "a step"
+                         : st->kind == TG_STAGE_STORE ? "a store"
+                                                      : "one job",
                          tile_x >= 0 ? "has no tiles: leave out --tile" : "needs --tile IX,IY");
       goto out;
     }
@@ -696,19 +699,29 @@ tg_plan_run_job (TgEngine *e, const TgGraph *g, const char *dir, int nx, int ny,
         break;
       }
     case TG_STAGE_NODE:
+    case TG_STAGE_STORE:
       {
+        /* One evaluation for all outputs: a job's engine keeps no results
+         * between pulls.  A NODE job cuts the whole world into every tile,
+         * a STORE job computes its tile. */
         const TgNodeDesc *d = tg_graph_node_desc (g, st->node);
+        TgTiling t = { p.nx, p.ny, ix, iy };
+        TgRegion win = st->kind == TG_STAGE_STORE ? tg_tiling_window (&t, &p.full, ix, iy) : p.full;
         TgEvalHooks h = *hooks;
+        TgValue *outs[64] = { 0 };
         h.store = &ds.store;
+        if (d->n_outputs > 64)
+          rc = tg_error_set (err, TG_ERANGE, "", "node %d: more than 64 outputs", st->node);
+        else
+          rc = tg_engine_pull_outputs (e, g, st->node, &win, &h, outs, report, err);
         for (int k = 0; rc == 0 && k < d->n_outputs; k++)
-          {
-            TgValue *v = NULL;
-            rc = tg_engine_pull (e, g, st->node, k, &p.full, &h, &v, report, err);
-            for (int ty = 0; rc == 0 && ty < p.ny; ty++)
-              for (int tx = 0; rc == 0 && tx < p.nx; tx++)
-                rc = store_put_grid (&ds, st->node, k, v, tx, ty, err);
-            tg_value_unref (v);
-          }
+          if (st->kind == TG_STAGE_STORE)
+            rc = store_put_grid (&ds, st->node, k, outs[k], ix, iy, err);
+          else
+            for (int q = 0; rc == 0 && q < p.nx * p.ny; q++)
+              rc = store_put_grid (&ds, st->node, k, outs[k], q % p.nx, q / p.nx, err);
+        for (int k = 0; k < 64; k++)
+          tg_value_unref (outs[k]);
         break;
       }
     case TG_STAGE_EXPORT:
