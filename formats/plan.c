@@ -367,7 +367,9 @@ tg_plan_job_memory (const TgPlan *p, const TgGraph *g, int s, int j)
         int halo = params ? d->tiled->halo (params, &p->full, st->step) : 0;
         TgRegion in_r = halo >= 0 ? tg_region_grow (&r, halo) : r;
         params_free (g, st->node, params);
-        b += grid_bytes (d, &in_r) * 3; /* the node's own state, copies and scratch */
+        /* The node's state over its window, copies and scratch over the
+         * tile (a halo'd step keeps its state, not its outputs, there). */
+        b += grid_bytes (d, &in_r) + grid_bytes (d, &r) * 2;
         for (int k = 0; halo >= 0 && k < d->n_inputs; k++)
           {
             int l = tg_graph_input_link (g, st->node, k);
