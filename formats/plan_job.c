@@ -664,7 +664,7 @@ tg_plan_run_job (TgEngine *e, const TgGraph *g, const char *dir, int nx, int ny,
     {
       rc = tg_error_set (err, TG_EINVAL, "", "stage %d (%s) %s", stage,
                          st->kind == TG_STAGE_STEP    ? "a step"
-                         : st->kind == TG_STAGE_STORE ? "a store"
+                         : st->kind == TG_STAGE_STORE ? "a store stage"
                                                       : "one job",
                          tile_x >= 0 ? "has no tiles: leave out --tile" : "needs --tile IX,IY");
       goto out;

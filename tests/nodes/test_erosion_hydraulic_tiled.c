@@ -341,8 +341,8 @@ check_tiled (const TgHydraulicSetup *s, int kind, int w, int h, int nx, int ny,
       TG_CHECK_NEAR (t.owned.eroded, ws->eroded, 1e-9 * ws->eroded);
       /* The blobs held at once: every tile's input and two steps' state
        * (height and flow), never one per step. */
-      TG_CHECK_MSG (t.store_peak <= sizeof (float) * 5 * n, "%dx%d: the blobs peaked at %zu bytes",
-                    nx, ny, t.store_peak);
+      TG_CHECK_MSG (t.store_peak <= sizeof (float) * 5 * n,
+                    "%dx%d: the blobs peaked at %zu bytes", nx, ny, t.store_peak);
       TG_CHECK_MSG (t.max_work <= work_bound (s, t.max_tile_w, t.max_tile_h),
                     "%dx%d: a job held %zu bytes, bound %zu", nx, ny, t.max_work,
                     work_bound (s, t.max_tile_w, t.max_tile_h));
