@@ -73,6 +73,47 @@ add_stage (TgPlan *p, TgStage st, TgError *err)
   return 0;
 }
 
+/* Whether the plan may keep NODE's outputs per tile in a store stage:
+ * grids of a node that computes any window exactly on its own. */
+static bool
+storable_node (const TgNodeDesc *d)
+{
+  return d->locality != TG_LOCALITY_GLOBAL && !(d->flags & TG_NODE_EXPORT)
+         && outputs_are_grids (d);
+}
+
+/* Adds a store stage for every input of NODE's scheme that its first
+ * step reads over a halo, unless the store has it already.  Without one,
+ * each step-0 job would compute the input's whole upstream chain over its
+ * tile grown by the halo: for erosion.hydraulic (four droplet reaches)
+ * several times the tile's work and memory, repeated by every
+ * neighbour.  Stored per tile, the input is computed once, over tiles,
+ * and the step reads any window of it from the store.  Only the input
+ * itself is stored: what lies above it is computed once per tile anyway. */
+static int
+add_store_stages (TgPlan *p, const TgGraph *g, int node, const void *params, TgError *err)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (g, node);
+  int rc = 0;
+
+  if (d->tiled->halo (params, &p->full, 0) <= 0)
+    return 0;
+  for (int k = 0; k < d->n_inputs && rc == 0; k++)
+    {
+      int l = tg_graph_input_link (g, node, k), from;
+      if (l < 0)
+        continue;
+      from = tg_graph_link (g, l)->from_node;
+      if (p->stored_after[from] >= 0 || !storable_node (tg_graph_node_desc (g, from)))
+        continue;
+      rc = add_stage (p, (TgStage) { .kind = TG_STAGE_STORE, .node = from,
+                                     .n_jobs = p->nx * p->ny }, err);
+      if (rc == 0)
+        p->stored_after[from] = p->n_stages - 1;
+    }
+  return rc;
+}
+
 /* Marks the nodes some export depends on. */
 static void
 mark_needed (const TgGraph *g, const int *order, bool *needed)
@@ -156,6 +197,8 @@ tg_plan_make (const TgGraph *g, int nx, int ny, TgPlan *p, TgError *err)
           int steps = params ? d->tiled->n_steps (params, &p->full) : 0;
           if (params == NULL)
             rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+          else
+            rc = add_store_stages (p, g, node, params, err);
           for (int s = 0; rc == 0 && s < steps; s++)
             {
               rc = add_stage (p, (TgStage) { .kind = TG_STAGE_STEP, .node = node, .step = s,
@@ -193,8 +236,8 @@ void
 tg_plan_job_tile (const TgPlan *p, int s, int j, int *ix, int *iy)
 {
   const TgStage *st = &p->stages[s];
-  bool tile = st->kind == TG_STAGE_STEP || (st->kind == TG_STAGE_EXPORT && st->tiles
-                                            && j < p->nx * p->ny);
+  bool tile = st->kind == TG_STAGE_STEP || st->kind == TG_STAGE_STORE
+              || (st->kind == TG_STAGE_EXPORT && st->tiles && j < p->nx * p->ny);
 
   *ix = tile ? j % p->nx : -1;
   *iy = tile ? j / p->nx : -1;
@@ -216,20 +259,30 @@ grid_bytes (const TgNodeDesc *d, const TgRegion *r)
   return b;
 }
 
-/* The grids NODE and what it needs upstream hold over R: every input's
- * region with the node's apron, nodes the store has taken as they are.
- * An upper bound, since the engine frees a map after its last reader. */
-static uint64_t
-upstream_bytes (const TgPlan *p, const TgGraph *g, int node, const TgRegion *r, int before,
-                int depth)
+/* The maps a job's evaluation computes: one per node and region, as the
+ * engine computes each such pair once however many nodes read it. */
+typedef struct
+{
+  int n, cap;
+  int *node;
+  TgRegion *region;
+  uint64_t bytes;
+} Maps;
+
+/* Adds the grids NODE and what it needs upstream hold over R: every
+ * input's region with the node's apron, nodes the store has taken as
+ * they are.  An upper bound, since the engine frees a map after its last
+ * reader.  Without memory for the list, counts a map again. */
+static void
+maps_add (Maps *m, const TgPlan *p, const TgGraph *g, int node, const TgRegion *r, int before,
+          int depth)
 {
   const TgNodeDesc *d = tg_graph_node_desc (g, node);
   bool stored = p->stored_after[node] >= 0 && p->stored_after[node] < before;
   TgRegion own = *r, in_r = *r;
-  uint64_t b;
 
   if (depth > TG_GRAPH_MAX_DEPTH)
-    return 0;
+    return;
   if (!stored && d->locality == TG_LOCALITY_GLOBAL)
     own = in_r = p->full;
   else if (!stored && d->locality == TG_LOCALITY_APRON && d->apron)
@@ -239,15 +292,46 @@ upstream_bytes (const TgPlan *p, const TgGraph *g, int node, const TgRegion *r, 
         in_r = tg_region_grow (r, d->apron (params, r->cell));
       params_free (g, node, params);
     }
-  b = grid_bytes (d, &own);
+  for (int i = 0; i < m->n; i++)
+    if (m->node[i] == node && tg_region_equal (&m->region[i], &own))
+      return;
+  if (m->n == m->cap)
+    {
+      int cap = m->cap ? 2 * m->cap : 32;
+      int *nodes = realloc (m->node, sizeof *nodes * (size_t) cap);
+      TgRegion *regions = nodes ? realloc (m->region, sizeof *regions * (size_t) cap) : NULL;
+      if (nodes)
+        m->node = nodes;
+      if (regions)
+        {
+          m->region = regions;
+          m->cap = cap;
+        }
+    }
+  if (m->n < m->cap)
+    {
+      m->node[m->n] = node;
+      m->region[m->n++] = own;
+    }
+  m->bytes += grid_bytes (d, &own);
   if (stored)
-    return b;
+    return;
   for (int k = 0; k < d->n_inputs; k++)
     {
       int l = tg_graph_input_link (g, node, k);
       if (l >= 0)
-        b += upstream_bytes (p, g, tg_graph_link (g, l)->from_node, &in_r, before, depth + 1);
+        maps_add (m, p, g, tg_graph_link (g, l)->from_node, &in_r, before, depth + 1);
     }
+}
+
+static uint64_t
+maps_clear (Maps *m)
+{
+  uint64_t b = m->bytes;
+
+  free (m->node);
+  free (m->region);
+  memset (m, 0, sizeof *m);
   return b;
 }
 
@@ -257,6 +341,7 @@ tg_plan_job_memory (const TgPlan *p, const TgGraph *g, int s, int j)
   const TgStage *st = &p->stages[s];
   int ix, iy, n = tg_graph_n_nodes (g);
   uint64_t b = JOB_BASE_BYTES;
+  Maps m = { 0 };
   TgRegion r;
 
   tg_plan_job_tile (p, s, j, &ix, &iy);
@@ -270,7 +355,11 @@ tg_plan_job_memory (const TgPlan *p, const TgGraph *g, int s, int j)
       /* Blobs are perimeter-sized: a few floats per edge sample. */
       return b + (uint64_t) (p->full.full_w + p->full.full_h) * (uint64_t) (p->nx + p->ny) * 16;
     case TG_STAGE_NODE:
-      return b + upstream_bytes (p, g, st->node, &p->full, s, 0) * 2;
+      maps_add (&m, p, g, st->node, &p->full, s, 0);
+      return b + maps_clear (&m) * 2;
+    case TG_STAGE_STORE:
+      maps_add (&m, p, g, st->node, &r, s, 0);
+      return b + maps_clear (&m);
     case TG_STAGE_STEP:
       {
         const TgNodeDesc *d = tg_graph_node_desc (g, st->node);
@@ -278,14 +367,16 @@ tg_plan_job_memory (const TgPlan *p, const TgGraph *g, int s, int j)
         int halo = params ? d->tiled->halo (params, &p->full, st->step) : 0;
         TgRegion in_r = halo >= 0 ? tg_region_grow (&r, halo) : r;
         params_free (g, st->node, params);
-        b += grid_bytes (d, &in_r) * 3; /* the node's own state, copies and scratch */
+        /* The node's state over its window, copies and scratch over the
+         * tile (a halo'd step keeps its state, not its outputs, there). */
+        b += grid_bytes (d, &in_r) + grid_bytes (d, &r) * 2;
         for (int k = 0; halo >= 0 && k < d->n_inputs; k++)
           {
             int l = tg_graph_input_link (g, st->node, k);
             if (l >= 0)
-              b += upstream_bytes (p, g, tg_graph_link (g, l)->from_node, &in_r, s, 0);
+              maps_add (&m, p, g, tg_graph_link (g, l)->from_node, &in_r, s, 0);
           }
-        return b;
+        return b + maps_clear (&m);
       }
     case TG_STAGE_EXPORT:
     default:
@@ -294,8 +385,8 @@ tg_plan_job_memory (const TgPlan *p, const TgGraph *g, int s, int j)
           const TgNodeDesc *d = tg_graph_node_desc (g, node);
           if ((d->flags & TG_NODE_EXPORT)
               && (d->locality == TG_LOCALITY_GLOBAL) == (ix < 0))
-            b += upstream_bytes (p, g, node, &r, s, 0);
+            maps_add (&m, p, g, node, &r, s, 0);
         }
-      return b;
+      return b + maps_clear (&m);
     }
 }

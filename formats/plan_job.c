@@ -423,6 +423,22 @@ store_blob_get (void *user, int node, int ix, int iy, const char *name, void **d
   return 0;
 }
 
+/* A blob already gone is no error: the rerun of a job that dropped it
+ * before it failed drops it again. */
+static int
+store_blob_drop (void *user, int node, int ix, int iy, const char *name, TgError *err)
+{
+  const TgDirStore *s = user;
+  char path[4300];
+  int rc = blob_path (s, node, ix, iy, name, path, sizeof path, err);
+
+  if (rc < 0)
+    return rc;
+  if (unlink (path) != 0 && errno != ENOENT)
+    return tg_error_set (err, TG_EIO, "", "cannot remove %s: %s", path, strerror (errno));
+  return 0;
+}
+
 void
 tg__dir_store_init (TgDirStore *s, const char *dir, const TgGraph *g, const TgPlan *p,
                     const uint8_t sha[32], int stage)
@@ -438,6 +454,7 @@ tg__dir_store_init (TgDirStore *s, const char *dir, const TgGraph *g, const TgPl
   s->store.get = store_get;
   s->store.blob_put = store_blob_put;
   s->store.blob_get = store_blob_get;
+  s->store.blob_drop = store_blob_drop;
 }
 
 /* Writes V (a window of NODE's output K) as the tile files it covers. */
@@ -636,7 +653,8 @@ tg_plan_run_job (TgEngine *e, const TgGraph *g, const char *dir, int nx, int ny,
       goto out;
     }
   st = &p.stages[stage];
-  if (st->kind == TG_STAGE_STEP || (st->kind == TG_STAGE_EXPORT && st->tiles && tile_x >= 0))
+  if (st->kind == TG_STAGE_STEP || st->kind == TG_STAGE_STORE
+      || (st->kind == TG_STAGE_EXPORT && st->tiles && tile_x >= 0))
     job = tile_x >= 0 ? tile_y * nx + tile_x : -1;
   else if (tile_x >= 0)
     job = -1;
@@ -645,7 +663,9 @@ tg_plan_run_job (TgEngine *e, const TgGraph *g, const char *dir, int nx, int ny,
   if (job < 0)
     {
       rc = tg_error_set (err, TG_EINVAL, "", "stage %d (%s) %s", stage,
-                         st->kind == TG_STAGE_STEP ? "a step" : "one job",
+                         st->kind == TG_STAGE_STEP    ? "a step"
+                         : st->kind == TG_STAGE_STORE ? "a store stage"
+                                                      : "one job",
                          tile_x >= 0 ? "has no tiles: leave out --tile" : "needs --tile IX,IY");
       goto out;
     }
@@ -679,19 +699,29 @@ tg_plan_run_job (TgEngine *e, const TgGraph *g, const char *dir, int nx, int ny,
         break;
       }
     case TG_STAGE_NODE:
+    case TG_STAGE_STORE:
       {
+        /* One evaluation for all outputs: a job's engine keeps no results
+         * between pulls.  A NODE job cuts the whole world into every tile,
+         * a STORE job computes its tile. */
         const TgNodeDesc *d = tg_graph_node_desc (g, st->node);
+        TgTiling t = { p.nx, p.ny, ix, iy };
+        TgRegion win = st->kind == TG_STAGE_STORE ? tg_tiling_window (&t, &p.full, ix, iy) : p.full;
         TgEvalHooks h = *hooks;
+        TgValue *outs[64] = { 0 };
         h.store = &ds.store;
+        if (d->n_outputs > 64)
+          rc = tg_error_set (err, TG_ERANGE, "", "node %d: more than 64 outputs", st->node);
+        else
+          rc = tg_engine_pull_outputs (e, g, st->node, &win, &h, outs, report, err);
         for (int k = 0; rc == 0 && k < d->n_outputs; k++)
-          {
-            TgValue *v = NULL;
-            rc = tg_engine_pull (e, g, st->node, k, &p.full, &h, &v, report, err);
-            for (int ty = 0; rc == 0 && ty < p.ny; ty++)
-              for (int tx = 0; rc == 0 && tx < p.nx; tx++)
-                rc = store_put_grid (&ds, st->node, k, v, tx, ty, err);
-            tg_value_unref (v);
-          }
+          if (st->kind == TG_STAGE_STORE)
+            rc = store_put_grid (&ds, st->node, k, outs[k], ix, iy, err);
+          else
+            for (int q = 0; rc == 0 && q < p.nx * p.ny; q++)
+              rc = store_put_grid (&ds, st->node, k, outs[k], q % p.nx, q / p.nx, err);
+        for (int k = 0; k < 64; k++)
+          tg_value_unref (outs[k]);
         break;
       }
     case TG_STAGE_EXPORT:

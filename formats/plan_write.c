@@ -14,7 +14,8 @@
 #include "plan-private.h"
 #include "tgformats-private.h"
 
-static const char *const kind_names[] = { "step", "reduce", "node", "export" };
+/* In TgStageKind's order. */
+static const char *const kind_names[] = { "step", "reduce", "node", "export", "store" };
 
 /* --- plan.json back ------------------------------------------------------------ */
 
@@ -328,6 +329,13 @@ job_json (const TgGraph *g, const TgPlan *p, int s, int j, const TgPlanWriteOpti
     case TG_STAGE_NODE:
       str_array_add (out, "store/n%d/o*/", st->node, 0);
       break;
+    case TG_STAGE_STORE:
+      {
+        char pat[64];
+        snprintf (pat, sizeof pat, "store/n%d/o*/%d_%d.grid", st->node, ix, iy);
+        json_object_array_add (out, json_object_new_string (pat));
+        break;
+      }
     case TG_STAGE_EXPORT:
     default:
       if (ix >= 0)

@@ -33,6 +33,8 @@ stage_kind (TgStageKind k)
       return "reduce";
     case TG_STAGE_NODE:
       return "whole";
+    case TG_STAGE_STORE:
+      return "store";
     case TG_STAGE_EXPORT:
     default:
       return "export";
@@ -65,6 +67,9 @@ print_summary (const TgGraph *g, const TgPlan *p, const char *dir)
         printf ("  exports%s%s\n", st->tiles ? " (tiles)" : "", st->whole ? " (meshes, points)" : "");
       else if (st->kind == TG_STAGE_NODE)
         printf ("  %s (%s, no tiled scheme: one job over the whole world)\n",
+                tg_graph_node_id (g, st->node), tg_graph_node_desc (g, st->node)->type);
+      else if (st->kind == TG_STAGE_STORE)
+        printf ("  %s (%s) kept per tile for the halo of a step after it\n",
                 tg_graph_node_id (g, st->node), tg_graph_node_desc (g, st->node)->type);
       else
         printf ("  %s (%s) step %d\n", tg_graph_node_id (g, st->node),

@@ -724,6 +724,21 @@ tg_eval_blob_get (TgEvalCtx *c, int ix, int iy, const char *name, void **data, s
 }
 
 int
+tg_eval_blob_drop (TgEvalCtx *c, int ix, int iy, const char *name)
+{
+  const TgTileStore *st = c->ev->store;
+  TgError err = { 0 };
+  int rc;
+
+  if (c->ev->step_tiling == NULL || st == NULL)
+    return tg_eval_fail (c, TG_EINVAL, "blob \"%s\" dropped outside a tiled build", name);
+  if (st->blob_drop == NULL)
+    return 0;
+  rc = st->blob_drop (st->user, c->node, ix, iy, name, &err);
+  return rc < 0 ? tg_eval_fail (c, rc, "%s", err.message[0] ? err.message : tg_strerror (rc)) : 0;
+}
+
+int
 tg_eval_fail (TgEvalCtx *c, int code, const char *fmt, ...)
 {
   va_list ap;
@@ -1566,6 +1581,47 @@ tg_engine_pull (TgEngine *e, const TgGraph *g, int node, int output, const TgReg
         *out = tg_value_ref (v);
       if (*out == NULL)
         rc = tg_error_set (err, TG_ENOMEM, NULL, NULL);
+    }
+  rc = eval_result (&ev, rc);
+  eval_end (&ev);
+  return rc;
+}
+
+int
+tg_engine_pull_outputs (TgEngine *e, const TgGraph *g, int node, const TgRegion *region,
+                        const TgEvalHooks *hooks, TgValue **outs, TgEvalReport *report,
+                        TgError *err)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (g, node);
+  Eval ev;
+  int j, rc;
+
+  if (d == NULL)
+    return tg_error_set (err, TG_EINVAL, NULL, "no node %d", node);
+  for (int k = 0; k < d->n_outputs; k++)
+    outs[k] = NULL;
+  if (region->width <= 0 || region->height <= 0 || !(region->cell > 0))
+    return tg_error_set (err, TG_EINVAL, NULL, "empty region");
+  if ((rc = tg_world_check (tg_graph_world_const (g), err)) < 0)
+    return rc;
+  if ((rc = eval_begin (&ev, e, g, hooks, report, err)) < 0)
+    return rc;
+  j = job_for (&ev, node, region, 0);
+  rc = j < 0 ? j : pull_job (&ev, j);
+  for (int k = 0; rc == 0 && k < d->n_outputs; k++)
+    {
+      TgValue *v = ev.jobs[j].outs[k];
+      if (tg_port_type_is_grid (v->type) && !tg_region_equal (&v->region, region))
+        outs[k] = tg__value_window_clamped (v, region);
+      else
+        outs[k] = tg_value_ref (v);
+      if (outs[k] == NULL)
+        rc = tg_error_set (err, TG_ENOMEM, NULL, NULL);
+    }
+  for (int k = 0; rc < 0 && k < d->n_outputs; k++)
+    {
+      tg_value_unref (outs[k]);
+      outs[k] = NULL;
     }
   rc = eval_result (&ev, rc);
   eval_end (&ev);

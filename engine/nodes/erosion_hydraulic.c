@@ -319,6 +319,17 @@ blob_put (void *user, const char *name, const void *data, size_t size)
 }
 
 static int
+blob_drop (void *user, const char *name)
+{
+  BlobIo *b = user;
+  const TgTiling *t = tg_eval_tiling (b->c);
+  int rc = tg_eval_blob_drop (b->c, t->ix, t->iy, name);
+
+  b->failed = b->failed || rc < 0;
+  return rc;
+}
+
+static int
 hydraulic_tile_step (TgEvalCtx *c, int step)
 {
   const HydraulicParams *p = tg_eval_params (c);
@@ -326,7 +337,7 @@ hydraulic_tile_step (TgEvalCtx *c, int step)
   const TgTiling *t = tg_eval_tiling (c);
   const TgValue *in = step == 0 ? tg_eval_input (c, 0) : NULL;
   BlobIo bio = { c, false };
-  TgHydraulicBlobs io = { &bio, blob_get, blob_put };
+  TgHydraulicBlobs io = { &bio, blob_get, blob_put, blob_drop };
   TgHydraulicRect in_rect = { 0 };
   TgHydraulicSetup s;
   size_t n = (size_t) r->width * (size_t) r->height;

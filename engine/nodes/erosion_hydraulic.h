@@ -69,12 +69,14 @@ typedef struct
 
 /* The blobs of a tiled build as one tile job sees them: GET reads NAME of
  * tile (IX, IY) (malloc'ed, the caller frees), PUT writes NAME of the
- * job's own tile.  Both return 0 or a negative TG_E* code. */
+ * job's own tile, DROP (may be NULL) removes one of the job's own tile.
+ * All return 0 or a negative TG_E* code. */
 typedef struct
 {
   void *user;
   int (*get) (void *user, int ix, int iy, const char *name, void **data, size_t *size);
   int (*put) (void *user, const char *name, const void *data, size_t size);
+  int (*drop) (void *user, const char *name);
 } TgHydraulicBlobs;
 
 typedef struct

@@ -633,6 +633,16 @@ tg__hydraulic_tile_step (const TgHydraulicSetup *s, int w, int h, const TgTiling
     }
   else
     {
+      /* The state two steps back is garbage: only the jobs of step - 1
+       * read it, and they are done before this step's stage starts.  A
+       * rerun of this job reads step - 1's, which the next step drops. */
+      for (int q = 0; step >= 2 && io->drop && q < 2 && rc == 0; q++)
+        {
+          snprintf (name, sizeof name, "%c%d", q ? 'f' : 'h', step - 2);
+          rc = io->drop (io->user, name);
+        }
+      if (rc < 0)
+        goto out;
       /* The state after the step before: the height over NEED from the
        * tiles it covers, one blob at a time; the flow only over J, as no
        * droplet reads it. */

@@ -6,8 +6,9 @@
 # uneven 7x5, jobs on one thread).  Then the faults: bad tile counts and
 # folders refused with nothing written, a missing or stale tile named by
 # stitch, a killed job that leaves nothing stitch takes, a rerun that runs
-# only the failed job, and a job's peak memory that stays flat as the world
-# grows at a fixed tile size.
+# only the failed job, a hydraulic step job that finds its inputs when run
+# again although spent blobs are dropped, and a job's peak memory that
+# stays flat as the world grows at a fixed tile size.
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v parallel > /dev/null 2>&1; then
@@ -26,6 +27,15 @@ run_stages () {
   for stage in "$1"/stages/*.txt; do
     (cd "$1" && TGRAPH="$TGRAPH" xargs -P 2 -d '\n' -I {} sh -c '{}' < "$stage") || return 1
   done
+}
+
+# hydraulic_blobs_spent PLAN WHAT: erosion.hydraulic's step blobs (h<step>,
+# f<step>) in PLAN's store are of two steps at most: the rest were dropped.
+hydraulic_blobs_spent () {
+  checks=$((checks + 1))
+  steps=$(find "$1/store" -path '*/b/*' -name '*.[hf][0-9]*' 2> /dev/null |
+    sed 's/.*\.[hf]//' | sort -u | wc -l)
+  [ "$steps" -le 2 ] || fail "$2: the store keeps hydraulic blobs of $steps steps"
 }
 
 # tiled_equals_whole NAME FILE TILES [PLAN OPTIONS...]: the stitched build
@@ -53,6 +63,7 @@ tiled_equals_whole () {
     fail "$name in $tiles tiles: the stitched files differ from the whole build"
     sed 's/^/  | /' "$TMP/diff" | head -20 >&2
   fi
+  hydraulic_blobs_spent "$dir/plan" "$name in $tiles tiles"
   rm -rf "$dir"
   echo "$name in $tiles tiles: compared ($SECONDS s so far)"
 }
@@ -77,6 +88,32 @@ for golden in "$SRC"/tests/graphs/*.tgraph; do
 done
 tiled_equals_whole fast-uneven "$F" 7,5 --threads 1 --resolution 201
 tiled_equals_whole fast-columns "$F" 1,9 --set base.seed=9
+
+# --- a hydraulic step job run again finds what it reads -------------------------------
+
+# Step s drops its tile's state of step s - 2.  A job that fails after its
+# drop is run again (run-parallel.sh's --resume-failed): it reads step
+# s - 1's state, which is still there.  Here a step-3 job runs twice.
+run "$TGRAPH" plan "$G" --tiles 3,2 -o "$TMP/r" --quiet
+expect_rc 0 "plan the rerun test"
+again=$(python3 -c 'import json, sys
+p = json.load(open(sys.argv[1]))
+print([s["stage"] for s in p["stages"] if s.get("type") == "erosion.hydraulic" and s.get("step") == 3][0])' \
+  "$TMP/r/plan.json")
+for stage in "$TMP"/r/stages/*.txt; do
+  (cd "$TMP/r" && TGRAPH="$TGRAPH" xargs -P 2 -d '\n' -I {} sh -c '{}' < "$stage") || break
+  if [ "$stage" = "$(printf '%s/r/stages/%02d.txt' "$TMP" "$again")" ]; then
+    run sh -c "cd '$TMP/r' && TGRAPH='$TGRAPH' && $(sed -n 5p "$stage")"
+    expect_rc 0 "a step-3 job of erosion.hydraulic run again"
+  fi
+done
+run "$TGRAPH" stitch "$TMP/r" -o "$TMP/rst"
+expect_rc 0 "stitch after the rerun of a step job"
+run "$TGRAPH" eval "$G" -o "$TMP/rwhole" --quiet
+checks=$((checks + 1))
+diff -r "$TMP/rwhole" "$TMP/rst" > /dev/null || fail "the build with a step job run again differs"
+hydraulic_blobs_spent "$TMP/r" "the build with a step job run again"
+rm -rf "$TMP/r" "$TMP/rst" "$TMP/rwhole"
 
 # --- the many-machine path: an sshloginfile (":" is this machine, no ssh) --------------
 

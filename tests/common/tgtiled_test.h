@@ -24,6 +24,7 @@ typedef struct
   TgtestBlob *blobs;
   int n;
   size_t bytes, peak_blob; /* all blobs held; the largest one */
+  size_t peak_bytes;       /* the most held at once */
 } TgtestStore;
 
 static TgtestBlob *
@@ -70,6 +71,8 @@ tgtest_store_put (void *user, int node, int ix, int iy, const char *name, const 
   b->size = size;
   if (size > s->peak_blob)
     s->peak_blob = size;
+  if (s->bytes > s->peak_bytes)
+    s->peak_bytes = s->bytes;
   return 0;
 }
 
@@ -86,6 +89,23 @@ tgtest_store_get (void *user, int node, int ix, int iy, const char *name, void *
     return tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
   memcpy (*data, b->data, b->size);
   *size = b->size;
+  return 0;
+}
+
+static int
+tgtest_store_drop (void *user, int node, int ix, int iy, const char *name, TgError *err)
+{
+  TgtestStore *s = user;
+  TgtestBlob *b = tgtest_store_find (s, node, ix, iy, name);
+
+  (void) err;
+  if (b != NULL)
+    {
+      s->bytes -= b->size;
+      free (b->name);
+      free (b->data);
+      *b = s->blobs[--s->n];
+    }
   return 0;
 }
 
@@ -112,7 +132,8 @@ tgtest_tiled_pull (TgEngine *e, const TgGraph *g, int node, int output, int nx, 
   const TgNodeDesc *d = tg_graph_node_desc (g, node);
   const TgWorld *w = tg_graph_world_const (g);
   TgtestStore st = { 0 };
-  TgTileStore ts = { .user = &st, .blob_put = tgtest_store_put, .blob_get = tgtest_store_get };
+  TgTileStore ts = { .user = &st, .blob_put = tgtest_store_put, .blob_get = tgtest_store_get,
+                     .blob_drop = tgtest_store_drop };
   TgTiling t = { nx, ny, 0, 0 };
   TgEvalHooks hooks = { .store = &ts, .tiling = &t };
   TgRegion full;
@@ -177,6 +198,7 @@ tgtest_tiled_pull (TgEngine *e, const TgGraph *g, int node, int output, int nx, 
     {
       store_out->bytes = st.bytes;
       store_out->peak_blob = st.peak_blob;
+      store_out->peak_bytes = st.peak_bytes;
     }
   tgtest_store_clear (&st);
   if (rc < 0)

@@ -343,6 +343,11 @@ test_hydraulic_tiled_equals_whole (void)
               int th = (r.height + tilings[k][1] - 1) / tilings[k][1] + 1;
               TG_CHECK (st.peak_blob <= sizeof (float) * (size_t) tw * (size_t) th);
             }
+            /* Spent blobs are dropped: the tiles' input and two steps'
+             * height and flow at most, however many steps ran. */
+            TG_CHECK_MSG (st.peak_bytes <= sizeof (float) * 5 * tg_region_samples (&r),
+                          "%dx%d tiles: the blobs peaked at %zu bytes", tilings[k][0],
+                          tilings[k][1], st.peak_bytes);
           }
         tg_value_unref (tiled);
       }

@@ -4,8 +4,8 @@
  * jobs of a stage run at once), gives the bytes of the whole-world
  * tg__hydraulic_simulate for uneven tile counts, tiles narrower than the
  * halo, 1 and 2 threads and any job order; the owned droplet counts add
- * up to the whole run's; and a job holds no more than its tile and halos,
- * the same for a larger world. */
+ * up to the whole run's; a job holds no more than its tile and halos, the
+ * same for a larger world; and the store holds two steps' blobs, not all. */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -81,6 +81,26 @@ store_put (void *user, const char *name, const void *data, size_t size)
   st->bytes += size;
   st->peak = st->bytes > st->peak ? st->bytes : st->peak;
   return 0;
+}
+
+/* Dropping a blob that a job of this stage may still read (one written
+ * by the stage before or this one), or another tile's, is a bug. */
+static int
+store_drop (void *user, const char *name)
+{
+  Store *st = user;
+
+  for (int k = 0; k < st->n; k++)
+    if (st->b[k].ix == st->ix && st->b[k].iy == st->iy && strcmp (st->b[k].name, name) == 0)
+      {
+        if (st->b[k].stage >= st->stage - 1)
+          return TG_EINVAL;
+        st->bytes -= st->b[k].size;
+        free (st->b[k].data);
+        st->b[k] = st->b[--st->n];
+        return 0;
+      }
+  return 0; /* dropped before: a rerun */
 }
 
 static void
@@ -219,7 +239,7 @@ run_tiled (const TgHydraulicSetup *s, const float *in, int w, int h, int nx, int
           int x0 = tg_tile_start (w, nx, ix), x1 = tg_tile_start (w, nx, ix + 1);
           int y0 = tg_tile_start (h, ny, iy), y1 = tg_tile_start (h, ny, iy + 1);
           int tw = x1 - x0, th = y1 - y0;
-          TgHydraulicBlobs io = { &st, store_get, store_put };
+          TgHydraulicBlobs io = { &st, store_get, store_put, store_drop };
           TgHydraulicStepInfo info;
           TgHydraulicRect ir = { 0 };
           float *input = NULL, *hb = NULL, *fb = NULL, *sb = NULL;
@@ -319,6 +339,10 @@ check_tiled (const TgHydraulicSetup *s, int kind, int w, int h, int nx, int ny,
                     "%dx%d: owned droplets %lld (steps %lld), whole %lld (%lld)", nx, ny,
                     t.owned.droplets_run, t.owned.steps, ws->droplets_run, ws->steps);
       TG_CHECK_NEAR (t.owned.eroded, ws->eroded, 1e-9 * ws->eroded);
+      /* The blobs held at once: every tile's input and two steps' state
+       * (height and flow), never one per step. */
+      TG_CHECK_MSG (t.store_peak <= sizeof (float) * 5 * n,
+                    "%dx%d: the blobs peaked at %zu bytes", nx, ny, t.store_peak);
       TG_CHECK_MSG (t.max_work <= work_bound (s, t.max_tile_w, t.max_tile_h),
                     "%dx%d: a job held %zu bytes, bound %zu", nx, ny, t.max_work,
                     work_bound (s, t.max_tile_w, t.max_tile_h));

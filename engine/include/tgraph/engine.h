@@ -103,6 +103,13 @@ int tg_engine_pull (TgEngine *e, const TgGraph *g, int node, int output,
                     const TgRegion *region, const TgEvalHooks *hooks, TgValue **out,
                     TgEvalReport *report, TgError *err);
 
+/* Every output of NODE over REGION in one evaluation (OUTS has n_outputs
+ * entries, each a new reference on success): a one-shot engine keeps no
+ * results, so pulling the outputs one by one would compute NODE again. */
+int tg_engine_pull_outputs (TgEngine *e, const TgGraph *g, int node, const TgRegion *region,
+                            const TgEvalHooks *hooks, TgValue **outs, TgEvalReport *report,
+                            TgError *err);
+
 /* Runs step STEP of global NODE's tiled scheme for the tile HOOKS->tiling
  * names (REDUCE: the step's reduce job; the tiling's ix, iy are then
  * ignored).  Upstream global nodes come from HOOKS->store.  After the last

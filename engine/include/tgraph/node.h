@@ -166,6 +166,10 @@ int tg_eval_blob_put (TgEvalCtx *c, const char *name, const void *data, size_t s
  * wrote in an earlier step; *DATA is malloc'ed, the caller frees it. */
 int tg_eval_blob_get (TgEvalCtx *c, int ix, int iy, const char *name, void **data,
                       size_t *size);
+/* Removes blob NAME of tile (IX, IY) of this node, once no job of this
+ * step or a later one can read it (a rerun of this job included); it
+ * frees the plan folder's disk, the build's bytes do not change. */
+int tg_eval_blob_drop (TgEvalCtx *c, int ix, int iy, const char *name);
 
 /* Records a message on the node and returns CODE (a TG_E* value). */
 int tg_eval_fail (TgEvalCtx *c, int code, const char *fmt, ...)

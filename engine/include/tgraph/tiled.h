@@ -62,6 +62,10 @@ typedef struct
   /* *DATA is malloc'ed (caller frees); TG_EMISSING when there is no such blob. */
   int (*blob_get) (void *user, int node, int ix, int iy, const char *name, void **data,
                    size_t *size, TgError *err);
+  /* Removes NAME of tile (IX, IY) of NODE, which no later job reads; 0
+   * when there is no such blob.  May be NULL: keeping a blob is never
+   * wrong, only costly on disk. */
+  int (*blob_drop) (void *user, int node, int ix, int iy, const char *name, TgError *err);
 } TgTileStore;
 
 #ifdef __cplusplus

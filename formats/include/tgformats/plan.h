@@ -5,9 +5,11 @@
  * only the stages before it.  Each global grid node is built first: step
  * by step through its tiled scheme (a stage of tile jobs per step, a
  * one-job stage per reduce) or, lacking one, by one job over the whole
- * world.  Its outputs go to the plan folder tile by tile.  The last stage
- * writes the exports: one job per tile for the grids (raw .tile images),
- * one job for the meshes and instance lists.  `tgraph stitch` then checks
+ * world.  Its outputs go to the plan folder tile by tile, and so do the
+ * grids a scheme reads around its tiles (a store stage before its first
+ * step, so no step job computes them over a grown window).  The last
+ * stage writes the exports: one job per tile for the grids (raw .tile
+ * images), one job for the meshes and instance lists.  `tgraph stitch` then checks
  * every job's manifest and writes the whole world's files and manifest,
  * the same bytes as `tgraph eval` of the whole world.
  *
@@ -40,12 +42,13 @@ typedef enum
   TG_STAGE_REDUCE, /* the reduce after a step, one job */
   TG_STAGE_NODE,   /* a global node without a scheme, one whole-world job */
   TG_STAGE_EXPORT, /* the exports: one job per tile (grids), then one for meshes and points */
+  TG_STAGE_STORE,  /* a local or apron node's grids kept per tile, one job per tile */
 } TgStageKind;
 
 typedef struct
 {
   TgStageKind kind;
-  int node;    /* STEP, REDUCE, NODE */
+  int node;    /* STEP, REDUCE, NODE, STORE */
   int step;    /* STEP, REDUCE */
   int n_jobs;
   bool tiles;  /* EXPORT: jobs 0 .. nx*ny-1 are tiles */
