@@ -273,6 +273,35 @@ typedef struct
  * input's region with the node's apron, nodes the store has taken as
  * they are.  An upper bound, since the engine frees a map after its last
  * reader.  Without memory for the list, counts a map again. */
+/* Bytes of NODE's joined non-grid outputs (a mesh, an instance list), as
+ * its scheme estimates them, else as big as its inputs' (filters and
+ * merges of instances, a simplified mesh). */
+static uint64_t
+joined_bytes (const TgPlan *p, const TgGraph *g, int node, int depth)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (g, node);
+  uint64_t b = 0;
+  void *params;
+
+  if (depth > TG_GRAPH_MAX_DEPTH || outputs_are_grids (d))
+    return 0;
+  if (d->tiled && d->tiled->work_bytes && (params = params_new (g, node)))
+    {
+      TgTiling t = { p->nx, p->ny, -1, -1 };
+      b = d->tiled->work_bytes (params, &p->full, &t, -1, false);
+      params_free (g, node, params);
+      if (b)
+        return b;
+    }
+  for (int k = 0; k < d->n_inputs; k++)
+    {
+      int l = tg_graph_input_link (g, node, k);
+      if (l >= 0)
+        b += joined_bytes (p, g, tg_graph_link (g, l)->from_node, depth + 1);
+    }
+  return b;
+}
+
 static void
 maps_add (Maps *m, const TgPlan *p, const TgGraph *g, int node, const TgRegion *r, int before,
           int depth)
@@ -315,7 +344,12 @@ maps_add (Maps *m, const TgPlan *p, const TgGraph *g, int node, const TgRegion *
     }
   m->bytes += grid_bytes (d, &own);
   if (stored)
-    return;
+    {
+      /* A joined value is read as the tiles' parts and then joined (two
+       * copies), and a writer may hold a third while it encodes. */
+      m->bytes += 3 * joined_bytes (p, g, node, depth);
+      return;
+    }
   for (int k = 0; k < d->n_inputs; k++)
     {
       int l = tg_graph_input_link (g, node, k);
@@ -332,6 +366,22 @@ maps_clear (Maps *m)
   free (m->node);
   free (m->region);
   memset (m, 0, sizeof *m);
+  return b;
+}
+
+/* What the scheme of ST's node says a job of ST holds (0: it does not say). */
+static uint64_t
+scheme_work_bytes (const TgPlan *p, const TgGraph *g, const TgStage *st, bool reduce)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (g, st->node);
+  TgTiling t = { p->nx, p->ny, -1, -1 };
+  void *params;
+  uint64_t b;
+
+  if (!d->tiled || !d->tiled->work_bytes || !(params = params_new (g, st->node)))
+    return 0;
+  b = d->tiled->work_bytes (params, &p->full, &t, st->step, reduce);
+  params_free (g, st->node, params);
   return b;
 }
 
@@ -352,8 +402,12 @@ tg_plan_job_memory (const TgPlan *p, const TgGraph *g, int s, int j)
   switch (st->kind)
     {
     case TG_STAGE_REDUCE:
-      /* Blobs are perimeter-sized: a few floats per edge sample. */
-      return b + (uint64_t) (p->full.full_w + p->full.full_h) * (uint64_t) (p->nx + p->ny) * 16;
+      {
+        uint64_t own = scheme_work_bytes (p, g, st, true);
+        /* Blobs are perimeter-sized: a few floats per edge sample. */
+        return b + (own ? own : (uint64_t) (p->full.full_w + p->full.full_h)
+                                  * (uint64_t) (p->nx + p->ny) * 16);
+      }
     case TG_STAGE_NODE:
       maps_add (&m, p, g, st->node, &p->full, s, 0);
       return b + maps_clear (&m) * 2;
@@ -366,10 +420,12 @@ tg_plan_job_memory (const TgPlan *p, const TgGraph *g, int s, int j)
         void *params = params_new (g, st->node);
         int halo = params ? d->tiled->halo (params, &p->full, st->step) : 0;
         TgRegion in_r = halo >= 0 ? tg_region_grow (&r, halo) : r;
+        uint64_t own = scheme_work_bytes (p, g, st, false);
         params_free (g, st->node, params);
         /* The node's state over its window, copies and scratch over the
-         * tile (a halo'd step keeps its state, not its outputs, there). */
-        b += grid_bytes (d, &in_r) + grid_bytes (d, &r) * 2;
+         * tile (a halo'd step keeps its state, not its outputs, there),
+         * unless the scheme knows better; its outputs over the tile. */
+        b += own ? own + grid_bytes (d, &r) : grid_bytes (d, &in_r) + grid_bytes (d, &r) * 2;
         for (int k = 0; halo >= 0 && k < d->n_inputs; k++)
           {
             int l = tg_graph_input_link (g, st->node, k);

@@ -544,11 +544,46 @@ oom:
   return NULL;
 }
 
+/* Bytes of the chunks over CELLS cells: per level, chunks of (cells + 1)²
+ * vertices and a skirt of 4 x cells (position, normal, uv: 32 bytes
+ * each) and two triangles a cell and a skirt edge (12 bytes each). */
+static double
+hf_mesh_bytes (const HfParams *p, double cells)
+{
+  double b = 0.0;
+
+  for (int l = 0; l < p->lods; l++)
+    {
+      double cc = (double) (p->chunk_cells >> l > 0 ? p->chunk_cells >> l : 1);
+      double chunks = ceil ((cells / (double) (1u << (2 * l)) + 1.0) / (cc * cc)) + 1.0;
+      b += chunks * (((cc + 1.0) * (cc + 1.0) + 4.0 * cc) * 32.0 + (2.0 * cc * cc + 8.0 * cc) * 12.0);
+    }
+  return b;
+}
+
+/* A tile job holds the chunks that start in its tile (reaching a chunk
+ * past it) and their serialised copy; the export job the whole mesh. */
+static uint64_t
+hf_work_bytes (const void *params, const TgRegion *full, const TgTiling *t, int step,
+               bool reduce)
+{
+  const HfParams *p = params;
+  double tw = ceil ((double) full->full_w / t->nx) + p->chunk_cells;
+  double th = ceil ((double) full->full_h / t->ny) + p->chunk_cells;
+
+  if (reduce)
+    return 0;
+  if (step == -1)
+    return (uint64_t) hf_mesh_bytes (p, (double) (full->full_w - 1) * (double) (full->full_h - 1));
+  return (uint64_t) (2.0 * hf_mesh_bytes (p, tw * th));
+}
+
 static const TgTiledScheme hf_tiled = {
   .n_steps = hf_n_steps,
   .halo = hf_halo,
   .tile_step = hf_tile_step,
   .join = hf_join,
+  .work_bytes = hf_work_bytes,
 };
 
 static const TgNodeDesc mesh_heightfield_desc = {

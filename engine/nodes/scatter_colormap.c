@@ -900,11 +900,23 @@ colormap_join (const void *params, const TgRegion *full, const TgTiling *t, int 
   return tg__scatter_join (full, t, parts, err);
 }
 
+/* The whole instance list the export job reads. */
+static uint64_t
+colormap_work_bytes (const void *params, const TgRegion *full, const TgTiling *t, int step,
+                     bool reduce)
+{
+  const ColormapParams *p = params;
+
+  (void) t;
+  return step == -1 && !reduce ? tg__scatter_joined_bytes (full, p->cell_m, p->min_spacing_m) : 0;
+}
+
 static const TgTiledScheme colormap_tiled = {
   .n_steps = colormap_n_steps,
   .halo = colormap_halo,
   .tile_step = colormap_tile_step,
   .join = colormap_join,
+  .work_bytes = colormap_work_bytes,
 };
 
 static const TgNodeDesc colormap_desc = {

@@ -16,6 +16,7 @@
 #include <tgraph/node.h>
 #include <tgraph/param.h>
 #include <tgraph/points.h>
+#include <tgraph/region.h>
 
 /* One candidate instance while a scatter node works; positions are
  * already rounded to the float the output stores, so every test (spacing,
@@ -190,6 +191,27 @@ static inline double
 tg__scatter_lerp_hash (double lo, double hi, uint32_t h)
 {
   return lo + (hi - lo) * (double) tg_hash_unit (h);
+}
+
+/* An upper bound of the bytes of the instances a scatter over FULL can
+ * keep: at most one per candidate cell of CELL_M metres (0: no such
+ * grid), and no more than the densest packing of discs SPACING_M apart
+ * (2 / (sqrt 3 s²) per m², 0: no spacing); for the plan of a tiled build. */
+static inline uint64_t
+tg__scatter_joined_bytes (const TgRegion *full, double cell_m, double spacing_m)
+{
+  double w = (double) (full->full_w - 1) * full->cell, h = (double) (full->full_h - 1) * full->cell;
+  double n = 1e300;
+
+  if (cell_m > 0.0)
+    n = (w / cell_m + 2.0) * (h / cell_m + 2.0);
+  if (spacing_m > 0.0)
+    {
+      double packed = 1.1548 * (w + 2.0 * spacing_m) * (h + 2.0 * spacing_m) / (spacing_m * spacing_m);
+      n = packed < n ? packed : n;
+    }
+  /* Position, rotation, scale and prototype of each. */
+  return n < 1e300 ? (uint64_t) (n * (double) (10 * sizeof (float) + sizeof (int32_t))) : 0;
 }
 
 #endif

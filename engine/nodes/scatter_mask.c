@@ -321,11 +321,23 @@ mask_join (const void *params, const TgRegion *full, const TgTiling *t, int outp
   return tg__scatter_join (full, t, parts, err);
 }
 
+/* The whole instance list the export job reads. */
+static uint64_t
+mask_work_bytes (const void *params, const TgRegion *full, const TgTiling *t, int step,
+                 bool reduce)
+{
+  const MaskParams *p = params;
+
+  (void) t;
+  return step == -1 && !reduce ? tg__scatter_joined_bytes (full, 0.0, p->min_spacing_m) : 0;
+}
+
 static const TgTiledScheme mask_tiled = {
   .n_steps = mask_n_steps,
   .halo = mask_halo,
   .tile_step = mask_tile_step,
   .join = mask_join,
+  .work_bytes = mask_work_bytes,
 };
 
 static const TgNodeDesc mask_desc = {

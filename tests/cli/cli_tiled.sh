@@ -337,6 +337,41 @@ checks=$((checks + 1))
 [ $((peak4 * 100)) -le $((peak2 * 115)) ] ||
   fail "a job's peak RSS grew with the world at a fixed tile size: $peak2 -> $peak4 KiB"
 
+# --- memory: every job within the plan's estimate ------------------------------------------
+# The estimate is what submit-slurm.sh asks for (--mem), so it must be an
+# upper bound: every global node but the droplets (erosion.flow's reduces
+# and steps included) at 2049² in 2x2 tiles of 1024².
+export RSS_LOG="$TMP/rss-est.log"
+run "$TGRAPH" plan "$DATA/tiled_fast.tgraph" --tiles 2,2 -o "$TMP/est" --resolution 2049 --quiet
+expect_rc 0 "plan tiled_fast at 2049²"
+run env TGRAPH="$TMP/rss-tgraph" "$TMP/est/run-parallel.sh" -j 2
+expect_rc 0 "run tiled_fast at 2049²"
+checks=$((checks + 1))
+if ! python3 - "$TMP/est/plan.json" "$RSS_LOG" > "$TMP/est.txt" << 'PY'
+import json, sys
+plan = json.load(open(sys.argv[1]))
+est = {}
+for st in plan["stages"]:
+    for job in st["jobs"]:
+        est[job["command"].replace("$TGRAPH ", "")] = (st["stage"], job["memory_bytes"])
+bad, worst, which = 0, 0.0, ""
+for line in open(sys.argv[2]):
+    kib, exe, cmd = line.split(" ", 2)
+    stage, limit = est[cmd.strip()]
+    if int(kib) * 1024.0 / limit > worst:
+        worst, which = int(kib) * 1024.0 / limit, "stage %d, %s KiB" % (stage, kib)
+    if int(kib) * 1024 > limit:
+        bad += 1
+        print("stage %d: %s KiB over its estimate of %d KiB: %s" % (stage, kib, limit // 1024, cmd.strip()))
+print("largest share of its estimate a job used: %.0f%% (%s)" % (100 * worst, which))
+sys.exit(1 if bad else 0)
+PY
+then
+  fail "a job needed more memory than the plan's estimate"
+fi
+cat "$TMP/est.txt"
+rm -rf "$TMP/est"
+
 # --- memory: stitch holds a row of tiles, not the world ---------------------------------
 # A 4097² RGBA colour map is 67 MB whole; stitch encodes it from one row of
 # 8x8 tiles at a time (4097 x 512 x 4 bytes), and the bytes stay the whole

@@ -83,6 +83,16 @@ typedef struct
   /* Outputs that are not grids: a new value from the tiles' shares. */
   TgValue *(*join) (const void *params, const TgRegion *full, const TgTiling *t, int output,
                     TgValue *const *parts, TgError *err);
+  /* Optional: an upper bound of the bytes step STEP's tile job (REDUCE
+   * false) or its reduce job holds besides its inputs, for FULL cut as T
+   * says, so that a plan asks a batch system for enough memory; STEP -1:
+   * the joined value of the outputs that are not grids (the mesh or the
+   * instance list the whole-world export job reads).  0 or NULL: the
+   * plan's own estimate (the outputs over the grown tile; a reduce's
+   * blobs a few floats per tile-edge sample; a joined value as big as
+   * what it was made from). */
+  uint64_t (*work_bytes) (const void *params, const TgRegion *full, const TgTiling *t, int step,
+                          bool reduce);
 } TgTiledScheme;
 
 struct TgNodeDesc
