@@ -1553,17 +1553,16 @@ eval_result (Eval *ev, int rc)
   return rc;
 }
 
-int
-tg_engine_pull (TgEngine *e, const TgGraph *g, int node, int output, const TgRegion *region,
-                const TgEvalHooks *hooks, TgValue **out, TgEvalReport *report, TgError *err)
+/* Outputs [K0, K1) of NODE over REGION into OUTS[0 .. K1 - K0). */
+static int
+pull_range (TgEngine *e, const TgGraph *g, int node, int k0, int k1, const TgRegion *region,
+            const TgEvalHooks *hooks, TgValue **outs, TgEvalReport *report, TgError *err)
 {
-  const TgNodeDesc *d = tg_graph_node_desc (g, node);
   Eval ev;
   int j, rc;
 
-  *out = NULL;
-  if (d == NULL || output < 0 || output >= d->n_outputs)
-    return tg_error_set (err, TG_EINVAL, NULL, "no output %d on node %d", output, node);
+  for (int k = k0; k < k1; k++)
+    outs[k - k0] = NULL;
   if (region->width <= 0 || region->height <= 0 || !(region->cell > 0))
     return tg_error_set (err, TG_EINVAL, NULL, "empty region");
   if ((rc = tg_world_check (tg_graph_world_const (g), err)) < 0)
@@ -1572,19 +1571,36 @@ tg_engine_pull (TgEngine *e, const TgGraph *g, int node, int output, const TgReg
     return rc;
   j = job_for (&ev, node, region, 0);
   rc = j < 0 ? j : pull_job (&ev, j);
-  if (rc == 0)
+  for (int k = k0; rc == 0 && k < k1; k++)
     {
-      TgValue *v = ev.jobs[j].outs[output];
+      TgValue *v = ev.jobs[j].outs[k], **o = &outs[k - k0];
       if (tg_port_type_is_grid (v->type) && !tg_region_equal (&v->region, region))
-        *out = tg__value_window_clamped (v, region);
+        *o = tg__value_window_clamped (v, region);
       else
-        *out = tg_value_ref (v);
-      if (*out == NULL)
+        *o = tg_value_ref (v);
+      if (*o == NULL)
         rc = tg_error_set (err, TG_ENOMEM, NULL, NULL);
+    }
+  for (int k = k0; rc < 0 && k < k1; k++)
+    {
+      tg_value_unref (outs[k - k0]);
+      outs[k - k0] = NULL;
     }
   rc = eval_result (&ev, rc);
   eval_end (&ev);
   return rc;
+}
+
+int
+tg_engine_pull (TgEngine *e, const TgGraph *g, int node, int output, const TgRegion *region,
+                const TgEvalHooks *hooks, TgValue **out, TgEvalReport *report, TgError *err)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (g, node);
+
+  *out = NULL;
+  if (d == NULL || output < 0 || output >= d->n_outputs)
+    return tg_error_set (err, TG_EINVAL, NULL, "no output %d on node %d", output, node);
+  return pull_range (e, g, node, output, output + 1, region, hooks, out, report, err);
 }
 
 int
@@ -1593,39 +1609,10 @@ tg_engine_pull_outputs (TgEngine *e, const TgGraph *g, int node, const TgRegion 
                         TgError *err)
 {
   const TgNodeDesc *d = tg_graph_node_desc (g, node);
-  Eval ev;
-  int j, rc;
 
   if (d == NULL)
     return tg_error_set (err, TG_EINVAL, NULL, "no node %d", node);
-  for (int k = 0; k < d->n_outputs; k++)
-    outs[k] = NULL;
-  if (region->width <= 0 || region->height <= 0 || !(region->cell > 0))
-    return tg_error_set (err, TG_EINVAL, NULL, "empty region");
-  if ((rc = tg_world_check (tg_graph_world_const (g), err)) < 0)
-    return rc;
-  if ((rc = eval_begin (&ev, e, g, hooks, report, err)) < 0)
-    return rc;
-  j = job_for (&ev, node, region, 0);
-  rc = j < 0 ? j : pull_job (&ev, j);
-  for (int k = 0; rc == 0 && k < d->n_outputs; k++)
-    {
-      TgValue *v = ev.jobs[j].outs[k];
-      if (tg_port_type_is_grid (v->type) && !tg_region_equal (&v->region, region))
-        outs[k] = tg__value_window_clamped (v, region);
-      else
-        outs[k] = tg_value_ref (v);
-      if (outs[k] == NULL)
-        rc = tg_error_set (err, TG_ENOMEM, NULL, NULL);
-    }
-  for (int k = 0; rc < 0 && k < d->n_outputs; k++)
-    {
-      tg_value_unref (outs[k]);
-      outs[k] = NULL;
-    }
-  rc = eval_result (&ev, rc);
-  eval_end (&ev);
-  return rc;
+  return pull_range (e, g, node, 0, d->n_outputs, region, hooks, outs, report, err);
 }
 
 int
