@@ -11,7 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdatomic.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -47,10 +47,33 @@ tg__mkdir_p (const char *path, TgError *err)
   return 0;
 }
 
+/* Removes this host's temporaries of dead jobs from DIR (a job killed
+ * while writing leaves one), once per folder in a row: a job writes its
+ * tiles of one output into one folder. */
+static void
+remove_stale_once (const char *dir)
+{
+  static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+  static char last[4096];
+  int fd;
+
+  pthread_mutex_lock (&lock);
+  if (strcmp (last, dir) != 0)
+    {
+      snprintf (last, sizeof last, "%s", dir);
+      fd = open (dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      if (fd >= 0)
+        {
+          tg_temp_remove_stale (fd);
+          close (fd);
+        }
+    }
+  pthread_mutex_unlock (&lock);
+}
+
 int
 tg__write_parts_atomic (const char *path, const TgPart *parts, int n_parts, TgError *err)
 {
-  static atomic_uint counter;
   char tmp[4200], dir[4096];
   const char *slash = strrchr (path, '/');
   int fd, rc = 0;
@@ -61,8 +84,10 @@ tg__write_parts_atomic (const char *path, const TgPart *parts, int n_parts, TgEr
       dir[slash - path] = '\0';
       if ((rc = tg__mkdir_p (dir, err)) < 0)
         return rc;
+      remove_stale_once (dir);
     }
-  snprintf (tmp, sizeof tmp, "%s.tmp-%ld-%u", path, (long) getpid (), atomic_fetch_add (&counter, 1));
+  if (tg_temp_name (tmp, sizeof tmp, path) < 0)
+    return tg_error_set (err, TG_EPATH, "", "path too long: %s", path);
   fd = open (tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd < 0)
     return tg_error_set (err, TG_EIO, "", "cannot create %s: %s", tmp, strerror (errno));
@@ -541,7 +566,7 @@ stage_job_manifest (TgExportList *l, const char *sha_hex, int stage, int ix, int
       if (!o || !path)
         rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
       if (rc == 0)
-        rc = tg__sha256_file_size (ef->tmp_path ? ef->tmp_path : ef->path, hex, &bytes, err);
+        rc = tg__sha256_export_file (l, i, hex, &bytes, err);
       if (rc == 0 && ix >= 0 && n > 5 && strcmp (path + n - 5, ".tile") == 0)
         path[n - 5] = '\0';
       if (rc == 0)

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tgformats-private.h"
 
@@ -144,20 +145,15 @@ tg_sha256_file (const char *path, char hex[65], TgError *err)
   return tg__sha256_file_size (path, hex, &bytes, err);
 }
 
-int
-tg__sha256_file_size (const char *path, char hex[65], uint64_t *bytes, TgError *err)
+/* Hashes F (closed here); NAME for messages. */
+static int
+sha256_stream (FILE *f, const char *name, char hex[65], uint64_t *bytes, TgError *err)
 {
   static const char digits[] = "0123456789abcdef";
   uint8_t buf[16384], digest[32];
   TgSha256 s;
-  FILE *f;
   size_t n;
 
-  hex[0] = '\0';
-  *bytes = 0;
-  f = fopen (path, "rb");
-  if (!f)
-    return tg_error_set (err, TG_EIO, "", "cannot open %s: %s", path, strerror (errno));
   tg_sha256_init (&s);
   while ((n = fread (buf, 1, sizeof buf, f)) > 0)
     {
@@ -168,7 +164,7 @@ tg__sha256_file_size (const char *path, char hex[65], uint64_t *bytes, TgError *
     {
       int e = errno;
       fclose (f);
-      return tg_error_set (err, TG_EIO, "", "cannot read %s: %s", path, strerror (e));
+      return tg_error_set (err, TG_EIO, "", "cannot read %s: %s", name, strerror (e));
     }
   fclose (f);
   tg_sha256_final (&s, digest);
@@ -179,4 +175,39 @@ tg__sha256_file_size (const char *path, char hex[65], uint64_t *bytes, TgError *
     }
   hex[64] = '\0';
   return 0;
+}
+
+int
+tg__sha256_file_size (const char *path, char hex[65], uint64_t *bytes, TgError *err)
+{
+  FILE *f;
+
+  hex[0] = '\0';
+  *bytes = 0;
+  f = fopen (path, "rb");
+  if (!f)
+    return tg_error_set (err, TG_EIO, "", "cannot open %s: %s", path, strerror (errno));
+  return sha256_stream (f, path, hex, bytes, err);
+}
+
+int
+tg__sha256_export_file (TgExportList *l, int i, char hex[65], uint64_t *bytes, TgError *err)
+{
+  const TgExportFile *ef = &l->files[i];
+  FILE *f;
+  int fd;
+
+  if (ef->tmp_path == NULL)
+    return tg__sha256_file_size (ef->path, hex, bytes, err);
+  hex[0] = '\0';
+  *bytes = 0;
+  /* Opened as commit will find it: no link below the output folder. */
+  if ((fd = tg_export_list_open_staged (l, i, err)) < 0)
+    return fd;
+  if ((f = fdopen (fd, "rb")) == NULL)
+    {
+      close (fd);
+      return tg_error_set (err, TG_EIO, "", "cannot read %s: %s", ef->tmp_path, strerror (errno));
+    }
+  return sha256_stream (f, ef->tmp_path, hex, bytes, err);
 }

@@ -3,8 +3,10 @@
  * Loads the file, applies the command-line overrides (--resolution,
  * --set), validates, and hands the graph to tg_build, the same call the
  * GUI's export uses, so both write the same bytes.  Progress goes to
- * stderr; SIGINT and SIGTERM request the engine's cancel token from a
- * signal-waiting thread, so an interrupted build leaves no partial files.
+ * stderr; SIGINT, SIGTERM, SIGHUP and SIGQUIT request the engine's cancel
+ * token from a signal-waiting thread, so an interrupted build leaves no
+ * partial files (and what a second signal or SIGKILL leaves, the next
+ * build into the folder removes).
  */
 #include <pthread.h>
 #include <signal.h>

@@ -78,7 +78,6 @@ typedef struct
   void **params;      /* per node: the filled parameter struct, or NULL */
   /* export mode */
   TgExportList *exports;
-  unsigned tmp_counter;
   /* tiled builds: the store of earlier stages' results (may be NULL) and,
    * while a tiled scheme's step or reduce runs, the tiling it sees */
   const TgTileStore *store;
@@ -814,116 +813,6 @@ tg_eval_load_image (TgEvalCtx *c, const char *path, const TgImage **img)
   return 0;
 }
 
-/* Creates folder PATH if missing and remembers it, so a failed export can
- * take it away again. */
-static int
-make_dir (TgExportList *list, const char *path)
-{
-  char **grown, *copy;
-
-  if (mkdir (path, 0777) != 0)
-    return errno == EEXIST ? 0 : -1;
-  grown = realloc (list->new_dirs, sizeof (char *) * (size_t) (list->n_new_dirs + 1));
-  copy = strdup (path);
-  if (grown == NULL || copy == NULL)
-    {
-      free (copy);
-      if (grown)
-        list->new_dirs = grown;
-      return 0; /* it exists; only the tidy-up is lost */
-    }
-  list->new_dirs = grown;
-  list->new_dirs[list->n_new_dirs++] = copy;
-  return 0;
-}
-
-/* mkdir -p for the folders of REL under the output folder. */
-static int
-make_parents (TgExportList *list, const char *rel)
-{
-  char path[PATH_MAX];
-  size_t base;
-
-  if (snprintf (path, sizeof path, "%s/%s", list->out_dir, rel) >= (int) sizeof path)
-    return -1;
-  base = strlen (list->out_dir) + 1;
-  for (char *p = path + base; *p; p++)
-    if (*p == '/')
-      {
-        *p = '\0';
-        if (make_dir (list, path) != 0)
-          return -1;
-        *p = '/';
-      }
-  return 0;
-}
-
-static int
-add_export_file (TgExportList *list, const char *rel, const char *tmp, const char *format,
-                 const char *node_id, int w, int h)
-{
-  TgExportFile *grown = realloc (list->files, sizeof (TgExportFile) * (size_t) (list->n_files + 1));
-  TgExportFile *f;
-
-  if (grown == NULL)
-    return TG_ENOMEM;
-  list->files = grown;
-  f = &list->files[list->n_files];
-  memset (f, 0, sizeof *f);
-  f->path = strdup (rel);
-  f->tmp_path = strdup (tmp);
-  f->format = strdup (format ? format : "");
-  f->node_id = strdup (node_id ? node_id : "");
-  f->width = w;
-  f->height = h;
-  list->n_files++;
-  if (!f->path || !f->tmp_path || !f->format || !f->node_id)
-    return TG_ENOMEM;
-  return 0;
-}
-
-static int
-export_conflict (const TgExportList *list, const char *rel)
-{
-  for (int i = 0; i < list->n_files; i++)
-    if (strcmp (list->files[i].path, rel) == 0)
-      return 1;
-  return 0;
-}
-
-static FILE *
-stage_file (TgExportList *list, unsigned *counter, const char *rel, char *tmp, size_t tmp_size,
-            TgError *err)
-{
-  const char *slash = strrchr (rel, '/');
-  int dir_len = slash ? (int) (slash - rel + 1) : 0;
-  FILE *f;
-
-  if (!tg_path_is_safe_relative (rel))
-    {
-      tg_error_set (err, TG_EPATH, NULL,
-                    "export path \"%s\" must be relative to the output folder", rel);
-      return NULL;
-    }
-  if (export_conflict (list, rel))
-    {
-      tg_error_set (err, TG_EPATH, NULL, "\"%s\" is written twice", rel);
-      return NULL;
-    }
-  if (make_parents (list, rel) != 0)
-    {
-      tg_error_set (err, TG_EIO, NULL, "cannot create the folder for \"%s\": %s", rel,
-                    strerror (errno));
-      return NULL;
-    }
-  snprintf (tmp, tmp_size, "%s/%.*s.%s.tmp-%ld-%u", list->out_dir, dir_len, rel,
-            slash ? slash + 1 : rel, (long) getpid (), (*counter)++);
-  f = fopen (tmp, "wbx");
-  if (f == NULL)
-    tg_error_set (err, TG_EIO, NULL, "cannot create \"%s\": %s", tmp, strerror (errno));
-  return f;
-}
-
 /* Stages REL_PATH and lets EMIT write it; the file is recorded before it
  * is written so any failure removes it with the rest of the export. */
 static int
@@ -932,29 +821,22 @@ write_staged (TgEvalCtx *c, const char *rel_path, const char *format, int width,
               const void *what, const void *extra)
 {
   Eval *ev = c->ev;
-  char tmp[PATH_MAX];
   TgError err = { 0 };
   FILE *f;
   int rc;
 
   if (ev->exports == NULL)
     return tg_eval_fail (c, TG_EINVAL, "files are only written by an export");
-  f = stage_file (ev->exports, &ev->tmp_counter, rel_path, tmp, sizeof tmp, &err);
+  f = tg__export_list_stage (ev->exports, rel_path, format, tg_eval_node_id (c), width, height,
+                             &err);
   if (f == NULL)
     return tg_eval_fail (c, err.code, "%s", err.message);
-  rc = add_export_file (ev->exports, rel_path, tmp, format, tg_eval_node_id (c), width, height);
-  if (rc == 0 && ev->export_tiling && ev->export_tiling->ix >= 0)
+  if (ev->export_tiling && ev->export_tiling->ix >= 0)
     {
       TgExportFile *ef = &ev->exports->files[ev->exports->n_files - 1];
       ef->lattice_w = ev->export_window.full_w;
       ef->col0 = ev->export_window.col0;
       ef->row0 = ev->export_window.row0;
-    }
-  if (rc < 0)
-    {
-      fclose (f);
-      unlink (tmp);
-      return tg_eval_fail (c, rc, "out of memory");
     }
   rc = emit (f, what, extra, &err);
   if (fflush (f) != 0 && rc == 0)
@@ -1073,94 +955,6 @@ tg_eval_load_mesh (TgEvalCtx *c, const char *path, const TgMesh **m)
   c->meshes[c->n_meshes++] = mesh;
   *m = mesh;
   return 0;
-}
-
-FILE *
-tg_export_list_stage (TgExportList *list, const char *rel_path, const char *format, TgError *err)
-{
-  char tmp[PATH_MAX];
-  static atomic_uint counter = 1u << 20;
-  unsigned n = atomic_fetch_add (&counter, 1);
-  FILE *f = stage_file (list, &n, rel_path, tmp, sizeof tmp, err);
-
-  if (f == NULL)
-    return NULL;
-  if (add_export_file (list, rel_path, tmp, format, NULL, 0, 0) < 0)
-    {
-      fclose (f);
-      unlink (tmp);
-      tg_error_set (err, TG_ENOMEM, NULL, NULL);
-      return NULL;
-    }
-  return f;
-}
-
-int
-tg_export_list_commit (TgExportList *list, TgError *err)
-{
-  /* Make the data durable before the names appear, then rename. */
-  for (int i = 0; i < list->n_files; i++)
-    {
-      TgExportFile *f = &list->files[i];
-      struct stat st;
-      int fd;
-      if (f->tmp_path == NULL)
-        continue;
-      fd = open (f->tmp_path, O_RDONLY);
-      if (fd < 0 || fsync (fd) != 0 || fstat (fd, &st) != 0)
-        {
-          if (fd >= 0)
-            close (fd);
-          return tg_error_set (err, TG_EIO, f->path, "cannot sync \"%s\": %s", f->tmp_path,
-                               strerror (errno));
-        }
-      close (fd);
-      f->bytes = (uint64_t) st.st_size;
-    }
-  for (int i = 0; i < list->n_files; i++)
-    {
-      TgExportFile *f = &list->files[i];
-      char final[PATH_MAX];
-      if (f->tmp_path == NULL)
-        continue;
-      snprintf (final, sizeof final, "%s/%s", list->out_dir, f->path);
-      if (rename (f->tmp_path, final) != 0)
-        return tg_error_set (err, TG_EIO, f->path, "cannot rename to \"%s\": %s", final,
-                             strerror (errno));
-      free (f->tmp_path);
-      f->tmp_path = NULL;
-    }
-  list->committed = true;
-  return 0;
-}
-
-void
-tg_export_list_clear (TgExportList *list)
-{
-  if (list == NULL)
-    return;
-  for (int i = 0; i < list->n_files; i++)
-    {
-      TgExportFile *f = &list->files[i];
-      if (f->tmp_path)
-        unlink (f->tmp_path);
-      free (f->tmp_path);
-      free (f->path);
-      free (f->format);
-      free (f->node_id);
-    }
-  /* Children were created after their parents: remove in reverse.  rmdir
-   * leaves any folder that holds something. */
-  for (int i = list->n_new_dirs - 1; i >= 0; i--)
-    {
-      if (!list->committed)
-        rmdir (list->new_dirs[i]);
-      free (list->new_dirs[i]);
-    }
-  free (list->new_dirs);
-  free (list->files);
-  free (list->out_dir);
-  memset (list, 0, sizeof *list);
 }
 
 /* --- running nodes --------------------------------------------------------- */
@@ -1736,13 +1530,8 @@ tg_engine_export (TgEngine *e, const TgGraph *g, const char *out_dir, const TgEv
   memset (list, 0, sizeof *list);
   if ((rc = tg_graph_validate (g, err)) < 0)
     return rc;
-  list->out_dir = strdup (out_dir);
-  if (list->out_dir == NULL)
-    return tg_error_set (err, TG_ENOMEM, NULL, NULL);
-  if (make_dir (list, out_dir) != 0)
+  if ((rc = tg__export_list_open (list, out_dir, err)) < 0)
     {
-      rc = tg_error_set (err, TG_EIO, NULL, "cannot create the output folder \"%s\": %s",
-                         out_dir, strerror (errno));
       tg_export_list_clear (list);
       return rc;
     }

@@ -739,6 +739,39 @@ tg_graph_generation (const TgGraph *g)
   return g->generation;
 }
 
+/* Whether P lies inside folder DIR ("a/h.png" in "a"). */
+static bool
+path_inside (const char *p, const char *dir)
+{
+  size_t n = strlen (dir);
+  return strncmp (p, dir, n) == 0 && p[n] == '/';
+}
+
+/* Refuses output path K of node N (index I) against path Q of node M. */
+static int
+output_paths_clash (const Node *n, int k, int i, const Node *m, int q, TgError *err)
+{
+  const char *a = n->params[k].s, *b = m->params[q].s;
+  char path[TG_ERROR_PATH_MAX];
+
+  snprintf (path, sizeof path, "nodes[%d].params.%s", i, n->desc->params[k].name);
+  if (strcmp (a, b) == 0)
+    tg_error_set (err, TG_EPATH, path, "\"%s\" is also written by node \"%s\"", a, m->id);
+  else if (path_inside (a, b))
+    tg_error_set (err, TG_EPATH, path,
+                  "\"%s\" needs a folder \"%s\", which node \"%s\" writes as a file", a, b,
+                  m->id);
+  else if (path_inside (b, a))
+    tg_error_set (err, TG_EPATH, path,
+                  "\"%s\" is written as a file, but node \"%s\" needs a folder of that name "
+                  "for \"%s\"",
+                  a, m->id, b);
+  else
+    return 0;
+  tg_error_set_node_id (err, n->id);
+  return TG_EPATH;
+}
+
 /* Everything tg_graph_validate checks, without the record. */
 static int
 validate (const TgGraph *g, TgError *err)
@@ -752,22 +785,16 @@ validate (const TgGraph *g, TgError *err)
       const Node *n = &g->nodes[i];
       if ((rc = tg_graph_check_node (g, i, NULL, err)) < 0)
         return rc;
-      /* Two exports writing the same file would race for it. */
+      /* Two exports writing the same file would race for it; a file and
+       * a folder of one name cannot both be. */
       for (int k = 0; k < n->desc->n_params; k++)
         if (n->desc->params[k].type == TG_PARAM_OUTPUT_PATH)
           for (int j = 0; j < i; j++)
             for (int q = 0; q < g->nodes[j].desc->n_params; q++)
               if (g->nodes[j].desc->params[q].type == TG_PARAM_OUTPUT_PATH
                   && g->nodes[j].params[q].s && n->params[k].s
-                  && strcmp (g->nodes[j].params[q].s, n->params[k].s) == 0)
-                {
-                  char path[TG_ERROR_PATH_MAX];
-                  snprintf (path, sizeof path, "nodes[%d].params.%s", i, n->desc->params[k].name);
-                  tg_error_set (err, TG_EPATH, path, "\"%s\" is also written by node \"%s\"",
-                                n->params[k].s, g->nodes[j].id);
-                  tg_error_set_node_id (err, n->id);
-                  return TG_EPATH;
-                }
+                  && (rc = output_paths_clash (n, k, i, &g->nodes[j], q, err)) < 0)
+                return rc;
     }
   for (int i = 0; i < g->n_links; i++)
     {

@@ -138,9 +138,13 @@ typedef struct
   char *out_dir;
   TgExportFile *files;
   int n_files;
-  char **new_dirs;  /* folders staging created, parents first */
+  char **new_dirs;  /* folders staging created, parents first, relative to
+                     * out_dir ("": out_dir itself) */
   int n_new_dirs;
   bool committed;
+  int out_fd;       /* out_dir, while out_fd_open: every name below it is
+                     * resolved from here without following links */
+  bool out_fd_open;
 } TgExportList;
 
 /* Evaluates every export node at the world's build resolution and stages
@@ -151,7 +155,10 @@ int tg_engine_export (TgEngine *e, const TgGraph *g, const char *out_dir,
                       const TgEvalHooks *hooks, TgExportList *list, TgEvalReport *report,
                       TgError *err);
 
-/* Renames every staged file to its final name. */
+/* Renames every staged file to its final name, all or none: every
+ * destination is checked before the first rename, and a rename that fails
+ * puts back the files replaced so far.  A symbolic link below out_dir, on
+ * the way to a file, is refused. */
 int tg_export_list_commit (TgExportList *list, TgError *err);
 /* Removes staged files that were not committed, and the folders staging
  * created for them, and frees the list. */
@@ -161,6 +168,9 @@ void tg_export_list_clear (TgExportList *list);
  * open stream on a temporary file that commit renames to REL_PATH. */
 FILE *tg_export_list_stage (TgExportList *list, const char *rel_path, const char *format,
                             TgError *err);
+/* Opens staged file I of LIST for reading (the caller closes the
+ * descriptor), resolved as commit resolves it; a negative TG_E* if not. */
+int tg_export_list_open_staged (TgExportList *list, int i, TgError *err);
 
 #ifdef __cplusplus
 }

@@ -63,6 +63,15 @@ int tg_io_read_image (const char *path, TgImage *out, TgError *err);
  * component, no backslash or drive letter. */
 bool tg_path_is_safe_relative (const char *rel);
 
+/* Temporary files are named NAME.tmp-HOST-PID-N: HOST and PID tell whose
+ * they are, in folders that many machines share (NFS).  Writes that name
+ * into BUF; TG_EPATH if it does not fit. */
+int tg_temp_name (char *buf, size_t size, const char *name);
+/* Removes from the folder DIR_FD the regular files named by tg_temp_name
+ * on this host whose process is gone (kill (PID, 0) fails with ESRCH);
+ * another host's are never touched.  Returns how many it removed. */
+int tg_temp_remove_stale (int dir_fd);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,0 +1,552 @@
+/* Export staging and commit: the files of a build appear in the output
+ * folder together or not at all, and never outside it.
+ *
+ * Every name below the output folder is resolved one component at a time
+ * from a descriptor of that folder with O_NOFOLLOW, so a symbolic link
+ * planted under it, before or during the build, cannot redirect a write;
+ * the output folder itself may be a link the user chose.  Files are
+ * staged as hidden temporaries (.NAME.tmp-HOST-PID-N) beside their final
+ * names.  Commit checks every destination before the first rename, keeps
+ * the old files aside (hard links) until the last file, the manifest, is
+ * in place, and puts them back if a rename fails.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+#include "tgraph/engine.h"
+#include "tgraph/io.h"
+
+/* --- temporary names --------------------------------------------------------- */
+
+static char host_name[72];
+static pthread_once_t host_once = PTHREAD_ONCE_INIT;
+
+/* The host part of a temporary name: the host name, with anything that
+ * could end or confuse a file name replaced. */
+static void
+host_init (void)
+{
+  char buf[256] = "";
+
+  if (gethostname (buf, sizeof buf - 1) != 0 || buf[0] == '\0')
+    strcpy (buf, "localhost");
+  snprintf (host_name, sizeof host_name, "%s", buf);
+  for (char *p = host_name; *p; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')
+          || *p == '.' || *p == '-' || *p == '_'))
+      *p = '_';
+}
+
+static const char *
+host (void)
+{
+  pthread_once (&host_once, host_init);
+  return host_name;
+}
+
+int
+tg_temp_name (char *buf, size_t size, const char *name)
+{
+  static atomic_uint counter;
+  int n = snprintf (buf, size, "%s.tmp-%s-%ld-%u", name, host (), (long) getpid (),
+                    atomic_fetch_add (&counter, 1));
+
+  return n >= 0 && (size_t) n < size ? 0 : TG_EPATH;
+}
+
+/* The PID in NAME if it is a temporary name tg_temp_name gave on this
+ * host, else 0. */
+static long
+temp_name_pid (const char *name)
+{
+  char infix[96];
+  size_t len = (size_t) snprintf (infix, sizeof infix, ".tmp-%s-", host ());
+
+  for (const char *p = strstr (name, infix); p; p = strstr (p + 1, infix))
+    {
+      const char *s = p + len;
+      char *end;
+      long pid;
+      if (*s < '0' || *s > '9')
+        continue;
+      pid = strtol (s, &end, 10);
+      if (*end != '-' || end[1] == '\0' || pid <= 0)
+        continue;
+      for (s = end + 1; *s >= '0' && *s <= '9'; s++)
+        ;
+      if (*s == '\0')
+        return pid;
+    }
+  return 0;
+}
+
+int
+tg_temp_remove_stale (int dir_fd)
+{
+  int fd = dup (dir_fd), removed = 0;
+  DIR *d = fd >= 0 ? fdopendir (fd) : NULL;
+  struct dirent *e;
+
+  if (d == NULL)
+    {
+      if (fd >= 0)
+        close (fd);
+      return 0;
+    }
+  while ((e = readdir (d)) != NULL)
+    {
+      long pid = temp_name_pid (e->d_name);
+      struct stat st;
+      /* EPERM: alive, someone else's.  A PID reused since is kept too. */
+      if (pid <= 0 || pid == (long) getpid () || kill ((pid_t) pid, 0) == 0 || errno != ESRCH)
+        continue;
+      if (fstatat (dir_fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG (st.st_mode)
+          && unlinkat (dir_fd, e->d_name, 0) == 0)
+        removed++;
+    }
+  closedir (d);
+  return removed;
+}
+
+/* --- resolving names below the output folder ------------------------------ */
+
+static int
+open_out (TgExportList *list, TgError *err)
+{
+  if (list->out_fd_open)
+    return 0;
+  if (list->out_dir == NULL)
+    return tg_error_set (err, TG_EINVAL, NULL, "no output folder");
+  list->out_fd = open (list->out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (list->out_fd < 0)
+    return tg_error_set (err, TG_EIO, NULL, "cannot open the output folder \"%s\": %s",
+                         list->out_dir, strerror (errno));
+  list->out_fd_open = true;
+  return 0;
+}
+
+static void
+remember_dir (TgExportList *list, const char *rel, size_t len)
+{
+  char **grown = realloc (list->new_dirs, sizeof (char *) * (size_t) (list->n_new_dirs + 1));
+  char *copy = strndup (rel, len);
+
+  /* Without memory the folder stays; only the tidy-up is lost. */
+  if (grown)
+    list->new_dirs = grown;
+  if (grown == NULL || copy == NULL)
+    {
+      free (copy);
+      return;
+    }
+  list->new_dirs[list->n_new_dirs++] = copy;
+}
+
+/* Says why component REL[0..LEN) (named NAME in PARENT) cannot be entered. */
+static int
+walk_error (int parent, const char *rel, size_t len, const char *name, int errnum,
+            TgError *err)
+{
+  struct stat st;
+
+  if (fstatat (parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+    {
+      if (S_ISLNK (st.st_mode))
+        return tg_error_set (err, TG_EPATH, NULL,
+                             "export path \"%s\": \"%.*s\" is a symbolic link; refusing to "
+                             "write outside the output folder",
+                             rel, (int) len, rel);
+      if (!S_ISDIR (st.st_mode))
+        return tg_error_set (err, TG_EPATH, NULL,
+                             "export path \"%s\": \"%.*s\" is a file, not a folder", rel,
+                             (int) len, rel);
+    }
+  return tg_error_set (err, TG_EIO, NULL, "export path \"%s\": cannot open the folder \"%.*s\": %s",
+                       rel, (int) len, rel, strerror (errnum));
+}
+
+/* A descriptor (the caller closes it) of the folder that holds REL, every
+ * component entered without following a link; with CREATE, missing
+ * folders are made and remembered.  A negative TG_E* on failure. */
+static int
+open_parent (TgExportList *list, const char *rel, bool create, TgError *err)
+{
+  const char *p = rel, *slash;
+  int rc, cur;
+
+  if ((rc = open_out (list, err)) < 0)
+    return rc;
+  cur = dup (list->out_fd);
+  if (cur < 0)
+    return tg_error_set (err, TG_EIO, NULL, "%s", strerror (errno));
+  while ((slash = strchr (p, '/')) != NULL)
+    {
+      char name[NAME_MAX + 1];
+      size_t n = (size_t) (slash - p);
+      int next;
+      if (n > NAME_MAX)
+        {
+          close (cur);
+          return tg_error_set (err, TG_EPATH, NULL, "export path \"%s\": name too long", rel);
+        }
+      memcpy (name, p, n);
+      name[n] = '\0';
+      next = openat (cur, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      if (next < 0 && errno == ENOENT && create)
+        {
+          if (mkdirat (cur, name, 0777) == 0)
+            remember_dir (list, rel, (size_t) (slash - rel));
+          else if (errno != EEXIST)
+            {
+              rc = tg_error_set (err, TG_EIO, NULL, "cannot create the folder \"%.*s\": %s",
+                                 (int) (slash - rel), rel, strerror (errno));
+              close (cur);
+              return rc;
+            }
+          next = openat (cur, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        }
+      if (next < 0)
+        {
+          rc = walk_error (cur, rel, (size_t) (slash - rel), name, errno, err);
+          close (cur);
+          return rc;
+        }
+      close (cur);
+      cur = next;
+      p = slash + 1;
+    }
+  return cur;
+}
+
+static const char *
+leaf (const char *path)
+{
+  const char *slash = strrchr (path, '/');
+  return slash ? slash + 1 : path;
+}
+
+/* --- staging --------------------------------------------------------------- */
+
+int
+tg__export_list_open (TgExportList *list, const char *out_dir, TgError *err)
+{
+  list->out_dir = strdup (out_dir);
+  if (list->out_dir == NULL)
+    return tg_error_set (err, TG_ENOMEM, NULL, NULL);
+  if (mkdir (out_dir, 0777) == 0)
+    remember_dir (list, "", 0);
+  else if (errno != EEXIST)
+    return tg_error_set (err, TG_EIO, NULL, "cannot create the output folder \"%s\": %s",
+                         out_dir, strerror (errno));
+  return open_out (list, err);
+}
+
+static int
+add_export_file (TgExportList *list, const char *rel, const char *tmp, const char *format,
+                 const char *node_id, int w, int h)
+{
+  TgExportFile *grown = realloc (list->files, sizeof (TgExportFile) * (size_t) (list->n_files + 1));
+  TgExportFile *f;
+
+  if (grown == NULL)
+    return TG_ENOMEM;
+  list->files = grown;
+  f = &list->files[list->n_files];
+  memset (f, 0, sizeof *f);
+  f->path = strdup (rel);
+  f->tmp_path = strdup (tmp);
+  f->format = strdup (format ? format : "");
+  f->node_id = strdup (node_id ? node_id : "");
+  f->width = w;
+  f->height = h;
+  list->n_files++;
+  if (!f->path || !f->tmp_path || !f->format || !f->node_id)
+    return TG_ENOMEM;
+  return 0;
+}
+
+/* Whether no file staged so far lies in the folder of REL. */
+static bool
+first_in_folder (const TgExportList *list, const char *rel)
+{
+  size_t n = (size_t) (leaf (rel) - rel);
+
+  for (int i = 0; i < list->n_files; i++)
+    {
+      const char *p = list->files[i].path;
+      if ((size_t) (leaf (p) - p) == n && strncmp (p, rel, n) == 0)
+        return false;
+    }
+  return true;
+}
+
+FILE *
+tg__export_list_stage (TgExportList *list, const char *rel, const char *format,
+                       const char *node_id, int width, int height, TgError *err)
+{
+  char name[NAME_MAX + 1], tmp_name[NAME_MAX + 1], tmp[PATH_MAX];
+  int dir, fd;
+  FILE *f;
+
+  if (!tg_path_is_safe_relative (rel))
+    {
+      tg_error_set (err, TG_EPATH, NULL,
+                    "export path \"%s\" must be relative to the output folder", rel);
+      return NULL;
+    }
+  for (int i = 0; i < list->n_files; i++)
+    if (strcmp (list->files[i].path, rel) == 0)
+      {
+        tg_error_set (err, TG_EPATH, NULL, "\"%s\" is written twice", rel);
+        return NULL;
+      }
+  if ((dir = open_parent (list, rel, true, err)) < 0)
+    return NULL;
+  /* A build that died (SIGKILL, a crash) left its temporaries here. */
+  if (first_in_folder (list, rel))
+    tg_temp_remove_stale (dir);
+  if ((size_t) snprintf (name, sizeof name, ".%s", leaf (rel)) >= sizeof name
+      || tg_temp_name (tmp_name, sizeof tmp_name, name) < 0
+      || (size_t) snprintf (tmp, sizeof tmp, "%s/%.*s%s", list->out_dir,
+                            (int) (leaf (rel) - rel), rel, tmp_name) >= sizeof tmp)
+    {
+      close (dir);
+      tg_error_set (err, TG_EPATH, NULL, "export path \"%s\": name too long", rel);
+      return NULL;
+    }
+  fd = openat (dir, tmp_name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+  f = fd >= 0 ? fdopen (fd, "wb") : NULL;
+  if (f == NULL)
+    {
+      tg_error_set (err, TG_EIO, NULL, "cannot create \"%s\": %s", tmp, strerror (errno));
+      if (fd >= 0)
+        {
+          close (fd);
+          unlinkat (dir, tmp_name, 0);
+        }
+    }
+  else if (add_export_file (list, rel, tmp, format, node_id, width, height) < 0)
+    {
+      /* Recorded or not, the file goes now: clear finds nothing left. */
+      fclose (f);
+      f = NULL;
+      unlinkat (dir, tmp_name, 0);
+      tg_error_set (err, TG_ENOMEM, NULL, NULL);
+    }
+  close (dir);
+  return f;
+}
+
+FILE *
+tg_export_list_stage (TgExportList *list, const char *rel_path, const char *format, TgError *err)
+{
+  return tg__export_list_stage (list, rel_path, format, NULL, 0, 0, err);
+}
+
+int
+tg_export_list_open_staged (TgExportList *list, int i, TgError *err)
+{
+  const TgExportFile *f = &list->files[i];
+  int dir, fd;
+
+  if (f->tmp_path == NULL)
+    return tg_error_set (err, TG_EINVAL, f->path, "\"%s\" is not staged", f->path);
+  if ((dir = open_parent (list, f->path, false, err)) < 0)
+    return dir;
+  fd = openat (dir, leaf (f->tmp_path), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  close (dir);
+  if (fd < 0)
+    return tg_error_set (err, TG_EIO, f->path, "cannot open \"%s\": %s", f->tmp_path,
+                         strerror (errno));
+  return fd;
+}
+
+/* --- commit ---------------------------------------------------------------- */
+
+typedef struct
+{
+  int dir;              /* the folder that holds the file, or -1 */
+  char aside[NAME_MAX + 1]; /* the old file's temporary name, or "" */
+  bool aside_by_rename; /* no hard links here: moved aside just before */
+  bool renamed;
+} Commit;
+
+/* Puts back what commit did to the first N files, in reverse. */
+static void
+undo (const TgExportList *list, Commit *c, int n)
+{
+  for (int i = n - 1; i >= 0; i--)
+    {
+      const TgExportFile *f = &list->files[i];
+      const char *name = leaf (f->path);
+      if (c[i].aside[0] && (c[i].renamed || c[i].aside_by_rename))
+        {
+          /* Should this fail, the old file stays under its aside name. */
+          renameat (c[i].dir, c[i].aside, c[i].dir, name);
+          c[i].aside[0] = '\0';
+        }
+      else if (c[i].renamed)
+        renameat (c[i].dir, name, c[i].dir, leaf (f->tmp_path));
+    }
+}
+
+/* Checks where F goes and keeps a link to the file it replaces. */
+static int
+prepare (TgExportList *list, TgExportFile *f, Commit *c, TgError *err)
+{
+  const char *name = leaf (f->path);
+  char hidden[NAME_MAX + 1];
+  struct stat st;
+  int fd;
+
+  if ((c->dir = open_parent (list, f->path, false, err)) < 0)
+    return c->dir;
+  /* Make the data durable before the name appears. */
+  fd = openat (c->dir, leaf (f->tmp_path), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0 || fsync (fd) != 0 || fstat (fd, &st) != 0)
+    {
+      int e = errno;
+      if (fd >= 0)
+        close (fd);
+      return tg_error_set (err, TG_EIO, f->path, "cannot sync \"%s\": %s", f->tmp_path,
+                           strerror (e));
+    }
+  close (fd);
+  f->bytes = (uint64_t) st.st_size;
+  if (fstatat (c->dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return errno == ENOENT ? 0
+                           : tg_error_set (err, TG_EIO, f->path, "cannot write \"%s\": %s",
+                                           f->path, strerror (errno));
+  if (S_ISDIR (st.st_mode))
+    return tg_error_set (err, TG_EPATH, f->path,
+                         "%s%s%sa folder of that name is in the way; nothing was replaced",
+                         f->node_id && f->node_id[0] ? "node \"" : "",
+                         f->node_id && f->node_id[0] ? f->node_id : "",
+                         f->node_id && f->node_id[0] ? "\" cannot write here: " : "");
+  /* A link at the final name is replaced, never written through. */
+  if (snprintf (hidden, sizeof hidden, ".%s", name) >= (int) sizeof hidden
+      || tg_temp_name (c->aside, sizeof c->aside, hidden) < 0)
+    {
+      c->aside[0] = '\0';
+      return tg_error_set (err, TG_EPATH, f->path, "\"%s\": name too long", f->path);
+    }
+  if (linkat (c->dir, name, c->dir, c->aside, 0) == 0)
+    return 0;
+  if (errno == EPERM || errno == EOPNOTSUPP || errno == ENOSYS || errno == EMLINK)
+    {
+      c->aside_by_rename = true;
+      return 0;
+    }
+  c->aside[0] = '\0';
+  return tg_error_set (err, TG_EIO, f->path, "cannot keep the old \"%s\" aside: %s", f->path,
+                       strerror (errno));
+}
+
+int
+tg_export_list_commit (TgExportList *list, TgError *err)
+{
+  Commit *c = calloc ((size_t) list->n_files + 1, sizeof *c);
+  int rc = 0, i;
+
+  if (c == NULL)
+    return tg_error_set (err, TG_ENOMEM, NULL, NULL);
+  for (i = 0; i < list->n_files; i++)
+    c[i].dir = -1;
+  /* Every destination is checked, and every old file kept, before the
+   * first rename. */
+  for (i = 0; i < list->n_files && rc == 0; i++)
+    if (list->files[i].tmp_path)
+      rc = prepare (list, &list->files[i], &c[i], err);
+  for (i = 0; i < list->n_files && rc == 0; i++)
+    {
+      TgExportFile *f = &list->files[i];
+      const char *name = leaf (f->path);
+      if (f->tmp_path == NULL)
+        continue;
+      if (c[i].aside_by_rename && renameat (c[i].dir, name, c[i].dir, c[i].aside) != 0)
+        {
+          c[i].aside_by_rename = false;
+          c[i].aside[0] = '\0';
+          rc = tg_error_set (err, TG_EIO, f->path, "cannot move the old \"%s\" aside: %s",
+                             f->path, strerror (errno));
+        }
+      else if (renameat (c[i].dir, leaf (f->tmp_path), c[i].dir, name) != 0)
+        rc = tg_error_set (err, TG_EIO, f->path, "cannot rename to \"%s/%s\": %s", list->out_dir,
+                           f->path, strerror (errno));
+      else
+        c[i].renamed = true;
+    }
+  if (rc < 0)
+    undo (list, c, i);
+  for (i = 0; i < list->n_files; i++)
+    {
+      if (c[i].aside[0])
+        unlinkat (c[i].dir, c[i].aside, 0);
+      if (c[i].dir >= 0)
+        close (c[i].dir);
+      if (rc == 0)
+        {
+          free (list->files[i].tmp_path);
+          list->files[i].tmp_path = NULL;
+        }
+    }
+  free (c);
+  if (rc == 0)
+    list->committed = true;
+  return rc;
+}
+
+void
+tg_export_list_clear (TgExportList *list)
+{
+  if (list == NULL)
+    return;
+  for (int i = 0; i < list->n_files; i++)
+    {
+      TgExportFile *f = &list->files[i];
+      int dir;
+      if (f->tmp_path && (dir = open_parent (list, f->path, false, NULL)) >= 0)
+        {
+          unlinkat (dir, leaf (f->tmp_path), 0);
+          close (dir);
+        }
+      free (f->tmp_path);
+      free (f->path);
+      free (f->format);
+      free (f->node_id);
+    }
+  /* Children were created after their parents: remove in reverse.  A
+   * folder that holds something stays. */
+  for (int i = list->n_new_dirs - 1; i >= 0; i--)
+    {
+      const char *rel = list->new_dirs[i];
+      int dir;
+      if (list->committed)
+        ;
+      else if (rel[0] == '\0')
+        rmdir (list->out_dir);
+      else if ((dir = open_parent (list, rel, false, NULL)) >= 0)
+        {
+          unlinkat (dir, leaf (rel), AT_REMOVEDIR);
+          close (dir);
+        }
+      free (list->new_dirs[i]);
+    }
+  free (list->new_dirs);
+  free (list->files);
+  free (list->out_dir);
+  if (list->out_fd_open)
+    close (list->out_fd);
+  memset (list, 0, sizeof *list);
+}
