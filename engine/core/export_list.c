@@ -474,6 +474,8 @@ tg_export_list_commit (TgExportList *list, TgError *err)
       const char *name = leaf (f->path);
       if (f->tmp_path == NULL)
         continue;
+      if (list->before_rename)
+        list->before_rename (list, i, list->before_rename_data);
       if (c[i].aside_by_rename && renameat (c[i].dir, name, c[i].dir, c[i].aside) != 0)
         {
           c[i].aside_by_rename = false;

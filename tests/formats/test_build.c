@@ -1,11 +1,15 @@
 /* tg_build: every export plus manifest.json with the right digests,
  * sizes and extents; the same bytes for any thread count; and all or
- * nothing: a failing export, a name clash or a cancel leaves no file. */
+ * nothing: a failing export, a name clash or a cancel leaves no file,
+ * a failed commit leaves the folder as it was; never a write through a
+ * link below the output folder; stale temporaries of this host removed. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <tgformats/tgformats.h>
@@ -322,6 +326,446 @@ test_build_refuses_manifest_name_and_cancel (void)
   tg_engine_free (e);
 }
 
+/* --- links, all files or none, temporaries --------------------------------- */
+
+/* Everything under DIR, links not followed, as one string: each entry's
+ * path, kind and content (SHA-256 of a file, target of a link), sorted. */
+static void
+tree_state (const char *dir, const char *prefix, char *out, size_t size)
+{
+  DIR *d = opendir (dir);
+  struct dirent *e;
+  char *names[64];
+  int n = 0;
+
+  if (!d)
+    return;
+  while ((e = readdir (d)) && n < 64)
+    if (strcmp (e->d_name, ".") && strcmp (e->d_name, ".."))
+      names[n++] = strdup (e->d_name);
+  closedir (d);
+  for (int i = 0; i < n; i++)
+    for (int j = i + 1; j < n; j++)
+      if (strcmp (names[j], names[i]) < 0)
+        {
+          char *t = names[i];
+          names[i] = names[j];
+          names[j] = t;
+        }
+  for (int i = 0; i < n; i++)
+    {
+      char full[PATH_MAX], rel[PATH_MAX], what[PATH_MAX] = "?";
+      struct stat st;
+      TgError err = { 0 };
+      snprintf (full, sizeof full, "%s/%s", dir, names[i]);
+      snprintf (rel, sizeof rel, "%s%s", prefix, names[i]);
+      lstat (full, &st);
+      if (S_ISLNK (st.st_mode))
+        {
+          ssize_t k = readlink (full, what + 2, sizeof what - 3);
+          what[0] = '-';
+          what[1] = '>';
+          what[k > 0 ? k + 2 : 2] = '\0';
+        }
+      else if (S_ISREG (st.st_mode))
+        tg_sha256_file (full, what, &err);
+      snprintf (out + strlen (out), size - strlen (out), "%s%s%s%s", *out ? " " : "", rel,
+                S_ISDIR (st.st_mode) ? "/" : "=", S_ISDIR (st.st_mode) ? "" : what);
+      if (S_ISDIR (st.st_mode))
+        {
+          char sub[PATH_MAX + 2];
+          snprintf (sub, sizeof sub, "%s/", rel);
+          tree_state (full, sub, out, size);
+        }
+      free (names[i]);
+    }
+}
+
+static void
+write_text (const char *path, const char *text)
+{
+  FILE *f = fopen (path, "wb");
+  TG_CHECK_MSG (f != NULL, "cannot write %s", path);
+  if (f)
+    {
+      fputs (text, f);
+      fclose (f);
+    }
+}
+
+/* Three files at three depths; ANGLE changes their bytes. */
+static TgGraph *
+deep_graph (int angle)
+{
+  char text[2048];
+  snprintf (text, sizeof text,
+            WORLD "  \"nodes\": [\n"
+            "    { \"id\": \"ramp\", \"type\": \"gen.gradient\", \"params\": { \"angle_deg\": %d } },\n"
+            "    { \"id\": \"out_a\", \"type\": \"export.heightmap\", \"params\": { \"path\": \"a.png\" } },\n"
+            "    { \"id\": \"out_b\", \"type\": \"export.heightmap\", \"params\": { \"path\": \"sub/b.png\" } },\n"
+            "    { \"id\": \"out_c\", \"type\": \"export.heightmap\", \"params\": { \"path\": \"sub/deep/c.png\" } }\n"
+            "  ],\n"
+            "  \"links\": [ { \"from\": \"ramp.height\", \"to\": \"out_a.height\" },\n"
+            "             { \"from\": \"ramp.height\", \"to\": \"out_b.height\" },\n"
+            "             { \"from\": \"ramp.height\", \"to\": \"out_c.height\" } ]\n}\n",
+            angle);
+  return load (text);
+}
+
+/* The build fails with a message holding WANT and changes neither OUT
+ * nor the folder ELSEWHERE the links point into. */
+static void
+check_refused (TgEngine *e, TgGraph *g, const char *out, const char *want)
+{
+  char before[8192] = "", after[8192] = "", ebefore[4096] = "", eafter[4096] = "";
+  TgEvalReport report = { 0 };
+  TgError err = { 0 };
+  int failed;
+
+  tree_state (out, "", before, sizeof before);
+  tree_state (dir_path ("elsewhere"), "", ebefore, sizeof ebefore);
+  TG_CHECK_MSG (tg_build (e, g, NULL, out, NULL, NULL, &report, &err) < 0, "%s: built", out);
+  failed = tg_eval_report_first_failure (&report);
+  TG_CHECK_MSG (failed >= 0 && report.message && report.message[failed]
+                  && strstr (report.message[failed], want),
+                "%s: wanted \"%s\", got \"%s\"", out, want,
+                failed >= 0 && report.message && report.message[failed] ? report.message[failed]
+                                                                       : err.message);
+  tree_state (out, "", after, sizeof after);
+  tree_state (dir_path ("elsewhere"), "", eafter, sizeof eafter);
+  TG_CHECK_MSG (strcmp (before, after) == 0, "%s changed:\n%s\n%s", out, before, after);
+  TG_CHECK_MSG (strcmp (ebefore, eafter) == 0, "elsewhere changed:\n%s\n%s", ebefore, eafter);
+  tg_eval_report_clear (&report);
+}
+
+/* A link below the output folder, to a folder or a file, at any depth,
+ * dangling or not, is refused: nothing is written through it.  The
+ * output folder itself may be a link. */
+static void
+test_build_refuses_links_below_output_folder (void)
+{
+  TgEngine *e = tg_engine_new (NULL);
+  TgGraph *g = deep_graph (30);
+  TgError err = { 0 };
+  char victim[65], now[65], tree[2048] = "";
+  struct stat st;
+
+  if (!g)
+    return;
+  mkdir (dir_path ("elsewhere"), 0777);
+  mkdir (dir_path ("elsewhere/deep"), 0777);
+  write_text (dir_path ("elsewhere/victim.png"), "precious");
+  write_text (dir_path ("elsewhere/b.png"), "precious b");
+
+  /* A link to a folder, one level down. */
+  mkdir (dir_path ("l1"), 0777);
+  TG_CHECK (symlink (dir_path ("elsewhere"), dir_path ("l1/sub")) == 0);
+  check_refused (e, g, dir_path ("l1"),
+                 "export path \"sub/b.png\": \"sub\" is a symbolic link; refusing to write "
+                 "outside the output folder");
+
+  /* Two levels down. */
+  mkdir (dir_path ("l2"), 0777);
+  mkdir (dir_path ("l2/sub"), 0777);
+  TG_CHECK (symlink (dir_path ("elsewhere/deep"), dir_path ("l2/sub/deep")) == 0);
+  check_refused (e, g, dir_path ("l2"), "\"sub/deep\" is a symbolic link");
+
+  /* Relative, and dangling: mkdir is not tried through it either. */
+  mkdir (dir_path ("l3"), 0777);
+  TG_CHECK (symlink ("../elsewhere/missing", dir_path ("l3/sub")) == 0);
+  check_refused (e, g, dir_path ("l3"), "\"sub\" is a symbolic link");
+  TG_CHECK (access (dir_path ("elsewhere/missing"), F_OK) != 0);
+
+  /* A link to a file where a folder should be. */
+  mkdir (dir_path ("l4"), 0777);
+  TG_CHECK (symlink (dir_path ("elsewhere/victim.png"), dir_path ("l4/sub")) == 0);
+  check_refused (e, g, dir_path ("l4"), "\"sub\" is a symbolic link");
+
+  /* A link to a file at a file's own name is replaced, not written
+   * through. */
+  mkdir (dir_path ("l5"), 0777);
+  mkdir (dir_path ("l5/sub"), 0777);
+  TG_CHECK_INT_EQ (tg_sha256_file (dir_path ("elsewhere/victim.png"), victim, &err), 0);
+  TG_CHECK (symlink (dir_path ("elsewhere/victim.png"), dir_path ("l5/a.png")) == 0);
+  TG_CHECK (symlink (dir_path ("elsewhere/b.png"), dir_path ("l5/sub/b.png")) == 0);
+  TG_CHECK_MSG (tg_build (e, g, NULL, dir_path ("l5"), NULL, NULL, NULL, &err) == 0, "%s",
+                err.message);
+  TG_CHECK (lstat (dir_path ("l5/a.png"), &st) == 0 && S_ISREG (st.st_mode));
+  TG_CHECK (lstat (dir_path ("l5/sub/b.png"), &st) == 0 && S_ISREG (st.st_mode));
+  TG_CHECK_INT_EQ (tg_sha256_file (dir_path ("elsewhere/victim.png"), now, &err), 0);
+  TG_CHECK (strcmp (victim, now) == 0);
+  tree_state (dir_path ("elsewhere"), "", tree, sizeof tree);
+  TG_CHECK_MSG (strstr (tree, ".png.tmp") == NULL && strstr (tree, "c.png") == NULL, "%s", tree);
+
+  /* The output folder itself may be a link the user chose. */
+  TG_CHECK (symlink (dir_path ("l5"), dir_path ("l6")) == 0);
+  TG_CHECK_MSG (tg_build (e, g, NULL, dir_path ("l6"), NULL, NULL, NULL, &err) == 0, "%s",
+                err.message);
+
+  tg_graph_free (g);
+  tg_engine_free (e);
+}
+
+/* Swaps "sub" for a link to ELSEWHERE that holds files of the staged
+ * names, as someone racing the build would. */
+static void
+swap_sub_for_link (TgExportList *list, const char *out)
+{
+  char real[PATH_MAX], sub[PATH_MAX], trap[PATH_MAX];
+
+  snprintf (sub, sizeof sub, "%s/sub", out);
+  snprintf (real, sizeof real, "%s/sub.real", out);
+  TG_CHECK (rename (sub, real) == 0);
+  TG_CHECK (symlink (dir_path ("elsewhere2"), sub) == 0);
+  for (int i = 0; i < list->n_files; i++)
+    if (list->files[i].tmp_path && strncmp (list->files[i].path, "sub/", 4) == 0)
+      {
+        snprintf (trap, sizeof trap, "%s/%s", dir_path ("elsewhere2"),
+                  strrchr (list->files[i].tmp_path, '/') + 1);
+        write_text (trap, "trap");
+      }
+}
+
+static void
+swap_hook (TgExportList *list, int i, void *data)
+{
+  if (strcmp (list->files[i].path, "sub/b.png") == 0)
+    swap_sub_for_link (list, data);
+}
+
+/* A folder swapped for a link after staging: commit refuses it before
+ * any rename; swapped between the checks and the renames: the renames
+ * go through the folders commit holds open, so they stay inside. */
+static void
+test_commit_link_swapped_in (void)
+{
+  TgEngine *e = tg_engine_new (NULL);
+  TgGraph *g = deep_graph (30);
+  TgExportList list;
+  TgError err = { 0 };
+  char tree[4096] = "", etree[4096] = "";
+
+  if (!g)
+    return;
+  mkdir (dir_path ("elsewhere2"), 0777);
+  TG_CHECK_INT_EQ (tg_engine_export (e, g, dir_path ("swap1"), NULL, &list, NULL, &err), 0);
+  swap_sub_for_link (&list, dir_path ("swap1"));
+  tree_state (dir_path ("elsewhere2"), "", etree, sizeof etree);
+  TG_CHECK_INT_EQ (tg_export_list_commit (&list, &err), TG_EPATH);
+  TG_CHECK_STR_CONTAINS (err.message, "\"sub\" is a symbolic link");
+  tree_state (dir_path ("swap1"), "", tree, sizeof tree);
+  TG_CHECK_MSG (strstr (tree, "a.png=") == NULL, "a file was committed: %s", tree);
+  tg_export_list_clear (&list);
+  tree[0] = '\0';
+  tree_state (dir_path ("elsewhere2"), "", tree, sizeof tree);
+  TG_CHECK_MSG (strcmp (tree, etree) == 0, "elsewhere2 changed:\n%s\n%s", etree, tree);
+
+  TG_CHECK_INT_EQ (tg_engine_export (e, g, dir_path ("swap2"), NULL, &list, NULL, &err), 0);
+  list.before_rename = swap_hook;
+  list.before_rename_data = (void *) dir_path ("swap2");
+  TG_CHECK_MSG (tg_export_list_commit (&list, &err) == 0, "%s", err.message);
+  tg_export_list_clear (&list);
+  TG_CHECK (access (dir_path ("swap2/sub.real/b.png"), F_OK) == 0);
+  TG_CHECK (access (dir_path ("swap2/sub.real/deep/c.png"), F_OK) == 0);
+  tree[0] = '\0';
+  tree_state (dir_path ("elsewhere2"), "", tree, sizeof tree);
+  TG_CHECK_MSG (strstr (tree, "b.png=") == NULL && strstr (tree, "c.png=") == NULL,
+                "written outside: %s", tree);
+
+  tg_graph_free (g);
+  tg_engine_free (e);
+}
+
+/* Builds ANGLE into OUT expecting a failure, and checks OUT is byte for
+ * byte what it was. */
+static void
+check_unchanged_after_failure (TgEngine *e, const char *out, int angle)
+{
+  TgGraph *g = deep_graph (angle);
+  char before[8192] = "", after[8192] = "";
+  TgError err = { 0 };
+
+  if (!g)
+    return;
+  tree_state (out, "", before, sizeof before);
+  TG_CHECK_MSG (tg_build (e, g, NULL, out, NULL, NULL, NULL, &err) < 0, "%s: built", out);
+  TG_CHECK_STR_CONTAINS (err.message, "a folder of that name is in the way");
+  tree_state (out, "", after, sizeof after);
+  TG_CHECK_MSG (strcmp (before, after) == 0, "%s changed:\n%s\n%s", out, before, after);
+  tg_graph_free (g);
+}
+
+static void
+unlink_staged (TgExportList *list, int i, void *data)
+{
+  (void) data;
+  if (i == list->n_files - 1)
+    TG_CHECK (unlink (list->files[i].tmp_path) == 0);
+}
+
+/* A folder where a file goes, or a rename that fails partway, leaves the
+ * output folder as it was: old files, old manifest, no new file. */
+static void
+test_commit_failure_leaves_folder_as_it_was (void)
+{
+  TgEngine *e = tg_engine_new (NULL);
+  TgGraph *g = deep_graph (30);
+  TgExportList list;
+  TgError err = { 0 };
+  char before[8192] = "", after[8192] = "";
+
+  if (!g)
+    return;
+  /* mkdir -p out/sub/b.png, into an empty folder and over a build. */
+  mkdir (dir_path ("in_way0"), 0777);
+  mkdir (dir_path ("in_way0/sub"), 0777);
+  mkdir (dir_path ("in_way0/sub/b.png"), 0777);
+  check_unchanged_after_failure (e, dir_path ("in_way0"), 45);
+  TG_CHECK_INT_EQ (tg_build (e, g, NULL, dir_path ("in_way1"), NULL, NULL, NULL, &err), 0);
+  TG_CHECK (unlink (dir_path ("in_way1/sub/b.png")) == 0);
+  TG_CHECK (mkdir (dir_path ("in_way1/sub/b.png"), 0777) == 0);
+  check_unchanged_after_failure (e, dir_path ("in_way1"), 45);
+  /* mkdir out/manifest.json */
+  TG_CHECK_INT_EQ (tg_build (e, g, NULL, dir_path ("in_way2"), NULL, NULL, NULL, &err), 0);
+  TG_CHECK (unlink (dir_path ("in_way2/manifest.json")) == 0);
+  TG_CHECK (mkdir (dir_path ("in_way2/manifest.json"), 0777) == 0);
+  check_unchanged_after_failure (e, dir_path ("in_way2"), 45);
+
+  /* The last rename fails after the others were done: they are undone. */
+  TG_CHECK_INT_EQ (tg_build (e, g, NULL, dir_path ("undo"), NULL, NULL, NULL, &err), 0);
+  tree_state (dir_path ("undo"), "", before, sizeof before);
+  {
+    TgGraph *g2 = load (WORLD "  \"nodes\": [\n"
+                        "    { \"id\": \"ramp\", \"type\": \"gen.gradient\", \"params\": { \"angle_deg\": 45 } },\n"
+                        "    { \"id\": \"out_a\", \"type\": \"export.heightmap\", \"params\": { \"path\": \"a.png\" } },\n"
+                        "    { \"id\": \"out_b\", \"type\": \"export.heightmap\", \"params\": { \"path\": \"sub/b.png\" } },\n"
+                        "    { \"id\": \"out_n\", \"type\": \"export.heightmap\", \"params\": { \"path\": \"new/n.png\" } }\n"
+                        "  ],\n"
+                        "  \"links\": [ { \"from\": \"ramp.height\", \"to\": \"out_a.height\" },\n"
+                        "             { \"from\": \"ramp.height\", \"to\": \"out_b.height\" },\n"
+                        "             { \"from\": \"ramp.height\", \"to\": \"out_n.height\" } ]\n}\n");
+    if (g2)
+      {
+        TG_CHECK_INT_EQ (tg_engine_export (e, g2, dir_path ("undo"), NULL, &list, NULL, &err), 0);
+        list.before_rename = unlink_staged;
+        TG_CHECK_INT_EQ (tg_export_list_commit (&list, &err), TG_EIO);
+        tg_export_list_clear (&list);
+        tree_state (dir_path ("undo"), "", after, sizeof after);
+        TG_CHECK_MSG (strcmp (before, after) == 0, "undo changed:\n%s\n%s", before, after);
+        tg_graph_free (g2);
+      }
+  }
+  tg_graph_free (g);
+  tg_engine_free (e);
+}
+
+/* This host's part of a temporary name, as tg_temp_name writes it. */
+static void
+this_host (char *buf, size_t size)
+{
+  char name[256];
+  const char *p, *end;
+
+  tg_temp_name (name, sizeof name, "x");
+  p = name + strlen ("x.tmp-");
+  end = strrchr (name, '-');
+  while (end > p && end[-1] != '-')
+    end--;
+  snprintf (buf, size, "%.*s", (int) (end - 1 - p), p);
+}
+
+/* A PID no process has: a child that has been reaped. */
+static long
+dead_pid (void)
+{
+  pid_t pid = fork ();
+  if (pid == 0)
+    _exit (0);
+  waitpid (pid, NULL, 0);
+  return (long) pid;
+}
+
+/* The next build into a folder removes this host's temporaries whose
+ * process is gone, in every folder it writes to, and keeps another
+ * host's and a live process's. */
+static void
+test_build_removes_stale_temporaries (void)
+{
+  TgEngine *e = tg_engine_new (NULL);
+  TgGraph *g = deep_graph (30);
+  TgError err = { 0 };
+  char host[128], name[256], tree[4096] = "";
+  long dead = dead_pid ();
+  int fd;
+
+  if (!g)
+    return;
+  this_host (host, sizeof host);
+  mkdir (dir_path ("stale"), 0777);
+  mkdir (dir_path ("stale/sub"), 0777);
+  static const char *kinds[] = { "dead", "dead", "other host", "other host", "alive", "not ours" };
+  char names[6][256];
+  snprintf (names[0], sizeof names[0], "stale/.a.png.tmp-%s-%ld-0", host, dead);
+  snprintf (names[1], sizeof names[1], "stale/sub/.b.png.tmp-%s-%ld-7", host, dead);
+  snprintf (names[2], sizeof names[2], "stale/.a.png.tmp-%s-x-%ld-0", host, dead);
+  snprintf (names[3], sizeof names[3], "stale/.a.png.tmp-other-host-%ld-0", dead);
+  snprintf (names[4], sizeof names[4], "stale/.a.png.tmp-%s-1-0", host);
+  snprintf (names[5], sizeof names[5], "stale/keep.tmp-%s-%ld", host, dead);
+  for (int i = 0; i < 6; i++)
+    write_text (dir_path (names[i]), kinds[i]);
+  TG_CHECK_MSG (tg_build (e, g, NULL, dir_path ("stale"), NULL, NULL, NULL, &err) == 0, "%s",
+                err.message);
+  for (int i = 0; i < 6; i++)
+    TG_CHECK_MSG ((access (dir_path (names[i]), F_OK) == 0) == (i >= 2), "%s (%s) %s", names[i],
+                  kinds[i], i >= 2 ? "removed" : "left");
+  list_tree (dir_path ("stale"), "", tree, sizeof tree);
+  TG_CHECK_MSG (strstr (tree, " a.png ") && strstr (tree, "manifest.json sub/ sub/b.png sub/deep/ "
+                                                      "sub/deep/c.png"),
+                "%s", tree);
+  snprintf (name, sizeof name, "-%ld-", (long) getpid ());
+  TG_CHECK_MSG (strstr (tree, name) == NULL, "the build left its own: %s", tree);
+
+  /* The store's names: NAME.tmp-HOST-PID-N, not hidden. */
+  mkdir (dir_path ("store"), 0777);
+  snprintf (name, sizeof name, "store/3_4.grid.tmp-%s-%ld-12", host, dead);
+  write_text (dir_path (name), "dead");
+  snprintf (name, sizeof name, "store/3_4.grid.tmp-node7-%ld-12", dead);
+  write_text (dir_path (name), "other host");
+  fd = open (dir_path ("store"), O_RDONLY | O_DIRECTORY);
+  TG_CHECK_INT_EQ (tg_temp_remove_stale (fd), 1);
+  close (fd);
+  tree[0] = '\0';
+  list_tree (dir_path ("store"), "", tree, sizeof tree);
+  snprintf (name, sizeof name, "3_4.grid.tmp-node7-%ld-12", dead);
+  TG_CHECK_MSG (strcmp (tree, name) == 0, "left: %s", tree);
+
+  tg_graph_free (g);
+  tg_engine_free (e);
+}
+
+/* A file and a folder of one name are refused when the graph is
+ * checked, naming both export nodes. */
+static void
+test_file_and_folder_of_one_name_refused (void)
+{
+  static const char *text =
+    WORLD "  \"nodes\": [\n"
+    "    { \"id\": \"ramp\", \"type\": \"gen.gradient\" },\n"
+    "    { \"id\": \"as_file\", \"type\": \"export.heightmap\", \"params\": { \"path\": \"a\", \"format\": \"raw16\" } },\n"
+    "    { \"id\": \"in_folder\", \"type\": \"export.heightmap\", \"params\": { \"path\": \"a/h.png\" } }\n"
+    "  ],\n"
+    "  \"links\": [ { \"from\": \"ramp.height\", \"to\": \"as_file.height\" },\n"
+    "             { \"from\": \"ramp.height\", \"to\": \"in_folder.height\" } ]\n}\n";
+  TgGraph *g = NULL;
+  TgError err = { 0 };
+
+  TG_CHECK_INT_EQ (tg_tgraph_load_string (text, strlen (text), root, &g, &err), TG_EPATH);
+  TG_CHECK_STR_CONTAINS (err.message, "\"as_file\"");
+  TG_CHECK_STR_CONTAINS (err.message, "\"a/h.png\"");
+  TG_CHECK_MSG (strcmp (err.node_id, "in_folder") == 0, "node: %s", err.node_id);
+  tg_graph_free (g);
+}
+
 int
 main (void)
 {
@@ -333,5 +777,10 @@ main (void)
   TG_RUN (test_build_same_bytes_any_thread_count);
   TG_RUN (test_build_failure_leaves_nothing);
   TG_RUN (test_build_refuses_manifest_name_and_cancel);
+  TG_RUN (test_build_refuses_links_below_output_folder);
+  TG_RUN (test_commit_link_swapped_in);
+  TG_RUN (test_commit_failure_leaves_folder_as_it_was);
+  TG_RUN (test_build_removes_stale_temporaries);
+  TG_RUN (test_file_and_folder_of_one_name_refused);
   return tgtest_result ();
 }

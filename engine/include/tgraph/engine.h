@@ -133,7 +133,7 @@ typedef struct
   int lattice_w, col0, row0;
 } TgExportFile;
 
-typedef struct
+typedef struct TgExportList
 {
   char *out_dir;
   TgExportFile *files;
@@ -145,6 +145,10 @@ typedef struct
   int out_fd;       /* out_dir, while out_fd_open: every name below it is
                      * resolved from here without following links */
   bool out_fd_open;
+  /* For tests: called by commit before it renames file I, after every
+   * destination was checked (to change the folder in between). */
+  void (*before_rename) (struct TgExportList *list, int i, void *data);
+  void *before_rename_data;
 } TgExportList;
 
 /* Evaluates every export node at the world's build resolution and stages
