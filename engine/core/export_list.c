@@ -81,7 +81,7 @@ temp_name_pid (const char *name)
       if (*s < '0' || *s > '9')
         continue;
       pid = strtol (s, &end, 10);
-      if (*end != '-' || end[1] == '\0' || pid <= 0)
+      if (*end != '-' || end[1] == '\0' || pid <= 0 || pid > INT_MAX)
         continue;
       for (s = end + 1; *s >= '0' && *s <= '9'; s++)
         ;
