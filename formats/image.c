@@ -10,27 +10,6 @@
 
 #include "tgformats-private.h"
 
-static uint16_t
-float_to_u16 (float v)
-{
-  /* !(v > 0) also catches NaN. */
-  if (!(v > 0.0f))
-    return 0;
-  if (v >= 1.0f)
-    return 65535;
-  return (uint16_t) (v * 65535.0f + 0.5f);
-}
-
-static uint8_t
-float_to_u8 (float v)
-{
-  if (!(v > 0.0f))
-    return 0;
-  if (v >= 1.0f)
-    return 255;
-  return (uint8_t) (v * 255.0f + 0.5f);
-}
-
 int
 tg__image_as_bits (const TgImage *src, int bits, TgImage *tmp, const TgImage **use,
                    TgError *err)
@@ -67,7 +46,7 @@ tg__image_as_bits (const TgImage *src, int bits, TgImage *tmp, const TgImage **u
           d[i] = (uint16_t) (((const uint8_t *) src->data)[i] * 257u);
       else
         for (size_t i = 0; i < n; i++)
-          d[i] = float_to_u16 (((const float *) src->data)[i]);
+          d[i] = (uint16_t) tg_quantise (((const float *) src->data)[i], 65535.0);
     }
   else if (bits == 8)
     {
@@ -77,7 +56,7 @@ tg__image_as_bits (const TgImage *src, int bits, TgImage *tmp, const TgImage **u
           d[i] = (uint8_t) ((((const uint16_t *) src->data)[i] * 255u + 32767u) / 65535u);
       else
         for (size_t i = 0; i < n; i++)
-          d[i] = float_to_u8 (((const float *) src->data)[i]);
+          d[i] = (uint8_t) tg_quantise (((const float *) src->data)[i], 255.0);
     }
   else if (bits == 32)
     {

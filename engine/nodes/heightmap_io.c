@@ -252,13 +252,13 @@ export_rows_fn (void *user, int begin, int end)
         {
           uint16_t *dst = (uint16_t *) job->data + dj * (size_t) w;
           for (int i = 0; i < w; i++)
-            dst[i] = (uint16_t) tg__quantise (src[i], 65535.0);
+            dst[i] = (uint16_t) tg_quantise (src[i], 65535.0);
         }
       else
         {
           uint8_t *dst = (uint8_t *) job->data + dj * (size_t) w;
           for (int i = 0; i < w; i++)
-            dst[i] = (uint8_t) tg__quantise (src[i], 255.0);
+            dst[i] = (uint8_t) tg_quantise (src[i], 255.0);
         }
     }
 }

@@ -210,7 +210,7 @@ quant_rows (void *user, int begin, int end)
           uint16_t *dst = (uint16_t *) job->img->data + o;
           for (int i = 0; i < w; i++)
             for (int c = 0; c < och; c++)
-              dst[(size_t) i * och + c] = (uint16_t) tg__quantise (src[(size_t) i * ich + c],
+              dst[(size_t) i * och + c] = (uint16_t) tg_quantise (src[(size_t) i * ich + c],
                                                                    65535.0);
         }
       else
@@ -218,7 +218,7 @@ quant_rows (void *user, int begin, int end)
           uint8_t *dst = (uint8_t *) job->img->data + o;
           for (int i = 0; i < w; i++)
             for (int c = 0; c < och; c++)
-              dst[(size_t) i * och + c] = (uint8_t) tg__quantise (src[(size_t) i * ich + c],
+              dst[(size_t) i * och + c] = (uint8_t) tg_quantise (src[(size_t) i * ich + c],
                                                                   255.0);
         }
     }

@@ -112,15 +112,4 @@ tg__image_columns (TgEvalCtx *c, int w, double **col_fx, int **col_x0)
   return 0;
 }
 
-/* Clamps V to 0..1 (NaN -> 0) and rounds V * FULL to nearest. */
-static inline unsigned
-tg__quantise (float v, double full)
-{
-  if (!(v > 0.0f))
-    return 0;
-  if (v >= 1.0f)
-    return (unsigned) full;
-  return (unsigned) ((double) v * full + 0.5);
-}
-
 #endif

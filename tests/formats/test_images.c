@@ -486,6 +486,44 @@ test_png_write_rejects_bad_images (void)
   free (img.data);
 }
 
+/* Writers quantise floats exactly as exports do (tg_quantise): one rule,
+ * over a sweep of float bit patterns in [0, 1] and the halfway points
+ * where float and double rounding part. */
+static void
+test_writers_quantise_like_exports (void)
+{
+  TgImageWriter w16 = tg_formats_init () == 0 ? tg_io_image_writer ("raw16") : NULL;
+  const uint32_t one = 0x3f800000u, stride = 1021;
+  int n = ((int) (one / stride) + 65536 + 2 + 1023) / 1024 * 1024, k = 0, bad = 0;
+  float *v = calloc ((size_t) n, sizeof (float));
+  uint8_t *got = malloc (2 * (size_t) n);
+  TgImage img = { .width = 1024, .height = n / 1024, .channels = 1, .bits = 32, .data = v };
+  TgError err = { 0 };
+  FILE *f;
+
+  TG_CHECK (w16 != NULL && v != NULL && got != NULL);
+  if (!w16 || !v || !got)
+    goto out;
+  for (uint32_t b = 0; b < one; b += stride)
+    memcpy (&v[k++], &b, sizeof (float));
+  for (int q = 0; q < 65536; q++)
+    v[k++] = (float) ((q + 0.5) / 65535.0);
+  v[k++] = 1.0f;
+  v[k++] = -0.0f;
+  f = fopen (tmp_path ("q.r16"), "wb");
+  TG_CHECK_INT_EQ (w16 (f, &img, &err), 0);
+  fclose (f);
+  f = fopen (tmp_path ("q.r16"), "rb");
+  TG_CHECK_INT_EQ (fread (got, 2, (size_t) n, f), n);
+  fclose (f);
+  for (int i = 0; i < k; i++)
+    bad += (unsigned) (got[2 * i] | got[2 * i + 1] << 8) != tg_quantise (v[i], 65535.0);
+  TG_CHECK_MSG (bad == 0, "%d of %d samples quantised unlike the exports", bad, k);
+out:
+  free (v);
+  free (got);
+}
+
 static void
 test_raw_bytes_exact (void)
 {
@@ -654,6 +692,7 @@ main (void)
   TG_RUN (test_png_warnings_stay_quiet);
   TG_RUN (test_png_write_rejects_bad_images);
   TG_RUN (test_raw_bytes_exact);
+  TG_RUN (test_writers_quantise_like_exports);
   TG_RUN (test_formats_init_registers_writers);
   return tgtest_result ();
 }

@@ -202,6 +202,19 @@ typedef struct
 void tg_image_clear (TgImage *img);
 size_t tg_image_bytes (const TgImage *img);
 
+/* The one float -> integer sample rule of every export and writer: V
+ * clamped to 0..1 (NaN -> 0), times FULL (255 or 65535), rounded to
+ * nearest in double precision. */
+static inline unsigned
+tg_quantise (float v, double full)
+{
+  if (!(v > 0.0f))
+    return 0;
+  if (v >= 1.0f)
+    return (unsigned) full;
+  return (unsigned) ((double) v * full + 0.5);
+}
+
 /* Reads PATH (relative to the .tgraph folder) with the reader registered
  * for its extension.  The image is cached by path, size and modification
  * time and is borrowed until the eval returns. */
