@@ -5,6 +5,7 @@
  * engine. */
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -524,6 +525,44 @@ out:
   free (got);
 }
 
+/* Every format an export node offers has a writer: the node's list and
+ * the writers formats/ registers cannot drift apart. */
+static void
+test_every_export_format_has_a_writer (void)
+{
+  int checked = 0;
+
+  TG_CHECK_INT_EQ (tg_formats_init (), 0);
+  for (int i = 0; i < tg_registry_count (); i++)
+    {
+      const TgNodeDesc *d = tg_registry_get (i);
+      int k = tg_node_desc_find_param (d, "format");
+      if (!(d->flags & TG_NODE_EXPORT) || k < 0 || d->n_inputs < 1)
+        continue;
+      TG_CHECK (d->params[k].type == TG_PARAM_ENUM && d->params[k].choices);
+      checked++;
+      for (const char *const *c = d->params[k].choices; c && *c; c++)
+        {
+          bool ok;
+          switch (d->inputs[0].type)
+            {
+            case TG_TYPE_MESH:
+              ok = tg_io_mesh_writer (*c) != NULL;
+              break;
+            case TG_TYPE_POINTS:
+              ok = tg_io_points_writer (*c) != NULL;
+              break;
+            default:
+              ok = tg_io_image_writer (*c) != NULL;
+              break;
+            }
+          TG_CHECK_MSG (ok, "%s offers format \"%s\", which has no writer", d->type, *c);
+        }
+    }
+  /* heightmap, mask, image, mesh, points at least */
+  TG_CHECK_MSG (checked >= 5, "only %d export nodes with a format", checked);
+}
+
 static void
 test_raw_bytes_exact (void)
 {
@@ -693,6 +732,7 @@ main (void)
   TG_RUN (test_png_write_rejects_bad_images);
   TG_RUN (test_raw_bytes_exact);
   TG_RUN (test_writers_quantise_like_exports);
+  TG_RUN (test_every_export_format_has_a_writer);
   TG_RUN (test_formats_init_registers_writers);
   return tgtest_result ();
 }
