@@ -11,6 +11,23 @@
 #include "tgformats-private.h"
 
 int
+tg__image_check (const TgImage *img, TgError *err)
+{
+  if (!img || !img->data)
+    return tg_error_set (err, TG_EINVAL, "", "no image data");
+  if (img->width < 1 || img->height < 1 || img->width > TG__IMAGE_MAX_SIDE
+      || img->height > TG__IMAGE_MAX_SIDE)
+    return tg_error_set (err, TG_EINVAL, "", "image size %dx%d is not supported", img->width,
+                         img->height);
+  if (img->channels < 1 || img->channels > 4)
+    return tg_error_set (err, TG_EFORMAT, "", "%d channels per pixel is not supported",
+                         img->channels);
+  if (img->bits != 8 && img->bits != 16 && img->bits != 32)
+    return tg_error_set (err, TG_EFORMAT, "", "%d bits per sample is not supported", img->bits);
+  return 0;
+}
+
+int
 tg__image_as_bits (const TgImage *src, int bits, TgImage *tmp, const TgImage **use,
                    TgError *err)
 {

@@ -27,8 +27,6 @@
 
 /* Fixed so the bytes do not follow libpng's defaults from version to version. */
 #define TG__PNG_ZLIB_LEVEL 6
-/* Larger than any map we build (TG_RESOLUTION_MAX) with room for painted inputs. */
-#define TG__PNG_MAX_SIDE 65536
 /* The most a decoded image may take: a 16385² RGBA 16-bit map fits, a
  * 65536² 16-bit RGBA one (32 GiB) is refused before anything is allocated. */
 #define TG__PNG_MAX_BYTES ((uint64_t) 4 << 30)
@@ -195,7 +193,7 @@ tg_png_read (const char *path, TgImage *out, TgError *err)
   png_set_keep_unknown_chunks (png, PNG_HANDLE_CHUNK_NEVER, skipped,
                                (int) (sizeof skipped / 5));
   png_set_benign_errors (png, 1);
-  png_set_user_limits (png, TG__PNG_MAX_SIDE, TG__PNG_MAX_SIDE);
+  png_set_user_limits (png, TG__IMAGE_MAX_SIDE, TG__IMAGE_MAX_SIDE);
   png_read_info (png, info);
   png_get_IHDR (png, info, &width, &height, &depth, &ctype, NULL, NULL, NULL);
   {
@@ -252,23 +250,6 @@ tg_png_read (const char *path, TgImage *out, TgError *err)
   out->data = st->data;
   free (st->rows);
   free (st);
-  return 0;
-}
-
-int
-tg__image_check (const TgImage *img, TgError *err)
-{
-  if (!img || !img->data)
-    return tg_error_set (err, TG_EINVAL, "", "no image data");
-  if (img->width < 1 || img->height < 1 || img->width > TG__PNG_MAX_SIDE
-      || img->height > TG__PNG_MAX_SIDE)
-    return tg_error_set (err, TG_EINVAL, "", "image size %dx%d is not supported", img->width,
-                         img->height);
-  if (img->channels < 1 || img->channels > 4)
-    return tg_error_set (err, TG_EFORMAT, "", "%d channels per pixel is not supported",
-                         img->channels);
-  if (img->bits != 8 && img->bits != 16 && img->bits != 32)
-    return tg_error_set (err, TG_EFORMAT, "", "%d bits per sample is not supported", img->bits);
   return 0;
 }
 

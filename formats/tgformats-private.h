@@ -147,7 +147,12 @@ int tg__build_commit (TgExportList *l, const TgGraph *g, const char *graph_name,
 
 /* --- images ------------------------------------------------------------------------ */
 
-/* Checks an image's shape: 1..4 channels, BITS one of 8/16/32, data set. */
+/* The largest image side we read or write: larger than any map we build
+ * (TG_RESOLUTION_MAX), with room for painted inputs. */
+#define TG__IMAGE_MAX_SIDE 65536
+
+/* Checks an image's shape: 1..4 channels, BITS one of 8/16/32, data set
+ * (image.c, which every reader and writer uses). */
 int tg__image_check (const TgImage *img, TgError *err);
 /* *USE is SRC with BITS per sample: SRC itself when it already has them,
  * else a converted copy in TMP (free TMP->data after use).  Floats are
