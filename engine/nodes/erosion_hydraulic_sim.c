@@ -270,9 +270,13 @@ done:
 typedef struct
 {
   const Plan *pl;
-  float *hm, *flow;         /* a window of the world: cell (x, y) at y * stride + x + off */
+  float *hm;                /* a window of the world: cell (x, y) at y * stride + x + off */
   int stride;
   ptrdiff_t off;
+  /* The water is kept over FR only (a tile job keeps its own tile's):
+   * cell (x, y) of it at (y - fr.y0) * fr.w + x - fr.x0. */
+  float *flow;
+  TgHydraulicRect fr;
   const LatTile *tiles;
   TgHydraulicStats *tile_stats;
 } Sim;
@@ -322,11 +326,39 @@ brush_apply (const Sim *sim, int cx, int cy, double amount)
   return applied;
 }
 
+/* Adds WATER to the four cells around (IX + FX, IY + FY) that lie in the
+ * flow window (all four, but near a tile job's edge). */
+static inline void
+flow_add (const Sim *sim, int ix, int iy, float fx, float fy, float water)
+{
+  const TgHydraulicRect *r = &sim->fr;
+  int x = ix - r->x0, y = iy - r->y0;
+  float *q = sim->flow + (ptrdiff_t) y * r->w + x;
+  float a[4] = { water * (1.0f - fx) * (1.0f - fy), water * fx * (1.0f - fy),
+                 water * (1.0f - fx) * fy, water * fx * fy };
+
+  if (x >= 0 && y >= 0 && x + 1 < r->w && y + 1 < r->h)
+    {
+      q[0] += a[0];
+      q[1] += a[1];
+      q[r->w] += a[2];
+      q[r->w + 1] += a[3];
+      return;
+    }
+  for (int k = 0; k < 4; k++)
+    {
+      int cx = x + (k & 1), cy = y + (k >> 1);
+      if (cx >= 0 && cy >= 0 && cx < r->w && cy < r->h)
+        sim->flow[(ptrdiff_t) cy * r->w + cx] += a[k];
+    }
+}
+
 static void
 run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st)
 {
   const TgHydraulicSetup *s = sim->pl->s;
-  float *hm = sim->hm, *flow = sim->flow;
+  float *hm = sim->hm;
+  const float *flow = sim->flow;
   int w = sim->pl->w, h = sim->pl->h, stride = sim->stride;
   int32_t lo = (int32_t) (uint32_t) j, hi = (int32_t) (j >> 32);
   float x, y, dx = 0.0f, dy = 0.0f, v2 = 1.0f, water = 1.0f;
@@ -362,13 +394,7 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
       dx /= len;
       dy /= len;
       if (flow)
-        {
-          float *q = flow + at;
-          q[0] += water * (1.0f - fx) * (1.0f - fy);
-          q[1] += water * fx * (1.0f - fy);
-          q[stride] += water * (1.0f - fx) * fy;
-          q[stride + 1] += water * fx * fy;
-        }
+        flow_add (sim, ix, iy, fx, fy, water);
       nx = x + dx;
       ny = y + dy;
       if (!(nx >= 0.0f && nx < (float) (w - 1) && ny >= 0.0f && ny < (float) (h - 1)))
@@ -452,12 +478,12 @@ stats_add (TgHydraulicStats *a, const TgHydraulicStats *b)
   a->steps += b->steps;
 }
 
-/* Runs the N tiles of LIST (one phase) on the state HM, FLOW over BUF,
- * which holds their reaches; adds the owned tiles' figures to OWNED, in
- * list order so that the sums do not depend on the threads. */
+/* Runs the N tiles of LIST (one phase) on the state HM over BUF, which
+ * holds their reaches, and FLOW over FR; adds the owned tiles' figures
+ * to OWNED, in list order so that the sums do not depend on the threads. */
 static int
-run_phase (const Plan *pl, const LatTile *list, int n, float *hm, float *flow,
-           const TgHydraulicRect *buf, TgHydraulicParallel parallel, void *ctx,
+run_phase (const Plan *pl, const LatTile *list, int n, float *hm, const TgHydraulicRect *buf,
+           float *flow, const TgHydraulicRect *fr, TgHydraulicParallel parallel, void *ctx,
            TgHydraulicStats *owned, long long *computed)
 {
   Sim sim = { 0 };
@@ -472,6 +498,7 @@ run_phase (const Plan *pl, const LatTile *list, int n, float *hm, float *flow,
   sim.pl = pl;
   sim.hm = hm;
   sim.flow = flow;
+  sim.fr = *fr;
   sim.stride = buf->w;
   sim.off = -((ptrdiff_t) buf->y0 * buf->w + buf->x0);
   sim.tiles = list;
@@ -505,7 +532,8 @@ tg__hydraulic_simulate (const TgHydraulicSetup *s, float *height, float *flow, i
       int n;
       rc = phase_list (&pl, phase, &world, &world, &list, &n, NULL);
       if (rc == 0)
-        rc = run_phase (&pl, list, n, height, flow, &world, parallel, ctx, stats, &computed);
+        rc = run_phase (&pl, list, n, height, &world, flow, &world, parallel, ctx, stats,
+                        &computed);
       free (list);
     }
   plan_clear (&pl);
@@ -608,9 +636,9 @@ tg__hydraulic_tile_step (const TgHydraulicSetup *s, int w, int h, const TgTiling
     goto out;
   nn = (size_t) need.w * (size_t) need.h;
   hb = malloc (sizeof (float) * nn);
-  fb = calloc (nn, sizeof (float));
+  fb = calloc (jn, sizeof (float));
   tmp = malloc (sizeof (float) * jn);
-  held = sizeof (float) * (2 * nn + jn) + sizeof (LatTile) * (size_t) n;
+  held = sizeof (float) * (nn + 2 * jn) + sizeof (LatTile) * (size_t) n;
   info->work_bytes = held;
   if (!hb || !fb || !tmp)
     {
@@ -664,16 +692,13 @@ tg__hydraulic_tile_step (const TgHydraulicSetup *s, int w, int h, const TgTiling
       if (rc < 0)
         goto out;
       snprintf (name, sizeof name, "f%d", step - 1);
-      {
-        float *d;
-        if ((rc = get_grid (io, t->ix, t->iy, name, &J, &d)) < 0)
-          goto out;
-        copy_rect (fb, &need, d, &J, &J);
-        free (d);
-      }
+      free (fb);
+      fb = NULL;
+      if ((rc = get_grid (io, t->ix, t->iy, name, &J, &fb)) < 0)
+        goto out;
     }
 
-  rc = run_phase (&pl, list, n, hb, fb, &need, parallel, ctx, &info->owned,
+  rc = run_phase (&pl, list, n, hb, &need, fb, &J, parallel, ctx, &info->owned,
                   &info->droplets_computed);
   if (rc < 0)
     goto out;
@@ -685,13 +710,12 @@ tg__hydraulic_tile_step (const TgHydraulicSetup *s, int w, int h, const TgTiling
       if ((rc = io->put (io->user, name, tmp, sizeof (float) * jn)) < 0)
         goto out;
       snprintf (name, sizeof name, "f%d", step);
-      copy_rect (tmp, &J, fb, &need, &J);
-      rc = io->put (io->user, name, tmp, sizeof (float) * jn);
+      rc = io->put (io->user, name, fb, sizeof (float) * jn);
     }
   else
     {
       copy_rect (height, &J, hb, &need, &J);
-      copy_rect (flow, &J, fb, &need, &J);
+      memcpy (flow, fb, sizeof (float) * jn);
       if (step == 0)
         memcpy (src, tmp, sizeof (float) * jn);
       else
