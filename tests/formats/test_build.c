@@ -31,18 +31,17 @@ dir_path (const char *name)
   return b;
 }
 
-/* Files (recursively) under DIR, as "a b/c" sorted; directories are
- * listed with a trailing '/'. */
-static void
-list_tree (const char *dir, const char *prefix, char *out, size_t size)
+/* The names in DIR but "." and "..", sorted, into NAMES (at most 64;
+ * the caller frees each); returns how many. */
+static int
+sorted_names (const char *dir, char **names)
 {
   DIR *d = opendir (dir);
   struct dirent *e;
-  char *names[64];
   int n = 0;
 
   if (!d)
-    return;
+    return 0;
   while ((e = readdir (d)) && n < 64)
     if (strcmp (e->d_name, ".") && strcmp (e->d_name, ".."))
       names[n++] = strdup (e->d_name);
@@ -55,6 +54,17 @@ list_tree (const char *dir, const char *prefix, char *out, size_t size)
           names[i] = names[j];
           names[j] = t;
         }
+  return n;
+}
+
+/* Files (recursively) under DIR, as "a b/c" sorted; directories are
+ * listed with a trailing '/'. */
+static void
+list_tree (const char *dir, const char *prefix, char *out, size_t size)
+{
+  char *names[64];
+  int n = sorted_names (dir, names);
+
   for (int i = 0; i < n; i++)
     {
       char full[PATH_MAX], rel[PATH_MAX];
@@ -334,25 +344,9 @@ test_build_refuses_manifest_name_and_cancel (void)
 static void
 tree_state (const char *dir, const char *prefix, char *out, size_t size)
 {
-  DIR *d = opendir (dir);
-  struct dirent *e;
   char *names[64];
-  int n = 0;
+  int n = sorted_names (dir, names);
 
-  if (!d)
-    return;
-  while ((e = readdir (d)) && n < 64)
-    if (strcmp (e->d_name, ".") && strcmp (e->d_name, ".."))
-      names[n++] = strdup (e->d_name);
-  closedir (d);
-  for (int i = 0; i < n; i++)
-    for (int j = i + 1; j < n; j++)
-      if (strcmp (names[j], names[i]) < 0)
-        {
-          char *t = names[i];
-          names[i] = names[j];
-          names[j] = t;
-        }
   for (int i = 0; i < n; i++)
     {
       char full[PATH_MAX], rel[PATH_MAX], what[PATH_MAX] = "?";
