@@ -336,6 +336,7 @@ node_schema (Doc *d)
   put (d, p, "type", str ("string"));
   /* No '.' (links split at it), no quote, backslash or control character. */
   put (d, p, "pattern", str ("^[^.\"\\\\\\x00-\\x1f]+$"));
+  put (d, p, "maxLength", json_object_new_int (TG_NODE_ID_MAX));
 
   p = put (d, props, "type", obj (d));
   types = put (d, p, "enum", arr (d));

@@ -689,8 +689,8 @@ static int
 load_link (Loader *L, int index, json_object *jl)
 {
   char link_path[64], path[TG_ERROR_PATH_MAX], got[64];
-  char from_node[TG_ERROR_PATH_MAX], from_port[TG_ERROR_PATH_MAX];
-  char to_node[TG_ERROR_PATH_MAX], to_port[TG_ERROR_PATH_MAX];
+  char from_node[TG_NODE_ID_BYTES], from_port[TG_NODE_ID_BYTES];
+  char to_node[TG_NODE_ID_BYTES], to_port[TG_NODE_ID_BYTES];
   json_object *jfrom = NULL, *jto = NULL;
   int fn, fp, tn, tp, rc, existing;
   TgPortType ft, tt;

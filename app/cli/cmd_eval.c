@@ -229,7 +229,7 @@ apply_set (const char *cmd, TgGraph *g, const char *arg, bool quiet)
 {
   const char *eq = strchr (arg, '=');
   const char *dot = strchr (arg, '.');
-  char id[256], name[256];
+  char id[TG_NODE_ID_BYTES], name[256];
   TgError err;
 
   if (!eq || !dot || dot > eq || dot == arg || dot + 1 == eq)

@@ -185,10 +185,34 @@ tg_graph_base_dir (const TgGraph *g)
   return g->base_dir ? g->base_dir : ".";
 }
 
+/* Characters (UTF-8 code points) of S: bytes that do not continue one. */
+static size_t
+id_chars (const char *s)
+{
+  size_t n = 0;
+
+  for (; *s; s++)
+    n += ((unsigned char) *s & 0xc0) != 0x80;
+  return n;
+}
+
+static int
+id_error (const char *id, TgError *err)
+{
+  if (id && id[0] && id_chars (id) > TG_NODE_ID_MAX)
+    return tg_error_set (err, TG_EINVAL, "id", "a node id is at most %d characters; this one has %zu",
+                         TG_NODE_ID_MAX, id_chars (id));
+  return tg_error_set (err, TG_EINVAL, "id",
+                       "a node id must be non-empty and may not contain '.', quotes or "
+                       "control characters: \"%s\"",
+                       id ? id : "");
+}
+
 static bool
 valid_id (const char *id)
 {
-  if (id == NULL || id[0] == '\0')
+  if (id == NULL || id[0] == '\0' || strlen (id) >= TG_NODE_ID_BYTES
+      || id_chars (id) > TG_NODE_ID_MAX)
     return false;
   for (const char *p = id; *p; p++)
     if (*p == '.' || *p == '"' || *p == '\\' || (unsigned char) *p < 0x20)
@@ -214,10 +238,7 @@ tg_graph_add_node (TgGraph *g, const char *id, const char *type, TgError *err)
   if (desc == NULL)
     return tg_error_set (err, TG_EUNKNOWN, "type", "unknown node type \"%s\"", type ? type : "");
   if (!valid_id (id))
-    return tg_error_set (err, TG_EINVAL, "id",
-                         "a node id must be non-empty and may not contain '.', quotes or "
-                         "control characters: \"%s\"",
-                         id ? id : "");
+    return id_error (id, err);
   if (tg_graph_find_node (g, id) >= 0)
     return tg_error_set (err, TG_EINVAL, "id", "duplicate node id \"%s\"", id);
   if (g->n_nodes == g->cap_nodes)
@@ -290,7 +311,7 @@ tg_graph_set_node_id (TgGraph *g, int node, const char *id, TgError *err)
   char *copy;
 
   if (!valid_id (id))
-    return tg_error_set (err, TG_EINVAL, "id", "invalid node id \"%s\"", id ? id : "");
+    return id_error (id, err);
   other = tg_graph_find_node (g, id);
   if (other >= 0 && other != node)
     return tg_error_set (err, TG_EINVAL, "id", "duplicate node id \"%s\"", id);

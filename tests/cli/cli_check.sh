@@ -85,6 +85,27 @@ same_both_ways 's/"op": "multiply"/"op": "multiplx"/' mix.op=multiplx \
   'got "multiplx" (did you mean "multiply"?)'
 same_both_ways 's/"radius_m": 350/"radius_m": -1/' island.radius_m=-1 'got -1'
 
+# One id limit, said where the id is read: 64 characters (a 64-character
+# id of three-byte characters links and takes --set; 65 is refused at the
+# node, not later at a link).
+long_id_graph () { # ID FILE
+  python3 -c 'import json, sys
+nid = sys.argv[1]
+json.dump({"format": "tgraph", "version": 2,
+           "world": {"size_m": [100, 100], "height_m": 10, "resolution": 33, "seed": 1},
+           "nodes": [{"id": nid, "type": "noise.fbm", "params": {}},
+                     {"id": "o", "type": "export.heightmap", "params": {"path": "h.png", "format": "png16"}}],
+           "links": [{"from": nid + ".height", "to": "o.height"}]}, open(sys.argv[2], "w"), ensure_ascii=False)' "$1" "$2"
+}
+id64=$(python3 -c 'print("\u5c71" * 64)')
+long_id_graph "$id64" "$TMP/id64.tgraph"
+run "$TGRAPH" eval "$TMP/id64.tgraph" -o "$TMP/id64" --quiet --set "$id64.octaves=3"
+expect_rc 0 "a 64-character id links and takes --set"
+long_id_graph "$(python3 -c 'print("a" * 65)')" "$TMP/id65.tgraph"
+run "$TGRAPH" check "$TMP/id65.tgraph"
+expect_rc 2 "a 65-character id"
+expect_in "$TMP/err" '.id: a node id is at most 64 characters; this one has 65' "a 65-character id"
+
 run "$TGRAPH" check
 expect_rc 2 "check without files"
 expect_in "$TMP/err" "no file given" "check without files"

@@ -42,6 +42,11 @@ int tg_world_check (const TgWorld *w, TgError *err);
 void tg_graph_set_base_dir (TgGraph *g, const char *dir);
 const char *tg_graph_base_dir (const TgGraph *g);
 
+/* The longest node id, in characters (UTF-8 code points), and the bytes
+ * one can take with its terminating NUL. */
+#define TG_NODE_ID_MAX 64
+#define TG_NODE_ID_BYTES (4 * TG_NODE_ID_MAX + 1)
+
 /* The longest chain of links (nodes one after another) the engine
  * evaluates: it walks chains recursively, and deeper ones are refused
  * with an error instead of running out of stack.  A .tgraph file holds
