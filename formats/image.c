@@ -10,21 +10,26 @@
 
 #include "tgformats-private.h"
 
+/* The shape alone: sides, channels and bits. */
+static int
+shape_check (int width, int height, int channels, int bits, TgError *err)
+{
+  if (width < 1 || height < 1 || width > TG__IMAGE_MAX_SIDE || height > TG__IMAGE_MAX_SIDE)
+    return tg_error_set (err, TG_EINVAL, "", "image size %dx%d is not supported", width, height);
+  if (channels < 1 || channels > 4)
+    return tg_error_set (err, TG_EFORMAT, "", "%d channels per pixel is not supported",
+                         channels);
+  if (bits != 8 && bits != 16 && bits != 32)
+    return tg_error_set (err, TG_EFORMAT, "", "%d bits per sample is not supported", bits);
+  return 0;
+}
+
 int
 tg__image_check (const TgImage *img, TgError *err)
 {
   if (!img || !img->data)
     return tg_error_set (err, TG_EINVAL, "", "no image data");
-  if (img->width < 1 || img->height < 1 || img->width > TG__IMAGE_MAX_SIDE
-      || img->height > TG__IMAGE_MAX_SIDE)
-    return tg_error_set (err, TG_EINVAL, "", "image size %dx%d is not supported", img->width,
-                         img->height);
-  if (img->channels < 1 || img->channels > 4)
-    return tg_error_set (err, TG_EFORMAT, "", "%d channels per pixel is not supported",
-                         img->channels);
-  if (img->bits != 8 && img->bits != 16 && img->bits != 32)
-    return tg_error_set (err, TG_EFORMAT, "", "%d bits per sample is not supported", img->bits);
-  return 0;
+  return shape_check (img->width, img->height, img->channels, img->bits, err);
 }
 
 int
@@ -115,17 +120,14 @@ tg__image_rows_from (TgImageRows *rows, const TgImage *img)
 int
 tg__row_bands_init (TgRowBands *b, const TgImageRows *src, int bits, TgError *err)
 {
-  TgImage shape = { src->width, src->height, src->channels, src->bits, (void *) 1, false };
   size_t row;
   int rc;
 
   memset (b, 0, sizeof *b);
-  if (src->whole)
-    shape.data = src->whole->data;
-  if ((rc = tg__image_check (&shape, err)) < 0)
+  if ((src->whole && !src->whole->data) || (!src->whole && !src->rows))
+    return tg_error_set (err, TG_EINVAL, "", "no image data");
+  if ((rc = shape_check (src->width, src->height, src->channels, src->bits, err)) < 0)
     return rc;
-  if (!src->whole && !src->rows)
-    return tg_error_set (err, TG_EINVAL, "", "no image rows");
   b->src = src;
   b->bits = bits;
   row = (size_t) src->width * (size_t) src->channels * (size_t) (src->bits / 8);

@@ -273,6 +273,23 @@ typedef struct
  * input's region with the node's apron, nodes the store has taken as
  * they are.  An upper bound, since the engine frees a map after its last
  * reader.  Without memory for the list, counts a map again. */
+/* What the tiled scheme of NODE says a job of its step STEP (or its
+ * reduce; STEP -1: its joined value) holds; 0 when it does not say. */
+static uint64_t
+scheme_work_bytes (const TgPlan *p, const TgGraph *g, int node, int step, bool reduce)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (g, node);
+  TgTiling t = { p->nx, p->ny, -1, -1 };
+  void *params;
+  uint64_t b;
+
+  if (!d->tiled || !d->tiled->work_bytes || !(params = params_new (g, node)))
+    return 0;
+  b = d->tiled->work_bytes (params, &p->full, &t, step, reduce);
+  params_free (g, node, params);
+  return b;
+}
+
 /* Bytes of NODE's joined non-grid outputs (a mesh, an instance list), as
  * its scheme estimates them, else as big as its inputs' (filters and
  * merges of instances, a simplified mesh). */
@@ -280,19 +297,12 @@ static uint64_t
 joined_bytes (const TgPlan *p, const TgGraph *g, int node, int depth)
 {
   const TgNodeDesc *d = tg_graph_node_desc (g, node);
-  uint64_t b = 0;
-  void *params;
+  uint64_t b;
 
   if (depth > TG_GRAPH_MAX_DEPTH || outputs_are_grids (d))
     return 0;
-  if (d->tiled && d->tiled->work_bytes && (params = params_new (g, node)))
-    {
-      TgTiling t = { p->nx, p->ny, -1, -1 };
-      b = d->tiled->work_bytes (params, &p->full, &t, -1, false);
-      params_free (g, node, params);
-      if (b)
-        return b;
-    }
+  if ((b = scheme_work_bytes (p, g, node, -1, false)) > 0)
+    return b;
   for (int k = 0; k < d->n_inputs; k++)
     {
       int l = tg_graph_input_link (g, node, k);
@@ -369,22 +379,6 @@ maps_clear (Maps *m)
   return b;
 }
 
-/* What the scheme of ST's node says a job of ST holds (0: it does not say). */
-static uint64_t
-scheme_work_bytes (const TgPlan *p, const TgGraph *g, const TgStage *st, bool reduce)
-{
-  const TgNodeDesc *d = tg_graph_node_desc (g, st->node);
-  TgTiling t = { p->nx, p->ny, -1, -1 };
-  void *params;
-  uint64_t b;
-
-  if (!d->tiled || !d->tiled->work_bytes || !(params = params_new (g, st->node)))
-    return 0;
-  b = d->tiled->work_bytes (params, &p->full, &t, st->step, reduce);
-  params_free (g, st->node, params);
-  return b;
-}
-
 uint64_t
 tg_plan_job_memory (const TgPlan *p, const TgGraph *g, int s, int j)
 {
@@ -403,7 +397,7 @@ tg_plan_job_memory (const TgPlan *p, const TgGraph *g, int s, int j)
     {
     case TG_STAGE_REDUCE:
       {
-        uint64_t own = scheme_work_bytes (p, g, st, true);
+        uint64_t own = scheme_work_bytes (p, g, st->node, st->step, true);
         /* Blobs are perimeter-sized: a few floats per edge sample. */
         return b + (own ? own : (uint64_t) (p->full.full_w + p->full.full_h)
                                   * (uint64_t) (p->nx + p->ny) * 16);
@@ -420,7 +414,7 @@ tg_plan_job_memory (const TgPlan *p, const TgGraph *g, int s, int j)
         void *params = params_new (g, st->node);
         int halo = params ? d->tiled->halo (params, &p->full, st->step) : 0;
         TgRegion in_r = halo >= 0 ? tg_region_grow (&r, halo) : r;
-        uint64_t own = scheme_work_bytes (p, g, st, false);
+        uint64_t own = scheme_work_bytes (p, g, st->node, st->step, false);
         params_free (g, st->node, params);
         /* The node's state over its window, copies and scratch over the
          * tile (a halo'd step keeps its state, not its outputs, there),

@@ -212,12 +212,13 @@ flip_rows (TgImage *img)
   free (tmp);
 }
 
-/* Encodes IMG with FORMAT's writer and stages it as REL_PATH for F's node. */
+/* Encodes ROWS with FORMAT's writer and stages it as REL_PATH for F's
+ * node. */
 static int
-stage_image (TgExportList *l, const JobFile *f, const char *rel_path, const char *format,
-             const TgImage *img, TgError *err)
+stage_rows (TgExportList *l, const JobFile *f, const char *rel_path, const char *format,
+            const TgImageRows *rows, TgError *err)
 {
-  TgImageWriter writer = tg_io_image_writer (format);
+  TgImageRowsWriter writer = tg__image_rows_writer (format);
   FILE *out;
   int rc;
 
@@ -226,12 +227,12 @@ stage_image (TgExportList *l, const JobFile *f, const char *rel_path, const char
   out = tg_export_list_stage (l, rel_path, format, err);
   if (!out)
     return err->code ? err->code : TG_EIO;
-  rc = writer (out, img, err);
+  rc = writer (out, rows, err);
   if ((fflush (out) != 0 || ferror (out)) && rc == 0)
     rc = tg_error_set (err, TG_EIO, "", "cannot write %s", rel_path);
   if (fclose (out) != 0 && rc == 0)
     rc = tg_error_set (err, TG_EIO, "", "cannot write %s", rel_path);
-  return rc < 0 ? rc : describe_last (l, f, img->width, img->height, err);
+  return rc < 0 ? rc : describe_last (l, f, rows->width, rows->height, err);
 }
 
 /* Image K of every tile as rows of the whole world, in the order its
@@ -335,37 +336,21 @@ stitch_image (const char *dir, const TgPlan *p, const JobManifest *tiles, int k,
               TgError *err)
 {
   const JobFile *f = &tiles[0].files[k];
-  TgImageRowsWriter writer = tg__image_rows_writer (f->format);
   TileRows tr = { dir, p, tiles, k, -1, NULL, { 0 } };
   TgImageRows rows;
-  FILE *out;
   int rc;
 
-  if (!writer)
-    return tg_error_set (err, TG_EFORMAT, "", "no image writer for format \"%s\"", f->format);
   tr.parts = calloc ((size_t) p->nx, sizeof *tr.parts);
   if (!tr.parts)
     return tg_error_set (err, TG_ENOMEM, "", "out of memory");
   /* The first row of tiles gives the shape (and is the first band of a
    * north-first export). */
-  if ((rc = tile_rows_load (&tr, 0, err)) < 0)
-    goto out;
-  rows = (TgImageRows) { p->full.full_w, p->full.full_h, tr.first.channels, tr.first.bits, NULL,
-                         tile_rows_get, &tr };
-  out = tg_export_list_stage (l, f->path, f->format, err);
-  if (!out)
+  if ((rc = tile_rows_load (&tr, 0, err)) == 0)
     {
-      rc = err->code ? err->code : TG_EIO;
-      goto out;
+      rows = (TgImageRows) { p->full.full_w, p->full.full_h, tr.first.channels, tr.first.bits,
+                             NULL, tile_rows_get, &tr };
+      rc = stage_rows (l, f, f->path, f->format, &rows, err);
     }
-  rc = writer (out, &rows, err);
-  if ((fflush (out) != 0 || ferror (out)) && rc == 0)
-    rc = tg_error_set (err, TG_EIO, "", "cannot write %s", f->path);
-  if (fclose (out) != 0 && rc == 0)
-    rc = tg_error_set (err, TG_EIO, "", "cannot write %s", f->path);
-  if (rc == 0)
-    rc = describe_last (l, f, p->full.full_w, p->full.full_h, err);
-out:
   tile_rows_drop (&tr);
   free (tr.parts);
   return rc;
@@ -473,7 +458,11 @@ stitch_tile_files (const char *dir, const TgPlan *p, const JobManifest *tiles, i
         if (rc == 0 && !name)
           rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
         if (rc == 0)
-          rc = stage_image (l, f, name, f->format, &img, err);
+          {
+            TgImageRows rows;
+            tg__image_rows_from (&rows, &img);
+            rc = stage_rows (l, f, name, f->format, &rows, err);
+          }
         if (rc == 0)
           {
             TgExportFile *ef = &l->files[l->n_files - 1];

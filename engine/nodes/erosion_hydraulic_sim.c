@@ -358,7 +358,6 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
 {
   const TgHydraulicSetup *s = sim->pl->s;
   float *hm = sim->hm;
-  const float *flow = sim->flow;
   int w = sim->pl->w, h = sim->pl->h, stride = sim->stride;
   int32_t lo = (int32_t) (uint32_t) j, hi = (int32_t) (j >> 32);
   float x, y, dx = 0.0f, dy = 0.0f, v2 = 1.0f, water = 1.0f;
@@ -393,7 +392,7 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
         break; /* a perfectly flat spot: the droplet stays */
       dx /= len;
       dy /= len;
-      if (flow)
+      if (sim->flow)
         flow_add (sim, ix, iy, fx, fy, water);
       nx = x + dx;
       ny = y + dy;
