@@ -9,6 +9,13 @@
 #include "tgraph/param.h"
 #include "tgraph/value.h"
 
+/* A new value owning PAYLOAD (a mesh, points or field), freed with
+ * PAYLOAD_FREE; PAYLOAD_BYTES counts towards the cache's budget. */
+TgValue *tg__value_new_payload (TgPortType type, void *payload, void (*payload_free) (void *),
+                                size_t payload_bytes);
+/* The payload of a value tg__value_new_payload made. */
+void *tg__value_payload (const TgValue *v);
+
 /* A grid over WIN from V, whose samples outside V's region take the
  * nearest sample of V (clamp to edge).  Caller owns the result. */
 TgValue *tg__value_window_clamped (const TgValue *v, const TgRegion *win);

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "internal.h"
 #include "tgraph/error.h"
 #include "tgraph/field.h"
 #include "tgraph/mesh.h"
@@ -95,7 +96,7 @@ mesh_free_any (void *p)
 TgValue *
 tg_value_new_mesh (TgMesh *m)
 {
-  TgValue *v = tg_value_new_payload (TG_TYPE_MESH, m, mesh_free_any, tg_mesh_bytes (m));
+  TgValue *v = tg__value_new_payload (TG_TYPE_MESH, m, mesh_free_any, tg_mesh_bytes (m));
 
   if (v == NULL)
     tg_mesh_free (m);
@@ -105,7 +106,7 @@ tg_value_new_mesh (TgMesh *m)
 const TgMesh *
 tg_value_mesh (const TgValue *v)
 {
-  return v && v->type == TG_TYPE_MESH ? v->payload : NULL;
+  return v && v->type == TG_TYPE_MESH ? tg__value_payload (v) : NULL;
 }
 
 /* --- points ------------------------------------------------------------------ */
@@ -206,7 +207,7 @@ points_free_any (void *p)
 TgValue *
 tg_value_new_points (TgPoints *p)
 {
-  TgValue *v = tg_value_new_payload (TG_TYPE_POINTS, p, points_free_any, tg_points_bytes (p));
+  TgValue *v = tg__value_new_payload (TG_TYPE_POINTS, p, points_free_any, tg_points_bytes (p));
 
   if (v == NULL)
     tg_points_free (p);
@@ -216,7 +217,7 @@ tg_value_new_points (TgPoints *p)
 const TgPoints *
 tg_value_points (const TgValue *v)
 {
-  return v && v->type == TG_TYPE_POINTS ? v->payload : NULL;
+  return v && v->type == TG_TYPE_POINTS ? tg__value_payload (v) : NULL;
 }
 
 /* --- fields ------------------------------------------------------------------ */
@@ -247,7 +248,7 @@ field_free_any (void *p)
 TgValue *
 tg_value_new_field (TgField *f)
 {
-  TgValue *v = tg_value_new_payload (TG_TYPE_FIELD, f, field_free_any, sizeof *f);
+  TgValue *v = tg__value_new_payload (TG_TYPE_FIELD, f, field_free_any, sizeof *f);
 
   if (v == NULL)
     field_free_any (f);
@@ -257,5 +258,5 @@ tg_value_new_field (TgField *f)
 const TgField *
 tg_value_field (const TgValue *v)
 {
-  return v && v->type == TG_TYPE_FIELD ? v->payload : NULL;
+  return v && v->type == TG_TYPE_FIELD ? tg__value_payload (v) : NULL;
 }

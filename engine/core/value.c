@@ -34,18 +34,28 @@ tg_port_type_compatible (TgPortType from, TgPortType to)
          && (to == TG_TYPE_HEIGHT || to == TG_TYPE_MASK);
 }
 
-/* The refcount is declared int in the public struct so the header needs
- * no <stdatomic.h>; these casts are the one place it is touched. */
-static atomic_int *
-refcount_of (TgValue *v)
+/* A value as the engine allocates it: the public part first, so a
+ * TgValue pointer is a pointer to its Value (as GLib's GArray and
+ * GRealArray). */
+typedef struct
 {
-  return (atomic_int *) (void *) &v->refcount;
+  TgValue pub;
+  atomic_int refcount;
+  void *payload;                        /* mesh, points, field */
+  void (*payload_free) (void *payload);
+  size_t payload_bytes;                 /* for the cache's memory budget */
+} Value;
+
+static Value *
+value_of (const TgValue *v)
+{
+  return (Value *) (void *) v;
 }
 
 TgValue *
 tg_value_new_grid (TgPortType type, const TgRegion *region, int channels)
 {
-  TgValue *v;
+  Value *v;
   size_t n;
 
   if (region->width <= 0 || region->height <= 0 || channels <= 0)
@@ -54,49 +64,57 @@ tg_value_new_grid (TgPortType type, const TgRegion *region, int channels)
   if (v == NULL)
     return NULL;
   n = (size_t) region->width * (size_t) region->height * (size_t) channels;
-  v->data = malloc (n * sizeof (float));
-  if (v->data == NULL)
+  v->pub.data = malloc (n * sizeof (float));
+  if (v->pub.data == NULL)
     {
       free (v);
       return NULL;
     }
-  v->type = type;
-  v->region = *region;
-  v->channels = channels;
-  atomic_init (refcount_of (v), 1);
-  return v;
+  v->pub.type = type;
+  v->pub.region = *region;
+  v->pub.channels = channels;
+  atomic_init (&v->refcount, 1);
+  return &v->pub;
 }
 
 TgValue *
-tg_value_new_payload (TgPortType type, void *payload, void (*payload_free) (void *),
-                      size_t payload_bytes)
+tg__value_new_payload (TgPortType type, void *payload, void (*payload_free) (void *),
+                       size_t payload_bytes)
 {
-  TgValue *v = calloc (1, sizeof *v);
+  Value *v = calloc (1, sizeof *v);
 
   if (v == NULL)
     return NULL;
-  v->type = type;
+  v->pub.type = type;
   v->payload = payload;
   v->payload_free = payload_free;
   v->payload_bytes = payload_bytes;
-  atomic_init (refcount_of (v), 1);
-  return v;
+  atomic_init (&v->refcount, 1);
+  return &v->pub;
+}
+
+void *
+tg__value_payload (const TgValue *v)
+{
+  return value_of (v)->payload;
 }
 
 TgValue *
 tg_value_ref (TgValue *v)
 {
   if (v)
-    atomic_fetch_add_explicit (refcount_of (v), 1, memory_order_relaxed);
+    atomic_fetch_add_explicit (&value_of (v)->refcount, 1, memory_order_relaxed);
   return v;
 }
 
 void
 tg_value_unref (TgValue *v)
 {
+  Value *priv = value_of (v);
+
   if (v == NULL)
     return;
-  if (atomic_fetch_sub_explicit (refcount_of (v), 1, memory_order_acq_rel) != 1)
+  if (atomic_fetch_sub_explicit (&priv->refcount, 1, memory_order_acq_rel) != 1)
     return;
   if (v->channel_names)
     {
@@ -104,16 +122,16 @@ tg_value_unref (TgValue *v)
         free (v->channel_names[c]);
       free (v->channel_names);
     }
-  if (v->payload_free)
-    v->payload_free (v->payload);
+  if (priv->payload_free)
+    priv->payload_free (priv->payload);
   free (v->data);
-  free (v);
+  free (priv);
 }
 
 size_t
 tg_value_bytes (const TgValue *v)
 {
-  size_t n = sizeof *v + v->payload_bytes;
+  size_t n = sizeof (Value) + value_of (v)->payload_bytes;
 
   if (v->data)
     n += tg_region_samples (&v->region) * (size_t) v->channels * sizeof (float);

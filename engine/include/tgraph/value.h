@@ -45,26 +45,22 @@ tg_port_type_is_grid (TgPortType t)
 
 typedef struct TgValue TgValue;
 
+/* The public part of a value, always made by the engine (tg_value_new_*):
+ * its reference count and the payload of a mesh, points or field value
+ * are private (read those through tg_value_mesh, tg_value_points and
+ * tg_value_field). */
 struct TgValue
 {
   TgPortType type;
-  int refcount;           /* atomic; use tg_value_ref / tg_value_unref */
   /* grids */
   TgRegion region;
   int channels;
   float *data;            /* region.width * region.height * channels */
   char **channel_names;   /* TG_TYPE_LAYERS: one name per channel */
-  /* other types */
-  void *payload;
-  void (*payload_free) (void *payload);
-  size_t payload_bytes;   /* for the cache's memory budget */
 };
 
 /* A new grid with uninitialised data (caller owns one reference). */
 TgValue *tg_value_new_grid (TgPortType type, const TgRegion *region, int channels);
-/* A new value owning PAYLOAD, freed with PAYLOAD_FREE. */
-TgValue *tg_value_new_payload (TgPortType type, void *payload, void (*payload_free) (void *),
-                               size_t payload_bytes);
 
 TgValue *tg_value_ref (TgValue *v);
 void tg_value_unref (TgValue *v);
