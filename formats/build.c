@@ -176,18 +176,14 @@ manifest_text (const Entry *entries, int n, const TgGraph *g, const char *graph_
 static int
 write_manifest (TgExportList *l, const char *text, TgError *err)
 {
-  size_t len = strlen (text);
-  FILE *f = tg_export_list_stage (l, TG__MANIFEST_NAME, "json", err);
-  bool ok;
+  FILE *f = tg_export_list_stage (l, &(TgExportFile) { .path = TG__MANIFEST_NAME, .format = "json" },
+                                  err);
 
   if (!f)
     return err->code ? err->code : TG_EIO;
-  ok = fwrite (text, 1, len, f) == len && fflush (f) == 0 && fsync (fileno (f)) == 0;
-  ok = (fclose (f) == 0) && ok;
-  if (!ok)
-    return tg_error_set (err, TG_EIO, "", "cannot write %s in %s", TG__MANIFEST_NAME,
-                         l->out_dir ? l->out_dir : "the output folder");
-  return 0;
+  /* Commit syncs it with the other files. */
+  fputs (text, f);
+  return tg_export_list_close_stream (l, f, TG__MANIFEST_NAME, err);
 }
 
 /* Hashes every file L staged, adds manifest.json and commits them all. */
@@ -197,14 +193,14 @@ tg__build_commit (TgExportList *l, const TgGraph *g, const char *graph_name,
 {
   Entry *entries = NULL;
   char *text = NULL;
-  int n = l->n_files, rc = 0;
+  int n = tg_export_list_n_files (l), rc = 0;
 
   entries = calloc ((size_t) n + 1, sizeof *entries);
   if (!entries)
     return tg_error_set (err, TG_ENOMEM, "", "out of memory");
   for (int i = 0; i < n; i++)
     {
-      const TgExportFile *f = &l->files[i];
+      const TgExportFile *f = tg_export_list_file (l, i);
       entries[i].file = f;
       if (strcmp (f->path, TG__MANIFEST_NAME) == 0)
         {
@@ -231,7 +227,7 @@ tg__build_commit (TgExportList *l, const TgGraph *g, const char *graph_name,
       rc = tg_error_set (err, TG_ENOMEM, "", "out of memory writing the manifest");
       goto out;
     }
-  /* Staging may grow l->files; ENTRIES must not be read after this. */
+  /* Staging may move the files ENTRIES points to: not read after this. */
   free (entries);
   entries = NULL;
   rc = write_manifest (l, text, err);
@@ -247,15 +243,14 @@ out:
 
 int
 tg_build (TgEngine *e, const TgGraph *g, const char *graph_name, const char *out_dir,
-          const TgEvalHooks *hooks, TgExportList *list, TgEvalReport *report, TgError *err)
+          const TgEvalHooks *hooks, TgExportList **list, TgEvalReport *report, TgError *err)
 {
-  TgExportList l;
+  TgExportList *l = NULL;
   TgError local;
   int rc;
 
-  memset (&l, 0, sizeof l);
   if (list)
-    memset (list, 0, sizeof *list);
+    *list = NULL;
   if (!err)
     err = &local;
   tg_error_clear (err);
@@ -264,10 +259,10 @@ tg_build (TgEngine *e, const TgGraph *g, const char *graph_name, const char *out
 
   rc = tg_engine_export (e, g, out_dir, hooks, &l, report, err);
   if (rc == 0)
-    rc = tg__build_commit (&l, g, graph_name, hooks ? hooks->cancel : NULL, err);
+    rc = tg__build_commit (l, g, graph_name, hooks ? hooks->cancel : NULL, err);
   if (rc == 0 && list)
     *list = l;
   else
-    tg_export_list_clear (&l);
+    tg_export_list_free (l);
   return rc;
 }

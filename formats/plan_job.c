@@ -556,9 +556,9 @@ stage_job_manifest (TgExportList *l, const char *sha_hex, int stage, int ix, int
     }
   else
     json_object_object_add (root, "tile", NULL);
-  for (int i = 0; i < l->n_files && rc == 0; i++)
+  for (int i = 0; i < tg_export_list_n_files (l) && rc == 0; i++)
     {
-      const TgExportFile *ef = &l->files[i];
+      const TgExportFile *ef = tg_export_list_file (l, i);
       json_object *o = json_object_new_object ();
       char hex[65], *path = strdup (ef->path);
       uint64_t bytes = 0;
@@ -598,15 +598,14 @@ stage_job_manifest (TgExportList *l, const char *sha_hex, int stage, int ix, int
   text = tg__buf_steal (&b);
   if (text == NULL)
     return tg_error_set (err, TG_ENOMEM, "", "out of memory");
-  f = tg_export_list_stage (l, TG__JOB_MANIFEST, "json", err);
+  f = tg_export_list_stage (l, &(TgExportFile) { .path = TG__JOB_MANIFEST, .format = "json" },
+                            err);
   if (f == NULL)
     rc = err->code ? err->code : TG_EIO;
   else
     {
-      bool ok = fputs (text, f) >= 0;
-      ok = fclose (f) == 0 && ok;
-      if (!ok)
-        rc = tg_error_set (err, TG_EIO, "", "cannot write %s", TG__JOB_MANIFEST);
+      fputs (text, f);
+      rc = tg_export_list_close_stream (l, f, TG__JOB_MANIFEST, err);
     }
   free (text);
   return rc;
@@ -621,7 +620,7 @@ run_export_job (TgEngine *e, const TgGraph *g, const TgDirStore *ds, const char 
 {
   TgTiling t = { ds->plan->nx, ds->plan->ny, ix, iy };
   TgEvalHooks h = *hooks;
-  TgExportList l;
+  TgExportList *l;
   char out[4300];
   int rc;
 
@@ -638,12 +637,12 @@ run_export_job (TgEngine *e, const TgGraph *g, const TgDirStore *ds, const char 
     return rc;
   /* A rerun replaces the job's manifest last: until then the old one
    * still matches the old files, which are only replaced by rename. */
-  rc = stage_job_manifest (&l, sha_hex, stage, ix, iy, err);
+  rc = stage_job_manifest (l, sha_hex, stage, ix, iy, err);
   if (rc == 0 && hooks->cancel && tg_cancel_is_requested (hooks->cancel))
     rc = tg_error_set (err, TG_ECANCELLED, "", "cancelled");
   if (rc == 0)
-    rc = tg_export_list_commit (&l, err);
-  tg_export_list_clear (&l);
+    rc = tg_export_list_commit (l, err);
+  tg_export_list_free (l);
   return rc;
 }
 

@@ -193,12 +193,10 @@ tg__sha256_file_size (const char *path, char hex[65], uint64_t *bytes, TgError *
 int
 tg__sha256_export_file (TgExportList *l, int i, char hex[65], uint64_t *bytes, TgError *err)
 {
-  const TgExportFile *ef = &l->files[i];
+  const char *path = tg_export_list_file (l, i)->path;
   FILE *f;
   int fd;
 
-  if (ef->tmp_path == NULL)
-    return tg__sha256_file_size (ef->path, hex, bytes, err);
   hex[0] = '\0';
   *bytes = 0;
   /* Opened as commit will find it: no link below the output folder. */
@@ -207,7 +205,8 @@ tg__sha256_export_file (TgExportList *l, int i, char hex[65], uint64_t *bytes, T
   if ((f = fdopen (fd, "rb")) == NULL)
     {
       close (fd);
-      return tg_error_set (err, TG_EIO, "", "cannot read %s: %s", ef->tmp_path, strerror (errno));
+      return tg_error_set (err, TG_EIO, "", "cannot read the staged %s: %s", path,
+                           strerror (errno));
     }
-  return sha256_stream (f, ef->tmp_path, hex, bytes, err);
+  return sha256_stream (f, path, hex, bytes, err);
 }

@@ -5,6 +5,7 @@
  * and commits them with the same manifest tg_build writes: the same bytes
  * as `tgraph eval` of the whole world.  Nothing is written unless every
  * check passes. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -123,19 +124,6 @@ job_manifest_read (const char *job_dir, const char *what, const TgPlanInfo *info
   return rc;
 }
 
-/* Records who wrote the file just staged, as tg_engine_export does. */
-static int
-describe_last (TgExportList *l, const JobFile *f, int width, int height, TgError *err)
-{
-  TgExportFile *ef = &l->files[l->n_files - 1];
-
-  free (ef->node_id);
-  ef->node_id = strdup (f->node);
-  ef->width = width;
-  ef->height = height;
-  return ef->node_id ? 0 : tg_error_set (err, TG_ENOMEM, "", "out of memory");
-}
-
 /* The window [C0, C0 + W) x [R0, R0 + H) of image K, north first, from
  * the raw tiles that cover it; *SOUTH_FIRST says how the export wrote it. */
 static int
@@ -212,27 +200,24 @@ flip_rows (TgImage *img)
   free (tmp);
 }
 
-/* Encodes ROWS with FORMAT's writer and stages it as REL_PATH for F's
- * node. */
+/* Encodes ROWS with the writer of FILE's format and stages it as FILE
+ * describes. */
 static int
-stage_rows (TgExportList *l, const JobFile *f, const char *rel_path, const char *format,
-            const TgImageRows *rows, TgError *err)
+stage_rows (TgExportList *l, const TgExportFile *file, const TgImageRows *rows, TgError *err)
 {
-  TgImageRowsWriter writer = tg__image_rows_writer (format);
+  TgImageRowsWriter writer = tg__image_rows_writer (file->format);
   FILE *out;
-  int rc;
+  int rc, close_rc;
 
   if (!writer)
-    return tg_error_set (err, TG_EFORMAT, "", "no image writer for format \"%s\"", format);
-  out = tg_export_list_stage (l, rel_path, format, err);
+    return tg_error_set (err, TG_EFORMAT, "", "no image writer for format \"%s\"", file->format);
+  out = tg_export_list_stage (l, file, err);
   if (!out)
     return err->code ? err->code : TG_EIO;
   rc = writer (out, rows, err);
-  if ((fflush (out) != 0 || ferror (out)) && rc == 0)
-    rc = tg_error_set (err, TG_EIO, "", "cannot write %s", rel_path);
-  if (fclose (out) != 0 && rc == 0)
-    rc = tg_error_set (err, TG_EIO, "", "cannot write %s", rel_path);
-  return rc < 0 ? rc : describe_last (l, f, rows->width, rows->height, err);
+  /* A failed write's reason (a full disk) wins over the writer's. */
+  close_rc = tg_export_list_close_stream (l, out, file->path, err);
+  return close_rc < 0 ? close_rc : rc;
 }
 
 /* Image K of every tile as rows of the whole world, in the order its
@@ -349,7 +334,10 @@ stitch_image (const char *dir, const TgPlan *p, const JobManifest *tiles, int k,
     {
       rows = (TgImageRows) { p->full.full_w, p->full.full_h, tr.first.channels, tr.first.bits,
                              NULL, tile_rows_get, &tr };
-      rc = stage_rows (l, f, f->path, f->format, &rows, err);
+      rc = stage_rows (l,
+                       &(TgExportFile) { .path = f->path, .format = f->format, .node_id = f->node,
+                                         .width = rows.width, .height = rows.height },
+                       &rows, err);
     }
   tile_rows_drop (&tr);
   free (tr.parts);
@@ -461,14 +449,14 @@ stitch_tile_files (const char *dir, const TgPlan *p, const JobManifest *tiles, i
           {
             TgImageRows rows;
             tg__image_rows_from (&rows, &img);
-            rc = stage_rows (l, f, name, f->format, &rows, err);
-          }
-        if (rc == 0)
-          {
-            TgExportFile *ef = &l->files[l->n_files - 1];
-            ef->lattice_w = p->full.full_w;
-            ef->col0 = tx * (size - 1);
-            ef->row0 = ty * (size - 1);
+            rc = stage_rows (l,
+                             &(TgExportFile) { .path = name, .format = f->format,
+                                               .node_id = f->node, .width = rows.width,
+                                               .height = rows.height,
+                                               .lattice_w = p->full.full_w,
+                                               .col0 = tx * (size - 1),
+                                               .row0 = ty * (size - 1) },
+                             &rows, err);
           }
         free (name);
         tg_image_clear (&img);
@@ -482,26 +470,29 @@ copy_whole_file (const char *dir, const JobFile *f, TgExportList *l, TgError *er
   char path[4300], buf[1 << 16];
   FILE *in, *out;
   size_t n;
-  int rc = 0;
+  int rc = 0, close_rc;
 
   snprintf (path, sizeof path, "%s/whole/%s", dir, f->file);
   if (!(in = fopen (path, "rb")))
-    return tg_error_set (err, TG_EIO, "", "cannot read %s", path);
-  out = tg_export_list_stage (l, f->path, f->format, err);
+    return tg_error_set (err, TG_EIO, "", "cannot read %s: %s", path, strerror (errno));
+  out = tg_export_list_stage (l,
+                              &(TgExportFile) { .path = f->path, .format = f->format,
+                                                .node_id = f->node, .width = f->width,
+                                                .height = f->height },
+                              err);
   if (!out)
     {
       fclose (in);
       return err->code ? err->code : TG_EIO;
     }
-  while (rc == 0 && (n = fread (buf, 1, sizeof buf, in)) > 0)
-    if (fwrite (buf, 1, n, out) != n)
-      rc = tg_error_set (err, TG_EIO, "", "cannot write %s", f->path);
-  if (ferror (in) && rc == 0)
-    rc = tg_error_set (err, TG_EIO, "", "cannot read %s", path);
+  /* A short write leaves the stream's error for close to report. */
+  while ((n = fread (buf, 1, sizeof buf, in)) > 0 && fwrite (buf, 1, n, out) == n)
+    ;
+  if (ferror (in))
+    rc = tg_error_set (err, TG_EIO, "", "cannot read %s: %s", path, strerror (errno));
   fclose (in);
-  if (fclose (out) != 0 && rc == 0)
-    rc = tg_error_set (err, TG_EIO, "", "cannot write %s", f->path);
-  return rc < 0 ? rc : describe_last (l, f, f->width, f->height, err);
+  close_rc = tg_export_list_close_stream (l, out, f->path, err);
+  return close_rc < 0 ? close_rc : rc;
 }
 
 /* Every tile must list the same files from the same nodes. */
@@ -525,7 +516,7 @@ check_same_files (const TgPlan *p, const JobManifest *tiles, TgError *err)
 int
 tg_stitch (const char *dir, const char *out_dir, const TgStitchOptions *opts,
            const TgCancel *cancel, void (*progress) (void *user, int done, int total),
-           void *user, TgExportList *list, TgError *err)
+           void *user, TgExportList **list, TgError *err)
 {
   TgStitchOptions none = { 0 };
   int size = 0;
@@ -533,13 +524,13 @@ tg_stitch (const char *dir, const char *out_dir, const TgStitchOptions *opts,
   TgPlan p = { 0 };
   TgGraph *g = NULL;
   JobManifest *tiles = NULL, whole = { 0 };
-  TgExportList l = { 0 };
+  TgExportList *l = NULL;
   char path[4300];
   const TgStage *st;
   int rc, n_tiles = 0, done = 0, total;
 
   if (list)
-    memset (list, 0, sizeof *list);
+    *list = NULL;
   if ((rc = tg__plan_info_read (dir, &info, err)) < 0 || (rc = tg__plan_check_graph (dir, &info, err)) < 0)
     return rc;
   snprintf (path, sizeof path, "%s/%s", dir, TG__PLAN_GRAPH);
@@ -578,35 +569,32 @@ tg_stitch (const char *dir, const char *out_dir, const TgStitchOptions *opts,
   if (rc < 0)
     goto out;
 
-  l.out_dir = strdup (out_dir);
-  if (!l.out_dir)
-    rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
-  else
-    rc = tg__mkdir_p (out_dir, err);
+  if ((rc = tg__mkdir_p (out_dir, err)) == 0 && (l = tg_export_list_new (out_dir, err)) == NULL)
+    rc = err->code;
   total = (n_tiles ? tiles[0].n : 0) + whole.n;
   for (int k = 0; rc == 0 && n_tiles && k < tiles[0].n; k++)
     {
       if (cancel && tg_cancel_is_requested (cancel))
         rc = tg_error_set (err, TG_ECANCELLED, "", "cancelled");
       else if (size > 0)
-        rc = stitch_tile_files (dir, &p, tiles, k, opts, size, &l, err);
+        rc = stitch_tile_files (dir, &p, tiles, k, opts, size, l, err);
       else
-        rc = stitch_image (dir, &p, tiles, k, &l, err);
+        rc = stitch_image (dir, &p, tiles, k, l, err);
       if (progress && rc == 0)
         progress (user, ++done, total);
     }
   for (int k = 0; rc == 0 && k < whole.n; k++)
     {
-      rc = copy_whole_file (dir, &whole.files[k], &l, err);
+      rc = copy_whole_file (dir, &whole.files[k], l, err);
       if (progress && rc == 0)
         progress (user, ++done, total);
     }
   if (rc == 0)
-    rc = tg__build_commit (&l, g, info.graph_name[0] ? info.graph_name : NULL, cancel, err);
+    rc = tg__build_commit (l, g, info.graph_name[0] ? info.graph_name : NULL, cancel, err);
   if (rc == 0 && list)
     *list = l;
   else
-    tg_export_list_clear (&l);
+    tg_export_list_free (l);
 out:
   for (int t = 0; tiles && t < n_tiles; t++)
     job_manifest_clear (&tiles[t]);

@@ -135,8 +135,7 @@ int tg__write_file_atomic (const char *path, const void *data, size_t len, TgErr
 
 /* tg_sha256_file that also counts the bytes it hashed. */
 int tg__sha256_file_size (const char *path, char hex[65], uint64_t *bytes, TgError *err);
-/* The same for file I of L: its staged copy while it has one (read as
- * commit resolves it), else PATH. */
+/* The same for staged file I of L, read as commit resolves it. */
 int tg__sha256_export_file (TgExportList *l, int i, char hex[65], uint64_t *bytes, TgError *err);
 
 /* The second half of tg_build, for `tgraph stitch` too: hashes every file

@@ -297,11 +297,12 @@ print_files (const TgExportList *list, const char *out_dir, double seconds)
   unsigned long long total = 0;
   char size[32];
 
-  printf ("wrote %d file%s to %s/ in %.2f s:\n", list->n_files, list->n_files == 1 ? "" : "s",
-          out_dir, seconds);
-  for (int i = 0; i < list->n_files; i++)
+  int n = tg_export_list_n_files (list);
+
+  printf ("wrote %d file%s to %s/ in %.2f s:\n", n, n == 1 ? "" : "s", out_dir, seconds);
+  for (int i = 0; i < n; i++)
     {
-      const TgExportFile *f = &list->files[i];
+      const TgExportFile *f = tg_export_list_file (list, i);
       char full[4096];
       struct stat st;
       unsigned long long bytes = f->bytes;
@@ -522,9 +523,8 @@ build (const TgCliEvalOptions *o, const TgGraph *g)
       hooks.tiling = &tile;
       hooks.encode_tiles = true;
     }
-  TgExportList list;
+  TgExportList *list = NULL;
   TgEvalReport report;
-  memset (&list, 0, sizeof list);
   memset (&report, 0, sizeof report);
 
   int rc;
@@ -562,11 +562,11 @@ build (const TgCliEvalOptions *o, const TgGraph *g)
         printf ("stage %d job%s done in %.2f s\n", o->stage, o->ix >= 0 ? " of a tile" : "",
                 seconds);
       else if (!o->quiet)
-        print_files (&list, o->out_dir, seconds);
+        print_files (list, o->out_dir, seconds);
       status = TG_CLI_EXIT_OK;
     }
 
-  tg_export_list_clear (&list);
+  tg_export_list_free (list);
   tg_eval_report_clear (&report);
   if (engine)
     tg_engine_free (engine);

@@ -162,7 +162,7 @@ tg__cli_stitch (int argc, char **argv)
   bool quiet = false;
   StitchProgress sp = { isatty (STDERR_FILENO) == 1, false };
   TgCliSignalWatch watch;
-  TgExportList list;
+  TgExportList *list;
   TgCancel *cancel;
   TgError err;
   bool watching;
@@ -230,9 +230,10 @@ tg__cli_stitch (int argc, char **argv)
     }
   else
     {
+      int n = tg_export_list_n_files (list);
       if (!quiet)
-        printf ("stitched %d file%s into %s/\n", list.n_files, list.n_files == 1 ? "" : "s", out);
-      tg_export_list_clear (&list);
+        printf ("stitched %d file%s into %s/\n", n, n == 1 ? "" : "s", out);
+      tg_export_list_free (list);
       rc = TG_CLI_EXIT_OK;
     }
   tg_cancel_free (cancel);

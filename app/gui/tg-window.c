@@ -627,7 +627,7 @@ export_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel
   TgEngineOptions opts = { 0 };
   TgEngine *engine;
   TgEvalHooks hooks = { .progress = export_hook, .user = j, .cancel = j->cancel };
-  TgExportList list = { 0 };
+  TgExportList *list = NULL;
   TgEvalReport report = { 0 };
   TgError err = { 0 };
 
@@ -636,8 +636,8 @@ export_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel
     {
       engine = tg_engine_new (&opts);
       j->rc = tg_build (engine, j->graph, j->name, j->dir, &hooks, &list, &report, &err);
-      j->n_files = list.n_files;
-      tg_export_list_clear (&list);
+      j->n_files = list ? tg_export_list_n_files (list) : 0;
+      tg_export_list_free (list);
       tg_eval_report_clear (&report);
       tg_engine_free (engine);
     }

@@ -821,30 +821,31 @@ write_staged (TgEvalCtx *c, const char *rel_path, const char *format, int width,
               const void *what, const void *extra)
 {
   Eval *ev = c->ev;
+  TgExportFile file;
   TgError err = { 0 };
   FILE *f;
-  int rc;
+  int rc, close_rc;
 
   if (ev->exports == NULL)
     return tg_eval_fail (c, TG_EINVAL, "files are only written by an export");
-  f = tg__export_list_stage (ev->exports, rel_path, format, tg_eval_node_id (c), width, height,
-                             &err);
-  if (f == NULL)
-    return tg_eval_fail (c, err.code, "%s", err.message);
+  file = (TgExportFile) {
+    .path = rel_path, .format = format, .node_id = tg_eval_node_id (c),
+    .width = width, .height = height,
+  };
   if (ev->export_tiling && ev->export_tiling->ix >= 0)
     {
-      TgExportFile *ef = &ev->exports->files[ev->exports->n_files - 1];
-      ef->lattice_w = ev->export_window.full_w;
-      ef->col0 = ev->export_window.col0;
-      ef->row0 = ev->export_window.row0;
+      file.lattice_w = ev->export_window.full_w;
+      file.col0 = ev->export_window.col0;
+      file.row0 = ev->export_window.row0;
     }
+  f = tg_export_list_stage (ev->exports, &file, &err);
+  if (f == NULL)
+    return tg_eval_fail (c, err.code, "%s", err.message);
   rc = emit (f, what, extra, &err);
-  if (fflush (f) != 0 && rc == 0)
-    rc = tg_error_set (&err, TG_EIO, NULL, "%s", strerror (errno));
-  if (ferror (f) && rc == 0)
-    rc = tg_error_set (&err, TG_EIO, NULL, "write error");
-  if (fclose (f) != 0 && rc == 0)
-    rc = tg_error_set (&err, TG_EIO, NULL, "%s", strerror (errno));
+  /* A write that failed (a full disk) is told in the system's words,
+   * which say more than the writer's. */
+  if ((close_rc = tg_export_list_close_stream (ev->exports, f, rel_path, &err)) < 0)
+    return tg_eval_fail (c, close_rc, "%s", err.message);
   if (rc < 0)
     return tg_eval_fail (c, rc, "writing \"%s\": %s", rel_path, err.message);
   return 0;
@@ -1520,28 +1521,29 @@ export_in_part (const TgNodeDesc *d, const TgTiling *tiling)
 
 int
 tg_engine_export (TgEngine *e, const TgGraph *g, const char *out_dir, const TgEvalHooks *hooks,
-                  TgExportList *list, TgEvalReport *report, TgError *err)
+                  TgExportList **out, TgEvalReport *report, TgError *err)
 {
   TgRegion region;
   const TgTiling *tiling;
+  TgExportList *list;
+  TgError local;
   Eval ev;
   int rc, first_rc = 0;
 
-  memset (list, 0, sizeof *list);
+  *out = NULL;
+  if (err == NULL)
+    err = &local;
   if ((rc = tg_graph_validate (g, err)) < 0)
     return rc;
-  if ((rc = tg__export_list_open (list, out_dir, err)) < 0)
-    {
-      tg_export_list_clear (list);
-      return rc;
-    }
+  if ((list = tg_export_list_new (out_dir, err)) == NULL)
+    return err->code;
   tg_region_for_world (&region, tg_graph_world_const (g), tg_graph_world_const (g)->resolution);
   tiling = hooks ? hooks->tiling : NULL;
   if (tiling && tiling->ix >= 0)
     region = tg_tiling_window (tiling, &region, tiling->ix, tiling->iy);
   if ((rc = eval_begin (&ev, e, g, hooks, report, err)) < 0)
     {
-      tg_export_list_clear (list);
+      tg_export_list_free (list);
       return rc;
     }
   ev.exports = list;
@@ -1585,6 +1587,8 @@ tg_engine_export (TgEngine *e, const TgGraph *g, const char *out_dir, const TgEv
   rc = eval_result (&ev, first_rc);
   eval_end (&ev);
   if (rc < 0)
-    tg_export_list_clear (list);
+    tg_export_list_free (list);
+  else
+    *out = list;
   return rc;
 }

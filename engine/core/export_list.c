@@ -23,9 +23,33 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "export_list-private.h"
 #include "internal.h"
 #include "tgraph/engine.h"
 #include "tgraph/io.h"
+
+/* A file of the list: what callers see, and where it is staged. */
+typedef struct
+{
+  TgExportFile pub;  /* its strings are owned here */
+  char *tmp_path;    /* the staged file while not yet committed, else NULL */
+} Entry;
+
+struct TgExportList
+{
+  char *out_dir;
+  Entry *files;
+  int n_files;
+  char **new_dirs;   /* folders staging created, parents first, relative to
+                      * out_dir ("": out_dir itself) */
+  int n_new_dirs;
+  bool committed;
+  int out_fd;        /* out_dir, while out_fd_open: every name below it is
+                      * resolved from here without following links */
+  bool out_fd_open;
+  TgExportListHook before_rename;
+  void *before_rename_data;
+};
 
 /* --- temporary names --------------------------------------------------------- */
 
@@ -238,41 +262,87 @@ leaf (const char *path)
 
 /* --- staging --------------------------------------------------------------- */
 
-int
-tg__export_list_open (TgExportList *list, const char *out_dir, TgError *err)
+TgExportList *
+tg_export_list_new (const char *out_dir, TgError *err)
 {
-  list->out_dir = strdup (out_dir);
-  if (list->out_dir == NULL)
-    return tg_error_set (err, TG_ENOMEM, NULL, NULL);
+  TgExportList *list = calloc (1, sizeof *list);
+
+  if (list == NULL || (list->out_dir = strdup (out_dir)) == NULL)
+    {
+      free (list);
+      tg_error_set (err, TG_ENOMEM, NULL, NULL);
+      return NULL;
+    }
   if (mkdir (out_dir, 0777) == 0)
     remember_dir (list, "", 0);
   else if (errno != EEXIST)
-    return tg_error_set (err, TG_EIO, NULL, "cannot create the output folder \"%s\": %s",
-                         out_dir, strerror (errno));
-  return open_out (list, err);
+    {
+      tg_error_set (err, TG_EIO, NULL, "cannot create the output folder \"%s\": %s", out_dir,
+                    strerror (errno));
+      tg_export_list_free (list);
+      return NULL;
+    }
+  if (open_out (list, err) < 0)
+    {
+      tg_export_list_free (list);
+      return NULL;
+    }
+  return list;
+}
+
+const char *
+tg_export_list_dir (const TgExportList *list)
+{
+  return list->out_dir;
+}
+
+int
+tg_export_list_n_files (const TgExportList *list)
+{
+  return list->n_files;
+}
+
+const TgExportFile *
+tg_export_list_file (const TgExportList *list, int i)
+{
+  return &list->files[i].pub;
+}
+
+static char *
+strdup_or_empty (const char *s)
+{
+  return strdup (s ? s : "");
 }
 
 static int
-add_export_file (TgExportList *list, const char *rel, const char *tmp, const char *format,
-                 const char *node_id, int w, int h)
+add_entry (TgExportList *list, const TgExportFile *file, const char *tmp)
 {
-  TgExportFile *grown = realloc (list->files, sizeof (TgExportFile) * (size_t) (list->n_files + 1));
-  TgExportFile *f;
+  Entry *grown = realloc (list->files, sizeof (Entry) * (size_t) (list->n_files + 1));
+  Entry *en;
+  char *path, *format, *node_id, *tmp_path;
 
   if (grown == NULL)
     return TG_ENOMEM;
   list->files = grown;
-  f = &list->files[list->n_files];
-  memset (f, 0, sizeof *f);
-  f->path = strdup (rel);
-  f->tmp_path = strdup (tmp);
-  f->format = strdup (format ? format : "");
-  f->node_id = strdup (node_id ? node_id : "");
-  f->width = w;
-  f->height = h;
-  list->n_files++;
-  if (!f->path || !f->tmp_path || !f->format || !f->node_id)
-    return TG_ENOMEM;
+  path = strdup (file->path);
+  format = strdup_or_empty (file->format);
+  node_id = strdup_or_empty (file->node_id);
+  tmp_path = strdup (tmp);
+  if (!path || !format || !node_id || !tmp_path)
+    {
+      free (path);
+      free (format);
+      free (node_id);
+      free (tmp_path);
+      return TG_ENOMEM;
+    }
+  en = &list->files[list->n_files++];
+  en->pub = *file;
+  en->pub.path = path;
+  en->pub.format = format;
+  en->pub.node_id = node_id;
+  en->pub.bytes = 0;
+  en->tmp_path = tmp_path;
   return 0;
 }
 
@@ -284,7 +354,7 @@ first_in_folder (const TgExportList *list, const char *rel)
 
   for (int i = 0; i < list->n_files; i++)
     {
-      const char *p = list->files[i].path;
+      const char *p = list->files[i].pub.path;
       if ((size_t) (leaf (p) - p) == n && strncmp (p, rel, n) == 0)
         return false;
     }
@@ -292,9 +362,9 @@ first_in_folder (const TgExportList *list, const char *rel)
 }
 
 FILE *
-tg__export_list_stage (TgExportList *list, const char *rel, const char *format,
-                       const char *node_id, int width, int height, TgError *err)
+tg_export_list_stage (TgExportList *list, const TgExportFile *file, TgError *err)
 {
+  const char *rel = file->path;
   char name[NAME_MAX + 1], tmp_name[NAME_MAX + 1], tmp[PATH_MAX];
   int dir, fd;
   FILE *f;
@@ -306,7 +376,7 @@ tg__export_list_stage (TgExportList *list, const char *rel, const char *format,
       return NULL;
     }
   for (int i = 0; i < list->n_files; i++)
-    if (strcmp (list->files[i].path, rel) == 0)
+    if (strcmp (list->files[i].pub.path, rel) == 0)
       {
         tg_error_set (err, TG_EPATH, NULL, "\"%s\" is written twice", rel);
         return NULL;
@@ -336,9 +406,9 @@ tg__export_list_stage (TgExportList *list, const char *rel, const char *format,
           unlinkat (dir, tmp_name, 0);
         }
     }
-  else if (add_export_file (list, rel, tmp, format, node_id, width, height) < 0)
+  else if (add_entry (list, file, tmp) < 0)
     {
-      /* Recorded or not, the file goes now: clear finds nothing left. */
+      /* Recorded or not, the file goes now: free finds nothing left. */
       fclose (f);
       f = NULL;
       unlinkat (dir, tmp_name, 0);
@@ -348,26 +418,44 @@ tg__export_list_stage (TgExportList *list, const char *rel, const char *format,
   return f;
 }
 
-FILE *
-tg_export_list_stage (TgExportList *list, const char *rel_path, const char *format, TgError *err)
+int
+tg_export_list_close_stream (TgExportList *list, FILE *f, const char *rel_path, TgError *err)
 {
-  return tg__export_list_stage (list, rel_path, format, NULL, 0, 0, err);
+  /* The failed write set errno; nothing since has failed to reset it. */
+  int e = ferror (f) ? errno : 0;
+  bool failed = ferror (f) != 0;
+
+  if (fflush (f) != 0)
+    {
+      e = e ? e : errno;
+      failed = true;
+    }
+  if (fclose (f) != 0)
+    {
+      e = e ? e : errno;
+      failed = true;
+    }
+  if (!failed)
+    return 0;
+  return tg_error_set (err, TG_EIO, NULL, "cannot write \"%s/%s\": %s", list->out_dir, rel_path,
+                       strerror (e ? e : EIO));
 }
 
 int
 tg_export_list_open_staged (TgExportList *list, int i, TgError *err)
 {
-  const TgExportFile *f = &list->files[i];
+  const Entry *en = &list->files[i];
+  const char *path = en->pub.path;
   int dir, fd;
 
-  if (f->tmp_path == NULL)
-    return tg_error_set (err, TG_EINVAL, f->path, "\"%s\" is not staged", f->path);
-  if ((dir = open_parent (list, f->path, false, err)) < 0)
+  if (en->tmp_path == NULL)
+    return tg_error_set (err, TG_EINVAL, path, "\"%s\" is not staged", path);
+  if ((dir = open_parent (list, path, false, err)) < 0)
     return dir;
-  fd = openat (dir, leaf (f->tmp_path), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+  fd = openat (dir, leaf (en->tmp_path), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
   close (dir);
   if (fd < 0)
-    return tg_error_set (err, TG_EIO, f->path, "cannot open \"%s\": %s", f->tmp_path,
+    return tg_error_set (err, TG_EIO, path, "cannot open \"%s\": %s", en->tmp_path,
                          strerror (errno));
   return fd;
 }
@@ -388,8 +476,8 @@ undo (const TgExportList *list, Commit *c, int n)
 {
   for (int i = n - 1; i >= 0; i--)
     {
-      const TgExportFile *f = &list->files[i];
-      const char *name = leaf (f->path);
+      const Entry *f = &list->files[i];
+      const char *name = leaf (f->pub.path);
       if (c[i].aside[0] && (c[i].renamed || c[i].aside_by_rename))
         {
           /* Should this fail, the old file stays under its aside name. */
@@ -403,14 +491,14 @@ undo (const TgExportList *list, Commit *c, int n)
 
 /* Checks where F goes and keeps a link to the file it replaces. */
 static int
-prepare (TgExportList *list, TgExportFile *f, Commit *c, TgError *err)
+prepare (TgExportList *list, Entry *f, Commit *c, TgError *err)
 {
-  const char *name = leaf (f->path);
+  const char *name = leaf (f->pub.path);
   char hidden[NAME_MAX + 1];
   struct stat st;
   int fd;
 
-  if ((c->dir = open_parent (list, f->path, false, err)) < 0)
+  if ((c->dir = open_parent (list, f->pub.path, false, err)) < 0)
     return c->dir;
   /* Make the data durable before the name appears. */
   fd = openat (c->dir, leaf (f->tmp_path), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -419,27 +507,27 @@ prepare (TgExportList *list, TgExportFile *f, Commit *c, TgError *err)
       int e = errno;
       if (fd >= 0)
         close (fd);
-      return tg_error_set (err, TG_EIO, f->path, "cannot sync \"%s\": %s", f->tmp_path,
+      return tg_error_set (err, TG_EIO, f->pub.path, "cannot sync \"%s\": %s", f->tmp_path,
                            strerror (e));
     }
   close (fd);
-  f->bytes = (uint64_t) st.st_size;
+  f->pub.bytes = (uint64_t) st.st_size;
   if (fstatat (c->dir, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
     return errno == ENOENT ? 0
-                           : tg_error_set (err, TG_EIO, f->path, "cannot write \"%s\": %s",
-                                           f->path, strerror (errno));
+                           : tg_error_set (err, TG_EIO, f->pub.path, "cannot write \"%s\": %s",
+                                           f->pub.path, strerror (errno));
   if (S_ISDIR (st.st_mode))
-    return tg_error_set (err, TG_EPATH, f->path,
+    return tg_error_set (err, TG_EPATH, f->pub.path,
                          "%s%s%sa folder of that name is in the way; nothing was replaced",
-                         f->node_id && f->node_id[0] ? "node \"" : "",
-                         f->node_id && f->node_id[0] ? f->node_id : "",
-                         f->node_id && f->node_id[0] ? "\" cannot write here: " : "");
+                         f->pub.node_id && f->pub.node_id[0] ? "node \"" : "",
+                         f->pub.node_id && f->pub.node_id[0] ? f->pub.node_id : "",
+                         f->pub.node_id && f->pub.node_id[0] ? "\" cannot write here: " : "");
   /* A link at the final name is replaced, never written through. */
   if (snprintf (hidden, sizeof hidden, ".%s", name) >= (int) sizeof hidden
       || tg_temp_name (c->aside, sizeof c->aside, hidden) < 0)
     {
       c->aside[0] = '\0';
-      return tg_error_set (err, TG_EPATH, f->path, "\"%s\": name too long", f->path);
+      return tg_error_set (err, TG_EPATH, f->pub.path, "\"%s\": name too long", f->pub.path);
     }
   if (linkat (c->dir, name, c->dir, c->aside, 0) == 0)
     return 0;
@@ -449,7 +537,7 @@ prepare (TgExportList *list, TgExportFile *f, Commit *c, TgError *err)
       return 0;
     }
   c->aside[0] = '\0';
-  return tg_error_set (err, TG_EIO, f->path, "cannot keep the old \"%s\" aside: %s", f->path,
+  return tg_error_set (err, TG_EIO, f->pub.path, "cannot keep the old \"%s\" aside: %s", f->pub.path,
                        strerror (errno));
 }
 
@@ -470,8 +558,8 @@ tg_export_list_commit (TgExportList *list, TgError *err)
       rc = prepare (list, &list->files[i], &c[i], err);
   for (i = 0; i < list->n_files && rc == 0; i++)
     {
-      TgExportFile *f = &list->files[i];
-      const char *name = leaf (f->path);
+      Entry *f = &list->files[i];
+      const char *name = leaf (f->pub.path);
       if (f->tmp_path == NULL)
         continue;
       if (list->before_rename)
@@ -480,12 +568,12 @@ tg_export_list_commit (TgExportList *list, TgError *err)
         {
           c[i].aside_by_rename = false;
           c[i].aside[0] = '\0';
-          rc = tg_error_set (err, TG_EIO, f->path, "cannot move the old \"%s\" aside: %s",
-                             f->path, strerror (errno));
+          rc = tg_error_set (err, TG_EIO, f->pub.path, "cannot move the old \"%s\" aside: %s",
+                             f->pub.path, strerror (errno));
         }
       else if (renameat (c[i].dir, leaf (f->tmp_path), c[i].dir, name) != 0)
-        rc = tg_error_set (err, TG_EIO, f->path, "cannot rename to \"%s/%s\": %s", list->out_dir,
-                           f->path, strerror (errno));
+        rc = tg_error_set (err, TG_EIO, f->pub.path, "cannot rename to \"%s/%s\": %s", list->out_dir,
+                           f->pub.path, strerror (errno));
       else
         c[i].renamed = true;
     }
@@ -510,23 +598,23 @@ tg_export_list_commit (TgExportList *list, TgError *err)
 }
 
 void
-tg_export_list_clear (TgExportList *list)
+tg_export_list_free (TgExportList *list)
 {
   if (list == NULL)
     return;
   for (int i = 0; i < list->n_files; i++)
     {
-      TgExportFile *f = &list->files[i];
+      Entry *f = &list->files[i];
       int dir;
-      if (f->tmp_path && (dir = open_parent (list, f->path, false, NULL)) >= 0)
+      if (f->tmp_path && (dir = open_parent (list, f->pub.path, false, NULL)) >= 0)
         {
           unlinkat (dir, leaf (f->tmp_path), 0);
           close (dir);
         }
       free (f->tmp_path);
-      free (f->path);
-      free (f->format);
-      free (f->node_id);
+      free ((char *) f->pub.path);
+      free ((char *) f->pub.format);
+      free ((char *) f->pub.node_id);
     }
   /* Children were created after their parents: remove in reverse.  A
    * folder that holds something stays. */
@@ -550,5 +638,20 @@ tg_export_list_clear (TgExportList *list)
   free (list->out_dir);
   if (list->out_fd_open)
     close (list->out_fd);
-  memset (list, 0, sizeof *list);
+  free (list);
+}
+
+/* --- for tests --------------------------------------------------------------- */
+
+void
+tg__export_list_set_before_rename (TgExportList *list, TgExportListHook hook, void *data)
+{
+  list->before_rename = hook;
+  list->before_rename_data = data;
+}
+
+const char *
+tg__export_list_staged_path (const TgExportList *list, int i)
+{
+  return list->files[i].tmp_path;
 }

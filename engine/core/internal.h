@@ -3,7 +3,6 @@
 #define TG_INTERNAL_H
 
 #include <stddef.h>
-#include <stdio.h>
 
 #include "tgraph/engine.h"
 #include "tgraph/param.h"
@@ -25,12 +24,5 @@ void tg__path_extension (const char *path, char *ext, size_t size);
 
 /* Numbers in a vec2, vec3 or colour value (0 for other types). */
 int tg__param_vec_len (TgParamType t);
-
-/* Export staging (export_list.c).  Sets LIST's folder, creating it if
- * missing (and remembering so, for tg_export_list_clear). */
-int tg__export_list_open (TgExportList *list, const char *out_dir, TgError *err);
-/* tg_export_list_stage, with the export's node and size recorded. */
-FILE *tg__export_list_stage (TgExportList *list, const char *rel, const char *format,
-                             const char *node_id, int width, int height, TgError *err);
 
 #endif

@@ -288,7 +288,7 @@ test_export_all_or_nothing (void)
   const char *types[] = { "test.coord", "test.add", "test.sink" };
   TgGraph *g = graph_with (types, 3);
   TgEngine *e = tg_engine_new (NULL);
-  TgExportList list;
+  TgExportList *list;
   TgEvalReport rep;
   TgError err = { 0 };
   char dir[512];
@@ -300,14 +300,14 @@ test_export_all_or_nothing (void)
   tg_io_register_image_writer ("testfmt", testfmt_write);
   TG_CHECK_INT_EQ (tg_graph_set_param (g, 2, "path", &p, &err), 0);
   TG_CHECK_INT_EQ (tg_engine_export (e, g, dir, NULL, &list, &rep, &err), 0);
-  TG_CHECK_INT_EQ (list.n_files, 1);
+  TG_CHECK_INT_EQ (tg_export_list_n_files (list), 1);
   snprintf (path, sizeof path, "%s/maps/h.bin", dir);
   TG_CHECK (stat (path, &st) != 0); /* staged, not visible yet */
-  TG_CHECK_INT_EQ (tg_export_list_commit (&list, &err), 0);
+  TG_CHECK_INT_EQ (tg_export_list_commit (list, &err), 0);
   TG_CHECK (stat (path, &st) == 0 && st.st_size == 97 * 65);
-  TG_CHECK_INT_EQ (list.files[0].bytes, 97 * 65);
-  TG_CHECK (strcmp (list.files[0].node_id, "n2") == 0);
-  tg_export_list_clear (&list);
+  TG_CHECK_INT_EQ (tg_export_list_file (list, 0)->bytes, 97 * 65);
+  TG_CHECK (strcmp (tg_export_list_file (list, 0)->node_id, "n2") == 0);
+  tg_export_list_free (list);
   tg_eval_report_clear (&rep);
   snprintf (path, sizeof path, "%s/maps", dir);
   TG_CHECK_INT_EQ (count_entries (path), 1);
@@ -326,7 +326,7 @@ test_export_all_or_nothing (void)
   }
   TG_CHECK_INT_EQ (tg_engine_export (e, g, dir, NULL, &list, &rep, &err), TG_EEVAL);
   TG_CHECK (strcmp (err.path, "nodes[3]") == 0);
-  TG_CHECK_INT_EQ (list.n_files, 0);
+  TG_CHECK (list == NULL);
   TG_CHECK (rep.state[2] == TG_NODE_DONE && rep.state[4] == TG_NODE_SKIPPED);
   TG_CHECK_INT_EQ (count_entries (dir), 1); /* only maps/ from before */
   tg_eval_report_clear (&rep);
@@ -355,7 +355,7 @@ test_exports_share_upstream (void)
   TgGraph *g = graph_with (types, 3);
   TgEngineOptions o = { .threads = 1, .cache_bytes = 4096 }; /* a cache too small to hold anything */
   TgEngine *e = tg_engine_new (&o);
-  TgExportList list;
+  TgExportList *list;
   TgEvalReport rep;
   TgError err = { 0 };
   char dir[512];
@@ -372,12 +372,12 @@ test_exports_share_upstream (void)
   tg_graph_set_param (g, 4, "path", &p, &err);
   atomic_store (&test_coord_evals, 0);
   TG_CHECK_INT_EQ (tg_engine_export (e, g, dir, NULL, &list, &rep, &err), 0);
-  TG_CHECK_INT_EQ (list.n_files, 3);
+  TG_CHECK_INT_EQ (tg_export_list_n_files (list), 3);
   /* Each upstream node ran once for all three exports. */
   TG_CHECK_INT_EQ (atomic_load (&test_coord_evals), 1);
   TG_CHECK_INT_EQ (rep.n_computed, 5);
-  TG_CHECK_INT_EQ (tg_export_list_commit (&list, &err), 0);
-  tg_export_list_clear (&list);
+  TG_CHECK_INT_EQ (tg_export_list_commit (list, &err), 0);
+  tg_export_list_free (list);
   tg_eval_report_clear (&rep);
   tg_engine_free (e);
   tg_graph_free (g);

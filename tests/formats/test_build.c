@@ -14,6 +14,7 @@
 
 #include <tgformats/tgformats.h>
 
+#include "export_list-private.h"
 #include "fmt_test_nodes.h"
 #include "plan-private.h"
 #include "tgtest.h"
@@ -134,7 +135,7 @@ test_build_writes_files_and_manifest (void)
   TgEngineOptions opts = { .threads = 3 };
   TgEngine *e = tg_engine_new (&opts);
   TgGraph *g = load (good_graph);
-  TgExportList list;
+  TgExportList *list = NULL;
   TgEvalReport report = { 0 };
   TgError err = { 0 };
   char tree[1024] = "", sha_png[65], sha_raw[65], want[4096];
@@ -152,9 +153,9 @@ test_build_writes_files_and_manifest (void)
   TG_CHECK_MSG (strcmp (tree, "h.raw manifest.json maps/ maps/h.png") == 0, "tree: %s", tree);
 
   /* The list holds the committed files, the manifest among them. */
-  TG_CHECK_INT_EQ (list.n_files, 3);
-  for (int i = 0; i < list.n_files; i++)
-    TG_CHECK (list.files[i].tmp_path == NULL);
+  TG_CHECK_INT_EQ (list ? tg_export_list_n_files (list) : 0, 3);
+  for (int i = 0; list && i < tg_export_list_n_files (list); i++)
+    TG_CHECK (tg__export_list_staged_path (list, i) == NULL);
 
   free (read_all (dir_path ("out1/maps/h.png"), &png_len));
   free (read_all (dir_path ("out1/h.raw"), &raw_len));
@@ -217,7 +218,7 @@ test_build_writes_files_and_manifest (void)
     tg_image_clear (&img);
   }
 
-  tg_export_list_clear (&list);
+  tg_export_list_free (list);
   tg_eval_report_clear (&report);
   tg_graph_free (g);
   tg_engine_free (e);
@@ -278,7 +279,7 @@ test_build_failure_leaves_nothing (void)
                      "  ],\n"
                      "  \"links\": [ { \"from\": \"ramp.height\", \"to\": \"first.height\" },\n"
                      "             { \"from\": \"ramp.height\", \"to\": \"second.height\" } ]\n}\n");
-  TgExportList list;
+  TgExportList *list = NULL;
   TgEvalReport report = { 0 };
   TgError err = { 0 };
   char tree[1024] = "";
@@ -291,8 +292,7 @@ test_build_failure_leaves_nothing (void)
   TG_CHECK (rc < 0);
   list_tree (dir_path ("fail"), "", tree, sizeof tree);
   TG_CHECK_MSG (strcmp (tree, "") == 0, "left behind: %s", tree);
-  TG_CHECK_INT_EQ (list.n_files, 0);
-  TG_CHECK (list.files == NULL);
+  TG_CHECK (list == NULL);
   TG_CHECK_INT_EQ (tg_eval_report_first_failure (&report), 2);
   if (report.message && report.message[2])
     TG_CHECK_STR_CONTAINS (report.message[2], "disk full (test)");
@@ -512,11 +512,12 @@ swap_sub_for_link (TgExportList *list, const char *out)
   snprintf (real, sizeof real, "%s/sub.real", out);
   TG_CHECK (rename (sub, real) == 0);
   TG_CHECK (symlink (dir_path ("elsewhere2"), sub) == 0);
-  for (int i = 0; i < list->n_files; i++)
-    if (list->files[i].tmp_path && strncmp (list->files[i].path, "sub/", 4) == 0)
+  for (int i = 0; i < tg_export_list_n_files (list); i++)
+    if (tg__export_list_staged_path (list, i)
+        && strncmp (tg_export_list_file (list, i)->path, "sub/", 4) == 0)
       {
         snprintf (trap, sizeof trap, "%s/%s", dir_path ("elsewhere2"),
-                  strrchr (list->files[i].tmp_path, '/') + 1);
+                  strrchr (tg__export_list_staged_path (list, i), '/') + 1);
         write_text (trap, "trap");
       }
 }
@@ -524,7 +525,7 @@ swap_sub_for_link (TgExportList *list, const char *out)
 static void
 swap_hook (TgExportList *list, int i, void *data)
 {
-  if (strcmp (list->files[i].path, "sub/b.png") == 0)
+  if (strcmp (tg_export_list_file (list, i)->path, "sub/b.png") == 0)
     swap_sub_for_link (list, data);
 }
 
@@ -536,7 +537,7 @@ test_commit_link_swapped_in (void)
 {
   TgEngine *e = tg_engine_new (NULL);
   TgGraph *g = deep_graph (30);
-  TgExportList list;
+  TgExportList *list;
   TgError err = { 0 };
   char tree[4096] = "", etree[4096] = "";
 
@@ -544,22 +545,21 @@ test_commit_link_swapped_in (void)
     return;
   mkdir (dir_path ("elsewhere2"), 0777);
   TG_CHECK_INT_EQ (tg_engine_export (e, g, dir_path ("swap1"), NULL, &list, NULL, &err), 0);
-  swap_sub_for_link (&list, dir_path ("swap1"));
+  swap_sub_for_link (list, dir_path ("swap1"));
   tree_state (dir_path ("elsewhere2"), "", etree, sizeof etree);
-  TG_CHECK_INT_EQ (tg_export_list_commit (&list, &err), TG_EPATH);
+  TG_CHECK_INT_EQ (tg_export_list_commit (list, &err), TG_EPATH);
   TG_CHECK_STR_CONTAINS (err.message, "\"sub\" is a symbolic link");
   tree_state (dir_path ("swap1"), "", tree, sizeof tree);
   TG_CHECK_MSG (strstr (tree, "a.png=") == NULL, "a file was committed: %s", tree);
-  tg_export_list_clear (&list);
+  tg_export_list_free (list);
   tree[0] = '\0';
   tree_state (dir_path ("elsewhere2"), "", tree, sizeof tree);
   TG_CHECK_MSG (strcmp (tree, etree) == 0, "elsewhere2 changed:\n%s\n%s", etree, tree);
 
   TG_CHECK_INT_EQ (tg_engine_export (e, g, dir_path ("swap2"), NULL, &list, NULL, &err), 0);
-  list.before_rename = swap_hook;
-  list.before_rename_data = (void *) dir_path ("swap2");
-  TG_CHECK_MSG (tg_export_list_commit (&list, &err) == 0, "%s", err.message);
-  tg_export_list_clear (&list);
+  tg__export_list_set_before_rename (list, swap_hook, (void *) dir_path ("swap2"));
+  TG_CHECK_MSG (tg_export_list_commit (list, &err) == 0, "%s", err.message);
+  tg_export_list_free (list);
   TG_CHECK (access (dir_path ("swap2/sub.real/b.png"), F_OK) == 0);
   TG_CHECK (access (dir_path ("swap2/sub.real/deep/c.png"), F_OK) == 0);
   tree[0] = '\0';
@@ -594,8 +594,8 @@ static void
 unlink_staged (TgExportList *list, int i, void *data)
 {
   (void) data;
-  if (i == list->n_files - 1)
-    TG_CHECK (unlink (list->files[i].tmp_path) == 0);
+  if (i == tg_export_list_n_files (list) - 1)
+    TG_CHECK (unlink (tg__export_list_staged_path (list, i)) == 0);
 }
 
 /* A folder where a file goes, or a rename that fails partway, leaves the
@@ -605,7 +605,7 @@ test_commit_failure_leaves_folder_as_it_was (void)
 {
   TgEngine *e = tg_engine_new (NULL);
   TgGraph *g = deep_graph (30);
-  TgExportList list;
+  TgExportList *list;
   TgError err = { 0 };
   char before[8192] = "", after[8192] = "";
 
@@ -642,9 +642,9 @@ test_commit_failure_leaves_folder_as_it_was (void)
     if (g2)
       {
         TG_CHECK_INT_EQ (tg_engine_export (e, g2, dir_path ("undo"), NULL, &list, NULL, &err), 0);
-        list.before_rename = unlink_staged;
-        TG_CHECK_INT_EQ (tg_export_list_commit (&list, &err), TG_EIO);
-        tg_export_list_clear (&list);
+        tg__export_list_set_before_rename (list, unlink_staged, NULL);
+        TG_CHECK_INT_EQ (tg_export_list_commit (list, &err), TG_EIO);
+        tg_export_list_free (list);
         tree_state (dir_path ("undo"), "", after, sizeof after);
         TG_CHECK_MSG (strcmp (before, after) == 0, "undo changed:\n%s\n%s", before, after);
         tg_graph_free (g2);

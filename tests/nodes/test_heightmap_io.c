@@ -273,12 +273,12 @@ static int
 export_all (TgGraph *g, const char *out_dir, TgError *err)
 {
   TgEngine *e = new_engine (2);
-  TgExportList list = { 0 };
+  TgExportList *list;
   int rc = tg_engine_export (e, g, out_dir, NULL, &list, NULL, err);
 
   if (rc == 0)
-    rc = tg_export_list_commit (&list, err);
-  tg_export_list_clear (&list);
+    rc = tg_export_list_commit (list, err);
+  tg_export_list_free (list);
   tg_engine_free (e);
   return rc;
 }

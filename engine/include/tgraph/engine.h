@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "error.h"
 #include "graph.h"
@@ -119,62 +120,64 @@ int tg_engine_tile_step (TgEngine *e, const TgGraph *g, int node, int step, bool
                          const TgEvalHooks *hooks, TgValue **outs, TgEvalReport *report,
                          TgError *err);
 
-/* One file an export wrote. */
+/* One file of a build. */
 typedef struct
 {
-  char *path;      /* relative to the output folder, '/' separated */
-  char *tmp_path;  /* staged file while not yet committed, else NULL */
-  char *format;    /* "png16", "raw16", ... */
-  char *node_id;
+  const char *path;    /* relative to the output folder, '/' separated */
+  const char *format;  /* "png16", "raw16", ... */
+  const char *node_id; /* the export node that wrote it, or NULL */
   int width, height;
-  uint64_t bytes;
+  uint64_t bytes;      /* set by tg_export_list_commit */
   /* A tile's file: its first sample on the lattice of LATTICE_W samples
    * along X (0: the file holds its whole lattice). */
   int lattice_w, col0, row0;
 } TgExportFile;
 
-typedef struct TgExportList
-{
-  char *out_dir;
-  TgExportFile *files;
-  int n_files;
-  char **new_dirs;  /* folders staging created, parents first, relative to
-                     * out_dir ("": out_dir itself) */
-  int n_new_dirs;
-  bool committed;
-  int out_fd;       /* out_dir, while out_fd_open: every name below it is
-                     * resolved from here without following links */
-  bool out_fd_open;
-  /* For tests: called by commit before it renames file I, after every
-   * destination was checked (to change the folder in between). */
-  void (*before_rename) (struct TgExportList *list, int i, void *data);
-  void *before_rename_data;
-} TgExportList;
+/* The files of a build, staged in an output folder under temporary names
+ * until tg_export_list_commit gives them their names, all at once. */
+typedef struct TgExportList TgExportList;
 
 /* Evaluates every export node at the world's build resolution and stages
- * its files in OUT_DIR (created if missing) under temporary names.  On any
- * failure nothing is left behind.  On success the caller adds what it
- * wants (a manifest) and calls tg_export_list_commit. */
+ * its files in OUT_DIR (created if missing) under temporary names.  On
+ * success *OUT is a new list (free with tg_export_list_free): the caller
+ * adds what it wants (a manifest) and calls tg_export_list_commit.  On
+ * any failure *OUT is NULL and nothing is left behind. */
 int tg_engine_export (TgEngine *e, const TgGraph *g, const char *out_dir,
-                      const TgEvalHooks *hooks, TgExportList *list, TgEvalReport *report,
+                      const TgEvalHooks *hooks, TgExportList **out, TgEvalReport *report,
                       TgError *err);
 
-/* Renames every staged file to its final name, all or none: every
- * destination is checked before the first rename, and a rename that fails
- * puts back the files replaced so far.  A symbolic link below out_dir, on
- * the way to a file, is refused. */
-int tg_export_list_commit (TgExportList *list, TgError *err);
-/* Removes staged files that were not committed, and the folders staging
- * created for them, and frees the list. */
-void tg_export_list_clear (TgExportList *list);
+/* A new, empty list staging into OUT_DIR, which is created if missing
+ * (and removed again if nothing is committed).  NULL with ERR set on
+ * failure.  Free with tg_export_list_free. */
+TgExportList *tg_export_list_new (const char *out_dir, TgError *err);
+/* Removes the staged files that were not committed, and the folders
+ * staging created for them, and frees LIST (may be NULL). */
+void tg_export_list_free (TgExportList *list);
 
-/* Stages a file the front end writes itself (the manifest): returns an
- * open stream on a temporary file that commit renames to REL_PATH. */
-FILE *tg_export_list_stage (TgExportList *list, const char *rel_path, const char *format,
-                            TgError *err);
+const char *tg_export_list_dir (const TgExportList *list);
+int tg_export_list_n_files (const TgExportList *list);
+/* File I (0 <= I < n_files), borrowed from LIST until it stages another. */
+const TgExportFile *tg_export_list_file (const TgExportList *list, int i);
+
+/* Stages FILE->path (relative to the output folder, which it may not
+ * leave), described by FILE (its bytes are ignored): returns an open
+ * stream on a temporary file beside its final name (close it with
+ * tg_export_list_close_stream), or NULL with ERR set. */
+FILE *tg_export_list_stage (TgExportList *list, const TgExportFile *file, TgError *err);
+/* Closes F, the stream staged for REL_PATH, after the caller wrote it: 0
+ * if every write and the close succeeded, else TG_EIO with ERR naming the
+ * file and the system's reason ("cannot write "OUT/h.png": No space left
+ * on device").  F is closed either way. */
+int tg_export_list_close_stream (TgExportList *list, FILE *f, const char *rel_path, TgError *err);
 /* Opens staged file I of LIST for reading (the caller closes the
  * descriptor), resolved as commit resolves it; a negative TG_E* if not. */
 int tg_export_list_open_staged (TgExportList *list, int i, TgError *err);
+
+/* Renames every staged file to its final name, all or none: every
+ * destination is checked before the first rename, and a rename that fails
+ * puts back the files replaced so far.  A symbolic link below the output
+ * folder, on the way to a file, is refused. */
+int tg_export_list_commit (TgExportList *list, TgError *err);
 
 #ifdef __cplusplus
 }

@@ -120,10 +120,12 @@ typedef struct
 
 /* Checks every export job's manifest in DIR and writes the whole world's
  * files and manifest.json into OUT_DIR, all or nothing.  PROGRESS, when
- * set, is called with the files done so far.  OPTS may be NULL. */
+ * set, is called with the files done so far.  OPTS may be NULL.  On
+ * success *LIST (LIST may be NULL) is a new list of the committed files,
+ * to free with tg_export_list_free. */
 int tg_stitch (const char *dir, const char *out_dir, const TgStitchOptions *opts,
                const TgCancel *cancel, void (*progress) (void *user, int done, int total),
-               void *user, TgExportList *list, TgError *err);
+               void *user, TgExportList **list, TgError *err);
 
 #ifdef __cplusplus
 }

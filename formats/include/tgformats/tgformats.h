@@ -116,10 +116,11 @@ int tg_sha256_file (const char *path, char hex[65], TgError *err);
 /* Evaluates every export node of G into OUT_DIR and writes manifest.json
  * beside them (each file: path, bytes, sha256, format, resolution, world
  * extent, seed; and the tgraph version).  All files appear together or,
- * on failure or cancel, none do.  LIST (may be NULL) receives the
- * committed files.  GRAPH_NAME is recorded in the manifest (may be NULL). */
+ * on failure or cancel, none do.  On success *LIST (LIST may be NULL)
+ * is a new list of the committed files, to free with tg_export_list_free.
+ * GRAPH_NAME is recorded in the manifest (may be NULL). */
 int tg_build (TgEngine *e, const TgGraph *g, const char *graph_name, const char *out_dir,
-              const TgEvalHooks *hooks, TgExportList *list, TgEvalReport *report,
+              const TgEvalHooks *hooks, TgExportList **list, TgEvalReport *report,
               TgError *err);
 
 #ifdef __cplusplus
