@@ -290,12 +290,6 @@ tg_export_list_new (const char *out_dir, TgError *err)
   return list;
 }
 
-const char *
-tg_export_list_dir (const TgExportList *list)
-{
-  return list->out_dir;
-}
-
 int
 tg_export_list_n_files (const TgExportList *list)
 {

@@ -125,7 +125,7 @@ typedef struct
 {
   const char *path;    /* relative to the output folder, '/' separated */
   const char *format;  /* "png16", "raw16", ... */
-  const char *node_id; /* the export node that wrote it, or NULL */
+  const char *node_id; /* the export node that wrote it; "" for the front end's own */
   int width, height;
   uint64_t bytes;      /* set by tg_export_list_commit */
   /* A tile's file: its first sample on the lattice of LATTICE_W samples
@@ -154,13 +154,13 @@ TgExportList *tg_export_list_new (const char *out_dir, TgError *err);
  * staging created for them, and frees LIST (may be NULL). */
 void tg_export_list_free (TgExportList *list);
 
-const char *tg_export_list_dir (const TgExportList *list);
 int tg_export_list_n_files (const TgExportList *list);
 /* File I (0 <= I < n_files), borrowed from LIST until it stages another. */
 const TgExportFile *tg_export_list_file (const TgExportList *list, int i);
 
 /* Stages FILE->path (relative to the output folder, which it may not
- * leave), described by FILE (its bytes are ignored): returns an open
+ * leave), described by FILE (its bytes are ignored; its format and node
+ * may be NULL): returns an open
  * stream on a temporary file beside its final name (close it with
  * tg_export_list_close_stream), or NULL with ERR set. */
 FILE *tg_export_list_stage (TgExportList *list, const TgExportFile *file, TgError *err);
