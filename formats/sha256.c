@@ -137,14 +137,6 @@ tg_sha256_final (TgSha256 *s, uint8_t digest[32])
   s->used = 0;
 }
 
-int
-tg_sha256_file (const char *path, char hex[65], TgError *err)
-{
-  uint64_t bytes;
-
-  return tg__sha256_file_size (path, hex, &bytes, err);
-}
-
 /* Hashes F (closed here); NAME for messages. */
 static int
 sha256_stream (FILE *f, const char *name, char hex[65], uint64_t *bytes, TgError *err)
@@ -178,16 +170,16 @@ sha256_stream (FILE *f, const char *name, char hex[65], uint64_t *bytes, TgError
 }
 
 int
-tg__sha256_file_size (const char *path, char hex[65], uint64_t *bytes, TgError *err)
+tg_sha256_file (const char *path, char hex[65], TgError *err)
 {
+  uint64_t bytes = 0;
   FILE *f;
 
   hex[0] = '\0';
-  *bytes = 0;
   f = fopen (path, "rb");
   if (!f)
     return tg_error_set (err, TG_EIO, "", "cannot open %s: %s", path, strerror (errno));
-  return sha256_stream (f, path, hex, bytes, err);
+  return sha256_stream (f, path, hex, &bytes, err);
 }
 
 int

@@ -133,9 +133,8 @@ int tg__read_file (const char *path, char **data, size_t *len, TgError *err);
  * fsync and rename, so PATH holds either the old or the new content. */
 int tg__write_file_atomic (const char *path, const void *data, size_t len, TgError *err);
 
-/* tg_sha256_file that also counts the bytes it hashed. */
-int tg__sha256_file_size (const char *path, char hex[65], uint64_t *bytes, TgError *err);
-/* The same for staged file I of L, read as commit resolves it. */
+/* tg_sha256_file of staged file I of L, read as commit resolves it, and
+ * the bytes it hashed. */
 int tg__sha256_export_file (TgExportList *l, int i, char hex[65], uint64_t *bytes, TgError *err);
 
 /* The second half of tg_build, for `tgraph stitch` too: hashes every file
