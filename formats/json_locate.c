@@ -136,55 +136,14 @@ put_utf8 (char *out, unsigned cp)
 static bool
 string_equals (const char *t, size_t n, size_t p, const char *key, size_t klen)
 {
-  char q = t[p++];
-  size_t k = 0;
+  TgBuf b;
+  bool equal;
 
-  while (p < n && t[p] != q)
-    {
-      char buf[8];
-      size_t m;
-
-      if (t[p] != '\\')
-        {
-          buf[0] = t[p++];
-          m = 1;
-        }
-      else
-        {
-          char e = p + 1 < n ? t[p + 1] : '\0';
-          p += 2;
-          m = 1;
-          switch (e)
-            {
-            case 'n': buf[0] = '\n'; break;
-            case 't': buf[0] = '\t'; break;
-            case 'r': buf[0] = '\r'; break;
-            case 'b': buf[0] = '\b'; break;
-            case 'f': buf[0] = '\f'; break;
-            case 'u':
-              {
-                unsigned cp = read_u4 (t, n, p);
-                p += 4;
-                if (cp >= 0xd800 && cp < 0xdc00 && p + 1 < n && t[p] == '\\' && t[p + 1] == 'u')
-                  {
-                    unsigned lo = read_u4 (t, n, p + 2);
-                    if (lo >= 0xdc00 && lo < 0xe000)
-                      {
-                        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
-                        p += 6;
-                      }
-                  }
-                m = put_utf8 (buf, cp);
-                break;
-              }
-            default: buf[0] = e; break;
-            }
-        }
-      if (k + m > klen || memcmp (key + k, buf, m) != 0)
-        return false;
-      k += m;
-    }
-  return k == klen;
+  tg__buf_init (&b);
+  tg__json_decode_string (t, n, p, &b);
+  equal = b.data && b.len == klen + 1 && memcmp (b.data, key, klen) == 0;
+  tg__buf_clear (&b);
+  return equal;
 }
 
 /* P at '{'.  The position of KEY's value, or 0 when absent.  json-c keeps
@@ -294,21 +253,10 @@ tg__error_locate (TgError *err, const char *path, const char *text, size_t len)
   tg__text_position (text, len, offset, &err->line, &err->column);
 }
 
-/* --- duplicate keys ----------------------------------------------------------------- */
+/* --- decoding ----------------------------------------------------------------- */
 
-/* json-c keeps the last of two equal keys without a word, which would
- * silently drop half of a hand-merged node; so the loader looks for them
- * first.  Keys are compared decoded ("\u0061" equals "a"). */
-
-typedef struct
-{
-  char *key;  /* decoded */
-  size_t pos; /* of the key's opening quote */
-  size_t vpos;
-} KeyAt;
-
-static void
-decode_string (const char *t, size_t n, size_t p, TgBuf *out)
+void
+tg__json_decode_string (const char *t, size_t n, size_t p, TgBuf *out)
 {
   char q = t[p++];
 
@@ -357,151 +305,4 @@ decode_string (const char *t, size_t n, size_t p, TgBuf *out)
       }
     }
   tg__buf_putc (out, '\0');
-}
-
-static int
-key_at_cmp (const void *a, const void *b)
-{
-  const KeyAt *x = a, *y = b;
-  int c = strcmp (x->key, y->key);
-
-  if (c)
-    return c;
-  return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-typedef struct
-{
-  const char *t;
-  size_t n;
-  bool found;
-  size_t found_pos; /* the later key of the first duplicate pair in the text */
-  char path[TG_ERROR_PATH_MAX];
-} DupScan;
-
-static void scan_value (DupScan *s, size_t p, char *path, size_t plen, int depth);
-
-static void
-path_set (char *path, size_t plen, const char *fmt, const char *key, long index)
-{
-  if (plen >= TG_ERROR_PATH_MAX - 1)
-    return;
-  if (key)
-    snprintf (path + plen, TG_ERROR_PATH_MAX - plen, fmt, key);
-  else
-    snprintf (path + plen, TG_ERROR_PATH_MAX - plen, fmt, index);
-}
-
-static void
-scan_object (DupScan *s, size_t p, char *path, size_t plen, int depth)
-{
-  const char *t = s->t;
-  size_t n = s->n;
-  KeyAt *keys = NULL;
-  size_t count = 0, cap = 0;
-
-  p = skip_ws (t, n, p + 1);
-  while (p < n && t[p] != '}')
-    {
-      size_t kpos = p, vpos;
-      TgBuf key;
-
-      if (t[p] != '"' && t[p] != '\'')
-        break;
-      p = skip_ws (t, n, skip_string (t, n, p));
-      if (p >= n || t[p] != ':')
-        break;
-      vpos = skip_ws (t, n, p + 1);
-      tg__buf_init (&key);
-      decode_string (t, n, kpos, &key);
-      if (count == cap)
-        {
-          KeyAt *grown = realloc (keys, sizeof *keys * (cap = cap ? 2 * cap : 16));
-          if (!grown)
-            {
-              tg__buf_clear (&key);
-              break;
-            }
-          keys = grown;
-        }
-      keys[count].key = key.data ? key.data : strdup ("");
-      keys[count].pos = kpos;
-      keys[count].vpos = vpos;
-      count++;
-      path_set (path, plen, plen ? ".%s" : "%s", keys[count - 1].key ? keys[count - 1].key : "", 0);
-      scan_value (s, vpos, path, strlen (path), depth + 1);
-      path[plen] = '\0';
-      p = skip_ws (t, n, skip_value (t, n, vpos));
-      if (p < n && t[p] == ',')
-        p = skip_ws (t, n, p + 1);
-      else
-        break;
-    }
-
-  if (count > 1)
-    {
-      qsort (keys, count, sizeof *keys, key_at_cmp);
-      for (size_t i = 1; i < count; i++)
-        if (keys[i].key && keys[i - 1].key && strcmp (keys[i].key, keys[i - 1].key) == 0
-            && (!s->found || keys[i].pos < s->found_pos))
-          {
-            s->found = true;
-            s->found_pos = keys[i].pos;
-            snprintf (s->path, sizeof s->path, "%s", path);
-            path_set (s->path, plen, plen ? ".%s" : "%s", keys[i].key, 0);
-          }
-    }
-  for (size_t i = 0; i < count; i++)
-    free (keys[i].key);
-  free (keys);
-}
-
-static void
-scan_value (DupScan *s, size_t p, char *path, size_t plen, int depth)
-{
-  const char *t = s->t;
-  size_t n = s->n;
-  long index = 0;
-
-  /* json-c refuses deeper documents anyway. */
-  if (p >= n || depth > 200)
-    return;
-  if (t[p] == '{')
-    {
-      scan_object (s, p, path, plen, depth);
-      return;
-    }
-  if (t[p] != '[')
-    return;
-  p = skip_ws (t, n, p + 1);
-  while (p < n && t[p] != ']')
-    {
-      path_set (path, plen, "[%ld]", NULL, index);
-      scan_value (s, p, path, strlen (path), depth + 1);
-      path[plen] = '\0';
-      p = skip_ws (t, n, skip_value (t, n, p));
-      if (p < n && t[p] == ',')
-        p = skip_ws (t, n, p + 1);
-      else
-        break;
-      index++;
-    }
-}
-
-bool
-tg__json_find_duplicate_key (const char *text, size_t len, char path[TG_ERROR_PATH_MAX],
-                             size_t *offset)
-{
-  DupScan s = { .t = text, .n = len };
-  char cur[TG_ERROR_PATH_MAX] = "";
-  size_t p = skip_ws (text, len, 0);
-
-  if (len - p >= 3 && memcmp (text + p, "\xef\xbb\xbf", 3) == 0)
-    p = skip_ws (text, len, p + 3);
-  scan_value (&s, p, cur, 0, 0);
-  if (!s.found)
-    return false;
-  snprintf (path, TG_ERROR_PATH_MAX, "%s", s.path);
-  *offset = s.found_pos;
-  return true;
 }

@@ -68,11 +68,25 @@ void tg__text_position (const char *text, size_t len, size_t offset, int *line, 
  * offset. */
 int tg__json_locate (const char *text, size_t len, const char *path, size_t *offset);
 
-/* Whether some object in the JSON TEXT has the same key twice; PATH gets
- * the path of the second one ("nodes[0].params") and *OFFSET its key's
- * byte offset.  The first such key in the text is reported. */
-bool tg__json_find_duplicate_key (const char *text, size_t len, char path[TG_ERROR_PATH_MAX],
-                                  size_t *offset);
+/* The JSON string literal at P of TEXT (at its opening quote), escapes
+ * decoded, appended to OUT with a terminating NUL. */
+void tg__json_decode_string (const char *text, size_t len, size_t p, TgBuf *out);
+
+/* The first thing in a JSON text that RFC 8259 refuses and json-c's
+ * strict mode lets through (json_strict.c), or a key given twice. */
+typedef struct
+{
+  char path[TG_ERROR_PATH_MAX]; /* "nodes[0].params.path"; "" for the document */
+  size_t offset;                /* byte offset in the text */
+  char message[160];
+} TgJsonProblem;
+
+/* Whether TEXT, which json-c's strict mode accepted, has such a problem:
+ * a control character, a byte that is not UTF-8 or a lone surrogate
+ * escape in a string, a number RFC 8259 does not allow ("5.", NaN,
+ * Infinity), or a key twice in one object (reported only when nothing
+ * else is; the second key's offset).  *OUT says which and where. */
+bool tg__json_strict_problem (const char *text, size_t len, TgJsonProblem *out);
 
 /* Fills err->line/column with where PATH's value is in TEXT (PATH NULL:
  * err->path; the loader passes the path as the text spells it). */

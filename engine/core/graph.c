@@ -199,6 +199,11 @@ id_chars (const char *s)
 static int
 id_error (const char *id, TgError *err)
 {
+  size_t bad = id ? tg_utf8_check (id, strlen (id)) : 0;
+
+  if (id && id[bad])
+    return tg_error_set (err, TG_EINVAL, "id", "a node id must be valid UTF-8 (byte %zu is 0x%02x)",
+                         bad + 1, (unsigned) (unsigned char) id[bad]);
   if (id && id[0] && id_chars (id) > TG_NODE_ID_MAX)
     return tg_error_set (err, TG_EINVAL, "id", "a node id is at most %d characters; this one has %zu",
                          TG_NODE_ID_MAX, id_chars (id));
@@ -212,7 +217,7 @@ static bool
 valid_id (const char *id)
 {
   if (id == NULL || id[0] == '\0' || strlen (id) >= TG_NODE_ID_BYTES
-      || id_chars (id) > TG_NODE_ID_MAX)
+      || id_chars (id) > TG_NODE_ID_MAX || tg_utf8_check (id, strlen (id)) < strlen (id))
     return false;
   for (const char *p = id; *p; p++)
     if (*p == '.' || *p == '"' || *p == '\\' || (unsigned char) *p < 0x20)

@@ -164,6 +164,58 @@ tg_describe_string (const char *s, char *buf, size_t size)
   return buf;
 }
 
+int
+tg_utf8_char_len (const char *s, size_t n)
+{
+  const unsigned char *u = (const unsigned char *) s;
+  unsigned lo = 0x80, hi = 0xbf;
+  int len;
+
+  if (n == 0)
+    return 0;
+  if (u[0] < 0x80)
+    return 1;
+  /* The second byte's range (RFC 3629's table) rules out overlong forms,
+   * surrogates (ED A0..BF) and code points past U+10FFFF. */
+  if (u[0] >= 0xc2 && u[0] <= 0xdf)
+    len = 2;
+  else if (u[0] >= 0xe0 && u[0] <= 0xef)
+    {
+      len = 3;
+      lo = u[0] == 0xe0 ? 0xa0 : 0x80;
+      hi = u[0] == 0xed ? 0x9f : 0xbf;
+    }
+  else if (u[0] >= 0xf0 && u[0] <= 0xf4)
+    {
+      len = 4;
+      lo = u[0] == 0xf0 ? 0x90 : 0x80;
+      hi = u[0] == 0xf4 ? 0x8f : 0xbf;
+    }
+  else
+    return 0;
+  if ((size_t) len > n || u[1] < lo || u[1] > hi)
+    return 0;
+  for (int k = 2; k < len; k++)
+    if ((u[k] & 0xc0) != 0x80)
+      return 0;
+  return len;
+}
+
+size_t
+tg_utf8_check (const char *s, size_t n)
+{
+  size_t p = 0;
+
+  while (p < n)
+    {
+      int len = tg_utf8_char_len (s + p, n - p);
+      if (len == 0)
+        return p;
+      p += (size_t) len;
+    }
+  return n;
+}
+
 /* TEXT as a message says it: a number as one, anything else quoted. */
 static const char *
 describe_text (const char *text, char *buf, size_t size)
@@ -415,6 +467,20 @@ check_number (const TgParamDesc *d, double x, const char *where, TgError *err)
   return tg_param_error_got (d, TG_ERANGE, where, tg_describe_number (x, got, sizeof got), err);
 }
 
+/* Text reaches file names, manifests and saved graphs, which strict
+ * JSON readers refuse when it is not UTF-8. */
+static int
+check_utf8 (const char *path, const char *s, TgError *err)
+{
+  size_t n = strlen (s), bad = tg_utf8_check (s, n);
+
+  if (bad == n)
+    return 0;
+  return tg_error_set (err, TG_EINVAL, path,
+                       "the text is not valid UTF-8 (byte %zu is 0x%02x)", bad + 1,
+                       (unsigned) (unsigned char) s[bad]);
+}
+
 int
 tg_param_value_check (const TgParamDesc *d, const TgParamValue *v, TgError *err)
 {
@@ -425,6 +491,8 @@ tg_param_value_check (const TgParamDesc *d, const TgParamValue *v, TgError *err)
   snprintf (path, sizeof path, "params.%s", d->name);
   if (v->type != d->type)
     return tg_error_set (err, TG_ETYPE, path, "expected a %s value", tg_param_type_name (d->type));
+  if (v->s && (rc = check_utf8 (path, v->s, err)) < 0)
+    return rc;
   switch (d->type)
     {
     case TG_PARAM_FLOAT:

@@ -215,22 +215,31 @@ test_locate_paths (void)
   TG_CHECK (tg__json_locate ("  ", 2, "a", &(size_t) { 0 }) == -1);
 }
 
+/* TEXT has its first problem at WANT_PATH, at the text WANT_AT, with a
+ * message containing WANT_MSG; WANT_PATH NULL: no problem. */
 static void
-check_duplicate (const char *text, const char *want_path, const char *want_at)
+check_strict (const char *text, const char *want_path, const char *want_at, const char *want_msg)
 {
-  char path[TG_ERROR_PATH_MAX] = "";
-  size_t off = 0;
-  bool found = tg__json_find_duplicate_key (text, strlen (text), path, &off);
+  TgJsonProblem pb;
+  bool found = tg__json_strict_problem (text, strlen (text), &pb);
 
   if (!want_path)
     {
-      TG_CHECK_MSG (!found, "%s: found %s", text, path);
+      TG_CHECK_MSG (!found, "%s: found %s: %s", text, pb.path, pb.message);
       return;
     }
-  TG_CHECK_MSG (found && strcmp (path, want_path) == 0, "%s: path \"%s\", want \"%s\"", text, path,
-                want_path);
-  TG_CHECK_MSG (strncmp (text + off, want_at, strlen (want_at)) == 0, "%s: at \"%s\"", text,
-                text + off);
+  TG_CHECK_MSG (found && strcmp (pb.path, want_path) == 0, "%s: path \"%s\", want \"%s\"", text,
+                pb.path, want_path);
+  TG_CHECK_MSG (found && strncmp (text + pb.offset, want_at, strlen (want_at)) == 0,
+                "%s: at \"%s\"", text, text + pb.offset);
+  TG_CHECK_MSG (found && strstr (pb.message, want_msg), "%s: \"%s\", want \"%s\"", text,
+                pb.message, want_msg);
+}
+
+static void
+check_duplicate (const char *text, const char *want_path, const char *want_at)
+{
+  check_strict (text, want_path, want_at, "appears twice in one object");
 }
 
 static void
@@ -245,6 +254,54 @@ test_duplicate_keys (void)
   check_duplicate ("{\"z\": {\"q\": 1, \"q\": 2}, \"z\": 0}", "z.q", "\"q\": 2");
   /* Strings that look like keys are not keys. */
   check_duplicate ("{\"a\": \"\\\"a\\\": 1\", \"b\": [\"a\", \"a\"]}", NULL, NULL);
+}
+
+/* What RFC 8259 refuses and json-c's strict mode takes. */
+static void
+test_strict_refuses_what_rfc8259_refuses (void)
+{
+  /* Good text, all of it: escapes, a surrogate pair, UTF-8, numbers. */
+  check_strict ("\xef\xbb\xbf {\"a\": [\"\\u00e9\\ud83c\\udfd4\\n\\/\", \"\xc3\xa9\xf0\x9f\x8f\x94\"],"
+                " \"n\": [0, -0, 1.5, -2e10, 3E+2, 4e-1, 1e400], \"t\": [true, false, null], "
+                "\"e\": {}, \"f\": []}",
+                NULL, NULL, NULL);
+  /* Strings: control characters, bytes that are not UTF-8, lone surrogates. */
+  check_strict ("{\"p\": [\"a\tb\"]}", "p[0]", "\tb", "U+0009 in a string; JSON writes it as \\t");
+  check_strict ("{\"p\": \"sm\xff" "all\"}", "p", "\xff", "invalid UTF-8 (byte 0xff)");
+  check_strict ("{\"p\": \"\xc0\xaf\"}", "p", "\xc0", "invalid UTF-8 (byte 0xc0)"); /* overlong */
+  check_strict ("{\"p\": \"\xed\xa0\x80\"}", "p", "\xed", "invalid UTF-8"); /* a surrogate */
+  check_strict ("{\"p\": \"\xf4\x90\x80\x80\"}", "p", "\xf4", "invalid UTF-8"); /* > U+10FFFF */
+  check_strict ("{\"p\": \"\xe2\x82\"}", "p", "\xe2", "invalid UTF-8"); /* cut short */
+  check_strict ("{\"k\xfe" "\": 1}", "", "\xfe", "invalid UTF-8 (byte 0xfe)");
+  check_strict ("{\"p\": \"a\\ud800b\"}", "p", "\\ud800", "first half of a UTF-16 surrogate pair");
+  check_strict ("{\"p\": \"\\udc00\"}", "p", "\\udc00", "second half");
+  check_strict ("{\"p\": \"\\ud800\\u0041\"}", "p", "\\ud800", "first half");
+  /* Numbers as RFC 8259 writes them, and NaN and Infinity, as written. */
+  check_strict ("{\"n\": {\"x\": 5.}}", "n.x", "5.}", "5. is not a JSON number");
+  check_strict ("{\"n\": [1, NaN]}", "n[1]", "NaN", "NaN is not a JSON number (JSON has no NaN");
+  check_strict ("{\"n\": -Infinity}", "n", "-Inf", "-Infinity is not a JSON number (JSON has");
+  check_strict ("{\"n\": 1e}", "n", "1e", "1e is not a JSON number");
+  check_strict ("{\"n\": 01}", "n", "01", "01 is not a JSON number");
+  /* The first problem in the text; a problem wins over a duplicate key. */
+  check_strict ("{\"a\": 1, \"a\": 2, \"b\": \"\x80\"}", "b", "\x80", "invalid UTF-8");
+  check_strict ("{\"a\": \"\x01\", \"b\": \"\x80\"}", "a", "\x01", "U+0001");
+  check_strict ("{\"a\": 1} x", "", "x", "text after the end");
+}
+
+static void
+test_utf8_check (void)
+{
+  TG_CHECK_INT_EQ (tg_utf8_char_len ("a", 1), 1);
+  TG_CHECK_INT_EQ (tg_utf8_char_len ("\xc3\xa9", 2), 2);
+  TG_CHECK_INT_EQ (tg_utf8_char_len ("\xc3\xa9", 1), 0);
+  TG_CHECK_INT_EQ (tg_utf8_char_len ("\xe5\xb1\xb1", 3), 3);
+  TG_CHECK_INT_EQ (tg_utf8_char_len ("\xe0\x9f\xbf", 3), 0); /* overlong */
+  TG_CHECK_INT_EQ (tg_utf8_char_len ("\xef\xbf\xbf", 3), 3);
+  TG_CHECK_INT_EQ (tg_utf8_char_len ("\xf4\x8f\xbf\xbf", 4), 4); /* U+10FFFF */
+  TG_CHECK_INT_EQ (tg_utf8_char_len ("\xf5\x80\x80\x80", 4), 0);
+  TG_CHECK_INT_EQ (tg_utf8_char_len ("\x80", 1), 0);
+  TG_CHECK_INT_EQ ((int) tg_utf8_check ("ab\xc3\xa9\xffz", 6), 4);
+  TG_CHECK_INT_EQ ((int) tg_utf8_check ("ab\xc3\xa9", 4), 4);
 }
 
 static void
@@ -291,6 +348,8 @@ main (void)
   TG_RUN (test_text_position);
   TG_RUN (test_locate_paths);
   TG_RUN (test_duplicate_keys);
+  TG_RUN (test_strict_refuses_what_rfc8259_refuses);
+  TG_RUN (test_utf8_check);
   TG_RUN (test_error_locate_fills_line_and_column);
   TG_RUN (test_suggestions);
   return tgtest_result ();

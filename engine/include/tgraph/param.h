@@ -151,6 +151,14 @@ int tg_param_item_field (const TgParamDesc *d, int item, const char *key, TgErro
 const char *tg_describe_string (const char *s, char *buf, size_t size);
 const char *tg_describe_number (double v, char *buf, size_t size);
 
+/* The length (1 to 4) of the well-formed UTF-8 character at S, of at
+ * most N bytes, or 0 when S does not start one (a stray continuation
+ * byte, an overlong form, a surrogate, past U+10FFFF, cut short). */
+int tg_utf8_char_len (const char *s, size_t n);
+/* The offset of the first byte of S[0..N) that is not part of
+ * well-formed UTF-8, or N when all of it is. */
+size_t tg_utf8_check (const char *s, size_t n);
+
 /* How character C is written inside a quoted string, as JSON writes it
  * (a backslash escape such as \n or \u001f, built in U when it must
  * be), or NULL when C stands as it is.
