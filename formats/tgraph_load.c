@@ -115,9 +115,31 @@ type_of (json_object *o)
   return o ? json_object_get_type (o) : json_type_null;
 }
 
-/* How a value reads in a message: got 40, got "7", got an array. */
+/* The number at PATH as the text writes it ("1e400", not inf), into BUF;
+ * false when the text has no number there. */
+static bool
+number_as_written (Loader *L, const char *path, char *buf, size_t size)
+{
+  char text_path[TG_ERROR_PATH_MAX];
+  size_t at, end;
+
+  tg__rename_log_text_path (&L->renames, path, text_path, sizeof text_path);
+  if (tg__json_locate (L->text, L->len, text_path, &at) < 0 || at >= L->len
+      || !strchr ("-0123456789", L->text[at]) || !L->text[at])
+    return false;
+  for (end = at; end < L->len && L->text[end] && !strchr (",]}: \t\r\n", L->text[end]); end++)
+    ;
+  if (end - at >= size)
+    snprintf (buf, size, "%.*s...", (int) (size - 4), L->text + at);
+  else
+    snprintf (buf, size, "%.*s", (int) (end - at), L->text + at);
+  return true;
+}
+
+/* How the value at PATH reads in a message: got 40, got "7", got an
+ * array; a number as the text writes it. */
 static const char *
-describe (json_object *o, char *buf, size_t size)
+describe (Loader *L, const char *path, json_object *o, char *buf, size_t size)
 {
   switch (type_of (o))
     {
@@ -129,6 +151,8 @@ describe (json_object *o, char *buf, size_t size)
     case json_type_double:
       {
         TgBuf b;
+        if (number_as_written (L, path, buf, size))
+          return buf;
         tg__buf_init (&b);
         tg__json_emit_compact (&b, o);
         snprintf (buf, size, "%s", b.data ? b.data : "a number");
@@ -183,7 +207,7 @@ want_string (Loader *L, const char *path, json_object *o, const char *what, cons
   char got[64];
 
   if (type_of (o) != json_type_string)
-    return fail (L, TG_ETYPE, path, "expected %s, got %s", what, describe (o, got, sizeof got));
+    return fail (L, TG_ETYPE, path, "expected %s, got %s", what, describe (L, path, o, got, sizeof got));
   if (strlen (json_object_get_string (o)) != (size_t) json_object_get_string_len (o))
     return fail (L, TG_EINVAL, path, "the string contains a NUL character");
   *out = json_object_get_string (o);
@@ -212,7 +236,7 @@ fail_got (Loader *L, const char *path, const TgParamDesc *d, const char *where, 
 {
   char got[64];
 
-  return fail_got_text (L, path, d, where, code, describe (o, got, sizeof got));
+  return fail_got_text (L, path, d, where, code, describe (L, path, o, got, sizeof got));
 }
 
 static int
@@ -222,7 +246,7 @@ want_element (Loader *L, const char *path, const TgParamDesc *d, const char *whe
   if (!is_number (o))
     return fail_got (L, path, d, where, TG_ETYPE, o);
   *out = json_object_get_double (o);
-  return 0;
+  return isfinite (*out) ? 0 : fail_got (L, path, d, where, TG_ERANGE, o);
 }
 
 static int
@@ -303,7 +327,8 @@ parse_param (Loader *L, const char *path, const TgParamDesc *d, json_object *o, 
       if (!is_number (o))
         return fail_got (L, path, d, NULL, TG_ETYPE, o);
       v->f = json_object_get_double (o);
-      return 0;
+      /* 1e400: the codec would say "got inf"; say it as the text does. */
+      return isfinite (v->f) ? 0 : fail_got (L, path, d, NULL, TG_ERANGE, o);
     case TG_PARAM_INT:
     case TG_PARAM_SEED:
       if (!get_integer (o, &i))
@@ -419,7 +444,7 @@ load_params (Loader *L, int node, const char *node_path, json_object *params)
   mkpath (path, sizeof path, "%s.params", node_path);
   if (params && type_of (params) != json_type_object)
     return fail (L, TG_ETYPE, path, "expected an object of parameters, got %s",
-                 describe (params, got, sizeof got));
+                 describe (L, path, params, got, sizeof got));
 
   given = calloc ((size_t) desc->n_params + 1, sizeof *given);
   if (!given)
@@ -525,7 +550,7 @@ load_node (Loader *L, int index, json_object *jn)
   mkpath (node_path, sizeof node_path, "nodes[%d]", index);
   if (type_of (jn) != json_type_object)
     return fail (L, TG_ETYPE, node_path, "expected a node object, got %s",
-                 describe (jn, got, sizeof got));
+                 describe (L, node_path, jn, got, sizeof got));
 
   mkpath (path, sizeof path, "%s.id", node_path);
   if (!json_object_object_get_ex (jn, "id", &jid))
@@ -644,7 +669,7 @@ resolve_endpoint (Loader *L, const char *path, json_object *o, bool output, int 
     return rc;
   if (!split_endpoint (s, node, port, size))
     return fail (L, TG_EINVAL, path, "expected \"node.port\", got %s",
-                 describe (o, got, sizeof got));
+                 describe (L, path, o, got, sizeof got));
 
   node_i = tg_graph_find_node (L->g, node);
   if (node_i < 0)
@@ -699,7 +724,7 @@ load_link (Loader *L, int index, json_object *jl)
   if (type_of (jl) != json_type_object)
     return fail (L, TG_ETYPE, link_path,
                  "expected a link object { \"from\": ..., \"to\": ... }, got %s",
-                 describe (jl, got, sizeof got));
+                 describe (L, link_path, jl, got, sizeof got));
   json_object_object_foreach (jl, key, val)
     {
       (void) val;
@@ -788,7 +813,7 @@ load_world (Loader *L, json_object *jw)
 
   if (type_of (jw) != json_type_object)
     return fail (L, TG_ETYPE, "world", "expected an object, got %s",
-                 describe (jw, got, sizeof got));
+                 describe (L, "world", jw, got, sizeof got));
   json_object_object_foreach (jw, key, val)
     {
       bool known = false;
@@ -819,7 +844,7 @@ load_world (Loader *L, json_object *jw)
   if (type_of (o) != json_type_array || json_object_array_length (o) != 2)
     return fail (L, TG_ETYPE, "world.size_m", "expected [x, z] in metres, got %s",
                  type_of (o) == json_type_array ? "an array of another length"
-                                                : describe (o, got, sizeof got));
+                                                : describe (L, "world.size_m", o, got, sizeof got));
   for (int k = 0; k < 2; k++)
     {
       json_object *e = json_object_array_get_idx (o, (size_t) k);
@@ -830,7 +855,7 @@ load_world (Loader *L, json_object *jw)
         return rc;
       if (!(v > 0))
         return fail (L, TG_ERANGE, path, "expected a size > 0 metres, got %s",
-                     describe (e, got, sizeof got));
+                     describe (L, path, e, got, sizeof got));
       if (k == 0)
         w->size_x = v;
       else
@@ -843,7 +868,7 @@ load_world (Loader *L, json_object *jw)
     return rc;
   if (!(w->height_m > 0))
     return fail (L, TG_ERANGE, "world.height_m", "expected a height > 0 metres, got %s",
-                 describe (o, got, sizeof got));
+                 describe (L, "world.height_m", o, got, sizeof got));
 
   json_object_object_get_ex (jw, "resolution", &o);
   rc = want_integer (L, "world.resolution", o, TG_RESOLUTION_MIN, TG_RESOLUTION_MAX, &i);
@@ -897,20 +922,21 @@ check_version (Loader *L, json_object *root, int *version)
                  "missing \"format\": \"tgraph\" (is this a .tgraph file?)");
   if (type_of (o) != json_type_string || strcmp (json_object_get_string (o), "tgraph") != 0)
     return fail (L, TG_EPARSE, "format", "expected \"tgraph\", got %s (is this a .tgraph file?)",
-                 describe (o, got, sizeof got));
+                 describe (L, "format", o, got, sizeof got));
   if (!json_object_object_get_ex (root, "version", &o))
     return fail (L, TG_EMISSING, "version", "missing format version");
   if (!get_integer (o, &v))
     return fail (L, TG_ETYPE, "version", "expected an integer format version, got %s",
-                 describe (o, got, sizeof got));
+                 describe (L, "version", o, got, sizeof got));
   if (v > TG_FORMAT_VERSION)
     return fail (L, TG_EVERSION, "version",
-                 "this file is format version %" PRId64 ", newer than this Terrane (%s) "
+                 "this file is format version %s, newer than this Terrane (%s) "
                  "supports (up to version %d); open it with a newer Terrane",
-                 v, TG_VERSION_STRING, TG_FORMAT_VERSION);
+                 describe (L, "version", o, got, sizeof got), TG_VERSION_STRING,
+                 TG_FORMAT_VERSION);
   if (v < TG__FORMAT_VERSION_OLDEST)
     return fail (L, TG_EVERSION, "version", "expected a format version from %d to %d, got %s",
-                 TG__FORMAT_VERSION_OLDEST, TG_FORMAT_VERSION, describe (o, got, sizeof got));
+                 TG__FORMAT_VERSION_OLDEST, TG_FORMAT_VERSION, describe (L, "version", o, got, sizeof got));
   *version = (int) v;
   return 0;
 }
@@ -933,7 +959,7 @@ load_document (Loader *L, json_object *root)
 
   if (type_of (root) != json_type_object)
     return fail (L, TG_EPARSE, "", "expected a JSON object at the top level, got %s",
-                 describe (root, got, sizeof got));
+                 describe (L, "", root, got, sizeof got));
   rc = check_version (L, root, &version);
   if (rc)
     return rc;
@@ -955,7 +981,7 @@ load_document (Loader *L, json_object *root)
     return fail (L, TG_EMISSING, "nodes", "missing node list");
   if (type_of (o) != json_type_array)
     return fail (L, TG_ETYPE, "nodes", "expected an array of nodes, got %s",
-                 describe (o, got, sizeof got));
+                 describe (L, "nodes", o, got, sizeof got));
   if (json_object_array_length (o) > TG_TGRAPH_MAX_NODES)
     return fail (L, TG_ERANGE, "nodes", "a graph may have at most %d nodes, this one has %zu",
                  TG_TGRAPH_MAX_NODES, json_object_array_length (o));
@@ -970,7 +996,7 @@ load_document (Loader *L, json_object *root)
     {
       if (type_of (o) != json_type_array)
         return fail (L, TG_ETYPE, "links", "expected an array of links, got %s",
-                     describe (o, got, sizeof got));
+                     describe (L, "links", o, got, sizeof got));
       for (size_t k = 0; k < json_object_array_length (o); k++)
         {
           rc = load_link (L, (int) k, json_object_array_get_idx (o, k));

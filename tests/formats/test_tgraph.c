@@ -473,6 +473,79 @@ test_error_duplicate_keys (void)
                 "the key \"version\" appears twice", "\"version\": 3");
 }
 
+/* RFC 8259, not json-c's laxer reading: what either refuses is refused
+ * with the place, and so is text that is not UTF-8 (a saved graph or a
+ * manifest would carry it to readers that refuse it). */
+static void
+test_error_strict_json (void)
+{
+  const char *t;
+
+  /* json-c's strict mode: single quotes, trailing commas, comments. */
+  t = doc ("    { \"id\": \"a\", \"type\": 'test.all' }", NULL);
+  EXPECT_ERROR (t, TG_EPARSE, "", "syntax error", "'test.all'");
+  t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", }", NULL);
+  EXPECT_ERROR_LC (t, TG_EPARSE, "", "syntax error", 6, 38);
+  t = doc ("    { \"id\": \"a\", /* c */ \"type\": \"test.all\" }", NULL);
+  EXPECT_ERROR (t, TG_EPARSE, "", "syntax error", "/* c");
+  /* What json-c's strict mode lets through, with the node's id. */
+  t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"s\": \"x\ty\" } }", NULL);
+  EXPECT_ERROR (t, TG_EPARSE, "nodes[0].params.s", "control character U+0009", "\ty");
+  t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"s\": \"x\xff\" } }",
+           NULL);
+  EXPECT_ERROR (t, TG_EPARSE, "nodes[0].params.s", "invalid UTF-8 (byte 0xff)", "\xff");
+  t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"items\": [ { \"name\": "
+           "\"\\udfff\" } ] } }",
+           NULL);
+  EXPECT_ERROR (t, TG_EPARSE, "nodes[0].params.items[0].name", "surrogate pair, alone", "\\udfff");
+  t = doc ("    { \"id\": \"b\xe9\", \"type\": \"test.all\" }", NULL);
+  EXPECT_ERROR (t, TG_EPARSE, "nodes[0].id", "invalid UTF-8 (byte 0xe9)", "\xe9");
+  t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"f\": NaN } }", NULL);
+  EXPECT_ERROR (t, TG_EPARSE, "nodes[0].params.f", "NaN is not a JSON number", "NaN");
+  t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"v2\": [1, -Infinity] } }",
+           NULL);
+  EXPECT_ERROR (t, TG_EPARSE, "nodes[0].params.v2[1]", "-Infinity is not a JSON number", "-Inf");
+  t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"f\": 5. } }", NULL);
+  EXPECT_ERROR (t, TG_EPARSE, "nodes[0].params.f", "5. is not a JSON number", "5. }");
+  {
+    TgError err = { 0 };
+    TgGraph *g = NULL;
+    t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"f\": NaN } }", NULL);
+    tg_tgraph_load_string (t, strlen (t), "/tmp", &g, &err);
+    TG_CHECK_MSG (strcmp (err.node_id, "a") == 0, "node id \"%s\"", err.node_id);
+  }
+}
+
+/* A number in a message reads as the file writes it, not as json-c
+ * turned it into a double or a saturated integer. */
+static void
+test_error_numbers_as_written (void)
+{
+  const char *t;
+
+  t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"f\": 1e400 } }", NULL);
+  EXPECT_ERROR (t, TG_ERANGE, "nodes[0].params.f", "expected a number in -10..10, got 1e400", "1e400");
+  t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"v3\": [1, -1E+999, 2] } }",
+           NULL);
+  EXPECT_ERROR (t, TG_ERANGE, "nodes[0].params.v3[1]", "got -1E+999", "-1E");
+  t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"i\": 1.2e29 } }", NULL);
+  EXPECT_ERROR (t, TG_ETYPE, "nodes[0].params.i", "expected an integer in 1..16, got 1.2e29", "1.2e29");
+  t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"i\": "
+           "123456789012345678901234567890 } }",
+           NULL);
+  EXPECT_ERROR (t, TG_ERANGE, "nodes[0].params.i", "got 123456789012345678901234567890", "123");
+  t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"s\": 1e400 } }", NULL);
+  EXPECT_ERROR (t, TG_ETYPE, "nodes[0].params.s", "expected a string, got 1e400", "1e400");
+  EXPECT_ERROR ("{ \"format\": \"tgraph\", \"version\": 3e40 }", TG_ETYPE, "version",
+                "expected an integer format version, got 3e40", "3e40");
+  EXPECT_ERROR ("{ \"format\": \"tgraph\", \"version\": 30000000000000000000000 }", TG_EVERSION,
+                "version", "this file is format version 30000000000000000000000,", "3000");
+  EXPECT_ERROR ("{\n  \"format\": \"tgraph\",\n  \"version\": 2,\n"
+                "  \"world\": { \"size_m\": [1000, 1000], \"height_m\": 100, \"resolution\": 33, "
+                "\"seed\": 42949672950000 } }",
+                TG_ERANGE, "world.seed", "got 42949672950000", "42949");
+}
+
 static void
 test_error_format_and_version (void)
 {
@@ -897,6 +970,8 @@ main (void)
   TG_RUN (test_load_accepts);
   TG_RUN (test_error_syntax_has_line_and_column);
   TG_RUN (test_error_duplicate_keys);
+  TG_RUN (test_error_strict_json);
+  TG_RUN (test_error_numbers_as_written);
   TG_RUN (test_error_format_and_version);
   TG_RUN (test_error_world);
   TG_RUN (test_error_nodes);
