@@ -230,8 +230,13 @@ apply_set (const char *cmd, TgGraph *g, const char *arg, bool quiet)
   const char *eq = strchr (arg, '=');
   const char *dot = strchr (arg, '.');
   char id[TG_NODE_ID_BYTES], name[256];
+  size_t len = strlen (arg), bad = tg_utf8_check (arg, len);
   TgError err;
 
+  /* Said before the argument is echoed, so the message is UTF-8 too. */
+  if (bad < len)
+    return tg__cli_usage_error (cmd, "--set: the argument is not valid UTF-8 (byte %zu is 0x%02x)",
+                                bad + 1, (unsigned) (unsigned char) arg[bad]);
   if (!eq || !dot || dot > eq || dot == arg || dot + 1 == eq)
     return tg__cli_usage_error (cmd, "--set \"%s\": expected ID.PARAM=VALUE", arg);
   if ((size_t) (dot - arg) >= sizeof id || (size_t) (eq - dot - 1) >= sizeof name)

@@ -82,7 +82,8 @@ tg_format_double (double v, char out[32])
   c_locale_pop (old);
 }
 
-/* The whole of S (spaces after it allowed) as a number. */
+/* The whole of S (spaces after it allowed) as a finite number: JSON,
+ * where values end up, has no NaN or Infinity. */
 static bool
 parse_double (const char *s, double *out)
 {
@@ -92,7 +93,7 @@ parse_double (const char *s, double *out)
   *out = tg_strtod (s, &end);
   while (*end == ' ')
     end++;
-  return end != s && *end == '\0' && errno == 0;
+  return end != s && *end == '\0' && errno == 0 && isfinite (*out);
 }
 
 /* --- how values read in messages ------------------------------------------------- */
@@ -216,14 +217,22 @@ tg_utf8_check (const char *s, size_t n)
   return n;
 }
 
-/* TEXT as a message says it: a number as one, anything else quoted. */
+/* TEXT as a message says it: a number as it is written (1.2e29, 1e400,
+ * NaN), anything else quoted. */
 static const char *
 describe_text (const char *text, char *buf, size_t size)
 {
-  double x;
+  char *end;
 
-  return parse_double (text, &x) && isfinite (x) ? tg_describe_number (x, buf, size)
-                                                 : tg_describe_string (text, buf, size);
+  tg_strtod (text, &end);
+  while (*end == ' ')
+    end++;
+  if (end != text && *end == '\0' && text[0] != ' ')
+    {
+      snprintf (buf, size, "%s", text);
+      return buf;
+    }
+  return tg_describe_string (text, buf, size);
 }
 
 /* --- colours -------------------------------------------------------------------- */

@@ -80,6 +80,35 @@ test_param_parse (void)
   TG_CHECK_INT_EQ (tg_param_value_parse (&d->params[1], "2.5", &v, &err), TG_ETYPE);
   TG_CHECK_INT_EQ (tg_param_value_parse (&d->params[1], "99", &v, &err), TG_ERANGE);
   TG_CHECK_INT_EQ (tg_param_value_parse (&d->params[0], "abc", &v, &err), TG_ETYPE);
+  /* Numbers as written, and none that JSON cannot hold. */
+  TG_CHECK_INT_EQ (tg_param_value_parse (&d->params[1], "1.2e29", &v, &err), TG_ERANGE);
+  TG_CHECK_STR_CONTAINS (err.message, "got 1.2e29");
+  TG_CHECK_INT_EQ (tg_param_value_parse (&d->params[0], "NaN", &v, &err), TG_ETYPE);
+  TG_CHECK_STR_CONTAINS (err.message, "expected a number in 0..100, got NaN");
+  TG_CHECK_INT_EQ (tg_param_value_parse (&d->params[0], "1e400", &v, &err), TG_ETYPE);
+  TG_CHECK_STR_CONTAINS (err.message, "got 1e400");
+}
+
+/* Text that is not UTF-8 would reach file names, manifests and saved
+ * graphs; the codec refuses it wherever it comes from. */
+static void
+test_text_must_be_utf8 (void)
+{
+  const TgNodeDesc *sink = tg_registry_lookup ("test.sink");
+  TgParamValue v = { .type = TG_PARAM_OUTPUT_PATH, .s = (char *) "a\xc3(b.png" };
+  TgGraph *g = tg_graph_new ();
+  TgError err = { 0 };
+
+  TG_CHECK_INT_EQ (tg_param_value_check (&sink->params[0], &v, &err), TG_EINVAL);
+  TG_CHECK_STR_CONTAINS (err.message, "not valid UTF-8 (byte 2 is 0xc3)");
+  TG_CHECK (strcmp (err.path, "params.path") == 0);
+  v.s = (char *) "\xc3\xa9t\xc3\xa9.png";
+  TG_CHECK_INT_EQ (tg_param_value_check (&sink->params[0], &v, &err), 0);
+  TG_CHECK_INT_EQ (tg_param_value_parse (&sink->params[0], "x\xff.png", &v, &err), TG_EINVAL);
+  TG_CHECK_INT_EQ (tg_graph_add_node (g, "n\xe9", "test.sink", &err), TG_EINVAL);
+  TG_CHECK_STR_CONTAINS (err.message, "a node id must be valid UTF-8 (byte 2 is 0xe9)");
+  TG_CHECK_INT_EQ (tg_graph_add_node (g, "n\xc3\xa9", "test.sink", &err), 0);
+  tg_graph_free (g);
 }
 
 static void
@@ -356,6 +385,7 @@ main (void)
   TG_RUN (test_add_node_errors);
   TG_RUN (test_param_checks_name_the_place);
   TG_RUN (test_param_parse);
+  TG_RUN (test_text_must_be_utf8);
   TG_RUN (test_output_paths_refused);
   TG_RUN (test_links);
   TG_RUN (test_cycle_named);
