@@ -691,6 +691,23 @@ tg_graph_topo_order (const TgGraph *g, int *order, TgError *err)
   return 0;
 }
 
+/* The node's own check of which of its inputs are linked. */
+static int
+check_links (const TgGraph *g, int node, const void *params, TgError *err)
+{
+  const TgNodeDesc *d = g->nodes[node].desc;
+  bool *linked = calloc ((size_t) d->n_inputs + 1, sizeof *linked);
+  int rc;
+
+  if (linked == NULL)
+    return tg_error_set (err, TG_ENOMEM, NULL, NULL);
+  for (int k = 0; k < d->n_inputs; k++)
+    linked[k] = tg_graph_input_link (g, node, k) >= 0;
+  rc = d->check_links (params, linked, err);
+  free (linked);
+  return rc;
+}
+
 int
 tg_graph_check_node (const TgGraph *g, int node, const void *params, TgError *err)
 {
@@ -705,7 +722,7 @@ tg_graph_check_node (const TgGraph *g, int node, const void *params, TgError *er
   d = n->desc;
   for (int k = 0; k < d->n_params && rc == 0; k++)
     rc = tg_param_value_check (&d->params[k], &n->params[k], err);
-  if (rc == 0 && d->check)
+  if (rc == 0 && (d->check || d->check_links))
     {
       if (params == NULL)
         {
@@ -716,8 +733,10 @@ tg_graph_check_node (const TgGraph *g, int node, const void *params, TgError *er
             rc = tg_error_set (err, TG_ENOMEM, NULL, NULL);
           params = own;
         }
-      if (rc == 0)
+      if (rc == 0 && d->check)
         rc = d->check (params, err);
+      if (rc == 0 && d->check_links)
+        rc = check_links (g, node, params, err);
       if (own)
         tg_params_struct_clear (d->params, d->n_params, own);
       free (own);

@@ -143,6 +143,21 @@ splat_check (const void *params, TgError *err)
   return 0;
 }
 
+/* Each linked mask paints the layer its entry names. */
+static int
+splat_check_links (const void *params, const bool *linked, TgError *err)
+{
+  const SplatParams *p = params;
+
+  for (int k = p->layers.n; k < SPLAT_MAX; k++)
+    if (linked[k])
+      return tg_error_set (err, TG_EINVAL, "params.layers",
+                           "input 'mask%d' is linked but params.layers has %d entr%s; add an "
+                           "entry to name its layer",
+                           k + 1, p->layers.n, p->layers.n == 1 ? "y" : "ies");
+  return 0;
+}
+
 typedef struct
 {
   const TgValue *mask[SPLAT_MAX];
@@ -219,13 +234,10 @@ splat_eval (TgEvalCtx *c)
   for (int k = 0; k < SPLAT_MAX; k++)
     {
       const TgValue *m = tg_eval_input (c, k);
+      char port[16];
+      /* splat_check_links saw that every linked mask has an entry. */
       if (!m)
         continue;
-      if (k >= job.n)
-        return tg_eval_fail (c, TG_EINVAL,
-                             "input 'mask%d' is linked but params.layers has %d entr%s; add "
-                             "an entry to name its layer", k + 1, job.n, job.n == 1 ? "y" : "ies");
-      char port[16];
       snprintf (port, sizeof port, "mask%d", k + 1);
       if ((rc = tg__check_grid_input (c, m, port, region)) < 0)
         return rc;
@@ -258,6 +270,7 @@ static const TgNodeDesc splat_desc = {
   .params_size = sizeof (SplatParams),
   .locality = TG_LOCALITY_LOCAL,
   .check = splat_check,
+  .check_links = splat_check_links,
   .eval = splat_eval,
   .version = 1,
 };

@@ -220,7 +220,12 @@ test_splat_errors (void)
   SET (g, s, "layers", "name=a; name=b; name=c; name=d");
   TG_CHECK (pull_err (e, g, "splat", &r, &err) == NULL);
   TG_CHECK_STR_CONTAINS (err.message, "mask5");
-  TG_CHECK_STR_CONTAINS (err.message, "\"splat\"");
+  TG_CHECK_STR_CONTAINS (err.node_id, "splat");
+  /* Validation says so, at the list, before anything is computed. */
+  memset (&err, 0, sizeof err);
+  TG_CHECK_INT_EQ (tg_graph_validate (g, &err), TG_EINVAL);
+  TG_CHECK_STR_CONTAINS (err.path, "params.layers");
+  TG_CHECK_STR_CONTAINS (err.message, "input 'mask5' is linked but params.layers has 4 entries");
   /* Duplicate and unusable names name the entry. */
   TG_CHECK (set_param (g, s, "layers", "name=a; name=b; name=c; name=d; name=a") == 0);
   memset (&err, 0, sizeof err);

@@ -113,6 +113,11 @@ struct TgNodeDesc
   int (*apron) (const void *params, double cell_m);
   /* Optional checks across parameters (min < max, ...); err->path "params.NAME". */
   int (*check) (const void *params, TgError *err);
+  /* Optional checks that depend on which inputs are linked: LINKED[k]
+   * for input k.  Run wherever CHECK runs (validation, `tgraph check`,
+   * before eval), so a graph eval would refuse is refused up front;
+   * err->path "params.NAME" or "inputs.NAME". */
+  int (*check_links) (const void *params, const bool *linked, TgError *err);
   int (*eval) (TgEvalCtx *ctx);
   /* TG_LOCALITY_GLOBAL nodes: how a tiled build computes them.  NULL: one
    * job computes the node over the whole world (exact, but its memory
