@@ -1031,6 +1031,26 @@ load_document (Loader *L, json_object *root)
   return 0;
 }
 
+/* What a JSON5 or JavaScript habit at END of TEXT (where json-c's strict
+ * mode stopped) is called in RFC 8259's terms, or "". */
+static const char *
+syntax_hint (const char *text, size_t len, size_t start, size_t end)
+{
+  size_t p = end;
+
+  if (end >= len)
+    return "";
+  if (text[end] == '\'')
+    return " (JSON strings and keys take double quotes)";
+  if (text[end] == '/' && end + 1 < len && (text[end + 1] == '/' || text[end + 1] == '*'))
+    return " (JSON has no comments)";
+  while (p > start && strchr (" \t\r\n", text[p - 1]) && text[p - 1])
+    p--;
+  if ((text[end] == '}' || text[end] == ']') && p > start && text[p - 1] == ',')
+    return " (JSON allows no comma before a closing bracket)";
+  return "";
+}
+
 /* What json-c let through and RFC 8259 refuses (json_strict.c), with
  * its place; the node's id joins the path when the text has a good one. */
 static int
@@ -1127,9 +1147,10 @@ tg_tgraph_load_string_info (const char *text, size_t len, const char *base_dir, 
       json_object_put (root);
       if (jerr == json_tokener_continue)
         end = len;
-      tg_error_set (err, TG_EPARSE, "", "syntax error: %s",
+      tg_error_set (err, TG_EPARSE, "", "syntax error: %s%s",
                     jerr == json_tokener_continue ? "unexpected end of file"
-                                                  : json_tokener_error_desc (jerr));
+                                                  : json_tokener_error_desc (jerr),
+                    syntax_hint (text, len, start, end));
       if (err)
         tg__text_position (text, len, end, &err->line, &err->column);
       return TG_EPARSE;

@@ -1153,6 +1153,15 @@ tg__isosurface (const TgField *f, const TgIsoOptions *o, TgIsoParallel par, void
           *out = mesh;
         }
     }
+  /* The cell size sets how big the mesh grows: name it, with how far the
+   * mesh got, rather than a bare "out of memory". */
+  if (rc == TG_ENOMEM)
+    tg_error_set (err, TG_ENOMEM, "params.cell_m",
+                  "out of memory meshing %.3g cells of %g m (the mesh had %lld vertices and "
+                  "%lld triangles, %.2f GB); raise cell_m or shrink the box",
+                  (double) iso.n[0] * iso.n[1] * iso.n[2], o->cell, (long long) m.nv,
+                  (long long) m.nt,
+                  1e-9 * (double) (m.cap_v * 6 * sizeof (float) + m.cap_t * 3 * sizeof (uint32_t)));
   free (m.pos);
   free (m.nrm);
   free (m.idx);
