@@ -36,6 +36,7 @@ fail_at (Walk *w, size_t at, const char *fmt, ...)
   va_list ap;
 
   w->failed = true;
+  w->out->code = TG_EPARSE;
   snprintf (w->out->path, sizeof w->out->path, "%s", w->path);
   w->out->offset = at;
   va_start (ap, fmt);
@@ -235,6 +236,7 @@ note_duplicates (Walk *w, KeyAt *keys, size_t count)
       {
         size_t len = path_push (w, keys[i].key, 0);
         w->have_dup = true;
+        w->out->code = TG_EPARSE;
         snprintf (w->out->path, sizeof w->out->path, "%s", w->path);
         w->out->offset = keys[i].pos;
         snprintf (w->out->message, sizeof w->out->message,
@@ -272,6 +274,7 @@ walk_object (Walk *w, size_t p, int depth)
           if (!grown)
             {
               p = fail_at (w, kpos, "out of memory");
+              w->out->code = TG_ENOMEM;
               break;
             }
           keys = grown;
@@ -283,6 +286,7 @@ walk_object (Walk *w, size_t p, int depth)
       if (!keys[count].key)
         {
           p = fail_at (w, kpos, "out of memory");
+          w->out->code = TG_ENOMEM;
           break;
         }
       count++;

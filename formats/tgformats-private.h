@@ -76,6 +76,7 @@ void tg__json_decode_string (const char *text, size_t len, size_t p, TgBuf *out)
  * strict mode lets through (json_strict.c), or a key given twice. */
 typedef struct
 {
+  int code;                     /* TG_EPARSE, or TG_ENOMEM when the check could not finish */
   char path[TG_ERROR_PATH_MAX]; /* "nodes[0].params.path"; "" for the document */
   size_t offset;                /* byte offset in the text */
   char message[160];

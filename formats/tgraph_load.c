@@ -1051,32 +1051,46 @@ syntax_hint (const char *text, size_t len, size_t start, size_t end)
   return "";
 }
 
+/* The id of the node PATH ("nodes[3]...") is in, when ROOT has a usable
+ * one there; else NULL. */
+static const char *
+node_id_of_path (json_object *root, const char *path)
+{
+  json_object *nodes, *id;
+  const char *s;
+  char *end;
+  long k;
+
+  if (strncmp (path, "nodes[", 6) != 0 || (k = strtol (path + 6, &end, 10)) < 0 || *end != ']'
+      || !json_object_object_get_ex (root, "nodes", &nodes) || type_of (nodes) != json_type_array
+      || (size_t) k >= json_object_array_length (nodes)
+      || !json_object_object_get_ex (json_object_array_get_idx (nodes, (size_t) k), "id", &id)
+      || type_of (id) != json_type_string)
+    return NULL;
+  s = json_object_get_string (id);
+  if ((size_t) json_object_get_string_len (id) >= TG_NODE_ID_BYTES
+      || tg_utf8_check (s, strlen (s)) != (size_t) json_object_get_string_len (id))
+    return NULL;
+  return s;
+}
+
 /* What json-c let through and RFC 8259 refuses (json_strict.c), with
  * its place; the node's id joins the path when the text has a good one. */
 static int
 strict_check (const char *text, size_t len, json_object *root, TgError *err)
 {
   TgJsonProblem pb;
-  json_object *nodes, *id;
-  char *end;
-  long k;
+  const char *id;
 
   if (!tg__json_strict_problem (text, len, &pb))
     return 0;
-  tg_error_set (err, TG_EPARSE, pb.path, "%s", pb.message);
+  tg_error_set (err, pb.code, pb.path, "%s", pb.message);
   if (!err)
-    return TG_EPARSE;
+    return pb.code;
   tg__text_position (text, len, pb.offset, &err->line, &err->column);
-  if (strncmp (pb.path, "nodes[", 6) == 0 && (k = strtol (pb.path + 6, &end, 10)) >= 0
-      && *end == ']' && json_object_object_get_ex (root, "nodes", &nodes)
-      && type_of (nodes) == json_type_array && (size_t) k < json_object_array_length (nodes)
-      && json_object_object_get_ex (json_object_array_get_idx (nodes, (size_t) k), "id", &id)
-      && type_of (id) == json_type_string
-      && tg_utf8_check (json_object_get_string (id), (size_t) json_object_get_string_len (id))
-           == (size_t) json_object_get_string_len (id)
-      && json_object_get_string_len (id) < TG_NODE_ID_BYTES)
-    tg_error_set_node_id (err, json_object_get_string (id));
-  return TG_EPARSE;
+  if ((id = node_id_of_path (root, pb.path)))
+    tg_error_set_node_id (err, id);
+  return pb.code;
 }
 
 int
