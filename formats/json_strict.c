@@ -245,6 +245,30 @@ note_duplicates (Walk *w, KeyAt *keys, size_t count)
       }
 }
 
+/* Walks the member or element value at *P under W's path, cuts the path
+ * back to LEN and reads what follows: true after a ',', false after
+ * CLOSE or a problem (*P past either). */
+static bool
+walk_item (Walk *w, size_t *p, size_t len, int depth, char close)
+{
+  *p = skip_ws (w, walk_value (w, *p, depth + 1));
+  if (w->failed)
+    return false;
+  w->path[len] = '\0';
+  if (*p < w->n && w->t[*p] == ',')
+    {
+      *p = skip_ws (w, *p + 1);
+      return true;
+    }
+  if (*p < w->n && w->t[*p] == close)
+    {
+      (*p)++;
+      return false;
+    }
+  *p = fail_at (w, *p, "expected ',' or '%c'", close);
+  return false;
+}
+
 static size_t
 walk_object (Walk *w, size_t p, int depth)
 {
@@ -297,19 +321,9 @@ walk_object (Walk *w, size_t p, int depth)
           break;
         }
       len = path_push (w, keys[count - 1].key, 0);
-      p = skip_ws (w, walk_value (w, skip_ws (w, p + 1), depth + 1));
-      if (w->failed)
+      p = skip_ws (w, p + 1);
+      if (!walk_item (w, &p, len, depth, '}'))
         break;
-      w->path[len] = '\0';
-      if (p < w->n && t[p] == ',')
-        p = skip_ws (w, p + 1);
-      else if (p < w->n && t[p] == '}')
-        {
-          p++;
-          break;
-        }
-      else
-        p = fail_at (w, p, "expected ',' or '}' in an object");
     }
   if (!w->failed && count > 1)
     note_duplicates (w, keys, count);
@@ -328,20 +342,8 @@ walk_array (Walk *w, size_t p, int depth)
   p = skip_ws (w, p + 1);
   if (p < w->n && t[p] == ']')
     return p + 1;
-  while (!w->failed)
-    {
-      size_t len = path_push (w, NULL, index++);
-      p = skip_ws (w, walk_value (w, p, depth + 1));
-      if (w->failed)
-        break;
-      w->path[len] = '\0';
-      if (p < w->n && t[p] == ',')
-        p = skip_ws (w, p + 1);
-      else if (p < w->n && t[p] == ']')
-        return p + 1;
-      else
-        p = fail_at (w, p, "expected ',' or ']' in an array");
-    }
+  while (walk_item (w, &p, path_push (w, NULL, index++), depth, ']'))
+    ;
   return p;
 }
 
