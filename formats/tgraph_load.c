@@ -207,7 +207,8 @@ want_string (Loader *L, const char *path, json_object *o, const char *what, cons
   char got[64];
 
   if (type_of (o) != json_type_string)
-    return fail (L, TG_ETYPE, path, "expected %s, got %s", what, describe (L, path, o, got, sizeof got));
+    return fail (L, TG_ETYPE, path, "expected %s, got %s", what,
+                 describe (L, path, o, got, sizeof got));
   if (strlen (json_object_get_string (o)) != (size_t) json_object_get_string_len (o))
     return fail (L, TG_EINVAL, path, "the string contains a NUL character");
   *out = json_object_get_string (o);
@@ -936,7 +937,8 @@ check_version (Loader *L, json_object *root, int *version)
                  TG_FORMAT_VERSION);
   if (v < TG__FORMAT_VERSION_OLDEST)
     return fail (L, TG_EVERSION, "version", "expected a format version from %d to %d, got %s",
-                 TG__FORMAT_VERSION_OLDEST, TG_FORMAT_VERSION, describe (L, "version", o, got, sizeof got));
+                 TG__FORMAT_VERSION_OLDEST, TG_FORMAT_VERSION,
+                 describe (L, "version", o, got, sizeof got));
   *version = (int) v;
   return 0;
 }

@@ -261,7 +261,8 @@ static void
 test_strict_refuses_what_rfc8259_refuses (void)
 {
   /* Good text, all of it: escapes, a surrogate pair, UTF-8, numbers. */
-  check_strict ("\xef\xbb\xbf {\"a\": [\"\\u00e9\\ud83c\\udfd4\\n\\/\", \"\xc3\xa9\xf0\x9f\x8f\x94\"],"
+  check_strict ("\xef\xbb\xbf {\"a\": [\"\\u00e9\\ud83c\\udfd4\\n\\/\", "
+                "\"\xc3\xa9\xf0\x9f\x8f\x94\"],"
                 " \"n\": [0, -0, 1.5, -2e10, 3E+2, 4e-1, 1e400], \"t\": [true, false, null], "
                 "\"e\": {}, \"f\": []}",
                 NULL, NULL, NULL);

@@ -524,12 +524,14 @@ test_error_numbers_as_written (void)
   const char *t;
 
   t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"f\": 1e400 } }", NULL);
-  EXPECT_ERROR (t, TG_ERANGE, "nodes[0].params.f", "expected a number in -10..10, got 1e400", "1e400");
+  EXPECT_ERROR (t, TG_ERANGE, "nodes[0].params.f", "expected a number in -10..10, got 1e400",
+                "1e400");
   t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"v3\": [1, -1E+999, 2] } }",
            NULL);
   EXPECT_ERROR (t, TG_ERANGE, "nodes[0].params.v3[1]", "got -1E+999", "-1E");
   t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"i\": 1.2e29 } }", NULL);
-  EXPECT_ERROR (t, TG_ETYPE, "nodes[0].params.i", "expected an integer in 1..16, got 1.2e29", "1.2e29");
+  EXPECT_ERROR (t, TG_ETYPE, "nodes[0].params.i", "expected an integer in 1..16, got 1.2e29",
+                "1.2e29");
   t = doc ("    { \"id\": \"a\", \"type\": \"test.all\", \"params\": { \"i\": "
            "123456789012345678901234567890 } }",
            NULL);
