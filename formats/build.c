@@ -117,6 +117,21 @@ file_entry (const Entry *en, const TgWorld *w)
   return o;
 }
 
+int
+tg__graph_name_check (const char *graph_name, TgError *err)
+{
+  const char *slash = graph_name ? strrchr (graph_name, '/') : NULL;
+  const char *name = slash ? slash + 1 : graph_name;
+  size_t n = name ? strlen (name) : 0, bad = name ? tg_utf8_check (name, n) : 0;
+
+  if (bad == n)
+    return 0;
+  return tg_error_set (err, TG_EINVAL, "",
+                       "the graph's file name is not UTF-8 (byte %zu is 0x%02x), and the "
+                       "manifest records it; rename the file",
+                       bad + 1, (unsigned) (unsigned char) name[bad]);
+}
+
 static char *
 manifest_text (const Entry *entries, int n, const TgGraph *g, const char *graph_name)
 {
@@ -193,8 +208,10 @@ tg__build_commit (TgExportList *l, const TgGraph *g, const char *graph_name,
 {
   Entry *entries = NULL;
   char *text = NULL;
-  int n = tg_export_list_n_files (l), rc = 0;
+  int n = tg_export_list_n_files (l), rc;
 
+  if ((rc = tg__graph_name_check (graph_name, err)) < 0)
+    return rc;
   entries = calloc ((size_t) n + 1, sizeof *entries);
   if (!entries)
     return tg_error_set (err, TG_ENOMEM, "", "out of memory");
@@ -256,6 +273,8 @@ tg_build (TgEngine *e, const TgGraph *g, const char *graph_name, const char *out
   tg_error_clear (err);
   if (!e || !g || !out_dir)
     return tg_error_set (err, TG_EINVAL, "", "tg_build needs an engine, a graph and a folder");
+  if ((rc = tg__graph_name_check (graph_name, err)) < 0)
+    return rc;
 
   rc = tg_engine_export (e, g, out_dir, hooks, &l, report, err);
   if (rc == 0)

@@ -4,8 +4,9 @@
  * "nodes[3].params.octaves: expected an integer in 1..16" is much easier
  * to act on with a line and column.  This is a small scanner over text
  * that json-c has already accepted: it walks the object keys and array
- * indices a path names, skipping every other value whole, and does not
- * build anything.
+ * indices a path names, skipping every other value whole, and builds
+ * nothing but the keys it compares.  The string decoder here serves the
+ * strict check (json_strict.c) too.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -55,6 +55,16 @@ run "$TGRAPH" eval "$CORPUS/regress_strict_utf8_path.tgraph" -o "$TMP/utf8"
 expect_rc 2 "eval of a path that is not UTF-8"
 expect_no_files "$TMP/utf8" "eval of a path that is not UTF-8"
 
+# The manifest and a plan record the graph's file name: it must be UTF-8.
+cp "$DATA/small.tgraph" "$TMP/"$'sm\xe9ll.tgraph'
+run "$TGRAPH" eval "$TMP/"$'sm\xe9ll.tgraph' -o "$TMP/name"
+[ "$rc" -ne 0 ] || fail "eval of a graph whose file name is not UTF-8 succeeded"
+expect_in "$TMP/err" "the graph's file name is not UTF-8 (byte 3 is 0xe9)" "file name not UTF-8"
+expect_no_files "$TMP/name" "file name not UTF-8"
+run "$TGRAPH" plan "$TMP/"$'sm\xe9ll.tgraph' --tiles 2,2 -o "$TMP/name_plan"
+expect_rc 2 "plan of a graph whose file name is not UTF-8"
+expect_no_files "$TMP/name_plan" "plan of a graph whose file name is not UTF-8"
+
 # --set: the same checks, the same words (exit 2, before anything runs).
 run "$TGRAPH" eval "$DATA/small.tgraph" -o "$TMP/never" --set $'png.path=sm\xffall.png'
 expect_rc 2 "--set of text that is not UTF-8"
