@@ -497,13 +497,8 @@ param_json (Doc *d, const TgParamDesc *p)
             || p->type == TG_PARAM_VEC2 || p->type == TG_PARAM_VEC3;
   if (numeric)
     {
-      double smin = p->soft_min, smax = p->soft_max;
-      /* A descriptor that sets no soft range slides over the hard one. */
-      if (smin == 0 && smax == 0)
-        {
-          smin = p->min;
-          smax = p->max;
-        }
+      double smin, smax;
+      tg_param_soft_range (p, &smin, &smax);
       put_nullable (d, o, "min", finite_bound (p->min) ? json_object_new_double (p->min) : NULL);
       put_nullable (d, o, "max", finite_bound (p->max) ? json_object_new_double (p->max) : NULL);
       put_nullable (d, o, "soft_min", finite_bound (smin) ? json_object_new_double (smin) : NULL);

@@ -45,14 +45,16 @@ typedef struct
 } SimplifyParams;
 
 static const TgParamDesc simplify_params[] = {
-  TG_PARAM_FLOAT_UI (SimplifyParams, max_error_m, N_("Max error"), 0.5, 0.0, 100000.0, 0.0, 20.0,
-                     "m", N_("How far the simplified surface may stray from the original")),
-  TG_PARAM_FLOAT (SimplifyParams, target_ratio, N_("Target ratio"), 0.0, 0.0, 1.0, NULL,
-                  N_("Stop once this fraction of the triangles is left (0: simplify as far as "
-                     "the error allows)")),
-  TG_PARAM_BOOL (SimplifyParams, lock_borders, N_("Lock borders"), true,
-                 N_("Keep every chunk's outline and skirts unchanged, so chunks still meet "
-                    "exactly")),
+  TG_PARAM_FLOAT (SimplifyParams, max_error_m, .label = N_("Max error"), .def = 0.5, .min = 0.0,
+                  .max = 100000.0, .soft_min = 0.0, .soft_max = 20.0, .unit = "m",
+                  .help = N_("How far the simplified surface may stray from the original")),
+  TG_PARAM_FLOAT (SimplifyParams, target_ratio, .label = N_("Target ratio"), .def = 0.0, .min = 0.0,
+                  .max = 1.0,
+                  .help = N_("Stop once this fraction of the triangles is left (0: simplify as "
+                             "far as the error allows)")),
+  TG_PARAM_BOOL (SimplifyParams, lock_borders, .label = N_("Lock borders"), .def = true,
+                 .help = N_("Keep every chunk's outline and skirts unchanged, so chunks still "
+                            "meet exactly")),
 };
 
 static const TgPortDesc simplify_inputs[] = {
@@ -335,13 +337,9 @@ static const TgNodeDesc mesh_simplify_desc = {
   .label = N_("Simplify mesh"),
   .help = N_("Removes triangles where the surface is flat enough, within an error in metres; "
              "chunk borders stay where they are"),
-  .inputs = simplify_inputs,
-  .n_inputs = TG_N_ELEMENTS (simplify_inputs),
-  .outputs = simplify_outputs,
-  .n_outputs = TG_N_ELEMENTS (simplify_outputs),
-  .params = simplify_params,
-  .n_params = TG_N_ELEMENTS (simplify_params),
-  .params_size = sizeof (SimplifyParams),
+  TG_INPUTS (simplify_inputs),
+  TG_OUTPUTS (simplify_outputs),
+  TG_PARAMS (SimplifyParams, simplify_params),
   .locality = TG_LOCALITY_GLOBAL,
   .eval = simplify_eval,
   .version = 1,

@@ -269,14 +269,19 @@ static GtkWidget *
 number_row (TgInspector *self, const TgParamDesc *d, double value)
 {
   gboolean is_int = d->type != TG_PARAM_FLOAT;
-  double lo = d->soft_min, hi = d->soft_max;
-  double span = hi - lo;
-  int digits = is_int ? 0 : digits_for (span);
-  double step = is_int ? 1 : pow (10, floor (log10 (MAX (span, 1e-6))) - 2);
+  double lo, hi, span, step;
+  int digits;
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  GtkAdjustment *sa = gtk_adjustment_new (value, lo, hi, step, step * 10, 0);
-  GtkAdjustment *ha = gtk_adjustment_new (value, d->min, d->max, step, step * 10, 0);
-  GtkWidget *spin = gtk_spin_button_new (ha, step, (guint) digits);
+  GtkAdjustment *sa, *ha;
+  GtkWidget *spin;
+
+  tg_param_soft_range (d, &lo, &hi);
+  span = hi - lo;
+  digits = is_int ? 0 : digits_for (span);
+  step = is_int ? 1 : pow (10, floor (log10 (MAX (span, 1e-6))) - 2);
+  sa = gtk_adjustment_new (value, lo, hi, step, step * 10, 0);
+  ha = gtk_adjustment_new (value, d->min, d->max, step, step * 10, 0);
+  spin = gtk_spin_button_new (ha, step, (guint) digits);
 
   tag (self, box, d);
   gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);

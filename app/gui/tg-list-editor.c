@@ -247,10 +247,15 @@ static GtkWidget *
 spin_for (TgListEditor *self, const TgParamDesc *f, double value, double lo, double hi,
           int item, int field, int comp, gboolean is_int)
 {
-  double span = f->soft_max - f->soft_min;
-  double step = is_int ? 1 : pow (10, floor (log10 (MAX (span, 1e-6))) - 2);
-  GtkAdjustment *a = gtk_adjustment_new (value, lo, hi, step, step * 10, 0);
-  GtkWidget *spin = gtk_spin_button_new (a, step, is_int ? 0 : (guint) digits_for (span));
+  double soft_lo, soft_hi, span, step;
+  GtkAdjustment *a;
+  GtkWidget *spin;
+
+  tg_param_soft_range (f, &soft_lo, &soft_hi);
+  span = soft_hi - soft_lo;
+  step = is_int ? 1 : pow (10, floor (log10 (MAX (span, 1e-6))) - 2);
+  a = gtk_adjustment_new (value, lo, hi, step, step * 10, 0);
+  spin = gtk_spin_button_new (a, step, is_int ? 0 : (guint) digits_for (span));
 
   gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
   gtk_editable_set_width_chars (GTK_EDITABLE (spin), 5);

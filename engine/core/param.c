@@ -46,6 +46,15 @@ tg_param_enum_index (const TgParamDesc *d, const char *choice)
 }
 
 void
+tg_param_soft_range (const TgParamDesc *d, double *lo, double *hi)
+{
+  bool given = d->soft_min != 0 || d->soft_max != 0;
+
+  *lo = given ? d->soft_min : d->min;
+  *hi = given ? d->soft_max : d->max;
+}
+
+void
 tg_param_value_init_default (TgParamValue *v, const TgParamDesc *d)
 {
   memset (v, 0, sizeof *v);

@@ -46,13 +46,14 @@ typedef struct
 } CombineParams;
 
 static const TgParamDesc combine_params[] = {
-  TG_PARAM_ENUM (CombineParams, op, N_("Operation"), "add", combine_ops,
-                 N_("How B combines with A: add, subtract, multiply, min, max, screen "
-                    "1-(1-a)(1-b), difference |a-b|, or lerp (a to b by the mask)")),
-  TG_PARAM_FLOAT (CombineParams, amount, N_("Amount"), 1.0, 0.0, 1.0, NULL,
-                  N_("Strength of the effect: result = a + amount*mask*(op(a,b) - a)")),
-  TG_PARAM_BOOL (CombineParams, clamp, N_("Clamp"), true,
-                 N_("Clamp the result to 0..1")),
+  TG_PARAM_ENUM (CombineParams, op, .label = N_("Operation"), .def_s = "add",
+                 .choices = combine_ops,
+                 .help = N_("How B combines with A: add, subtract, multiply, min, max, screen "
+                            "1-(1-a)(1-b), difference |a-b|, or lerp (a to b by the mask)")),
+  TG_PARAM_FLOAT (CombineParams, amount, .label = N_("Amount"), .def = 1.0, .min = 0.0, .max = 1.0,
+                  .help = N_("Strength of the effect: result = a + amount*mask*(op(a,b) - a)")),
+  TG_PARAM_BOOL (CombineParams, clamp, .label = N_("Clamp"), .def = true,
+                 .help = N_("Clamp the result to 0..1")),
 };
 
 static const TgPortDesc combine_inputs[] = {
@@ -187,13 +188,9 @@ static const TgNodeDesc combine_desc = {
   .label = N_("Combine"),
   .help = N_("Combines two heights (add, subtract, multiply, min, max, screen, difference, "
              "lerp), optionally through a mask"),
-  .inputs = combine_inputs,
-  .n_inputs = TG_N_ELEMENTS (combine_inputs),
-  .outputs = combine_outputs,
-  .n_outputs = TG_N_ELEMENTS (combine_outputs),
-  .params = combine_params,
-  .n_params = TG_N_ELEMENTS (combine_params),
-  .params_size = sizeof (CombineParams),
+  TG_INPUTS (combine_inputs),
+  TG_OUTPUTS (combine_outputs),
+  TG_PARAMS (CombineParams, combine_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = combine_eval,
   .version = 1,

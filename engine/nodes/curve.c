@@ -27,9 +27,9 @@ typedef struct
 static const double curve_identity[] = { 0.0, 0.0, 1.0, 1.0 };
 
 static const TgParamDesc curve_params[] = {
-  TG_PARAM_CURVE (CurveParams, points, N_("Curve"), curve_identity, 2,
-                  N_("Points [input, output]; the curve passes through them without "
-                     "overshooting and stays flat beyond the first and last")),
+  TG_PARAM_CURVE (CurveParams, points, curve_identity, .label = N_("Curve"),
+                  .help = N_("Points [input, output]; the curve passes through them without "
+                             "overshooting and stays flat beyond the first and last")),
 };
 
 static const TgPortDesc curve_inputs[] = {
@@ -234,13 +234,9 @@ static const TgNodeDesc curve_desc = {
   .category = "Filters",
   .label = N_("Curve"),
   .help = N_("Remaps height through a smooth monotone curve (plains, plateaus, steep slopes)"),
-  .inputs = curve_inputs,
-  .n_inputs = TG_N_ELEMENTS (curve_inputs),
-  .outputs = curve_outputs,
-  .n_outputs = TG_N_ELEMENTS (curve_outputs),
-  .params = curve_params,
-  .n_params = TG_N_ELEMENTS (curve_params),
-  .params_size = sizeof (CurveParams),
+  TG_INPUTS (curve_inputs),
+  TG_OUTPUTS (curve_outputs),
+  TG_PARAMS (CurveParams, curve_params),
   .locality = TG_LOCALITY_LOCAL,
   .check = curve_check,
   .eval = curve_eval,

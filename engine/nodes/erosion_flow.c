@@ -45,11 +45,14 @@ typedef struct
 } FlowParams;
 
 static const TgParamDesc flow_params[] = {
-  TG_PARAM_ENUM (FlowParams, routing, N_("Routing"), "mfd", routing_choices,
-                 N_("mfd: water spreads over every lower neighbour by slope (soft, natural "
-                    "hillslopes); d8: all of it to the steepest one (sharp single lines)")),
-  TG_PARAM_FLOAT (FlowParams, exponent, N_("Convergence"), 1.1, 0.1, 10.0, NULL,
-                  N_("MFD slope exponent: higher sends more water down the steepest way")),
+  TG_PARAM_ENUM (FlowParams, routing, .label = N_("Routing"), .def_s = "mfd",
+                 .choices = routing_choices,
+                 .help = N_("mfd: water spreads over every lower neighbour by slope (soft, "
+                            "natural hillslopes); d8: all of it to the steepest one (sharp "
+                            "single lines)")),
+  TG_PARAM_FLOAT (FlowParams, exponent, .label = N_("Convergence"), .def = 1.1, .min = 0.1,
+                  .max = 10.0,
+                  .help = N_("MFD slope exponent: higher sends more water down the steepest way")),
 };
 
 static const TgPortDesc flow_inputs[] = {
@@ -319,13 +322,9 @@ static const TgNodeDesc flow_desc = {
   .label = N_("Flow"),
   .help = N_("Where water gathers: the area draining through each point, on a log scale, "
              "with pits filled so rivers reach the edge"),
-  .inputs = flow_inputs,
-  .n_inputs = TG_N_ELEMENTS (flow_inputs),
-  .outputs = flow_outputs,
-  .n_outputs = TG_N_ELEMENTS (flow_outputs),
-  .params = flow_params,
-  .n_params = TG_N_ELEMENTS (flow_params),
-  .params_size = sizeof (FlowParams),
+  TG_INPUTS (flow_inputs),
+  TG_OUTPUTS (flow_outputs),
+  TG_PARAMS (FlowParams, flow_params),
   .locality = TG_LOCALITY_GLOBAL,
   .eval = flow_eval,
   .tiled = &flow_scheme,

@@ -57,32 +57,40 @@ typedef struct
 } HydraulicParams;
 
 static const TgParamDesc hydraulic_params[] = {
-  TG_PARAM_SEED (HydraulicParams, seed, N_("Seed"), N_("Where the droplets fall")),
-  TG_PARAM_FLOAT_UI (HydraulicParams, droplets_per_km2, N_("Rain"), 60000.0, 0.0, 1e8, 0.0,
-                     400000.0, "1/km²",
-                     N_("Droplets per square kilometre of world, the same at any resolution")),
-  TG_PARAM_FLOAT_UI (HydraulicParams, lifetime_m, N_("Droplet travel"), 400.0, 1.0, 1e5, 16.0,
-                     2000.0, "m", N_("How far a droplet runs before it soaks away")),
-  TG_PARAM_FLOAT_UI (HydraulicParams, radius_m, N_("Erosion radius"), 8.0, 0.0, 1e4, 0.0, 64.0,
-                     "m", N_("Width of the ground a droplet wears away around its path")),
-  TG_PARAM_FLOAT (HydraulicParams, inertia, N_("Inertia"), 0.1, 0.0, 0.99, NULL,
-                  N_("How much a droplet keeps its direction over 4 m instead of turning "
-                     "downhill; higher gives smoother, wider bends")),
-  TG_PARAM_FLOAT_UI (HydraulicParams, capacity, N_("Capacity"), 8.0, 0.0, 1e4, 0.0, 50.0, NULL,
-                     N_("Sediment a droplet can carry, in m³ per unit of slope, speed (m/s) and "
-                        "water")),
-  TG_PARAM_FLOAT (HydraulicParams, erosion, N_("Erosion rate"), 0.3, 0.0, 1.0, NULL,
-                  N_("Share of its spare capacity a droplet picks up over 4 m")),
-  TG_PARAM_FLOAT (HydraulicParams, deposition, N_("Deposition rate"), 0.3, 0.0, 1.0, NULL,
-                  N_("Share of its excess load a droplet drops over 4 m")),
-  TG_PARAM_FLOAT (HydraulicParams, evaporation, N_("Evaporation"), 0.02, 0.0, 1.0, NULL,
-                  N_("Share of its water a droplet loses over 4 m")),
-  TG_PARAM_FLOAT (HydraulicParams, friction, N_("Friction"), 0.1, 0.0, 1.0, NULL,
-                  N_("Share of its kinetic energy a droplet loses over 4 m; limits its speed")),
-  TG_PARAM_FLOAT_UI (HydraulicParams, mask_full_m, N_("Full mask depth"), 4.0, 0.001, 1e4, 0.05,
-                     20.0, "m",
-                     N_("Depth of erosion or deposit that reads as 1 in the wear and deposit "
-                        "masks")),
+  TG_PARAM_SEED (HydraulicParams, seed, .label = N_("Seed"), .help = N_("Where the droplets fall")),
+  TG_PARAM_FLOAT (HydraulicParams, droplets_per_km2, .label = N_("Rain"), .def = 60000.0,
+                  .min = 0.0, .max = 1e8, .soft_min = 0.0, .soft_max = 400000.0, .unit = "1/km²",
+                  .help = N_("Droplets per square kilometre of world, the same at any resolution")),
+  TG_PARAM_FLOAT (HydraulicParams, lifetime_m, .label = N_("Droplet travel"), .def = 400.0,
+                  .min = 1.0, .max = 1e5, .soft_min = 16.0, .soft_max = 2000.0, .unit = "m",
+                  .help = N_("How far a droplet runs before it soaks away")),
+  TG_PARAM_FLOAT (HydraulicParams, radius_m, .label = N_("Erosion radius"), .def = 8.0, .min = 0.0,
+                  .max = 1e4, .soft_min = 0.0, .soft_max = 64.0, .unit = "m",
+                  .help = N_("Width of the ground a droplet wears away around its path")),
+  TG_PARAM_FLOAT (HydraulicParams, inertia, .label = N_("Inertia"), .def = 0.1, .min = 0.0,
+                  .max = 0.99,
+                  .help = N_("How much a droplet keeps its direction over 4 m instead of "
+                             "turning downhill; higher gives smoother, wider bends")),
+  TG_PARAM_FLOAT (HydraulicParams, capacity, .label = N_("Capacity"), .def = 8.0, .min = 0.0,
+                  .max = 1e4, .soft_min = 0.0, .soft_max = 50.0,
+                  .help = N_("Sediment a droplet can carry, in m³ per unit of slope, speed "
+                             "(m/s) and water")),
+  TG_PARAM_FLOAT (HydraulicParams, erosion, .label = N_("Erosion rate"), .def = 0.3, .min = 0.0,
+                  .max = 1.0,
+                  .help = N_("Share of its spare capacity a droplet picks up over 4 m")),
+  TG_PARAM_FLOAT (HydraulicParams, deposition, .label = N_("Deposition rate"), .def = 0.3,
+                  .min = 0.0, .max = 1.0,
+                  .help = N_("Share of its excess load a droplet drops over 4 m")),
+  TG_PARAM_FLOAT (HydraulicParams, evaporation, .label = N_("Evaporation"), .def = 0.02, .min = 0.0,
+                  .max = 1.0, .help = N_("Share of its water a droplet loses over 4 m")),
+  TG_PARAM_FLOAT (HydraulicParams, friction, .label = N_("Friction"), .def = 0.1, .min = 0.0,
+                  .max = 1.0,
+                  .help = N_("Share of its kinetic energy a droplet loses over 4 m; limits its "
+                             "speed")),
+  TG_PARAM_FLOAT (HydraulicParams, mask_full_m, .label = N_("Full mask depth"), .def = 4.0,
+                  .min = 0.001, .max = 1e4, .soft_min = 0.05, .soft_max = 20.0, .unit = "m",
+                  .help = N_("Depth of erosion or deposit that reads as 1 in the wear and "
+                             "deposit masks")),
 };
 
 static const TgPortDesc hydraulic_inputs[] = {
@@ -393,13 +401,9 @@ static const TgNodeDesc hydraulic_desc = {
   .label = N_("Hydraulic erosion"),
   .help = N_("Rain droplets run downhill, carving gullies where they are fast and laying "
              "sediment fans where they slow down"),
-  .inputs = hydraulic_inputs,
-  .n_inputs = TG_N_ELEMENTS (hydraulic_inputs),
-  .outputs = hydraulic_outputs,
-  .n_outputs = TG_N_ELEMENTS (hydraulic_outputs),
-  .params = hydraulic_params,
-  .n_params = TG_N_ELEMENTS (hydraulic_params),
-  .params_size = sizeof (HydraulicParams),
+  TG_INPUTS (hydraulic_inputs),
+  TG_OUTPUTS (hydraulic_outputs),
+  TG_PARAMS (HydraulicParams, hydraulic_params),
   .locality = TG_LOCALITY_GLOBAL,
   .eval = hydraulic_eval,
   .tiled = &hydraulic_tiled,

@@ -47,20 +47,24 @@ typedef struct
 } ThermalParams;
 
 static const TgParamDesc thermal_params[] = {
-  TG_PARAM_FLOAT_UI (ThermalParams, talus_deg, N_("Talus angle"), 35.0, 0.0, 89.0, 10.0, 60.0,
-                     "deg", N_("Slopes steeper than this shed material until they rest at it")),
-  TG_PARAM_INT (ThermalParams, iterations, N_("Iterations"), 50, 0, 5000,
-                N_("Passes at cells of the reference size; smaller cells run more "
-                   "(iterations x (reference / cell)^2), larger cells fewer")),
-  TG_PARAM_FLOAT (ThermalParams, strength, N_("Strength"), 0.5, 0.0, 1.0, NULL,
-                  N_("Fraction of the excess over the talus slope moved per pass; 1 is the "
-                     "most that stays stable")),
-  TG_PARAM_FLOAT_UI (ThermalParams, reference_cell_m, N_("Reference cell"), 4.0, 0.0, 1000.0,
-                     0.5, 64.0, "m",
-                     N_("Cell size the iteration count is given for; 0 runs exactly "
-                        "`iterations` passes at any resolution")),
-  TG_PARAM_FLOAT_UI (ThermalParams, deposit_full_m, N_("Full deposit"), 2.0, 0.001, 1e4, 0.1,
-                     50.0, "m", N_("Depth of new scree that reads as 1 in the deposit mask")),
+  TG_PARAM_FLOAT (ThermalParams, talus_deg, .label = N_("Talus angle"), .def = 35.0, .min = 0.0,
+                  .max = 89.0, .soft_min = 10.0, .soft_max = 60.0, .unit = "deg",
+                  .help = N_("Slopes steeper than this shed material until they rest at it")),
+  TG_PARAM_INT (ThermalParams, iterations, .label = N_("Iterations"), .def = 50, .min = 0,
+                .max = 5000,
+                .help = N_("Passes at cells of the reference size; smaller cells run more "
+                           "(iterations x (reference / cell)^2), larger cells fewer")),
+  TG_PARAM_FLOAT (ThermalParams, strength, .label = N_("Strength"), .def = 0.5, .min = 0.0,
+                  .max = 1.0,
+                  .help = N_("Fraction of the excess over the talus slope moved per pass; 1 is "
+                             "the most that stays stable")),
+  TG_PARAM_FLOAT (ThermalParams, reference_cell_m, .label = N_("Reference cell"), .def = 4.0,
+                  .min = 0.0, .max = 1000.0, .soft_min = 0.5, .soft_max = 64.0, .unit = "m",
+                  .help = N_("Cell size the iteration count is given for; 0 runs exactly "
+                             "`iterations` passes at any resolution")),
+  TG_PARAM_FLOAT (ThermalParams, deposit_full_m, .label = N_("Full deposit"), .def = 2.0,
+                  .min = 0.001, .max = 1e4, .soft_min = 0.1, .soft_max = 50.0, .unit = "m",
+                  .help = N_("Depth of new scree that reads as 1 in the deposit mask")),
 };
 
 static const TgPortDesc thermal_inputs[] = {
@@ -546,13 +550,9 @@ static const TgNodeDesc thermal_desc = {
   .label = N_("Thermal erosion"),
   .help = N_("Slopes steeper than the talus angle crumble: material slides to lower "
              "neighbours and settles as scree. Conserves the terrain's volume"),
-  .inputs = thermal_inputs,
-  .n_inputs = TG_N_ELEMENTS (thermal_inputs),
-  .outputs = thermal_outputs,
-  .n_outputs = TG_N_ELEMENTS (thermal_outputs),
-  .params = thermal_params,
-  .n_params = TG_N_ELEMENTS (thermal_params),
-  .params_size = sizeof (ThermalParams),
+  TG_INPUTS (thermal_inputs),
+  TG_OUTPUTS (thermal_outputs),
+  TG_PARAMS (ThermalParams, thermal_params),
   .locality = TG_LOCALITY_APRON,
   .apron = thermal_apron,
   .eval = thermal_eval,

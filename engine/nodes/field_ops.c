@@ -89,13 +89,14 @@ typedef struct
 } CsgParams;
 
 static const TgParamDesc csg_params[] = {
-  TG_PARAM_ENUM (CsgParams, op, N_("Operation"), "union", csg_ops,
-                 N_("union keeps what is inside either, intersection what is inside both, "
-                    "subtraction what is inside A but not B; the smooth versions round the "
-                    "seam over the blend radius")),
-  TG_PARAM_FLOAT_UI (CsgParams, k_m, N_("Blend radius"), 1.0, 0.0, 1e6, 0.0, 100.0, "m",
-                     N_("Smooth operations: how far from the seam the two shapes blend, in "
-                        "metres")),
+  TG_PARAM_ENUM (CsgParams, op, .label = N_("Operation"), .def_s = "union", .choices = csg_ops,
+                 .help = N_("union keeps what is inside either, intersection what is inside "
+                            "both, subtraction what is inside A but not B; the smooth versions "
+                            "round the seam over the blend radius")),
+  TG_PARAM_FLOAT (CsgParams, k_m, .label = N_("Blend radius"), .def = 1.0, .min = 0.0, .max = 1e6,
+                  .soft_min = 0.0, .soft_max = 100.0, .unit = "m",
+                  .help = N_("Smooth operations: how far from the seam the two shapes blend, in "
+                             "metres")),
 };
 
 static const TgPortDesc csg_inputs[] = {
@@ -252,13 +253,9 @@ static const TgNodeDesc csg_desc = {
   .label = N_("Field CSG"),
   .help = N_("Combines two fields: union, intersection or subtraction (A minus B), sharp or "
              "smooth with a blend radius in metres"),
-  .inputs = csg_inputs,
-  .n_inputs = TG_N_ELEMENTS (csg_inputs),
-  .outputs = field_out,
-  .n_outputs = TG_N_ELEMENTS (field_out),
-  .params = csg_params,
-  .n_params = TG_N_ELEMENTS (csg_params),
-  .params_size = sizeof (CsgParams),
+  TG_INPUTS (csg_inputs),
+  TG_OUTPUTS (field_out),
+  TG_PARAMS (CsgParams, csg_params),
   .locality = TG_LOCALITY_GLOBAL,
   .eval = csg_eval,
   .version = 1,
@@ -275,13 +272,15 @@ typedef struct
 } TransformParams;
 
 static const TgParamDesc transform_params[] = {
-  TG_PARAM_VEC3 (TransformParams, translate_m, N_("Translate"), 0.0, 0.0, 0.0, "m",
-                 N_("Moves the shape by this many metres (x, y, z)")),
-  TG_PARAM_VEC3 (TransformParams, rotate_deg, N_("Rotate"), 0.0, 0.0, 0.0, "deg",
-                 N_("Turns the shape about the x, then y, then z axis, in degrees "
-                    "(right-handed)")),
-  TG_PARAM_VEC3 (TransformParams, scale, N_("Scale"), 1.0, 1.0, 1.0, NULL,
-                 N_("Stretches the shape along x, y and z (before rotating); must not be 0")),
+  TG_PARAM_VEC3 (TransformParams, translate_m, .label = N_("Translate"), .def_v = { 0.0, 0.0, 0.0 },
+                 .unit = "m", .help = N_("Moves the shape by this many metres (x, y, z)")),
+  TG_PARAM_VEC3 (TransformParams, rotate_deg, .label = N_("Rotate"), .def_v = { 0.0, 0.0, 0.0 },
+                 .unit = "deg",
+                 .help = N_("Turns the shape about the x, then y, then z axis, in degrees "
+                            "(right-handed)")),
+  TG_PARAM_VEC3 (TransformParams, scale, .label = N_("Scale"), .def_v = { 1.0, 1.0, 1.0 },
+                 .help = N_("Stretches the shape along x, y and z (before rotating); must not "
+                            "be 0")),
 };
 
 static const TgPortDesc transform_inputs[] = {
@@ -435,13 +434,9 @@ static const TgNodeDesc transform_desc = {
   .help = N_("Scales, rotates (x, then y, then z) and moves a field.  Values are multiplied by "
              "the smallest scale, so a signed distance stays a distance under uniform "
              "scaling and a safe underestimate otherwise."),
-  .inputs = transform_inputs,
-  .n_inputs = TG_N_ELEMENTS (transform_inputs),
-  .outputs = field_out,
-  .n_outputs = TG_N_ELEMENTS (field_out),
-  .params = transform_params,
-  .n_params = TG_N_ELEMENTS (transform_params),
-  .params_size = sizeof (TransformParams),
+  TG_INPUTS (transform_inputs),
+  TG_OUTPUTS (field_out),
+  TG_PARAMS (TransformParams, transform_params),
   .locality = TG_LOCALITY_GLOBAL,
   .check = transform_check,
   .eval = transform_eval,
@@ -468,9 +463,10 @@ typedef struct
 
 static const TgParamDesc displace_params[] = {
   TG__NOISE3_PARAMS (DisplaceParams, 2.0),
-  TG_PARAM_FLOAT_UI (DisplaceParams, amount, N_("Amount"), 1.0, -1e6, 1e6, -2.0, 2.0, NULL,
-                     N_("Multiplies the displacement: the noise, or the 'by' field when "
-                        "one is linked")),
+  TG_PARAM_FLOAT (DisplaceParams, amount, .label = N_("Amount"), .def = 1.0, .min = -1e6,
+                  .max = 1e6, .soft_min = -2.0, .soft_max = 2.0,
+                  .help = N_("Multiplies the displacement: the noise, or the 'by' field when "
+                             "one is linked")),
 };
 
 static const TgPortDesc displace_inputs[] = {
@@ -574,13 +570,9 @@ static const TgNodeDesc displace_desc = {
   .label = N_("Displace Field"),
   .help = N_("Adds 3D noise (or a linked field) to a field, times an amount: rough rocks, "
              "eroded cliffs, lumpy caves"),
-  .inputs = displace_inputs,
-  .n_inputs = TG_N_ELEMENTS (displace_inputs),
-  .outputs = field_out,
-  .n_outputs = TG_N_ELEMENTS (field_out),
-  .params = displace_params,
-  .n_params = TG_N_ELEMENTS (displace_params),
-  .params_size = sizeof (DisplaceParams),
+  TG_INPUTS (displace_inputs),
+  TG_OUTPUTS (field_out),
+  TG_PARAMS (DisplaceParams, displace_params),
   .locality = TG_LOCALITY_GLOBAL,
   .eval = displace_eval,
   .version = 1,

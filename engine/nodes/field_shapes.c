@@ -62,10 +62,11 @@ typedef struct
 } SphereParams;
 
 static const TgParamDesc sphere_params[] = {
-  TG_PARAM_VEC3 (SphereParams, center_m, N_("Centre"), 0.0, 0.0, 0.0, "m",
-                 N_("Centre of the sphere (x, y, z), in metres")),
-  TG_PARAM_FLOAT_UI (SphereParams, radius_m, N_("Radius"), 10.0, 1e-6, 1e7, 0.1, 1000.0, "m",
-                     N_("Radius of the sphere, in metres")),
+  TG_PARAM_VEC3 (SphereParams, center_m, .label = N_("Centre"), .def_v = { 0.0, 0.0, 0.0 },
+                 .unit = "m", .help = N_("Centre of the sphere (x, y, z), in metres")),
+  TG_PARAM_FLOAT (SphereParams, radius_m, .label = N_("Radius"), .def = 10.0, .min = 1e-6,
+                  .max = 1e7, .soft_min = 0.1, .soft_max = 1000.0, .unit = "m",
+                  .help = N_("Radius of the sphere, in metres")),
 };
 
 static void
@@ -103,11 +104,8 @@ static const TgNodeDesc sphere_desc = {
   .category = "Fields",
   .label = N_("Sphere"),
   .help = N_("A sphere as a signed distance field"),
-  .outputs = field_out,
-  .n_outputs = TG_N_ELEMENTS (field_out),
-  .params = sphere_params,
-  .n_params = TG_N_ELEMENTS (sphere_params),
-  .params_size = sizeof (SphereParams),
+  TG_OUTPUTS (field_out),
+  TG_PARAMS (SphereParams, sphere_params),
   .locality = TG_LOCALITY_GLOBAL,
   .eval = sphere_eval,
   .version = 1,
@@ -124,13 +122,14 @@ typedef struct
 } BoxParams;
 
 static const TgParamDesc box_params[] = {
-  TG_PARAM_VEC3 (BoxParams, center_m, N_("Centre"), 0.0, 0.0, 0.0, "m",
-                 N_("Centre of the box (x, y, z), in metres")),
-  TG_PARAM_VEC3 (BoxParams, size_m, N_("Size"), 10.0, 10.0, 10.0, "m",
-                 N_("Full size of the box along x, y and z, in metres")),
-  TG_PARAM_FLOAT_UI (BoxParams, rounding_m, N_("Rounding"), 0.0, 0.0, 1e7, 0.0, 100.0, "m",
-                     N_("Radius of the rounded edges and corners, in metres; at most half "
-                        "the smallest size")),
+  TG_PARAM_VEC3 (BoxParams, center_m, .label = N_("Centre"), .def_v = { 0.0, 0.0, 0.0 },
+                 .unit = "m", .help = N_("Centre of the box (x, y, z), in metres")),
+  TG_PARAM_VEC3 (BoxParams, size_m, .label = N_("Size"), .def_v = { 10.0, 10.0, 10.0 }, .unit = "m",
+                 .help = N_("Full size of the box along x, y and z, in metres")),
+  TG_PARAM_FLOAT (BoxParams, rounding_m, .label = N_("Rounding"), .def = 0.0, .min = 0.0,
+                  .max = 1e7, .soft_min = 0.0, .soft_max = 100.0, .unit = "m",
+                  .help = N_("Radius of the rounded edges and corners, in metres; at most half "
+                             "the smallest size")),
 };
 
 static int
@@ -191,11 +190,8 @@ static const TgNodeDesc box_desc = {
   .category = "Fields",
   .label = N_("Box"),
   .help = N_("An axis-aligned box, optionally with rounded edges, as a signed distance field"),
-  .outputs = field_out,
-  .n_outputs = TG_N_ELEMENTS (field_out),
-  .params = box_params,
-  .n_params = TG_N_ELEMENTS (box_params),
-  .params_size = sizeof (BoxParams),
+  TG_OUTPUTS (field_out),
+  TG_PARAMS (BoxParams, box_params),
   .locality = TG_LOCALITY_GLOBAL,
   .check = box_check,
   .eval = box_eval,
@@ -213,12 +209,13 @@ typedef struct
 } CapsuleParams;
 
 static const TgParamDesc capsule_params[] = {
-  TG_PARAM_VEC3 (CapsuleParams, a_m, N_("End A"), 0.0, -5.0, 0.0, "m",
-                 N_("One end of the capsule's axis (x, y, z), in metres")),
-  TG_PARAM_VEC3 (CapsuleParams, b_m, N_("End B"), 0.0, 5.0, 0.0, "m",
-                 N_("The other end of the axis, in metres")),
-  TG_PARAM_FLOAT_UI (CapsuleParams, radius_m, N_("Radius"), 2.0, 1e-6, 1e7, 0.1, 100.0, "m",
-                     N_("Radius around the axis, in metres")),
+  TG_PARAM_VEC3 (CapsuleParams, a_m, .label = N_("End A"), .def_v = { 0.0, -5.0, 0.0 }, .unit = "m",
+                 .help = N_("One end of the capsule's axis (x, y, z), in metres")),
+  TG_PARAM_VEC3 (CapsuleParams, b_m, .label = N_("End B"), .def_v = { 0.0, 5.0, 0.0 }, .unit = "m",
+                 .help = N_("The other end of the axis, in metres")),
+  TG_PARAM_FLOAT (CapsuleParams, radius_m, .label = N_("Radius"), .def = 2.0, .min = 1e-6,
+                  .max = 1e7, .soft_min = 0.1, .soft_max = 100.0, .unit = "m",
+                  .help = N_("Radius around the axis, in metres")),
 };
 
 static void
@@ -269,11 +266,8 @@ static const TgNodeDesc capsule_desc = {
   .label = N_("Capsule"),
   .help = N_("A cylinder with round ends between two points, as a signed distance field: "
              "tunnels, pillars, branches"),
-  .outputs = field_out,
-  .n_outputs = TG_N_ELEMENTS (field_out),
-  .params = capsule_params,
-  .n_params = TG_N_ELEMENTS (capsule_params),
-  .params_size = sizeof (CapsuleParams),
+  TG_OUTPUTS (field_out),
+  TG_PARAMS (CapsuleParams, capsule_params),
   .locality = TG_LOCALITY_GLOBAL,
   .eval = capsule_eval,
   .version = 1,
@@ -290,12 +284,14 @@ typedef struct
 } TorusParams;
 
 static const TgParamDesc torus_params[] = {
-  TG_PARAM_VEC3 (TorusParams, center_m, N_("Centre"), 0.0, 0.0, 0.0, "m",
-                 N_("Centre of the ring (x, y, z), in metres")),
-  TG_PARAM_FLOAT_UI (TorusParams, major_radius_m, N_("Ring radius"), 10.0, 0.0, 1e7, 0.0,
-                     1000.0, "m", N_("From the centre to the middle of the tube, in metres")),
-  TG_PARAM_FLOAT_UI (TorusParams, minor_radius_m, N_("Tube radius"), 2.0, 1e-6, 1e7, 0.1,
-                     100.0, "m", N_("Radius of the tube, in metres")),
+  TG_PARAM_VEC3 (TorusParams, center_m, .label = N_("Centre"), .def_v = { 0.0, 0.0, 0.0 },
+                 .unit = "m", .help = N_("Centre of the ring (x, y, z), in metres")),
+  TG_PARAM_FLOAT (TorusParams, major_radius_m, .label = N_("Ring radius"), .def = 10.0, .min = 0.0,
+                  .max = 1e7, .soft_min = 0.0, .soft_max = 1000.0, .unit = "m",
+                  .help = N_("From the centre to the middle of the tube, in metres")),
+  TG_PARAM_FLOAT (TorusParams, minor_radius_m, .label = N_("Tube radius"), .def = 2.0, .min = 1e-6,
+                  .max = 1e7, .soft_min = 0.1, .soft_max = 100.0, .unit = "m",
+                  .help = N_("Radius of the tube, in metres")),
 };
 
 /* The ring lies flat, in the XZ plane around +Y. */
@@ -339,11 +335,8 @@ static const TgNodeDesc torus_desc = {
   .label = N_("Torus"),
   .help = N_("A ring lying flat (around the y axis) as a signed distance field; turn it "
              "with Transform Field for an arch"),
-  .outputs = field_out,
-  .n_outputs = TG_N_ELEMENTS (field_out),
-  .params = torus_params,
-  .n_params = TG_N_ELEMENTS (torus_params),
-  .params_size = sizeof (TorusParams),
+  TG_OUTPUTS (field_out),
+  TG_PARAMS (TorusParams, torus_params),
   .locality = TG_LOCALITY_GLOBAL,
   .eval = torus_eval,
   .version = 1,
@@ -359,10 +352,12 @@ typedef struct
 } PlaneParams;
 
 static const TgParamDesc plane_params[] = {
-  TG_PARAM_VEC3 (PlaneParams, normal, N_("Normal"), 0.0, 1.0, 0.0, NULL,
-                 N_("Direction the plane faces (any length but 0); the solid is behind it")),
-  TG_PARAM_FLOAT_UI (PlaneParams, offset_m, N_("Offset"), 0.0, -1e7, 1e7, -1000.0, 1000.0, "m",
-                     N_("Distance of the plane from the origin along its normal, in metres")),
+  TG_PARAM_VEC3 (PlaneParams, normal, .label = N_("Normal"), .def_v = { 0.0, 1.0, 0.0 },
+                 .help = N_("Direction the plane faces (any length but 0); the solid is behind "
+                            "it")),
+  TG_PARAM_FLOAT (PlaneParams, offset_m, .label = N_("Offset"), .def = 0.0, .min = -1e7, .max = 1e7,
+                  .soft_min = -1000.0, .soft_max = 1000.0, .unit = "m",
+                  .help = N_("Distance of the plane from the origin along its normal, in metres")),
 };
 
 static int
@@ -407,11 +402,8 @@ static const TgNodeDesc plane_desc = {
   .category = "Fields",
   .label = N_("Plane"),
   .help = N_("A half-space: solid behind a plane, as a signed distance field"),
-  .outputs = field_out,
-  .n_outputs = TG_N_ELEMENTS (field_out),
-  .params = plane_params,
-  .n_params = TG_N_ELEMENTS (plane_params),
-  .params_size = sizeof (PlaneParams),
+  TG_OUTPUTS (field_out),
+  TG_PARAMS (PlaneParams, plane_params),
   .locality = TG_LOCALITY_GLOBAL,
   .check = plane_check,
   .eval = plane_eval,

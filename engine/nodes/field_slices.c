@@ -35,23 +35,26 @@ typedef struct
 } SlicesParams;
 
 static const TgParamDesc slices_params[] = {
-  TG_PARAM_INPUT_PATH (SlicesParams, path, N_("First slice"),
-                       N_("The bottom slice's image (greyscale PNG, 8 or 16 bits); the others "
-                          "are the files whose number at the end of the name counts up from "
-                          "it, e.g. ct_000.png, ct_001.png. Relative to the graph file's "
-                          "folder")),
-  TG_PARAM_INT (SlicesParams, count, N_("Slices"), 1, 1, SLICES_MAX,
-                N_("Number of slices in the stack")),
-  TG_PARAM_FLOAT_UI (SlicesParams, spacing_m, N_("Slice spacing"), 1.0, 1e-6, 1e6, 0.01, 100.0,
-                     "m", N_("Distance between slices (along y), in metres")),
-  TG_PARAM_FLOAT_UI (SlicesParams, pixel_m, N_("Pixel size"), 1.0, 1e-6, 1e6, 0.01, 100.0, "m",
-                     N_("Distance between pixel centres within a slice (x and z), in metres")),
-  TG_PARAM_VEC3 (SlicesParams, min_m, N_("Position"), 0.0, 0.0, 0.0, "m",
-                 N_("Where the bottom slice's south-west pixel sits (x, y, z), in metres")),
-  TG_PARAM_FLOAT (SlicesParams, threshold, N_("Threshold"), 0.5, 0.0, 1.0, NULL,
-                  N_("Grey level of the surface, 0 = black, 1 = white")),
-  TG_PARAM_BOOL (SlicesParams, invert, N_("Dark is solid"), false,
-                 N_("Treat pixels darker than the threshold as solid instead of brighter")),
+  TG_PARAM_INPUT_PATH (SlicesParams, path, .label = N_("First slice"),
+                       .help = N_("The bottom slice's image (greyscale PNG, 8 or 16 bits); the "
+                                  "others are the files whose number at the end of the name "
+                                  "counts up from it, e.g. ct_000.png, ct_001.png. Relative to "
+                                  "the graph file's folder")),
+  TG_PARAM_INT (SlicesParams, count, .label = N_("Slices"), .def = 1, .min = 1, .max = SLICES_MAX,
+                .help = N_("Number of slices in the stack")),
+  TG_PARAM_FLOAT (SlicesParams, spacing_m, .label = N_("Slice spacing"), .def = 1.0, .min = 1e-6,
+                  .max = 1e6, .soft_min = 0.01, .soft_max = 100.0, .unit = "m",
+                  .help = N_("Distance between slices (along y), in metres")),
+  TG_PARAM_FLOAT (SlicesParams, pixel_m, .label = N_("Pixel size"), .def = 1.0, .min = 1e-6,
+                  .max = 1e6, .soft_min = 0.01, .soft_max = 100.0, .unit = "m",
+                  .help = N_("Distance between pixel centres within a slice (x and z), in metres")),
+  TG_PARAM_VEC3 (SlicesParams, min_m, .label = N_("Position"), .def_v = { 0.0, 0.0, 0.0 },
+                 .unit = "m",
+                 .help = N_("Where the bottom slice's south-west pixel sits (x, y, z), in metres")),
+  TG_PARAM_FLOAT (SlicesParams, threshold, .label = N_("Threshold"), .def = 0.5, .min = 0.0,
+                  .max = 1.0, .help = N_("Grey level of the surface, 0 = black, 1 = white")),
+  TG_PARAM_BOOL (SlicesParams, invert, .label = N_("Dark is solid"), .def = false,
+                 .help = N_("Treat pixels darker than the threshold as solid instead of brighter")),
 };
 
 static const TgPortDesc slices_out[] = {
@@ -312,11 +315,8 @@ static const TgNodeDesc slices_desc = {
   .label = N_("Slice Stack"),
   .help = N_("A volume from a stack of greyscale images (CT scans, layered masks), sampled "
              "trilinearly; the surface is where the grey level crosses the threshold"),
-  .outputs = slices_out,
-  .n_outputs = TG_N_ELEMENTS (slices_out),
-  .params = slices_params,
-  .n_params = TG_N_ELEMENTS (slices_params),
-  .params_size = sizeof (SlicesParams),
+  TG_OUTPUTS (slices_out),
+  TG_PARAMS (SlicesParams, slices_params),
   .locality = TG_LOCALITY_GLOBAL,
   .flags = TG_NODE_INPUT,
   .eval = slices_eval,

@@ -1155,11 +1155,8 @@ static const TgNodeDesc noise_desc = {
   .help = N_("3D fractal noise as a field, from minus to plus the amplitude in metres: the "
              "bases and octave shaping of FBM Noise, in three dimensions.  Use it through "
              "Displace, or mesh it with an iso level for caves and sponges."),
-  .outputs = field_out,
-  .n_outputs = TG_N_ELEMENTS (field_out),
-  .params = noise_params,
-  .n_params = TG_N_ELEMENTS (noise_params),
-  .params_size = sizeof (NoiseParams),
+  TG_OUTPUTS (field_out),
+  TG_PARAMS (NoiseParams, noise_params),
   .locality = TG_LOCALITY_GLOBAL,
   .eval = noise_eval,
   .version = 1,
@@ -1174,8 +1171,9 @@ typedef struct
 } FromHeightParams;
 
 static const TgParamDesc from_height_params[] = {
-  TG_PARAM_FLOAT_UI (FromHeightParams, offset_m, N_("Offset"), 0.0, -1e6, 1e6, -1000.0, 1000.0,
-                     "m", N_("Raises the solid by this many metres")),
+  TG_PARAM_FLOAT (FromHeightParams, offset_m, .label = N_("Offset"), .def = 0.0, .min = -1e6,
+                  .max = 1e6, .soft_min = -1000.0, .soft_max = 1000.0, .unit = "m",
+                  .help = N_("Raises the solid by this many metres")),
 };
 
 static const TgPortDesc from_height_inputs[] = {
@@ -1293,13 +1291,9 @@ static const TgNodeDesc from_height_desc = {
   .help = N_("The terrain as a solid: the field is y minus the terrain height at (x, z), "
              "negative below the ground.  Combine it with shapes to cut tunnels and caves "
              "or add overhangs."),
-  .inputs = from_height_inputs,
-  .n_inputs = TG_N_ELEMENTS (from_height_inputs),
-  .outputs = field_out,
-  .n_outputs = TG_N_ELEMENTS (field_out),
-  .params = from_height_params,
-  .n_params = TG_N_ELEMENTS (from_height_params),
-  .params_size = sizeof (FromHeightParams),
+  TG_INPUTS (from_height_inputs),
+  TG_OUTPUTS (field_out),
+  TG_PARAMS (FromHeightParams, from_height_params),
   .locality = TG_LOCALITY_GLOBAL,
   .eval = from_height_eval,
   .version = 1,

@@ -159,9 +159,10 @@ typedef struct
 } BlurParams;
 
 static const TgParamDesc blur_params[] = {
-  TG_PARAM_FLOAT_UI (BlurParams, radius_m, N_("Radius"), 50.0, 0.0, 1e5, 0.0, 1000.0, "m",
-                     N_("Reach of the Gaussian (three standard deviations); features "
-                        "smaller than this are smoothed away")),
+  TG_PARAM_FLOAT (BlurParams, radius_m, .label = N_("Radius"), .def = 50.0, .min = 0.0, .max = 1e5,
+                  .soft_min = 0.0, .soft_max = 1000.0, .unit = "m",
+                  .help = N_("Reach of the Gaussian (three standard deviations); features "
+                             "smaller than this are smoothed away")),
 };
 
 static const TgPortDesc height_in[] = {
@@ -204,13 +205,9 @@ static const TgNodeDesc blur_desc = {
   .category = "Filters",
   .label = N_("Blur"),
   .help = N_("Smooths the height with a Gaussian of a radius in metres"),
-  .inputs = height_in,
-  .n_inputs = TG_N_ELEMENTS (height_in),
-  .outputs = height_out,
-  .n_outputs = TG_N_ELEMENTS (height_out),
-  .params = blur_params,
-  .n_params = TG_N_ELEMENTS (blur_params),
-  .params_size = sizeof (BlurParams),
+  TG_INPUTS (height_in),
+  TG_OUTPUTS (height_out),
+  TG_PARAMS (BlurParams, blur_params),
   .locality = TG_LOCALITY_APRON,
   .apron = blur_apron,
   .eval = blur_eval,
@@ -232,10 +229,11 @@ typedef struct
 } WarpParams;
 
 static const TgParamDesc warp_params[] = {
-  TG_PARAM_FLOAT_UI (WarpParams, amount_m, N_("Amount"), 100.0, 0.0, 1e5, 0.0, 1000.0, "m",
-                     N_("Largest displacement: a displacement map of 0 or 1 reads the "
-                        "height from this far west/east (dx) or south/north (dy); 0.5 "
-                        "stays in place")),
+  TG_PARAM_FLOAT (WarpParams, amount_m, .label = N_("Amount"), .def = 100.0, .min = 0.0, .max = 1e5,
+                  .soft_min = 0.0, .soft_max = 1000.0, .unit = "m",
+                  .help = N_("Largest displacement: a displacement map of 0 or 1 reads the "
+                             "height from this far west/east (dx) or south/north (dy); 0.5 "
+                             "stays in place")),
 };
 
 static const TgPortDesc warp_inputs[] = {
@@ -357,13 +355,9 @@ static const TgNodeDesc warp_desc = {
   .label = N_("Warp"),
   .help = N_("Displaces the height by two maps (east-west and north-south), up to a "
              "distance in metres"),
-  .inputs = warp_inputs,
-  .n_inputs = TG_N_ELEMENTS (warp_inputs),
-  .outputs = height_out,
-  .n_outputs = TG_N_ELEMENTS (height_out),
-  .params = warp_params,
-  .n_params = TG_N_ELEMENTS (warp_params),
-  .params_size = sizeof (WarpParams),
+  TG_INPUTS (warp_inputs),
+  TG_OUTPUTS (height_out),
+  TG_PARAMS (WarpParams, warp_params),
   .locality = TG_LOCALITY_APRON,
   .apron = warp_apron,
   .eval = warp_eval,

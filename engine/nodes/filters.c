@@ -162,16 +162,20 @@ typedef struct
 } RemapParams;
 
 static const TgParamDesc remap_params[] = {
-  TG_PARAM_FLOAT_UI (RemapParams, min_input, N_("Input low"), 0.0, -1e6, 1e6, 0.0, 1.0, NULL,
-                     N_("Input height that maps to the output low")),
-  TG_PARAM_FLOAT_UI (RemapParams, max_input, N_("Input high"), 1.0, -1e6, 1e6, 0.0, 1.0, NULL,
-                     N_("Input height that maps to the output high")),
-  TG_PARAM_FLOAT_UI (RemapParams, min_output, N_("Output low"), 0.0, -1e6, 1e6, 0.0, 1.0, NULL,
-                     N_("Height the input low becomes")),
-  TG_PARAM_FLOAT_UI (RemapParams, max_output, N_("Output high"), 1.0, -1e6, 1e6, 0.0, 1.0, NULL,
-                     N_("Height the input high becomes")),
-  TG_PARAM_BOOL (RemapParams, clamp, N_("Clamp"), false,
-                 N_("Keep the result between the output low and high")),
+  TG_PARAM_FLOAT (RemapParams, min_input, .label = N_("Input low"), .def = 0.0, .min = -1e6,
+                  .max = 1e6, .soft_min = 0.0, .soft_max = 1.0,
+                  .help = N_("Input height that maps to the output low")),
+  TG_PARAM_FLOAT (RemapParams, max_input, .label = N_("Input high"), .def = 1.0, .min = -1e6,
+                  .max = 1e6, .soft_min = 0.0, .soft_max = 1.0,
+                  .help = N_("Input height that maps to the output high")),
+  TG_PARAM_FLOAT (RemapParams, min_output, .label = N_("Output low"), .def = 0.0, .min = -1e6,
+                  .max = 1e6, .soft_min = 0.0, .soft_max = 1.0,
+                  .help = N_("Height the input low becomes")),
+  TG_PARAM_FLOAT (RemapParams, max_output, .label = N_("Output high"), .def = 1.0, .min = -1e6,
+                  .max = 1e6, .soft_min = 0.0, .soft_max = 1.0,
+                  .help = N_("Height the input high becomes")),
+  TG_PARAM_BOOL (RemapParams, clamp, .label = N_("Clamp"), .def = false,
+                 .help = N_("Keep the result between the output low and high")),
 };
 
 static int
@@ -205,13 +209,9 @@ static const TgNodeDesc remap_desc = {
   .category = "Filters",
   .label = N_("Remap"),
   .help = N_("Maps the input range linearly onto the output range"),
-  .inputs = filter_inputs,
-  .n_inputs = TG_N_ELEMENTS (filter_inputs),
-  .outputs = filter_outputs,
-  .n_outputs = TG_N_ELEMENTS (filter_outputs),
-  .params = remap_params,
-  .n_params = TG_N_ELEMENTS (remap_params),
-  .params_size = sizeof (RemapParams),
+  TG_INPUTS (filter_inputs),
+  TG_OUTPUTS (filter_outputs),
+  TG_PARAMS (RemapParams, remap_params),
   .locality = TG_LOCALITY_LOCAL,
   .check = remap_check,
   .eval = remap_eval,
@@ -227,10 +227,12 @@ typedef struct
 } ClampParams;
 
 static const TgParamDesc clamp_params[] = {
-  TG_PARAM_FLOAT_UI (ClampParams, min_height, N_("Minimum"), 0.0, -1e6, 1e6, 0.0, 1.0, NULL,
-                     N_("Lower heights are raised to this")),
-  TG_PARAM_FLOAT_UI (ClampParams, max_height, N_("Maximum"), 1.0, -1e6, 1e6, 0.0, 1.0, NULL,
-                     N_("Higher heights are lowered to this")),
+  TG_PARAM_FLOAT (ClampParams, min_height, .label = N_("Minimum"), .def = 0.0, .min = -1e6,
+                  .max = 1e6, .soft_min = 0.0, .soft_max = 1.0,
+                  .help = N_("Lower heights are raised to this")),
+  TG_PARAM_FLOAT (ClampParams, max_height, .label = N_("Maximum"), .def = 1.0, .min = -1e6,
+                  .max = 1e6, .soft_min = 0.0, .soft_max = 1.0,
+                  .help = N_("Higher heights are lowered to this")),
 };
 
 static int
@@ -260,13 +262,9 @@ static const TgNodeDesc clamp_desc = {
   .category = "Filters",
   .label = N_("Clamp"),
   .help = N_("Limits height to a range"),
-  .inputs = filter_inputs,
-  .n_inputs = TG_N_ELEMENTS (filter_inputs),
-  .outputs = filter_outputs,
-  .n_outputs = TG_N_ELEMENTS (filter_outputs),
-  .params = clamp_params,
-  .n_params = TG_N_ELEMENTS (clamp_params),
-  .params_size = sizeof (ClampParams),
+  TG_INPUTS (filter_inputs),
+  TG_OUTPUTS (filter_outputs),
+  TG_PARAMS (ClampParams, clamp_params),
   .locality = TG_LOCALITY_LOCAL,
   .check = clamp_check,
   .eval = clamp_eval,
@@ -282,8 +280,9 @@ typedef struct
 } InvertParams;
 
 static const TgParamDesc invert_params[] = {
-  TG_PARAM_FLOAT (InvertParams, pivot, N_("Pivot"), 0.5, 0.0, 1.0, NULL,
-                  N_("Height that stays put; the result is 2*pivot - h (1 - h by default)")),
+  TG_PARAM_FLOAT (InvertParams, pivot, .label = N_("Pivot"), .def = 0.5, .min = 0.0, .max = 1.0,
+                  .help = N_("Height that stays put; the result is 2*pivot - h (1 - h by "
+                             "default)")),
 };
 
 static int
@@ -301,13 +300,9 @@ static const TgNodeDesc invert_desc = {
   .category = "Filters",
   .label = N_("Invert"),
   .help = N_("Turns the terrain upside down about a pivot height: valleys become ridges"),
-  .inputs = filter_inputs,
-  .n_inputs = TG_N_ELEMENTS (filter_inputs),
-  .outputs = filter_outputs,
-  .n_outputs = TG_N_ELEMENTS (filter_outputs),
-  .params = invert_params,
-  .n_params = TG_N_ELEMENTS (invert_params),
-  .params_size = sizeof (InvertParams),
+  TG_INPUTS (filter_inputs),
+  TG_OUTPUTS (filter_outputs),
+  TG_PARAMS (InvertParams, invert_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = invert_eval,
   .version = 1,
@@ -327,14 +322,15 @@ typedef struct
 } TerraceParams;
 
 static const TgParamDesc terrace_params[] = {
-  TG_PARAM_INT (TerraceParams, steps, N_("Steps"), 8, 1, TERRACE_STEPS_MAX,
-                N_("Number of steps between height 0 and 1")),
-  TG_PARAM_FLOAT (TerraceParams, sharpness, N_("Sharpness"), 0.5, 0.0, 1.0, NULL,
-                  N_("0: smooth rounded steps; 1: flat treads with vertical risers")),
-  TG_PARAM_BOOL (TerraceParams, uniform, N_("Uniform"), true,
-                 N_("Evenly spaced steps; off varies each step's height from the seed")),
-  TG_PARAM_SEED (TerraceParams, seed, N_("Seed"),
-                 N_("Varies the step spacing when Uniform is off")),
+  TG_PARAM_INT (TerraceParams, steps, .label = N_("Steps"), .def = 8, .min = 1,
+                .max = TERRACE_STEPS_MAX, .help = N_("Number of steps between height 0 and 1")),
+  TG_PARAM_FLOAT (TerraceParams, sharpness, .label = N_("Sharpness"), .def = 0.5, .min = 0.0,
+                  .max = 1.0,
+                  .help = N_("0: smooth rounded steps; 1: flat treads with vertical risers")),
+  TG_PARAM_BOOL (TerraceParams, uniform, .label = N_("Uniform"), .def = true,
+                 .help = N_("Evenly spaced steps; off varies each step's height from the seed")),
+  TG_PARAM_SEED (TerraceParams, seed, .label = N_("Seed"),
+                 .help = N_("Varies the step spacing when Uniform is off")),
 };
 
 static int
@@ -370,13 +366,9 @@ static const TgNodeDesc terrace_desc = {
   .category = "Filters",
   .label = N_("Terrace"),
   .help = N_("Cuts the height into steps, from smooth benches to hard cliffs"),
-  .inputs = filter_inputs,
-  .n_inputs = TG_N_ELEMENTS (filter_inputs),
-  .outputs = filter_outputs,
-  .n_outputs = TG_N_ELEMENTS (filter_outputs),
-  .params = terrace_params,
-  .n_params = TG_N_ELEMENTS (terrace_params),
-  .params_size = sizeof (TerraceParams),
+  TG_INPUTS (filter_inputs),
+  TG_OUTPUTS (filter_outputs),
+  TG_PARAMS (TerraceParams, terrace_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = terrace_eval,
   .version = 1,
@@ -600,13 +592,8 @@ static const TgNodeDesc normalize_desc = {
   .category = "Filters",
   .label = N_("Normalize"),
   .help = N_("Stretches the whole map so its lowest point is 0 and its highest 1"),
-  .inputs = filter_inputs,
-  .n_inputs = TG_N_ELEMENTS (filter_inputs),
-  .outputs = filter_outputs,
-  .n_outputs = TG_N_ELEMENTS (filter_outputs),
-  .params = NULL,
-  .n_params = 0,
-  .params_size = 0,
+  TG_INPUTS (filter_inputs),
+  TG_OUTPUTS (filter_outputs),
   .locality = TG_LOCALITY_GLOBAL,
   .eval = normalize_eval,
   .tiled = &normalize_tiled,

@@ -26,8 +26,8 @@ typedef struct
 } ConstantParams;
 
 static const TgParamDesc constant_params[] = {
-  TG_PARAM_FLOAT (ConstantParams, value, N_("Value"), 0.5, 0.0, 1.0, NULL,
-                  N_("Height everywhere, as a fraction of the world's height range")),
+  TG_PARAM_FLOAT (ConstantParams, value, .label = N_("Value"), .def = 0.5, .min = 0.0, .max = 1.0,
+                  .help = N_("Height everywhere, as a fraction of the world's height range")),
 };
 
 typedef struct
@@ -69,11 +69,8 @@ static const TgNodeDesc gen_constant_desc = {
   .category = "Generators",
   .label = N_("Constant"),
   .help = N_("The same height everywhere"),
-  .outputs = gen_height_out,
-  .n_outputs = TG_N_ELEMENTS (gen_height_out),
-  .params = constant_params,
-  .n_params = TG_N_ELEMENTS (constant_params),
-  .params_size = sizeof (ConstantParams),
+  TG_OUTPUTS (gen_height_out),
+  TG_PARAMS (ConstantParams, constant_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = constant_eval,
   .version = 1,
@@ -90,13 +87,14 @@ typedef struct
 } GradientParams;
 
 static const TgParamDesc gradient_params[] = {
-  TG_PARAM_FLOAT (GradientParams, angle_deg, N_("Direction"), 0.0, 0.0, 360.0, "deg",
-                  N_("Direction the height rises towards, counter-clockwise from east "
-                     "(0 = west to east, 90 = south to north)")),
-  TG_PARAM_FLOAT (GradientParams, from, N_("From"), 0.0, 0.0, 1.0, NULL,
-                  N_("Height at the world edge the gradient starts from")),
-  TG_PARAM_FLOAT (GradientParams, to, N_("To"), 1.0, 0.0, 1.0, NULL,
-                  N_("Height at the opposite world edge")),
+  TG_PARAM_FLOAT (GradientParams, angle_deg, .label = N_("Direction"), .def = 0.0, .min = 0.0,
+                  .max = 360.0, .unit = "deg",
+                  .help = N_("Direction the height rises towards, counter-clockwise from east "
+                             "(0 = west to east, 90 = south to north)")),
+  TG_PARAM_FLOAT (GradientParams, from, .label = N_("From"), .def = 0.0, .min = 0.0, .max = 1.0,
+                  .help = N_("Height at the world edge the gradient starts from")),
+  TG_PARAM_FLOAT (GradientParams, to, .label = N_("To"), .def = 1.0, .min = 0.0, .max = 1.0,
+                  .help = N_("Height at the opposite world edge")),
 };
 
 /* cos and sin of DEG, exact at multiples of 90 degrees so that axis-aligned
@@ -179,11 +177,8 @@ static const TgNodeDesc gen_gradient_desc = {
   .category = "Generators",
   .label = N_("Gradient"),
   .help = N_("A linear ramp across the whole world, from one edge to the opposite one"),
-  .outputs = gen_height_out,
-  .n_outputs = TG_N_ELEMENTS (gen_height_out),
-  .params = gradient_params,
-  .n_params = TG_N_ELEMENTS (gradient_params),
-  .params_size = sizeof (GradientParams),
+  TG_OUTPUTS (gen_height_out),
+  TG_PARAMS (GradientParams, gradient_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = gradient_eval,
   .version = 1,
@@ -210,15 +205,19 @@ typedef struct
 } ShapeParams;
 
 static const TgParamDesc shape_params[] = {
-  TG_PARAM_ENUM (ShapeParams, shape, N_("Shape"), "radial", shape_choices,
-                 N_("Outline: a disc, a square, or a square with rounded corners "
-                    "(a superellipse)")),
-  TG_PARAM_FLOAT_UI (ShapeParams, radius_m, N_("Radius"), 1500.0, 0.0, 1e7, 0.0, 10000.0, "m",
-                     N_("Outer radius (half the side for squares), where the shape reaches 0")),
-  TG_PARAM_FLOAT_UI (ShapeParams, falloff_m, N_("Falloff"), 500.0, 0.0, 1e7, 0.0, 5000.0, "m",
-                     N_("Width of the smooth edge inside the radius; 0 gives a hard edge")),
-  TG_PARAM_VEC2 (ShapeParams, center_m, N_("Centre"), 0.0, 0.0, "m",
-                 N_("Centre of the shape as world X, Z")),
+  TG_PARAM_ENUM (ShapeParams, shape, .label = N_("Shape"), .def_s = "radial",
+                 .choices = shape_choices,
+                 .help = N_("Outline: a disc, a square, or a square with rounded corners (a "
+                            "superellipse)")),
+  TG_PARAM_FLOAT (ShapeParams, radius_m, .label = N_("Radius"), .def = 1500.0, .min = 0.0,
+                  .max = 1e7, .soft_min = 0.0, .soft_max = 10000.0, .unit = "m",
+                  .help = N_("Outer radius (half the side for squares), where the shape reaches "
+                             "0")),
+  TG_PARAM_FLOAT (ShapeParams, falloff_m, .label = N_("Falloff"), .def = 500.0, .min = 0.0,
+                  .max = 1e7, .soft_min = 0.0, .soft_max = 5000.0, .unit = "m",
+                  .help = N_("Width of the smooth edge inside the radius; 0 gives a hard edge")),
+  TG_PARAM_VEC2 (ShapeParams, center_m, .label = N_("Centre"), .def_v = { 0.0, 0.0 }, .unit = "m",
+                 .help = N_("Centre of the shape as world X, Z")),
 };
 
 typedef struct
@@ -289,11 +288,8 @@ static const TgNodeDesc gen_shape_desc = {
   .category = "Generators",
   .label = N_("Shape"),
   .help = N_("An island mask: 1 inside the shape, 0 outside, with a smoothstep edge"),
-  .outputs = gen_height_out,
-  .n_outputs = TG_N_ELEMENTS (gen_height_out),
-  .params = shape_params,
-  .n_params = TG_N_ELEMENTS (shape_params),
-  .params_size = sizeof (ShapeParams),
+  TG_OUTPUTS (gen_height_out),
+  TG_PARAMS (ShapeParams, shape_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = shape_eval,
   .version = 1,

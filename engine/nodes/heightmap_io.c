@@ -30,13 +30,15 @@ typedef struct
 } InputParams;
 
 static const TgParamDesc input_params[] = {
-  TG_PARAM_INPUT_PATH (InputParams, path, N_("File"),
-                       N_("Greyscale PNG, 8 or 16 bits; colour images are read as their "
-                          "luminance. Relative to the graph file's folder")),
-  TG_PARAM_FLOAT (InputParams, min_height, N_("Height at black"), 0.0, 0.0, 1.0, NULL,
-                  N_("Height that the darkest possible pixel value stands for")),
-  TG_PARAM_FLOAT (InputParams, max_height, N_("Height at white"), 1.0, 0.0, 1.0, NULL,
-                  N_("Height that the brightest possible pixel value stands for")),
+  TG_PARAM_INPUT_PATH (InputParams, path, .label = N_("File"),
+                       .help = N_("Greyscale PNG, 8 or 16 bits; colour images are read as their "
+                                  "luminance. Relative to the graph file's folder")),
+  TG_PARAM_FLOAT (InputParams, min_height, .label = N_("Height at black"), .def = 0.0, .min = 0.0,
+                  .max = 1.0,
+                  .help = N_("Height that the darkest possible pixel value stands for")),
+  TG_PARAM_FLOAT (InputParams, max_height, .label = N_("Height at white"), .def = 1.0, .min = 0.0,
+                  .max = 1.0,
+                  .help = N_("Height that the brightest possible pixel value stands for")),
 };
 
 static const TgPortDesc input_outputs[] = {
@@ -169,11 +171,8 @@ static const TgNodeDesc input_heightmap_desc = {
   .category = "Input",
   .label = N_("Heightmap file"),
   .help = N_("Reads a greyscale heightmap image stretched over the whole world"),
-  .outputs = input_outputs,
-  .n_outputs = TG_N_ELEMENTS (input_outputs),
-  .params = input_params,
-  .n_params = TG_N_ELEMENTS (input_params),
-  .params_size = sizeof (InputParams),
+  TG_OUTPUTS (input_outputs),
+  TG_PARAMS (InputParams, input_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = input_eval,
   .flags = TG_NODE_INPUT,
@@ -210,15 +209,18 @@ typedef struct
 } ExportParams;
 
 static const TgParamDesc export_params[] = {
-  TG_PARAM_OUTPUT_PATH (ExportParams, path, N_("File"), "height.png",
-                        N_("Output file, relative to the output folder")),
-  TG_PARAM_ENUM (ExportParams, format, N_("Format"), "png16", export_formats,
-                 N_("png16: 16-bit greyscale PNG; png8: 8-bit PNG; raw16: headerless "
-                    "16-bit little-endian samples (Unity, Unreal); r32: headerless 32-bit "
-                    "float little-endian samples, unclamped, 1.0 = the world's height "
-                    "(Godot and others that take float)")),
-  TG_PARAM_ENUM (ExportParams, rows, N_("Row order"), "north_first", export_rows,
-                 N_("Which edge the file starts with; Unity's RAW import wants south first")),
+  TG_PARAM_OUTPUT_PATH (ExportParams, path, .label = N_("File"), .def_s = "height.png",
+                        .help = N_("Output file, relative to the output folder")),
+  TG_PARAM_ENUM (ExportParams, format, .label = N_("Format"), .def_s = "png16",
+                 .choices = export_formats,
+                 .help = N_("png16: 16-bit greyscale PNG; png8: 8-bit PNG; raw16: headerless "
+                            "16-bit little-endian samples (Unity, Unreal); r32: headerless "
+                            "32-bit float little-endian samples, unclamped, 1.0 = the world's "
+                            "height (Godot and others that take float)")),
+  TG_PARAM_ENUM (ExportParams, rows, .label = N_("Row order"), .def_s = "north_first",
+                 .choices = export_rows,
+                 .help = N_("Which edge the file starts with; Unity's RAW import wants south "
+                            "first")),
 };
 
 static const TgPortDesc export_inputs[] = {
@@ -309,11 +311,8 @@ static const TgNodeDesc export_heightmap_desc = {
   .label = N_("Export heightmap"),
   .help = N_("Writes the height as a 16-bit or 8-bit PNG, a 16-bit RAW or a 32-bit float "
              "RAW file"),
-  .inputs = export_inputs,
-  .n_inputs = TG_N_ELEMENTS (export_inputs),
-  .params = export_params,
-  .n_params = TG_N_ELEMENTS (export_params),
-  .params_size = sizeof (ExportParams),
+  TG_INPUTS (export_inputs),
+  TG_PARAMS (ExportParams, export_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = export_eval,
   .flags = TG_NODE_EXPORT,

@@ -31,9 +31,9 @@ typedef struct
 } InputImageParams;
 
 static const TgParamDesc input_image_params[] = {
-  TG_PARAM_INPUT_PATH (InputImageParams, path, N_("File"),
-                       N_("PNG, 8 or 16 bits, grey, grey + alpha, RGB or RGBA; read as raw "
-                          "values (no gamma). Relative to the graph file's folder")),
+  TG_PARAM_INPUT_PATH (InputImageParams, path, .label = N_("File"),
+                       .help = N_("PNG, 8 or 16 bits, grey, grey + alpha, RGB or RGBA; read as "
+                                  "raw values (no gamma). Relative to the graph file's folder")),
 };
 
 static const TgPortDesc input_image_outputs[] = {
@@ -166,11 +166,8 @@ static const TgNodeDesc input_image_desc = {
   .label = N_("Image file"),
   .help = N_("Reads an RGBA picture (a painted distribution or colour map) stretched over "
              "the whole world, as raw values"),
-  .outputs = input_image_outputs,
-  .n_outputs = TG_N_ELEMENTS (input_image_outputs),
-  .params = input_image_params,
-  .n_params = TG_N_ELEMENTS (input_image_params),
-  .params_size = sizeof (InputImageParams),
+  TG_OUTPUTS (input_image_outputs),
+  TG_PARAMS (InputImageParams, input_image_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = input_image_eval,
   .flags = TG_NODE_INPUT,
@@ -275,10 +272,11 @@ typedef struct
 } ExportMaskParams;
 
 static const TgParamDesc export_mask_params[] = {
-  TG_PARAM_OUTPUT_PATH (ExportMaskParams, path, N_("File"), "mask.png",
-                        N_("Output file, relative to the output folder")),
-  TG_PARAM_ENUM (ExportMaskParams, format, N_("Format"), "png8", png_formats,
-                 N_("png8: 8-bit greyscale PNG; png16: 16-bit greyscale PNG")),
+  TG_PARAM_OUTPUT_PATH (ExportMaskParams, path, .label = N_("File"), .def_s = "mask.png",
+                        .help = N_("Output file, relative to the output folder")),
+  TG_PARAM_ENUM (ExportMaskParams, format, .label = N_("Format"), .def_s = "png8",
+                 .choices = png_formats,
+                 .help = N_("png8: 8-bit greyscale PNG; png16: 16-bit greyscale PNG")),
 };
 
 static const TgPortDesc export_mask_inputs[] = {
@@ -299,11 +297,8 @@ static const TgNodeDesc export_mask_desc = {
   .category = "Output",
   .label = N_("Export mask"),
   .help = N_("Writes a mask as an 8-bit or 16-bit greyscale PNG"),
-  .inputs = export_mask_inputs,
-  .n_inputs = TG_N_ELEMENTS (export_mask_inputs),
-  .params = export_mask_params,
-  .n_params = TG_N_ELEMENTS (export_mask_params),
-  .params_size = sizeof (ExportMaskParams),
+  TG_INPUTS (export_mask_inputs),
+  TG_PARAMS (ExportMaskParams, export_mask_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = export_mask_eval,
   .flags = TG_NODE_EXPORT,
@@ -321,12 +316,13 @@ typedef struct
 } ExportImageParams;
 
 static const TgParamDesc export_image_params[] = {
-  TG_PARAM_OUTPUT_PATH (ExportImageParams, path, N_("File"), "color.png",
-                        N_("Output file, relative to the output folder")),
-  TG_PARAM_ENUM (ExportImageParams, format, N_("Format"), "png8", png_formats,
-                 N_("png8: 8 bits per channel; png16: 16 bits per channel")),
-  TG_PARAM_BOOL (ExportImageParams, alpha, N_("Alpha"), true,
-                 N_("Write RGBA; off writes RGB and drops the alpha channel")),
+  TG_PARAM_OUTPUT_PATH (ExportImageParams, path, .label = N_("File"), .def_s = "color.png",
+                        .help = N_("Output file, relative to the output folder")),
+  TG_PARAM_ENUM (ExportImageParams, format, .label = N_("Format"), .def_s = "png8",
+                 .choices = png_formats,
+                 .help = N_("png8: 8 bits per channel; png16: 16 bits per channel")),
+  TG_PARAM_BOOL (ExportImageParams, alpha, .label = N_("Alpha"), .def = true,
+                 .help = N_("Write RGBA; off writes RGB and drops the alpha channel")),
 };
 
 static const TgPortDesc export_image_inputs[] = {
@@ -348,11 +344,8 @@ static const TgNodeDesc export_image_desc = {
   .category = "Output",
   .label = N_("Export image"),
   .help = N_("Writes a colour image as an RGBA (or RGB) PNG, 8 or 16 bits per channel"),
-  .inputs = export_image_inputs,
-  .n_inputs = TG_N_ELEMENTS (export_image_inputs),
-  .params = export_image_params,
-  .n_params = TG_N_ELEMENTS (export_image_params),
-  .params_size = sizeof (ExportImageParams),
+  TG_INPUTS (export_image_inputs),
+  TG_PARAMS (ExportImageParams, export_image_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = export_image_eval,
   .flags = TG_NODE_EXPORT,
@@ -387,13 +380,14 @@ typedef struct
 } ExportSplatParams;
 
 static const TgParamDesc export_splat_params[] = {
-  TG_PARAM_OUTPUT_PATH (ExportSplatParams, path, N_("File prefix"), "splat",
-                        N_("Start of the file names, relative to the output folder: unity "
-                           "writes PREFIX_0.png, PREFIX_1.png, ...; unreal writes "
-                           "PREFIX_LAYER.png")),
-  TG_PARAM_ENUM (ExportSplatParams, preset, N_("Preset"), "unity", splat_presets,
-                 N_("unity: RGBA8 PNGs holding 4 layers each; unreal: one 8-bit greyscale "
-                    "PNG per layer named after it")),
+  TG_PARAM_OUTPUT_PATH (ExportSplatParams, path, .label = N_("File prefix"), .def_s = "splat",
+                        .help = N_("Start of the file names, relative to the output folder: "
+                                   "unity writes PREFIX_0.png, PREFIX_1.png, ...; unreal writes "
+                                   "PREFIX_LAYER.png")),
+  TG_PARAM_ENUM (ExportSplatParams, preset, .label = N_("Preset"), .def_s = "unity",
+                 .choices = splat_presets,
+                 .help = N_("unity: RGBA8 PNGs holding 4 layers each; unreal: one 8-bit "
+                            "greyscale PNG per layer named after it")),
 };
 
 static const TgPortDesc export_splat_inputs[] = {
@@ -554,11 +548,8 @@ static const TgNodeDesc export_splat_desc = {
   .label = N_("Export splat maps"),
   .help = N_("Writes texture layer weights as splat maps for Unity (RGBA, 4 layers a file) "
              "or Unreal (one weight map per layer); each pixel's weights add up to 255"),
-  .inputs = export_splat_inputs,
-  .n_inputs = TG_N_ELEMENTS (export_splat_inputs),
-  .params = export_splat_params,
-  .n_params = TG_N_ELEMENTS (export_splat_params),
-  .params_size = sizeof (ExportSplatParams),
+  TG_INPUTS (export_splat_inputs),
+  TG_PARAMS (ExportSplatParams, export_splat_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = export_splat_eval,
   .flags = TG_NODE_EXPORT,

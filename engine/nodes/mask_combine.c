@@ -36,9 +36,10 @@ typedef struct
 } MaskCombineParams;
 
 static const TgParamDesc mask_combine_params[] = {
-  TG_PARAM_ENUM (MaskCombineParams, op, N_("Operation"), "and", mask_ops,
-                 N_("and: min(a, b); multiply: a*b; or: max(a, b); subtract: a*(1-b); "
-                    "xor: |a-b|")),
+  TG_PARAM_ENUM (MaskCombineParams, op, .label = N_("Operation"), .def_s = "and",
+                 .choices = mask_ops,
+                 .help = N_("and: min(a, b); multiply: a*b; or: max(a, b); subtract: a*(1-b); "
+                            "xor: |a-b|")),
 };
 
 static const TgPortDesc mask_combine_inputs[] = {
@@ -128,13 +129,9 @@ static const TgNodeDesc mask_combine_desc = {
   .category = "Math",
   .label = N_("Combine masks"),
   .help = N_("Combines two masks: and, multiply, or, subtract, xor"),
-  .inputs = mask_combine_inputs,
-  .n_inputs = TG_N_ELEMENTS (mask_combine_inputs),
-  .outputs = mask_combine_outputs,
-  .n_outputs = TG_N_ELEMENTS (mask_combine_outputs),
-  .params = mask_combine_params,
-  .n_params = TG_N_ELEMENTS (mask_combine_params),
-  .params_size = sizeof (MaskCombineParams),
+  TG_INPUTS (mask_combine_inputs),
+  TG_OUTPUTS (mask_combine_outputs),
+  TG_PARAMS (MaskCombineParams, mask_combine_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = mask_combine_eval,
   .version = 1,

@@ -14,11 +14,13 @@ typedef struct
 static const char *const mesh_formats[] = { "glb", "obj", "ply", NULL };
 
 static const TgParamDesc mesh_export_params[] = {
-  TG_PARAM_OUTPUT_PATH (MeshExportParams, path, N_("File"), "terrain.glb",
-                        N_("Output file, relative to the output folder")),
-  TG_PARAM_ENUM (MeshExportParams, format, N_("Format"), "glb", mesh_formats,
-                 N_("glb: glTF 2.0 binary, one node per chunk; obj: Wavefront OBJ text, one "
-                    "object per chunk; ply: binary little-endian PLY, chunks concatenated")),
+  TG_PARAM_OUTPUT_PATH (MeshExportParams, path, .label = N_("File"), .def_s = "terrain.glb",
+                        .help = N_("Output file, relative to the output folder")),
+  TG_PARAM_ENUM (MeshExportParams, format, .label = N_("Format"), .def_s = "glb",
+                 .choices = mesh_formats,
+                 .help = N_("glb: glTF 2.0 binary, one node per chunk; obj: Wavefront OBJ text, "
+                            "one object per chunk; ply: binary little-endian PLY, chunks "
+                            "concatenated")),
 };
 
 static const TgPortDesc mesh_export_inputs[] = {
@@ -47,11 +49,8 @@ static const TgNodeDesc export_mesh_desc = {
   .category = "Output",
   .label = N_("Export mesh"),
   .help = N_("Writes a mesh as glTF binary (.glb), OBJ or PLY"),
-  .inputs = mesh_export_inputs,
-  .n_inputs = TG_N_ELEMENTS (mesh_export_inputs),
-  .params = mesh_export_params,
-  .n_params = TG_N_ELEMENTS (mesh_export_params),
-  .params_size = sizeof (MeshExportParams),
+  TG_INPUTS (mesh_export_inputs),
+  TG_PARAMS (MeshExportParams, mesh_export_params),
   .locality = TG_LOCALITY_GLOBAL,
   .eval = mesh_export_eval,
   .flags = TG_NODE_EXPORT,

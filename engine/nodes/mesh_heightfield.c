@@ -58,14 +58,15 @@ typedef struct
 } HfParams;
 
 static const TgParamDesc hf_params[] = {
-  TG_PARAM_INT (HfParams, chunk_cells, N_("Chunk cells"), 64, 2, 4096,
-                N_("Cells along each side of a chunk (64 to 128 are usual); must be divisible "
-                   "by 2^(lods - 1)")),
-  TG_PARAM_INT (HfParams, lods, N_("LOD levels"), 1, 1, 8,
-                N_("Levels of detail; each halves the resolution of the one before")),
-  TG_PARAM_FLOAT_UI (HfParams, skirt_m, N_("Skirt margin"), 1.0, 0.0, 10000.0, 0.0, 50.0, "m",
-                     N_("Extra depth of the skirts below the largest gap that neighbouring "
-                        "levels of detail can leave (only with more than one level)")),
+  TG_PARAM_INT (HfParams, chunk_cells, .label = N_("Chunk cells"), .def = 64, .min = 2, .max = 4096,
+                .help = N_("Cells along each side of a chunk (64 to 128 are usual); must be "
+                           "divisible by 2^(lods - 1)")),
+  TG_PARAM_INT (HfParams, lods, .label = N_("LOD levels"), .def = 1, .min = 1, .max = 8,
+                .help = N_("Levels of detail; each halves the resolution of the one before")),
+  TG_PARAM_FLOAT (HfParams, skirt_m, .label = N_("Skirt margin"), .def = 1.0, .min = 0.0,
+                  .max = 10000.0, .soft_min = 0.0, .soft_max = 50.0, .unit = "m",
+                  .help = N_("Extra depth of the skirts below the largest gap that neighbouring "
+                             "levels of detail can leave (only with more than one level)")),
 };
 
 static const TgPortDesc hf_inputs[] = {
@@ -592,13 +593,9 @@ static const TgNodeDesc mesh_heightfield_desc = {
   .label = N_("Heightfield mesh"),
   .help = N_("Turns a height into grid meshes in chunks, with levels of detail and skirts that "
              "hide the cracks between neighbours at different levels"),
-  .inputs = hf_inputs,
-  .n_inputs = TG_N_ELEMENTS (hf_inputs),
-  .outputs = hf_outputs,
-  .n_outputs = TG_N_ELEMENTS (hf_outputs),
-  .params = hf_params,
-  .n_params = TG_N_ELEMENTS (hf_params),
-  .params_size = sizeof (HfParams),
+  TG_INPUTS (hf_inputs),
+  TG_OUTPUTS (hf_outputs),
+  TG_PARAMS (HfParams, hf_params),
   .locality = TG_LOCALITY_GLOBAL,
   .check = hf_check,
   .eval = hf_eval,

@@ -1195,22 +1195,26 @@ static const char *const normals_choices[] = { "gradient", "faces", NULL };
 static const char *const shading_choices[] = { "smooth", "flat", NULL };
 
 static const TgParamDesc iso_params[] = {
-  TG_PARAM_VEC3 (IsoParams, min_m, N_("Box minimum"), -50.0, -50.0, -50.0, "m",
-                 N_("Lowest corner of the box to mesh (x, y, z), in metres")),
-  TG_PARAM_VEC3 (IsoParams, max_m, N_("Box maximum"), 50.0, 50.0, 50.0, "m",
-                 N_("Highest corner of the box to mesh, in metres")),
-  TG_PARAM_FLOAT_UI (IsoParams, cell_m, N_("Cell size"), 1.0, 0.0, 1e6, 0.05, 20.0, "m",
-                     N_("Edge of a marching-cubes cell, in metres: smaller is finer and "
-                        "slower")),
-  TG_PARAM_FLOAT_UI (IsoParams, iso, N_("Iso level"), 0.0, -1e6, 1e6, -10.0, 10.0, NULL,
-                     N_("Field value of the surface; positive values grow the shape of a "
-                        "signed distance by that many metres")),
-  TG_PARAM_ENUM (IsoParams, normals, N_("Normals"), "gradient", normals_choices,
-                 N_("gradient: from the field (smoothest); faces: averaged from the "
-                    "triangles around each vertex")),
-  TG_PARAM_ENUM (IsoParams, shading, N_("Shading"), "smooth", shading_choices,
-                 N_("smooth shares vertices between triangles; flat gives each triangle its "
-                    "own, with its face normal")),
+  TG_PARAM_VEC3 (IsoParams, min_m, .label = N_("Box minimum"), .def_v = { -50.0, -50.0, -50.0 },
+                 .unit = "m", .help = N_("Lowest corner of the box to mesh (x, y, z), in metres")),
+  TG_PARAM_VEC3 (IsoParams, max_m, .label = N_("Box maximum"), .def_v = { 50.0, 50.0, 50.0 },
+                 .unit = "m", .help = N_("Highest corner of the box to mesh, in metres")),
+  TG_PARAM_FLOAT (IsoParams, cell_m, .label = N_("Cell size"), .def = 1.0, .min = 0.0, .max = 1e6,
+                  .soft_min = 0.05, .soft_max = 20.0, .unit = "m",
+                  .help = N_("Edge of a marching-cubes cell, in metres: smaller is finer and "
+                             "slower")),
+  TG_PARAM_FLOAT (IsoParams, iso, .label = N_("Iso level"), .def = 0.0, .min = -1e6, .max = 1e6,
+                  .soft_min = -10.0, .soft_max = 10.0,
+                  .help = N_("Field value of the surface; positive values grow the shape of a "
+                             "signed distance by that many metres")),
+  TG_PARAM_ENUM (IsoParams, normals, .label = N_("Normals"), .def_s = "gradient",
+                 .choices = normals_choices,
+                 .help = N_("gradient: from the field (smoothest); faces: averaged from the "
+                            "triangles around each vertex")),
+  TG_PARAM_ENUM (IsoParams, shading, .label = N_("Shading"), .def_s = "smooth",
+                 .choices = shading_choices,
+                 .help = N_("smooth shares vertices between triangles; flat gives each triangle "
+                            "its own, with its face normal")),
 };
 
 static const TgPortDesc iso_inputs[] = {
@@ -1285,13 +1289,9 @@ static const TgNodeDesc iso_desc = {
   .help = N_("Meshes the surface of a field inside a box by marching cubes: welded, "
              "watertight for closed shapes, wound counter-clockwise seen from outside, with "
              "normals from the field's gradient or from the faces"),
-  .inputs = iso_inputs,
-  .n_inputs = TG_N_ELEMENTS (iso_inputs),
-  .outputs = iso_outputs,
-  .n_outputs = TG_N_ELEMENTS (iso_outputs),
-  .params = iso_params,
-  .n_params = TG_N_ELEMENTS (iso_params),
-  .params_size = sizeof (IsoParams),
+  TG_INPUTS (iso_inputs),
+  TG_OUTPUTS (iso_outputs),
+  TG_PARAMS (IsoParams, iso_params),
   .locality = TG_LOCALITY_GLOBAL,
   .check = iso_check,
   .eval = iso_eval,

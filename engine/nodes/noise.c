@@ -108,33 +108,39 @@ static const char *const worley_choices[] = { "f1", "f2", "f2_minus_f1", NULL };
 static const char *const mode_choices[] = { "fbm", "ridged", "billow", NULL };
 
 static const TgParamDesc fbm_params[] = {
-  TG_PARAM_ENUM (TgFbmParams, basis, N_("Basis"), "perlin", basis_choices,
-                 N_("The noise summed in each octave: perlin (improved gradient noise), "
-                    "simplex (smoother, fewer grid artefacts), value (softer blobs) or "
-                    "worley (cells)")),
-  TG_PARAM_ENUM (TgFbmParams, worley_return, N_("Cell value"), "f1", worley_choices,
-                 N_("Worley only: distance to the nearest feature point (f1), to the second "
-                    "nearest (f2), or their difference (f2_minus_f1, ridges between cells)")),
-  TG_PARAM_ENUM (TgFbmParams, mode, N_("Mode"), "fbm", mode_choices,
-                 N_("How octaves combine: fbm (rolling hills), ridged (sharp crests) or "
-                    "billow (rounded, puffy shapes)")),
-  TG_PARAM_FLOAT_UI (TgFbmParams, scale_m, N_("Scale"), 1000.0, 1.0, 1e6, 10.0, 20000.0, "m",
-                     N_("Feature size of the first octave: the lattice cell, in metres")),
-  TG_PARAM_INT (TgFbmParams, octaves, N_("Octaves"), 6, 1, TG__FBM_MAX_OCTAVES,
-                N_("Number of layers of detail summed")),
-  TG_PARAM_FLOAT (TgFbmParams, persistence, N_("Persistence"), 0.5, 0.0, 1.0, NULL,
-                  N_("Amplitude of each octave relative to the previous one")),
-  TG_PARAM_FLOAT (TgFbmParams, lacunarity, N_("Lacunarity"), 2.0, 1.0, 4.0, NULL,
-                  N_("Frequency of each octave relative to the previous one")),
-  TG_PARAM_SEED (TgFbmParams, seed, N_("Seed"),
-                 N_("Picks another terrain; combined with the world seed")),
-  TG_PARAM_VEC2 (TgFbmParams, offset_m, N_("Offset"), 0.0, 0.0, "m",
-                 N_("Shifts the sampling window across the noise, in metres (x, z)")),
-  TG_PARAM_FLOAT_UI (TgFbmParams, warp_m, N_("Warp"), 0.0, 0.0, 1e5, 0.0, 5000.0, "m",
-                     N_("Domain warp: the farthest a sample is displaced along each axis, "
-                        "in metres; 0 turns the warp off")),
-  TG_PARAM_FLOAT_UI (TgFbmParams, warp_scale_m, N_("Warp scale"), 2000.0, 1.0, 1e6, 10.0,
-                     20000.0, "m", N_("Feature size of the warp noise, in metres")),
+  TG_PARAM_ENUM (TgFbmParams, basis, .label = N_("Basis"), .def_s = "perlin",
+                 .choices = basis_choices,
+                 .help = N_("The noise summed in each octave: perlin (improved gradient noise), "
+                            "simplex (smoother, fewer grid artefacts), value (softer blobs) or "
+                            "worley (cells)")),
+  TG_PARAM_ENUM (TgFbmParams, worley_return, .label = N_("Cell value"), .def_s = "f1",
+                 .choices = worley_choices,
+                 .help = N_("Worley only: distance to the nearest feature point (f1), to the "
+                            "second nearest (f2), or their difference (f2_minus_f1, ridges "
+                            "between cells)")),
+  TG_PARAM_ENUM (TgFbmParams, mode, .label = N_("Mode"), .def_s = "fbm", .choices = mode_choices,
+                 .help = N_("How octaves combine: fbm (rolling hills), ridged (sharp crests) or "
+                            "billow (rounded, puffy shapes)")),
+  TG_PARAM_FLOAT (TgFbmParams, scale_m, .label = N_("Scale"), .def = 1000.0, .min = 1.0, .max = 1e6,
+                  .soft_min = 10.0, .soft_max = 20000.0, .unit = "m",
+                  .help = N_("Feature size of the first octave: the lattice cell, in metres")),
+  TG_PARAM_INT (TgFbmParams, octaves, .label = N_("Octaves"), .def = 6, .min = 1,
+                .max = TG__FBM_MAX_OCTAVES, .help = N_("Number of layers of detail summed")),
+  TG_PARAM_FLOAT (TgFbmParams, persistence, .label = N_("Persistence"), .def = 0.5, .min = 0.0,
+                  .max = 1.0, .help = N_("Amplitude of each octave relative to the previous one")),
+  TG_PARAM_FLOAT (TgFbmParams, lacunarity, .label = N_("Lacunarity"), .def = 2.0, .min = 1.0,
+                  .max = 4.0, .help = N_("Frequency of each octave relative to the previous one")),
+  TG_PARAM_SEED (TgFbmParams, seed, .label = N_("Seed"),
+                 .help = N_("Picks another terrain; combined with the world seed")),
+  TG_PARAM_VEC2 (TgFbmParams, offset_m, .label = N_("Offset"), .def_v = { 0.0, 0.0 }, .unit = "m",
+                 .help = N_("Shifts the sampling window across the noise, in metres (x, z)")),
+  TG_PARAM_FLOAT (TgFbmParams, warp_m, .label = N_("Warp"), .def = 0.0, .min = 0.0, .max = 1e5,
+                  .soft_min = 0.0, .soft_max = 5000.0, .unit = "m",
+                  .help = N_("Domain warp: the farthest a sample is displaced along each axis, "
+                             "in metres; 0 turns the warp off")),
+  TG_PARAM_FLOAT (TgFbmParams, warp_scale_m, .label = N_("Warp scale"), .def = 2000.0, .min = 1.0,
+                  .max = 1e6, .soft_min = 10.0, .soft_max = 20000.0, .unit = "m",
+                  .help = N_("Feature size of the warp noise, in metres")),
 };
 
 static const TgPortDesc fbm_outputs[] = {
@@ -202,11 +208,8 @@ static const TgNodeDesc noise_fbm_desc = {
   .help = N_("Fractal noise: octaves of Perlin, simplex, value or Worley noise summed into "
              "a heightfield in 0..1, with fbm, ridged or billow shaping and optional domain "
              "warp.  Sizes are in metres, so the terrain is the same at any resolution."),
-  .outputs = fbm_outputs,
-  .n_outputs = TG_N_ELEMENTS (fbm_outputs),
-  .params = fbm_params,
-  .n_params = TG_N_ELEMENTS (fbm_params),
-  .params_size = sizeof (TgFbmParams),
+  TG_OUTPUTS (fbm_outputs),
+  TG_PARAMS (TgFbmParams, fbm_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = noise_fbm_eval,
   .version = 1,

@@ -32,11 +32,11 @@ typedef struct
 } MeshItem;
 
 static const TgParamDesc mesh_item_params[] = {
-  TG_PARAM_STRING (MeshItem, prototype, N_("Prototype"), "tree",
-                   N_("The prototype this mesh shows")),
-  TG_PARAM_STRING (MeshItem, path, N_("Mesh file"), "",
-                   N_("A .glb file whose meshes make up the prototype, relative to the graph "
-                      "file's folder")),
+  TG_PARAM_STRING (MeshItem, prototype, .label = N_("Prototype"), .def_s = "tree",
+                   .help = N_("The prototype this mesh shows")),
+  TG_PARAM_STRING (MeshItem, path, .label = N_("Mesh file"), .def_s = "",
+                   .help = N_("A .glb file whose meshes make up the prototype, relative to the "
+                              "graph file's folder")),
 };
 
 typedef struct
@@ -47,15 +47,18 @@ typedef struct
 } ExportParams;
 
 static const TgParamDesc export_params[] = {
-  TG_PARAM_OUTPUT_PATH (ExportParams, path, N_("File"), "instances.csv",
-                        N_("Output file, relative to the output folder")),
-  TG_PARAM_ENUM (ExportParams, format, N_("Format"), "csv", format_choices,
-                 N_("csv: prototype,px,py,pz,qx,qy,qz,qw,sx,sy,sz rows; json: the same as "
-                    "objects; glb: glTF with EXT_mesh_gpu_instancing, one node per prototype; "
-                    "godot: a Godot 4 .tscn with one MultiMeshInstance3D per prototype")),
-  TG_PARAM_LIST (ExportParams, meshes, N_("Prototype meshes"), MeshItem, mesh_item_params, 0,
-                 256, "",
-                 N_("glb only: meshes to show for prototypes; the others get a marker cone")),
+  TG_PARAM_OUTPUT_PATH (ExportParams, path, .label = N_("File"), .def_s = "instances.csv",
+                        .help = N_("Output file, relative to the output folder")),
+  TG_PARAM_ENUM (ExportParams, format, .label = N_("Format"), .def_s = "csv",
+                 .choices = format_choices,
+                 .help = N_("csv: prototype,px,py,pz,qx,qy,qz,qw,sx,sy,sz rows; json: the same "
+                            "as objects; glb: glTF with EXT_mesh_gpu_instancing, one node per "
+                            "prototype; godot: a Godot 4 .tscn with one MultiMeshInstance3D per "
+                            "prototype")),
+  TG_PARAM_LIST (ExportParams, meshes, MeshItem, mesh_item_params, .label = N_("Prototype meshes"),
+                 .def_s = "", .min = 0, .max = 256,
+                 .help = N_("glb only: meshes to show for prototypes; the others get a marker "
+                            "cone")),
 };
 
 static const TgPortDesc export_inputs[] = {
@@ -156,11 +159,8 @@ static const TgNodeDesc export_points_desc = {
   .category = "Output",
   .label = N_("Export instances"),
   .help = N_("Writes instances as CSV, JSON, glTF (GPU instancing) or a Godot 4 scene"),
-  .inputs = export_inputs,
-  .n_inputs = TG_N_ELEMENTS (export_inputs),
-  .params = export_params,
-  .n_params = TG_N_ELEMENTS (export_params),
-  .params_size = sizeof (ExportParams),
+  TG_INPUTS (export_inputs),
+  TG_PARAMS (ExportParams, export_params),
   .locality = TG_LOCALITY_GLOBAL,
   .check = export_check,
   .eval = export_eval,

@@ -67,26 +67,30 @@ typedef struct
 } FilterParams;
 
 static const TgParamDesc filter_params[] = {
-  TG_PARAM_STRING (FilterParams, prototypes, N_("Prototypes"), "",
-                   N_("Comma-separated prototype names the filter applies to; others pass "
-                      "unchanged.  Empty: all")),
-  TG_PARAM_ENUM (FilterParams, mask_mode, N_("Mask use"), "threshold", mask_mode_choices,
-                 N_("threshold: keep where the mask is at least the threshold; chance: keep "
-                    "with the mask's value as probability")),
-  TG_PARAM_FLOAT (FilterParams, threshold, N_("Threshold"), 0.5, 0.0, 1.0, NULL,
-                  N_("Mask value an instance needs to stay (threshold mode)")),
-  TG_PARAM_BOOL (FilterParams, invert, N_("Invert mask"), false,
-                 N_("Keep where the mask is low instead")),
-  TG_PARAM_FLOAT_UI (FilterParams, min_height_m, N_("Lowest terrain"), -100000.0, -100000.0,
-                     100000.0, 0.0, 2000.0, "m",
-                     N_("Drop instances below this height: the terrain's when the height input "
-                        "is linked, else the instance's own")),
-  TG_PARAM_FLOAT_UI (FilterParams, max_height_m, N_("Highest terrain"), 100000.0, -100000.0,
-                     100000.0, 0.0, 2000.0, "m", N_("Drop instances above this height")),
-  TG_PARAM_FLOAT (FilterParams, max_slope_deg, N_("Steepest slope"), 90.0, 0.0, 90.0, "deg",
-                  N_("Drop instances on terrain steeper than this (needs the height input; "
-                     "90: no limit)")),
-  TG_PARAM_SEED (FilterParams, seed, N_("Seed"), N_("Seed of the chance mode")),
+  TG_PARAM_STRING (FilterParams, prototypes, .label = N_("Prototypes"), .def_s = "",
+                   .help = N_("Comma-separated prototype names the filter applies to; others "
+                              "pass unchanged.  Empty: all")),
+  TG_PARAM_ENUM (FilterParams, mask_mode, .label = N_("Mask use"), .def_s = "threshold",
+                 .choices = mask_mode_choices,
+                 .help = N_("threshold: keep where the mask is at least the threshold; chance: "
+                            "keep with the mask's value as probability")),
+  TG_PARAM_FLOAT (FilterParams, threshold, .label = N_("Threshold"), .def = 0.5, .min = 0.0,
+                  .max = 1.0, .help = N_("Mask value an instance needs to stay (threshold mode)")),
+  TG_PARAM_BOOL (FilterParams, invert, .label = N_("Invert mask"), .def = false,
+                 .help = N_("Keep where the mask is low instead")),
+  TG_PARAM_FLOAT (FilterParams, min_height_m, .label = N_("Lowest terrain"), .def = -100000.0,
+                  .min = -100000.0, .max = 100000.0, .soft_min = 0.0, .soft_max = 2000.0,
+                  .unit = "m",
+                  .help = N_("Drop instances below this height: the terrain's when the height "
+                             "input is linked, else the instance's own")),
+  TG_PARAM_FLOAT (FilterParams, max_height_m, .label = N_("Highest terrain"), .def = 100000.0,
+                  .min = -100000.0, .max = 100000.0, .soft_min = 0.0, .soft_max = 2000.0,
+                  .unit = "m", .help = N_("Drop instances above this height")),
+  TG_PARAM_FLOAT (FilterParams, max_slope_deg, .label = N_("Steepest slope"), .def = 90.0,
+                  .min = 0.0, .max = 90.0, .unit = "deg",
+                  .help = N_("Drop instances on terrain steeper than this (needs the height "
+                             "input; 90: no limit)")),
+  TG_PARAM_SEED (FilterParams, seed, .label = N_("Seed"), .help = N_("Seed of the chance mode")),
 };
 
 static const TgPortDesc filter_inputs[] = {
@@ -451,13 +455,9 @@ static const TgNodeDesc filter_desc = {
   .label = N_("Filter instances"),
   .help = N_("Drops instances by a mask, by terrain height or by slope, for all prototypes "
              "or only some"),
-  .inputs = filter_inputs,
-  .n_inputs = TG_N_ELEMENTS (filter_inputs),
-  .outputs = points_outputs,
-  .n_outputs = TG_N_ELEMENTS (points_outputs),
-  .params = filter_params,
-  .n_params = TG_N_ELEMENTS (filter_params),
-  .params_size = sizeof (FilterParams),
+  TG_INPUTS (filter_inputs),
+  TG_OUTPUTS (points_outputs),
+  TG_PARAMS (FilterParams, filter_params),
   .locality = TG_LOCALITY_GLOBAL,
   .check = filter_check,
   .eval = filter_eval,
@@ -540,10 +540,8 @@ static const TgNodeDesc merge_desc = {
   .category = "Scatter",
   .label = N_("Merge instances"),
   .help = N_("Joins instance lists in input order; prototypes with the same name become one"),
-  .inputs = merge_inputs,
-  .n_inputs = TG_N_ELEMENTS (merge_inputs),
-  .outputs = points_outputs,
-  .n_outputs = TG_N_ELEMENTS (points_outputs),
+  TG_INPUTS (merge_inputs),
+  TG_OUTPUTS (points_outputs),
   .locality = TG_LOCALITY_GLOBAL,
   .eval = merge_eval,
   .version = 1,

@@ -52,24 +52,31 @@ void tg__scatter_buf_clear (TgScatterBuf *b);
   double max_slope_deg
 
 #define TG__SCATTER_XFORM_PARAMS(S)                                                            \
-  TG_PARAM_FLOAT_UI (S, min_yaw_deg, N_("Yaw from"), 0.0, -3600.0, 3600.0, 0.0, 360.0, "deg",  \
-                     N_("Smallest random rotation about the vertical axis "                   \
-                        "(counter-clockwise seen from above)")),                              \
-  TG_PARAM_FLOAT_UI (S, max_yaw_deg, N_("Yaw to"), 360.0, -3600.0, 3600.0, 0.0, 360.0, "deg",  \
-                     N_("Largest random rotation about the vertical axis")),                  \
-  TG_PARAM_FLOAT_UI (S, min_scale, N_("Scale from"), 0.8, 0.0, 1000.0, 0.1, 4.0, NULL,         \
-                     N_("Smallest uniform scale of an instance")),                            \
-  TG_PARAM_FLOAT_UI (S, max_scale, N_("Scale to"), 1.2, 0.0, 1000.0, 0.1, 4.0, NULL,           \
-                     N_("Largest uniform scale of an instance")),                             \
-  TG_PARAM_BOOL (S, snap, N_("Snap to terrain"), true,                                        \
-                 N_("Set each instance's height to the terrain under it (needs the "          \
-                    "height input; without it instances sit at 0 m)")),                       \
-  TG_PARAM_FLOAT_UI (S, min_height_m, N_("Lowest terrain"), -100000.0, -100000.0, 100000.0,    \
-                     0.0, 2000.0, "m", N_("No instance where the terrain is lower")),         \
-  TG_PARAM_FLOAT_UI (S, max_height_m, N_("Highest terrain"), 100000.0, -100000.0, 100000.0,    \
-                     0.0, 2000.0, "m", N_("No instance where the terrain is higher")),        \
-  TG_PARAM_FLOAT (S, max_slope_deg, N_("Steepest slope"), 90.0, 0.0, 90.0, "deg",              \
-                  N_("No instance where the terrain is steeper (90: no limit)"))
+  TG_PARAM_FLOAT (S, min_yaw_deg, .label = N_("Yaw from"), .def = 0.0, .min = -3600.0,         \
+                  .max = 3600.0, .soft_min = 0.0, .soft_max = 360.0, .unit = "deg",            \
+                  .help = N_("Smallest random rotation about the vertical axis "               \
+                             "(counter-clockwise seen from above)")),                          \
+  TG_PARAM_FLOAT (S, max_yaw_deg, .label = N_("Yaw to"), .def = 360.0, .min = -3600.0,         \
+                  .max = 3600.0, .soft_min = 0.0, .soft_max = 360.0, .unit = "deg",            \
+                  .help = N_("Largest random rotation about the vertical axis")),              \
+  TG_PARAM_FLOAT (S, min_scale, .label = N_("Scale from"), .def = 0.8, .min = 0.0,             \
+                  .max = 1000.0, .soft_min = 0.1, .soft_max = 4.0,                             \
+                  .help = N_("Smallest uniform scale of an instance")),                        \
+  TG_PARAM_FLOAT (S, max_scale, .label = N_("Scale to"), .def = 1.2, .min = 0.0,               \
+                  .max = 1000.0, .soft_min = 0.1, .soft_max = 4.0,                             \
+                  .help = N_("Largest uniform scale of an instance")),                         \
+  TG_PARAM_BOOL (S, snap, .label = N_("Snap to terrain"), .def = true,                         \
+                 .help = N_("Set each instance's height to the terrain under it (needs "       \
+                            "the height input; without it instances sit at 0 m)")),            \
+  TG_PARAM_FLOAT (S, min_height_m, .label = N_("Lowest terrain"), .def = -100000.0,            \
+                  .min = -100000.0, .max = 100000.0, .soft_min = 0.0, .soft_max = 2000.0,      \
+                  .unit = "m", .help = N_("No instance where the terrain is lower")),          \
+  TG_PARAM_FLOAT (S, max_height_m, .label = N_("Highest terrain"), .def = 100000.0,            \
+                  .min = -100000.0, .max = 100000.0, .soft_min = 0.0, .soft_max = 2000.0,      \
+                  .unit = "m", .help = N_("No instance where the terrain is higher")),         \
+  TG_PARAM_FLOAT (S, max_slope_deg, .label = N_("Steepest slope"), .def = 90.0, .min = 0.0,    \
+                  .max = 90.0, .unit = "deg",                                                  \
+                  .help = N_("No instance where the terrain is steeper (90: no limit)"))
 
 /* Checks that the transform ranges are in order; err->path "params.NAME". */
 int tg__scatter_xform_check (double min_yaw_deg, double max_yaw_deg, double min_scale,

@@ -44,17 +44,20 @@ typedef struct
 } MaskParams;
 
 static const TgParamDesc mask_params[] = {
-  TG_PARAM_STRING (MaskParams, prototype, N_("Prototype"), "instance",
-                   N_("Name of the object kind these instances place")),
-  TG_PARAM_FLOAT_UI (MaskParams, min_spacing_m, N_("Minimum spacing"), 4.0, 0.01, 100000.0,
-                     0.5, 100.0, "m", N_("No two instances closer than this")),
-  TG_PARAM_FLOAT (MaskParams, base_chance, N_("Chance"), 1.0, 0.0, 1.0, NULL,
-                  N_("Probability of keeping a point where the mask is 1; the mask scales it")),
-  TG_PARAM_INT (MaskParams, attempts, N_("Attempts"), 12, 1, 64,
-                N_("Candidates thrown in each cell of spacing / sqrt 2; more packs tighter "
-                   "and runs slower")),
+  TG_PARAM_STRING (MaskParams, prototype, .label = N_("Prototype"), .def_s = "instance",
+                   .help = N_("Name of the object kind these instances place")),
+  TG_PARAM_FLOAT (MaskParams, min_spacing_m, .label = N_("Minimum spacing"), .def = 4.0,
+                  .min = 0.01, .max = 100000.0, .soft_min = 0.5, .soft_max = 100.0, .unit = "m",
+                  .help = N_("No two instances closer than this")),
+  TG_PARAM_FLOAT (MaskParams, base_chance, .label = N_("Chance"), .def = 1.0, .min = 0.0,
+                  .max = 1.0,
+                  .help = N_("Probability of keeping a point where the mask is 1; the mask "
+                             "scales it")),
+  TG_PARAM_INT (MaskParams, attempts, .label = N_("Attempts"), .def = 12, .min = 1, .max = 64,
+                .help = N_("Candidates thrown in each cell of spacing / sqrt 2; more packs "
+                           "tighter and runs slower")),
   TG__SCATTER_XFORM_PARAMS (MaskParams),
-  TG_PARAM_SEED (MaskParams, seed, N_("Seed"), N_("Seed of every random choice")),
+  TG_PARAM_SEED (MaskParams, seed, .label = N_("Seed"), .help = N_("Seed of every random choice")),
 };
 
 static const TgPortDesc mask_inputs[] = {
@@ -347,13 +350,9 @@ static const TgNodeDesc mask_desc = {
   .help = N_("Places instances as Poisson-disk (blue noise) points with a minimum spacing, "
              "kept with a probability that follows a density mask, then filtered by "
              "terrain height and slope"),
-  .inputs = mask_inputs,
-  .n_inputs = TG_N_ELEMENTS (mask_inputs),
-  .outputs = mask_outputs,
-  .n_outputs = TG_N_ELEMENTS (mask_outputs),
-  .params = mask_params,
-  .n_params = TG_N_ELEMENTS (mask_params),
-  .params_size = sizeof (MaskParams),
+  TG_INPUTS (mask_inputs),
+  TG_OUTPUTS (mask_outputs),
+  TG_PARAMS (MaskParams, mask_params),
   .locality = TG_LOCALITY_GLOBAL,
   .check = mask_check,
   .eval = mask_eval,

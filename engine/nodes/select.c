@@ -53,13 +53,15 @@ typedef struct
 } HeightParams;
 
 static const TgParamDesc height_params[] = {
-  TG_PARAM_FLOAT (HeightParams, min_height, N_("Minimum"), 0.5, 0.0, 1.0, NULL,
-                  N_("Lowest height selected fully (0..1 of the world's height; 0 = no "
-                     "lower limit)")),
-  TG_PARAM_FLOAT (HeightParams, max_height, N_("Maximum"), 1.0, 0.0, 1.0, NULL,
-                  N_("Highest height selected fully (1 = no upper limit)")),
-  TG_PARAM_FLOAT (HeightParams, falloff, N_("Falloff"), 0.05, 0.0, 1.0, NULL,
-                  N_("Height over which the mask fades to 0 outside the range")),
+  TG_PARAM_FLOAT (HeightParams, min_height, .label = N_("Minimum"), .def = 0.5, .min = 0.0,
+                  .max = 1.0,
+                  .help = N_("Lowest height selected fully (0..1 of the world's height; 0 = no "
+                             "lower limit)")),
+  TG_PARAM_FLOAT (HeightParams, max_height, .label = N_("Maximum"), .def = 1.0, .min = 0.0,
+                  .max = 1.0, .help = N_("Highest height selected fully (1 = no upper limit)")),
+  TG_PARAM_FLOAT (HeightParams, falloff, .label = N_("Falloff"), .def = 0.05, .min = 0.0,
+                  .max = 1.0,
+                  .help = N_("Height over which the mask fades to 0 outside the range")),
 };
 
 static int
@@ -120,13 +122,9 @@ static const TgNodeDesc height_desc = {
   .category = "Selectors",
   .label = N_("Select height"),
   .help = N_("Mask of the terrain between two heights"),
-  .inputs = select_inputs,
-  .n_inputs = TG_N_ELEMENTS (select_inputs),
-  .outputs = select_outputs,
-  .n_outputs = TG_N_ELEMENTS (select_outputs),
-  .params = height_params,
-  .n_params = TG_N_ELEMENTS (height_params),
-  .params_size = sizeof (HeightParams),
+  TG_INPUTS (select_inputs),
+  TG_OUTPUTS (select_outputs),
+  TG_PARAMS (HeightParams, height_params),
   .locality = TG_LOCALITY_LOCAL,
   .check = height_check,
   .eval = height_eval,
@@ -142,12 +140,15 @@ typedef struct
 } SlopeParams;
 
 static const TgParamDesc slope_params[] = {
-  TG_PARAM_FLOAT (SlopeParams, min_slope_deg, N_("Minimum"), 30.0, 0.0, 90.0, "deg",
-                  N_("Gentlest slope selected fully (0 = flat)")),
-  TG_PARAM_FLOAT (SlopeParams, max_slope_deg, N_("Maximum"), 90.0, 0.0, 90.0, "deg",
-                  N_("Steepest slope selected fully (90 = vertical)")),
-  TG_PARAM_FLOAT (SlopeParams, falloff_deg, N_("Falloff"), 5.0, 0.0, 90.0, "deg",
-                  N_("Angle over which the mask fades to 0 outside the range")),
+  TG_PARAM_FLOAT (SlopeParams, min_slope_deg, .label = N_("Minimum"), .def = 30.0, .min = 0.0,
+                  .max = 90.0, .unit = "deg",
+                  .help = N_("Gentlest slope selected fully (0 = flat)")),
+  TG_PARAM_FLOAT (SlopeParams, max_slope_deg, .label = N_("Maximum"), .def = 90.0, .min = 0.0,
+                  .max = 90.0, .unit = "deg",
+                  .help = N_("Steepest slope selected fully (90 = vertical)")),
+  TG_PARAM_FLOAT (SlopeParams, falloff_deg, .label = N_("Falloff"), .def = 5.0, .min = 0.0,
+                  .max = 90.0, .unit = "deg",
+                  .help = N_("Angle over which the mask fades to 0 outside the range")),
 };
 
 static int
@@ -168,13 +169,17 @@ typedef struct
 } AspectParams;
 
 static const TgParamDesc aspect_params[] = {
-  TG_PARAM_FLOAT (AspectParams, direction_deg, N_("Direction"), 0.0, 0.0, 360.0, "deg",
-                  N_("Compass direction the selected slopes face: 0 = north (+Z), 90 = east "
-                     "(+X), 180 = south, 270 = west")),
-  TG_PARAM_FLOAT (AspectParams, spread_deg, N_("Spread"), 90.0, 0.0, 180.0, "deg",
-                  N_("Angle either side of the direction at which the mask reaches 0")),
-  TG_PARAM_FLOAT (AspectParams, min_slope_deg, N_("Minimum slope"), 2.0, 0.0, 90.0, "deg",
-                  N_("Flatter ground fades out, since it faces no direction in particular")),
+  TG_PARAM_FLOAT (AspectParams, direction_deg, .label = N_("Direction"), .def = 0.0, .min = 0.0,
+                  .max = 360.0, .unit = "deg",
+                  .help = N_("Compass direction the selected slopes face: 0 = north (+Z), 90 = "
+                             "east (+X), 180 = south, 270 = west")),
+  TG_PARAM_FLOAT (AspectParams, spread_deg, .label = N_("Spread"), .def = 90.0, .min = 0.0,
+                  .max = 180.0, .unit = "deg",
+                  .help = N_("Angle either side of the direction at which the mask reaches 0")),
+  TG_PARAM_FLOAT (AspectParams, min_slope_deg, .label = N_("Minimum slope"), .def = 2.0, .min = 0.0,
+                  .max = 90.0, .unit = "deg",
+                  .help = N_("Flatter ground fades out, since it faces no direction in "
+                             "particular")),
 };
 
 typedef enum
@@ -285,13 +290,9 @@ static const TgNodeDesc slope_desc = {
   .category = "Selectors",
   .label = N_("Select slope"),
   .help = N_("Mask of the terrain between two slope angles, measured in world metres"),
-  .inputs = select_inputs,
-  .n_inputs = TG_N_ELEMENTS (select_inputs),
-  .outputs = select_outputs,
-  .n_outputs = TG_N_ELEMENTS (select_outputs),
-  .params = slope_params,
-  .n_params = TG_N_ELEMENTS (slope_params),
-  .params_size = sizeof (SlopeParams),
+  TG_INPUTS (select_inputs),
+  TG_OUTPUTS (select_outputs),
+  TG_PARAMS (SlopeParams, slope_params),
   .locality = TG_LOCALITY_APRON,
   .apron = apron_one,
   .check = slope_check,
@@ -317,13 +318,9 @@ static const TgNodeDesc aspect_desc = {
   .category = "Selectors",
   .label = N_("Select aspect"),
   .help = N_("Mask of the slopes facing a compass direction (0 = north, 90 = east)"),
-  .inputs = select_inputs,
-  .n_inputs = TG_N_ELEMENTS (select_inputs),
-  .outputs = select_outputs,
-  .n_outputs = TG_N_ELEMENTS (select_outputs),
-  .params = aspect_params,
-  .n_params = TG_N_ELEMENTS (aspect_params),
-  .params_size = sizeof (AspectParams),
+  TG_INPUTS (select_inputs),
+  TG_OUTPUTS (select_outputs),
+  TG_PARAMS (AspectParams, aspect_params),
   .locality = TG_LOCALITY_APRON,
   .apron = apron_one,
   .eval = aspect_eval,
@@ -354,14 +351,17 @@ typedef struct
 } CurvatureParams;
 
 static const TgParamDesc curvature_params[] = {
-  TG_PARAM_ENUM (CurvatureParams, mode, N_("Select"), "convex", curvature_modes,
-                 N_("convex: ridges and crests; concave: gullies and hollows; both")),
-  TG_PARAM_FLOAT_UI (CurvatureParams, radius_m, N_("Radius"), 50.0, 0.0, 1e5, 0.0, 1000.0, "m",
-                     N_("Size of the surroundings each point is compared with; larger "
-                        "finds larger landforms")),
-  TG_PARAM_FLOAT_UI (CurvatureParams, depth_m, N_("Depth"), 5.0, 1e-6, 1e5, 0.1, 100.0, "m",
-                     N_("Height above (convex) or below (concave) the surroundings that "
-                        "gives a full mask")),
+  TG_PARAM_ENUM (CurvatureParams, mode, .label = N_("Select"), .def_s = "convex",
+                 .choices = curvature_modes,
+                 .help = N_("convex: ridges and crests; concave: gullies and hollows; both")),
+  TG_PARAM_FLOAT (CurvatureParams, radius_m, .label = N_("Radius"), .def = 50.0, .min = 0.0,
+                  .max = 1e5, .soft_min = 0.0, .soft_max = 1000.0, .unit = "m",
+                  .help = N_("Size of the surroundings each point is compared with; larger "
+                             "finds larger landforms")),
+  TG_PARAM_FLOAT (CurvatureParams, depth_m, .label = N_("Depth"), .def = 5.0, .min = 1e-6,
+                  .max = 1e5, .soft_min = 0.1, .soft_max = 100.0, .unit = "m",
+                  .help = N_("Height above (convex) or below (concave) the surroundings that "
+                             "gives a full mask")),
 };
 
 static int
@@ -431,13 +431,9 @@ static const TgNodeDesc curvature_desc = {
   .category = "Selectors",
   .label = N_("Select curvature"),
   .help = N_("Mask of ridges (convex) or gullies (concave) at a scale in metres"),
-  .inputs = select_inputs,
-  .n_inputs = TG_N_ELEMENTS (select_inputs),
-  .outputs = select_outputs,
-  .n_outputs = TG_N_ELEMENTS (select_outputs),
-  .params = curvature_params,
-  .n_params = TG_N_ELEMENTS (curvature_params),
-  .params_size = sizeof (CurvatureParams),
+  TG_INPUTS (select_inputs),
+  TG_OUTPUTS (select_outputs),
+  TG_PARAMS (CurvatureParams, curvature_params),
   .locality = TG_LOCALITY_APRON,
   .apron = curvature_apron,
   .eval = curvature_eval,

@@ -68,12 +68,12 @@ typedef struct
 } SplatLayer;
 
 static const TgParamDesc splat_layer_params[] = {
-  TG_PARAM_STRING (SplatLayer, name, N_("Name"), "layer",
-                   N_("Layer name (letters, digits, '_', '-'): a channel name and, for "
-                      "Unreal, part of the file name")),
-  TG_PARAM_INT (SplatLayer, priority, N_("Priority"), 1, -1000, 1000,
-                N_("Higher priority layers are painted over lower ones; equal priorities "
-                   "stack in list order (later on top)")),
+  TG_PARAM_STRING (SplatLayer, name, .label = N_("Name"), .def_s = "layer",
+                   .help = N_("Layer name (letters, digits, '_', '-'): a channel name and, for "
+                              "Unreal, part of the file name")),
+  TG_PARAM_INT (SplatLayer, priority, .label = N_("Priority"), .def = 1, .min = -1000, .max = 1000,
+                .help = N_("Higher priority layers are painted over lower ones; equal "
+                           "priorities stack in list order (later on top)")),
 };
 
 typedef struct
@@ -83,13 +83,13 @@ typedef struct
 } SplatParams;
 
 static const TgParamDesc splat_params[] = {
-  TG_PARAM_STRING (SplatParams, base_name, N_("Base layer"), "grass",
-                   N_("Name of the layer that takes whatever the masks leave uncovered "
-                      "(always layer 0)")),
-  TG_PARAM_LIST (SplatParams, layers, N_("Layers"), SplatLayer, splat_layer_params, 0, SPLAT_MAX,
-                 "name=rock|priority=1; name=snow|priority=2",
-                 N_("One entry per mask input, in order: entry 1 is painted by mask1, "
-                    "entry 2 by mask2, ...")),
+  TG_PARAM_STRING (SplatParams, base_name, .label = N_("Base layer"), .def_s = "grass",
+                   .help = N_("Name of the layer that takes whatever the masks leave uncovered "
+                              "(always layer 0)")),
+  TG_PARAM_LIST (SplatParams, layers, SplatLayer, splat_layer_params, .label = N_("Layers"),
+                 .def_s = "name=rock|priority=1; name=snow|priority=2", .min = 0, .max = SPLAT_MAX,
+                 .help = N_("One entry per mask input, in order: entry 1 is painted by mask1, "
+                            "entry 2 by mask2, ...")),
 };
 
 /* Written out, not made by a macro, so xgettext sees each label whole. */
@@ -261,13 +261,9 @@ static const TgNodeDesc splat_desc = {
   .label = N_("Splat layers"),
   .help = N_("Up to 8 masks into named texture layers by priority; the weights sum to 1 and "
              "a base layer takes the rest"),
-  .inputs = splat_inputs,
-  .n_inputs = TG_N_ELEMENTS (splat_inputs),
-  .outputs = splat_outputs,
-  .n_outputs = TG_N_ELEMENTS (splat_outputs),
-  .params = splat_params,
-  .n_params = TG_N_ELEMENTS (splat_params),
-  .params_size = sizeof (SplatParams),
+  TG_INPUTS (splat_inputs),
+  TG_OUTPUTS (splat_outputs),
+  TG_PARAMS (SplatParams, splat_params),
   .locality = TG_LOCALITY_LOCAL,
   .check = splat_check,
   .check_links = splat_check_links,
@@ -297,24 +293,24 @@ typedef struct
 } BiomeRule;
 
 static const TgParamDesc biome_rule_params[] = {
-  TG_PARAM_STRING (BiomeRule, name, N_("Name"), "biome",
-                   N_("Layer name (letters, digits, '_', '-')")),
-  TG_PARAM_COLOR (BiomeRule, color, N_("Colour"), 0.5, 0.5, 0.5, 1.0,
-                  N_("Colour of the biome in the image output")),
-  TG_PARAM_FLOAT (BiomeRule, min_height, N_("Height from"), 0.0, 0.0, 1.0, NULL,
-                  N_("Lowest height of the biome (0 = no lower limit)")),
-  TG_PARAM_FLOAT (BiomeRule, max_height, N_("Height to"), 1.0, 0.0, 1.0, NULL,
-                  N_("Highest height of the biome (1 = no upper limit)")),
-  TG_PARAM_FLOAT (BiomeRule, min_moisture, N_("Moisture from"), 0.0, 0.0, 1.0, NULL,
-                  N_("Driest ground of the biome (0 = no limit)")),
-  TG_PARAM_FLOAT (BiomeRule, max_moisture, N_("Moisture to"), 1.0, 0.0, 1.0, NULL,
-                  N_("Wettest ground of the biome (1 = no limit)")),
-  TG_PARAM_FLOAT (BiomeRule, min_heat, N_("Heat from"), 0.0, 0.0, 1.0, NULL,
-                  N_("Coldest ground of the biome (0 = no limit)")),
-  TG_PARAM_FLOAT (BiomeRule, max_heat, N_("Heat to"), 1.0, 0.0, 1.0, NULL,
-                  N_("Warmest ground of the biome (1 = no limit)")),
-  TG_PARAM_FLOAT (BiomeRule, blend, N_("Blend"), 0.05, 0.0, 1.0, NULL,
-                  N_("Width of the soft edge outside each range")),
+  TG_PARAM_STRING (BiomeRule, name, .label = N_("Name"), .def_s = "biome",
+                   .help = N_("Layer name (letters, digits, '_', '-')")),
+  TG_PARAM_COLOR (BiomeRule, color, .label = N_("Colour"), .def_v = { 0.5, 0.5, 0.5, 1.0 },
+                  .help = N_("Colour of the biome in the image output")),
+  TG_PARAM_FLOAT (BiomeRule, min_height, .label = N_("Height from"), .def = 0.0, .min = 0.0,
+                  .max = 1.0, .help = N_("Lowest height of the biome (0 = no lower limit)")),
+  TG_PARAM_FLOAT (BiomeRule, max_height, .label = N_("Height to"), .def = 1.0, .min = 0.0,
+                  .max = 1.0, .help = N_("Highest height of the biome (1 = no upper limit)")),
+  TG_PARAM_FLOAT (BiomeRule, min_moisture, .label = N_("Moisture from"), .def = 0.0, .min = 0.0,
+                  .max = 1.0, .help = N_("Driest ground of the biome (0 = no limit)")),
+  TG_PARAM_FLOAT (BiomeRule, max_moisture, .label = N_("Moisture to"), .def = 1.0, .min = 0.0,
+                  .max = 1.0, .help = N_("Wettest ground of the biome (1 = no limit)")),
+  TG_PARAM_FLOAT (BiomeRule, min_heat, .label = N_("Heat from"), .def = 0.0, .min = 0.0, .max = 1.0,
+                  .help = N_("Coldest ground of the biome (0 = no limit)")),
+  TG_PARAM_FLOAT (BiomeRule, max_heat, .label = N_("Heat to"), .def = 1.0, .min = 0.0, .max = 1.0,
+                  .help = N_("Warmest ground of the biome (1 = no limit)")),
+  TG_PARAM_FLOAT (BiomeRule, blend, .label = N_("Blend"), .def = 0.05, .min = 0.0, .max = 1.0,
+                  .help = N_("Width of the soft edge outside each range")),
 };
 
 typedef struct
@@ -325,16 +321,17 @@ typedef struct
 } BiomeParams;
 
 static const TgParamDesc biome_params[] = {
-  TG_PARAM_STRING (BiomeParams, default_name, N_("Default biome"), "grassland",
-                   N_("Name of the layer where no rule applies (always layer 0)")),
-  TG_PARAM_COLOR (BiomeParams, default_color, N_("Default colour"), 0.36, 0.5, 0.22, 1.0,
-                  N_("Colour where no rule applies")),
-  TG_PARAM_LIST (BiomeParams, rules, N_("Rules"), BiomeRule, biome_rule_params, 0, BIOME_MAX,
-                 "name=swamp|color=#4b5a36|max_height=0.25|min_moisture=0.6; "
-                 "name=snow|color=#eef2f6|min_height=0.6|max_heat=0.35; "
-                 "name=desert|color=#d2bc84|max_moisture=0.25|min_heat=0.6",
-                 N_("Biomes by height, moisture and heat ranges; the first rule that matches "
-                    "wins, with soft edges")),
+  TG_PARAM_STRING (BiomeParams, default_name, .label = N_("Default biome"), .def_s = "grassland",
+                   .help = N_("Name of the layer where no rule applies (always layer 0)")),
+  TG_PARAM_COLOR (BiomeParams, default_color, .label = N_("Default colour"),
+                  .def_v = { 0.36, 0.5, 0.22, 1.0 }, .help = N_("Colour where no rule applies")),
+  TG_PARAM_LIST (BiomeParams, rules, BiomeRule, biome_rule_params, .label = N_("Rules"),
+                 .def_s = "name=swamp|color=#4b5a36|max_height=0.25|min_moisture=0.6; "
+                          "name=snow|color=#eef2f6|min_height=0.6|max_heat=0.35; "
+                          "name=desert|color=#d2bc84|max_moisture=0.25|min_heat=0.6", .min = 0,
+                 .max = BIOME_MAX,
+                 .help = N_("Biomes by height, moisture and heat ranges; the first rule that "
+                            "matches wins, with soft edges")),
 };
 
 static const TgPortDesc biome_inputs[] = {
@@ -509,13 +506,9 @@ static const TgNodeDesc biome_desc = {
   .label = N_("Biomes"),
   .help = N_("Biome layers and colours from rules on height, moisture and heat "
              "(swamp = low and wet, snow = high and cold)"),
-  .inputs = biome_inputs,
-  .n_inputs = TG_N_ELEMENTS (biome_inputs),
-  .outputs = biome_outputs,
-  .n_outputs = TG_N_ELEMENTS (biome_outputs),
-  .params = biome_params,
-  .n_params = TG_N_ELEMENTS (biome_params),
-  .params_size = sizeof (BiomeParams),
+  TG_INPUTS (biome_inputs),
+  TG_OUTPUTS (biome_outputs),
+  TG_PARAMS (BiomeParams, biome_params),
   .locality = TG_LOCALITY_LOCAL,
   .check = biome_check,
   .eval = biome_eval,
@@ -538,9 +531,10 @@ typedef struct
 } ColorStop;
 
 static const TgParamDesc stop_params[] = {
-  TG_PARAM_FLOAT (ColorStop, position, N_("Position"), 0.0, 0.0, 1.0, NULL,
-                  N_("Where on the ramp (0..1 of the input range) the colour sits")),
-  TG_PARAM_COLOR (ColorStop, color, N_("Colour"), 0.0, 0.0, 0.0, 1.0, N_("Colour at the stop")),
+  TG_PARAM_FLOAT (ColorStop, position, .label = N_("Position"), .def = 0.0, .min = 0.0, .max = 1.0,
+                  .help = N_("Where on the ramp (0..1 of the input range) the colour sits")),
+  TG_PARAM_COLOR (ColorStop, color, .label = N_("Colour"), .def_v = { 0.0, 0.0, 0.0, 1.0 },
+                  .help = N_("Colour at the stop")),
 };
 
 typedef struct
@@ -550,16 +544,18 @@ typedef struct
 } ColorizeParams;
 
 static const TgParamDesc colorize_params[] = {
-  TG_PARAM_LIST (ColorizeParams, stops, N_("Colour ramp"), ColorStop, stop_params, 1, STOPS_MAX,
-                 "position=0|color=#3d5a2a; position=0.3|color=#6f8c3f; "
-                 "position=0.55|color=#85745a; position=0.75|color=#8e8c88; "
-                 "position=0.9|color=#f2f4f6",
-                 N_("Gradient stops, positions not decreasing; colours are blended linearly "
-                    "between them")),
-  TG_PARAM_FLOAT_UI (ColorizeParams, min_input, N_("Input low"), 0.0, -1e6, 1e6, 0.0, 1.0, NULL,
-                     N_("Input value at the start of the ramp")),
-  TG_PARAM_FLOAT_UI (ColorizeParams, max_input, N_("Input high"), 1.0, -1e6, 1e6, 0.0, 1.0, NULL,
-                     N_("Input value at the end of the ramp")),
+  TG_PARAM_LIST (ColorizeParams, stops, ColorStop, stop_params, .label = N_("Colour ramp"),
+                 .def_s = "position=0|color=#3d5a2a; position=0.3|color=#6f8c3f; "
+                          "position=0.55|color=#85745a; position=0.75|color=#8e8c88; "
+                          "position=0.9|color=#f2f4f6", .min = 1, .max = STOPS_MAX,
+                 .help = N_("Gradient stops, positions not decreasing; colours are blended "
+                            "linearly between them")),
+  TG_PARAM_FLOAT (ColorizeParams, min_input, .label = N_("Input low"), .def = 0.0, .min = -1e6,
+                  .max = 1e6, .soft_min = 0.0, .soft_max = 1.0,
+                  .help = N_("Input value at the start of the ramp")),
+  TG_PARAM_FLOAT (ColorizeParams, max_input, .label = N_("Input high"), .def = 1.0, .min = -1e6,
+                  .max = 1e6, .soft_min = 0.0, .soft_max = 1.0,
+                  .help = N_("Input value at the end of the ramp")),
 };
 
 static const TgPortDesc colorize_inputs[] = {
@@ -686,13 +682,9 @@ static const TgNodeDesc colorize_desc = {
   .category = "Texturing",
   .label = N_("Colorize"),
   .help = N_("Colours a height or mask through a colour ramp"),
-  .inputs = colorize_inputs,
-  .n_inputs = TG_N_ELEMENTS (colorize_inputs),
-  .outputs = image_out,
-  .n_outputs = TG_N_ELEMENTS (image_out),
-  .params = colorize_params,
-  .n_params = TG_N_ELEMENTS (colorize_params),
-  .params_size = sizeof (ColorizeParams),
+  TG_INPUTS (colorize_inputs),
+  TG_OUTPUTS (image_out),
+  TG_PARAMS (ColorizeParams, colorize_params),
   .locality = TG_LOCALITY_LOCAL,
   .check = colorize_check,
   .eval = colorize_eval,
@@ -715,9 +707,10 @@ typedef struct
 } LayerColor;
 
 static const TgParamDesc layer_color_params[] = {
-  TG_PARAM_STRING (LayerColor, name, N_("Layer"), "layer", N_("Name of the layer to colour")),
-  TG_PARAM_COLOR (LayerColor, color, N_("Colour"), 0.5, 0.5, 0.5, 1.0,
-                  N_("Colour where the layer has all the weight")),
+  TG_PARAM_STRING (LayerColor, name, .label = N_("Layer"), .def_s = "layer",
+                   .help = N_("Name of the layer to colour")),
+  TG_PARAM_COLOR (LayerColor, color, .label = N_("Colour"), .def_v = { 0.5, 0.5, 0.5, 1.0 },
+                  .help = N_("Colour where the layer has all the weight")),
 };
 
 typedef struct
@@ -726,10 +719,10 @@ typedef struct
 } LayerColorsParams;
 
 static const TgParamDesc layer_colors_params[] = {
-  TG_PARAM_LIST (LayerColorsParams, colors, N_("Colours"), LayerColor, layer_color_params, 1,
-                 SPLAT_MAX * 4,
-                 "name=grass|color=#5a7a34; name=rock|color=#77726b; name=snow|color=#eef1f4",
-                 N_("A colour per layer name; every layer of the input needs one")),
+  TG_PARAM_LIST (LayerColorsParams, colors, LayerColor, layer_color_params, .label = N_("Colours"),
+                 .def_s = "name=grass|color=#5a7a34; name=rock|color=#77726b; "
+                          "name=snow|color=#eef1f4", .min = 1, .max = SPLAT_MAX * 4,
+                 .help = N_("A colour per layer name; every layer of the input needs one")),
 };
 
 static const TgPortDesc layer_colors_inputs[] = {
@@ -830,13 +823,9 @@ static const TgNodeDesc layer_colors_desc = {
   .category = "Texturing",
   .label = N_("Colour layers"),
   .help = N_("A colour map from weight layers: each layer's colour blended by its weight"),
-  .inputs = layer_colors_inputs,
-  .n_inputs = TG_N_ELEMENTS (layer_colors_inputs),
-  .outputs = image_out,
-  .n_outputs = TG_N_ELEMENTS (image_out),
-  .params = layer_colors_params,
-  .n_params = TG_N_ELEMENTS (layer_colors_params),
-  .params_size = sizeof (LayerColorsParams),
+  TG_INPUTS (layer_colors_inputs),
+  TG_OUTPUTS (image_out),
+  TG_PARAMS (LayerColorsParams, layer_colors_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = layer_colors_eval,
   .version = 1,
@@ -868,16 +857,20 @@ typedef struct
 } HillshadeParams;
 
 static const TgParamDesc hillshade_params[] = {
-  TG_PARAM_FLOAT (HillshadeParams, azimuth_deg, N_("Sun direction"), 315.0, 0.0, 360.0, "deg",
-                  N_("Compass direction the light comes from: 0 = north, 90 = east, 315 = "
-                     "north-west (the cartographic default)")),
-  TG_PARAM_FLOAT (HillshadeParams, elevation_deg, N_("Sun elevation"), 45.0, 0.0, 90.0, "deg",
-                  N_("Angle of the sun above the horizon")),
-  TG_PARAM_FLOAT_UI (HillshadeParams, exaggeration, N_("Exaggeration"), 1.0, 0.0, 100.0, 0.0,
-                     10.0, NULL, N_("Multiplies the relief before shading")),
-  TG_PARAM_FLOAT (HillshadeParams, ambient, N_("Ambient"), 0.0, 0.0, 1.0, NULL,
-                  N_("Light from the whole sky: slopes facing away from the sun keep this much "
-                     "(0 = black shadows, as in a cartographic hillshade)")),
+  TG_PARAM_FLOAT (HillshadeParams, azimuth_deg, .label = N_("Sun direction"), .def = 315.0,
+                  .min = 0.0, .max = 360.0, .unit = "deg",
+                  .help = N_("Compass direction the light comes from: 0 = north, 90 = east, 315 "
+                             "= north-west (the cartographic default)")),
+  TG_PARAM_FLOAT (HillshadeParams, elevation_deg, .label = N_("Sun elevation"), .def = 45.0,
+                  .min = 0.0, .max = 90.0, .unit = "deg",
+                  .help = N_("Angle of the sun above the horizon")),
+  TG_PARAM_FLOAT (HillshadeParams, exaggeration, .label = N_("Exaggeration"), .def = 1.0,
+                  .min = 0.0, .max = 100.0, .soft_min = 0.0, .soft_max = 10.0,
+                  .help = N_("Multiplies the relief before shading")),
+  TG_PARAM_FLOAT (HillshadeParams, ambient, .label = N_("Ambient"), .def = 0.0, .min = 0.0,
+                  .max = 1.0,
+                  .help = N_("Light from the whole sky: slopes facing away from the sun keep "
+                             "this much (0 = black shadows, as in a cartographic hillshade)")),
 };
 
 static const TgPortDesc hillshade_outputs[] = {
@@ -900,11 +893,13 @@ typedef struct
 } NormalsParams;
 
 static const TgParamDesc normals_params[] = {
-  TG_PARAM_ENUM (NormalsParams, convention, N_("Convention"), "opengl", normal_conventions,
-                 N_("opengl: green points north (+Y up; Unity, Godot, Blender); directx: "
-                    "green points south (-Y; Unreal)")),
-  TG_PARAM_FLOAT_UI (NormalsParams, strength, N_("Strength"), 1.0, 0.0, 100.0, 0.0, 10.0, NULL,
-                     N_("Multiplies the relief; 1 is the true surface")),
+  TG_PARAM_ENUM (NormalsParams, convention, .label = N_("Convention"), .def_s = "opengl",
+                 .choices = normal_conventions,
+                 .help = N_("opengl: green points north (+Y up; Unity, Godot, Blender); "
+                            "directx: green points south (-Y; Unreal)")),
+  TG_PARAM_FLOAT (NormalsParams, strength, .label = N_("Strength"), .def = 1.0, .min = 0.0,
+                  .max = 100.0, .soft_min = 0.0, .soft_max = 10.0,
+                  .help = N_("Multiplies the relief; 1 is the true surface")),
 };
 
 typedef enum
@@ -1000,13 +995,9 @@ static const TgNodeDesc hillshade_desc = {
   .category = "Texturing",
   .label = N_("Hillshade"),
   .help = N_("Relief shading under a sun at a compass direction and elevation"),
-  .inputs = shade_inputs,
-  .n_inputs = TG_N_ELEMENTS (shade_inputs),
-  .outputs = hillshade_outputs,
-  .n_outputs = TG_N_ELEMENTS (hillshade_outputs),
-  .params = hillshade_params,
-  .n_params = TG_N_ELEMENTS (hillshade_params),
-  .params_size = sizeof (HillshadeParams),
+  TG_INPUTS (shade_inputs),
+  TG_OUTPUTS (hillshade_outputs),
+  TG_PARAMS (HillshadeParams, hillshade_params),
   .locality = TG_LOCALITY_APRON,
   .apron = apron_one,
   .eval = hillshade_eval,
@@ -1030,13 +1021,9 @@ static const TgNodeDesc normals_desc = {
   .label = N_("Normal map"),
   .help = N_("Tangent-space normal map of the terrain (R = east, G = north for OpenGL or "
              "south for DirectX, B = up), encoded as 0.5 + 0.5 * n"),
-  .inputs = shade_inputs,
-  .n_inputs = TG_N_ELEMENTS (shade_inputs),
-  .outputs = image_out,
-  .n_outputs = TG_N_ELEMENTS (image_out),
-  .params = normals_params,
-  .n_params = TG_N_ELEMENTS (normals_params),
-  .params_size = sizeof (NormalsParams),
+  TG_INPUTS (shade_inputs),
+  TG_OUTPUTS (image_out),
+  TG_PARAMS (NormalsParams, normals_params),
   .locality = TG_LOCALITY_APRON,
   .apron = apron_one,
   .eval = normals_eval,

@@ -18,8 +18,10 @@ typedef struct
 } CoordParams;
 
 static const TgParamDesc coord_params[] = {
-  TG_PARAM_FLOAT (CoordParams, scale, "Scale", 1.0, 0.0, 100.0, NULL, "Multiplier"),
-  TG_PARAM_INT (CoordParams, steps, "Steps", 4, 1, 16, "Unused; range checks"),
+  TG_PARAM_FLOAT (CoordParams, scale, .label = "Scale", .def = 1.0, .min = 0.0, .max = 100.0,
+                  .help = "Multiplier"),
+  TG_PARAM_INT (CoordParams, steps, .label = "Steps", .def = 4, .min = 1, .max = 16,
+                .help = "Unused; range checks"),
 };
 static const TgPortDesc height_out[] = { { "height", TG_TYPE_HEIGHT, "Height", false, NULL } };
 static const TgPortDesc image_out[] = { { "image", TG_TYPE_IMAGE, "Image", false, NULL } };
@@ -63,8 +65,7 @@ coord_eval (TgEvalCtx *c)
 static const TgNodeDesc test_coord = {
   .type = "test.coord", .category = "Test", .label = "Coordinates",
   .outputs = height_out, .n_outputs = 1,
-  .params = coord_params, .n_params = TG_N_ELEMENTS (coord_params),
-  .params_size = sizeof (CoordParams), .locality = TG_LOCALITY_LOCAL, .eval = coord_eval,
+  TG_PARAMS (CoordParams, coord_params), .locality = TG_LOCALITY_LOCAL, .eval = coord_eval,
 };
 TG_NODE_REGISTER (test_coord);
 
@@ -73,7 +74,8 @@ typedef struct
   double amount;
 } AddParams;
 static const TgParamDesc add_params[] = {
-  TG_PARAM_FLOAT (AddParams, amount, "Amount", 1.0, -10.0, 10.0, NULL, "Added"),
+  TG_PARAM_FLOAT (AddParams, amount, .label = "Amount", .def = 1.0, .min = -10.0, .max = 10.0,
+                  .help = "Added"),
 };
 
 static int
@@ -91,8 +93,7 @@ add_eval (TgEvalCtx *c)
 static const TgNodeDesc test_add = {
   .type = "test.add", .category = "Test", .label = "Add",
   .inputs = height_in, .n_inputs = 1, .outputs = height_out, .n_outputs = 1,
-  .params = add_params, .n_params = TG_N_ELEMENTS (add_params),
-  .params_size = sizeof (AddParams), .locality = TG_LOCALITY_LOCAL, .eval = add_eval,
+  TG_PARAMS (AddParams, add_params), .locality = TG_LOCALITY_LOCAL, .eval = add_eval,
 };
 TG_NODE_REGISTER (test_add);
 
@@ -226,7 +227,7 @@ typedef struct
   const char *path;
 } SinkParams;
 static const TgParamDesc sink_params[] = {
-  TG_PARAM_OUTPUT_PATH (SinkParams, path, "Path", "out.bin", "File"),
+  TG_PARAM_OUTPUT_PATH (SinkParams, path, .label = "Path", .def_s = "out.bin", .help = "File"),
 };
 
 static int
@@ -251,8 +252,7 @@ sink_eval (TgEvalCtx *c)
 static const TgNodeDesc test_sink = {
   .type = "test.sink", .category = "Test", .label = "Sink",
   .inputs = height_in, .n_inputs = 1,
-  .params = sink_params, .n_params = TG_N_ELEMENTS (sink_params),
-  .params_size = sizeof (SinkParams), .locality = TG_LOCALITY_LOCAL, .eval = sink_eval,
+  TG_PARAMS (SinkParams, sink_params), .locality = TG_LOCALITY_LOCAL, .eval = sink_eval,
   .flags = TG_NODE_EXPORT,
 };
 TG_NODE_REGISTER (test_sink);
@@ -266,9 +266,10 @@ typedef struct
 } PaletteItem;
 
 static const TgParamDesc palette_item_params[] = {
-  TG_PARAM_STRING (PaletteItem, name, "Name", "item", "Item name"),
-  TG_PARAM_FLOAT (PaletteItem, weight, "Weight", 1.0, 0.0, 10.0, NULL, "Weight"),
-  TG_PARAM_COLOR (PaletteItem, color, "Colour", 1, 0, 0, 1, "Colour"),
+  TG_PARAM_STRING (PaletteItem, name, .label = "Name", .def_s = "item", .help = "Item name"),
+  TG_PARAM_FLOAT (PaletteItem, weight, .label = "Weight", .def = 1.0, .min = 0.0, .max = 10.0,
+                  .help = "Weight"),
+  TG_PARAM_COLOR (PaletteItem, color, .label = "Colour", .def_v = { 1, 0, 0, 1 }, .help = "Colour"),
 };
 
 typedef struct
@@ -277,8 +278,9 @@ typedef struct
 } PaletteParams;
 
 static const TgParamDesc palette_params[] = {
-  TG_PARAM_LIST (PaletteParams, entries, "Entries", PaletteItem, palette_item_params, 0, 4,
-                 "name=grass|weight=0.25|color=#00ff00; name=rock", "Palette"),
+  TG_PARAM_LIST (PaletteParams, entries, PaletteItem, palette_item_params, .label = "Entries",
+                 .def_s = "name=grass|weight=0.25|color=#00ff00; name=rock", .min = 0, .max = 4,
+                 .help = "Palette"),
 };
 
 static int
@@ -298,8 +300,7 @@ palette_eval (TgEvalCtx *c)
 static const TgNodeDesc test_palette = {
   .type = "test.palette", .category = "Test", .label = "Palette",
   .outputs = height_out, .n_outputs = 1,
-  .params = palette_params, .n_params = TG_N_ELEMENTS (palette_params),
-  .params_size = sizeof (PaletteParams), .locality = TG_LOCALITY_LOCAL, .eval = palette_eval,
+  TG_PARAMS (PaletteParams, palette_params), .locality = TG_LOCALITY_LOCAL, .eval = palette_eval,
 };
 TG_NODE_REGISTER (test_palette);
 
@@ -310,7 +311,8 @@ typedef struct
 } FilesParams;
 
 static const TgParamDesc files_params[] = {
-  TG_PARAM_STRING (FilesParams, stem, "Stem", "data", "Files STEM_1 and STEM_2"),
+  TG_PARAM_STRING (FilesParams, stem, .label = "Stem", .def_s = "data",
+                   .help = "Files STEM_1 and STEM_2"),
 };
 
 static void
@@ -328,8 +330,7 @@ files_input_files (const void *params, void (*add) (void *user, const char *path
 static const TgNodeDesc test_files = {
   .type = "test.files", .category = "Test", .label = "Files",
   .outputs = height_out, .n_outputs = 1,
-  .params = files_params, .n_params = TG_N_ELEMENTS (files_params),
-  .params_size = sizeof (FilesParams), .locality = TG_LOCALITY_LOCAL, .eval = to_image_eval,
+  TG_PARAMS (FilesParams, files_params), .locality = TG_LOCALITY_LOCAL, .eval = to_image_eval,
   .input_files = files_input_files,
 };
 TG_NODE_REGISTER (test_files);

@@ -18,9 +18,11 @@ typedef struct
 } TestAllItem;
 
 static const TgParamDesc test_all_item_params[] = {
-  TG_PARAM_STRING (TestAllItem, name, "Name", "layer", "Item name"),
-  TG_PARAM_FLOAT (TestAllItem, weight, "Weight", 1, 0, 10, NULL, "Item weight"),
-  TG_PARAM_COLOR (TestAllItem, tint, "Tint", 1, 1, 1, 1, "Item colour"),
+  TG_PARAM_STRING (TestAllItem, name, .label = "Name", .def_s = "layer", .help = "Item name"),
+  TG_PARAM_FLOAT (TestAllItem, weight, .label = "Weight", .def = 1, .min = 0, .max = 10,
+                  .help = "Item weight"),
+  TG_PARAM_COLOR (TestAllItem, tint, .label = "Tint", .def_v = { 1, 1, 1, 1 },
+                  .help = "Item colour"),
 };
 
 typedef struct
@@ -42,18 +44,24 @@ static const char *const test_all_choices[] = { "alpha", "beta", "gamma", NULL }
 static const double test_all_curve[] = { 0, 0, 0.5, 0.25, 1, 1 };
 
 static const TgParamDesc test_all_params[] = {
-  TG_PARAM_FLOAT (TestAllParams, f, "F", 0.25, -10, 10, "m", "A float"),
-  TG_PARAM_INT (TestAllParams, i, "I", 3, 1, 16, "An int"),
-  TG_PARAM_BOOL (TestAllParams, b, "B", false, "A bool"),
-  TG_PARAM_ENUM (TestAllParams, e, "E", "beta", test_all_choices, "An enum"),
-  TG_PARAM_SEED (TestAllParams, seed, "Seed", "A seed"),
-  TG_PARAM_STRING (TestAllParams, s, "S", "hello", "A string"),
-  TG_PARAM_VEC2 (TestAllParams, v2, "V2", 1, 2, "m", "A vec2"),
-  TG_PARAM_VEC3 (TestAllParams, v3, "V3", 1, 2, 3, "m", "A vec3"),
-  TG_PARAM_COLOR (TestAllParams, col, "Colour", 1, 0.5, 0, 1, "A colour"),
-  TG_PARAM_CURVE (TestAllParams, curve, "Curve", test_all_curve, 3, "A curve"),
-  TG_PARAM_LIST (TestAllParams, items, "Items", TestAllItem, test_all_item_params, 0, 3,
-                 "name=grass|weight=0.5|tint=#00ff00; name=rock", "A list of objects"),
+  TG_PARAM_FLOAT (TestAllParams, f, .label = "F", .def = 0.25, .min = -10, .max = 10, .unit = "m",
+                  .help = "A float"),
+  TG_PARAM_INT (TestAllParams, i, .label = "I", .def = 3, .min = 1, .max = 16, .help = "An int"),
+  TG_PARAM_BOOL (TestAllParams, b, .label = "B", .def = false, .help = "A bool"),
+  TG_PARAM_ENUM (TestAllParams, e, .label = "E", .def_s = "beta", .choices = test_all_choices,
+                 .help = "An enum"),
+  TG_PARAM_SEED (TestAllParams, seed, .label = "Seed", .help = "A seed"),
+  TG_PARAM_STRING (TestAllParams, s, .label = "S", .def_s = "hello", .help = "A string"),
+  TG_PARAM_VEC2 (TestAllParams, v2, .label = "V2", .def_v = { 1, 2 }, .unit = "m",
+                 .help = "A vec2"),
+  TG_PARAM_VEC3 (TestAllParams, v3, .label = "V3", .def_v = { 1, 2, 3 }, .unit = "m",
+                 .help = "A vec3"),
+  TG_PARAM_COLOR (TestAllParams, col, .label = "Colour", .def_v = { 1, 0.5, 0, 1 },
+                  .help = "A colour"),
+  TG_PARAM_CURVE (TestAllParams, curve, test_all_curve, .label = "Curve", .help = "A curve"),
+  TG_PARAM_LIST (TestAllParams, items, TestAllItem, test_all_item_params, .label = "Items",
+                 .def_s = "name=grass|weight=0.5|tint=#00ff00; name=rock", .min = 0, .max = 3,
+                 .help = "A list of objects"),
 };
 
 static const TgPortDesc test_all_inputs[] = {
@@ -73,9 +81,7 @@ static const TgNodeDesc test_all_desc = {
   .n_inputs = 1,
   .outputs = test_all_outputs,
   .n_outputs = 2,
-  .params = test_all_params,
-  .n_params = TG_N_ELEMENTS (test_all_params),
-  .params_size = sizeof (TestAllParams),
+  TG_PARAMS (TestAllParams, test_all_params),
   .locality = TG_LOCALITY_LOCAL,
   .version = 1,
 };
@@ -87,7 +93,8 @@ typedef struct
 } TestFailParams;
 
 static const TgParamDesc test_fail_params[] = {
-  TG_PARAM_OUTPUT_PATH (TestFailParams, path, "File", "partial.png", "Written before failing"),
+  TG_PARAM_OUTPUT_PATH (TestFailParams, path, .label = "File", .def_s = "partial.png",
+                        .help = "Written before failing"),
 };
 static const TgPortDesc test_fail_inputs[] = {
   { .name = "height", .type = TG_TYPE_HEIGHT, .label = "Height" },

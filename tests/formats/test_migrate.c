@@ -124,9 +124,8 @@ test_value (const TgParamDesc *d, char *json, size_t size, TgParamValue *want)
     {
     case TG_PARAM_FLOAT:
       {
-        double lo = d->soft_min, hi = d->soft_max;
-        if (!(hi > lo))
-          lo = d->min, hi = d->max;
+        double lo, hi;
+        tg_param_soft_range (d, &lo, &hi);
         want->f = lo + 0.375 * (hi - lo);
         if (want->f == d->def)
           want->f = lo + 0.625 * (hi - lo);

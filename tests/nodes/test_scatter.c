@@ -39,8 +39,10 @@ typedef struct
 } PaintParams;
 
 static const TgParamDesc paint_params[] = {
-  TG_PARAM_INT (PaintParams, pattern, "Pattern", 0, 0, 3, "Which map"),
-  TG_PARAM_COLOR (PaintParams, color, "Colour", 1, 0, 0, 1, "Uniform colour"),
+  TG_PARAM_INT (PaintParams, pattern, .label = "Pattern", .def = 0, .min = 0, .max = 3,
+                .help = "Which map"),
+  TG_PARAM_COLOR (PaintParams, color, .label = "Colour", .def_v = { 1, 0, 0, 1 },
+                  .help = "Uniform colour"),
 };
 
 static const TgPortDesc paint_outputs[] = {
@@ -92,9 +94,7 @@ static const TgNodeDesc paint_desc = {
   .help = "Scatter tests only",
   .outputs = paint_outputs,
   .n_outputs = 1,
-  .params = paint_params,
-  .n_params = TG_N_ELEMENTS (paint_params),
-  .params_size = sizeof (PaintParams),
+  TG_PARAMS (PaintParams, paint_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = paint_eval,
   .version = 1,
@@ -108,7 +108,8 @@ typedef struct
 } HalfParams;
 
 static const TgParamDesc half_params[] = {
-  TG_PARAM_FLOAT (HalfParams, value, "East", 0.25, 0, 1, NULL, "Mask east of x = 0"),
+  TG_PARAM_FLOAT (HalfParams, value, .label = "East", .def = 0.25, .min = 0, .max = 1,
+                  .help = "Mask east of x = 0"),
 };
 
 static const TgPortDesc half_outputs[] = {
@@ -135,9 +136,7 @@ static const TgNodeDesc half_desc = {
   .help = "Scatter tests only",
   .outputs = half_outputs,
   .n_outputs = 1,
-  .params = half_params,
-  .n_params = TG_N_ELEMENTS (half_params),
-  .params_size = sizeof (HalfParams),
+  TG_PARAMS (HalfParams, half_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = half_eval,
   .version = 1,

@@ -137,6 +137,14 @@ struct TgNodeDesc
 
 #define TG_N_ELEMENTS(a) ((int) (sizeof (a) / sizeof ((a)[0])))
 
+/* A descriptor's ports and parameters, each array with its length:
+ *   TG_INPUTS (blur_inputs), TG_OUTPUTS (blur_outputs), TG_PARAMS (BlurParams, blur_params), */
+#define TG_INPUTS(PORTS) .inputs = (PORTS), .n_inputs = TG_N_ELEMENTS (PORTS)
+#define TG_OUTPUTS(PORTS) .outputs = (PORTS), .n_outputs = TG_N_ELEMENTS (PORTS)
+/* PARAMS describes struct S, which the engine fills before eval. */
+#define TG_PARAMS(S, PARAMS) \
+  .params = (PARAMS), .n_params = TG_N_ELEMENTS (PARAMS), .params_size = sizeof (S)
+
 /* Puts a pointer to DESC in the "tg_nodes" section, where the registry finds it. */
 #define TG_NODE_REGISTER(desc)                                                          \
   __attribute__ ((used, section ("tg_nodes"), aligned (sizeof (void *))))               \

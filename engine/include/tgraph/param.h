@@ -76,7 +76,8 @@ struct TgParamDesc
   TgParamType type;
   size_t offset;     /* of the field in the node's parameter struct */
   unsigned flags;
-  /* numbers: hard range (validation) and soft range (slider); soft defaults to hard */
+  /* numbers: hard range (validation) and soft range (slider): both soft
+   * limits 0 means none, read them with tg_param_soft_range */
   double def, min, max, soft_min, soft_max;
   const char *def_s;             /* strings, paths, enum choice name */
   const char *const *choices;    /* enum: NULL-terminated */
@@ -205,56 +206,57 @@ void tg_param_list_remove (TgParamValue *list, int item);
 #define TG__FIELD(S, F, T) \
   (offsetof (S, F) + 0 * sizeof (char[_Generic (((S *) 0)->F, T: 1, default: -1)]))
 
-#define TG_PARAM_FLOAT_UI(S, F, LABEL, DEF, MIN, MAX, SMIN, SMAX, UNIT, HELP)                    \
-  { .name = #F, .label = LABEL, .help = HELP, .unit = UNIT, .type = TG_PARAM_FLOAT,            \
-    .offset = TG__FIELD (S, F, double), .def = (DEF), .min = (MIN), .max = (MAX),              \
-    .soft_min = (SMIN), .soft_max = (SMAX) }
-#define TG_PARAM_FLOAT(S, F, LABEL, DEF, MIN, MAX, UNIT, HELP) \
-  TG_PARAM_FLOAT_UI (S, F, LABEL, DEF, MIN, MAX, MIN, MAX, UNIT, HELP)
-#define TG_PARAM_INT(S, F, LABEL, DEF, MIN, MAX, HELP)                                          \
-  { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_INT,                            \
-    .offset = TG__FIELD (S, F, int), .def = (DEF), .min = (MIN), .max = (MAX),                 \
-    .soft_min = (MIN), .soft_max = (MAX) }
-#define TG_PARAM_SEED(S, F, LABEL, HELP)                                                        \
-  { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_SEED,                           \
-    .offset = TG__FIELD (S, F, int), .def = 0, .min = 0, .max = 2147483647.0,                  \
-    .soft_min = 0, .soft_max = 2147483647.0 }
-#define TG_PARAM_BOOL(S, F, LABEL, DEF, HELP)                                                   \
-  { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_BOOL,                           \
-    .offset = TG__FIELD (S, F, bool), .def = (DEF), .min = 0, .max = 1 }
-#define TG_PARAM_ENUM(S, F, LABEL, DEF, CHOICES, HELP)                                          \
-  { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_ENUM,                           \
-    .offset = TG__FIELD (S, F, int), .def_s = (DEF), .choices = (CHOICES) }
-#define TG_PARAM_STRING(S, F, LABEL, DEF, HELP)                                                 \
-  { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_STRING,                         \
-    .offset = TG__FIELD (S, F, const char *), .def_s = (DEF) }
-#define TG_PARAM_INPUT_PATH(S, F, LABEL, HELP)                                                  \
-  { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_INPUT_PATH,                     \
-    .offset = TG__FIELD (S, F, const char *), .flags = TG_PARAM_REQUIRED }
-#define TG_PARAM_OUTPUT_PATH(S, F, LABEL, DEF, HELP)                                            \
-  { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_OUTPUT_PATH,                    \
-    .offset = TG__FIELD (S, F, const char *), .def_s = (DEF) }
-#define TG_PARAM_VEC2(S, F, LABEL, X, Y, UNIT, HELP)                                            \
-  { .name = #F, .label = LABEL, .help = HELP, .unit = UNIT, .type = TG_PARAM_VEC2,             \
-    .offset = TG__FIELD (S, F, double *), .def_v = { (X), (Y) }, .min = -1e9, .max = 1e9 }
-#define TG_PARAM_VEC3(S, F, LABEL, X, Y, Z, UNIT, HELP)                                         \
-  { .name = #F, .label = LABEL, .help = HELP, .unit = UNIT, .type = TG_PARAM_VEC3,             \
-    .offset = TG__FIELD (S, F, double *), .def_v = { (X), (Y), (Z) }, .min = -1e9, .max = 1e9 }
-#define TG_PARAM_COLOR(S, F, LABEL, R, G, B, A, HELP)                                           \
-  { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_COLOR,                          \
-    .offset = TG__FIELD (S, F, double *), .def_v = { (R), (G), (B), (A) }, .min = 0, .max = 1 }
+/* One parameter: field F of struct S, of the C type its kind needs, and
+ * the rest as designated initialisers of TgParamDesc, e.g.
+ *
+ *   TG_PARAM_FLOAT (ShapeParams, radius_m, .label = N_("Radius"), .def = 1500.0,
+ *                   .min = 0.0, .max = 1e7, .soft_min = 0.0, .soft_max = 10000.0,
+ *                   .unit = "m", .help = N_("Outer radius, where the shape reaches 0")),
+ *
+ * Every parameter has a .label and a .help.  Numbers give .def, .min and
+ * .max; .soft_min and .soft_max (both or neither) narrow the slider, which
+ * otherwise spans .min..max (tg_param_soft_range).  Enums give .choices
+ * and .def_s; strings and output paths .def_s; vectors and colours
+ * .def_v.  What a kind fixes (a seed's range, a bool's 0..1, an input
+ * path being required) the macro sets, and giving it again is an error
+ * (-Woverride-init). */
+#define TG__PARAM(S, F, KIND, T, ...) \
+  { .name = #F, .type = (KIND), .offset = TG__FIELD (S, F, T), __VA_ARGS__ }
+
+#define TG_PARAM_FLOAT(S, F, ...) TG__PARAM (S, F, TG_PARAM_FLOAT, double, __VA_ARGS__)
+#define TG_PARAM_INT(S, F, ...) TG__PARAM (S, F, TG_PARAM_INT, int, __VA_ARGS__)
+#define TG_PARAM_SEED(S, F, ...) \
+  TG__PARAM (S, F, TG_PARAM_SEED, int, .def = 0, .min = 0, .max = 2147483647.0, __VA_ARGS__)
+#define TG_PARAM_BOOL(S, F, ...) \
+  TG__PARAM (S, F, TG_PARAM_BOOL, bool, .min = 0, .max = 1, __VA_ARGS__)
+#define TG_PARAM_ENUM(S, F, ...) TG__PARAM (S, F, TG_PARAM_ENUM, int, __VA_ARGS__)
+#define TG_PARAM_STRING(S, F, ...) TG__PARAM (S, F, TG_PARAM_STRING, const char *, __VA_ARGS__)
+#define TG_PARAM_INPUT_PATH(S, F, ...) \
+  TG__PARAM (S, F, TG_PARAM_INPUT_PATH, const char *, .flags = TG_PARAM_REQUIRED, __VA_ARGS__)
+#define TG_PARAM_OUTPUT_PATH(S, F, ...) \
+  TG__PARAM (S, F, TG_PARAM_OUTPUT_PATH, const char *, __VA_ARGS__)
+#define TG_PARAM_VEC2(S, F, ...) \
+  TG__PARAM (S, F, TG_PARAM_VEC2, double *, .min = -1e9, .max = 1e9, __VA_ARGS__)
+#define TG_PARAM_VEC3(S, F, ...) \
+  TG__PARAM (S, F, TG_PARAM_VEC3, double *, .min = -1e9, .max = 1e9, __VA_ARGS__)
+#define TG_PARAM_COLOR(S, F, ...) \
+  TG__PARAM (S, F, TG_PARAM_COLOR, double *, .min = 0, .max = 1, __VA_ARGS__)
 /* ITEMS: a static TgParamDesc array describing struct ITEM_S (declared
- * with these same macros on ITEM_S); MIN..MAX items; DEF: default text. */
-#define TG_PARAM_LIST(S, F, LABEL, ITEM_S, ITEMS, MIN, MAX, DEF, HELP)                         \
-  { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_LIST,                           \
-    .offset = TG__FIELD (S, F, TgList), .item_params = (ITEMS),                                \
-    .n_item_params = (int) (sizeof (ITEMS) / sizeof ((ITEMS)[0])), .item_size = sizeof (ITEM_S), \
-    .min = (MIN), .max = (MAX), .def_s = (DEF) }
-/* DEF_XY: a static const double array of N points (2 * N numbers). */
-#define TG_PARAM_CURVE(S, F, LABEL, DEF_XY, N, HELP)                                            \
-  { .name = #F, .label = LABEL, .help = HELP, .type = TG_PARAM_CURVE,                          \
-    .offset = TG__FIELD (S, F, TgCurve), .def_curve = (DEF_XY), .def_curve_n = (N),            \
-    .min = 0, .max = 1 }
+ * with these same macros on ITEM_S).  .min and .max bound the number of
+ * items; .def_s is the default in tg_param_value_parse's text form. */
+#define TG_PARAM_LIST(S, F, ITEM_S, ITEMS, ...)                                                  \
+  TG__PARAM (S, F, TG_PARAM_LIST, TgList, .item_params = (ITEMS),                               \
+             .n_item_params = (int) (sizeof (ITEMS) / sizeof ((ITEMS)[0])),                     \
+             .item_size = sizeof (ITEM_S), __VA_ARGS__)
+/* DEF_XY: a static const double array of points, x0, y0, x1, y1, ... */
+#define TG_PARAM_CURVE(S, F, DEF_XY, ...)                                                        \
+  TG__PARAM (S, F, TG_PARAM_CURVE, TgCurve, .def_curve = (DEF_XY),                              \
+             .def_curve_n = (int) (sizeof (DEF_XY) / (2 * sizeof ((DEF_XY)[0]))), .min = 0,     \
+             .max = 1, __VA_ARGS__)
+
+/* The slider range of numeric parameter D: its soft range when the
+ * descriptor gives one, else its hard range. */
+void tg_param_soft_range (const TgParamDesc *d, double *lo, double *hi);
 
 #ifdef __cplusplus
 }
