@@ -538,7 +538,7 @@ tg_catalogue_json (void)
       json_object *o = push (&d, nodes, obj (&d)), *list;
 
       put (&d, o, "type", str (nd->type));
-      put_nullable (&d, o, "category", str_or_null (nd->category));
+      put (&d, o, "category", str (tg_category_name (nd->category)));
       put_nullable (&d, o, "label", str_or_null (nd->label));
       put_nullable (&d, o, "help", str_or_null (nd->help));
       put (&d, o, "locality", str (tg_locality_name (nd->locality)));

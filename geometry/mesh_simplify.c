@@ -333,7 +333,7 @@ simplify_eval (TgEvalCtx *c)
 
 static const TgNodeDesc mesh_simplify_desc = {
   .type = "mesh.simplify",
-  .category = "Mesh",
+  .category = TG_CATEGORY_MESH,
   .label = N_("Simplify mesh"),
   .help = N_("Removes triangles where the surface is flat enough, within an error in metres; "
              "chunk borders stay where they are"),

@@ -107,10 +107,9 @@ int tg__cli_signal_watch_stop (TgCliSignalWatch *w);
  * fields), into BUF. */
 void tg__cli_param_default (const TgParamDesc *d, char *buf, size_t size);
 void tg__cli_param_range (const TgParamDesc *d, char *buf, size_t size);
-/* The registry's categories, sorted, each once ("" for none); the caller
- * frees the array (not the strings).  NULL when out of memory. */
-const char **tg__cli_node_categories (int *n);
-bool tg__cli_node_in_category (const TgNodeDesc *d, const char *category);
+/* The categories that hold a registered node type, in menu order, into
+ * CATS; returns how many. */
+int tg__cli_node_categories (TgCategory cats[TG_CATEGORY_COUNT]);
 /* The node reference, from the registry: docs/nodes.md and tgraph-nodes(7). */
 void tg__cli_nodes_markdown (FILE *out);
 void tg__cli_nodes_man (FILE *out);

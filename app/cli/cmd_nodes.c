@@ -10,12 +10,6 @@
 
 #include "cli.h"
 
-static int
-compare_str (const void *a, const void *b)
-{
-  return strcmp (*(const char *const *) a, *(const char *const *) b);
-}
-
 static void
 print_ports (const char *what, const TgPortDesc *ports, int n)
 {
@@ -179,60 +173,43 @@ print_node (const TgNodeDesc *d)
     }
 }
 
-const char **
-tg__cli_node_categories (int *n_out)
+int
+tg__cli_node_categories (TgCategory cats[TG_CATEGORY_COUNT])
 {
-  int n = tg_registry_count ();
-  const char **cats = calloc ((size_t) (n > 0 ? n : 1), sizeof *cats);
   int n_cats = 0;
 
-  *n_out = 0;
-  if (!cats)
-    return NULL;
-  for (int i = 0; i < n; i++)
+  for (int k = 0; k < TG_CATEGORY_COUNT; k++)
     {
-      const char *c = tg_registry_get (i)->category;
-      bool seen = false;
-      if (!c)
-        c = "";
-      for (int k = 0; k < n_cats && !seen; k++)
-        seen = strcmp (cats[k], c) == 0;
-      if (!seen)
-        cats[n_cats++] = c;
+      TgCategory c = tg_category_at (k);
+      for (int i = 0; i < tg_registry_count (); i++)
+        if (tg_registry_get (i)->category == c)
+          {
+            cats[n_cats++] = c;
+            break;
+          }
     }
-  qsort (cats, (size_t) n_cats, sizeof *cats, compare_str);
-  *n_out = n_cats;
-  return cats;
-}
-
-bool
-tg__cli_node_in_category (const TgNodeDesc *d, const char *category)
-{
-  return strcmp (d->category ? d->category : "", category) == 0;
+  return n_cats;
 }
 
 static void
 print_table (void)
 {
-  int n = tg_registry_count (), n_cats;
-  const char **cats = tg__cli_node_categories (&n_cats);
+  TgCategory cats[TG_CATEGORY_COUNT];
+  int n = tg_registry_count (), n_cats = tg__cli_node_categories (cats);
 
-  if (!cats)
-    return;
   printf ("%d node types\n", n);
   for (int k = 0; k < n_cats; k++)
     {
-      printf ("\n== %s ==\n", cats[k][0] ? cats[k] : "Other");
+      printf ("\n== %s ==\n", tg_category_name (cats[k]));
       for (int i = 0; i < n; i++)
         {
           const TgNodeDesc *d = tg_registry_get (i);
-          if (!tg__cli_node_in_category (d, cats[k]))
+          if (d->category != cats[k])
             continue;
           printf ("\n");
           print_node (d);
         }
     }
-  free (cats);
 }
 
 int

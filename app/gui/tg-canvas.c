@@ -142,32 +142,28 @@ type_colour (TgPortType t, double rgb[3])
   memcpy (rgb, c[(int) t < TG_TYPE_COUNT ? (int) t : 0], sizeof c[0]);
 }
 
+/* A node's title colour, by category.  The five with no hue of their own
+ * keep the muted ones the canvas once derived from their names. */
 static void
-category_colour (const char *category, double rgb[3])
+category_colour (TgCategory category, double rgb[3])
 {
-  static const struct
-  {
-    const char *name;
-    double rgb[3];
-  } known[] = {
-    { "Generators", { 0.22, 0.42, 0.62 } }, { "Filters", { 0.36, 0.30, 0.55 } },
-    { "Math", { 0.26, 0.48, 0.42 } },       { "Input", { 0.45, 0.40, 0.24 } },
-    { "Output", { 0.55, 0.28, 0.26 } },     { "Erosion", { 0.52, 0.36, 0.20 } },
-    { "Masks", { 0.40, 0.42, 0.46 } },      { "Fields", { 0.20, 0.46, 0.55 } },
+  static const double colours[TG_CATEGORY_COUNT][3] = {
+    [TG_CATEGORY_OTHER] = { 0.33, 0.51, 0.41 },
+    [TG_CATEGORY_INPUT] = { 0.45, 0.40, 0.24 },
+    [TG_CATEGORY_GENERATORS] = { 0.22, 0.42, 0.62 },
+    [TG_CATEGORY_FILTERS] = { 0.36, 0.30, 0.55 },
+    [TG_CATEGORY_MATH] = { 0.26, 0.48, 0.42 },
+    [TG_CATEGORY_SELECTORS] = { 0.51, 0.49, 0.51 },
+    [TG_CATEGORY_EROSION] = { 0.52, 0.36, 0.20 },
+    [TG_CATEGORY_TEXTURING] = { 0.42, 0.25, 0.35 },
+    [TG_CATEGORY_SCATTER] = { 0.55, 0.52, 0.53 },
+    [TG_CATEGORY_FIELDS] = { 0.20, 0.46, 0.55 },
+    [TG_CATEGORY_MESH] = { 0.42, 0.26, 0.41 },
+    [TG_CATEGORY_OUTPUT] = { 0.55, 0.28, 0.26 },
   };
-  guint h;
 
-  for (gsize k = 0; k < G_N_ELEMENTS (known); k++)
-    if (!g_strcmp0 (category, known[k].name))
-      {
-        memcpy (rgb, known[k].rgb, sizeof known[k].rgb);
-        return;
-      }
-  /* Others get a stable muted hue from their name. */
-  h = g_str_hash (category ? category : "");
-  rgb[0] = 0.25 + 0.3 * ((h & 0xff) / 255.0);
-  rgb[1] = 0.25 + 0.3 * (((h >> 8) & 0xff) / 255.0);
-  rgb[2] = 0.25 + 0.3 * (((h >> 16) & 0xff) / 255.0);
+  memcpy (rgb, colours[(unsigned) category < TG_CATEGORY_COUNT ? category : TG_CATEGORY_OTHER],
+          sizeof colours[0]);
 }
 
 /* --- geometry -------------------------------------------------------------- */
@@ -1041,11 +1037,21 @@ filter_row (GtkListBoxRow *row, gpointer data)
     return FALSE;
   if (!q || !*q)
     return TRUE;
-  joined = g_strjoin (" ", d->type, d->label, d->category, g_dgettext (GETTEXT_PACKAGE, d->label),
-                      g_dgettext (GETTEXT_PACKAGE, d->category), NULL);
+  joined = g_strjoin (" ", d->type, d->label, tg_category_name (d->category),
+                      g_dgettext (GETTEXT_PACKAGE, d->label),
+                      g_dgettext (GETTEXT_PACKAGE, tg_category_name (d->category)), NULL);
   hay = g_utf8_strdown (joined, -1);
   needle = g_utf8_strdown (q, -1);
   return strstr (hay, needle) != NULL;
+}
+
+static int
+menu_position (TgCategory category)
+{
+  for (int k = 0; k < TG_CATEGORY_COUNT; k++)
+    if (tg_category_at (k) == category)
+      return k;
+  return TG_CATEGORY_COUNT;
 }
 
 static int
@@ -1053,7 +1059,7 @@ sort_rows (GtkListBoxRow *a, GtkListBoxRow *b, gpointer data)
 {
   const TgNodeDesc *da = g_object_get_data (G_OBJECT (a), "desc");
   const TgNodeDesc *db = g_object_get_data (G_OBJECT (b), "desc");
-  int c = g_strcmp0 (da->category, db->category);
+  int c = menu_position (da->category) - menu_position (db->category);
 
   return c ? c : g_utf8_collate (g_dgettext (GETTEXT_PACKAGE, da->label),
                                  g_dgettext (GETTEXT_PACKAGE, db->label));
@@ -1065,9 +1071,9 @@ header_rows (GtkListBoxRow *row, GtkListBoxRow *before, gpointer data)
   const TgNodeDesc *d = g_object_get_data (G_OBJECT (row), "desc");
   const TgNodeDesc *p = before ? g_object_get_data (G_OBJECT (before), "desc") : NULL;
 
-  if (!p || g_strcmp0 (p->category, d->category))
+  if (!p || p->category != d->category)
     {
-      GtkWidget *l = gtk_label_new (g_dgettext (GETTEXT_PACKAGE, d->category));
+      GtkWidget *l = gtk_label_new (g_dgettext (GETTEXT_PACKAGE, tg_category_name (d->category)));
       gtk_label_set_xalign (GTK_LABEL (l), 0);
       gtk_widget_add_css_class (l, "category-header");
       gtk_list_box_row_set_header (row, l);

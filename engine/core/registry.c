@@ -110,6 +110,35 @@ tg_node_desc_find_output (const TgNodeDesc *desc, const char *name)
   return -1;
 }
 
+static const char *const category_names[TG_CATEGORY_COUNT] = {
+  [TG_CATEGORY_OTHER] = N_("Other"),
+  [TG_CATEGORY_INPUT] = N_("Input"),
+  [TG_CATEGORY_GENERATORS] = N_("Generators"),
+  [TG_CATEGORY_FILTERS] = N_("Filters"),
+  [TG_CATEGORY_MATH] = N_("Math"),
+  [TG_CATEGORY_SELECTORS] = N_("Selectors"),
+  [TG_CATEGORY_EROSION] = N_("Erosion"),
+  [TG_CATEGORY_TEXTURING] = N_("Texturing"),
+  [TG_CATEGORY_SCATTER] = N_("Scatter"),
+  [TG_CATEGORY_FIELDS] = N_("Fields"),
+  [TG_CATEGORY_MESH] = N_("Mesh"),
+  [TG_CATEGORY_OUTPUT] = N_("Output"),
+};
+
+const char *
+tg_category_name (TgCategory c)
+{
+  return (unsigned) c < TG_CATEGORY_COUNT ? category_names[c] : category_names[0];
+}
+
+TgCategory
+tg_category_at (int position)
+{
+  /* The enum is in menu order but for Other, which is 0 so that a
+   * descriptor without a category falls into it, and comes last. */
+  return (TgCategory) ((position + 1) % TG_CATEGORY_COUNT);
+}
+
 static const char *const locality_names[] = { "local", "apron", "global" };
 
 const char *

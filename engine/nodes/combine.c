@@ -184,7 +184,7 @@ combine_eval (TgEvalCtx *c)
 
 static const TgNodeDesc combine_desc = {
   .type = "math.combine",
-  .category = "Math",
+  .category = TG_CATEGORY_MATH,
   .label = N_("Combine"),
   .help = N_("Combines two heights (add, subtract, multiply, min, max, screen, difference, "
              "lerp), optionally through a mask"),

@@ -231,7 +231,7 @@ curve_eval (TgEvalCtx *c)
 
 static const TgNodeDesc curve_desc = {
   .type = "curve",
-  .category = "Filters",
+  .category = TG_CATEGORY_FILTERS,
   .label = N_("Curve"),
   .help = N_("Remaps height through a smooth monotone curve (plains, plateaus, steep slopes)"),
   TG_INPUTS (curve_inputs),

@@ -318,7 +318,7 @@ static const TgTiledScheme flow_scheme = {
 
 static const TgNodeDesc flow_desc = {
   .type = "erosion.flow",
-  .category = "Erosion",
+  .category = TG_CATEGORY_EROSION,
   .label = N_("Flow"),
   .help = N_("Where water gathers: the area draining through each point, on a log scale, "
              "with pits filled so rivers reach the edge"),

@@ -397,7 +397,7 @@ static const TgTiledScheme hydraulic_tiled = {
 
 static const TgNodeDesc hydraulic_desc = {
   .type = "erosion.hydraulic",
-  .category = "Erosion",
+  .category = TG_CATEGORY_EROSION,
   .label = N_("Hydraulic erosion"),
   .help = N_("Rain droplets run downhill, carving gullies where they are fast and laying "
              "sediment fans where they slow down"),

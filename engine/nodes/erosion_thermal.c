@@ -546,7 +546,7 @@ thermal_eval (TgEvalCtx *c)
 
 static const TgNodeDesc thermal_desc = {
   .type = "erosion.thermal",
-  .category = "Erosion",
+  .category = TG_CATEGORY_EROSION,
   .label = N_("Thermal erosion"),
   .help = N_("Slopes steeper than the talus angle crumble: material slides to lower "
              "neighbours and settles as scree. Conserves the terrain's volume"),

@@ -249,7 +249,7 @@ csg_eval (TgEvalCtx *c)
 
 static const TgNodeDesc csg_desc = {
   .type = "field.csg",
-  .category = "Fields",
+  .category = TG_CATEGORY_FIELDS,
   .label = N_("Field CSG"),
   .help = N_("Combines two fields: union, intersection or subtraction (A minus B), sharp or "
              "smooth with a blend radius in metres"),
@@ -429,7 +429,7 @@ transform_eval (TgEvalCtx *c)
 
 static const TgNodeDesc transform_desc = {
   .type = "field.transform",
-  .category = "Fields",
+  .category = TG_CATEGORY_FIELDS,
   .label = N_("Transform Field"),
   .help = N_("Scales, rotates (x, then y, then z) and moves a field.  Values are multiplied by "
              "the smallest scale, so a signed distance stays a distance under uniform "
@@ -566,7 +566,7 @@ displace_eval (TgEvalCtx *c)
 
 static const TgNodeDesc displace_desc = {
   .type = "field.displace",
-  .category = "Fields",
+  .category = TG_CATEGORY_FIELDS,
   .label = N_("Displace Field"),
   .help = N_("Adds 3D noise (or a linked field) to a field, times an amount: rough rocks, "
              "eroded cliffs, lumpy caves"),

@@ -101,7 +101,7 @@ sphere_eval (TgEvalCtx *c)
 
 static const TgNodeDesc sphere_desc = {
   .type = "field.sphere",
-  .category = "Fields",
+  .category = TG_CATEGORY_FIELDS,
   .label = N_("Sphere"),
   .help = N_("A sphere as a signed distance field"),
   TG_OUTPUTS (field_out),
@@ -187,7 +187,7 @@ box_eval (TgEvalCtx *c)
 
 static const TgNodeDesc box_desc = {
   .type = "field.box",
-  .category = "Fields",
+  .category = TG_CATEGORY_FIELDS,
   .label = N_("Box"),
   .help = N_("An axis-aligned box, optionally with rounded edges, as a signed distance field"),
   TG_OUTPUTS (field_out),
@@ -262,7 +262,7 @@ capsule_eval (TgEvalCtx *c)
 
 static const TgNodeDesc capsule_desc = {
   .type = "field.capsule",
-  .category = "Fields",
+  .category = TG_CATEGORY_FIELDS,
   .label = N_("Capsule"),
   .help = N_("A cylinder with round ends between two points, as a signed distance field: "
              "tunnels, pillars, branches"),
@@ -331,7 +331,7 @@ torus_eval (TgEvalCtx *c)
 
 static const TgNodeDesc torus_desc = {
   .type = "field.torus",
-  .category = "Fields",
+  .category = TG_CATEGORY_FIELDS,
   .label = N_("Torus"),
   .help = N_("A ring lying flat (around the y axis) as a signed distance field; turn it "
              "with Transform Field for an arch"),
@@ -399,7 +399,7 @@ plane_eval (TgEvalCtx *c)
 
 static const TgNodeDesc plane_desc = {
   .type = "field.plane",
-  .category = "Fields",
+  .category = TG_CATEGORY_FIELDS,
   .label = N_("Plane"),
   .help = N_("A half-space: solid behind a plane, as a signed distance field"),
   TG_OUTPUTS (field_out),

@@ -311,7 +311,7 @@ slices_input_files (const void *params, void (*add) (void *user, const char *pat
 
 static const TgNodeDesc slices_desc = {
   .type = "field.slices",
-  .category = "Fields",
+  .category = TG_CATEGORY_FIELDS,
   .label = N_("Slice Stack"),
   .help = N_("A volume from a stack of greyscale images (CT scans, layered masks), sampled "
              "trilinearly; the surface is where the grey level crosses the threshold"),

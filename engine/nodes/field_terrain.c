@@ -1150,7 +1150,7 @@ noise_eval (TgEvalCtx *c)
 
 static const TgNodeDesc noise_desc = {
   .type = "field.noise",
-  .category = "Fields",
+  .category = TG_CATEGORY_FIELDS,
   .label = N_("3D Noise Field"),
   .help = N_("3D fractal noise as a field, from minus to plus the amplitude in metres: the "
              "bases and octave shaping of FBM Noise, in three dimensions.  Use it through "
@@ -1286,7 +1286,7 @@ from_height_eval (TgEvalCtx *c)
 
 static const TgNodeDesc from_height_desc = {
   .type = "field.from_height",
-  .category = "Fields",
+  .category = TG_CATEGORY_FIELDS,
   .label = N_("Terrain Field"),
   .help = N_("The terrain as a solid: the field is y minus the terrain height at (x, z), "
              "negative below the ground.  Combine it with shapes to cut tunnels and caves "

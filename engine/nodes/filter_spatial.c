@@ -202,7 +202,7 @@ blur_eval (TgEvalCtx *c)
 
 static const TgNodeDesc blur_desc = {
   .type = "filter.blur",
-  .category = "Filters",
+  .category = TG_CATEGORY_FILTERS,
   .label = N_("Blur"),
   .help = N_("Smooths the height with a Gaussian of a radius in metres"),
   TG_INPUTS (height_in),
@@ -351,7 +351,7 @@ warp_eval (TgEvalCtx *c)
 
 static const TgNodeDesc warp_desc = {
   .type = "filter.warp",
-  .category = "Filters",
+  .category = TG_CATEGORY_FILTERS,
   .label = N_("Warp"),
   .help = N_("Displaces the height by two maps (east-west and north-south), up to a "
              "distance in metres"),

@@ -206,7 +206,7 @@ remap_eval (TgEvalCtx *c)
 
 static const TgNodeDesc remap_desc = {
   .type = "filter.remap",
-  .category = "Filters",
+  .category = TG_CATEGORY_FILTERS,
   .label = N_("Remap"),
   .help = N_("Maps the input range linearly onto the output range"),
   TG_INPUTS (filter_inputs),
@@ -259,7 +259,7 @@ clamp_eval (TgEvalCtx *c)
 
 static const TgNodeDesc clamp_desc = {
   .type = "filter.clamp",
-  .category = "Filters",
+  .category = TG_CATEGORY_FILTERS,
   .label = N_("Clamp"),
   .help = N_("Limits height to a range"),
   TG_INPUTS (filter_inputs),
@@ -297,7 +297,7 @@ invert_eval (TgEvalCtx *c)
 
 static const TgNodeDesc invert_desc = {
   .type = "filter.invert",
-  .category = "Filters",
+  .category = TG_CATEGORY_FILTERS,
   .label = N_("Invert"),
   .help = N_("Turns the terrain upside down about a pivot height: valleys become ridges"),
   TG_INPUTS (filter_inputs),
@@ -363,7 +363,7 @@ terrace_eval (TgEvalCtx *c)
 
 static const TgNodeDesc terrace_desc = {
   .type = "filter.terrace",
-  .category = "Filters",
+  .category = TG_CATEGORY_FILTERS,
   .label = N_("Terrace"),
   .help = N_("Cuts the height into steps, from smooth benches to hard cliffs"),
   TG_INPUTS (filter_inputs),
@@ -589,7 +589,7 @@ static const TgTiledScheme normalize_tiled = {
 
 static const TgNodeDesc normalize_desc = {
   .type = "filter.normalize",
-  .category = "Filters",
+  .category = TG_CATEGORY_FILTERS,
   .label = N_("Normalize"),
   .help = N_("Stretches the whole map so its lowest point is 0 and its highest 1"),
   TG_INPUTS (filter_inputs),

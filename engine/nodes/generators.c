@@ -66,7 +66,7 @@ constant_eval (TgEvalCtx *c)
 
 static const TgNodeDesc gen_constant_desc = {
   .type = "gen.constant",
-  .category = "Generators",
+  .category = TG_CATEGORY_GENERATORS,
   .label = N_("Constant"),
   .help = N_("The same height everywhere"),
   TG_OUTPUTS (gen_height_out),
@@ -174,7 +174,7 @@ gradient_eval (TgEvalCtx *c)
 
 static const TgNodeDesc gen_gradient_desc = {
   .type = "gen.gradient",
-  .category = "Generators",
+  .category = TG_CATEGORY_GENERATORS,
   .label = N_("Gradient"),
   .help = N_("A linear ramp across the whole world, from one edge to the opposite one"),
   TG_OUTPUTS (gen_height_out),
@@ -285,7 +285,7 @@ shape_eval (TgEvalCtx *c)
 
 static const TgNodeDesc gen_shape_desc = {
   .type = "gen.shape",
-  .category = "Generators",
+  .category = TG_CATEGORY_GENERATORS,
   .label = N_("Shape"),
   .help = N_("An island mask: 1 inside the shape, 0 outside, with a smoothstep edge"),
   TG_OUTPUTS (gen_height_out),

@@ -168,7 +168,7 @@ input_eval (TgEvalCtx *c)
 
 static const TgNodeDesc input_heightmap_desc = {
   .type = "input.heightmap",
-  .category = "Input",
+  .category = TG_CATEGORY_INPUT,
   .label = N_("Heightmap file"),
   .help = N_("Reads a greyscale heightmap image stretched over the whole world"),
   TG_OUTPUTS (input_outputs),
@@ -307,7 +307,7 @@ export_eval (TgEvalCtx *c)
 
 static const TgNodeDesc export_heightmap_desc = {
   .type = "export.heightmap",
-  .category = "Output",
+  .category = TG_CATEGORY_OUTPUT,
   .label = N_("Export heightmap"),
   .help = N_("Writes the height as a 16-bit or 8-bit PNG, a 16-bit RAW or a 32-bit float "
              "RAW file"),

@@ -162,7 +162,7 @@ input_image_eval (TgEvalCtx *c)
 
 static const TgNodeDesc input_image_desc = {
   .type = "input.image",
-  .category = "Input",
+  .category = TG_CATEGORY_INPUT,
   .label = N_("Image file"),
   .help = N_("Reads an RGBA picture (a painted distribution or colour map) stretched over "
              "the whole world, as raw values"),
@@ -294,7 +294,7 @@ export_mask_eval (TgEvalCtx *c)
 
 static const TgNodeDesc export_mask_desc = {
   .type = "export.mask",
-  .category = "Output",
+  .category = TG_CATEGORY_OUTPUT,
   .label = N_("Export mask"),
   .help = N_("Writes a mask as an 8-bit or 16-bit greyscale PNG"),
   TG_INPUTS (export_mask_inputs),
@@ -341,7 +341,7 @@ export_image_eval (TgEvalCtx *c)
 
 static const TgNodeDesc export_image_desc = {
   .type = "export.image",
-  .category = "Output",
+  .category = TG_CATEGORY_OUTPUT,
   .label = N_("Export image"),
   .help = N_("Writes a colour image as an RGBA (or RGB) PNG, 8 or 16 bits per channel"),
   TG_INPUTS (export_image_inputs),
@@ -544,7 +544,7 @@ export_splat_eval (TgEvalCtx *c)
 
 static const TgNodeDesc export_splat_desc = {
   .type = "export.splat",
-  .category = "Output",
+  .category = TG_CATEGORY_OUTPUT,
   .label = N_("Export splat maps"),
   .help = N_("Writes texture layer weights as splat maps for Unity (RGBA, 4 layers a file) "
              "or Unreal (one weight map per layer); each pixel's weights add up to 255"),

@@ -126,7 +126,7 @@ mask_combine_eval (TgEvalCtx *c)
 
 static const TgNodeDesc mask_combine_desc = {
   .type = "math.mask_combine",
-  .category = "Math",
+  .category = TG_CATEGORY_MATH,
   .label = N_("Combine masks"),
   .help = N_("Combines two masks: and, multiply, or, subtract, xor"),
   TG_INPUTS (mask_combine_inputs),

@@ -46,7 +46,7 @@ mesh_export_eval (TgEvalCtx *c)
 
 static const TgNodeDesc export_mesh_desc = {
   .type = "export.mesh",
-  .category = "Output",
+  .category = TG_CATEGORY_OUTPUT,
   .label = N_("Export mesh"),
   .help = N_("Writes a mesh as glTF binary (.glb), OBJ or PLY"),
   TG_INPUTS (mesh_export_inputs),

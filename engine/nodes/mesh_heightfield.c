@@ -589,7 +589,7 @@ static const TgTiledScheme hf_tiled = {
 
 static const TgNodeDesc mesh_heightfield_desc = {
   .type = "mesh.heightfield",
-  .category = "Mesh",
+  .category = TG_CATEGORY_MESH,
   .label = N_("Heightfield mesh"),
   .help = N_("Turns a height into grid meshes in chunks, with levels of detail and skirts that "
              "hide the cracks between neighbours at different levels"),

@@ -1284,7 +1284,7 @@ iso_eval (TgEvalCtx *c)
 
 static const TgNodeDesc iso_desc = {
   .type = "mesh.isosurface",
-  .category = "Mesh",
+  .category = TG_CATEGORY_MESH,
   .label = N_("Iso-surface"),
   .help = N_("Meshes the surface of a field inside a box by marching cubes: welded, "
              "watertight for closed shapes, wound counter-clockwise seen from outside, with "

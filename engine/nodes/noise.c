@@ -203,7 +203,7 @@ noise_fbm_eval (TgEvalCtx *ctx)
 
 static const TgNodeDesc noise_fbm_desc = {
   .type = "noise.fbm",
-  .category = "Generators",
+  .category = TG_CATEGORY_GENERATORS,
   .label = N_("FBM Noise"),
   .help = N_("Fractal noise: octaves of Perlin, simplex, value or Worley noise summed into "
              "a heightfield in 0..1, with fbm, ridged or billow shaping and optional domain "

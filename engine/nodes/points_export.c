@@ -156,7 +156,7 @@ export_eval (TgEvalCtx *c)
 
 static const TgNodeDesc export_points_desc = {
   .type = "export.points",
-  .category = "Output",
+  .category = TG_CATEGORY_OUTPUT,
   .label = N_("Export instances"),
   .help = N_("Writes instances as CSV, JSON, glTF (GPU instancing) or a Godot 4 scene"),
   TG_INPUTS (export_inputs),

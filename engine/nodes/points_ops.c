@@ -451,7 +451,7 @@ static const TgTiledScheme filter_tiled = {
 
 static const TgNodeDesc filter_desc = {
   .type = "points.filter",
-  .category = "Scatter",
+  .category = TG_CATEGORY_SCATTER,
   .label = N_("Filter instances"),
   .help = N_("Drops instances by a mask, by terrain height or by slope, for all prototypes "
              "or only some"),
@@ -537,7 +537,7 @@ oom:
 
 static const TgNodeDesc merge_desc = {
   .type = "points.merge",
-  .category = "Scatter",
+  .category = TG_CATEGORY_SCATTER,
   .label = N_("Merge instances"),
   .help = N_("Joins instance lists in input order; prototypes with the same name become one"),
   TG_INPUTS (merge_inputs),

@@ -932,7 +932,7 @@ static const TgTiledScheme colormap_tiled = {
 
 static const TgNodeDesc colormap_desc = {
   .type = "scatter.colormap",
-  .category = "Scatter",
+  .category = TG_CATEGORY_SCATTER,
   .label = N_("Scatter by colour map"),
   .help = N_("Places instances where a painted distribution map has a palette colour: "
              "one candidate per grid cell, matched by colour, thinned by chance, "

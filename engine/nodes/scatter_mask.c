@@ -345,7 +345,7 @@ static const TgTiledScheme mask_tiled = {
 
 static const TgNodeDesc mask_desc = {
   .type = "scatter.mask",
-  .category = "Scatter",
+  .category = TG_CATEGORY_SCATTER,
   .label = N_("Scatter by mask"),
   .help = N_("Places instances as Poisson-disk (blue noise) points with a minimum spacing, "
              "kept with a probability that follows a density mask, then filtered by "

@@ -119,7 +119,7 @@ height_eval (TgEvalCtx *c)
 
 static const TgNodeDesc height_desc = {
   .type = "select.height",
-  .category = "Selectors",
+  .category = TG_CATEGORY_SELECTORS,
   .label = N_("Select height"),
   .help = N_("Mask of the terrain between two heights"),
   TG_INPUTS (select_inputs),
@@ -287,7 +287,7 @@ slope_eval (TgEvalCtx *c)
 
 static const TgNodeDesc slope_desc = {
   .type = "select.slope",
-  .category = "Selectors",
+  .category = TG_CATEGORY_SELECTORS,
   .label = N_("Select slope"),
   .help = N_("Mask of the terrain between two slope angles, measured in world metres"),
   TG_INPUTS (select_inputs),
@@ -315,7 +315,7 @@ aspect_eval (TgEvalCtx *c)
 
 static const TgNodeDesc aspect_desc = {
   .type = "select.aspect",
-  .category = "Selectors",
+  .category = TG_CATEGORY_SELECTORS,
   .label = N_("Select aspect"),
   .help = N_("Mask of the slopes facing a compass direction (0 = north, 90 = east)"),
   TG_INPUTS (select_inputs),
@@ -428,7 +428,7 @@ curvature_eval (TgEvalCtx *c)
 
 static const TgNodeDesc curvature_desc = {
   .type = "select.curvature",
-  .category = "Selectors",
+  .category = TG_CATEGORY_SELECTORS,
   .label = N_("Select curvature"),
   .help = N_("Mask of ridges (convex) or gullies (concave) at a scale in metres"),
   TG_INPUTS (select_inputs),

@@ -257,7 +257,7 @@ splat_eval (TgEvalCtx *c)
 
 static const TgNodeDesc splat_desc = {
   .type = "texture.splat",
-  .category = "Texturing",
+  .category = TG_CATEGORY_TEXTURING,
   .label = N_("Splat layers"),
   .help = N_("Up to 8 masks into named texture layers by priority; the weights sum to 1 and "
              "a base layer takes the rest"),
@@ -502,7 +502,7 @@ biome_eval (TgEvalCtx *c)
 
 static const TgNodeDesc biome_desc = {
   .type = "texture.biome",
-  .category = "Texturing",
+  .category = TG_CATEGORY_TEXTURING,
   .label = N_("Biomes"),
   .help = N_("Biome layers and colours from rules on height, moisture and heat "
              "(swamp = low and wet, snow = high and cold)"),
@@ -679,7 +679,7 @@ colorize_eval (TgEvalCtx *c)
 
 static const TgNodeDesc colorize_desc = {
   .type = "texture.colorize",
-  .category = "Texturing",
+  .category = TG_CATEGORY_TEXTURING,
   .label = N_("Colorize"),
   .help = N_("Colours a height or mask through a colour ramp"),
   TG_INPUTS (colorize_inputs),
@@ -820,7 +820,7 @@ layer_colors_eval (TgEvalCtx *c)
 
 static const TgNodeDesc layer_colors_desc = {
   .type = "texture.layer_colors",
-  .category = "Texturing",
+  .category = TG_CATEGORY_TEXTURING,
   .label = N_("Colour layers"),
   .help = N_("A colour map from weight layers: each layer's colour blended by its weight"),
   TG_INPUTS (layer_colors_inputs),
@@ -992,7 +992,7 @@ hillshade_eval (TgEvalCtx *c)
 
 static const TgNodeDesc hillshade_desc = {
   .type = "texture.hillshade",
-  .category = "Texturing",
+  .category = TG_CATEGORY_TEXTURING,
   .label = N_("Hillshade"),
   .help = N_("Relief shading under a sun at a compass direction and elevation"),
   TG_INPUTS (shade_inputs),
@@ -1017,7 +1017,7 @@ normals_eval (TgEvalCtx *c)
 
 static const TgNodeDesc normals_desc = {
   .type = "texture.normals",
-  .category = "Texturing",
+  .category = TG_CATEGORY_TEXTURING,
   .label = N_("Normal map"),
   .help = N_("Tangent-space normal map of the terrain (R = east, G = north for OpenGL or "
              "south for DirectX, B = up), encoded as 0.5 + 0.5 * n"),

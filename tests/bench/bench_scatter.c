@@ -73,7 +73,7 @@ static const TgPortDesc paint_out[] = { { .name = "image", .type = TG_TYPE_IMAGE
                                           .label = "Image" } };
 static const TgNodeDesc bench_paint_desc = {
   .type = "bench.paint",
-  .category = "Test",
+  .category = TG_CATEGORY_OTHER,
   .label = "Painted map",
   .help = "Benchmark only",
   .outputs = paint_out,

@@ -63,7 +63,7 @@ coord_eval (TgEvalCtx *c)
 }
 
 static const TgNodeDesc test_coord = {
-  .type = "test.coord", .category = "Test", .label = "Coordinates",
+  .type = "test.coord", .category = TG_CATEGORY_OTHER, .label = "Coordinates",
   .outputs = height_out, .n_outputs = 1,
   TG_PARAMS (CoordParams, coord_params), .locality = TG_LOCALITY_LOCAL, .eval = coord_eval,
 };
@@ -91,7 +91,7 @@ add_eval (TgEvalCtx *c)
 }
 
 static const TgNodeDesc test_add = {
-  .type = "test.add", .category = "Test", .label = "Add",
+  .type = "test.add", .category = TG_CATEGORY_OTHER, .label = "Add",
   .inputs = height_in, .n_inputs = 1, .outputs = height_out, .n_outputs = 1,
   TG_PARAMS (AddParams, add_params), .locality = TG_LOCALITY_LOCAL, .eval = add_eval,
 };
@@ -126,7 +126,7 @@ blur_eval (TgEvalCtx *c)
 }
 
 static const TgNodeDesc test_blur = {
-  .type = "test.blur", .category = "Test", .label = "Blur",
+  .type = "test.blur", .category = TG_CATEGORY_OTHER, .label = "Blur",
   .inputs = height_in, .n_inputs = 1, .outputs = height_out, .n_outputs = 1,
   .locality = TG_LOCALITY_APRON, .apron = blur_apron, .eval = blur_eval,
 };
@@ -150,7 +150,7 @@ center_eval (TgEvalCtx *c)
 }
 
 static const TgNodeDesc test_center = {
-  .type = "test.center", .category = "Test", .label = "Center",
+  .type = "test.center", .category = TG_CATEGORY_OTHER, .label = "Center",
   .inputs = height_in, .n_inputs = 1, .outputs = height_out, .n_outputs = 1,
   .locality = TG_LOCALITY_GLOBAL, .eval = center_eval,
 };
@@ -163,7 +163,7 @@ fail_eval (TgEvalCtx *c)
 }
 
 static const TgNodeDesc test_fail = {
-  .type = "test.fail", .category = "Test", .label = "Fail",
+  .type = "test.fail", .category = TG_CATEGORY_OTHER, .label = "Fail",
   .inputs = height_in, .n_inputs = 1, .outputs = height_out, .n_outputs = 1,
   .locality = TG_LOCALITY_LOCAL, .eval = fail_eval,
 };
@@ -195,7 +195,7 @@ slow_eval (TgEvalCtx *c)
 }
 
 static const TgNodeDesc test_slow = {
-  .type = "test.slow", .category = "Test", .label = "Slow",
+  .type = "test.slow", .category = TG_CATEGORY_OTHER, .label = "Slow",
   .outputs = height_out, .n_outputs = 1, .locality = TG_LOCALITY_LOCAL, .eval = slow_eval,
 };
 TG_NODE_REGISTER (test_slow);
@@ -209,13 +209,13 @@ to_image_eval (TgEvalCtx *c)
 }
 
 static const TgNodeDesc test_image = {
-  .type = "test.image", .category = "Test", .label = "Image",
+  .type = "test.image", .category = TG_CATEGORY_OTHER, .label = "Image",
   .outputs = image_out, .n_outputs = 1, .locality = TG_LOCALITY_LOCAL, .eval = to_image_eval,
 };
 TG_NODE_REGISTER (test_image);
 
 static const TgNodeDesc test_image_sink = {
-  .type = "test.image_in", .category = "Test", .label = "Image in",
+  .type = "test.image_in", .category = TG_CATEGORY_OTHER, .label = "Image in",
   .inputs = image_in, .n_inputs = 1, .outputs = height_out, .n_outputs = 1,
   .locality = TG_LOCALITY_LOCAL, .eval = to_image_eval,
 };
@@ -250,7 +250,7 @@ sink_eval (TgEvalCtx *c)
 }
 
 static const TgNodeDesc test_sink = {
-  .type = "test.sink", .category = "Test", .label = "Sink",
+  .type = "test.sink", .category = TG_CATEGORY_OTHER, .label = "Sink",
   .inputs = height_in, .n_inputs = 1,
   TG_PARAMS (SinkParams, sink_params), .locality = TG_LOCALITY_LOCAL, .eval = sink_eval,
   .flags = TG_NODE_EXPORT,
@@ -298,7 +298,7 @@ palette_eval (TgEvalCtx *c)
 }
 
 static const TgNodeDesc test_palette = {
-  .type = "test.palette", .category = "Test", .label = "Palette",
+  .type = "test.palette", .category = TG_CATEGORY_OTHER, .label = "Palette",
   .outputs = height_out, .n_outputs = 1,
   TG_PARAMS (PaletteParams, palette_params), .locality = TG_LOCALITY_LOCAL, .eval = palette_eval,
 };
@@ -328,7 +328,7 @@ files_input_files (const void *params, void (*add) (void *user, const char *path
 }
 
 static const TgNodeDesc test_files = {
-  .type = "test.files", .category = "Test", .label = "Files",
+  .type = "test.files", .category = TG_CATEGORY_OTHER, .label = "Files",
   .outputs = height_out, .n_outputs = 1,
   TG_PARAMS (FilesParams, files_params), .locality = TG_LOCALITY_LOCAL, .eval = to_image_eval,
   .input_files = files_input_files,

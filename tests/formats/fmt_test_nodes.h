@@ -74,7 +74,7 @@ static const TgPortDesc test_all_outputs[] = {
 
 static const TgNodeDesc test_all_desc = {
   .type = "test.all",
-  .category = "Test",
+  .category = TG_CATEGORY_OTHER,
   .label = "Every parameter type",
   .help = "Formats tests only",
   .inputs = test_all_inputs,
@@ -116,7 +116,7 @@ test_fail_eval (TgEvalCtx *c)
 
 static const TgNodeDesc test_fail_desc = {
   .type = "test.export_fail",
-  .category = "Test",
+  .category = TG_CATEGORY_OTHER,
   .label = "Failing export",
   .inputs = test_fail_inputs,
   .n_inputs = 1,

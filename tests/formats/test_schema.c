@@ -197,7 +197,7 @@ test_catalogue (void)
   TG_CHECK (all != NULL);
   if (all)
     {
-      TG_CHECK (strcmp (str_at (all, "/category"), "Test") == 0);
+      TG_CHECK (strcmp (str_at (all, "/category"), "Other") == 0);
       TG_CHECK (strcmp (str_at (all, "/locality"), "local") == 0);
       TG_CHECK (strcmp (str_at (all, "/inputs/0/name"), "height") == 0);
       TG_CHECK (json_object_get_boolean (at (all, "/inputs/0/optional")));

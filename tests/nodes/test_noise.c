@@ -712,7 +712,7 @@ test_descriptor (void)
   TG_CHECK (d != NULL);
   if (d == NULL)
     return;
-  TG_CHECK_STR_CONTAINS (d->category, "Generators");
+  TG_CHECK (d->category == TG_CATEGORY_GENERATORS);
   TG_CHECK_STR_CONTAINS (d->label, "FBM Noise");
   TG_CHECK (d->locality == TG_LOCALITY_LOCAL);
   TG_CHECK_INT_EQ (d->n_inputs, 0);

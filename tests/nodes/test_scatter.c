@@ -89,7 +89,7 @@ paint_eval (TgEvalCtx *c)
 
 static const TgNodeDesc paint_desc = {
   .type = "test.paint",
-  .category = "Test",
+  .category = TG_CATEGORY_OTHER,
   .label = "Painted map",
   .help = "Scatter tests only",
   .outputs = paint_outputs,
@@ -131,7 +131,7 @@ half_eval (TgEvalCtx *c)
 
 static const TgNodeDesc half_desc = {
   .type = "test.half",
-  .category = "Test",
+  .category = TG_CATEGORY_OTHER,
   .label = "Half mask",
   .help = "Scatter tests only",
   .outputs = half_outputs,

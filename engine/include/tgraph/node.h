@@ -40,6 +40,31 @@ typedef enum
 
 const char *tg_locality_name (TgLocality l);
 
+/* The add-node menu's categories: one fixed list, which `tgraph nodes`,
+ * docs/nodes.md and the app's menu and node colours all follow. */
+typedef enum
+{
+  TG_CATEGORY_OTHER, /* a descriptor that names none (tests' nodes); last in the menu */
+  TG_CATEGORY_INPUT,
+  TG_CATEGORY_GENERATORS,
+  TG_CATEGORY_FILTERS,
+  TG_CATEGORY_MATH,
+  TG_CATEGORY_SELECTORS,
+  TG_CATEGORY_EROSION,
+  TG_CATEGORY_TEXTURING,
+  TG_CATEGORY_SCATTER,
+  TG_CATEGORY_FIELDS,
+  TG_CATEGORY_MESH,
+  TG_CATEGORY_OUTPUT,
+  TG_CATEGORY_COUNT
+} TgCategory;
+
+/* The category's name as the menu heads it ("Generators"), marked N_():
+ * the GUI translates it. */
+const char *tg_category_name (TgCategory c);
+/* The category at POSITION 0 .. TG_CATEGORY_COUNT - 1 in menu order. */
+TgCategory tg_category_at (int position);
+
 typedef struct
 {
   const char *name;  /* "height", "mask", "a", "b": named for what they carry */
@@ -98,7 +123,7 @@ typedef struct
 struct TgNodeDesc
 {
   const char *type;     /* "family.name" */
-  const char *category; /* "Generators", "Filters", ... (add-node menu) */
+  TgCategory category;
   const char *label;
   const char *help;
   const TgPortDesc *inputs;
