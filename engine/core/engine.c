@@ -606,6 +606,12 @@ tg_eval_node_id (TgEvalCtx *c)
   return tg_graph_node_id (c->ev->g, c->node);
 }
 
+const TgNodeDesc *
+tg_eval_desc (TgEvalCtx *c)
+{
+  return c->desc;
+}
+
 TgValue *
 tg_eval_new_output (TgEvalCtx *c, int index, int channels)
 {

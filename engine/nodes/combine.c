@@ -71,8 +71,6 @@ static const TgPortDesc combine_outputs[] = {
 
 typedef struct
 {
-  const TgValue *a, *b, *mask;
-  TgValue *out;
   int op;
   float amount;
   bool clamp;
@@ -122,64 +120,41 @@ combine_op_row (int op, const float *a, const float *b, float *dst, int w)
 }
 
 static void
-combine_rows (void *user, int begin, int end)
+combine_row (const void *user, const TgRegion *r, int j, const float *const *in, float *dst)
 {
   const CombineJob *job = user;
-  const TgRegion *r = &job->out->region;
+  const float *a = in[0], *b = in[1], *m = in[2];
   int w = r->width;
   float amount = job->amount;
 
-  for (int j = begin; j < end; j++)
+  (void) j;
+  combine_op_row (job->op, a, b, dst, w);
+  if (m)
     {
-      const float *a = tg__grid_row (job->a, r, j);
-      const float *b = tg__grid_row (job->b, r, j);
-      float *dst = tg_value_row (job->out, j);
-
-      combine_op_row (job->op, a, b, dst, w);
-      if (job->mask)
+      for (int i = 0; i < w; i++)
         {
-          const float *m = tg__grid_row (job->mask, r, j);
-          for (int i = 0; i < w; i++)
-            {
-              float mi = m[i] < 0.0f ? 0.0f : (m[i] > 1.0f ? 1.0f : m[i]);
-              float t = amount * mi;
-              dst[i] = t == 1.0f ? dst[i] : a[i] + t * (dst[i] - a[i]);
-            }
+          float mi = m[i] < 0.0f ? 0.0f : (m[i] > 1.0f ? 1.0f : m[i]);
+          float t = amount * mi;
+          dst[i] = t == 1.0f ? dst[i] : a[i] + t * (dst[i] - a[i]);
         }
-      else if (amount != 1.0f)
-        {
-          for (int i = 0; i < w; i++)
-            dst[i] = a[i] + amount * (dst[i] - a[i]);
-        }
-      if (job->clamp)
-        for (int i = 0; i < w; i++)
-          dst[i] = dst[i] < 0.0f ? 0.0f : (dst[i] > 1.0f ? 1.0f : dst[i]);
     }
+  else if (amount != 1.0f)
+    {
+      for (int i = 0; i < w; i++)
+        dst[i] = a[i] + amount * (dst[i] - a[i]);
+    }
+  if (job->clamp)
+    for (int i = 0; i < w; i++)
+      dst[i] = dst[i] < 0.0f ? 0.0f : (dst[i] > 1.0f ? 1.0f : dst[i]);
 }
 
 static int
 combine_eval (TgEvalCtx *c)
 {
   const CombineParams *p = tg_eval_params (c);
-  const TgRegion *region = tg_eval_region (c);
-  CombineJob job;
-  int rc;
+  CombineJob job = { .op = p->op, .amount = (float) p->amount, .clamp = p->clamp };
 
-  job.a = tg_eval_input (c, 0);
-  job.b = tg_eval_input (c, 1);
-  job.mask = tg_eval_input (c, 2);
-  if ((rc = tg__check_grid_input (c, job.a, "a", region)) < 0
-      || (rc = tg__check_grid_input (c, job.b, "b", region)) < 0
-      || (job.mask && (rc = tg__check_grid_input (c, job.mask, "mask", region)) < 0))
-    return rc;
-  job.op = p->op;
-  job.amount = (float) p->amount;
-  job.clamp = p->clamp;
-  job.out = tg_eval_new_output (c, 0, 1);
-  if (!job.out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
-  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), combine_rows,
-                           &job);
+  return tg_eval_map_rows (c, 1, combine_row, &job);
 }
 
 static const TgNodeDesc combine_desc = {

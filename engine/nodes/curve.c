@@ -167,26 +167,14 @@ spline_eval (const Spline *s, double x)
   return y < ylo ? ylo : (y > yhi ? yhi : y);
 }
 
-typedef struct
-{
-  const TgValue *in;
-  TgValue *out;
-  const Spline *spline;
-} CurveJob;
-
 static void
-curve_rows (void *user, int begin, int end)
+curve_row (const void *user, const TgRegion *r, int j, const float *const *in, float *dst)
 {
-  const CurveJob *job = user;
-  const TgRegion *r = &job->out->region;
+  const Spline *spline = user;
 
-  for (int j = begin; j < end; j++)
-    {
-      const float *src = tg__grid_row (job->in, r, j);
-      float *dst = tg_value_row (job->out, j);
-      for (int i = 0; i < r->width; i++)
-        dst[i] = (float) spline_eval (job->spline, (double) src[i]);
-    }
+  (void) j;
+  for (int i = 0; i < r->width; i++)
+    dst[i] = (float) spline_eval (spline, (double) in[0][i]);
 }
 
 static int
@@ -207,24 +195,12 @@ static int
 curve_eval (TgEvalCtx *c)
 {
   const CurveParams *p = tg_eval_params (c);
-  const TgRegion *region = tg_eval_region (c);
-  CurveJob job;
   Spline spline = { 0 };
   int rc;
 
-  job.in = tg_eval_input (c, 0);
-  if ((rc = tg__check_grid_input (c, job.in, "height", region)) < 0)
-    return rc;
   if (spline_init (&spline, &p->points) < 0)
     return tg_eval_fail (c, TG_ENOMEM, "out of memory");
-  job.out = tg_eval_new_output (c, 0, 1);
-  if (!job.out)
-    {
-      spline_clear (&spline);
-      return tg_eval_fail (c, TG_ENOMEM, "out of memory");
-    }
-  job.spline = &spline;
-  rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), curve_rows, &job);
+  rc = tg_eval_map_rows (c, 1, curve_row, &spline);
   spline_clear (&spline);
   return rc;
 }

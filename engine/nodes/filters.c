@@ -39,8 +39,6 @@ typedef enum
 typedef struct
 {
   Kernel kind;
-  const TgValue *in;
-  TgValue *out;
   /* remap: out = o0 + (h - i0) * scale, optionally clamped to [lo, hi] */
   double i0, o0, scale, lo, hi;
   bool clamp;
@@ -96,61 +94,40 @@ terrace_value (const FilterJob *job, double h)
 }
 
 static void
-filter_rows (void *user, int begin, int end)
+filter_row (const void *user, const TgRegion *r, int j, const float *const *in, float *dst)
 {
   const FilterJob *job = user;
-  const TgRegion *r = &job->out->region;
+  const float *src = in[0];
   int w = r->width;
 
-  for (int j = begin; j < end; j++)
+  (void) j;
+  switch (job->kind)
     {
-      const float *src = tg__grid_row (job->in, r, j);
-      float *dst = tg_value_row (job->out, j);
-
-      switch (job->kind)
+    case K_REMAP:
+      for (int i = 0; i < w; i++)
         {
-        case K_REMAP:
-          for (int i = 0; i < w; i++)
-            {
-              double v = job->o0 + ((double) src[i] - job->i0) * job->scale;
-              if (job->clamp)
-                v = v < job->lo ? job->lo : (v > job->hi ? job->hi : v);
-              dst[i] = (float) v;
-            }
-          break;
-        case K_CLAMP:
-          for (int i = 0; i < w; i++)
-            {
-              double v = src[i];
-              dst[i] = (float) (v < job->lo ? job->lo : (v > job->hi ? job->hi : v));
-            }
-          break;
-        case K_INVERT:
-          for (int i = 0; i < w; i++)
-            dst[i] = (float) (job->twice_pivot - (double) src[i]);
-          break;
-        case K_TERRACE:
-          for (int i = 0; i < w; i++)
-            dst[i] = (float) terrace_value (job, src[i]);
-          break;
+          double v = job->o0 + ((double) src[i] - job->i0) * job->scale;
+          if (job->clamp)
+            v = v < job->lo ? job->lo : (v > job->hi ? job->hi : v);
+          dst[i] = (float) v;
         }
+      break;
+    case K_CLAMP:
+      for (int i = 0; i < w; i++)
+        {
+          double v = src[i];
+          dst[i] = (float) (v < job->lo ? job->lo : (v > job->hi ? job->hi : v));
+        }
+      break;
+    case K_INVERT:
+      for (int i = 0; i < w; i++)
+        dst[i] = (float) (job->twice_pivot - (double) src[i]);
+      break;
+    case K_TERRACE:
+      for (int i = 0; i < w; i++)
+        dst[i] = (float) terrace_value (job, src[i]);
+      break;
     }
-}
-
-/* Checks the input, allocates the output and runs JOB over the region. */
-static int
-filter_run (TgEvalCtx *c, FilterJob *job)
-{
-  const TgRegion *region = tg_eval_region (c);
-  int rc;
-
-  job->in = tg_eval_input (c, 0);
-  if ((rc = tg__check_grid_input (c, job->in, "height", region)) < 0)
-    return rc;
-  job->out = tg_eval_new_output (c, 0, 1);
-  if (!job->out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
-  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), filter_rows, job);
 }
 
 /* --- filter.remap --------------------------------------------------------- */
@@ -201,7 +178,7 @@ remap_eval (TgEvalCtx *c)
   job.lo = fmin (p->min_output, p->max_output);
   job.hi = fmax (p->min_output, p->max_output);
   job.clamp = p->clamp;
-  return filter_run (c, &job);
+  return tg_eval_map_rows (c, 1, filter_row, &job);
 }
 
 static const TgNodeDesc remap_desc = {
@@ -254,7 +231,7 @@ clamp_eval (TgEvalCtx *c)
 
   job.lo = p->min_height;
   job.hi = p->max_height;
-  return filter_run (c, &job);
+  return tg_eval_map_rows (c, 1, filter_row, &job);
 }
 
 static const TgNodeDesc clamp_desc = {
@@ -292,7 +269,7 @@ invert_eval (TgEvalCtx *c)
   FilterJob job = { .kind = K_INVERT };
 
   job.twice_pivot = 2.0 * p->pivot;
-  return filter_run (c, &job);
+  return tg_eval_map_rows (c, 1, filter_row, &job);
 }
 
 static const TgNodeDesc invert_desc = {
@@ -358,7 +335,7 @@ terrace_eval (TgEvalCtx *c)
         }
       job.bounds = bounds;
     }
-  return filter_run (c, &job);
+  return tg_eval_map_rows (c, 1, filter_row, &job);
 }
 
 static const TgNodeDesc terrace_desc = {
@@ -384,12 +361,16 @@ TG_NODE_REGISTER (terrace_desc);
 typedef struct
 {
   const TgValue *in;
-  TgValue *out;
-  TgRegion region; /* what is read and written */
+  TgRegion region; /* what is read */
   float *row_min, *row_max;
+} NormalizeJob;
+
+/* How the range found is stretched onto 0..1. */
+typedef struct
+{
   double lo, span;
   bool flat;
-} NormalizeJob;
+} StretchJob;
 
 static void
 normalize_reduce_rows (void *user, int begin, int end)
@@ -413,24 +394,21 @@ normalize_reduce_rows (void *user, int begin, int end)
 }
 
 static void
-normalize_apply_rows (void *user, int begin, int end)
+normalize_apply_row (const void *user, const TgRegion *r, int j, const float *const *in,
+                     float *dst)
 {
-  const NormalizeJob *job = user;
-  const TgRegion *r = &job->region;
+  const StretchJob *job = user;
+  const float *src = in[0];
 
-  for (int j = begin; j < end; j++)
-    {
-      const float *src = tg__grid_row (job->in, r, j);
-      float *dst = tg_value_row (job->out, j);
-      if (job->flat)
-        for (int i = 0; i < r->width; i++)
-          dst[i] = (float) tg__clamp01 (src[i]);
-      else
-        /* A division, not a multiply by the reciprocal: x / x is exactly
-         * 1, so the maximum lands on 1.0 exactly. */
-        for (int i = 0; i < r->width; i++)
-          dst[i] = (float) (((double) src[i] - job->lo) / job->span);
-    }
+  (void) j;
+  if (job->flat)
+    for (int i = 0; i < r->width; i++)
+      dst[i] = (float) tg__clamp01 (src[i]);
+  else
+    /* A division, not a multiply by the reciprocal: x / x is exactly
+     * 1, so the maximum lands on 1.0 exactly. */
+    for (int i = 0; i < r->width; i++)
+      dst[i] = (float) (((double) src[i] - job->lo) / job->span);
 }
 
 /* The lowest and highest sample of the input over the context's region. */
@@ -467,14 +445,8 @@ normalize_range (TgEvalCtx *c, float *mn_out, float *mx_out)
 static int
 normalize_apply (TgEvalCtx *c, float mn, float mx)
 {
-  const TgRegion *region = tg_eval_region (c);
-  NormalizeJob job = { 0 };
+  StretchJob job;
 
-  job.in = tg_eval_input (c, 0);
-  job.region = *region;
-  job.out = tg_eval_new_output (c, 0, 1);
-  if (!job.out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
   /* A flat (or empty, or all-NaN) map has no range to stretch: pass it
    * through clamped to 0..1 instead of dividing by zero.  + 0.0 makes a
    * -0 minimum +0, so which zero was met first (an order that differs
@@ -482,8 +454,7 @@ normalize_apply (TgEvalCtx *c, float mn, float mx)
   job.lo = (double) mn + 0.0;
   job.span = (double) mx - (double) mn;
   job.flat = !(job.span > 0.0) || !isfinite (job.span);
-  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width),
-                           normalize_apply_rows, &job);
+  return tg_eval_map_rows (c, 1, normalize_apply_row, &job);
 }
 
 static int

@@ -30,38 +30,24 @@ static const TgParamDesc constant_params[] = {
                   .help = N_("Height everywhere, as a fraction of the world's height range")),
 };
 
-typedef struct
-{
-  TgValue *out;
-  float value;
-} ConstantJob;
-
 static void
-constant_rows (void *user, int begin, int end)
+constant_row (const void *user, const TgRegion *r, int j, const float *const *in, float *dst)
 {
-  ConstantJob *job = user;
-  int w = job->out->region.width;
+  float value = *(const float *) user;
 
-  for (int j = begin; j < end; j++)
-    {
-      float *row = tg_value_row (job->out, j);
-      for (int i = 0; i < w; i++)
-        row[i] = job->value;
-    }
+  (void) j;
+  (void) in;
+  for (int i = 0; i < r->width; i++)
+    dst[i] = value;
 }
 
 static int
 constant_eval (TgEvalCtx *c)
 {
   const ConstantParams *p = tg_eval_params (c);
-  ConstantJob job;
+  float value = (float) p->value;
 
-  job.out = tg_eval_new_output (c, 0, 1);
-  if (!job.out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
-  job.value = (float) p->value;
-  return tg_eval_parallel (c, job.out->region.height, tg__grain_rows (job.out->region.width),
-                           constant_rows, &job);
+  return tg_eval_map_rows (c, 1, constant_row, &value);
 }
 
 static const TgNodeDesc gen_constant_desc = {
@@ -124,31 +110,26 @@ unit_direction (double deg, double *dx, double *dz)
 
 typedef struct
 {
-  TgValue *out;
   double dx, dz;     /* unit direction of rise */
   double half_span;  /* largest projection of a world corner on (dx, dz) */
   double from, to;
 } GradientJob;
 
 static void
-gradient_rows (void *user, int begin, int end)
+gradient_row (const void *user, const TgRegion *r, int j, const float *const *in, float *dst)
 {
   const GradientJob *job = user;
-  const TgRegion *r = &job->out->region;
+  double z = tg_region_z (r, j);
 
-  for (int j = begin; j < end; j++)
+  (void) in;
+  for (int i = 0; i < r->width; i++)
     {
-      float *row = tg_value_row (job->out, j);
-      double z = tg_region_z (r, j);
-      for (int i = 0; i < r->width; i++)
-        {
-          double x = tg_region_x (r, i);
-          /* Projection on the direction, mapped so the world's extreme
-           * corners along it are 0 and 1; clamped for apron samples
-           * outside the world. */
-          double t = tg__clamp01 (0.5 + (x * job->dx + z * job->dz) / (2.0 * job->half_span));
-          row[i] = (float) (job->from + (job->to - job->from) * t);
-        }
+      double x = tg_region_x (r, i);
+      /* Projection on the direction, mapped so the world's extreme
+       * corners along it are 0 and 1; clamped for apron samples
+       * outside the world. */
+      double t = tg__clamp01 (0.5 + (x * job->dx + z * job->dz) / (2.0 * job->half_span));
+      dst[i] = (float) (job->from + (job->to - job->from) * t);
     }
 }
 
@@ -159,17 +140,13 @@ gradient_eval (TgEvalCtx *c)
   const TgWorld *w = tg_eval_world (c);
   GradientJob job;
 
-  job.out = tg_eval_new_output (c, 0, 1);
-  if (!job.out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
   unit_direction (p->angle_deg, &job.dx, &job.dz);
   job.half_span = 0.5 * (fabs (job.dx) * w->size_x + fabs (job.dz) * w->size_z);
   if (!(job.half_span > 0.0))
     return tg_eval_fail (c, TG_EINVAL, "the world has no extent along the gradient");
   job.from = p->from;
   job.to = p->to;
-  return tg_eval_parallel (c, job.out->region.height, tg__grain_rows (job.out->region.width),
-                           gradient_rows, &job);
+  return tg_eval_map_rows (c, 1, gradient_row, &job);
 }
 
 static const TgNodeDesc gen_gradient_desc = {
@@ -222,46 +199,41 @@ static const TgParamDesc shape_params[] = {
 
 typedef struct
 {
-  TgValue *out;
   int shape;
   double radius, falloff;
   double cx, cz;
 } ShapeJob;
 
 static void
-shape_rows (void *user, int begin, int end)
+shape_row (const void *user, const TgRegion *r, int j, const float *const *in, float *dst)
 {
   const ShapeJob *job = user;
-  const TgRegion *r = &job->out->region;
+  double dz = tg_region_z (r, j) - job->cz;
 
-  for (int j = begin; j < end; j++)
+  (void) in;
+  for (int i = 0; i < r->width; i++)
     {
-      float *row = tg_value_row (job->out, j);
-      double dz = tg_region_z (r, j) - job->cz;
-      for (int i = 0; i < r->width; i++)
-        {
-          double dx = tg_region_x (r, i) - job->cx;
-          double d, v;
+      double dx = tg_region_x (r, i) - job->cx;
+      double d, v;
 
-          switch (job->shape)
-            {
-            case SHAPE_SQUARE:
-              d = fmax (fabs (dx), fabs (dz));
-              break;
-            case SHAPE_ROUNDED_SQUARE:
-              /* L4 norm: a squircle, square-ish with round corners. */
-              d = sqrt (sqrt (dx * dx * dx * dx + dz * dz * dz * dz));
-              break;
-            default:
-              d = sqrt (dx * dx + dz * dz);
-              break;
-            }
-          if (job->falloff > 0.0)
-            v = tg__smoothstep01 ((job->radius - d) / job->falloff);
-          else
-            v = d <= job->radius ? 1.0 : 0.0;
-          row[i] = (float) v;
+      switch (job->shape)
+        {
+        case SHAPE_SQUARE:
+          d = fmax (fabs (dx), fabs (dz));
+          break;
+        case SHAPE_ROUNDED_SQUARE:
+          /* L4 norm: a squircle, square-ish with round corners. */
+          d = sqrt (sqrt (dx * dx * dx * dx + dz * dz * dz * dz));
+          break;
+        default:
+          d = sqrt (dx * dx + dz * dz);
+          break;
         }
+      if (job->falloff > 0.0)
+        v = tg__smoothstep01 ((job->radius - d) / job->falloff);
+      else
+        v = d <= job->radius ? 1.0 : 0.0;
+      dst[i] = (float) v;
     }
 }
 
@@ -271,16 +243,12 @@ shape_eval (TgEvalCtx *c)
   const ShapeParams *p = tg_eval_params (c);
   ShapeJob job;
 
-  job.out = tg_eval_new_output (c, 0, 1);
-  if (!job.out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
   job.shape = p->shape;
   job.radius = p->radius_m;
   job.falloff = p->falloff_m;
   job.cx = p->center_m[0];
   job.cz = p->center_m[1];
-  return tg_eval_parallel (c, job.out->region.height, tg__grain_rows (job.out->region.width),
-                           shape_rows, &job);
+  return tg_eval_map_rows (c, 1, shape_row, &job);
 }
 
 static const TgNodeDesc gen_shape_desc = {

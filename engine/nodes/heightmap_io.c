@@ -49,7 +49,6 @@ static const TgPortDesc input_outputs[] = {
 typedef struct
 {
   const TgImage *img;
-  TgValue *out;
   const int *col_x0;      /* per output column: left pixel, and ... */
   const double *col_fx;   /* ... the weight of the one to its right */
   double sz;              /* world extent along Z */
@@ -105,32 +104,27 @@ pixel_value (const TgImage *img, int x, int y)
 }
 
 static void
-input_rows (void *user, int begin, int end)
+input_row (const void *user, const TgRegion *r, int j, const float *const *in, float *dst)
 {
   const InputJob *job = user;
   const TgImage *img = job->img;
-  const TgRegion *r = &job->out->region;
+  /* Row 0 is north: +Z maximum. */
+  double fy;
+  int y0 = tg__image_axis (tg__image_px_y (tg_region_z (r, j), job->sz, img->height),
+                           img->height, &fy);
+  int y1 = img->height > 1 ? y0 + 1 : y0;
 
-  for (int j = begin; j < end; j++)
+  (void) in;
+  for (int i = 0; i < r->width; i++)
     {
-      float *dst = tg_value_row (job->out, j);
-      double z = tg_region_z (r, j);
-      /* Row 0 is north: +Z maximum. */
-      double fy;
-      int y0 = tg__image_axis (tg__image_px_y (z, job->sz, img->height), img->height, &fy);
-      int y1 = img->height > 1 ? y0 + 1 : y0;
-
-      for (int i = 0; i < r->width; i++)
-        {
-          int x0 = job->col_x0[i], x1 = img->width > 1 ? x0 + 1 : x0;
-          double fx = job->col_fx[i];
-          double p00 = pixel_value (img, x0, y0), p10 = pixel_value (img, x1, y0);
-          double p01 = pixel_value (img, x0, y1), p11 = pixel_value (img, x1, y1);
-          double top = fx == 0.0 ? p00 : p00 + (p10 - p00) * fx;
-          double bot = fx == 0.0 ? p01 : p01 + (p11 - p01) * fx;
-          double v = fy == 0.0 ? top : top + (bot - top) * fy;
-          dst[i] = (float) (job->hmin + job->hspan * (v / job->full));
-        }
+      int x0 = job->col_x0[i], x1 = img->width > 1 ? x0 + 1 : x0;
+      double fx = job->col_fx[i];
+      double p00 = pixel_value (img, x0, y0), p10 = pixel_value (img, x1, y0);
+      double p01 = pixel_value (img, x0, y1), p11 = pixel_value (img, x1, y1);
+      double top = fx == 0.0 ? p00 : p00 + (p10 - p00) * fx;
+      double bot = fx == 0.0 ? p01 : p01 + (p11 - p01) * fx;
+      double v = fy == 0.0 ? top : top + (bot - top) * fy;
+      dst[i] = (float) (job->hmin + job->hspan * (v / job->full));
     }
 }
 
@@ -138,7 +132,6 @@ static int
 input_eval (TgEvalCtx *c)
 {
   const InputParams *p = tg_eval_params (c);
-  const TgRegion *region = tg_eval_region (c);
   const TgWorld *world = tg_eval_world (c);
   const TgImage *img = NULL;
   InputJob job = { 0 };
@@ -157,11 +150,7 @@ input_eval (TgEvalCtx *c)
   job.full = img->bits == 8 ? 255.0 : (img->bits == 16 ? 65535.0 : 1.0);
   job.hmin = p->min_height;
   job.hspan = p->max_height - p->min_height;
-  job.out = tg_eval_new_output (c, 0, 1);
-  if (!job.out)
-    rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
-  else
-    rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), input_rows, &job);
+  rc = tg_eval_map_rows (c, 1, input_row, &job);
   free (col_fx);
   return rc;
 }

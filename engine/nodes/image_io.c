@@ -45,7 +45,6 @@ static const TgPortDesc input_image_outputs[] = {
 typedef struct
 {
   const TgImage *img;
-  TgValue *out;
   const int *col_x0;
   const double *col_fx;
   double size_z;
@@ -90,42 +89,37 @@ pixel_rgba (const TgImage *img, int x, int y, double px[4])
 }
 
 static void
-input_image_rows (void *user, int begin, int end)
+input_image_row (const void *user, const TgRegion *r, int j, const float *const *in, float *dst)
 {
   const InputImageJob *job = user;
   const TgImage *img = job->img;
-  const TgRegion *r = &job->out->region;
   bool has_alpha = img->channels == 2 || img->channels == 4;
+  double fy;
+  int y0 = tg__image_axis (tg__image_px_y (tg_region_z (r, j), job->size_z, img->height),
+                           img->height, &fy);
+  int y1 = img->height > 1 ? y0 + 1 : y0;
 
-  for (int j = begin; j < end; j++)
+  (void) in;
+  for (int i = 0; i < r->width; i++)
     {
-      float *dst = tg_value_row (job->out, j);
-      double fy;
-      int y0 = tg__image_axis (tg__image_px_y (tg_region_z (r, j), job->size_z, img->height),
-                               img->height, &fy);
-      int y1 = img->height > 1 ? y0 + 1 : y0;
+      int x0 = job->col_x0[i], x1 = img->width > 1 ? x0 + 1 : x0;
+      double fx = job->col_fx[i];
+      double p00[4], p10[4], p01[4], p11[4];
+      float *px = dst + (size_t) i * 4;
 
-      for (int i = 0; i < r->width; i++)
+      pixel_rgba (img, x0, y0, p00);
+      pixel_rgba (img, x1, y0, p10);
+      pixel_rgba (img, x0, y1, p01);
+      pixel_rgba (img, x1, y1, p11);
+      for (int c = 0; c < 4; c++)
         {
-          int x0 = job->col_x0[i], x1 = img->width > 1 ? x0 + 1 : x0;
-          double fx = job->col_fx[i];
-          double p00[4], p10[4], p01[4], p11[4];
-          float *px = dst + (size_t) i * 4;
-
-          pixel_rgba (img, x0, y0, p00);
-          pixel_rgba (img, x1, y0, p10);
-          pixel_rgba (img, x0, y1, p01);
-          pixel_rgba (img, x1, y1, p11);
-          for (int c = 0; c < 4; c++)
-            {
-              double top = fx == 0.0 ? p00[c] : p00[c] + (p10[c] - p00[c]) * fx;
-              double bot = fx == 0.0 ? p01[c] : p01[c] + (p11[c] - p01[c]) * fx;
-              double v = fy == 0.0 ? top : top + (bot - top) * fy;
-              px[c] = (float) (v * job->inv_full);
-            }
-          if (!has_alpha)
-            px[3] = 1.0f;
+          double top = fx == 0.0 ? p00[c] : p00[c] + (p10[c] - p00[c]) * fx;
+          double bot = fx == 0.0 ? p01[c] : p01[c] + (p11[c] - p01[c]) * fx;
+          double v = fy == 0.0 ? top : top + (bot - top) * fy;
+          px[c] = (float) (v * job->inv_full);
         }
+      if (!has_alpha)
+        px[3] = 1.0f;
     }
 }
 
@@ -133,7 +127,6 @@ static int
 input_image_eval (TgEvalCtx *c)
 {
   const InputImageParams *p = tg_eval_params (c);
-  const TgRegion *region = tg_eval_region (c);
   const TgWorld *world = tg_eval_world (c);
   const TgImage *img = NULL;
   InputImageJob job = { 0 };
@@ -150,12 +143,7 @@ input_image_eval (TgEvalCtx *c)
   job.col_fx = col_fx;
   job.size_z = world->size_z;
   job.inv_full = img->bits == 8 ? 1.0 / 255.0 : (img->bits == 16 ? 1.0 / 65535.0 : 1.0);
-  job.out = tg_eval_new_output (c, 0, 4);
-  if (!job.out)
-    rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
-  else
-    rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), input_image_rows,
-                           &job);
+  rc = tg_eval_map_rows (c, 4, input_image_row, &job);
   free (col_fx);
   return rc;
 }

@@ -52,76 +52,50 @@ static const TgPortDesc mask_combine_outputs[] = {
     .help = N_("The combined mask, 0..1") },
 };
 
-typedef struct
-{
-  const TgValue *a, *b;
-  TgValue *out;
-  int op;
-} MaskJob;
-
 static void
-mask_rows (void *user, int begin, int end)
+mask_row (const void *user, const TgRegion *r, int j, const float *const *in, float *dst)
 {
-  const MaskJob *job = user;
-  const TgRegion *r = &job->out->region;
+  const MaskCombineParams *p = user;
+  const float *a = in[0], *b = in[1];
   int w = r->width;
 
-  for (int j = begin; j < end; j++)
+  (void) j;
+  switch (p->op)
     {
-      const float *a = tg__grid_row (job->a, r, j);
-      const float *b = tg__grid_row (job->b, r, j);
-      float *dst = tg_value_row (job->out, j);
-
-      switch (job->op)
+    case OP_AND:
+      for (int i = 0; i < w; i++)
         {
-        case OP_AND:
-          for (int i = 0; i < w; i++)
-            {
-              float x = tg__mask01 (a[i]), y = tg__mask01 (b[i]);
-              dst[i] = y < x ? y : x;
-            }
-          break;
-        case OP_MULTIPLY:
-          for (int i = 0; i < w; i++)
-            dst[i] = tg__mask01 (a[i]) * tg__mask01 (b[i]);
-          break;
-        case OP_OR:
-          for (int i = 0; i < w; i++)
-            {
-              float x = tg__mask01 (a[i]), y = tg__mask01 (b[i]);
-              dst[i] = y > x ? y : x;
-            }
-          break;
-        case OP_SUBTRACT:
-          for (int i = 0; i < w; i++)
-            dst[i] = tg__mask01 (a[i]) * (1.0f - tg__mask01 (b[i]));
-          break;
-        case OP_XOR:
-        default:
-          for (int i = 0; i < w; i++)
-            dst[i] = fabsf (tg__mask01 (a[i]) - tg__mask01 (b[i]));
-          break;
+          float x = tg__mask01 (a[i]), y = tg__mask01 (b[i]);
+          dst[i] = y < x ? y : x;
         }
+      break;
+    case OP_MULTIPLY:
+      for (int i = 0; i < w; i++)
+        dst[i] = tg__mask01 (a[i]) * tg__mask01 (b[i]);
+      break;
+    case OP_OR:
+      for (int i = 0; i < w; i++)
+        {
+          float x = tg__mask01 (a[i]), y = tg__mask01 (b[i]);
+          dst[i] = y > x ? y : x;
+        }
+      break;
+    case OP_SUBTRACT:
+      for (int i = 0; i < w; i++)
+        dst[i] = tg__mask01 (a[i]) * (1.0f - tg__mask01 (b[i]));
+      break;
+    case OP_XOR:
+    default:
+      for (int i = 0; i < w; i++)
+        dst[i] = fabsf (tg__mask01 (a[i]) - tg__mask01 (b[i]));
+      break;
     }
 }
 
 static int
 mask_combine_eval (TgEvalCtx *c)
 {
-  const MaskCombineParams *p = tg_eval_params (c);
-  const TgRegion *region = tg_eval_region (c);
-  MaskJob job = { .op = p->op };
-  int rc;
-
-  job.a = tg_eval_input (c, 0);
-  job.b = tg_eval_input (c, 1);
-  if ((rc = tg__check_grid_input (c, job.a, "a", region)) < 0
-      || (rc = tg__check_grid_input (c, job.b, "b", region)) < 0)
-    return rc;
-  job.out = tg_eval_new_output (c, 0, 1);
-  if (!job.out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
-  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), mask_rows, &job);
+  return tg_eval_map_rows (c, 1, mask_row, tg_eval_params (c));
 }
 
 static const TgNodeDesc mask_combine_desc = {

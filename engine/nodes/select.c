@@ -77,44 +77,29 @@ height_check (const void *params, TgError *err)
 
 typedef struct
 {
-  const TgValue *in;
-  TgValue *out;
   double lo, hi, fall;
 } HeightJob;
 
 static void
-height_rows (void *user, int begin, int end)
+height_row (const void *user, const TgRegion *r, int j, const float *const *in, float *dst)
 {
   const HeightJob *job = user;
-  const TgRegion *r = &job->out->region;
 
-  for (int j = begin; j < end; j++)
-    {
-      const float *src = tg__grid_row (job->in, r, j);
-      float *dst = tg_value_row (job->out, j);
-      for (int i = 0; i < r->width; i++)
-        dst[i] = (float) tg__band (src[i], job->lo, job->hi, job->fall);
-    }
+  (void) j;
+  for (int i = 0; i < r->width; i++)
+    dst[i] = (float) tg__band (in[0][i], job->lo, job->hi, job->fall);
 }
 
 static int
 height_eval (TgEvalCtx *c)
 {
   const HeightParams *p = tg_eval_params (c);
-  const TgRegion *region = tg_eval_region (c);
-  HeightJob job = { 0 };
-  int rc;
+  HeightJob job;
 
-  job.in = tg_eval_input (c, 0);
-  if ((rc = tg__check_grid_input (c, job.in, "height", region)) < 0)
-    return rc;
-  job.out = tg_eval_new_output (c, 0, 1);
-  if (!job.out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
   job.lo = p->min_height <= 0.0 ? -INFINITY : p->min_height;
   job.hi = p->max_height >= 1.0 ? INFINITY : p->max_height;
   job.fall = p->falloff;
-  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), height_rows, &job);
+  return tg_eval_map_rows (c, 1, height_row, &job);
 }
 
 static const TgNodeDesc height_desc = {

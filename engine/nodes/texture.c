@@ -593,8 +593,6 @@ colorize_check (const void *params, TgError *err)
 
 typedef struct
 {
-  const TgValue *in, *shade;
-  TgValue *out;
   int n;
   double pos[STOPS_MAX];
   double rgba[STOPS_MAX][4];
@@ -602,45 +600,39 @@ typedef struct
 } ColorizeJob;
 
 static void
-colorize_rows (void *user, int begin, int end)
+colorize_row (const void *user, const TgRegion *r, int j, const float *const *in, float *dst)
 {
   const ColorizeJob *job = user;
-  const TgRegion *r = &job->out->region;
+  const float *src = in[0], *sh = in[1];
   int last = job->n - 1;
 
-  for (int j = begin; j < end; j++)
+  (void) j;
+  for (int i = 0; i < r->width; i++)
     {
-      const float *src = tg__grid_row (job->in, r, j);
-      const float *sh = job->shade ? tg__grid_row (job->shade, r, j) : NULL;
-      float *dst = tg_value_row (job->out, j);
-      for (int i = 0; i < r->width; i++)
+      double t = ((double) src[i] - job->i0) * job->scale, f;
+      float *px = dst + (size_t) i * 4;
+      int k = 0;
+      t = isnan (t) ? 0.0 : tg__clamp01 (t);
+      /* First stop beyond t (at most 16: a scan beats a search); at a
+       * hard edge (two stops at t) that is past both, so the later
+       * colour holds from t on. */
+      while (k < last && job->pos[k] <= t)
+        k++;
+      if (k == 0 || job->pos[k] <= t)
+        for (int q = 0; q < 4; q++)
+          px[q] = (float) job->rgba[k][q];
+      else
         {
-          double t = ((double) src[i] - job->i0) * job->scale, f;
-          float *px = dst + (size_t) i * 4;
-          int k = 0;
-          t = isnan (t) ? 0.0 : tg__clamp01 (t);
-          /* First stop beyond t (at most 16: a scan beats a search); at a
-           * hard edge (two stops at t) that is past both, so the later
-           * colour holds from t on. */
-          while (k < last && job->pos[k] <= t)
-            k++;
-          if (k == 0 || job->pos[k] <= t)
-            for (int q = 0; q < 4; q++)
-              px[q] = (float) job->rgba[k][q];
-          else
-            {
-              f = (t - job->pos[k - 1]) / (job->pos[k] - job->pos[k - 1]);
-              for (int q = 0; q < 4; q++)
-                px[q] = (float) (job->rgba[k - 1][q]
-                                 + (job->rgba[k][q] - job->rgba[k - 1][q]) * f);
-            }
-          if (sh)
-            {
-              float s = tg__mask01 (sh[i]);
-              px[0] *= s;
-              px[1] *= s;
-              px[2] *= s;
-            }
+          f = (t - job->pos[k - 1]) / (job->pos[k] - job->pos[k - 1]);
+          for (int q = 0; q < 4; q++)
+            px[q] = (float) (job->rgba[k - 1][q] + (job->rgba[k][q] - job->rgba[k - 1][q]) * f);
+        }
+      if (sh)
+        {
+          float s = tg__mask01 (sh[i]);
+          px[0] *= s;
+          px[1] *= s;
+          px[2] *= s;
         }
     }
 }
@@ -649,18 +641,11 @@ static int
 colorize_eval (TgEvalCtx *c)
 {
   const ColorizeParams *p = tg_eval_params (c);
-  const TgRegion *region = tg_eval_region (c);
   const ColorStop *s = p->stops.items;
   ColorizeJob job = { 0 };
-  int rc;
 
   if (p->stops.n < 1)
     return tg_eval_fail (c, TG_ERANGE, "params.stops: the ramp needs at least one stop");
-  job.in = tg_eval_input (c, 0);
-  job.shade = tg_eval_input (c, 1);
-  if ((rc = tg__check_grid_input (c, job.in, "height", region)) < 0
-      || (job.shade && (rc = tg__check_grid_input (c, job.shade, "shade", region)) < 0))
-    return rc;
   job.n = p->stops.n > STOPS_MAX ? STOPS_MAX : p->stops.n;
   for (int k = 0; k < job.n; k++)
     {
@@ -670,11 +655,7 @@ colorize_eval (TgEvalCtx *c)
     }
   job.i0 = p->min_input;
   job.scale = 1.0 / (p->max_input - p->min_input);
-  job.out = tg_eval_new_output (c, 0, 4);
-  if (!job.out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
-  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), colorize_rows,
-                           &job);
+  return tg_eval_map_rows (c, 4, colorize_row, &job);
 }
 
 static const TgNodeDesc colorize_desc = {

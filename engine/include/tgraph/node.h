@@ -188,6 +188,8 @@ const TgWorld *tg_eval_world (TgEvalCtx *c);
 uint32_t tg_eval_seed (TgEvalCtx *c, int node_seed);
 /* The node's id, for messages. */
 const char *tg_eval_node_id (TgEvalCtx *c);
+/* The node's descriptor. */
+const TgNodeDesc *tg_eval_desc (TgEvalCtx *c);
 
 /* Allocates output INDEX as a grid over tg_eval_region() with CHANNELS
  * channels (uninitialised) and returns it; the context owns it. */
@@ -204,6 +206,25 @@ int tg_eval_threads (TgEvalCtx *c);
 bool tg_eval_cancelled (TgEvalCtx *c);
 /* FRACTION in 0..1 of this node's work (tg_eval_parallel reports its own). */
 void tg_eval_progress (TgEvalCtx *c, double fraction);
+
+/* --- point filters --------------------------------------------------------- */
+
+/* Computes row J of a point filter's output over region R: OUT holds the
+ * row's R->width samples (channels interleaved), IN[k] the same samples
+ * of input k (NULL for an optional input left unlinked).  JOB is what the
+ * eval handed to tg_eval_map_rows. */
+typedef void (*TgRowFunc) (const void *job, const TgRegion *r, int j, const float *const *in,
+                           float *out);
+
+#define TG_MAP_ROWS_MAX_INPUTS 16
+
+/* The body of a point filter's eval, as GEGL's point-filter base has it:
+ * checks that each linked input is a one-channel grid covering
+ * tg_eval_region() (a required one must be linked), allocates output 0
+ * with CHANNELS channels over the region and runs ROW for every row on
+ * the engine's threads.  Returns 0, TG_ECANCELLED, or the code the node
+ * failed with (the message names the input). */
+int tg_eval_map_rows (TgEvalCtx *c, int channels, TgRowFunc row, const void *job);
 
 /* In a tiled scheme's step or reduce: the build's tiling (the job's tile
  * in ix, iy; -1, -1 in a reduce).  NULL in an ordinary evaluation. */

@@ -1,0 +1,57 @@
+/* The point-filter base: the eval of a node whose every output sample
+ * depends only on the same sample of its inputs (filters, selectors,
+ * generators), reduced to a per-row function.  The check of the inputs,
+ * the output's allocation and the dispatch of rows over the engine's
+ * threads, with cancellation and progress, live here once.
+ */
+#include <tgraph/node.h>
+
+#include "grid_util.h"
+
+typedef struct
+{
+  TgRowFunc row;
+  const void *job;
+  const TgRegion *region;
+  TgValue *out;
+  int n_inputs;
+  const TgValue *in[TG_MAP_ROWS_MAX_INPUTS];
+} MapRows;
+
+static void
+map_rows (void *user, int begin, int end)
+{
+  const MapRows *m = user;
+  const float *in[TG_MAP_ROWS_MAX_INPUTS];
+
+  for (int j = begin; j < end; j++)
+    {
+      for (int k = 0; k < m->n_inputs; k++)
+        in[k] = m->in[k] ? tg__grid_row (m->in[k], m->region, j) : NULL;
+      m->row (m->job, m->region, j, in, tg_value_row (m->out, j));
+    }
+}
+
+int
+tg_eval_map_rows (TgEvalCtx *c, int channels, TgRowFunc row, const void *job)
+{
+  const TgNodeDesc *d = tg_eval_desc (c);
+  MapRows m = { .row = row, .job = job, .region = tg_eval_region (c), .n_inputs = d->n_inputs };
+  int rc;
+
+  if (d->n_inputs > TG_MAP_ROWS_MAX_INPUTS)
+    return tg_eval_fail (c, TG_EINVAL, "a point filter takes at most %d inputs, %s has %d",
+                         TG_MAP_ROWS_MAX_INPUTS, d->type, d->n_inputs);
+  for (int k = 0; k < d->n_inputs; k++)
+    {
+      m.in[k] = tg_eval_input (c, k);
+      if (!m.in[k] && d->inputs[k].optional)
+        continue;
+      if ((rc = tg__check_grid_input (c, m.in[k], d->inputs[k].name, m.region)) < 0)
+        return rc;
+    }
+  m.out = tg_eval_new_output (c, 0, channels);
+  if (!m.out)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  return tg_eval_parallel (c, m.region->height, tg__grain_rows (m.region->width), map_rows, &m);
+}
