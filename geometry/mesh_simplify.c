@@ -50,11 +50,11 @@ static const TgParamDesc simplify_params[] = {
                   .help = N_("How far the simplified surface may stray from the original")),
   TG_PARAM_FLOAT (SimplifyParams, target_ratio, .label = N_("Target ratio"), .def = 0.0, .min = 0.0,
                   .max = 1.0,
-                  .help = N_("Stop once this fraction of the triangles is left (0: simplify as "
-                             "far as the error allows)")),
+                  .help = N_("Stop once this fraction of the triangles is left (0: simplify as far "
+                             "as the error allows)")),
   TG_PARAM_BOOL (SimplifyParams, lock_borders, .label = N_("Lock borders"), .def = true,
-                 .help = N_("Keep every chunk's outline and skirts unchanged, so chunks still "
-                            "meet exactly")),
+                 .help = N_("Keep every chunk's outline and skirts "
+                            "unchanged, so chunks still meet exactly")),
 };
 
 static const TgPortDesc simplify_inputs[] = {

@@ -47,9 +47,8 @@ typedef struct
 static const TgParamDesc flow_params[] = {
   TG_PARAM_ENUM (FlowParams, routing, .label = N_("Routing"), .def_s = "mfd",
                  .choices = routing_choices,
-                 .help = N_("mfd: water spreads over every lower neighbour by slope (soft, "
-                            "natural hillslopes); d8: all of it to the steepest one (sharp "
-                            "single lines)")),
+                 .help = N_("mfd: water spreads over every lower neighbour by slope (soft, natural "
+                            "hillslopes); d8: all of it to the steepest one (sharp single lines)")),
   TG_PARAM_FLOAT (FlowParams, exponent, .label = N_("Convergence"), .def = 1.1, .min = 0.1,
                   .max = 10.0,
                   .help = N_("MFD slope exponent: higher sends more water down the steepest way")),

@@ -69,12 +69,12 @@ static const TgParamDesc hydraulic_params[] = {
                   .help = N_("Width of the ground a droplet wears away around its path")),
   TG_PARAM_FLOAT (HydraulicParams, inertia, .label = N_("Inertia"), .def = 0.1, .min = 0.0,
                   .max = 0.99,
-                  .help = N_("How much a droplet keeps its direction over 4 m instead of "
-                             "turning downhill; higher gives smoother, wider bends")),
+                  .help = N_("How much a droplet keeps its direction over 4 m instead of turning "
+                             "downhill; higher gives smoother, wider bends")),
   TG_PARAM_FLOAT (HydraulicParams, capacity, .label = N_("Capacity"), .def = 8.0, .min = 0.0,
                   .max = 1e4, .soft_min = 0.0, .soft_max = 50.0,
-                  .help = N_("Sediment a droplet can carry, in m³ per unit of slope, speed "
-                             "(m/s) and water")),
+                  .help = N_("Sediment a droplet can carry, in m³ per "
+                             "unit of slope, speed (m/s) and water")),
   TG_PARAM_FLOAT (HydraulicParams, erosion, .label = N_("Erosion rate"), .def = 0.3, .min = 0.0,
                   .max = 1.0,
                   .help = N_("Share of its spare capacity a droplet picks up over 4 m")),
@@ -85,12 +85,12 @@ static const TgParamDesc hydraulic_params[] = {
                   .max = 1.0, .help = N_("Share of its water a droplet loses over 4 m")),
   TG_PARAM_FLOAT (HydraulicParams, friction, .label = N_("Friction"), .def = 0.1, .min = 0.0,
                   .max = 1.0,
-                  .help = N_("Share of its kinetic energy a droplet loses over 4 m; limits its "
-                             "speed")),
+                  .help = N_("Share of its kinetic energy a droplet "
+                             "loses over 4 m; limits its speed")),
   TG_PARAM_FLOAT (HydraulicParams, mask_full_m, .label = N_("Full mask depth"), .def = 4.0,
                   .min = 0.001, .max = 1e4, .soft_min = 0.05, .soft_max = 20.0, .unit = "m",
-                  .help = N_("Depth of erosion or deposit that reads as 1 in the wear and "
-                             "deposit masks")),
+                  .help = N_("Depth of erosion or deposit that reads "
+                             "as 1 in the wear and deposit masks")),
 };
 
 static const TgPortDesc hydraulic_inputs[] = {

@@ -56,8 +56,8 @@ static const TgParamDesc thermal_params[] = {
                            "(iterations x (reference / cell)^2), larger cells fewer")),
   TG_PARAM_FLOAT (ThermalParams, strength, .label = N_("Strength"), .def = 0.5, .min = 0.0,
                   .max = 1.0,
-                  .help = N_("Fraction of the excess over the talus slope moved per pass; 1 is "
-                             "the most that stays stable")),
+                  .help = N_("Fraction of the excess over the talus slope moved per pass; 1 is the "
+                             "most that stays stable")),
   TG_PARAM_FLOAT (ThermalParams, reference_cell_m, .label = N_("Reference cell"), .def = 4.0,
                   .min = 0.0, .max = 1000.0, .soft_min = 0.5, .soft_max = 64.0, .unit = "m",
                   .help = N_("Cell size the iteration count is given for; 0 runs exactly "

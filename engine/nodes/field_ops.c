@@ -90,13 +90,13 @@ typedef struct
 
 static const TgParamDesc csg_params[] = {
   TG_PARAM_ENUM (CsgParams, op, .label = N_("Operation"), .def_s = "union", .choices = csg_ops,
-                 .help = N_("union keeps what is inside either, intersection what is inside "
-                            "both, subtraction what is inside A but not B; the smooth versions "
-                            "round the seam over the blend radius")),
+                 .help = N_("union keeps what is inside either, intersection what is inside both, "
+                            "subtraction what is inside A but not B; the smooth versions round the "
+                            "seam over the blend radius")),
   TG_PARAM_FLOAT (CsgParams, k_m, .label = N_("Blend radius"), .def = 1.0, .min = 0.0, .max = 1e6,
                   .soft_min = 0.0, .soft_max = 100.0, .unit = "m",
-                  .help = N_("Smooth operations: how far from the seam the two shapes blend, in "
-                             "metres")),
+                  .help = N_("Smooth operations: how far from the "
+                             "seam the two shapes blend, in metres")),
 };
 
 static const TgPortDesc csg_inputs[] = {
@@ -276,11 +276,11 @@ static const TgParamDesc transform_params[] = {
                  .unit = "m", .help = N_("Moves the shape by this many metres (x, y, z)")),
   TG_PARAM_VEC3 (TransformParams, rotate_deg, .label = N_("Rotate"), .def_v = { 0.0, 0.0, 0.0 },
                  .unit = "deg",
-                 .help = N_("Turns the shape about the x, then y, then z axis, in degrees "
-                            "(right-handed)")),
+                 .help = N_("Turns the shape about the x, then y, "
+                            "then z axis, in degrees (right-handed)")),
   TG_PARAM_VEC3 (TransformParams, scale, .label = N_("Scale"), .def_v = { 1.0, 1.0, 1.0 },
-                 .help = N_("Stretches the shape along x, y and z (before rotating); must not "
-                            "be 0")),
+                 .help = N_("Stretches the shape along x, y and "
+                            "z (before rotating); must not be 0")),
 };
 
 static const TgPortDesc transform_inputs[] = {
@@ -465,8 +465,8 @@ static const TgParamDesc displace_params[] = {
   TG__NOISE3_PARAMS (DisplaceParams, 2.0),
   TG_PARAM_FLOAT (DisplaceParams, amount, .label = N_("Amount"), .def = 1.0, .min = -1e6,
                   .max = 1e6, .soft_min = -2.0, .soft_max = 2.0,
-                  .help = N_("Multiplies the displacement: the noise, or the 'by' field when "
-                             "one is linked")),
+                  .help = N_("Multiplies the displacement: the noise, "
+                             "or the 'by' field when one is linked")),
 };
 
 static const TgPortDesc displace_inputs[] = {

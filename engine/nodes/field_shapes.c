@@ -128,8 +128,8 @@ static const TgParamDesc box_params[] = {
                  .help = N_("Full size of the box along x, y and z, in metres")),
   TG_PARAM_FLOAT (BoxParams, rounding_m, .label = N_("Rounding"), .def = 0.0, .min = 0.0,
                   .max = 1e7, .soft_min = 0.0, .soft_max = 100.0, .unit = "m",
-                  .help = N_("Radius of the rounded edges and corners, in metres; at most half "
-                             "the smallest size")),
+                  .help = N_("Radius of the rounded edges and corners, "
+                             "in metres; at most half the smallest size")),
 };
 
 static int
@@ -353,8 +353,8 @@ typedef struct
 
 static const TgParamDesc plane_params[] = {
   TG_PARAM_VEC3 (PlaneParams, normal, .label = N_("Normal"), .def_v = { 0.0, 1.0, 0.0 },
-                 .help = N_("Direction the plane faces (any length but 0); the solid is behind "
-                            "it")),
+                 .help = N_("Direction the plane faces (any "
+                            "length but 0); the solid is behind it")),
   TG_PARAM_FLOAT (PlaneParams, offset_m, .label = N_("Offset"), .def = 0.0, .min = -1e7, .max = 1e7,
                   .soft_min = -1000.0, .soft_max = 1000.0, .unit = "m",
                   .help = N_("Distance of the plane from the origin along its normal, in metres")),

@@ -36,10 +36,10 @@ typedef struct
 
 static const TgParamDesc slices_params[] = {
   TG_PARAM_INPUT_PATH (SlicesParams, path, .label = N_("First slice"),
-                       .help = N_("The bottom slice's image (greyscale PNG, 8 or 16 bits); the "
-                                  "others are the files whose number at the end of the name "
-                                  "counts up from it, e.g. ct_000.png, ct_001.png. Relative to "
-                                  "the graph file's folder")),
+                       .help = N_("The bottom slice's image (greyscale PNG, 8 or 16 "
+                                  "bits); the others are the files whose number at the "
+                                  "end of the name counts up from it, e.g. ct_000.png, "
+                                  "ct_001.png. Relative to the graph file's folder")),
   TG_PARAM_INT (SlicesParams, count, .label = N_("Slices"), .def = 1, .min = 1, .max = SLICES_MAX,
                 .help = N_("Number of slices in the stack")),
   TG_PARAM_FLOAT (SlicesParams, spacing_m, .label = N_("Slice spacing"), .def = 1.0, .min = 1e-6,

@@ -82,8 +82,8 @@ extern const char *const tg__noise3_mode_choices[];
 #define TG__NOISE3_PARAMS(S, AMP_DEF)                                                          \
   TG_PARAM_ENUM (S, basis, .label = N_("Basis"), .def_s = "perlin",                            \
                  .choices = tg__noise3_basis_choices,                                          \
-                 .help = N_("The noise summed in each octave: perlin, simplex, value or "      \
-                            "worley")),                                                        \
+                 .help = N_("The noise summed in each octave: "                                \
+                            "perlin, simplex, value or worley")),                              \
   TG_PARAM_ENUM (S, worley_return, .label = N_("Cell value"), .def_s = "f1",                   \
                  .choices = tg__noise3_worley_choices,                                         \
                  .help = N_("Worley only: distance to the nearest feature point (f1), the "    \
@@ -96,8 +96,8 @@ extern const char *const tg__noise3_mode_choices[];
                   .help = N_("The noise runs from minus this to plus this, in metres")),       \
   TG_PARAM_FLOAT (S, scale_m, .label = N_("Scale"), .def = 100.0, .min = 0.01, .max = 1e6,     \
                   .soft_min = 1.0, .soft_max = 5000.0, .unit = "m",                            \
-                  .help = N_("Feature size of the first octave: the lattice cell, in "         \
-                             "metres")),                                                       \
+                  .help = N_("Feature size of the first octave: "                              \
+                             "the lattice cell, in metres")),                                  \
   TG_PARAM_INT (S, octaves, .label = N_("Octaves"), .def = 4, .min = 1,                        \
                 .max = TG__N3_MAX_OCTAVES, .help = N_("Number of layers of detail summed")),   \
   TG_PARAM_FLOAT (S, persistence, .label = N_("Persistence"), .def = 0.5, .min = 0.0,          \

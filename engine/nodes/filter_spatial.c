@@ -161,8 +161,8 @@ typedef struct
 static const TgParamDesc blur_params[] = {
   TG_PARAM_FLOAT (BlurParams, radius_m, .label = N_("Radius"), .def = 50.0, .min = 0.0, .max = 1e5,
                   .soft_min = 0.0, .soft_max = 1000.0, .unit = "m",
-                  .help = N_("Reach of the Gaussian (three standard deviations); features "
-                             "smaller than this are smoothed away")),
+                  .help = N_("Reach of the Gaussian (three standard deviations); features smaller "
+                             "than this are smoothed away")),
 };
 
 static const TgPortDesc height_in[] = {
@@ -231,9 +231,9 @@ typedef struct
 static const TgParamDesc warp_params[] = {
   TG_PARAM_FLOAT (WarpParams, amount_m, .label = N_("Amount"), .def = 100.0, .min = 0.0, .max = 1e5,
                   .soft_min = 0.0, .soft_max = 1000.0, .unit = "m",
-                  .help = N_("Largest displacement: a displacement map of 0 or 1 reads the "
-                             "height from this far west/east (dx) or south/north (dy); 0.5 "
-                             "stays in place")),
+                  .help = N_("Largest displacement: a displacement map of 0 "
+                             "or 1 reads the height from this far west/east "
+                             "(dx) or south/north (dy); 0.5 stays in place")),
 };
 
 static const TgPortDesc warp_inputs[] = {

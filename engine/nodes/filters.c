@@ -258,8 +258,8 @@ typedef struct
 
 static const TgParamDesc invert_params[] = {
   TG_PARAM_FLOAT (InvertParams, pivot, .label = N_("Pivot"), .def = 0.5, .min = 0.0, .max = 1.0,
-                  .help = N_("Height that stays put; the result is 2*pivot - h (1 - h by "
-                             "default)")),
+                  .help = N_("Height that stays put; the result "
+                             "is 2*pivot - h (1 - h by default)")),
 };
 
 static int

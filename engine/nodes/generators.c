@@ -75,8 +75,8 @@ typedef struct
 static const TgParamDesc gradient_params[] = {
   TG_PARAM_FLOAT (GradientParams, angle_deg, .label = N_("Direction"), .def = 0.0, .min = 0.0,
                   .max = 360.0, .unit = "deg",
-                  .help = N_("Direction the height rises towards, counter-clockwise from east "
-                             "(0 = west to east, 90 = south to north)")),
+                  .help = N_("Direction the height rises towards, counter-clockwise from east (0 = "
+                             "west to east, 90 = south to north)")),
   TG_PARAM_FLOAT (GradientParams, from, .label = N_("From"), .def = 0.0, .min = 0.0, .max = 1.0,
                   .help = N_("Height at the world edge the gradient starts from")),
   TG_PARAM_FLOAT (GradientParams, to, .label = N_("To"), .def = 1.0, .min = 0.0, .max = 1.0,
@@ -184,12 +184,12 @@ typedef struct
 static const TgParamDesc shape_params[] = {
   TG_PARAM_ENUM (ShapeParams, shape, .label = N_("Shape"), .def_s = "radial",
                  .choices = shape_choices,
-                 .help = N_("Outline: a disc, a square, or a square with rounded corners (a "
-                            "superellipse)")),
+                 .help = N_("Outline: a disc, a square, or a square "
+                            "with rounded corners (a superellipse)")),
   TG_PARAM_FLOAT (ShapeParams, radius_m, .label = N_("Radius"), .def = 1500.0, .min = 0.0,
                   .max = 1e7, .soft_min = 0.0, .soft_max = 10000.0, .unit = "m",
-                  .help = N_("Outer radius (half the side for squares), where the shape reaches "
-                             "0")),
+                  .help = N_("Outer radius (half the side for "
+                             "squares), where the shape reaches 0")),
   TG_PARAM_FLOAT (ShapeParams, falloff_m, .label = N_("Falloff"), .def = 500.0, .min = 0.0,
                   .max = 1e7, .soft_min = 0.0, .soft_max = 5000.0, .unit = "m",
                   .help = N_("Width of the smooth edge inside the radius; 0 gives a hard edge")),

@@ -203,13 +203,13 @@ static const TgParamDesc export_params[] = {
   TG_PARAM_ENUM (ExportParams, format, .label = N_("Format"), .def_s = "png16",
                  .choices = export_formats,
                  .help = N_("png16: 16-bit greyscale PNG; png8: 8-bit PNG; raw16: headerless "
-                            "16-bit little-endian samples (Unity, Unreal); r32: headerless "
-                            "32-bit float little-endian samples, unclamped, 1.0 = the world's "
-                            "height (Godot and others that take float)")),
+                            "16-bit little-endian samples (Unity, Unreal); r32: headerless 32-bit "
+                            "float little-endian samples, unclamped, 1.0 = the world's height "
+                            "(Godot and others that take float)")),
   TG_PARAM_ENUM (ExportParams, rows, .label = N_("Row order"), .def_s = "north_first",
                  .choices = export_rows,
-                 .help = N_("Which edge the file starts with; Unity's RAW import wants south "
-                            "first")),
+                 .help = N_("Which edge the file starts with; "
+                            "Unity's RAW import wants south first")),
 };
 
 static const TgPortDesc export_inputs[] = {

@@ -32,8 +32,8 @@ typedef struct
 
 static const TgParamDesc input_image_params[] = {
   TG_PARAM_INPUT_PATH (InputImageParams, path, .label = N_("File"),
-                       .help = N_("PNG, 8 or 16 bits, grey, grey + alpha, RGB or RGBA; read as "
-                                  "raw values (no gamma). Relative to the graph file's folder")),
+                       .help = N_("PNG, 8 or 16 bits, grey, grey + alpha, RGB or RGBA; read as raw "
+                                  "values (no gamma). Relative to the graph file's folder")),
 };
 
 static const TgPortDesc input_image_outputs[] = {
@@ -369,13 +369,13 @@ typedef struct
 
 static const TgParamDesc export_splat_params[] = {
   TG_PARAM_OUTPUT_PATH (ExportSplatParams, path, .label = N_("File prefix"), .def_s = "splat",
-                        .help = N_("Start of the file names, relative to the output folder: "
-                                   "unity writes PREFIX_0.png, PREFIX_1.png, ...; unreal writes "
-                                   "PREFIX_LAYER.png")),
+                        .help = N_("Start of the file names, relative to the output "
+                                   "folder: unity writes PREFIX_0.png, PREFIX_1.png, "
+                                   "...; unreal writes PREFIX_LAYER.png")),
   TG_PARAM_ENUM (ExportSplatParams, preset, .label = N_("Preset"), .def_s = "unity",
                  .choices = splat_presets,
-                 .help = N_("unity: RGBA8 PNGs holding 4 layers each; unreal: one 8-bit "
-                            "greyscale PNG per layer named after it")),
+                 .help = N_("unity: RGBA8 PNGs holding 4 layers each; unreal: one 8-bit greyscale "
+                            "PNG per layer named after it")),
 };
 
 static const TgPortDesc export_splat_inputs[] = {

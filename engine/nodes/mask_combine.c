@@ -38,8 +38,8 @@ typedef struct
 static const TgParamDesc mask_combine_params[] = {
   TG_PARAM_ENUM (MaskCombineParams, op, .label = N_("Operation"), .def_s = "and",
                  .choices = mask_ops,
-                 .help = N_("and: min(a, b); multiply: a*b; or: max(a, b); subtract: a*(1-b); "
-                            "xor: |a-b|")),
+                 .help = N_("and: min(a, b); multiply: a*b; or: "
+                            "max(a, b); subtract: a*(1-b); xor: |a-b|")),
 };
 
 static const TgPortDesc mask_combine_inputs[] = {

@@ -18,9 +18,9 @@ static const TgParamDesc mesh_export_params[] = {
                         .help = N_("Output file, relative to the output folder")),
   TG_PARAM_ENUM (MeshExportParams, format, .label = N_("Format"), .def_s = "glb",
                  .choices = mesh_formats,
-                 .help = N_("glb: glTF 2.0 binary, one node per chunk; obj: Wavefront OBJ text, "
-                            "one object per chunk; ply: binary little-endian PLY, chunks "
-                            "concatenated")),
+                 .help = N_("glb: glTF 2.0 binary, one node per chunk; obj: "
+                            "Wavefront OBJ text, one object per chunk; ply: "
+                            "binary little-endian PLY, chunks concatenated")),
 };
 
 static const TgPortDesc mesh_export_inputs[] = {

@@ -1201,8 +1201,8 @@ static const TgParamDesc iso_params[] = {
                  .unit = "m", .help = N_("Highest corner of the box to mesh, in metres")),
   TG_PARAM_FLOAT (IsoParams, cell_m, .label = N_("Cell size"), .def = 1.0, .min = 0.0, .max = 1e6,
                   .soft_min = 0.05, .soft_max = 20.0, .unit = "m",
-                  .help = N_("Edge of a marching-cubes cell, in metres: smaller is finer and "
-                             "slower")),
+                  .help = N_("Edge of a marching-cubes cell, in "
+                             "metres: smaller is finer and slower")),
   TG_PARAM_FLOAT (IsoParams, iso, .label = N_("Iso level"), .def = 0.0, .min = -1e6, .max = 1e6,
                   .soft_min = -10.0, .soft_max = 10.0,
                   .help = N_("Field value of the surface; positive values grow the shape of a "

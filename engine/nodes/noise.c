@@ -110,14 +110,14 @@ static const char *const mode_choices[] = { "fbm", "ridged", "billow", NULL };
 static const TgParamDesc fbm_params[] = {
   TG_PARAM_ENUM (TgFbmParams, basis, .label = N_("Basis"), .def_s = "perlin",
                  .choices = basis_choices,
-                 .help = N_("The noise summed in each octave: perlin (improved gradient noise), "
-                            "simplex (smoother, fewer grid artefacts), value (softer blobs) or "
-                            "worley (cells)")),
+                 .help = N_("The noise summed in each octave: perlin (improved "
+                            "gradient noise), simplex (smoother, fewer grid "
+                            "artefacts), value (softer blobs) or worley (cells)")),
   TG_PARAM_ENUM (TgFbmParams, worley_return, .label = N_("Cell value"), .def_s = "f1",
                  .choices = worley_choices,
-                 .help = N_("Worley only: distance to the nearest feature point (f1), to the "
-                            "second nearest (f2), or their difference (f2_minus_f1, ridges "
-                            "between cells)")),
+                 .help = N_("Worley only: distance to the nearest feature "
+                            "point (f1), to the second nearest (f2), or their "
+                            "difference (f2_minus_f1, ridges between cells)")),
   TG_PARAM_ENUM (TgFbmParams, mode, .label = N_("Mode"), .def_s = "fbm", .choices = mode_choices,
                  .help = N_("How octaves combine: fbm (rolling hills), ridged (sharp crests) or "
                             "billow (rounded, puffy shapes)")),
@@ -136,8 +136,8 @@ static const TgParamDesc fbm_params[] = {
                  .help = N_("Shifts the sampling window across the noise, in metres (x, z)")),
   TG_PARAM_FLOAT (TgFbmParams, warp_m, .label = N_("Warp"), .def = 0.0, .min = 0.0, .max = 1e5,
                   .soft_min = 0.0, .soft_max = 5000.0, .unit = "m",
-                  .help = N_("Domain warp: the farthest a sample is displaced along each axis, "
-                             "in metres; 0 turns the warp off")),
+                  .help = N_("Domain warp: the farthest a sample is displaced along each axis, in "
+                             "metres; 0 turns the warp off")),
   TG_PARAM_FLOAT (TgFbmParams, warp_scale_m, .label = N_("Warp scale"), .def = 2000.0, .min = 1.0,
                   .max = 1e6, .soft_min = 10.0, .soft_max = 20000.0, .unit = "m",
                   .help = N_("Feature size of the warp noise, in metres")),

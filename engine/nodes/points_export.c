@@ -35,8 +35,8 @@ static const TgParamDesc mesh_item_params[] = {
   TG_PARAM_STRING (MeshItem, prototype, .label = N_("Prototype"), .def_s = "tree",
                    .help = N_("The prototype this mesh shows")),
   TG_PARAM_STRING (MeshItem, path, .label = N_("Mesh file"), .def_s = "",
-                   .help = N_("A .glb file whose meshes make up the prototype, relative to the "
-                              "graph file's folder")),
+                   .help = N_("A .glb file whose meshes make up the "
+                              "prototype, relative to the graph file's folder")),
 };
 
 typedef struct
@@ -51,14 +51,14 @@ static const TgParamDesc export_params[] = {
                         .help = N_("Output file, relative to the output folder")),
   TG_PARAM_ENUM (ExportParams, format, .label = N_("Format"), .def_s = "csv",
                  .choices = format_choices,
-                 .help = N_("csv: prototype,px,py,pz,qx,qy,qz,qw,sx,sy,sz rows; json: the same "
-                            "as objects; glb: glTF with EXT_mesh_gpu_instancing, one node per "
-                            "prototype; godot: a Godot 4 .tscn with one MultiMeshInstance3D per "
-                            "prototype")),
+                 .help = N_("csv: prototype,px,py,pz,qx,qy,qz,qw,sx,sy,sz rows; json: "
+                            "the same as objects; glb: glTF with "
+                            "EXT_mesh_gpu_instancing, one node per prototype; godot: a "
+                            "Godot 4 .tscn with one MultiMeshInstance3D per prototype")),
   TG_PARAM_LIST (ExportParams, meshes, MeshItem, mesh_item_params, .label = N_("Prototype meshes"),
                  .def_s = "", .min = 0, .max = 256,
-                 .help = N_("glb only: meshes to show for prototypes; the others get a marker "
-                            "cone")),
+                 .help = N_("glb only: meshes to show for "
+                            "prototypes; the others get a marker cone")),
 };
 
 static const TgPortDesc export_inputs[] = {

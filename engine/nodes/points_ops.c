@@ -68,8 +68,8 @@ typedef struct
 
 static const TgParamDesc filter_params[] = {
   TG_PARAM_STRING (FilterParams, prototypes, .label = N_("Prototypes"), .def_s = "",
-                   .help = N_("Comma-separated prototype names the filter applies to; others "
-                              "pass unchanged.  Empty: all")),
+                   .help = N_("Comma-separated prototype names the filter applies to; others pass "
+                              "unchanged.  Empty: all")),
   TG_PARAM_ENUM (FilterParams, mask_mode, .label = N_("Mask use"), .def_s = "threshold",
                  .choices = mask_mode_choices,
                  .help = N_("threshold: keep where the mask is at least the threshold; chance: "
@@ -88,8 +88,8 @@ static const TgParamDesc filter_params[] = {
                   .unit = "m", .help = N_("Drop instances above this height")),
   TG_PARAM_FLOAT (FilterParams, max_slope_deg, .label = N_("Steepest slope"), .def = 90.0,
                   .min = 0.0, .max = 90.0, .unit = "deg",
-                  .help = N_("Drop instances on terrain steeper than this (needs the height "
-                             "input; 90: no limit)")),
+                  .help = N_("Drop instances on terrain steeper than "
+                             "this (needs the height input; 90: no limit)")),
   TG_PARAM_SEED (FilterParams, seed, .label = N_("Seed"), .help = N_("Seed of the chance mode")),
 };
 

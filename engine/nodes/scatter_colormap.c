@@ -54,8 +54,8 @@ typedef struct
 
 static const TgParamDesc palette_item_params[] = {
   TG_PARAM_STRING (PaletteItem, name, .label = N_("Prototype"), .def_s = "grass",
-                   .help = N_("The kind of object this colour places; colours with the same "
-                              "name place the same prototype")),
+                   .help = N_("The kind of object this colour places; colours with the same name "
+                              "place the same prototype")),
   TG_PARAM_COLOR (PaletteItem, color, .label = N_("Colour"), .def_v = { 1.0, 0.0, 0.0, 1.0 },
                   .help = N_("Colour painted in the distribution map (its alpha is not used)")),
   TG_PARAM_FLOAT (PaletteItem, tolerance, .label = N_("Tolerance"), .def = 0.0, .min = 0.0,
@@ -115,8 +115,8 @@ static const TgParamDesc colormap_params[] = {
   TG_PARAM_LIST (ColormapParams, palette, PaletteItem, palette_item_params, .label = N_("Palette"),
                  .def_s = "name=grass|color=#ff0000; name=rock|color=#0000ff; "
                           "name=tree|color=#00ff00", .min = 1, .max = MAX_PALETTE,
-                 .help = N_("Which colour places which prototype.  In rgb mode only each "
-                            "colour's red value is used: it selects the prototype")),
+                 .help = N_("Which colour places which prototype.  In rgb mode only each colour's "
+                            "red value is used: it selects the prototype")),
   TG_PARAM_ENUM (ColormapParams, channel_mode, .label = N_("Channels"), .def_s = "palette",
                  .choices = mode_choices,
                  .help = N_("palette: match colours against the palette; rgb: red selects the "
@@ -124,8 +124,8 @@ static const TgParamDesc colormap_params[] = {
                             "density and blue the scale")),
   TG_PARAM_ENUM (ColormapParams, metric, .label = N_("Colour distance"), .def_s = "max_channel",
                  .choices = metric_choices,
-                 .help = N_("max_channel: largest difference of R, G, B; euclidean: distance in "
-                            "RGB space")),
+                 .help = N_("max_channel: largest difference of R, "
+                            "G, B; euclidean: distance in RGB space")),
   TG_PARAM_FLOAT (ColormapParams, tolerance, .label = N_("Tolerance"), .def = 0.12, .min = 0.0,
                   .max = 1.0,
                   .help = N_("Default colour tolerance (0.10-0.15 suits hand-painted maps); a "
@@ -137,36 +137,36 @@ static const TgParamDesc colormap_params[] = {
   TG_PARAM_ENUM (ColormapParams, luminance_mode, .label = N_("Brightness measure"), .def_s = "luma",
                  .choices = luminance_choices,
                  .help = N_("luma: the pixel's luminance (0.2126 R + 0.7152 G + 0.0722 B, as "
-                            "Godot's Color.get_luminance), colours matched as usual, so pure "
-                            "red places at most 21% of the chance; relative: colours match by "
-                            "hue and the chance follows the brightness relative to the palette "
-                            "colour, so half-bright paint of any colour is half the density")),
+                            "Godot's Color.get_luminance), colours matched as usual, so pure red "
+                            "places at most 21% of the chance; relative: colours match by hue and "
+                            "the chance follows the brightness relative to the palette colour, so "
+                            "half-bright paint of any colour is half the density")),
   TG_PARAM_FLOAT (ColormapParams, base_chance, .label = N_("Chance"), .def = 1.0, .min = 0.0,
                   .max = 1.0,
                   .help = N_("Probability that a matching candidate becomes an instance")),
   TG_PARAM_FLOAT (ColormapParams, cell_m, .label = N_("Cell size"), .def = 2.0, .min = 0.01,
                   .max = 100000.0, .soft_min = 0.25, .soft_max = 50.0, .unit = "m",
-                  .help = N_("Candidate grid spacing: one candidate per cell, so about the "
-                             "densest spacing of instances")),
+                  .help = N_("Candidate grid spacing: one candidate per cell, so about the densest "
+                             "spacing of instances")),
   TG_PARAM_FLOAT (ColormapParams, jitter, .label = N_("Jitter"), .def = 1.0, .min = 0.0, .max = 1.0,
-                  .help = N_("How far a candidate may move from its cell's centre, as a "
-                             "fraction of the cell (0: a regular grid; 1: anywhere in the cell)")),
+                  .help = N_("How far a candidate may move from its cell's centre, as a fraction "
+                             "of the cell (0: a regular grid; 1: anywhere in the cell)")),
   TG_PARAM_FLOAT (ColormapParams, warp_m, .label = N_("Warp"), .def = 0.0, .min = 0.0,
                   .max = 100000.0, .soft_min = 0.0, .soft_max = 50.0, .unit = "m",
-                  .help = N_("Largest displacement of candidates by smooth noise, to hide the "
-                             "grid")),
+                  .help = N_("Largest displacement of candidates "
+                             "by smooth noise, to hide the grid")),
   TG_PARAM_FLOAT (ColormapParams, warp_scale_m, .label = N_("Warp size"), .def = 50.0, .min = 0.01,
                   .max = 1000000.0, .soft_min = 1.0, .soft_max = 1000.0, .unit = "m",
                   .help = N_("Feature size of the displacement noise")),
   TG_PARAM_FLOAT (ColormapParams, min_spacing_m, .label = N_("Minimum spacing"), .def = 0.0,
                   .min = 0.0, .max = 100000.0, .soft_min = 0.0, .soft_max = 50.0, .unit = "m",
                   .help = N_("No two instances closer than this (0: no limit); candidates are "
-                             "thinned in world blocks, earlier ones (north first, then west "
-                             "first) winning within a block")),
+                             "thinned in world blocks, earlier ones (north first, then west first) "
+                             "winning within a block")),
   TG_PARAM_ENUM (ColormapParams, spacing_mode, .label = N_("Spacing between"), .def_s = "global",
                  .choices = spacing_choices,
-                 .help = N_("global: between all instances; per_prototype: only between "
-                            "instances of the same prototype")),
+                 .help = N_("global: between all instances; per_prototype: only between instances "
+                            "of the same prototype")),
   TG__SCATTER_XFORM_PARAMS (ColormapParams),
   TG_PARAM_SEED (ColormapParams, seed, .label = N_("Seed"),
                  .help = N_("Seed of every random choice")),

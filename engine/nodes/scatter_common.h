@@ -66,8 +66,8 @@ void tg__scatter_buf_clear (TgScatterBuf *b);
                   .max = 1000.0, .soft_min = 0.1, .soft_max = 4.0,                             \
                   .help = N_("Largest uniform scale of an instance")),                         \
   TG_PARAM_BOOL (S, snap, .label = N_("Snap to terrain"), .def = true,                         \
-                 .help = N_("Set each instance's height to the terrain under it (needs "       \
-                            "the height input; without it instances sit at 0 m)")),            \
+                 .help = N_("Set each instance's height to the terrain under it (needs the "   \
+                            "height input; without it instances sit at 0 m)")),                \
   TG_PARAM_FLOAT (S, min_height_m, .label = N_("Lowest terrain"), .def = -100000.0,            \
                   .min = -100000.0, .max = 100000.0, .soft_min = 0.0, .soft_max = 2000.0,      \
                   .unit = "m", .help = N_("No instance where the terrain is lower")),          \

@@ -51,11 +51,11 @@ static const TgParamDesc mask_params[] = {
                   .help = N_("No two instances closer than this")),
   TG_PARAM_FLOAT (MaskParams, base_chance, .label = N_("Chance"), .def = 1.0, .min = 0.0,
                   .max = 1.0,
-                  .help = N_("Probability of keeping a point where the mask is 1; the mask "
-                             "scales it")),
+                  .help = N_("Probability of keeping a point where "
+                             "the mask is 1; the mask scales it")),
   TG_PARAM_INT (MaskParams, attempts, .label = N_("Attempts"), .def = 12, .min = 1, .max = 64,
-                .help = N_("Candidates thrown in each cell of spacing / sqrt 2; more packs "
-                           "tighter and runs slower")),
+                .help = N_("Candidates thrown in each cell of spacing / "
+                           "sqrt 2; more packs tighter and runs slower")),
   TG__SCATTER_XFORM_PARAMS (MaskParams),
   TG_PARAM_SEED (MaskParams, seed, .label = N_("Seed"), .help = N_("Seed of every random choice")),
 };

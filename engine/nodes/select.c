@@ -55,8 +55,8 @@ typedef struct
 static const TgParamDesc height_params[] = {
   TG_PARAM_FLOAT (HeightParams, min_height, .label = N_("Minimum"), .def = 0.5, .min = 0.0,
                   .max = 1.0,
-                  .help = N_("Lowest height selected fully (0..1 of the world's height; 0 = no "
-                             "lower limit)")),
+                  .help = N_("Lowest height selected fully (0..1 of "
+                             "the world's height; 0 = no lower limit)")),
   TG_PARAM_FLOAT (HeightParams, max_height, .label = N_("Maximum"), .def = 1.0, .min = 0.0,
                   .max = 1.0, .help = N_("Highest height selected fully (1 = no upper limit)")),
   TG_PARAM_FLOAT (HeightParams, falloff, .label = N_("Falloff"), .def = 0.05, .min = 0.0,
@@ -163,8 +163,8 @@ static const TgParamDesc aspect_params[] = {
                   .help = N_("Angle either side of the direction at which the mask reaches 0")),
   TG_PARAM_FLOAT (AspectParams, min_slope_deg, .label = N_("Minimum slope"), .def = 2.0, .min = 0.0,
                   .max = 90.0, .unit = "deg",
-                  .help = N_("Flatter ground fades out, since it faces no direction in "
-                             "particular")),
+                  .help = N_("Flatter ground fades out, since it "
+                             "faces no direction in particular")),
 };
 
 typedef enum
@@ -341,12 +341,12 @@ static const TgParamDesc curvature_params[] = {
                  .help = N_("convex: ridges and crests; concave: gullies and hollows; both")),
   TG_PARAM_FLOAT (CurvatureParams, radius_m, .label = N_("Radius"), .def = 50.0, .min = 0.0,
                   .max = 1e5, .soft_min = 0.0, .soft_max = 1000.0, .unit = "m",
-                  .help = N_("Size of the surroundings each point is compared with; larger "
-                             "finds larger landforms")),
+                  .help = N_("Size of the surroundings each point is "
+                             "compared with; larger finds larger landforms")),
   TG_PARAM_FLOAT (CurvatureParams, depth_m, .label = N_("Depth"), .def = 5.0, .min = 1e-6,
                   .max = 1e5, .soft_min = 0.1, .soft_max = 100.0, .unit = "m",
-                  .help = N_("Height above (convex) or below (concave) the surroundings that "
-                             "gives a full mask")),
+                  .help = N_("Height above (convex) or below (concave) "
+                             "the surroundings that gives a full mask")),
 };
 
 static int

@@ -72,8 +72,8 @@ static const TgParamDesc splat_layer_params[] = {
                    .help = N_("Layer name (letters, digits, '_', '-'): a channel name and, for "
                               "Unreal, part of the file name")),
   TG_PARAM_INT (SplatLayer, priority, .label = N_("Priority"), .def = 1, .min = -1000, .max = 1000,
-                .help = N_("Higher priority layers are painted over lower ones; equal "
-                           "priorities stack in list order (later on top)")),
+                .help = N_("Higher priority layers are painted over lower ones; equal priorities "
+                           "stack in list order (later on top)")),
 };
 
 typedef struct
@@ -84,8 +84,8 @@ typedef struct
 
 static const TgParamDesc splat_params[] = {
   TG_PARAM_STRING (SplatParams, base_name, .label = N_("Base layer"), .def_s = "grass",
-                   .help = N_("Name of the layer that takes whatever the masks leave uncovered "
-                              "(always layer 0)")),
+                   .help = N_("Name of the layer that takes whatever the "
+                              "masks leave uncovered (always layer 0)")),
   TG_PARAM_LIST (SplatParams, layers, SplatLayer, splat_layer_params, .label = N_("Layers"),
                  .def_s = "name=rock|priority=1; name=snow|priority=2", .min = 0, .max = SPLAT_MAX,
                  .help = N_("One entry per mask input, in order: entry 1 is painted by mask1, "
@@ -840,8 +840,8 @@ typedef struct
 static const TgParamDesc hillshade_params[] = {
   TG_PARAM_FLOAT (HillshadeParams, azimuth_deg, .label = N_("Sun direction"), .def = 315.0,
                   .min = 0.0, .max = 360.0, .unit = "deg",
-                  .help = N_("Compass direction the light comes from: 0 = north, 90 = east, 315 "
-                             "= north-west (the cartographic default)")),
+                  .help = N_("Compass direction the light comes from: 0 = north, 90 = east, 315 = "
+                             "north-west (the cartographic default)")),
   TG_PARAM_FLOAT (HillshadeParams, elevation_deg, .label = N_("Sun elevation"), .def = 45.0,
                   .min = 0.0, .max = 90.0, .unit = "deg",
                   .help = N_("Angle of the sun above the horizon")),
@@ -850,8 +850,8 @@ static const TgParamDesc hillshade_params[] = {
                   .help = N_("Multiplies the relief before shading")),
   TG_PARAM_FLOAT (HillshadeParams, ambient, .label = N_("Ambient"), .def = 0.0, .min = 0.0,
                   .max = 1.0,
-                  .help = N_("Light from the whole sky: slopes facing away from the sun keep "
-                             "this much (0 = black shadows, as in a cartographic hillshade)")),
+                  .help = N_("Light from the whole sky: slopes facing away from the sun keep this "
+                             "much (0 = black shadows, as in a cartographic hillshade)")),
 };
 
 static const TgPortDesc hillshade_outputs[] = {
@@ -876,8 +876,8 @@ typedef struct
 static const TgParamDesc normals_params[] = {
   TG_PARAM_ENUM (NormalsParams, convention, .label = N_("Convention"), .def_s = "opengl",
                  .choices = normal_conventions,
-                 .help = N_("opengl: green points north (+Y up; Unity, Godot, Blender); "
-                            "directx: green points south (-Y; Unreal)")),
+                 .help = N_("opengl: green points north (+Y up; Unity, Godot, Blender); directx: "
+                            "green points south (-Y; Unreal)")),
   TG_PARAM_FLOAT (NormalsParams, strength, .label = N_("Strength"), .def = 1.0, .min = 0.0,
                   .max = 100.0, .soft_min = 0.0, .soft_max = 10.0,
                   .help = N_("Multiplies the relief; 1 is the true surface")),
