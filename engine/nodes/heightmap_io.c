@@ -108,11 +108,8 @@ input_row (const void *user, const TgRegion *r, int j, const float *const *in, f
 {
   const InputJob *job = user;
   const TgImage *img = job->img;
-  /* Row 0 is north: +Z maximum. */
   double fy;
-  int y0 = tg__image_axis (tg__image_px_y (tg_region_z (r, j), job->sz, img->height),
-                           img->height, &fy);
-  int y1 = img->height > 1 ? y0 + 1 : y0;
+  int y1, y0 = tg__image_rows (img, tg_region_z (r, j), job->sz, &y1, &fy);
 
   (void) in;
   for (int i = 0; i < r->width; i++)

@@ -95,9 +95,7 @@ input_image_row (const void *user, const TgRegion *r, int j, const float *const 
   const TgImage *img = job->img;
   bool has_alpha = img->channels == 2 || img->channels == 4;
   double fy;
-  int y0 = tg__image_axis (tg__image_px_y (tg_region_z (r, j), job->size_z, img->height),
-                           img->height, &fy);
-  int y1 = img->height > 1 ? y0 + 1 : y0;
+  int y1, y0 = tg__image_rows (img, tg_region_z (r, j), job->size_z, &y1, &fy);
 
   (void) in;
   for (int i = 0; i < r->width; i++)

@@ -56,6 +56,18 @@ tg__image_px_y (double z, double size_z, int h)
   return (0.5 * size_z - z) / size_z * (double) (h - 1);
 }
 
+/* The two image rows around world Z (row 0 is north, +Z maximum): returns
+ * the upper one, stores the lower one (the same on a one-row image) in
+ * *Y1 and its weight in *FRAC. */
+static inline int
+tg__image_rows (const TgImage *img, double z, double size_z, int *y1, double *frac)
+{
+  int y0 = tg__image_axis (tg__image_px_y (z, size_z, img->height), img->height, frac);
+
+  *y1 = img->height > 1 ? y0 + 1 : y0;
+  return y0;
+}
+
 /* Loads the image named by a file node's PATH parameter into *IMG (owned
  * by the context) and checks that it can be sampled: 1 to 4 channels of
  * 8, 16 or 32 bits, over a world with an extent.  WHAT names the file in
