@@ -176,8 +176,6 @@ typedef enum
 typedef struct
 {
   GradKind kind;
-  const TgValue *in;
-  TgValue *out;
   double scale;       /* height_m / (2 * cell) */
   /* slope: band on the angle */
   double lo, hi, fall;
@@ -195,67 +193,52 @@ angle_between (double a, double b)
 }
 
 static void
-grad_rows (void *user, int begin, int end)
+grad_row (const void *user, const TgRegion *r, int j, const TgValue *const *in, float *dst)
 {
   const GradJob *job = user;
-  const TgRegion *r = &job->out->region;
+  const float *n = tg__grid_row (in[0], r, j - 1);
+  const float *m = tg__grid_row (in[0], r, j);
+  const float *s = tg__grid_row (in[0], r, j + 1);
 
-  for (int j = begin; j < end; j++)
-    {
-      const float *n = tg__grid_row (job->in, r, j - 1);
-      const float *m = tg__grid_row (job->in, r, j);
-      const float *s = tg__grid_row (job->in, r, j + 1);
-      float *dst = tg_value_row (job->out, j);
-
-      if (job->kind == GRAD_SLOPE)
-        for (int i = 0; i < r->width; i++)
-          {
-            double gx, gz;
-            tg__gradient (n, m, s, i, job->scale, &gx, &gz);
-            dst[i] = (float) tg__band (atan (sqrt (gx * gx + gz * gz)) * RAD2DEG, job->lo,
-                                       job->hi, job->fall);
-          }
-      else
-        for (int i = 0; i < r->width; i++)
-          {
-            double gx, gz, slope, facing, v;
-            tg__gradient (n, m, s, i, job->scale, &gx, &gz);
-            slope = atan (sqrt (gx * gx + gz * gz)) * RAD2DEG;
-            /* The ground faces downhill, -gradient; compass angle from
-             * north (+Z) turning east (+X). */
-            facing = atan2 (-gx, -gz) * RAD2DEG;
-            if (facing < 0.0)
-              facing += 360.0;
-            v = job->spread > 0.0
-                  ? tg__smoothstep01 (1.0 - angle_between (facing, job->dir) / job->spread)
-                  : (double) (angle_between (facing, job->dir) == 0.0);
-            if (job->min_slope > 0.0)
-              v *= tg__smoothstep01 (slope / job->min_slope);
-            else if (!(slope > 0.0))
-              v = 0.0;
-            dst[i] = (float) (isnan (v) ? 0.0 : v);
-          }
-    }
+  if (job->kind == GRAD_SLOPE)
+    for (int i = 0; i < r->width; i++)
+      {
+        double gx, gz;
+        tg__gradient (n, m, s, i, job->scale, &gx, &gz);
+        dst[i] = (float) tg__band (atan (sqrt (gx * gx + gz * gz)) * RAD2DEG, job->lo,
+                                   job->hi, job->fall);
+      }
+  else
+    for (int i = 0; i < r->width; i++)
+      {
+        double gx, gz, slope, facing, v;
+        tg__gradient (n, m, s, i, job->scale, &gx, &gz);
+        slope = atan (sqrt (gx * gx + gz * gz)) * RAD2DEG;
+        /* The ground faces downhill, -gradient; compass angle from
+         * north (+Z) turning east (+X). */
+        facing = atan2 (-gx, -gz) * RAD2DEG;
+        if (facing < 0.0)
+          facing += 360.0;
+        v = job->spread > 0.0
+              ? tg__smoothstep01 (1.0 - angle_between (facing, job->dir) / job->spread)
+              : (double) (angle_between (facing, job->dir) == 0.0);
+        if (job->min_slope > 0.0)
+          v *= tg__smoothstep01 (slope / job->min_slope);
+        else if (!(slope > 0.0))
+          v = 0.0;
+        dst[i] = (float) (isnan (v) ? 0.0 : v);
+      }
 }
 
 static int
 grad_run (TgEvalCtx *c, GradJob *job)
 {
   const TgRegion *region = tg_eval_region (c);
-  const TgWorld *world = tg_eval_world (c);
-  TgRegion need = tg_region_grow (region, 1);
-  int rc;
 
-  job->in = tg_eval_input (c, 0);
-  if ((rc = tg__check_grid_input (c, job->in, "height", &need)) < 0)
-    return rc;
   if (!(region->cell > 0.0))
     return tg_eval_fail (c, TG_EINVAL, "the world has no extent");
-  job->out = tg_eval_new_output (c, 0, 1);
-  if (!job->out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
-  job->scale = world->height_m / (2.0 * region->cell);
-  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), grad_rows, job);
+  job->scale = tg_eval_world (c)->height_m / (2.0 * region->cell);
+  return tg_eval_map_area_rows (c, 1, 1, grad_row, job);
 }
 
 static int

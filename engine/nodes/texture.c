@@ -892,8 +892,6 @@ typedef enum
 typedef struct
 {
   SurfKind kind;
-  const TgValue *in;
-  TgValue *out;
   double scale;        /* height_m * exaggeration / (2 cell) */
   double lx, ly, lz;   /* hillshade: unit vector to the sun (east, up, north) */
   double ambient;      /* hillshade: the shade of a slope facing away */
@@ -901,39 +899,33 @@ typedef struct
 } SurfJob;
 
 static void
-surf_rows (void *user, int begin, int end)
+surf_row (const void *user, const TgRegion *r, int j, const TgValue *const *in, float *dst)
 {
   const SurfJob *job = user;
-  const TgRegion *r = &job->out->region;
+  const float *n = tg__grid_row (in[0], r, j - 1);
+  const float *m = tg__grid_row (in[0], r, j);
+  const float *s = tg__grid_row (in[0], r, j + 1);
 
-  for (int j = begin; j < end; j++)
+  for (int i = 0; i < r->width; i++)
     {
-      const float *n = tg__grid_row (job->in, r, j - 1);
-      const float *m = tg__grid_row (job->in, r, j);
-      const float *s = tg__grid_row (job->in, r, j + 1);
-      float *dst = tg_value_row (job->out, j);
-
-      for (int i = 0; i < r->width; i++)
+      double gx, gz, inv;
+      tg__gradient (n, m, s, i, job->scale, &gx, &gz);
+      /* Unit normal (-gx, 1, -gz) in (east, up, north). */
+      inv = 1.0 / sqrt (gx * gx + gz * gz + 1.0);
+      if (job->kind == SURF_HILLSHADE)
         {
-          double gx, gz, inv;
-          tg__gradient (n, m, s, i, job->scale, &gx, &gz);
-          /* Unit normal (-gx, 1, -gz) in (east, up, north). */
-          inv = 1.0 / sqrt (gx * gx + gz * gz + 1.0);
-          if (job->kind == SURF_HILLSHADE)
-            {
-              double d = (-gx * job->lx + job->ly - gz * job->lz) * inv;
-              d = isnan (d) ? 0.0 : tg__clamp01 (d);
-              dst[i] = (float) (job->ambient + (1.0 - job->ambient) * d);
-            }
-          else
-            {
-              float *px = dst + (size_t) i * 4;
-              /* Tangent space: X = east (U), Y = north (V up), Z = out. */
-              px[0] = (float) (0.5 - 0.5 * gx * inv);
-              px[1] = (float) (0.5 - 0.5 * job->green_sign * gz * inv);
-              px[2] = (float) (0.5 + 0.5 * inv);
-              px[3] = 1.0f;
-            }
+          double d = (-gx * job->lx + job->ly - gz * job->lz) * inv;
+          d = isnan (d) ? 0.0 : tg__clamp01 (d);
+          dst[i] = (float) (job->ambient + (1.0 - job->ambient) * d);
+        }
+      else
+        {
+          float *px = dst + (size_t) i * 4;
+          /* Tangent space: X = east (U), Y = north (V up), Z = out. */
+          px[0] = (float) (0.5 - 0.5 * gx * inv);
+          px[1] = (float) (0.5 - 0.5 * job->green_sign * gz * inv);
+          px[2] = (float) (0.5 + 0.5 * inv);
+          px[3] = 1.0f;
         }
     }
 }
@@ -942,19 +934,11 @@ static int
 surf_run (TgEvalCtx *c, SurfJob *job, double exaggeration)
 {
   const TgRegion *region = tg_eval_region (c);
-  TgRegion need = tg_region_grow (region, 1);
-  int rc;
 
-  job->in = tg_eval_input (c, 0);
-  if ((rc = tg__check_grid_input (c, job->in, "height", &need)) < 0)
-    return rc;
   if (!(region->cell > 0.0))
     return tg_eval_fail (c, TG_EINVAL, "the world has no extent");
-  job->out = tg_eval_new_output (c, 0, job->kind == SURF_NORMALS ? 4 : 1);
-  if (!job->out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
   job->scale = tg_eval_world (c)->height_m * exaggeration / (2.0 * region->cell);
-  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), surf_rows, job);
+  return tg_eval_map_area_rows (c, 1, job->kind == SURF_NORMALS ? 4 : 1, surf_row, job);
 }
 
 static int

@@ -167,6 +167,60 @@ test_global_node_sees_whole_map (void)
   tg_graph_free (g);
 }
 
+/* The point- and area-filter bases: inputs read over the output's rows
+ * (an unlinked optional one as NULL), the channels asked for, and the
+ * same bytes as the hand-written loops of test.blur. */
+static void
+test_map_rows (void)
+{
+  const char *types[] = { "test.coord", "test.mix" };
+  const char *blur[] = { "test.coord", "test.blur" };
+  TgGraph *g = graph_with (types, 2), *gb = graph_with (blur, 2);
+  TgEngine *e = tg_engine_new (NULL);
+  TgError err = { 0 };
+  TgRegion r, t;
+  TgValue *coord, *mix, *a, *b;
+
+  tg_region_for_world (&r, tg_graph_world (g), 97);
+  t = tg_region_window (&r, 10, 5, 20, 30);
+  coord = pull (e, g, 0, &t, NULL);
+  mix = pull (e, g, 1, &t, NULL);
+  TG_CHECK_INT_EQ (mix->channels, 2);
+  for (int y = 0; y < t.height; y++)
+    for (int x = 0; x < t.width; x++)
+      {
+        TG_CHECK (tg_value_row (mix, y)[2 * x] == tg_value_row (coord, y)[x]);
+        TG_CHECK (tg_value_row (mix, y)[2 * x + 1] == (float) y);
+      }
+  tg_value_unref (mix);
+  TG_CHECK (tg_graph_add_link (g, "n0", "height", "n1", "detail", &err) >= 0);
+  mix = pull (e, g, 1, &t, NULL);
+  for (int y = 0; y < t.height; y++)
+    for (int x = 0; x < t.width; x++)
+      TG_CHECK (tg_value_row (mix, y)[2 * x]
+                == tg_value_row (coord, y)[x] + 10.0f * tg_value_row (coord, y)[x]);
+  tg_value_unref (mix);
+  tg_value_unref (coord);
+
+  /* test.box (the base) beside test.blur (a loop of its own) on the
+   * same input: the same bytes, over a tile and at the world's edge. */
+  TG_CHECK (tg_graph_add_node (gb, "box", "test.box", &err) == 2);
+  TG_CHECK (tg_graph_add_link (gb, "n0", "height", "box", "height", &err) >= 0);
+  a = pull (e, gb, 1, &t, NULL);
+  b = pull (e, gb, 2, &t, NULL);
+  TG_CHECK (memcmp (a->data, b->data, tg_region_samples (&t) * sizeof (float)) == 0);
+  tg_value_unref (a);
+  tg_value_unref (b);
+  a = pull (e, gb, 1, &r, NULL);
+  b = pull (e, gb, 2, &r, NULL);
+  TG_CHECK (memcmp (a->data, b->data, tg_region_samples (&r) * sizeof (float)) == 0);
+  tg_value_unref (a);
+  tg_value_unref (b);
+  tg_engine_free (e);
+  tg_graph_free (gb);
+  tg_graph_free (g);
+}
+
 static void
 test_failure_is_per_node (void)
 {
@@ -492,6 +546,7 @@ main (void)
   TG_RUN (test_second_pull_computes_nothing);
   TG_RUN (test_threads_and_tiles_identical);
   TG_RUN (test_global_node_sees_whole_map);
+  TG_RUN (test_map_rows);
   TG_RUN (test_failure_is_per_node);
   TG_RUN (test_cancel_answers_quickly);
   TG_RUN (test_export_all_or_nothing);

@@ -132,6 +132,71 @@ static const TgNodeDesc test_blur = {
 };
 TG_NODE_REGISTER (test_blur);
 
+/* test.blur again, as an area filter through tg_eval_map_area_rows. */
+static void
+box_row (const void *job, const TgRegion *r, int j, const TgValue *const *in, float *out)
+{
+  (void) job;
+  for (int x = 0; x < r->width; x++)
+    {
+      float s = 0;
+      for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++)
+          {
+            int ix = r->col0 + x + dx - in[0]->region.col0;
+            int iy = r->row0 + j + dy - in[0]->region.row0;
+            s += tg_value_row (in[0], iy)[ix];
+          }
+      out[x] = s / 9.0f;
+    }
+}
+
+static int
+box_eval (TgEvalCtx *c)
+{
+  return tg_eval_map_area_rows (c, 1, 1, box_row, NULL);
+}
+
+static const TgNodeDesc test_box = {
+  .type = "test.box", .category = TG_CATEGORY_OTHER, .label = "Box",
+  TG_INPUTS (height_in), TG_OUTPUTS (height_out),
+  .locality = TG_LOCALITY_APRON, .apron = blur_apron, .eval = box_eval,
+};
+TG_NODE_REGISTER (test_box);
+
+/* A point filter through tg_eval_map_rows: height + 10 * detail, the
+ * optional detail counting 0 while unlinked, and the row's index in a
+ * second channel. */
+static const TgPortDesc mix_in[] = {
+  { "height", TG_TYPE_HEIGHT, "Height", false, NULL },
+  { "detail", TG_TYPE_HEIGHT, "Detail", true, NULL },
+};
+static const TgPortDesc mix_out[] = { { "height", TG_TYPE_HEIGHT, "Height", false, NULL } };
+
+static void
+mix_row (const void *job, const TgRegion *r, int j, const float *const *in, float *out)
+{
+  (void) job;
+  for (int x = 0; x < r->width; x++)
+    {
+      out[2 * x] = in[0][x] + (in[1] ? 10.0f * in[1][x] : 0.0f);
+      out[2 * x + 1] = (float) j;
+    }
+}
+
+static int
+mix_eval (TgEvalCtx *c)
+{
+  return tg_eval_map_rows (c, 2, mix_row, NULL);
+}
+
+static const TgNodeDesc test_mix = {
+  .type = "test.mix", .category = TG_CATEGORY_OTHER, .label = "Mix",
+  TG_INPUTS (mix_in), TG_OUTPUTS (mix_out),
+  .locality = TG_LOCALITY_LOCAL, .eval = mix_eval,
+};
+TG_NODE_REGISTER (test_mix);
+
 /* Subtracts the whole map's mean: a global node. */
 static int
 center_eval (TgEvalCtx *c)

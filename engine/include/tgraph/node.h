@@ -226,6 +226,18 @@ typedef void (*TgRowFunc) (const void *job, const TgRegion *r, int j, const floa
  * failed with (the message names the input). */
 int tg_eval_map_rows (TgEvalCtx *c, int channels, TgRowFunc row, const void *job);
 
+/* Computes row J of an area filter's output over region R: OUT as for a
+ * point filter; IN[k] is input k itself (NULL when unlinked), which
+ * covers R grown by the filter's apron, so the row reads the rows and
+ * columns around J too. */
+typedef void (*TgAreaRowFunc) (const void *job, const TgRegion *r, int j,
+                               const TgValue *const *in, float *out);
+
+/* tg_eval_map_rows for an area filter, whose inputs must cover
+ * tg_eval_region() grown by APRON samples. */
+int tg_eval_map_area_rows (TgEvalCtx *c, int apron, int channels, TgAreaRowFunc row,
+                           const void *job);
+
 /* In a tiled scheme's step or reduce: the build's tiling (the job's tile
  * in ix, iy; -1, -1 in a reduce).  NULL in an ordinary evaluation. */
 const TgTiling *tg_eval_tiling (TgEvalCtx *c);
