@@ -8,7 +8,9 @@
  * node, the whole lattice), reading inputs through tg_eval_input() (each
  * carries its own region; for an apron node it covers the output region
  * grown by the apron).  Work in rows on the engine's pool with
- * tg_eval_parallel(), which also checks cancellation and reports progress.
+ * tg_eval_parallel(), which also checks cancellation and reports progress
+ * (a point or area filter hands only a row function to tg_eval_map_rows
+ * or tg_eval_map_area_rows).
  * Write only disjoint parts of the output from each chunk, and draw random
  * numbers from tg_hash_* of coordinates, so the bytes do not depend on the
  * thread count or on how the region is tiled.
