@@ -27,6 +27,65 @@ test_registry_finds_section_nodes (void)
   TG_CHECK_INT_EQ (tg_node_desc_find_input (d, "height"), -1);
 }
 
+/* The macros fill the fields they are given and those the kind fixes; a
+ * slider without soft limits spans the hard range. */
+typedef struct
+{
+  double radius_m, gain;
+  int count, seed;
+  bool on;
+} MacroParams;
+
+static void
+test_param_macros (void)
+{
+  static const TgParamDesc d[] = {
+    TG_PARAM_FLOAT (MacroParams, radius_m, .label = "Radius", .def = 50.0, .min = 0.0,
+                    .max = 1e5, .soft_min = 0.0, .soft_max = 1000.0, .unit = "m", .help = "R"),
+    TG_PARAM_FLOAT (MacroParams, gain, .label = "Gain", .def = 1.0, .min = -2.0, .max = 4.0,
+                    .help = "G"),
+    TG_PARAM_INT (MacroParams, count, .label = "Count", .def = 3, .min = 1, .max = 9, .help = "C"),
+    TG_PARAM_SEED (MacroParams, seed, .label = "Seed", .help = "S"),
+    TG_PARAM_BOOL (MacroParams, on, .label = "On", .def = true, .help = "O"),
+  };
+  double lo, hi;
+
+  TG_CHECK (strcmp (d[0].name, "radius_m") == 0 && d[0].type == TG_PARAM_FLOAT);
+  TG_CHECK (d[0].offset == offsetof (MacroParams, radius_m) && strcmp (d[0].unit, "m") == 0);
+  TG_CHECK (d[0].def == 50.0 && d[0].min == 0.0 && d[0].max == 1e5);
+  tg_param_soft_range (&d[0], &lo, &hi);
+  TG_CHECK (lo == 0.0 && hi == 1000.0);
+  tg_param_soft_range (&d[1], &lo, &hi);
+  TG_CHECK (lo == -2.0 && hi == 4.0);
+  tg_param_soft_range (&d[2], &lo, &hi);
+  TG_CHECK (lo == 1.0 && hi == 9.0 && d[2].offset == offsetof (MacroParams, count));
+  TG_CHECK (d[3].type == TG_PARAM_SEED && d[3].def == 0 && d[3].max == 2147483647.0);
+  tg_param_soft_range (&d[3], &lo, &hi);
+  TG_CHECK (lo == 0.0 && hi == 2147483647.0);
+  TG_CHECK (d[4].def == 1.0 && d[4].min == 0.0 && d[4].max == 1.0 && !d[4].unit);
+}
+
+/* The menu lists every category once, Other (where a descriptor without
+ * one lands) last; the test nodes are there. */
+static void
+test_categories (void)
+{
+  bool seen[TG_CATEGORY_COUNT] = { false };
+
+  for (int k = 0; k < TG_CATEGORY_COUNT; k++)
+    {
+      TgCategory c = tg_category_at (k);
+      TG_CHECK ((unsigned) c < TG_CATEGORY_COUNT && !seen[c]);
+      seen[c] = true;
+      TG_CHECK (tg_category_name (c) && tg_category_name (c)[0]);
+    }
+  TG_CHECK (tg_category_at (0) == TG_CATEGORY_INPUT);
+  TG_CHECK (tg_category_at (TG_CATEGORY_COUNT - 1) == TG_CATEGORY_OTHER);
+  TG_CHECK (strcmp (tg_category_name (TG_CATEGORY_GENERATORS), "Generators") == 0);
+  TG_CHECK (strcmp (tg_category_name (TG_CATEGORY_OTHER), "Other") == 0);
+  TG_CHECK (tg_registry_lookup ("test.coord")->category == TG_CATEGORY_OTHER);
+}
+
 static void
 test_add_node_errors (void)
 {
@@ -382,6 +441,8 @@ int
 main (void)
 {
   TG_RUN (test_registry_finds_section_nodes);
+  TG_RUN (test_param_macros);
+  TG_RUN (test_categories);
   TG_RUN (test_add_node_errors);
   TG_RUN (test_param_checks_name_the_place);
   TG_RUN (test_param_parse);
