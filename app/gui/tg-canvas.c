@@ -142,8 +142,8 @@ type_colour (TgPortType t, double rgb[3])
   memcpy (rgb, c[(int) t < TG_TYPE_COUNT ? (int) t : 0], sizeof c[0]);
 }
 
-/* A node's title colour, by category.  The five with no hue of their own
- * keep the muted ones the canvas once derived from their names. */
+/* A node's title colour, by category.  Selectors, Texturing, Scatter, Mesh
+ * and Other keep the muted hues the canvas used to derive from their names. */
 static void
 category_colour (TgCategory category, double rgb[3])
 {
