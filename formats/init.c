@@ -41,6 +41,8 @@ register_all (void)
 {
   int rc = tg_io_register_image_reader ("png", tg_png_read);
 
+  rc = rc ? rc : tg_io_register_image_info_reader ("png", tg_png_read_info);
+
   for (size_t i = 0; rc == 0 && i < sizeof image_writers / sizeof image_writers[0]; i++)
     rc = tg_io_register_image_writer (image_writers[i].format, image_writers[i].fn);
   rc = rc ? rc : tg_io_register_mesh_writer ("glb", tg__write_mesh_glb);

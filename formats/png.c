@@ -129,8 +129,10 @@ on_flush (png_structp png)
   fflush (st->f);
 }
 
-int
-tg_png_read (const char *path, TgImage *out, TgError *err)
+/* Reads PATH into OUT; with HEADER_ONLY, stops after the checks on its
+ * header (OUT's data stays NULL), so a size is known without decoding. */
+static int
+png_read (const char *path, TgImage *out, bool header_only, TgError *err)
 {
   /* Every ancillary chunk libpng knows but tRNS: we use none of them, and
    * some handlers trust the chunk's length (libpng 1.6.39 allocates an
@@ -231,6 +233,15 @@ tg_png_read (const char *path, TgImage *out, TgError *err)
                "a %" PRIu32 "x%" PRIu32 " image with %d channels of %d bits is more than the "
                "%" PRIu64 " GiB an input image may take",
                (uint32_t) width, (uint32_t) height, channels, bits, TG__PNG_MAX_BYTES >> 30);
+  if (header_only)
+    {
+      png_destroy_read_struct (&png, &info, NULL);
+      fclose (st->f);
+      free (st);
+      *out = (TgImage) { .width = (int) width, .height = (int) height, .channels = channels,
+                         .bits = bits };
+      return 0;
+    }
 
   st->data = malloc (rowbytes * height);
   st->rows = malloc (sizeof *st->rows * height);
@@ -251,6 +262,18 @@ tg_png_read (const char *path, TgImage *out, TgError *err)
   free (st->rows);
   free (st);
   return 0;
+}
+
+int
+tg_png_read (const char *path, TgImage *out, TgError *err)
+{
+  return png_read (path, out, false, err);
+}
+
+int
+tg_png_read_info (const char *path, TgImage *info, TgError *err)
+{
+  return png_read (path, info, true, err);
 }
 
 int

@@ -125,6 +125,7 @@ typedef struct
   int resolution;        /* 0: the file's */
   int threads;           /* 0: one per core */
   bool quiet;
+  uint64_t memory_limit; /* --memory-limit; 0: the memory available */
   /* tiled builds */
   int nx, ny;            /* --tiles; 0 when not given */
   int ix, iy;            /* --tile; -1 when not given */

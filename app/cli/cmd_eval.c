@@ -408,6 +408,15 @@ tg__cli_eval_parse (int argc, char **argv, TgCliEvalOptions *o)
           if (m < 0 || tg__cli_parse_int (CMD_, "--threads", v, 0, 1024, &o->threads) < 0)
             return TG_CLI_EXIT_USAGE;
         }
+      else if (!plan
+               && (m = tg__cli_option_value (CMD_, argc, argv, &i, "--memory-limit", NULL, &v)) != 0)
+        {
+          TgError err = { 0 };
+          if (m < 0)
+            return TG_CLI_EXIT_USAGE;
+          if (tg_parse_bytes (v, &o->memory_limit, &err) < 0)
+            return tg__cli_usage_error (CMD_, "--memory-limit: %s", err.message);
+        }
       else if ((m = tg__cli_option_value (CMD_, argc, argv, &i, "--set", "-s", &v)) != 0)
         {
           if (m < 0)
@@ -496,6 +505,62 @@ tg__cli_eval_prepare (const TgCliEvalOptions *o)
   return g;
 }
 
+/* --- memory ------------------------------------------------------------ */
+
+/* What a plan's job holds, as the plan estimated it for the batch system;
+ * 0 when the job is not in the plan (tg_plan_run_job says so). */
+static uint64_t
+plan_job_memory (const TgCliEvalOptions *o, const TgGraph *g)
+{
+  TgPlan p;
+  uint64_t need = 0;
+  int ix, iy;
+
+  if (tg_plan_make (g, o->nx, o->ny, &p, NULL) < 0)
+    return 0;
+  for (int j = 0; o->stage < p.n_stages && j < p.stages[o->stage].n_jobs; j++)
+    {
+      tg_plan_job_tile (&p, o->stage, j, &ix, &iy);
+      if (ix == o->ix && iy == o->iy)
+        need = tg_plan_job_memory (&p, g, o->stage, j);
+    }
+  tg_plan_clear (&p);
+  return need;
+}
+
+/* Refuses, before anything runs, a build whose estimate is over
+ * --memory-limit or the memory available (the kernel would kill it
+ * without a word).  Returns 0 or the exit status, the message printed. */
+static int
+check_memory (const TgCliEvalOptions *o, TgEngine *engine, const TgGraph *g,
+              const TgEvalHooks *hooks)
+{
+  uint64_t limit = o->memory_limit ? o->memory_limit : tg_memory_available ();
+  char what[TG_ERROR_MESSAGE_MAX], lim[32];
+  TgMemEstimate est;
+
+  if (limit == 0)
+    return 0;
+  if (o->stage >= 0)
+    {
+      char need[32];
+      est.peak = plan_job_memory (o, g);
+      snprintf (what, sizeof what, "stage %d job%s needs about %s", o->stage,
+                o->ix >= 0 ? " of a tile" : "", tg__cli_format_bytes (est.peak, need, sizeof need));
+    }
+  else if (tg_engine_estimate (engine, g, hooks, limit, &est, NULL) == 0)
+    tg_mem_estimate_describe (&est, g, what, sizeof what);
+  else
+    return 0; /* the build names what is wrong with the graph */
+  if (est.peak <= limit)
+    return 0;
+  fprintf (stderr, "tgraph %s: %s: %s; limit %s (%s)\ntgraph %s: nothing was written to %s/\n",
+           CMD, o->file, what, tg__cli_format_bytes (limit, lim, sizeof lim),
+           o->memory_limit ? "--memory-limit" : "the memory available; see --memory-limit", CMD,
+           o->out_dir);
+  return TG_CLI_EXIT_USAGE;
+}
+
 /* Builds G into the output folder with progress and cancellation; returns
  * the exit status. */
 static int
@@ -532,10 +597,12 @@ build (const TgCliEvalOptions *o, const TgGraph *g)
   TgEvalReport report;
   memset (&report, 0, sizeof report);
 
-  int rc;
+  int rc, refused = 0;
   double t0 = now_s ();
   if (!engine || !cancel)
     rc = tg_error_set (&err, TG_ENOMEM, "", "cannot start the engine");
+  else if ((refused = check_memory (o, engine, g, &hooks)) != 0)
+    rc = TG_ENOMEM;
   else if (o->stage >= 0)
     rc = tg_plan_run_job (engine, g, o->out_dir, o->nx, o->ny, o->stage, o->ix, o->iy, &hooks,
                           &report, &err);
@@ -550,7 +617,9 @@ build (const TgCliEvalOptions *o, const TgGraph *g)
   pthread_mutex_unlock (&progress.lock);
 
   int status;
-  if (rc == TG_ECANCELLED || (rc < 0 && sig))
+  if (refused)
+    status = refused;
+  else if (rc == TG_ECANCELLED || (rc < 0 && sig))
     {
       fprintf (stderr, "tgraph %s: %s: cancelled; nothing was written to %s/\n", CMD, o->file,
                o->out_dir);

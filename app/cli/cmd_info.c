@@ -51,16 +51,47 @@ print_export (const TgGraph *g, int node, const TgRegion *full)
     }
 }
 
+/* What `tgraph eval` would hold at its peak, and what it may take. */
+static void
+print_memory (const TgGraph *g)
+{
+  TgEngineOptions opts = { .threads = 1, .no_cache = true };
+  TgEngine *e = tg_engine_new (&opts);
+  TgMemEstimate est;
+  char what[TG_ERROR_MESSAGE_MAX], peak[32], avail[32];
+  uint64_t available = tg_memory_available ();
+
+  if (e && tg_engine_estimate (e, g, NULL, 0, &est, NULL) == 0)
+    {
+      printf ("memory: about %s at the peak of a build, %s\n",
+              tg__cli_format_bytes (est.peak, peak, sizeof peak),
+              tg_mem_estimate_describe (&est, g, what, sizeof what));
+      if (available > 0)
+        printf ("  available: %s%s\n", tg__cli_format_bytes (available, avail, sizeof avail),
+                est.peak > available ? " (`tgraph eval` refuses this build; try `tgraph plan`)"
+                                     : "");
+    }
+  tg_engine_free (e);
+}
+
 int
 tg__cli_info (int argc, char **argv)
 {
-  const char *file = NULL;
+  const char *file = NULL, *v;
+  int resolution = 0, m;
 
   for (int i = 1; i < argc; i++)
     {
       if (strcmp (argv[i], "--") == 0 && i + 1 < argc && !file)
         {
           file = argv[++i];
+          continue;
+        }
+      if ((m = tg__cli_option_value ("info", argc, argv, &i, "--resolution", "-r", &v)) != 0)
+        {
+          if (m < 0 || tg__cli_parse_int ("info", "--resolution", v, TG_RESOLUTION_MIN,
+                                          TG_RESOLUTION_MAX, &resolution) < 0)
+            return TG_CLI_EXIT_USAGE;
           continue;
         }
       if (argv[i][0] == '-' && argv[i][1] != '\0')
@@ -77,6 +108,8 @@ tg__cli_info (int argc, char **argv)
   if (!g)
     return TG_CLI_EXIT_USAGE;
 
+  if (resolution > 0)
+    tg_graph_world (g)->resolution = resolution;
   const TgWorld *w = tg_graph_world_const (g);
   TgRegion full;
   tg_region_for_world (&full, w, w->resolution);
@@ -108,6 +141,7 @@ tg__cli_info (int argc, char **argv)
   for (int i = 0; i < n; i++)
     if (tg_graph_node_desc (g, i)->flags & TG_NODE_EXPORT)
       print_export (g, i, &full);
+  print_memory (g);
 
   tg_graph_free (g);
   return TG_CLI_EXIT_OK;

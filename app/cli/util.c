@@ -174,15 +174,7 @@ tg__cli_read_file (const char *path, size_t *len)
 const char *
 tg__cli_format_bytes (unsigned long long bytes, char *buf, size_t size)
 {
-  if (bytes < 1024)
-    snprintf (buf, size, "%llu B", bytes);
-  else if (bytes < 1024ULL * 1024)
-    snprintf (buf, size, "%.1f KiB", (double) bytes / 1024.0);
-  else if (bytes < 1024ULL * 1024 * 1024)
-    snprintf (buf, size, "%.1f MiB", (double) bytes / (1024.0 * 1024.0));
-  else
-    snprintf (buf, size, "%.2f GiB", (double) bytes / (1024.0 * 1024.0 * 1024.0));
-  return buf;
+  return tg_format_bytes (bytes, buf, size);
 }
 
 /* --- signals --------------------------------------------------------------- */

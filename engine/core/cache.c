@@ -84,6 +84,23 @@ find (const TgCache *c, TgHash key)
   return -1;
 }
 
+size_t
+tg__cache_budget (const TgCache *c)
+{
+  return c->budget;
+}
+
+bool
+tg__cache_has (TgCache *c, TgHash key)
+{
+  bool has;
+
+  pthread_mutex_lock (&c->lock);
+  has = find (c, key) >= 0;
+  pthread_mutex_unlock (&c->lock);
+  return has;
+}
+
 bool
 tg__cache_get (TgCache *c, TgHash key, int n, TgValue **outs)
 {

@@ -15,9 +15,12 @@ TgCache *tg__cache_new (size_t budget_bytes);
 void tg__cache_free (TgCache *c);
 void tg__cache_clear (TgCache *c);
 size_t tg__cache_bytes (const TgCache *c);
+size_t tg__cache_budget (const TgCache *c);
 
 /* On a hit fills OUTS with N new references and returns true. */
 bool tg__cache_get (TgCache *c, TgHash key, int n, TgValue **outs);
+/* Whether KEY's results are in the cache (no reference taken, no use counted). */
+bool tg__cache_has (TgCache *c, TgHash key);
 /* Stores N outputs under KEY (takes new references of its own). */
 void tg__cache_put (TgCache *c, TgHash key, int n, TgValue *const *outs);
 

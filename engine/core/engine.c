@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "eval.h"
 #include "internal.h"
 #include "pool.h"
 #include "tgraph/engine.h"
@@ -30,63 +31,10 @@
 #define DEFAULT_CACHE_BYTES ((size_t) 1 << 30)
 #define PROGRESS_INTERVAL_NS 20000000LL /* at most 50 reports a second per node */
 
-typedef struct
-{
-  char *path;
-  off_t size;
-  struct timespec mtime;
-  TgImage img;
-} LoadedImage;
-
-struct TgEngine
-{
-  TgPool *pool;
-  TgCache *cache;
-  pthread_mutex_t lock; /* one evaluation at a time */
-  LoadedImage *images;
-  int n_images;
-};
-
 struct TgCancel
 {
   atomic_bool requested;
 };
-
-/* One (node, region) an evaluation needs. */
-typedef struct
-{
-  int node;
-  TgRegion region;
-  TgHash key;
-  int key_rc;   /* 1 when the key is computed, negative when the node is invalid */
-  TgValue **outs; /* after evaluation */
-  bool done;
-  bool failed;
-  int consumers;  /* jobs still to read this one's outputs */
-  int source;     /* a job of the same node over a larger region, or -1 */
-} Job;
-
-typedef struct
-{
-  TgEngine *e;
-  const TgGraph *g;
-  const TgEvalHooks *hooks;
-  TgEvalReport *report;
-  TgError *err;
-  Job *jobs;
-  int n_jobs, cap_jobs;
-  void **params;      /* per node: the filled parameter struct, or NULL */
-  /* export mode */
-  TgExportList *exports;
-  /* tiled builds: the store of earlier stages' results (may be NULL) and,
-   * while a tiled scheme's step or reduce runs, the tiling it sees */
-  const TgTileStore *store;
-  const TgTiling *step_tiling;
-  bool raw_tiles; /* a tile job's images go out raw, for stitch to encode */
-  bool validated; /* the graph passed tg_graph_validate unchanged since: skip check_node */
-  const TgTiling *export_tiling; /* an export of one tile: its window */
-  TgRegion export_window;
-} Eval;
 
 struct TgEvalCtx
 {
@@ -268,8 +216,8 @@ tg_engine_cache_bytes (const TgEngine *e)
 /* --- paths ----------------------------------------------------------------- */
 
 /* BASE/REL, or REL when it is absolute.  Caller frees. */
-static char *
-resolve_input_path (const TgGraph *g, const char *rel)
+char *
+tg__resolve_input_path (const TgGraph *g, const char *rel)
 {
   const char *base = tg_graph_base_dir (g);
   size_t n;
@@ -286,8 +234,8 @@ resolve_input_path (const TgGraph *g, const char *rel)
 
 /* --- parameters and keys --------------------------------------------------- */
 
-static void *
-node_params (Eval *ev, int node)
+void *
+tg__node_params (Eval *ev, int node)
 {
   const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
   void *p;
@@ -320,22 +268,22 @@ check_node (Eval *ev, int node)
 
   if (ev->validated)
     return 0;
-  p = node_params (ev, node);
+  p = tg__node_params (ev, node);
   if (p == NULL)
     return tg_error_set (ev->err, TG_ENOMEM, NULL, NULL);
   return tg_graph_check_node (ev->g, node, p, ev->err);
 }
 
 /* The region input nodes must cover for NODE to produce OUT. */
-static TgRegion
-input_region (Eval *ev, int node, const TgRegion *out)
+TgRegion
+tg__input_region (Eval *ev, int node, const TgRegion *out)
 {
   const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
 
   switch (d->locality)
     {
     case TG_LOCALITY_APRON:
-      return tg_region_grow (out, d->apron ? d->apron (node_params (ev, node), out->cell) : 0);
+      return tg_region_grow (out, d->apron ? d->apron (tg__node_params (ev, node), out->cell) : 0);
     case TG_LOCALITY_GLOBAL:
       return tg_region_full (out);
     case TG_LOCALITY_LOCAL:
@@ -345,26 +293,26 @@ input_region (Eval *ev, int node, const TgRegion *out)
 }
 
 /* Whether NODE's results come from a tiled build's earlier stages. */
-static bool
-stored (const Eval *ev, int node)
+bool
+tg__stored (const Eval *ev, int node)
 {
   return ev->store && ev->store->has && ev->store->has (ev->store->user, node);
 }
 
 /* The region NODE itself computes when asked for OUT (global nodes always
  * compute the whole lattice; what the store has, it gives over any window). */
-static TgRegion
-compute_region (const Eval *ev, int node, const TgRegion *out)
+TgRegion
+tg__compute_region (const Eval *ev, int node, const TgRegion *out)
 {
   const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
 
-  if (d->locality != TG_LOCALITY_GLOBAL || stored (ev, node))
+  if (d->locality != TG_LOCALITY_GLOBAL || tg__stored (ev, node))
     return *out;
   return tg_region_full (out);
 }
 
-static int
-find_job (const Eval *ev, int node, const TgRegion *r)
+int
+tg__find_job (const Eval *ev, int node, const TgRegion *r)
 {
   for (int i = 0; i < ev->n_jobs; i++)
     if (ev->jobs[i].node == node && tg_region_equal (&ev->jobs[i].region, r))
@@ -415,7 +363,7 @@ add_job (Eval *ev, int node, const TgRegion *r)
 static void
 hash_file_identity (TgHasher *h, const TgGraph *g, const char *rel)
 {
-  char *full = rel ? resolve_input_path (g, rel) : NULL;
+  char *full = rel ? tg__resolve_input_path (g, rel) : NULL;
   struct stat st;
 
   tg_hasher_str (h, full);
@@ -504,11 +452,11 @@ hash_region (TgHasher *h, const TgRegion *r)
 
 /* Computes (recursively) the key of NODE over the region it computes for
  * OUT; returns the job index or a negative error. */
-static int
-job_for (Eval *ev, int node, const TgRegion *out, int depth)
+int
+tg__job_for (Eval *ev, int node, const TgRegion *out, int depth)
 {
   const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
-  TgRegion r = compute_region (ev, node, out), in_r;
+  TgRegion r = tg__compute_region (ev, node, out), in_r;
   const TgWorld *w = tg_graph_world_const (ev->g);
   TgHasher h;
   int j, rc;
@@ -519,12 +467,12 @@ job_for (Eval *ev, int node, const TgRegion *out, int depth)
     return tg_error_set (ev->err, TG_ERANGE, "links",
                          "a chain of more than %d linked nodes is too deep to evaluate",
                          TG_GRAPH_MAX_DEPTH);
-  j = find_job (ev, node, &r);
+  j = tg__find_job (ev, node, &r);
   if (j >= 0)
     return ev->jobs[j].key_rc < 0 ? ev->jobs[j].key_rc : j;
   if ((rc = check_node (ev, node)) < 0)
     return rc;
-  in_r = input_region (ev, node, &r);
+  in_r = tg__input_region (ev, node, &r);
   tg_hasher_init (&h);
   tg_hasher_str (&h, d->type);
   tg_hasher_u64 (&h, (uint64_t) d->version);
@@ -533,7 +481,7 @@ job_for (Eval *ev, int node, const TgRegion *out, int depth)
   if (d->input_files)
     {
       FileHash fh = { &h, ev->g };
-      d->input_files (node_params (ev, node), add_input_file, &fh);
+      d->input_files (tg__node_params (ev, node), add_input_file, &fh);
     }
   tg_hasher_double (&h, w->size_x);
   tg_hasher_double (&h, w->size_z);
@@ -542,7 +490,7 @@ job_for (Eval *ev, int node, const TgRegion *out, int depth)
   hash_region (&h, &r);
   /* A stored result stands for its whole upstream, which the stage that
    * wrote it keyed; nothing upstream is pulled. */
-  for (int k = 0; k < d->n_inputs && !stored (ev, node); k++)
+  for (int k = 0; k < d->n_inputs && !tg__stored (ev, node); k++)
     {
       int l = tg_graph_input_link (ev->g, node, k);
       if (l < 0)
@@ -550,7 +498,7 @@ job_for (Eval *ev, int node, const TgRegion *out, int depth)
       else
         {
           const TgLink *link = tg_graph_link (ev->g, l);
-          int ij = job_for (ev, link->from_node, &in_r, depth + 1);
+          int ij = tg__job_for (ev, link->from_node, &in_r, depth + 1);
           if (ij < 0)
             return ij;
           tg_hasher_u64 (&h, ev->jobs[ij].key.a);
@@ -769,7 +717,7 @@ tg_eval_load_image (TgEvalCtx *c, const char *path, const TgImage **img)
 
   if (path == NULL || path[0] == '\0')
     return tg_eval_fail (c, TG_EMISSING, "no file given");
-  full = resolve_input_path (c->ev->g, path);
+  full = tg__resolve_input_path (c->ev->g, path);
   if (full == NULL)
     return tg_eval_fail (c, TG_ENOMEM, "out of memory");
   if (stat (full, &st) != 0)
@@ -945,7 +893,7 @@ tg_eval_load_mesh (TgEvalCtx *c, const char *path, const TgMesh **m)
   reader = tg_io_mesh_reader (ext);
   if (reader == NULL)
     return tg_eval_fail (c, TG_EFORMAT, "no mesh reader for \"%s\" files (%s)", ext, path);
-  full = resolve_input_path (c->ev->g, path);
+  full = tg__resolve_input_path (c->ev->g, path);
   if (full == NULL)
     return tg_eval_fail (c, TG_ENOMEM, "out of memory");
   rc = reader (full, &mesh, &err);
@@ -1013,7 +961,7 @@ run_node_step (Eval *ev, int node, const TgRegion *region, const TgValue **input
   ctx.ev = ev;
   ctx.node = node;
   ctx.desc = d;
-  ctx.params = node_params (ev, node);
+  ctx.params = tg__node_params (ev, node);
   ctx.inputs = inputs;
   ctx.region = *region;
   ctx.outputs = outs;
@@ -1092,8 +1040,8 @@ release_inputs (Eval *ev, int node, const TgRegion *in_r)
         continue;
       {
         int from = tg_graph_link (ev->g, l)->from_node;
-        TgRegion r = compute_region (ev, from, in_r);
-        ij = find_job (ev, from, &r);
+        TgRegion r = tg__compute_region (ev, from, in_r);
+        ij = tg__find_job (ev, from, &r);
       }
       if (ij < 0)
         continue;
@@ -1150,7 +1098,7 @@ pull_inputs (Eval *ev, int node, const TgRegion *in_r, const TgValue ***inputs,
       if (l < 0)
         continue;
       link = tg_graph_link (ev->g, l);
-      ij = job_for (ev, link->from_node, in_r, 0);
+      ij = tg__job_for (ev, link->from_node, in_r, 0);
       if (ij < 0)
         {
           rc = ij;
@@ -1251,7 +1199,7 @@ pull_job (Eval *ev, int j)
         job_release (ev, ev->jobs[j].source);
       return 0;
     }
-  if (stored (ev, node))
+  if (tg__stored (ev, node))
     return pull_stored (ev, j, outs);
   if (ev->jobs[j].source >= 0 && (rc = pull_window (ev, j, outs)) == 0)
     return 0;
@@ -1261,7 +1209,7 @@ pull_job (Eval *ev, int j)
       skip_node (ev, node);
       return rc;
     }
-  in_r = input_region (ev, node, &region);
+  in_r = tg__input_region (ev, node, &region);
   rc = pull_inputs (ev, node, &in_r, &inputs, &owned);
   if (rc == 0)
     rc = run_node (ev, node, &region, inputs, outs);
@@ -1282,8 +1230,8 @@ pull_job (Eval *ev, int j)
 
 /* --- evaluations ----------------------------------------------------------- */
 
-static int
-eval_begin (Eval *ev, TgEngine *e, const TgGraph *g, const TgEvalHooks *hooks,
+int
+tg__eval_begin (Eval *ev, TgEngine *e, const TgGraph *g, const TgEvalHooks *hooks,
             TgEvalReport *report, TgError *err)
 {
   int n = tg_graph_n_nodes (g);
@@ -1317,8 +1265,8 @@ eval_begin (Eval *ev, TgEngine *e, const TgGraph *g, const TgEvalHooks *hooks,
   return 0;
 }
 
-static void
-eval_end (Eval *ev)
+void
+tg__eval_end (Eval *ev)
 {
   for (int i = 0; i < ev->n_jobs; i++)
     if (ev->jobs[i].outs)
@@ -1368,9 +1316,9 @@ pull_range (TgEngine *e, const TgGraph *g, int node, int k0, int k1, const TgReg
     return tg_error_set (err, TG_EINVAL, NULL, "empty region");
   if ((rc = tg_world_check (tg_graph_world_const (g), err)) < 0)
     return rc;
-  if ((rc = eval_begin (&ev, e, g, hooks, report, err)) < 0)
+  if ((rc = tg__eval_begin (&ev, e, g, hooks, report, err)) < 0)
     return rc;
-  j = job_for (&ev, node, region, 0);
+  j = tg__job_for (&ev, node, region, 0);
   rc = j < 0 ? j : pull_job (&ev, j);
   for (int k = k0; rc == 0 && k < k1; k++)
     {
@@ -1388,7 +1336,7 @@ pull_range (TgEngine *e, const TgGraph *g, int node, int k0, int k1, const TgReg
       outs[k - k0] = NULL;
     }
   rc = eval_result (&ev, rc);
-  eval_end (&ev);
+  tg__eval_end (&ev);
   return rc;
 }
 
@@ -1439,9 +1387,9 @@ tg_engine_tile_step (TgEngine *e, const TgGraph *g, int node, int step, bool red
   if ((rc = tg_world_check (tg_graph_world_const (g), err)) < 0)
     return rc;
   tg_region_for_world (&full, tg_graph_world_const (g), tg_graph_world_const (g)->resolution);
-  if ((rc = eval_begin (&ev, e, g, hooks, report, err)) < 0)
+  if ((rc = tg__eval_begin (&ev, e, g, hooks, report, err)) < 0)
     return rc;
-  if ((rc = check_node (&ev, node)) < 0 || (params = node_params (&ev, node)) == NULL)
+  if ((rc = check_node (&ev, node)) < 0 || (params = tg__node_params (&ev, node)) == NULL)
     {
       rc = rc < 0 ? rc : tg_error_set (err, TG_ENOMEM, NULL, NULL);
       goto out;
@@ -1508,15 +1456,15 @@ tg_engine_tile_step (TgEngine *e, const TgGraph *g, int node, int step, bool red
   free (res);
 out:
   rc = eval_result (&ev, rc);
-  eval_end (&ev);
+  tg__eval_end (&ev);
   return rc;
 }
 
 /* Whether export D belongs to this part of a build: every export in a
  * whole build; in a tiled one, grids in the tile jobs (they cut any
  * window) and meshes and points in the whole-world job. */
-static bool
-export_in_part (const TgNodeDesc *d, const TgTiling *tiling)
+bool
+tg__export_in_part (const TgNodeDesc *d, const TgTiling *tiling)
 {
   if (!(d->flags & TG_NODE_EXPORT))
     return false;
@@ -1547,7 +1495,7 @@ tg_engine_export (TgEngine *e, const TgGraph *g, const char *out_dir, const TgEv
   tiling = hooks ? hooks->tiling : NULL;
   if (tiling && tiling->ix >= 0)
     region = tg_tiling_window (tiling, &region, tiling->ix, tiling->iy);
-  if ((rc = eval_begin (&ev, e, g, hooks, report, err)) < 0)
+  if ((rc = tg__eval_begin (&ev, e, g, hooks, report, err)) < 0)
     {
       tg_export_list_free (list);
       return rc;
@@ -1567,9 +1515,9 @@ tg_engine_export (TgEngine *e, const TgGraph *g, const char *out_dir, const TgEv
     for (int i = 0; jobs && i < n; i++)
       {
         jobs[i] = -1;
-        if (export_in_part (tg_graph_node_desc (g, i), tiling))
+        if (tg__export_in_part (tg_graph_node_desc (g, i), tiling))
           {
-            jobs[i] = job_for (&ev, i, &region, 0);
+            jobs[i] = tg__job_for (&ev, i, &region, 0);
             if (jobs[i] < 0 && first_rc == 0)
               first_rc = jobs[i];
           }
@@ -1591,7 +1539,7 @@ tg_engine_export (TgEngine *e, const TgGraph *g, const char *out_dir, const TgEv
     free (jobs);
   }
   rc = eval_result (&ev, first_rc);
-  eval_end (&ev);
+  tg__eval_end (&ev);
   if (rc < 0)
     tg_export_list_free (list);
   else

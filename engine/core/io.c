@@ -17,9 +17,9 @@ typedef struct
 } Entry;
 
 static pthread_mutex_t io_lock = PTHREAD_MUTEX_INITIALIZER;
-static Entry readers[MAX_ENTRIES], writers[MAX_ENTRIES];
+static Entry readers[MAX_ENTRIES], info_readers[MAX_ENTRIES], writers[MAX_ENTRIES];
 static Entry mesh_readers[MAX_ENTRIES], mesh_writers[MAX_ENTRIES], points_writers[MAX_ENTRIES];
-static int n_readers, n_writers, n_mesh_readers, n_mesh_writers, n_points_writers;
+static int n_readers, n_info_readers, n_writers, n_mesh_readers, n_mesh_writers, n_points_writers;
 
 static int
 put (Entry *table, int *n, const char *name, void (*fn) (void))
@@ -64,6 +64,12 @@ int
 tg_io_register_image_reader (const char *ext, TgImageReader fn)
 {
   return put (readers, &n_readers, ext, (void (*) (void)) fn);
+}
+
+int
+tg_io_register_image_info_reader (const char *ext, TgImageInfoReader fn)
+{
+  return put (info_readers, &n_info_readers, ext, (void (*) (void)) fn);
 }
 
 int
@@ -136,19 +142,38 @@ tg__path_extension (const char *path, char *ext, size_t size)
     }
 }
 
+/* The reader of TABLE for PATH's extension, or NULL and ERR set. */
+static void (*reader_for (const Entry *table, const int *n, const char *path,
+                          TgError *err)) (void)
+{
+  char ext[16];
+  void (*fn) (void);
+
+  tg__path_extension (path, ext, sizeof ext);
+  fn = get (table, n, ext);
+  if (fn == NULL)
+    tg_error_set (err, TG_EFORMAT, NULL, "no reader for \"%s\" files (%s)",
+                  ext[0] ? ext : "extension-less", path);
+  return fn;
+}
+
 int
 tg_io_read_image (const char *path, TgImage *out, TgError *err)
 {
-  char ext[16];
-  TgImageReader reader;
+  TgImageReader reader = (TgImageReader) reader_for (readers, &n_readers, path, err);
 
-  tg__path_extension (path, ext, sizeof ext);
-  reader = tg_io_image_reader (ext);
-  if (reader == NULL)
-    return tg_error_set (err, TG_EFORMAT, NULL, "no reader for \"%s\" files (%s)",
-                         ext[0] ? ext : "extension-less", path);
   memset (out, 0, sizeof *out);
-  return reader (path, out, err);
+  return reader ? reader (path, out, err) : TG_EFORMAT;
+}
+
+int
+tg_io_read_image_info (const char *path, TgImage *info, TgError *err)
+{
+  TgImageInfoReader reader
+    = (TgImageInfoReader) reader_for (info_readers, &n_info_readers, path, err);
+
+  memset (info, 0, sizeof *info);
+  return reader ? reader (path, info, err) : TG_EFORMAT;
 }
 
 bool

@@ -53,6 +53,16 @@ tg_region_grow (const TgRegion *r, int n)
 }
 
 TgRegion
+tg_region_clip (const TgRegion *r)
+{
+  int c0 = r->col0 > 0 ? r->col0 : 0, r0 = r->row0 > 0 ? r->row0 : 0;
+  int c1 = r->col0 + r->width < r->full_w ? r->col0 + r->width : r->full_w;
+  int r1 = r->row0 + r->height < r->full_h ? r->row0 + r->height : r->full_h;
+
+  return tg_region_window (r, c0, r0, c1 > c0 ? c1 - c0 : 0, r1 > r0 ? r1 - r0 : 0);
+}
+
+TgRegion
 tg_region_full (const TgRegion *r)
 {
   return tg_region_window (r, 0, 0, r->full_w, r->full_h);

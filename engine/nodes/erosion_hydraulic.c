@@ -395,6 +395,14 @@ static const TgTiledScheme hydraulic_tiled = {
   .tile_step = hydraulic_tile_step,
 };
 
+/* The eroded heights and the water's flow, a float each over the world
+ * (the droplets' tiles are small beside them). */
+static void
+hydraulic_memory (TgMemQuery *q)
+{
+  q->work += 2 * tg_region_samples (q->region) * sizeof (float);
+}
+
 static const TgNodeDesc hydraulic_desc = {
   .type = "erosion.hydraulic",
   .category = TG_CATEGORY_EROSION,
@@ -406,6 +414,7 @@ static const TgNodeDesc hydraulic_desc = {
   TG_PARAMS (HydraulicParams, hydraulic_params),
   .locality = TG_LOCALITY_GLOBAL,
   .eval = hydraulic_eval,
+  .memory = hydraulic_memory,
   .tiled = &hydraulic_tiled,
   /* 2: droplets drawn per lattice tile (tiled builds) */
   .version = 2,

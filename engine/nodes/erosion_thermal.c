@@ -544,6 +544,16 @@ thermal_eval (TgEvalCtx *c)
   return rc;
 }
 
+/* Two maps over the input's window cut at the world's edge (a pass reads
+ * one and writes the other). */
+static void
+thermal_memory (TgMemQuery *q)
+{
+  TgRegion work = tg_region_clip (q->input);
+
+  q->work += 2 * tg_region_samples (&work) * sizeof (float);
+}
+
 static const TgNodeDesc thermal_desc = {
   .type = "erosion.thermal",
   .category = TG_CATEGORY_EROSION,
@@ -556,6 +566,7 @@ static const TgNodeDesc thermal_desc = {
   .locality = TG_LOCALITY_APRON,
   .apron = thermal_apron,
   .eval = thermal_eval,
+  .memory = thermal_memory,
   .version = 1,
 };
 TG_NODE_REGISTER (thermal_desc);

@@ -152,6 +152,12 @@ input_eval (TgEvalCtx *c)
   return rc;
 }
 
+static void
+input_memory (TgMemQuery *q)
+{
+  tg__image_memory (q, ((const InputParams *) q->params)->path);
+}
+
 static const TgNodeDesc input_heightmap_desc = {
   .type = "input.heightmap",
   .category = TG_CATEGORY_INPUT,
@@ -161,6 +167,7 @@ static const TgNodeDesc input_heightmap_desc = {
   TG_PARAMS (InputParams, input_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = input_eval,
+  .memory = input_memory,
   .flags = TG_NODE_INPUT,
   .version = 1,
 };

@@ -146,6 +146,12 @@ input_image_eval (TgEvalCtx *c)
   return rc;
 }
 
+static void
+input_image_memory (TgMemQuery *q)
+{
+  tg__image_memory (q, ((const InputImageParams *) q->params)->path);
+}
+
 static const TgNodeDesc input_image_desc = {
   .type = "input.image",
   .category = TG_CATEGORY_INPUT,
@@ -156,6 +162,7 @@ static const TgNodeDesc input_image_desc = {
   TG_PARAMS (InputImageParams, input_image_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = input_image_eval,
+  .memory = input_image_memory,
   .flags = TG_NODE_INPUT,
   .version = 1,
 };

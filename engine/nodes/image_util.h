@@ -100,6 +100,19 @@ tg__image_load_checked (TgEvalCtx *c, const char *path, const char *what, const 
   return 0;
 }
 
+/* The memory hook of a file node reading PATH: the image the engine
+ * keeps decoded (its size from the file's header) and the column table. */
+static inline void
+tg__image_memory (TgMemQuery *q, const char *path)
+{
+  TgImage info;
+
+  if (q->image_info (q, path, &info) == 0)
+    q->kept += (uint64_t) info.width * (uint64_t) info.height * (uint64_t) info.channels
+               * (uint64_t) (info.bits / 8);
+  q->work += (sizeof (double) + sizeof (int)) * (uint64_t) q->region->width;
+}
+
 /* The bilinear pair of every column of the eval region on an image W
  * pixels wide: column I reads pixel (*COL_X0)[I] and the next, with
  * weight (*COL_FX)[I] on the next.  Computed once per node rather than

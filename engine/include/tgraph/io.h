@@ -22,11 +22,15 @@ extern "C" {
 
 /* Reads PATH into OUT (OUT->data malloc'd, caller frees with tg_image_clear). */
 typedef int (*TgImageReader) (const char *path, TgImage *out, TgError *err);
+/* Reads only PATH's header into INFO: the size, channels and bits the
+ * reader would decode, with its checks; INFO->data stays NULL. */
+typedef int (*TgImageInfoReader) (const char *path, TgImage *info, TgError *err);
 /* Writes IMG to the open stream F; must not close it. */
 typedef int (*TgImageWriter) (FILE *f, const TgImage *img, TgError *err);
 
 /* EXT is the lower-case file extension without the dot ("png"). */
 int tg_io_register_image_reader (const char *ext, TgImageReader fn);
+int tg_io_register_image_info_reader (const char *ext, TgImageInfoReader fn);
 /* FORMAT is the name export nodes use ("png16", "png8", "raw16"). */
 int tg_io_register_image_writer (const char *format, TgImageWriter fn);
 
@@ -58,6 +62,8 @@ int tg_tile_image_read (const char *path, TgImage *out, TgError *err);
 
 /* Reads PATH with the reader for its extension (for tests and tools). */
 int tg_io_read_image (const char *path, TgImage *out, TgError *err);
+/* Reads PATH's header with the info reader for its extension. */
+int tg_io_read_image_info (const char *path, TgImage *info, TgError *err);
 
 /* Whether REL is an acceptable export path: relative, no "..", no empty
  * component, no backslash or drive letter. */

@@ -85,6 +85,7 @@ typedef enum
 } TgNodeFlags;
 
 typedef struct TgNodeDesc TgNodeDesc;
+typedef struct TgMemQuery TgMemQuery;
 
 /* How a tiled build computes a global node tile by tile (tiled.h).  The
  * scheme must give exactly the bytes of the node's whole-world eval for
@@ -157,6 +158,10 @@ struct TgNodeDesc
   void (*input_files) (const void *params, void (*add) (void *user, const char *path),
                        void *user);
   unsigned flags;
+  /* Optional: what evaluating the node holds that its grid outputs do not
+   * tell, for the memory estimate made before an evaluation (TgMemQuery
+   * below).  NULL: its grid outputs only. */
+  void (*memory) (TgMemQuery *q);
   /* Bump when the node's output bytes change for the same parameters; it
    * is part of the cache key and of the golden hashes' meaning. */
   int version;
@@ -274,6 +279,29 @@ typedef struct
 
 void tg_image_clear (TgImage *img);
 size_t tg_image_bytes (const TgImage *img);
+
+/* What evaluating a node over a region holds, asked before anything runs
+ * (tg_engine_estimate, engine.h).  The engine fills the fields above
+ * OUTPUTS and presets OUTPUTS; a node's `memory` hook adds what only it
+ * knows.  Upper bounds, cheap to work out: no input is computed, no file
+ * is decoded. */
+struct TgMemQuery
+{
+  const void *params;
+  const TgRegion *region; /* what the node computes */
+  const TgRegion *input;  /* what it reads of its inputs: REGION, grown by the apron, or
+                           * the whole lattice */
+  /* Reads the header of image PATH (relative to the .tgraph folder) into
+   * INFO (its data NULL) without decoding it: 0 or a negative TG_E*.  An
+   * image the engine already holds decoded reads as 0 x 0. */
+  int (*image_info) (const TgMemQuery *q, const char *path, TgImage *info);
+  void *priv;
+  /* Preset: the grid outputs over REGION (a layers output counted as four
+   * maps).  Add outputs that are not grids (meshes, instance lists). */
+  uint64_t outputs;
+  uint64_t work; /* buffers held only while the node runs */
+  uint64_t kept; /* held until the evaluation ends: an input file kept decoded */
+};
 
 /* The one float -> integer sample rule of every export and writer: V
  * clamped to 0..1 (NaN -> 0), times FULL (255 or 65535), rounded to

@@ -52,6 +52,9 @@ TgRegion tg_region_window (const TgRegion *r, int col0, int row0, int width, int
 /* R grown by N samples on every side (same lattice). */
 TgRegion tg_region_grow (const TgRegion *r, int n);
 
+/* R cut at the edges of its lattice (empty when it lies outside). */
+TgRegion tg_region_clip (const TgRegion *r);
+
 /* The whole lattice R belongs to. */
 TgRegion tg_region_full (const TgRegion *r);
 

@@ -12,6 +12,7 @@
 #include "hash.h"
 #include "field.h"
 #include "io.h"
+#include "memory.h"
 #include "mesh.h"
 #include "node.h"
 #include "param.h"

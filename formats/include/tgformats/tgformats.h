@@ -90,6 +90,9 @@ char *tg_catalogue_json (void);
 
 /* 8- or 16-bit grey, grey+alpha, RGB or RGBA PNGs; no gamma conversion. */
 int tg_png_read (const char *path, TgImage *out, TgError *err);
+/* What tg_png_read would give (size, channels, bits) from the header
+ * alone, with the same checks; INFO's data stays NULL. */
+int tg_png_read_info (const char *path, TgImage *info, TgError *err);
 /* Writes IMG (8 or 16 bits, 1-4 channels) as PNG, deterministic bytes. */
 int tg_png_write (FILE *f, const TgImage *img, TgError *err);
 /* Raw samples, little-endian, no header: 16-bit unsigned or 32-bit float. */
