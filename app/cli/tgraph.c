@@ -25,7 +25,8 @@ static const TgCliCommand commands[] = {
     "Options:\n"
     "  -q, --quiet          print nothing for valid files\n",
     tg__cli_check },
-  { "eval", "FILE [-o DIR] [--resolution N] [--threads N] [--set ID.PARAM=VALUE]... [--quiet]",
+  { "eval", "FILE [-o DIR] [--resolution N] [--threads N] [--set ID.PARAM=VALUE]... "
+            "[--memory-limit SIZE] [--quiet]",
     "evaluate a graph and write its exports plus manifest.json",
     "Evaluates every export node of FILE and writes the exported files and\n"
     "manifest.json (sizes and SHA-256 of every file) into DIR.  The files appear\n"
@@ -41,6 +42,10 @@ static const TgCliCommand commands[] = {
     "                       (a name from an older format version is accepted);\n"
     "                       VALUE as in the file: 3.5, true, perlin, 1,2 (vectors),\n"
     "                       #rrggbb (colours), 0:0,0.5:0.3,1:1 (curves)\n"
+    "  --memory-limit SIZE  refuse, before anything runs, a build whose estimated\n"
+    "                       peak memory is over SIZE (512M, 20G, bytes; default:\n"
+    "                       the memory available, MemAvailable or a cgroup's\n"
+    "                       memory.max); the message names the node\n"
     "  -q, --quiet          print nothing but errors\n"
     "  --tiles NX,NY --tile IX,IY\n"
     "                       only that tile's heightmaps, masks and images: the window\n"
@@ -50,7 +55,8 @@ static const TgCliCommand commands[] = {
     "\n"
     "Progress goes to stderr: a progress bar on a terminal, log lines otherwise.\n"
     "Exit status: 0 on success, 1 when evaluation failed (the message names the\n"
-    "node), 2 on a usage error or an invalid graph, 128+N when stopped by signal N.\n",
+    "node), 2 on a usage error, an invalid graph or a build over the memory limit\n"
+    "(nothing is written), 128+N when stopped by signal N.\n",
     tg__cli_eval },
   { "plan", "FILE --tiles NX,NY [-o DIR] [--resolution N] [--set ID.PARAM=VALUE]... [--threads N]",
     "split a build into tiles and stages for GNU parallel or Slurm",
@@ -98,9 +104,15 @@ static const TgCliCommand commands[] = {
     "Exit status: 0, 1 when writing failed, 2 when a part of the plan is missing or\n"
     "stale, 128+N when stopped by signal N.\n",
     tg__cli_stitch },
-  { "info", "FILE", "print the world, the nodes and the files a graph exports",
+  { "info", "FILE [--resolution N]", "print the world, the nodes and the files a graph exports",
     "Prints the world settings (size, height, resolution, seed), the nodes with\n"
-    "their types, the number of links, and the files each export node writes.\n"
+    "their types, the number of links, the files each export node writes, and\n"
+    "the memory `tgraph eval` estimates its build needs at the peak (the node\n"
+    "running then) beside the memory available.\n"
+    "\n"
+    "Options:\n"
+    "  -r, --resolution N   as for eval\n"
+    "\n"
     "Exit status: 0, or 2 when FILE cannot be loaded.\n",
     tg__cli_info },
   { "nodes", "[--json|--markdown|--man]", "list the node types this build knows",

@@ -35,6 +35,16 @@ expect_in "$TMP/err" "at 1025²; limit 16.0 MiB (--memory-limit)" "the refusal g
 expect_in "$TMP/err" "nothing was written to $TMP/island/" "the refusal says nothing was written"
 [ ! -e "$TMP/island" ] || fail "a refused build created its output folder"
 
+# --- a plan's job, against its plan's estimate ----------------------------
+run "$TGRAPH" plan "$DATA/small.tgraph" --tiles 2,2 -o "$TMP/plan" --quiet
+expect_rc 0 "plan small"
+(cd "$TMP/plan" && "$TGRAPH" eval graph/graph.tgraph -o . --tiles 2,2 --stage 0 --tile 1,0 \
+  --memory-limit 1M > "$TMP/out" 2> "$TMP/err")
+rc=$?
+expect_rc 2 "a plan's job in 1 MiB"
+expect_in "$TMP/err" "stage 0 job of a tile needs about" "the refusal names the job"
+[ -z "$(find "$TMP/plan" -name '*.tile')" ] || fail "a refused job wrote its tile"
+
 # --- thermal erosion asking for its input at 56385² -----------------------
 # 5000 iterations at a quarter of the reference cell's area: 20000 passes,
 # so the noise under it is asked for 16385² grown by 20000 on every side.
