@@ -8,6 +8,8 @@
  *   undo | redo
  *   wait                  nothing; just wait until idle
  *   export DIR            export as the Export button does; fails on error
+ *   memory-limit SIZE     the most an export may need (512M, 2G, bytes)
+ *   export-refused DIR    export; fails unless refused for memory, DIR untouched
  *   save FILE             save the document
  *   screenshot FILE.png   render the window into a PNG
  *   view 2d|3d            show the viewer's 2D or 3D page
@@ -68,6 +70,7 @@ typedef struct
   int next;
   gint64 sleep_until;
   gboolean exporting;
+  char *refused_dir; /* an export-refused step's folder */
   gboolean waiting_3d;
   guint settle; /* idle ticks seen in a row */
   gboolean child_running; /* an xdotool step */
@@ -395,7 +398,13 @@ tick (gpointer data)
     {
       const char *msg = NULL;
       s->exporting = FALSE;
-      if (tg_window_last_export (w, &msg) != 0)
+      int rc = tg_window_last_export (w, &msg);
+      g_autofree char *dir = g_steal_pointer (&s->refused_dir);
+      if (dir && (rc != TG_ENOMEM || g_file_test (dir, G_FILE_TEST_EXISTS)))
+        return fail (s, "export was not refused for memory: %s", msg ? msg : "done");
+      if (dir)
+        g_printerr ("script: refused: %s\n", msg);
+      else if (rc != 0)
         return fail (s, "export failed: %s", msg ? msg : "?");
     }
   if (!s->steps[s->next])
@@ -428,10 +437,20 @@ tick (gpointer data)
     tg_document_undo (tg_window_get_document (w));
   else if (!strcmp (step, "redo"))
     tg_document_redo (tg_window_get_document (w));
-  else if (!strcmp (step, "export") && arg)
+  else if ((!strcmp (step, "export") || !strcmp (step, "export-refused")) && arg)
     {
       s->exporting = TRUE;
+      if (!strcmp (step, "export-refused"))
+        s->refused_dir = g_strdup (arg);
       tg_window_export_to (w, arg);
+    }
+  else if (!strcmp (step, "memory-limit") && arg)
+    {
+      guint64 bytes;
+      TgError err = { 0 };
+      if (tg_parse_bytes (arg, &bytes, &err) < 0)
+        return fail (s, "memory-limit: %s", err.message);
+      tg_window_set_memory_limit (w, bytes);
     }
   else if (!strcmp (step, "save") && arg)
     {

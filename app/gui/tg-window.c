@@ -48,6 +48,7 @@ struct _TgWindow
   TgCancel *export_token;
   int export_rc;
   char *export_message;
+  guint64 memory_limit; /* an export's; 0: the memory available */
   gboolean close_after_save;
 
   /* autosave */
@@ -573,8 +574,9 @@ typedef struct
   TgCancel *cancel;
   TgWindow *self; /* for progress only: posted to the main loop */
   int rc;
-  char message[TG_ERROR_MESSAGE_MAX + TG_ERROR_PATH_MAX + 64];
+  char message[2 * TG_ERROR_MESSAGE_MAX + TG_ERROR_PATH_MAX];
   int n_files;
+  guint64 memory_limit;
 } ExportJob;
 
 static void
@@ -620,11 +622,63 @@ export_hook (void *user, int node, TgNodeState state, double fraction)
   g_idle_add (export_progress_idle, p);
 }
 
+typedef struct
+{
+  TgWindow *self;
+  char *text;
+} ExportStatus;
+
+static gboolean
+export_status_idle (gpointer data)
+{
+  ExportStatus *st = data;
+
+  set_status (st->self, st->text);
+  g_object_unref (st->self);
+  g_free (st->text);
+  g_free (st);
+  return G_SOURCE_REMOVE;
+}
+
+/* Before anything runs: shows what the export will need in the status
+ * line, or refuses it (TG_ENOMEM, J's message naming the node) when that
+ * is more than the memory available, which the kernel would answer by
+ * killing the app. */
+static int
+export_check_memory (ExportJob *j, TgEngine *engine, const TgEvalHooks *hooks)
+{
+  guint64 limit = j->memory_limit ? j->memory_limit : tg_memory_available ();
+  char what[TG_ERROR_MESSAGE_MAX], need[32], room[32];
+  TgMemEstimate est;
+  ExportStatus *st;
+
+  if (limit == 0 || tg_engine_estimate (engine, j->graph, hooks, limit, &est, NULL) < 0)
+    return 0; /* nothing to compare with, or the build names what is wrong */
+  tg_format_bytes (est.peak, need, sizeof need);
+  tg_format_bytes (limit, room, sizeof room);
+  if (est.peak > limit)
+    {
+      tg_mem_estimate_describe (&est, j->graph, what, sizeof what);
+      g_snprintf (j->message, sizeof j->message,
+                  _("Not enough memory: %s; %s available. Nothing was written: lower the "
+                    "resolution, or build the world in tiles with tgraph plan."),
+                  what, room);
+      return TG_ENOMEM;
+    }
+  st = g_new0 (ExportStatus, 1);
+  st->self = g_object_ref (j->self);
+  st->text = g_strdup_printf (_("Exporting: needs about %s of memory at its peak, %s available"),
+                              need, room);
+  g_idle_add (export_status_idle, st);
+  return 0;
+}
+
 static void
 export_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
   ExportJob *j = data;
-  TgEngineOptions opts = { 0 };
+  /* A one-shot build, as `tgraph eval`: nothing kept for later. */
+  TgEngineOptions opts = { .no_cache = TRUE };
   TgEngine *engine;
   TgEvalHooks hooks = { .progress = export_hook, .user = j, .cancel = j->cancel };
   TgExportList *list = NULL;
@@ -635,13 +689,14 @@ export_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel
   if (j->rc == 0)
     {
       engine = tg_engine_new (&opts);
-      j->rc = tg_build (engine, j->graph, j->name, j->dir, &hooks, &list, &report, &err);
+      if ((j->rc = export_check_memory (j, engine, &hooks)) == 0)
+        j->rc = tg_build (engine, j->graph, j->name, j->dir, &hooks, &list, &report, &err);
       j->n_files = list ? tg_export_list_n_files (list) : 0;
       tg_export_list_free (list);
       tg_eval_report_clear (&report);
       tg_engine_free (engine);
     }
-  if (j->rc < 0)
+  if (j->rc < 0 && err.code != 0)
     tg_error_format (&err, j->message, sizeof j->message);
   g_task_return_boolean (task, j->rc == 0);
 }
@@ -697,6 +752,7 @@ tg_window_export_to (TgWindow *self, const char *dir)
   j->name = f ? g_file_get_basename (f) : NULL;
   j->dir = g_strdup (dir);
   j->self = self;
+  j->memory_limit = self->memory_limit;
   self->export_token = j->cancel = tg_cancel_new ();
   self->export_cancel = g_cancellable_new ();
   g_cancellable_connect (self->export_cancel, G_CALLBACK (export_cancelled), j->cancel, NULL);
@@ -708,6 +764,12 @@ tg_window_export_to (TgWindow *self, const char *dir)
   task = g_task_new (self, self->export_cancel, export_done, NULL);
   g_task_set_task_data (task, j, (GDestroyNotify) export_job_free);
   g_task_run_in_thread (task, export_thread);
+}
+
+void
+tg_window_set_memory_limit (TgWindow *self, guint64 bytes)
+{
+  self->memory_limit = bytes;
 }
 
 int

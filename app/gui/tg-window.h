@@ -22,6 +22,9 @@ void tg_window_select (TgWindow *self, const char *id);
  * result: 0, or a negative TG_E* with MESSAGE (borrowed). */
 void tg_window_export_to (TgWindow *self, const char *dir);
 int tg_window_last_export (TgWindow *self, const char **message);
+/* The most an export may need (its estimate is checked before it starts);
+ * 0, the default: the memory available. */
+void tg_window_set_memory_limit (TgWindow *self, guint64 bytes);
 /* Renders the window into a PNG. */
 gboolean tg_window_save_screenshot (TgWindow *self, const char *path, GError **error);
 

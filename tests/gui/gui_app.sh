@@ -52,6 +52,17 @@ else
   echo "FAIL: the screenshot is blank"; fail=1
 fi
 
+# An export over the memory limit is refused before it starts, naming the
+# node, and writes nothing.
+script="wait;memory-limit 8M;export-refused $out/refused;quit"
+if ! run "$script" "$src/data/examples/island.tgraph" "$out/refused.log"; then
+  echo "FAIL: an export over the memory limit was not refused:"; cat "$out/refused.log"; fail=1
+elif ! grep -q 'script: refused: Not enough memory: node ".*": needs about .* at 1025²; 8.0 MiB available' "$out/refused.log"; then
+  echo "FAIL: the refusal does not name the node and the figures:"; cat "$out/refused.log"; fail=1
+else
+  echo "ok: $(grep 'script: refused' "$out/refused.log")"
+fi
+
 # A file that does not load: the engine's message, the window stays empty.
 if ! run "wait;quit" "$src/tests/cli/data/bad_syntax.tgraph" "$out/bad.log"; then
   echo "FAIL: the app did not survive a bad file:"; cat "$out/bad.log"; fail=1
