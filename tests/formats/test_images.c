@@ -378,6 +378,35 @@ read_job (void *user)
   tg_image_clear (&img);
 }
 
+/* The header alone says what a read would give (expanded palettes and low
+ * bit depths included), through the reader registered for ".png" too. */
+static void
+test_png_info_matches_read (void)
+{
+  const png_color pal[3] = { { 255, 0, 0 }, { 0, 0, 255 }, { 0, 128, 0 } };
+  const uint8_t idx_rows[2] = { 0x19, 0x19 };
+  TgImage img = pattern (37, 23, 2, 16), info, back = { 0 };
+  TgError err = { 0 };
+
+  TG_CHECK_INT_EQ (write_png_file (tmp_path ("info.png"), &img, &err), 0);
+  TG_CHECK_INT_EQ (tg_png_read_info (tmp_path ("info.png"), &info, &err), 0);
+  TG_CHECK (info.width == 37 && info.height == 23 && info.channels == 2 && info.bits == 16);
+  TG_CHECK (info.data == NULL);
+  free (img.data);
+
+  write_with_libpng (tmp_path ("infopal.png"), 4, 2, 2, PNG_COLOR_TYPE_PALETTE, idx_rows, 1, pal,
+                     3, NULL, 0, 0);
+  TG_CHECK_INT_EQ (tg_formats_init (), 0);
+  TG_CHECK_INT_EQ (tg_io_read_image_info (tmp_path ("infopal.png"), &info, &err), 0);
+  TG_CHECK_INT_EQ (tg_png_read (tmp_path ("infopal.png"), &back, &err), 0);
+  TG_CHECK (info.width == back.width && info.height == back.height);
+  TG_CHECK (info.channels == back.channels && info.bits == back.bits && info.data == NULL);
+  tg_image_clear (&back);
+
+  /* Not a PNG: the same refusal as a read. */
+  TG_CHECK_INT_EQ (tg_png_read_info (tmp_path ("absent.png"), &info, &err), TG_EIO);
+}
+
 static void
 test_png_read_errors (void)
 {
@@ -725,6 +754,7 @@ main (void)
     return 1;
   TG_RUN (test_png_round_trip_exact);
   TG_RUN (test_png_bytes_stable);
+  TG_RUN (test_png_info_matches_read);
   TG_RUN (test_png_reads_back_with_libpng);
   TG_RUN (test_png_reads_palette_lowbit_and_transparency);
   TG_RUN (test_png_read_errors);
