@@ -237,7 +237,7 @@ walk_job (Walk *w, int j)
         &region, &in_r, w->kept + q.kept);
   w->kept += q.kept;
   alive (w, j, q.outputs);
-  w->values[j] = values;
+  w->values[j] = q.outputs - grid_outputs (d, &region);
   for (int k = 0; k < d->n_inputs; k++)
     {
       int ij = input_job (w, node, k, &in_r);
