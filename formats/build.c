@@ -118,7 +118,7 @@ file_entry (const Entry *en, const TgWorld *w)
 }
 
 int
-tg__graph_name_check (const char *graph_name, TgError *err)
+tg_graph_name_check (const char *graph_name, TgError *err)
 {
   const char *slash = graph_name ? strrchr (graph_name, '/') : NULL;
   const char *name = slash ? slash + 1 : graph_name;
@@ -210,7 +210,7 @@ tg__build_commit (TgExportList *l, const TgGraph *g, const char *graph_name,
   char *text = NULL;
   int n = tg_export_list_n_files (l), rc;
 
-  if ((rc = tg__graph_name_check (graph_name, err)) < 0)
+  if ((rc = tg_graph_name_check (graph_name, err)) < 0)
     return rc;
   entries = calloc ((size_t) n + 1, sizeof *entries);
   if (!entries)
@@ -273,7 +273,7 @@ tg_build (TgEngine *e, const TgGraph *g, const char *graph_name, const char *out
   tg_error_clear (err);
   if (!e || !g || !out_dir)
     return tg_error_set (err, TG_EINVAL, "", "tg_build needs an engine, a graph and a folder");
-  if ((rc = tg__graph_name_check (graph_name, err)) < 0)
+  if ((rc = tg_graph_name_check (graph_name, err)) < 0)
     return rc;
 
   rc = tg_engine_export (e, g, out_dir, hooks, &l, report, err);

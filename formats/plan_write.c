@@ -603,7 +603,7 @@ tg_plan_write (const TgGraph *g, const TgPlan *p, const char *dir, const TgPlanW
 
   if (!pg)
     return err->code ? err->code : TG_ENOMEM;
-  if ((rc = tg__graph_name_check (o->graph_name, err)) < 0)
+  if ((rc = tg_graph_name_check (o->graph_name, err)) < 0)
     goto out;
   graph_text = tg_tgraph_save_string (pg, err);
   if (!graph_text)

@@ -152,10 +152,6 @@ int tg__write_file_atomic (const char *path, const void *data, size_t len, TgErr
  * the bytes it hashed. */
 int tg__sha256_export_file (TgExportList *l, int i, char hex[65], uint64_t *bytes, TgError *err);
 
-/* Whether GRAPH_NAME's file name (what a manifest or a plan records of
- * it; NULL is fine) is UTF-8; else TG_EINVAL saying so. */
-int tg__graph_name_check (const char *graph_name, TgError *err);
-
 /* The second half of tg_build, for `tgraph stitch` too: hashes every file
  * L staged, adds the manifest (the same bytes for the same files) and
  * commits everything. */

@@ -496,7 +496,7 @@ tg__cli_eval_prepare (const TgCliEvalOptions *o)
         return NULL;
       }
   tg_error_clear (&err);
-  if (tg_graph_validate (g, &err) < 0)
+  if (tg_graph_name_check (o->file, &err) < 0 || tg_graph_validate (g, &err) < 0)
     {
       tg__cli_print_file_error (o->file, &err);
       tg_graph_free (g);

@@ -58,7 +58,7 @@ expect_no_files "$TMP/utf8" "eval of a path that is not UTF-8"
 # The manifest and a plan record the graph's file name: it must be UTF-8.
 cp "$DATA/small.tgraph" "$TMP/"$'sm\xe9ll.tgraph'
 run "$TGRAPH" eval "$TMP/"$'sm\xe9ll.tgraph' -o "$TMP/name"
-[ "$rc" -ne 0 ] || fail "eval of a graph whose file name is not UTF-8 succeeded"
+expect_rc 2 "eval of a graph whose file name is not UTF-8"
 expect_in "$TMP/err" "the graph's file name is not UTF-8 (byte 3 is 0xe9)" "file name not UTF-8"
 expect_no_files "$TMP/name" "file name not UTF-8"
 run "$TGRAPH" plan "$TMP/"$'sm\xe9ll.tgraph' --tiles 2,2 -o "$TMP/name_plan"

@@ -116,6 +116,10 @@ int tg_sha256_file (const char *path, char hex[65], TgError *err);
 
 /* --- build ----------------------------------------------------------------- */
 
+/* Whether GRAPH_NAME's file name (what a manifest or a plan records of
+ * it; NULL is fine) is UTF-8; else TG_EINVAL saying so. */
+int tg_graph_name_check (const char *graph_name, TgError *err);
+
 /* Evaluates every export node of G into OUT_DIR and writes manifest.json
  * beside them (each file: path, bytes, sha256, format, resolution, world
  * extent, seed; and the tgraph version).  All files appear together or,
