@@ -233,6 +233,79 @@ tg_field_eval (const TgField *f, size_t n, const float *x, const float *y, const
     }
 }
 
+int
+tg_field_scratch_reserve (TgFieldScratch *scratch, size_t bytes)
+{
+  if (bytes > scratch->cap)
+    {
+      /* A quarter more, so a slowly growing need does not reallocate
+       * every call; aligned_alloc wants a multiple of the alignment. */
+      size_t cap = (bytes + bytes / 4 + 63) & ~(size_t) 63;
+      void *p = aligned_alloc (64, cap);
+
+      if (p == NULL)
+        return TG_ENOMEM;
+      free (scratch->buf);
+      scratch->buf = p;
+      scratch->cap = cap;
+    }
+  return 0;
+}
+
+void
+tg_field_scratch_clear (TgFieldScratch *scratch)
+{
+  free (scratch->buf);
+  scratch->buf = NULL;
+  scratch->cap = 0;
+}
+
+int
+tg_field_eval_grid (const TgField *f, const TgFieldGrid *g, float *out, size_t sy, size_t sz,
+                    TgFieldScratch *scratch)
+{
+  float *bx, *by, *bz, *bv;
+  int rc, m = 0, i0 = 0, j0 = 0, k0 = 0;
+
+  if (f->eval_grid && (rc = f->eval_grid (f, g, out, sy, sz, scratch)) <= 0)
+    return rc;
+  /* No grid path: the field's eval, in full batches of grid points. */
+  if ((rc = tg_field_scratch_reserve (scratch, 4 * sizeof (float) * TG_FIELD_BATCH_MAX)) < 0)
+    return rc;
+  bx = scratch->buf;
+  by = bx + TG_FIELD_BATCH_MAX;
+  bz = by + TG_FIELD_BATCH_MAX;
+  bv = bz + TG_FIELD_BATCH_MAX;
+  for (int k = 0; k < g->nz; k++)
+    for (int j = 0; j < g->ny; j++)
+      for (int i = 0; i < g->nx; i++)
+        {
+          bx[m] = g->xs[i];
+          by[m] = g->ys[j];
+          bz[m] = g->zs[k];
+          if (++m == TG_FIELD_BATCH_MAX || (i == g->nx - 1 && j == g->ny - 1 && k == g->nz - 1))
+            {
+              /* Scatter the batch back, from where it began. */
+              f->eval (f, m, bx, by, bz, bv);
+              for (int t = 0; t < m; t++)
+                {
+                  out[(size_t) k0 * sz + (size_t) j0 * sy + (size_t) i0] = bv[t];
+                  if (++i0 == g->nx)
+                    {
+                      i0 = 0;
+                      if (++j0 == g->ny)
+                        {
+                          j0 = 0;
+                          k0++;
+                        }
+                    }
+                }
+              m = 0;
+            }
+        }
+  return 0;
+}
+
 static void
 field_free_any (void *p)
 {

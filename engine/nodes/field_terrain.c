@@ -668,37 +668,12 @@ carve (unsigned char **p, size_t n)
   return r;
 }
 
-void
-tg__grid_work_free (TgGridWork *w)
-{
-  free (w->buf);
-  w->buf = NULL;
-  w->cap = 0;
-}
-
-static int
-grid_work_reserve (TgGridWork *w, size_t bytes)
-{
-  if (bytes > w->cap)
-    {
-      size_t cap = align64 (bytes + bytes / 4);
-      void *p = aligned_alloc (64, cap);
-
-      if (p == NULL)
-        return TG_ENOMEM;
-      free (w->buf);
-      w->buf = p;
-      w->cap = cap;
-    }
-  return 0;
-}
-
 /* 1 when the noise has no grid path for G (a basis without one, an octave
  * finer than the grid's spacing, a grid not increasing), else 0 or
  * TG_ENOMEM. */
 static int
 noise3_grid (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, size_t sy, size_t sz,
-             TgGridWork *w)
+             TgFieldScratch *w)
 {
   const float *cs[3] = { gr->xs, gr->ys, gr->zs };
   int n[3] = { gr->nx, gr->ny, gr->nz };
@@ -710,7 +685,7 @@ noise3_grid (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, size_t sy, s
   int rc;
 
   if ((nz->basis != TG__N3_PERLIN && !value) || gr->nx < 1 || gr->ny < 1 || gr->nz < 1
-      || gr->nx > TG__GRID_MAX || gr->ny > TG__GRID_MAX || gr->nz > TG__GRID_MAX)
+      || gr->nx > TG_FIELD_GRID_MAX || gr->ny > TG_FIELD_GRID_MAX || gr->nz > TG_FIELD_GRID_MAX)
     return 1;
   /* Spans first, to size the scratch. */
   for (int oi = 0; oi < nz->n_octaves; oi++)
@@ -728,13 +703,13 @@ noise3_grid (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, size_t sy, s
             return 1;
           g->span[a] = (int) (last - g->cell0[a]);
         }
-      bytes += 3 * align64 (sizeof (int32_t) * TG__GRID_MAX)
-               + 9 * align64 (sizeof (float) * TG__GRID_MAX)
+      bytes += 3 * align64 (sizeof (int32_t) * TG_FIELD_GRID_MAX)
+               + 9 * align64 (sizeof (float) * TG_FIELD_GRID_MAX)
                + 2 * align64 (sizeof (float) * (size_t) (value ? 2 : 6) * (size_t) np
                               * (size_t) (g->span[1] + 2));
     }
   bytes += 2 * align64 (sizeof (float) * (size_t) np * (size_t) gr->ny);
-  if ((rc = grid_work_reserve (w, bytes)) < 0)
+  if ((rc = tg_field_scratch_reserve (w, bytes)) < 0)
     return rc;
   p = w->buf;
   for (int oi = 0; oi < nz->n_octaves; oi++)
@@ -744,18 +719,18 @@ noise3_grid (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, size_t sy, s
       size_t pl = sizeof (float) * (size_t) (value ? 2 : 6) * (size_t) np
                   * (size_t) (g->span[1] + 2);
 
-      g->lx = carve (&p, sizeof (int32_t) * TG__GRID_MAX);
-      g->ly = carve (&p, sizeof (int32_t) * TG__GRID_MAX);
-      g->lz = carve (&p, sizeof (int32_t) * TG__GRID_MAX);
-      g->xf = carve (&p, sizeof (float) * TG__GRID_MAX);
-      g->x1f = carve (&p, sizeof (float) * TG__GRID_MAX);
-      g->u = carve (&p, sizeof (float) * TG__GRID_MAX);
-      g->yf = carve (&p, sizeof (float) * TG__GRID_MAX);
-      g->y1f = carve (&p, sizeof (float) * TG__GRID_MAX);
-      g->v = carve (&p, sizeof (float) * TG__GRID_MAX);
-      g->zf = carve (&p, sizeof (float) * TG__GRID_MAX);
-      g->z1f = carve (&p, sizeof (float) * TG__GRID_MAX);
-      g->w = carve (&p, sizeof (float) * TG__GRID_MAX);
+      g->lx = carve (&p, sizeof (int32_t) * TG_FIELD_GRID_MAX);
+      g->ly = carve (&p, sizeof (int32_t) * TG_FIELD_GRID_MAX);
+      g->lz = carve (&p, sizeof (int32_t) * TG_FIELD_GRID_MAX);
+      g->xf = carve (&p, sizeof (float) * TG_FIELD_GRID_MAX);
+      g->x1f = carve (&p, sizeof (float) * TG_FIELD_GRID_MAX);
+      g->u = carve (&p, sizeof (float) * TG_FIELD_GRID_MAX);
+      g->yf = carve (&p, sizeof (float) * TG_FIELD_GRID_MAX);
+      g->y1f = carve (&p, sizeof (float) * TG_FIELD_GRID_MAX);
+      g->v = carve (&p, sizeof (float) * TG_FIELD_GRID_MAX);
+      g->zf = carve (&p, sizeof (float) * TG_FIELD_GRID_MAX);
+      g->z1f = carve (&p, sizeof (float) * TG_FIELD_GRID_MAX);
+      g->w = carve (&p, sizeof (float) * TG_FIELD_GRID_MAX);
       g->plane[0] = carve (&p, pl);
       g->plane[1] = carve (&p, pl);
       g->zl[0] = g->zl[1] = -1;
@@ -1059,58 +1034,11 @@ noise_field_eval (const TgField *f, int n, const float *x, const float *y, const
   tg__noise3_eval (f->data, n, x, y, z, out);
 }
 
-bool
-tg__field_has_grid (const TgField *f)
+static int
+noise_field_grid (const TgField *f, const TgFieldGrid *g, float *out, size_t sy, size_t sz,
+                  TgFieldScratch *scratch)
 {
-  const TgNoise3 *nz = f->eval == noise_field_eval ? f->data : NULL;
-
-  return nz && (nz->basis == TG__N3_PERLIN || nz->basis == TG__N3_VALUE);
-}
-
-int
-tg__field_eval_grid (const TgField *f, const TgFieldGrid *g, float *out, size_t sy, size_t sz,
-                     TgGridWork *w)
-{
-  float *bx, *by, *bz, *bv;
-  int rc, m = 0, i0 = 0, j0 = 0, k0 = 0;
-
-  if (f->eval == noise_field_eval && (rc = noise3_grid (f->data, g, out, sy, sz, w)) <= 0)
-    return rc;
-  /* Any other field: its eval, in full batches of grid points. */
-  if ((rc = grid_work_reserve (w, 4 * sizeof (float) * TG_FIELD_BATCH_MAX)) < 0)
-    return rc;
-  bx = w->buf;
-  by = bx + TG_FIELD_BATCH_MAX;
-  bz = by + TG_FIELD_BATCH_MAX;
-  bv = bz + TG_FIELD_BATCH_MAX;
-  for (int k = 0; k < g->nz; k++)
-    for (int j = 0; j < g->ny; j++)
-      for (int i = 0; i < g->nx; i++)
-        {
-          bx[m] = g->xs[i];
-          by[m] = g->ys[j];
-          bz[m] = g->zs[k];
-          if (++m == TG_FIELD_BATCH_MAX || (i == g->nx - 1 && j == g->ny - 1 && k == g->nz - 1))
-            {
-              /* Scatter the batch back, from where it began. */
-              f->eval (f, m, bx, by, bz, bv);
-              for (int t = 0; t < m; t++)
-                {
-                  out[(size_t) k0 * sz + (size_t) j0 * sy + (size_t) i0] = bv[t];
-                  if (++i0 == g->nx)
-                    {
-                      i0 = 0;
-                      if (++j0 == g->ny)
-                        {
-                          j0 = 0;
-                          k0++;
-                        }
-                    }
-                }
-              m = 0;
-            }
-        }
-  return 0;
+  return noise3_grid (f->data, g, out, sy, sz, scratch);
 }
 
 static void
@@ -1143,6 +1071,8 @@ noise_eval (TgEvalCtx *c)
   f = tg__field_new (noise_field_eval, plan, free);
   if (f == NULL)
     return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  if (plan->basis == TG__N3_PERLIN || plan->basis == TG__N3_VALUE)
+    f->eval_grid = noise_field_grid;
   f->lipschitz = plan->lipschitz;
   f->bounded = false;
   return tg__field_output (c, f);

@@ -2,9 +2,9 @@
  * (engine/nodes/field_*.c, mesh_isosurface.c).
  *
  * What more than one file needs: the 3D noise that field.noise and
- * field.displace share (implemented in field_terrain.c), a helper that
- * builds a composite field holding references to its input values, and
- * the mesher itself, which the node, the tests and the benchmark call.
+ * field.displace share (implemented in field_terrain.c), the helpers
+ * every field node uses (field_util.c), and the mesher itself, which the
+ * node, the tests and the benchmark call.
  * Nothing outside engine/nodes and their tests should include this.
  */
 #ifndef TG_NODES_FIELDS_H
@@ -110,40 +110,6 @@ extern const char *const tg__noise3_mode_choices[];
                  .help = N_("Picks another noise; combined with the world seed")),             \
   TG_PARAM_VEC3 (S, offset_m, .label = N_("Offset"), .def_v = { 0.0, 0.0, 0.0 }, .unit = "m",  \
                  .help = N_("Shifts the sampling position through the noise, in metres"))
-
-/* --- sampling on a regular grid ------------------------------------------ */
-
-/* Every point (XS[i], YS[j], ZS[k]) of a grid, i < NX, j < NY, k < NZ, in
- * metres; each axis increasing, at most TG__GRID_MAX points per side. */
-typedef struct
-{
-  const float *xs, *ys, *zs;
-  int nx, ny, nz;
-} TgFieldGrid;
-
-#define TG__GRID_MAX 64
-
-/* Scratch that tg__field_eval_grid grows as it needs and keeps for the next
- * call: zero it before the first call, release it with tg__grid_work_free.
- * One per thread. */
-typedef struct
-{
-  void *buf;
-  size_t cap;
-} TgGridWork;
-
-void tg__grid_work_free (TgGridWork *w);
-
-/* True when F has a grid path: then a grid costs much less than its
- * points one by one. */
-bool tg__field_has_grid (const TgField *f);
-
-/* OUT[i + j * SY + k * SZ] = F at grid point (i, j, k): bit for bit what
- * F->eval gives there.  Fields with a grid path (field.noise with the
- * perlin or value basis) share their lattice work between the points;
- * others are evaluated in batches.  0 or TG_ENOMEM. */
-int tg__field_eval_grid (const TgField *f, const TgFieldGrid *g, float *out, size_t sy, size_t sz,
-                         TgGridWork *w);
 
 /* --- composite fields ----------------------------------------------------- */
 

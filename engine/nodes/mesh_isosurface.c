@@ -7,12 +7,12 @@
  * iso level than the field's Lipschitz bound times its half-diagonal
  * cannot hold any surface and is neither sampled nor scanned.
  *
- * A block's corners are sampled as a regular grid (tg__field_eval_grid:
- * field.noise shares its lattice work between grid points), with one more
- * sample on every side when gradient normals are wanted: the normals are
- * central differences of the sampled values, interpolated along the edge,
- * so they cost no extra field evaluation and a vertex on a block face gets
- * the same normal from either block.
+ * A block's corners are sampled as a regular grid (tg_field_eval_grid: a
+ * field with a grid path, as field.noise, shares its lattice work between
+ * grid points), with one more sample on every side when gradient normals
+ * are wanted: the normals are central differences of the sampled values,
+ * interpolated along the edge, so they cost no extra field evaluation and
+ * a vertex on a block face gets the same normal from either block.
  *
  * Each edge crossing is one vertex, named by its global edge id (the
  * lower corner's lattice index, times 3, plus the axis): inside a block
@@ -141,7 +141,7 @@ struct Scratch
   uint8_t *need;    /* corner must be sampled (fields without a grid path) */
   int32_t *slot;    /* per (corner, axis) of two corner slices: a vertex index */
   float *bx, *by, *bz, *bv; /* batches */
-  TgGridWork work;          /* the grid sampler's */
+  TgFieldScratch work;          /* the grid sampler's */
   Scratch *next;            /* in the pool's free list */
 };
 
@@ -156,7 +156,7 @@ scratch_free (Scratch *s)
   free (s->by);
   free (s->bz);
   free (s->bv);
-  tg__grid_work_free (&s->work);
+  tg_field_scratch_clear (&s->work);
 }
 
 static int
@@ -270,7 +270,7 @@ sample_box (const Iso *iso, Scratch *s, const float *xs, const float *ys, const 
   size_t at = (size_t) (lo[0] + 1) + (size_t) (lo[1] + 1) * sx + (size_t) (lo[2] + 1) * sxy;
 
   *evals += (int64_t) g.nx * g.ny * g.nz;
-  return tg__field_eval_grid (iso->f, &g, s->val + at, sx, sxy, &s->work);
+  return tg_field_eval_grid (iso->f, &g, s->val + at, sx, sxy, &s->work);
 }
 
 /* Samples, through the field's eval, the corners of the live sub-blocks
@@ -1055,7 +1055,7 @@ tg__isosurface (const TgField *f, const TgIsoOptions *o, TgIsoParallel par, void
     }
   iso.lip = f->lipschitz > 0.0f && isfinite (f->lipschitz) ? f->lipschitz : 0.0f;
   iso.use_box = f->bounded && o->iso <= 0.0;
-  iso.grid = tg__field_has_grid (f);
+  iso.grid = f->eval_grid != NULL;
   atomic_init (&iso.evaluations, 0);
   atomic_init (&iso.skipped, 0);
   atomic_init (&iso.sub_skipped, 0);

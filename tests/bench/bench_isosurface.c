@@ -259,7 +259,7 @@ run_case (const char *title, TgGraph *g, const char *field_id, int runs)
           st.evaluations * 1e-6, 100.0 * st.evaluations / pow (N + 1, 3), eval_s * 1e3);
   printf ("  phases on one thread: sampling %.1f ms (grid path %s), marching with normals "
           "%.1f ms, stitching and finishing %.1f ms\n",
-          st.seconds_eval * 1e3, tg__field_has_grid (tg_value_field (fv)) ? "yes" : "no",
+          st.seconds_eval * 1e3, tg_value_field (fv)->eval_grid ? "yes" : "no",
           st.seconds_mesh * 1e3, st.seconds_stitch * 1e3);
   printf ("  %-40s %7s %9s %12s %9s\n", "", "threads", "ms", "M cells/s", "vs ref");
   printf ("  %-40s %7d %9.1f %12.1f %8.2fx\n", "reference: textbook MC (sample + mesh)", 1,

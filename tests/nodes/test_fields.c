@@ -409,7 +409,7 @@ test_noise_grid_same_bits (void)
   };
   static float val[64 * 64 * 64], ref[64 * 64 * 64], px[64 * 64 * 64], py[64 * 64 * 64],
     pz[64 * 64 * 64];
-  TgGridWork w = { 0 };
+  TgFieldScratch w = { 0 };
 
   for (int gi = 0; gi < TG_N_ELEMENTS (grids); gi++)
     for (int basis = 0; basis < 3; basis += 2)
@@ -424,7 +424,7 @@ test_noise_grid_same_bits (void)
           const TgField *nf;
           char text[64];
 
-          /* The node's field (its eval is what has the grid path). */
+          /* The node's field (it carries the grid path). */
           SET (g, node, "basis", basis == 0 ? "perlin" : "value");
           SET (g, node, "mode", mode == 0 ? "fbm" : mode == 1 ? "ridged" : "billow");
           snprintf (text, sizeof text, "%.17g", grids[gi].scale);
@@ -455,8 +455,8 @@ test_noise_grid_same_bits (void)
 
                 ((TgNoise3 *) nf->data)->isa = isa;
                 memset (val, 0xff, sizeof (float) * total);
-                TG_CHECK (tg__field_eval_grid (nf, &gr, val, (size_t) gr.nx,
-                                               (size_t) gr.nx * gr.ny, &w) == 0);
+                TG_CHECK (tg_field_eval_grid (nf, &gr, val, (size_t) gr.nx,
+                                              (size_t) gr.nx * gr.ny, &w) == 0);
                 for (size_t q = 0; q < total; q++)
                   bad += memcmp (&val[q], &ref[q], sizeof (float)) != 0;
                 TG_CHECK_MSG (bad == 0, "grid %d basis %d mode %d %s: %d of %zu differ", gi,
@@ -464,7 +464,7 @@ test_noise_grid_same_bits (void)
               }
           tg_value_unref (v);
         }
-  tg__grid_work_free (&w);
+  tg_field_scratch_clear (&w);
 }
 
 /* y - h(x, z) with h from a west-to-east gradient: bilinear in world

@@ -463,7 +463,7 @@ test_normals_independent_of_blocks (void)
       const TgField *fields[2] = { tg_value_field (v), &sphere };
 
       atomic_init (&cs.calls, 0);
-      TG_CHECK (tg__field_has_grid (fields[0]) && !tg__field_has_grid (fields[1]));
+      TG_CHECK (fields[0]->eval_grid != NULL && fields[1]->eval_grid == NULL);
       for (int k = 0; k < 2; k++)
         {
           TgIsoOptions oa = { .min = { -40, -40, -40 }, .max = { 40, 40, 40 }, .cell = 1.0 };

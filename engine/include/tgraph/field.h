@@ -33,9 +33,38 @@ typedef void (*TgFieldEvalFn) (const TgField *f, int n, const float *x, const fl
 
 #define TG_FIELD_BATCH_MAX 4096
 
+/* A regular grid of points (xs[i], ys[j], zs[k]), i < nx, j < ny, k < nz,
+ * in metres; each axis increasing, at most TG_FIELD_GRID_MAX points a side. */
+typedef struct
+{
+  const float *xs, *ys, *zs;
+  int nx, ny, nz;
+} TgFieldGrid;
+
+#define TG_FIELD_GRID_MAX 64
+
+/* Scratch memory that grid sampling grows as it needs (64-byte aligned)
+ * and keeps for the next call: zero it before the first call, release it
+ * with tg_field_scratch_clear.  One per thread. */
+typedef struct
+{
+  void *buf;
+  size_t cap;
+} TgFieldScratch;
+
+/* Evaluates every point of grid G into OUT[i + j * SY + k * SZ], bit for
+ * bit what the field's eval gives there, sharing work between the points.
+ * 0, TG_ENOMEM, or 1 when it has no fast path for this grid (then the
+ * caller evaluates the points in batches). */
+typedef int (*TgFieldGridFn) (const TgField *f, const TgFieldGrid *g, float *out, size_t sy,
+                              size_t sz, TgFieldScratch *scratch);
+
 struct TgField
 {
   TgFieldEvalFn eval;
+  /* Optional (NULL: none): set when a grid costs much less than its
+   * points one by one, as a lattice noise's shared lattice work. */
+  TgFieldGridFn eval_grid;
   void (*free_data) (void *data);
   void *data;
   float lipschitz;
@@ -48,6 +77,16 @@ struct TgField
 /* Evaluates any number of points, in TG_FIELD_BATCH_MAX batches. */
 void tg_field_eval (const TgField *f, size_t n, const float *x, const float *y, const float *z,
                     float *out);
+
+/* Evaluates grid G into OUT[i + j * SY + k * SZ], through F's eval_grid
+ * when it has one, else its eval in batches: the same bits either way.
+ * 0 or TG_ENOMEM. */
+int tg_field_eval_grid (const TgField *f, const TgFieldGrid *g, float *out, size_t sy, size_t sz,
+                        TgFieldScratch *scratch);
+
+/* Makes SCRATCH hold at least BYTES; 0 or TG_ENOMEM (SCRATCH unchanged). */
+int tg_field_scratch_reserve (TgFieldScratch *scratch, size_t bytes);
+void tg_field_scratch_clear (TgFieldScratch *scratch);
 
 /* A value owning F (allocated with malloc; freed with its data). */
 TgValue *tg_value_new_field (TgField *f);
