@@ -1,11 +1,11 @@
 /* Internal interface of the field nodes and the iso-surface mesher
  * (engine/nodes/field_*.c, mesh_isosurface.c).
  *
- * What more than one file needs: the 3D noise that field.noise and
- * field.displace share (implemented in field_terrain.c), the helpers
+ * What more than one file needs: the parameters of the 3D noise
+ * (noise3.h) that field.noise and field.displace share, the helpers
  * every field node uses (field_util.c), and the mesher itself, which the
- * node, the tests and the benchmark call.
- * Nothing outside engine/nodes and their tests should include this.
+ * node, the tests and the benchmark call.  Nothing outside engine/nodes
+ * and their tests should include this.
  */
 #ifndef TG_NODES_FIELDS_H
 #define TG_NODES_FIELDS_H
@@ -19,58 +19,9 @@
 #include <tgraph/mesh.h>
 #include <tgraph/node.h>
 
-/* --- 3D fractal noise ----------------------------------------------------- */
+#include "noise3.h"
 
-/* Bases and modes, in the same order as noise.fbm's choices. */
-enum
-{
-  TG__N3_PERLIN,
-  TG__N3_SIMPLEX,
-  TG__N3_VALUE,
-  TG__N3_WORLEY,
-};
-
-#define TG__N3_MAX_OCTAVES 16
-
-typedef struct
-{
-  uint32_t seed;
-  float amp;
-  double freq;   /* lattice cells per metre */
-  double off[3]; /* in cells, drawn from the seed */
-} TgNoise3Octave;
-
-typedef struct
-{
-  int basis, worley_return, mode; /* TG__N3_*, f1/f2/f2_minus_f1, fbm/ridged/billow */
-  int n_octaves;
-  TgNoise3Octave oct[TG__N3_MAX_OCTAVES];
-  double offset[3];          /* metres added to the position */
-  float out_scale, out_bias; /* acc -> 0..1, as noise.fbm */
-  float amplitude;           /* metres: value = amplitude * (2 * v01 - 1) */
-  float lipschitz;           /* a proven bound on |grad value|, per metre */
-  int isa;                   /* TgFbmIsa: which build of the batch kernel runs */
-} TgNoise3;
-
-/* The noise parameters as nodes declare them (a prefix of their structs). */
-typedef struct
-{
-  int basis;
-  int worley_return;
-  int mode;
-  double amplitude_m;
-  double scale_m;
-  int octaves;
-  double persistence;
-  double lacunarity;
-  int seed;
-  double offset_m[3];
-} TgNoise3Params;
-
-void tg__noise3_plan (TgNoise3 *n, const TgNoise3Params *p, uint32_t seed);
-/* OUT[i] = the noise at (X[i], Y[i], Z[i]), in -amplitude .. amplitude. */
-void tg__noise3_eval (const TgNoise3 *n, int count, const float *x, const float *y,
-                      const float *z, float *out);
+/* --- 3D noise parameters ------------------------------------------------- */
 
 /* The descriptors of the noise parameters (amplitude, basis, ...), for
  * field.noise and field.displace: TG__NOISE3_PARAMS (S) expands to the

@@ -72,16 +72,7 @@ tg__fbm_plan (TgFbm *f, const TgFbmParams *p, uint32_t seed)
       amp *= p->persistence;
     }
   f->n_octaves = i;
-  if (p->mode == TG__FBM_MODE_FBM)
-    {
-      f->out_scale = (float) (0.5 / sum);
-      f->out_bias = 0.5f;
-    }
-  else
-    {
-      f->out_scale = (float) (1.0 / sum);
-      f->out_bias = 0.0f;
-    }
+  tg__fbm_out_map (p->mode, sum, &f->out_scale, &f->out_bias);
 
   /* The warp is a 3-octave Perlin fBm per axis, in [-1, 1], times warp_m. */
   f->warp = p->warp_m > 0.0;

@@ -5,8 +5,10 @@
  * row kernel (noise_kernel.c) that batches samples into contiguous arrays
  * the compiler vectorises.  Both must give bit-identical floats, so what
  * they share lives here: the lattice split and hash, the fade, the value
- * lattice and every constant.  Tests and the benchmark include this
- * header; nothing else should.
+ * lattice and every constant.  The 3D noise of the field nodes (noise3.h)
+ * is built on the same pieces, and its batch kernels on the same
+ * vectorisable helpers (the end of this file).  Only the noise files,
+ * their tests and the benchmark include this header directly.
  */
 #ifndef TG_NOISE_FBM_H
 #define TG_NOISE_FBM_H
@@ -14,6 +16,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <tgraph/hash.h>
 #include <tgraph/region.h>
@@ -220,6 +223,121 @@ static inline float
 tg__fbm_value (uint32_t h)
 {
   return (float) (int32_t) (h >> 8) * (1.0f / 8388608.0f) - 1.0f;
+}
+
+/* Worley: keeps *D1 <= *D2 the two smallest squared distances seen, D
+ * being the next (the scalar form; the batch kernel selects instead). */
+static inline void
+tg__fbm_worley_keep (float d, float *d1, float *d2)
+{
+  if (d < *d1)
+    {
+      *d2 = *d1;
+      *d1 = d;
+    }
+  else if (d < *d2)
+    *d2 = d;
+}
+
+/* One octave's signal N, in [-1, 1], with amplitude AMP added to ACC the
+ * way MODE combines octaves: fbm sums N, billow |N|, ridged (1 - |N|)^2
+ * times the weight *W, which starts at 1 and becomes this octave's
+ * signal times TG__FBM_RIDGE_GAIN, clamped to 1.  The batch kernels do
+ * the same operations in loops of their own. */
+static inline float
+tg__fbm_octave_add (int mode, float acc, float amp, float n, float *w)
+{
+  float r;
+
+  if (mode == TG__FBM_MODE_FBM)
+    return acc + amp * n;
+  if (mode == TG__FBM_MODE_BILLOW)
+    return acc + amp * fabsf (n);
+  r = 1.0f - fabsf (n);
+  r = r * r;
+  r = r * *w;
+  *w = r * TG__FBM_RIDGE_GAIN;
+  if (*w > 1.0f)
+    *w = 1.0f;
+  return acc + amp * r;
+}
+
+/* The map of the octave sum to [0, 1], out = acc * *SCALE + *BIAS, for
+ * octave amplitudes summing to SUM: fbm sums signals in [-1, 1], billow
+ * and ridged in [0, 1]. */
+static inline void
+tg__fbm_out_map (int mode, double sum, float *scale, float *bias)
+{
+  *scale = (float) ((mode == TG__FBM_MODE_FBM ? 0.5 : 1.0) / sum);
+  *bias = mode == TG__FBM_MODE_FBM ? 0.5f : 0.0f;
+}
+
+/* --- helpers of the batch kernels ------------------------------------------
+ *
+ * The batch kernels (2D in noise_kernel.c, 3D in noise3.c and
+ * noise3_grid.c) are plain loops compiled once per ISA; these helpers are
+ * inlined into each build.  They use integer masks instead of branches or
+ * libm calls, so that the vectoriser takes the loops around them. */
+
+#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
+#define TG__FBM_HAVE_X86 1
+#endif
+
+#define TG__FBM_KERNEL static inline __attribute__ ((always_inline))
+
+/* Truncation to int32 is exact and defined while |p| < 2^31; blocks
+ * whose lattice coordinates may exceed 2^30 take another split. */
+#define TG__FBM_FAST_LIMIT 1073741824.0
+
+/* 1.0 when D < 0, else 0.0, from the sign bit.  Written with integer
+ * masks: a select between FP expressions would be turned into branches
+ * (the FP operations may trap), and a bool-to-int64 select has no SSE2
+ * vector form.  D + 0.0 turns -0.0 into +0.0. */
+TG__FBM_KERNEL double
+tg__fbm_one_if_negative (double d)
+{
+  uint64_t u;
+  double r;
+
+  d = d + 0.0;
+  memcpy (&u, &d, sizeof u);
+  u = (0 - (u >> 63)) & 0x3ff0000000000000ull;
+  memcpy (&r, &u, sizeof r);
+  return r;
+}
+
+/* tg__fbm_split for |P| < TG__FBM_FAST_LIMIT: floor as truncate-and-fix
+ * (the vectoriser cannot call floor()).  P - T is exact, and D + 1 rounds
+ * the same exact value as P - floor (P), so cell and fraction are the
+ * same bits. */
+TG__FBM_KERNEL void
+tg__fbm_split_fast (double p, uint32_t *cell, float *frac)
+{
+  double t = (double) (int32_t) p;
+  double d = p - t;
+  double one = tg__fbm_one_if_negative (d);
+
+  *cell = (uint32_t) (int32_t) (t - one);
+  *frac = (float) (d + one);
+}
+
+/* Float from bits and back, for sign flips without branches. */
+TG__FBM_KERNEL uint32_t
+tg__fbm_bits (float f)
+{
+  uint32_t u;
+
+  memcpy (&u, &f, sizeof u);
+  return u;
+}
+
+TG__FBM_KERNEL float
+tg__fbm_float (uint32_t u)
+{
+  float f;
+
+  memcpy (&f, &u, sizeof f);
+  return f;
 }
 
 #endif

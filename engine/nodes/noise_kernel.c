@@ -19,19 +19,9 @@
 
 #include "noise_fbm.h"
 
-#if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
-#define TG__FBM_HAVE_X86 1
-#endif
-
 /* 64 samples: a multiple of every vector width, and at most 63 wasted
  * samples at the end of a row (under 6% of a 1025-sample row). */
 #define BLK 64
-
-/* Truncation to int32 is exact and defined while |p| < 2^31; blocks
- * whose lattice coordinates may exceed 2^30 take the reference split. */
-#define FAST_LIMIT 1073741824.0
-
-#define KERNEL static inline __attribute__ ((always_inline))
 
 typedef struct
 {
@@ -45,25 +35,8 @@ typedef struct
   float wx[BLK], wz[BLK]; /* warp displacement fields */
 } Block;
 
-/* 1.0 when D < 0, else 0.0, from the sign bit.  Written with integer
- * masks: a select between FP expressions would be turned into branches
- * (the FP operations may trap), and a bool-to-int64 select has no SSE2
- * vector form.  D + 0.0 turns -0.0 into +0.0. */
-KERNEL double
-one_if_negative (double d)
-{
-  uint64_t u;
-  double r;
-
-  d = d + 0.0;
-  memcpy (&u, &d, sizeof u);
-  u = (0 - (u >> 63)) & 0x3ff0000000000000ull;
-  memcpy (&r, &u, sizeof r);
-  return r;
-}
-
 /* A when M is all ones, B when M is 0, without a branch. */
-KERNEL float
+TG__FBM_KERNEL float
 select_f (uint32_t m, float a, float b)
 {
   uint32_t ua, ub, r;
@@ -76,35 +49,21 @@ select_f (uint32_t m, float a, float b)
   return f;
 }
 
-/* Floor as truncate-and-fix (the vectoriser cannot call floor()).  P - T
- * is exact, and D + 1 rounds the same exact value as the reference's
- * P - floor (P), so cell and fraction are the same bits. */
-KERNEL void
-split_fast (double p, uint32_t *ci, float *cf)
-{
-  double ft = (double) (int32_t) p;
-  double d = p - ft;
-  double one = one_if_negative (d);
-
-  *ci = (uint32_t) (int32_t) (ft - one);
-  *cf = (float) (d + one);
-}
-
 /* P = Q * FREQ + OFF split into cells CI and fractions CF. */
-KERNEL void
+TG__FBM_KERNEL void
 lattice_1d (const double *restrict q, double freq, double off, uint32_t *restrict ci,
             float *restrict cf, bool fast)
 {
   if (fast)
     for (int i = 0; i < BLK; i++)
-      split_fast (q[i] * freq + off, &ci[i], &cf[i]);
+      tg__fbm_split_fast (q[i] * freq + off, &ci[i], &cf[i]);
   else
     for (int i = 0; i < BLK; i++)
       tg__fbm_split (q[i] * freq + off, &ci[i], &cf[i]);
 }
 
 /* The simplex lattice: skew in double, then split both axes. */
-KERNEL void
+TG__FBM_KERNEL void
 lattice_skew (Block *b, const TgFbmOctave *o, bool fast)
 {
   double freq = o->freq, ox = o->off_x, oz = o->off_z;
@@ -116,8 +75,8 @@ lattice_skew (Block *b, const TgFbmOctave *o, bool fast)
         double pz = b->qz[i] * freq + oz;
         double s = (px + pz) * TG__SIMPLEX_F2;
 
-        split_fast (px + s, &b->xi[i], &b->xf[i]);
-        split_fast (pz + s, &b->zi[i], &b->zf[i]);
+        tg__fbm_split_fast (px + s, &b->xi[i], &b->xf[i]);
+        tg__fbm_split_fast (pz + s, &b->zi[i], &b->zf[i]);
       }
   else
     for (int i = 0; i < BLK; i++)
@@ -131,55 +90,36 @@ lattice_skew (Block *b, const TgFbmOctave *o, bool fast)
       }
 }
 
-/* Float from bits and back, for sign flips without branches. */
-KERNEL uint32_t
-bits_of (float f)
-{
-  uint32_t u;
-
-  memcpy (&u, &f, sizeof u);
-  return u;
-}
-
-KERNEL float
-float_of (uint32_t u)
-{
-  float f;
-
-  memcpy (&f, &u, sizeof f);
-  return f;
-}
-
 /* G . (DX, DZ) for the gradient the reference's tables hold for H: bit
  * 28 negates x, bit 29 negates z, bit 30 swaps the base pair (A, B).
  * Negation is a sign-bit flip and the products and the sum are the same
  * IEEE operations as the table's gx * dx + gz * dz (the sum commutes when
  * swapped).  Top bits, so that each mask is a shift or two. */
-KERNEL float
+TG__FBM_KERNEL float
 grad_dot (uint32_t h, uint32_t a, uint32_t b, float dx, float dz)
 {
   uint32_t swap = 0u - ((h >> 30) & 1u);
   uint32_t t = (a ^ b) & swap;
-  float gx = float_of ((a ^ t) ^ ((h << 3) & 0x80000000u));
-  float gz = float_of ((b ^ t) ^ ((h << 2) & 0x80000000u));
+  float gx = tg__fbm_float ((a ^ t) ^ ((h << 3) & 0x80000000u));
+  float gz = tg__fbm_float ((b ^ t) ^ ((h << 2) & 0x80000000u));
 
   return gx * dx + gz * dz;
 }
 
 /* 16 directions: bit 31 picks the base angle. */
-KERNEL float
+TG__FBM_KERNEL float
 grad16 (uint32_t h, float dx, float dz)
 {
-  uint32_t c0 = bits_of (TG__G16_C0), s0 = bits_of (TG__G16_S0);
+  uint32_t c0 = tg__fbm_bits (TG__G16_C0), s0 = tg__fbm_bits (TG__G16_S0);
   uint32_t m = 0u - (h >> 31);
-  uint32_t a = c0 ^ ((c0 ^ bits_of (TG__G16_C1)) & m);
-  uint32_t b = s0 ^ ((s0 ^ bits_of (TG__G16_S1)) & m);
+  uint32_t a = c0 ^ ((c0 ^ tg__fbm_bits (TG__G16_C1)) & m);
+  uint32_t b = s0 ^ ((s0 ^ tg__fbm_bits (TG__G16_S1)) & m);
 
   return grad_dot (h, a, b, dx, dz);
 }
 
 /* 24 directions: k = 0..2 from bits 20-27 picks the base angle. */
-KERNEL float
+TG__FBM_KERNEL float
 grad24 (uint32_t h, float dx, float dz)
 {
   uint32_t k = (((h >> 20) & 255u) * 3u) >> 8;
@@ -187,12 +127,12 @@ grad24 (uint32_t h, float dx, float dz)
   float a = select_f (m2, TG__G24_C2, select_f (m1, TG__G24_C1, TG__G24_C0));
   float b = select_f (m2, TG__G24_S2, select_f (m1, TG__G24_S1, TG__G24_S0));
 
-  return grad_dot (h, bits_of (a), bits_of (b), dx, dz);
+  return grad_dot (h, tg__fbm_bits (a), tg__fbm_bits (b), dx, dz);
 }
 
 /* Perlin and value noise share the bilinear shape; ZCONST: the whole
  * block lies on one z (a row without warp), so the z lattice is a scalar. */
-KERNEL void
+TG__FBM_KERNEL void
 perlin_loop (Block *b, uint32_t seed, bool zconst, uint32_t zi0, float zf0)
 {
   for (int i = 0; i < BLK; i++)
@@ -216,7 +156,7 @@ perlin_loop (Block *b, uint32_t seed, bool zconst, uint32_t zi0, float zf0)
     }
 }
 
-KERNEL void
+TG__FBM_KERNEL void
 value_loop (Block *b, uint32_t seed, bool zconst, uint32_t zi0, float zf0)
 {
   for (int i = 0; i < BLK; i++)
@@ -244,7 +184,7 @@ value_loop (Block *b, uint32_t seed, bool zconst, uint32_t zi0, float zf0)
  * a > 0 and +0 otherwise; the +-0 it then adds leaves the running sum
  * unchanged, as the reference's branch does.  (A select against 0 gets
  * folded into branches, which stops the vectoriser.) */
-KERNEL float
+TG__FBM_KERNEL float
 simplex_vertex (uint32_t h, float dx, float dz)
 {
   float a = 0.5f - dx * dx - dz * dz;
@@ -253,7 +193,7 @@ simplex_vertex (uint32_t h, float dx, float dz)
   return (a * a) * (a * a) * grad24 (h, dx, dz);
 }
 
-KERNEL void
+TG__FBM_KERNEL void
 simplex_loop (Block *b, uint32_t seed)
 {
   for (int i = 0; i < BLK; i++)
@@ -282,7 +222,7 @@ simplex_loop (Block *b, uint32_t seed)
 
 /* One candidate cell of the Worley search: keeps the two smallest
  * squared distances with min/max selects (no branches). */
-KERNEL void
+TG__FBM_KERNEL void
 worley_cell (uint32_t hz, uint32_t x, float ex, float ez, float *d1, float *d2)
 {
   uint32_t h = tg__fbm_hash_zx (hz, x);
@@ -297,7 +237,7 @@ worley_cell (uint32_t hz, uint32_t x, float ex, float ez, float *d1, float *d2)
   *d1 = *d1 < d ? *d1 : d;
 }
 
-KERNEL void
+TG__FBM_KERNEL void
 worley_loop (Block *b, uint32_t seed, int ret, bool zconst, uint32_t zi0, float zf0)
 {
   for (int i = 0; i < BLK; i++)
@@ -357,7 +297,7 @@ worley_loop (Block *b, uint32_t seed, int ret, bool zconst, uint32_t zi0, float 
 }
 
 /* Largest |q| of the block, to decide whether the fast split is exact. */
-KERNEL double
+TG__FBM_KERNEL double
 block_extent (const double *q)
 {
   double m = 0.0;
@@ -372,13 +312,13 @@ block_extent (const double *q)
 }
 
 /* BASIS at octave O into b->n, from the positions in b->qx, b->qz. */
-KERNEL void
+TG__FBM_KERNEL void
 octave_noise (const TgFbm *f, int basis, const TgFbmOctave *o, Block *b, bool zconst, double ax,
               double az)
 {
   /* Bounds |px| + |pz|, which also bounds the skewed coordinates. */
   double reach = (ax * o->freq + o->off_x) + (az * o->freq + o->off_z);
-  bool fast = reach * (1.0 + TG__SIMPLEX_F2) < FAST_LIMIT;
+  bool fast = reach * (1.0 + TG__SIMPLEX_F2) < TG__FBM_FAST_LIMIT;
   uint32_t zi0 = 0;
   float zf0 = 0.0f;
 
@@ -435,7 +375,7 @@ octave_noise (const TgFbm *f, int basis, const TgFbmOctave *o, Block *b, bool zc
 
 /* The whole pipeline for one block; b->qx, b->qz hold the offset
  * positions, b->acc receives the output. */
-KERNEL void
+TG__FBM_KERNEL void
 fbm_block (const TgFbm *f, Block *b, bool zconst)
 {
   double ax, az;

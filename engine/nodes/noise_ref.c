@@ -136,13 +136,7 @@ worley (uint32_t seed, int ret, uint32_t xi, uint32_t zi, float xf, float zf)
         float dz = ((float) m - zf) + pz;
         float d = dx * dx + dz * dz;
 
-        if (d < d1)
-          {
-            d2 = d1;
-            d1 = d;
-          }
-        else if (d < d2)
-          d2 = d;
+        tg__fbm_worley_keep (d, &d1, &d2);
       }
   f1 = sqrtf (d1);
   f2 = sqrtf (d2);
@@ -206,23 +200,8 @@ tg__fbm_reference_sample (const TgFbm *f, double x, double z)
   for (int i = 0; i < f->n_octaves; i++)
     {
       const TgFbmOctave *o = &f->oct[i];
-      float n = octave (f, f->basis, o, qx, qz);
 
-      if (f->mode == TG__FBM_MODE_FBM)
-        acc += o->amp * n;
-      else if (f->mode == TG__FBM_MODE_BILLOW)
-        acc += o->amp * fabsf (n);
-      else
-        {
-          float s = 1.0f - fabsf (n);
-
-          s = s * s;
-          s = s * w;
-          acc += o->amp * s;
-          w = s * TG__FBM_RIDGE_GAIN;
-          if (w > 1.0f)
-            w = 1.0f;
-        }
+      acc = tg__fbm_octave_add (f->mode, acc, o->amp, octave (f, f->basis, o, qx, qz), &w);
     }
 
   out = acc * f->out_scale + f->out_bias;
