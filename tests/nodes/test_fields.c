@@ -3,10 +3,11 @@
  * transform moves, turns and scales shapes (rotation keeps distances,
  * uniform scale keeps a distance a distance) and its Lipschitz bound
  * holds; 3D noise stays within its amplitude, varies in y and never beats
- * its Lipschitz bound; the terrain field is y - h(x, z) bilinear in world
- * metres; displacement adds; a slice stack written here with tg_png_write
- * reads back trilinearly and meshes watertight; and bad parameters name
- * the place. */
+ * its Lipschitz bound; grid sampling takes a field's grid path or its
+ * points; the terrain field is y - h(x, z) bilinear in world metres;
+ * displacement adds; a slice stack written here with tg_png_write reads
+ * back trilinearly and meshes watertight; and bad parameters name the
+ * place. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -467,6 +468,84 @@ test_noise_grid_same_bits (void)
   tg_field_scratch_clear (&w);
 }
 
+/* A field for tg_field_eval_grid's dispatch: its value names the point,
+ * and its grid path either declines or fills -1. */
+typedef struct
+{
+  int grid_calls;
+  bool decline;
+} GridProbe;
+
+static void
+probe_eval (const TgField *f, int n, const float *x, const float *y, const float *z, float *out)
+{
+  (void) f;
+  for (int i = 0; i < n; i++)
+    out[i] = x[i] + 100.0f * y[i] + 10000.0f * z[i];
+}
+
+static int
+probe_grid (const TgField *f, const TgFieldGrid *g, float *out, size_t sy, size_t sz,
+            TgFieldScratch *scratch)
+{
+  GridProbe *p = f->data;
+
+  (void) scratch;
+  p->grid_calls++;
+  if (p->decline)
+    return 1;
+  for (int k = 0; k < g->nz; k++)
+    for (int j = 0; j < g->ny; j++)
+      for (int i = 0; i < g->nx; i++)
+        out[(size_t) k * sz + (size_t) j * sy + (size_t) i] = -1.0f;
+  return 0;
+}
+
+/* The grid path is taken when the field has one and it answers; without
+ * one, or when it declines, the points are evaluated in batches (here
+ * more than one) and land at their strides, the padding untouched. */
+static void
+test_eval_grid_hook_or_batches (void)
+{
+  enum { NX = 64, NY = 64, NZ = 3, SY = NX + 2, SZ = SY * (NY + 1) };
+  static float out[SZ * NZ];
+  float xs[NX], ys[NY], zs[NZ];
+  TgFieldGrid g = { xs, ys, zs, NX, NY, NZ };
+  TgFieldScratch w = { 0 };
+  GridProbe probe = { 0 };
+  TgField f = { .eval = probe_eval, .data = &probe };
+
+  for (int i = 0; i < NX; i++)
+    xs[i] = (float) i;
+  for (int j = 0; j < NY; j++)
+    ys[j] = (float) j;
+  for (int k = 0; k < NZ; k++)
+    zs[k] = (float) k;
+  for (int pass = 0; pass < 3; pass++)
+    {
+      int bad = 0;
+
+      f.eval_grid = pass == 0 ? NULL : probe_grid;
+      probe.decline = pass == 1;
+      for (size_t q = 0; q < TG_N_ELEMENTS (out); q++)
+        out[q] = 7.5f;
+      TG_CHECK (tg_field_eval_grid (&f, &g, out, SY, SZ, &w) == 0);
+      for (int k = 0; k < NZ; k++)
+        for (int j = 0; j <= NY; j++)
+          for (int i = 0; i < SY; i++)
+            {
+              float want = i < NX && j < NY
+                             ? (pass == 2 ? -1.0f : (float) i + 100.0f * j + 10000.0f * k)
+                             : 7.5f;
+
+              bad += out[k * SZ + j * SY + i] != want;
+            }
+      TG_CHECK_MSG (bad == 0, "pass %d: %d values wrong", pass, bad);
+    }
+  TG_CHECK (probe.grid_calls == 2);
+  tg_field_scratch_clear (&w);
+}
+
 /* y - h(x, z) with h from a west-to-east gradient: bilinear in world
  * metres, row 0 north. */
 static void
@@ -742,6 +821,7 @@ main (void)
   TG_RUN (test_noise_lipschitz_tight);
   TG_RUN (test_noise_same_bits_every_isa);
   TG_RUN (test_noise_grid_same_bits);
+  TG_RUN (test_eval_grid_hook_or_batches);
   TG_RUN (test_from_height);
   TG_RUN (test_displace_adds);
   TG_RUN (test_slices_trilinear_and_mesh);

@@ -53,9 +53,9 @@ typedef struct
 } TgFieldScratch;
 
 /* Evaluates every point of grid G into OUT[i + j * SY + k * SZ], bit for
- * bit what the field's eval gives there, sharing work between the points.
- * 0, TG_ENOMEM, or 1 when it has no fast path for this grid (then the
- * caller evaluates the points in batches). */
+ * bit what the field's eval gives there, sharing work between the points;
+ * thread-safe like eval.  0, TG_ENOMEM, or 1 when it has no fast path for
+ * this grid (then the caller evaluates the points in batches). */
 typedef int (*TgFieldGridFn) (const TgField *f, const TgFieldGrid *g, float *out, size_t sy,
                               size_t sz, TgFieldScratch *scratch);
 
