@@ -17,6 +17,7 @@
 
 #include "handedness.h"
 #include "mesh-writers.h"
+#include "tgformats-private.h"
 
 /* The shortest of %.6g..%.9g that reads back as V (%.9g always does). */
 static int
@@ -64,7 +65,7 @@ tg__write_mesh_obj (FILE *f, const TgMesh *m, TgError *err)
   old = uselocale (c_locale);
 
   fprintf (f, "# Terrane %s\n", TG_VERSION_STRING);
-  for (int ci = 0; ci < m->n_chunks; ci++)
+  for (int ci = 0; ci < m->n_chunks && !ferror (f); ci++)
     {
       const TgMeshChunk *c = &m->chunks[ci];
 
@@ -74,25 +75,25 @@ tg__write_mesh_obj (FILE *f, const TgMesh *m, TgError *err)
         fprintf (f, "o %s\n", c->name);
       else
         fprintf (f, "o chunk_%d\n", ci);
-      for (int i = 0; i < c->n_vertices; i++)
+      for (int i = 0; i < c->n_vertices && !tg__write_failed (f, i); i++)
         {
           float v[3];
           tg__hand_vec3 (v, c->positions + 3 * i);
           put_floats (f, "v", v, 3);
         }
       if (c->uvs)
-        for (int i = 0; i < c->n_vertices; i++)
+        for (int i = 0; i < c->n_vertices && !tg__write_failed (f, i); i++)
           {
             float uv[2] = { c->uvs[2 * i], 1.0f - c->uvs[2 * i + 1] };
             put_floats (f, "vt", uv, 2);
           }
-      for (int i = 0; i < c->n_vertices; i++)
+      for (int i = 0; i < c->n_vertices && !tg__write_failed (f, i); i++)
         {
           float n[3];
           tg__hand_vec3 (n, c->normals + 3 * i);
           put_floats (f, "vn", n, 3);
         }
-      for (int64_t t = 0; t < c->n_indices; t += 3)
+      for (int64_t t = 0; t < c->n_indices && !tg__write_failed (f, t / 3); t += 3)
         {
           uint32_t tri[3];
           tg__hand_tri (tri, c->indices + t);

@@ -15,6 +15,7 @@
 
 #include "handedness.h"
 #include "mesh-writers.h"
+#include "tgformats-private.h"
 
 #define PLY_BLOCK 4096
 
@@ -94,7 +95,7 @@ tg__write_mesh_ply (FILE *f, const TgMesh *m, TgError *err)
       const TgMeshChunk *c = &m->chunks[ci];
       if (c->n_indices == 0)
         continue;
-      for (int i0 = 0; i0 < c->n_vertices; i0 += PLY_BLOCK)
+      for (int i0 = 0; i0 < c->n_vertices && !ferror (f); i0 += PLY_BLOCK)
         {
           int n = c->n_vertices - i0 < PLY_BLOCK ? c->n_vertices - i0 : PLY_BLOCK;
           for (int k = 0; k < n; k++)
@@ -125,7 +126,7 @@ tg__write_mesh_ply (FILE *f, const TgMesh *m, TgError *err)
       int64_t n_tri = c->n_indices / 3;
       if (n_tri == 0)
         continue;
-      for (int64_t t0 = 0; t0 < n_tri; t0 += PLY_BLOCK)
+      for (int64_t t0 = 0; t0 < n_tri && !ferror (f); t0 += PLY_BLOCK)
         {
           int64_t n = n_tri - t0 < PLY_BLOCK ? n_tri - t0 : PLY_BLOCK;
           for (int64_t k = 0; k < n; k++)

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "points-writers.h"
+#include "tgformats-private.h"
 
 /* --- shared helpers ------------------------------------------------------------ */
 
@@ -173,7 +174,7 @@ tg__write_points_csv (FILE *f, const TgPoints *p, const TgMesh *const *meshes, T
     return rc;
   old = tg__points_c_locale_push ();
   fputs ("prototype,px,py,pz,qx,qy,qz,qw,sx,sy,sz\n", f);
-  for (int64_t i = 0; i < p->n; i++)
+  for (int64_t i = 0; i < p->n && !tg__write_failed (f, i); i++)
     {
       const float *v[3] = { p->position + 3 * i, p->rotation + 4 * i, p->scale + 3 * i };
       const int nv[3] = { 3, 4, 3 };

@@ -27,6 +27,7 @@
 
 #include "handedness.h"
 #include "points-writers.h"
+#include "tgformats-private.h"
 
 /* Godot refuses these in node names. */
 static void
@@ -107,7 +108,7 @@ tg__write_points_godot (FILE *f, const TgPoints *p, const TgMesh *const *meshes,
       fprintf (f, "instance_count = %lld\n", (long long) count[k]);
       fprintf (f, "mesh = SubResource(\"CylinderMesh_%d\")\n", k);
       fputs ("buffer = PackedFloat32Array(", f);
-      for (int64_t i = 0, written = 0; i < p->n; i++)
+      for (int64_t i = 0, written = 0; i < p->n && !tg__write_failed (f, i); i++)
         {
           double m[12];
           if (p->proto[i] != k)

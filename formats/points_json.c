@@ -88,7 +88,7 @@ tg__write_points_json (FILE *f, const TgPoints *p, const TgMesh *const *meshes, 
       put_string (f, p->proto_names[k]);
     }
   fprintf (f, "],\n  \"count\": %lld,\n  \"instances\": [", (long long) p->n);
-  for (int64_t i = 0; i < p->n; i++)
+  for (int64_t i = 0; i < p->n && !tg__write_failed (f, i); i++)
     {
       fputs (i ? ",\n    {\"prototype\": " : "\n    {\"prototype\": ", f);
       fputs (quoted[p->proto[i]], f);

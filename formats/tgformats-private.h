@@ -14,6 +14,15 @@
 
 #include "tgformats/tgformats.h"
 
+/* For a writer's loop over items: every 4096th item, whether a write to
+ * F failed (a full disk, or the engine's stream of a cancelled export),
+ * so that the writer stops soon instead of formatting the rest. */
+static inline bool
+tg__write_failed (FILE *f, int64_t i)
+{
+  return (i & 4095) == 0 && ferror (f);
+}
+
 /* Lines the emitter tries to keep short enough for side-by-side diffs. */
 #define TG__JSON_WIDTH 100
 
@@ -142,7 +151,13 @@ json_object *tg__param_to_json (const TgParamDesc *d, const TgParamValue *v, boo
 
 /* --- files ---------------------------------------------------------------------- */
 
-/* Reads PATH whole (NUL-terminated; caller frees *DATA). */
+/* Opens PATH for reading if it is a regular file; a FIFO, a device or a
+ * folder is refused with a message naming PATH (opened without blocking,
+ * so a FIFO with no writer cannot hang the caller).  NULL with ERR set. */
+FILE *tg__fopen_regular (const char *path, TgError *err);
+
+/* Reads PATH whole (NUL-terminated; caller frees *DATA); a regular file
+ * only (tg__fopen_regular). */
 int tg__read_file (const char *path, char **data, size_t *len, TgError *err);
 /* Writes DATA to PATH through a temporary file in the same folder,
  * fsync and rename, so PATH holds either the old or the new content. */

@@ -777,7 +777,7 @@ write_staged (TgEvalCtx *c, const char *rel_path, const char *format, int width,
   Eval *ev = c->ev;
   TgExportFile file;
   TgError err = { 0 };
-  FILE *f;
+  FILE *staged, *f;
   int rc, close_rc;
 
   if (ev->exports == NULL)
@@ -792,13 +792,24 @@ write_staged (TgEvalCtx *c, const char *rel_path, const char *format, int width,
       file.col0 = ev->export_window.col0;
       file.row0 = ev->export_window.row0;
     }
-  f = tg_export_list_stage (ev->exports, &file, &err);
-  if (f == NULL)
+  staged = tg_export_list_stage (ev->exports, &file, &err);
+  if (staged == NULL)
     return tg_eval_fail (c, err.code, "%s", err.message);
+  /* The writer stops at its next flush once cancel is asked. */
+  f = tg__cancel_stream_new (staged, ev->hooks ? ev->hooks->cancel : NULL);
+  if (f == NULL)
+    {
+      fclose (staged);
+      return tg_eval_fail (c, TG_ENOMEM, "out of memory staging \"%s\"", rel_path);
+    }
   rc = emit (f, what, extra, &err);
   /* A write that failed (a full disk) is told in the system's words,
-   * which say more than the writer's. */
-  if ((close_rc = tg_export_list_close_stream (ev->exports, f, rel_path, &err)) < 0)
+   * which say more than the writer's; one that failed because cancel was
+   * asked is a cancel. */
+  close_rc = tg_export_list_close_stream (ev->exports, f, rel_path, &err);
+  if ((rc < 0 || close_rc < 0) && cancelled (ev))
+    return tg_eval_fail (c, TG_ECANCELLED, "cancelled");
+  if (close_rc < 0)
     return tg_eval_fail (c, close_rc, "%s", err.message);
   if (rc < 0)
     return tg_eval_fail (c, rc, "writing \"%s\": %s", rel_path, err.message);

@@ -25,4 +25,10 @@ void tg__path_extension (const char *path, char *ext, size_t size);
 /* Numbers in a vec2, vec3 or colour value (0 for other types). */
 int tg__param_vec_len (TgParamType t);
 
+/* A stream over INNER (which it takes: closing it closes INNER) whose
+ * writes fail with ECANCELED once CANCEL (may be NULL) is requested, so
+ * that a writer stops at its next flush.  NULL when out of memory (INNER
+ * is then left open). */
+FILE *tg__cancel_stream_new (FILE *inner, const TgCancel *cancel);
+
 #endif

@@ -1,0 +1,83 @@
+/* A stream that fails its writes once a cancel was asked.
+ *
+ * Export writers (formats/) know nothing of the engine's cancel token:
+ * they write through a FILE and stop at the first write that fails, as on
+ * a full disk.  The engine hands them this stream over the staged file,
+ * so a cancel reaches a writer at its next buffer flush (a few tens of
+ * KiB of output) and the staged file is then removed with the export.
+ */
+#define _GNU_SOURCE /* fopencookie */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+/* Output is handed to the staged file in pieces of this size: how much a
+ * writer may produce between two looks at the token. */
+#define CANCEL_STREAM_BUFFER (64 * 1024)
+
+typedef struct
+{
+  FILE *inner;
+  const TgCancel *cancel;
+} CancelStream;
+
+/* Big writes (a whole mesh buffer) bypass the buffer: they go through
+ * in pieces, the token read before each. */
+static ssize_t
+cancel_stream_write (void *cookie, const char *buf, size_t size)
+{
+  CancelStream *s = cookie;
+  size_t done = 0;
+
+  while (done < size)
+    {
+      size_t piece = size - done < CANCEL_STREAM_BUFFER ? size - done : CANCEL_STREAM_BUFFER;
+      if (tg_cancel_is_requested (s->cancel))
+        {
+          errno = ECANCELED;
+          break;
+        }
+      if (fwrite (buf + done, 1, piece, s->inner) != piece)
+        break;
+      done += piece;
+    }
+  return (ssize_t) done;
+}
+
+static int
+cancel_stream_close (void *cookie)
+{
+  CancelStream *s = cookie;
+  int rc = fclose (s->inner);
+
+  free (s);
+  return rc;
+}
+
+FILE *
+tg__cancel_stream_new (FILE *inner, const TgCancel *cancel)
+{
+  static const cookie_io_functions_t io = {
+    .write = cancel_stream_write,
+    .close = cancel_stream_close,
+  };
+  CancelStream *s = malloc (sizeof *s);
+  FILE *f;
+
+  if (s == NULL)
+    return NULL;
+  s->inner = inner;
+  s->cancel = cancel;
+  f = fopencookie (s, "wb", io);
+  if (f == NULL)
+    {
+      free (s);
+      return NULL;
+    }
+  /* The outer buffer is the only one: the inner stream writes straight
+   * through, so the staged file holds what was flushed. */
+  setvbuf (inner, NULL, _IONBF, 0);
+  setvbuf (f, NULL, _IOFBF, CANCEL_STREAM_BUFFER);
+  return f;
+}
