@@ -110,6 +110,13 @@ static const TgPortDesc hydraulic_outputs[] = {
 };
 
 /* The setup for a map with cells of CELL metres (shared with tests). */
+/* The simulation's context is the eval's (see eval_parallel). */
+static bool
+eval_cancelled (void *ctx)
+{
+  return tg_eval_cancelled (ctx);
+}
+
 static void
 hydraulic_setup (TgHydraulicSetup *s, const HydraulicParams *p, const TgWorld *world,
                  const TgRegion *full, uint32_t seed)
@@ -120,6 +127,7 @@ hydraulic_setup (TgHydraulicSetup *s, const HydraulicParams *p, const TgWorld *w
 
   memset (s, 0, sizeof *s);
   s->seed = seed;
+  s->cancelled = eval_cancelled;
   s->droplets = (long long) llround (p->droplets_per_km2 * area_km2);
   s->rounds = 16;
   s->max_steps = steps < 1 ? 1 : (steps > 1e6 ? 1000000 : (int) steps);

@@ -10,6 +10,7 @@
 #ifndef TG_NODES_EROSION_HYDRAULIC_H
 #define TG_NODES_EROSION_HYDRAULIC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,9 @@ typedef struct
   float height_scale;    /* height units -> metres, for speed and slope */
   float cell_m;
   float brush_radius;    /* cells, >= 1 */
+  /* Polled every few droplets with the parallel runner's CTX (may be
+   * NULL): true stops the run, which then returns TG_ECANCELLED. */
+  bool (*cancelled) (void *ctx);
 } TgHydraulicSetup;
 
 typedef struct

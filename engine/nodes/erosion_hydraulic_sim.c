@@ -20,6 +20,7 @@
  * window, with the same float operations on the same world coordinates.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -279,6 +280,9 @@ typedef struct
   TgHydraulicRect fr;
   const LatTile *tiles;
   TgHydraulicStats *tile_stats;
+  const TgHydraulicSetup *s;
+  void *ctx;
+  atomic_bool stopped;      /* s->cancelled said so: the phase is abandoned */
 } Sim;
 
 /* Adds AMOUNT x weight to the brush cells around (CX, CY) (SIGN -1
@@ -451,10 +455,25 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
   st->droplets_run++;
 }
 
+/* Droplets between two looks at the cancel token: heavy rain puts
+ * millions in one lattice tile, and a droplet takes up to max_steps. */
+#define DROPLETS_PER_POLL 16
+
+static bool
+sim_stop (Sim *sim)
+{
+  if (atomic_load_explicit (&sim->stopped, memory_order_relaxed))
+    return true;
+  if (sim->s->cancelled == NULL || !sim->s->cancelled (sim->ctx))
+    return false;
+  atomic_store (&sim->stopped, true);
+  return true;
+}
+
 static void
 run_tiles (void *user, int begin, int end)
 {
-  const Sim *sim = user;
+  Sim *sim = user;
 
   for (int q = begin; q < end; q++)
     {
@@ -462,7 +481,11 @@ run_tiles (void *user, int begin, int end)
       TgHydraulicStats *st = &sim->tile_stats[q];
       memset (st, 0, sizeof *st);
       for (long long j = 0; j < t->count; j++)
-        run_droplet (sim, t, j, st);
+        {
+          if (j % DROPLETS_PER_POLL == 0 && sim_stop (sim))
+            return;
+          run_droplet (sim, t, j, st);
+        }
     }
 }
 
@@ -502,7 +525,12 @@ run_phase (const Plan *pl, const LatTile *list, int n, float *hm, const TgHydrau
   sim.off = -((ptrdiff_t) buf->y0 * buf->w + buf->x0);
   sim.tiles = list;
   sim.tile_stats = ts;
+  sim.s = pl->s;
+  sim.ctx = ctx;
+  atomic_init (&sim.stopped, false);
   rc = parallel (ctx, n, run_tiles, &sim);
+  if (rc == 0 && atomic_load (&sim.stopped))
+    rc = TG_ECANCELLED;
   for (int k = 0; k < n && rc == 0; k++)
     {
       if (list[k].owned)
