@@ -147,11 +147,18 @@ ctx_parallel (void *ctx, int n, int grain, void (*fn) (void *, int, int), void *
   return tg_eval_parallel (ctx, n, grain, fn, user);
 }
 
+static bool
+ctx_cancelled (void *ctx)
+{
+  return tg_eval_cancelled (ctx);
+}
+
 static TgFlowOpts
 flow_opts (TgEvalCtx *c)
 {
   const FlowParams *p = tg_eval_params (c);
-  TgFlowOpts o = { p->routing == 1 ? TG__FLOW_D8 : TG__FLOW_MFD, p->exponent, ctx_parallel, c };
+  TgFlowOpts o = { p->routing == 1 ? TG__FLOW_D8 : TG__FLOW_MFD, p->exponent, ctx_parallel, c,
+                   ctx_cancelled };
 
   return o;
 }

@@ -41,7 +41,13 @@ typedef struct
    * as tg_eval_parallel does (each chunk writes its own rows). */
   int (*parallel) (void *ctx, int n, int grain, void (*fn) (void *, int, int), void *user);
   void *parallel_ctx;
+  /* Optional: polled (with PARALLEL_CTX) inside the long serial loops;
+   * true stops the work, which returns TG_ECANCELLED. */
+  bool (*cancelled) (void *ctx);
 } TgFlowOpts;
+
+/* Whether O's cancelled hook says stop. */
+bool tg__flow_cancelled (const TgFlowOpts *o);
 
 /* Blob access for the tiled scheme: the node passes tg_eval_blob_*, a test
  * its own store.  GET returns TG_EMISSING when there is no such blob. */
@@ -56,8 +62,9 @@ extern const int tg__flow_dx[8], tg__flow_dy[8];
 
 /* --- erosion_flow_fill.c ----------------------------------------------- */
 
-/* Depression-filled heights of a whole W x H world: the flood from its edge. */
-int tg__flow_fill (const float *hm, int w, int h, float *filled);
+/* Depression-filled heights of a whole W x H world: the flood from its
+ * edge.  0, TG_ENOMEM or TG_ECANCELLED (O may be NULL). */
+int tg__flow_fill (const TgFlowOpts *o, const float *hm, int w, int h, float *filled);
 
 /* One edge of a tile's spill graph: labels A < B meet at height W. */
 typedef struct
@@ -100,7 +107,7 @@ int tg__flow_tile_of (int n, int nt, int g);
 /* --- erosion_flow_route.c ---------------------------------------------- */
 
 /* Flat ranks of a whole W x H filled world (-1 off flats). */
-int tg__flow_ranks (const float *filled, int w, int h, int32_t *rank);
+int tg__flow_ranks (const TgFlowOpts *o, const float *filled, int w, int h, int32_t *rank);
 
 /* The same ranks for a set of flat samples given as a list: world index,
  * level and flags (1: next to a drain of its level, 2: next to higher

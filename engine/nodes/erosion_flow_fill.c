@@ -146,9 +146,20 @@ tg__flow_tile_of (int n, int nt, int g)
 
 /* --- the floods ------------------------------------------------------------- */
 
-int
-tg__flow_fill (const float *hm, int w, int h, float *filled)
+bool
+tg__flow_cancelled (const TgFlowOpts *o)
 {
+  return o && o->cancelled && o->cancelled (o->parallel_ctx);
+}
+
+/* Samples the flood takes between two looks at the cancel hook. */
+#define FILL_POLL ((size_t) 1 << 16)
+
+int
+tg__flow_fill (const TgFlowOpts *o, const float *hm, int w, int h, float *filled)
+{
+  size_t taken = 0;
+  bool stopped = false;
   size_t n = (size_t) w * (size_t) h, pq_head = 0, pq_tail = 0;
   TgFlowHeap heap = { malloc (sizeof (TgFlowHeapItem) * n), 0, n };
   int32_t *pit = malloc (sizeof (int32_t) * n);
@@ -176,6 +187,9 @@ tg__flow_fill (const float *hm, int w, int h, float *filled)
       int32_t c = pq_head < pq_tail ? pit[pq_head++] : tg__flow_heap_pop (&heap).idx;
       int cx = (int) (c % w), cy = (int) (c / w);
       float level = filled[c];
+
+      if (++taken % FILL_POLL == 0 && (stopped = tg__flow_cancelled (o)))
+        break;
 
       for (int q = 0; q < 8; q++)
         {
@@ -206,7 +220,7 @@ tg__flow_fill (const float *hm, int w, int h, float *filled)
   free (heap.a);
   free (pit);
   free (seen);
-  return 0;
+  return stopped ? TG_ECANCELLED : 0;
 }
 
 static int

@@ -98,7 +98,7 @@ tg__flow_flat_rank (int32_t low, int32_t high, int32_t largest)
 }
 
 int
-tg__flow_ranks (const float *filled, int w, int h, int32_t *rank)
+tg__flow_ranks (const TgFlowOpts *o, const float *filled, int w, int h, int32_t *rank)
 {
   size_t n = (size_t) w * (size_t) h, n_seed = 0;
   int32_t *low = malloc (sizeof (int32_t) * n), *high = malloc (sizeof (int32_t) * n);
@@ -129,6 +129,12 @@ tg__flow_ranks (const float *filled, int w, int h, int32_t *rank)
         queue[0] = (int32_t) i;
         flat_walk (filled, flat, w, h, queue, 1, label, 0);
       }
+  /* Each pass is one sweep of the world: look at the hook between them. */
+  if (tg__flow_cancelled (o))
+    {
+      rc = TG_ECANCELLED;
+      goto out;
+    }
 
   /* Steps to the way out: from the samples of the same level that do
    * drain (0 steps), found from the flats' side.  -1 marks a seed taken
@@ -152,6 +158,11 @@ tg__flow_ranks (const float *filled, int w, int h, int32_t *rank)
   for (size_t k = 0; k < n_seed; k++)
     low[queue[k]] = 0;
   flat_walk (filled, flat, w, h, queue, n_seed, low, 1);
+  if (tg__flow_cancelled (o))
+    {
+      rc = TG_ECANCELLED;
+      goto out;
+    }
 
   /* Steps from higher ground: from the flat samples next to it (1 step). */
   memset (high, 0, sizeof (int32_t) * n);
@@ -550,6 +561,11 @@ tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *fille
                    (size_t) (oy + j) * win->ww + (ox + i), NULL, &bq);
         dir[(size_t) j * tw + i] = (int8_t) bq;
       }
+  if (tg__flow_cancelled (o))
+    {
+      rc = TG_ECANCELLED;
+      goto out;
+    }
   if (o->routing == TG__FLOW_MFD)
     {
       if ((rc = mfd_steps (o, win, filled, rank, acc, amt)) < 0)

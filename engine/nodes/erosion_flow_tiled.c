@@ -41,8 +41,8 @@ tg__flow_whole (const TgFlowOpts *o, const float *hm, int w, int h, double *acc)
   TgFlowWindow win = { w, h, 0, 0, w, h, 0, 0, w, h };
   int rc = TG_ENOMEM;
 
-  if (filled && rank && (rc = tg__flow_fill (hm, w, h, filled)) == 0
-      && (rc = tg__flow_ranks (filled, w, h, rank)) == 0)
+  if (filled && rank && (rc = tg__flow_fill (o, hm, w, h, filled)) == 0
+      && (rc = tg__flow_ranks (o, filled, w, h, rank)) == 0)
     rc = tg__flow_route (o, &win, filled, rank, NULL, acc, NULL);
   free (filled);
   free (rank);
