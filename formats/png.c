@@ -153,12 +153,11 @@ png_read (const char *path, TgImage *out, bool header_only, TgError *err)
   st = calloc (1, sizeof *st);
   if (!st)
     return tg_error_set (err, TG_ENOMEM, "", "out of memory");
-  st->f = fopen (path, "rb");
+  st->f = tg__fopen_regular (path, err);
   if (!st->f)
     {
-      int e = errno;
       free (st);
-      return tg_error_set (err, TG_EIO, "", "cannot open %s: %s", path, strerror (e));
+      return err && err->code ? err->code : TG_EIO;
     }
   if (fread (sig, 1, 8, st->f) != 8 || png_sig_cmp (sig, 0, 8) != 0)
     {

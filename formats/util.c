@@ -127,6 +127,45 @@ tg__buf_steal (TgBuf *b)
  * from eating the memory. */
 #define TG__READ_MAX ((size_t) 512 << 20)
 
+FILE *
+tg__fopen_regular (const char *path, TgError *err)
+{
+  int fd = open (path, O_RDONLY | O_NONBLOCK | O_CLOEXEC), flags;
+  struct stat st;
+  FILE *f;
+
+  if (fd < 0)
+    {
+      tg_error_set (err, TG_EIO, "", "cannot open %s: %s", path, strerror (errno));
+      return NULL;
+    }
+  if (fstat (fd, &st) != 0)
+    {
+      int e = errno;
+      close (fd);
+      tg_error_set (err, TG_EIO, "", "cannot open %s: %s", path, strerror (e));
+      return NULL;
+    }
+  if (!S_ISREG (st.st_mode))
+    {
+      close (fd);
+      tg_error_set (err, TG_EIO, "", "cannot read %s: %s", path,
+                    S_ISDIR (st.st_mode)    ? "it is a folder"
+                    : S_ISFIFO (st.st_mode) ? "it is a FIFO, not a regular file"
+                                            : "not a regular file");
+      return NULL;
+    }
+  /* Reads of a regular file never block; clear the flag all the same. */
+  flags = fcntl (fd, F_GETFL);
+  if (flags < 0 || fcntl (fd, F_SETFL, flags & ~O_NONBLOCK) < 0 || !(f = fdopen (fd, "rb")))
+    {
+      tg_error_set (err, TG_EIO, "", "cannot open %s: %s", path, strerror (errno));
+      close (fd);
+      return NULL;
+    }
+  return f;
+}
+
 int
 tg__read_file (const char *path, char **data, size_t *len, TgError *err)
 {
@@ -136,9 +175,9 @@ tg__read_file (const char *path, char **data, size_t *len, TgError *err)
 
   *data = NULL;
   *len = 0;
-  f = fopen (path, "rb");
+  f = tg__fopen_regular (path, err);
   if (!f)
-    return tg_error_set (err, TG_EIO, "", "cannot open %s: %s", path, strerror (errno));
+    return err && err->code ? err->code : TG_EIO;
   for (;;)
     {
       size_t got;
