@@ -531,7 +531,8 @@ store_put_grid (const TgDirStore *s, int node, int k, const TgValue *v, int ix, 
 
 /* Stages job.json into L: the graph, the job, and every file with its hash. */
 static int
-stage_job_manifest (TgExportList *l, const char *sha_hex, int stage, int ix, int iy, TgError *err)
+stage_job_manifest (TgExportList *l, const char *sha_hex, int stage, int ix, int iy,
+                    const TgCancel *cancel, TgError *err)
 {
   json_object *root = json_object_new_object (), *files = json_object_new_array ();
   TgBuf b;
@@ -566,7 +567,7 @@ stage_job_manifest (TgExportList *l, const char *sha_hex, int stage, int ix, int
       if (!o || !path)
         rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
       if (rc == 0)
-        rc = tg__sha256_export_file (l, i, hex, &bytes, err);
+        rc = tg__sha256_export_file (l, i, cancel, hex, &bytes, err);
       if (rc == 0 && ix >= 0 && n > 5 && strcmp (path + n - 5, ".tile") == 0)
         path[n - 5] = '\0';
       if (rc == 0)
@@ -637,7 +638,7 @@ run_export_job (TgEngine *e, const TgGraph *g, const TgDirStore *ds, const char 
     return rc;
   /* A rerun replaces the job's manifest last: until then the old one
    * still matches the old files, which are only replaced by rename. */
-  rc = stage_job_manifest (l, sha_hex, stage, ix, iy, err);
+  rc = stage_job_manifest (l, sha_hex, stage, ix, iy, hooks->cancel, err);
   if (rc == 0 && hooks->cancel && tg_cancel_is_requested (hooks->cancel))
     rc = tg_error_set (err, TG_ECANCELLED, "", "cancelled");
   if (rc == 0)

@@ -139,7 +139,8 @@ tg_sha256_final (TgSha256 *s, uint8_t digest[32])
 
 /* Hashes F (closed here); NAME for messages. */
 static int
-sha256_stream (FILE *f, const char *name, char hex[65], uint64_t *bytes, TgError *err)
+sha256_stream (FILE *f, const char *name, const TgCancel *cancel, char hex[65], uint64_t *bytes,
+               TgError *err)
 {
   static const char digits[] = "0123456789abcdef";
   uint8_t buf[16384], digest[32];
@@ -149,6 +150,11 @@ sha256_stream (FILE *f, const char *name, char hex[65], uint64_t *bytes, TgError
   tg_sha256_init (&s);
   while ((n = fread (buf, 1, sizeof buf, f)) > 0)
     {
+      if (tg_cancel_is_requested (cancel))
+        {
+          fclose (f);
+          return tg_error_set (err, TG_ECANCELLED, "", "cancelled");
+        }
       tg_sha256_update (&s, buf, n);
       *bytes += n;
     }
@@ -179,11 +185,12 @@ tg_sha256_file (const char *path, char hex[65], TgError *err)
   f = fopen (path, "rb");
   if (!f)
     return tg_error_set (err, TG_EIO, "", "cannot open %s: %s", path, strerror (errno));
-  return sha256_stream (f, path, hex, &bytes, err);
+  return sha256_stream (f, path, NULL, hex, &bytes, err);
 }
 
 int
-tg__sha256_export_file (TgExportList *l, int i, char hex[65], uint64_t *bytes, TgError *err)
+tg__sha256_export_file (TgExportList *l, int i, const TgCancel *cancel, char hex[65],
+                        uint64_t *bytes, TgError *err)
 {
   const char *path = tg_export_list_file (l, i)->path;
   FILE *f;
@@ -200,5 +207,5 @@ tg__sha256_export_file (TgExportList *l, int i, char hex[65], uint64_t *bytes, T
       return tg_error_set (err, TG_EIO, "", "cannot read the staged %s: %s", path,
                            strerror (errno));
     }
-  return sha256_stream (f, path, hex, bytes, err);
+  return sha256_stream (f, path, cancel, hex, bytes, err);
 }

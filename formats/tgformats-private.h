@@ -164,8 +164,10 @@ int tg__read_file (const char *path, char **data, size_t *len, TgError *err);
 int tg__write_file_atomic (const char *path, const void *data, size_t len, TgError *err);
 
 /* tg_sha256_file of staged file I of L, read as commit resolves it, and
- * the bytes it hashed. */
-int tg__sha256_export_file (TgExportList *l, int i, char hex[65], uint64_t *bytes, TgError *err);
+ * the bytes it hashed.  Stops with TG_ECANCELLED once CANCEL (may be
+ * NULL) is requested: a staged export may be gigabytes. */
+int tg__sha256_export_file (TgExportList *l, int i, const TgCancel *cancel, char hex[65],
+                            uint64_t *bytes, TgError *err);
 
 /* The second half of tg_build, for `tgraph stitch` too: hashes every file
  * L staged, adds the manifest (the same bytes for the same files) and
