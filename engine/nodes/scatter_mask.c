@@ -150,6 +150,16 @@ darts_near (const Darts *d, const TgRegion *full, const TgRegion *win, double ri
         }
 }
 
+/* Whether cancel was asked; if so, BUF is freed. */
+static bool
+band_cancelled (TgEvalCtx *c, TgScatterBuf *buf)
+{
+  if (!tg_eval_cancelled (c))
+    return false;
+  tg__scatter_buf_clear (buf);
+  return true;
+}
+
 /* Appends to PTS the instances the samples of WIN own. */
 static int
 mask_window (TgEvalCtx *c, const Darts *d, const TgRegion *full, const TgRegion *win,
@@ -166,6 +176,10 @@ mask_window (TgEvalCtx *c, const Darts *d, const TgRegion *full, const TgRegion 
       tg__scatter_buf_clear (&buf);
       return tg_eval_fail (c, TG_ENOMEM, "out of memory for the Poisson-disk darts");
     }
+  /* A band holds a few million darts when the spacing is fine: look at
+   * the token between its passes too. */
+  if (band_cancelled (c, &buf))
+    return TG_ECANCELLED;
   n = tg__scatter_space_blocks (buf.c, buf.n, p->min_spacing_m, p->min_spacing_m, false, 1,
                                 d->west, d->north);
   if (n < 0)
@@ -173,6 +187,8 @@ mask_window (TgEvalCtx *c, const Darts *d, const TgRegion *full, const TgRegion 
       tg__scatter_buf_clear (&buf);
       return tg_eval_fail (c, TG_ENOMEM, "out of memory for the spacing pass");
     }
+  if (band_cancelled (c, &buf))
+    return TG_ECANCELLED;
   n = tg__scatter_keep_owned (buf.c, n, full, win);
   for (int64_t i = 0; i < n; i++)
     {
