@@ -694,9 +694,14 @@ colormap_window (TgEvalCtx *c, CandJob *job, const ColormapParams *p, const TgRe
       rc = TG_ECANCELLED;
       goto out;
     }
-  total = tg__scatter_space_blocks (all, total, p->min_spacing_m, p->cell_m,
+  total = tg__scatter_space_blocks (c, all, total, p->min_spacing_m, p->cell_m,
                                     p->spacing_mode == SPACING_PER_PROTOTYPE, pts->n_protos,
                                     job->west, job->north);
+  if (total == TG_ECANCELLED)
+    {
+      rc = TG_ECANCELLED;
+      goto out;
+    }
   if (total < 0)
     {
       rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for the spacing pass");

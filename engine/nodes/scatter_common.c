@@ -283,8 +283,9 @@ tg__scatter_ring_m (double spacing, double block_min_m)
 }
 
 int64_t
-tg__scatter_space_blocks (TgScatterCand *c, int64_t n, double spacing, double block_min_m,
-                          bool per_proto, int n_protos, double west, double north)
+tg__scatter_space_blocks (TgEvalCtx *ctx, TgScatterCand *c, int64_t n, double spacing,
+                          double block_min_m, bool per_proto, int n_protos, double west,
+                          double north)
 {
   double b = block_side (spacing, block_min_m);
   double x0 = INFINITY, x1 = -INFINITY, z0 = INFINITY, z1 = -INFINITY;
@@ -331,11 +332,19 @@ tg__scatter_space_blocks (TgScatterCand *c, int64_t n, double spacing, double bl
       uint64_t phase = (uint64_t) (bx & 1) | (uint64_t) (bz & 1) << 1;
       key[i] = phase << 61 | (uint64_t) ((bz - bz0) * (bx1 - bx0 + 1) + (bx - bx0));
     }
+  /* Each sort of millions of candidates takes a while: look at the
+   * token between them. */
+  if (ctx && tg_eval_cancelled (ctx))
+    goto cancelled;
   if (sort_by_key (c, key, n) < 0)
     goto oom;
+  if (ctx && tg_eval_cancelled (ctx))
+    goto cancelled;
   k = tg__scatter_spacing (c, n, spacing, per_proto, n_protos, x0, z0, x1 - x0, z1 - z0);
   if (k < 0)
     goto oom;
+  if (ctx && tg_eval_cancelled (ctx))
+    goto cancelled;
   for (int64_t i = 0; i < k; i++)
     key[i] = c[i].seq;
   if (sort_by_key (c, key, k) < 0)
@@ -346,6 +355,9 @@ tg__scatter_space_blocks (TgScatterCand *c, int64_t n, double spacing, double bl
 oom:
   free (key);
   return TG_ENOMEM;
+cancelled:
+  free (key);
+  return TG_ECANCELLED;
 }
 
 void

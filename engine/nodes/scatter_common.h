@@ -156,8 +156,9 @@ int64_t tg__scatter_spacing (TgScatterCand *c, int64_t n, double spacing, bool p
 double tg__scatter_ring_m (double spacing, double block_min_m);
 
 /* The spacing pass above over C, given in seq order; compacts the kept
- * ones, in seq order, and returns their count, or TG_ENOMEM. */
-int64_t tg__scatter_space_blocks (TgScatterCand *c, int64_t n, double spacing,
+ * ones, in seq order, and returns their count, or TG_ENOMEM, or
+ * TG_ECANCELLED when CTX (may be NULL) was cancelled between its sorts. */
+int64_t tg__scatter_space_blocks (TgEvalCtx *ctx, TgScatterCand *c, int64_t n, double spacing,
                                   double block_min_m, bool per_proto, int n_protos,
                                   double west, double north);
 

@@ -180,8 +180,13 @@ mask_window (TgEvalCtx *c, const Darts *d, const TgRegion *full, const TgRegion 
    * the token between its passes too. */
   if (band_cancelled (c, &buf))
     return TG_ECANCELLED;
-  n = tg__scatter_space_blocks (buf.c, buf.n, p->min_spacing_m, p->min_spacing_m, false, 1,
+  n = tg__scatter_space_blocks (c, buf.c, buf.n, p->min_spacing_m, p->min_spacing_m, false, 1,
                                 d->west, d->north);
+  if (n == TG_ECANCELLED)
+    {
+      tg__scatter_buf_clear (&buf);
+      return TG_ECANCELLED;
+    }
   if (n < 0)
     {
       tg__scatter_buf_clear (&buf);
