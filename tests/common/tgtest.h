@@ -4,12 +4,30 @@
 #ifndef TGTEST_H
 #define TGTEST_H
 
+#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int tgtest_failures;
+
+/* How many names DIR holds but "." and ".."; -1 when it cannot be read. */
+static inline int
+tgtest_count_entries (const char *dir)
+{
+  DIR *d = opendir (dir);
+  struct dirent *e;
+  int n = 0;
+
+  if (!d)
+    return -1;
+  while ((e = readdir (d)))
+    if (strcmp (e->d_name, ".") && strcmp (e->d_name, ".."))
+      n++;
+  closedir (d);
+  return n;
+}
 static const char *tgtest_current;
 
 #define TG_CHECK(cond)                                                                  \

@@ -332,22 +332,6 @@ test_round_trip_built_graph (void)
   tg_graph_free (g);
 }
 
-static int
-count_entries (const char *dir)
-{
-  DIR *d = opendir (dir);
-  struct dirent *e;
-  int n = 0;
-
-  if (!d)
-    return -1;
-  while ((e = readdir (d)))
-    if (strcmp (e->d_name, ".") && strcmp (e->d_name, ".."))
-      n++;
-  closedir (d);
-  return n;
-}
-
 static void
 test_save_file_atomic_and_base_dir (void)
 {
@@ -379,7 +363,7 @@ test_save_file_atomic_and_base_dir (void)
   TG_CHECK (text && n == (long) strlen (text) && strcmp (text, disk) == 0);
   /* No temporary file left beside it; mode follows the umask like any file. */
   snprintf (sub, sizeof sub, "%s/sub", dir);
-  TG_CHECK_INT_EQ (count_entries (sub), 1);
+  TG_CHECK_INT_EQ (tgtest_count_entries (sub), 1);
   TG_CHECK (stat (path, &st) == 0 && (st.st_mode & 0444) == 0444);
   /* Saving over a file keeps its mode. */
   chmod (path, 0640);
