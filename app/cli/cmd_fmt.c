@@ -28,19 +28,19 @@ first_difference_line (const char *a, const char *b)
 static int
 fmt_one (const char *file, bool check)
 {
+  /* The graph first: its loader refuses a FIFO or a folder with a clear
+   * message, where reading the text would block on a FIFO. */
+  TgTgraphLoadInfo info = { 0 };
+  TgGraph *g = tg__cli_load_graph_info (file, &info);
+  if (!g)
+    return TG_CLI_EXIT_USAGE;
+
   size_t len = 0;
   char *text = tg__cli_read_file (file, &len);
   if (!text)
     {
       fprintf (stderr, "%s: cannot read: %s\n", file, strerror (errno));
-      return TG_CLI_EXIT_USAGE;
-    }
-
-  TgTgraphLoadInfo info = { 0 };
-  TgGraph *g = tg__cli_load_graph_info (file, &info);
-  if (!g)
-    {
-      free (text);
+      tg_graph_free (g);
       return TG_CLI_EXIT_USAGE;
     }
 

@@ -1,6 +1,6 @@
 #!/bin/bash
-# Inputs that are not regular files: a FIFO as the graph of `tgraph check`
-# or `tgraph eval`, or as an input.heightmap, would block the open until a
+# Inputs that are not regular files: a FIFO as the graph of `tgraph check`,
+# `eval` or `fmt`, or as an input.heightmap, would block the open until a
 # writer came (and Ctrl+C with it).  Each is refused at once with a
 # message naming the path; `timeout` turns a regression into a failure.
 . "$(dirname "$0")/lib.sh"
@@ -21,6 +21,10 @@ expect_in "$TMP/err" "graph.tgraph: it is a FIFO, not a regular file" "check on 
 run timeout 10 "$TGRAPH" eval "$TMP/graph.tgraph" -o "$TMP/out1"
 expect_rc 2 "eval on a FIFO"
 expect_in "$TMP/err" "graph.tgraph: it is a FIFO, not a regular file" "eval on a FIFO"
+
+run timeout 10 "$TGRAPH" fmt --check "$TMP/graph.tgraph"
+expect_rc 2 "fmt on a FIFO"
+expect_in "$TMP/err" "graph.tgraph: it is a FIFO, not a regular file" "fmt on a FIFO"
 
 run timeout 10 "$TGRAPH" eval "$TMP/reads_fifo.tgraph" -o "$TMP/out2"
 expect_rc 1 "input.heightmap on a FIFO"
