@@ -42,7 +42,7 @@ static const Case cases[] = {
     "{ \"id\": \"out\", \"type\": \"export.heightmap\", \"params\": { \"path\": \"h.r16\", \"format\": \"raw16\" } }",
     "{ \"from\": \"n.height\", \"to\": \"out.height\" }", "n", 300, 0 },
   { "filter.blur", 8193, 8000,
-    RAMP ", { \"id\": \"b\", \"type\": \"filter.blur\", \"params\": { \"radius_m\": 3000 } },"
+    RAMP ", { \"id\": \"b\", \"type\": \"filter.blur\", \"params\": { \"radius_m\": 900 } },"
     "{ \"id\": \"out\", \"type\": \"export.heightmap\", \"params\": { \"path\": \"h.r16\", \"format\": \"raw16\" } }",
     "{ \"from\": \"ramp.height\", \"to\": \"b.height\" }, { \"from\": \"b.height\", \"to\": \"out.height\" }",
     "b", 100, 0 },
