@@ -32,6 +32,7 @@ typedef struct
 } TgCliCommand;
 
 int tg__cli_check (int argc, char **argv);
+int tg__cli_diff (int argc, char **argv);
 int tg__cli_eval (int argc, char **argv);
 int tg__cli_info (int argc, char **argv);
 int tg__cli_nodes (int argc, char **argv);
@@ -75,10 +76,17 @@ void tg__cli_print_file_error (const char *file, const TgError *err);
 TgGraph *tg__cli_load_graph (const char *file);
 /* tg__cli_load_graph that also fills *INFO (the file's format version). */
 TgGraph *tg__cli_load_graph_info (const char *file, TgTgraphLoadInfo *info);
+/* Loads FILE with the loader's FLAGS, printing nothing: NULL and *ERR
+ * filled on failure. */
+TgGraph *tg__cli_load_graph_ex (const char *file, unsigned flags, TgTgraphLoadInfo *info,
+                                TgError *err);
 
 /* When INFO says FILE is an older format version, prints to stderr
  * "FILE: note: format version 1, upgraded to 2 on loading (...)". */
 void tg__cli_print_upgrade_note (const char *file, const TgTgraphLoadInfo *info);
+/* The text of that note into BUF, or false when FILE needs none. */
+bool tg__cli_upgrade_note (const char *file, const TgTgraphLoadInfo *info, char *buf,
+                           size_t size);
 
 /* Reads the whole file into a NUL-terminated buffer (caller frees), or
  * NULL with errno set. */

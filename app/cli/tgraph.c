@@ -25,6 +25,30 @@ static const TgCliCommand commands[] = {
     "Options:\n"
     "  -q, --quiet          print nothing for valid files\n",
     tg__cli_check },
+  { "diff", "OLD NEW [--format text|json|markdown] [--no-ui]",
+    "show what changed between two graphs, by meaning rather than text",
+    "Compares two graphs as Terrane reads them, not their text: world settings,\n"
+    "nodes removed, added, renamed (a new id with the same type and parameters as\n"
+    "a removed one, matching no other) or given another type, parameters with\n"
+    "their old and new values and units, links removed and added, and apart from\n"
+    "these, nodes moved in the editor (their \"ui\" block).  A file in an older\n"
+    "format version is upgraded before comparing, so only real changes show.\n"
+    "Graphs that would not yet evaluate (an unlinked required input) compare too.\n"
+    "The order is fixed: world, nodes, parameters, links, moves.\n"
+    "\n"
+    "Options:\n"
+    "  --format text|json|markdown\n"
+    "                       text (the default): one change a line, nothing when\n"
+    "                       equal; markdown: a list to post on a merge request;\n"
+    "                       json: one object {old, new, equal, changes: [...]}, as\n"
+    "                       data/schema/diff.schema.json describes\n"
+    "  --no-ui              leave out moves, which then do not count as changes\n"
+    "\n"
+    "With git: a diff driver (.gitattributes: *.tgraph diff=tgraph) or a difftool\n"
+    "entry; the README's \"Version control\" section has both.\n"
+    "Exit status: 0 when the graphs are equal, 1 when they differ, 2 when a file\n"
+    "cannot be loaded or on a usage error.\n",
+    tg__cli_diff },
   { "eval", "FILE [-o DIR] [--resolution N] [--threads N] [--set ID.PARAM=VALUE]... "
             "[--memory-limit SIZE] [--quiet]",
     "evaluate a graph and write its exports plus manifest.json",

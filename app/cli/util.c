@@ -100,30 +100,49 @@ tg__cli_load_graph (const char *file)
 TgGraph *
 tg__cli_load_graph_info (const char *file, TgTgraphLoadInfo *info)
 {
-  TgGraph *g = NULL;
   TgError err;
+  TgGraph *g = tg__cli_load_graph_ex (file, 0, info, &err);
 
-  tg_error_clear (&err);
-  if (tg_tgraph_load_file_info (file, 0, info, &g, &err) < 0 || !g)
+  if (!g)
+    tg__cli_print_file_error (file, &err);
+  return g;
+}
+
+TgGraph *
+tg__cli_load_graph_ex (const char *file, unsigned flags, TgTgraphLoadInfo *info, TgError *err)
+{
+  TgGraph *g = NULL;
+
+  tg_error_clear (err);
+  if (tg_tgraph_load_file_info (file, flags, info, &g, err) < 0 || !g)
     {
-      if (!err.code)
-        tg_error_set (&err, TG_EIO, "", "cannot load the graph");
-      tg__cli_print_file_error (file, &err);
+      if (!err->code)
+        tg_error_set (err, TG_EIO, "", "cannot load the graph");
       return NULL;
     }
   return g;
 }
 
+bool
+tg__cli_upgrade_note (const char *file, const TgTgraphLoadInfo *info, char *buf, size_t size)
+{
+  if (info->version >= TG_FORMAT_VERSION)
+    return false;
+  snprintf (buf, size,
+            "format version %d, upgraded to %d on loading (%d parameter name%s changed); "
+            "'tgraph fmt %s' writes it as version %d",
+            info->version, TG_FORMAT_VERSION, info->n_renamed, info->n_renamed == 1 ? "" : "s",
+            file, TG_FORMAT_VERSION);
+  return true;
+}
+
 void
 tg__cli_print_upgrade_note (const char *file, const TgTgraphLoadInfo *info)
 {
-  if (info->version >= TG_FORMAT_VERSION)
-    return;
-  fprintf (stderr,
-           "%s: note: format version %d, upgraded to %d on loading (%d parameter name%s "
-           "changed); 'tgraph fmt %s' writes it as version %d\n",
-           file, info->version, TG_FORMAT_VERSION, info->n_renamed,
-           info->n_renamed == 1 ? "" : "s", file, TG_FORMAT_VERSION);
+  char note[1024];
+
+  if (tg__cli_upgrade_note (file, info, note, sizeof note))
+    fprintf (stderr, "%s: note: %s\n", file, note);
 }
 
 char *

@@ -79,6 +79,52 @@ char *tg_tgraph_save_string (const TgGraph *g, TgError *err);
 /* Writes the canonical text to PATH atomically (temp file + rename). */
 int tg_tgraph_save_file (const TgGraph *g, const char *path, TgError *err);
 
+/* --- comparing graphs (`tgraph diff`) ------------------------------------ */
+
+typedef enum
+{
+  TG_DIFF_WORLD,        /* NAME: the world field ("size_m", "seed", ...) */
+  TG_DIFF_NODE_REMOVED, /* NODE: its id; OLD: its type */
+  TG_DIFF_NODE_ADDED,   /* NODE: its id; NEW: its type */
+  TG_DIFF_NODE_RENAMED, /* NODE: the new id; OLD, NEW: the ids */
+  TG_DIFF_NODE_TYPE,    /* NODE: the id both graphs give it; OLD, NEW: the types */
+  TG_DIFF_PARAM,        /* NODE, NAME: the parameter; OLD, NEW, UNIT */
+  TG_DIFF_LINK_REMOVED, /* NODE: "from.port", NAME: "to.port" */
+  TG_DIFF_LINK_ADDED,   /* as LINK_REMOVED */
+  TG_DIFF_NODE_MOVED,   /* NODE; OLD, NEW: the "ui" blocks (only the editor reads them) */
+} TgDiffKind;
+
+typedef struct
+{
+  TgDiffKind kind;
+  char *node, *name;
+  char *old_value, *new_value; /* one-line JSON as a .tgraph file writes it, or NULL */
+  const char *unit;            /* "m", "deg", ... or NULL */
+} TgDiffEntry;
+
+typedef struct
+{
+  TgDiffEntry *entries;
+  int n, cap;
+} TgGraphDiff;
+
+/* What changed from OLD_G to NEW_G, in a fixed order: world fields;
+ * nodes removed (OLD_G's order), added, renamed (NEW_G's order); node by
+ * node in NEW_G's order, a new type or else the parameters changed (in
+ * descriptor order); links removed, then added (each sorted by text);
+ * then moves (NEW_G's order).  A node whose id is gone and a
+ * new one with the same type and parameters, matching no other, is a
+ * rename, and links through it compare under its new id.  Clear *OUT
+ * with tg_graph_diff_clear. */
+int tg_graph_diff (const TgGraph *old_g, const TgGraph *new_g, TgGraphDiff *out, TgError *err);
+void tg_graph_diff_clear (TgGraphDiff *d);
+/* "node-added", "param", ...: the kind as the JSON output names it. */
+const char *tg_diff_kind_name (TgDiffKind kind);
+
+/* S as a JSON string literal, quotes included.  Caller frees; NULL when
+ * out of memory. */
+char *tg_json_quote (const char *s);
+
 /* --- generated from the registry --------------------------------------- */
 
 /* JSON Schema (draft 2020-12) of the .tgraph format.  Caller frees. */
