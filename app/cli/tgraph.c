@@ -23,7 +23,16 @@ static const TgCliCommand commands[] = {
     "Exit status: 0 when every file is valid, 2 otherwise.\n"
     "\n"
     "Options:\n"
-    "  -q, --quiet          print nothing for valid files\n",
+    "  -q, --quiet          print nothing for valid files\n"
+    "  --format text|json|github\n"
+    "                       text (the default): the lines above, on stderr;\n"
+    "                       json: JSON Lines on stdout, one object a message with\n"
+    "                       file, line, column, path, node_id, message and severity\n"
+    "                       (\"error\" or \"note\"; unknown places are null), as\n"
+    "                       data/schema/check-message.schema.json describes;\n"
+    "                       github: GitHub Actions workflow commands on stdout\n"
+    "                       (::error file=F,line=L,col=C,title=tgraph check::message),\n"
+    "                       so a workflow annotates the line\n",
     tg__cli_check },
   { "diff", "OLD NEW [--format text|json|markdown] [--no-ui]",
     "show what changed between two graphs, by meaning rather than text",

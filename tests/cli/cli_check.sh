@@ -106,6 +106,67 @@ run "$TGRAPH" check "$TMP/id65.tgraph"
 expect_rc 2 "a 65-character id"
 expect_in "$TMP/err" '.id: a node id is at most 64 characters; this one has 65' "a 65-character id"
 
+# --format json: JSON Lines on stdout, one object a message, in the order
+# of the files; a valid file gives no line, an old one a note.
+# (cli_schema_ajv validates the lines against the schema.)
+run "$TGRAPH" check --format json "$DATA/small.tgraph" "$DATA/bad_range.tgraph" \
+  "$DATA/v1/island.tgraph" "$DATA/cycle.tgraph"
+expect_rc 2 "check --format json"
+checks=$((checks + 1))
+python3 - "$TMP/out" "$DATA" <<'PY' || fail "check --format json: unexpected lines (above)"
+import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+d = sys.argv[2]
+got = [json.loads(l) for l in lines]
+keys = ["file", "line", "column", "path", "node_id", "message", "severity"]
+assert all(list(m) == keys for m in got), got
+want = [
+    {"file": d + "/bad_range.tgraph", "line": 9, "path": "nodes[1].params.octaves",
+     "node_id": "base", "message": "expected an integer in 1..16, got 40", "severity": "error"},
+    {"file": d + "/v1/island.tgraph", "line": None, "column": None, "path": None,
+     "node_id": None, "severity": "note"},
+    {"file": d + "/cycle.tgraph", "severity": "error"},
+]
+ok = len(got) == len(want) and all(all(g[k] == v for k, v in w.items()) for w, g in zip(want, got))
+ok = ok and isinstance(got[0]["column"], int) and got[0]["column"] > 0
+ok = ok and "format version 1, upgraded to 2" in got[1]["message"]
+ok = ok and "first" in got[2]["message"] and "second" in got[2]["message"]
+if not ok:
+    print("\n".join(lines))
+    sys.exit(1)
+PY
+expect_in "$TMP/err" "2 of 4 files have errors" "check --format json keeps the count on stderr"
+run "$TGRAPH" check --format=json "$DATA/small.tgraph"
+expect_rc 0 "check --format=json on a good file"
+[ -s "$TMP/out" ] && fail "check --format json printed for a good file: $(cat "$TMP/out")"
+
+# --format github: workflow commands GitHub Actions turns into annotations
+# on the line.  "%", CR and LF are escaped in the message, and ":" and ","
+# too in a property such as the file name.
+run "$TGRAPH" check --format github "$DATA/bad_range.tgraph" "$DATA/v1/island.tgraph"
+expect_rc 2 "check --format github"
+expect_in "$TMP/out" "::error file=$DATA/bad_range.tgraph,line=9,col=" "check --format github"
+expect_in "$TMP/out" ',title=tgraph check::nodes[1] "base".params.octaves: expected an integer in 1..16, got 40' \
+  "check --format github"
+expect_in "$TMP/out" "::notice file=$DATA/v1/island.tgraph,title=tgraph check::format version 1" \
+  "check --format github: the note"
+mkdir -p "$TMP/gh"
+sed 's/"op": "multiply"/"op": "mul%tiply"/' "$DATA/small.tgraph" > "$TMP/gh/we:ird,name%.tgraph"
+run env -C "$TMP/gh" "$TGRAPH" check --format github "we:ird,name%.tgraph"
+expect_rc 2 "check --format github, characters to escape"
+expect_in "$TMP/out" "::error file=we%3Aird%2Cname%25.tgraph,line=" "the file name is escaped as a property"
+expect_in "$TMP/out" 'got "mul%25tiply"' "a % in the message is escaped"
+[ "$(wc -l < "$TMP/out")" -eq 1 ] || fail "one error is one line: $(cat "$TMP/out")"
+run env -C "$TMP/gh" "$TGRAPH" check --format github "$(printf 'two\r\nlines.tgraph')"
+expect_rc 2 "check --format github, a missing file with CR LF in its name"
+expect_in "$TMP/out" "::error file=two%0D%0Alines.tgraph,title=tgraph check::cannot open two%0D%0Alines.tgraph" \
+  "CR and LF are escaped"
+[ "$(wc -l < "$TMP/out")" -eq 1 ] || fail "one error is one line: $(cat "$TMP/out")"
+
+run "$TGRAPH" check --format xml "$DATA/small.tgraph"
+expect_rc 2 "check --format xml"
+expect_in "$TMP/err" 'expected text, json or github, got "xml"' "check --format xml"
+
 run "$TGRAPH" check
 expect_rc 2 "check without files"
 expect_in "$TMP/err" "no file given" "check without files"

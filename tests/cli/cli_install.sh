@@ -17,6 +17,8 @@ src = sys.argv[2]
 want = {os.path.join(src, "data/examples", f): "share/terrane/examples/" + f
         for f in os.listdir(os.path.join(src, "data/examples"))}
 want[os.path.join(src, "data/schema/tgraph.schema.json")] = "share/terrane/schema/tgraph.schema.json"
+for name in ("check-message", "diff"):
+    want[os.path.join(src, "data/schema/%s.schema.json" % name)] = "share/terrane/schema/%s.schema.json" % name
 want[os.path.join(src, "docs/tgraph.1")] = "share/man/man1/tgraph.1"
 want[os.path.join(src, "docs/tgraph-nodes.7")] = "share/man/man7/tgraph-nodes.7"
 wrong = []

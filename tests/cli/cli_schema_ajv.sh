@@ -2,7 +2,8 @@
 # Every example and golden graph validates against the checked-in JSON
 # Schema with an independent validator (ajv-cli 5 + ajv-formats, draft
 # 2020-12), and files the loader refuses for schema-level reasons are
-# refused by ajv too.  ajv is installed with npm into a cache folder on
+# refused by ajv too.  The JSON that `tgraph check` and `tgraph diff`
+# write validates against data/schema/check-message and diff.schema.json.  ajv is installed with npm into a cache folder on
 # first use; the test is skipped (77) only when node/npm are missing.
 . "$(dirname "$0")/lib.sh"
 
@@ -41,11 +42,13 @@ schema="$SRC/data/schema/tgraph.schema.json"
 # ajv-cli picks its parser from the extension and refuses ".tgraph".
 mkdir -p "$TMP/json"
 
-# validate FILE: runs ajv on FILE; output in $TMP/out, status in $rc.
+# validate FILE [SCHEMA]: runs ajv on FILE (against the .tgraph schema by
+# default); output in $TMP/out, status in $rc.
 validate () {
   ln -sf "$1" "$TMP/json/$(basename "$1" .tgraph).json"
   run env -C "$cache" ./node_modules/.bin/ajv validate --spec=draft2020 -c ajv-formats \
-    --all-errors --errors=text --strict=false -s "$schema" -d "$TMP/json/$(basename "$1" .tgraph).json"
+    --all-errors --errors=text --strict=false -s "${2:-$schema}" \
+    -d "$TMP/json/$(basename "$1" .tgraph).json"
 }
 
 for f in "$EXAMPLES"/*.tgraph "$SRC"/tests/graphs/*.tgraph "$DATA/small.tgraph" \
@@ -76,5 +79,46 @@ validate "$TMP/badlink.tgraph"
 expect_rc 1 "ajv: a value over its maximum and a link without a port"
 expect_in "$TMP/err" "params/value must be <= 1" "ajv reports the range"
 expect_in "$TMP/err" "links/0/from must match pattern" "ajv reports the link"
+
+# `tgraph check --format json` writes JSON Lines: every line is one object
+# of data/schema/check-message.schema.json (errors with and without a
+# place, a node id, a note).
+check_schema="$SRC/data/schema/check-message.schema.json"
+run "$TGRAPH" check --format json "$DATA/bad_range.tgraph" "$DATA/bad_syntax.tgraph" \
+  "$DATA/cycle.tgraph" "$DATA/v1/island.tgraph" "$TMP/missing.tgraph"
+expect_rc 2 "check --format json"
+cp "$TMP/out" "$TMP/check.jsonl"
+[ "$(wc -l < "$TMP/check.jsonl")" -eq 5 ] || fail "check --format json: expected 5 lines: $(cat "$TMP/check.jsonl")"
+n=0
+while IFS= read -r line; do
+  n=$((n + 1))
+  printf '%s\n' "$line" > "$TMP/message$n.json"
+  validate "$TMP/message$n.json" "$check_schema"
+  expect_rc 0 "ajv: check message $n ($line)"
+done < "$TMP/check.jsonl"
+echo '{"file": "a.tgraph", "line": 0, "column": null, "path": null, "node_id": null, "message": "x", "severity": "fatal"}' \
+  > "$TMP/bad_message.json"
+validate "$TMP/bad_message.json" "$check_schema"
+expect_rc 1 "ajv: a check message with line 0 and an unknown severity"
+expect_in "$TMP/err" "severity must be equal to one of the allowed values" "ajv reports the severity"
+
+# `tgraph diff --format json`: one object of data/schema/diff.schema.json,
+# with every kind of change.
+diff_schema="$SRC/data/schema/diff.schema.json"
+for other in new renamed moved; do
+  run env -C "$DATA/diff" "$TGRAPH" diff --format json old.tgraph "$other.tgraph"
+  expect_rc 1 "diff --format json old $other"
+  cp "$TMP/out" "$TMP/diff_$other.json"
+  validate "$TMP/diff_$other.json" "$diff_schema"
+  expect_rc 0 "ajv: diff old $other"
+done
+run "$TGRAPH" diff --format json --no-ui "$DATA/v1/island.tgraph" "$EXAMPLES/island.tgraph"
+expect_rc 0 "diff --format json of equal graphs"
+cp "$TMP/out" "$TMP/diff_equal.json"
+validate "$TMP/diff_equal.json" "$diff_schema"
+expect_rc 0 "ajv: diff of equal graphs"
+sed 's/"kind": "node-type"/"kind": "node-retyped"/' "$TMP/diff_new.json" > "$TMP/diff_bad.json"
+validate "$TMP/diff_bad.json" "$diff_schema"
+expect_rc 1 "ajv: a diff with an unknown kind of change"
 
 finish
