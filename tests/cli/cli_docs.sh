@@ -58,4 +58,32 @@ while read -r f; do
   [ -f "$SRC/$f" ] || fail "po/POTFILES lists a missing file: $f"
 done < "$TMP/listed"
 
+# Every command of `tgraph help` is in README.md's command list and in
+# tgraph(1)'s synopsis, with every long option its help lists.
+checks=$((checks + 1))
+"$TGRAPH" help > "$TMP/help"
+: > "$TMP/helps"
+for cmd in $(awk '/^Commands:/ { on = 1; next } on && /^  [a-z]/ && $1 != "help" { print $1 }' "$TMP/help"); do
+  { echo "@@ $cmd"; "$TGRAPH" help "$cmd"; } >> "$TMP/helps"
+done
+python3 - "$TMP/helps" "$SRC/README.md" "$SRC/docs/tgraph.1" <<'PY' || fail "README.md or docs/tgraph.1 is behind tgraph help (above)"
+import re, sys
+helps = open(sys.argv[1]).read().split("@@ ")[1:]
+readme, man = open(sys.argv[2]).read(), open(sys.argv[3]).read()
+man_text = man.replace("\\-", "-")
+missing = []
+for h in helps:
+    cmd, text = h.split("\n", 1)
+    if not re.search(r"^tgraph %s\b" % cmd, readme, re.M):
+        missing.append("README.md: tgraph %s" % cmd)
+    if not re.search(r"^\.B tgraph %s$" % cmd, man, re.M):
+        missing.append("tgraph.1 SYNOPSIS: tgraph %s" % cmd)
+    options = text.split("\nOptions:\n", 1)[1] if "\nOptions:\n" in text else ""
+    for opt in sorted(set(re.findall(r"^  (?:-[a-z], )?(--[a-z-]+)", options, re.M))):
+        if opt not in man_text:
+            missing.append("tgraph.1: %s %s" % (cmd, opt))
+if missing:
+    sys.exit("missing:\n  " + "\n  ".join(missing))
+PY
+
 finish
