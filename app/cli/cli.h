@@ -66,6 +66,11 @@ int tg__cli_option_value (const char *cmd, int argc, char **argv, int *i, const 
 int tg__cli_parse_int (const char *cmd, const char *option, const char *text, long min, long max,
                        int *out);
 
+/* The index in CHOICES (NULL-terminated) of TEXT into *OUT; else prints
+ * "tgraph CMD: OPTION: expected a, b or c, got "TEXT"" and returns -1. */
+int tg__cli_parse_choice (const char *cmd, const char *option, const char *text,
+                          const char *const *choices, int *out);
+
 /* Prints an error about FILE the way compilers do, so editors can jump to
  * it: "FILE:LINE:COL: PATH: message", or "FILE: PATH: message" when the
  * position is unknown, or "FILE: message" when the error has no path. */

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 
+/* In the order of --format's choices. */
 typedef enum
 {
   CHECK_TEXT,
@@ -171,15 +172,11 @@ tg__cli_check (int argc, char **argv)
             return TG_CLI_EXIT_USAGE;
           if (got == 0)
             return tg__cli_usage_error ("check", "unknown option \"%s\"", a);
-          if (strcmp (value, "text") == 0)
-            format = CHECK_TEXT;
-          else if (strcmp (value, "json") == 0)
-            format = CHECK_JSON;
-          else if (strcmp (value, "github") == 0)
-            format = CHECK_GITHUB;
-          else
-            return tg__cli_usage_error ("check", "--format: expected text, json or github, got \"%s\"",
-                                        value);
+          static const char *const formats[] = { "text", "json", "github", NULL };
+          int f;
+          if (tg__cli_parse_choice ("check", "--format", value, formats, &f) < 0)
+            return TG_CLI_EXIT_USAGE;
+          format = (CheckFormat) f;
         }
     }
 

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 
+/* In the order of --format's choices. */
 typedef enum
 {
   DIFF_TEXT,
@@ -226,18 +227,11 @@ tg__cli_diff (int argc, char **argv)
         ui = false;
       else if ((rc = tg__cli_option_value ("diff", argc, argv, &i, "--format", NULL, &value)) != 0)
         {
-          if (rc < 0)
+          static const char *const formats[] = { "text", "json", "markdown", NULL };
+          int f;
+          if (rc < 0 || tg__cli_parse_choice ("diff", "--format", value, formats, &f) < 0)
             return TG_CLI_EXIT_USAGE;
-          if (strcmp (value, "text") == 0)
-            format = DIFF_TEXT;
-          else if (strcmp (value, "json") == 0)
-            format = DIFF_JSON;
-          else if (strcmp (value, "markdown") == 0)
-            format = DIFF_MARKDOWN;
-          else
-            return tg__cli_usage_error ("diff",
-                                        "--format: expected text, json or markdown, got \"%s\"",
-                                        value);
+          format = (DiffFormat) f;
         }
       else
         return tg__cli_usage_error ("diff", "unknown option \"%s\"", arg);

@@ -178,15 +178,12 @@ tg__cli_stitch (int argc, char **argv)
         }
       else if ((m = tg__cli_option_value ("stitch", argc, argv, &i, "--tile-files", NULL, &v)) != 0)
         {
-          if (m < 0)
+          static const char *const kinds[] = { "unreal", "unity", NULL };
+          static const TgTileFiles as[] = { TG_TILE_FILES_UNREAL, TG_TILE_FILES_UNITY };
+          int k;
+          if (m < 0 || tg__cli_parse_choice ("stitch", "--tile-files", v, kinds, &k) < 0)
             return TG_CLI_EXIT_USAGE;
-          if (strcmp (v, "unreal") == 0)
-            so.tile_files = TG_TILE_FILES_UNREAL;
-          else if (strcmp (v, "unity") == 0)
-            so.tile_files = TG_TILE_FILES_UNITY;
-          else
-            return tg__cli_usage_error ("stitch", "--tile-files: expected unreal or unity, got "
-                                        "\"%s\"", v);
+          so.tile_files = as[k];
         }
       else if ((m = tg__cli_option_value ("stitch", argc, argv, &i, "--tile-size", NULL, &v)) != 0)
         {

@@ -76,6 +76,29 @@ tg__cli_parse_int (const char *cmd, const char *option, const char *text, long m
   return 0;
 }
 
+int
+tg__cli_parse_choice (const char *cmd, const char *option, const char *text,
+                      const char *const *choices, int *out)
+{
+  char expected[256] = "";
+  int n = 0;
+
+  for (; choices[n]; n++)
+    if (strcmp (text, choices[n]) == 0)
+      {
+        *out = n;
+        return 0;
+      }
+  for (int k = 0; k < n; k++)
+    {
+      size_t used = strlen (expected);
+      snprintf (expected + used, sizeof expected - used, "%s%s",
+                k == 0 ? "" : k == n - 1 ? " or " : ", ", choices[k]);
+    }
+  tg__cli_usage_error (cmd, "%s: expected %s, got \"%s\"", option, expected, text);
+  return -1;
+}
+
 void
 tg__cli_print_file_error (const char *file, const TgError *err)
 {
