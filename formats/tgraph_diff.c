@@ -160,48 +160,86 @@ same_content (const TgGraph *a, int i, const TgGraph *b, int j)
   return true;
 }
 
-/* A node of A whose id is gone and a node of B whose id is new are a
- * rename when they have the same type and parameters and neither matches
- * another such node; RENAMED_TO[i] is then the B index, else -1. */
-static void
-find_renames (const TgGraph *a, const TgGraph *b, int *renamed_to)
+/* How the nodes of the two graphs correspond: by id, or as a rename. */
+typedef struct
 {
-  int na = tg_graph_n_nodes (a), nb = tg_graph_n_nodes (b);
+  int *a_to_b; /* per node of A: its node in B, or -1 when it was removed */
+  int *b_to_a; /* the inverse: -1 for a node added */
+} Pairing;
 
-  for (int i = 0; i < na; i++)
-    {
-      renamed_to[i] = -1;
-      if (tg_graph_find_node (b, tg_graph_node_id (a, i)) >= 0)
-        continue;
-      for (int j = 0; j < nb; j++)
-        {
-          if (tg_graph_find_node (a, tg_graph_node_id (b, j)) >= 0 || !same_content (a, i, b, j))
-            continue;
-          if (renamed_to[i] != -1)
-            {
-              renamed_to[i] = -2; /* ambiguous */
-              break;
-            }
-          renamed_to[i] = j;
-        }
-    }
-  /* A B node that two A nodes match is ambiguous as well. */
-  for (int i = 0; i < na; i++)
-    for (int k = i + 1; k < na && renamed_to[i] >= 0; k++)
-      if (renamed_to[k] == renamed_to[i])
-        renamed_to[i] = renamed_to[k] = -2;
-  for (int i = 0; i < na; i++)
-    if (renamed_to[i] < 0)
-      renamed_to[i] = -1;
-}
+typedef struct
+{
+  const char *id;
+  int index;
+} IdIndex;
 
 static int
-old_index_of (const int *renamed_to, int na, int j)
+id_index_cmp (const void *pa, const void *pb)
 {
+  return strcmp (((const IdIndex *) pa)->id, ((const IdIndex *) pb)->id);
+}
+
+static bool
+is_rename (const TgGraph *a, const TgGraph *b, const Pairing *p, int i)
+{
+  return p->a_to_b[i] >= 0
+         && strcmp (tg_graph_node_id (a, i), tg_graph_node_id (b, p->a_to_b[i])) != 0;
+}
+
+/* Pairs nodes of the same id (sorted ids, so a big graph takes n log n),
+ * then a node of A whose id is gone with a node of B whose id is new when
+ * they have the same type and parameters and neither matches another
+ * such node: a rename. */
+static int
+pair_nodes (const TgGraph *a, const TgGraph *b, Pairing *p)
+{
+  int na = tg_graph_n_nodes (a), nb = tg_graph_n_nodes (b);
+  IdIndex *sorted = malloc (((size_t) nb + 1) * sizeof *sorted);
+  int *n_match_a = calloc ((size_t) na + 1, sizeof *n_match_a);
+  int *n_match_b = calloc ((size_t) nb + 1, sizeof *n_match_b);
+  int *match = malloc (((size_t) na + 1) * sizeof *match);
+  int rc = TG_ENOMEM;
+
+  p->a_to_b = malloc (((size_t) na + 1) * sizeof *p->a_to_b);
+  p->b_to_a = malloc (((size_t) nb + 1) * sizeof *p->b_to_a);
+  if (!sorted || !n_match_a || !n_match_b || !match || !p->a_to_b || !p->b_to_a)
+    goto out;
+  for (int j = 0; j < nb; j++)
+    {
+      sorted[j] = (IdIndex){ tg_graph_node_id (b, j), j };
+      p->b_to_a[j] = -1;
+    }
+  qsort (sorted, (size_t) nb, sizeof *sorted, id_index_cmp);
   for (int i = 0; i < na; i++)
-    if (renamed_to[i] == j)
-      return i;
-  return -1;
+    {
+      IdIndex key = { tg_graph_node_id (a, i), -1 };
+      IdIndex *hit = nb ? bsearch (&key, sorted, (size_t) nb, sizeof *sorted, id_index_cmp) : NULL;
+      p->a_to_b[i] = hit ? hit->index : -1;
+      if (hit)
+        p->b_to_a[hit->index] = i;
+    }
+
+  for (int i = 0; i < na; i++)
+    for (int j = 0; j < nb && p->a_to_b[i] < 0; j++)
+      if (p->b_to_a[j] < 0 && same_content (a, i, b, j))
+        {
+          n_match_a[i]++;
+          n_match_b[j]++;
+          match[i] = j;
+        }
+  for (int i = 0; i < na; i++)
+    if (n_match_a[i] == 1 && n_match_b[match[i]] == 1)
+      {
+        p->a_to_b[i] = match[i];
+        p->b_to_a[match[i]] = i;
+      }
+  rc = 0;
+out:
+  free (sorted);
+  free (n_match_a);
+  free (n_match_b);
+  free (match);
+  return rc;
 }
 
 static void
@@ -222,30 +260,30 @@ diff_params (Differ *df, const TgGraph *a, int i, const TgGraph *b, int j)
 }
 
 static void
-diff_nodes (Differ *df, const TgGraph *a, const TgGraph *b, const int *renamed_to)
+diff_nodes (Differ *df, const TgGraph *a, const TgGraph *b, const Pairing *p)
 {
   int na = tg_graph_n_nodes (a), nb = tg_graph_n_nodes (b);
 
   for (int i = 0; i < na; i++)
-    if (renamed_to[i] < 0 && tg_graph_find_node (b, tg_graph_node_id (a, i)) < 0)
+    if (p->a_to_b[i] < 0)
       add_entry (df, TG_DIFF_NODE_REMOVED, tg_graph_node_id (a, i), NULL,
                  quoted (tg_graph_node_desc (a, i)->type, df), NULL, NULL);
   for (int j = 0; j < nb; j++)
-    if (old_index_of (renamed_to, na, j) < 0 && tg_graph_find_node (a, tg_graph_node_id (b, j)) < 0)
+    if (p->b_to_a[j] < 0)
       add_entry (df, TG_DIFF_NODE_ADDED, tg_graph_node_id (b, j), NULL, NULL,
                  quoted (tg_graph_node_desc (b, j)->type, df), NULL);
   for (int j = 0; j < nb; j++)
     {
-      int i = old_index_of (renamed_to, na, j);
-      if (i >= 0)
+      int i = p->b_to_a[j];
+      if (i >= 0 && is_rename (a, b, p, i))
         add_entry (df, TG_DIFF_NODE_RENAMED, tg_graph_node_id (b, j), NULL,
                    quoted (tg_graph_node_id (a, i), df), quoted (tg_graph_node_id (b, j), df),
                    NULL);
     }
   for (int j = 0; j < nb; j++)
     {
-      int i = tg_graph_find_node (a, tg_graph_node_id (b, j));
-      if (i < 0)
+      int i = p->b_to_a[j];
+      if (i < 0 || is_rename (a, b, p, i))
         continue;
       if (tg_graph_node_desc (a, i) != tg_graph_node_desc (b, j))
         add_entry (df, TG_DIFF_NODE_TYPE, tg_graph_node_id (b, j), NULL,
@@ -258,10 +296,9 @@ diff_nodes (Differ *df, const TgGraph *a, const TgGraph *b, const int *renamed_t
 
 /* Node I of A under the id it has in B (its new id when renamed). */
 static const char *
-id_in_b (const TgGraph *a, const TgGraph *b, const int *renamed_to, int i)
+id_in_b (const TgGraph *a, const TgGraph *b, const Pairing *p, int i)
 {
-  return renamed_to && renamed_to[i] >= 0 ? tg_graph_node_id (b, renamed_to[i])
-                                          : tg_graph_node_id (a, i);
+  return p && p->a_to_b[i] >= 0 ? tg_graph_node_id (b, p->a_to_b[i]) : tg_graph_node_id (a, i);
 }
 
 typedef struct
@@ -289,10 +326,10 @@ link_texts_free (LinkText *t, int n)
   free (t);
 }
 
-/* G's links as text, sorted; node ids through RENAMED_TO when G is the
- * old graph (OTHER the new one). */
+/* G's links as text, sorted; node ids through pairing P when G is the
+ * old graph (OTHER the new one), so renames do not show as new links. */
 static LinkText *
-link_texts (Differ *df, const TgGraph *g, const TgGraph *other, const int *renamed_to)
+link_texts (Differ *df, const TgGraph *g, const TgGraph *other, const Pairing *p)
 {
   int n = tg_graph_n_links (g);
   LinkText *t = calloc ((size_t) n + 1, sizeof *t);
@@ -305,9 +342,9 @@ link_texts (Differ *df, const TgGraph *g, const TgGraph *other, const int *renam
   for (int k = 0; k < n; k++)
     {
       const TgLink *l = tg_graph_link (g, k);
-      t[k].from = printed (df, "%s.%s", id_in_b (g, other, renamed_to, l->from_node),
+      t[k].from = printed (df, "%s.%s", id_in_b (g, other, p, l->from_node),
                            tg_graph_node_desc (g, l->from_node)->outputs[l->from_port].name);
-      t[k].to = printed (df, "%s.%s", id_in_b (g, other, renamed_to, l->to_node),
+      t[k].to = printed (df, "%s.%s", id_in_b (g, other, p, l->to_node),
                          tg_graph_node_desc (g, l->to_node)->inputs[l->to_port].name);
       if (!t[k].from || !t[k].to)
         {
@@ -320,10 +357,10 @@ link_texts (Differ *df, const TgGraph *g, const TgGraph *other, const int *renam
 }
 
 static void
-diff_links (Differ *df, const TgGraph *a, const TgGraph *b, const int *renamed_to)
+diff_links (Differ *df, const TgGraph *a, const TgGraph *b, const Pairing *p)
 {
   int na = tg_graph_n_links (a), nb = tg_graph_n_links (b), i = 0, j = 0;
-  LinkText *ta = link_texts (df, a, b, renamed_to);
+  LinkText *ta = link_texts (df, a, b, p);
   LinkText *tb = link_texts (df, b, b, NULL);
 
   /* Removed links first, then added ones, each in sorted order. */
@@ -351,15 +388,11 @@ diff_links (Differ *df, const TgGraph *a, const TgGraph *b, const int *renamed_t
 }
 
 static void
-diff_moves (Differ *df, const TgGraph *a, const TgGraph *b, const int *renamed_to)
+diff_moves (Differ *df, const TgGraph *a, const TgGraph *b, const Pairing *p)
 {
-  int na = tg_graph_n_nodes (a), nb = tg_graph_n_nodes (b);
-
-  for (int j = 0; j < nb; j++)
+  for (int j = 0; j < tg_graph_n_nodes (b); j++)
     {
-      int i = old_index_of (renamed_to, na, j);
-      if (i < 0)
-        i = tg_graph_find_node (a, tg_graph_node_id (b, j));
+      int i = p->b_to_a[j];
       if (i < 0)
         continue;
       const char *ua = tg_graph_node_ui (a, i), *ub = tg_graph_node_ui (b, j);
@@ -372,19 +405,20 @@ diff_moves (Differ *df, const TgGraph *a, const TgGraph *b, const int *renamed_t
 int
 tg_graph_diff (const TgGraph *old_g, const TgGraph *new_g, TgGraphDiff *out, TgError *err)
 {
-  int na = tg_graph_n_nodes (old_g);
-  int *renamed_to = calloc ((size_t) na + 1, sizeof *renamed_to);
+  Pairing p = { NULL, NULL };
   Differ df = { .d = out };
 
   memset (out, 0, sizeof *out);
-  if (!renamed_to)
-    return tg_error_set (err, TG_ENOMEM, "", "out of memory comparing the graphs");
-  find_renames (old_g, new_g, renamed_to);
-  diff_world (&df, tg_graph_world_const (old_g), tg_graph_world_const (new_g));
-  diff_nodes (&df, old_g, new_g, renamed_to);
-  diff_links (&df, old_g, new_g, renamed_to);
-  diff_moves (&df, old_g, new_g, renamed_to);
-  free (renamed_to);
+  df.oom = pair_nodes (old_g, new_g, &p) < 0;
+  if (!df.oom)
+    {
+      diff_world (&df, tg_graph_world_const (old_g), tg_graph_world_const (new_g));
+      diff_nodes (&df, old_g, new_g, &p);
+      diff_links (&df, old_g, new_g, &p);
+      diff_moves (&df, old_g, new_g, &p);
+    }
+  free (p.a_to_b);
+  free (p.b_to_a);
   if (df.oom)
     {
       tg_graph_diff_clear (out);

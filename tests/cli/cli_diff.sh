@@ -113,6 +113,17 @@ expect_in "$TMP/out" "+ added node ground (noise.fbm)" "rename with a change"
 expect_in "$TMP/out" "- removed link base.height → mix.a" "rename with a change"
 expect_in "$TMP/out" "+ added link ground.height → mix.a" "rename with a change"
 
+# Two nodes that could each be the renamed one: no guess, removed and added.
+sed 's/"id": "cap", "type": "filter.clamp"/"id": "cap", "type": "filter.blur"/; s/"max_height": 0.8/"radius_m": 20/' \
+  old.tgraph > "$TMP/two_blurs.tgraph"
+sed 's/"smooth/"soft/g; /"id": "cap"/,/}/d; /"cap.height"/d' "$TMP/two_blurs.tgraph" > "$TMP/one_blur.tgraph"
+run "$TGRAPH" diff --no-ui "$TMP/two_blurs.tgraph" "$TMP/one_blur.tgraph"
+expect_rc 1 "an ambiguous rename"
+expect_in "$TMP/out" "- removed node smooth (filter.blur)" "an ambiguous rename"
+expect_in "$TMP/out" "- removed node cap (filter.blur)" "an ambiguous rename"
+expect_in "$TMP/out" "+ added node soft (filter.blur)" "an ambiguous rename"
+expect_not_in "$TMP/out" "renamed" "an ambiguous rename"
+
 # Moves only: listed apart, and with --no-ui the graphs are equal.
 run "$TGRAPH" diff old.tgraph moved.tgraph
 expect_rc 1 "moves only"
@@ -176,6 +187,30 @@ expect_rc 2 "the unfinished graph is not valid for evaluation"
 run "$TGRAPH" diff old.tgraph "$TMP/unfinished.tgraph"
 expect_rc 1 "diff with an unfinished graph"
 expect_in "$TMP/out" "- removed link smooth.height → png.height" "diff with an unfinished graph"
+
+# Big graphs: 4000 nodes, every id changed and no node matching another,
+# so every pair is tried as a rename (seconds, not the minutes a pairing
+# by linear search took).
+python3 - "$TMP" <<'PY'
+import json, sys
+def graph(prefix, pivot0):
+    nodes = [{"id": "src", "type": "gen.constant", "params": {"value": 0.5}}]
+    links, prev = [], "src"
+    for k in range(3998):
+        nid = "%s%d" % (prefix, k)
+        nodes.append({"id": nid, "type": "filter.invert", "params": {"pivot": pivot0 + k / 10000}})
+        links.append({"from": prev + ".height", "to": nid + ".height"})
+        prev = nid
+    nodes.append({"id": "out", "type": "export.heightmap", "params": {"path": "h.png", "format": "png16"}})
+    links.append({"from": prev + ".height", "to": "out.height"})
+    return {"format": "tgraph", "version": 2, "nodes": nodes, "links": links,
+            "world": {"size_m": [100, 100], "height_m": 10, "resolution": 33, "seed": 1}}
+json.dump(graph("n", 0), open(sys.argv[1] + "/big_a.tgraph", "w"))
+json.dump(graph("m", 0.5), open(sys.argv[1] + "/big_b.tgraph", "w"))
+PY
+run timeout 30 "$TGRAPH" diff "$TMP/big_a.tgraph" "$TMP/big_b.tgraph"
+expect_rc 1 "two 4000-node graphs with every id changed"
+[ "$(grep -c '^- removed node' "$TMP/out")" -eq 3998 ] || fail "big graphs: expected 3998 nodes removed"
 
 # From git, as README.md's "Version control" section says.
 if command -v git > /dev/null 2>&1; then
