@@ -74,6 +74,17 @@ print_change (FILE *f, const TgDiffEntry *e, bool code)
   fputc ('\n', f);
 }
 
+/* The mark before a change in the text form, as diff -u marks lines. */
+static const char *
+sign (TgDiffKind kind)
+{
+  if (kind == TG_DIFF_NODE_ADDED || kind == TG_DIFF_LINK_ADDED)
+    return "+ ";
+  if (kind == TG_DIFF_NODE_REMOVED || kind == TG_DIFF_LINK_REMOVED)
+    return "- ";
+  return "~ ";
+}
+
 static void
 print_text (const TgGraphDiff *d, const char *old_file, const char *new_file, bool ui)
 {
@@ -93,10 +104,7 @@ print_text (const TgGraphDiff *d, const char *old_file, const char *new_file, bo
           fputs ("  ", stdout);
         }
       else
-        fputs (e->kind == TG_DIFF_NODE_ADDED || e->kind == TG_DIFF_LINK_ADDED     ? "+ "
-               : e->kind == TG_DIFF_NODE_REMOVED || e->kind == TG_DIFF_LINK_REMOVED ? "- "
-                                                                                     : "~ ",
-               stdout);
+        fputs (sign (e->kind), stdout);
       print_change (stdout, e, false);
     }
 }
