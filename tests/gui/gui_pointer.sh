@@ -11,17 +11,8 @@ set -u
 terrane=$1
 src=${TG_SOURCE_ROOT:-.}
 out=${TG_BUILD_ROOT:-.}/tests/gui/pointer
-rm -rf "$out"
-mkdir -p "$out"
-
-command -v xdotool > /dev/null || { echo "SKIP: xdotool is not installed"; exit 77; }
 . "$src/tests/gui/xserver.sh"
-if ! xserver_start "$out"; then
-  echo "SKIP: no X server can start (Xvfb)"
-  exit 77
-fi
-
-export GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1 GDK_BACKEND=x11 LC_ALL=C.UTF-8 LANGUAGE=C
+input_test_start "$out"
 steps=(
   "wait"
   # Drag the noise node by (100, 60) canvas units by its title.

@@ -28,3 +28,17 @@ xserver_start () {
   done
   return 1
 }
+
+# input_test_start DIR: for tests that drive the app with xdotool: a clean
+# DIR, the server, and the environment the app runs in.  Exits 77 (skip)
+# when xdotool or the server is missing.
+input_test_start () {
+  rm -rf "$1"
+  mkdir -p "$1"
+  command -v xdotool > /dev/null || { echo "SKIP: xdotool is not installed"; exit 77; }
+  if ! xserver_start "$1"; then
+    echo "SKIP: no X server can start (Xvfb)"
+    exit 77
+  fi
+  export GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1 GDK_BACKEND=x11 LC_ALL=C.UTF-8 LANGUAGE=C
+}
