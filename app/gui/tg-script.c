@@ -23,6 +23,7 @@
  *   zoom3d F FX FY        wheel-zoom by F towards the point under (FX, FY),
  *                         fractions of the view; fails if that point moves
  *   bench3d N             draw N frames and print the time per frame
+ *   status                print the status bar's text
  *   sleep MS
  *   quit                  exit with status 0 (any failed step exits 1)
  *
@@ -402,6 +403,7 @@ tick (gpointer data)
       g_autofree char *dir = g_steal_pointer (&s->refused_dir);
       if (dir && (rc != TG_ENOMEM || g_file_test (dir, G_FILE_TEST_EXISTS)))
         return fail (s, "export was not refused for memory: %s", msg ? msg : "done");
+      g_printerr ("script: status: %s\n", tg_window_get_status (w));
       if (dir)
         g_printerr ("script: refused: %s\n", msg);
       else if (rc != 0)
@@ -468,6 +470,8 @@ tick (gpointer data)
       if (failed)
         return G_SOURCE_REMOVE;
     }
+  else if (!strcmp (step, "status"))
+    g_printerr ("script: status: %s\n", tg_window_get_status (w));
   else if (!strcmp (step, "sleep") && arg)
     s->sleep_until = g_get_monotonic_time () + 1000 * (gint64) atoi (arg);
   else if (!strcmp (step, "recovery") && arg)

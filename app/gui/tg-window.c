@@ -673,6 +673,18 @@ export_check_memory (ExportJob *j, TgEngine *engine, const TgEvalHooks *hooks)
   return 0;
 }
 
+/* The files the export nodes wrote: the committed list also holds the
+ * manifest, which the status names on its own. */
+static int
+count_node_files (const TgExportList *list)
+{
+  int n = 0;
+
+  for (int i = 0; i < tg_export_list_n_files (list); i++)
+    n += strcmp (tg_export_list_file (list, i)->path, "manifest.json") != 0;
+  return n;
+}
+
 static void
 export_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancellable)
 {
@@ -691,7 +703,7 @@ export_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel
       engine = tg_engine_new (&opts);
       if ((j->rc = export_check_memory (j, engine, &hooks)) == 0)
         j->rc = tg_build (engine, j->graph, j->name, j->dir, &hooks, &list, &report, &err);
-      j->n_files = list ? tg_export_list_n_files (list) : 0;
+      j->n_files = list ? count_node_files (list) : 0;
       tg_export_list_free (list);
       tg_eval_report_clear (&report);
       tg_engine_free (engine);
@@ -913,6 +925,12 @@ action_paste (GtkWidget *w, const char *name, GVariant *param)
 {
   gdk_clipboard_read_text_async (gtk_widget_get_clipboard (w), NULL, paste_ready,
                                  g_object_ref (w));
+}
+
+const char *
+tg_window_get_status (TgWindow *self)
+{
+  return gtk_label_get_text (self->status_label);
 }
 
 static void

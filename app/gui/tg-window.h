@@ -27,6 +27,8 @@ int tg_window_last_export (TgWindow *self, const char **message);
 void tg_window_set_memory_limit (TgWindow *self, guint64 bytes);
 /* Renders the window into a PNG. */
 gboolean tg_window_save_screenshot (TgWindow *self, const char *path, GError **error);
+/* The status bar's text (borrowed). */
+const char *tg_window_get_status (TgWindow *self);
 
 /* Crash recovery: whether a recovery copy waits for an answer, and the
  * answer (as the dialog's buttons give it). */

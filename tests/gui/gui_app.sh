@@ -42,6 +42,13 @@ if diff -r "$out/gui_export" "$out/cli_export"; then
 else
   echo "FAIL: the GUI export differs from tgraph eval"; fail=1
 fi
+# The status counts the files the export nodes wrote; the manifest apart.
+n=$(ls "$out/gui_export" | grep -vc '^manifest.json$')
+if grep -q "script: status: Exported $n files and manifest.json to $out/gui_export$" "$out/island.log"; then
+  echo "ok: the status counts $n files and the manifest"
+else
+  echo "FAIL: the status miscounts the $n exported files: $(grep 'status: Exported' "$out/island.log")"; fail=1
+fi
 grep -q '"graph": "island_edited.tgraph"' "$out/gui_export/manifest.json" || { echo "FAIL: manifest graph name"; fail=1; }
 grep -q '"scale_m": 1500' "$out/island_edited.tgraph" || { echo "FAIL: the edit was not saved"; fail=1; }
 grep -q '"ui": { "x": 1000, "y": 40 }' "$out/island_edited.tgraph" || { echo "FAIL: node positions not kept"; fail=1; }
