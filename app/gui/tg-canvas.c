@@ -64,6 +64,7 @@ typedef struct
 {
   int state;
   char *message;
+  char *details;
   double fraction;
 } NodeState;
 
@@ -935,6 +936,7 @@ node_state_free (gpointer p)
 {
   NodeState *s = p;
   g_free (s->message);
+  g_free (s->details);
   g_free (s);
 }
 
@@ -949,12 +951,14 @@ tg_canvas_set_thumbnail (TgCanvas *self, const char *id, cairo_surface_t *surfac
 }
 
 void
-tg_canvas_set_node_state (TgCanvas *self, const char *id, int state, const char *message)
+tg_canvas_set_node_state (TgCanvas *self, const char *id, int state, const char *message,
+                          const char *details)
 {
   NodeState *s = g_new0 (NodeState, 1);
 
   s->state = state;
   s->message = g_strdup (message);
+  s->details = g_strdup (details);
   s->fraction = state == TG_NODE_RUNNING ? 0 : 1;
   g_hash_table_replace (self->states, g_strdup (id), s);
   gtk_widget_queue_draw (GTK_WIDGET (self));
@@ -967,11 +971,26 @@ tg_canvas_set_running (TgCanvas *self, const char *id, double fraction)
 
   if (!s || s->state != TG_NODE_RUNNING)
     {
-      tg_canvas_set_node_state (self, id, TG_NODE_RUNNING, NULL);
+      tg_canvas_set_node_state (self, id, TG_NODE_RUNNING, NULL, NULL);
       s = g_hash_table_lookup (self->states, id);
     }
   s->fraction = fraction;
   gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+int
+tg_canvas_get_node_state (TgCanvas *self, const char *id, const char **message,
+                          const char **details, double *fraction)
+{
+  NodeState *s = id ? g_hash_table_lookup (self->states, id) : NULL;
+
+  if (message)
+    *message = s ? s->message : NULL;
+  if (details)
+    *details = s ? s->details : NULL;
+  if (fraction)
+    *fraction = s ? s->fraction : 0;
+  return s ? s->state : TG_NODE_IDLE;
 }
 
 void

@@ -27,7 +27,14 @@ void tg_canvas_select (TgCanvas *self, const char *const *ids, const char *activ
 /* Takes a reference to SURFACE (NULL clears). */
 void tg_canvas_set_thumbnail (TgCanvas *self, const char *id, cairo_surface_t *surface);
 /* A TgNodeState and its message (failed / skipped nodes get a badge). */
-void tg_canvas_set_node_state (TgCanvas *self, const char *id, int state, const char *message);
+/* A node's TgNodeState; a failure's MESSAGE says what is wrong in the
+ * user's terms, DETAILS (may be NULL) where in the file. */
+void tg_canvas_set_node_state (TgCanvas *self, const char *id, int state, const char *message,
+                               const char *details);
+/* Node ID's state as last set (TG_NODE_IDLE when none), with its
+ * message, details and running fraction (each may be NULL; borrowed). */
+int tg_canvas_get_node_state (TgCanvas *self, const char *id, const char **message,
+                              const char **details, double *fraction);
 void tg_canvas_set_running (TgCanvas *self, const char *id, double fraction);
 void tg_canvas_clear_states (TgCanvas *self);
 

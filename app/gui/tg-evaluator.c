@@ -61,6 +61,7 @@ typedef struct
   cairo_surface_t *thumb;
   int state;
   char *message;
+  char *details; /* MSG_NODE_STATE: the engine's path and wording, or NULL */
   gint64 request_time;
   /* MSG_BACKDROP: the paint colours of the shown instances' prototypes. */
   char **colour_names;
@@ -104,6 +105,7 @@ msg_free (Msg *m)
   if (m->thumb)
     cairo_surface_destroy (m->thumb);
   g_free (m->message);
+  g_free (m->details);
   g_strfreev (m->colour_names);
   g_free (m->colour_rgb);
   g_free (m);
@@ -145,7 +147,8 @@ drain (gpointer data)
           g_signal_emit (ev, signals[SIGNAL_THUMBNAIL], 0, m->node_id, m->thumb);
           break;
         case MSG_NODE_STATE:
-          g_signal_emit (ev, signals[SIGNAL_NODE_STATE], 0, m->node_id, m->state, m->message);
+          g_signal_emit (ev, signals[SIGNAL_NODE_STATE], 0, m->node_id, m->state, m->message,
+                         m->details);
           break;
         case MSG_BACKDROP:
           g_signal_emit (ev, signals[SIGNAL_PROTO_COLOURS], 0, m->job, m->node_id,
@@ -191,15 +194,53 @@ on_progress (void *user, int node, TgNodeState state, double fraction)
   HookData *h = user;
   TgEvaluator *ev = h->ev;
 
-  if (state != TG_NODE_RUNNING)
-    return;
   g_mutex_lock (&ev->lock);
+  /* A node that stopped is no longer running: its pending progress would
+   * land after its state (posted once per pass) and leave a failed node
+   * looking stuck at 0 %. */
+  if (state != TG_NODE_RUNNING)
+    {
+      if (ev->progress_dirty && !g_strcmp0 (ev->progress_node, tg_graph_node_id (h->g, node)))
+        ev->progress_dirty = FALSE;
+      g_mutex_unlock (&ev->lock);
+      return;
+    }
   g_free (ev->progress_node);
   ev->progress_node = g_strdup (tg_graph_node_id (h->g, node));
   ev->progress_fraction = fraction;
   ev->progress_dirty = TRUE;
   post_locked (ev);
   g_mutex_unlock (&ev->lock);
+}
+
+/* "Curve needs an input: connect a height to it", by the input's type. */
+static const char *const missing_input[TG_TYPE_COUNT] = {
+  [TG_TYPE_HEIGHT] = N_("%s needs an input: connect a height to it"),
+  [TG_TYPE_MASK] = N_("%s needs an input: connect a mask to it"),
+  [TG_TYPE_IMAGE] = N_("%s needs an input: connect an image to it"),
+  [TG_TYPE_LAYERS] = N_("%s needs an input: connect layers to it"),
+  [TG_TYPE_FIELD] = N_("%s needs an input: connect a field to it"),
+  [TG_TYPE_MESH] = N_("%s needs an input: connect a mesh to it"),
+  [TG_TYPE_POINTS] = N_("%s needs an input: connect instances to it"),
+};
+
+/* Why a graph was refused before it ran, in the user's terms: the
+ * validator's wording names JSON paths and type ids.  Returns a new
+ * string; falls back to the engine's message. */
+static char *
+describe_refusal (const TgGraph *g, const TgError *err)
+{
+  int n = err->node_id[0] ? tg_graph_find_node (g, err->node_id) : -1;
+  const char *port = strstr (err->path, ".inputs.");
+  const TgNodeDesc *d = n >= 0 ? tg_graph_node_desc (g, n) : NULL;
+
+  if (err->code == TG_EMISSING && d && port)
+    for (int k = 0; k < d->n_inputs; k++)
+      if (!strcmp (d->inputs[k].name, port + strlen (".inputs."))
+          && missing_input[d->inputs[k].type])
+        return g_strdup_printf (_(missing_input[d->inputs[k].type]),
+                                g_dgettext (GETTEXT_PACKAGE, d->label));
+  return g_strdup (err->message);
 }
 
 /* Posts the state of every node REPORT saw, with failure messages. */
@@ -232,7 +273,8 @@ post_report (TgEvaluator *ev, Job *j, const TgEvalReport *r, int pulled, int rc,
       m->job = j->job;
       m->node_id = g_strdup (tg_graph_node_id (j->graph, pulled));
       m->state = TG_NODE_FAILED;
-      m->message = g_strdup (tg_error_format (err, buf, sizeof buf));
+      m->details = g_strdup (tg_error_format (err, buf, sizeof buf));
+      m->message = describe_refusal (j->graph, err);
       post (ev, m);
     }
 }
@@ -613,7 +655,8 @@ tg_evaluator_class_init (TgEvaluatorClass *klass)
                                             2, G_TYPE_STRING, G_TYPE_POINTER);
   signals[SIGNAL_NODE_STATE] = g_signal_new ("node-state", G_TYPE_FROM_CLASS (klass),
                                              G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
-                                             3, G_TYPE_STRING, G_TYPE_INT, G_TYPE_STRING);
+                                             4, G_TYPE_STRING, G_TYPE_INT, G_TYPE_STRING,
+                                             G_TYPE_STRING);
   signals[SIGNAL_PROGRESS] = g_signal_new ("progress", G_TYPE_FROM_CLASS (klass),
                                            G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE, 2,
                                            G_TYPE_STRING, G_TYPE_DOUBLE);

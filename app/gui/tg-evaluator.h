@@ -8,7 +8,10 @@
  *
  *   preview (job, node id, TgValue *, request time)   the selected output
  *   thumbnail (node id, cairo_surface_t *)             a node's small image
- *   node-state (node id, TgNodeState, message)         per node, as they finish
+ *   node-state (node id, TgNodeState, message,         per node, as they finish;
+ *               details)                               a failure's message in the
+ *                                                      user's terms, details the
+ *                                                      engine's (JSON path) or NULL
  *   progress (node id, fraction)                        a running node
  *   finished (job, cancelled)
  *   backdrop (job, node id, TgValue * or NULL)         just before a mask's or

@@ -23,7 +23,8 @@ struct _TgInspector
 
   GtkStack *stack;
   GtkEditableLabel *title;
-  GtkLabel *subtitle, *help;
+  GtkLabel *subtitle, *help, *message, *details;
+  GtkWidget *problem;
   GtkGrid *grid;
   GtkSpinButton *world_x, *world_z, *world_h, *world_res, *world_seed;
 
@@ -146,6 +147,32 @@ text_changed (GtkEditable *e, TgInspector *self)
   apply (self, GTK_WIDGET (e), &v, TRUE);
 }
 
+/* A file path applies when confirmed (Enter, leaving the entry, a file
+ * chosen), not per keystroke: a half-typed name is no file to read. */
+static void
+path_confirmed (GtkEditable *e, TgInspector *self)
+{
+  const TgParamDesc *d = param_of (GTK_WIDGET (e));
+  const char *text = gtk_editable_get_text (e);
+  TgParamValue v;
+
+  /* Focus leaves too when the inspector moves to another node. */
+  if (self->building || g_strcmp0 (g_object_get_data (G_OBJECT (e), "node"), self->node)
+      || !g_strcmp0 (text, g_object_get_data (G_OBJECT (e), "applied")))
+    return;
+  g_object_set_data_full (G_OBJECT (e), "applied", g_strdup (text), g_free);
+  value_for (d, &v);
+  v.s = (char *) text;
+  apply (self, GTK_WIDGET (e), &v, FALSE);
+}
+
+static void
+path_focus_left (GtkEventControllerFocus *focus, TgInspector *self)
+{
+  path_confirmed (GTK_EDITABLE (gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (focus))),
+                  self);
+}
+
 static void
 vec_changed (GtkAdjustment *adj, GtkWidget *box)
 {
@@ -233,7 +260,7 @@ file_chosen (GtkNativeDialog *dialog, int response, GtkEntry *entry)
       g_autofree char *rel = bf ? g_file_get_relative_path (bf, f) : NULL;
       g_autofree char *abs = g_file_get_path (f);
       gtk_editable_set_text (GTK_EDITABLE (entry), rel ? rel : abs);
-      tg_document_end_merge (self->doc);
+      path_confirmed (GTK_EDITABLE (entry), self);
     }
   g_object_unref (dialog);
 }
@@ -356,7 +383,18 @@ editor_for (TgInspector *self, const TgParamDesc *d, const TgParamValue *v)
         GtkWidget *entry = tag (self, gtk_entry_new (), d);
         gtk_editable_set_text (GTK_EDITABLE (entry), v->s ? v->s : "");
         gtk_widget_set_hexpand (entry, TRUE);
-        g_signal_connect (entry, "changed", G_CALLBACK (text_changed), self);
+        if (d->type == TG_PARAM_STRING)
+          g_signal_connect (entry, "changed", G_CALLBACK (text_changed), self);
+        else
+          {
+            GtkEventController *focus = gtk_event_controller_focus_new ();
+            g_object_set_data_full (G_OBJECT (entry), "applied", g_strdup (v->s ? v->s : ""),
+                                    g_free);
+            g_object_set_data_full (G_OBJECT (entry), "node", g_strdup (self->node), g_free);
+            g_signal_connect (entry, "activate", G_CALLBACK (path_confirmed), self);
+            g_signal_connect (focus, "leave", G_CALLBACK (path_focus_left), self);
+            gtk_widget_add_controller (entry, focus);
+          }
         if (d->type == TG_PARAM_INPUT_PATH)
           {
             GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 4);
@@ -630,6 +668,21 @@ tg_inspector_set_node (TgInspector *self, const char *id)
 }
 
 void
+tg_inspector_set_message (TgInspector *self, const char *message, const char *details)
+{
+  gtk_widget_set_visible (self->problem, message != NULL);
+  gtk_label_set_text (self->message, message ? message : "");
+  gtk_label_set_text (self->details, details ? details : "");
+  gtk_widget_set_visible (GTK_WIDGET (self->details), details != NULL);
+}
+
+const char *
+tg_inspector_get_message (TgInspector *self)
+{
+  return gtk_widget_get_visible (self->problem) ? gtk_label_get_text (self->message) : NULL;
+}
+
+void
 tg_inspector_set_histogram (TgInspector *self, const char *id, const float *bins, int n)
 {
   if (self->curve && !g_strcmp0 (id, self->curve_source))
@@ -648,6 +701,9 @@ tg_inspector_dispose (GObject *object)
       g_clear_object (&self->doc);
     }
   gtk_widget_dispose_template (GTK_WIDGET (self), TG_TYPE_INSPECTOR);
+  /* The template's top box has no id, so the call above leaves it. */
+  for (GtkWidget *c; (c = gtk_widget_get_first_child (GTK_WIDGET (self)));)
+    gtk_widget_unparent (c);
   G_OBJECT_CLASS (tg_inspector_parent_class)->dispose (object);
 }
 
@@ -674,6 +730,9 @@ tg_inspector_class_init (TgInspectorClass *klass)
   gtk_widget_class_bind_template_child (wc, TgInspector, title);
   gtk_widget_class_bind_template_child (wc, TgInspector, subtitle);
   gtk_widget_class_bind_template_child (wc, TgInspector, help);
+  gtk_widget_class_bind_template_child (wc, TgInspector, message);
+  gtk_widget_class_bind_template_child (wc, TgInspector, details);
+  gtk_widget_class_bind_template_child (wc, TgInspector, problem);
   gtk_widget_class_bind_template_child (wc, TgInspector, grid);
   gtk_widget_class_bind_template_child (wc, TgInspector, world_x);
   gtk_widget_class_bind_template_child (wc, TgInspector, world_z);

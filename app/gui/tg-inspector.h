@@ -15,6 +15,10 @@ G_DECLARE_FINAL_TYPE (TgInspector, tg_inspector, TG, INSPECTOR, GtkWidget)
 void tg_inspector_set_document (TgInspector *self, TgDocument *doc);
 /* The node to show (NULL: none). */
 void tg_inspector_set_node (TgInspector *self, const char *id);
+/* Why the shown node failed, above its parameters (NULL: it did not),
+ * and where in the file, in a dimmer line (may be NULL). */
+void tg_inspector_set_message (TgInspector *self, const char *message, const char *details);
+const char *tg_inspector_get_message (TgInspector *self);
 /* A histogram of node ID's output; a curve editor whose input comes
  * from ID draws it. */
 void tg_inspector_set_histogram (TgInspector *self, const char *id, const float *bins, int n);

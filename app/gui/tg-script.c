@@ -24,6 +24,13 @@
  *                         fractions of the view; fails if that point moves
  *   bench3d N             draw N frames and print the time per frame
  *   status                print the status bar's text
+ *   print-node ID         print the node's state and message as the canvas has them
+ *   print-viewer          print the viewer's node, pin and message, and the
+ *                         inspector's message
+ *   recent                print the Recent menu's files and the .tgraph files
+ *                         GTK's recent files list
+ *   dialog FILE.png       render the message dialog on screen into FILE.png,
+ *                         print its texts and close it; fails without one
  *   sleep MS
  *   quit                  exit with status 0 (any failed step exits 1)
  *
@@ -45,7 +52,8 @@
  * that CSS name, at fractions of its size; the middle by default) or
  * "tip:TOOLTIP[@FX,FY]" (the first visible widget with that tooltip).
  *
- * Each step is printed to stderr as it runs.
+ * Each step is printed to stderr as it runs.  A step written "now STEP"
+ * starts without waiting for idle: it sees the window mid-evaluation.
  */
 #include "config.h"
 
@@ -54,6 +62,7 @@
 #include "tg-viewer3d.h"
 #include "tg-canvas.h"
 #include "tg-image-view.h"
+#include "tg-inspector.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -367,6 +376,82 @@ step_3d (Script *s, const char *step, const char *arg, gboolean *failed)
   return TRUE;
 }
 
+static void
+print_node (Script *s, const char *id)
+{
+  static const char *const names[] = { "idle", "running", "done", "cached",
+                                        "failed", "skipped", "cancelled" };
+  TgCanvas *c = TG_CANVAS (find_by_type (GTK_WIDGET (s->window), TG_TYPE_CANVAS));
+  const char *msg = NULL, *details = NULL;
+  int state = tg_canvas_get_node_state (c, id, &msg, &details, NULL);
+
+  g_printerr ("script: node %s: %s | %s | %s\n", id,
+              state >= 0 && state < (int) G_N_ELEMENTS (names) ? names[state] : "?",
+              msg ? msg : "", details ? details : "");
+}
+
+static void
+print_viewer (Script *s)
+{
+  TgViewer *v = TG_VIEWER (find_by_type (GTK_WIDGET (s->window), TG_TYPE_VIEWER));
+  TgInspector *i = TG_INSPECTOR (find_by_type (GTK_WIDGET (s->window), TG_TYPE_INSPECTOR));
+  const char *node = tg_viewer_get_node (v), *pinned = tg_viewer_get_pinned (v);
+  const char *msg = tg_viewer_get_message (v), *imsg = tg_inspector_get_message (i);
+
+  g_printerr ("script: viewer: node %s, pinned %s, picture %s, message %s\n",
+              node ? node : "-", pinned ? pinned : "-", tg_viewer_get_texture (v) ? "yes" : "no",
+              msg ? msg : "-");
+  g_printerr ("script: inspector message: %s\n", imsg ? imsg : "-");
+}
+
+/* The visible message dialog, or NULL. */
+static GtkMessageDialog *
+find_message_dialog (void)
+{
+  GListModel *tops = gtk_window_get_toplevels (); /* borrowed */
+
+  for (guint i = 0; i < g_list_model_get_n_items (tops); i++)
+    {
+      g_autoptr (GObject) o = g_list_model_get_item (tops, i);
+      if (GTK_IS_MESSAGE_DIALOG (o) && gtk_widget_get_mapped (GTK_WIDGET (o)))
+        return GTK_MESSAGE_DIALOG (o);
+    }
+  return NULL;
+}
+
+static gboolean
+dialog_step (Script *s, const char *png, GError **error)
+{
+  GtkMessageDialog *d = find_message_dialog ();
+  g_autofree char *text = NULL, *secondary = NULL;
+
+  if (!d)
+    {
+      g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "no message dialog is shown");
+      return FALSE;
+    }
+  g_object_get (d, "text", &text, "secondary-text", &secondary, NULL);
+  g_printerr ("script: dialog: %s | %s\n", text, secondary ? secondary : "");
+  if (!tg_widget_save_png (GTK_WIDGET (d), png, error))
+    return FALSE;
+  gtk_dialog_response (GTK_DIALOG (d), GTK_RESPONSE_CLOSE);
+  return TRUE;
+}
+
+static void
+print_recent (Script *s)
+{
+  g_auto (GStrv) files = tg_window_dup_recent_files (s->window);
+  GList *items = gtk_recent_manager_get_items (gtk_recent_manager_get_default ());
+
+  for (int k = 0; files[k]; k++)
+    g_printerr ("script: recent: %s\n", files[k]);
+  for (GList *l = items; l; l = l->next)
+    if (g_str_has_suffix (gtk_recent_info_get_uri (l->data), ".tgraph"))
+      g_printerr ("script: recent-manager: %s\n", gtk_recent_info_get_uri (l->data));
+  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
+}
+
 static gboolean
 tick (gpointer data)
 {
@@ -381,12 +466,14 @@ tick (gpointer data)
   if (s->child_status)
     return fail (s, "%s", "xdotool failed");
   /* Idle for a few ticks in a row: results have reached the widgets. */
-  if (tg_window_is_busy (w))
+  if (s->steps[s->next] && g_str_has_prefix (g_strstrip (s->steps[s->next]), "now "))
+    memmove (s->steps[s->next], s->steps[s->next] + 4, strlen (s->steps[s->next] + 4) + 1);
+  else if (tg_window_is_busy (w))
     {
       s->settle = 0;
       return G_SOURCE_CONTINUE;
     }
-  if (++s->settle < 3)
+  else if (++s->settle < 3)
     return G_SOURCE_CONTINUE;
   if (s->waiting_3d)
     {
@@ -472,6 +559,17 @@ tick (gpointer data)
     }
   else if (!strcmp (step, "status"))
     g_printerr ("script: status: %s\n", tg_window_get_status (w));
+  else if (!strcmp (step, "print-node") && arg)
+    print_node (s, arg);
+  else if (!strcmp (step, "print-viewer"))
+    print_viewer (s);
+  else if (!strcmp (step, "recent"))
+    print_recent (s);
+  else if (!strcmp (step, "dialog") && arg)
+    {
+      if (!dialog_step (s, arg, &error))
+        return fail (s, "%s", error->message);
+    }
   else if (!strcmp (step, "sleep") && arg)
     s->sleep_until = g_get_monotonic_time () + 1000 * (gint64) atoi (arg);
   else if (!strcmp (step, "recovery") && arg)

@@ -34,7 +34,12 @@ struct _TgViewer
   GtkStack *views;
   TgImageView *area;
   GtkWidget *placeholder;
+  GtkToggleButton *pin;
   TgViewer3d *viewer3d;
+
+  char *message;     /* said while nothing is shown (tg_viewer_set_message) */
+  gboolean is_error;
+  char *pinned;      /* the node kept in the viewer, or NULL */
 
   TgValue *value;
   TgValue *backdrop; /* the terrain under a mask or instances, or NULL */
@@ -48,6 +53,7 @@ struct _TgViewer
 enum
 {
   SIGNAL_RESOLUTION_CHANGED,
+  SIGNAL_PIN_CHANGED,
   N_SIGNALS
 };
 
@@ -143,6 +149,30 @@ set_dots (TgViewer *self, const TgValue *v, const TgRegion *region)
                           (const char *const *) p->proto_names, p->n_protos);
 }
 
+/* The text in place of a picture: none when one shows. */
+static void
+update_placeholder (TgViewer *self)
+{
+  const TgValue *v = self->value;
+  gboolean only_3d = v && (v->type == TG_TYPE_MESH || v->type == TG_TYPE_FIELD);
+
+  gtk_label_set_text (GTK_LABEL (self->placeholder),
+                      only_3d         ? _("This output shows in the 3D view")
+                      : self->message ? self->message
+                                      : _("Select a node to see its output"));
+  if (!v && self->is_error)
+    {
+      gtk_widget_remove_css_class (self->placeholder, "dim-label");
+      gtk_widget_add_css_class (self->placeholder, "error");
+    }
+  else
+    {
+      gtk_widget_remove_css_class (self->placeholder, "error");
+      gtk_widget_add_css_class (self->placeholder, "dim-label");
+    }
+  gtk_widget_set_visible (self->placeholder, !v || only_3d);
+}
+
 static void
 render (TgViewer *self)
 {
@@ -162,14 +192,10 @@ render (TgViewer *self)
   int rch;
 
   g_clear_object (&self->texture);
+  update_placeholder (self);
   /* Meshes and fields have no 2D picture: the 3D page shows them. */
-  gtk_label_set_text (GTK_LABEL (self->placeholder),
-                      v && (v->type == TG_TYPE_MESH || v->type == TG_TYPE_FIELD)
-                          ? _("This output shows in the 3D view")
-                          : _("Select a node to see its output"));
   if (v && (v->type == TG_TYPE_MESH || v->type == TG_TYPE_FIELD))
     v = NULL;
-  gtk_widget_set_visible (self->placeholder, v == NULL);
   if (!v)
     {
       tg_image_view_set_texture (self->area, NULL);
@@ -349,6 +375,7 @@ tg_viewer_set_value (TgViewer *self, TgValue *v, const TgWorld *world, const cha
     self->world = *world;
   g_free (self->id);
   self->id = g_strdup (id);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->pin), id || self->pinned);
   render (self);
   if (v && v->type == TG_TYPE_POINTS)
     {
@@ -383,6 +410,63 @@ tg_viewer_set_preview_resolution (TgViewer *self, int res)
       gtk_drop_down_set_selected (self->resolution, k);
 }
 
+void
+tg_viewer_set_message (TgViewer *self, const char *message, gboolean is_error)
+{
+  if (!g_strcmp0 (message, self->message) && is_error == self->is_error)
+    return;
+  g_free (self->message);
+  self->message = g_strdup (message);
+  self->is_error = message && is_error;
+  update_placeholder (self);
+}
+
+const char *
+tg_viewer_get_message (TgViewer *self)
+{
+  return gtk_widget_get_visible (self->placeholder)
+             ? gtk_label_get_text (GTK_LABEL (self->placeholder))
+             : NULL;
+}
+
+const char *
+tg_viewer_get_node (TgViewer *self)
+{
+  return self->id;
+}
+
+const char *
+tg_viewer_get_pinned (TgViewer *self)
+{
+  return self->pinned;
+}
+
+void
+tg_viewer_set_pinned (TgViewer *self, const char *id)
+{
+  g_autofree char *tip = NULL;
+
+  if (!g_strcmp0 (id, self->pinned))
+    return;
+  g_free (self->pinned);
+  self->pinned = g_strdup (id);
+  g_signal_handlers_block_matched (self->pin, G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, self);
+  gtk_toggle_button_set_active (self->pin, id != NULL);
+  g_signal_handlers_unblock_matched (self->pin, G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, self);
+  tip = id ? g_strdup_printf (_("Pinned: the viewer keeps showing “%s”. Click to follow the "
+                                "selection again"), id)
+           : g_strdup (_("Keep this node in the viewer while others are selected"));
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->pin), tip);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->pin), id || self->id);
+  g_signal_emit (self, signals[SIGNAL_PIN_CHANGED], 0);
+}
+
+static void
+pin_toggled (TgViewer *self, GtkToggleButton *button)
+{
+  tg_viewer_set_pinned (self, gtk_toggle_button_get_active (button) ? self->id : NULL);
+}
+
 GdkTexture *
 tg_viewer_get_texture (TgViewer *self)
 {
@@ -400,6 +484,9 @@ tg_viewer_dispose (GObject *object)
   self->value = NULL;
   tg_viewer_set_backdrop (self, NULL);
   gtk_widget_dispose_template (GTK_WIDGET (self), TG_TYPE_VIEWER);
+  /* The template's top box has no id, so the call above leaves it. */
+  for (GtkWidget *c; (c = gtk_widget_get_first_child (GTK_WIDGET (self)));)
+    gtk_widget_unparent (c);
   G_OBJECT_CLASS (tg_viewer_parent_class)->dispose (object);
 }
 
@@ -407,6 +494,8 @@ static void
 tg_viewer_finalize (GObject *object)
 {
   g_free (TG_VIEWER (object)->id);
+  g_free (TG_VIEWER (object)->message);
+  g_free (TG_VIEWER (object)->pinned);
   g_strfreev (TG_VIEWER (object)->colour_names);
   g_free (TG_VIEWER (object)->colour_rgb);
   G_OBJECT_CLASS (tg_viewer_parent_class)->finalize (object);
@@ -422,6 +511,9 @@ tg_viewer_class_init (TgViewerClass *klass)
   signals[SIGNAL_RESOLUTION_CHANGED] = g_signal_new ("resolution-changed",
                                                      G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST,
                                                      0, NULL, NULL, NULL, G_TYPE_NONE, 0);
+  signals[SIGNAL_PIN_CHANGED] = g_signal_new ("pin-changed", G_TYPE_FROM_CLASS (klass),
+                                              G_SIGNAL_RUN_LAST, 0, NULL, NULL, NULL, G_TYPE_NONE,
+                                              0);
   gtk_widget_class_set_layout_manager_type (wc, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_template_from_resource (wc, "/io/github/terrane/Terrane/tg-viewer.ui");
   gtk_widget_class_bind_template_child (wc, TgViewer, mode);
@@ -432,10 +524,12 @@ tg_viewer_class_init (TgViewerClass *klass)
   gtk_widget_class_bind_template_child (wc, TgViewer, views);
   gtk_widget_class_bind_template_child (wc, TgViewer, area);
   gtk_widget_class_bind_template_child (wc, TgViewer, placeholder);
+  gtk_widget_class_bind_template_child (wc, TgViewer, pin);
   gtk_widget_class_bind_template_child (wc, TgViewer, viewer3d);
   gtk_widget_class_bind_template_callback (wc, mode_changed);
   gtk_widget_class_bind_template_callback (wc, sun_changed);
   gtk_widget_class_bind_template_callback (wc, resolution_changed);
+  gtk_widget_class_bind_template_callback (wc, pin_toggled);
   gtk_widget_class_bind_template_callback (wc, area_motion);
   gtk_widget_class_bind_template_callback (wc, area_leave);
   gtk_widget_class_set_css_name (wc, "tgviewer");

@@ -28,6 +28,17 @@ void tg_viewer_set_proto_colours (TgViewer *self, const char *const *names, cons
                                   int n);
 /* Shows V (a reference is taken; NULL clears) of node ID in WORLD. */
 void tg_viewer_set_value (TgViewer *self, TgValue *v, const TgWorld *world, const char *id);
+/* The node whose output is shown (or awaited), or NULL. */
+const char *tg_viewer_get_node (TgViewer *self);
+/* What to say while no output is shown: NULL for the default hint, or
+ * "Computing…", or why the node failed (IS_ERROR). */
+void tg_viewer_set_message (TgViewer *self, const char *message, gboolean is_error);
+/* The text shown instead of an output, or NULL when an output shows. */
+const char *tg_viewer_get_message (TgViewer *self);
+/* The node the pin keeps in the viewer whatever is selected, or NULL;
+ * "pin-changed" tells when the user (or tg_viewer_set_pinned) changes it. */
+const char *tg_viewer_get_pinned (TgViewer *self);
+void tg_viewer_set_pinned (TgViewer *self, const char *id);
 int tg_viewer_get_preview_resolution (TgViewer *self);
 /* Shows the "2d" or the "3d" page (TgViewer3d). */
 void tg_viewer_set_view (TgViewer *self, const char *name);

@@ -42,6 +42,9 @@ struct _TgWindow
 
   guint shown_job;
   gint64 edit_time;    /* the edit the next preview answers */
+  char *status_node;   /* the node whose failure the status bar tells, or NULL */
+  char *running_node;  /* the node the evaluator last said it was running */
+  double running_fraction;
 
   /* export */
   GCancellable *export_cancel;
@@ -63,6 +66,52 @@ static void
 set_status (TgWindow *self, const char *text)
 {
   gtk_label_set_text (self->status_label, text ? text : "");
+  gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label), NULL);
+  g_clear_pointer (&self->status_node, g_free);
+}
+
+/* The node the viewer shows: the pinned one, else the active one. */
+static const char *
+shown_id (TgWindow *self)
+{
+  const char *pinned = tg_viewer_get_pinned (self->viewer);
+
+  return pinned ? pinned : tg_canvas_get_active (self->canvas);
+}
+
+/* What the viewer and the inspector say about the nodes they show while
+ * the viewer has no output: computing (with the running node's share
+ * done), why the node failed, or that an input failed. */
+static void
+update_node_messages (TgWindow *self)
+{
+  const char *id = shown_id (self), *msg = NULL, *details = NULL;
+  int state = tg_canvas_get_node_state (self->canvas, id, &msg, &details, NULL);
+  const char *active = tg_canvas_get_active (self->canvas);
+  const char *amsg = NULL, *adetails = NULL;
+  g_autofree char *text = NULL;
+
+  if (!id)
+    tg_viewer_set_message (self->viewer, NULL, FALSE);
+  else if (state == TG_NODE_FAILED)
+    tg_viewer_set_message (self->viewer, msg, TRUE);
+  else if (state == TG_NODE_SKIPPED)
+    tg_viewer_set_message (self->viewer, _("Not evaluated: an input failed"), FALSE);
+  else if (tg_evaluator_is_busy (self->evaluator))
+    {
+      /* TRANSLATORS: the node being computed and how much of it is done. */
+      text = self->running_node ? g_strdup_printf (_("Computing… %s %d %%"), self->running_node,
+                                                   (int) (100 * self->running_fraction))
+                                : g_strdup (_("Computing…"));
+      tg_viewer_set_message (self->viewer, text, FALSE);
+    }
+  else
+    tg_viewer_set_message (self->viewer, NULL, FALSE);
+
+  if (tg_canvas_get_node_state (self->canvas, active, &amsg, &adetails, NULL) == TG_NODE_FAILED)
+    tg_inspector_set_message (self->inspector, amsg, adetails);
+  else
+    tg_inspector_set_message (self->inspector, NULL, NULL);
 }
 
 /* --- title and action states -------------------------------------------------- */
@@ -108,7 +157,7 @@ request_eval (TgWindow *self)
   int res = tg_viewer_get_preview_resolution (self->viewer);
 
   tg_evaluator_request (self->evaluator, tg_document_snapshot (self->doc),
-                        tg_canvas_get_active (self->canvas), res, THUMB_RES,
+                        shown_id (self), res, THUMB_RES,
                         self->edit_time ? self->edit_time : g_get_monotonic_time ());
   gtk_widget_set_visible (self->progress_box, TRUE);
 }
@@ -116,6 +165,11 @@ request_eval (TgWindow *self)
 static void
 on_doc_changed (TgDocument *doc, guint what, const char *node, TgWindow *self)
 {
+  const char *pinned = tg_viewer_get_pinned (self->viewer);
+
+  /* A pinned node that was deleted (or undone away) lets go. */
+  if (pinned && tg_graph_find_node (tg_document_get_graph (doc), pinned) < 0)
+    tg_viewer_set_pinned (self->viewer, NULL);
   update_actions (self);
   if (!(what & ~(TG_DOC_CHANGE_POSITION | TG_DOC_CHANGE_FRAMES)))
     return;
@@ -131,12 +185,27 @@ on_doc_notify (TgDocument *doc, GParamSpec *pspec, TgWindow *self)
 }
 
 static void
+on_doc_renamed (TgDocument *doc, const char *old_id, const char *new_id, TgWindow *self)
+{
+  if (!g_strcmp0 (tg_viewer_get_pinned (self->viewer), old_id))
+    tg_viewer_set_pinned (self->viewer, new_id);
+  if (!g_strcmp0 (self->status_node, old_id))
+    {
+      g_free (self->status_node);
+      self->status_node = g_strdup (new_id);
+    }
+}
+
+static void
 on_selection_changed (TgWindow *self)
 {
   const char *active = tg_canvas_get_active (self->canvas);
 
   tg_inspector_set_node (self->inspector, active);
   update_actions (self);
+  update_node_messages (self);
+  if (tg_viewer_get_pinned (self->viewer))
+    return;
   if (!active)
     {
       tg_viewer_set_value (self->viewer, NULL, NULL, NULL);
@@ -144,6 +213,27 @@ on_selection_changed (TgWindow *self)
     }
   self->edit_time = g_get_monotonic_time ();
   request_eval (self);
+  /* Another node's picture would pass for this one's until it arrives. */
+  if (g_strcmp0 (tg_viewer_get_node (self->viewer), active))
+    {
+      tg_viewer_set_value (self->viewer, NULL, NULL, active);
+      update_node_messages (self);
+    }
+}
+
+static void
+on_pin_changed (TgWindow *self)
+{
+  const char *id = shown_id (self);
+
+  if (g_strcmp0 (tg_viewer_get_node (self->viewer), id))
+    tg_viewer_set_value (self->viewer, NULL, NULL, id);
+  if (id)
+    {
+      self->edit_time = g_get_monotonic_time ();
+      request_eval (self);
+    }
+  update_node_messages (self);
 }
 
 static void
@@ -181,7 +271,7 @@ static void
 on_preview (TgEvaluator *ev, guint job, const char *id, TgValue *v, gint64 request_time,
             TgWindow *self)
 {
-  if (g_strcmp0 (id, tg_canvas_get_active (self->canvas)))
+  if (g_strcmp0 (id, shown_id (self)))
     return;
   tg_viewer_set_value (self->viewer, v, tg_graph_world_const (tg_document_get_graph (self->doc)),
                        id);
@@ -212,7 +302,7 @@ on_preview (TgEvaluator *ev, guint job, const char *id, TgValue *v, gint64 reque
 static void
 on_backdrop (TgEvaluator *ev, guint job, const char *id, TgValue *v, TgWindow *self)
 {
-  if (!g_strcmp0 (id, tg_canvas_get_active (self->canvas)))
+  if (!g_strcmp0 (id, shown_id (self)))
     tg_viewer_set_backdrop (self->viewer, v);
 }
 
@@ -220,7 +310,7 @@ static void
 on_proto_colours (TgEvaluator *ev, guint job, const char *id, char **names, float *rgb, int n,
                   TgWindow *self)
 {
-  if (!g_strcmp0 (id, tg_canvas_get_active (self->canvas)))
+  if (!g_strcmp0 (id, shown_id (self)))
     tg_viewer_set_proto_colours (self->viewer, (const char *const *) names, rgb, n);
 }
 
@@ -240,15 +330,26 @@ on_thumbnail (TgEvaluator *ev, const char *id, cairo_surface_t *s, TgWindow *sel
   tg_inspector_set_histogram (self->inspector, id, bins, 64);
 }
 
+/* A failure shows in the status bar, its details in the bar's tooltip,
+ * until that node runs again without failing. */
 static void
-on_node_state (TgEvaluator *ev, const char *id, int state, const char *message, TgWindow *self)
+on_node_state (TgEvaluator *ev, const char *id, int state, const char *message,
+               const char *details, TgWindow *self)
 {
-  tg_canvas_set_node_state (self->canvas, id, state, message);
+  tg_canvas_set_node_state (self->canvas, id, state, message, details);
   if (state == TG_NODE_FAILED && message)
     {
-      g_autofree char *t = g_strdup_printf ("%s: %s", id, message);
-      set_status (self, t);
+      /* A refusal's message names the node already; a node's own does not. */
+      g_autofree char *named = details ? NULL : g_strdup_printf (_("%s: %s"), id, message);
+      set_status (self, named ? named : message);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (self->status_label), details);
+      self->status_node = g_strdup (id);
     }
+  else if (state != TG_NODE_RUNNING && !g_strcmp0 (id, self->status_node))
+    set_status (self, NULL);
+  if (!g_strcmp0 (id, shown_id (self)) && state == TG_NODE_FAILED)
+    tg_viewer_set_value (self->viewer, NULL, NULL, id);
+  update_node_messages (self);
 }
 
 static void
@@ -258,12 +359,16 @@ on_progress (TgEvaluator *ev, const char *id, double fraction, TgWindow *self)
 
   if (!id)
     return;
+  g_free (self->running_node);
+  self->running_node = g_strdup (id);
+  self->running_fraction = fraction;
   tg_canvas_set_running (self->canvas, id, fraction);
   if (!self->export_cancel)
     {
       t = g_strdup_printf (_("Evaluating %s"), id);
       gtk_label_set_text (self->progress_label, t);
       gtk_progress_bar_set_fraction (self->progress_bar, fraction);
+      update_node_messages (self);
     }
 }
 
@@ -272,31 +377,17 @@ on_finished (TgEvaluator *ev, guint job, gboolean cancelled, TgWindow *self)
 {
   if (!tg_evaluator_is_busy (ev) && !self->export_cancel)
     gtk_widget_set_visible (self->progress_box, FALSE);
+  if (!tg_evaluator_is_busy (ev))
+    g_clear_pointer (&self->running_node, g_free);
+  /* The failed node is gone (deleted, or renamed away): so is its message. */
+  if (!cancelled && self->status_node
+      && tg_canvas_get_node_state (self->canvas, self->status_node, NULL, NULL, NULL)
+           != TG_NODE_FAILED)
+    set_status (self, NULL);
+  update_node_messages (self);
 }
 
 /* --- files ----------------------------------------------------------------------- */
-
-static void
-remember_recent (TgWindow *self, GFile *file)
-{
-  g_autofree char *uri = g_file_get_uri (file);
-  g_autofree char *path = g_file_get_path (file);
-
-  gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
-  if (self->settings && path)
-    {
-      g_auto (GStrv) old = g_settings_get_strv (self->settings, "recent-files");
-      g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
-      g_auto (GStrv) list = NULL;
-      int n = 1;
-      g_strv_builder_add (b, path);
-      for (int k = 0; old[k] && n < RECENT_MAX; k++)
-        if (strcmp (old[k], path))
-          g_strv_builder_add (b, old[k]), n++;
-      list = g_strv_builder_end (b);
-      g_settings_set_strv (self->settings, "recent-files", (const char *const *) list);
-    }
-}
 
 static void
 fill_recent_menu (TgWindow *self)
@@ -315,6 +406,34 @@ fill_recent_menu (TgWindow *self)
                                                g_variant_new_string (list[k]));
       g_menu_append_item (self->recent_menu, item);
     }
+}
+
+/* Puts FILE first in the recent files (REMEMBER) or takes it out. */
+static void
+update_recent (TgWindow *self, GFile *file, gboolean remember)
+{
+  g_autofree char *uri = g_file_get_uri (file);
+  g_autofree char *path = g_file_get_path (file);
+
+  if (remember)
+    gtk_recent_manager_add_item (gtk_recent_manager_get_default (), uri);
+  else
+    gtk_recent_manager_remove_item (gtk_recent_manager_get_default (), uri, NULL);
+  if (self->settings && path)
+    {
+      g_auto (GStrv) old = g_settings_get_strv (self->settings, "recent-files");
+      g_autoptr (GStrvBuilder) b = g_strv_builder_new ();
+      g_auto (GStrv) list = NULL;
+      int n = remember;
+      if (remember)
+        g_strv_builder_add (b, path);
+      for (int k = 0; old[k] && n < RECENT_MAX; k++)
+        if (strcmp (old[k], path))
+          g_strv_builder_add (b, old[k]), n++;
+      list = g_strv_builder_end (b);
+      g_settings_set_strv (self->settings, "recent-files", (const char *const *) list);
+    }
+  fill_recent_menu (self);
 }
 
 static void
@@ -417,31 +536,85 @@ tg_window_offer_untitled_recovery (TgWindow *self)
     offer_recovery (self, path);
 }
 
+/* Loads FILE into the window's document; the caller reports a failure. */
+static gboolean
+load_file (TgWindow *self, GFile *file, GError **error)
+{
+  if (!tg_document_load (self->doc, file, error))
+    return FALSE;
+  update_recent (self, file, TRUE);
+  tg_canvas_set_document (self->canvas, self->doc);
+  tg_inspector_set_document (self->inspector, self->doc);
+  tg_canvas_fit_all (self->canvas);
+  set_status (self, NULL);
+  return TRUE;
+}
+
+/* Once the window with FILE is on screen: its unsaved changes, if a
+ * crash left a copy of them. */
+static void
+offer_file_recovery (TgWindow *self, GFile *file)
+{
+  char *recovery = tg_document_find_recovery (file);
+
+  if (recovery)
+    offer_recovery (self, recovery);
+}
+
+/* One way to say a file did not open, whichever way it was asked for.
+ * The file chooser has put it in the recent files already: take it out,
+ * so Recent lists only graphs that open. */
+static void
+report_open_error (TgWindow *self, GFile *file, const GError *error)
+{
+  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *primary = g_strdup_printf (_("Could not open “%s”"), name);
+
+  update_recent (self, file, FALSE);
+  error_dialog (self, primary, error->message);
+  set_status (self, primary);
+}
+
 gboolean
 tg_window_open_file (TgWindow *self, GFile *file)
 {
   g_autoptr (GError) error = NULL;
 
-  if (!tg_document_load (self->doc, file, &error))
+  if (load_file (self, file, &error))
     {
-      g_autofree char *name = g_file_get_basename (file);
-      g_autofree char *primary = g_strdup_printf (_("Could not open “%s”"), name);
-      error_dialog (self, primary, error->message);
-      set_status (self, error->message);
-      return FALSE;
+      offer_file_recovery (self, file);
+      return TRUE;
     }
-  remember_recent (self, file);
-  fill_recent_menu (self);
-  tg_canvas_set_document (self->canvas, self->doc);
-  tg_inspector_set_document (self->inspector, self->doc);
-  tg_canvas_fit_all (self->canvas);
-  set_status (self, NULL);
-  {
-    char *recovery = tg_document_find_recovery (file);
-    if (recovery)
-      offer_recovery (self, recovery);
-  }
-  return TRUE;
+  report_open_error (self, file, error);
+  return FALSE;
+}
+
+/* An untouched empty window takes FILE; otherwise a new window does, and
+ * a file that does not load leaves no empty window behind: its error
+ * shows on this one. */
+static void
+open_in_window (TgWindow *self, GFile *file)
+{
+  g_autoptr (GError) error = NULL;
+  TgWindow *w;
+
+  if (tg_graph_n_nodes (tg_document_get_graph (self->doc)) == 0
+      && !tg_document_get_dirty (self->doc))
+    {
+      tg_window_open_file (self, file);
+      return;
+    }
+  w = tg_window_new (gtk_window_get_application (GTK_WINDOW (self)));
+  if (load_file (w, file, &error))
+    {
+      gtk_window_present (GTK_WINDOW (w));
+      offer_file_recovery (w, file);
+    }
+  else
+    {
+      gtk_window_destroy (GTK_WINDOW (w));
+      report_open_error (self, file, error);
+    }
 }
 
 static void
@@ -450,17 +623,7 @@ open_response (GtkNativeDialog *dialog, int response, TgWindow *self)
   if (response == GTK_RESPONSE_ACCEPT)
     {
       g_autoptr (GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      /* An untouched empty window takes the file; otherwise a new window. */
-      if (tg_graph_n_nodes (tg_document_get_graph (self->doc)) == 0
-          && !tg_document_get_dirty (self->doc))
-        tg_window_open_file (self, file);
-      else
-        {
-          TgWindow *w = tg_window_new (gtk_window_get_application (GTK_WINDOW (self)));
-          gtk_window_present (GTK_WINDOW (w));
-          if (!tg_window_open_file (w, file))
-            gtk_window_destroy (GTK_WINDOW (w));
-        }
+      open_in_window (self, file);
     }
   g_object_unref (dialog);
 }
@@ -489,18 +652,8 @@ static void
 action_open_recent (GtkWidget *w, const char *name, GVariant *param)
 {
   g_autoptr (GFile) file = g_file_new_for_path (g_variant_get_string (param, NULL));
-  TgWindow *self = TG_WINDOW (w);
 
-  if (tg_graph_n_nodes (tg_document_get_graph (self->doc)) == 0
-      && !tg_document_get_dirty (self->doc))
-    tg_window_open_file (self, file);
-  else
-    {
-      TgWindow *nw = tg_window_new (gtk_window_get_application (GTK_WINDOW (self)));
-      gtk_window_present (GTK_WINDOW (nw));
-      if (!tg_window_open_file (nw, file))
-        gtk_window_destroy (GTK_WINDOW (nw));
-    }
+  open_in_window (TG_WINDOW (w), file);
 }
 
 static gboolean
@@ -513,8 +666,7 @@ save_to (TgWindow *self, GFile *file)
       error_dialog (self, _("Could not save the graph"), error->message);
       return FALSE;
     }
-  remember_recent (self, file ? file : tg_document_get_file (self->doc));
-  fill_recent_menu (self);
+  update_recent (self, file ? file : tg_document_get_file (self->doc), TRUE);
   set_status (self, _("Saved"));
   if (self->close_after_save)
     gtk_window_destroy (GTK_WINDOW (self));
@@ -933,6 +1085,12 @@ tg_window_get_status (TgWindow *self)
   return gtk_label_get_text (self->status_label);
 }
 
+char **
+tg_window_dup_recent_files (TgWindow *self)
+{
+  return self->settings ? g_settings_get_strv (self->settings, "recent-files") : g_new0 (char *, 1);
+}
+
 static void
 action_show_message (GtkWidget *w, const char *name, GVariant *param)
 {
@@ -1001,7 +1159,12 @@ tg_window_select (TgWindow *self, const char *id)
 gboolean
 tg_window_save_screenshot (TgWindow *self, const char *path, GError **error)
 {
-  GtkWidget *w = GTK_WIDGET (self);
+  return tg_widget_save_png (GTK_WIDGET (self), path, error);
+}
+
+gboolean
+tg_widget_save_png (GtkWidget *w, const char *path, GError **error)
+{
   int width = gtk_widget_get_width (w), height = gtk_widget_get_height (w);
   g_autoptr (GdkPaintable) paintable = gtk_widget_paintable_new (w);
   GtkSnapshot *snap = gtk_snapshot_new ();
@@ -1059,6 +1222,8 @@ tg_window_finalize (GObject *object)
 {
   g_free (TG_WINDOW (object)->export_message);
   g_free (TG_WINDOW (object)->recovery_offer);
+  g_free (TG_WINDOW (object)->status_node);
+  g_free (TG_WINDOW (object)->running_node);
   G_OBJECT_CLASS (tg_window_parent_class)->finalize (object);
 }
 
@@ -1086,6 +1251,7 @@ tg_window_class_init (TgWindowClass *klass)
   gtk_widget_class_bind_template_child (wc, TgWindow, progress_box);
   gtk_widget_class_bind_template_child (wc, TgWindow, recent_menu);
   gtk_widget_class_bind_template_callback (wc, on_selection_changed);
+  gtk_widget_class_bind_template_callback (wc, on_pin_changed);
   gtk_widget_class_bind_template_callback (wc, on_resolution_changed);
 
   gtk_widget_class_install_action (wc, "win.open", NULL, action_open);
@@ -1129,6 +1295,7 @@ tg_window_init (TgWindow *self)
 
   self->doc = tg_document_new ();
   g_signal_connect (self->doc, "changed", G_CALLBACK (on_doc_changed), self);
+  g_signal_connect (self->doc, "renamed", G_CALLBACK (on_doc_renamed), self);
   g_signal_connect (self->doc, "notify::dirty", G_CALLBACK (on_doc_notify), self);
   g_signal_connect (self->doc, "notify::file", G_CALLBACK (on_doc_notify), self);
   g_signal_connect (self->doc, "notify::can-undo", G_CALLBACK (on_doc_notify), self);

@@ -25,10 +25,13 @@ int tg_window_last_export (TgWindow *self, const char **message);
 /* The most an export may need (its estimate is checked before it starts);
  * 0, the default: the memory available. */
 void tg_window_set_memory_limit (TgWindow *self, guint64 bytes);
-/* Renders the window into a PNG. */
+/* Renders the window (or any widget of a realised window) into a PNG. */
 gboolean tg_window_save_screenshot (TgWindow *self, const char *path, GError **error);
+gboolean tg_widget_save_png (GtkWidget *w, const char *path, GError **error);
 /* The status bar's text (borrowed). */
 const char *tg_window_get_status (TgWindow *self);
+/* The files the Recent menu lists, newest first; free with g_strfreev. */
+char **tg_window_dup_recent_files (TgWindow *self);
 
 /* Crash recovery: whether a recovery copy waits for an answer, and the
  * answer (as the dialog's buttons give it). */
