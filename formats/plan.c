@@ -74,11 +74,12 @@ add_stage (TgPlan *p, TgStage st, TgError *err)
 }
 
 /* Whether the plan may keep NODE's outputs per tile in a store stage:
- * grids of a node that computes any window exactly on its own. */
+ * grids of a node that computes any window exactly on its own, and
+ * nothing besides (no source pixels). */
 static bool
 storable_node (const TgNodeDesc *d)
 {
-  return d->locality != TG_LOCALITY_GLOBAL && !(d->flags & TG_NODE_EXPORT)
+  return d->locality != TG_LOCALITY_GLOBAL && !(d->flags & (TG_NODE_EXPORT | TG_NODE_PIXELS))
          && outputs_are_grids (d);
 }
 

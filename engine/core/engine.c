@@ -573,6 +573,12 @@ tg_eval_new_output (TgEvalCtx *c, int index, int channels)
   return v;
 }
 
+TgValue *
+tg_eval_output (TgEvalCtx *c, int index)
+{
+  return index >= 0 && index < c->desc->n_outputs ? c->outputs[index] : NULL;
+}
+
 void
 tg_eval_set_output (TgEvalCtx *c, int index, TgValue *v)
 {

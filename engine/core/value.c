@@ -34,6 +34,37 @@ tg_port_type_compatible (TgPortType from, TgPortType to)
          && (to == TG_TYPE_HEIGHT || to == TG_TYPE_MASK);
 }
 
+/* Source pixels, shared by a value and its crops. */
+typedef struct
+{
+  TgPixels pub;
+  atomic_int refcount;
+} Pixels;
+
+static Pixels *
+pixels_ref (Pixels *px)
+{
+  if (px)
+    atomic_fetch_add_explicit (&px->refcount, 1, memory_order_relaxed);
+  return px;
+}
+
+static void
+pixels_unref (Pixels *px)
+{
+  if (px == NULL || atomic_fetch_sub_explicit (&px->refcount, 1, memory_order_acq_rel) != 1)
+    return;
+  free ((void *) px->pub.rgba);
+  free (px);
+}
+
+static size_t
+pixels_bytes (const Pixels *px)
+{
+  return px ? sizeof *px + (size_t) px->pub.width * (size_t) px->pub.height * 4 * sizeof (float)
+            : 0;
+}
+
 /* A value as the engine allocates it: the public part first, so a
  * TgValue pointer is a pointer to its Value (as GLib's GArray and
  * GRealArray). */
@@ -44,6 +75,7 @@ typedef struct
   void *payload;                        /* mesh, points, field */
   void (*payload_free) (void *payload);
   size_t payload_bytes;                 /* for the cache's memory budget */
+  Pixels *pixels;                       /* an image's source pixels, or NULL */
 } Value;
 
 static Value *
@@ -124,6 +156,7 @@ tg_value_unref (TgValue *v)
     }
   if (priv->payload_free)
     priv->payload_free (priv->payload);
+  pixels_unref (priv->pixels);
   free (v->data);
   free (priv);
 }
@@ -131,11 +164,27 @@ tg_value_unref (TgValue *v)
 size_t
 tg_value_bytes (const TgValue *v)
 {
-  size_t n = sizeof (Value) + value_of (v)->payload_bytes;
+  size_t n = sizeof (Value) + value_of (v)->payload_bytes + pixels_bytes (value_of (v)->pixels);
 
   if (v->data)
     n += tg_region_samples (&v->region) * (size_t) v->channels * sizeof (float);
   return n;
+}
+
+/* Gives OUT, a window of V, V's channel names and source pixels: returns
+ * OUT, or NULL (having released it) when out of memory. */
+static TgValue *
+copy_extras (const TgValue *v, TgValue *out)
+{
+  if (v->channel_names)
+    for (int c = 0; c < v->channels; c++)
+      if (v->channel_names[c] && tg_value_set_channel_name (out, c, v->channel_names[c]) < 0)
+        {
+          tg_value_unref (out);
+          return NULL;
+        }
+  value_of (out)->pixels = pixels_ref (value_of (v)->pixels);
+  return out;
 }
 
 TgValue *
@@ -156,14 +205,34 @@ tg_value_crop (const TgValue *v, const TgRegion *win)
                          + (size_t) (win->col0 - v->region.col0) * (size_t) v->channels;
       memcpy (tg_value_row (out, j), src, row_bytes);
     }
-  if (v->channel_names)
-    for (int c = 0; c < v->channels; c++)
-      if (v->channel_names[c] && tg_value_set_channel_name (out, c, v->channel_names[c]) < 0)
-        {
-          tg_value_unref (out);
-          return NULL;
-        }
-  return out;
+  return copy_extras (v, out);
+}
+
+const TgPixels *
+tg_value_pixels (const TgValue *v)
+{
+  Pixels *px = v ? value_of (v)->pixels : NULL;
+
+  return px ? &px->pub : NULL;
+}
+
+int
+tg_value_attach_pixels (TgValue *v, int width, int height, float *rgba)
+{
+  Pixels *px = calloc (1, sizeof *px);
+
+  if (px == NULL)
+    {
+      free (rgba);
+      return TG_ENOMEM;
+    }
+  px->pub.width = width;
+  px->pub.height = height;
+  px->pub.rgba = rgba;
+  atomic_init (&px->refcount, 1);
+  pixels_unref (value_of (v)->pixels);
+  value_of (v)->pixels = px;
+  return 0;
 }
 
 int
@@ -211,12 +280,5 @@ tg__value_window_clamped (const TgValue *v, const TgRegion *win)
                   sizeof (float) * (size_t) ch);
         }
     }
-  if (v->channel_names)
-    for (int c = 0; c < ch; c++)
-      if (v->channel_names[c] && tg_value_set_channel_name (out, c, v->channel_names[c]) < 0)
-        {
-          tg_value_unref (out);
-          return NULL;
-        }
-  return out;
+  return copy_extras (v, out);
 }

@@ -2,10 +2,17 @@
  * world; export.splat, export.mask and export.image write layers, masks
  * and colour maps as PNGs through the writers formats/ registers.
  *
- * The mapping is input.heightmap's (image_util.h): row 0 north, column 0
- * west, corner pixels on the world's corners, bilinear, clamped at the
- * borders.  Values are raw: an 8-bit 255 is 1.0 with no gamma curve, as
- * a distribution map painted by an artist means its numbers literally.
+ * input.image gives two views of one picture.  Its grid is the picture
+ * resampled onto the world's lattice with input.heightmap's mapping
+ * (image_util.h): row 0 north, column 0 west, corner pixels on the
+ * world's corners, bilinear, clamped at the borders; texturing and the
+ * exports read that.  It also carries the file's own pixels
+ * (tg_value_pixels), each an equal area of the world's box, for a node
+ * that means the painted pixels themselves (scatter.colormap), so a
+ * colour is never blended with its neighbours before it is matched and
+ * does not depend on the world's resolution.  Values are raw: an 8-bit
+ * 255 is 1.0 with no gamma curve, as a distribution map painted by an
+ * artist means its numbers literally.
  *
  * Splat weights are quantised per pixel with largest-remainder rounding,
  * so the 8-bit weights of a pixel always add up to exactly 255 across all
@@ -121,6 +128,32 @@ input_image_row (const void *user, const TgRegion *r, int j, const float *const 
     }
 }
 
+/* Gives output 0 the file's own pixels as RGBA 0..1 (alpha 1 when the
+ * file has none), the same on every tile of a build. */
+static int
+attach_file_pixels (TgEvalCtx *c, const TgImage *img, double inv_full)
+{
+  size_t n = (size_t) img->width * (size_t) img->height;
+  float *rgba = malloc (n * 4 * sizeof (float));
+
+  if (!rgba)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory for the image's %d x %d pixels", img->width,
+                         img->height);
+  for (int y = 0; y < img->height; y++)
+    for (int x = 0; x < img->width; x++)
+      {
+        double px[4];
+        float *dst = rgba + ((size_t) y * (size_t) img->width + (size_t) x) * 4;
+        pixel_rgba (img, x, y, px);
+        for (int k = 0; k < 3; k++)
+          dst[k] = (float) (px[k] * inv_full);
+        dst[3] = px[3] < 0.0 ? 1.0f : (float) (px[3] * inv_full);
+      }
+  if (tg_value_attach_pixels (tg_eval_output (c, 0), img->width, img->height, rgba) < 0)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  return 0;
+}
+
 static int
 input_image_eval (TgEvalCtx *c)
 {
@@ -143,13 +176,21 @@ input_image_eval (TgEvalCtx *c)
   job.inv_full = img->bits == 8 ? 1.0 / 255.0 : (img->bits == 16 ? 1.0 / 65535.0 : 1.0);
   rc = tg_eval_map_rows (c, 4, input_image_row, &job);
   free (col_fx);
+  if (rc == 0)
+    rc = attach_file_pixels (c, img, job.inv_full);
   return rc;
 }
 
 static void
 input_image_memory (TgMemQuery *q)
 {
-  tg__image_memory (q, ((const InputImageParams *) q->params)->path);
+  const char *path = ((const InputImageParams *) q->params)->path;
+  TgImage info;
+
+  tg__image_memory (q, path);
+  /* The file's pixels ride along with the grid (attach_file_pixels). */
+  if (q->image_info (q, path, &info) == 0)
+    q->outputs += (uint64_t) info.width * (uint64_t) info.height * 4 * sizeof (float);
 }
 
 static const TgNodeDesc input_image_desc = {
@@ -163,8 +204,9 @@ static const TgNodeDesc input_image_desc = {
   .locality = TG_LOCALITY_LOCAL,
   .eval = input_image_eval,
   .memory = input_image_memory,
-  .flags = TG_NODE_INPUT,
-  .version = 1,
+  .flags = TG_NODE_INPUT | TG_NODE_PIXELS,
+  /* 2: carries the file's pixels. */
+  .version = 2,
 };
 TG_NODE_REGISTER (input_image_desc);
 

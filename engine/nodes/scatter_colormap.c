@@ -4,12 +4,18 @@
  *
  * Candidates lie on a jittered grid of cell_m cells (one per cell, drawn
  * from a hash of the seed and the cell), optionally displaced by smooth
- * noise to hide the grid.  Each reads the map at its world position
- * through the world's bounding box with the image convention (row 0
- * north, column 0 west; nearest sample taken with an explicit floor,
- * clamped at the borders) and is classified through a lookup table, not a
- * loop over the palette.  Then the chance, the transform, the terrain
- * filters and the minimum spacing decide whether it becomes an instance.
+ * noise to hide the grid.  Each reads exactly one pixel of the map, as
+ * seed 001 maps it: its world x, z through the world's box to the image
+ * (row 0 north, column 0 west), clamped, floored.  The pixels are the
+ * map's own (tg_value_pixels, an input file's), each an equal area of the
+ * box, so what a candidate sees does not depend on the world's resolution
+ * and colours are never blended before they are matched; a map made on
+ * the lattice by another node has its samples as pixels, each the area
+ * around its sample.  Only the density of rgb mode may be blended
+ * bilinearly between pixels, when asked.  The pixel is classified through
+ * a lookup table, not a loop over the palette.  Then the chance, the
+ * transform, the terrain filters and the minimum spacing decide whether
+ * it becomes an instance.
  *
  * The minimum spacing runs in world-anchored blocks of max (spacing,
  * cell) metres in four phases (scatter_common.h), so an instance depends
@@ -100,6 +106,7 @@ typedef struct
   double tolerance;
   bool luminance_chance;
   int luminance_mode;
+  bool smooth_density;
   double base_chance;
   double cell_m;
   double jitter;
@@ -141,6 +148,10 @@ static const TgParamDesc colormap_params[] = {
                             "places at most 21% of the chance; relative: colours match by hue and "
                             "the chance follows the brightness relative to the palette colour, so "
                             "half-bright paint of any colour is half the density")),
+  TG_PARAM_BOOL (ColormapParams, smooth_density, .label = N_("Smooth density"), .def = false,
+                 .help = N_("rgb mode: blend the density (green) bilinearly between neighbouring "
+                            "pixels instead of taking the candidate's pixel; the prototype (red) "
+                            "and the scale (blue) always come from its pixel")),
   TG_PARAM_FLOAT (ColormapParams, base_chance, .label = N_("Chance"), .def = 1.0, .min = 0.0,
                   .max = 1.0,
                   .help = N_("Probability that a matching candidate becomes an instance")),
@@ -174,7 +185,8 @@ static const TgParamDesc colormap_params[] = {
 
 static const TgPortDesc colormap_inputs[] = {
   { .name = "image", .type = TG_TYPE_IMAGE, .label = N_("Distribution map"),
-    .help = N_("The painted map, raw RGBA values (no gamma), stretched over the world") },
+    .help = N_("The painted map, raw RGBA values (no gamma), stretched over the world; each "
+               "candidate reads the one pixel under it (a file's own pixels, not a blend)") },
   { .name = "height", .type = TG_TYPE_HEIGHT, .label = N_("Height"), .optional = true,
     .help = N_("Terrain to snap to and to filter by height and slope") },
 };
@@ -407,9 +419,101 @@ classify (const Classifier *cl, const float *px, float *density, float *scale01)
   return found;
 }
 
+/* --- the map ------------------------------------------------------------------ */
+
+/* The pixels a candidate reads: the map's own (tg_value_pixels) or else
+ * its lattice samples.  Pixel column of world X is
+ * floor ((X - x0) / span_x * nx + half) - col0 and row of world Z is
+ * floor ((z0 - Z) / span_z * nz + half) - row0, both clamped: for the
+ * map's pixels the world's west / north edges, its size, its pixel counts
+ * and half = 0 (seed 001's mapping); for the lattice the sample (0, 0),
+ * one cell, 1 and half = 0.5 (the nearest sample). */
+typedef struct
+{
+  const float *rgba; /* w * h * 4, row-major */
+  int w, h;
+  double x0, z0, span_x, span_z, nx, nz, half;
+  int col0, row0;
+} ColorMap;
+
+static void
+color_map_init (ColorMap *m, const TgValue *img, const TgWorld *world)
+{
+  const TgPixels *px = tg_value_pixels (img);
+
+  if (px)
+    *m = (ColorMap) { .rgba = px->rgba, .w = px->width, .h = px->height,
+                      .x0 = -0.5 * world->size_x, .z0 = 0.5 * world->size_z,
+                      .span_x = world->size_x, .span_z = world->size_z,
+                      .nx = px->width, .nz = px->height };
+  else
+    *m = (ColorMap) { .rgba = img->data, .w = img->region.width, .h = img->region.height,
+                      .x0 = img->region.origin_x, .z0 = img->region.origin_z,
+                      .span_x = img->region.cell, .span_z = img->region.cell, .nx = 1.0,
+                      .nz = 1.0, .half = 0.5, .col0 = img->region.col0,
+                      .row0 = img->region.row0 };
+}
+
+static inline const float *
+map_row_ptr (const ColorMap *m, int row)
+{
+  return m->rgba + (size_t) row * (size_t) m->w * 4;
+}
+
+static inline int
+clampi (int64_t v, int lo, int hi)
+{
+  return v < lo ? lo : (v > hi ? hi : (int) v);
+}
+
+/* Position of world X / Z in pixels, pixel centres at whole numbers. */
+static inline double
+map_px_x (const ColorMap *m, double x)
+{
+  return (x - m->x0) / m->span_x * m->nx + m->half - 0.5 - (double) m->col0;
+}
+
+static inline double
+map_px_y (const ColorMap *m, double z)
+{
+  return (m->z0 - z) / m->span_z * m->nz + m->half - 0.5 - (double) m->row0;
+}
+
+/* The pixel under world X / Z (the explicit floor). */
+static inline int
+map_col (const ColorMap *m, double x)
+{
+  return clampi ((int64_t) floor ((x - m->x0) / m->span_x * m->nx + m->half) - m->col0, 0,
+                 m->w - 1);
+}
+
+static inline int
+map_row (const ColorMap *m, double z)
+{
+  return clampi ((int64_t) floor ((m->z0 - z) / m->span_z * m->nz + m->half) - m->row0, 0,
+                 m->h - 1);
+}
+
+/* Green blended bilinearly between the four pixel centres around world
+ * X / Z, clamped at the borders (smooth_density). */
+static float
+map_green_bilinear (const ColorMap *m, double x, double z)
+{
+  double fx = map_px_x (m, x), fy = map_px_y (m, z);
+  double x0 = floor (fx), y0 = floor (fy);
+  int c0 = clampi ((int64_t) x0, 0, m->w - 1), c1 = clampi ((int64_t) x0 + 1, 0, m->w - 1);
+  int r0 = clampi ((int64_t) y0, 0, m->h - 1), r1 = clampi ((int64_t) y0 + 1, 0, m->h - 1);
+  double tx = fx - x0, ty = fy - y0;
+  const float *a = map_row_ptr (m, r0), *b = map_row_ptr (m, r1);
+  double top = a[4 * c0 + 1] + (a[4 * c1 + 1] - a[4 * c0 + 1]) * tx;
+  double bot = b[4 * c0 + 1] + (b[4 * c1 + 1] - b[4 * c0 + 1]) * tx;
+
+  return (float) (top + (bot - top) * ty);
+}
+
 /* --- the early skip ------------------------------------------------------------ */
 
-/* Blocks of BLOCK x BLOCK map samples that hold any paint (not black, not
+/* Blocks of BLOCK x BLOCK map pixels that hold any paint (not black, not
  * transparent; green above 0 in rgb mode) are flagged, and a summed-area
  * table over the flags answers "is anything painted in this box" in O(1),
  * so whole tiles of candidates over empty map are never generated. */
@@ -417,7 +521,7 @@ classify (const Classifier *cl, const float *px, float *density, float *scale01)
 
 typedef struct
 {
-  const TgValue *img;
+  const ColorMap *map;
   int mode;
   int bw, bh;
   uint8_t *flags;
@@ -427,26 +531,26 @@ static void
 occupancy_rows (void *user, int begin, int end)
 {
   const OccJob *job = user;
-  const TgRegion *r = &job->img->region;
+  const ColorMap *m = job->map;
 
   for (int br = begin; br < end; br++)
     {
       uint8_t *flags = job->flags + (size_t) br * (size_t) job->bw;
-      int j_end = (br + 1) * BLOCK < r->height ? (br + 1) * BLOCK : r->height;
+      int j_end = (br + 1) * BLOCK < m->h ? (br + 1) * BLOCK : m->h;
       for (int j = br * BLOCK; j < j_end; j++)
         {
-          const float *row = tg_value_row (job->img, j);
+          const float *row = map_row_ptr (m, j);
           for (int bx = 0; bx < job->bw; bx++)
             {
-              int i_end = (bx + 1) * BLOCK < r->width ? (bx + 1) * BLOCK : r->width;
+              int i_end = (bx + 1) * BLOCK < m->w ? (bx + 1) * BLOCK : m->w;
               int any = 0;
               if (flags[bx])
                 continue;
               for (int i = bx * BLOCK; i < i_end; i++)
                 {
                   const float *px = row + 4 * i;
-                  float m = job->mode == MODE_RGB ? px[1] : fmaxf (px[0], fmaxf (px[1], px[2]));
-                  any |= (m >= BLACK_LEVEL) & (px[3] >= 0.5f);
+                  float paint = job->mode == MODE_RGB ? px[1] : fmaxf (px[0], fmaxf (px[1], px[2]));
+                  any |= (paint >= BLACK_LEVEL) & (px[3] >= 0.5f);
                 }
               flags[bx] = (uint8_t) any;
             }
@@ -462,55 +566,34 @@ occupancy_rows (void *user, int begin, int end)
 typedef struct
 {
   const Classifier *cl;
-  const TgValue *img;
+  ColorMap map;
   TgScatterFilter filter;
   uint32_t seed, warp_seed_x, warp_seed_z;
   double west, north, east, south;
   double cell_m, jitter, warp_m, inv_warp_scale;
   double yaw_lo, yaw_hi, scale_lo, scale_hi, base_chance;
-  bool rgb;
+ bool rgb, smooth_density;
   int64_t nx, nz;          /* candidate cells over the world */
   int64_t cx0, cx1, cz0, cz1, ntx; /* the cells this evaluation visits */
   /* Candidates outside this box (metres) cannot change this region's instances. */
   double box_w, box_e, box_s, box_n;
-  /* the map's lattice (origin and window) and the block table */
-  double map_x0, map_z0, map_cell;
-  int map_col0, map_row0, map_w, map_h;
+  /* the block table */
   const int32_t *sat;
   int bw, bh;
   bool skip_ok;
   TgScatterBuf *bands;
 } CandJob;
 
-static inline int
-clampi (int64_t v, int lo, int hi)
-{
-  return v < lo ? lo : (v > hi ? hi : (int) v);
-}
-
-/* Nearest map sample to world X / Z: floor of the position in samples
- * (from the lattice's origin, so a window finds the whole map's sample)
- * plus a half, clamped to the map's window. */
-static inline int
-map_col (const CandJob *job, double x)
-{
-  return clampi ((int64_t) floor ((x - job->map_x0) / job->map_cell + 0.5) - job->map_col0, 0,
-                 job->map_w - 1);
-}
-
-static inline int
-map_row (const CandJob *job, double z)
-{
-  return clampi ((int64_t) floor ((job->map_z0 - z) / job->map_cell + 0.5) - job->map_row0, 0,
-                 job->map_h - 1);
-}
-
-/* Whether any paint lies within the world box [XA, XB] x [ZA, ZB]. */
+/* Whether any paint lies within the world box [XA, XB] x [ZA, ZB], or a
+ * pixel beside it (which a blended density reads). */
 static bool
 box_painted (const CandJob *job, double xa, double xb, double za, double zb)
 {
-  int c0 = map_col (job, xa) / BLOCK, c1 = map_col (job, xb) / BLOCK;
-  int r0 = map_row (job, zb) / BLOCK, r1 = map_row (job, za) / BLOCK;
+  const ColorMap *m = &job->map;
+  int c0 = clampi (map_col (m, xa) - 1, 0, m->w - 1) / BLOCK;
+  int c1 = clampi (map_col (m, xb) + 1, 0, m->w - 1) / BLOCK;
+  int r0 = clampi (map_row (m, zb) - 1, 0, m->h - 1) / BLOCK;
+  int r1 = clampi (map_row (m, za) + 1, 0, m->h - 1) / BLOCK;
   int w = job->bw + 1;
   int32_t s = job->sat[(r1 + 1) * w + c1 + 1] - job->sat[r0 * w + c1 + 1]
               - job->sat[(r1 + 1) * w + c0] + job->sat[r0 * w + c0];
@@ -528,6 +611,7 @@ candidate (const CandJob *job, int64_t cx, int64_t cz, TgScatterBuf *out)
   double x = job->west + ((double) cx + 0.5 + job->jitter * u) * job->cell_m;
   double z = job->north - ((double) cz + 0.5 + job->jitter * v) * job->cell_m;
   const float *px;
+  float seen[4];
   float density = 1.0f, scale01 = 0.0f;
   TgScatterCand c;
   int e;
@@ -550,7 +634,13 @@ candidate (const CandJob *job, int64_t cx, int64_t cz, TgScatterBuf *out)
     return;
   c.seq = (uint64_t) cz * (uint64_t) job->nx + (uint64_t) cx;
   c.prio = 0;
-  px = tg_value_row (job->img, map_row (job, c.z)) + 4 * map_col (job, c.x);
+  px = map_row_ptr (&job->map, map_row (&job->map, c.z)) + 4 * map_col (&job->map, c.x);
+  if (job->smooth_density)
+    {
+      memcpy (seen, px, sizeof seen);
+      seen[1] = map_green_bilinear (&job->map, c.x, c.z);
+      px = seen;
+    }
   e = classify (job->cl, px, &density, &scale01);
   if (e < 0)
     return;
@@ -792,10 +882,11 @@ colormap_eval (TgEvalCtx *c)
   classifier_build (cl, p, proto_of_entry);
 
   /* The early-skip table. */
-  occ.img = img;
+  color_map_init (&job.map, img, world);
+  occ.map = &job.map;
   occ.mode = p->channel_mode;
-  occ.bw = (img->region.width + BLOCK - 1) / BLOCK;
-  occ.bh = (img->region.height + BLOCK - 1) / BLOCK;
+  occ.bw = (job.map.w + BLOCK - 1) / BLOCK;
+  occ.bh = (job.map.h + BLOCK - 1) / BLOCK;
   occ.flags = calloc ((size_t) occ.bw * (size_t) occ.bh, 1);
   job.sat = calloc ((size_t) (occ.bw + 1) * (size_t) (occ.bh + 1), sizeof (int32_t));
   if (!occ.flags || !job.sat)
@@ -820,7 +911,6 @@ colormap_eval (TgEvalCtx *c)
   job.bh = occ.bh;
 
   job.cl = cl;
-  job.img = img;
   tg__scatter_filter_init (&job.filter, height, world->height_m, p->snap, p->min_height_m,
                            p->max_height_m, p->max_slope_deg);
   job.seed = tg_eval_seed (c, p->seed);
@@ -840,13 +930,7 @@ colormap_eval (TgEvalCtx *c)
   job.scale_hi = p->max_scale;
   job.base_chance = p->base_chance;
   job.rgb = p->channel_mode == MODE_RGB;
-  job.map_x0 = img->region.origin_x;
-  job.map_z0 = img->region.origin_z;
-  job.map_cell = img->region.cell;
-  job.map_col0 = img->region.col0;
-  job.map_row0 = img->region.row0;
-  job.map_w = img->region.width;
-  job.map_h = img->region.height;
+  job.smooth_density = job.rgb && p->smooth_density;
 
   /* Bands of whole rows: each band's instances follow the last band's in
    * the instance order, and a band needs only the candidates near it, so
@@ -949,7 +1033,7 @@ static const TgNodeDesc colormap_desc = {
   .check = colormap_check,
   .eval = colormap_eval,
   .tiled = &colormap_tiled,
-  /* 3: spacing in world blocks and phases, instances by owning sample. */
-  .version = 3,
+  /* 4: one pixel of the map's own, not the lattice's blend of them. */
+  .version = 4,
 };
 TG_NODE_REGISTER (colormap_desc);

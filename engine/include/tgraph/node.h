@@ -82,6 +82,10 @@ typedef enum
 {
   TG_NODE_EXPORT = 1 << 0, /* writes files through a registered writer */
   TG_NODE_INPUT = 1 << 1,  /* reads files through a registered reader */
+  /* Its image output carries source pixels (tg_value_pixels) that a tile
+   * stored by a tiled build would not keep: such a build computes it in
+   * the job that reads it. */
+  TG_NODE_PIXELS = 1 << 2,
 } TgNodeFlags;
 
 typedef struct TgNodeDesc TgNodeDesc;
@@ -203,6 +207,8 @@ const TgNodeDesc *tg_eval_desc (TgEvalCtx *c);
 TgValue *tg_eval_new_output (TgEvalCtx *c, int index, int channels);
 /* Hands output INDEX to the context (takes the caller's reference). */
 void tg_eval_set_output (TgEvalCtx *c, int index, TgValue *v);
+/* Output INDEX as made so far (NULL before), for a node to finish it. */
+TgValue *tg_eval_output (TgEvalCtx *c, int index);
 
 /* Runs FN(USER, begin, end) over [0, N) in chunks of GRAIN items on the
  * engine's threads.  Returns 0, or TG_ECANCELLED once cancel was asked

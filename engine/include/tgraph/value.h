@@ -80,6 +80,27 @@ TgValue *tg_value_crop (const TgValue *v, const TgRegion *win);
 /* Sets channel names of a layers value (copies the strings). */
 int tg_value_set_channel_name (TgValue *v, int channel, const char *name);
 
+/* The pixels an image was made from, at their own resolution (a file's
+ * pixels): WIDTH x HEIGHT RGBA in raw 0..1 units, row 0 north, column 0
+ * west, each pixel an equal area of the world's box rather than a sample
+ * on the world's edges as the grid's.  The grid is the same picture
+ * resampled onto the world's lattice; a node that means the painted
+ * pixels themselves (scatter.colormap) reads these instead, so what it
+ * sees does not depend on the world's resolution. */
+typedef struct
+{
+  int width, height;
+  const float *rgba; /* width * height * 4, row-major */
+} TgPixels;
+
+/* V's source pixels, or NULL when it has none (a grid computed on the
+ * lattice).  Crops and windows of V share them. */
+const TgPixels *tg_value_pixels (const TgValue *v);
+
+/* Gives grid V the source pixels RGBA (WIDTH x HEIGHT x 4 floats from
+ * malloc, which V then owns, freed also on failure).  0 or TG_ENOMEM. */
+int tg_value_attach_pixels (TgValue *v, int width, int height, float *rgba);
+
 #ifdef __cplusplus
 }
 #endif
