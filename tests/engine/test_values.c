@@ -1,4 +1,7 @@
-/* Values that are not grids: meshes, instance lists and fields. */
+/* Values that are not grids (meshes, instance lists, fields) and what a
+ * grid carries besides its samples (an image's source pixels). */
+#include <stdlib.h>
+
 #include "tgtest.h"
 
 #include <tgraph/tgraph.h>
@@ -77,11 +80,40 @@ test_field_batches (void)
   free (out);
 }
 
+static void
+test_image_pixels_ride_along_crops (void)
+{
+  TgRegion r = { .origin_x = -8, .origin_z = 8, .cell = 4, .full_w = 5, .full_h = 5,
+                 .width = 5, .height = 5 };
+  TgRegion win = tg_region_window (&r, 1, 2, 3, 2);
+  TgValue *v = tg_value_new_grid (TG_TYPE_IMAGE, &r, 4), *w;
+  float *rgba = calloc (3 * 2 * 4, sizeof (float));
+  size_t plain;
+
+  TG_CHECK (v != NULL && rgba != NULL);
+  TG_CHECK (tg_value_pixels (v) == NULL);
+  plain = tg_value_bytes (v);
+  rgba[4] = 0.5f; /* pixel (1, 0) red */
+  TG_CHECK_INT_EQ (tg_value_attach_pixels (v, 3, 2, rgba), 0);
+  TG_CHECK (tg_value_pixels (v) != NULL && tg_value_pixels (v)->rgba == rgba);
+  TG_CHECK_INT_EQ (tg_value_pixels (v)->width, 3);
+  TG_CHECK_INT_EQ (tg_value_pixels (v)->height, 2);
+  TG_CHECK (tg_value_bytes (v) >= plain + 3 * 2 * 4 * sizeof (float));
+  /* A window shares the pixels and keeps them after the original goes. */
+  w = tg_value_crop (v, &win);
+  tg_value_unref (v);
+  TG_CHECK (w != NULL && tg_value_pixels (w) != NULL);
+  if (w && tg_value_pixels (w))
+    TG_CHECK (tg_value_pixels (w)->rgba[4] == 0.5f);
+  tg_value_unref (w);
+}
+
 int
 main (void)
 {
   TG_RUN (test_mesh_value_owns_chunks);
   TG_RUN (test_points_grow_in_order);
   TG_RUN (test_field_batches);
+  TG_RUN (test_image_pixels_ride_along_crops);
   return tgtest_result ();
 }
