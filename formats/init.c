@@ -25,6 +25,7 @@ static const struct
   { "png8", tg__write_png8, tg__write_png8_rows },
   { "raw16", tg__write_raw16, tg__write_raw16_rows },
   { "r32", tg__write_r32, tg__write_r32_rows },
+  { "exr", tg_exr_write, tg__exr_write_rows },
 };
 
 TgImageRowsWriter

@@ -225,6 +225,8 @@ void tg__row_bands_clear (TgRowBands *b);
 /* The encoders behind the image formats, on rows. */
 int tg__png_write_rows (FILE *f, const TgImageRows *src, int bits, TgError *err);
 int tg__raw_write_rows (FILE *f, const TgImageRows *src, int bits, TgError *err);
+/* 32-bit float OpenEXR (exr.c); F must be able to seek. */
+int tg__exr_write_rows (FILE *f, const TgImageRows *src, TgError *err);
 
 /* The writers registered under the export format names, and the same on
  * rows (NULL for a format that has none). */

@@ -45,6 +45,20 @@ cancel_stream_write (void *cookie, const char *buf, size_t size)
   return (ssize_t) done;
 }
 
+/* Writers whose format puts a table before the data it indexes (OpenEXR)
+ * come back to write it: the staged file seeks. */
+static int
+cancel_stream_seek (void *cookie, off64_t *offset, int whence)
+{
+  CancelStream *s = cookie;
+  off64_t at;
+
+  if (fseeko64 (s->inner, *offset, whence) != 0 || (at = ftello64 (s->inner)) < 0)
+    return -1;
+  *offset = at;
+  return 0;
+}
+
 static int
 cancel_stream_close (void *cookie)
 {
@@ -60,6 +74,7 @@ tg__cancel_stream_new (FILE *inner, const TgCancel *cancel)
 {
   static const cookie_io_functions_t io = {
     .write = cancel_stream_write,
+    .seek = cancel_stream_seek,
     .close = cancel_stream_close,
   };
   CancelStream *s = malloc (sizeof *s);

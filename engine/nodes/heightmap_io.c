@@ -1,6 +1,9 @@
 /* Heightmap files: input.heightmap samples a greyscale image over the world
  * and export.heightmap quantises a height to 8 or 16 bits for a writer (or
- * hands it over as 32-bit float for r32).
+ * hands it over as 32-bit float for r32 and exr).
+ *
+ * Float formats carry any height unclamped: r32 as the engine holds it
+ * (1.0 = the world's height) or in metres, exr always in metres.
  *
  * Both follow the project's image convention (region.h): row 0 is north
  * (world +Z maximum), column 0 is west (world -X minimum), and the corner
@@ -181,10 +184,11 @@ enum
   FMT_PNG8,
   FMT_RAW16,
   FMT_R32,
+  FMT_EXR,
 };
 
 /* Also the writer names formats/ registers. */
-static const char *const export_formats[] = { "png16", "png8", "raw16", "r32", NULL };
+static const char *const export_formats[] = { "png16", "png8", "raw16", "r32", "exr", NULL };
 
 enum
 {
@@ -194,11 +198,20 @@ enum
 
 static const char *const export_rows[] = { "north_first", "south_first", NULL };
 
+enum
+{
+  UNITS_NORMALIZED,
+  UNITS_METRES,
+};
+
+static const char *const export_units[] = { "normalized", "metres", NULL };
+
 typedef struct
 {
   const char *path;
   int format;
   int rows;
+  int units;
 } ExportParams;
 
 static const TgParamDesc export_params[] = {
@@ -208,17 +221,22 @@ static const TgParamDesc export_params[] = {
                  .choices = export_formats,
                  .help = N_("png16: 16-bit greyscale PNG; png8: 8-bit PNG; raw16: headerless "
                             "16-bit little-endian samples (Unity, Unreal); r32: headerless 32-bit "
-                            "float little-endian samples, unclamped, 1.0 = the world's height "
-                            "(Godot and others that take float)")),
+                            "float little-endian samples, unclamped (see Units); exr: 32-bit "
+                            "float OpenEXR in metres, unclamped (Blender, Houdini, Godot "
+                            "terrain plugins)")),
   TG_PARAM_ENUM (ExportParams, rows, .label = N_("Row order"), .def_s = "north_first",
                  .choices = export_rows,
                  .help = N_("Which edge the file starts with; "
                             "Unity's RAW import wants south first")),
+  TG_PARAM_ENUM (ExportParams, units, .label = N_("Units"), .def_s = "normalized",
+                 .choices = export_units,
+                 .help = N_("What an r32 sample counts: normalized: 1.0 = the world's height; "
+                            "metres: metres above the world's base. exr is always in metres")),
 };
 
 static const TgPortDesc export_inputs[] = {
   { .name = "height", .type = TG_TYPE_HEIGHT, .label = N_("Height"),
-    .help = N_("Height to write; clamped to 0..1 except in r32") },
+    .help = N_("Height to write; clamped to 0..1 except in r32 and exr") },
 };
 
 typedef struct
@@ -227,6 +245,7 @@ typedef struct
   const TgRegion *region;
   void *data;
   int bits;
+  float scale;  /* float formats: what 1.0 becomes */
   bool flip;
 } ExportJob;
 
@@ -241,8 +260,12 @@ export_rows_fn (void *user, int begin, int end)
       const float *src = tg__grid_row (job->in, job->region, j);
       size_t dj = (size_t) (job->flip ? job->region->height - 1 - j : j);
       if (job->bits == 32)
-        /* Full precision, unclamped: float formats carry any height. */
-        memcpy ((float *) job->data + dj * (size_t) w, src, sizeof (float) * (size_t) w);
+        {
+          /* Full precision, unclamped: float formats carry any height. */
+          float *dst = (float *) job->data + dj * (size_t) w;
+          for (int i = 0; i < w; i++)
+            dst[i] = src[i] * job->scale;
+        }
       else if (job->bits == 16)
         {
           uint16_t *dst = (uint16_t *) job->data + dj * (size_t) w;
@@ -280,7 +303,7 @@ export_eval (TgEvalCtx *c)
   img.width = region->width;
   img.height = region->height;
   img.channels = 1;
-  img.bits = p->format == FMT_PNG8 ? 8 : (p->format == FMT_R32 ? 32 : 16);
+  img.bits = p->format == FMT_PNG8 ? 8 : (p->format == FMT_R32 || p->format == FMT_EXR ? 32 : 16);
   img.data = malloc ((size_t) img.width * (size_t) img.height * (size_t) (img.bits / 8));
   if (!img.data)
     return tg_eval_fail (c, TG_ENOMEM, "out of memory");
@@ -288,6 +311,9 @@ export_eval (TgEvalCtx *c)
   job.region = region;
   job.data = img.data;
   job.bits = img.bits;
+  /* Times 1.0 keeps normalized r32 bit for bit what it was. */
+  job.scale = p->format == FMT_EXR || p->units == UNITS_METRES
+              ? (float) tg_eval_world (c)->height_m : 1.0f;
   job.flip = p->rows == ROWS_SOUTH_FIRST;
   img.south_first = job.flip;
   rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), export_rows_fn, &job);
@@ -302,8 +328,8 @@ static const TgNodeDesc export_heightmap_desc = {
   .type = "export.heightmap",
   .category = TG_CATEGORY_OUTPUT,
   .label = N_("Export heightmap"),
-  .help = N_("Writes the height as a 16-bit or 8-bit PNG, a 16-bit RAW or a 32-bit float "
-             "RAW file"),
+  .help = N_("Writes the height as a 16-bit or 8-bit PNG, a 16-bit RAW, a 32-bit float "
+             "RAW file or a 32-bit float OpenEXR in metres"),
   TG_INPUTS (export_inputs),
   TG_PARAMS (ExportParams, export_params),
   .locality = TG_LOCALITY_LOCAL,

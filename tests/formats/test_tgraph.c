@@ -152,7 +152,8 @@ test_save_canonical_text (void)
                      "      \"params\": {\n"
                      "        \"path\": \"maps/h.png\",\n"
                      "        \"format\": \"png16\",\n"
-                     "        \"rows\": \"north_first\"\n"
+                     "        \"rows\": \"north_first\",\n"
+                     "        \"units\": \"normalized\"\n"
                      "      },\n"
                      "      \"note\": \"kept\"\n"
                      "    }\n"
@@ -233,7 +234,8 @@ test_round_trip_fixed_point (void)
   TG_CHECK_STR_CONTAINS (s1, "      \"ui\": [1, 2, 3]\n");
   /* Every parameter is written, in descriptor order, defaults included. */
   TG_CHECK_STR_CONTAINS (s1, "        \"path\": \"a/b.png\",\n        \"format\": \"raw16\",\n"
-                             "        \"rows\": \"north_first\"\n");
+                             "        \"rows\": \"north_first\",\n"
+                             "        \"units\": \"normalized\"\n");
   TG_CHECK_STR_CONTAINS (s1, "\"v3\": [123456.789, 0, -0.0]");
   TG_CHECK_STR_CONTAINS (s1, "\"v2\": [0.1, -1e-07]");
   /* A long curve breaks into one point per line. */

@@ -143,6 +143,10 @@ int tg_png_read_info (const char *path, TgImage *info, TgError *err);
 int tg_png_write (FILE *f, const TgImage *img, TgError *err);
 /* Raw samples, little-endian, no header: 16-bit unsigned or 32-bit float. */
 int tg_raw_write (FILE *f, const TgImage *img, TgError *err);
+/* Writes IMG (1-4 channels; integer samples become 0..1) as a 32-bit
+ * float, ZIP-compressed OpenEXR, deterministic bytes.  F must seek: the
+ * chunk table goes before the chunks and is written last. */
+int tg_exr_write (FILE *f, const TgImage *img, TgError *err);
 
 /* --- hashing ------------------------------------------------------------- */
 
