@@ -27,33 +27,10 @@ entry_cmp (const void *a, const void *b)
   return strcmp (((const Entry *) a)->file->path, ((const Entry *) b)->file->path);
 }
 
-static bool
-add (json_object *obj, const char *key, json_object *val)
-{
-  if (!val)
-    return false;
-  if (json_object_object_add (obj, key, val) != 0)
-    {
-      json_object_put (val);
-      return false;
-    }
-  return true;
-}
-
 static json_object *
 pair (double a, double b)
 {
-  json_object *arr = json_object_new_array_ext (2);
-
-  if (!arr)
-    return NULL;
-  if (json_object_array_add (arr, json_object_new_double (a)) != 0
-      || json_object_array_add (arr, json_object_new_double (b)) != 0)
-    {
-      json_object_put (arr);
-      return NULL;
-    }
-  return arr;
+  return tg__json_numbers ((const double[]) { a, b }, 2);
 }
 
 static json_object *
@@ -73,12 +50,13 @@ int_pair (int a, int b)
 }
 
 static json_object *
-file_entry (const Entry *en, const TgWorld *w)
+file_entry (const Entry *en, const TgGraph *g)
 {
+  const TgWorld *w = tg_graph_world_const (g);
   const TgExportFile *f = en->file;
-  json_object *o = json_object_new_object (), *extent;
+  json_object *o = json_object_new_object (), *extent, *heightmap, *channels;
   TgRegion r;
-  bool ok;
+  bool ok, oom;
 
   if (!o)
     return NULL;
@@ -93,21 +71,31 @@ file_entry (const Entry *en, const TgWorld *w)
     tg_region_for_world (&r, w, f->width);
   extent = json_object_new_object ();
   ok = extent
-       && add (extent, "min", pair (tg_region_x (&r, 0), tg_region_z (&r, r.height - 1)))
-       && add (extent, "max", pair (tg_region_x (&r, r.width - 1), tg_region_z (&r, 0)));
-  ok = ok && add (o, "path", json_object_new_string (f->path))
-       && add (o, "bytes", json_object_new_int64 ((int64_t) en->bytes))
-       && add (o, "sha256", json_object_new_string (en->sha256))
-       && add (o, "format", json_object_new_string (f->format ? f->format : ""))
-       && add (o, "node", json_object_new_string (f->node_id ? f->node_id : ""))
-       && add (o, "resolution", int_pair (f->width, f->height))
-       && (f->lattice_w <= 0 || add (o, "first_sample", int_pair (f->col0, f->row0)));
+       && tg__json_add (extent, "min", pair (tg_region_x (&r, 0), tg_region_z (&r, r.height - 1)))
+       && tg__json_add (extent, "max", pair (tg_region_x (&r, r.width - 1), tg_region_z (&r, 0)));
+  ok = ok && tg__json_add (o, "path", json_object_new_string (f->path))
+       && tg__json_add (o, "bytes", json_object_new_int64 ((int64_t) en->bytes))
+       && tg__json_add (o, "sha256", json_object_new_string (en->sha256))
+       && tg__json_add (o, "format", json_object_new_string (f->format ? f->format : ""))
+       && tg__json_add (o, "node", json_object_new_string (f->node_id ? f->node_id : ""))
+       && tg__json_add (o, "resolution", int_pair (f->width, f->height))
+       && (f->lattice_w <= 0 || tg__json_add (o, "first_sample", int_pair (f->col0, f->row0)));
   if (ok)
     {
-      ok = add (o, "extent_m", extent);
+      ok = tg__json_add (o, "extent_m", extent);
       extent = NULL;
     }
-  ok = ok && add (o, "seed", json_object_new_int64 (w->seed));
+  ok = ok && tg__json_add (o, "seed", json_object_new_int64 (w->seed));
+  if (ok)
+    {
+      heightmap = tg__manifest_heightmap (g, f, &r, &oom);
+      ok = heightmap ? tg__json_add (o, "heightmap", heightmap) : !oom;
+    }
+  if (ok)
+    {
+      channels = tg__manifest_channels (f, &oom);
+      ok = channels ? tg__json_add (o, "channels", channels) : !oom;
+    }
   json_object_put (extent);
   if (!ok)
     {
@@ -148,31 +136,31 @@ manifest_text (const Entry *entries, int n, const TgGraph *g, const char *graph_
       const char *slash = strrchr (graph_name, '/');
       name = slash ? slash + 1 : graph_name;
     }
-  ok = root && add (root, "tgraph_version", json_object_new_string (TG_VERSION_STRING))
-       && add (root, "format_version", json_object_new_int (TG_FORMAT_VERSION))
-       && (name ? add (root, "graph", json_object_new_string (name))
+  ok = root && tg__json_add (root, "tgraph_version", json_object_new_string (TG_VERSION_STRING))
+       && tg__json_add (root, "format_version", json_object_new_int (TG_FORMAT_VERSION))
+       && (name ? tg__json_add (root, "graph", json_object_new_string (name))
                 : json_object_object_add (root, "graph", NULL) == 0);
   ok = ok && (world = json_object_new_object ())
-       && add (world, "size_m", pair (w->size_x, w->size_z))
-       && add (world, "height_m", json_object_new_double (w->height_m))
-       && add (world, "resolution", json_object_new_int (w->resolution))
-       && add (world, "seed", json_object_new_int64 (w->seed));
+       && tg__json_add (world, "size_m", pair (w->size_x, w->size_z))
+       && tg__json_add (world, "height_m", json_object_new_double (w->height_m))
+       && tg__json_add (world, "resolution", json_object_new_int (w->resolution))
+       && tg__json_add (world, "seed", json_object_new_int64 (w->seed));
   if (ok)
     {
-      ok = add (root, "world", world);
+      ok = tg__json_add (root, "world", world);
       world = NULL;
     }
   ok = ok && (files = json_object_new_array_ext (n > 0 ? n : 1));
   for (int i = 0; ok && i < n; i++)
     {
-      json_object *f = file_entry (&entries[i], w);
+      json_object *f = file_entry (&entries[i], g);
       ok = f && json_object_array_add (files, f) == 0;
       if (!ok)
         json_object_put (f);
     }
   if (ok)
     {
-      ok = add (root, "files", files);
+      ok = tg__json_add (root, "files", files);
       files = NULL;
     }
   if (ok)

@@ -407,3 +407,30 @@ tg__param_to_json (const TgParamDesc *d, const TgParamValue *v, bool *oom)
     *oom = true;
   return o;
 }
+
+bool
+tg__json_add (json_object *obj, const char *key, json_object *val)
+{
+  if (!val)
+    return false;
+  if (json_object_object_add (obj, key, val) != 0)
+    {
+      json_object_put (val);
+      return false;
+    }
+  return true;
+}
+
+json_object *
+tg__json_numbers (const double *v, int n)
+{
+  json_object *arr = json_object_new_array_ext (n > 0 ? n : 1);
+
+  for (int i = 0; arr && i < n; i++)
+    if (json_object_array_add (arr, json_object_new_double (v[i])) != 0)
+      {
+        json_object_put (arr);
+        return NULL;
+      }
+  return arr;
+}

@@ -578,6 +578,13 @@ stage_job_manifest (TgExportList *l, const char *sha_hex, int stage, int ix, int
           json_object_object_add (o, "node", json_object_new_string (ef->node_id ? ef->node_id : ""));
           json_object_object_add (o, "width", json_object_new_int (ef->width));
           json_object_object_add (o, "height", json_object_new_int (ef->height));
+          if (ef->n_channel_names > 0)
+            {
+              json_object *names = json_object_new_array ();
+              for (int k = 0; k < ef->n_channel_names; k++)
+                json_object_array_add (names, json_object_new_string (ef->channel_names[k]));
+              json_object_object_add (o, "channels", names);
+            }
           json_object_object_add (o, "bytes", json_object_new_int64 ((int64_t) bytes));
           json_object_object_add (o, "sha256", json_object_new_string (hex));
           json_object_array_add (files, o);

@@ -17,6 +17,8 @@ typedef struct
 {
   char *path, *file, *format, *node, *sha256;
   int width, height;
+  char **channels;  /* what each channel holds (export.splat), or NULL */
+  int n_channels;
 } JobFile;
 
 typedef struct
@@ -35,6 +37,9 @@ job_manifest_clear (JobManifest *m)
       free (m->files[i].format);
       free (m->files[i].node);
       free (m->files[i].sha256);
+      for (int k = 0; k < m->files[i].n_channels; k++)
+        free (m->files[i].channels[k]);
+      free (m->files[i].channels);
     }
   free (m->files);
   memset (m, 0, sizeof *m);
@@ -105,6 +110,23 @@ job_manifest_read (const char *job_dir, const char *what, const TgPlanInfo *info
       f->sha256 = dup_field (o, "sha256");
       f->width = json_object_object_get_ex (o, "width", &v) ? json_object_get_int (v) : 0;
       f->height = json_object_object_get_ex (o, "height", &v) ? json_object_get_int (v) : 0;
+      if (json_object_object_get_ex (o, "channels", &v) && json_object_is_type (v, json_type_array))
+        {
+          size_t nc = json_object_array_length (v);
+          f->channels = calloc (nc + 1, sizeof *f->channels);
+          for (size_t k = 0; f->channels && k < nc; k++)
+            {
+              const char *s = json_object_get_string (json_object_array_get_idx (v, k));
+              if (!(f->channels[k] = strdup (s ? s : "")))
+                break;
+              f->n_channels++;
+            }
+          if ((size_t) f->n_channels != nc)
+            {
+              rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+              break;
+            }
+        }
       if (!f->path || !f->file || !f->format || !f->node || !f->sha256
           || !tg_path_is_safe_relative (f->file) || !tg_path_is_safe_relative (f->path))
         {
@@ -336,7 +358,10 @@ stitch_image (const char *dir, const TgPlan *p, const JobManifest *tiles, int k,
                              NULL, tile_rows_get, &tr };
       rc = stage_rows (l,
                        &(TgExportFile) { .path = f->path, .format = f->format, .node_id = f->node,
-                                         .width = rows.width, .height = rows.height },
+                                         .width = rows.width, .height = rows.height,
+                                         .south_first = tr.first.south_first,
+                                         .channel_names = (const char *const *) f->channels,
+                                         .n_channel_names = f->n_channels },
                        &rows, err);
     }
   tile_rows_drop (&tr);
@@ -453,6 +478,10 @@ stitch_tile_files (const char *dir, const TgPlan *p, const JobManifest *tiles, i
                              &(TgExportFile) { .path = name, .format = f->format,
                                                .node_id = f->node, .width = rows.width,
                                                .height = rows.height,
+                                               .south_first = img.south_first,
+                                               .channel_names
+                                               = (const char *const *) f->channels,
+                                               .n_channel_names = f->n_channels,
                                                .lattice_w = p->full.full_w,
                                                .col0 = tx * (size - 1),
                                                .row0 = ty * (size - 1) },

@@ -56,6 +56,11 @@ void tg__json_put_double (TgBuf *b, double v);
  * nested lines indented from INDENT.  Small arrays of numbers (and of
  * pairs) and objects of scalars stay on one line when they fit. */
 void tg__json_emit (TgBuf *b, json_object *o, int indent);
+/* Adds VAL to OBJ under KEY, taking it; false (VAL released) when VAL is
+ * NULL (a failed allocation) or the add failed. */
+bool tg__json_add (json_object *obj, const char *key, json_object *val);
+/* A new array of the N numbers V; NULL when memory ran out. */
+json_object *tg__json_numbers (const double *v, int n);
 /* One-line form of O. */
 void tg__json_emit_compact (TgBuf *b, json_object *o);
 /* One-line text of O (caller frees), or NULL on allocation failure. */
@@ -142,6 +147,18 @@ int tg__tgraph_migrate_v1 (json_object *root, TgRenameLog *log, TgError *err);
 /* PATH ("nodes[2].params.center_m") as the text spells it before the
  * renames in LOG ("nodes[2].params.centre_m"), into OUT. */
 void tg__rename_log_text_path (const TgRenameLog *log, const char *path, char *out, size_t size);
+
+/* --- manifest ------------------------------------------------------------------ */
+
+/* The "heightmap" object of F's manifest entry (units, Unreal's and
+ * Unity's import numbers; manifest_import.c), R the samples' extent; NULL
+ * when F is not a heightmap, or with *OOM set when memory ran out. */
+json_object *tg__manifest_heightmap (const TgGraph *g, const TgExportFile *f, const TgRegion *r,
+                                     bool *oom);
+/* The "channels" object of F's entry: which layer each channel ("R",
+ * "G", "B", "A", or "grey") holds, null for none; NULL when F names no
+ * channels, or with *OOM set. */
+json_object *tg__manifest_channels (const TgExportFile *f, bool *oom);
 
 /* --- parameters as JSON ------------------------------------------------------- */
 

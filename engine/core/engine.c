@@ -773,25 +773,25 @@ tg_eval_load_image (TgEvalCtx *c, const char *path, const TgImage **img)
   return 0;
 }
 
-/* Stages REL_PATH and lets EMIT write it; the file is recorded before it
- * is written so any failure removes it with the rest of the export. */
+/* Stages the file SHAPE describes (path, format, size, rows; the node
+ * and the tile are filled in here) and lets EMIT write it; the file is
+ * recorded before it is written so any failure removes it with the rest
+ * of the export. */
 static int
-write_staged (TgEvalCtx *c, const char *rel_path, const char *format, int width, int height,
+write_staged (TgEvalCtx *c, const TgExportFile *shape,
               int (*emit) (FILE *f, const void *what, const void *extra, TgError *err),
               const void *what, const void *extra)
 {
   Eval *ev = c->ev;
-  TgExportFile file;
+  TgExportFile file = *shape;
+  const char *rel_path = shape->path;
   TgError err = { 0 };
   FILE *staged, *f;
   int rc, close_rc;
 
   if (ev->exports == NULL)
     return tg_eval_fail (c, TG_EINVAL, "files are only written by an export");
-  file = (TgExportFile) {
-    .path = rel_path, .format = format, .node_id = tg_eval_node_id (c),
-    .width = width, .height = height,
-  };
+  file.node_id = tg_eval_node_id (c);
   if (ev->export_tiling && ev->export_tiling->ix >= 0)
     {
       file.lattice_w = ev->export_window.full_w;
@@ -858,7 +858,18 @@ no_writer (TgEvalCtx *c, const char *kind, const char *format)
 int
 tg_eval_write_image (TgEvalCtx *c, const char *rel_path, const char *format, const TgImage *img)
 {
+  return tg_eval_write_image_named (c, rel_path, format, img, NULL);
+}
+
+int
+tg_eval_write_image_named (TgEvalCtx *c, const char *rel_path, const char *format,
+                           const TgImage *img, const char *const *channel_names)
+{
   TgImageWriter w = tg_io_image_writer (format);
+  TgExportFile shape = { .path = rel_path, .format = format, .width = img->width,
+                         .height = img->height, .south_first = img->south_first,
+                         .channel_names = channel_names,
+                         .n_channel_names = channel_names ? img->channels : 0 };
 
   if (w == NULL)
     return no_writer (c, "image", format);
@@ -869,9 +880,10 @@ tg_eval_write_image (TgEvalCtx *c, const char *rel_path, const char *format, con
       if (snprintf (tile_path, sizeof tile_path, "%s.tile", rel_path) >= (int) sizeof tile_path)
         return tg_eval_fail (c, TG_EPATH, "export path too long");
       w = tg_tile_image_write;
-      return write_staged (c, tile_path, format, img->width, img->height, emit_image, img, &w);
+      shape.path = tile_path;
+      return write_staged (c, &shape, emit_image, img, &w);
     }
-  return write_staged (c, rel_path, format, img->width, img->height, emit_image, img, &w);
+  return write_staged (c, &shape, emit_image, img, &w);
 }
 
 int
@@ -881,7 +893,8 @@ tg_eval_write_mesh (TgEvalCtx *c, const char *rel_path, const char *format, cons
 
   if (w == NULL)
     return no_writer (c, "mesh", format);
-  return write_staged (c, rel_path, format, 0, 0, emit_mesh, m, &w);
+  return write_staged (c, &(TgExportFile) { .path = rel_path, .format = format }, emit_mesh, m,
+                       &w);
 }
 
 int
@@ -892,7 +905,8 @@ tg_eval_write_points (TgEvalCtx *c, const char *rel_path, const char *format, co
 
   if (pe.writer == NULL)
     return no_writer (c, "instance list", format);
-  return write_staged (c, rel_path, format, 0, 0, emit_points, p, &pe);
+  return write_staged (c, &(TgExportFile) { .path = rel_path, .format = format }, emit_points, p,
+                       &pe);
 }
 
 int

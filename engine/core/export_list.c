@@ -308,12 +308,48 @@ strdup_or_empty (const char *s)
   return strdup (s ? s : "");
 }
 
+/* A copy of the N strings of V (NULL when V is NULL or memory ran out:
+ * *OOM tells which). */
+static char **
+strv_dup (const char *const *v, int n, bool *oom)
+{
+  char **out;
+
+  *oom = false;
+  if (!v || n <= 0)
+    return NULL;
+  if (!(out = calloc ((size_t) n, sizeof *out)))
+    {
+      *oom = true;
+      return NULL;
+    }
+  for (int i = 0; i < n; i++)
+    if (!(out[i] = strdup_or_empty (v[i])))
+      {
+        while (i-- > 0)
+          free (out[i]);
+        free (out);
+        *oom = true;
+        return NULL;
+      }
+  return out;
+}
+
+static void
+strv_free (const char *const *v, int n)
+{
+  for (int i = 0; v && i < n; i++)
+    free ((char *) v[i]);
+  free ((void *) v);
+}
+
 static int
 add_entry (TgExportList *list, const TgExportFile *file, const char *tmp)
 {
   Entry *grown = realloc (list->files, sizeof (Entry) * (size_t) (list->n_files + 1));
   Entry *en;
-  char *path, *format, *node_id, *tmp_path;
+  char *path, *format, *node_id, *tmp_path, **names;
+  bool names_oom;
 
   if (grown == NULL)
     return TG_ENOMEM;
@@ -322,12 +358,14 @@ add_entry (TgExportList *list, const TgExportFile *file, const char *tmp)
   format = strdup_or_empty (file->format);
   node_id = strdup_or_empty (file->node_id);
   tmp_path = strdup (tmp);
-  if (!path || !format || !node_id || !tmp_path)
+  names = strv_dup (file->channel_names, file->n_channel_names, &names_oom);
+  if (!path || !format || !node_id || !tmp_path || names_oom)
     {
       free (path);
       free (format);
       free (node_id);
       free (tmp_path);
+      strv_free ((const char *const *) names, file->n_channel_names);
       return TG_ENOMEM;
     }
   en = &list->files[list->n_files++];
@@ -335,6 +373,8 @@ add_entry (TgExportList *list, const TgExportFile *file, const char *tmp)
   en->pub.path = path;
   en->pub.format = format;
   en->pub.node_id = node_id;
+  en->pub.channel_names = (const char *const *) names;
+  en->pub.n_channel_names = names ? file->n_channel_names : 0;
   en->pub.bytes = 0;
   en->tmp_path = tmp_path;
   return 0;
@@ -609,6 +649,7 @@ tg_export_list_free (TgExportList *list)
       free ((char *) f->pub.path);
       free ((char *) f->pub.format);
       free ((char *) f->pub.node_id);
+      strv_free (f->pub.channel_names, f->pub.n_channel_names);
     }
   /* Children were created after their parents: remove in reverse.  A
    * folder that holds something stays. */

@@ -566,11 +566,21 @@ export_splat_eval (TgEvalCtx *c)
     {
       TgImage img = { .width = region->width, .height = region->height,
                       .channels = job.per_file, .bits = 8, .data = data[f] };
+      /* For the manifest: which layer each channel holds. */
+      char unnamed[4][32];
+      const char *layers[4];
+      for (int ch = 0; ch < job.per_file; ch++)
+        {
+          int k = f * job.per_file + ch;
+          const char *ln = k < job.n && in->channel_names ? in->channel_names[k] : NULL;
+          snprintf (unnamed[ch], sizeof unnamed[ch], "layer %d", k);
+          layers[ch] = k >= job.n ? "" : (ln && ln[0] ? ln : unnamed[ch]);
+        }
       if (p->preset == PRESET_UNITY)
         snprintf (name, sizeof name, "%s_%d.png", prefix, f);
       else
         snprintf (name, sizeof name, "%s_%s.png", prefix, in->channel_names[f]);
-      rc = tg_eval_write_image (c, name, "png8", &img);
+      rc = tg_eval_write_image_named (c, name, "png8", &img, layers);
     }
   for (int f = 0; f < n_files; f++)
     free (data[f]);

@@ -129,6 +129,27 @@ static const char *good_graph =
   "  \"links\": [ { \"from\": \"ramp.height\", \"to\": \"png.height\" },\n"
   "             { \"from\": \"ramp.height\", \"to\": \"raw.height\" } ]\n}\n";
 
+
+/* Both heightmaps' import numbers in test_build_writes_files_and_manifest:
+ * 1000 m over 32 cells is 31.25 m a sample (3125 cm), 200 m x 100 / 512
+ * is Unreal's Z scale 39.0625, and the actor stands half the range up
+ * (10000 cm) at the north-west corner. */
+#define HEIGHTMAP_ENTRY \
+  "      \"heightmap\": {\n" \
+  "        \"metres_per_sample\": 31.25,\n" \
+  "        \"height_range_m\": [0, 200],\n" \
+  "        \"metres_per_unit\": 0.0030518043793392844,\n" \
+  "        \"rows\": \"north_first\",\n" \
+  "        \"unreal\": {\n" \
+  "          \"location_cm\": [-50000, -25000, 10000],\n" \
+  "          \"scale\": [3125, 3125, 39.0625]\n" \
+  "        },\n" \
+  "        \"unity\": {\n" \
+  "          \"terrain_size_m\": [1000, 200, 500],\n" \
+  "          \"position_m\": [-500, 0, -250]\n" \
+  "        }\n" \
+  "      }\n"
+
 static void
 test_build_writes_files_and_manifest (void)
 {
@@ -188,7 +209,8 @@ test_build_writes_files_and_manifest (void)
             "        \"min\": [-500, -250],\n"
             "        \"max\": [500, 250]\n"
             "      },\n"
-            "      \"seed\": 99\n"
+            "      \"seed\": 99,\n"
+            HEIGHTMAP_ENTRY
             "    },\n"
             "    {\n"
             "      \"path\": \"maps/h.png\",\n"
@@ -201,7 +223,8 @@ test_build_writes_files_and_manifest (void)
             "        \"min\": [-500, -250],\n"
             "        \"max\": [500, 250]\n"
             "      },\n"
-            "      \"seed\": 99\n"
+            "      \"seed\": 99,\n"
+            HEIGHTMAP_ENTRY
             "    }\n"
             "  ]\n"
             "}\n",

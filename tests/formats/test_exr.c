@@ -107,7 +107,8 @@ read_exr (const char *path, int channels, const char *const *names, TgImage *out
           c->decode_to_ptr = (uint8_t *) ((float *) out->data
                                           + ((size_t) (y - dw.min.y) * out->width) * channels + k);
         }
-      if (!started && (rc = exr_decoding_choose_default_routines (ctxt, 0, &dec)) != EXR_ERR_SUCCESS)
+      if (!started
+          && (rc = exr_decoding_choose_default_routines (ctxt, 0, &dec)) != EXR_ERR_SUCCESS)
         break;
       started = true;
       rc = exr_decoding_run (ctxt, 0, &dec);

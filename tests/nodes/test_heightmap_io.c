@@ -2,7 +2,8 @@
  * (north-west pixel on the world's north-west corner), exact corner and
  * pixel values, bilinear resampling, border clamping, 8/16-bit and colour
  * input, the height range, exact bytes of raw16 / png16 / png8 exports,
- * the south-first row flip, and errors naming the node and the path. */
+ * the south-first row flip, float exports in metres (r32 units, exr) and
+ * errors naming the node and the path. */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -385,6 +386,74 @@ test_export_round_trip_bytes (void)
   tg_graph_free (g);
 }
 
+/* r32 normalized keeps the engine's heights, r32 metres and exr carry
+ * them times world.height_m, unclamped; the exr staged by the engine
+ * (through its cancellable stream, which the writer seeks) is the file
+ * tg_exr_write makes of those metres. */
+static void
+test_export_float_units (void)
+{
+  uint16_t src[45];
+  TgGraph *g;
+  TgError err = { 0 };
+  unsigned char *norm, *metres, *exr, *want;
+  size_t n_norm = 0, n_metres = 0, n_exr = 0, n_want = 0;
+  int n, rc;
+
+  for (int k = 0; k < 45; k++)
+    src[k] = (uint16_t) (k * 1489 + 3);
+  write_png (tmp_path ("units.png"), 9, 5, 1, 16, src);
+  g = input_graph ("units.png", 9);
+  tg_graph_world (g)->height_m = 737.5;
+  n = add_node (g, "norm", "export.heightmap");
+  SET (g, n, "path", "n.r32");
+  SET (g, n, "format", "r32");
+  n = add_node (g, "metres", "export.heightmap");
+  SET (g, n, "path", "m.r32");
+  SET (g, n, "format", "r32");
+  SET (g, n, "units", "metres");
+  n = add_node (g, "exr", "export.heightmap");
+  SET (g, n, "path", "h.exr");
+  SET (g, n, "format", "exr");
+  add_link (g, "hm", "height", "norm", "height");
+  add_link (g, "hm", "height", "metres", "height");
+  add_link (g, "hm", "height", "exr", "height");
+  rc = export_all (g, tmp_path ("units"), &err);
+  TG_CHECK_MSG (rc == 0, "%s: %s", err.path, err.message);
+
+  norm = read_all (tmp_path ("units/n.r32"), &n_norm);
+  metres = read_all (tmp_path ("units/m.r32"), &n_metres);
+  exr = read_all (tmp_path ("units/h.exr"), &n_exr);
+  TG_CHECK_INT_EQ (n_norm, 45 * 4);
+  TG_CHECK_INT_EQ (n_metres, 45 * 4);
+  if (norm && metres && n_norm == 180 && n_metres == 180)
+    {
+      int bad = 0;
+      for (int k = 0; k < 45; k++)
+        {
+          float a, b;
+          memcpy (&a, norm + 4 * k, 4);
+          memcpy (&b, metres + 4 * k, 4);
+          bad += a != u16 (src[k]) || b != a * 737.5f;
+        }
+      TG_CHECK_INT_EQ (bad, 0);
+    }
+  if (metres && n_metres == 180)
+    {
+      TgImage img = { .width = 9, .height = 5, .channels = 1, .bits = 32, .data = metres };
+      FILE *f = fopen (tmp_path ("want.exr"), "wb");
+      TG_CHECK_INT_EQ (tg_exr_write (f, &img, &err), 0);
+      fclose (f);
+      want = read_all (tmp_path ("want.exr"), &n_want);
+      TG_CHECK (exr && n_exr > 0 && n_exr == n_want && memcmp (exr, want, n_exr) == 0);
+      free (want);
+    }
+  free (norm);
+  free (metres);
+  free (exr);
+  tg_graph_free (g);
+}
+
 static void
 test_every_16bit_value_round_trips (void)
 {
@@ -535,6 +604,7 @@ main (void)
   TG_RUN (test_input_8bit_colour_and_range);
   TG_RUN (test_input_missing_file_names_node_and_path);
   TG_RUN (test_export_round_trip_bytes);
+  TG_RUN (test_export_float_units);
   TG_RUN (test_every_16bit_value_round_trips);
   TG_RUN (test_export_quantises_and_clamps);
   TG_RUN (test_export_errors);

@@ -127,6 +127,11 @@ typedef struct
   const char *format;  /* "png16", "raw16", ... */
   const char *node_id; /* the export node that wrote it; "" for the front end's own */
   int width, height;
+  bool south_first;    /* an image whose first row is the south edge */
+  /* What each channel of an image holds when that has a name (export.splat:
+   * its layers; "" for a channel that holds none); NULL otherwise. */
+  const char *const *channel_names;
+  int n_channel_names;
   uint64_t bytes;      /* set by tg_export_list_commit */
   /* A tile's file: its first sample on the lattice of LATTICE_W samples
    * along X (0: the file holds its whole lattice). */

@@ -332,6 +332,10 @@ int tg_eval_load_image (TgEvalCtx *c, const char *path, const TgImage **img);
  * a temporary name and appears only when the whole export succeeds. */
 int tg_eval_write_image (TgEvalCtx *c, const char *rel_path, const char *format,
                          const TgImage *img);
+/* The same, naming what each of IMG's channels holds (IMG->channels
+ * names, "" for none) for the build's manifest. */
+int tg_eval_write_image_named (TgEvalCtx *c, const char *rel_path, const char *format,
+                               const TgImage *img, const char *const *channel_names);
 
 /* The same for meshes and instance lists (see io.h for the writers). */
 int tg_eval_write_mesh (TgEvalCtx *c, const char *rel_path, const char *format, const TgMesh *m);
