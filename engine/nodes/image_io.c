@@ -212,11 +212,19 @@ TG_NODE_REGISTER (input_image_desc);
 
 /* --- shared by the exports --------------------------------------------------------- */
 
-/* Also the writer names formats/ registers. */
-static const char *const png_formats[] = { "png8", "png16", NULL };
+/* Also the writer names formats/ registers; exr keeps the float values. */
+enum
+{
+  FMT_PNG8,
+  FMT_PNG16,
+  FMT_EXR,
+};
+
+static const char *const image_formats[] = { "png8", "png16", "exr", NULL };
 
 /* Quantises CH channels of grid IN over REGION into IMG (8 or 16 bits,
- * IMG->channels <= CH, the first IMG->channels channels). */
+ * IMG->channels <= CH, the first IMG->channels channels), or copies them
+ * (32 bits: float, unclamped). */
 typedef struct
 {
   const TgValue *in;
@@ -237,7 +245,14 @@ quant_rows (void *user, int begin, int end)
       const float *src = tg_value_row (in, job->region->row0 - in->region.row0 + j)
                          + dx * (size_t) ich;
       size_t o = (size_t) j * (size_t) w * (size_t) och;
-      if (job->img->bits == 16)
+      if (job->img->bits == 32)
+        {
+          float *dst = (float *) job->img->data + o;
+          for (int i = 0; i < w; i++)
+            for (int c = 0; c < och; c++)
+              dst[(size_t) i * och + c] = src[(size_t) i * ich + c];
+        }
+      else if (job->img->bits == 16)
         {
           uint16_t *dst = (uint16_t *) job->img->data + o;
           for (int i = 0; i < w; i++)
@@ -256,8 +271,8 @@ quant_rows (void *user, int begin, int end)
     }
 }
 
-/* Checks IN (CHANNELS channels, covering REGION), quantises it and writes
- * it to PATH with FORMAT. */
+/* Checks IN (CHANNELS channels, covering REGION), quantises it (exr:
+ * copies the floats) and writes it to PATH with FORMAT. */
 static int
 quantise_and_write (TgEvalCtx *c, const TgValue *in, const char *port, int in_channels,
                     int out_channels, int format, const char *path)
@@ -267,7 +282,7 @@ quantise_and_write (TgEvalCtx *c, const TgValue *in, const char *port, int in_ch
   QuantJob job;
   int rc;
 
-  if (format < 0 || format >= TG_N_ELEMENTS (png_formats) - 1)
+  if (format < 0 || format >= TG_N_ELEMENTS (image_formats) - 1)
     return tg_eval_fail (c, TG_EFORMAT, "params.format: unknown format %d", format);
   if (!path || !path[0])
     return tg_eval_fail (c, TG_EMISSING, "params.path: no output file given");
@@ -282,7 +297,7 @@ quantise_and_write (TgEvalCtx *c, const TgValue *in, const char *port, int in_ch
   img.width = region->width;
   img.height = region->height;
   img.channels = out_channels;
-  img.bits = format == 0 ? 8 : 16;
+  img.bits = format == FMT_PNG8 ? 8 : (format == FMT_EXR ? 32 : 16);
   img.data = malloc ((size_t) img.width * (size_t) img.height * (size_t) out_channels
                      * (size_t) (img.bits / 8));
   if (!img.data)
@@ -293,7 +308,7 @@ quantise_and_write (TgEvalCtx *c, const TgValue *in, const char *port, int in_ch
   rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), quant_rows, &job);
   /* The writer records its own message (naming the path) on failure. */
   if (rc == 0)
-    rc = tg_eval_write_image (c, path, png_formats[format], &img);
+    rc = tg_eval_write_image (c, path, image_formats[format], &img);
   free (img.data);
   return rc;
 }
@@ -310,13 +325,14 @@ static const TgParamDesc export_mask_params[] = {
   TG_PARAM_OUTPUT_PATH (ExportMaskParams, path, .label = N_("File"), .def_s = "mask.png",
                         .help = N_("Output file, relative to the output folder")),
   TG_PARAM_ENUM (ExportMaskParams, format, .label = N_("Format"), .def_s = "png8",
-                 .choices = png_formats,
-                 .help = N_("png8: 8-bit greyscale PNG; png16: 16-bit greyscale PNG")),
+                 .choices = image_formats,
+                 .help = N_("png8: 8-bit greyscale PNG; png16: 16-bit greyscale PNG; exr: 32-bit "
+                            "float OpenEXR, unclamped")),
 };
 
 static const TgPortDesc export_mask_inputs[] = {
   { .name = "mask", .type = TG_TYPE_MASK, .label = N_("Mask"),
-    .help = N_("Mask to write; clamped to 0..1") },
+    .help = N_("Mask to write; clamped to 0..1 except in exr") },
 };
 
 static int
@@ -331,7 +347,7 @@ static const TgNodeDesc export_mask_desc = {
   .type = "export.mask",
   .category = TG_CATEGORY_OUTPUT,
   .label = N_("Export mask"),
-  .help = N_("Writes a mask as an 8-bit or 16-bit greyscale PNG"),
+  .help = N_("Writes a mask as an 8-bit or 16-bit greyscale PNG or a 32-bit float OpenEXR"),
   TG_INPUTS (export_mask_inputs),
   TG_PARAMS (ExportMaskParams, export_mask_params),
   .locality = TG_LOCALITY_LOCAL,
@@ -354,15 +370,16 @@ static const TgParamDesc export_image_params[] = {
   TG_PARAM_OUTPUT_PATH (ExportImageParams, path, .label = N_("File"), .def_s = "color.png",
                         .help = N_("Output file, relative to the output folder")),
   TG_PARAM_ENUM (ExportImageParams, format, .label = N_("Format"), .def_s = "png8",
-                 .choices = png_formats,
-                 .help = N_("png8: 8 bits per channel; png16: 16 bits per channel")),
+                 .choices = image_formats,
+                 .help = N_("png8: 8 bits per channel; png16: 16 bits per channel; exr: 32-bit "
+                            "float OpenEXR, unclamped (linear values, no gamma)")),
   TG_PARAM_BOOL (ExportImageParams, alpha, .label = N_("Alpha"), .def = true,
                  .help = N_("Write RGBA; off writes RGB and drops the alpha channel")),
 };
 
 static const TgPortDesc export_image_inputs[] = {
   { .name = "image", .type = TG_TYPE_IMAGE, .label = N_("Image"),
-    .help = N_("Colour to write; raw values clamped to 0..1, no gamma applied") },
+    .help = N_("Colour to write; raw values clamped to 0..1 except in exr, no gamma applied") },
 };
 
 static int
@@ -378,7 +395,8 @@ static const TgNodeDesc export_image_desc = {
   .type = "export.image",
   .category = TG_CATEGORY_OUTPUT,
   .label = N_("Export image"),
-  .help = N_("Writes a colour image as an RGBA (or RGB) PNG, 8 or 16 bits per channel"),
+  .help = N_("Writes a colour image as an RGBA (or RGB) PNG, 8 or 16 bits per channel, or a "
+             "32-bit float OpenEXR"),
   TG_INPUTS (export_image_inputs),
   TG_PARAMS (ExportImageParams, export_image_params),
   .locality = TG_LOCALITY_LOCAL,

@@ -1,4 +1,4 @@
-/* Tests for input.image, export.image, export.mask, export.splat and the
+/* Tests for input.image, export.image, export.mask (png and exr), export.splat and the
  * r32 format of export.heightmap: raw values with no gamma, grey / grey +
  * alpha / RGB / RGBA expansion, the corner-on-corner mapping and bilinear
  * resampling (the same as input.heightmap), exact round trips through
@@ -200,6 +200,33 @@ test_input_missing_file (void)
 
 /* --- export.image and export.mask ------------------------------------------------------ */
 
+static bool
+has_bytes (const unsigned char *buf, size_t len, const char *needle, size_t n)
+{
+  for (size_t i = 0; i + n <= len; i++)
+    if (memcmp (buf + i, needle, n) == 0)
+      return true;
+  return false;
+}
+
+/* The whole file (caller frees); NULL when it cannot be read. */
+static unsigned char *
+read_bytes (const char *path, size_t *len)
+{
+  FILE *f = fopen (path, "rb");
+  unsigned char *buf = NULL;
+  long n;
+
+  *len = 0;
+  if (!f)
+    return NULL;
+  if (fseek (f, 0, SEEK_END) == 0 && (n = ftell (f)) >= 0 && fseek (f, 0, SEEK_SET) == 0
+      && (buf = malloc ((size_t) n + 1)))
+    *len = fread (buf, 1, (size_t) n, f);
+  fclose (f);
+  return buf;
+}
+
 static void
 test_image_round_trip (void)
 {
@@ -227,9 +254,25 @@ test_image_round_trip (void)
   SET (g, n, "alpha", "false");
   add_link (g, "img", "image", "x8", "image");
   add_link (g, "img", "image", "x16", "image");
+  n = add_node (g, "xexr", "export.image");
+  SET (g, n, "path", "rgb.exr");
+  SET (g, n, "format", "exr");
+  SET (g, n, "alpha", "false");
   add_link (g, "img", "image", "xrgb", "image");
+  add_link (g, "img", "image", "xexr", "image");
   rc = export_all (g, tmp_path ("out1"), &err);
   TG_CHECK_MSG (rc == 0, "%s: %s", err.path, err.message);
+  {
+    /* An OpenEXR file (test_exr reads the format back) with R, G and B. */
+    size_t len = 0;
+    unsigned char *exr = read_bytes (tmp_path ("out1/rgb.exr"), &len);
+    TG_CHECK (exr && len > 4 && memcmp (exr, "\x76\x2f\x31\x01", 4) == 0);
+    TG_CHECK (exr && has_bytes (exr, len, "channels\0chlist\0", 16));
+    /* In the channel list: "B", then its pixel type 2 (float); no "A". */
+    TG_CHECK (exr && has_bytes (exr, len, "\0B\0\x02\0\0\0", 7));
+    TG_CHECK (exr && !has_bytes (exr, len, "\0A\0\x02\0\0\0", 7));
+    free (exr);
+  }
 
   rc = tg_png_read (tmp_path ("out1/maps/color8.png"), &back, &err);
   TG_CHECK_MSG (rc == 0, "%s", err.message);
@@ -285,8 +328,16 @@ test_mask_export (void)
   n = add_node (g, "m16", "export.mask");
   SET (g, n, "path", "mask16.png");
   SET (g, n, "format", "png16");
+  n = add_node (g, "mexr", "export.mask");
+  SET (g, n, "path", "mask.exr");
+  SET (g, n, "format", "exr");
+  n = add_node (g, "hr32", "export.heightmap");
+  SET (g, n, "path", "big.r32");
+  SET (g, n, "format", "r32");
   add_link (g, "ramp", "height", "m8", "mask");
   add_link (g, "big", "height", "m16", "mask");
+  add_link (g, "big", "height", "mexr", "mask");
+  add_link (g, "big", "height", "hr32", "height");
   rc = export_all (g, tmp_path ("out2"), &err);
   TG_CHECK_MSG (rc == 0, "%s: %s", err.path, err.message);
   rc = tg_png_read (tmp_path ("out2/mask.png"), &back, &err);
@@ -312,6 +363,30 @@ test_mask_export (void)
         }
       tg_image_clear (&back);
     }
+  /* exr: the floats unclamped, as r32 holds them, in OpenEXR's bytes. */
+  {
+    size_t n_r32 = 0, n_exr = 0, n_want = 0;
+    unsigned char *r32 = read_bytes (tmp_path ("out2/big.r32"), &n_r32);
+    unsigned char *exr = read_bytes (tmp_path ("out2/mask.exr"), &n_exr), *want = NULL;
+    TgImage img = { .width = 9, .height = (int) (n_r32 / 36), .channels = 1, .bits = 32,
+                    .data = r32 };
+    FILE *f = fopen (tmp_path ("want.exr"), "wb");
+    TG_CHECK (r32 && n_r32 > 0 && n_r32 % 36 == 0 && f);
+    if (r32 && n_r32 > 0 && n_r32 % 36 == 0 && f)
+      {
+        float last;
+        memcpy (&last, r32 + 32, 4);
+        TG_CHECK (last == 2.0f);
+        TG_CHECK_INT_EQ (tg_exr_write (f, &img, &err), 0);
+      }
+    if (f)
+      fclose (f);
+    want = read_bytes (tmp_path ("want.exr"), &n_want);
+    TG_CHECK (exr && want && n_exr == n_want && n_exr > 0 && memcmp (exr, want, n_exr) == 0);
+    free (r32);
+    free (exr);
+    free (want);
+  }
   tg_graph_free (g);
 }
 
