@@ -1,7 +1,8 @@
 #!/bin/bash
 # Float heightmaps in metres and the manifest's import numbers: an exr
 # export that OpenEXR's own tools read (exrheader, exrmaketiled; skipped
-# when the openexr package is missing) and whose samples, decoded here
+# when the openexr package is missing) and Blender loads as float metres
+# (skipped without Blender), and whose samples, decoded here
 # independently of the library, are the r32 metres samples bit for bit
 # and the normalized r32 samples times the world's height; the same exr
 # bytes for 1 and 2 threads and from a tiled build (plan, jobs, stitch);
@@ -102,6 +103,26 @@ if not ok:
           % (w, h, min(exr), max(exr), exr[:3], metres[:3], norm[:3]))
 sys.exit(0 if ok else 1)
 PY
+
+# Blender (3.4 headless, skipped when missing or TG_NO_BLENDER=1) loads
+# the exr as float pixels: the metres, north row at the top.
+if [ "${TG_NO_BLENDER:-0}" != 1 ] && command -v "${BLENDER:-blender}" > /dev/null 2>&1; then
+  cat > "$TMP/blender_exr.py" <<'PY'
+import bpy, struct, sys
+d = sys.argv[sys.argv.index("--") + 1]
+img = bpy.data.images.load(d + "/h.exr")
+w, h = img.size
+px = img.pixels[:]  # RGBA, the bottom row first
+raw = open(d + "/h_m.r32", "rb").read()
+m = struct.unpack("<%df" % (len(raw) // 4), raw)
+bad = sum(px[4 * ((h - 1 - j) * w + i)] != m[j * w + i] for j in range(h) for i in range(w))
+print("EXR float=%s %dx%d mismatches=%d" % (img.is_float, w, h, bad))
+PY
+  run "${BLENDER:-blender}" -b --factory-startup --python "$TMP/blender_exr.py" -- "$TMP/j2"
+  expect_in "$TMP/out" "EXR float=True 1025x1025 mismatches=0" "Blender reads the exr's metres"
+else
+  echo "SKIP: Blender"
+fi
 
 # The manifest's numbers for alpine's world: 4 m a sample (400 cm),
 # Z scale 850 x 100 / 512, the actor half the range up at the north-west
