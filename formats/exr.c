@@ -106,12 +106,15 @@ exr_chunk (exr_context_t ctxt, exr_encode_pipeline_t *enc, bool *started, int y,
 {
   exr_chunk_info_t info;
   exr_result_t rc = exr_write_scanline_chunk_info (ctxt, 0, y, &info);
+  bool first = !*started;
 
   if (rc == EXR_ERR_SUCCESS)
-    rc = *started ? exr_encoding_update (ctxt, 0, &info, enc)
-                  : exr_encoding_initialize (ctxt, 0, &info, enc);
+    rc = first ? exr_encoding_initialize (ctxt, 0, &info, enc)
+               : exr_encoding_update (ctxt, 0, &info, enc);
   if (rc != EXR_ERR_SUCCESS)
     return rc;
+  /* From here the pipeline holds buffers: the caller destroys it. */
+  *started = true;
   /* The library sorts channels by name: find each one's place in a pixel. */
   for (int i = 0; i < enc->channel_count; i++)
     {
@@ -125,12 +128,8 @@ exr_chunk (exr_context_t ctxt, exr_encode_pipeline_t *enc, bool *started, int y,
       c->user_line_stride = 4 * ch * width;
       c->encode_from_ptr = (const uint8_t *) (rows + k);
     }
-  if (!*started)
-    {
-      if ((rc = exr_encoding_choose_default_routines (ctxt, 0, enc)) != EXR_ERR_SUCCESS)
-        return rc;
-      *started = true;
-    }
+  if (first && (rc = exr_encoding_choose_default_routines (ctxt, 0, enc)) != EXR_ERR_SUCCESS)
+    return rc;
   return exr_encoding_run (ctxt, 0, enc);
 }
 

@@ -119,6 +119,7 @@ static const Case exports[] = {
   { "export png8", 8193, 8000, HEIGHT_EXPORT ("png8", "h.png"), 400, 0 },
   { "export raw16", 8193, 8000, HEIGHT_EXPORT ("raw16", "h.r16"), 150, 0 },
   { "export r32", 8193, 8000, HEIGHT_EXPORT ("r32", "h.r32"), 150, 0 },
+  { "export exr", 8193, 8000, HEIGHT_EXPORT ("exr", "h.exr"), 400, 0 },
   /* The glb writer checks the mesh and takes its bounds (16M vertices:
    * about 0.3 s) before its first write, where a cancel lands. */
   { "export glb", 4097, 8000, MESH_EXPORT ("glb"), 200, 1000 },
