@@ -115,6 +115,17 @@ tgtest_tmpdir (const char *prefix)
   return tgtest_tmp_root;
 }
 
+/* NAME in the folder tgtest_tmpdir made; valid for the next three calls. */
+static inline const char *
+tgtest_tmp_path (const char *name)
+{
+  static char buf[4][512];
+  static int k;
+  char *b = buf[k++ & 3];
+  snprintf (b, sizeof buf[0], "%s/%s", tgtest_tmp_root, name);
+  return b;
+}
+
 /* A path under the source tree, from TG_SOURCE_ROOT set by meson. */
 static inline const char *
 tgtest_src (const char *rel)

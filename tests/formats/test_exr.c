@@ -15,17 +15,6 @@
 #include "tgformats-private.h"
 #include "tgtest.h"
 
-static const char *tmpdir;
-
-static const char *
-tmp_path (const char *name)
-{
-  static char buf[4][512];
-  static int k;
-  char *b = buf[k++ & 3];
-  snprintf (b, sizeof buf[0], "%s/%s", tmpdir, name);
-  return b;
-}
 
 /* Floats of every kind a height can be: negative, above 1, tiny, large. */
 static TgImage
@@ -134,7 +123,7 @@ test_exr_reads_back_with_the_library (void)
       {
         TgImage img = float_pattern (29, heights[t], ch), back;
         TgError err = { 0 };
-        const char *path = tmp_path ("a.exr");
+        const char *path = tgtest_tmp_path ("a.exr");
         TG_CHECK_INT_EQ (write_exr_file (path, &img, &err), 0);
         TG_CHECK_INT_EQ (read_exr (path, ch, names[ch - 1], &back), EXR_ERR_SUCCESS);
         TG_CHECK_INT_EQ (back.width, img.width);
@@ -178,17 +167,17 @@ exr_rows_write_the_same_bytes (int channels)
   size_t na, nb;
   FILE *f;
 
-  TG_CHECK_INT_EQ (write_exr_file (tmp_path ("whole.exr"), &img, &err), 0);
-  f = fopen (tmp_path ("rows.exr"), "wb");
+  TG_CHECK_INT_EQ (write_exr_file (tgtest_tmp_path ("whole.exr"), &img, &err), 0);
+  f = fopen (tgtest_tmp_path ("rows.exr"), "wb");
   TG_CHECK_INT_EQ (tg__exr_write_rows (f, &rows, &err), 0);
   fclose (f);
-  na = file_bytes (tmp_path ("whole.exr"), &a);
-  nb = file_bytes (tmp_path ("rows.exr"), &b);
+  na = file_bytes (tgtest_tmp_path ("whole.exr"), &a);
+  nb = file_bytes (tgtest_tmp_path ("rows.exr"), &b);
   TG_CHECK (na > 0 && na == nb && memcmp (a, b, na) == 0);
   /* And the same bytes again: nothing in the header varies. */
-  TG_CHECK_INT_EQ (write_exr_file (tmp_path ("whole.exr"), &img, &err), 0);
+  TG_CHECK_INT_EQ (write_exr_file (tgtest_tmp_path ("whole.exr"), &img, &err), 0);
   free (b);
-  nb = file_bytes (tmp_path ("whole.exr"), &b);
+  nb = file_bytes (tgtest_tmp_path ("whole.exr"), &b);
   TG_CHECK (na == nb && memcmp (a, b, na) == 0);
   free (a);
   free (b);
@@ -225,7 +214,7 @@ test_exr_refuses_five_channels (void)
   TgImage img = float_pattern (4, 4, 4);
   TgImageRows rows;
   TgError err = { 0 };
-  FILE *f = fopen (tmp_path ("five.exr"), "wb");
+  FILE *f = fopen (tgtest_tmp_path ("five.exr"), "wb");
 
   tg__image_rows_from (&rows, &img);
   rows.channels = 5;
@@ -238,8 +227,7 @@ test_exr_refuses_five_channels (void)
 int
 main (void)
 {
-  tmpdir = tgtest_tmpdir ("tgfmt-exr-");
-  if (!tmpdir)
+  if (!tgtest_tmpdir ("tgfmt-exr-"))
     return 1;
   TG_RUN (test_exr_reads_back_with_the_library);
   TG_RUN (test_exr_rows_write_the_same_bytes);
