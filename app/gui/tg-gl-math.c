@@ -45,6 +45,18 @@ tg_mat4_perspective (TgMat4 *r, double fovy_rad, double aspect, double znear, do
   r->m[14] = (float) (2 * zfar * znear / (znear - zfar));
 }
 
+void
+tg_mat4_ortho (TgMat4 *r, double l, double rt, double b, double t, double n, double f)
+{
+  tg_mat4_identity (r);
+  r->m[0] = (float) (2 / (rt - l));
+  r->m[5] = (float) (2 / (t - b));
+  r->m[10] = (float) (-2 / (f - n));
+  r->m[12] = (float) (-(rt + l) / (rt - l));
+  r->m[13] = (float) (-(t + b) / (t - b));
+  r->m[14] = (float) (-(f + n) / (f - n));
+}
+
 static void
 normalize3 (double v[3])
 {
@@ -81,6 +93,22 @@ tg_mat4_look_at (TgMat4 *r, const double eye[3], const double target[3], const d
   r->m[12] = (float) -(s[0] * eye[0] + s[1] * eye[1] + s[2] * eye[2]);
   r->m[13] = (float) -(u[0] * eye[0] + u[1] * eye[1] + u[2] * eye[2]);
   r->m[14] = (float) (f[0] * eye[0] + f[1] * eye[1] + f[2] * eye[2]);
+}
+
+void
+tg_mat4_light (TgMat4 *r, const double to_light[3], const double centre[3], double radius)
+{
+  double eye[3], up[3] = { 0, 1, 0 };
+  TgMat4 view, proj;
+
+  /* A sun straight overhead needs another up. */
+  if (fabs (to_light[1]) > 0.99)
+    up[1] = 0, up[2] = -1;
+  for (int k = 0; k < 3; k++)
+    eye[k] = centre[k] + to_light[k] * 2 * radius;
+  tg_mat4_look_at (&view, eye, centre, up);
+  tg_mat4_ortho (&proj, -radius, radius, -radius, radius, radius, 3 * radius);
+  tg_mat4_mul (r, &proj, &view);
 }
 
 int

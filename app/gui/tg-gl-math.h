@@ -13,7 +13,14 @@ typedef struct
 void tg_mat4_identity (TgMat4 *r);
 void tg_mat4_mul (TgMat4 *r, const TgMat4 *a, const TgMat4 *b); /* r = a * b; r may alias */
 void tg_mat4_perspective (TgMat4 *r, double fovy_rad, double aspect, double znear, double zfar);
+/* The box [L, R] x [B, T] x [-N, -F] of eye space to clip space. */
+void tg_mat4_ortho (TgMat4 *r, double l, double rt, double b, double t, double n, double f);
 void tg_mat4_look_at (TgMat4 *r, const double eye[3], const double target[3], const double up[3]);
+/* View and projection of a directional light shining along -TO_LIGHT
+ * (unit) onto the sphere of RADIUS around CENTRE: the sphere fills the
+ * clip cube, and points nearer the light get smaller depths (for a
+ * shadow map). */
+void tg_mat4_light (TgMat4 *r, const double to_light[3], const double centre[3], double radius);
 /* Returns 0, or -1 when A is singular (R is then the identity). */
 int tg_mat4_invert (TgMat4 *r, const TgMat4 *a);
 /* P' = M * (p, 1), divided by w; returns w. */

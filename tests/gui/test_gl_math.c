@@ -1,7 +1,8 @@
 /* The 3D viewer's camera without a display: matrices invert and
  * round-trip through projection, zoom-to-point keeps the point on its
  * pixel, a pan moves the scene with the pointer, framing fits every
- * corner of the box tightly, and the pitch stays off the poles. */
+ * corner of the box tightly, the pitch stays off the poles, and the
+ * sun's shadow matrix holds the scene. */
 #include "tg-gl-math.h"
 
 #include <math.h>
@@ -153,6 +154,37 @@ test_pitch_clamped (void)
   TG_CHECK (c.pitch > -M_PI / 2 && c.pitch < -1.5);
 }
 
+/* The sun's matrix holds the whole scene sphere, and what is nearer the
+ * sun is nearer in depth, whatever the sun's height (overhead too). */
+static void
+test_light_holds_scene (void)
+{
+  const double centre[3] = { 100, 500, -200 }, radius = 3000;
+  const double suns[3][3] = { { 0.6, 0.64, -0.48 }, { 0, 1, 0 }, { -0.8, 0.6, 0 } };
+
+  for (int s = 0; s < 3; s++)
+    {
+      TgMat4 m;
+      double p[3], q[3], a[3], b[3];
+      tg_mat4_light (&m, suns[s], centre, radius);
+      for (int k = 0; k < 3; k++)
+        {
+          p[k] = centre[k] + suns[s][k] * radius * 0.9;
+          q[k] = centre[k] - suns[s][k] * radius * 0.9;
+        }
+      tg_mat4_project (&m, p, a);
+      tg_mat4_project (&m, q, b);
+      TG_CHECK (a[2] > -1 && a[2] < b[2] && b[2] < 1);
+      TG_CHECK_NEAR (a[0], 0, 1e-4);
+      TG_CHECK_NEAR (a[1], 0, 1e-4);
+      /* A point on the sphere across the light's rays stays inside. */
+      p[0] = centre[0] + suns[s][1] * radius * 0.99, p[1] = centre[1] - suns[s][0] * radius * 0.99;
+      p[2] = centre[2];
+      tg_mat4_project (&m, p, a);
+      TG_CHECK (fabs (a[0]) < 1 && fabs (a[1]) < 1 && fabs (a[2]) < 1);
+    }
+}
+
 int
 main (void)
 {
@@ -161,5 +193,6 @@ main (void)
   TG_RUN (test_pan_follows_pointer);
   TG_RUN (test_frame_fits_box);
   TG_RUN (test_pitch_clamped);
+  TG_RUN (test_light_holds_scene);
   return tgtest_result ();
 }
