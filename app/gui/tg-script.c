@@ -18,6 +18,9 @@
  *   camera YAW PITCH      3D view angles in degrees, then frame the output
  *   exaggeration X        3D vertical exaggeration
  *   wireframe on|off
+ *   shadows on|off        3D sun shadows
+ *   grid on|off           3D metre grid
+ *   water off|LEVEL       3D water plane at LEVEL metres
  *   msaa on|off           3D antialiasing
  *   screenshot3d FILE.png save what the 3D view drew
  *   zoom3d F FX FY        wheel-zoom by F towards the point under (FX, FY),
@@ -39,6 +42,7 @@
  *
  *   drag FROM TO          press the left button at FROM, move, release at TO
  *   click | dblclick | rclick TARGET
+ *   hover TARGET          move the pointer there, no button
  *   scroll TARGET N       N wheel steps there (N < 0: towards the user)
  *   key KEYS              e.g. "Delete", "ctrl+z", "Tab"
  *   type TEXT
@@ -266,6 +270,8 @@ pointer_step (Script *s, const char *step, const char *arg, GError **error)
       if (!locate (s, words[0], &x, &y, error))
         return FALSE;
       MOVE (x, y);
+      if (!strcmp (step, "hover"))
+        goto spawn;
       ARG ("click");
       ARG ("--repeat");
       ARG ("%d", !strcmp (step, "dblclick") ? 2 : ABS (n));
@@ -275,6 +281,7 @@ pointer_step (Script *s, const char *step, const char *arg, GError **error)
       ARG ("sleep");
       ARG ("0.1");
     }
+spawn:
 #undef MOVE
 #undef ARG
   g_ptr_array_add (argv, NULL);
@@ -342,6 +349,12 @@ step_3d (Script *s, const char *step, const char *arg, gboolean *failed)
     }
   else if (!strcmp (step, "wireframe") && arg)
     tg_viewer3d_set_wireframe (v3, !strcmp (arg, "on"));
+  else if (!strcmp (step, "shadows") && arg)
+    tg_viewer3d_set_shadows (v3, !strcmp (arg, "on"));
+  else if (!strcmp (step, "grid") && arg)
+    tg_viewer3d_set_grid (v3, !strcmp (arg, "on"));
+  else if (!strcmp (step, "water") && arg)
+    tg_viewer3d_set_water (v3, strcmp (arg, "off") != 0, g_ascii_strtod (arg, NULL));
   else if (!strcmp (step, "msaa") && arg)
     tg_viewer3d_set_antialias (v3, !strcmp (arg, "on"));
   else if (!strcmp (step, "screenshot3d") && arg)
@@ -598,7 +611,7 @@ tick (gpointer data)
     }
   else if (!strcmp (step, "drag") || !strcmp (step, "click") || !strcmp (step, "dblclick")
            || !strcmp (step, "rclick") || !strcmp (step, "scroll") || !strcmp (step, "key")
-           || !strcmp (step, "type"))
+           || !strcmp (step, "type") || !strcmp (step, "hover"))
     {
       if (!pointer_step (s, step, arg ? arg : "", &error))
         return fail (s, "%s", error->message);

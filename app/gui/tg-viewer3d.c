@@ -33,6 +33,18 @@
  * sample (normals per fragment), only silhouettes are this coarse. */
 #define CELL_PIXELS 3.0
 #define N_PALETTE 10
+/* Shadow map texels on a side: covers the scene's bounding sphere. */
+#define SHADOW_SIZE 2048
+/* The finest terrain level drawn into the shadow map has at most this
+ * many vertices on a side: a 1025² terrain goes in at every other sample,
+ * about three texels per vertex, which keeps shadows sharp enough at a
+ * quarter of the cost. */
+#define SHADOW_GRID 600
+/* The default camera: from the south-south-east, looking down a little
+ * more than a third; the top view looks straight down with north up. */
+#define HOME_YAW_DEG 20.0
+#define HOME_PITCH_DEG 35.0
+#define TOP_PITCH_DEG 89.5
 
 enum
 {
@@ -40,6 +52,11 @@ enum
   PROG_MESH,
   PROG_INSTANCE,
   PROG_SKY,
+  PROG_WATER,
+  /* Depth only, from the sun: the same order as the first three. */
+  PROG_TERRAIN_SHADOW,
+  PROG_MESH_SHADOW,
+  PROG_INSTANCE_SHADOW,
   N_PROGS
 };
 
@@ -73,8 +90,8 @@ struct _TgViewer3d
   GtkGLArea *area;
   GtkLabel *message, *legend;
   GtkToggleButton *wireframe;
-  GtkCheckButton *antialias;
-  GtkAdjustment *exaggeration, *marker_size;
+  GtkCheckButton *antialias, *shadows, *water, *grid;
+  GtkAdjustment *exaggeration, *marker_size, *water_level;
 
   /* The scene, on the main thread. */
   TgValue *value;
@@ -91,6 +108,7 @@ struct _TgViewer3d
   float marker_m[N_PALETTE]; /* marker height per prototype (mod N_PALETTE) */
   float marker_rgb[N_PALETTE][3]; /* marker colour per prototype (mod N_PALETTE) */
   double sun[3];           /* towards the sun, display space */
+  float height_lo, height_hi; /* the ground's range in metres */
 
   TgOrbitCamera cam, cam0;
   gboolean panning, moving;
@@ -112,6 +130,12 @@ struct _TgViewer3d
   GLsizei cone_count;
   GLuint inst_vbo[4];
   GLsizei n_inst;
+  GLuint shadow_tex, shadow_fbo;
+  TgMat4 shadow_vp;
+  double shadow_texel;      /* metres per shadow texel */
+  double shadow_key[5];     /* sun, exaggeration of the map drawn */
+  gboolean shadow_valid;    /* the map shows the uploaded scene */
+  double shadow_ms;         /* time to draw it, for TERRANE_DEBUG=timing */
   GLuint fbo, fbo_color, fbo_depth, rfbo, rfbo_color, rfbo_depth;
   int fb_w, fb_h, fb_samples, max_samples;
   TgMat4 last_inv_vp;
@@ -175,6 +199,8 @@ scene_bounds (TgViewer3d *self)
               hi = MAX (hi, h);
             }
         }
+      self->height_lo = lo * (float) self->world.height_m;
+      self->height_hi = hi * (float) self->world.height_m;
       bounds_add (self, tg_region_x (r, 0), lo * self->world.height_m, tg_region_z (r, 0));
       bounds_add (self, tg_region_x (r, r->width - 1), hi * self->world.height_m,
                   tg_region_z (r, r->height - 1));
@@ -229,9 +255,29 @@ auto_marker_sizes (TgViewer3d *self, const TgPoints *pts)
     }
 }
 
+/* The metre grid's spacing: a round 1, 2 or 5 × 10^k giving about eight
+ * lines across the terrain; 0 when the grid is off or there is no ground. */
+static double
+grid_spacing (TgViewer3d *self)
+{
+  double extent, step;
+
+  if (!gtk_check_button_get_active (self->grid) || !(self->ground || self->drape)
+      || !self->has_bounds)
+    return 0;
+  extent = MAX (self->bmax[0] - self->bmin[0], self->bmax[2] - self->bmin[2]);
+  step = pow (10, floor (log10 (MAX (extent / 8, 1e-3))));
+  if (step * 5 <= extent / 8)
+    return step * 5;
+  if (step * 2 <= extent / 8)
+    return step * 2;
+  return step;
+}
+
 static void
 update_legend (TgViewer3d *self)
 {
+  double grid = grid_spacing (self);
   g_autoptr (GString) s = g_string_new (NULL);
   const TgValue *v = self->value;
 
@@ -269,6 +315,14 @@ update_legend (TgViewer3d *self)
   else if (self->ground)
     g_string_printf (s, _("%d × %d samples"), self->ground->region.width,
                      self->ground->region.height);
+  if (grid > 0)
+    {
+      g_autofree char *len = grid >= 1000 ? g_strdup_printf (_("%g km"), grid / 1000)
+                                          : g_strdup_printf (_("%g m"), grid);
+      g_string_append (s, s->len ? "   " : "");
+      /* TRANSLATORS: the spacing of the metre grid drawn on the terrain. */
+      g_string_append_printf (s, _("grid %s"), len);
+    }
   gtk_label_set_markup (self->legend, s->str);
 }
 
@@ -431,6 +485,25 @@ tg_viewer3d_set_view_angles (TgViewer3d *self, double yaw_deg, double pitch_deg)
   queue_redraw (self);
 }
 
+void
+tg_viewer3d_set_shadows (TgViewer3d *self, gboolean shadows)
+{
+  gtk_check_button_set_active (self->shadows, shadows);
+}
+
+void
+tg_viewer3d_set_grid (TgViewer3d *self, gboolean grid)
+{
+  gtk_check_button_set_active (self->grid, grid);
+}
+
+void
+tg_viewer3d_set_water (TgViewer3d *self, gboolean water, double level_m)
+{
+  gtk_adjustment_set_value (self->water_level, level_m);
+  gtk_check_button_set_active (self->water, water);
+}
+
 /* --- GL objects -------------------------------------------------------------- */
 
 static GLuint
@@ -572,6 +645,30 @@ free_scene_objects (TgViewer3d *self)
   memset (self->inst_vbo, 0, sizeof self->inst_vbo);
   self->n_inst = 0;
   self->n_triangles = 0;
+  self->shadow_valid = FALSE;
+}
+
+/* The sun's depth map: a depth texture that compares (sampler2DShadow)
+ * with linear filtering, so each lookup blends four texels. */
+static void
+make_shadow_map (TgViewer3d *self)
+{
+  glGenTextures (1, &self->shadow_tex);
+  glBindTexture (GL_TEXTURE_2D, self->shadow_tex);
+  glTexImage2D (GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, SHADOW_SIZE, SHADOW_SIZE, 0,
+                GL_DEPTH_COMPONENT, GL_UNSIGNED_INT, NULL);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
+  glGenFramebuffers (1, &self->shadow_fbo);
+  glBindFramebuffer (GL_FRAMEBUFFER, self->shadow_fbo);
+  glFramebufferTexture2D (GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, self->shadow_tex, 0);
+  glDrawBuffer (GL_NONE);
+  glReadBuffer (GL_NONE);
+  glBindFramebuffer (GL_FRAMEBUFFER, 0);
 }
 
 static void
@@ -883,19 +980,40 @@ common_uniforms (TgViewer3d *self, GLuint p, const TgMat4 *vp, const double eye[
   glUniform1f (loc (p, "u_haze_m"), (float) MAX (radius * 6, 1.0));
   glUniform3fv (loc (p, "u_horizon"), 1, horizon);
   glUniform1i (loc (p, "u_wire"), 0);
+  glUniform1i (loc (p, "u_shadow"), 2);
+  glUniform1i (loc (p, "u_has_shadow"),
+               self->shadow_valid && gtk_check_button_get_active (self->shadows));
+  glUniformMatrix4fv (loc (p, "u_light_vp"), 1, GL_FALSE, self->shadow_vp.m);
+  glUniform1f (loc (p, "u_shadow_texel"), (float) self->shadow_texel);
 }
 
+/* Sets the terrain's uniforms on P (terrain or water program). */
 static void
-draw_geometry (TgViewer3d *self, int level)
+terrain_uniforms (TgViewer3d *self, GLuint p)
 {
-  if (self->height_tex)
+  const TgRegion *r = self->ground ? &self->ground->region : &self->drape->region;
+
+  glUniform2i (loc (p, "u_size"), self->ter_w, self->ter_h);
+  glUniform2f (loc (p, "u_origin"), (float) tg_region_x (r, 0), (float) tg_region_z (r, 0));
+  glUniform1f (loc (p, "u_cell"), (float) r->cell);
+  glUniform1f (loc (p, "u_height_m"), self->ground ? (float) self->world.height_m : 0.f);
+  glActiveTexture (GL_TEXTURE0);
+  glBindTexture (GL_TEXTURE_2D, self->height_tex);
+  glUniform1i (loc (p, "u_height"), 0);
+}
+
+/* Draws what there is with PROG, the terrain, mesh and instance programs
+ * (of the colour pass or the shadow pass), the terrain at LEVEL.  Without
+ * TERRAIN, only the meshes and instances (the wireframe's line pass: the
+ * terrain draws its wireframe itself). */
+static void
+draw_geometry (TgViewer3d *self, const GLuint prog[3], int level, gboolean terrain)
+{
+  if (self->height_tex && terrain)
     {
-      GLuint p = self->prog[PROG_TERRAIN];
-      const TgRegion *r = self->ground ? &self->ground->region : &self->drape->region;
+      GLuint p = prog[0];
       glUseProgram (p);
-      glActiveTexture (GL_TEXTURE0);
-      glBindTexture (GL_TEXTURE_2D, self->height_tex);
-      glUniform1i (loc (p, "u_height"), 0);
+      terrain_uniforms (self, p);
       glActiveTexture (GL_TEXTURE1);
       glBindTexture (GL_TEXTURE_2D, self->drape_tex);
       glUniform1i (loc (p, "u_drape"), 1);
@@ -903,12 +1021,8 @@ draw_geometry (TgViewer3d *self, int level)
       if (self->drape)
         glUniform2i (loc (p, "u_drape_size"), self->drape->region.width,
                      self->drape->region.height);
-      glUniform2i (loc (p, "u_size"), self->ter_w, self->ter_h);
       glUniform1i (loc (p, "u_grid_w"), self->grid_w[level]);
       glUniform1i (loc (p, "u_step"), self->strip_step[level]);
-      glUniform2f (loc (p, "u_origin"), (float) tg_region_x (r, 0), (float) tg_region_z (r, 0));
-      glUniform1f (loc (p, "u_cell"), (float) r->cell);
-      glUniform1f (loc (p, "u_height_m"), self->ground ? (float) self->world.height_m : 0.f);
       glBindVertexArray (self->terrain_vao);
       glBindBuffer (GL_ELEMENT_ARRAY_BUFFER, self->strip_ibo[level]);
       glEnable (GL_PRIMITIVE_RESTART);
@@ -918,8 +1032,8 @@ draw_geometry (TgViewer3d *self, int level)
     }
   if (self->n_chunks)
     {
-      glUseProgram (self->prog[PROG_MESH]);
-      glUniform1f (loc (self->prog[PROG_MESH], "u_emit"), 0.f);
+      glUseProgram (prog[1]);
+      glUniform1f (loc (prog[1], "u_emit"), 0.f);
       for (int c = 0; c < self->n_chunks; c++)
         {
           glBindVertexArray (self->chunks[c].vao);
@@ -928,7 +1042,7 @@ draw_geometry (TgViewer3d *self, int level)
     }
   if (self->n_inst)
     {
-      GLuint p = self->prog[PROG_INSTANCE];
+      GLuint p = prog[2];
       float size[N_PALETTE];
       for (int k = 0; k < N_PALETTE; k++)
         size[k] = self->marker_m[k] * (float) gtk_adjustment_get_value (self->marker_size);
@@ -943,6 +1057,71 @@ draw_geometry (TgViewer3d *self, int level)
   glBindVertexArray (0);
 }
 
+/* Draws the sun's depth map when the sun, the exaggeration or the scene
+ * changed since it was drawn: the camera does not enter into it, so
+ * orbiting costs only the lookups.  The terrain goes in at a level of
+ * about the map's resolution.  Leaves our framebuffer bound. */
+static void
+update_shadow_map (TgViewer3d *self, const double centre[3], double radius)
+{
+  const GLuint prog[3] = { self->prog[PROG_TERRAIN_SHADOW], self->prog[PROG_MESH_SHADOW],
+                           self->prog[PROG_INSTANCE_SHADOW] };
+  double key[5] = { self->sun[0], self->sun[1], self->sun[2], exaggeration (self), radius };
+  int level = 0;
+  gint64 t0 = g_get_monotonic_time ();
+
+  if (self->shadow_valid && !memcmp (key, self->shadow_key, sizeof key))
+    return;
+  memcpy (self->shadow_key, key, sizeof key);
+  tg_mat4_light (&self->shadow_vp, self->sun, centre, radius);
+  self->shadow_texel = 2 * radius / SHADOW_SIZE;
+  while (level + 1 < self->n_levels && self->grid_w[level] > SHADOW_GRID)
+    level++;
+  glBindFramebuffer (GL_FRAMEBUFFER, self->shadow_fbo);
+  glViewport (0, 0, SHADOW_SIZE, SHADOW_SIZE);
+  glClearDepth (1);
+  glClear (GL_DEPTH_BUFFER_BIT);
+  glEnable (GL_DEPTH_TEST);
+  glDepthFunc (GL_LEQUAL);
+  /* A slope-scaled bias against the surface shadowing itself. */
+  glEnable (GL_POLYGON_OFFSET_FILL);
+  glPolygonOffset (1.5f, 4.f);
+  for (int k = 0; k < 3; k++)
+    common_uniforms (self, prog[k], &self->shadow_vp, centre, radius);
+  draw_geometry (self, prog, level, TRUE);
+  glDisable (GL_POLYGON_OFFSET_FILL);
+  if (self->timing)
+    {
+      glFinish ();
+      self->shadow_ms = (g_get_monotonic_time () - t0) / 1000.0;
+    }
+  glBindFramebuffer (GL_FRAMEBUFFER, self->fbo);
+  self->shadow_valid = TRUE;
+}
+
+/* The water plane over the terrain's rectangle, blended over what is
+ * drawn, without writing depth. */
+static void
+draw_water (TgViewer3d *self, const TgMat4 *vp, const double eye[3], double radius,
+            const float zenith[3])
+{
+  GLuint p = self->prog[PROG_WATER];
+
+  common_uniforms (self, p, vp, eye, radius);
+  terrain_uniforms (self, p);
+  glUniform1f (loc (p, "u_level_m"), (float) gtk_adjustment_get_value (self->water_level));
+  glUniform1f (loc (p, "u_murk_m"), (float) MAX (self->world.height_m * 0.04, 0.5));
+  glUniform3fv (loc (p, "u_zenith"), 1, zenith);
+  glEnable (GL_BLEND);
+  glBlendFunc (GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA);
+  glDepthMask (GL_FALSE);
+  glBindVertexArray (self->empty_vao);
+  glDrawArrays (GL_TRIANGLE_STRIP, 0, 4);
+  glBindVertexArray (0);
+  glDepthMask (GL_TRUE);
+  glDisable (GL_BLEND);
+}
+
 /* Draws the scene into our framebuffer (bound by the caller), W x H. */
 static void
 draw_scene (TgViewer3d *self, int w, int h, gboolean coarse)
@@ -951,8 +1130,10 @@ draw_scene (TgViewer3d *self, int w, int h, gboolean coarse)
   float zenith[3];
   double eye[3], centre[3], radius = 1, bmin[3] = { 0 }, bmax[3] = { 0 };
   TgMat4 view, proj, vp;
-  int level = 0;
+  int level = 0, wire_step = 0;
   gboolean wire = gtk_toggle_button_get_active (self->wireframe);
+  const GLuint prog[3] = { self->prog[PROG_TERRAIN], self->prog[PROG_MESH],
+                           self->prog[PROG_INSTANCE] };
 
   if (self->has_bounds)
     {
@@ -979,7 +1160,7 @@ draw_scene (TgViewer3d *self, int w, int h, gboolean coarse)
   self->last_h = h;
   tg_orbit_camera_eye (&self->cam, eye);
 
-  if (self->n_levels > 1)
+  if (self->n_levels > 0)
     {
       /* Pixels per metre where the box is nearest to the eye. */
       const TgRegion *r = self->ground ? &self->ground->region : &self->drape->region;
@@ -996,8 +1177,13 @@ draw_scene (TgViewer3d *self, int w, int h, gboolean coarse)
       /* While the camera moves, one level coarser still. */
       if (coarse && level + 1 < self->n_levels)
         level++;
+      /* The terrain's wireframe is never finer than its triangles; the
+       * shader makes it coarser where they are small on screen. */
+      wire_step = self->strip_step[level];
     }
   self->level = level;
+  if (self->has_bounds && gtk_check_button_get_active (self->shadows))
+    update_shadow_map (self, centre, radius);
 
   glViewport (0, 0, w, h);
   glClearColor (0, 0, 0, 1);
@@ -1020,26 +1206,33 @@ draw_scene (TgViewer3d *self, int w, int h, gboolean coarse)
   /* The z mirror turns the engine's counter-clockwise faces clockwise. */
   glFrontFace (GL_CW);
 
-  for (int p = PROG_TERRAIN; p <= PROG_INSTANCE; p++)
-    common_uniforms (self, self->prog[p], &vp, eye, radius);
+  glActiveTexture (GL_TEXTURE2);
+  glBindTexture (GL_TEXTURE_2D, self->shadow_tex);
+  for (int k = 0; k < 3; k++)
+    common_uniforms (self, prog[k], &vp, eye, radius);
+  glUseProgram (prog[0]);
+  glUniform1f (loc (prog[0], "u_grid_m"), (float) grid_spacing (self));
+  glUniform1f (loc (prog[0], "u_wire_step"), wire ? (float) wire_step : 0.f);
   if (wire)
     {
       glEnable (GL_POLYGON_OFFSET_FILL);
       glPolygonOffset (1, 1);
     }
-  draw_geometry (self, level);
+  draw_geometry (self, prog, level, TRUE);
   if (wire)
     {
       glDisable (GL_POLYGON_OFFSET_FILL);
       glPolygonMode (GL_FRONT_AND_BACK, GL_LINE);
-      for (int p = PROG_TERRAIN; p <= PROG_INSTANCE; p++)
+      for (int k = 1; k < 3; k++)
         {
-          glUseProgram (self->prog[p]);
-          glUniform1i (loc (self->prog[p], "u_wire"), 1);
+          glUseProgram (prog[k]);
+          glUniform1i (loc (prog[k], "u_wire"), 1);
         }
-      draw_geometry (self, level);
+      draw_geometry (self, prog, level, FALSE);
       glPolygonMode (GL_FRONT_AND_BACK, GL_FILL);
     }
+  if (self->height_tex && self->ground && gtk_check_button_get_active (self->water))
+    draw_water (self, &vp, eye, radius, zenith);
   glFrontFace (GL_CCW);
   glUseProgram (0);
 }
@@ -1053,6 +1246,10 @@ area_realize (TgViewer3d *self)
     { "mesh.vert", "surface.frag" },
     { "instance.vert", "surface.frag" },
     { "sky.vert", "sky.frag" },
+    { "water.vert", "water.frag" },
+    { "terrain.vert", "shadow.frag" },
+    { "mesh.vert", "shadow.frag" },
+    { "instance.vert", "shadow.frag" },
   };
 
   g_clear_pointer (&self->error, g_free);
@@ -1079,6 +1276,7 @@ area_realize (TgViewer3d *self)
   glGenVertexArrays (1, &self->empty_vao);
   glGenVertexArrays (1, &self->terrain_vao);
   make_cone (self);
+  make_shadow_map (self);
   glGetIntegerv (GL_MAX_SAMPLES, &self->max_samples);
   {
     /* Software rasterisers shade every sample: 4× MSAA costs them 4×
@@ -1109,6 +1307,9 @@ area_unrealize (TgViewer3d *self)
   glDeleteVertexArrays (1, &self->empty_vao);
   glDeleteVertexArrays (1, &self->terrain_vao);
   glDeleteVertexArrays (1, &self->cone_vao);
+  glDeleteTextures (1, &self->shadow_tex);
+  glDeleteFramebuffers (1, &self->shadow_fbo);
+  self->shadow_tex = self->shadow_fbo = 0;
   glDeleteBuffers (1, &self->cone_vbo);
   glDeleteBuffers (1, &self->cone_ibo);
   self->empty_vao = self->terrain_vao = self->cone_vao = self->cone_vbo = self->cone_ibo = 0;
@@ -1159,10 +1360,11 @@ area_render (TgViewer3d *self, GdkGLContext *context)
       glFinish ();
       t2 = g_get_monotonic_time ();
       g_printerr ("timing: 3d frame %s %d×%d %d× MSAA%s: %.1f ms, upload %.1f ms, %" G_GINT64_FORMAT
-                  " triangles, terrain level %d\n",
+                  " triangles, terrain level %d, shadow map %.1f ms\n",
                   self->id ? self->id : "-", w, h, self->fb_samples,
                   self->moving ? " moving" : "", (t2 - t1) / 1000.0,
-                  (t1 - t0) / 1000.0, self->n_triangles, self->level);
+                  (t1 - t0) / 1000.0, self->n_triangles, self->level, self->shadow_ms);
+      self->shadow_ms = 0;
     }
   return TRUE;
 }
@@ -1396,6 +1598,37 @@ pointer_motion (TgViewer3d *self, double x, double y)
   self->pointer_y = y;
 }
 
+/* The view takes the keys while the pointer is over it, as 3D views do,
+ * unless the user is typing in an entry. */
+static void
+pointer_enter (TgViewer3d *self, double x, double y)
+{
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+  GtkWidget *focus = root ? gtk_root_get_focus (root) : NULL;
+
+  pointer_motion (self, x, y);
+  if (!focus || !GTK_IS_EDITABLE (focus))
+    gtk_widget_grab_focus (GTK_WIDGET (self->area));
+}
+
+static void
+view_top (TgViewer3d *self)
+{
+  tg_viewer3d_set_view_angles (self, 0, TOP_PITCH_DEG);
+}
+
+static void
+view_home (TgViewer3d *self)
+{
+  tg_viewer3d_set_view_angles (self, HOME_YAW_DEG, HOME_PITCH_DEG);
+}
+
+static void
+toggle_check (GtkCheckButton *b)
+{
+  gtk_check_button_set_active (b, !gtk_check_button_get_active (b));
+}
+
 static gboolean
 scrolled (TgViewer3d *self, double dx, double dy)
 {
@@ -1423,9 +1656,25 @@ key_pressed (TgViewer3d *self, guint keyval, guint keycode, GdkModifierType stat
     {
     case GDK_KEY_f:
     case GDK_KEY_F:
+      /* From where the user has turned to, at a sensible height. */
+      tg_viewer3d_set_view_angles (self, self->cam.yaw * 180 / G_PI, HOME_PITCH_DEG);
+      return TRUE;
     case GDK_KEY_Home:
     case GDK_KEY_KP_Home:
-      tg_viewer3d_frame (self);
+      view_home (self);
+      return TRUE;
+    case GDK_KEY_t:
+    case GDK_KEY_T:
+    case GDK_KEY_KP_7:
+      view_top (self);
+      return TRUE;
+    case GDK_KEY_g:
+    case GDK_KEY_G:
+      toggle_check (self->grid);
+      return TRUE;
+    case GDK_KEY_s:
+    case GDK_KEY_S:
+      toggle_check (self->shadows);
       return TRUE;
     case GDK_KEY_w:
     case GDK_KEY_W:
@@ -1440,6 +1689,27 @@ key_pressed (TgViewer3d *self, guint keyval, guint keycode, GdkModifierType stat
 static void
 option_changed (TgViewer3d *self)
 {
+  queue_redraw (self);
+}
+
+static void
+grid_toggled (TgViewer3d *self)
+{
+  update_legend (self);
+  queue_redraw (self);
+}
+
+/* Water turned on at a level outside the ground's heights would show
+ * nothing or drown it all: start a quarter of the way up instead. */
+static void
+water_toggled (TgViewer3d *self)
+{
+  double level = gtk_adjustment_get_value (self->water_level);
+
+  if (gtk_check_button_get_active (self->water) && self->ground
+      && (level <= self->height_lo || level >= self->height_hi))
+    gtk_adjustment_set_value (self->water_level,
+                              round (self->height_lo + 0.25 * (self->height_hi - self->height_lo)));
   queue_redraw (self);
 }
 
@@ -1487,6 +1757,10 @@ tg_viewer3d_class_init (TgViewer3dClass *klass)
   gtk_widget_class_bind_template_child (wc, TgViewer3d, legend);
   gtk_widget_class_bind_template_child (wc, TgViewer3d, wireframe);
   gtk_widget_class_bind_template_child (wc, TgViewer3d, antialias);
+  gtk_widget_class_bind_template_child (wc, TgViewer3d, shadows);
+  gtk_widget_class_bind_template_child (wc, TgViewer3d, water);
+  gtk_widget_class_bind_template_child (wc, TgViewer3d, water_level);
+  gtk_widget_class_bind_template_child (wc, TgViewer3d, grid);
   gtk_widget_class_bind_template_child (wc, TgViewer3d, exaggeration);
   gtk_widget_class_bind_template_child (wc, TgViewer3d, marker_size);
   gtk_widget_class_bind_template_callback (wc, area_realize);
@@ -1497,6 +1771,11 @@ tg_viewer3d_class_init (TgViewer3dClass *klass)
   gtk_widget_class_bind_template_callback (wc, drag_end);
   gtk_widget_class_bind_template_callback (wc, click_pressed);
   gtk_widget_class_bind_template_callback (wc, pointer_motion);
+  gtk_widget_class_bind_template_callback (wc, pointer_enter);
+  gtk_widget_class_bind_template_callback (wc, view_top);
+  gtk_widget_class_bind_template_callback (wc, view_home);
+  gtk_widget_class_bind_template_callback (wc, grid_toggled);
+  gtk_widget_class_bind_template_callback (wc, water_toggled);
   gtk_widget_class_bind_template_callback (wc, scrolled);
   gtk_widget_class_bind_template_callback (wc, key_pressed);
   gtk_widget_class_bind_template_callback (wc, option_changed);
@@ -1514,10 +1793,9 @@ tg_viewer3d_init (TgViewer3d *self)
   gtk_gl_area_set_required_version (self->area, 3, 3);
   self->timing = debug && strstr (debug, "timing");
   self->type = -1;
-  /* From the south-south-east, looking down a little more than a third. */
   self->cam.fovy = 40 * G_PI / 180;
-  self->cam.yaw = 20 * G_PI / 180;
-  self->cam.pitch = 35 * G_PI / 180;
+  self->cam.yaw = HOME_YAW_DEG * G_PI / 180;
+  self->cam.pitch = HOME_PITCH_DEG * G_PI / 180;
   self->cam.distance = 1000;
   tg_viewer3d_set_sun (self, 315, 40);
 }

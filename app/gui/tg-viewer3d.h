@@ -13,8 +13,10 @@
  * that, seen from above with north up, east is on the right as on the 2D
  * map.  Orbit with the left button, pan with the middle button or
  * Shift+left, zoom towards the point under the pointer with the wheel,
- * double-click to orbit around a point, F or Home to frame, W for
- * wireframe.
+ * double-click to orbit around a point, F to frame from a 3/4 angle on
+ * the side the view is turned to, Home for the default perspective, T
+ * (or keypad 7) for the top view, W for wireframe, G for the metre grid,
+ * S for sun shadows.  Keys reach the view while the pointer is over it.
  */
 #pragma once
 
@@ -44,6 +46,12 @@ void tg_viewer3d_set_antialias (TgViewer3d *self, gboolean antialias);
 void tg_viewer3d_set_exaggeration (TgViewer3d *self, double exaggeration);
 /* Orbit angles in degrees (yaw 0 looks north, from the south). */
 void tg_viewer3d_set_view_angles (TgViewer3d *self, double yaw_deg, double pitch_deg);
+
+/* Sun shadows (on by default), the metre grid, and the water plane at
+ * LEVEL_M metres (engine heights, before exaggeration). */
+void tg_viewer3d_set_shadows (TgViewer3d *self, gboolean shadows);
+void tg_viewer3d_set_grid (TgViewer3d *self, gboolean grid);
+void tg_viewer3d_set_water (TgViewer3d *self, gboolean water, double level_m);
 
 /* For tests and timing.  TRUE once the latest scene has been drawn, or
  * when the view cannot draw (see get_error). */

@@ -5,9 +5,11 @@ deviation, the fraction of pixels that are not sky (the sky is a bright
 blue gradient: blue well above red) and the fraction of saturated warm pixels
 (markers in red/yellow: in the forest example the grass, drawn in its
 red paint colour; the lit terrain ramp and rock colours stay below 0.45
-saturation).
+saturation), and the fraction of near-black pixels (a wireframe too
+dense to read turns the terrain into a dark sheet).
 
 Usage: gl_stats.py FILE [--min-sd X] [--min-object F] [--min-markers F] [--max-markers F]
+                        [--max-dark F]
 Exit 1 when a bound fails."""
 import colorsys, struct, sys, zlib
 
@@ -46,30 +48,41 @@ def read_png(path):
         prev = line
     return w, h, ch, rows
 
-args = sys.argv[1:]
-path = args.pop(0)
-bounds = {'--min-sd': 8.0, '--min-object': 0.15, '--min-markers': None, '--max-markers': None}
-while args:
-    k = args.pop(0)
-    bounds[k] = float(args.pop(0))
-w, h, ch, rows = read_png(path)
-grey, obj, warm, n = [], 0, 0, 0
-for row in rows[::2]:
-    for i in range(0, w * ch, ch * 2):
-        r, g, b = row[i], row[i + 1], row[i + 2]
-        n += 1
-        grey.append((r + g + b) / 3)
-        if not (b > r + 30 and b >= g and b > 190):
-            obj += 1
-        hue, sat, val = colorsys.rgb_to_hsv(r / 255, g / 255, b / 255)
-        if sat > 0.45 and val > 0.35 and (hue < 60 / 360 or hue > 330 / 360):
-            warm += 1
-mean = sum(grey) / n
-sd = (sum((v - mean) ** 2 for v in grey) / n) ** 0.5
-print(f'{path}: {w}x{h} grey sd {sd:.1f}, object {obj / n:.3f}, warm markers {warm / n:.4f}')
-ok = sd > bounds['--min-sd'] and obj / n > bounds['--min-object']
-if bounds['--min-markers'] is not None:
-    ok = ok and warm / n >= bounds['--min-markers']
-if bounds['--max-markers'] is not None:
-    ok = ok and warm / n <= bounds['--max-markers']
-sys.exit(0 if ok else 1)
+def main():
+    args = sys.argv[1:]
+    path = args.pop(0)
+    bounds = {'--min-sd': 8.0, '--min-object': 0.15, '--min-markers': None, '--max-markers': None,
+              '--max-dark': None}
+    while args:
+        k = args.pop(0)
+        bounds[k] = float(args.pop(0))
+    w, h, ch, rows = read_png(path)
+    grey, obj, warm, dark, n = [], 0, 0, 0, 0
+    for row in rows[::2]:
+        for i in range(0, w * ch, ch * 2):
+            r, g, b = row[i], row[i + 1], row[i + 2]
+            n += 1
+            grey.append((r + g + b) / 3)
+            if grey[-1] < 40:
+                dark += 1
+            if not (b > r + 30 and b >= g and b > 190):
+                obj += 1
+            hue, sat, val = colorsys.rgb_to_hsv(r / 255, g / 255, b / 255)
+            if sat > 0.45 and val > 0.35 and (hue < 60 / 360 or hue > 330 / 360):
+                warm += 1
+    mean = sum(grey) / n
+    sd = (sum((v - mean) ** 2 for v in grey) / n) ** 0.5
+    print(f'{path}: {w}x{h} grey sd {sd:.1f}, object {obj / n:.3f}, warm markers {warm / n:.4f}, '
+          f'dark {dark / n:.3f}')
+    ok = sd > bounds['--min-sd'] and obj / n > bounds['--min-object']
+    if bounds['--min-markers'] is not None:
+        ok = ok and warm / n >= bounds['--min-markers']
+    if bounds['--max-markers'] is not None:
+        ok = ok and warm / n <= bounds['--max-markers']
+    if bounds['--max-dark'] is not None:
+        ok = ok and dark / n <= bounds['--max-dark']
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == '__main__':
+    main()

@@ -5,7 +5,9 @@
 # blank, enough of the view covered by the object, marker colours present
 # where there are instances and absent where there are none.  Zoom to the
 # cursor keeps the point under the pointer; orbit and wheel through real
-# pointer events (xdotool) change the picture.  Without GL the 3D page
+# pointer events (xdotool) change the picture; the island's look (sun
+# shadows, water, grid, a readable wireframe) and the camera keys are
+# checked against frames with each feature off.  Without GL the 3D page
 # says so and the app carries on.  Frame times are printed (TERRANE_DEBUG
 # =timing), not asserted.  Skips (77) only when no X server can start.
 # Usage: gui_3d.sh TERRANE
@@ -60,6 +62,51 @@ grep -q "timing: 3d frame profile .* 2097152 triangles" "$out/island.log" \
 check "$out/island.png" --min-sd 10 --min-object 0.1 --max-markers 0.001
 check "$out/island_x2.5.png" --min-sd 10 --min-object 0.1
 cmp -s "$out/island.png" "$out/island_x2.5.png" && { echo "FAIL: exaggeration changed nothing"; fail=1; }
+
+# The island's look: sun shadows only darken (the lee of the peaks), the
+# wireframe of 1025² samples stays lines over a lit terrain rather than a
+# dark sheet, water at 15 m changes the low ground and leaves the peaks
+# in the middle of the top view alone, the grid draws lines.  Then keys
+# with the pointer over the view and no click: T gives the top view as
+# the camera step does, Home the default perspective, F after an orbit
+# frames from the orbit's side at the default height.
+compare="python3 $src/tests/gui/gl_compare.py"
+cmpck () { # A B ARGS...: gl_compare bounds
+  if $compare "$@"; then :; else echo "FAIL: $(basename "$1") -> $(basename "$2") out of bounds"; fail=1; fi
+}
+script="resolution 1025;select profile;wait;view 3d;wait3d;screenshot3d $out/look_home.png"
+script="$script;zoom3d 0.35 0.5 0.5;wait3d;screenshot3d $out/look_sun.png"
+script="$script;shadows off;wait3d;screenshot3d $out/look_nosun.png;shadows on"
+script="$script;wireframe on;wait3d;screenshot3d $out/look_wire.png;wireframe off"
+script="$script;camera 0 89.5;wait3d;screenshot3d $out/look_top.png"
+script="$script;water 15;wait3d;screenshot3d $out/look_water.png;screenshot $out/look_window.png;water off"
+script="$script;grid on;wait3d;screenshot3d $out/look_grid.png;grid off;camera 20 35;wait3d"
+if command -v xdotool > /dev/null; then
+  script="$script;hover css:tgviewer3d@0.5,0.5;key t;sleep 300;wait3d;screenshot3d $out/key_top.png"
+  script="$script;key Home;sleep 300;wait3d;screenshot3d $out/key_home.png"
+  script="$script;drag css:tgviewer3d@0.4,0.5 css:tgviewer3d@0.7,0.3;sleep 300;wait3d"
+  script="$script;screenshot3d $out/key_orbit.png;key f;sleep 300;wait3d;screenshot3d $out/key_f.png"
+fi
+script="$script;quit"
+if ! run "$script" "$src/data/examples/island.tgraph" "$out/look.log"; then
+  echo "FAIL: island look:"; cat "$out/look.log"; exit 1
+fi
+grep -E "shadow map [1-9]" "$out/look.log" | head -1
+cmpck "$out/look_nosun.png" "$out/look_sun.png" --min-darker 0.03 --max-brighter 0.002
+cmpck "$out/look_sun.png" "$out/look_wire.png" --region 0.1,0.3,0.9,0.9 --min-darker 0.1
+check "$out/look_wire.png" --min-sd 10 --min-object 0.3 --max-dark 0.05
+cmpck "$out/look_top.png" "$out/look_water.png" --min-changed 0.2
+cmpck "$out/look_top.png" "$out/look_water.png" --region 0.45,0.45,0.55,0.55 --max-changed 0.05
+cmpck "$out/look_top.png" "$out/look_grid.png" --min-darker 0.01 --max-brighter 0.002
+python3 "$src/tests/gui/png_stats.py" "$out/look_window.png" || { echo "FAIL: window screenshot blank"; fail=1; }
+if command -v xdotool > /dev/null; then
+  cmp -s "$out/key_top.png" "$out/look_top.png" && echo "ok: T over the view gives the top view" \
+    || { echo "FAIL: T over the view (no click) did not give the top view"; fail=1; }
+  cmp -s "$out/key_home.png" "$out/look_home.png" && echo "ok: Home gives the default view" \
+    || { echo "FAIL: Home did not give the default view"; fail=1; }
+  cmp -s "$out/key_orbit.png" "$out/key_f.png" && { echo "FAIL: F changed nothing"; fail=1; }
+  cmp -s "$out/key_home.png" "$out/key_f.png" && { echo "FAIL: F forgot the orbit's side"; fail=1; }
+fi
 
 # The forest's instances stand on the eroded terrain, coloured per
 # prototype; the scatter's own terrain comes along.  Then real input.

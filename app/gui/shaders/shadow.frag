@@ -1,0 +1,5 @@
+/* The shadow map pass writes depth only. */
+void
+main ()
+{
+}
