@@ -21,6 +21,7 @@
  *   shadows on|off        3D sun shadows
  *   grid on|off           3D metre grid
  *   water off|LEVEL       3D water plane at LEVEL metres
+ *   splat-layer N         3D: layer N of a layers output alone, -1 for all
  *   msaa on|off           3D antialiasing
  *   screenshot3d FILE.png save what the 3D view drew
  *   zoom3d F FX FY        wheel-zoom by F towards the point under (FX, FY),
@@ -351,6 +352,8 @@ step_3d (Script *s, const char *step, const char *arg, gboolean *failed)
     tg_viewer3d_set_wireframe (v3, !strcmp (arg, "on"));
   else if (!strcmp (step, "shadows") && arg)
     tg_viewer3d_set_shadows (v3, !strcmp (arg, "on"));
+  else if (!strcmp (step, "splat-layer") && arg)
+    tg_viewer3d_set_splat_layer (v3, atoi (arg));
   else if (!strcmp (step, "grid") && arg)
     tg_viewer3d_set_grid (v3, !strcmp (arg, "on"));
   else if (!strcmp (step, "water") && arg)

@@ -92,6 +92,8 @@ struct _TgViewer3d
   GtkToggleButton *wireframe;
   GtkCheckButton *antialias, *shadows, *water, *grid;
   GtkAdjustment *exaggeration, *marker_size, *water_level;
+  GtkDropDown *splat_layer;  /* 0: every layer in its colour; k: layer k - 1 */
+  GtkStringList *splat_names;
 
   /* The scene, on the main thread. */
   TgValue *value;
@@ -101,6 +103,7 @@ struct _TgViewer3d
   char *id;
   int type;
   guint scene_serial, uploaded_serial;
+  guint drape_wanted, drape_serial; /* drape colourings asked for and uploaded */
   guint redraw_serial, drawn_serial; /* frames asked for and drawn */
   gboolean frame_pending;
   double bmin[3], bmax[3]; /* display space, exaggeration 1 */
@@ -326,6 +329,24 @@ update_legend (TgViewer3d *self)
   gtk_label_set_markup (self->legend, s->str);
 }
 
+/* The splat layer choice lists the layers of a layers output; an edit
+ * of the same layers keeps the choice. */
+static void
+update_splat_names (TgViewer3d *self)
+{
+  const TgValue *d = self->drape && self->drape->type == TG_TYPE_LAYERS ? self->drape : NULL;
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->splat_names)) - 1;
+  guint keep = gtk_drop_down_get_selected (self->splat_layer);
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+
+  for (int c = 0; d && c < d->channels; c++)
+    g_ptr_array_add (names, d->channel_names && d->channel_names[c] ? d->channel_names[c] : "?");
+  g_ptr_array_add (names, NULL);
+  gtk_string_list_splice (self->splat_names, 1, n, (const char *const *) names->pdata);
+  gtk_drop_down_set_selected (self->splat_layer, keep <= names->len - 1 ? keep : 0);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->splat_layer), d != NULL);
+}
+
 static void
 set_message (TgViewer3d *self, const char *text)
 {
@@ -403,6 +424,7 @@ tg_viewer3d_set_scene (TgViewer3d *self, TgValue *v, TgValue *terrain, const TgW
       break;
     }
 
+  update_splat_names (self);
   scene_bounds (self);
   if (type == TG_TYPE_POINTS)
     auto_marker_sizes (self, tg_value_points (v));
@@ -483,6 +505,12 @@ tg_viewer3d_set_view_angles (TgViewer3d *self, double yaw_deg, double pitch_deg)
   self->cam.pitch = pitch_deg * G_PI / 180;
   self->frame_pending = TRUE;
   queue_redraw (self);
+}
+
+void
+tg_viewer3d_set_splat_layer (TgViewer3d *self, int layer)
+{
+  gtk_drop_down_set_selected (self->splat_layer, (guint) MAX (layer + 1, 0));
 }
 
 void
@@ -762,12 +790,20 @@ strip_indices (int gw, int gh, GLsizei *count)
   return ibo;
 }
 
+/* The drape's colour at one sample P of V: an image as it is, layers
+ * each in its colour by weight (or, with LAYER >= 0, that layer's weight
+ * alone as the mask overlay), a mask in red. */
 static void
-drape_pixel (const TgValue *v, const float *p, guint8 *o)
+drape_pixel (const TgValue *v, const float *p, int layer, guint8 *o)
 {
   float rgb[3] = { 0, 0, 0 }, a = 1;
 
-  switch (v->type)
+  if (v->type == TG_TYPE_LAYERS && layer >= 0 && layer < v->channels)
+    {
+      p += layer;
+      v = NULL;
+    }
+  switch (v ? (int) v->type : TG_TYPE_MASK)
     {
     case TG_TYPE_IMAGE:
       for (int c = 0; c < 3; c++)
@@ -798,6 +834,39 @@ drape_pixel (const TgValue *v, const float *p, guint8 *o)
   o[3] = (guint8) lrintf (a * 255.f);
 }
 
+/* The drape's colours into their own texture: a new splat layer choice
+ * replaces only this. */
+static void
+upload_drape (TgViewer3d *self)
+{
+  int layer = (int) gtk_drop_down_get_selected (self->splat_layer) - 1, dw, dh;
+  const TgValue *d;
+  guint8 *px;
+
+  glDeleteTextures (1, &self->drape_tex);
+  self->drape_tex = 0;
+  self->drape_serial = self->drape_wanted;
+  if (!self->drape)
+    return;
+  d = self->drape;
+  dw = d->region.width, dh = d->region.height;
+  px = g_malloc ((gsize) dw * dh * 4);
+  for (int j = 0; j < dh; j++)
+    {
+      const float *row = tg_value_row (d, j);
+      for (int i = 0; i < dw; i++)
+        drape_pixel (d, row + (gsize) i * d->channels, layer, px + ((gsize) j * dw + i) * 4);
+    }
+  glGenTextures (1, &self->drape_tex);
+  glBindTexture (GL_TEXTURE_2D, self->drape_tex);
+  glTexImage2D (GL_TEXTURE_2D, 0, GL_RGBA8, dw, dh, 0, GL_RGBA, GL_UNSIGNED_BYTE, px);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
+  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
+  g_free (px);
+}
+
 static void
 upload_terrain (TgViewer3d *self)
 {
@@ -820,6 +889,7 @@ upload_terrain (TgViewer3d *self)
   g_free (heights);
   self->ter_w = w;
   self->ter_h = h;
+  upload_drape (self);
 
   glBindVertexArray (self->terrain_vao);
   self->n_levels = 0;
@@ -834,27 +904,6 @@ upload_terrain (TgViewer3d *self)
     }
   glBindVertexArray (0);
   self->n_triangles += 2 * (gint64) (w - 1) * (h - 1);
-
-  if (self->drape)
-    {
-      const TgValue *d = self->drape;
-      int dw = d->region.width, dh = d->region.height;
-      guint8 *px = g_malloc ((gsize) dw * dh * 4);
-      for (int j = 0; j < dh; j++)
-        {
-          const float *row = tg_value_row (d, j);
-          for (int i = 0; i < dw; i++)
-            drape_pixel (d, row + (gsize) i * d->channels, px + ((gsize) j * dw + i) * 4);
-        }
-      glGenTextures (1, &self->drape_tex);
-      glBindTexture (GL_TEXTURE_2D, self->drape_tex);
-      glTexImage2D (GL_TEXTURE_2D, 0, GL_RGBA8, dw, dh, 0, GL_RGBA, GL_UNSIGNED_BYTE, px);
-      glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-      glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-      glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-      glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-      g_free (px);
-    }
 }
 
 static void
@@ -938,6 +987,16 @@ upload_scene (TgViewer3d *self)
   if (self->value && self->value->type == TG_TYPE_POINTS)
     upload_points (self, tg_value_points (self->value));
   self->uploaded_serial = self->scene_serial;
+}
+
+/* Uploads a new scene, or only the drape's colours when they changed. */
+static void
+ensure_uploaded (TgViewer3d *self)
+{
+  if (self->uploaded_serial != self->scene_serial)
+    upload_scene (self);
+  else if (self->drape_serial != self->drape_wanted && self->height_tex)
+    upload_drape (self);
 }
 
 /* --- drawing ----------------------------------------------------------------- */
@@ -1334,8 +1393,7 @@ area_render (TgViewer3d *self, GdkGLContext *context)
       return TRUE;
     }
   glGetIntegerv (GL_DRAW_FRAMEBUFFER_BINDING, &target);
-  if (self->uploaded_serial != self->scene_serial)
-    upload_scene (self);
+  ensure_uploaded (self);
   t1 = g_get_monotonic_time ();
   if (!ensure_framebuffers (self, w, h))
     {
@@ -1459,8 +1517,7 @@ draw_offscreen (TgViewer3d *self)
   if (!self->gl_ready || w <= 0 || h <= 0)
     return FALSE;
   gtk_gl_area_make_current (self->area);
-  if (self->uploaded_serial != self->scene_serial)
-    upload_scene (self);
+  ensure_uploaded (self);
   if (!ensure_framebuffers (self, w, h))
     return FALSE;
   glBindFramebuffer (GL_FRAMEBUFFER, self->fbo);
@@ -1693,6 +1750,13 @@ option_changed (TgViewer3d *self)
 }
 
 static void
+splat_layer_changed (TgViewer3d *self)
+{
+  self->drape_wanted++;
+  queue_redraw (self);
+}
+
+static void
 grid_toggled (TgViewer3d *self)
 {
   update_legend (self);
@@ -1761,6 +1825,8 @@ tg_viewer3d_class_init (TgViewer3dClass *klass)
   gtk_widget_class_bind_template_child (wc, TgViewer3d, water);
   gtk_widget_class_bind_template_child (wc, TgViewer3d, water_level);
   gtk_widget_class_bind_template_child (wc, TgViewer3d, grid);
+  gtk_widget_class_bind_template_child (wc, TgViewer3d, splat_layer);
+  gtk_widget_class_bind_template_child (wc, TgViewer3d, splat_names);
   gtk_widget_class_bind_template_child (wc, TgViewer3d, exaggeration);
   gtk_widget_class_bind_template_child (wc, TgViewer3d, marker_size);
   gtk_widget_class_bind_template_callback (wc, area_realize);
@@ -1775,6 +1841,7 @@ tg_viewer3d_class_init (TgViewer3dClass *klass)
   gtk_widget_class_bind_template_callback (wc, view_top);
   gtk_widget_class_bind_template_callback (wc, view_home);
   gtk_widget_class_bind_template_callback (wc, grid_toggled);
+  gtk_widget_class_bind_template_callback (wc, splat_layer_changed);
   gtk_widget_class_bind_template_callback (wc, water_toggled);
   gtk_widget_class_bind_template_callback (wc, scrolled);
   gtk_widget_class_bind_template_callback (wc, key_pressed);

@@ -52,6 +52,9 @@ void tg_viewer3d_set_view_angles (TgViewer3d *self, double yaw_deg, double pitch
 void tg_viewer3d_set_shadows (TgViewer3d *self, gboolean shadows);
 void tg_viewer3d_set_grid (TgViewer3d *self, gboolean grid);
 void tg_viewer3d_set_water (TgViewer3d *self, gboolean water, double level_m);
+/* A layers output: every layer in its colour (LAYER -1) or the weight of
+ * layer LAYER alone, as the mask overlay. */
+void tg_viewer3d_set_splat_layer (TgViewer3d *self, int layer);
 
 /* For tests and timing.  TRUE once the latest scene has been drawn, or
  * when the view cannot draw (see get_error). */

@@ -7,7 +7,8 @@
 # cursor keeps the point under the pointer; orbit and wheel through real
 # pointer events (xdotool) change the picture; the island's look (sun
 # shadows, water, grid, a readable wireframe) and the camera keys are
-# checked against frames with each feature off.  Without GL the 3D page
+# checked against frames with each feature off, and a splat shows all
+# its layers or one.  Without GL the 3D page
 # says so and the app carries on.  Frame times are printed (TERRANE_DEBUG
 # =timing), not asserted.  Skips (77) only when no X server can start.
 # Usage: gui_3d.sh TERRANE
@@ -79,8 +80,9 @@ script="$script;zoom3d 0.35 0.5 0.5;wait3d;screenshot3d $out/look_sun.png"
 script="$script;shadows off;wait3d;screenshot3d $out/look_nosun.png;shadows on"
 script="$script;wireframe on;wait3d;screenshot3d $out/look_wire.png;wireframe off"
 script="$script;camera 0 89.5;wait3d;screenshot3d $out/look_top.png"
-script="$script;water 15;wait3d;screenshot3d $out/look_water.png;screenshot $out/look_window.png;water off"
-script="$script;grid on;wait3d;screenshot3d $out/look_grid.png;grid off;camera 20 35;wait3d"
+script="$script;water 15;wait3d;screenshot3d $out/look_water.png;water off"
+script="$script;grid on;wait3d;screenshot3d $out/look_grid.png;screenshot $out/look_window.png;grid off"
+script="$script;camera 20 35;wait3d"
 if command -v xdotool > /dev/null; then
   script="$script;hover css:tgviewer3d@0.5,0.5;key t;sleep 300;wait3d;screenshot3d $out/key_top.png"
   script="$script;key Home;sleep 300;wait3d;screenshot3d $out/key_home.png"
@@ -107,6 +109,18 @@ if command -v xdotool > /dev/null; then
   cmp -s "$out/key_orbit.png" "$out/key_f.png" && { echo "FAIL: F changed nothing"; fail=1; }
   cmp -s "$out/key_home.png" "$out/key_f.png" && { echo "FAIL: F forgot the orbit's side"; fail=1; }
 fi
+
+# The alpine splat: every layer in its colour, then one layer's weight
+# alone in red (grass in the valleys, then snow on the crests).
+script="select splat;wait;view 3d;wait3d;screenshot3d $out/splat_all.png"
+script="$script;splat-layer 0;wait3d;screenshot3d $out/splat_0.png"
+script="$script;splat-layer 2;wait3d;screenshot3d $out/splat_2.png;quit"
+if ! run "$script" "$src/data/examples/alpine.tgraph" "$out/splat.log"; then
+  echo "FAIL: alpine splat:"; cat "$out/splat.log"; exit 1
+fi
+check "$out/splat_all.png" --min-sd 10 --min-object 0.2 --max-markers 0.001
+check "$out/splat_0.png" --min-sd 10 --min-object 0.2 --min-markers 0.01
+cmpck "$out/splat_0.png" "$out/splat_2.png" --min-changed 0.03
 
 # The forest's instances stand on the eroded terrain, coloured per
 # prototype; the scatter's own terrain comes along.  Then real input.
