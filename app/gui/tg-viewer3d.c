@@ -22,10 +22,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "tg-gl.h"
 #include "tg-gl-math.h"
 
-#define SHADERS "/io/github/terrane/Terrane/shaders/"
-#define RESTART_INDEX 0xffffffffu
 /* Terrain geometry levels: every 1, 2, 4, ... 32nd sample. */
 #define N_LEVELS 6
 /* The level is the coarsest whose cells stay below this many pixels
@@ -534,71 +533,6 @@ tg_viewer3d_set_water (TgViewer3d *self, gboolean water, double level_m)
 
 /* --- GL objects -------------------------------------------------------------- */
 
-static GLuint
-compile (GLenum kind, const char *name, GError **error)
-{
-  g_autoptr (GBytes) body = NULL, common = NULL;
-  g_autofree char *path = g_strconcat (SHADERS, name, NULL);
-  const char *src[3];
-  GLint len[3], ok = 0;
-  GLuint s;
-
-  body = g_resources_lookup_data (path, 0, error);
-  if (!body)
-    return 0;
-  if (kind == GL_FRAGMENT_SHADER
-      && !(common = g_resources_lookup_data (SHADERS "common.glsl", 0, error)))
-    return 0;
-  src[0] = "#version 330 core\n";
-  len[0] = (GLint) strlen (src[0]);
-  src[1] = common ? g_bytes_get_data (common, NULL) : "";
-  len[1] = common ? (GLint) g_bytes_get_size (common) : 0;
-  src[2] = g_bytes_get_data (body, NULL);
-  len[2] = (GLint) g_bytes_get_size (body);
-  s = glCreateShader (kind);
-  glShaderSource (s, 3, src, len);
-  glCompileShader (s);
-  glGetShaderiv (s, GL_COMPILE_STATUS, &ok);
-  if (!ok)
-    {
-      char log[2048] = "";
-      glGetShaderInfoLog (s, sizeof log, NULL, log);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: %s", name, log);
-      glDeleteShader (s);
-      return 0;
-    }
-  return s;
-}
-
-static GLuint
-link_program (const char *vert, const char *frag, GError **error)
-{
-  GLuint vs = compile (GL_VERTEX_SHADER, vert, error), fs = 0, p;
-  GLint ok = 0;
-
-  if (!vs || !(fs = compile (GL_FRAGMENT_SHADER, frag, error)))
-    {
-      glDeleteShader (vs);
-      return 0;
-    }
-  p = glCreateProgram ();
-  glAttachShader (p, vs);
-  glAttachShader (p, fs);
-  glLinkProgram (p);
-  glDeleteShader (vs);
-  glDeleteShader (fs);
-  glGetProgramiv (p, GL_LINK_STATUS, &ok);
-  if (!ok)
-    {
-      char log[2048] = "";
-      glGetProgramInfoLog (p, sizeof log, NULL, log);
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s + %s: %s", vert, frag, log);
-      glDeleteProgram (p);
-      return 0;
-    }
-  return p;
-}
-
 /* A cone of unit height and radius 0.3 with its base at y = 0: the
  * marker.  Each side face has its own apex vertex so the shading is
  * smooth around and sharp at the tip. */
@@ -676,29 +610,6 @@ free_scene_objects (TgViewer3d *self)
   self->shadow_valid = FALSE;
 }
 
-/* The sun's depth map: a depth texture that compares (sampler2DShadow)
- * with linear filtering, so each lookup blends four texels. */
-static void
-make_shadow_map (TgViewer3d *self)
-{
-  glGenTextures (1, &self->shadow_tex);
-  glBindTexture (GL_TEXTURE_2D, self->shadow_tex);
-  glTexImage2D (GL_TEXTURE_2D, 0, GL_DEPTH_COMPONENT24, SHADOW_SIZE, SHADOW_SIZE, 0,
-                GL_DEPTH_COMPONENT, GL_UNSIGNED_INT, NULL);
-  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MIN_FILTER, GL_LINEAR);
-  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_MAG_FILTER, GL_LINEAR);
-  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_WRAP_S, GL_CLAMP_TO_EDGE);
-  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_WRAP_T, GL_CLAMP_TO_EDGE);
-  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_COMPARE_MODE, GL_COMPARE_REF_TO_TEXTURE);
-  glTexParameteri (GL_TEXTURE_2D, GL_TEXTURE_COMPARE_FUNC, GL_LEQUAL);
-  glGenFramebuffers (1, &self->shadow_fbo);
-  glBindFramebuffer (GL_FRAMEBUFFER, self->shadow_fbo);
-  glFramebufferTexture2D (GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_TEXTURE_2D, self->shadow_tex, 0);
-  glDrawBuffer (GL_NONE);
-  glReadBuffer (GL_NONE);
-  glBindFramebuffer (GL_FRAMEBUFFER, 0);
-}
-
 static void
 free_framebuffers (TgViewer3d *self)
 {
@@ -712,32 +623,6 @@ free_framebuffers (TgViewer3d *self)
   self->fb_w = self->fb_h = 0;
 }
 
-static GLuint
-renderbuffer (GLenum format, int samples, int w, int h)
-{
-  GLuint rb;
-
-  glGenRenderbuffers (1, &rb);
-  glBindRenderbuffer (GL_RENDERBUFFER, rb);
-  if (samples > 0)
-    glRenderbufferStorageMultisample (GL_RENDERBUFFER, samples, format, w, h);
-  else
-    glRenderbufferStorage (GL_RENDERBUFFER, format, w, h);
-  return rb;
-}
-
-static GLuint
-framebuffer (GLuint color, GLuint depth)
-{
-  GLuint fb;
-
-  glGenFramebuffers (1, &fb);
-  glBindFramebuffer (GL_FRAMEBUFFER, fb);
-  glFramebufferRenderbuffer (GL_FRAMEBUFFER, GL_COLOR_ATTACHMENT0, GL_RENDERBUFFER, color);
-  glFramebufferRenderbuffer (GL_FRAMEBUFFER, GL_DEPTH_ATTACHMENT, GL_RENDERBUFFER, depth);
-  return fb;
-}
-
 /* Our framebuffer of W x H, multisampled when asked and possible; the
  * single-sampled twin resolves it for read-back. */
 static gboolean
@@ -749,45 +634,19 @@ ensure_framebuffers (TgViewer3d *self, int w, int h)
     return TRUE;
   free_framebuffers (self);
   self->fb_samples = samples;
-  self->fbo_color = renderbuffer (GL_RGBA8, samples, w, h);
-  self->fbo_depth = renderbuffer (GL_DEPTH_COMPONENT24, samples, w, h);
-  self->fbo = framebuffer (self->fbo_color, self->fbo_depth);
+  self->fbo_color = tg_gl_renderbuffer (GL_RGBA8, samples, w, h);
+  self->fbo_depth = tg_gl_renderbuffer (GL_DEPTH_COMPONENT24, samples, w, h);
+  self->fbo = tg_gl_framebuffer (self->fbo_color, self->fbo_depth);
   if (glCheckFramebufferStatus (GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
     return FALSE;
-  self->rfbo_color = renderbuffer (GL_RGBA8, 0, w, h);
-  self->rfbo_depth = renderbuffer (GL_DEPTH_COMPONENT24, 0, w, h);
-  self->rfbo = framebuffer (self->rfbo_color, self->rfbo_depth);
+  self->rfbo_color = tg_gl_renderbuffer (GL_RGBA8, 0, w, h);
+  self->rfbo_depth = tg_gl_renderbuffer (GL_DEPTH_COMPONENT24, 0, w, h);
+  self->rfbo = tg_gl_framebuffer (self->rfbo_color, self->rfbo_depth);
   if (glCheckFramebufferStatus (GL_FRAMEBUFFER) != GL_FRAMEBUFFER_COMPLETE)
     return FALSE;
   self->fb_w = w;
   self->fb_h = h;
   return TRUE;
-}
-
-/* Triangle strips over a grid of GW x GH vertices, one strip per row,
- * separated by the restart index. */
-static GLuint
-strip_indices (int gw, int gh, GLsizei *count)
-{
-  gsize n = (gsize) (gh - 1) * (2 * (gsize) gw + 1);
-  guint32 *idx = g_new (guint32, n), *o = idx;
-  GLuint ibo;
-
-  for (int j = 0; j + 1 < gh; j++)
-    {
-      for (int i = 0; i < gw; i++)
-        {
-          *o++ = (guint32) j * gw + i;
-          *o++ = (guint32) (j + 1) * gw + i;
-        }
-      *o++ = RESTART_INDEX;
-    }
-  glGenBuffers (1, &ibo);
-  glBindBuffer (GL_ELEMENT_ARRAY_BUFFER, ibo);
-  glBufferData (GL_ELEMENT_ARRAY_BUFFER, (GLsizeiptr) (n * sizeof (guint32)), idx, GL_STATIC_DRAW);
-  g_free (idx);
-  *count = (GLsizei) n;
-  return ibo;
 }
 
 /* The drape's colour at one sample P of V: an image as it is, layers
@@ -896,7 +755,7 @@ upload_terrain (TgViewer3d *self)
   for (int level = 0; level < N_LEVELS && (level == 0 || (w - 1) / step >= 16); level++)
     {
       int gw = (w - 2) / step + 2, gh = (h - 2) / step + 2;
-      self->strip_ibo[level] = strip_indices (gw, gh, &self->strip_count[level]);
+      self->strip_ibo[level] = tg_gl_strip_indices (gw, gh, &self->strip_count[level]);
       self->strip_step[level] = step;
       self->grid_w[level] = gw;
       self->n_levels++;
@@ -1085,7 +944,7 @@ draw_geometry (TgViewer3d *self, const GLuint prog[3], int level, gboolean terra
       glBindVertexArray (self->terrain_vao);
       glBindBuffer (GL_ELEMENT_ARRAY_BUFFER, self->strip_ibo[level]);
       glEnable (GL_PRIMITIVE_RESTART);
-      glPrimitiveRestartIndex (RESTART_INDEX);
+      glPrimitiveRestartIndex (TG_GL_RESTART_INDEX);
       glDrawElements (GL_TRIANGLE_STRIP, self->strip_count[level], GL_UNSIGNED_INT, (void *) 0);
       glDisable (GL_PRIMITIVE_RESTART);
     }
@@ -1321,7 +1180,7 @@ area_realize (TgViewer3d *self)
       return;
     }
   for (int p = 0; p < N_PROGS && !error; p++)
-    self->prog[p] = link_program (src[p][0], src[p][1], &error);
+    self->prog[p] = tg_gl_program (src[p][0], src[p][1], &error);
   if (error)
     {
       self->error = g_strdup (error->message);
@@ -1335,7 +1194,7 @@ area_realize (TgViewer3d *self)
   glGenVertexArrays (1, &self->empty_vao);
   glGenVertexArrays (1, &self->terrain_vao);
   make_cone (self);
-  make_shadow_map (self);
+  tg_gl_shadow_map (SHADOW_SIZE, &self->shadow_tex, &self->shadow_fbo);
   glGetIntegerv (GL_MAX_SAMPLES, &self->max_samples);
   {
     /* Software rasterisers shade every sample: 4× MSAA costs them 4×
