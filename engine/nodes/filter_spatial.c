@@ -101,7 +101,7 @@ tg__blur (TgEvalCtx *c, const TgValue *in, const TgRegion *out, double radius_m,
   BlurJob job = { 0 };
   float *w;
   double sigma, sum = 0.0;
-  int rc, grain = tg__grain_rows (out->width);
+  int rc, grain;
 
   if (support > TG__BLUR_MAX_CELLS)
     return tg_eval_fail (c, TG_ERANGE,
@@ -142,6 +142,8 @@ tg__blur (TgEvalCtx *c, const TgValue *in, const TgRegion *out, double radius_m,
       w[k] = (float) (wd[k] / sum);
   }
   job.w = w;
+  /* A sample costs 2r + 1 taps: a wide blur takes one row a chunk. */
+  grain = tg__grain_rows_cost (out->width, 2 * job.r + 1);
 
   rc = tg_eval_parallel (c, out->height + 2 * job.r, grain, blur_h_rows, &job);
   if (rc == 0)

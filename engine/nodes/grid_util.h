@@ -24,6 +24,16 @@ tg__grain_rows (int width)
   return g < 1 ? 1 : g;
 }
 
+/* The same for a kernel that does about COST times a point filter's work
+ * per sample (a convolution's taps): fewer rows a chunk, so a chunk stays
+ * a few milliseconds long and cancel is seen as soon. */
+static inline int
+tg__grain_rows_cost (int width, int cost)
+{
+  int g = tg__grain_rows (width) / (cost > 1 ? cost : 1);
+  return g < 1 ? 1 : g;
+}
+
 /* Checks that input IN (port NAME) is a one-channel grid covering OUT, as
  * the engine promises; fails the node with a clear message otherwise. */
 static inline int
