@@ -115,9 +115,10 @@ mask_ring_m (const MaskParams *p)
   return tg__scatter_ring_m (p->min_spacing_m, p->min_spacing_m);
 }
 
-/* The darts within RING of window WIN of FULL, in seq order, into BUF. */
+/* The darts within RING of window WIN of FULL, in seq order, into BUF;
+ * stops early, at a row of cells, once cancel is asked. */
 static void
-darts_near (const Darts *d, const TgRegion *full, const TgRegion *win, double ring,
+darts_near (TgEvalCtx *c, const Darts *d, const TgRegion *full, const TgRegion *win, double ring,
             TgScatterBuf *buf)
 {
   double bw = tg_region_x (full, win->col0) - ring, be = tg_region_x (full, win->col0 + win->width) + ring;
@@ -128,7 +129,7 @@ darts_near (const Darts *d, const TgRegion *full, const TgRegion *win, double ri
   int64_t cz1 = (int64_t) fmin ((double) d->gh, floor ((d->north - bs) / d->g) + 2.0);
   int k = d->p->attempts;
 
-  for (int64_t cz = cz0; cz < cz1; cz++)
+  for (int64_t cz = cz0; cz < cz1 && !tg_eval_cancelled (c); cz++)
     for (int64_t cx = cx0; cx < cx1; cx++)
       for (int j = 0; j < k; j++)
         {
@@ -170,7 +171,7 @@ mask_window (TgEvalCtx *c, const Darts *d, const TgRegion *full, const TgRegion 
   int64_t n, k = 0;
   int rc = 0;
 
-  darts_near (d, full, win, mask_ring_m (p) + full->cell, &buf);
+  darts_near (c, d, full, win, mask_ring_m (p) + full->cell, &buf);
   if (buf.oom)
     {
       tg__scatter_buf_clear (&buf);
