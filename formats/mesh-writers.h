@@ -17,8 +17,9 @@ int tg__write_mesh_ply (FILE *f, const TgMesh *m, TgError *err);
 
 /* Checks what every writer relies on: arrays present, index count a
  * multiple of 3 and every index below the chunk's vertex count.  The
- * error names the chunk ("chunks[2] (chunk_x1_z0_lod0): index 7 ..."). */
-int tg__mesh_check (const TgMesh *m, const char *format, TgError *err);
+ * error names the chunk ("chunks[2] (chunk_x1_z0_lod0): index 7 ...").
+ * Stops with TG_ECANCELLED once the build writing F is cancelled. */
+int tg__mesh_check (FILE *f, const TgMesh *m, const char *format, TgError *err);
 
 /* Adds the data of chunk C (world frame, checked; borrowed until
  * tg_glb_write) to G in the file's right-handed frame (handedness.h),

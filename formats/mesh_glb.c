@@ -31,8 +31,24 @@ chunk_label (const TgMeshChunk *c)
   return c->name ? c->name : "unnamed";
 }
 
+/* Whether the build writing F was cancelled, looked at once every
+ * CANCEL_EVERY items of a loop over a mesh (about a millisecond). */
+#define CANCEL_EVERY (1 << 20)
+
+static bool
+cancelled_at (FILE *f, int64_t i)
+{
+  return i % CANCEL_EVERY == 0 && tg_io_stream_cancelled (f);
+}
+
+static int
+cancelled_error (const char *format, TgError *err)
+{
+  return tg_error_set (err, TG_ECANCELLED, "", "%s: cancelled", format);
+}
+
 int
-tg__mesh_check (const TgMesh *m, const char *format, TgError *err)
+tg__mesh_check (FILE *f, const TgMesh *m, const char *format, TgError *err)
 {
   if (!m)
     return tg_error_set (err, TG_EINVAL, "", "%s: no mesh", format);
@@ -41,6 +57,8 @@ tg__mesh_check (const TgMesh *m, const char *format, TgError *err)
       const TgMeshChunk *c = &m->chunks[ci];
       char where[64];
 
+      if (tg_io_stream_cancelled (f))
+        return cancelled_error (format, err);
       snprintf (where, sizeof where, "chunks[%d]", ci);
       if (c->n_vertices < 0 || c->n_indices < 0 || c->n_indices % 3 != 0)
         return tg_error_set (err, TG_EINVAL, where,
@@ -52,12 +70,16 @@ tg__mesh_check (const TgMesh *m, const char *format, TgError *err)
         return tg_error_set (err, TG_EINVAL, where, "%s: chunk %s lacks positions or normals",
                              format, chunk_label (c));
       for (int64_t i = 0; i < c->n_indices; i++)
-        if (c->indices[i] >= (uint32_t) c->n_vertices)
+        if (cancelled_at (f, i + 1))
+          return cancelled_error (format, err);
+        else if (c->indices[i] >= (uint32_t) c->n_vertices)
           return tg_error_set (err, TG_EINVAL, where,
                                "%s: chunk %s: index %lld is %u, past its %d vertices", format,
                                chunk_label (c), (long long) i, c->indices[i], c->n_vertices);
       for (int64_t i = 0; i < 3 * (int64_t) c->n_vertices; i++)
-        if (!isfinite (c->positions[i]) || !isfinite (c->normals[i]))
+        if (cancelled_at (f, i + 1))
+          return cancelled_error (format, err);
+        else if (!isfinite (c->positions[i]) || !isfinite (c->normals[i]))
           return tg_error_set (err, TG_EINVAL, where,
                                "%s: chunk %s: vertex %lld has a non-finite position or normal",
                                format, chunk_label (c), (long long) (i / 3));
@@ -214,7 +236,7 @@ int
 tg__write_mesh_glb (FILE *f, const TgMesh *m, TgError *err)
 {
   static const float grey[4] = { 0.8f, 0.8f, 0.8f, 1.0f };
-  int rc = tg__mesh_check (m, "glb", err);
+  int rc = tg__mesh_check (f, m, "glb", err);
   TgGlb *g;
   int material = -1, *node_of;
 
@@ -239,6 +261,13 @@ tg__write_mesh_glb (FILE *f, const TgMesh *m, TgError *err)
       node_of[ci] = -1;
       if (c->n_indices == 0)
         continue;
+      /* Each chunk's bounds are taken before the first byte is written. */
+      if (tg_io_stream_cancelled (f))
+        {
+          tg_glb_free (g);
+          free (node_of);
+          return cancelled_error ("glb", err);
+        }
       if (material < 0)
         material = tg_glb_add_material (g, "terrane", grey, 0.0f, 1.0f, false);
       if (!c->name)

@@ -52,7 +52,7 @@ put_floats (FILE *f, const char *tag, const float *v, int n)
 int
 tg__write_mesh_obj (FILE *f, const TgMesh *m, TgError *err)
 {
-  int rc = tg__mesh_check (m, "obj", err);
+  int rc = tg__mesh_check (f, m, "obj", err);
   locale_t c_locale, old;
   uint64_t base = 1, vt_base = 1; /* OBJ numbers v and vt separately */
 

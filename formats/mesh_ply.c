@@ -39,7 +39,7 @@ put_f32 (uint8_t *p, float v)
 int
 tg__write_mesh_ply (FILE *f, const TgMesh *m, TgError *err)
 {
-  int rc = tg__mesh_check (m, "ply", err);
+  int rc = tg__mesh_check (f, m, "ply", err);
   uint64_t n_vertices = 0, n_faces = 0;
   bool uvs = true, any = false;
   uint8_t *buf;

@@ -139,7 +139,7 @@ tg__write_points_glb (FILE *f, const TgPoints *p, const TgMesh *const *meshes, T
   if ((rc = tg__points_check (p, "glb", err)) < 0)
     return rc;
   for (int k = 0; meshes && k < p->n_protos; k++)
-    if (meshes[k] && (rc = tg__mesh_check (meshes[k], "glb", err)) < 0)
+    if (meshes[k] && (rc = tg__mesh_check (f, meshes[k], "glb", err)) < 0)
       return rc;
 
   /* Instances grouped by prototype, each group in list order. */

@@ -5,10 +5,16 @@
  * a full disk.  The engine hands them this stream over the staged file,
  * so a cancel reaches a writer at its next buffer flush (a few tens of
  * KiB of output) and the staged file is then removed with the export.
+ * A writer that works a while before its first write (a .glb takes its
+ * bounds first) asks tg_io_stream_cancelled between pieces of that work:
+ * live streams are kept in a short list so it can find the token.
  */
 #define _GNU_SOURCE /* fopencookie */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
+
+#include <tgraph/io.h>
 
 #include "internal.h"
 
@@ -16,11 +22,34 @@
  * writer may produce between two looks at the token. */
 #define CANCEL_STREAM_BUFFER (64 * 1024)
 
-typedef struct
+typedef struct CancelStream CancelStream;
+struct CancelStream
 {
   FILE *inner;
+  FILE *outer; /* the stream handed to the writer */
   const TgCancel *cancel;
-} CancelStream;
+  CancelStream *next;
+};
+
+/* The open cancel streams (a build has one per writer at a time). */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static CancelStream *live;
+
+bool
+tg_io_stream_cancelled (FILE *f)
+{
+  bool yes = false;
+
+  pthread_mutex_lock (&live_lock);
+  for (const CancelStream *s = live; s; s = s->next)
+    if (s->outer == f)
+      {
+        yes = tg_cancel_is_requested (s->cancel);
+        break;
+      }
+  pthread_mutex_unlock (&live_lock);
+  return yes;
+}
 
 /* Big writes (a whole mesh buffer) bypass the buffer: they go through
  * in pieces, the token read before each. */
@@ -65,6 +94,14 @@ cancel_stream_close (void *cookie)
   CancelStream *s = cookie;
   int rc = fclose (s->inner);
 
+  pthread_mutex_lock (&live_lock);
+  for (CancelStream **p = &live; *p; p = &(*p)->next)
+    if (*p == s)
+      {
+        *p = s->next;
+        break;
+      }
+  pthread_mutex_unlock (&live_lock);
   free (s);
   return rc;
 }
@@ -94,5 +131,10 @@ tg__cancel_stream_new (FILE *inner, const TgCancel *cancel)
    * through, so the staged file holds what was flushed. */
   setvbuf (inner, NULL, _IONBF, 0);
   setvbuf (f, NULL, _IOFBF, CANCEL_STREAM_BUFFER);
+  s->outer = f;
+  pthread_mutex_lock (&live_lock);
+  s->next = live;
+  live = s;
+  pthread_mutex_unlock (&live_lock);
   return f;
 }

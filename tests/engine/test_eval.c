@@ -402,6 +402,56 @@ test_export_all_or_nothing (void)
   tg_graph_free (g);
 }
 
+/* What a writer saw of tg_io_stream_cancelled, before and after the
+ * build's cancel was asked (from inside the writer, as a user would while
+ * it prepares), and for a stream that is not the build's. */
+static struct
+{
+  TgCancel *cancel;
+  int before, after, other;
+} probe;
+
+static int
+probe_write (FILE *f, const TgImage *img, TgError *err)
+{
+  (void) img;
+  probe.before = tg_io_stream_cancelled (f);
+  tg_cancel_request (probe.cancel);
+  probe.after = tg_io_stream_cancelled (f);
+  probe.other = tg_io_stream_cancelled (stderr);
+  return probe.after ? tg_error_set (err, TG_ECANCELLED, "", "cancelled") : 0;
+}
+
+static void
+test_writer_sees_cancel_before_writing (void)
+{
+  const char *types[] = { "test.coord", "test.sink" };
+  TgGraph *g = graph_with (types, 2);
+  TgEngine *e = tg_engine_new (NULL);
+  TgEvalHooks hooks = { 0 };
+  TgExportList *list = NULL;
+  TgEvalReport rep;
+  TgError err = { 0 };
+  char dir[512];
+
+  TG_CHECK (make_test_dir (dir, sizeof dir, "writer-cancel"));
+  probe.cancel = tg_cancel_new ();
+  probe.before = probe.after = probe.other = -1;
+  hooks.cancel = probe.cancel;
+  tg_io_register_image_writer ("testfmt", probe_write);
+  TG_CHECK_INT_EQ (tg_engine_export (e, g, dir, &hooks, &list, &rep, &err), TG_ECANCELLED);
+  tg_io_register_image_writer ("testfmt", testfmt_write);
+  TG_CHECK_INT_EQ (probe.before, 0);
+  TG_CHECK_INT_EQ (probe.after, 1);
+  TG_CHECK_INT_EQ (probe.other, 0);
+  TG_CHECK (list == NULL);
+  TG_CHECK_INT_EQ (count_entries (dir), 0);
+  tg_eval_report_clear (&rep);
+  tg_cancel_free (probe.cancel);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
 static void
 test_exports_share_upstream (void)
 {
@@ -550,6 +600,7 @@ main (void)
   TG_RUN (test_failure_is_per_node);
   TG_RUN (test_cancel_answers_quickly);
   TG_RUN (test_export_all_or_nothing);
+  TG_RUN (test_writer_sees_cancel_before_writing);
   TG_RUN (test_exports_share_upstream);
   TG_RUN (test_input_files_join_the_key);
   TG_RUN (test_pull_of_export_node_refused);

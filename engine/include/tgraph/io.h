@@ -53,6 +53,12 @@ TgMeshWriter tg_io_mesh_writer (const char *format);
 TgMeshReader tg_io_mesh_reader (const char *ext);
 TgPointsWriter tg_io_points_writer (const char *format);
 
+/* Whether cancel was asked for the build that handed a writer F.  Writes
+ * to such a stream fail once it is; a writer that works long before its
+ * first write asks this between pieces of that work.  False for any
+ * other stream. */
+bool tg_io_stream_cancelled (FILE *f);
+
 /* A tile job's share of an image export, raw: the exact pixels the
  * export's writer would get, for `tgraph stitch` to join and encode.
  * Host byte order (the jobs of one build run on one kind of machine). */
