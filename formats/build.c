@@ -215,6 +215,8 @@ tg__build_commit (TgExportList *l, const TgGraph *g, const char *graph_name,
           goto out;
         }
       rc = tg__sha256_export_file (l, i, cancel, entries[i].sha256, &entries[i].bytes, err);
+      if (rc == 0)
+        rc = tg_export_list_sync (l, i, cancel, err);
       if (rc)
         goto out;
     }

@@ -357,6 +357,15 @@ test_export_all_or_nothing (void)
   TG_CHECK_INT_EQ (tg_export_list_n_files (list), 1);
   snprintf (path, sizeof path, "%s/maps/h.bin", dir);
   TG_CHECK (stat (path, &st) != 0); /* staged, not visible yet */
+  /* The sync before commit stops at a cancel, and commits nothing. */
+  {
+    TgCancel *stop = tg_cancel_new ();
+    tg_cancel_request (stop);
+    TG_CHECK_INT_EQ (tg_export_list_sync (list, 0, stop, &err), TG_ECANCELLED);
+    TG_CHECK (stat (path, &st) != 0);
+    TG_CHECK_INT_EQ (tg_export_list_sync (list, 0, NULL, &err), 0);
+    tg_cancel_free (stop);
+  }
   TG_CHECK_INT_EQ (tg_export_list_commit (list, &err), 0);
   TG_CHECK (stat (path, &st) == 0 && st.st_size == 97 * 65);
   TG_CHECK_INT_EQ (tg_export_list_file (list, 0)->bytes, 97 * 65);

@@ -177,6 +177,11 @@ int tg_export_list_close_stream (TgExportList *list, FILE *f, const char *rel_pa
 /* Opens staged file I of LIST for reading (the caller closes the
  * descriptor), resolved as commit resolves it; a negative TG_E* if not. */
 int tg_export_list_open_staged (TgExportList *list, int i, TgError *err);
+/* Writes staged file I of LIST to the disk in pieces, looking at CANCEL
+ * (may be NULL) between them: TG_ECANCELLED once it is asked.  Commit
+ * syncs every file before its first rename; synced here, that takes no
+ * time a cancel would have to wait for. */
+int tg_export_list_sync (TgExportList *list, int i, const TgCancel *cancel, TgError *err);
 
 /* Renames every staged file to its final name, all or none: every
  * destination is checked before the first rename, and a rename that fails
