@@ -77,9 +77,10 @@ typedef struct
  * (tg__flow_border_index order) seeds label = its index; LF gets the
  * tile-local fill, LABEL the seed each sample was flooded from and, when
  * EDGES is not NULL, *EDGES (malloc'ed) the spill graph between labels,
- * each pair once with its lowest meeting height. */
-int tg__flow_fill_tile (const float *hm, int w, int h, float *lf, int32_t *label,
-                        TgFlowSpill **edges, size_t *n_edges);
+ * each pair once with its lowest meeting height.  TG_ECANCELLED when O's
+ * cancelled hook says stop. */
+int tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *lf,
+                        int32_t *label, TgFlowSpill **edges, size_t *n_edges);
 
 /* A binary heap of (key, index), smallest first, ties by index. */
 typedef struct

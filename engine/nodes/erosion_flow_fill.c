@@ -250,10 +250,10 @@ spill_compact (TgFlowSpill *e, size_t n)
 }
 
 int
-tg__flow_fill_tile (const float *hm, int w, int h, float *lf, int32_t *label,
+tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *lf, int32_t *label,
                     TgFlowSpill **edges, size_t *n_edges)
 {
-  size_t n = (size_t) w * (size_t) h, pq_head = 0, pq_tail = 0, ne = 0, cap = 0;
+  size_t n = (size_t) w * (size_t) h, pq_head = 0, pq_tail = 0, ne = 0, cap = 0, taken = 0;
   int nb = tg__flow_border_count (w, h), rc = 0;
   TgFlowHeap heap = { malloc (sizeof (TgFlowHeapItem) * n), 0, n };
   int32_t *pit = malloc (sizeof (int32_t) * n);
@@ -287,6 +287,11 @@ tg__flow_fill_tile (const float *hm, int w, int h, float *lf, int32_t *label,
       int cx = (int) (c % w), cy = (int) (c / w);
       float level = lf[c];
 
+      if (++taken % FILL_POLL == 0 && tg__flow_cancelled (o))
+        {
+          rc = TG_ECANCELLED;
+          goto out;
+        }
       for (int q = 0; q < 8; q++)
         {
           int x = cx + tg__flow_dx[q], y = cy + tg__flow_dy[q];

@@ -136,7 +136,7 @@ tg__flow_put_reduce_blob (const TgFlowBlobs *io, const char *what, int ix, int i
 /* --- step 0 and its reduce: the fill ----------------------------------- */
 
 static int
-step_spill (const TgFlowRect *tr, const float *hm, const TgFlowBlobs *io)
+step_spill (const TgFlowOpts *o, const TgFlowRect *tr, const float *hm, const TgFlowBlobs *io)
 {
   size_t n = (size_t) tr->w * tr->h, ne = 0, size;
   int nb = tg__flow_border_count (tr->w, tr->h), rc;
@@ -145,7 +145,7 @@ step_spill (const TgFlowRect *tr, const float *hm, const TgFlowBlobs *io)
   TgFlowSpill *e = NULL;
   char *blob = NULL;
 
-  rc = lf && label ? tg__flow_fill_tile (hm, tr->w, tr->h, lf, label, &e, &ne) : TG_ENOMEM;
+  rc = lf && label ? tg__flow_fill_tile (o, hm, tr->w, tr->h, lf, label, &e, &ne) : TG_ENOMEM;
   size = 2 * sizeof (int32_t) + sizeof (float) * nb + sizeof (TgFlowSpill) * ne;
   if (rc == 0 && !(blob = malloc (size)))
     rc = TG_ENOMEM;
@@ -380,15 +380,15 @@ out:
 
 /* The tile's filled heights: its own flood raised to its labels' spill. */
 static int
-tile_filled (const TgTiling *t, const TgFlowRect *tr, const float *hm, const TgFlowBlobs *io,
-             float *filled)
+tile_filled (const TgFlowOpts *o, const TgTiling *t, const TgFlowRect *tr, const float *hm,
+             const TgFlowBlobs *io, float *filled)
 {
   size_t n = (size_t) tr->w * tr->h, size;
   int nb = tg__flow_border_count (tr->w, tr->h), rc;
   int32_t *label = malloc (sizeof (int32_t) * n);
   void *f = NULL;
 
-  rc = label ? tg__flow_fill_tile (hm, tr->w, tr->h, filled, label, NULL, NULL) : TG_ENOMEM;
+  rc = label ? tg__flow_fill_tile (o, hm, tr->w, tr->h, filled, label, NULL, NULL) : TG_ENOMEM;
   if (rc == 0)
     rc = get_reduce_blob (io, "F", t->ix, t->iy, sizeof (float) * nb, &f, &size);
   if (rc == 0)
@@ -410,7 +410,7 @@ step_ring (const TgFlowOpts *o, const TgTiling *t, const TgFlowRect *tr, const f
   size_t n = (size_t) tr->w * tr->h;
   float *filled = malloc (sizeof (float) * n), *ring = malloc (sizeof (float) * ring_count (tr->w, tr->h, g));
 
-  rc = filled && ring ? tile_filled (t, tr, hm, io, filled) : TG_ENOMEM;
+  rc = filled && ring ? tile_filled (o, t, tr, hm, io, filled) : TG_ENOMEM;
   if (rc == 0)
     {
       for (int y = 0; y < tr->h; y++)
@@ -463,7 +463,7 @@ load_window (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const TgFlo
       free (own);
       return TG_ENOMEM;
     }
-  if ((rc = tile_filled (t, tr, hm, io, own)) < 0)
+  if ((rc = tile_filled (o, t, tr, hm, io, own)) < 0)
     {
       free (own);
       return rc;
@@ -924,7 +924,7 @@ tg__flow_tile_step (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, cons
   switch (step)
     {
     case 0:
-      return step_spill (&tr, hm, io);
+      return step_spill (o, &tr, hm, io);
     case 1:
       return step_ring (o, t, &tr, hm, io);
     case 2:

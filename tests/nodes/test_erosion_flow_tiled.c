@@ -388,10 +388,42 @@ test_flow_flats_reduce_bounded (void)
     }
 }
 
+static bool
+always_cancelled (void *ctx)
+{
+  (*(int *) ctx)++;
+  return true;
+}
+
+/* The fill of a tile (steps 0 and 1) looks at the cancel hook as it
+ * floods: a tile of 512² samples stops, and says so. */
+static void
+test_flow_tile_fill_cancels (void)
+{
+  const int w = 512;
+  int asked = 0;
+  TgFlowOpts o = { .routing = TG__FLOW_D8, .exponent = 1.1, .cancelled = always_cancelled,
+                   .parallel_ctx = &asked };
+  TgTiling t = { 1, 1, 0, 0 };
+  Store s;
+  TgFlowBlobs io = { &s, store_put, store_get };
+  float *hm = malloc (sizeof (float) * w * w);
+  double *acc = malloc (sizeof (double) * w * w);
+
+  store_init (&s, 64);
+  make_terrain (T_BIG_LAKE, w, w, hm);
+  TG_CHECK_INT_EQ (tg__flow_tile_step (&o, &t, w, w, hm, 0, &io, acc), TG_ECANCELLED);
+  TG_CHECK (asked > 0);
+  store_clear (&s);
+  free (hm);
+  free (acc);
+}
+
 int
 main (void)
 {
   TG_RUN (test_flow_tiled_exact);
   TG_RUN (test_flow_flats_reduce_bounded);
+  TG_RUN (test_flow_tile_fill_cancels);
   return tgtest_result ();
 }
