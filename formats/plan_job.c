@@ -646,6 +646,9 @@ run_export_job (TgEngine *e, const TgGraph *g, const TgDirStore *ds, const char 
   /* A rerun replaces the job's manifest last: until then the old one
    * still matches the old files, which are only replaced by rename. */
   rc = stage_job_manifest (l, sha_hex, stage, ix, iy, hooks->cancel, err);
+  /* Synced here, commit's own sync has nothing left a cancel waits for. */
+  for (int i = 0; rc == 0 && i < tg_export_list_n_files (l); i++)
+    rc = tg_export_list_sync (l, i, hooks->cancel, err);
   if (rc == 0 && hooks->cancel && tg_cancel_is_requested (hooks->cancel))
     rc = tg_error_set (err, TG_ECANCELLED, "", "cancelled");
   if (rc == 0)
