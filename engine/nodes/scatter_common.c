@@ -203,13 +203,17 @@ tg__scatter_spacing (TgScatterCand *c, int64_t n, double spacing, bool per_proto
 /* --- world-anchored spacing and order ------------------------------------- */
 
 /* Stable LSD radix sort of C by KEY (both permuted), 16 bits a pass;
- * passes where every key has the same digit are skipped.  0 or TG_ENOMEM. */
+ * passes where every key has the same digit are skipped.  0, TG_ENOMEM,
+ * or TG_ECANCELLED when CTX (may be NULL) is cancelled between two passes
+ * (a pass over a band's million darts takes some 15 ms), C and KEY then
+ * left in no particular order. */
 static int
-sort_by_key (TgScatterCand *c, uint64_t *key, int64_t n)
+sort_by_key (TgEvalCtx *ctx, TgScatterCand *c, uint64_t *key, int64_t n)
 {
   TgScatterCand *tc, *sc = c, *dc;
   uint64_t *tk, *sk = key, *dk;
   int64_t *count;
+  int rc = 0;
 
   if (n < 2)
     return 0;
@@ -225,10 +229,15 @@ sort_by_key (TgScatterCand *c, uint64_t *key, int64_t n)
     }
   dc = tc;
   dk = tk;
-  for (int shift = 0; shift < 64; shift += 16)
+  for (int shift = 0; shift < 64 && rc == 0; shift += 16)
     {
       int64_t sum = 0;
       bool one = false;
+      if (ctx && tg_eval_cancelled (ctx))
+        {
+          rc = TG_ECANCELLED;
+          break;
+        }
       memset (count, 0, sizeof (int64_t) * 65536);
       for (int64_t i = 0; i < n; i++)
         count[(sk[i] >> shift) & 0xffff]++;
@@ -254,7 +263,7 @@ sort_by_key (TgScatterCand *c, uint64_t *key, int64_t n)
         sk = dk, dk = u;
       }
     }
-  if (sc != c)
+  if (rc == 0 && sc != c)
     {
       memcpy (c, sc, sizeof (TgScatterCand) * (size_t) n);
       memcpy (key, sk, sizeof (uint64_t) * (size_t) n);
@@ -262,7 +271,7 @@ sort_by_key (TgScatterCand *c, uint64_t *key, int64_t n)
   free (tc);
   free (tk);
   free (count);
-  return 0;
+  return rc;
 }
 
 /* The block side: a hair over the spacing, so that blocks of one phase
@@ -289,9 +298,10 @@ tg__scatter_space_blocks (TgEvalCtx *ctx, TgScatterCand *c, int64_t n, double sp
 {
   double b = block_side (spacing, block_min_m);
   double x0 = INFINITY, x1 = -INFINITY, z0 = INFINITY, z1 = -INFINITY;
-  int64_t bx0 = INT64_MAX, bz0 = INT64_MAX, bx1 = INT64_MIN, bz1 = INT64_MIN, k;
+  int64_t bx0 = INT64_MAX, bz0 = INT64_MAX, bx1 = INT64_MIN, bz1 = INT64_MIN, k = 0;
   bool any_prio = false;
   uint64_t *key;
+  int rc = 0;
 
   if (n == 0 || !(spacing > 0.0))
     return n;
@@ -317,13 +327,16 @@ tg__scatter_space_blocks (TgEvalCtx *ctx, TgScatterCand *c, int64_t n, double sp
       free (key);
       return TG_ENOMEM;
     }
-  /* (phase, block, prio, seq): C comes in seq order and both sorts are stable. */
+  /* (phase, block, prio, seq): C comes in seq order and both sorts are
+   * stable.  Each sort of millions of candidates takes a while: the sorts
+   * look at the token between their passes, and the spacing pass is
+   * looked at before. */
   if (any_prio)
     {
       for (int64_t i = 0; i < n; i++)
         key[i] = c[i].prio;
-      if (sort_by_key (c, key, n) < 0)
-        goto oom;
+      if ((rc = sort_by_key (ctx, c, key, n)) < 0)
+        goto out;
     }
   for (int64_t i = 0; i < n; i++)
     {
@@ -332,32 +345,24 @@ tg__scatter_space_blocks (TgEvalCtx *ctx, TgScatterCand *c, int64_t n, double sp
       uint64_t phase = (uint64_t) (bx & 1) | (uint64_t) (bz & 1) << 1;
       key[i] = phase << 61 | (uint64_t) ((bz - bz0) * (bx1 - bx0 + 1) + (bx - bx0));
     }
-  /* Each sort of millions of candidates takes a while: look at the
-   * token between them. */
+  if ((rc = sort_by_key (ctx, c, key, n)) < 0)
+    goto out;
   if (ctx && tg_eval_cancelled (ctx))
-    goto cancelled;
-  if (sort_by_key (c, key, n) < 0)
-    goto oom;
-  if (ctx && tg_eval_cancelled (ctx))
-    goto cancelled;
-  k = tg__scatter_spacing (c, n, spacing, per_proto, n_protos, x0, z0, x1 - x0, z1 - z0);
-  if (k < 0)
-    goto oom;
-  if (ctx && tg_eval_cancelled (ctx))
-    goto cancelled;
+    {
+      rc = TG_ECANCELLED;
+      goto out;
+    }
+  if ((k = tg__scatter_spacing (c, n, spacing, per_proto, n_protos, x0, z0, x1 - x0, z1 - z0)) < 0)
+    {
+      rc = TG_ENOMEM;
+      goto out;
+    }
   for (int64_t i = 0; i < k; i++)
     key[i] = c[i].seq;
-  if (sort_by_key (c, key, k) < 0)
-    goto oom;
+  rc = sort_by_key (ctx, c, key, k);
+out:
   free (key);
-  return k;
-
-oom:
-  free (key);
-  return TG_ENOMEM;
-cancelled:
-  free (key);
-  return TG_ECANCELLED;
+  return rc < 0 ? rc : k;
 }
 
 void
@@ -401,7 +406,7 @@ tg__scatter_order (TgScatterCand *c, int64_t n, const TgRegion *full)
       tg__scatter_owner (full, c[i].x, c[i].z, &col, &row);
       key[i] = (uint64_t) row * (uint64_t) full->full_w + (uint64_t) col;
     }
-  rc = sort_by_key (c, key, n);
+  rc = sort_by_key (NULL, c, key, n);
   free (key);
   return rc;
 }
