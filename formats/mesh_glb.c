@@ -164,9 +164,11 @@ lod_stem_len (const char *name)
 
 /* Groups each full-resolution chunk that has a node with its coarser
  * levels (one per level, the first chunk found, by increasing lod).
- * NODE_OF gives each chunk's node or -1. */
+ * NODE_OF gives each chunk's node or -1.  Looks at all chunks for each
+ * (16M pairs for 4096 chunks): TG_ECANCELLED once the build writing F is
+ * cancelled. */
 static int
-group_lods (TgGlb *g, const TgMesh *m, const int *node_of)
+group_lods (FILE *f, TgGlb *g, const TgMesh *m, const int *node_of)
 {
   size_t *stem;
   int *lods, *lod_of, rc = 0;
@@ -187,6 +189,11 @@ group_lods (TgGlb *g, const TgMesh *m, const int *node_of)
       const TgMeshChunk *c = &m->chunks[ci];
       int n = 0;
 
+      if (tg_io_stream_cancelled (f))
+        {
+          rc = TG_ECANCELLED;
+          break;
+        }
       if (c->lod != 0 || node_of[ci] < 0 || !c->name)
         continue;
       /* The coarser chunks of this stem, kept sorted by lod (stable:
@@ -289,8 +296,13 @@ tg__write_mesh_glb (FILE *f, const TgMesh *m, TgError *err)
         }
     }
 
-  rc = group_lods (g, m, node_of);
+  rc = group_lods (f, g, m, node_of);
   free (node_of);
+  if (rc == TG_ECANCELLED)
+    {
+      tg_glb_free (g);
+      return cancelled_error ("glb", err);
+    }
   if (rc < 0)
     {
       tg_glb_free (g);
