@@ -142,7 +142,7 @@ tg__blur (TgEvalCtx *c, const TgValue *in, const TgRegion *out, double radius_m,
       w[k] = (float) (wd[k] / sum);
   }
   job.w = w;
-  /* A sample costs 2r + 1 taps: a wide blur takes one row a chunk. */
+  /* A sample costs 2r + 1 taps: a wide blur takes few rows a chunk. */
   grain = tg__grain_rows_cost (out->width, 2 * job.r + 1);
 
   rc = tg_eval_parallel (c, out->height + 2 * job.r, grain, blur_h_rows, &job);

@@ -24,14 +24,17 @@ tg__grain_rows (int width)
   return g < 1 ? 1 : g;
 }
 
-/* The same for a kernel that does about COST times a point filter's work
- * per sample (a convolution's taps): fewer rows a chunk, so a chunk stays
- * a few milliseconds long and cancel is seen as soon. */
+/* Rows per chunk for a kernel of COST multiply-adds a sample (a
+ * convolution's taps): about 32M a chunk, some 10 ms, so cancel is seen
+ * that soon, while a chunk's rows still share their input rows in cache;
+ * never more rows than a point filter's chunk. */
 static inline int
 tg__grain_rows_cost (int width, int cost)
 {
-  int g = tg__grain_rows (width) / (cost > 1 ? cost : 1);
-  return g < 1 ? 1 : g;
+  double g = 33554432.0 / ((double) (width > 0 ? width : 1) * (double) (cost > 1 ? cost : 1));
+  int rows = g < 1.0 ? 1 : (int) g, most = tg__grain_rows (width);
+
+  return rows < most ? rows : most;
 }
 
 /* Checks that input IN (port NAME) is a one-channel grid covering OUT, as
