@@ -80,14 +80,19 @@ int tg_glb_add_view (TgGlb *g, const void *data, size_t bytes, int target);
 /* The same, but DATA is copied now. */
 int tg_glb_add_view_copy (TgGlb *g, const void *data, size_t bytes, int target);
 
-/* Converts N_BYTES at SRC into DST (a change of frame, say); N_BYTES is a
- * whole number of the view's units. */
+/* Writes N_BYTES into DST converted from the same number of units at SRC
+ * (a change of frame, say); N_BYTES is a whole number of the view's
+ * units. */
 typedef void (*TgGlbEncode) (void *dst, const void *src, size_t n_bytes);
 /* A view like tg_glb_add_view (DATA borrowed) whose bytes go through
  * ENCODE, in blocks of whole UNITs (1..4096 bytes; BYTES a multiple of
  * it), as the file is written: converted data without a copy of it. */
 int tg_glb_add_view_encoded (TgGlb *g, const void *data, size_t bytes, int target, size_t unit,
                              TgGlbEncode encode);
+/* The same where a unit of DATA is SRC_UNIT bytes and a unit of the file
+ * UNIT bytes (narrower indices, say): BYTES is the size in the file. */
+int tg_glb_add_view_converted (TgGlb *g, const void *data, size_t bytes, int target, size_t unit,
+                               size_t src_unit, TgGlbEncode encode);
 
 /* An accessor of COUNT elements of TYPE ("SCALAR", "VEC2", "VEC3",
  * "VEC4", "MAT4") made of COMPONENT_TYPE, tightly packed in VIEW from

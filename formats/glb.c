@@ -26,6 +26,7 @@ typedef struct
   size_t bytes;
   size_t offset;
   size_t unit;         /* encoded views: ENCODE converts whole units */
+  size_t src_unit;     /* the bytes of a unit in DATA */
   TgGlbEncode encode;  /* NULL: written as is */
 } GlbView;
 
@@ -188,7 +189,7 @@ valid_index (json_object *arr, int i)
 
 static int
 add_view (TgGlb *g, const void *data, void *owned, size_t bytes, int target, size_t unit,
-          TgGlbEncode encode)
+          size_t src_unit, TgGlbEncode encode)
 {
   if (!data || bytes == 0
       || (target != TG_GLB_TARGET_NONE && target != TG_GLB_ARRAY_BUFFER
@@ -230,7 +231,7 @@ add_view (TgGlb *g, const void *data, void *owned, size_t bytes, int target, siz
       free (owned);
       return idx;
     }
-  g->views[g->n_views++] = (GlbView) { data, owned, bytes, offset, unit, encode };
+  g->views[g->n_views++] = (GlbView) { data, owned, bytes, offset, unit, src_unit, encode };
   g->bin_len = offset + bytes;
   return idx;
 }
@@ -238,7 +239,7 @@ add_view (TgGlb *g, const void *data, void *owned, size_t bytes, int target, siz
 int
 tg_glb_add_view (TgGlb *g, const void *data, size_t bytes, int target)
 {
-  return add_view (g, data, NULL, bytes, target, 0, NULL);
+  return add_view (g, data, NULL, bytes, target, 0, 0, NULL);
 }
 
 int
@@ -250,16 +251,23 @@ tg_glb_add_view_copy (TgGlb *g, const void *data, size_t bytes, int target)
   if (!copy)
     return fail_oom (g);
   memcpy (copy, data, bytes);
-  return add_view (g, copy, copy, bytes, target, 0, NULL);
+  return add_view (g, copy, copy, bytes, target, 0, 0, NULL);
 }
 
 int
 tg_glb_add_view_encoded (TgGlb *g, const void *data, size_t bytes, int target, size_t unit,
                          TgGlbEncode encode)
 {
-  if (!encode || unit == 0 || unit > GLB_ENCODE_BLOCK || bytes % unit != 0)
+  return tg_glb_add_view_converted (g, data, bytes, target, unit, unit, encode);
+}
+
+int
+tg_glb_add_view_converted (TgGlb *g, const void *data, size_t bytes, int target, size_t unit,
+                           size_t src_unit, TgGlbEncode encode)
+{
+  if (!encode || unit == 0 || unit > GLB_ENCODE_BLOCK || bytes % unit != 0 || src_unit == 0)
     return TG_EINVAL;
-  return add_view (g, data, NULL, bytes, target, unit, encode);
+  return add_view (g, data, NULL, bytes, target, unit, src_unit, encode);
 }
 
 static int
@@ -792,7 +800,7 @@ write_encoded (const GlbView *v, FILE *f, uint8_t *scratch)
     {
       size_t n = v->bytes - off < block ? v->bytes - off : block;
 
-      v->encode (scratch, (const uint8_t *) v->data + off, n);
+      v->encode (scratch, (const uint8_t *) v->data + off / v->unit * v->src_unit, n);
       if (fwrite (scratch, 1, n, f) != n)
         return false;
     }

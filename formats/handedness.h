@@ -21,6 +21,9 @@
  *     (-x, -y, z, w) (a turn about axis u by angle t becomes a turn about
  *     -M u by t); scales are unchanged;
  *   - whole transforms [A | t] -> [M A M | M t].
+ * The Z-up right-handed frame of Blender and Houdini's Z-up scenes
+ * (x east, y north, z up) swaps world y and z: also a reflection, so
+ * triangles are reversed the same way (tg__hand_vec3_zup).
  * Negation is written 0 - v so that a zero stays +0 (no "-0" in text
  * files); every other value maps back exactly.
  *
@@ -46,6 +49,17 @@ tg__hand_vec3 (float out[3], const float in[3])
   out[0] = in[0];
   out[1] = in[1];
   out[2] = tg__hand_neg (in[2]);
+}
+
+/* A point or a normal in the Z-up frame (x, north, up); OUT may be IN. */
+static inline void
+tg__hand_vec3_zup (float out[3], const float in[3])
+{
+  float up = in[1];
+
+  out[0] = in[0];
+  out[1] = in[2];
+  out[2] = up;
 }
 
 /* A unit quaternion (x, y, z, w); OUT may be IN. */
@@ -107,6 +121,25 @@ tg__hand_tris (void *dst, const void *src, size_t n_bytes)
       memcpy (t, (const char *) src + off, 12);
       tg__hand_tri (t, t);
       memcpy ((char *) dst + off, t, 12);
+    }
+}
+
+
+/* The same triangles as uint16 (6 bytes each in DST, N_BYTES of them)
+ * from uint32 ones at SRC; every index must be below 65536. */
+static inline void
+tg__hand_tris16 (void *dst, const void *src, size_t n_bytes)
+{
+  for (size_t off = 0, k = 0; off + 6 <= n_bytes; off += 6, k++)
+    {
+      uint32_t t[3];
+      uint16_t s[3];
+
+      memcpy (t, (const char *) src + 12 * k, 12);
+      tg__hand_tri (t, t);
+      for (int a = 0; a < 3; a++)
+        s[a] = (uint16_t) t[a];
+      memcpy ((char *) dst + off, s, 6);
     }
 }
 

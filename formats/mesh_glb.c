@@ -3,7 +3,8 @@
  *
  * Each chunk with triangles becomes one mesh with one primitive
  * (POSITION with min/max, NORMAL, TEXCOORD_0 when the chunk has UVs,
- * uint32 indices) and one node named after the chunk, all sharing one
+ * indices as uint16 when the chunk has at most 65535 vertices, so that no
+ * index is the restart value 65535, uint32 otherwise) and one node named after the chunk, all sharing one
  * plain material.  Chunks without triangles are left out.  Levels of
  * detail of one tile ("chunk_x1_z2_lod0", "..._lod1", ...) are grouped
  * with MSFT_lod: the scene shows the full-resolution chunks, each naming
@@ -128,6 +129,7 @@ int
 tg__glb_add_chunk (TgGlb *g, const TgMeshChunk *c, TgGlbAttribute attrs[3], int *indices)
 {
   int n = 0, view;
+  bool short16;
 
   if (c->n_vertices < 1 || c->n_indices < 3)
     return TG_EINVAL;
@@ -137,11 +139,16 @@ tg__glb_add_chunk (TgGlb *g, const TgMeshChunk *c, TgGlbAttribute attrs[3], int 
     attrs[n++] = (TgGlbAttribute) {
       "TEXCOORD_0", tg_glb_add_floats (g, c->uvs, c->n_vertices, 2, TG_GLB_ARRAY_BUFFER, false)
     };
-  view = tg_glb_add_view_encoded (g, c->indices, (size_t) c->n_indices * 4,
-                                  TG_GLB_ELEMENT_ARRAY_BUFFER, 12, tg__hand_tris);
+  /* Half the index bytes for the chunks that fit in 16 bits. */
+  short16 = c->n_vertices <= TG_GLB_MAX_SHORT_VERTICES;
+  view = short16 ? tg_glb_add_view_converted (g, c->indices, (size_t) c->n_indices * 2,
+                                              TG_GLB_ELEMENT_ARRAY_BUFFER, 6, 12, tg__hand_tris16)
+                 : tg_glb_add_view_encoded (g, c->indices, (size_t) c->n_indices * 4,
+                                            TG_GLB_ELEMENT_ARRAY_BUFFER, 12, tg__hand_tris);
   *indices = view < 0 ? view
-                      : tg_glb_add_accessor (g, view, 0, TG_GLB_UNSIGNED_INT, "SCALAR",
-                                             c->n_indices, false, NULL, NULL);
+                      : tg_glb_add_accessor (g, view, 0,
+                                             short16 ? TG_GLB_UNSIGNED_SHORT : TG_GLB_UNSIGNED_INT,
+                                             "SCALAR", c->n_indices, false, NULL, NULL);
   for (int a = 0; a < n; a++)
     if (attrs[a].accessor < 0)
       return attrs[a].accessor;
@@ -240,13 +247,15 @@ group_lods (FILE *f, TgGlb *g, const TgMesh *m, const int *node_of)
 }
 
 int
-tg__write_mesh_glb (FILE *f, const TgMesh *m, TgError *err)
+tg__write_mesh_glb (FILE *f, const TgMesh *m, const TgMeshWriteOptions *opt, TgError *err)
 {
   static const float grey[4] = { 0.8f, 0.8f, 0.8f, 1.0f };
   int rc = tg__mesh_check (f, m, "glb", err);
   TgGlb *g;
   int material = -1, *node_of;
 
+  /* glTF is +Y up by definition, and MSFT_lod keeps the levels apart. */
+  (void) opt;
   if (rc < 0)
     return rc;
   g = tg_glb_new (NULL);

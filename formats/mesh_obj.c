@@ -10,12 +10,15 @@
  * file as right-handed, +Y up (Blender's default import: forward -Z), so
  * positions and normals go out with z = -north and faces reversed
  * (handedness.h), as in the .glb: north is -Z, nothing is mirrored.
+ * With up = z the file is right-handed +Z up (x east, y north), the
+ * frame of Blender and of Houdini's Z-up scenes.  With the first level
+ * only, chunks of lod > 0 are left out: OBJ has no levels of detail, and
+ * a reader would show them all on top of one another.
  */
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "handedness.h"
 #include "mesh-writers.h"
 #include "tgformats-private.h"
 
@@ -50,7 +53,7 @@ put_floats (FILE *f, const char *tag, const float *v, int n)
 }
 
 int
-tg__write_mesh_obj (FILE *f, const TgMesh *m, TgError *err)
+tg__write_mesh_obj (FILE *f, const TgMesh *m, const TgMeshWriteOptions *opt, TgError *err)
 {
   int rc = tg__mesh_check (f, m, "obj", err);
   locale_t c_locale, old;
@@ -69,7 +72,7 @@ tg__write_mesh_obj (FILE *f, const TgMesh *m, TgError *err)
     {
       const TgMeshChunk *c = &m->chunks[ci];
 
-      if (c->n_indices == 0)
+      if (!tg__mesh_chunk_wanted (c, opt))
         continue;
       if (c->name)
         fprintf (f, "o %s\n", c->name);
@@ -78,7 +81,7 @@ tg__write_mesh_obj (FILE *f, const TgMesh *m, TgError *err)
       for (int i = 0; i < c->n_vertices && !tg__write_failed (f, i); i++)
         {
           float v[3];
-          tg__hand_vec3 (v, c->positions + 3 * i);
+          tg__mesh_file_vec3 (v, c->positions + 3 * i, opt);
           put_floats (f, "v", v, 3);
         }
       if (c->uvs)
@@ -90,7 +93,7 @@ tg__write_mesh_obj (FILE *f, const TgMesh *m, TgError *err)
       for (int i = 0; i < c->n_vertices && !tg__write_failed (f, i); i++)
         {
           float n[3];
-          tg__hand_vec3 (n, c->normals + 3 * i);
+          tg__mesh_file_vec3 (n, c->normals + 3 * i, opt);
           put_floats (f, "vn", n, 3);
         }
       for (int64_t t = 0; t < c->n_indices && !tg__write_failed (f, t / 3); t += 3)

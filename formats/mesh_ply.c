@@ -8,12 +8,14 @@
  * `list uchar uint vertex_indices`.  Bytes are written little-endian on
  * any host.  PLY tools take the file as right-handed, +Y up, so positions
  * and normals go out with z = -north and faces reversed (handedness.h),
- * as in the .glb: north is -Z, nothing is mirrored.
+ * as in the .glb: north is -Z, nothing is mirrored.  With up = z the
+ * file is right-handed +Z up (x east, y north), which Blender's PLY
+ * importer (no axis option) shows standing up; with the first level only,
+ * chunks of lod > 0 are left out, as in the OBJ writer.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "handedness.h"
 #include "mesh-writers.h"
 #include "tgformats-private.h"
 
@@ -37,7 +39,7 @@ put_f32 (uint8_t *p, float v)
 }
 
 int
-tg__write_mesh_ply (FILE *f, const TgMesh *m, TgError *err)
+tg__write_mesh_ply (FILE *f, const TgMesh *m, const TgMeshWriteOptions *opt, TgError *err)
 {
   int rc = tg__mesh_check (f, m, "ply", err);
   uint64_t n_vertices = 0, n_faces = 0;
@@ -47,7 +49,7 @@ tg__write_mesh_ply (FILE *f, const TgMesh *m, TgError *err)
   if (rc < 0)
     return rc;
   for (int ci = 0; ci < m->n_chunks; ci++)
-    if (m->chunks[ci].n_indices > 0)
+    if (tg__mesh_chunk_wanted (&m->chunks[ci], opt))
       {
         n_vertices += (uint64_t) m->chunks[ci].n_vertices;
         n_faces += (uint64_t) m->chunks[ci].n_indices / 3;
@@ -65,7 +67,7 @@ tg__write_mesh_ply (FILE *f, const TgMesh *m, TgError *err)
     for (int ci = 0; ci < m->n_chunks; ci++)
       {
         const TgMeshChunk *c = &m->chunks[ci];
-        if (c->n_indices == 0)
+        if (!tg__mesh_chunk_wanted (c, opt))
           continue;
         if (c->name && !strpbrk (c->name, " \r\n"))
           fprintf (f, "comment chunk %s", c->name);
@@ -93,7 +95,7 @@ tg__write_mesh_ply (FILE *f, const TgMesh *m, TgError *err)
   for (int ci = 0; ci < m->n_chunks; ci++)
     {
       const TgMeshChunk *c = &m->chunks[ci];
-      if (c->n_indices == 0)
+      if (!tg__mesh_chunk_wanted (c, opt))
         continue;
       for (int i0 = 0; i0 < c->n_vertices && !ferror (f); i0 += PLY_BLOCK)
         {
@@ -103,8 +105,8 @@ tg__write_mesh_ply (FILE *f, const TgMesh *m, TgError *err)
               uint8_t *p = buf + (size_t) k * stride;
               int i = i0 + k;
               float pos[3], nrm[3];
-              tg__hand_vec3 (pos, c->positions + 3 * i);
-              tg__hand_vec3 (nrm, c->normals + 3 * i);
+              tg__mesh_file_vec3 (pos, c->positions + 3 * i, opt);
+              tg__mesh_file_vec3 (nrm, c->normals + 3 * i, opt);
               for (int a = 0; a < 3; a++)
                 {
                   put_f32 (p + 4 * a, pos[a]);
@@ -124,7 +126,7 @@ tg__write_mesh_ply (FILE *f, const TgMesh *m, TgError *err)
     {
       const TgMeshChunk *c = &m->chunks[ci];
       int64_t n_tri = c->n_indices / 3;
-      if (n_tri == 0)
+      if (!tg__mesh_chunk_wanted (c, opt))
         continue;
       for (int64_t t0 = 0; t0 < n_tri && !ferror (f); t0 += PLY_BLOCK)
         {

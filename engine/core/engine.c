@@ -829,10 +829,17 @@ emit_image (FILE *f, const void *what, const void *extra, TgError *err)
   return (*(const TgImageWriter *) extra) (f, what, err);
 }
 
+typedef struct
+{
+  TgMeshWriter writer;
+  const TgMeshWriteOptions *opt;
+} MeshEmit;
+
 static int
 emit_mesh (FILE *f, const void *what, const void *extra, TgError *err)
 {
-  return (*(const TgMeshWriter *) extra) (f, what, err);
+  const MeshEmit *me = extra;
+  return me->writer (f, what, me->opt, err);
 }
 
 typedef struct
@@ -887,14 +894,15 @@ tg_eval_write_image_named (TgEvalCtx *c, const char *rel_path, const char *forma
 }
 
 int
-tg_eval_write_mesh (TgEvalCtx *c, const char *rel_path, const char *format, const TgMesh *m)
+tg_eval_write_mesh (TgEvalCtx *c, const char *rel_path, const char *format, const TgMesh *m,
+                    const TgMeshWriteOptions *opt)
 {
-  TgMeshWriter w = tg_io_mesh_writer (format);
+  MeshEmit me = { tg_io_mesh_writer (format), opt };
 
-  if (w == NULL)
+  if (me.writer == NULL)
     return no_writer (c, "mesh", format);
   return write_staged (c, &(TgExportFile) { .path = rel_path, .format = format }, emit_mesh, m,
-                       &w);
+                       &me);
 }
 
 int

@@ -165,6 +165,6 @@ static const TgNodeDesc export_points_desc = {
   .check = export_check,
   .eval = export_eval,
   .flags = TG_NODE_EXPORT,
-  .version = 1,
+  .version = 2,
 };
 TG_NODE_REGISTER (export_points_desc);

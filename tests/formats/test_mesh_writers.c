@@ -3,7 +3,10 @@
  * and bounds, the binary data; OBJ and PLY counts and values) in the
  * files' right-handed frame (z = -north, triangles reversed), a terrain
  * with one bump in the north-west that must land at -X, -Z (north is -Z)
- * in every format with front faces agreeing with the normals, the .glb
+ * in every format with front faces agreeing with the normals (and at -X,
+ * +Y, faces towards +Z, in OBJ and PLY written Z-up), the first level of
+ * detail alone when asked, 16-bit glb indices up to 65535 vertices and
+ * 32-bit ones above, the .glb
  * read back into the world exactly, golden hashes of the bytes, errors
  * that name the chunk and write nothing, a locale that must not leak into
  * OBJ numbers, and every .glb written here passed through the Khronos
@@ -24,10 +27,11 @@
 #include "tggraph_test.h"
 
 /* SHA-256 of the sample mesh in each format.  Change only with a reason
- * (a writer's output changed on purpose) and say so in the commit.  Last
- * changed when the writers moved to the files' right-handed frame
- * (z = -north, triangles reversed). */
-#define GOLDEN_GLB "1c46234d5271c3b0c6dbb4f036e92918c09c8319f59e055cb8b03581910a268f"
+ * (a writer's output changed on purpose) and say so in the commit.  OBJ
+ * and PLY last changed when the writers moved to the files' right-handed
+ * frame (z = -north, triangles reversed); glb when chunks of at most
+ * 65535 vertices got 16-bit indices. */
+#define GOLDEN_GLB "10ab314795435c38b41d7bf36b15a1e9803a62c8a2de62c63abcf4a800b0c4bd"
 #define GOLDEN_OBJ "4eabbc7d7801cfad2559b211decd9b1a6b72976067c35b8d23828cd7e4f0f293"
 #define GOLDEN_PLY "22b29527052f094337d9ace5b64b804cfc789171db6cad64adb5530f4e8aafb5"
 
@@ -74,7 +78,8 @@ read_all (const char *path, size_t *len)
 }
 
 static int
-write_mesh (const char *format, const char *path, const TgMesh *m, TgError *err)
+write_mesh_opt (const char *format, const char *path, const TgMesh *m,
+                const TgMeshWriteOptions *opt, TgError *err)
 {
   TgMeshWriter w = tg_io_mesh_writer (format);
   FILE *f;
@@ -83,9 +88,15 @@ write_mesh (const char *format, const char *path, const TgMesh *m, TgError *err)
   TG_CHECK_MSG (w != NULL, "no writer %s", format);
   if (!w || !(f = fopen (path, "wb")))
     return -1;
-  rc = w (f, m, err);
+  rc = w (f, m, opt, err);
   fclose (f);
   return rc;
+}
+
+static int
+write_mesh (const char *format, const char *path, const TgMesh *m, TgError *err)
+{
+  return write_mesh_opt (format, path, m, NULL, err);
 }
 
 static void
@@ -273,6 +284,35 @@ accessor_data (Glb *g, int acc, int *count, size_t *bytes)
   return g->bin + off;
 }
 
+/* The indices accessor ACC holds, widened to uint32 (malloc'd), with its
+ * component type in *TYPE (5123 or 5125, checked against the view's
+ * length). */
+static uint32_t *
+accessor_indices (Glb *g, int acc, int *count, int *type)
+{
+  json_object *a = jidx (g->doc, "accessors", acc);
+  size_t bytes = 0;
+  const uint8_t *p = accessor_data (g, acc, count, &bytes);
+  uint32_t *out;
+
+  *type = jint (a, "componentType");
+  TG_CHECK_MSG (*type == 5123 || *type == 5125, "index component type %d", *type);
+  if (!p || (*type != 5123 && *type != 5125))
+    return NULL;
+  size_t size = *type == 5123 ? 2 : 4;
+  TG_CHECK_INT_EQ (bytes, (size_t) *count * size);
+  out = malloc (4 * (size_t) (*count > 0 ? *count : 1));
+  for (int i = 0; i < *count; i++)
+    {
+      uint16_t s16;
+      if (size == 2)
+        memcpy (&s16, p + 2 * i, 2), out[i] = s16;
+      else
+        memcpy (&out[i], p + 4 * i, 4);
+    }
+  return out;
+}
+
 /* Checks a primitive's attribute NAME against DATA (N floats per vertex). */
 static void
 check_float_attr (Glb *g, json_object *prim, const char *name, const float *data, int nv, int n,
@@ -365,15 +405,16 @@ test_glb_structure (void)
       else
         TG_CHECK (jget (jget (prim, "attributes"), "TEXCOORD_0") == NULL);
 
-      int count = 0;
-      size_t bytes = 0;
+      int count = 0, type = 0;
       json_object *ia = jidx (g.doc, "accessors", jint (prim, "indices"));
-      const uint8_t *p = accessor_data (&g, jint (prim, "indices"), &count, &bytes);
-      TG_CHECK_INT_EQ (jint (ia, "componentType"), 5125);
+      uint32_t *p = accessor_indices (&g, jint (prim, "indices"), &count, &type);
+      /* A few vertices: 16-bit indices. */
+      TG_CHECK_INT_EQ (type, 5123);
       TG_CHECK_INT_EQ (count, c->n_indices);
       TG_CHECK (p && memcmp (p, fidx, (size_t) c->n_indices * 4) == 0);
       TG_CHECK_INT_EQ (jint (jidx (g.doc, "bufferViews", jint (ia, "bufferView")), "target"),
                        34963);
+      free (p);
       free (fpos);
       free (fnrm);
       free (fidx);
@@ -638,10 +679,11 @@ file_mesh_clear (FileMesh *fm)
 
 /* Every triangle's face normal (right-handed cross product of its edges,
  * the rule glTF, OBJ and PLY readers use for counter-clockwise fronts)
- * agrees with the normals of its corners and, on a terrain, points up.
- * Raises *TOP to the highest vertex seen.  Returns the triangles checked. */
+ * agrees with the normals of its corners and, on a terrain, points up
+ * (along axis UP of the file: 1 for y, 2 for z).  Raises *TOP to the
+ * highest vertex seen.  Returns the triangles checked. */
 static int64_t
-check_faces (const char *what, const FileMesh *fm, float top[3])
+check_faces (const char *what, const FileMesh *fm, int up, float top[3])
 {
   int64_t bad_n = 0, bad_up = 0;
 
@@ -659,14 +701,14 @@ check_faces (const char *what, const FileMesh *fm, float top[3])
           if (n[0] * vn[0] + n[1] * vn[1] + n[2] * vn[2] <= 0.0)
             bad_n++;
         }
-      if (n[1] <= 0.0)
+      if (n[up] <= 0.0)
         bad_up++;
     }
   TG_CHECK_MSG (bad_n == 0, "%s: %lld corners whose normal disagrees with the face", what,
                 (long long) bad_n);
   TG_CHECK_MSG (bad_up == 0, "%s: %lld triangles face down", what, (long long) bad_up);
   for (int i = 0; i < fm->nv; i++)
-    if (fm->pos[3 * i + 1] > top[1])
+    if (fm->pos[3 * i + up] > top[up])
       memcpy (top, fm->pos + 3 * i, 12);
   return fm->ni / 3;
 }
@@ -684,22 +726,23 @@ glb_faces (const char *path, float top[3])
     {
       json_object *prim = jidx (jidx (g.doc, "meshes", mi), "primitives", 0);
       json_object *attrs = jget (prim, "attributes");
-      int cp = 0, cn = 0, ci = 0;
+      int cp = 0, cn = 0, ci = 0, type;
       size_t bytes;
       const uint8_t *pp = accessor_data (&g, jint (attrs, "POSITION"), &cp, &bytes);
       const uint8_t *np = accessor_data (&g, jint (attrs, "NORMAL"), &cn, &bytes);
-      const uint8_t *ip = accessor_data (&g, jint (prim, "indices"), &ci, &bytes);
-      FileMesh fm = { .nv = cp, .ni = ci };
+      uint32_t *ip = accessor_indices (&g, jint (prim, "indices"), &ci, &type);
+      FileMesh fm = { .nv = cp, .ni = ci, .idx = ip };
       TG_CHECK (pp && np && ip && cn == cp);
       if (!pp || !np || !ip)
-        break;
+        {
+          free (ip);
+          break;
+        }
       fm.pos = malloc (12 * (size_t) cp);
       fm.nrm = malloc (12 * (size_t) cp);
-      fm.idx = malloc (4 * (size_t) ci);
       memcpy (fm.pos, pp, 12 * (size_t) cp);
       memcpy (fm.nrm, np, 12 * (size_t) cp);
-      memcpy (fm.idx, ip, 4 * (size_t) ci);
-      n += check_faces ("glb", &fm, top);
+      n += check_faces ("glb", &fm, 1, top);
       file_mesh_clear (&fm);
     }
   glb_close (&g);
@@ -708,7 +751,7 @@ glb_faces (const char *path, float top[3])
 
 /* v, vn and f lines of an .obj (one global vertex list). */
 static int64_t
-obj_faces (const char *path, int nv_max, int64_t nf_max, float top[3])
+obj_faces (const char *path, int nv_max, int64_t nf_max, int up, float top[3])
 {
   size_t len;
   char *text = (char *) read_all (path, &len);
@@ -747,7 +790,7 @@ obj_faces (const char *path, int nv_max, int64_t nf_max, float top[3])
           }
     }
   TG_CHECK_INT_EQ (nvn, fm.nv);
-  n = check_faces ("obj", &fm, top);
+  n = check_faces ("obj", &fm, up, top);
   file_mesh_clear (&fm);
   free (text);
   return n;
@@ -755,7 +798,7 @@ obj_faces (const char *path, int nv_max, int64_t nf_max, float top[3])
 
 /* The vertex and face lists of a binary .ply with x y z nx ny nz [s t]. */
 static int64_t
-ply_faces (const char *path, float top[3])
+ply_faces (const char *path, int up, float top[3])
 {
   size_t len;
   uint8_t *data = read_all (path, &len);
@@ -795,7 +838,7 @@ ply_faces (const char *path, float top[3])
       for (int k = 0; k < 3; k++)
         fm.idx[3 * f + k] = rd32 (fp + 1 + 4 * k);
     }
-  n = check_faces ("ply", &fm, top);
+  n = check_faces ("ply", &fm, up, top);
   file_mesh_clear (&fm);
   free (data);
   return n;
@@ -847,29 +890,35 @@ test_north_west_bump (void)
       nv += m->chunks[c].n_vertices;
       nt += m->chunks[c].n_indices / 3;
     }
-  for (int f = 0; f < 3; f++)
+  /* Then OBJ and PLY with up = z: north +Y, up +Z, still right-handed,
+   * so the bump is at about (-250, +250, 200) with faces towards +Z. */
+  for (int f = 0; f < 5; f++)
     {
       TgError err = { 0 };
+      TgMeshWriteOptions opt = { .up = f >= 3 ? TG_MESH_UP_Z : TG_MESH_UP_Y };
+      const char *format = formats[f < 3 ? f : f - 2];
+      int up = f >= 3 ? 2 : 1, north = f >= 3 ? 1 : 2;
+      float sign = f >= 3 ? 1.0f : -1.0f; /* of north in the file */
       char name[32];
-      float top[3] = { 0, -1e30f, 0 };
+      float top[3] = { -1e30f, -1e30f, -1e30f };
       int64_t n = 0;
 
-      snprintf (name, sizeof name, "bump.%s", formats[f]);
-      TG_CHECK (write_mesh (formats[f], tmp_path (name), m, &err) == 0);
+      snprintf (name, sizeof name, "bump%s.%s", f >= 3 ? "_zup" : "", format);
+      TG_CHECK (write_mesh_opt (format, tmp_path (name), m, &opt, &err) == 0);
       if (f == 0)
         {
           remember_glb (tmp_path (name));
           n = glb_faces (tmp_path (name), top);
         }
-      else if (f == 1)
-        n = obj_faces (tmp_path (name), nv, nt, top);
+      else if (f % 2 == 1)
+        n = obj_faces (tmp_path (name), nv, nt, up, top);
       else
-        n = ply_faces (tmp_path (name), top);
+        n = ply_faces (tmp_path (name), up, top);
       TG_CHECK_INT_EQ (n, nt);
-      TG_CHECK_MSG (top[0] < -200.0f && top[0] > -300.0f && top[2] < -200.0f && top[2] > -300.0f
-                      && top[1] > 180.0f,
-                    "%s: highest vertex at (%g, %g, %g), want about (-250, 200, -250)",
-                    formats[f], top[0], top[1], top[2]);
+      TG_CHECK_MSG (top[0] < -200.0f && top[0] > -300.0f && sign * top[north] > 200.0f
+                      && sign * top[north] < 300.0f && top[up] > 180.0f,
+                    "%s (up %c): highest vertex at (%g, %g, %g)", format, f >= 3 ? 'z' : 'y',
+                    top[0], top[1], top[2]);
     }
 out:
   tg_value_unref (h);
@@ -1103,6 +1152,194 @@ test_empty_mesh (void)
   tg_mesh_free (m);
 }
 
+/* --- options: up axis, first level only; index widths -------------------------------- */
+
+/* PLY with up = z: world (x, y, z) is (x, z, y) in the file, normals too,
+ * and triangles are still reversed (the swap is a reflection), so the
+ * first face of tile_a is (0, 3, 1) and its normal points along +Z. */
+static void
+test_ply_up_z (void)
+{
+  TgMesh *m = sample_mesh ();
+  TgError err = { 0 };
+  TgMeshWriteOptions opt = { .up = TG_MESH_UP_Z };
+  const char *path = tmp_path ("sample_zup.ply");
+  size_t len;
+  uint8_t *data;
+  char *end;
+
+  m->chunks[1].n_indices = 0; /* tile_a alone: stride 32 */
+  TG_CHECK (write_mesh_opt ("ply", path, m, &opt, &err) == 0);
+  data = read_all (path, &len);
+  end = data ? strstr ((char *) data, "end_header\n") : NULL;
+  TG_CHECK (end != NULL);
+  if (end)
+    {
+      const uint8_t *body = (const uint8_t *) end + 11;
+      const TgMeshChunk *c = &m->chunks[0];
+      float rec[8], pos[9], nrm[3];
+
+      for (int k = 0; k < 9; k++)
+        {
+          memcpy (rec, body + (size_t) k * 32, 32);
+          TG_CHECK (rec[0] == c->positions[3 * k] && rec[1] == c->positions[3 * k + 2]
+                    && rec[2] == c->positions[3 * k + 1]);
+          TG_CHECK (rec[3] == c->normals[3 * k] && rec[4] == c->normals[3 * k + 2]
+                    && rec[5] == c->normals[3 * k + 1]);
+        }
+      const uint8_t *fp = body + 9 * 32;
+      TG_CHECK_INT_EQ (rd32 (fp + 1), 0);
+      TG_CHECK_INT_EQ (rd32 (fp + 5), 3);
+      TG_CHECK_INT_EQ (rd32 (fp + 9), 1);
+      /* The face's right-handed normal agrees with its vertices' (+Z). */
+      for (int k = 0; k < 3; k++)
+        memcpy (pos + 3 * k, body + (size_t) rd32 (fp + 1 + 4 * k) * 32, 12);
+      memcpy (nrm, body + 12, 12);
+      double e1[3] = { pos[3] - pos[0], pos[4] - pos[1], pos[5] - pos[2] };
+      double e2[3] = { pos[6] - pos[0], pos[7] - pos[1], pos[8] - pos[2] };
+      double n[3] = { e1[1] * e2[2] - e1[2] * e2[1], e1[2] * e2[0] - e1[0] * e2[2],
+                      e1[0] * e2[1] - e1[1] * e2[0] };
+      TG_CHECK_MSG (n[2] > 0.0 && n[0] * nrm[0] + n[1] * nrm[1] + n[2] * nrm[2] > 0.0,
+                    "face normal (%g, %g, %g)", n[0], n[1], n[2]);
+    }
+  free (data);
+  tg_mesh_free (m);
+}
+
+/* Counts lines of OBJ text starting with PREFIX. */
+static int
+count_lines (const char *path, const char *prefix)
+{
+  size_t len;
+  char *text = (char *) read_all (path, &len);
+  int n = 0;
+
+  for (char *line = text ? strtok (text, "\n") : NULL; line; line = strtok (NULL, "\n"))
+    n += strncmp (line, prefix, strlen (prefix)) == 0;
+  free (text);
+  return n;
+}
+
+/* With tile_b a coarser level (lod 1), lods = first leaves it out of OBJ
+ * and PLY; the default writes both, as before. */
+static void
+test_first_lod_only (void)
+{
+  TgMesh *m = sample_mesh ();
+  TgError err = { 0 };
+  TgMeshWriteOptions first = { .first_lod_only = 1 };
+  const char *obj = tmp_path ("lods.obj"), *ply = tmp_path ("lods.ply");
+  size_t len;
+  uint8_t *data;
+
+  m->chunks[1].lod = 1;
+  TG_CHECK (write_mesh ("obj", obj, m, &err) == 0);
+  TG_CHECK_INT_EQ (count_lines (obj, "o "), 2);
+  TG_CHECK_INT_EQ (count_lines (obj, "f "), 9);
+  TG_CHECK (write_mesh_opt ("obj", obj, m, &first, &err) == 0);
+  TG_CHECK_INT_EQ (count_lines (obj, "o tile_a"), 1);
+  TG_CHECK_INT_EQ (count_lines (obj, "o "), 1);
+  TG_CHECK_INT_EQ (count_lines (obj, "v "), 9);
+  TG_CHECK_INT_EQ (count_lines (obj, "f "), 8);
+
+  TG_CHECK (write_mesh_opt ("ply", ply, m, &first, &err) == 0);
+  data = read_all (ply, &len);
+  TG_CHECK (data != NULL);
+  if (data)
+    {
+      char *end = strstr ((char *) data, "end_header\n");
+      TG_CHECK (end != NULL);
+      if (end)
+        *end = 0;
+      TG_CHECK_STR_CONTAINS ((char *) data, "element vertex 9\n");
+      TG_CHECK_STR_CONTAINS ((char *) data, "element face 8\n");
+      TG_CHECK (strstr ((char *) data, "tile_b") == NULL);
+      /* Every chunk written has UVs now. */
+      TG_CHECK_STR_CONTAINS ((char *) data, "property float s\n");
+      TG_CHECK_INT_EQ (len - (size_t) (end + 11 - (char *) data), (size_t) 9 * 32 + 8 * 13);
+    }
+  free (data);
+  tg_mesh_free (m);
+}
+
+/* A flat grid chunk of N vertices in rows of 256 (the last row short),
+ * its quads' triangles where all four corners exist. */
+static void
+grid_chunk (TgMeshChunk *c, const char *name, int n)
+{
+  int rows = (n + 255) / 256, t = 0;
+
+  tg_mesh_chunk_set_name (c, name);
+  tg_mesh_chunk_alloc (c, n, (int64_t) 6 * 255 * (rows - 1), 0);
+  for (int v = 0; v < n; v++)
+    {
+      c->positions[3 * v] = (float) (v % 256);
+      c->positions[3 * v + 1] = 0.0f;
+      c->positions[3 * v + 2] = -(float) (v / 256);
+      c->normals[3 * v] = 0.0f;
+      c->normals[3 * v + 1] = 1.0f;
+      c->normals[3 * v + 2] = 0.0f;
+    }
+  for (int j = 0; j + 1 < rows; j++)
+    for (int i = 0; i < 255; i++)
+      {
+        uint32_t q = (uint32_t) (j * 256 + i);
+        if (q + 257 < (uint32_t) n)
+          {
+            c->indices[t++] = q, c->indices[t++] = q + 1, c->indices[t++] = q + 256;
+            c->indices[t++] = q + 1, c->indices[t++] = q + 257, c->indices[t++] = q + 256;
+          }
+        else if (q + 256 < (uint32_t) n)
+          c->indices[t++] = q, c->indices[t++] = q + 1, c->indices[t++] = q + 256;
+      }
+  c->n_indices = t;
+}
+
+/* 65535 vertices (largest index 65534) fit 16-bit indices; 65536 need
+ * 32 bits, since 65535 is the restart value.  Both read back. */
+static void
+test_glb_index_width (void)
+{
+  TgMesh *m = tg_mesh_new (2);
+  TgMeshReader read = tg_io_mesh_reader ("glb");
+  TgMesh *back = NULL;
+  TgError err = { 0 };
+  const char *path = tmp_path ("widths.glb");
+  float top[3] = { -1e30f, -1e30f, -1e30f };
+  Glb g;
+
+  grid_chunk (&m->chunks[0], "short", 65535);
+  grid_chunk (&m->chunks[1], "long", 65536);
+  TG_CHECK (write_mesh ("glb", path, m, &err) == 0);
+  remember_glb (path);
+  if (glb_open (path, &g) == 0)
+    {
+      static const int want[2] = { 5123, 5125 };
+      for (int k = 0; k < 2; k++)
+        {
+          json_object *prim = jidx (jidx (g.doc, "meshes", k), "primitives", 0);
+          int count = 0, type = 0;
+          uint32_t *idx = accessor_indices (&g, jint (prim, "indices"), &count, &type);
+          uint32_t *fidx = reversed (m->chunks[k].indices, m->chunks[k].n_indices);
+
+          TG_CHECK_INT_EQ (type, want[k]);
+          TG_CHECK_INT_EQ (count, m->chunks[k].n_indices);
+          TG_CHECK (idx && memcmp (idx, fidx, 4 * (size_t) count) == 0);
+          free (idx);
+          free (fidx);
+        }
+      glb_close (&g);
+    }
+  TG_CHECK_INT_EQ (glb_faces (path, top), (m->chunks[0].n_indices + m->chunks[1].n_indices) / 3);
+  TG_CHECK (read && read (path, &back, &err) == 0);
+  for (int k = 0; back && k < 2 && k < back->n_chunks; k++)
+    TG_CHECK (back->chunks[k].n_indices == m->chunks[k].n_indices
+              && memcmp (back->chunks[k].indices, m->chunks[k].indices,
+                         4 * (size_t) m->chunks[k].n_indices) == 0);
+  tg_mesh_free (back);
+  tg_mesh_free (m);
+}
+
 static void
 test_validator (void)
 {
@@ -1136,6 +1373,9 @@ main (void)
   TG_RUN (test_builder_instancing);
   TG_RUN (test_builder_lods);
   TG_RUN (test_empty_mesh);
+  TG_RUN (test_ply_up_z);
+  TG_RUN (test_first_lod_only);
+  TG_RUN (test_glb_index_width);
   TG_RUN (test_validator);
   return tgtest_result ();
 }

@@ -184,7 +184,7 @@ glb_write_mesh (const TgMesh *mesh)
 
   if (!w || !r || !f)
     die ("cannot set up the mesh writer", NULL);
-  rc = w (f, mesh, &err);
+  rc = w (f, mesh, NULL, &err);
   if (fclose (f) != 0 && rc == 0)
     die ("cannot write a temporary file", NULL);
   if (rc < 0)

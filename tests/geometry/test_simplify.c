@@ -271,7 +271,7 @@ test_threads_and_glb (void)
         {
           FILE *f = fopen (path, "wb");
           TgError err = { 0 };
-          TG_CHECK (f && tg_io_mesh_writer ("glb") (f, tg_value_mesh (v), &err) == 0);
+          TG_CHECK (f && tg_io_mesh_writer ("glb") (f, tg_value_mesh (v), NULL, &err) == 0);
           if (f)
             fclose (f);
         }

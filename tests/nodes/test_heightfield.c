@@ -554,7 +554,7 @@ test_glb_validates (void)
         TG_CHECK (m && m->chunks[0].n_vertices == 66049);
       FILE *f = fopen (paths[k], "wb");
       TgError err = { 0 };
-      TG_CHECK (m && f && tg_io_mesh_writer ("glb") (f, m, &err) == 0);
+      TG_CHECK (m && f && tg_io_mesh_writer ("glb") (f, m, NULL, &err) == 0);
       if (f)
         fclose (f);
       tg_value_unref (v);

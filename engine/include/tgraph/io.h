@@ -37,8 +37,10 @@ int tg_io_register_image_writer (const char *format, TgImageWriter fn);
 TgImageReader tg_io_image_reader (const char *ext);
 TgImageWriter tg_io_image_writer (const char *format);
 
-/* Meshes: FORMAT "glb", "obj", "ply"; readers by extension. */
-typedef int (*TgMeshWriter) (FILE *f, const TgMesh *m, TgError *err);
+/* Meshes: FORMAT "glb", "obj", "ply"; readers by extension.  OPT may be
+ * NULL (the defaults). */
+typedef int (*TgMeshWriter) (FILE *f, const TgMesh *m, const TgMeshWriteOptions *opt,
+                             TgError *err);
 typedef int (*TgMeshReader) (const char *path, TgMesh **out, TgError *err);
 /* Instance lists: FORMAT "csv", "json", "glb", "godot".  PROTO_MESHES has
  * one entry per prototype (NULL: the writer's own marker mesh), or is

@@ -45,6 +45,20 @@ int tg_mesh_chunk_alloc (TgMeshChunk *c, int n_vertices, int64_t n_indices, int 
 int tg_mesh_chunk_set_name (TgMeshChunk *c, const char *name);
 size_t tg_mesh_bytes (const TgMesh *m);
 
+/* How a mesh writer lays out its file (io.h).  Zeroed options are the
+ * defaults: +Y up, every level of detail. */
+typedef enum
+{
+  TG_MESH_UP_Y = 0, /* right-handed, +Y up, north -Z (glTF; OBJ/PLY tools' default) */
+  TG_MESH_UP_Z = 1, /* right-handed, +Z up, north +Y (Blender, Houdini's Z-up) */
+} TgMeshUp;
+
+typedef struct
+{
+  TgMeshUp up;          /* OBJ and PLY; glTF is always +Y up */
+  int first_lod_only;   /* OBJ and PLY: only the chunks of lod 0 */
+} TgMeshWriteOptions;
+
 /* A value owning M (TG_TYPE_MESH); NULL on allocation failure (M is freed). */
 TgValue *tg_value_new_mesh (TgMesh *m);
 /* The mesh of a TG_TYPE_MESH value (borrowed). */

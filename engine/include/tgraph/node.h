@@ -337,8 +337,10 @@ int tg_eval_write_image (TgEvalCtx *c, const char *rel_path, const char *format,
 int tg_eval_write_image_named (TgEvalCtx *c, const char *rel_path, const char *format,
                                const TgImage *img, const char *const *channel_names);
 
-/* The same for meshes and instance lists (see io.h for the writers). */
-int tg_eval_write_mesh (TgEvalCtx *c, const char *rel_path, const char *format, const TgMesh *m);
+/* The same for meshes and instance lists (see io.h for the writers);
+ * OPT may be NULL. */
+int tg_eval_write_mesh (TgEvalCtx *c, const char *rel_path, const char *format, const TgMesh *m,
+                        const TgMeshWriteOptions *opt);
 int tg_eval_write_points (TgEvalCtx *c, const char *rel_path, const char *format,
                           const TgPoints *p, const TgMesh *const *proto_meshes);
 /* Reads a mesh file (relative to the .tgraph folder) with the reader for
