@@ -2,7 +2,7 @@
 # Our exports read by outside tools.  The bundled examples are evaluated
 # into $TG_BUILD_ROOT/tests/cli/cli_outside (kept for a look after a
 # failure): arch (iso-surface .glb), tiles (chunks and LODs: .glb, and at
-# 257 samples .obj and .ply), island (16-bit PNG and raw16 heightmaps),
+# 257 samples .obj and .ply, the .ply also Z-up and with lod0 only), island (16-bit PNG and raw16 heightmaps),
 # alpine at 513 samples (heightmap, splat maps, mask, images) and forest
 # (instanced .glb, heightmap).  Then:
 #   Blender (blender_counts.py, all files in one headless run): each mesh
@@ -83,6 +83,10 @@ build arch arch.tgraph
 build tiles tiles.tgraph
 build tiles_obj tiles.tgraph -r 257 --set tiles_glb.format=obj --set tiles_glb.path=tiles.obj
 build tiles_ply tiles.tgraph -r 257 --set tiles_glb.format=ply --set tiles_glb.path=tiles.ply
+build tiles_ply_zup tiles.tgraph -r 257 --set tiles_glb.format=ply --set tiles_glb.path=tiles.ply \
+  --set tiles_glb.up=z
+build tiles_ply_lod0 tiles.tgraph -r 257 --set tiles_glb.format=ply --set tiles_glb.path=tiles.ply \
+  --set tiles_glb.lods=first
 build island island.tgraph
 build alpine alpine.tgraph -r 513
 build forest forest.tgraph
@@ -376,6 +380,33 @@ for line in open(os.path.join(out, "builds.txt")):
                 img.update(raw16=rpath, raw16_label=rlabel, raw16_flipped=(rows == rrows))
         plan["images"].append(img)
         formats.add("png16 heightmap" + (" with raw16 twin" if "raw16" in img else ""))
+
+# The PLY options, against the default tiles.ply: up = z is the same box
+# turned as Blender turns Y-up files (the PLY add-on turns none), with the
+# same triangles; lods = first has just the lod0 chunks' faces.
+def ply_chunks(path):
+    head = open(path, "rb").read(1 << 16).split(b"end_header\n")[0].decode("ascii")
+    return [l.split()[2:] for l in head.splitlines() if l.startswith("comment chunk ")]
+
+
+try:
+    ply = {n: expect_ply(os.path.join(out, n, "tiles.ply"))[0]
+           for n in ("tiles_ply", "tiles_ply_zup", "tiles_ply_lod0")}
+    turned = y_up_box(ply["tiles_ply"]["min"], ply["tiles_ply"]["max"])
+    zup = ply["tiles_ply_zup"]
+    print(("ok: tiles_ply_zup/tiles.ply: box %s..%s, Z up, %d triangles" % (zup["min"], zup["max"], zup["tris"]))
+          if [zup["min"], zup["max"]] == list(turned) and zup["tris"] == ply["tiles_ply"]["tris"] else
+          "FAIL: tiles_ply_zup/tiles.ply: box %s..%s, %d triangles; want %s..%s, %d"
+          % (zup["min"], zup["max"], zup["tris"], turned[0], turned[1], ply["tiles_ply"]["tris"]))
+    lod0 = sum(int(c[4]) for c in ply_chunks(os.path.join(out, "tiles_ply", "tiles.ply"))
+               if c[0].endswith("_lod0"))
+    got = ply["tiles_ply_lod0"]["tris"]
+    print(("ok: tiles_ply_lod0/tiles.ply: the %d lod0 triangles of %d" % (got, ply["tiles_ply"]["tris"]))
+          if got == lod0 < ply["tiles_ply"]["tris"] else
+          "FAIL: tiles_ply_lod0/tiles.ply: %d triangles, want the %d of the lod0 chunks (of %d)"
+          % (got, lod0, ply["tiles_ply"]["tris"]))
+except (OSError, ValueError, KeyError, IndexError, struct.error) as e:
+    print("FAIL: the PLY up/lods builds: %s: %s" % (type(e).__name__, e))
 
 want = {"glb", "obj", "ply", "instanced glb", "png16 heightmap with raw16 twin"}
 if want <= formats:

@@ -35,7 +35,8 @@ pos = [acc[m["primitives"][0]["attributes"]["POSITION"]] for m in doc["meshes"]]
 ok = ok and min(p["min"][0] for p in pos) == -1024 and max(p["max"][0] for p in pos) == 1024
 ok = ok and min(p["min"][2] for p in pos) == -1024 and max(p["max"][2] for p in pos) == 1024
 idx = [acc[m["primitives"][0]["indices"]]["componentType"] for m in doc["meshes"]]
-ok = ok and set(idx) == {5125}
+# Every chunk has fewer than 65536 vertices: 16-bit indices.
+ok = ok and set(idx) == {5123}
 if not ok:
     print("unexpected glb:", magic, version, length, len(d), names[:3], len(names))
 # Levels of detail (MSFT_lod): the scene shows the 64 full-resolution
@@ -87,7 +88,7 @@ def acc(i):
     a = doc["accessors"][i]
     v = doc["bufferViews"][a["bufferView"]]
     n = {"SCALAR": 1, "VEC3": 3}[a["type"]]
-    fmt = "<%d%s" % (a["count"] * n, "f" if a["componentType"] == 5126 else "I")
+    fmt = "<%d%s" % (a["count"] * n, {5126: "f", 5125: "I", 5123: "H"}[a["componentType"]])
     flat = struct.unpack_from(fmt, d, bin0 + v.get("byteOffset", 0))
     return [flat[i:i + n] for i in range(0, len(flat), n)] if n > 1 else flat
 
