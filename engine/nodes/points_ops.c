@@ -200,7 +200,7 @@ filter_keep (const FilterJob *job, int64_t i)
   if (!(proto >= 0 && proto < job->in->n_protos && job->applies[proto]))
     return true;
   if (job->height)
-    tg__terrain_sample (&job->terrain, pos[0], pos[2], &y, &tan_s);
+    tg__terrain_surface (&job->terrain, pos[0], pos[2], &y, &tan_s);
   keep = y >= p->min_height_m && y <= p->max_height_m && tan_s <= job->max_tan;
   if (keep && job->mask)
     {
@@ -272,7 +272,7 @@ filter_halo (const void *params, const TgRegion *full, int step)
 {
   (void) params;
   (void) full;
-  /* The bilinear footprint reaches one sample past the owner; one more
+  /* The cell under a point reaches one sample past the owner; one more
    * for rounding.  Step 1 reads only the list. */
   return step == 0 ? 2 : 0;
 }
@@ -462,7 +462,7 @@ static const TgNodeDesc filter_desc = {
   .check = filter_check,
   .eval = filter_eval,
   .tiled = &filter_tiled,
-  .version = 1,
+  .version = 2,
 };
 TG_NODE_REGISTER (filter_desc);
 

@@ -1034,6 +1034,6 @@ static const TgNodeDesc colormap_desc = {
   .eval = colormap_eval,
   .tiled = &colormap_tiled,
   /* 4: one pixel of the map's own, not the lattice's blend of them. */
-  .version = 4,
+  .version = 5,
 };
 TG_NODE_REGISTER (colormap_desc);

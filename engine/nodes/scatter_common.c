@@ -57,13 +57,45 @@ tg__scatter_xform_check (double min_yaw_deg, double max_yaw_deg, double min_scal
   return 0;
 }
 
+/* The cell of T's grid under (X, Z): its north-west sample (I0, J0),
+ * the samples east and south of it (I1, J1; the same on a one-sample
+ * axis) and the position in it (FX east, FY south, in [0, 1]).
+ * Positions outside the grid are clamped to its edge. */
+typedef struct
+{
+  int i0, j0, i1, j1;
+  double fx, fy;
+} TerrainCell;
+
+static void
+terrain_cell (const TgRegion *r, double x, double z, TerrainCell *c)
+{
+  /* Continuous sample coordinates; column 0 west, row 0 north.  Taking
+   * the window's first sample off afterwards is exact (an integer off a
+   * double of at least its size), so a tile sees the whole map's bits. */
+  double u = (x - r->origin_x) / r->cell - (double) r->col0;
+  double v = (r->origin_z - z) / r->cell - (double) r->row0;
+
+  u = u > 0.0 ? (u < (double) (r->width - 1) ? u : (double) (r->width - 1)) : 0.0;
+  v = v > 0.0 ? (v < (double) (r->height - 1) ? v : (double) (r->height - 1)) : 0.0;
+  c->i0 = (int) floor (u);
+  c->j0 = (int) floor (v);
+  if (c->i0 > r->width - 2)
+    c->i0 = r->width > 1 ? r->width - 2 : 0;
+  if (c->j0 > r->height - 2)
+    c->j0 = r->height > 1 ? r->height - 2 : 0;
+  c->i1 = r->width > 1 ? c->i0 + 1 : c->i0;
+  c->j1 = r->height > 1 ? c->j0 + 1 : c->j0;
+  c->fx = u - (double) c->i0;
+  c->fy = v - (double) c->j0;
+}
+
 void
 tg__terrain_sample (const TgTerrain *t, double x, double z, double *y_m, double *slope_tan)
 {
   const TgValue *h = t->height;
-  const TgRegion *r;
-  double u, v, fx, fy, h00, h10, h01, h11, du, dv;
-  int i0, j0, i1, j1;
+  TerrainCell c;
+  double h00, h10, h01, h11, du, dv;
   const float *row0, *row1;
 
   if (!h)
@@ -72,36 +104,60 @@ tg__terrain_sample (const TgTerrain *t, double x, double z, double *y_m, double 
       *slope_tan = 0.0;
       return;
     }
-  r = &h->region;
-  /* Continuous sample coordinates; column 0 west, row 0 north.  Taking
-   * the window's first sample off afterwards is exact (an integer off a
-   * double of at least its size), so a tile sees the whole map's bits. */
-  u = (x - r->origin_x) / r->cell - (double) r->col0;
-  v = (r->origin_z - z) / r->cell - (double) r->row0;
-  u = u > 0.0 ? (u < (double) (r->width - 1) ? u : (double) (r->width - 1)) : 0.0;
-  v = v > 0.0 ? (v < (double) (r->height - 1) ? v : (double) (r->height - 1)) : 0.0;
-  i0 = (int) floor (u);
-  j0 = (int) floor (v);
-  if (i0 > r->width - 2)
-    i0 = r->width > 1 ? r->width - 2 : 0;
-  if (j0 > r->height - 2)
-    j0 = r->height > 1 ? r->height - 2 : 0;
-  i1 = r->width > 1 ? i0 + 1 : i0;
-  j1 = r->height > 1 ? j0 + 1 : j0;
-  fx = u - (double) i0;
-  fy = v - (double) j0;
-  row0 = tg_value_row (h, j0);
-  row1 = tg_value_row (h, j1);
-  h00 = row0[i0];
-  h10 = row0[i1];
-  h01 = row1[i0];
-  h11 = row1[i1];
-  *y_m = ((h00 * (1.0 - fx) + h10 * fx) * (1.0 - fy) + (h01 * (1.0 - fx) + h11 * fx) * fy)
+  terrain_cell (&h->region, x, z, &c);
+  row0 = tg_value_row (h, c.j0);
+  row1 = tg_value_row (h, c.j1);
+  h00 = row0[c.i0];
+  h10 = row0[c.i1];
+  h01 = row1[c.i0];
+  h11 = row1[c.i1];
+  *y_m = ((h00 * (1.0 - c.fx) + h10 * c.fx) * (1.0 - c.fy)
+          + (h01 * (1.0 - c.fx) + h11 * c.fx) * c.fy)
          * t->height_m;
-  /* The derivative of the same bilinear patch, so a slope limit means
-   * exactly the surface the instance stands on. */
-  du = ((h10 - h00) * (1.0 - fy) + (h11 - h01) * fy) * t->height_m / r->cell;
-  dv = ((h01 - h00) * (1.0 - fx) + (h11 - h10) * fx) * t->height_m / r->cell;
+  /* The derivative of the same bilinear patch. */
+  du = ((h10 - h00) * (1.0 - c.fy) + (h11 - h01) * c.fy) * t->height_m / h->region.cell;
+  dv = ((h01 - h00) * (1.0 - c.fx) + (h11 - h10) * c.fx) * t->height_m / h->region.cell;
+  *slope_tan = sqrt (du * du + dv * dv);
+}
+
+void
+tg__terrain_surface (const TgTerrain *t, double x, double z, double *y_m, double *slope_tan)
+{
+  const TgValue *h = t->height;
+  TerrainCell c;
+  double a, b, cc, d, du, dv;
+  const float *row0, *row1;
+
+  if (!h)
+    {
+      *y_m = 0.0;
+      *slope_tan = 0.0;
+      return;
+    }
+  terrain_cell (&h->region, x, z, &c);
+  row0 = tg_value_row (h, c.j0);
+  row1 = tg_value_row (h, c.j1);
+  /* The vertex heights exactly as mesh.heightfield stores them (floats). */
+  a = (float) ((double) row0[c.i0] * t->height_m);
+  b = (float) ((double) row0[c.i1] * t->height_m);
+  cc = (float) ((double) row1[c.i0] * t->height_m);
+  d = (float) ((double) row1[c.i1] * t->height_m);
+  /* mesh.heightfield cuts cell a b / c d (rows running south) along b-c
+   * into (a, b, c) and (b, d, c); the plane of the one holding the point. */
+  if (c.fx + c.fy <= 1.0)
+    {
+      du = b - a;
+      dv = cc - a;
+      *y_m = a + du * c.fx + dv * c.fy;
+    }
+  else
+    {
+      du = d - cc;
+      dv = d - b;
+      *y_m = d - du * (1.0 - c.fx) - dv * (1.0 - c.fy);
+    }
+  du /= h->region.cell;
+  dv /= h->region.cell;
   *slope_tan = sqrt (du * du + dv * dv);
 }
 
@@ -415,7 +471,7 @@ int
 tg__scatter_halo (const TgRegion *full, double ring_m)
 {
   /* The area reaches RING_M and a cell past the owned samples; the
-   * bilinear footprint adds one more and rounding of the ratio another. */
+   * footprint of the cell under a point adds one more and rounding of the ratio another. */
   double h = ceil (ring_m / full->cell) + 4.0;
   double most = (double) (full->full_w > full->full_h ? full->full_w : full->full_h);
 

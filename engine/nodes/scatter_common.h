@@ -1,8 +1,8 @@
 /* What the scatter nodes (scatter.colormap, scatter.mask) and the points
  * operators (points.filter) share: the candidate record, the terrain
- * sample under an instance (bilinear height and the slope of that same
- * surface), the transform and filter parameters declared once, the
- * minimum-spacing pass on a spatial grid and its world-anchored block
+ * under an instance (the height and slope of the exported mesh's
+ * triangle there) and the bilinear sample of a map, the transform and
+ * filter parameters declared once, the minimum-spacing pass on a spatial grid and its world-anchored block
  * order, the instance order and the tiled builds' join, and the smooth
  * value noise that displaces candidates.  Internal to engine/nodes.
  */
@@ -66,8 +66,9 @@ void tg__scatter_buf_clear (TgScatterBuf *b);
                   .max = 1000.0, .soft_min = 0.1, .soft_max = 4.0,                             \
                   .help = N_("Largest uniform scale of an instance")),                         \
   TG_PARAM_BOOL (S, snap, .label = N_("Snap to terrain"), .def = true,                         \
-                 .help = N_("Set each instance's height to the terrain under it (needs the "   \
-                            "height input; without it instances sit at 0 m)")),                \
+                 .help = N_("Set each instance's height to the terrain under it, on the "      \
+                            "triangle mesh.heightfield exports there (needs the height "       \
+                            "input; without it instances sit at 0 m)")),                       \
   TG_PARAM_FLOAT (S, min_height_m, .label = N_("Lowest terrain"), .def = -100000.0,            \
                   .min = -100000.0, .max = 100000.0, .soft_min = 0.0, .soft_max = 2000.0,      \
                   .unit = "m", .help = N_("No instance where the terrain is lower")),          \
@@ -83,21 +84,30 @@ int tg__scatter_xform_check (double min_yaw_deg, double max_yaw_deg, double min_
                              double max_scale, double min_height_m, double max_height_m,
                              TgError *err);
 
-/* Terrain under a point: the bilinear surface through the height samples
- * (what the instance is snapped onto) and the gradient of that same
- * surface, in metres. */
+/* A one-channel grid read at world positions: a terrain (HEIGHT_M
+ * metres for 1.0) or a map (HEIGHT_M = 1). */
 typedef struct
 {
   const TgValue *height; /* one-channel grid, or NULL: flat ground at 0 m */
   double height_m;       /* metres for height 1.0 */
 } TgTerrain;
 
-/* Height in metres at (X, Z) and the tangent of the slope there.
- * Positions outside the grid are clamped to its edge.  The position in
- * samples is taken from the lattice's origin, not the window's, so a
- * window of the map gives the bits of the whole map wherever the 2 x 2
- * samples around (X, Z) are inside it. */
+/* The bilinear surface through the samples at (X, Z) and the tangent of
+ * its slope: for maps (density, masks).  Positions outside the grid are
+ * clamped to its edge.  The position in samples is taken from the
+ * lattice's origin, not the window's, so a window of the map gives the
+ * bits of the whole map wherever the 2 x 2 samples around (X, Z) are
+ * inside it. */
 void tg__terrain_sample (const TgTerrain *t, double x, double z, double *y_m, double *slope_tan);
+
+/* The terrain's surface as mesh.heightfield exports it, at (X, Z): the
+ * height in metres of the full-resolution (LOD0) triangle of the world
+ * lattice under the point, from the float vertex heights the mesh
+ * stores, and the tangent of that triangle's slope.  Coarser levels of
+ * detail are not followed: they are chords of LOD0 an engine swaps in at
+ * a distance.  Clamping and windows as tg__terrain_sample. */
+void tg__terrain_surface (const TgTerrain *t, double x, double z, double *y_m,
+                          double *slope_tan);
 
 /* The height and slope filter plus snapping, set up once per eval. */
 typedef struct
@@ -122,7 +132,7 @@ tg__scatter_filter (const TgScatterFilter *f, TgScatterCand *c)
 
   if (f->need_sample)
     {
-      tg__terrain_sample (&f->terrain, c->x, c->z, &y, &tan_s);
+      tg__terrain_surface (&f->terrain, c->x, c->z, &y, &tan_s);
       if (y < f->min_height_m || y > f->max_height_m || tan_s > f->max_slope_tan)
         return false;
     }

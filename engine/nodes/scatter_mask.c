@@ -381,6 +381,6 @@ static const TgNodeDesc mask_desc = {
   .tiled = &mask_tiled,
   /* 2: world-anchored darts and block spacing instead of Bridson's growth,
    * instances by owning sample. */
-  .version = 2,
+  .version = 3,
 };
 TG_NODE_REGISTER (mask_desc);
