@@ -40,6 +40,27 @@ int tg__points_format_float (float v, char out[32]);
 /* Linear RGB marker colour of prototype K (a fixed, distinct cycle). */
 void tg__points_proto_color (int k, float rgb[3]);
 
+/* The marker cone shown for a prototype without a mesh of its own, in
+ * every format that draws meshes: 1 m tall, 0.25 m wide at its base, 8
+ * flat-shaded sides and a base facing down, in world coordinates like
+ * any mesh, with its origin at the centre of its base so that it stands
+ * on the ground at the instance's position.  MESH (one chunk) points
+ * into the struct: do not copy it. */
+#define TG_POINTS_CONE_SEGMENTS 8
+#define TG_POINTS_CONE_VERTICES (3 * TG_POINTS_CONE_SEGMENTS + TG_POINTS_CONE_SEGMENTS + 1)
+#define TG_POINTS_CONE_INDICES (6 * TG_POINTS_CONE_SEGMENTS)
+
+typedef struct
+{
+  float pos[3 * TG_POINTS_CONE_VERTICES];
+  float nrm[3 * TG_POINTS_CONE_VERTICES];
+  uint32_t idx[TG_POINTS_CONE_INDICES];
+  TgMeshChunk chunk;
+  TgMesh mesh;
+} TgPointsCone;
+
+void tg__points_cone_init (TgPointsCone *k);
+
 /* The 3 x 4 matrix [R(q) diag(s) | t] of instance I, row by row:
  * m[0..3] = R00 s0, R01 s1, R02 s2, tx; m[4..7] = row 1 with ty; m[8..11]
  * = row 2 with tz (R applies to column vectors, as glTF and Godot do). */

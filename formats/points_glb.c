@@ -3,8 +3,8 @@
  *
  * A root node "instances" has one child per prototype that has
  * instances, named after it, showing the prototype's mesh (from a .glb
- * given to export.points) or a marker cone 1 m tall with its base on the
- * ground, in the prototype's colour.  The child carries the extension's
+ * given to export.points) or the marker cone (points-writers.h), its
+ * origin at its base, in the prototype's colour.  The child carries the extension's
  * TRANSLATION (VEC3), ROTATION (VEC4 unit quaternions) and SCALE (VEC3)
  * float accessors, one element per instance in the list's order.  The
  * extension is used but not required, so a viewer without it still opens
@@ -25,86 +25,6 @@
 #include "handedness.h"
 #include "mesh-writers.h"
 #include "points-writers.h"
-
-#define CONE_SEGMENTS 8
-#define CONE_RADIUS 0.25
-#define CONE_HEIGHT 1.0
-/* Sides: one flat-shaded triangle each; base: a fan around a centre. */
-#define CONE_VERTICES (3 * CONE_SEGMENTS + CONE_SEGMENTS + 1)
-#define CONE_INDICES (6 * CONE_SEGMENTS)
-
-typedef struct
-{
-  float pos[3 * CONE_VERTICES];
-  float nrm[3 * CONE_VERTICES];
-  uint32_t idx[CONE_INDICES];
-} Cone;
-
-static void
-normalize3 (double v[3])
-{
-  double l = sqrt (v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
-
-  for (int c = 0; c < 3; c++)
-    v[c] /= l;
-}
-
-static void
-cone_build (Cone *k)
-{
-  int v = 0, n = 0;
-  uint32_t centre;
-
-  /* Sides, counter-clockwise seen from outside. */
-  for (int s = 0; s < CONE_SEGMENTS; s++)
-    {
-      double a0 = 2.0 * M_PI * s / CONE_SEGMENTS, a1 = 2.0 * M_PI * (s + 1) / CONE_SEGMENTS;
-      double p[3][3] = { { CONE_RADIUS * cos (a0), 0.0, -CONE_RADIUS * sin (a0) },
-                         { CONE_RADIUS * cos (a1), 0.0, -CONE_RADIUS * sin (a1) },
-                         { 0.0, CONE_HEIGHT, 0.0 } };
-      double e1[3], e2[3], nrm[3];
-      for (int c = 0; c < 3; c++)
-        {
-          e1[c] = p[1][c] - p[0][c];
-          e2[c] = p[2][c] - p[0][c];
-        }
-      nrm[0] = e1[1] * e2[2] - e1[2] * e2[1];
-      nrm[1] = e1[2] * e2[0] - e1[0] * e2[2];
-      nrm[2] = e1[0] * e2[1] - e1[1] * e2[0];
-      normalize3 (nrm);
-      for (int q = 0; q < 3; q++)
-        {
-          for (int c = 0; c < 3; c++)
-            {
-              k->pos[3 * v + c] = (float) p[q][c];
-              k->nrm[3 * v + c] = (float) nrm[c];
-            }
-          k->idx[n++] = (uint32_t) v++;
-        }
-    }
-  /* The base faces down. */
-  centre = (uint32_t) v;
-  k->pos[3 * v] = k->pos[3 * v + 1] = k->pos[3 * v + 2] = 0.0f;
-  k->nrm[3 * v] = k->nrm[3 * v + 2] = 0.0f;
-  k->nrm[3 * v + 1] = -1.0f;
-  v++;
-  for (int s = 0; s < CONE_SEGMENTS; s++)
-    {
-      double a = 2.0 * M_PI * s / CONE_SEGMENTS;
-      k->pos[3 * v] = (float) (CONE_RADIUS * cos (a));
-      k->pos[3 * v + 1] = 0.0f;
-      k->pos[3 * v + 2] = (float) (-CONE_RADIUS * sin (a));
-      k->nrm[3 * v] = k->nrm[3 * v + 2] = 0.0f;
-      k->nrm[3 * v + 1] = -1.0f;
-      v++;
-    }
-  for (int s = 0; s < CONE_SEGMENTS; s++)
-    {
-      k->idx[n++] = centre;
-      k->idx[n++] = centre + 1 + (uint32_t) ((s + 1) % CONE_SEGMENTS);
-      k->idx[n++] = centre + 1 + (uint32_t) s;
-    }
-}
 
 /* Adds the chunks of M (world frame) as primitives of MESH with MATERIAL. */
 static int
@@ -129,7 +49,7 @@ int
 tg__write_points_glb (FILE *f, const TgPoints *p, const TgMesh *const *meshes, TgError *err)
 {
   TgGlb *g = NULL;
-  Cone cone;
+  TgPointsCone cone;
   TgGlbAttribute cone_attrs[3];
   int cone_n = 0, cone_ind = -1;
   int64_t *start = NULL, *fill = NULL;
@@ -196,11 +116,8 @@ tg__write_points_glb (FILE *f, const TgPoints *p, const TgMesh *const *meshes, T
           /* One cone (built in world coordinates like any mesh) for all. */
           if (cone_n == 0)
             {
-              TgMeshChunk ch = { .n_vertices = CONE_VERTICES, .positions = cone.pos,
-                                 .normals = cone.nrm, .n_indices = CONE_INDICES,
-                                 .indices = cone.idx };
-              cone_build (&cone);
-              cone_n = tg__glb_add_chunk (g, &ch, cone_attrs, &cone_ind);
+              tg__points_cone_init (&cone);
+              cone_n = tg__glb_add_chunk (g, &cone.chunk, cone_attrs, &cone_ind);
             }
           rc = cone_n < 0 ? cone_n
                           : tg_glb_add_primitive (g, mesh, cone_attrs, cone_n, cone_ind,

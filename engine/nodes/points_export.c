@@ -1,10 +1,10 @@
 /* export.points: writes an instance list for a game engine or a DCC tool
  * through the instance-list writers formats/ registers: csv (one row per
  * instance, prototype by name), json, glb (one node per prototype with
- * EXT_mesh_gpu_instancing, showing a marker cone or a prototype mesh read
- * from a .glb) and godot (a Godot 4 scene with a MultiMeshInstance3D per
- * prototype).  The engine only gathers the meshes; the bytes are the
- * writer's.
+ * EXT_mesh_gpu_instancing) and godot (a Godot 4 scene with a
+ * MultiMeshInstance3D per prototype); the last two show a prototype mesh
+ * read from a .glb, or else a marker cone, the same in both.  The engine
+ * only gathers the meshes; the bytes are the writer's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -57,8 +57,8 @@ static const TgParamDesc export_params[] = {
                             "Godot 4 .tscn with one MultiMeshInstance3D per prototype")),
   TG_PARAM_LIST (ExportParams, meshes, MeshItem, mesh_item_params, .label = N_("Prototype meshes"),
                  .def_s = "", .min = 0, .max = 256,
-                 .help = N_("glb only: meshes to show for "
-                            "prototypes; the others get a marker cone")),
+                 .help = N_("glb and godot: meshes to show for prototypes (origin at "
+                            "the base); the others get a marker cone standing on its base")),
 };
 
 static const TgPortDesc export_inputs[] = {
@@ -113,8 +113,8 @@ export_eval (TgEvalCtx *c)
   if (!pts)
     return tg_eval_fail (c, TG_ETYPE, "input 'points' carries no instances");
 
-  /* Only the glb writer embeds meshes. */
-  if (p->format == FMT_GLB && p->meshes.n > 0)
+  /* The glb and godot writers draw meshes; csv and json only list instances. */
+  if ((p->format == FMT_GLB || p->format == FMT_GODOT) && p->meshes.n > 0)
     {
       meshes = calloc ((size_t) (pts->n_protos ? pts->n_protos : 1), sizeof (TgMesh *));
       if (!meshes)

@@ -204,6 +204,33 @@ if [ "$vrc" -ne 77 ]; then
   bash "$SRC/tests/common/gltf_validate.sh" "$TMP/d/forest/instances.glb" > "$TMP/val" 2>&1 ||
     fail "glTF-Validator on the prototype-mesh glb: $(cat "$TMP/val")"
 fi
+# The Godot scene honours its own meshes parameter: the trees' ArrayMesh
+# has the three cones as three surfaces, the others one cone each, and
+# every cone stands on its base (y from 0 to 1 m) as in the glb.
+run "$TGRAPH" eval "$TMP/g/forest.tgraph" -o "$TMP/f" --set 'godot.meshes=prototype=tree|path=tree.glb'
+expect_rc 0 "eval with a prototype mesh for godot"
+checks=$((checks + 1))
+python3 - "$TMP/f/forest/instances.tscn" <<'PY' || fail "godot prototype meshes (see above)"
+import re, struct, sys
+text = open(sys.argv[1]).read()
+names = re.findall(r'\[node name="([^"]+)" type="MultiMeshInstance3D" parent="."\]\nmultimesh = SubResource\("MultiMesh_(\d+)"\)', text)
+bad = []
+for name, k in names:
+    sec = text.split('[sub_resource type="ArrayMesh" id="ArrayMesh_%s"]' % k)[1].split("\n[")[0]
+    counts = [int(c) for c in re.findall(r'"vertex_count": (\d+)', sec)]
+    datas = re.findall(r'"vertex_data": PackedByteArray\(([^)]*)\)', sec)
+    want = 3 if name == "tree" else 1
+    if len(counts) != want:
+        bad.append("%s: %d surfaces, want %d" % (name, len(counts), want))
+    for n, data in zip(counts, datas):
+        raw = bytes(int(b) for b in data.split(", "))
+        ys = struct.unpack_from("<%df" % (3 * n), raw)[1::3]
+        if min(ys) != 0.0 or max(ys) != 1.0:
+            bad.append("%s: a cone spans y %g..%g" % (name, min(ys), max(ys)))
+if len(names) != 3 or bad:
+    print(len(names), "nodes;", bad)
+    sys.exit(1)
+PY
 run "$TGRAPH" eval "$TMP/g/forest.tgraph" -o "$TMP/e" --set 'glb.meshes=prototype=pine|path=tree.glb'
 expect_rc 1 "a mesh for a prototype that does not exist"
 expect_in "$TMP/err" 'no prototype "pine"' "the unknown prototype is named"

@@ -3,7 +3,9 @@
  * value for value (csv and json numbers read back as the same floats, in
  * world coordinates); the Godot scene's structure (transform_format
  * before instance_count, 12 floats per instance that rebuild the
- * instance's transform in the file's right-handed frame); the glb's
+ * instance's transform in the file's right-handed frame) and its
+ * prototype meshes (the glb's: the marker cone standing on its base, or
+ * the mesh given, decoded from Godot's surface layout); the glb's
  * EXT_mesh_gpu_instancing rules checked here (types, equal counts, unit
  * quaternions, data equal to the instances in the file's frame: z =
  * -north, quaternion (-x, -y, z, w)) and by the Khronos glTF-Validator;
@@ -753,6 +755,171 @@ test_glb_with_prototype_mesh (void)
   tg_points_free (p);
 }
 
+/* The first surface of sub-resource "ArrayMesh_K" in scene TEXT, decoded
+ * from Godot's layout: positions, normals (octahedron-decoded as Godot's
+ * Vector3::octahedron_decode does) and indices.  False when it is not there
+ * or does not add up.  The caller frees *POS, *NRM and *IDX. */
+static bool
+godot_surface (const char *text, int k, int *nv, float **pos, float **nrm, int64_t *ni,
+               uint32_t **idx)
+{
+  char head[64];
+  const char *sec, *s;
+  unsigned char *bytes = NULL;
+  size_t nb = 0, cap = 0;
+  long long count;
+  bool ok = true;
+
+  *pos = *nrm = NULL;
+  *idx = NULL;
+  snprintf (head, sizeof head, "[sub_resource type=\"ArrayMesh\" id=\"ArrayMesh_%d\"]", k);
+  if (!(sec = strstr (text, head)) || !(s = strstr (sec, "\"index_count\": "))
+      || sscanf (s, "\"index_count\": %lld", &count) != 1)
+    return false;
+  *ni = count;
+  if (!(s = strstr (sec, "\"vertex_count\": ")) || sscanf (s, "\"vertex_count\": %lld", &count) != 1)
+    return false;
+  *nv = (int) count;
+  /* index_data, then vertex_data: both PackedByteArray lists. */
+  for (int pass = 0; pass < 2 && ok; pass++)
+    {
+      const char *key = pass == 0 ? "\"index_data\": PackedByteArray(" : "\"vertex_data\": PackedByteArray(";
+      char *end;
+      nb = 0;
+      if (!(s = strstr (sec, key)))
+        return false;
+      s += strlen (key);
+      while (*s != ')')
+        {
+          long b = strtol (s, &end, 10);
+          if (end == s || b < 0 || b > 255)
+            {
+              ok = false;
+              break;
+            }
+          if (nb == cap)
+            {
+              cap = cap ? 2 * cap : 4096;
+              bytes = realloc (bytes, cap);
+            }
+          bytes[nb++] = (unsigned char) b;
+          s = end;
+          if (*s == ',')
+            s += 2;
+        }
+      if (pass == 0 && ok)
+        {
+          int w = *nv > 65536 ? 4 : 2;
+          ok = nb == (size_t) (w * *ni);
+          *idx = malloc (sizeof (uint32_t) * (size_t) (*ni ? *ni : 1));
+          for (int64_t i = 0; ok && i < *ni; i++)
+            (*idx)[i] = w == 2 ? (uint32_t) (bytes[2 * i] | bytes[2 * i + 1] << 8)
+                               : (uint32_t) bytes[4 * i] | (uint32_t) bytes[4 * i + 1] << 8
+                                   | (uint32_t) bytes[4 * i + 2] << 16
+                                   | (uint32_t) bytes[4 * i + 3] << 24;
+        }
+    }
+  ok = ok && nb == (size_t) (20 * *nv);
+  if (ok)
+    {
+      *pos = malloc (sizeof (float) * 3 * (size_t) *nv);
+      *nrm = malloc (sizeof (float) * 3 * (size_t) *nv);
+      memcpy (*pos, bytes, sizeof (float) * 3 * (size_t) *nv);
+      for (int v = 0; v < *nv; v++)
+        {
+          const unsigned char *q = bytes + 12 * (size_t) *nv + 8 * (size_t) v;
+          double fx = (q[0] | q[1] << 8) / 65535.0 * 2.0 - 1.0;
+          double fy = (q[2] | q[3] << 8) / 65535.0 * 2.0 - 1.0;
+          double n[3] = { fx, fy, 1.0 - fabs (fx) - fabs (fy) };
+          double t = fmin (fmax (-n[2], 0.0), 1.0), l;
+          n[0] += n[0] >= 0 ? -t : t;
+          n[1] += n[1] >= 0 ? -t : t;
+          l = sqrt (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]);
+          for (int c = 0; c < 3; c++)
+            (*nrm)[3 * v + c] = (float) (n[c] / l);
+        }
+    }
+  free (bytes);
+  return ok;
+}
+
+/* The Godot scene draws the same prototype meshes as the glb, with the
+ * same origins: the marker cone stands on its base (y from 0 to 1 m, the
+ * base centred on the origin), a prototype mesh given to the writer is
+ * its triangles in the file's frame with Godot's clockwise front faces,
+ * and the normals decode to the file-frame normals. */
+static void
+test_godot_draws_the_glb_prototype_meshes (void)
+{
+  TgPoints *p = sample_points ();
+  TgMesh *tri = triangle_mesh ();
+  const TgMesh *meshes[4] = { NULL, tri, NULL, NULL };
+  TgError err = { 0 };
+  size_t len;
+  unsigned char *text;
+  int nv;
+  int64_t ni;
+  float *pos, *nrm;
+  uint32_t *idx;
+
+  TG_CHECK_INT_EQ (write_points ("godot", "protos.tscn", p, meshes, &err), 0);
+  text = read_all (tmp_path ("protos.tscn"), &len);
+  TG_CHECK (text != NULL);
+  if (!text)
+    goto out;
+  TG_CHECK (strstr ((char *) text, "CylinderMesh") == NULL);
+  /* Prototype 0: the cone. */
+  TG_CHECK (godot_surface ((char *) text, 0, &nv, &pos, &nrm, &ni, &idx));
+  if (pos)
+    {
+      double lo = INFINITY, hi = -INFINITY, base_r = 0.0;
+      bool apex = false, normals_ok = true;
+      for (int v = 0; v < nv; v++)
+        {
+          lo = fmin (lo, pos[3 * v + 1]);
+          hi = fmax (hi, pos[3 * v + 1]);
+          if (pos[3 * v + 1] == 0.0f)
+            base_r = fmax (base_r, hypot (pos[3 * v], pos[3 * v + 2]));
+          apex |= pos[3 * v] == 0.0f && pos[3 * v + 1] == 1.0f && pos[3 * v + 2] == 0.0f;
+          if (fabs (hypot (hypot (nrm[3 * v], nrm[3 * v + 1]), nrm[3 * v + 2]) - 1.0) > 1e-3)
+            normals_ok = false;
+        }
+      TG_CHECK_MSG (lo == 0.0 && hi == 1.0 && apex && fabs (base_r - 0.25) < 1e-6,
+                    "the cone spans y %g..%g m (apex %d, base radius %g): it must stand on its "
+                    "base at the origin",
+                    lo, hi, apex, base_r);
+      TG_CHECK (normals_ok && ni == 48);
+      /* The base faces down: its fan's normals decode to -Y. */
+      TG_CHECK (fabs (nrm[3 * (nv - 1) + 1] + 1.0) < 1e-4);
+    }
+  free (pos);
+  free (nrm);
+  free (idx);
+  /* Prototype 1: the triangle given to the writer, z negated, same index order. */
+  TG_CHECK (godot_surface ((char *) text, 1, &nv, &pos, &nrm, &ni, &idx));
+  if (pos)
+    {
+      TG_CHECK_INT_EQ (nv, 3);
+      TG_CHECK_INT_EQ (ni, 3);
+      for (int v = 0; v < nv && v < 3; v++)
+        {
+          TG_CHECK (pos[3 * v] == tri->chunks[0].positions[3 * v]
+                    && pos[3 * v + 1] == tri->chunks[0].positions[3 * v + 1]
+                    && pos[3 * v + 2] == -tri->chunks[0].positions[3 * v + 2]);
+          TG_CHECK (fabs (nrm[3 * v + 2] + 1.0) < 1e-4);
+          TG_CHECK_INT_EQ (idx[v], tri->chunks[0].indices[v]);
+        }
+      TG_CHECK (strstr ((char *) text, "mesh = SubResource(\"ArrayMesh_1\")") != NULL);
+    }
+  free (pos);
+  free (nrm);
+  free (idx);
+out:
+  free (text);
+  tg_mesh_free (tri);
+  tg_points_free (p);
+}
+
 static void
 test_empty_list_writes_valid_files (void)
 {
@@ -778,7 +945,7 @@ test_empty_list_writes_valid_files (void)
   free (text);
   TG_CHECK_INT_EQ (write_points ("godot", "empty.tscn", p, NULL, &err), 0);
   text = read_all (tmp_path ("empty.tscn"), &len);
-  TG_CHECK (text && strstr ((char *) text, "instance_count = 0\nmesh = SubResource(\"CylinderMesh_0\")\n"
+  TG_CHECK (text && strstr ((char *) text, "instance_count = 0\nmesh = SubResource(\"ArrayMesh_0\")\n"
                                            "buffer = PackedFloat32Array()\n"));
   free (text);
   tg_points_free (p);
@@ -942,6 +1109,7 @@ main (void)
   TG_RUN (test_csv_reads_back_exactly);
   TG_RUN (test_json_reads_back_exactly);
   TG_RUN (test_godot_scene_structure);
+  TG_RUN (test_godot_draws_the_glb_prototype_meshes);
   TG_RUN (test_glb_instancing);
   TG_RUN (test_glb_with_prototype_mesh);
   TG_RUN (test_instances_keep_their_heading);
