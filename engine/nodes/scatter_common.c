@@ -90,74 +90,73 @@ terrain_cell (const TgRegion *r, double x, double z, TerrainCell *c)
   c->fy = v - (double) c->j0;
 }
 
+/* The cell of T's grid under (X, Z) and its samples a b / c d (a
+ * north-west, rows running south) in H; false, for flat ground at 0 m,
+ * when T has no grid. */
+static bool
+terrain_corners (const TgTerrain *t, double x, double z, TerrainCell *c, double h[4])
+{
+  const float *row0, *row1;
+
+  if (!t->height)
+    return false;
+  terrain_cell (&t->height->region, x, z, c);
+  row0 = tg_value_row (t->height, c->j0);
+  row1 = tg_value_row (t->height, c->j1);
+  h[0] = row0[c->i0];
+  h[1] = row0[c->i1];
+  h[2] = row1[c->i0];
+  h[3] = row1[c->i1];
+  return true;
+}
+
 void
 tg__terrain_sample (const TgTerrain *t, double x, double z, double *y_m, double *slope_tan)
 {
-  const TgValue *h = t->height;
   TerrainCell c;
-  double h00, h10, h01, h11, du, dv;
-  const float *row0, *row1;
+  double h[4], du, dv, cell;
 
-  if (!h)
-    {
-      *y_m = 0.0;
-      *slope_tan = 0.0;
-      return;
-    }
-  terrain_cell (&h->region, x, z, &c);
-  row0 = tg_value_row (h, c.j0);
-  row1 = tg_value_row (h, c.j1);
-  h00 = row0[c.i0];
-  h10 = row0[c.i1];
-  h01 = row1[c.i0];
-  h11 = row1[c.i1];
-  *y_m = ((h00 * (1.0 - c.fx) + h10 * c.fx) * (1.0 - c.fy)
-          + (h01 * (1.0 - c.fx) + h11 * c.fx) * c.fy)
+  *y_m = *slope_tan = 0.0;
+  if (!terrain_corners (t, x, z, &c, h))
+    return;
+  *y_m = ((h[0] * (1.0 - c.fx) + h[1] * c.fx) * (1.0 - c.fy)
+          + (h[2] * (1.0 - c.fx) + h[3] * c.fx) * c.fy)
          * t->height_m;
   /* The derivative of the same bilinear patch. */
-  du = ((h10 - h00) * (1.0 - c.fy) + (h11 - h01) * c.fy) * t->height_m / h->region.cell;
-  dv = ((h01 - h00) * (1.0 - c.fx) + (h11 - h10) * c.fx) * t->height_m / h->region.cell;
+  cell = t->height->region.cell;
+  du = ((h[1] - h[0]) * (1.0 - c.fy) + (h[3] - h[2]) * c.fy) * t->height_m / cell;
+  dv = ((h[2] - h[0]) * (1.0 - c.fx) + (h[3] - h[1]) * c.fx) * t->height_m / cell;
   *slope_tan = sqrt (du * du + dv * dv);
 }
 
 void
 tg__terrain_surface (const TgTerrain *t, double x, double z, double *y_m, double *slope_tan)
 {
-  const TgValue *h = t->height;
   TerrainCell c;
-  double a, b, cc, d, du, dv;
-  const float *row0, *row1;
+  double h[4], du, dv;
 
-  if (!h)
-    {
-      *y_m = 0.0;
-      *slope_tan = 0.0;
-      return;
-    }
-  terrain_cell (&h->region, x, z, &c);
-  row0 = tg_value_row (h, c.j0);
-  row1 = tg_value_row (h, c.j1);
+  *y_m = *slope_tan = 0.0;
+  if (!terrain_corners (t, x, z, &c, h))
+    return;
   /* The vertex heights exactly as mesh.heightfield stores them (floats). */
-  a = (float) ((double) row0[c.i0] * t->height_m);
-  b = (float) ((double) row0[c.i1] * t->height_m);
-  cc = (float) ((double) row1[c.i0] * t->height_m);
-  d = (float) ((double) row1[c.i1] * t->height_m);
-  /* mesh.heightfield cuts cell a b / c d (rows running south) along b-c
-   * into (a, b, c) and (b, d, c); the plane of the one holding the point. */
+  for (int k = 0; k < 4; k++)
+    h[k] = (float) (h[k] * t->height_m);
+  /* mesh.heightfield cuts cell a b / c d along b-c into (a, b, c) and
+   * (b, d, c); the plane of the one holding the point. */
   if (c.fx + c.fy <= 1.0)
     {
-      du = b - a;
-      dv = cc - a;
-      *y_m = a + du * c.fx + dv * c.fy;
+      du = h[1] - h[0];
+      dv = h[2] - h[0];
+      *y_m = h[0] + du * c.fx + dv * c.fy;
     }
   else
     {
-      du = d - cc;
-      dv = d - b;
-      *y_m = d - du * (1.0 - c.fx) - dv * (1.0 - c.fy);
+      du = h[3] - h[2];
+      dv = h[3] - h[1];
+      *y_m = h[3] - du * (1.0 - c.fx) - dv * (1.0 - c.fy);
     }
-  du /= h->region.cell;
-  dv /= h->region.cell;
+  du /= t->height->region.cell;
+  dv /= t->height->region.cell;
   *slope_tan = sqrt (du * du + dv * dv);
 }
 
