@@ -327,6 +327,9 @@ draw_text (cairo_t *cr, PangoLayout *layout, const char *text, double x, double 
   cairo_set_source_rgba (cr, r, g, b, a);
   cairo_move_to (cr, x, y - th / 2.0);
   pango_cairo_show_layout (cr, layout);
+  /* The move_to leaves a current point: the next cairo_arc would join it
+   * with a line, which a stroked (hollow) port then draws. */
+  cairo_new_path (cr);
 }
 
 static void
