@@ -1022,6 +1022,16 @@ select_first_match (TgCanvas *self)
       }
 }
 
+/* The search text changed: filter, rank and keep the best match selected. */
+static void
+refilter (TgCanvas *self)
+{
+  gtk_list_box_invalidate_filter (self->add_list);
+  gtk_list_box_invalidate_sort (self->add_list);
+  gtk_list_box_invalidate_headers (self->add_list);
+  select_first_match (self);
+}
+
 static void
 popup_add (TgCanvas *self, double wx, double wy)
 {
@@ -1030,9 +1040,7 @@ popup_add (TgCanvas *self, double wx, double wy)
   to_canvas (self, wx, wy, &self->add_x, &self->add_y);
   gtk_popover_set_pointing_to (self->add_popover, &r);
   gtk_editable_set_text (GTK_EDITABLE (self->add_search), "");
-  gtk_list_box_invalidate_filter (self->add_list);
-  gtk_list_box_invalidate_headers (self->add_list);
-  select_first_match (self);
+  refilter (self);
   gtk_popover_popup (self->add_popover);
   gtk_widget_grab_focus (GTK_WIDGET (self->add_search));
 }
@@ -1045,26 +1053,71 @@ clear_wire (TgCanvas *self)
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
+/* Whether NEEDLE starts a word of HAY (and, when WHOLE, is that word). */
+static gboolean
+starts_word (const char *hay, const char *needle, gboolean whole)
+{
+  size_t len = strlen (needle);
+
+  for (const char *at = hay; (at = strstr (at, needle)); at++)
+    if ((at == hay || at[-1] == ' ') && (!whole || at[len] == '\0' || at[len] == ' '))
+      return TRUE;
+  return FALSE;
+}
+
+/* How well the search text NEEDLE (lower case) names D, best 0; -1 when it
+ * does not match.  The label comes first (all of it, its start, a whole
+ * word, a word's start, anywhere), then the type id and category; within
+ * a tier a type id starting with it ("noise" and noise.fbm) wins. */
+static int
+match_rank (const TgNodeDesc *d, const char *needle)
+{
+  const char *labels[] = { d->label, g_dgettext (GETTEXT_PACKAGE, d->label) };
+  g_autofree char *rest = g_strjoin (" ", d->type, tg_category_name (d->category),
+                                     g_dgettext (GETTEXT_PACKAGE, tg_category_name (d->category)),
+                                     NULL);
+  g_autofree char *rest_down = g_utf8_strdown (rest, -1);
+  int tier = 6;
+
+  for (guint k = 0; k < G_N_ELEMENTS (labels); k++)
+    {
+      g_autofree char *l = g_utf8_strdown (labels[k], -1);
+      int t = !strcmp (l, needle)                ? 0
+              : g_str_has_prefix (l, needle)     ? 1
+              : starts_word (l, needle, TRUE)    ? 2
+              : starts_word (l, needle, FALSE)   ? 3
+              : strstr (l, needle)               ? 4
+                                                 : 6;
+      tier = MIN (tier, t);
+    }
+  if (tier == 6 && strstr (rest_down, needle))
+    tier = 5;
+  if (tier == 6)
+    return -1;
+  return 2 * tier + !g_str_has_prefix (d->type, needle);
+}
+
+/* The search text in lower case, or NULL when empty (caller frees). */
+static char *
+search_needle (TgCanvas *self)
+{
+  const char *q = gtk_editable_get_text (GTK_EDITABLE (self->add_search));
+
+  return q && *q ? g_utf8_strdown (q, -1) : NULL;
+}
+
 static gboolean
 filter_row (GtkListBoxRow *row, gpointer data)
 {
   TgCanvas *self = data;
   const TgNodeDesc *d = g_object_get_data (G_OBJECT (row), "desc");
-  const char *q = gtk_editable_get_text (GTK_EDITABLE (self->add_search));
-  g_autofree char *joined = NULL, *hay = NULL, *needle = NULL;
+  g_autofree char *needle = search_needle (self);
 
   /* From an output: nodes with an input it fits; into an input: nodes
    * with an output that fits it. */
   if (self->wire_node && tg_document_fitting_port (d, self->wire_type, self->wire_from_output) < 0)
     return FALSE;
-  if (!q || !*q)
-    return TRUE;
-  joined = g_strjoin (" ", d->type, d->label, tg_category_name (d->category),
-                      g_dgettext (GETTEXT_PACKAGE, d->label),
-                      g_dgettext (GETTEXT_PACKAGE, tg_category_name (d->category)), NULL);
-  hay = g_utf8_strdown (joined, -1);
-  needle = g_utf8_strdown (q, -1);
-  return strstr (hay, needle) != NULL;
+  return !needle || match_rank (d, needle) >= 0;
 }
 
 static int
@@ -1081,8 +1134,17 @@ sort_rows (GtkListBoxRow *a, GtkListBoxRow *b, gpointer data)
 {
   const TgNodeDesc *da = g_object_get_data (G_OBJECT (a), "desc");
   const TgNodeDesc *db = g_object_get_data (G_OBJECT (b), "desc");
-  int c = menu_position (da->category) - menu_position (db->category);
+  g_autofree char *needle = search_needle (data);
+  int c = 0;
 
+  /* While searching: the best matches first, shorter labels first. */
+  if (needle)
+    c = match_rank (da, needle) - match_rank (db, needle);
+  if (needle && !c)
+    c = (int) g_utf8_strlen (g_dgettext (GETTEXT_PACKAGE, da->label), -1)
+        - (int) g_utf8_strlen (g_dgettext (GETTEXT_PACKAGE, db->label), -1);
+  if (!c)
+    c = menu_position (da->category) - menu_position (db->category);
   return c ? c : g_utf8_collate (g_dgettext (GETTEXT_PACKAGE, da->label),
                                  g_dgettext (GETTEXT_PACKAGE, db->label));
 }
@@ -1092,8 +1154,10 @@ header_rows (GtkListBoxRow *row, GtkListBoxRow *before, gpointer data)
 {
   const TgNodeDesc *d = g_object_get_data (G_OBJECT (row), "desc");
   const TgNodeDesc *p = before ? g_object_get_data (G_OBJECT (before), "desc") : NULL;
+  g_autofree char *needle = search_needle (data);
 
-  if (!p || p->category != d->category)
+  /* Ranked search results mix categories: headers only for the full list. */
+  if (!needle && (!p || p->category != d->category))
     {
       GtkWidget *l = gtk_label_new (g_dgettext (GETTEXT_PACKAGE, tg_category_name (d->category)));
       gtk_label_set_xalign (GTK_LABEL (l), 0);
@@ -1102,6 +1166,30 @@ header_rows (GtkListBoxRow *row, GtkListBoxRow *before, gpointer data)
     }
   else
     gtk_list_box_row_set_header (row, NULL);
+}
+
+/* With no wire dropped, a node added while one is active takes that node's
+ * first output that fits one of its inputs, as in Gaea or Houdini; FALSE
+ * when nothing fits.  The new node then lands to the right of that port. */
+static gboolean
+wire_from_active (TgCanvas *self, const TgNodeDesc *d, char **node, char **port)
+{
+  const TgGraph *g = graph (self);
+  int n = self->active ? tg_graph_find_node (g, self->active) : -1;
+  const TgNodeDesc *src = n >= 0 ? tg_graph_node_desc (g, n) : NULL;
+
+  for (int p = 0; src && p < src->n_outputs; p++)
+    if (tg_document_fitting_port (d, src->outputs[p].type, TRUE) >= 0)
+      {
+        *node = g_strdup (self->active);
+        *port = g_strdup (src->outputs[p].name);
+        self->wire_type = src->outputs[p].type;
+        self->wire_from_output = TRUE;
+        port_pos (self, n, TRUE, p, &self->add_x, &self->add_y);
+        self->add_x += 56;
+        return TRUE;
+      }
+  return FALSE;
 }
 
 static void
@@ -1114,7 +1202,7 @@ add_row_activated (GtkListBox *box, GtkListBoxRow *row, TgCanvas *self)
   g_autofree char *wire_port = g_steal_pointer (&self->wire_port);
 
   gtk_popover_popdown (self->add_popover);
-  if (wire_node)
+  if (wire_node || wire_from_active (self, d, &wire_node, &wire_port))
     {
       /* The wired port lands where the wire was dropped. */
       int p = tg_document_fitting_port (d, self->wire_type, self->wire_from_output);
@@ -1145,9 +1233,7 @@ add_popover_closed (GtkPopover *p, TgCanvas *self)
 static void
 add_search_changed (GtkSearchEntry *entry, TgCanvas *self)
 {
-  gtk_list_box_invalidate_filter (self->add_list);
-  gtk_list_box_invalidate_headers (self->add_list);
-  select_first_match (self);
+  refilter (self);
 }
 
 static GtkListBoxRow *

@@ -1312,6 +1312,9 @@ tg_window_init (TgWindow *self)
 
   tg_canvas_set_document (self->canvas, self->doc);
   tg_inspector_set_document (self->inspector, self->doc);
+  /* The canvas has the keys from the start: Tab adds a node in a fresh
+   * window without a click first. */
+  gtk_window_set_focus (GTK_WINDOW (self), GTK_WIDGET (self->canvas));
   update_title (self);
   update_actions (self);
   {
