@@ -82,7 +82,10 @@ struct _TgCanvas
   gulong changed_id, renamed_id;
 
   double off_x, off_y, zoom;
-  gboolean view_set;
+  /* The graph stays fitted to the canvas as it is resized until the user
+   * pans or zooms; fitted_w/h is the size it was last fitted to. */
+  gboolean view_user;
+  int fitted_w, fitted_h;
   double pointer_x, pointer_y; /* widget coordinates */
   gboolean pointer_in;
   gboolean space_down;
@@ -819,6 +822,7 @@ zoom_at (TgCanvas *self, double factor, double wx, double wy)
   self->zoom = z;
   self->off_x = wx - cx * z;
   self->off_y = wy - cy * z;
+  self->view_user = TRUE;
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -855,7 +859,9 @@ tg_canvas_fit_all (TgCanvas *self)
       self->off_x = w / 2 - (x0 + x1) / 2 * self->zoom;
       self->off_y = h / 2 - (y0 + y1) / 2 * self->zoom;
     }
-  self->view_set = TRUE;
+  self->view_user = FALSE;
+  self->fitted_w = (int) w;
+  self->fitted_h = (int) h;
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -1440,6 +1446,7 @@ drag_update (GtkGestureDrag *gesture, double dx, double dy, TgCanvas *self)
     {
       self->off_x += dx - self->drag_dx;
       self->off_y += dy - self->drag_dy;
+      self->view_user = TRUE;
     }
   self->drag_dx = dx;
   self->drag_dy = dy;
@@ -1997,7 +2004,8 @@ tg_canvas_set_document (TgCanvas *self, TgDocument *doc)
   self->frame_sel = -1;
   refresh_frames (self);
   select_only (self, NULL);
-  self->view_set = FALSE;
+  self->view_user = FALSE;
+  self->fitted_w = self->fitted_h = 0;
   gtk_widget_queue_allocate (GTK_WIDGET (self));
   selection_changed (self);
 }
@@ -2063,7 +2071,8 @@ tg_canvas_size_allocate (GtkWidget *widget, int width, int height, int baseline)
 {
   TgCanvas *self = TG_CANVAS (widget);
 
-  if (!self->view_set && self->doc && width > 1)
+  if (!self->view_user && self->doc && width > 1
+      && (width != self->fitted_w || height != self->fitted_h))
     tg_canvas_fit_all (self);
   gtk_popover_present (self->add_popover);
   gtk_popover_present (self->rename_popover);
