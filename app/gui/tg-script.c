@@ -47,7 +47,11 @@
  *   scroll TARGET N       N wheel steps there (N < 0: towards the user)
  *   key KEYS              e.g. "Delete", "ctrl+z", "Tab"
  *   type TEXT
+ *   resize WxH | min      resize the window (min: its minimum size)
  *   print-view            print the canvas and 2D viewer zoom
+ *   print-layout          print the window's size and the canvas, viewer and
+ *                         inspector widths (allocated and minimum)
+ *   print-target TARGET   print where TARGET is in the window (its screenshots)
  *   choose TARGET N       select item N of the drop-down at TARGET (css: or tip:)
  *   recovery restore|discard   answer the offer of a recovery copy (fails without one)
  *   crash                 stop at once, as a crash would (no clean-up)
@@ -136,14 +140,14 @@ find_widget (GtkWidget *w, const char *css_name, const char *tip)
   return NULL;
 }
 
-/* TARGET in the window surface's coordinates. */
+/* TARGET in the window's coordinates (those of its screenshots). */
 static gboolean
-locate (Script *s, const char *target, double *x, double *y, GError **error)
+locate_in_window (Script *s, const char *target, double *x, double *y, GError **error)
 {
   GtkWidget *root = GTK_WIDGET (s->window), *w = NULL;
   g_autofree char *spec = g_strdup (target);
   char *at = NULL;
-  double lx = 0, ly = 0, fx = 0.5, fy = 0.5, sx, sy;
+  double lx = 0, ly = 0, fx = 0.5, fy = 0.5;
   graphene_point_t p, out;
 
   if (g_str_has_prefix (spec, "css:") || g_str_has_prefix (spec, "tip:"))
@@ -169,14 +173,27 @@ locate (Script *s, const char *target, double *x, double *y, GError **error)
   p = GRAPHENE_POINT_INIT ((float) lx, (float) ly);
   if (!gtk_widget_compute_point (w, root, &p, &out))
     goto bad;
-  /* Client-side decorations put the window's widgets inside its surface. */
-  gtk_native_get_surface_transform (GTK_NATIVE (root), &sx, &sy);
-  *x = out.x + sx;
-  *y = out.y + sy;
+  *x = out.x;
+  *y = out.y;
   return TRUE;
 bad:
   g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "no target \"%s\"", target);
   return FALSE;
+}
+
+/* TARGET in the window surface's coordinates, where xdotool points. */
+static gboolean
+locate (Script *s, const char *target, double *x, double *y, GError **error)
+{
+  double sx, sy;
+
+  if (!locate_in_window (s, target, x, y, error))
+    return FALSE;
+  /* Client-side decorations put the window's widgets inside its surface. */
+  gtk_native_get_surface_transform (GTK_NATIVE (s->window), &sx, &sy);
+  *x += sx;
+  *y += sy;
+  return TRUE;
 }
 
 static void
@@ -218,7 +235,30 @@ pointer_step (Script *s, const char *step, const char *arg, GError **error)
                     ARG ("%d", (int) lround (X)), ARG ("%d", (int) lround (Y)), ARG ("sleep"), \
                     ARG ("0.15"))
   ARG ("xdotool");
-  if (!strcmp (step, "key") || !strcmp (step, "type"))
+  if (!strcmp (step, "resize"))
+    {
+      int w = 0, h = 0, min_w = 0, min_h = 0;
+      gtk_widget_measure (GTK_WIDGET (s->window), GTK_ORIENTATION_HORIZONTAL, -1, &min_w, NULL,
+                          NULL, NULL);
+      gtk_widget_measure (GTK_WIDGET (s->window), GTK_ORIENTATION_VERTICAL, min_w, &min_h, NULL,
+                          NULL, NULL);
+      if (!strcmp (arg, "min"))
+        w = min_w, h = min_h;
+      else if (sscanf (arg, "%dx%d", &w, &h) != 2)
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                       "expected resize WxH or resize min, got %s", arg);
+          return FALSE;
+        }
+      ARG ("windowsize");
+      ARG ("--sync");
+      ARG ("%lu", xid);
+      ARG ("%d", w);
+      ARG ("%d", h);
+      ARG ("sleep");
+      ARG ("0.3");
+    }
+  else if (!strcmp (step, "key") || !strcmp (step, "type"))
     {
       ARG ("%s", step);
       ARG ("--delay");
@@ -306,6 +346,29 @@ print_view (Script *s)
   if (v)
     tg_image_view_get_view (TG_IMAGE_VIEW (v), &vz, &cu, &cv);
   g_printerr ("view: canvas zoom %.3f, 2d zoom %.3f centre %.1f,%.1f\n", z, vz, cu, cv);
+}
+
+static GtkWidget *find_by_type (GtkWidget *w, GType type);
+
+static void
+print_layout (Script *s)
+{
+  static const char *const names[] = { "canvas", "viewer", "inspector" };
+  GType types[] = { TG_TYPE_CANVAS, TG_TYPE_VIEWER, TG_TYPE_INSPECTOR };
+  GString *line = g_string_new (NULL);
+
+  g_string_printf (line, "layout: window %dx%d", gtk_widget_get_width (GTK_WIDGET (s->window)),
+                   gtk_widget_get_height (GTK_WIDGET (s->window)));
+  for (guint k = 0; k < G_N_ELEMENTS (types); k++)
+    {
+      GtkWidget *w = find_by_type (GTK_WIDGET (s->window), types[k]);
+      int min = 0;
+      gtk_widget_measure (w, GTK_ORIENTATION_HORIZONTAL, -1, &min, NULL, NULL, NULL);
+      g_string_append_printf (line, ", %s %dx%d (min width %d)", names[k],
+                              gtk_widget_get_width (w), gtk_widget_get_height (w), min);
+    }
+  g_printerr ("%s\n", line->str);
+  g_string_free (line, TRUE);
 }
 
 static GtkWidget *
@@ -601,6 +664,15 @@ tick (gpointer data)
     }
   else if (!strcmp (step, "print-view"))
     print_view (s);
+  else if (!strcmp (step, "print-layout"))
+    print_layout (s);
+  else if (!strcmp (step, "print-target") && arg)
+    {
+      double x, y;
+      if (!locate_in_window (s, arg, &x, &y, &error))
+        return fail (s, "%s", error->message);
+      g_printerr ("target: %s at %.1f,%.1f\n", arg, x, y);
+    }
   else if (!strcmp (step, "choose") && arg && strrchr (arg, ' '))
     {
       char *sp = strrchr (arg, ' ');
@@ -614,7 +686,7 @@ tick (gpointer data)
     }
   else if (!strcmp (step, "drag") || !strcmp (step, "click") || !strcmp (step, "dblclick")
            || !strcmp (step, "rclick") || !strcmp (step, "scroll") || !strcmp (step, "key")
-           || !strcmp (step, "type") || !strcmp (step, "hover"))
+           || !strcmp (step, "type") || !strcmp (step, "hover") || !strcmp (step, "resize"))
     {
       if (!pointer_step (s, step, arg ? arg : "", &error))
         return fail (s, "%s", error->message);

@@ -25,13 +25,6 @@ cp "$src/tests/gui/data/failing.tgraph" "$src/tests/gui/data/unlinked.tgraph" "$
 head -c 300 "$out/failing.tgraph" > "$out/truncated.tgraph"
 
 fail=0
-run () {
-  local name=$1 script=$2 file=$3
-  TERRANE_TEST_SCRIPT="$script" timeout 300 "$terrane" "$file" > "$out/$name.log" 2>&1
-  local rc=$?
-  cat "$out/$name.log"
-  [ $rc -eq 0 ] || { echo "FAIL: $name: the app did not finish its script (status $rc)"; fail=1; }
-}
 
 steps=(
   "wait"
@@ -81,10 +74,10 @@ steps=(
   "screenshot $out/pinned.png"
   "quit"
 )
-run opened "$(IFS=';'; echo "${steps[*]}")" "$out/failing.tgraph"
+run_script opened "$(IFS=';'; echo "${steps[*]}")" "$out/failing.tgraph"
 
 # The same file on the command line, into an untitled window.
-run cmdline "wait;dialog $out/open_error_cmdline.png;recent;quit" "$out/truncated.tgraph"
+run_script cmdline "wait;dialog $out/open_error_cmdline.png;recent;quit" "$out/truncated.tgraph"
 
 steps=(
   "click node:bend"
@@ -101,7 +94,7 @@ steps=(
   "screenshot $out/linked.png"
   "quit"
 )
-run unlinked "$(IFS=';'; echo "${steps[*]}")" "$out/unlinked.tgraph"
+run_script unlinked "$(IFS=';'; echo "${steps[*]}")" "$out/unlinked.tgraph"
 
 python3 - "$out" <<'EOF' || fail=1
 import json, sys

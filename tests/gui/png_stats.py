@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Prints the size and grey-level standard deviation of an 8-bit PNG
 (the screenshots GTK writes: RGB or RGBA, not interlaced), with only the
-standard library.  Exit 1 when the image is blank (one flat colour)."""
+standard library.  Exit 1 when the image is blank (one flat colour).
+Other tests import read_png from it."""
 import struct, sys, zlib
 
 def read_png(path):
@@ -39,9 +40,10 @@ def read_png(path):
         prev = line
     return w, h, ch, rows
 
-w, h, ch, rows = read_png(sys.argv[1])
-vals = [row[i] for row in rows[::4] for i in range(0, w * ch, ch * 4)]
-mean = sum(vals) / len(vals)
-sd = (sum((v - mean) ** 2 for v in vals) / len(vals)) ** 0.5
-print(f'{w}x{h} grey mean {mean:.1f} sd {sd:.1f}')
-sys.exit(0 if sd > 8 else 1)
+if __name__ == '__main__':
+    w, h, ch, rows = read_png(sys.argv[1])
+    vals = [row[i] for row in rows[::4] for i in range(0, w * ch, ch * 4)]
+    mean = sum(vals) / len(vals)
+    sd = (sum((v - mean) ** 2 for v in vals) / len(vals)) ** 0.5
+    print(f'{w}x{h} grey mean {mean:.1f} sd {sd:.1f}')
+    sys.exit(0 if sd > 8 else 1)

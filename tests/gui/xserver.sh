@@ -42,3 +42,15 @@ input_test_start () {
   fi
   export GSETTINGS_BACKEND=memory NO_AT_BRIDGE=1 GDK_BACKEND=x11 LC_ALL=C.UTF-8 LANGUAGE=C
 }
+
+# run_script NAME SCRIPT [ARG...]: runs the app ($terrane) on ARGs with the
+# test script SCRIPT, its output kept in $out/NAME.log and printed; sets
+# fail=1 when the app does not finish its script.
+run_script () {
+  local name=$1 script=$2
+  shift 2
+  TERRANE_TEST_SCRIPT="$script" timeout 300 "$terrane" "$@" > "$out/$name.log" 2>&1
+  local rc=$?
+  cat "$out/$name.log"
+  [ $rc -eq 0 ] || { echo "FAIL: $name: the app did not finish its script (status $rc)"; fail=1; }
+}
