@@ -1259,7 +1259,12 @@ first_visible_row (TgCanvas *self)
 static void
 add_search_activate (GtkSearchEntry *entry, TgCanvas *self)
 {
-  GtkListBoxRow *row = first_visible_row (self);
+  GtkListBoxRow *row;
+
+  /* Enter may come before the entry's search delay ran out: rank by the
+   * text as typed, not by what the list last saw. */
+  refilter (self);
+  row = first_visible_row (self);
 
   if (row)
     add_row_activated (self->add_list, row, self);
