@@ -14,11 +14,14 @@
 
 #include <tgraph/tgraph.h>
 
-int tg__write_points_csv (FILE *f, const TgPoints *p, const TgMesh *const *meshes, TgError *err);
-int tg__write_points_json (FILE *f, const TgPoints *p, const TgMesh *const *meshes, TgError *err);
-int tg__write_points_glb (FILE *f, const TgPoints *p, const TgMesh *const *meshes, TgError *err);
+int tg__write_points_csv (FILE *f, const TgPoints *p, const TgMesh *const *meshes,
+                          const TgPointsWriteOptions *opt, TgError *err);
+int tg__write_points_json (FILE *f, const TgPoints *p, const TgMesh *const *meshes,
+                           const TgPointsWriteOptions *opt, TgError *err);
+int tg__write_points_glb (FILE *f, const TgPoints *p, const TgMesh *const *meshes,
+                          const TgPointsWriteOptions *opt, TgError *err);
 int tg__write_points_godot (FILE *f, const TgPoints *p, const TgMesh *const *meshes,
-                            TgError *err);
+                            const TgPointsWriteOptions *opt, TgError *err);
 
 /* Reads the meshes of a self-contained .glb (triangles; node transforms
  * applied) as one chunk per primitive. */
@@ -61,9 +64,41 @@ typedef struct
 
 void tg__points_cone_init (TgPointsCone *k);
 
+/* The rotation matrix of quaternion Q (x, y, z, w; normalised first, zero
+ * as identity), R[row][col], applying to column vectors. */
+void tg__points_rotation (const float q[4], double r[3][3]);
+
 /* The 3 x 4 matrix [R(q) diag(s) | t] of instance I, row by row:
  * m[0..3] = R00 s0, R01 s1, R02 s2, tx; m[4..7] = row 1 with ty; m[8..11]
  * = row 2 with tz (R applies to column vectors, as glTF and Godot do). */
 void tg__points_matrix (const TgPoints *p, int64_t i, double m[12]);
+
+/* The frame a csv or json list is written in (points_frame.c): the
+ * strings its header or frame object states, and the map from the world. */
+typedef struct
+{
+  TgPointsFrame frame;
+  const char *name;       /* "unity", "unreal", "houdini", "blender" */
+  const char *handedness; /* "left" or "right" */
+  const char *up, *north; /* the axis pointing up and north: "+Y", "-Z", ... */
+  const char *units;      /* "m" or "cm" */
+  const char *origin;     /* "centre", "south-west corner" or "north-west corner" */
+  int axis[3], sign[3], det;
+  double unit, offset[3];
+} TgPointsFrameInfo;
+
+/* Fills FR from OPT (NULL: the defaults); an unknown frame or origin, or a
+ * corner origin without the world's extent, is an error naming FORMAT. */
+int tg__points_frame_init (TgPointsFrameInfo *fr, const TgPointsWriteOptions *opt,
+                           const char *format, TgError *err);
+
+/* Instance I of P in frame FR: position (in FR's units, from FR's
+ * origin), rotation quaternion (x, y, z, w) and scale along the local axes. */
+void tg__points_frame_instance (const TgPointsFrameInfo *fr, const TgPoints *p, int64_t i,
+                                float pos[3], float rot[4], float scale[3]);
+
+/* Unreal's FRotator (Pitch, Yaw, Roll in degrees) of Q, a quaternion in
+ * Unreal's frame (x east, y south, z up), as FMatrix::Rotator derives it. */
+void tg__points_unreal_rotator (const float q[4], float pyr[3]);
 
 #endif

@@ -3,12 +3,16 @@
  *
  * One header line, `prototype,px,py,pz,qx,qy,qz,qw,sx,sy,sz`, then one row
  * per instance in the list's order: the prototype by name (quoted as RFC
- * 4180 wants when it holds a comma, quote or line break), the position in
- * metres in world coordinates (x east, +Y up, z north: Unity's left-handed
- * frame, unlike the glb and Godot writers, see handedness.h), the rotation
- * quaternion and the scale.  Numbers are the shortest text that reads
- * back as the same float, with '.' whatever the locale, so a file
- * round-trips exactly and is the same on every machine.
+ * 4180 wants when it holds a comma, quote or line break), the position,
+ * the rotation quaternion and the scale in the frame the options ask for
+ * (points_frame.c; by default the world's: x east, +Y up, z north in
+ * metres from the world's centre, Unity's left-handed frame).  The unreal
+ * frame writes what a DataTable imports instead:
+ * `Name,Prototype,X,Y,Z,Pitch,Yaw,Roll,ScaleX,ScaleY,ScaleZ`, the row name
+ * the instance's index, centimetres and FRotator degrees.  Numbers are
+ * the shortest text that reads back as the same float, with '.' whatever
+ * the locale, so a file round-trips exactly and is the same on every
+ * machine.
  */
 #include <math.h>
 #include <pthread.h>
@@ -107,12 +111,10 @@ tg__points_proto_color (int k, float rgb[3])
 }
 
 void
-tg__points_matrix (const TgPoints *p, int64_t i, double m[12])
+tg__points_rotation (const float q[4], double r[3][3])
 {
-  const float *q = p->rotation + 4 * i, *s = p->scale + 3 * i, *t = p->position + 3 * i;
   double x = q[0], y = q[1], z = q[2], w = q[3];
   double len = sqrt (x * x + y * y + z * z + w * w);
-  double r[3][3];
 
   /* A writer may get a slightly denormalised quaternion; normalise so the
    * basis stays orthogonal (zero means identity). */
@@ -134,6 +136,15 @@ tg__points_matrix (const TgPoints *p, int64_t i, double m[12])
   r[2][0] = 2.0 * (x * z - y * w);
   r[2][1] = 2.0 * (y * z + x * w);
   r[2][2] = 1.0 - 2.0 * (x * x + y * y);
+}
+
+void
+tg__points_matrix (const TgPoints *p, int64_t i, double m[12])
+{
+  const float *s = p->scale + 3 * i, *t = p->position + 3 * i;
+  double r[3][3];
+
+  tg__points_rotation (p->rotation + 4 * i, r);
   for (int row = 0; row < 3; row++)
     {
       for (int col = 0; col < 3; col++)
@@ -162,29 +173,55 @@ put_csv_name (FILE *f, const char *name)
   fputc ('"', f);
 }
 
-int
-tg__write_points_csv (FILE *f, const TgPoints *p, const TgMesh *const *meshes, TgError *err)
+/* Writes the N floats at V, each after a comma. */
+static void
+put_csv_floats (FILE *f, const float *v, int n)
 {
-  locale_t old;
   char num[32];
+
+  for (int c = 0; c < n; c++)
+    {
+      fputc (',', f);
+      fwrite (num, 1, (size_t) tg__points_format_float (v[c], num), f);
+    }
+}
+
+int
+tg__write_points_csv (FILE *f, const TgPoints *p, const TgMesh *const *meshes,
+                      const TgPointsWriteOptions *opt, TgError *err)
+{
+  TgPointsFrameInfo fr;
+  bool unreal;
+  locale_t old;
   int rc;
 
   (void) meshes;
-  if ((rc = tg__points_check (p, "csv", err)) < 0)
+  if ((rc = tg__points_check (p, "csv", err)) < 0
+      || (rc = tg__points_frame_init (&fr, opt, "csv", err)) < 0)
     return rc;
+  unreal = fr.frame == TG_POINTS_FRAME_UNREAL;
   old = tg__points_c_locale_push ();
-  fputs ("prototype,px,py,pz,qx,qy,qz,qw,sx,sy,sz\n", f);
+  fputs (unreal ? "Name,Prototype,X,Y,Z,Pitch,Yaw,Roll,ScaleX,ScaleY,ScaleZ\n"
+                : "prototype,px,py,pz,qx,qy,qz,qw,sx,sy,sz\n",
+         f);
   for (int64_t i = 0; i < p->n && !tg__write_failed (f, i); i++)
     {
-      const float *v[3] = { p->position + 3 * i, p->rotation + 4 * i, p->scale + 3 * i };
-      const int nv[3] = { 3, 4, 3 };
+      float pos[3], rot[4], scale[3], pyr[3];
+
+      tg__points_frame_instance (&fr, p, i, pos, rot, scale);
+      /* A DataTable takes the first column as the row's unique name. */
+      if (unreal)
+        fprintf (f, "%lld,", (long long) i);
       put_csv_name (f, p->proto_names[p->proto[i]]);
-      for (int a = 0; a < 3; a++)
-        for (int c = 0; c < nv[a]; c++)
-          {
-            fputc (',', f);
-            fwrite (num, 1, (size_t) tg__points_format_float (v[a][c], num), f);
-          }
+      put_csv_floats (f, pos, 3);
+      if (unreal)
+        {
+          tg__points_unreal_rotator (rot, pyr);
+          put_csv_floats (f, pyr, 3);
+        }
+      else
+        put_csv_floats (f, rot, 4);
+      put_csv_floats (f, scale, 3);
       fputc ('\n', f);
     }
   tg__points_c_locale_pop (old);

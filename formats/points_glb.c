@@ -46,7 +46,8 @@ add_proto_mesh (TgGlb *g, int mesh, const TgMesh *m, int material)
 }
 
 int
-tg__write_points_glb (FILE *f, const TgPoints *p, const TgMesh *const *meshes, TgError *err)
+tg__write_points_glb (FILE *f, const TgPoints *p, const TgMesh *const *meshes,
+                      const TgPointsWriteOptions *opt, TgError *err)
 {
   TgGlb *g = NULL;
   TgPointsCone cone;
@@ -56,6 +57,7 @@ tg__write_points_glb (FILE *f, const TgPoints *p, const TgMesh *const *meshes, T
   float *t = NULL, *r = NULL, *s = NULL;
   int rc, root;
 
+  (void) opt; /* the format fixes its frame (handedness.h) */
   if ((rc = tg__points_check (p, "glb", err)) < 0)
     return rc;
   for (int k = 0; meshes && k < p->n_protos; k++)

@@ -245,7 +245,8 @@ put_array_mesh (FILE *f, const TgMesh *m, int k)
 }
 
 int
-tg__write_points_godot (FILE *f, const TgPoints *p, const TgMesh *const *meshes, TgError *err)
+tg__write_points_godot (FILE *f, const TgPoints *p, const TgMesh *const *meshes,
+                        const TgPointsWriteOptions *opt, TgError *err)
 {
   int64_t *count;
   char (*names)[128];
@@ -253,6 +254,7 @@ tg__write_points_godot (FILE *f, const TgPoints *p, const TgMesh *const *meshes,
   TgPointsCone cone;
   int rc;
 
+  (void) opt; /* the format fixes its frame (handedness.h) */
   if ((rc = tg__points_check (p, "godot", err)) < 0)
     return rc;
   for (int k = 0; meshes && k < p->n_protos; k++)

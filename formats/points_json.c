@@ -2,7 +2,9 @@
  *
  *   {
  *     "format": "terrane-instances",
- *     "version": 1,
+ *     "version": 2,
+ *     "frame": {"name": "unity", "handedness": "left", "east": "+X", "up": "+Y",
+ *               "north": "+Z", "units": "m", "origin": "centre"},
  *     "prototypes": ["grass", "rock"],
  *     "count": 2,
  *     "instances": [
@@ -11,10 +13,12 @@
  *     ]
  *   }
  *
- * Positions in metres in world coordinates (x east, +Y up, z north:
- * Unity's left-handed frame, unlike the glb and Godot writers, see
- * handedness.h); rotation a unit quaternion (x, y, z, w);
- * instances in the list's order, one per line so diffs stay readable.
+ * Positions, rotations (unit quaternions x, y, z, w) and scales in the
+ * frame "frame" states (points_frame.c; by default the world's: x east,
+ * +Y up, z north in metres from the world's centre, Unity's left-handed
+ * frame); the unreal frame adds each instance's "rotator": [Pitch, Yaw,
+ * Roll] in degrees.  Version 1 had no "frame" and was always the default.
+ * Instances in the list's order, one per line so diffs stay readable.
  * Streamed straight to the file: a million instances need no document in
  * memory.  Numbers as in the csv writer (shortest round-trip, '.').
  */
@@ -52,14 +56,17 @@ put_floats (FILE *f, const float *v, int n)
 }
 
 int
-tg__write_points_json (FILE *f, const TgPoints *p, const TgMesh *const *meshes, TgError *err)
+tg__write_points_json (FILE *f, const TgPoints *p, const TgMesh *const *meshes,
+                       const TgPointsWriteOptions *opt, TgError *err)
 {
+  TgPointsFrameInfo fr;
   char **quoted;
   locale_t old;
   int rc;
 
   (void) meshes;
-  if ((rc = tg__points_check (p, "json", err)) < 0)
+  if ((rc = tg__points_check (p, "json", err)) < 0
+      || (rc = tg__points_frame_init (&fr, opt, "json", err)) < 0)
     return rc;
   /* Each name quoted once, not per instance. */
   quoted = calloc ((size_t) (p->n_protos ? p->n_protos : 1), sizeof (char *));
@@ -80,7 +87,11 @@ tg__write_points_json (FILE *f, const TgPoints *p, const TgMesh *const *meshes, 
     }
 
   old = tg__points_c_locale_push ();
-  fputs ("{\n  \"format\": \"terrane-instances\",\n  \"version\": 1,\n  \"prototypes\": [", f);
+  fprintf (f,
+           "{\n  \"format\": \"terrane-instances\",\n  \"version\": 2,\n  \"frame\": "
+           "{\"name\": \"%s\", \"handedness\": \"%s\", \"east\": \"+X\", \"up\": \"%s\", "
+           "\"north\": \"%s\", \"units\": \"%s\", \"origin\": \"%s\"},\n  \"prototypes\": [",
+           fr.name, fr.handedness, fr.up, fr.north, fr.units, fr.origin);
   for (int k = 0; k < p->n_protos; k++)
     {
       if (k)
@@ -90,14 +101,23 @@ tg__write_points_json (FILE *f, const TgPoints *p, const TgMesh *const *meshes, 
   fprintf (f, "],\n  \"count\": %lld,\n  \"instances\": [", (long long) p->n);
   for (int64_t i = 0; i < p->n && !tg__write_failed (f, i); i++)
     {
+      float pos[3], rot[4], scale[3], pyr[3];
+
+      tg__points_frame_instance (&fr, p, i, pos, rot, scale);
       fputs (i ? ",\n    {\"prototype\": " : "\n    {\"prototype\": ", f);
       fputs (quoted[p->proto[i]], f);
       fputs (", \"position\": ", f);
-      put_floats (f, p->position + 3 * i, 3);
+      put_floats (f, pos, 3);
       fputs (", \"rotation\": ", f);
-      put_floats (f, p->rotation + 4 * i, 4);
+      put_floats (f, rot, 4);
+      if (fr.frame == TG_POINTS_FRAME_UNREAL)
+        {
+          tg__points_unreal_rotator (rot, pyr);
+          fputs (", \"rotator\": ", f);
+          put_floats (f, pyr, 3);
+        }
       fputs (", \"scale\": ", f);
-      put_floats (f, p->scale + 3 * i, 3);
+      put_floats (f, scale, 3);
       fputc ('}', f);
     }
   fputs (p->n ? "\n  ]\n}\n" : "]\n}\n", f);

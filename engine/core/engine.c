@@ -846,13 +846,14 @@ typedef struct
 {
   TgPointsWriter writer;
   const TgMesh *const *proto_meshes;
+  const TgPointsWriteOptions *opt;
 } PointsEmit;
 
 static int
 emit_points (FILE *f, const void *what, const void *extra, TgError *err)
 {
   const PointsEmit *pe = extra;
-  return pe->writer (f, what, pe->proto_meshes, err);
+  return pe->writer (f, what, pe->proto_meshes, pe->opt, err);
 }
 
 static int
@@ -907,9 +908,9 @@ tg_eval_write_mesh (TgEvalCtx *c, const char *rel_path, const char *format, cons
 
 int
 tg_eval_write_points (TgEvalCtx *c, const char *rel_path, const char *format, const TgPoints *p,
-                      const TgMesh *const *proto_meshes)
+                      const TgMesh *const *proto_meshes, const TgPointsWriteOptions *opt)
 {
-  PointsEmit pe = { tg_io_points_writer (format), proto_meshes };
+  PointsEmit pe = { tg_io_points_writer (format), proto_meshes, opt };
 
   if (pe.writer == NULL)
     return no_writer (c, "instance list", format);

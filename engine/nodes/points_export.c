@@ -3,8 +3,12 @@
  * instance, prototype by name), json, glb (one node per prototype with
  * EXT_mesh_gpu_instancing) and godot (a Godot 4 scene with a
  * MultiMeshInstance3D per prototype); the last two show a prototype mesh
- * read from a .glb, or else a marker cone, the same in both.  The engine
- * only gathers the meshes; the bytes are the writer's.
+ * read from a .glb, or else a marker cone, the same in both.  csv and
+ * json are written in the frame and from the origin the parameters name
+ * (TgPointsWriteOptions: Unity's, Unreal's, Houdini's or Blender's
+ * axes and units; the world's centre or the corner an engine's terrain
+ * starts at).  The engine only gathers the meshes; the bytes are the
+ * writer's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +20,10 @@
 
 /* Also the writer names formats/ registers. */
 static const char *const format_choices[] = { "csv", "json", "glb", "godot", NULL };
+
+/* In TgPointsFrame and TgPointsOrigin order. */
+static const char *const frame_choices[] = { "unity", "unreal", "houdini", "blender", NULL };
+static const char *const origin_choices[] = { "centre", "corner", NULL };
 
 enum
 {
@@ -43,6 +51,8 @@ typedef struct
 {
   const char *path;
   int format;
+  int frame;
+  int origin;
   TgList meshes;
 } ExportParams;
 
@@ -55,6 +65,20 @@ static const TgParamDesc export_params[] = {
                             "the same as objects; glb: glTF with "
                             "EXT_mesh_gpu_instancing, one node per prototype; godot: a "
                             "Godot 4 .tscn with one MultiMeshInstance3D per prototype")),
+  TG_PARAM_ENUM (ExportParams, frame, .label = N_("Coordinate frame"), .def_s = "unity",
+                 .choices = frame_choices,
+                 .help = N_("csv and json: the axes and units of the numbers (x is east in "
+                            "all). unity: left-handed, +Y up, +Z north, metres (the world's); "
+                            "unreal: left-handed, +Z up, +Y south, centimetres, csv rows "
+                            "Name,Prototype,X,Y,Z,Pitch,Yaw,Roll,ScaleX,ScaleY,ScaleZ for a "
+                            "DataTable; houdini: right-handed, +Y up, +Z south, metres; "
+                            "blender: right-handed, +Z up, +Y north, metres")),
+  TG_PARAM_ENUM (ExportParams, origin, .label = N_("Origin"), .def_s = "centre",
+                 .choices = origin_choices,
+                 .help = N_("csv and json: centre: the world's centre; corner: the corner "
+                            "where the horizontal coordinates start at 0, where the engine's "
+                            "terrain starts (south-west for unity and blender, north-west for "
+                            "unreal and houdini)")),
   TG_PARAM_LIST (ExportParams, meshes, MeshItem, mesh_item_params, .label = N_("Prototype meshes"),
                  .def_s = "", .min = 0, .max = 256,
                  .help = N_("glb and godot: meshes to show for prototypes (origin at "
@@ -103,7 +127,11 @@ export_eval (TgEvalCtx *c)
   const ExportParams *p = tg_eval_params (c);
   const TgPoints *pts = tg_value_points (tg_eval_input (c, 0));
   const MeshItem *items = p->meshes.items;
+  const TgWorld *world = tg_eval_world (c);
   const TgMesh **meshes = NULL;
+  TgPointsWriteOptions opt = { .frame = (TgPointsFrame) p->frame,
+                               .origin = (TgPointsOrigin) p->origin,
+                               .size_x = world->size_x, .size_z = world->size_z };
   int rc;
 
   if (p->format < 0 || p->format >= TG_N_ELEMENTS (format_choices) - 1)
@@ -149,7 +177,7 @@ export_eval (TgEvalCtx *c)
         }
     }
   rc = tg_eval_write_points (c, p->path, format_choices[p->format], pts,
-                             (const TgMesh *const *) meshes);
+                             (const TgMesh *const *) meshes, &opt);
   free (meshes);
   return rc;
 }

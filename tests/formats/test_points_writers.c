@@ -70,10 +70,11 @@ read_all (const char *path, size_t *len)
   return buf;
 }
 
-/* Writes P with the writer for FORMAT to NAME; returns the writer's code. */
+/* Writes P with the writer for FORMAT to NAME in the frame OPT asks for
+ * (NULL: the defaults); returns the writer's code. */
 static int
-write_points (const char *format, const char *name, const TgPoints *p,
-              const TgMesh *const *meshes, TgError *err)
+write_points_opt (const char *format, const char *name, const TgPoints *p,
+                  const TgMesh *const *meshes, const TgPointsWriteOptions *opt, TgError *err)
 {
   TgPointsWriter w = tg_io_points_writer (format);
   FILE *f;
@@ -85,9 +86,16 @@ write_points (const char *format, const char *name, const TgPoints *p,
   f = fopen (tmp_path (name), "wb");
   if (!f)
     return TG_EIO;
-  rc = w (f, p, meshes, err);
+  rc = w (f, p, meshes, opt, err);
   fclose (f);
   return rc;
+}
+
+static int
+write_points (const char *format, const char *name, const TgPoints *p,
+              const TgMesh *const *meshes, TgError *err)
+{
+  return write_points_opt (format, name, p, meshes, NULL, err);
 }
 
 /* Instances with awkward names and values: a comma and a quote in a name,
@@ -697,6 +705,250 @@ test_instances_keep_their_heading (void)
   tg_points_free (p);
 }
 
+/* --- frames (csv and json) ------------------------------------------------------ */
+
+/* One pine at x 10 (east), y 5 (up), z 20 (north), turned 30 degrees
+ * about +Y (east towards south, clockwise seen from above), scaled 1, 2,
+ * 3 along its local x, y, z, in a 100 m (east-west) x 200 m world. */
+static TgPoints *
+known_point (void)
+{
+  TgPoints *p = tg_points_new ();
+  const float pos[3] = { 10, 5, 20 }, scale[3] = { 1, 2, 3 };
+  const float rot[4] = { 0, (float) sin (M_PI / 12), 0, (float) cos (M_PI / 12) };
+
+  tg_points_add_proto (p, "pine");
+  tg_points_push (p, pos, rot, scale, 0);
+  return p;
+}
+
+/* The csv row of the one instance in NAME, split into F (16 fields). */
+static int
+csv_row (const char *name, const char *header, char *buf, size_t size, char **f)
+{
+  size_t len;
+  unsigned char *text = read_all (tmp_path (name), &len);
+  const char *row = text ? strchr ((char *) text, '\n') : NULL;
+  int n = 0;
+
+  TG_CHECK_MSG (text && strncmp ((char *) text, header, strlen (header)) == 0
+                  && text[strlen (header)] == '\n',
+                "%s: header %.60s, want %s", name, text ? (char *) text : "(none)", header);
+  if (row)
+    {
+      snprintf (buf, size, "%s", row + 1);
+      n = csv_fields (buf, f, 16);
+    }
+  free (text);
+  return n;
+}
+
+static void
+check_fields (const char *what, char **f, int n, const double *want, int n_want, double tol)
+{
+  TG_CHECK_INT_EQ (n, n_want + 1);
+  for (int k = 0; k < n_want && k + 1 < n; k++)
+    TG_CHECK_MSG (fabs (strtod (f[k + 1], NULL) - want[k]) <= tol, "%s column %d: %s, want %g",
+                  what, k + 1, f[k + 1], want[k]);
+}
+
+static void
+test_csv_frames_move_a_known_instance (void)
+{
+  TgPoints *p = known_point ();
+  TgError err = { 0 };
+  const double s15 = sin (M_PI / 12), c15 = cos (M_PI / 12);
+  static const char *xyz = "prototype,px,py,pz,qx,qy,qz,qw,sx,sy,sz";
+  static const char *unreal = "Name,Prototype,X,Y,Z,Pitch,Yaw,Roll,ScaleX,ScaleY,ScaleZ";
+  const struct
+  {
+    TgPointsFrame frame;
+    TgPointsOrigin origin;
+    const char *header;
+    double want[10];
+    int n_want;
+  } cases[] = {
+    /* Unity: the world frame; the corner is south-west (x, z >= 0). */
+    { TG_POINTS_FRAME_UNITY, TG_POINTS_ORIGIN_CORNER, xyz,
+      { 60, 5, 120, 0, s15, 0, c15, 1, 2, 3 }, 10 },
+    /* Unreal: x east, y south, z up in cm; the yaw is Unity's (both turn
+     * clockwise seen from above); local y, z scales swap; the corner is
+     * north-west. */
+    { TG_POINTS_FRAME_UNREAL, TG_POINTS_ORIGIN_CENTRE, unreal,
+      { 1000, -2000, 500, 0, 30, 0, 1, 3, 2 }, 9 },
+    { TG_POINTS_FRAME_UNREAL, TG_POINTS_ORIGIN_CORNER, unreal,
+      { 6000, 8000, 500, 0, 30, 0, 1, 3, 2 }, 9 },
+    /* Houdini: glTF's frame, z = -north; the corner is north-west. */
+    { TG_POINTS_FRAME_HOUDINI, TG_POINTS_ORIGIN_CENTRE, xyz,
+      { 10, 5, -20, 0, -s15, 0, c15, 1, 2, 3 }, 10 },
+    { TG_POINTS_FRAME_HOUDINI, TG_POINTS_ORIGIN_CORNER, xyz,
+      { 60, 5, 80, 0, -s15, 0, c15, 1, 2, 3 }, 10 },
+    /* Blender: y north, z up; clockwise from above is -30 about +Z. */
+    { TG_POINTS_FRAME_BLENDER, TG_POINTS_ORIGIN_CENTRE, xyz,
+      { 10, 20, 5, 0, 0, -s15, c15, 1, 3, 2 }, 10 },
+    { TG_POINTS_FRAME_BLENDER, TG_POINTS_ORIGIN_CORNER, xyz,
+      { 60, 120, 5, 0, 0, -s15, c15, 1, 3, 2 }, 10 },
+  };
+
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+    {
+      TgPointsWriteOptions opt = { .frame = cases[k].frame, .origin = cases[k].origin,
+                                   .size_x = 100, .size_z = 200 };
+      char buf[512], *f[16], what[32];
+      int n;
+
+      snprintf (what, sizeof what, "case %zu", k);
+      TG_CHECK_INT_EQ (write_points_opt ("csv", "frame.csv", p, NULL, &opt, &err), 0);
+      n = csv_row ("frame.csv", cases[k].header, buf, sizeof buf, f);
+      if (cases[k].frame == TG_POINTS_FRAME_UNREAL)
+        {
+          TG_CHECK (n > 1 && strcmp (f[0], "0") == 0 && strcmp (f[1], "pine") == 0);
+          check_fields (what, f + 1, n - 1, cases[k].want, cases[k].n_want, 1e-4);
+        }
+      else
+        {
+          TG_CHECK (n > 0 && strcmp (f[0], "pine") == 0);
+          check_fields (what, f, n, cases[k].want, cases[k].n_want, 1e-6);
+        }
+    }
+
+  /* The default frame is the world's: the bytes of no options at all. */
+  {
+    TgPointsWriteOptions unity = { .size_x = 100, .size_z = 200 };
+    size_t la, lb;
+    unsigned char *a, *b;
+    TgPoints *many = sample_points ();
+    TG_CHECK_INT_EQ (write_points ("csv", "plain.csv", many, NULL, &err), 0);
+    TG_CHECK_INT_EQ (write_points_opt ("csv", "unity.csv", many, NULL, &unity, &err), 0);
+    a = read_all (tmp_path ("plain.csv"), &la);
+    b = read_all (tmp_path ("unity.csv"), &lb);
+    TG_CHECK (a && b && la == lb && memcmp (a, b, la) == 0);
+    free (a);
+    free (b);
+    tg_points_free (many);
+  }
+
+  /* A corner needs the world's extent. */
+  {
+    TgPointsWriteOptions bad = { .origin = TG_POINTS_ORIGIN_CORNER };
+    TG_CHECK_INT_EQ (write_points_opt ("csv", "bad.csv", p, NULL, &bad, &err), TG_EINVAL);
+    TG_CHECK (strstr (err.message, "corner") != NULL);
+  }
+  tg_points_free (p);
+}
+
+/* Every instance of sample_points (yawed and tilted) in the unreal csv: a
+ * unique Name per row, and a rotator whose matrix, built as Unreal's
+ * FRotationMatrix builds it, has as rows where the instance's rotation
+ * takes Unreal's local X, Y and Z (world east, -north and up). */
+static void
+test_unreal_rotators_rebuild_the_rotation (void)
+{
+  TgPoints *p = sample_points ();
+  TgPointsWriteOptions opt = { .frame = TG_POINTS_FRAME_UNREAL };
+  TgError err = { 0 };
+  size_t len;
+  unsigned char *text;
+  char *line, *save = NULL;
+  int64_t row = 0;
+
+  TG_CHECK_INT_EQ (write_points_opt ("csv", "unreal.csv", p, NULL, &opt, &err), 0);
+  text = read_all (tmp_path ("unreal.csv"), &len);
+  TG_CHECK (text != NULL);
+  line = text ? strtok_r ((char *) text, "\n", &save) : NULL;
+  for (line = line ? strtok_r (NULL, "\n", &save) : NULL; line;
+       line = strtok_r (NULL, "\n", &save), row++)
+    {
+      /* Unreal's axes in world terms: X east, Y south, Z up. */
+      static const double axes[3][3] = { { 1, 0, 0 }, { 0, 0, -1 }, { 0, 1, 0 } };
+      const float *qf = p->rotation + 4 * row;
+      double q[4] = { qf[0], qf[1], qf[2], qf[3] }, r[9], ue[3][3], d2r = M_PI / 180.0;
+      double sp, cp, sy, cy, sr, cr;
+      char *f[16], name[32];
+      int n = csv_fields (line, f, 16);
+
+      TG_CHECK_INT_EQ (n, 11);
+      if (n != 11 || row >= p->n)
+        break;
+      snprintf (name, sizeof name, "%lld", (long long) row);
+      TG_CHECK_MSG (strcmp (f[0], name) == 0, "row %lld is named \"%s\"", (long long) row, f[0]);
+      TG_CHECK (strcmp (f[1], p->proto_names[p->proto[row]]) == 0);
+      for (int c = 0; c < 3; c++)
+        TG_CHECK_NEAR (strtod (f[2 + c], NULL),
+                       100.0 * (c == 0   ? p->position[3 * row]
+                                : c == 1 ? -p->position[3 * row + 2]
+                                         : p->position[3 * row + 1]),
+                       1e-2);
+      sp = sin (strtod (f[5], NULL) * d2r), cp = cos (strtod (f[5], NULL) * d2r);
+      sy = sin (strtod (f[6], NULL) * d2r), cy = cos (strtod (f[6], NULL) * d2r);
+      sr = sin (strtod (f[7], NULL) * d2r), cr = cos (strtod (f[7], NULL) * d2r);
+      /* FRotationMatrix, row k = the image of local axis k. */
+      ue[0][0] = cp * cy, ue[0][1] = cp * sy, ue[0][2] = sp;
+      ue[1][0] = sr * sp * cy - cr * sy, ue[1][1] = sr * sp * sy + cr * cy, ue[1][2] = -sr * cp;
+      ue[2][0] = -(cr * sp * cy + sr * sy), ue[2][1] = cy * sr - cr * sp * sy, ue[2][2] = cr * cp;
+      quat_matrix (q, r);
+      for (int k = 0; k < 3; k++)
+        {
+          double img[3] = { 0, 0, 0 };
+          /* R applied to Unreal's axis k, in world terms, then in Unreal's. */
+          for (int a = 0; a < 3; a++)
+            for (int b = 0; b < 3; b++)
+              img[a] += r[3 * a + b] * axes[k][b];
+          for (int c = 0; c < 3; c++)
+            {
+              double want = img[0] * axes[c][0] + img[1] * axes[c][1] + img[2] * axes[c][2];
+              TG_CHECK_MSG (fabs (ue[k][c] - want) < 1e-5,
+                            "row %lld: rotator axis %d component %d is %g, want %g",
+                            (long long) row, k, c, ue[k][c], want);
+            }
+        }
+    }
+  TG_CHECK_INT_EQ (row, p->n);
+  free (text);
+  tg_points_free (p);
+}
+
+/* The json states its frame, and writes the numbers of the csv. */
+static void
+test_json_states_its_frame (void)
+{
+  TgPoints *p = known_point ();
+  TgPointsWriteOptions opt = { .frame = TG_POINTS_FRAME_UNREAL,
+                               .origin = TG_POINTS_ORIGIN_CORNER, .size_x = 100, .size_z = 200 };
+  TgError err = { 0 };
+  size_t len;
+  unsigned char *text;
+  json_object *doc, *fr, *o;
+  static const char *keys[][2] = { { "name", "unreal" }, { "handedness", "left" },
+                                   { "east", "+X" },     { "up", "+Z" },
+                                   { "north", "-Y" },    { "units", "cm" },
+                                   { "origin", "north-west corner" } };
+  static const double pos[3] = { 6000, 8000, 500 }, pyr[3] = { 0, 30, 0 };
+
+  TG_CHECK_INT_EQ (write_points_opt ("json", "frame.json", p, NULL, &opt, &err), 0);
+  text = read_all (tmp_path ("frame.json"), &len);
+  doc = text ? json_tokener_parse ((char *) text) : NULL;
+  TG_CHECK (doc != NULL);
+  TG_CHECK (doc && json_object_get_int (jget (doc, "version")) == 2);
+  fr = doc ? jget (doc, "frame") : NULL;
+  for (size_t k = 0; fr && k < sizeof keys / sizeof keys[0]; k++)
+    TG_CHECK_MSG (jget (fr, keys[k][0])
+                    && strcmp (json_object_get_string (jget (fr, keys[k][0])), keys[k][1]) == 0,
+                  "frame.%s: want \"%s\"", keys[k][0], keys[k][1]);
+  o = doc ? json_object_array_get_idx (jget (doc, "instances"), 0) : NULL;
+  TG_CHECK (o != NULL);
+  for (int c = 0; o && c < 3; c++)
+    {
+      TG_CHECK_NEAR (json_object_get_double (json_object_array_get_idx (jget (o, "position"), (size_t) c)),
+                     pos[c], 1e-3);
+      TG_CHECK_NEAR (json_object_get_double (json_object_array_get_idx (jget (o, "rotator"), (size_t) c)),
+                     pyr[c], 1e-4);
+    }
+  json_object_put (doc);
+  free (text);
+  tg_points_free (p);
+}
+
 /* A unit right triangle in the XY plane facing +Z, as a one-chunk mesh. */
 static TgMesh *
 triangle_mesh (void)
@@ -1113,6 +1365,9 @@ main (void)
   TG_RUN (test_glb_instancing);
   TG_RUN (test_glb_with_prototype_mesh);
   TG_RUN (test_instances_keep_their_heading);
+  TG_RUN (test_csv_frames_move_a_known_instance);
+  TG_RUN (test_unreal_rotators_rebuild_the_rotation);
+  TG_RUN (test_json_states_its_frame);
   TG_RUN (test_empty_list_writes_valid_files);
   TG_RUN (test_bad_instances_are_refused);
   TG_RUN (test_glb_reader_applies_node_transforms);

@@ -164,7 +164,7 @@ glb_write_instances (const TgMesh *mesh)
   f = fopen ("/dev/null", "wb");
   if (!f)
     die ("cannot open /dev/null", NULL);
-  rc = w (f, p, protos, &err);
+  rc = w (f, p, protos, NULL, &err);
   if (rc < 0)
     check_failure (rc, &err, "the instance writer failed without a message");
   fclose (f);

@@ -44,9 +44,10 @@ typedef int (*TgMeshWriter) (FILE *f, const TgMesh *m, const TgMeshWriteOptions 
 typedef int (*TgMeshReader) (const char *path, TgMesh **out, TgError *err);
 /* Instance lists: FORMAT "csv", "json", "glb", "godot".  PROTO_MESHES has
  * one entry per prototype (NULL: the writer's own marker mesh), or is
- * NULL altogether. */
+ * NULL altogether.  OPT (csv and json; NULL: the defaults) picks the
+ * frame and origin; glb and godot have their formats' own frame. */
 typedef int (*TgPointsWriter) (FILE *f, const TgPoints *p, const TgMesh *const *proto_meshes,
-                               TgError *err);
+                               const TgPointsWriteOptions *opt, TgError *err);
 
 int tg_io_register_mesh_writer (const char *format, TgMeshWriter fn);
 int tg_io_register_mesh_reader (const char *ext, TgMeshReader fn);

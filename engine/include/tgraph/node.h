@@ -342,7 +342,8 @@ int tg_eval_write_image_named (TgEvalCtx *c, const char *rel_path, const char *f
 int tg_eval_write_mesh (TgEvalCtx *c, const char *rel_path, const char *format, const TgMesh *m,
                         const TgMeshWriteOptions *opt);
 int tg_eval_write_points (TgEvalCtx *c, const char *rel_path, const char *format,
-                          const TgPoints *p, const TgMesh *const *proto_meshes);
+                          const TgPoints *p, const TgMesh *const *proto_meshes,
+                          const TgPointsWriteOptions *opt);
 /* Reads a mesh file (relative to the .tgraph folder) with the reader for
  * its extension; the mesh is borrowed until the eval returns. */
 int tg_eval_load_mesh (TgEvalCtx *c, const char *path, const TgMesh **m);

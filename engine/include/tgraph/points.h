@@ -36,6 +36,41 @@ int tg_points_push (TgPoints *p, const float pos[3], const float rot[4], const f
 int tg_points_add_proto (TgPoints *p, const char *name);
 size_t tg_points_bytes (const TgPoints *p);
 
+/* The frame a csv or json instance list is written in (io.h).  Zeroed
+ * options are the defaults, the world's own frame: Unity's.  Every frame
+ * has x east; they differ in handedness, up axis, north and units:
+ *   unity    left-handed,  +Y up, +Z north, metres (the world frame)
+ *   unreal   left-handed,  +Z up, +Y south, centimetres, rotations as
+ *            Unreal's Pitch, Yaw and Roll in degrees
+ *   houdini  right-handed, +Y up, +Z south, metres (glTF's)
+ *   blender  right-handed, +Z up, +Y north, metres
+ * ORIGIN_CORNER moves the origin from the world's centre to the corner
+ * where the file's horizontal coordinates start at 0 (SIZE_X and SIZE_Z,
+ * the world's extent in metres, say where that is): the south-west
+ * corner for unity and blender (where a Unity terrain starts), the
+ * north-west one for unreal (where an Unreal landscape's first
+ * heightmap sample lies) and houdini. */
+typedef enum
+{
+  TG_POINTS_FRAME_UNITY = 0,
+  TG_POINTS_FRAME_UNREAL,
+  TG_POINTS_FRAME_HOUDINI,
+  TG_POINTS_FRAME_BLENDER,
+} TgPointsFrame;
+
+typedef enum
+{
+  TG_POINTS_ORIGIN_CENTRE = 0,
+  TG_POINTS_ORIGIN_CORNER,
+} TgPointsOrigin;
+
+typedef struct
+{
+  TgPointsFrame frame;
+  TgPointsOrigin origin;
+  double size_x, size_z; /* metres; used by ORIGIN_CORNER */
+} TgPointsWriteOptions;
+
 TgValue *tg_value_new_points (TgPoints *p);
 const TgPoints *tg_value_points (const TgValue *v);
 
