@@ -6,8 +6,9 @@
 # frame (z = -north, rotations R' = M R M: not mirrored), the same bytes
 # for 1 and 4 threads, the Khronos glTF-Validator on the glb (npm,
 # installed on first use; only that check is skipped without npm), a
-# prototype mesh read from our own glb and written back unchanged, and a
-# failing scatter that names the node and writes nothing.
+# prototype mesh read from our own glb and written back unchanged, the
+# instances in Unreal's, Blender's and Houdini's frames from the terrain's
+# corner, and a failing scatter that names the node and writes nothing.
 . "$(dirname "$0")/lib.sh"
 
 graph="$EXAMPLES/forest.tgraph"
@@ -235,6 +236,65 @@ run "$TGRAPH" eval "$TMP/g/forest.tgraph" -o "$TMP/e" --set 'glb.meshes=prototyp
 expect_rc 1 "a mesh for a prototype that does not exist"
 expect_in "$TMP/err" 'no prototype "pine"' "the unknown prototype is named"
 expect_in "$TMP/err" "tree, grass, rock" "the known prototypes are listed"
+
+# --- frames: the same instances in Unreal's, Blender's and Houdini's -------
+# The csv of run a is the world's frame (unity, from the centre).  Unreal
+# from the corner: a unique Name, X = east, Y = south from the north-west
+# corner, Z = up, all in cm, the yaw unchanged, local y and z scales
+# swapped; Blender's json (y north, z up, south-west corner) states its
+# frame; Houdini's csv (z = -north, north-west corner) negates qx, qy.
+run "$TGRAPH" eval "$graph" -o "$TMP/frames" --set csv.frame=unreal --set csv.origin=corner \
+  --set glb.format=json --set glb.path=forest/blender.json --set glb.frame=blender \
+  --set glb.origin=corner --set godot.format=csv --set godot.path=forest/houdini.csv \
+  --set godot.frame=houdini --set godot.origin=corner
+expect_rc 0 "eval forest with frames"
+checks=$((checks + 1))
+python3 - "$csv" "$TMP/frames/forest" <<'PY' || fail "instances in the engines' frames (see above)"
+import csv, json, math, sys
+world = list(csv.reader(open(sys.argv[1])))[1:]
+unreal = list(csv.reader(open(sys.argv[2] + "/instances.csv")))
+houdini = list(csv.reader(open(sys.argv[2] + "/houdini.csv")))[1:]
+blender = json.load(open(sys.argv[2] + "/blender.json"))
+bad = []
+def near(a, b, tol, what):
+    if abs(float(a) - b) > tol:
+        bad.append("%s: %s, want %r" % (what, a, b))
+if unreal[0] != "Name,Prototype,X,Y,Z,Pitch,Yaw,Roll,ScaleX,ScaleY,ScaleZ".split(","):
+    bad.append("unreal header %r" % unreal[0])
+unreal = unreal[1:]
+if len(unreal) != len(world) or len(houdini) != len(world) or blender["count"] != len(world):
+    bad.append("counts %d %d %d of %d" % (len(unreal), len(houdini), blender["count"], len(world)))
+if len({r[0] for r in unreal}) != len(unreal):
+    bad.append("the Name column is not unique")
+if blender["frame"] != {"name": "blender", "handedness": "right", "east": "+X", "up": "+Z",
+                        "north": "+Y", "units": "m", "origin": "south-west corner"}:
+    bad.append("blender frame %r" % blender["frame"])
+for i, (w, u, h, b) in enumerate(zip(world, unreal, houdini, blender["instances"])):
+    x, y, z, qx, qy, qz, qw, sx, sy, sz = map(float, w[1:])
+    yaw = math.degrees(2 * math.atan2(qy, qw))
+    yaw = (yaw + 180) % 360 - 180
+    if u[0] != str(i) or u[1] != w[0] or h[0] != w[0] or b["prototype"] != w[0]:
+        bad.append("row %d names %r %r %r" % (i, u[:2], h[0], b["prototype"]))
+    for k, want in enumerate([(x + 1024) * 100, (1024 - z) * 100, y * 100]):
+        near(u[2 + k], want, 0.02, "unreal %d location %d" % (i, k))
+    near(u[5], 0, 1e-3, "unreal %d pitch" % i)
+    near(u[7], 0, 1e-3, "unreal %d roll" % i)
+    if abs((float(u[6]) - yaw + 180) % 360 - 180) > 1e-3:
+        bad.append("unreal %d yaw %s, want %g" % (i, u[6], yaw))
+    for k, want in enumerate([sx, sz, sy]):
+        near(u[8 + k], want, 0, "unreal %d scale %d" % (i, k))
+    for k, want in enumerate([x + 1024, y, 1024 - z, -qx, -qy, qz, qw, sx, sy, sz]):
+        near(h[1 + k], want, 2e-4, "houdini %d column %d" % (i, k + 1))
+    for k, want in enumerate([x + 1024, z + 1024, y]):
+        near(b["position"][k], want, 2e-4, "blender %d position %d" % (i, k))
+    for k, want in enumerate([-qx, -qz, -qy, qw]):
+        near(b["rotation"][k], want, 0, "blender %d rotation %d" % (i, k))
+    if len(bad) > 5:
+        break
+if bad:
+    print("\n".join(bad[:6]))
+    sys.exit(1)
+PY
 
 # --- a failing scatter names itself and writes nothing ----------------------
 run "$TGRAPH" eval "$graph" -o "$TMP/c" --set trees.cell_m=0.01 -r 65
