@@ -7,8 +7,9 @@
  * -Z up, so writing world coordinates unchanged shows the terrain
  * mirrored north-south.  The right-handed writers therefore store
  * z_file = -z_world: north becomes -Z ("forward" in glTF and Godot) and
- * the files look like the heightmaps.  CSV and JSON instance lists stay
- * in world coordinates (Unity's frame).
+ * the files look like the heightmaps.  CSV and JSON instance lists are
+ * in world coordinates (Unity's frame) unless their options pick another
+ * frame (points_frame.c).
  *
  * The change of frame is the reflection M = diag (1, 1, -1).  It is its
  * own inverse, so the same functions convert world -> file (writers) and

@@ -2,8 +2,9 @@
  * names "csv", "json", "glb" and "godot" (see init.c), the .glb mesh
  * reader registered for prototype meshes, and what the writers share:
  * the input check, locale-independent shortest float text, and the
- * marker colour of each prototype.  csv and json write world coordinates
- * (z = north, Unity's frame); glb and godot the right-handed file frame
+ * marker colour of each prototype.  csv and json write the frame their
+ * options name (points_frame.c; by default world coordinates, z = north,
+ * Unity's frame); glb and godot the right-handed file frame
  * (z = -north, handedness.h); the reader returns world coordinates.
  * Internal to formats/. */
 #ifndef TG_POINTS_WRITERS_H
