@@ -17,6 +17,9 @@
  * Splat weights are quantised per pixel with largest-remainder rounding,
  * so the 8-bit weights of a pixel always add up to exactly 255 across all
  * its layers (and files), which Unity's and Unreal's blending expect.
+ * export.splat's pow2 size resamples the normalised float weights
+ * bilinearly onto a square power-of-two grid first, corner pixels on the
+ * world's corners, and quantises those the same way.
  */
 #include <math.h>
 #include <stdint.h>
@@ -414,7 +417,14 @@ TG_NODE_REGISTER (export_image_desc);
  *         layer first), as Unity's terrain layers are listed.
  * unreal: PREFIX_NAME.png, one 8-bit greyscale weight map per layer, named
  *         after it, for Unreal's landscape layer import.
- * Both: the weights of a pixel sum to exactly 255. */
+ * Both: the weights of a pixel sum to exactly 255.
+ *
+ * size world: one pixel per world sample.  size pow2: Unity's alphamaps
+ * (terrainData.alphamapResolution) are square powers of two, so the maps
+ * are P x P with P the largest power of two not above the world's
+ * samples (1025 -> 1024, 513 -> 512; 1024 stays 1024 and is written as
+ * world), resampled from the whole world's lattice: a tile of a tiled
+ * build cannot write it, and a world that is not square is refused. */
 
 enum
 {
@@ -424,12 +434,21 @@ enum
 
 static const char *const splat_presets[] = { "unity", "unreal", NULL };
 
+enum
+{
+  SIZE_WORLD,
+  SIZE_POW2,
+};
+
+static const char *const splat_sizes[] = { "world", "pow2", NULL };
+
 #define SPLAT_EXPORT_MAX 32
 
 typedef struct
 {
   const char *path;
   int preset;
+  int size;
 } ExportSplatParams;
 
 static const TgParamDesc export_splat_params[] = {
@@ -441,6 +460,12 @@ static const TgParamDesc export_splat_params[] = {
                  .choices = splat_presets,
                  .help = N_("unity: RGBA8 PNGs holding 4 layers each; unreal: one 8-bit greyscale "
                             "PNG per layer named after it")),
+  TG_PARAM_ENUM (ExportSplatParams, size, .label = N_("Size"), .def_s = "world",
+                 .choices = splat_sizes,
+                 .help = N_("world: one pixel per world sample; pow2: square, the largest power "
+                            "of two not above the world's samples (1025 gives 1024), resampled "
+                            "for Unity's alphamaps; needs a square world and a whole (not "
+                            "tiled) build")),
 };
 
 static const TgPortDesc export_splat_inputs[] = {
@@ -452,26 +477,48 @@ static const TgPortDesc export_splat_inputs[] = {
 typedef struct
 {
   const TgValue *in;
-  const TgRegion *region;
-  int n;                 /* layers */
-  int per_file;          /* layers per image: 4 (unity) or 1 (unreal) */
-  uint8_t **data;        /* per image */
+  const TgRegion *region; /* the world samples read */
+  int width, height;      /* of the maps written */
+  int n;                  /* layers */
+  int per_file;           /* layers per image: 4 (unity) or 1 (unreal) */
+  uint8_t **data;         /* per image */
+  /* Resampling (pow2): per map column, the world column left of it and
+   * the weight of the one right of it; the same per map row. */
+  const int *col_x0, *row_y0;
+  const double *col_fx, *row_fy;
 } SplatQuantJob;
 
-/* Largest-remainder rounding of the N weights W (clamped at 0, NaN = 0)
- * to bytes summing to 255; all-zero weights go to layer 0. */
-static inline void
-splat_quantise (const float *w, int n, uint8_t *q)
+/* The N weights W clamped at 0 (NaN = 0) into S; returns their sum. */
+static inline double
+splat_clamp (const float *w, int n, double *s)
 {
-  double s[SPLAT_EXPORT_MAX], total = 0.0;
-  int sum = 0;
+  double total = 0.0;
 
   for (int k = 0; k < n; k++)
     {
       s[k] = w[k] > 0.0f ? (double) w[k] : 0.0;
       total += s[k];
     }
-  if (!(total > 0.0) || !isfinite (total))
+  return total;
+}
+
+/* Weights summing to TOTAL say nothing (none, or an overflow): they
+ * count as all layer 0. */
+static inline bool
+splat_none (double total)
+{
+  return !(total > 0.0) || !isfinite (total);
+}
+
+/* Largest-remainder rounding of the N clamped weights S (summing to
+ * TOTAL; S is used up) to bytes summing to 255; all-zero weights go to
+ * layer 0. */
+static inline void
+splat_quantise (double *s, int n, double total, uint8_t *q)
+{
+  int sum = 0;
+
+  if (splat_none (total))
     {
       for (int k = 0; k < n; k++)
         q[k] = k == 0 ? 255 : 0;
@@ -500,27 +547,93 @@ splat_quantise (const float *w, int n, uint8_t *q)
     }
 }
 
+/* Adds A times the weights W, normalised to sum to 1 as the quantiser
+ * would (all-zero: all layer 0), to ACC. */
+static inline void
+splat_accumulate (const float *w, int n, double a, double *acc)
+{
+  double s[SPLAT_EXPORT_MAX], total = splat_clamp (w, n, s);
+
+  if (splat_none (total))
+    {
+      acc[0] += a;
+      return;
+    }
+  for (int k = 0; k < n; k++)
+    acc[k] += a * (s[k] / total);
+}
+
+/* The weights of map pixel (I, J) into S (SPLAT_EXPORT_MAX of them);
+ * returns their sum. */
+static inline double
+splat_pixel (const SplatQuantJob *job, int i, int j, double *s)
+{
+  const TgValue *in = job->in;
+  int n = job->n;
+  size_t dx = (size_t) (job->region->col0 - in->region.col0);
+  int dy = job->region->row0 - in->region.row0;
+
+  if (!job->col_x0)
+    return splat_clamp (tg_value_row (in, dy + j) + (dx + (size_t) i) * (size_t) n, n, s);
+
+  int x0 = job->col_x0[i], y0 = job->row_y0[j];
+  int x1 = x0 + 1 < job->region->width ? x0 + 1 : x0;
+  int y1 = y0 + 1 < job->region->height ? y0 + 1 : y0;
+  double fx = job->col_fx[i], fy = job->row_fy[j], total = 0.0;
+  const float *r0 = tg_value_row (in, dy + y0), *r1 = tg_value_row (in, dy + y1);
+
+  memset (s, 0, sizeof *s * SPLAT_EXPORT_MAX);
+  splat_accumulate (r0 + (dx + (size_t) x0) * (size_t) n, n, (1.0 - fx) * (1.0 - fy), s);
+  splat_accumulate (r0 + (dx + (size_t) x1) * (size_t) n, n, fx * (1.0 - fy), s);
+  splat_accumulate (r1 + (dx + (size_t) x0) * (size_t) n, n, (1.0 - fx) * fy, s);
+  splat_accumulate (r1 + (dx + (size_t) x1) * (size_t) n, n, fx * fy, s);
+  for (int k = 0; k < n; k++)
+    total += s[k];
+  return total;
+}
+
 static void
 splat_quant_rows (void *user, int begin, int end)
 {
   const SplatQuantJob *job = user;
-  const TgValue *in = job->in;
-  int w = job->region->width, n = job->n, pf = job->per_file;
-  size_t dx = (size_t) (job->region->col0 - in->region.col0);
+  int w = job->width, n = job->n, pf = job->per_file;
 
   for (int j = begin; j < end; j++)
+    for (int i = 0; i < w; i++)
+      {
+        double s[SPLAT_EXPORT_MAX];
+        uint8_t q[SPLAT_EXPORT_MAX];
+        size_t px = (size_t) j * (size_t) w + (size_t) i;
+        double total = splat_pixel (job, i, j, s);
+        splat_quantise (s, n, total, q);
+        for (int k = 0; k < n; k++)
+          job->data[k / pf][px * (size_t) pf + (size_t) (k % pf)] = q[k];
+      }
+}
+
+/* Map index I of SIZE over SAMPLES world samples, corner on corner: the
+ * world sample at or left of it and the weight of the next, from
+ * integers so every thread count and run sees the same numbers. */
+static void
+splat_axis (int size, int samples, int *x0, double *fx)
+{
+  for (int i = 0; i < size; i++)
     {
-      const float *src = tg_value_row (in, job->region->row0 - in->region.row0 + j)
-                         + dx * (size_t) n;
-      for (int i = 0; i < w; i++)
-        {
-          uint8_t q[SPLAT_EXPORT_MAX];
-          size_t px = (size_t) j * (size_t) w + (size_t) i;
-          splat_quantise (src + (size_t) i * n, n, q);
-          for (int k = 0; k < n; k++)
-            job->data[k / pf][px * (size_t) pf + (size_t) (k % pf)] = q[k];
-        }
+      int64_t num = (int64_t) i * (samples - 1);
+      x0[i] = (int) (num / (size - 1));
+      fx[i] = (double) (num % (size - 1)) / (double) (size - 1);
     }
+}
+
+/* The largest power of two not above N (N >= 1). */
+static int
+pow2_floor (int n)
+{
+  int p = 1;
+
+  while (p <= n / 2)
+    p *= 2;
+  return p;
 }
 
 static int
@@ -531,9 +644,11 @@ export_splat_eval (TgEvalCtx *c)
   const TgValue *in = tg_eval_input (c, 0);
   SplatQuantJob job = { 0 };
   uint8_t *data[SPLAT_EXPORT_MAX] = { 0 };
+  int *axis_x0 = NULL;
+  double *axis_fx = NULL;
   char prefix[1024], name[1200];
   int n_files, rc = 0;
-  size_t len, npx = (size_t) region->width * (size_t) region->height;
+  size_t len, npx;
 
   if (!p->path || !p->path[0])
     return tg_eval_fail (c, TG_EMISSING, "params.path: no output file prefix given");
@@ -544,6 +659,18 @@ export_splat_eval (TgEvalCtx *c)
                          in->channels, SPLAT_EXPORT_MAX);
   if (!tg_region_contains (&in->region, region))
     return tg_eval_fail (c, TG_EINVAL, "input 'layers' does not cover the region being computed");
+  if (p->size == SIZE_POW2 && (region->col0 != 0 || region->row0 != 0
+                               || region->width != region->full_w
+                               || region->height != region->full_h))
+    return tg_eval_fail (c, TG_EINVAL,
+                         "params.size: pow2 resamples the whole world, and this is a %dx%d window "
+                         "of it (a tile of a tiled build): build the world whole, or use size "
+                         "world", region->width, region->height);
+  if (p->size == SIZE_POW2 && region->full_w != region->full_h)
+    return tg_eval_fail (c, TG_EINVAL,
+                         "params.size: pow2 writes square maps for Unity, and this world's "
+                         "lattice is %dx%d; make the world square, or use size world",
+                         region->full_w, region->full_h);
   /* A ".png" the user typed is not part of the prefix. */
   len = strlen (p->path);
   if (len >= sizeof prefix)
@@ -571,18 +698,39 @@ export_splat_eval (TgEvalCtx *c)
             return tg_eval_fail (c, TG_EINVAL, "layers %d and %d are both named \"%s\"", q, k,
                                  ln);
       }
-  for (int f = 0; f < n_files; f++)
+  job.width = region->width;
+  job.height = region->height;
+  if (p->size == SIZE_POW2 && pow2_floor (region->width) != region->width)
+    {
+      int size = pow2_floor (region->width);
+      /* Columns' first, then rows'. */
+      axis_x0 = malloc (sizeof *axis_x0 * 2 * (size_t) size);
+      axis_fx = malloc (sizeof *axis_fx * 2 * (size_t) size);
+      if (!axis_x0 || !axis_fx)
+        rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+      else
+        {
+          splat_axis (size, region->width, axis_x0, axis_fx);
+          splat_axis (size, region->height, axis_x0 + size, axis_fx + size);
+          job.col_x0 = axis_x0;
+          job.col_fx = axis_fx;
+          job.row_y0 = axis_x0 + size;
+          job.row_fy = axis_fx + size;
+        }
+      job.width = job.height = size;
+    }
+  npx = (size_t) job.width * (size_t) job.height;
+  for (int f = 0; f < n_files && rc == 0; f++)
     if (!(data[f] = calloc (npx ? npx : 1, (size_t) job.per_file)))
       {
         rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
         break;
       }
   if (rc == 0)
-    rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), splat_quant_rows,
-                           &job);
+    rc = tg_eval_parallel (c, job.height, tg__grain_rows (job.width), splat_quant_rows, &job);
   for (int f = 0; f < n_files && rc == 0; f++)
     {
-      TgImage img = { .width = region->width, .height = region->height,
+      TgImage img = { .width = job.width, .height = job.height,
                       .channels = job.per_file, .bits = 8, .data = data[f] };
       /* For the manifest: which layer each channel holds. */
       char unnamed[4][32];
@@ -602,6 +750,8 @@ export_splat_eval (TgEvalCtx *c)
     }
   for (int f = 0; f < n_files; f++)
     free (data[f]);
+  free (axis_x0);
+  free (axis_fx);
   return rc;
 }
 
@@ -609,8 +759,9 @@ static const TgNodeDesc export_splat_desc = {
   .type = "export.splat",
   .category = TG_CATEGORY_OUTPUT,
   .label = N_("Export splat maps"),
-  .help = N_("Writes texture layer weights as splat maps for Unity (RGBA, 4 layers a file) "
-             "or Unreal (one weight map per layer); each pixel's weights add up to 255"),
+  .help = N_("Writes texture layer weights as splat maps for Unity (RGBA, 4 layers a file, "
+             "optionally at a power-of-two size) or Unreal (one weight map per layer); each "
+             "pixel's weights add up to 255"),
   TG_INPUTS (export_splat_inputs),
   TG_PARAMS (ExportSplatParams, export_splat_params),
   .locality = TG_LOCALITY_LOCAL,

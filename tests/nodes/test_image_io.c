@@ -4,7 +4,10 @@
  * resampling (the same as input.heightmap), exact round trips through
  * PNG at the import resolution, splat weights that sum to exactly 255 per
  * pixel in both presets (with largest-remainder rounding and its tie
- * rule), file naming per preset, float bytes of r32, and errors. */
+ * rule), file naming per preset, the pow2 size (2^k + 1 samples give
+ * 2^k pixels, bilinear, the same bytes on any thread count, refused for
+ * a tile or a world that is not square), float bytes of r32, and
+ * errors. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -67,10 +70,11 @@ px (const TgValue *v, int i, int j)
   return tg_value_row (v, j) + (size_t) i * (size_t) v->channels;
 }
 
+/* Exports every export of G into OUT_DIR on THREADS threads. */
 static int
-export_all (TgGraph *g, const char *out_dir, TgError *err)
+export_threads (TgGraph *g, const char *out_dir, int threads, TgError *err)
 {
-  TgEngine *e = new_engine (2);
+  TgEngine *e = new_engine (threads);
   TgExportList *list;
   int rc = tg_engine_export (e, g, out_dir, NULL, &list, NULL, err);
 
@@ -79,6 +83,12 @@ export_all (TgGraph *g, const char *out_dir, TgError *err)
   tg_export_list_free (list);
   tg_engine_free (e);
   return rc;
+}
+
+static int
+export_all (TgGraph *g, const char *out_dir, TgError *err)
+{
+  return export_threads (g, out_dir, 2, err);
 }
 
 static int
@@ -392,31 +402,50 @@ test_mask_export (void)
 
 /* --- export.splat ------------------------------------------------------------------------ */
 
+/* Noise node ID (SEED, SCALE_M; OCTAVES unless NULL) into "splat".maskMASK. */
+static void
+add_noise_mask (TgGraph *g, const char *id, int seed, const char *scale_m, const char *octaves,
+                int mask)
+{
+  char port[16];
+  int n = add_node (g, id, "noise.fbm");
+
+  SET (g, n, "seed", fmt (seed));
+  SET (g, n, "scale_m", scale_m);
+  if (octaves)
+    SET (g, n, "octaves", octaves);
+  snprintf (port, sizeof port, "mask%d", mask);
+  add_link (g, id, "height", "splat", port);
+}
+
+/* export.splat "x" of "splat".layers with PRESET and parameter KEY = VALUE. */
+static void
+add_splat_export (TgGraph *g, const char *preset, const char *key, const char *value)
+{
+  int x = add_node (g, "x", "export.splat");
+
+  SET (g, x, "preset", preset);
+  SET (g, x, key, value);
+  add_link (g, "splat", "layers", "x", "layers");
+}
+
 /* A splat of 6 layers (base + 5) from noise masks over RES samples. */
 static TgGraph *
 splat_graph (int res, const char *preset, const char *prefix)
 {
   static const char *names[] = { "rock", "snow", "scree", "river", "moss" };
   TgGraph *g = new_graph (2000, 1500, res);
-  int s = add_node (g, "splat", "texture.splat"), x;
+  int s = add_node (g, "splat", "texture.splat");
 
   SET (g, s, "layers", "name=rock|priority=2; name=snow|priority=4; name=scree|priority=1; "
                        "name=river|priority=5; name=moss|priority=0");
   for (int k = 0; k < 5; k++)
     {
-      char id[16], port[16];
-      int n;
+      char id[16];
       snprintf (id, sizeof id, "n_%s", names[k]);
-      snprintf (port, sizeof port, "mask%d", k + 1);
-      n = add_node (g, id, "noise.fbm");
-      SET (g, n, "seed", fmt (k + 1));
-      SET (g, n, "scale_m", "300");
-      add_link (g, id, "height", "splat", port);
+      add_noise_mask (g, id, k + 1, "300", NULL, k + 1);
     }
-  x = add_node (g, "x", "export.splat");
-  SET (g, x, "preset", preset);
-  SET (g, x, "path", prefix);
-  add_link (g, "splat", "layers", "x", "layers");
+  add_splat_export (g, preset, "path", prefix);
   return g;
 }
 
@@ -580,6 +609,235 @@ test_splat_export_errors (void)
   tg_graph_free (g);
 }
 
+/* --- export.splat size pow2 -------------------------------------------------------------- */
+
+/* A square world of RES samples with N_LAYERS layers (the base and
+ * N_LAYERS - 1 noise masks), exported as PRESET at SIZE. */
+static TgGraph *
+splat_size_graph (int res, int n_layers, const char *preset, const char *size)
+{
+  TgGraph *g = new_graph (2000, 2000, res);
+  char list[256] = "";
+  int s = add_node (g, "splat", "texture.splat");
+
+  for (int k = 1; k < n_layers; k++)
+    {
+      char id[16], entry[48];
+      snprintf (entry, sizeof entry, "%sname=l%d|priority=%d", k > 1 ? "; " : "", k, k);
+      strcat (list, entry);
+      snprintf (id, sizeof id, "n%d", k);
+      add_noise_mask (g, id, k + 10, "150", "2", k);
+    }
+  SET (g, s, "layers", list);
+  add_splat_export (g, preset, "size", size);
+  return g;
+}
+
+/* Reads the unity maps DIR/splat_F.png holding N_LAYERS layers into
+ * IMG[0..]: each must be SIZE x SIZE RGBA8 and pass pngcheck when it is
+ * installed, and every pixel's weights must sum to exactly 255, with 0
+ * past the last layer.  True when all files read with that shape. */
+static bool
+check_unity_maps (const char *dir, int n_layers, int size, TgImage img[2])
+{
+  static int have_pngcheck = -1;
+  int n_files = (n_layers + 3) / 4, bad_sum = 0, bad_pad = 0;
+  TgError err = { 0 };
+
+  if (have_pngcheck < 0)
+    have_pngcheck = system ("command -v pngcheck > /dev/null 2>&1") == 0;
+  for (int f = 0; f < n_files; f++)
+    {
+      char rel[256], cmd[1024];
+      snprintf (rel, sizeof rel, "%s/splat_%d.png", dir, f);
+      if (tg_png_read (tmp_path (rel), &img[f], &err) != 0)
+        {
+          TG_CHECK_MSG (0, "%s: %s", rel, err.message);
+          return false;
+        }
+      TG_CHECK_INT_EQ (img[f].width, size);
+      TG_CHECK_INT_EQ (img[f].height, size);
+      TG_CHECK_INT_EQ (img[f].channels, 4);
+      TG_CHECK_INT_EQ (img[f].bits, 8);
+      if (img[f].width != size || img[f].height != size || img[f].channels != 4
+          || img[f].bits != 8)
+        return false;
+      snprintf (cmd, sizeof cmd, "pngcheck -q '%s' > /dev/null", tmp_path (rel));
+      if (have_pngcheck)
+        TG_CHECK_MSG (system (cmd) == 0, "pngcheck %s", rel);
+    }
+  {
+    char next[256];
+    snprintf (next, sizeof next, "%s/splat_%d.png", dir, n_files);
+    TG_CHECK (!exists (tmp_path (next)));
+  }
+  for (size_t k = 0; k < (size_t) size * (size_t) size; k++)
+    {
+      int sum = 0;
+      for (int c = 0; c < 4 * n_files; c++)
+        {
+          int q = ((const uint8_t *) img[c / 4].data)[4 * k + (size_t) (c % 4)];
+          sum += q;
+          bad_pad += c >= n_layers && q != 0;
+        }
+      bad_sum += sum != 255;
+    }
+  TG_CHECK_INT_EQ (bad_sum, 0);
+  TG_CHECK_INT_EQ (bad_pad, 0);
+  return true;
+}
+
+/* 2^k + 1 samples give 2^k pixels, for 1, 4 and 8 layers (one and two
+ * files), every pixel summing to 255; the same bytes on 1 and 4
+ * threads. */
+static void
+test_splat_pow2_sizes_and_sums (void)
+{
+  static const struct
+  {
+    int res, layers, size;
+  } cases[] = {
+    { 1025, 8, 1024 }, { 513, 4, 512 }, { 2049, 1, 2048 }, { 513, 1, 512 }, { 513, 8, 512 },
+  };
+
+  for (int t = 0; t < TG_N_ELEMENTS (cases); t++)
+    {
+      TgGraph *g = splat_size_graph (cases[t].res, cases[t].layers, "unity", "pow2");
+      TgImage img[2] = { { 0 } };
+      TgError err = { 0 };
+      char dir[64];
+      int rc;
+
+      snprintf (dir, sizeof dir, "pow2_%d_%d", cases[t].res, cases[t].layers);
+      rc = export_threads (g, tmp_path (dir), 4, &err);
+      TG_CHECK_MSG (rc == 0, "%s: %s: %s", dir, err.path, err.message);
+      check_unity_maps (dir, cases[t].layers, cases[t].size, img);
+      tg_image_clear (&img[0]);
+      tg_image_clear (&img[1]);
+      if (cases[t].res == 1025)
+        {
+          /* One thread writes the same bytes as four. */
+          char one[80];
+          snprintf (one, sizeof one, "%s_1", dir);
+          TG_CHECK (export_threads (g, tmp_path (one), 1, &err) == 0);
+          for (int f = 0; f < 2; f++)
+            {
+              char a[128], b[128];
+              size_t la, lb;
+              unsigned char *ba, *bb;
+              snprintf (a, sizeof a, "%s/splat_%d.png", dir, f);
+              snprintf (b, sizeof b, "%s/splat_%d.png", one, f);
+              ba = read_bytes (tmp_path (a), &la);
+              bb = read_bytes (tmp_path (b), &lb);
+              TG_CHECK (ba && bb && la == lb && la > 0 && memcmp (ba, bb, la) == 0);
+              free (ba);
+              free (bb);
+            }
+        }
+      tg_graph_free (g);
+    }
+}
+
+/* Each pixel is within one step of 255 times the bilinear mix of the
+ * four world samples around it (corner pixels on the world's corners),
+ * in both presets; unreal's maps are 2^k square too. */
+static void
+test_splat_pow2_resamples_weights (void)
+{
+  TgGraph *g = splat_size_graph (65, 4, "unity", "pow2");
+  TgEngine *e = new_engine (2);
+  TgRegion r = world_region (g);
+  TgValue *w = pull (e, g, "splat", &r);
+  TgImage img[2] = { { 0 } }, ue = { 0 };
+  TgError err = { 0 };
+
+  TG_CHECK (export_threads (g, tmp_path ("pow2_65"), 2, &err) == 0);
+  if (w && check_unity_maps ("pow2_65", 4, 64, img))
+    {
+      const uint8_t *q = img[0].data;
+      int bad = 0;
+      for (int j = 0; j < 64; j++)
+        for (int i = 0; i < 64; i++)
+          {
+            double x = i * 64.0 / 63.0, y = j * 64.0 / 63.0;
+            int x0 = (int) x, y0 = (int) y;
+            int x1 = x0 < 64 ? x0 + 1 : x0, y1 = y0 < 64 ? y0 + 1 : y0;
+            double fx = x - x0, fy = y - y0;
+            for (int c = 0; c < 4; c++)
+              {
+                double v = (1 - fx) * (1 - fy) * px (w, x0, y0)[c] + fx * (1 - fy) * px (w, x1, y0)[c]
+                           + (1 - fx) * fy * px (w, x0, y1)[c] + fx * fy * px (w, x1, y1)[c];
+                bad += fabs (q[4 * (j * 64 + i) + c] - 255.0 * v) > 1.0 + 1e-3;
+              }
+          }
+      TG_CHECK_INT_EQ (bad, 0);
+      /* Corner pixels are the world's corner samples. */
+      TG_CHECK (fabs (q[0] - 255.0 * px (w, 0, 0)[0]) <= 1.0);
+      TG_CHECK (fabs (q[4 * 64 * 64 - 4] - 255.0 * px (w, 64, 64)[0]) <= 1.0);
+    }
+  tg_image_clear (&img[0]);
+  SET (g, tg_graph_find_node (g, "x"), "preset", "unreal");
+  TG_CHECK (export_threads (g, tmp_path ("pow2_65ue"), 2, &err) == 0);
+  if (tg_png_read (tmp_path ("pow2_65ue/splat_l3.png"), &ue, &err) == 0)
+    {
+      TG_CHECK_INT_EQ (ue.width, 64);
+      TG_CHECK_INT_EQ (ue.height, 64);
+      TG_CHECK_INT_EQ (ue.channels, 1);
+    }
+  else
+    TG_CHECK_MSG (0, "unreal pow2: %s", err.message);
+  tg_image_clear (&ue);
+  if (w)
+    tg_value_unref (w);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
+/* A world whose samples are already a power of two writes the bytes of
+ * size world; a world that is not square and a tile of a tiled build
+ * are refused, naming the parameter. */
+static void
+test_splat_pow2_same_and_refused (void)
+{
+  TgGraph *g = splat_size_graph (64, 4, "unity", "pow2");
+  TgError err = { 0 };
+  size_t la = 0, lb = 0;
+  unsigned char *a, *b;
+
+  TG_CHECK (export_threads (g, tmp_path ("p64"), 2, &err) == 0);
+  SET (g, tg_graph_find_node (g, "x"), "size", "world");
+  TG_CHECK (export_threads (g, tmp_path ("w64"), 2, &err) == 0);
+  a = read_bytes (tmp_path ("p64/splat_0.png"), &la);
+  b = read_bytes (tmp_path ("w64/splat_0.png"), &lb);
+  TG_CHECK (a && b && la > 0 && la == lb && memcmp (a, b, la) == 0);
+  free (a);
+  free (b);
+  tg_graph_free (g);
+
+  g = splat_size_graph (65, 4, "unity", "pow2");
+  tg_graph_world (g)->size_z = 1000;
+  memset (&err, 0, sizeof err);
+  TG_CHECK (export_threads (g, tmp_path ("p65x33"), 2, &err) < 0);
+  TG_CHECK_STR_CONTAINS (err.message, "params.size");
+  TG_CHECK_STR_CONTAINS (err.message, "65x33");
+  TG_CHECK (!exists (tmp_path ("p65x33/splat_0.png")));
+  tg_graph_free (g);
+
+  g = splat_size_graph (65, 4, "unity", "pow2");
+  {
+    TgEngine *e = new_engine (2);
+    TgTiling t = { 2, 2, 1, 0 };
+    TgEvalHooks h = { .tiling = &t, .encode_tiles = true };
+    TgExportList *list = NULL;
+    memset (&err, 0, sizeof err);
+    TG_CHECK (tg_engine_export (e, g, tmp_path ("ptile"), &h, &list, NULL, &err) < 0);
+    TG_CHECK_STR_CONTAINS (err.message, "tiled build");
+    tg_export_list_free (list);
+    tg_engine_free (e);
+  }
+  tg_graph_free (g);
+}
+
 /* --- export.heightmap r32 ------------------------------------------------------------------ */
 
 static void
@@ -662,6 +920,9 @@ main (void)
   TG_RUN (test_splat_unreal);
   TG_RUN (test_splat_rounding_rule);
   TG_RUN (test_splat_export_errors);
+  TG_RUN (test_splat_pow2_sizes_and_sums);
+  TG_RUN (test_splat_pow2_resamples_weights);
+  TG_RUN (test_splat_pow2_same_and_refused);
   TG_RUN (test_heightmap_r32);
   return tgtest_result ();
 }
