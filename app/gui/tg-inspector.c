@@ -2,10 +2,11 @@
  *
  * One row per parameter: label (translated through the engine's N_()
  * strings) and an editor chosen by type, with the unit after it.  Number
- * sliders cover the soft range and their spin buttons the hard one.  The
- * rows are rebuilt when the node changes from elsewhere (undo, another
- * widget); changes this inspector makes itself do not rebuild it, so a
- * drag in progress keeps its widget.
+ * sliders cover the soft range (logarithmic when it spans decades) and
+ * their spin buttons the hard one; a typed value beyond the hard range is
+ * clamped with a note saying so.  The rows are rebuilt when the node
+ * changes from elsewhere (undo, another widget); changes this inspector
+ * makes itself do not rebuild it, so a drag in progress keeps its widget.
  */
 #include "config.h"
 
@@ -77,29 +78,176 @@ value_for (const TgParamDesc *d, TgParamValue *v)
   v->type = d->type;
 }
 
-static void
-number_changed (GtkAdjustment *adj, GtkWidget *w)
+/* --- number rows -------------------------------------------------------- */
+
+/* How a number row's slider position maps to its value.  A quantity whose
+ * soft range spans more than two decades (noise scale 10..20000 m) gets a
+ * logarithmic slider, so each pixel changes the value by the same ratio.
+ * A soft minimum of 0 maps log1p-style, ln (1 + x / knee) with the knee one
+ * unit (1 m), so 0 stays on the slider.  Angles and quantities that may be
+ * negative stay linear, as do integers. */
+typedef struct
 {
-  TgInspector *self = g_object_get_data (G_OBJECT (w), "inspector");
-  GtkAdjustment *other = g_object_get_data (G_OBJECT (adj), "other");
-  const TgParamDesc *d = param_of (w);
-  double x = gtk_adjustment_get_value (adj);
+  gboolean log;
+  double lo, hi, knee;
+  int digits; /* the spin button's decimals */
+} SliderMap;
+
+/* Log slider positions: fine enough for a pixel at any sane width. */
+#define LOG_STEPS 1000.0
+
+static SliderMap
+slider_map_for (const TgParamDesc *d, double lo, double hi, int digits)
+{
+  SliderMap m = { FALSE, lo, hi, lo > 0 ? 0.0 : 1.0, digits };
+
+  m.log = d->type == TG_PARAM_FLOAT && d->min >= 0 && lo >= 0 && hi > lo
+          && !(d->unit && !strcmp (d->unit, "deg")) && (hi + m.knee) / (lo + m.knee) > 100;
+  return m;
+}
+
+static double
+slider_from_value (const SliderMap *m, double x)
+{
+  if (!m->log)
+    return x;
+  x = CLAMP (x, m->lo, m->hi);
+  return LOG_STEPS * log ((x + m->knee) / (m->lo + m->knee))
+         / log ((m->hi + m->knee) / (m->lo + m->knee));
+}
+
+/* On a log slider the value keeps three significant digits, and no more
+ * decimals than the spin button shows (or leaving it would change the
+ * value): a drag gives 1230 m, not 1234.5678 m. */
+static double
+value_from_slider (const SliderMap *m, double t)
+{
+  double x, p;
+
+  if (!m->log)
+    return t;
+  x = (m->lo + m->knee) * pow ((m->hi + m->knee) / (m->lo + m->knee), t / LOG_STEPS) - m->knee;
+  if (x <= 0)
+    return MAX (m->lo, 0.0);
+  /* Divide by a power of ten that is a whole number: 63.9, not 63.900000000000006. */
+  p = MAX (floor (log10 (x)) - 2, -m->digits);
+  x = p < 0 ? round (x * pow (10, -p)) / pow (10, -p) : round (x / pow (10, p)) * pow (10, p);
+  return CLAMP (x, m->lo, m->hi);
+}
+
+static void
+apply_number (TgInspector *self, GtkWidget *box, double x)
+{
+  const TgParamDesc *d = param_of (box);
   TgParamValue v;
 
-  if (other && !self->building)
-    {
-      /* Keep slider and spin button together without a second command. */
-      gboolean b = self->building;
-      self->building = TRUE;
-      gtk_adjustment_set_value (other, x);
-      self->building = b;
-    }
   value_for (d, &v);
   if (d->type == TG_PARAM_FLOAT)
     v.f = x;
   else
     v.i = (int) llround (x);
-  apply (self, w, &v, TRUE);
+  apply (self, box, &v, TRUE);
+}
+
+/* Says under number row BOX, on its spin button's style and tooltip, that
+ * a typed value was clamped (NOTE), or clears that (NULL). */
+static void
+set_clamp_note (GtkWidget *box, const char *note)
+{
+  GtkWidget *spin = g_object_get_data (G_OBJECT (box), "spin");
+  GtkWidget *label = g_object_get_data (G_OBJECT (box), "note");
+
+  if (note)
+    gtk_widget_add_css_class (spin, "warning");
+  else
+    gtk_widget_remove_css_class (spin, "warning");
+  gtk_widget_set_tooltip_text (spin, note);
+  gtk_label_set_text (GTK_LABEL (label), note ? note : "");
+  gtk_widget_set_visible (label, note != NULL);
+}
+
+static void
+slider_moved (GtkAdjustment *sa, GtkWidget *box)
+{
+  TgInspector *self = g_object_get_data (G_OBJECT (box), "inspector");
+  const SliderMap *m = g_object_get_data (G_OBJECT (box), "map");
+  GtkWidget *spin = g_object_get_data (G_OBJECT (box), "spin");
+  double x = value_from_slider (m, gtk_adjustment_get_value (sa));
+
+  if (self->building)
+    return;
+  /* Keep the spin button with the slider without a second command. */
+  self->building = TRUE;
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), x);
+  self->building = FALSE;
+  set_clamp_note (box, NULL);
+  apply_number (self, box, x);
+}
+
+static void
+spin_changed (GtkAdjustment *ha, GtkWidget *box)
+{
+  TgInspector *self = g_object_get_data (G_OBJECT (box), "inspector");
+  const SliderMap *m = g_object_get_data (G_OBJECT (box), "map");
+  GtkWidget *scale = g_object_get_data (G_OBJECT (box), "scale");
+  double x = gtk_adjustment_get_value (ha);
+
+  if (self->building)
+    return;
+  if (scale)
+    {
+      self->building = TRUE;
+      gtk_range_set_value (GTK_RANGE (scale), slider_from_value (m, x));
+      self->building = FALSE;
+    }
+  apply_number (self, box, x);
+}
+
+/* "500 m", or "0.5" without a unit. */
+static char *
+quantity (const TgParamDesc *d, double x)
+{
+  char num[64];
+
+  tg_describe_number (x, num, sizeof num);
+  return d->unit ? g_strdup_printf ("%s %s", num, d->unit) : g_strdup (num);
+}
+
+/* A number typed outside the hard range: GTK would clamp it silently, so
+ * clamp it here and say so, under the row and on the entry. */
+static int
+spin_input (GtkSpinButton *spin, double *new_value, GtkWidget *box)
+{
+  const TgParamDesc *d = param_of (box);
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (spin));
+  g_autofree char *typed = NULL, *bound = NULL, *note = NULL;
+  GtkWidget *root;
+  char *end;
+  double x = g_strtod (text, &end);
+
+  if (end == text)
+    return FALSE; /* not a number: GTK's own handling keeps the old value */
+  while (g_ascii_isspace (*end))
+    end++;
+  if (*end || (x >= d->min && x <= d->max))
+    {
+      set_clamp_note (box, NULL);
+      return FALSE;
+    }
+  *new_value = CLAMP (x, d->min, d->max);
+  typed = quantity (d, x);
+  bound = quantity (d, *new_value);
+  /* TRANSLATORS: "Scale: -500 m is below the minimum 1 m; set to 1 m" */
+  note = x < d->min ? g_strdup_printf (_("%s: %s is below the minimum %s; set to %s"),
+                                       g_dgettext (GETTEXT_PACKAGE, d->label), typed, bound, bound)
+                    : g_strdup_printf (_("%s: %s is above the maximum %s; set to %s"),
+                                       g_dgettext (GETTEXT_PACKAGE, d->label), typed, bound, bound);
+  set_clamp_note (box, note);
+  /* The status line too, though a failing node's message may replace it. */
+  root = GTK_WIDGET (gtk_widget_get_root (GTK_WIDGET (spin)));
+  if (root)
+    gtk_widget_activate_action (root, "win.show-message", "s", note);
+  return TRUE;
 }
 
 static void
@@ -299,38 +447,47 @@ number_row (TgInspector *self, const TgParamDesc *d, double value)
   double lo, hi, span, step;
   int digits;
   GtkWidget *box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 6);
-  GtkAdjustment *sa, *ha;
-  GtkWidget *spin;
+  GtkAdjustment *ha;
+  GtkWidget *spin, *note;
+  SliderMap *m = g_new (SliderMap, 1);
 
   tg_param_soft_range (d, &lo, &hi);
   span = hi - lo;
   digits = is_int ? 0 : digits_for (span);
   step = is_int ? 1 : pow (10, floor (log10 (MAX (span, 1e-6))) - 2);
-  sa = gtk_adjustment_new (value, lo, hi, step, step * 10, 0);
+  *m = slider_map_for (d, lo, hi, digits);
   ha = gtk_adjustment_new (value, d->min, d->max, step, step * 10, 0);
   spin = gtk_spin_button_new (ha, step, (guint) digits);
 
   tag (self, box, d);
+  g_object_set_data_full (G_OBJECT (box), "map", m, g_free);
+  g_object_set_data (G_OBJECT (box), "spin", spin);
+  /* Under the row, shown when a typed value was clamped (rebuild places it). */
+  note = gtk_label_new (NULL);
+  gtk_label_set_xalign (GTK_LABEL (note), 0);
+  gtk_label_set_wrap (GTK_LABEL (note), TRUE);
+  gtk_widget_add_css_class (note, "clamp-note");
+  gtk_widget_set_visible (note, FALSE);
+  g_object_set_data (G_OBJECT (box), "note", note);
   gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
   gtk_editable_set_width_chars (GTK_EDITABLE (spin), 7);
   if (span < 1e6 && d->type != TG_PARAM_SEED)
     {
+      GtkAdjustment *sa = m->log ? gtk_adjustment_new (slider_from_value (m, value), 0, LOG_STEPS,
+                                                       LOG_STEPS / 100, LOG_STEPS / 10, 0)
+                                 : gtk_adjustment_new (value, lo, hi, step, step * 10, 0);
       GtkWidget *scale = gtk_scale_new (GTK_ORIENTATION_HORIZONTAL, sa);
       gtk_scale_set_draw_value (GTK_SCALE (scale), FALSE);
       gtk_widget_set_hexpand (scale, TRUE);
-      gtk_range_set_round_digits (GTK_RANGE (scale), digits);
+      gtk_range_set_round_digits (GTK_RANGE (scale), m->log ? 0 : digits);
       gtk_box_append (GTK_BOX (box), scale);
-      g_object_set_data (G_OBJECT (sa), "other", ha);
-      g_object_set_data (G_OBJECT (ha), "other", sa);
-      g_signal_connect (sa, "value-changed", G_CALLBACK (number_changed), box);
+      g_object_set_data (G_OBJECT (box), "scale", scale);
+      g_signal_connect (sa, "value-changed", G_CALLBACK (slider_moved), box);
     }
   else
-    {
-      g_object_ref_sink (sa);
-      g_object_unref (sa);
-      gtk_widget_set_hexpand (spin, TRUE);
-    }
-  g_signal_connect (ha, "value-changed", G_CALLBACK (number_changed), box);
+    gtk_widget_set_hexpand (spin, TRUE);
+  g_signal_connect (ha, "value-changed", G_CALLBACK (spin_changed), box);
+  g_signal_connect (spin, "input", G_CALLBACK (spin_input), box);
   gtk_box_append (GTK_BOX (box), spin);
   if (d->type == TG_PARAM_SEED)
     {
@@ -518,6 +675,9 @@ rebuild (TgInspector *self)
       gtk_grid_attach (self->grid, label, 0, 2 * row, 1, 1);
       gtk_grid_attach (self->grid, ed, 1, 2 * row, 1, 1);
       gtk_widget_set_hexpand (ed, TRUE);
+      if (g_object_get_data (G_OBJECT (ed), "note"))
+        gtk_grid_attach (self->grid, g_object_get_data (G_OBJECT (ed), "note"), 1, 2 * row + 1, 2,
+                         1);
       if (p->unit)
         {
           GtkWidget *u = gtk_label_new (p->unit);
@@ -687,6 +847,37 @@ tg_inspector_set_histogram (TgInspector *self, const char *id, const float *bins
 {
   if (self->curve && !g_strcmp0 (id, self->curve_source))
     tg_curve_editor_set_histogram (self->curve, bins, n);
+}
+
+/* The number row of parameter NAME, or NULL. */
+static GtkWidget *
+number_row_of (TgInspector *self, const char *name)
+{
+  for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (self->grid)); c;
+       c = gtk_widget_get_next_sibling (c))
+    {
+      const TgParamDesc *d = param_of (c);
+      if (d && !strcmp (d->name, name) && g_object_get_data (G_OBJECT (c), "spin"))
+        return c;
+    }
+  return NULL;
+}
+
+GtkWidget *
+tg_inspector_get_number_widget (TgInspector *self, const char *name, gboolean spin)
+{
+  GtkWidget *row = number_row_of (self, name);
+
+  return row ? g_object_get_data (G_OBJECT (row), spin ? "spin" : "scale") : NULL;
+}
+
+const char *
+tg_inspector_get_number_note (TgInspector *self, const char *name)
+{
+  GtkWidget *row = number_row_of (self, name);
+  GtkWidget *note = row ? g_object_get_data (G_OBJECT (row), "note") : NULL;
+
+  return note && gtk_widget_get_visible (note) ? gtk_label_get_text (GTK_LABEL (note)) : NULL;
 }
 
 static void

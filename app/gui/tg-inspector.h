@@ -22,5 +22,10 @@ const char *tg_inspector_get_message (TgInspector *self);
 /* A histogram of node ID's output; a curve editor whose input comes
  * from ID draws it. */
 void tg_inspector_set_histogram (TgInspector *self, const char *id, const float *bins, int n);
+/* The slider (SPIN false) or the spin button of number parameter NAME of
+ * the shown node, or NULL (for the test script). */
+GtkWidget *tg_inspector_get_number_widget (TgInspector *self, const char *name, gboolean spin);
+/* The note under number parameter NAME that a typed value was clamped, or NULL. */
+const char *tg_inspector_get_number_note (TgInspector *self, const char *name);
 
 G_END_DECLS
