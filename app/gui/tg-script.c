@@ -31,6 +31,8 @@
  *   print-node ID         print the node's state and message as the canvas has them
  *   print-viewer          print the viewer's node, pin and message, and the
  *                         inspector's message
+ *   print-param ID.PARAM  print a number parameter's value, and the
+ *                         inspector's note on it that a typed value was clamped
  *   recent                print the Recent menu's files and the .tgraph files
  *                         GTK's recent files list
  *   dialog FILE.png       render the message dialog on screen into FILE.png,
@@ -58,8 +60,11 @@
  *
  * A target is "node:ID" (its title), "out:ID.PORT", "in:ID.PORT",
  * "graph:X,Y" (canvas units), "css:NAME[@FX,FY]" (the first widget with
- * that CSS name, at fractions of its size; the middle by default) or
- * "tip:TOOLTIP[@FX,FY]" (the first visible widget with that tooltip).
+ * that CSS name, at fractions of its size; the middle by default),
+ * "tip:TOOLTIP[@FX,FY]" (the first visible widget with that tooltip), or
+ * "slider:PARAM[@FX,FY]" and "spin:PARAM[@FX,FY]" (the inspector's slider
+ * and spin button of number parameter PARAM).  "@FX,FY+DX" (or -DX) moves
+ * the point DX pixels across from there.
  *
  * Each step is printed to stderr as it runs.  A step written "now STEP"
  * starts without waiting for idle: it sees the window mid-evaluation.
@@ -140,6 +145,27 @@ find_widget (GtkWidget *w, const char *css_name, const char *tip)
   return NULL;
 }
 
+static GtkWidget *find_by_type (GtkWidget *w, GType type);
+
+/* The widget a "css:", "tip:", "slider:" or "spin:" target names (without
+ * its "@..." part), or NULL. */
+static GtkWidget *
+find_target (Script *s, const char *spec)
+{
+  GtkWidget *root = GTK_WIDGET (s->window), *i;
+
+  if (g_str_has_prefix (spec, "css:"))
+    return find_widget (root, spec + 4, NULL);
+  if (g_str_has_prefix (spec, "tip:"))
+    return find_widget (root, NULL, spec + 4);
+  i = find_by_type (root, TG_TYPE_INSPECTOR);
+  if (i && g_str_has_prefix (spec, "slider:"))
+    return tg_inspector_get_number_widget (TG_INSPECTOR (i), spec + 7, FALSE);
+  if (i && g_str_has_prefix (spec, "spin:"))
+    return tg_inspector_get_number_widget (TG_INSPECTOR (i), spec + 5, TRUE);
+  return NULL;
+}
+
 /* TARGET in the window's coordinates (those of its screenshots). */
 static gboolean
 locate_in_window (Script *s, const char *target, double *x, double *y, GError **error)
@@ -147,21 +173,21 @@ locate_in_window (Script *s, const char *target, double *x, double *y, GError **
   GtkWidget *root = GTK_WIDGET (s->window), *w = NULL;
   g_autofree char *spec = g_strdup (target);
   char *at = NULL;
-  double lx = 0, ly = 0, fx = 0.5, fy = 0.5;
+  double lx = 0, ly = 0, fx = 0.5, fy = 0.5, dx = 0;
   graphene_point_t p, out;
 
-  if (g_str_has_prefix (spec, "css:") || g_str_has_prefix (spec, "tip:"))
+  if (g_str_has_prefix (spec, "css:") || g_str_has_prefix (spec, "tip:")
+      || g_str_has_prefix (spec, "slider:") || g_str_has_prefix (spec, "spin:"))
     {
       if ((at = strrchr (spec, '@')))
         {
           *at = '\0';
-          if (sscanf (at + 1, "%lf,%lf", &fx, &fy) != 2)
+          if (sscanf (at + 1, "%lf,%lf%lf", &fx, &fy, &dx) < 2)
             goto bad;
         }
-      w = spec[0] == 'c' ? find_widget (root, spec + 4, NULL) : find_widget (root, NULL, spec + 4);
-      if (!w)
+      if (!(w = find_target (s, spec)) || !gtk_widget_get_mapped (w))
         goto bad;
-      lx = fx * gtk_widget_get_width (w);
+      lx = fx * gtk_widget_get_width (w) + dx;
       ly = fy * gtk_widget_get_height (w);
     }
   else
@@ -348,7 +374,6 @@ print_view (Script *s)
   g_printerr ("view: canvas zoom %.3f, 2d zoom %.3f centre %.1f,%.1f\n", z, vz, cu, cv);
 }
 
-static GtkWidget *find_by_type (GtkWidget *w, GType type);
 
 static void
 print_layout (Script *s)
@@ -481,6 +506,37 @@ print_viewer (Script *s)
               node ? node : "-", pinned ? pinned : "-", tg_viewer_get_texture (v) ? "yes" : "no",
               msg ? msg : "-");
   g_printerr ("script: inspector message: %s\n", imsg ? imsg : "-");
+}
+
+/* print-param ID.PARAM: a number parameter's value as the document has it,
+ * and the inspector's note that it was clamped when the node is shown. */
+static gboolean
+print_param (Script *s, const char *arg, GError **error)
+{
+  const TgGraph *g = tg_document_get_graph (tg_window_get_document (s->window));
+  g_autofree char *id = g_strdup (arg);
+  char *dot = strchr (id, '.');
+  const TgParamValue *v = NULL;
+  TgCanvas *c = TG_CANVAS (find_by_type (GTK_WIDGET (s->window), TG_TYPE_CANVAS));
+  TgInspector *i = TG_INSPECTOR (find_by_type (GTK_WIDGET (s->window), TG_TYPE_INSPECTOR));
+  const char *note;
+  char num[32];
+  int n;
+
+  if (dot)
+    *dot = '\0';
+  if (dot && (n = tg_graph_find_node (g, id)) >= 0)
+    v = tg_graph_get_param (g, n, dot + 1);
+  if (!v || (v->type != TG_PARAM_FLOAT && v->type != TG_PARAM_INT && v->type != TG_PARAM_SEED))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "print-param: no number %s", arg);
+      return FALSE;
+    }
+  tg_format_double (v->type == TG_PARAM_FLOAT ? v->f : v->i, num);
+  g_printerr ("script: param %s = %s\n", arg, num);
+  if (!g_strcmp0 (id, tg_canvas_get_active (c)) && (note = tg_inspector_get_number_note (i, dot + 1)))
+    g_printerr ("script: param %s note: %s\n", arg, note);
+  return TRUE;
 }
 
 /* The visible message dialog, or NULL. */
@@ -642,6 +698,11 @@ tick (gpointer data)
     print_node (s, arg);
   else if (!strcmp (step, "print-viewer"))
     print_viewer (s);
+  else if (!strcmp (step, "print-param") && arg)
+    {
+      if (!print_param (s, arg, &error))
+        return fail (s, "%s", error->message);
+    }
   else if (!strcmp (step, "recent"))
     print_recent (s);
   else if (!strcmp (step, "dialog") && arg)
@@ -678,8 +739,7 @@ tick (gpointer data)
       char *sp = strrchr (arg, ' ');
       GtkWidget *dd;
       *sp = '\0';
-      dd = g_str_has_prefix (arg, "css:") ? find_widget (GTK_WIDGET (w), arg + 4, NULL)
-                                          : find_widget (GTK_WIDGET (w), NULL, arg + 4);
+      dd = find_target (s, arg);
       if (!dd || !GTK_IS_DROP_DOWN (dd))
         return fail (s, "no drop-down at %s", arg);
       gtk_drop_down_set_selected (GTK_DROP_DOWN (dd), (guint) atoi (sp + 1));
