@@ -4,7 +4,6 @@
  */
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include <tgraph/tgraph.h>
 
@@ -16,19 +15,8 @@ const char *const tg__noise3_basis_choices[] = { "perlin", "simplex", "value", "
 const char *const tg__noise3_worley_choices[] = { "f1", "f2", "f2_minus_f1", NULL };
 const char *const tg__noise3_mode_choices[] = { "fbm", "ridged", "billow", NULL };
 
-typedef struct
-{
-  int basis;
-  int worley_return;
-  int mode;
-  double amplitude_m;
-  double scale_m;
-  int octaves;
-  double persistence;
-  double lacunarity;
-  int seed;
-  double offset_m[3];
-} NoiseParams;
+/* field.noise's parameters are exactly the 3D noise's. */
+typedef TgNoise3Params NoiseParams;
 
 static const TgParamDesc noise_params[] = {
   TG__NOISE3_PARAMS (NoiseParams, 10.0),
@@ -53,33 +41,16 @@ noise_field_grid (const TgField *f, const TgFieldGrid *g, float *out, size_t sy,
   return tg__noise3_grid (f->data, g, out, sy, sz, scratch);
 }
 
-static void
-noise_params_copy (TgNoise3Params *d, const NoiseParams *p)
-{
-  d->basis = p->basis;
-  d->worley_return = p->worley_return;
-  d->mode = p->mode;
-  d->amplitude_m = p->amplitude_m;
-  d->scale_m = p->scale_m;
-  d->octaves = p->octaves;
-  d->persistence = p->persistence;
-  d->lacunarity = p->lacunarity;
-  d->seed = p->seed;
-  memcpy (d->offset_m, p->offset_m, sizeof d->offset_m);
-}
-
 static int
 noise_eval (TgEvalCtx *c)
 {
   const NoiseParams *p = tg_eval_params (c);
-  TgNoise3Params np;
   TgNoise3 *plan = malloc (sizeof *plan);
   TgField *f;
 
   if (plan == NULL)
     return tg_eval_fail (c, TG_ENOMEM, "out of memory");
-  noise_params_copy (&np, p);
-  tg__noise3_plan (plan, &np, tg_eval_seed (c, p->seed));
+  tg__noise3_plan (plan, p, tg_eval_seed (c, p->seed));
   f = tg__field_new (noise_field_eval, plan, free);
   if (f == NULL)
     return tg_eval_fail (c, TG_ENOMEM, "out of memory");
