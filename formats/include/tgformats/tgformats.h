@@ -150,12 +150,10 @@ int tg_exr_write (FILE *f, const TgImage *img, TgError *err);
 
 /* --- hashing ------------------------------------------------------------- */
 
+/* Storage for the hash state (nettle's context, opaque here). */
 typedef struct
 {
-  uint32_t state[8];
-  uint64_t length;
-  uint8_t block[64];
-  size_t used;
+  uint64_t opaque[24];
 } TgSha256;
 
 void tg_sha256_init (TgSha256 *s);
