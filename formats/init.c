@@ -23,6 +23,9 @@ static const struct
 } image_writers[] = {
   { "png16", tg__write_png16, tg__write_png16_rows },
   { "png8", tg__write_png8, tg__write_png8_rows },
+  /* The export nodes' `compression: small` (zlib 9, every filter). */
+  { "png16.small", tg__write_png16_small, tg__write_png16_small_rows },
+  { "png8.small", tg__write_png8_small, tg__write_png8_small_rows },
   { "raw16", tg__write_raw16, tg__write_raw16_rows },
   { "r32", tg__write_r32, tg__write_r32_rows },
   { "exr", tg_exr_write, tg__exr_write_rows },

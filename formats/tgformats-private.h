@@ -240,7 +240,8 @@ int tg__row_bands_next (TgRowBands *b, const TgImage **band, TgError *err);
 void tg__row_bands_clear (TgRowBands *b);
 
 /* The encoders behind the image formats, on rows. */
-int tg__png_write_rows (FILE *f, const TgImageRows *src, int bits, TgError *err);
+/* SMALL: zlib level 9 and every filter instead of the fast default. */
+int tg__png_write_rows (FILE *f, const TgImageRows *src, int bits, bool small, TgError *err);
 int tg__raw_write_rows (FILE *f, const TgImageRows *src, int bits, TgError *err);
 /* 32-bit float OpenEXR (exr.c); F must be able to seek. */
 int tg__exr_write_rows (FILE *f, const TgImageRows *src, TgError *err);
@@ -249,10 +250,14 @@ int tg__exr_write_rows (FILE *f, const TgImageRows *src, TgError *err);
  * rows (NULL for a format that has none). */
 int tg__write_png16 (FILE *f, const TgImage *img, TgError *err);
 int tg__write_png8 (FILE *f, const TgImage *img, TgError *err);
+int tg__write_png16_small (FILE *f, const TgImage *img, TgError *err);
+int tg__write_png8_small (FILE *f, const TgImage *img, TgError *err);
 int tg__write_raw16 (FILE *f, const TgImage *img, TgError *err);
 int tg__write_r32 (FILE *f, const TgImage *img, TgError *err);
 int tg__write_png16_rows (FILE *f, const TgImageRows *src, TgError *err);
 int tg__write_png8_rows (FILE *f, const TgImageRows *src, TgError *err);
+int tg__write_png16_small_rows (FILE *f, const TgImageRows *src, TgError *err);
+int tg__write_png8_small_rows (FILE *f, const TgImageRows *src, TgError *err);
 int tg__write_raw16_rows (FILE *f, const TgImageRows *src, TgError *err);
 int tg__write_r32_rows (FILE *f, const TgImageRows *src, TgError *err);
 typedef int (*TgImageRowsWriter) (FILE *f, const TgImageRows *src, TgError *err);

@@ -88,6 +88,9 @@ for golden in "$SRC"/tests/graphs/*.tgraph; do
 done
 tiled_equals_whole fast-uneven "$F" 7,5 --threads 1 --resolution 201
 tiled_equals_whole fast-columns "$F" 1,9 --set base.seed=9
+# compression: small re-encodes each PNG four ways; stitch must pick the same.
+tiled_equals_whole fast-small "$F" 3,2 --set out_height.compression=small \
+  --set out_water.compression=small --set out_splat.compression=small
 
 # --- a hydraulic step job run again finds what it reads -------------------------------
 
