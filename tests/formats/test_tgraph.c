@@ -153,7 +153,8 @@ test_save_canonical_text (void)
                      "        \"path\": \"maps/h.png\",\n"
                      "        \"format\": \"png16\",\n"
                      "        \"rows\": \"north_first\",\n"
-                     "        \"units\": \"normalized\"\n"
+                     "        \"units\": \"normalized\",\n"
+                     "        \"compression\": \"fast\"\n"
                      "      },\n"
                      "      \"note\": \"kept\"\n"
                      "    }\n"
@@ -235,7 +236,8 @@ test_round_trip_fixed_point (void)
   /* Every parameter is written, in descriptor order, defaults included. */
   TG_CHECK_STR_CONTAINS (s1, "        \"path\": \"a/b.png\",\n        \"format\": \"raw16\",\n"
                              "        \"rows\": \"north_first\",\n"
-                             "        \"units\": \"normalized\"\n");
+                             "        \"units\": \"normalized\",\n"
+                             "        \"compression\": \"fast\"\n");
   TG_CHECK_STR_CONTAINS (s1, "\"v3\": [123456.789, 0, -0.0]");
   TG_CHECK_STR_CONTAINS (s1, "\"v2\": [0.1, -1e-07]");
   /* A long curve breaks into one point per line. */
