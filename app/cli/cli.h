@@ -32,6 +32,7 @@ typedef struct
 } TgCliCommand;
 
 int tg__cli_check (int argc, char **argv);
+int tg__cli_compare (int argc, char **argv);
 int tg__cli_diff (int argc, char **argv);
 int tg__cli_eval (int argc, char **argv);
 int tg__cli_info (int argc, char **argv);

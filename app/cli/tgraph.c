@@ -58,6 +58,36 @@ static const TgCliCommand commands[] = {
     "Exit status: 0 when the graphs are equal, 1 when they differ, 2 when a file\n"
     "cannot be loaded or on a usage error.\n",
     tg__cli_diff },
+  { "compare", "OLD_DIR NEW_DIR [-o DIR] [--tolerance T] [--format text|json|markdown]",
+    "show what changed between two output folders of eval",
+    "Reads the manifest.json of both folders and tells each exported file same,\n"
+    "changed, added or removed by its SHA-256.  A changed heightmap, mask or image\n"
+    "(png16, png8, raw16, r32, exr) is read back: the samples that differ, the\n"
+    "largest and the RMS difference (in metres for heightmaps, from the manifest's\n"
+    "units; else as a fraction of the format's range); a changed mesh (glb, obj,\n"
+    "ply) gives its vertex and triangle counts and bounds; a changed CSV instance\n"
+    "list its counts per prototype and how many instances moved (the k-th of a\n"
+    "prototype against the k-th).  Other formats compare by their hash.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output DIR     write pictures into DIR (created when missing): for each\n"
+    "                       changed grid NAME.diff.png (blue lower, red higher, white\n"
+    "                       equal) and NAME.sides.png (old, new, difference)\n"
+    "  --tolerance T        metres: a heightmap whose samples all moved by at most T,\n"
+    "                       a mesh whose counts are equal and bounds within T, and an\n"
+    "                       instance list whose counts are equal and no instance\n"
+    "                       moved further than T count as equal (default 0)\n"
+    "  --format text|json|markdown\n"
+    "                       text (the default): one line a file not the same;\n"
+    "                       json: one object, as data/schema/compare.schema.json\n"
+    "                       describes; markdown: a summary to post on a merge request\n"
+    "                       (also written as DIR/summary.md, the pictures linked\n"
+    "                       relative to it)\n"
+    "\n"
+    "Exit status: 0 when the outputs are equal (or within the tolerance), 1 when\n"
+    "they differ, 2 on a usage error, a missing or malformed manifest or a listed\n"
+    "file that cannot be read.\n",
+    tg__cli_compare },
   { "eval", "FILE [-o DIR] [--resolution N] [--threads N] [--set ID.PARAM=VALUE]... "
             "[--memory-limit SIZE] [--quiet]",
     "evaluate a graph and write its exports plus manifest.json",
