@@ -145,6 +145,7 @@ typedef struct
   int ix, iy;            /* --tile; -1 when not given */
   int stage;             /* --stage; -1 when not given */
   const char *partition, *time, *mem; /* plan: Slurm defaults */
+  const char *report;    /* eval --report FILE.html, or NULL */
 } TgCliEvalOptions;
 
 /* Fills O (O->cmd, O->out_dir and O->sets set by the caller) from the

@@ -89,7 +89,7 @@ static const TgCliCommand commands[] = {
     "file that cannot be read.\n",
     tg__cli_compare },
   { "eval", "FILE [-o DIR] [--resolution N] [--threads N] [--set ID.PARAM=VALUE]... "
-            "[--memory-limit SIZE] [--quiet]",
+            "[--memory-limit SIZE] [--report FILE.html] [--quiet]",
     "evaluate a graph and write its exports plus manifest.json",
     "Evaluates every export node of FILE and writes the exported files and\n"
     "manifest.json (sizes and SHA-256 of every file) into DIR.  The files appear\n"
@@ -110,6 +110,13 @@ static const TgCliCommand commands[] = {
     "                       the memory available, MemAvailable or a cgroup's\n"
     "                       memory.max); the message names the node\n"
     "  -q, --quiet          print nothing but errors\n"
+    "  --report FILE.html   also write a build report: one self-contained page (no\n"
+    "                       network, pictures embedded) with the graph drawn, each\n"
+    "                       node's thumbnail, state, time and the memory of its\n"
+    "                       results, the exports with thumbnails and sizes, and the\n"
+    "                       manifest; written atomically once the build is done, and\n"
+    "                       not a file of the build (the exports and manifest are the\n"
+    "                       same bytes with and without it)\n"
     "  --tiles NX,NY --tile IX,IY\n"
     "                       only that tile's heightmaps, masks and images: the window\n"
     "                       of the whole build (meshes and instances are left out)\n"
