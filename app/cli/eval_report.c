@@ -26,8 +26,9 @@
 #define HEAD_H 40
 #define PORT_H 16
 
+/* S as HTML text; QUOTES: also as an attribute's value. */
 static void
-put_escaped (FILE *f, const char *s)
+put_html (FILE *f, const char *s, bool quotes)
 {
   for (; s && *s; s++)
     switch (*s)
@@ -35,9 +36,17 @@ put_escaped (FILE *f, const char *s)
       case '<': fputs ("&lt;", f); break;
       case '>': fputs ("&gt;", f); break;
       case '&': fputs ("&amp;", f); break;
-      case '"': fputs ("&quot;", f); break;
+      case '"':
+        fputs (quotes ? "&quot;" : "\"", f);
+        break;
       default: fputc (*s, f);
       }
+}
+
+static void
+put_escaped (FILE *f, const char *s)
+{
+  put_html (f, s, true);
 }
 
 /* The picture as a data: URI (caller frees), or NULL. */
@@ -479,7 +488,7 @@ tg__cli_eval_report_write (const TgCliReportInput *in, TgError *err)
       free (thumb);
     }
   fputs ("</table>\n<h2>Manifest</h2>\n<pre class=\"manifest\">", f);
-  put_escaped (f, m.text);
+  put_html (f, m.text, false);
   fputs ("</pre>\n</body></html>\n", f);
   rc = fclose (f) == 0 ? 0 : tg_error_set (err, TG_ENOMEM, "", "out of memory");
   if (rc == 0)
