@@ -125,8 +125,9 @@ static const TgCliCommand commands[] = {
     "\n"
     "Progress goes to stderr: a progress bar on a terminal, log lines otherwise.\n"
     "Exit status: 0 on success, 1 when evaluation failed (the message names the\n"
-    "node) or the report could not be written, 2 on a usage error, an invalid graph or a build over the memory limit\n"
-    "(nothing is written), 128+N when stopped by signal N.\n",
+    "node) or the report could not be written, 2 on a usage error, an invalid\n"
+    "graph or a build over the memory limit (nothing is written), 128+N when\n"
+    "stopped by signal N.\n",
     tg__cli_eval },
   { "plan", "FILE --tiles NX,NY [-o DIR] [--resolution N] [--set ID.PARAM=VALUE]... [--threads N]",
     "split a build into tiles and stages for GNU parallel or Slurm",
