@@ -99,6 +99,53 @@ expect_in "$TMP/out" "added    renamed.png" "added file"
 expect_in "$TMP/out" "removed  small.png" "removed file"
 expect_in "$TMP/out" "1 same, 0 changed, 1 added, 1 removed" "summary with added and removed"
 
+# Every grid format reads back to the same heights: one height exported as
+# exr, r32 (normalized and metres), raw16 (south first) and png16, two
+# world seeds; the floats agree to a millimetre, the 16-bit files to their
+# step (200 m / 65535).
+python3 - "$DATA/small.tgraph" "$TMP/formats7.tgraph" "$TMP/formats8.tgraph" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+exports = [("exr", "h.exr", "exr", "north_first", "normalized"),
+           ("r32n", "h_norm.r32", "r32", "north_first", "normalized"),
+           ("r32m", "h_m.r32", "r32", "north_first", "metres"),
+           ("r16s", "h_south.r16", "raw16", "south_first", "normalized"),
+           ("png", "h.png", "png16", "north_first", "normalized")]
+g["nodes"] = [n for n in g["nodes"] if not n["type"].startswith("export.")] + [
+    {"id": i, "type": "export.heightmap", "params": {"path": p, "format": f, "rows": r, "units": u}}
+    for i, p, f, r, u in exports]
+g["links"] = [l for l in g["links"] if not l["to"].startswith(("png.", "raw."))] + [
+    {"from": "mix.height", "to": i + ".height"} for i, *_ in exports]
+json.dump(g, open(sys.argv[2], "w"), indent=2)
+g["world"]["seed"] = 8
+json.dump(g, open(sys.argv[3], "w"), indent=2)
+PY
+run "$TGRAPH" eval "$TMP/formats7.tgraph" -o "$TMP/fm7" -q
+expect_rc 0 "eval every grid format, seed 7"
+run "$TGRAPH" eval "$TMP/formats8.tgraph" -o "$TMP/fm8" -q
+expect_rc 0 "eval every grid format, seed 8"
+run "$TGRAPH" compare "$TMP/fm7" "$TMP/fm8" --format json
+expect_rc 1 "compare every grid format"
+python3 - "$TMP/out" <<'PY' || fail "the formats disagree (see above)"
+import json, sys
+g = {f["path"]: f["grid"] for f in json.load(open(sys.argv[1]))["files"]}
+for p, v in sorted(g.items()):
+    print("%-12s changed %5d max %.6f m rms %.6f m" % (p, v["changed_samples"], v["max_diff"], v["rms_diff"]))
+ref = g["h_m.r32"]
+step = 200 / 65535
+ok = all(v["unit"] == "m" for v in g.values()) and ref["max_diff"] > 1
+for p in ("h.exr", "h_norm.r32"):
+    ok &= abs(g[p]["max_diff"] - ref["max_diff"]) < 1e-3 and abs(g[p]["rms_diff"] - ref["rms_diff"]) < 1e-3
+for p in ("h.png", "h_south.r16"):
+    ok &= abs(g[p]["max_diff"] - ref["max_diff"]) <= step and abs(g[p]["rms_diff"] - ref["rms_diff"]) <= step
+# The same codes, rows in another order: the same counts and largest
+# difference, the RMS summed in another order.
+a, b = g["h.png"], g["h_south.r16"]
+ok &= a["changed_samples"] == b["changed_samples"] and a["max_diff"] == b["max_diff"]
+ok &= abs(a["rms_diff"] - b["rms_diff"]) < 1e-9
+sys.exit(0 if ok else 1)
+PY
+
 # Markdown: the summary in DIR, its pictures beside it by relative links.
 run "$TGRAPH" compare "$TMP/a" "$TMP/b" -o "$TMP/md" --format markdown
 expect_rc 1 "compare --format markdown"
