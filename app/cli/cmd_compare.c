@@ -626,7 +626,8 @@ print_json (const Compare *c, bool equal)
 static void
 print_markdown (FILE *f, const Compare *c, bool equal)
 {
-  fprintf (f, "### Terrain outputs: %s\n\n", equal ? "no change" : "changed");
+  fprintf (f, "### Terrain outputs: %s\n\n",
+           !equal ? "changed" : c->n_within ? "within the tolerance" : "no change");
   fprintf (f, "%d same, %d changed, %d added, %d removed", c->count[SAME], c->count[CHANGED],
            c->count[ADDED], c->count[REMOVED]);
   if (c->tolerance > 0.0)

@@ -588,7 +588,7 @@ check_memory (const TgCliEvalOptions *o, TgEngine *engine, const TgGraph *g,
 static int
 write_report (const TgCliEvalOptions *o, const TgGraph *g, TgEngine *engine,
               const TgEvalReport *report, const Progress *progress, double seconds,
-              uint64_t estimate_peak)
+              const TgMemEstimate *est)
 {
   TgCliReportInput in = {
     .path = o->report,
@@ -601,7 +601,8 @@ write_report (const TgCliEvalOptions *o, const TgGraph *g, TgEngine *engine,
     .t_end = progress->t_end,
     .seconds = seconds,
     .threads = tg_engine_threads (engine),
-    .estimate_peak = estimate_peak,
+    .estimate_peak = est->peak,
+    .estimate_node = est->node,
   };
   TgError err;
 
@@ -656,7 +657,7 @@ build (const TgCliEvalOptions *o, const TgGraph *g)
   memset (&report, 0, sizeof report);
 
   int rc, refused = 0;
-  TgMemEstimate est = { 0 };
+  TgMemEstimate est = { .node = -1 };
   double t0 = now_s ();
   if (!engine || !cancel)
     rc = tg_error_set (&err, TG_ENOMEM, "", "cannot start the engine");
@@ -700,7 +701,7 @@ build (const TgCliEvalOptions *o, const TgGraph *g)
         print_files (list, o->out_dir, seconds);
       status = TG_CLI_EXIT_OK;
       if (o->report)
-        status = write_report (o, g, engine, &report, &progress, seconds, est.peak);
+        status = write_report (o, g, engine, &report, &progress, seconds, &est);
     }
 
   tg_export_list_free (list);

@@ -429,7 +429,14 @@ tg__cli_eval_report_write (const TgCliReportInput *in, TgError *err)
            "%d threads; built in %.2f s; peak memory estimated %s, ",
            TG_VERSION_STRING, w->size_x, w->size_z, w->height_m, w->resolution, w->seed,
            in->threads, in->seconds, tg__cli_format_bytes (in->estimate_peak, size, sizeof size));
-  fprintf (f, "measured (process peak RSS) %s.</p>\n",
+  if (in->estimate_node >= 0 && in->estimate_node < n)
+    {
+      fputs ("while <code>", f);
+      put_escaped (f, tg_graph_node_id (g, in->estimate_node));
+      fputs ("</code> runs, ", f);
+    }
+  fprintf (f, "measured (process peak RSS) %s.  A node's memory below is what its "
+           "results hold at the build's resolution.</p>\n",
            tg__cli_format_bytes ((unsigned long long) ru.ru_maxrss * 1024ULL, size, sizeof size));
 
   fputs ("<h2>Graph</h2>\n", f);

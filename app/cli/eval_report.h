@@ -18,6 +18,7 @@ typedef struct
   double seconds;
   int threads;
   uint64_t estimate_peak;   /* tg_engine_estimate's, bytes */
+  int estimate_node;        /* the node running at that peak, or -1 */
 } TgCliReportInput;
 
 /* Writes the report atomically; 0 or a negative TG_E* with ERR set. */
