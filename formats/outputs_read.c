@@ -558,6 +558,169 @@ tg_points_csv_read (const char *path, TgPoints **out, TgError *err)
   return 0;
 }
 
+/* The "json" instance list (points_json.c): prototypes and instances. */
+static int
+points_json_read (const char *path, TgPoints *p, TgError *err)
+{
+  char *data;
+  size_t len;
+  bool ok;
+  int rc = tg__read_file (path, &data, &len, err);
+  json_object *root, *protos, *list;
+
+  if (rc < 0)
+    return rc;
+  root = tg__json_parse (data, &ok);
+  free (data);
+  if (!root || !json_object_object_get_ex (root, "prototypes", &protos)
+      || !json_object_object_get_ex (root, "instances", &list)
+      || !json_object_is_type (protos, json_type_array)
+      || !json_object_is_type (list, json_type_array))
+    {
+      json_object_put (root);
+      return tg_error_set (err, TG_EPARSE, "", "%s: not a terrane-instances JSON file", path);
+    }
+  for (size_t k = 0; rc == 0 && k < json_object_array_length (protos); k++)
+    if (tg_points_add_proto (p, json_object_get_string (json_object_array_get_idx (protos, k))) < 0)
+      rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+  for (size_t i = 0; rc == 0 && i < json_object_array_length (list); i++)
+    {
+      json_object *e = json_object_array_get_idx (list, i);
+      const char *name = get_string (e, "prototype");
+      float v[10] = { 0, 0, 0, 0, 0, 0, 1, 1, 1, 1 };
+      double x;
+      int proto = -1;
+      for (int k = 0; name && k < p->n_protos; k++)
+        if (strcmp (p->proto_names[k], name) == 0)
+          proto = k;
+      for (int k = 0; k < 3; k++)
+        if (get_index (e, "position", k, &x))
+          v[k] = (float) x;
+        else
+          proto = -1;
+      if (proto < 0)
+        rc = tg_error_set (err, TG_EPARSE, "", "%s: instances[%zu]: expected a known prototype "
+                           "and a position", path, i);
+      else if (tg_points_push (p, v, v + 3, v + 7, proto) < 0)
+        rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+    }
+  json_object_put (root);
+  return rc;
+}
+
+/* A glb instance list (points_glb.c): each node with
+ * EXT_mesh_gpu_instancing is a prototype (its name), its TRANSLATION
+ * accessor the positions.  0 with nothing added when the file instances
+ * nothing (a mesh). */
+static int
+points_glb_read (const char *path, TgPoints *p, bool *instanced, TgError *err)
+{
+  char *data;
+  size_t len;
+  bool ok;
+  int rc = tg__read_file (path, &data, &len, err);
+  json_object *root = NULL, *nodes, *accessors, *views;
+  const uint8_t *bin = NULL;
+  size_t bin_len = 0;
+
+  *instanced = false;
+  if (rc < 0)
+    return rc;
+  const uint8_t *u = (const uint8_t *) data;
+  uint32_t json_len = len >= 20 ? (uint32_t) u[12] | (uint32_t) u[13] << 8
+                                    | (uint32_t) u[14] << 16 | (uint32_t) u[15] << 24 : 0;
+  if (len < 20 || memcmp (data, "glTF", 4) != 0 || memcmp (data + 16, "JSON", 4) != 0
+      || json_len > len - 20)
+    rc = tg_error_set (err, TG_EPARSE, "", "%s: not a glb file", path);
+  if (rc == 0 && len - 20 - json_len >= 8)
+    {
+      bin = u + 20 + json_len + 8;
+      bin_len = len - 20 - json_len - 8;
+    }
+  if (rc == 0)
+    {
+      char *text = strndup (data + 20, json_len);
+      root = text ? tg__json_parse (text, &ok) : NULL;
+      free (text);
+    }
+  if (rc == 0 && (!root || !json_object_object_get_ex (root, "nodes", &nodes)
+                  || !json_object_object_get_ex (root, "accessors", &accessors)
+                  || !json_object_object_get_ex (root, "bufferViews", &views)))
+    rc = root ? 0 : tg_error_set (err, TG_EPARSE, "", "%s: its JSON chunk does not parse", path);
+  else
+    for (size_t n = 0; rc == 0 && n < json_object_array_length (nodes); n++)
+      {
+        json_object *node = json_object_array_get_idx (nodes, n), *ext, *inst, *attrs, *acc,
+                    *view;
+        double ai, vi, count, off = 0, voff = 0, stride = 0;
+        if (!json_object_object_get_ex (node, "extensions", &ext)
+            || !json_object_object_get_ex (ext, "EXT_mesh_gpu_instancing", &inst)
+            || !json_object_object_get_ex (inst, "attributes", &attrs)
+            || !get_number (attrs, "TRANSLATION", &ai))
+          continue;
+        *instanced = true;
+        acc = json_object_array_get_idx (accessors, (size_t) ai);
+        view = acc && get_number (acc, "bufferView", &vi)
+                 ? json_object_array_get_idx (views, (size_t) vi) : NULL;
+        if (!view || !get_number (acc, "count", &count))
+          {
+            rc = tg_error_set (err, TG_EPARSE, "", "%s: nodes[%zu]: no TRANSLATION data", path, n);
+            break;
+          }
+        get_number (acc, "byteOffset", &off);
+        get_number (view, "byteOffset", &voff);
+        get_number (view, "byteStride", &stride);
+        if (stride < 12)
+          stride = 12;
+        if (!bin || voff + off + (count > 0 ? (count - 1) * stride + 12 : 0) > (double) bin_len)
+          {
+            rc = tg_error_set (err, TG_EPARSE, "", "%s: nodes[%zu]: positions outside the "
+                               "binary chunk", path, n);
+            break;
+          }
+        const char *name = get_string (node, "name");
+        int proto = tg_points_add_proto (p, name ? name : "");
+        for (int64_t i = 0; proto >= 0 && rc == 0 && i < (int64_t) count; i++)
+          {
+            float v[10] = { 0, 0, 0, 0, 0, 0, 1, 1, 1, 1 };
+            memcpy (v, bin + (size_t) (voff + off) + (size_t) i * (size_t) stride, 12);
+            if (tg_points_push (p, v, v + 3, v + 7, proto) < 0)
+              proto = -1;
+          }
+        if (proto < 0)
+          rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+      }
+  json_object_put (root);
+  free (data);
+  return rc;
+}
+
+int
+tg_points_file_read (const char *path, const char *format, TgPoints **out, TgError *err)
+{
+  bool instanced = true;
+  int rc;
+
+  *out = NULL;
+  if (strcmp (format, "csv") == 0)
+    return tg_points_csv_read (path, out, err);
+  if (strcmp (format, "json") != 0 && strcmp (format, "glb") != 0)
+    return tg_error_set (err, TG_EFORMAT, "", "%s: format \"%s\" is not an instance list", path,
+                         format);
+  TgPoints *p = tg_points_new ();
+  if (!p)
+    return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+  rc = strcmp (format, "json") == 0 ? points_json_read (path, p, err)
+                                    : points_glb_read (path, p, &instanced, err);
+  if (rc < 0 || !instanced)
+    {
+      tg_points_free (p);
+      return rc;
+    }
+  *out = p;
+  return 0;
+}
+
 int
 tg_write_file_atomic (const char *path, const void *data, size_t len, TgError *err)
 {

@@ -4,8 +4,8 @@
  * grid (heightmap, mask, image) is read back and measured sample by
  * sample (in metres when the manifest gives the heightmap's units) and
  * drawn as a difference map and old | new | difference thumbnails; a
- * mesh gives its counts and bounds, a CSV instance list its counts per
- * prototype and how many instances moved.  Text for people, JSON for
+ * mesh gives its counts and bounds, an instance list (csv, json, an
+ * instancing glb) its counts per prototype and how many instances moved.  Text for people, JSON for
  * scripts (data/schema/compare.schema.json), Markdown for a merge
  * request with the pictures beside it.
  */
@@ -296,7 +296,7 @@ proto_slot (Entry *e, const char *name)
 
 /* Instances are matched by their rank among their prototype's: the k-th
  * tree of the old list with the k-th tree of the new one.  Moved: more
- * than --tolerance apart. */
+ * than --tolerance apart.  Returns 1 when a glb turns out to be a mesh. */
 static int
 measure_points (const Compare *c, Entry *e, TgError *err)
 {
@@ -308,7 +308,12 @@ measure_points (const Compare *c, Entry *e, TgError *err)
     {
       const TgManifestFile *f = k ? e->b : e->a;
       join (path, sizeof path, k ? c->new_dir : c->old_dir, f->path);
-      rc = tg_points_csv_read (path, &p[k], err);
+      rc = tg_points_file_read (path, f->format, &p[k], err);
+      if (rc == 0 && !p[k])
+        {
+          tg_points_free (p[0]);
+          return 1; /* not an instance list */
+        }
     }
   for (int k = 0; k < 2 && rc == 0; k++)
     for (int64_t i = 0; i < p[k]->n && rc == 0; i++)
@@ -374,10 +379,15 @@ measure (const Compare *c, Entry *e, TgError *err)
     }
   if (tg_grid_format_readable (fb))
     return measure_grid (c, e, err);
+  if (strcmp (fb, "csv") == 0 || strcmp (fb, "json") == 0 || strcmp (fb, "glb") == 0)
+    {
+      /* A glb is an instance list when it instances its meshes, else a mesh. */
+      int rc = measure_points (c, e, err);
+      if (rc != 1)
+        return rc;
+    }
   if (strcmp (fb, "glb") == 0 || strcmp (fb, "obj") == 0 || strcmp (fb, "ply") == 0)
     return measure_mesh (c, e, err);
-  if (strcmp (fb, "csv") == 0)
-    return measure_points (c, e, err);
   snprintf (e->note, sizeof e->note, "%s files are compared by their hash only", fb);
   return 0;
 }

@@ -160,12 +160,21 @@ while read -r link; do
   [ -s "$TMP/md/$link" ] || fail "summary.md links $link, which is not in the folder"
 done < "$TMP/links"
 
-# Meshes and instance lists: the forest (height, csv, glb) with another
-# seed of its scatter.
-run "$TGRAPH" eval "$EXAMPLES/forest.tgraph" -r 65 -o "$TMP/f1" -q
+# Meshes and instance lists: the forest (height; instances as csv, glb
+# and, instead of its Godot scene, json) with another seed of its scatter.
+python3 - "$EXAMPLES/forest.tgraph" "$TMP/forest.tgraph" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1]))
+for n in g["nodes"]:
+    if n["id"] == "godot":
+        n["params"].update(path="forest/instances.json", format="json")
+json.dump(g, open(sys.argv[2], "w"), indent=2)
+PY
+cp "$EXAMPLES/forest_paint.png" "$TMP/"
+run "$TGRAPH" eval "$TMP/forest.tgraph" -r 65 -o "$TMP/f1" -q
 expect_rc 0 "eval forest"
 scatter=$(python3 -c 'import json,sys; print([n["id"] for n in json.load(open(sys.argv[1]))["nodes"] if n["type"].startswith("scatter")][0])' "$EXAMPLES/forest.tgraph")
-run "$TGRAPH" eval "$EXAMPLES/forest.tgraph" -r 65 -o "$TMP/f2" -q -s "$scatter.seed=99"
+run "$TGRAPH" eval "$TMP/forest.tgraph" -r 65 -o "$TMP/f2" -q -s "$scatter.seed=99"
 expect_rc 0 "eval forest with another scatter seed"
 run "$TGRAPH" compare "$TMP/f1" "$TMP/f2" --format json
 expect_rc 1 "compare forests"
@@ -180,6 +189,11 @@ got = {p["name"]: (p["old"], p["new"]) for p in inst["prototypes"]}
 want = {k: (counts[0][k], counts[1][k]) for k in set(counts[0]) | set(counts[1])}
 print("instances:", inst["moved"], "moved of", inst["matched"], got, want)
 assert got == want and inst["moved"] > 0, "counts or moves"
+for other in ("forest/instances.glb", "forest/instances.json"):
+    o = files[other]["instances"]
+    print(other, o["moved"], "moved of", o["matched"])
+    assert {p["name"]: (p["old"], p["new"]) for p in o["prototypes"]} == want, other + " counts"
+    assert (o["moved"], o["matched"]) == (inst["moved"], inst["matched"]), other + " moves"
 assert files["forest/height.png"]["status"] == "same", "the height does not depend on the scatter"
 PY
 run "$TGRAPH" eval "$EXAMPLES/arch.tgraph" -r 65 -o "$TMP/m1" -q

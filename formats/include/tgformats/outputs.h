@@ -68,6 +68,11 @@ int tg_mesh_file_stats (const char *path, const char *format, TgMeshStats *out, 
 /* Reads the instance list PATH written as "csv" (the world frame's
  * header) into a new list (free with tg_points_free). */
 int tg_points_csv_read (const char *path, TgPoints **out, TgError *err);
+/* The instance list PATH written as FORMAT: "csv", "json" or "glb" (an
+ * EXT_mesh_gpu_instancing file: each instanced node a prototype, its
+ * translations the positions).  A glb that instances nothing (a mesh)
+ * gives 0 and *OUT NULL. */
+int tg_points_file_read (const char *path, const char *format, TgPoints **out, TgError *err);
 
 /* Writes DATA as PATH atomically: a temporary file beside it, renamed
  * over it once whole. */
