@@ -691,6 +691,10 @@ build (const TgCliEvalOptions *o, const TgGraph *g)
     {
       print_failure (o->file, g, &report, &err);
       status = TG_CLI_EXIT_FAILED;
+      /* A failed build's report shows which node failed and why, and
+       * what the others computed; it has no exports. */
+      if (o->report && engine && tg_eval_report_first_failure (&report) >= 0)
+        write_report (o, g, engine, &report, &progress, seconds, &est);
     }
   else
     {

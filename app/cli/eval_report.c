@@ -3,9 +3,10 @@
  * positions (SVG), each node's thumbnail, time and the memory of its
  * results, the exports with thumbnails and sizes, and the manifest.  No
  * script, no network: pictures are data: URIs.  The page is written
- * atomically after the build has committed its files, and it is no file
- * of the build (not in the manifest), so the exports are the same bytes
- * with and without it.
+ * atomically after the build has committed its files (after a node
+ * failed: which node and why, no exports), and it is no file of the
+ * build (not in the manifest), so the exports are the same bytes with
+ * and without it.
  */
 #include <math.h>
 #include <stdio.h>
@@ -373,7 +374,7 @@ static const char style[] =
   ".node text{fill:#f2f2f2;font:13px sans-serif}.node text.type{fill:#b8bcc4;font-size:11px}"
   ".node text.port{fill:#c8ccd4;font-size:10px}.node text.out{text-anchor:end}"
   "circle.port{fill:#9ecbff}path.link{fill:none;stroke:#9ecbff;stroke-width:2;opacity:.8}"
-  "pre{background:#fff;border:1px solid #ccc;padding:8px;overflow:auto;max-height:480px}"
+  "p.failed{color:#b42318}pre{background:#fff;border:1px solid #ccc;padding:8px;overflow:auto;max-height:480px}"
   "img.thumb{image-rendering:pixelated;display:block}";
 
 int
@@ -391,7 +392,11 @@ tg__cli_eval_report_write (const TgCliReportInput *in, TgError *err)
   if (!boxes)
     return tg_error_set (err, TG_ENOMEM, "", "out of memory");
   tg_error_clear (err);
-  if (tg_manifest_read (in->out_dir, &m, err) < 0)
+  /* A failed build committed nothing: its report has no exports. */
+  int failed = tg_eval_report_first_failure (in->report);
+  if (failed >= 0)
+    memset (&m, 0, sizeof m);
+  else if (tg_manifest_read (in->out_dir, &m, err) < 0)
     {
       free (boxes);
       return err->code;
@@ -439,6 +444,15 @@ tg__cli_eval_report_write (const TgCliReportInput *in, TgError *err)
            "results hold at the build's resolution.</p>\n",
            tg__cli_format_bytes ((unsigned long long) ru.ru_maxrss * 1024ULL, size, sizeof size));
 
+  if (failed >= 0)
+    {
+      fputs ("<p class=\"failed\"><strong>The build failed</strong>: node <code>", f);
+      put_escaped (f, tg_graph_node_id (g, failed));
+      fputs ("</code>: ", f);
+      put_escaped (f, in->report->message && in->report->message[failed]
+                        ? in->report->message[failed] : "failed");
+      fputs ("; nothing was written.</p>\n", f);
+    }
   fputs ("<h2>Graph</h2>\n", f);
   draw_graph (f, g, boxes, in->report);
 
@@ -471,6 +485,8 @@ tg__cli_eval_report_write (const TgCliReportInput *in, TgError *err)
     }
   fputs ("</table>\n", f);
 
+  if (failed >= 0)
+    goto done;
   fputs ("<h2>Exports</h2>\n<table class=\"exports\"><tr><th>File</th><th>Format</th>"
          "<th>Resolution</th><th>Size</th><th>Node</th><th>SHA-256</th><th>Picture</th></tr>\n",
          f);
@@ -496,7 +512,9 @@ tg__cli_eval_report_write (const TgCliReportInput *in, TgError *err)
     }
   fputs ("</table>\n<h2>Manifest</h2>\n<pre class=\"manifest\">", f);
   put_html (f, m.text, false);
-  fputs ("</pre>\n</body></html>\n", f);
+  fputs ("</pre>\n", f);
+done:
+  fputs ("</body></html>\n", f);
   rc = fclose (f) == 0 ? 0 : tg_error_set (err, TG_ENOMEM, "", "out of memory");
   if (rc == 0)
     rc = tg_write_file_atomic (in->path, buf, len, err);

@@ -63,6 +63,16 @@ total = sum(float(r[3]) for r in rows)
 sys.exit(0 if len(rows) >= 20 and total > 0 else 1)
 PY
 
+# A failed build: exit 1, nothing written, a report naming the node and
+# its message, with the nodes that did compute and no exports.
+run "$TGRAPH" eval "$DATA/partial_fail.tgraph" -o "$TMP/pf" --report "$TMP/pf.html"
+expect_rc 1 "eval --report of a failing build"
+expect_no_files "$TMP/pf" "a failed build with --report"
+expect_in "$TMP/pf.html" '<strong>The build failed</strong>: node <code>scan</code>: cannot read &quot;no_such_scan.png&quot;' "failed node in the report"
+expect_in "$TMP/pf.html" '<g class="node failed" id="node-scan">' "failed node drawn as failed"
+expect_in "$TMP/pf.html" '<tr><td><code>flat</code></td><td>gen.constant</td><td>done</td>' "computed node listed"
+expect_not_in "$TMP/pf.html" "<h2>Exports</h2>" "no exports of a failed build"
+
 # Refused with a tiled build, and with no file name.
 run "$TGRAPH" eval "$G" -o "$TMP/t" --tiles 2,2 --tile 0,0 --report "$TMP/t.html"
 expect_rc 2 "--report with --tiles"
