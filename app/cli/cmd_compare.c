@@ -93,27 +93,11 @@ picture_name (char *buf, size_t size, const char *path, const char *suffix)
 static void
 range2 (const TgImage *a, const TgImage *b, double *lo, double *hi)
 {
-  const TgImage *im[2] = { a, b };
   *lo = INFINITY;
   *hi = -INFINITY;
-  for (int k = 0; k < 2; k++)
-    {
-      size_t n = (size_t) im[k]->width * (size_t) im[k]->height * (size_t) im[k]->channels;
-      const float *d = im[k]->data;
-      for (size_t i = 0; i < n; i++)
-        if (isfinite (d[i]))
-          {
-            if (d[i] < *lo)
-              *lo = d[i];
-            if (d[i] > *hi)
-              *hi = d[i];
-          }
-    }
-  if (!(*hi > *lo))
-    {
-      *lo = 0.0;
-      *hi = *hi > 0.0 ? *hi : 1.0;
-    }
+  tg__grid_range (a->data, (size_t) a->width * (size_t) a->height * (size_t) a->channels, 1, lo, hi);
+  tg__grid_range (b->data, (size_t) b->width * (size_t) b->height * (size_t) b->channels, 1, lo, hi);
+  tg__grid_range_done (lo, hi);
 }
 
 /* The difference map and the side-by-side picture of E into the output folder. */

@@ -70,17 +70,8 @@ value_range (const float *d, size_t n, int stride, double *lo, double *hi)
 {
   *lo = INFINITY;
   *hi = -INFINITY;
-  for (size_t i = 0; i < n; i += (size_t) stride)
-    if (isfinite (d[i]))
-      {
-        *lo = d[i] < *lo ? d[i] : *lo;
-        *hi = d[i] > *hi ? d[i] : *hi;
-      }
-  if (!(*hi > *lo))
-    {
-      *lo = 0.0;
-      *hi = 1.0;
-    }
+  tg__grid_range (d, n, stride, lo, hi);
+  tg__grid_range_done (lo, hi);
 }
 
 /* Positions (x, y up, z) seen from above, brighter higher, on black. */

@@ -34,6 +34,29 @@ tg__picture_clear (TgPicture *p)
   memset (p, 0, sizeof *p);
 }
 
+void
+tg__grid_range (const float *data, size_t n, int stride, double *lo, double *hi)
+{
+  for (size_t i = 0; i < n; i += (size_t) stride)
+    if (isfinite (data[i]))
+      {
+        if (data[i] < *lo)
+          *lo = data[i];
+        if (data[i] > *hi)
+          *hi = data[i];
+      }
+}
+
+void
+tg__grid_range_done (double *lo, double *hi)
+{
+  if (!(*hi > *lo))
+    {
+      *lo = 0.0;
+      *hi = *hi > 0.0 ? *hi : 1.0;
+    }
+}
+
 /* The picture's size for a grid of W x H within MAX_SIDE, and the grid
  * step between picture samples; a grid under half of MAX_SIDE is
  * enlarged *ZOOM times (each sample a square), so it can be seen. */

@@ -20,6 +20,12 @@ typedef struct
 int tg__picture_init (TgPicture *p, int width, int height, const uint8_t fill[3]);
 void tg__picture_clear (TgPicture *p);
 
+/* Widens LO..HI to the finite values among N floats of DATA taken every
+ * STRIDE-th (start with LO = +inf, HI = -inf); tg__grid_range_done then
+ * makes an empty or flat range 0..1 (or 0..HI). */
+void tg__grid_range (const float *data, size_t n, int stride, double *lo, double *hi);
+void tg__grid_range_done (double *lo, double *hi);
+
 /* A picture of at most MAX_SIDE samples a side from the grid DATA
  * (WIDTH x HEIGHT x CHANNELS floats): one or two channels as grey from LO
  * (black) to HI (white), three or four as RGB over LO..HI.  FLIP: the
