@@ -54,7 +54,7 @@ file_entry (const Entry *en, const TgGraph *g)
 {
   const TgWorld *w = tg_graph_world_const (g);
   const TgExportFile *f = en->file;
-  json_object *o = json_object_new_object (), *extent, *heightmap, *channels;
+  json_object *o = json_object_new_object (), *extent, *heightmap, *channels, *instances;
   /* A writer named "png16.small" is the format png16 with that encoder
    * option: the manifest says the format the file is in, and how. */
   const char *format = f->format ? f->format : "";
@@ -101,6 +101,11 @@ file_entry (const Entry *en, const TgGraph *g)
     {
       channels = tg__manifest_channels (f, &oom);
       ok = channels ? tg__json_add (o, "channels", channels) : !oom;
+    }
+  if (ok)
+    {
+      instances = tg__manifest_instances (g, f, &oom);
+      ok = instances ? tg__json_add (o, "instances", instances) : !oom;
     }
   json_object_put (extent);
   if (!ok)

@@ -159,6 +159,10 @@ json_object *tg__manifest_heightmap (const TgGraph *g, const TgExportFile *f, co
  * "G", "B", "A", or "grey") holds, null for none; NULL when F names no
  * channels, or with *OOM set. */
 json_object *tg__manifest_channels (const TgExportFile *f, bool *oom);
+/* The "instances" object of F's entry: an instance list's frame, origin,
+ * rotations and chunk grid (points_manifest.c); NULL when F is not an
+ * instance list, or with *OOM set. */
+json_object *tg__manifest_instances (const TgGraph *g, const TgExportFile *f, bool *oom);
 
 /* --- parameters as JSON ------------------------------------------------------- */
 
