@@ -14,6 +14,8 @@
 # corner, and a failing scatter that names the node and writes nothing.
 . "$(dirname "$0")/lib.sh"
 
+here="$(cd "$(dirname "$0")" && pwd)"
+
 graph="$EXAMPLES/forest.tgraph"
 
 run "$TGRAPH" eval "$graph" -o "$TMP/a" -j 1
@@ -77,6 +79,12 @@ bad=$(awk -v csv="$csv" -v groups="$groups" '
   /^buffer = PackedFloat32Array\(/ { n = gsub(/,/, ","); if (ic > 0 && n + 1 != 12 * ic) { print "buffer has " n + 1 " floats for " ic " instances"; exit } total += ic }
   END { if (mm != groups) print mm " MultiMeshes for " groups " chunks and kinds"; if (total != want["tree"] + want["grass"] + want["rock"]) print "instance counts " total }' "$tscn")
 [ -z "$bad" ] || fail "godot: $bad"
+
+# The scene's structure as Godot 4's loader needs it (no Godot 4 here; the
+# Godot 3 of Debian reads format=2 scenes only), chunked and as one list
+# (the latter checked further down).
+checks=$((checks + 1))
+python3 "$here/cli_forest_tscn.py" "$tscn" || fail "godot scene structure (see above)"
 
 # --- glb and godot: the csv's instances (world) in the right-handed frame ----
 # CSV is in world coordinates (z = north); the glb's EXT_mesh_gpu_instancing
@@ -179,6 +187,9 @@ done
 run "$TGRAPH" eval "$graph" -o "$TMP/one" --set csv.chunk_m=0 --set glb.chunk_m=0 \
   --set godot.chunk_m=0 -j 2
 expect_rc 0 "eval forest as one list"
+checks=$((checks + 1))
+python3 "$here/cli_forest_tscn.py" "$TMP/one/forest/instances.tscn" ||
+  fail "one-list godot scene structure (see above)"
 checks=$((checks + 1))
 [ "$(head -n 1 "$TMP/one/forest/instances.csv")" = "prototype,px,py,pz,qx,qy,qz,qw,sx,sy,sz" ] ||
   fail "chunk_m 0 csv header: $(head -n 1 "$TMP/one/forest/instances.csv")"
