@@ -459,6 +459,15 @@ for i, (w, u, h, b) in enumerate(zip(world, unreal, houdini, blender["instances"
         near(b["rotation"][k], want, 0, "blender %d rotation %d" % (i, k))
     if len(bad) > 5:
         break
+# The manifest says each file's frame and where its origin lies.
+files = {f["path"]: f.get("instances", {}) for f in json.load(open(sys.argv[2] + "/../manifest.json"))["files"]}
+for path, want in [("forest/instances.csv", ("unreal", "left", "+Z", "-Y", "cm", "north-west corner", [-1024, 1024], "pitch_yaw_roll_deg")),
+                   ("forest/blender.json", ("blender", "right", "+Z", "+Y", "m", "south-west corner", [-1024, -1024], "quaternion_xyzw")),
+                   ("forest/houdini.csv", ("houdini", "right", "+Y", "-Z", "m", "north-west corner", [-1024, 1024], "quaternion_xyzw"))]:
+    got = files.get(path, {})
+    got = tuple(got.get(k) for k in ("frame", "handedness", "up", "north", "units", "origin", "origin_world_m", "rotation"))
+    if got != want:
+        bad.append("manifest %s: %s, want %s" % (path, got, want))
 if bad:
     print("\n".join(bad[:6]))
     sys.exit(1)
