@@ -480,5 +480,12 @@ expect_in "$TMP/err" "trees" "the failing node is named"
 expect_in "$TMP/err" "cell_m" "the parameter is named"
 checks=$((checks + 1))
 [ ! -e "$TMP/c/forest/instances.csv" ] || fail "a failed eval left files behind"
+# Chunks too small for any engine: refused naming the node, nothing written.
+run "$TGRAPH" eval "$graph" -o "$TMP/small" --set glb.chunk_m=0.0001 -r 65
+expect_rc 1 "eval with 0.1 mm chunks"
+expect_in "$TMP/err" 'node "glb" (export.points)' "the export with too many chunks is named"
+expect_in "$TMP/err" "too many; use larger chunks" "too many chunks is said"
+checks=$((checks + 1))
+[ ! -e "$TMP/small" ] || fail "a refused chunking left files behind: $(ls -R "$TMP/small")"
 
 finish
