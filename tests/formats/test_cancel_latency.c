@@ -106,10 +106,12 @@ static const Case cases[] = {
        "\", \"format\": \"" fmt "\" } }",                                               \
     "{ \"from\": \"ramp.height\", \"to\": \"hf.height\" }, { \"from\": \"hf.mesh\", \"to\": \"out.mesh\" }", \
     "out"
-#define POINTS_EXPORT(fmt, file)                                                        \
+#define POINTS_EXPORT(fmt, file) POINTS_EXPORT_CHUNKS (fmt, file, "0")
+/* CHUNK_M > 0: the instances grouped by chunk before the first write. */
+#define POINTS_EXPORT_CHUNKS(fmt, file, chunk_m)                                        \
   RAMP ", { \"id\": \"s\", \"type\": \"scatter.mask\", \"params\": { \"min_spacing_m\": 2 } },"     \
        "{ \"id\": \"out\", \"type\": \"export.points\", \"params\": { \"path\": \"" file     \
-       "\", \"format\": \"" fmt "\" } }",                                               \
+       "\", \"format\": \"" fmt "\", \"chunk_m\": " chunk_m " } }",                     \
     "{ \"from\": \"ramp.height\", \"to\": \"s.mask\" }, { \"from\": \"s.points\", \"to\": \"out.points\" }", \
     "out"
 
@@ -128,6 +130,9 @@ static const Case exports[] = {
   { "export points json", 1025, 1000, POINTS_EXPORT ("json", "p.json"), 100 },
   { "export points glb", 2049, 2000, POINTS_EXPORT ("glb", "p.glb"), 20 },
   { "export points godot", 1025, 1000, POINTS_EXPORT ("godot", "p.tscn"), 100 },
+  { "export points in chunks csv", 1025, 1000, POINTS_EXPORT_CHUNKS ("csv", "p.csv", "37"), 100 },
+  { "export points in chunks godot", 1025, 1000, POINTS_EXPORT_CHUNKS ("godot", "p.tscn", "37"),
+    100 },
 };
 
 static const char *root;
