@@ -608,6 +608,21 @@ points_json_read (const char *path, TgPoints *p, TgError *err)
   return rc;
 }
 
+/* The prototype an instancing node stands for: its name, less the
+ * "chunk_x<cx>_z<cz>_" of a chunked list (points_glb.c names them
+ * chunk_x1_z2_tree). */
+static const char *
+glb_proto_name (const char *name)
+{
+  int cx, cz, used = 0;
+
+  if (!name)
+    return "";
+  if (sscanf (name, "chunk_x%d_z%d_%n", &cx, &cz, &used) == 2 && used > 0)
+    return name + used;
+  return name;
+}
+
 /* A glb instance list (points_glb.c): each node with
  * EXT_mesh_gpu_instancing is a prototype (its name), its TRANSLATION
  * accessor the positions.  0 with nothing added when the file instances
@@ -678,8 +693,14 @@ points_glb_read (const char *path, TgPoints *p, bool *instanced, TgError *err)
                                "binary chunk", path, n);
             break;
           }
-        const char *name = get_string (node, "name");
-        int proto = tg_points_add_proto (p, name ? name : "");
+        const char *name = glb_proto_name (get_string (node, "name"));
+        int proto = -1;
+        /* A chunked list has one instancing node per chunk and prototype. */
+        for (int k = 0; k < p->n_protos && proto < 0; k++)
+          if (strcmp (p->proto_names[k], name) == 0)
+            proto = k;
+        if (proto < 0)
+          proto = tg_points_add_proto (p, name);
         for (int64_t i = 0; proto >= 0 && rc == 0 && i < (int64_t) count; i++)
           {
             float v[10] = { 0, 0, 0, 0, 0, 0, 1, 1, 1, 1 };
