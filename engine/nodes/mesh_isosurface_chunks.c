@@ -1,0 +1,340 @@
+/* mesh.isosurface's chunks and skirts: one welded level of the surface,
+ * each triangle tagged with its chunk, cut into one mesh per chunk.
+ *
+ * A chunk takes the triangles of its cells in the level's order and its
+ * own copy of the vertices they use, in first-use order.  A vertex on a
+ * chunk face is one vertex of the level, so both chunks get the same
+ * position and normal, bit for bit: the chunks of one level still close
+ * up, and any 16 or 32-bit index fits the chunk, not the level.
+ *
+ * Skirts (when the surface has levels of detail).  Two neighbouring
+ * chunks drawn at different levels meet along two different polylines on
+ * their common face, which leaves a crack.  Every open edge that lies in
+ * a chunk face inside the box gets a skirt: a quad hanging from it into
+ * the solid, in the face's plane (so the skirt covers the part of the
+ * plane between the two polylines), as deep along the surface's normal as
+ * tg__iso_skirt_m says.  Both chunks of a face, at every level, hang one,
+ * so whichever side is the higher the gap is closed from both sides.
+ * Skirt triangles continue the surface's winding over the edge, so they
+ * face out of their chunk. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tgraph/tgraph.h>
+
+#include "fields.h"
+
+double
+tg__iso_skirt_m (const TgIsoOptions *o)
+{
+  int lods = o->lods > 1 ? o->lods : 1;
+
+  /* Two levels' surfaces stray apart by about a coarse cell at most on a
+   * smooth field: twice the coarsest cell covers it. */
+  return 2.0 * o->cell * (double) (1 << (lods - 1));
+}
+
+void
+tg__iso_chunks_clear (TgIsoChunks *list)
+{
+  for (int i = 0; i < list->n; i++)
+    {
+      TgMeshChunk *c = &list->items[i];
+      free (c->name);
+      free (c->positions);
+      free (c->normals);
+      free (c->uvs);
+      free (c->indices);
+    }
+  free (list->items);
+  memset (list, 0, sizeof *list);
+}
+
+static TgMeshChunk *
+chunks_push (TgIsoChunks *list)
+{
+  if (list->n == list->cap)
+    {
+      int cap = list->cap ? 2 * list->cap : 64;
+      TgMeshChunk *p = realloc (list->items, sizeof *p * (size_t) cap);
+
+      if (p == NULL)
+        return NULL;
+      list->items = p;
+      list->cap = cap;
+    }
+  memset (&list->items[list->n], 0, sizeof list->items[0]);
+  return &list->items[list->n++];
+}
+
+/* The planes of a chunk's faces that lie inside the box (a neighbour is
+ * across them): along each axis, the low and the high one. */
+typedef struct
+{
+  float at[3][2];
+  bool inner[3][2];
+} Faces;
+
+static void
+chunk_faces (const TgIsoLattice *l, const TgIsoOptions *o, const int64_t id[3], Faces *f)
+{
+  for (int k = 0; k < 3; k++)
+    for (int side = 0; side < 2; side++)
+      {
+        /* The face's lattice index in the box: points of every level. */
+        int64_t g = (l->c0[k] + id[k] + side) * l->cells - l->off[k];
+
+        f->at[k][side] = (float) (o->min[k] + (double) g * o->cell);
+        f->inner[k][side] = g > 0 && g < l->n[k];
+      }
+}
+
+typedef struct
+{
+  uint64_t key; /* undirected edge: low vertex << 32 | high vertex */
+  int64_t at;   /* 3 triangle + corner */
+} EdgeUse;
+
+static int
+cmp_edge (const void *a, const void *b)
+{
+  uint64_t x = ((const EdgeUse *) a)->key, y = ((const EdgeUse *) b)->key;
+
+  return x < y ? -1 : x > y;
+}
+
+/* The skirt vertex of V for the face across axis AX: in the face's plane,
+ * moved into the solid so that it lies DEPTH below the surface along the
+ * normal; where the surface nearly lies in the plane, straight down its
+ * normal instead. */
+static void
+skirt_vertex (const float *p, const float *n, int ax, double depth, float *out)
+{
+  double m[3] = { n[0], n[1], n[2] }, len2;
+
+  m[ax] = 0.0;
+  len2 = m[0] * m[0] + m[1] * m[1] + m[2] * m[2];
+  if (len2 > 0.0625)
+    {
+      for (int k = 0; k < 3; k++)
+        out[k] = k == ax ? p[k] : (float) (p[k] - depth * m[k] / len2);
+    }
+  else
+    for (int k = 0; k < 3; k++)
+      out[k] = (float) (p[k] - depth * n[k]);
+}
+
+/* Adds skirts of DEPTH to C on its inner faces F.  0 or TG_ENOMEM. */
+static int
+add_skirts (TgMeshChunk *c, const Faces *f, double depth)
+{
+  int64_t nt = c->n_indices / 3, n_open = 0;
+  EdgeUse *uses = malloc (sizeof *uses * (size_t) (3 * nt + 1));
+  uint8_t *face_of = calloc ((size_t) (3 * nt + 1), 1); /* 1 + 2 axis + side, or 0 */
+  int32_t *sk = malloc (sizeof (int32_t) * 3 * (size_t) (c->n_vertices + 1));
+  int nv = c->n_vertices, rc = 0;
+
+  if (!uses || !face_of || !sk)
+    {
+      rc = TG_ENOMEM;
+      goto out;
+    }
+  for (int64_t t = 0; t < 3 * nt; t++)
+    {
+      uint32_t a = c->indices[t], b = c->indices[t - t % 3 + (t % 3 + 1) % 3];
+
+      uses[t].key = (uint64_t) (a < b ? a : b) << 32 | (a < b ? b : a);
+      uses[t].at = t;
+    }
+  qsort (uses, (size_t) (3 * nt), sizeof *uses, cmp_edge);
+  /* Open edges (one use) in a face plane; the new vertices and triangles
+   * follow the triangle order, whatever the sort did with ties. */
+  for (int64_t i = 0; i < 3 * nt; i++)
+    {
+      bool open = (i == 0 || uses[i - 1].key != uses[i].key)
+                  && (i + 1 == 3 * nt || uses[i + 1].key != uses[i].key);
+      int64_t t = uses[i].at;
+      const float *pa, *pb;
+
+      if (!open)
+        continue;
+      pa = c->positions + 3 * (size_t) c->indices[t];
+      pb = c->positions + 3 * (size_t) c->indices[t - t % 3 + (t % 3 + 1) % 3];
+      for (int k = 0; k < 3 && !face_of[t]; k++)
+        for (int side = 0; side < 2; side++)
+          if (f->inner[k][side] && pa[k] == f->at[k][side] && pb[k] == f->at[k][side])
+            {
+              face_of[t] = (uint8_t) (1 + 2 * k + side);
+              n_open++;
+              break;
+            }
+    }
+  if (n_open == 0)
+    goto out;
+  for (int64_t i = 0; i < 3 * (int64_t) nv; i++)
+    sk[i] = -1;
+  {
+    int64_t cap_v = nv + 2 * n_open, cap_i = c->n_indices + 6 * n_open;
+    float *pos = realloc (c->positions, sizeof (float) * 3 * (size_t) cap_v);
+    float *nrm = pos ? realloc (c->normals, sizeof (float) * 3 * (size_t) cap_v) : NULL;
+    uint32_t *idx = nrm ? realloc (c->indices, sizeof (uint32_t) * (size_t) cap_i) : NULL;
+    int64_t ni = c->n_indices;
+
+    if (pos)
+      c->positions = pos;
+    if (nrm)
+      c->normals = nrm;
+    if (idx)
+      c->indices = idx;
+    if (!pos || !nrm || !idx || cap_v > INT32_MAX)
+      {
+        rc = TG_ENOMEM;
+        goto out;
+      }
+    for (int64_t t = 0; t < 3 * nt; t++)
+      if (face_of[t])
+        {
+          int k = (face_of[t] - 1) / 2;
+          uint32_t a = c->indices[t], b = c->indices[t - t % 3 + (t % 3 + 1) % 3], d[2];
+
+          for (int q = 0; q < 2; q++)
+            {
+              uint32_t v = q == 0 ? a : b;
+
+              if (sk[3 * (size_t) v + (size_t) k] < 0)
+                {
+                  skirt_vertex (pos + 3 * (size_t) v, nrm + 3 * (size_t) v, k, depth,
+                                pos + 3 * (size_t) nv);
+                  memcpy (nrm + 3 * (size_t) nv, nrm + 3 * (size_t) v, sizeof (float) * 3);
+                  sk[3 * (size_t) v + (size_t) k] = nv++;
+                }
+              d[q] = (uint32_t) sk[3 * (size_t) v + (size_t) k];
+            }
+          /* The triangle has a -> b; the skirt goes on with b -> a. */
+          idx[ni++] = b;
+          idx[ni++] = a;
+          idx[ni++] = d[0];
+          idx[ni++] = b;
+          idx[ni++] = d[0];
+          idx[ni++] = d[1];
+        }
+    c->n_vertices = nv;
+    c->n_indices = ni;
+  }
+out:
+  free (uses);
+  free (face_of);
+  free (sk);
+  return rc;
+}
+
+int
+tg__iso_split (const TgIsoLevel *lv, const TgIsoLattice *lat, const TgIsoOptions *o, int level,
+               double skirt_m, uint8_t *have, TgIsoChunks *out)
+{
+  int64_t n_chunks = lat ? (int64_t) lat->nc[0] * lat->nc[1] * lat->nc[2] : 1;
+  int64_t *start = calloc ((size_t) n_chunks + 1, sizeof (int64_t));
+  int64_t *order = malloc (sizeof (int64_t) * (size_t) (lv->nt + 1));
+  uint32_t *stamp = malloc (sizeof (uint32_t) * (size_t) (lv->nv + 1));
+  uint32_t *local = malloc (sizeof (uint32_t) * (size_t) (lv->nv + 1));
+  int rc = 0;
+
+  if (!start || !order || !stamp || !local)
+    {
+      rc = TG_ENOMEM;
+      goto out;
+    }
+  /* Triangles by chunk, in their order within each (a counting sort). */
+  for (int64_t t = 0; t < lv->nt; t++)
+    start[(lat ? lv->tag[t] : 0) + 1]++;
+  for (int64_t k = 0; k < n_chunks; k++)
+    start[k + 1] += start[k];
+  {
+    int64_t *fill = malloc (sizeof (int64_t) * (size_t) (n_chunks + 1));
+
+    if (fill == NULL)
+      {
+        rc = TG_ENOMEM;
+        goto out;
+      }
+    memcpy (fill, start, sizeof (int64_t) * (size_t) n_chunks);
+    for (int64_t t = 0; t < lv->nt; t++)
+      order[fill[lat ? lv->tag[t] : 0]++] = t;
+    free (fill);
+  }
+  memset (stamp, 0, sizeof (uint32_t) * (size_t) (lv->nv + 1));
+
+  for (int64_t id = 0; id < n_chunks && rc == 0; id++)
+    {
+      int64_t count = start[id + 1] - start[id];
+      int64_t cid[3] = { 0, 0, 0 };
+      uint32_t nlocal = 0;
+      TgMeshChunk *c;
+      char name[96];
+
+      /* A chunk is written when it has triangles at level 0; its coarser
+       * levels only then (one level alone would draw at every distance). */
+      if (lat == NULL ? level > 0 && (!have[0] || count == 0) : count == 0)
+        continue;
+      if (lat && level > 0 && !have[id])
+        continue;
+      for (int64_t i = start[id]; i < start[id + 1]; i++)
+        for (int q = 0; q < 3; q++)
+          {
+            uint32_t v = lv->idx[3 * order[i] + q];
+
+            if (stamp[v] != (uint32_t) id + 1)
+              {
+                stamp[v] = (uint32_t) id + 1;
+                local[v] = nlocal++;
+              }
+          }
+      if (lat)
+        {
+          cid[0] = id % lat->nc[0];
+          cid[1] = id / lat->nc[0] % lat->nc[1];
+          cid[2] = id / ((int64_t) lat->nc[0] * lat->nc[1]);
+          snprintf (name, sizeof name, "iso_x%lld_y%lld_z%lld_lod%d",
+                    (long long) (lat->c0[0] + cid[0]), (long long) (lat->c0[1] + cid[1]),
+                    (long long) (lat->c0[2] + cid[2]), level);
+        }
+      else if (level == 0)
+        snprintf (name, sizeof name, "isosurface");
+      else
+        snprintf (name, sizeof name, "isosurface_lod%d", level);
+      if ((c = chunks_push (out)) == NULL || tg_mesh_chunk_set_name (c, name) < 0
+          || tg_mesh_chunk_alloc (c, (int) nlocal, 3 * count, 0) < 0)
+        {
+          rc = TG_ENOMEM;
+          break;
+        }
+      c->lod = level;
+      /* Second pass: copy in first-use order. */
+      for (int64_t i = start[id]; i < start[id + 1]; i++)
+        for (int q = 0; q < 3; q++)
+          {
+            uint32_t v = lv->idx[3 * order[i] + q], w = local[v];
+
+            c->indices[3 * (i - start[id]) + q] = w;
+            memcpy (c->positions + 3 * (size_t) w, lv->pos + 3 * (size_t) v, sizeof (float) * 3);
+            memcpy (c->normals + 3 * (size_t) w, lv->nrm + 3 * (size_t) v, sizeof (float) * 3);
+          }
+      if (level == 0 && count > 0)
+        have[id] = 1;
+      if (lat && skirt_m > 0.0)
+        {
+          Faces f;
+
+          chunk_faces (lat, o, cid, &f);
+          rc = add_skirts (c, &f, skirt_m);
+        }
+    }
+out:
+  free (start);
+  free (order);
+  free (stamp);
+  free (local);
+  return rc;
+}
