@@ -159,9 +159,10 @@ typedef struct
  * chunk and level, each welded with its own vertices, leaving out those
  * without triangles; level 0 marks the chunks it writes in HAVE and
  * coarser levels write only those.  SKIRT_M > 0 hangs skirts that deep
- * on every chunk face inside the box.  0 or TG_ENOMEM. */
+ * on every chunk face inside the box, their bottoms inside FIELD's solid.
+ * 0 or TG_ENOMEM. */
 int tg__iso_split (const TgIsoLevel *lv, const TgIsoLattice *lat, const TgIsoOptions *o, int level,
-                   double skirt_m, uint8_t *have, TgIsoChunks *out);
+                   double skirt_m, const TgField *field, uint8_t *have, TgIsoChunks *out);
 void tg__iso_chunks_clear (TgIsoChunks *list);
 /* The skirts' depth for O's levels: twice the coarsest cell. */
 double tg__iso_skirt_m (const TgIsoOptions *o);

@@ -1326,7 +1326,7 @@ tg__isosurface (const TgField *f, const TgIsoOptions *o, TgIsoParallel par, void
           break;
         lv = (TgIsoLevel) { .pos = m.pos, .nrm = m.nrm, .idx = m.idx,
                             .tag = chunked ? m.tag : NULL, .nv = m.nv, .nt = m.nt };
-        rc = tg__iso_split (&lv, chunked ? &lat : NULL, o, level, skirt_m, have, &list);
+        rc = tg__iso_split (&lv, chunked ? &lat : NULL, o, level, skirt_m, f, have, &list);
         if (rc < 0)
           tg_error_set (err, rc, NULL, "out of memory cutting the surface into chunks");
         mesh_clear (&m);

@@ -13,10 +13,12 @@
  * a chunk face inside the box gets a skirt: a quad hanging from it into
  * the solid, in the face's plane (so the skirt covers the part of the
  * plane between the two polylines), as deep along the surface's normal as
- * tg__iso_skirt_m says.  Both chunks of a face, at every level, hang one,
- * so whichever side is the higher the gap is closed from both sides.
- * Skirt triangles continue the surface's winding over the edge, so they
- * face out of their chunk. */
+ * tg__iso_skirt_m says, and pulled back where that would leave the solid
+ * (a thin part).  Both chunks of a face, at every level, hang one, so
+ * whichever side is the higher the gap is closed from both sides; at the
+ * same level the two skirts coincide, wound both ways.  Skirt triangles
+ * continue the surface's winding over the edge, so they face out of
+ * their chunk; they come after the chunk's own triangles and vertices. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -107,28 +109,50 @@ cmp_edge (const void *a, const void *b)
 
 /* The skirt vertex of V for the face across axis AX: in the face's plane,
  * moved into the solid so that it lies DEPTH below the surface along the
- * normal; where the surface nearly lies in the plane, straight down its
- * normal instead. */
+ * normal (at most twice DEPTH away), or straight down the normal where
+ * the surface nearly lies in the plane.  A bottom that the field puts
+ * outside the solid (a thin part: the skirt would poke out of the far
+ * side) is pulled back, halving, until it is inside. */
 static void
-skirt_vertex (const float *p, const float *n, int ax, double depth, float *out)
+skirt_vertex (const TgField *f, double iso, const float *p, const float *n, int ax, double depth,
+              float *out)
 {
-  double m[3] = { n[0], n[1], n[2] }, len2;
+  double m[3] = { n[0], n[1], n[2] }, dir[3], len2, t;
 
   m[ax] = 0.0;
   len2 = m[0] * m[0] + m[1] * m[1] + m[2] * m[2];
   if (len2 > 0.0625)
     {
+      double len = sqrt (len2);
+
+      t = fmin (depth / len, 2.0 * depth);
       for (int k = 0; k < 3; k++)
-        out[k] = k == ax ? p[k] : (float) (p[k] - depth * m[k] / len2);
+        dir[k] = m[k] / len;
     }
   else
-    for (int k = 0; k < 3; k++)
-      out[k] = (float) (p[k] - depth * n[k]);
+    {
+      t = depth;
+      for (int k = 0; k < 3; k++)
+        dir[k] = n[k];
+    }
+  for (int round = 0; round < 6; round++, t *= 0.5)
+    {
+      float v;
+
+      for (int k = 0; k < 3; k++)
+        out[k] = dir[k] == 0.0 ? p[k] : (float) (p[k] - t * dir[k]);
+      if (f == NULL)
+        break;
+      f->eval (f, 1, &out[0], &out[1], &out[2], &v);
+      if (v < iso)
+        break;
+    }
 }
 
-/* Adds skirts of DEPTH to C on its inner faces F.  0 or TG_ENOMEM. */
+/* Adds skirts of DEPTH to C on its inner faces F, their bottoms kept
+ * inside the solid of FIELD.  0 or TG_ENOMEM. */
 static int
-add_skirts (TgMeshChunk *c, const Faces *f, double depth)
+add_skirts (TgMeshChunk *c, const Faces *f, double depth, const TgField *field, double iso)
 {
   int64_t nt = c->n_indices / 3, n_open = 0;
   EdgeUse *uses = malloc (sizeof *uses * (size_t) (3 * nt + 1));
@@ -205,7 +229,7 @@ add_skirts (TgMeshChunk *c, const Faces *f, double depth)
 
               if (sk[3 * (size_t) v + (size_t) k] < 0)
                 {
-                  skirt_vertex (pos + 3 * (size_t) v, nrm + 3 * (size_t) v, k, depth,
+                  skirt_vertex (field, iso, pos + 3 * (size_t) v, nrm + 3 * (size_t) v, k, depth,
                                 pos + 3 * (size_t) nv);
                   memcpy (nrm + 3 * (size_t) nv, nrm + 3 * (size_t) v, sizeof (float) * 3);
                   sk[3 * (size_t) v + (size_t) k] = nv++;
@@ -232,7 +256,7 @@ out:
 
 int
 tg__iso_split (const TgIsoLevel *lv, const TgIsoLattice *lat, const TgIsoOptions *o, int level,
-               double skirt_m, uint8_t *have, TgIsoChunks *out)
+               double skirt_m, const TgField *field, uint8_t *have, TgIsoChunks *out)
 {
   int64_t n_chunks = lat ? (int64_t) lat->nc[0] * lat->nc[1] * lat->nc[2] : 1;
   int64_t *start = calloc ((size_t) n_chunks + 1, sizeof (int64_t));
@@ -328,7 +352,7 @@ tg__iso_split (const TgIsoLevel *lv, const TgIsoLattice *lat, const TgIsoOptions
           Faces f;
 
           chunk_faces (lat, o, cid, &f);
-          rc = add_skirts (c, &f, skirt_m);
+          rc = add_skirts (c, &f, skirt_m, field, o->iso);
         }
     }
 out:

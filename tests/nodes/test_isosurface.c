@@ -947,7 +947,8 @@ rays_escaping (const TgMesh *m, const int *level_of, int *n_rays)
             bool hit = false;
 
             for (int k = 0; k < 3; k++)
-              d[k] = p[k] + (r == 0 ? 0.0 : 0.4 * (tg_hash_unit (tg_hash3 (seed++, v, r, k)) - 0.5));
+              d[k] = p[k]
+                     + (r == 0 ? 0.0 : 0.4 * (tg_hash_unit (tg_hash3 (seed++, v, r, k)) - 0.5));
             for (int w = 0; w < n_use && !hit; w++)
               for (int64_t t = 0; t < use[w]->n_indices && !hit; t += 3)
                 hit = ray_hits (o, d, use[w]->positions + 3 * (size_t) use[w]->indices[t],
@@ -965,7 +966,9 @@ rays_escaping (const TgMesh *m, const int *level_of, int *n_rays)
  * skirts, every ray from inside the rough ball leaves through a
  * triangle, whichever levels the chunks show (lod 0 next to 1, 0 next to
  * 2, a random mix); without them some rays get out.  Each level of a
- * chunk also keeps that chunk's name and has fewer triangles. */
+ * chunk also keeps that chunk's name and has fewer triangles; skirts are
+ * added after a chunk's surface, which they leave unchanged, and their
+ * bottoms lie inside the solid. */
 static void
 test_lod_skirts_close_cracks (void)
 {
@@ -997,6 +1000,42 @@ test_lod_skirts_close_cracks (void)
                                  strlen (m->chunks[i].name) - 1) == 0,
                         "%s is not a level of %s", m->chunks[i].name, m->chunks[i % per].name);
           tris[i / per] += bare->chunks[i].n_indices / 3;
+          /* The skirts come after the chunk's own surface, which they leave
+           * as it was, and hang inside the solid. */
+          {
+            const TgMeshChunk *c = &m->chunks[i], *b = &bare->chunks[i];
+            int n_skirt = c->n_vertices - b->n_vertices;
+            float *val = malloc (sizeof (float) * (size_t) (n_skirt + 1));
+            float *sx = malloc (sizeof (float) * (size_t) (n_skirt + 1));
+            float *sy = malloc (sizeof (float) * (size_t) (n_skirt + 1));
+            float *sz = malloc (sizeof (float) * (size_t) (n_skirt + 1));
+            int outside = 0;
+
+            TG_CHECK (n_skirt >= 0 && c->n_indices >= b->n_indices);
+            TG_CHECK (memcmp (c->positions, b->positions,
+                              sizeof (float) * 3 * (size_t) b->n_vertices) == 0);
+            TG_CHECK (memcmp (c->indices, b->indices,
+                              sizeof (uint32_t) * (size_t) b->n_indices) == 0);
+            for (int v = 0; v < n_skirt; v++)
+              {
+                sx[v] = c->positions[3 * (b->n_vertices + v)];
+                sy[v] = c->positions[3 * (b->n_vertices + v) + 1];
+                sz[v] = c->positions[3 * (b->n_vertices + v) + 2];
+              }
+            for (int v0 = 0; v0 < n_skirt; v0 += TG_FIELD_BATCH_MAX)
+              tg_value_field (ball)->eval (tg_value_field (ball),
+                                           n_skirt - v0 < TG_FIELD_BATCH_MAX ? n_skirt - v0
+                                                                             : TG_FIELD_BATCH_MAX,
+                                           sx + v0, sy + v0, sz + v0, val + v0);
+            for (int v = 0; v < n_skirt; v++)
+              outside += !(val[v] < 0.0f);
+            TG_CHECK_MSG (outside == 0, "%s: %d of %d skirt vertices outside the solid",
+                          c->name, outside, n_skirt);
+            free (val);
+            free (sx);
+            free (sy);
+            free (sz);
+          }
         }
       TG_CHECK_MSG (tris[1] * 2 < tris[0] && tris[2] * 2 < tris[1],
                     "triangles per level %lld %lld %lld", (long long) tris[0],
