@@ -107,17 +107,15 @@ cmp_edge (const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-/* The skirt vertex of V for the face across axis AX: in the face's plane,
- * moved into the solid so that it lies DEPTH below the surface along the
- * normal (at most twice DEPTH away), or straight down the normal where
- * the surface nearly lies in the plane.  A bottom that the field puts
- * outside the solid (a thin part: the skirt would poke out of the far
- * side) is pulled back, halving, until it is inside. */
-static void
-skirt_vertex (const TgField *f, double iso, const float *p, const float *n, int ax, double depth,
-              float *out)
+/* The way down of a skirt vertex hanging from P (normal N) on the face
+ * across axis AX: in the face's plane, into the solid, far enough to lie
+ * DEPTH below the surface along the normal (at most twice DEPTH away);
+ * straight down the normal where the surface nearly lies in the plane.
+ * DIR gets the unit direction, the result is the distance. */
+static double
+skirt_way (const float *n, int ax, double depth, double dir[3])
 {
-  double m[3] = { n[0], n[1], n[2] }, dir[3], len2, t;
+  double m[3] = { n[0], n[1], n[2] }, len2;
 
   m[ax] = 0.0;
   len2 = m[0] * m[0] + m[1] * m[1] + m[2] * m[2];
@@ -125,28 +123,20 @@ skirt_vertex (const TgField *f, double iso, const float *p, const float *n, int 
     {
       double len = sqrt (len2);
 
-      t = fmin (depth / len, 2.0 * depth);
       for (int k = 0; k < 3; k++)
         dir[k] = m[k] / len;
+      return fmin (depth / len, 2.0 * depth);
     }
-  else
-    {
-      t = depth;
-      for (int k = 0; k < 3; k++)
-        dir[k] = n[k];
-    }
-  for (int round = 0; round < 6; round++, t *= 0.5)
-    {
-      float v;
+  for (int k = 0; k < 3; k++)
+    dir[k] = n[k];
+  return depth;
+}
 
-      for (int k = 0; k < 3; k++)
-        out[k] = dir[k] == 0.0 ? p[k] : (float) (p[k] - t * dir[k]);
-      if (f == NULL)
-        break;
-      f->eval (f, 1, &out[0], &out[1], &out[2], &v);
-      if (v < iso)
-        break;
-    }
+static void
+skirt_place (const float *p, const double dir[3], double t, float *out)
+{
+  for (int k = 0; k < 3; k++)
+    out[k] = dir[k] == 0.0 ? p[k] : (float) (p[k] - t * dir[k]);
 }
 
 /* Adds skirts of DEPTH to C on its inner faces F, their bottoms kept
@@ -217,25 +207,95 @@ add_skirts (TgMeshChunk *c, const Faces *f, double depth, const TgField *field, 
         rc = TG_ENOMEM;
         goto out;
       }
+    /* The skirt vertices first, then their bottoms pulled back, in
+     * batches, wherever the field puts them outside the solid (a thin
+     * part, where a skirt would poke out of the far side): halving the
+     * way, at most five times. */
+    {
+      int n_new = 0, *src = malloc (sizeof (int) * (size_t) (2 * n_open + 1));
+      double *way = malloc (sizeof (double) * 4 * (size_t) (2 * n_open + 1));
+      float *bx = malloc (sizeof (float) * 4 * TG_FIELD_BATCH_MAX);
+
+      if (!src || !way || !bx)
+        {
+          free (src);
+          free (way);
+          free (bx);
+          rc = TG_ENOMEM;
+          goto out;
+        }
+      for (int64_t t = 0; t < 3 * nt; t++)
+        if (face_of[t])
+          {
+            int k = (face_of[t] - 1) / 2;
+            uint32_t ab[2] = { c->indices[t], c->indices[t - t % 3 + (t % 3 + 1) % 3] };
+
+            for (int q = 0; q < 2; q++)
+              if (sk[3 * (size_t) ab[q] + (size_t) k] < 0)
+                {
+                  uint32_t v = ab[q];
+                  double *w = way + 4 * n_new;
+
+                  w[3] = skirt_way (nrm + 3 * (size_t) v, k, depth, w);
+                  skirt_place (pos + 3 * (size_t) v, w, w[3], pos + 3 * (size_t) (nv + n_new));
+                  memcpy (nrm + 3 * (size_t) (nv + n_new), nrm + 3 * (size_t) v,
+                          sizeof (float) * 3);
+                  src[n_new] = (int) v;
+                  sk[3 * (size_t) v + (size_t) k] = nv + n_new++;
+                }
+          }
+      for (int round = 0; field && round < 5; round++)
+        {
+          int n_out = 0;
+
+          for (int i0 = 0; i0 < n_new; i0 += TG_FIELD_BATCH_MAX)
+            {
+              int nb = 0, at[TG_FIELD_BATCH_MAX];
+              float *by = bx + TG_FIELD_BATCH_MAX, *bz = by + TG_FIELD_BATCH_MAX,
+                    *bv = bz + TG_FIELD_BATCH_MAX;
+
+              for (int i = i0; i < n_new && i < i0 + TG_FIELD_BATCH_MAX; i++)
+                if (way[4 * i + 3] > 0.0)
+                  {
+                    const float *q = pos + 3 * (size_t) (nv + i);
+                    bx[nb] = q[0];
+                    by[nb] = q[1];
+                    bz[nb] = q[2];
+                    at[nb++] = i;
+                  }
+              if (nb > 0)
+                field->eval (field, nb, bx, by, bz, bv);
+              for (int j = 0; j < nb; j++)
+                {
+                  double *w = way + 4 * at[j];
+
+                  if (bv[j] < iso)
+                    w[3] = 0.0; /* inside: done */
+                  else
+                    {
+                      w[3] *= 0.5;
+                      skirt_place (pos + 3 * (size_t) src[at[j]], w, w[3],
+                                   pos + 3 * (size_t) (nv + at[j]));
+                      n_out++;
+                    }
+                }
+            }
+          if (n_out == 0)
+            break;
+        }
+      free (src);
+      free (way);
+      free (bx);
+      nv += n_new;
+    }
     for (int64_t t = 0; t < 3 * nt; t++)
       if (face_of[t])
         {
           int k = (face_of[t] - 1) / 2;
-          uint32_t a = c->indices[t], b = c->indices[t - t % 3 + (t % 3 + 1) % 3], d[2];
+          uint32_t a = c->indices[t], b = c->indices[t - t % 3 + (t % 3 + 1) % 3];
+          uint32_t d[2] = { (uint32_t) sk[3 * (size_t) a + (size_t) k],
+                            (uint32_t) sk[3 * (size_t) b + (size_t) k] };
 
-          for (int q = 0; q < 2; q++)
-            {
-              uint32_t v = q == 0 ? a : b;
-
-              if (sk[3 * (size_t) v + (size_t) k] < 0)
-                {
-                  skirt_vertex (field, iso, pos + 3 * (size_t) v, nrm + 3 * (size_t) v, k, depth,
-                                pos + 3 * (size_t) nv);
-                  memcpy (nrm + 3 * (size_t) nv, nrm + 3 * (size_t) v, sizeof (float) * 3);
-                  sk[3 * (size_t) v + (size_t) k] = nv++;
-                }
-              d[q] = (uint32_t) sk[3 * (size_t) v + (size_t) k];
-            }
           /* The triangle has a -> b; the skirt goes on with b -> a. */
           idx[ni++] = b;
           idx[ni++] = a;
