@@ -842,6 +842,39 @@ test_chunks_empty_left_out (void)
       }
 }
 
+/* Levels without chunks: the whole surface once per level, coarser ones
+ * named after it, with no skirt (there is no neighbour). */
+static void
+test_levels_of_one_mesh (void)
+{
+  CountSphere cs = { .c = { 0.3f, 0.2f, 0.1f }, .r = 10.0f };
+  TgField f = { .eval = count_sphere_eval, .data = &cs, .lipschitz = 1.0f };
+  TgIsoOptions o = { .min = { -12, -12, -12 }, .max = { 12, 12, 12 }, .cell = 0.5, .lods = 3 };
+  TgMesh *m = NULL;
+  TgError err = { 0 };
+  static const char *const names[] = { "isosurface", "isosurface_lod1", "isosurface_lod2" };
+
+  atomic_init (&cs.calls, 0);
+  TG_CHECK (tg__isosurface (&f, &o, NULL, NULL, &m, NULL, &err) == 0);
+  if (m)
+    {
+      TG_CHECK_INT_EQ (m->n_chunks, 3);
+      for (int i = 0; i < m->n_chunks && i < 3; i++)
+        {
+          Topo t = topo (&m->chunks[i]);
+
+          TG_CHECK_STR_CONTAINS (m->chunks[i].name, names[i]);
+          TG_CHECK_INT_EQ (strlen (m->chunks[i].name), strlen (names[i]));
+          TG_CHECK_INT_EQ (m->chunks[i].lod, i);
+          TG_CHECK_INT_EQ (t.bad_edges, 0);
+          TG_CHECK_INT_EQ (t.v - t.e + t.f, 2);
+          if (i > 0)
+            TG_CHECK (t.f * 3 < m->chunks[i - 1].n_indices / 3);
+        }
+    }
+  tg_mesh_free (m);
+}
+
 /* Chunks and three levels through the node, on 1 and 3 threads. */
 static void
 test_chunks_threads_same_bytes (void)
@@ -1104,6 +1137,7 @@ main (void)
   TG_RUN (test_empty_box);
   TG_RUN (test_chunks_weld_into_the_whole);
   TG_RUN (test_chunks_empty_left_out);
+  TG_RUN (test_levels_of_one_mesh);
   TG_RUN (test_chunks_threads_same_bytes);
   TG_RUN (test_lod_skirts_close_cracks);
   TG_RUN (test_chunk_parameters_named);
