@@ -140,6 +140,11 @@ tg__iso_chunk_of (const TgIsoLattice *l, const int64_t org[3], int step, const i
   return (uint32_t) ((id[2] * l->nc[1] + id[1]) * l->nc[0] + id[0]);
 }
 
+/* Runs FN (USER, begin, end) over [0, N) in chunks of GRAIN; 0 or a
+ * negative TG_E* (cancelled).  NULL: serially on the calling thread. */
+typedef int (*TgIsoParallel) (void *ctx, int n, int grain, void (*fn) (void *, int, int),
+                              void *user);
+
 /* One welded level of the surface; TAG gives each triangle's chunk. */
 typedef struct
 {
@@ -160,9 +165,11 @@ typedef struct
  * without triangles; level 0 marks the chunks it writes in HAVE and
  * coarser levels write only those.  SKIRT_M > 0 hangs skirts that deep
  * on every chunk face inside the box, their bottoms inside FIELD's solid.
- * 0 or TG_ENOMEM. */
+ * The chunks are made in parallel through PAR (NULL: serially), each into
+ * its own place in OUT.  0, TG_ENOMEM or what PAR returned (cancelled). */
 int tg__iso_split (const TgIsoLevel *lv, const TgIsoLattice *lat, const TgIsoOptions *o, int level,
-                   double skirt_m, const TgField *field, uint8_t *have, TgIsoChunks *out);
+                   double skirt_m, const TgField *field, TgIsoParallel par, void *par_ctx,
+                   uint8_t *have, TgIsoChunks *out);
 void tg__iso_chunks_clear (TgIsoChunks *list);
 /* The skirts' depth for O's levels: twice the coarsest cell. */
 double tg__iso_skirt_m (const TgIsoOptions *o);
@@ -178,11 +185,6 @@ typedef struct
    * calling thread, stitching and the final normals. */
   double seconds_eval, seconds_mesh, seconds_stitch;
 } TgIsoStats;
-
-/* Runs FN (USER, begin, end) over [0, N) in chunks of GRAIN; 0 or a
- * negative TG_E* (cancelled).  NULL: serially on the calling thread. */
-typedef int (*TgIsoParallel) (void *ctx, int n, int grain, void (*fn) (void *, int, int),
-                              void *user);
 
 /* Checks O; ERR->path names the parameter ("params.cell_m"). */
 int tg__isosurface_check (const TgIsoOptions *o, TgError *err);

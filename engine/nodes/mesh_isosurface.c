@@ -1326,9 +1326,12 @@ tg__isosurface (const TgField *f, const TgIsoOptions *o, TgIsoParallel par, void
           break;
         lv = (TgIsoLevel) { .pos = m.pos, .nrm = m.nrm, .idx = m.idx,
                             .tag = chunked ? m.tag : NULL, .nv = m.nv, .nt = m.nt };
-        rc = tg__iso_split (&lv, chunked ? &lat : NULL, o, level, skirt_m, f, have, &list);
-        if (rc < 0)
+        rc = tg__iso_split (&lv, chunked ? &lat : NULL, o, level, skirt_m, f, par, par_ctx, have,
+                            &list);
+        if (rc == TG_ENOMEM)
           tg_error_set (err, rc, NULL, "out of memory cutting the surface into chunks");
+        else if (rc < 0)
+          tg_error_set (err, rc, NULL, "%s", tg_strerror (rc));
         mesh_clear (&m);
       }
     free (have);
