@@ -52,6 +52,7 @@ register_all (void)
   rc = rc ? rc : tg_io_register_mesh_writer ("glb", tg__write_mesh_glb);
   rc = rc ? rc : tg_io_register_mesh_writer ("obj", tg__write_mesh_obj);
   rc = rc ? rc : tg_io_register_mesh_writer ("ply", tg__write_mesh_ply);
+  rc = rc ? rc : tg_io_register_mesh_writer ("mtl", tg__write_mesh_mtl);
   rc = rc ? rc : tg_io_register_points_writer ("csv", tg__write_points_csv);
   rc = rc ? rc : tg_io_register_points_writer ("json", tg__write_points_json);
   rc = rc ? rc : tg_io_register_points_writer ("glb", tg__write_points_glb);

@@ -272,8 +272,9 @@ int tg_eval_fail (TgEvalCtx *c, int code, const char *fmt, ...)
 /* --- files, through what formats/ registered ---------------------------- */
 
 /* An image in memory: rows north first, channels interleaved.  BITS is 8
- * (uint8_t), 16 (uint16_t, host order) or 32 (float). */
-typedef struct
+ * (uint8_t), 16 (uint16_t, host order) or 32 (float).  Tagged so that
+ * mesh.h's write options can point at one. */
+typedef struct TgImage
 {
   int width, height, channels;
   int bits;
