@@ -502,7 +502,7 @@ tg__write_mesh_glb (FILE *f, const TgMesh *m, const TgMeshWriteOptions *opt, TgE
   const TgImage *texture = opt ? opt->texture : NULL;
   Quant q = { .meshopt = compress == TG_MESH_COMPRESS_MESHOPT };
   TgGlb *g;
-  int material = -1, *node_of;
+  int material = -1, textured = -1, *node_of;
 
   /* glTF is +Y up by definition, and MSFT_lod keeps the levels apart. */
   if (rc < 0)
@@ -540,20 +540,23 @@ tg__write_mesh_glb (FILE *f, const TgMesh *m, const TgMeshWriteOptions *opt, TgE
           free (node_of);
           return cancelled_error ("glb", err);
         }
-      if (material < 0)
+      if (compress != TG_MESH_COMPRESS_NONE)
+        tg_glb_use_extension (g, "KHR_mesh_quantization", true);
+      /* A texture is shown as it is (a white factor) on the chunks with
+       * UVs; a chunk without them gets the plain material. */
+      if (texture && c->uvs && textured < 0)
         {
-          /* A texture is shown as it is: a white factor. */
-          material = tg_glb_add_material (g, "terrane", texture ? white : grey, 0.0f, 1.0f,
-                                          false);
-          if (texture && (rc = add_texture (g, material, texture, err)) < 0)
+          textured = tg_glb_add_material (g, "terrane", white, 0.0f, 1.0f, false);
+          if ((rc = add_texture (g, textured, texture, err)) < 0)
             {
               tg_glb_free (g);
               free (node_of);
               return rc;
             }
-          if (compress != TG_MESH_COMPRESS_NONE)
-            tg_glb_use_extension (g, "KHR_mesh_quantization", true);
         }
+      else if (!(texture && c->uvs) && material < 0)
+        material = tg_glb_add_material (g, texture ? "terrane_untextured" : "terrane", grey,
+                                        0.0f, 1.0f, false);
       if (!c->name)
         snprintf (name, sizeof name, "chunk_%d", ci);
 
@@ -561,7 +564,8 @@ tg__write_mesh_glb (FILE *f, const TgMesh *m, const TgMeshWriteOptions *opt, TgE
                                                   : tg__glb_add_chunk (g, c, attrs, &indices);
       mesh = tg_glb_add_mesh (g, c->name ? c->name : name);
       rc = n_attrs < 0 ? n_attrs
-                       : tg_glb_add_primitive (g, mesh, attrs, n_attrs, indices, material,
+                       : tg_glb_add_primitive (g, mesh, attrs, n_attrs, indices,
+                                               texture && c->uvs ? textured : material,
                                                TG_GLB_TRIANGLES);
       if (rc >= 0)
         rc = node_of[ci] = tg_glb_add_node (g, c->name ? c->name : name, mesh);
