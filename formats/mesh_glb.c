@@ -4,8 +4,8 @@
  * Each chunk with triangles becomes one mesh with one primitive
  * (POSITION with min/max, NORMAL, TEXCOORD_0 when the chunk has UVs,
  * indices as uint16 when the chunk has at most 65535 vertices, so that no
- * index is the restart value 65535, uint32 otherwise) and one node named after the chunk, all sharing one
- * plain material.  Chunks without triangles are left out.  Levels of
+ * index is the restart value 65535, uint32 otherwise) and one node named
+ * after the chunk, all sharing one plain material.  Chunks without triangles are left out.  Levels of
  * detail of one tile ("chunk_x1_z2_lod0", "..._lod1", ...) are grouped
  * with MSFT_lod: the scene shows the full-resolution chunks, each naming
  * its coarser levels and the screen coverage at which each takes over
@@ -17,6 +17,13 @@
  * mirrored.  UVs are unchanged: glTF puts v = 0 at the image's top row,
  * as our image convention does.  The views point straight into the mesh
  * and are converted as the file is written: nothing is copied.
+ *
+ * With a colour map in the options the material (white factor) takes it
+ * as baseColorTexture, a PNG in the buffer; chunks without UVs keep a
+ * plain grey material.  compress quantize/meshopt (KHR_mesh_quantization,
+ * EXT_meshopt_compression) copies each chunk into quantized arrays on one
+ * grid for the whole mesh (Quant below) and, for meshopt, compresses
+ * them with meshoptimizer; the defaults write the bytes they always did.
  */
 #include <math.h>
 #include <stdlib.h>

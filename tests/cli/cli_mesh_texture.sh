@@ -130,6 +130,20 @@ else
   grep -F ".glb" "$TMP/out"
 fi
 
+# A tiled build (3 x 2, the jobs two at a time through xargs) stitches to
+# the same files.
+run "$TGRAPH" plan "$TMP/g.tgraph" --tiles 3,2 -o "$TMP/plan" --quiet
+expect_rc 0 "plan 3x2"
+for stage in "$TMP"/plan/stages/*.txt; do
+  (cd "$TMP/plan" && TGRAPH="$TGRAPH" xargs -P 2 -d '\n' -I {} sh -c '{}' < "$stage") ||
+    fail "stage $stage of the tiled build"
+done
+run "$TGRAPH" stitch "$TMP/plan" -o "$TMP/stitched"
+expect_rc 0 "stitch 3x2"
+checks=$((checks + 1))
+diff -r "$OUT" "$TMP/stitched" > "$TMP/diff" 2>&1 ||
+  fail "the stitched 3x2 build differs from the whole one: $(head -5 "$TMP/diff")"
+
 # A side file that another export writes too: refused, naming the node,
 # and nothing written.
 sed 's/"map.png"/"t_color.png"/' "$TMP/g.tgraph" > "$TMP/clash.tgraph"
