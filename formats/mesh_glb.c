@@ -36,6 +36,7 @@
 #include "glb-builder.h"
 #include "handedness.h"
 #include "mesh-writers.h"
+#include "tgformats-private.h"
 
 static const char *
 chunk_label (const TgMeshChunk *c)
@@ -374,22 +375,43 @@ add_chunk_quantized (TgGlb *g, const Quant *q, const TgMeshChunk *c, TgGlbAttrib
   return *indices < 0 ? *indices : n;
 }
 
+/* The colour map's rows for the PNG encoder, a band at a time, with a
+ * look at the build's cancel before each: encoding a large map takes a
+ * while before the file sees a byte. */
+typedef struct
+{
+  const TgImage *img;
+  FILE *outer;
+} TexRows;
+
+static int
+tex_rows (void *user, int y, int n, void *dst, TgError *err)
+{
+  const TexRows *t = user;
+  size_t row = (size_t) t->img->width * (size_t) t->img->channels * (size_t) (t->img->bits / 8);
+
+  if (tg_io_stream_cancelled (t->outer))
+    return cancelled_error ("glb", err);
+  memcpy (dst, (const char *) t->img->data + (size_t) y * row, (size_t) n * row);
+  return 0;
+}
+
 /* The colour map TEX as a PNG in G's buffer and MATERIAL's base colour
  * texture: 0 or a negative TG_E* code (ERR filled). */
 static int
-add_texture (TgGlb *g, int material, const TgImage *tex, TgError *err)
+add_texture (FILE *f, TgGlb *g, int material, const TgImage *tex, TgError *err)
 {
-  TgImageWriter png8 = tg_io_image_writer ("png8");
+  TexRows src = { tex, f };
+  TgImageRows rows = { .width = tex->width, .height = tex->height, .channels = tex->channels,
+                       .bits = tex->bits, .rows = tex_rows, .user = &src };
   char *buf = NULL;
   size_t len = 0;
   FILE *mem;
   int rc, view, image, sampler, texture;
 
-  if (!png8)
-    return tg_error_set (err, TG_EFORMAT, "", "glb: no PNG writer");
   if (!(mem = open_memstream (&buf, &len)))
     return tg_error_set (err, TG_ENOMEM, "", "glb: out of memory for the colour map");
-  rc = png8 (mem, tex, err);
+  rc = tg__png_write_rows (mem, &rows, 8, err);
   if (fclose (mem) != 0 && rc == 0)
     rc = tg_error_set (err, TG_ENOMEM, "", "glb: out of memory for the colour map");
   if (rc < 0)
@@ -554,7 +576,7 @@ tg__write_mesh_glb (FILE *f, const TgMesh *m, const TgMeshWriteOptions *opt, TgE
       if (texture && c->uvs && textured < 0)
         {
           textured = tg_glb_add_material (g, "terrane", white, 0.0f, 1.0f, false);
-          if ((rc = add_texture (g, textured, texture, err)) < 0)
+          if ((rc = add_texture (f, g, textured, texture, err)) < 0)
             {
               tg_glb_free (g);
               free (node_of);

@@ -15,6 +15,8 @@
 #include <tgraph/node.h>
 #include <tgraph/param.h>
 
+#include "grid_util.h"
+
 typedef struct
 {
   const char *path;
@@ -66,32 +68,56 @@ static const TgPortDesc mesh_export_inputs[] = {
     .help = N_("Colour map over the world for the mesh's material (PNG, 8 bits)") },
 };
 
-/* The RGB of colour map IN over REGION as a float image (caller frees
- * its data), rows north first as the writers want; 0 or a TG_E* code. */
+typedef struct
+{
+  const TgValue *in;
+  const TgRegion *region;
+  TgImage *img;
+} TextureJob;
+
+static void
+texture_rows (void *user, int begin, int end)
+{
+  const TextureJob *job = user;
+  size_t w = (size_t) job->region->width;
+
+  for (int j = begin; j < end; j++)
+    {
+      const float *src = tg_value_row (job->in, job->region->row0 - job->in->region.row0 + j)
+                         + (size_t) (job->region->col0 - job->in->region.col0) * 4;
+      uint8_t *dst = (uint8_t *) job->img->data + (size_t) j * w * 3;
+      for (size_t i = 0; i < w; i++)
+        for (int k = 0; k < 3; k++)
+          dst[3 * i + k] = (uint8_t) tg_quantise (src[4 * i + k], 255.0);
+    }
+}
+
+/* The RGB of colour map IN over REGION as an 8-bit image (caller frees
+ * its data), rows north first as the writers want, quantised as
+ * export.image's png8 does; 0 or a TG_E* code. */
 static int
 texture_from (TgEvalCtx *c, const TgValue *in, const TgRegion *region, TgImage *img)
 {
-  size_t w = (size_t) region->width;
+  TextureJob job = { in, region, img };
+  int rc;
 
   if (!in->data || in->channels != 4)
     return tg_eval_fail (c, TG_ETYPE, "input 'image' has %d channels, expected 4", in->channels);
   if (!tg_region_contains (&in->region, region))
     return tg_eval_fail (c, TG_EINVAL, "input 'image' does not cover the world");
   *img = (TgImage) { .width = region->width, .height = region->height, .channels = 3,
-                     .bits = 32 };
-  img->data = malloc (w * (size_t) region->height * 3 * sizeof (float));
+                     .bits = 8 };
+  img->data = malloc ((size_t) region->width * (size_t) region->height * 3);
   if (!img->data)
     return tg_eval_fail (c, TG_ENOMEM, "out of memory for the %d x %d colour map",
                          region->width, region->height);
-  for (int j = 0; j < region->height; j++)
+  rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), texture_rows, &job);
+  if (rc < 0)
     {
-      const float *src = tg_value_row (in, region->row0 - in->region.row0 + j)
-                         + (size_t) (region->col0 - in->region.col0) * 4;
-      float *dst = (float *) img->data + (size_t) j * w * 3;
-      for (size_t i = 0; i < w; i++)
-        memcpy (dst + 3 * i, src + 4 * i, 3 * sizeof (float));
+      free (img->data);
+      img->data = NULL;
     }
-  return 0;
+  return rc;
 }
 
 /* PATH without its extension (the last '.' of its last component), then

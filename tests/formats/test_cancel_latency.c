@@ -106,6 +106,16 @@ static const Case cases[] = {
        "\", \"format\": \"" fmt "\" } }",                                               \
     "{ \"from\": \"ramp.height\", \"to\": \"hf.height\" }, { \"from\": \"hf.mesh\", \"to\": \"out.mesh\" }", \
     "out"
+/* The same with a colour map on the export (compress meshopt): the map
+ * becomes a PNG inside the writer before anything is written. */
+#define MESH_EXPORT_TEXTURED(fmt)                                                       \
+  RAMP ", { \"id\": \"hf\", \"type\": \"mesh.heightfield\" },"                          \
+       "{ \"id\": \"col\", \"type\": \"texture.colorize\" },"                              \
+       "{ \"id\": \"out\", \"type\": \"export.mesh\", \"params\": { \"path\": \"m." fmt      \
+       "\", \"format\": \"" fmt "\", \"compress\": \"meshopt\" } }",                        \
+    "{ \"from\": \"ramp.height\", \"to\": \"hf.height\" }, { \"from\": \"hf.mesh\", \"to\": \"out.mesh\" },"  \
+    "{ \"from\": \"ramp.height\", \"to\": \"col.height\" }, { \"from\": \"col.image\", \"to\": \"out.image\" }", \
+    "out"
 #define POINTS_EXPORT(fmt, file) POINTS_EXPORT_CHUNKS (fmt, file, "0")
 /* CHUNK_M > 0: the instances grouped by chunk before the first write. */
 #define POINTS_EXPORT_CHUNKS(fmt, file, chunk_m)                                        \
@@ -124,6 +134,7 @@ static const Case exports[] = {
   /* The glb writer checks the mesh and takes its bounds (16M vertices:
    * about 0.3 s) before its first write: it asks the stream between chunks. */
   { "export glb", 4097, 8000, MESH_EXPORT ("glb"), 200 },
+  { "export glb textured meshopt", 4097, 8000, MESH_EXPORT_TEXTURED ("glb"), 200 },
   { "export obj", 4097, 8000, MESH_EXPORT ("obj"), 200 },
   { "export ply", 4097, 8000, MESH_EXPORT ("ply"), 200 },
   { "export points csv", 1025, 1000, POINTS_EXPORT ("csv", "p.csv"), 100 },
