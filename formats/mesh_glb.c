@@ -411,7 +411,7 @@ add_texture (FILE *f, TgGlb *g, int material, const TgImage *tex, TgError *err)
 
   if (!(mem = open_memstream (&buf, &len)))
     return tg_error_set (err, TG_ENOMEM, "", "glb: out of memory for the colour map");
-  rc = tg__png_write_rows (mem, &rows, 8, err);
+  rc = tg__png_write_rows (mem, &rows, 8, false, err);
   if (fclose (mem) != 0 && rc == 0)
     rc = tg_error_set (err, TG_ENOMEM, "", "glb: out of memory for the colour map");
   if (rc < 0)
