@@ -22,6 +22,7 @@ typedef struct
   double m, n;            /* exponents of area and slope */
   double diffusivity;     /* hillslope diffusion, m² / yr */
   double deposition;      /* G of the xi-q law (0: detachment-limited) */
+  double channel_area;    /* m²: drainage area below which there is no incision */
 } TgSpParams;
 
 /* Volumes over the run, in m³ (each summed in one fixed order). */

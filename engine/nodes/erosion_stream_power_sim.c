@@ -17,16 +17,20 @@
  *  3. Incision, implicit as Braun and Willett (2013): down the stack from
  *     the outlets, h = (h0 + U dt + F h_r) / (1 + F) with
  *     F = K dt A^m / L (n = 1, L the distance to the receiver h_r, which
- *     is already updated), and Newton's method on
+ *     is already updated; none where A is below the channel-head area,
+ *     which keeps the result from depending on the cell size: one cell of
+ *     a coarse map would otherwise be a river), and Newton's method on
  *     h - h0 - U dt + K dt A^m ((h - h_r) / L)^n = 0 for other n.  It is
  *     stable for any dt: a river never cuts below its receiver.  A sample
  *     not above its receiver (a lake) is only uplifted.
  *  4. Deposition, up the stack: the sediment arriving (from upstream and
  *     incised here) settles by the xi-q law of Davy and Lague (2009) in
  *     FastScape's form (Yuan et al. 2019), a share G a / (A + G a) of the
- *     flux, solved for the flux leaving so it never goes negative; a lake
- *     takes all it can up to its spill level first.  Fans form where
- *     rivers leave steep ground (A jumps less than the flux), lakes fill.
+ *     flux, solved for the flux leaving so it never goes negative.  What
+ *     reaches a lake (a closed depression the flood found) goes to its
+ *     outlet, which fills the lake from its deepest floor up, flat, before
+ *     passing the rest on; lake floors do not incise.  Fans form where
+ *     rivers leave steep ground, lakes and closed valleys fill.
  *  5. Hillslope diffusion, implicit (a row sweep then a column sweep, each
  *     a tridiagonal solve: unconditionally stable, no overshoot), rows or
  *     columns in parallel.
@@ -149,6 +153,9 @@ typedef struct
   int32_t *rec;     /* receiver; itself on the world's edge */
   int32_t *order;   /* the stack: every sample after its receiver */
   int32_t *pit;     /* the flood's queue of samples below the level */
+  int32_t *lake;    /* a lake sample's outlet (the sample whose level floods it), else -1 */
+  int32_t *lk_beg, *lk_len; /* an outlet's lake: a run of PIT (every lake's samples are
+                             * queued together, before the flood goes on) */
   SpHeap heap;
   double *ero, *dep; /* the run's incised and deposited depths (may be NULL) */
   double dt, rdiff; /* this step's dt and D dt / cell² */
@@ -176,10 +183,15 @@ sp_flood (Sp *s)
 {
   int w = s->w, h = s->h;
   size_t nord = 0, head = 0, tail = 0;
+  int32_t outlet = -1;
   int rc;
 
   for (size_t k = 0; k < s->n; k++)
-    s->rec[k] = -1;
+    {
+      s->rec[k] = -1;
+      s->lake[k] = -1;
+      s->lk_len[k] = 0;
+    }
   s->heap.n = 0;
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++)
@@ -193,9 +205,24 @@ sp_flood (Sp *s)
         }
   while (head < tail || s->heap.n > 0)
     {
-      int32_t c = head < tail ? s->pit[head++] : heap_pop (&s->heap);
-      int cx = c % w, cy = c / w;
-      double level = s->fill[c];
+      int32_t c;
+      int cx, cy;
+      double level;
+
+      if (head < tail)
+        c = s->pit[head++];
+      else
+        {
+          /* The queue is empty: the last outlet's lake is complete. */
+          c = heap_pop (&s->heap);
+          if (outlet >= 0)
+            s->lk_len[outlet] = (int32_t) (tail - (size_t) s->lk_beg[outlet]);
+          outlet = c;
+          s->lk_beg[c] = (int32_t) tail;
+        }
+      cx = c % w;
+      cy = c / w;
+      level = s->fill[c];
 
       if ((nord & 0xffff) == 0 && sp_cancelled (s))
         return TG_ECANCELLED;
@@ -213,6 +240,7 @@ sp_flood (Sp *s)
           if (s->z[k] <= level)
             {
               s->fill[k] = level;
+              s->lake[k] = s->lake[c] >= 0 ? s->lake[c] : c;
               s->pit[tail++] = (int32_t) k;
             }
           else
@@ -223,6 +251,8 @@ sp_flood (Sp *s)
             }
         }
     }
+  if (outlet >= 0)
+    s->lk_len[outlet] = (int32_t) (tail - (size_t) s->lk_beg[outlet]);
   return 0;
 }
 
@@ -305,8 +335,85 @@ sp_incise (double h0, double hr, double f, double n)
   return h;
 }
 
-/* Steps 2 to 4. */
-static void
+typedef struct
+{
+  double depth;
+  int32_t idx;
+} SpDepth;
+
+static int
+by_depth_desc (const void *x, const void *y)
+{
+  const SpDepth *a = x, *b = y;
+
+  if (a->depth != b->depth)
+    return a->depth > b->depth ? -1 : 1;
+  return a->idx < b->idx ? -1 : a->idx > b->idx;
+}
+
+/* Lays sediment V (m³) into the lake of OUTLET, deepest first, so its
+ * floor rises flat: a lake fills from the bottom, as a real one does,
+ * never in streaks along the routes across it.  Returns the volume used
+ * (all of V, or the lake's capacity), or -1 when out of memory. */
+static double
+sp_fill_lake (Sp *s, int32_t outlet, double v, TgSpStats *st)
+{
+  const int32_t *cells = s->pit + s->lk_beg[outlet];
+  int len = s->lk_len[outlet];
+  double a = s->cell_area, cap = 0.0, used = 0.0, level = 0.0, sum = 0.0;
+  SpDepth *d;
+  int j;
+
+  for (int k = 0; k < len; k++)
+    cap += (s->fill[cells[k]] - s->z[cells[k]]) * a;
+  if (!(v < cap))
+    {
+      /* Full: every floor up to the spill level. */
+      for (int k = 0; k < len; k++)
+        {
+          int32_t i = cells[k];
+          double t = s->fill[i] - s->z[i];
+          s->zn[i] += t;
+          if (s->dep)
+            s->dep[i] += t;
+          used += t * a;
+        }
+      st->deposited += used;
+      return used;
+    }
+  if (!(v > 0.0))
+    return 0.0;
+  if (!(d = malloc (sizeof (SpDepth) * (size_t) len)))
+    return -1.0;
+  for (int k = 0; k < len; k++)
+    d[k] = (SpDepth) { s->fill[cells[k]] - s->z[cells[k]], cells[k] };
+  qsort (d, (size_t) len, sizeof (SpDepth), by_depth_desc);
+  /* The j deepest floors rise to LEVEL below the spill level, with
+   * a * sum (depth - level) = v, and the next floor is not deeper. */
+  for (j = 1; j <= len; j++)
+    {
+      sum += d[j - 1].depth;
+      level = (sum - v / a) / j;
+      if (j == len || d[j].depth <= level)
+        break;
+    }
+  for (int k = 0; k < j && k < len; k++)
+    {
+      double t = d[k].depth - level;
+      if (!(t > 0.0))
+        continue;
+      s->zn[d[k].idx] += t;
+      if (s->dep)
+        s->dep[d[k].idx] += t;
+      used += t * a;
+    }
+  free (d);
+  st->deposited += used;
+  return used;
+}
+
+/* Steps 2 to 4.  0 or TG_ENOMEM. */
+static int
 sp_fluvial (Sp *s, TgSpStats *st)
 {
   const TgSpParams *p = s->p;
@@ -334,37 +441,57 @@ sp_fluvial (Sp *s, TgSpStats *st)
           continue;
         }
       h0 = s->z[i] + sp_uplift (s, (size_t) i);
+      if (s->lake[i] >= 0 || s->area[i] < p->channel_area)
+        {
+          s->zn[i] = h0; /* under water, or above the channel head: no incision */
+          continue;
+        }
       f = kdt * pow (s->area[i], p->m) / pow (sp_distance (s, i, r), p->n);
       s->zn[i] = sp_incise (h0, s->zn[r], f, p->n);
     }
+  /* Up the stack: a sample's sediment is complete once its donors are
+   * done.  What reaches a lake sample goes to its outlet, which fills
+   * the lake before passing the rest on. */
   for (size_t k = n; k-- > 0;)
     {
       int32_t i = s->order[k], r = s->rec[i];
-      double up, e, qin, d, room;
-      if (r == i)
+      double up = 0.0, e = 0.0, qin, d;
+      if (r != i)
         {
-          st->outflux += s->qs[i];
-          continue;
+          up = sp_uplift (s, (size_t) i);
+          e = s->z[i] + up - s->zn[i];
+          e = e > 0.0 ? e : 0.0;
         }
-      up = sp_uplift (s, (size_t) i);
-      e = s->z[i] + up - s->zn[i];
-      e = e > 0.0 ? e : 0.0;
       qin = s->qs[i] + e * a;
-      room = s->fill[i] - s->z[i];
-      if (room > 0.0)
-        d = qin / a < room ? qin / a : room;
-      else
-        d = g > 0.0 ? g * qin / (s->area[i] + g * a) : 0.0;
-      s->zn[i] += d;
-      s->qs[r] += qin - d * a;
+      st->eroded += e * a;
+      st->uplift += up * a;
       if (s->ero)
         s->ero[i] += e;
+      if (s->lake[i] >= 0)
+        {
+          s->qs[s->lake[i]] += qin;
+          continue;
+        }
+      if (s->lk_len[i] > 0)
+        {
+          double used = sp_fill_lake (s, i, qin, st);
+          if (used < 0.0)
+            return TG_ENOMEM;
+          qin -= used;
+        }
+      if (r == i)
+        {
+          st->outflux += qin;
+          continue;
+        }
+      d = g > 0.0 ? g * qin / (s->area[i] + g * a) : 0.0;
+      s->zn[i] += d;
+      s->qs[r] += qin - d * a;
       if (s->dep)
         s->dep[i] += d;
-      st->eroded += e * a;
       st->deposited += d * a;
-      st->uplift += up * a;
     }
+  return 0;
 }
 
 /* --- step 5: implicit diffusion, one tridiagonal sweep per axis ------------ */
@@ -480,6 +607,9 @@ sp_clear (Sp *s)
   free (s->rec);
   free (s->order);
   free (s->pit);
+  free (s->lake);
+  free (s->lk_beg);
+  free (s->lk_len);
   free (s->heap.a);
   free (s->cp);
   free (s->den);
@@ -518,9 +648,13 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
   s.rec = malloc (sizeof (int32_t) * s.n);
   s.order = malloc (sizeof (int32_t) * s.n);
   s.pit = malloc (sizeof (int32_t) * s.n);
+  s.lake = malloc (sizeof (int32_t) * s.n);
+  s.lk_beg = malloc (sizeof (int32_t) * s.n);
+  s.lk_len = malloc (sizeof (int32_t) * s.n);
   s.cp = malloc (sizeof (double) * (size_t) (len + 1));
   s.den = malloc (sizeof (double) * (size_t) (len + 1));
-  if (!own || !s.fill || !s.area || !s.qs || !s.rec || !s.order || !s.pit || !s.cp || !s.den)
+  if (!own || !s.fill || !s.area || !s.qs || !s.rec || !s.order || !s.pit || !s.lake || !s.lk_beg
+      || !s.lk_len || !s.cp || !s.den)
     {
       free (own);
       sp_clear (&s);
@@ -539,8 +673,7 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
         rc = sp_parallel (&s, h - 2, 16, sp_receiver_rows, &s);
       if (rc < 0)
         break;
-      sp_fluvial (&s, &st);
-      if ((rc = sp_diffuse (&s, &st)) < 0)
+      if ((rc = sp_fluvial (&s, &st)) < 0 || (rc = sp_diffuse (&s, &st)) < 0)
         break;
       tmp = s.z;
       s.z = s.zn;
