@@ -224,7 +224,7 @@ sp_flood (Sp *s)
       cy = c / w;
       level = s->fill[c];
 
-      if ((nord & 0xffff) == 0 && sp_cancelled (s))
+      if ((nord & 0xfff) == 0 && sp_cancelled (s))
         return TG_ECANCELLED;
       s->order[nord++] = c;
       for (int q = 0; q < 8; q++)
@@ -412,7 +412,7 @@ sp_fill_lake (Sp *s, int32_t outlet, double v, TgSpStats *st)
   return used;
 }
 
-/* Steps 2 to 4.  0 or TG_ENOMEM. */
+/* Steps 2 to 4.  0, TG_ENOMEM or TG_ECANCELLED. */
 static int
 sp_fluvial (Sp *s, TgSpStats *st)
 {
@@ -428,6 +428,8 @@ sp_fluvial (Sp *s, TgSpStats *st)
   for (size_t k = n; k-- > 0;)
     {
       int32_t i = s->order[k], r = s->rec[i];
+      if ((k & 0xfff) == 0 && sp_cancelled (s))
+        return TG_ECANCELLED;
       if (r != i)
         s->area[r] += s->area[i];
     }
@@ -435,6 +437,8 @@ sp_fluvial (Sp *s, TgSpStats *st)
     {
       int32_t i = s->order[k], r = s->rec[i];
       double h0, f;
+      if ((k & 0xfff) == 0 && sp_cancelled (s))
+        return TG_ECANCELLED;
       if (r == i)
         {
           s->zn[i] = s->z[i];
@@ -456,6 +460,8 @@ sp_fluvial (Sp *s, TgSpStats *st)
     {
       int32_t i = s->order[k], r = s->rec[i];
       double up = 0.0, e = 0.0, qin, d;
+      if ((k & 0xfff) == 0 && sp_cancelled (s))
+        return TG_ECANCELLED;
       if (r != i)
         {
           up = sp_uplift (s, (size_t) i);
