@@ -42,6 +42,7 @@
  * budget a test checks: eroded = deposited + carried out.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,7 +207,8 @@ sp_flood (Sp *s)
   while (head < tail || s->heap.n > 0)
     {
       int32_t c;
-      int cx, cy;
+      int cx = 0, cy = 0;
+      bool edge;
       double level;
 
       if (head < tail)
@@ -220,20 +222,30 @@ sp_flood (Sp *s)
           outlet = c;
           s->lk_beg[c] = (int32_t) tail;
         }
-      cx = c % w;
-      cy = c / w;
       level = s->fill[c];
+      /* Only the edge's samples (their own receivers) need the bounds. */
+      edge = s->rec[c] == c;
+      if (edge)
+        {
+          cx = c % w;
+          cy = c / w;
+        }
 
       if ((nord & 0xfff) == 0 && sp_cancelled (s))
         return TG_ECANCELLED;
       s->order[nord++] = c;
       for (int q = 0; q < 8; q++)
         {
-          int nx = cx + sp_dx[q], ny = cy + sp_dy[q];
           size_t k;
-          if (nx < 0 || ny < 0 || nx >= w || ny >= h)
-            continue;
-          k = (size_t) ny * w + nx;
+          if (edge)
+            {
+              int nx = cx + sp_dx[q], ny = cy + sp_dy[q];
+              if (nx < 0 || ny < 0 || nx >= w || ny >= h)
+                continue;
+              k = (size_t) ny * w + nx;
+            }
+          else
+            k = (size_t) ((ptrdiff_t) c + sp_dy[q] * (ptrdiff_t) w + sp_dx[q]);
           if (s->rec[k] >= 0)
             continue;
           s->rec[k] = c;
@@ -288,12 +300,13 @@ sp_receiver_rows (void *user, int begin, int end)
       }
 }
 
-static double
-sp_distance (const Sp *s, int32_t a, int32_t b)
+/* Whether receiver B of A is a diagonal neighbour (they are neighbours). */
+static inline bool
+sp_diagonal (const Sp *s, int32_t a, int32_t b)
 {
-  int dx = a % s->w - b % s->w, dy = a / s->w - b / s->w;
+  int32_t d = a - b;
 
-  return (dx != 0 && dy != 0) ? s->cell * M_SQRT2 : s->cell;
+  return !(d == 1 || d == -1 || d == s->w || d == -s->w);
 }
 
 static double
@@ -419,6 +432,8 @@ sp_fluvial (Sp *s, TgSpStats *st)
   const TgSpParams *p = s->p;
   size_t n = s->n;
   double a = s->cell_area, kdt = p->erodibility * s->dt, g = p->deposition;
+  /* K dt / L^n for the two distances to a receiver. */
+  double kl[2] = { kdt / pow (s->cell, p->n), kdt / pow (s->cell * M_SQRT2, p->n) };
 
   for (size_t k = 0; k < n; k++)
     {
@@ -450,7 +465,7 @@ sp_fluvial (Sp *s, TgSpStats *st)
           s->zn[i] = h0; /* under water, or above the channel head: no incision */
           continue;
         }
-      f = kdt * pow (s->area[i], p->m) / pow (sp_distance (s, i, r), p->n);
+      f = kl[sp_diagonal (s, i, r)] * pow (s->area[i], p->m);
       s->zn[i] = sp_incise (h0, s->zn[r], f, p->n);
     }
   /* Up the stack: a sample's sediment is complete once its donors are
