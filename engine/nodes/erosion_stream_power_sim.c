@@ -47,6 +47,7 @@
 #include <string.h>
 
 #include <tgraph/error.h>
+#include <tgraph/hash.h>
 
 #include "erosion_stream_power.h"
 
@@ -153,6 +154,7 @@ typedef struct
   double *qs;       /* sediment arriving at each sample in this step (m³) */
   int32_t *rec;     /* receiver; itself on the world's edge */
   int32_t *order;   /* the stack: every sample after its receiver */
+  int32_t *rank;    /* each sample's place in ORDER */
   int32_t *pit;     /* the flood's queue of samples below the level */
   int32_t *lake;    /* a lake sample's outlet (the sample whose level floods it), else -1 */
   int32_t *lk_beg, *lk_len; /* an outlet's lake: a run of PIT (every lake's samples are
@@ -233,6 +235,7 @@ sp_flood (Sp *s)
 
       if ((nord & 0xfff) == 0 && sp_cancelled (s))
         return TG_ECANCELLED;
+      s->rank[c] = (int32_t) nord;
       s->order[nord++] = c;
       for (int q = 0; q < 8; q++)
         {
@@ -269,8 +272,12 @@ sp_flood (Sp *s)
 }
 
 /* Step 1, receivers: a sample on open ground (its fill is its height)
- * drains to its steepest neighbour lower on the filled surface; one in a
- * lake or on a flat keeps the sample that flooded it. */
+ * drains to its steepest neighbour lower on the filled surface.  One in a
+ * lake or on a flat drains to a neighbour on the same level that the
+ * flood reached before it, picked by a hash of its position: water finds
+ * its way across as a random walk towards the outlet, not along the
+ * flood's straight breadth-first rays, which would carve straight
+ * parallel grooves once the flat stands above its outlet. */
 static void
 sp_receiver_rows (void *user, int begin, int end)
 {
@@ -282,21 +289,33 @@ sp_receiver_rows (void *user, int begin, int end)
       {
         size_t k = (size_t) y * w + x;
         double best = 0.0;
-        int32_t r = s->rec[k];
-        if (s->fill[k] > s->z[k])
-          continue;
+        int32_t r = s->rec[k], cand[8];
+        int nc = 0;
+        if (!(s->fill[k] > s->z[k]))
+          for (int q = 0; q < 8; q++)
+            {
+              size_t nb = (size_t) (y + sp_dy[q]) * w + (size_t) (x + sp_dx[q]);
+              double drop = s->fill[k] - s->fill[nb];
+              double slope = q < 4 ? drop : drop * M_SQRT1_2;
+              if (drop > 0.0 && slope > best)
+                {
+                  best = slope;
+                  r = (int32_t) nb;
+                }
+            }
+        if (best > 0.0)
+          {
+            s->rec[k] = r;
+            continue;
+          }
         for (int q = 0; q < 8; q++)
           {
             size_t nb = (size_t) (y + sp_dy[q]) * w + (size_t) (x + sp_dx[q]);
-            double drop = s->fill[k] - s->fill[nb];
-            double slope = q < 4 ? drop : drop * M_SQRT1_2;
-            if (drop > 0.0 && slope > best)
-              {
-                best = slope;
-                r = (int32_t) nb;
-              }
+            if (s->fill[nb] == s->fill[k] && s->rank[nb] < s->rank[k])
+              cand[nc++] = (int32_t) nb;
           }
-        s->rec[k] = r;
+        if (nc > 0)
+          s->rec[k] = cand[tg_hash2 (0x5f3759dfu, x, y) % (uint32_t) nc];
       }
 }
 
@@ -628,6 +647,7 @@ sp_clear (Sp *s)
   free (s->rec);
   free (s->order);
   free (s->pit);
+  free (s->rank);
   free (s->lake);
   free (s->lk_beg);
   free (s->lk_len);
@@ -669,12 +689,13 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
   s.rec = malloc (sizeof (int32_t) * s.n);
   s.order = malloc (sizeof (int32_t) * s.n);
   s.pit = malloc (sizeof (int32_t) * s.n);
+  s.rank = malloc (sizeof (int32_t) * s.n);
   s.lake = malloc (sizeof (int32_t) * s.n);
   s.lk_beg = malloc (sizeof (int32_t) * s.n);
   s.lk_len = malloc (sizeof (int32_t) * s.n);
   s.cp = malloc (sizeof (double) * (size_t) (len + 1));
   s.den = malloc (sizeof (double) * (size_t) (len + 1));
-  if (!own || !s.fill || !s.area || !s.qs || !s.rec || !s.order || !s.pit || !s.lake || !s.lk_beg
+  if (!own || !s.fill || !s.area || !s.qs || !s.rec || !s.order || !s.pit || !s.rank || !s.lake || !s.lk_beg
       || !s.lk_len || !s.cp || !s.den)
     {
       free (own);
