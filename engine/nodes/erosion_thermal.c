@@ -23,7 +23,8 @@
  *
  * Convergence: mode "converge" gives pairs a dead band: a pair moves
  * material only while its slope exceeds the talus by more than
- * `tolerance_deg`, and then moves it back to the talus.  Each active pair
+ * `tolerance_deg`, and then moves it back to the talus (both measured so
+ * that the slope between the eight pair directions stays within them).  Each active pair
  * moves at least a fixed amount, so the passes reach a state where no
  * pair moves anything and a pass returns its input bit for bit: no pair's
  * slope is then over talus + tolerance.  `iterations` (scaled as above) is
@@ -568,7 +569,15 @@ thermal_eval (TgEvalCtx *c)
   job.k.b2 = job.k.t2;
   if (p->mode == MODE_CONVERGE)
     {
-      double tan_b = tan (fmin (p->talus_deg + p->tolerance_deg, 89.9) * (M_PI / 180.0));
+      /* Pairs see slopes along eight directions only: a surface whose
+       * pairs all rest at an angle still slopes up to 1 / cos 22.5 deg
+       * (8 %) steeper between them.  Converge mode aims its pairs that
+       * much lower, so the slope itself, in any direction, ends within
+       * talus + tolerance. */
+      double dir = cos (M_PI / 8.0);
+      double tan_b = tan (fmin (p->talus_deg + p->tolerance_deg, 89.9) * (M_PI / 180.0)) * dir;
+      job.k.t1 = (float) (tan_t * dir * r->cell / hm);
+      job.k.t2 = (float) (tan_t * dir * r->cell * M_SQRT2 / hm);
       job.k.b1 = (float) (tan_b * r->cell / hm);
       job.k.b2 = (float) (tan_b * r->cell * M_SQRT2 / hm);
     }
