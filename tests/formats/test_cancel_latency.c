@@ -71,10 +71,10 @@ static const Case cases[] = {
     "f", 300 },
   { "erosion.stream_power", 1025, 8000,
     HILLS ", { \"id\": \"s\", \"type\": \"erosion.stream_power\", \"params\": { \"duration_yr\": 1e6,"
-    " \"cell_m\": 4 } },"
+    " \"cell_m\": 8 } },"
     "{ \"id\": \"out\", \"type\": \"export.heightmap\", \"params\": { \"path\": \"s.r16\", \"format\": \"raw16\" } }",
     "{ \"from\": \"hills.height\", \"to\": \"s.height\" }, { \"from\": \"s.height\", \"to\": \"out.height\" }",
-    "s", 1500 },
+    "s", 800 },
   { "mesh.isosurface (field.noise)", 129, 1000,
     "{ \"id\": \"fn\", \"type\": \"field.noise\", \"params\": { \"amplitude_m\": 40, \"scale_m\": 30,"
     " \"octaves\": 6 } },"
