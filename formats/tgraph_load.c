@@ -604,11 +604,25 @@ load_node (Loader *L, int index, json_object *jn)
 
   if (json_object_object_get_ex (jn, "ui", &jui) && jui)
     {
-      char *text = tg__json_to_text (jui);
-      if (!text)
-        return fail (L, TG_ENOMEM, node_path, "out of memory");
-      tg_graph_set_node_ui (L->g, node, text);
-      free (text);
+      json_object *jb = NULL;
+      char *text;
+      /* The one key of "ui" the engine reads: the rest is the editor's. */
+      if (type_of (jui) == json_type_object && json_object_object_get_ex (jui, "bypass", &jb))
+        {
+          mkpath (path, sizeof path, "%s.ui.bypass", node_path);
+          if (type_of (jb) != json_type_boolean)
+            return fail (L, TG_ETYPE, path, "expected true or false, got %s",
+                         describe (L, path, jb, got, sizeof got));
+          tg_graph_set_node_bypass (L->g, node, json_object_get_boolean (jb));
+          json_object_object_del (jui, "bypass");
+        }
+      if (type_of (jui) != json_type_object || json_object_object_length (jui) > 0)
+        {
+          if (!(text = tg__json_to_text (jui)))
+            return fail (L, TG_ENOMEM, node_path, "out of memory");
+          tg_graph_set_node_ui (L->g, node, text);
+          free (text);
+        }
     }
 
   json_object_object_foreach (jn, key, val)

@@ -338,6 +338,22 @@ print_files (const TgExportList *list, const char *out_dir, double seconds)
   printf ("  total %s\n", tg__cli_format_bytes (total, size, sizeof size));
 }
 
+/* The nodes' warnings, which do not fail the build: `warning: node "base"
+ * (noise.fbm): message`, a line for each. */
+static void
+print_warnings (const char *file, const TgGraph *g, const TgEvalReport *report)
+{
+  for (int node = 0; report->warning && node < report->n_nodes; node++)
+    for (const char *w = report->warning[node]; w && *w;)
+      {
+        const char *nl = strchr (w, '\n');
+        int len = nl ? (int) (nl - w) : (int) strlen (w);
+        fprintf (stderr, "tgraph %s: %s: warning: node \"%s\" (%s): %.*s\n", CMD, file,
+                 tg_graph_node_id (g, node), tg_graph_node_desc (g, node)->type, len, w);
+        w += len + (nl ? 1 : 0);
+      }
+}
+
 /* Names the node that failed: `node "erode" (erosion.thermal): message`. */
 static void
 print_failure (const char *file, const TgGraph *g, const TgEvalReport *report, const TgError *err)
@@ -679,6 +695,7 @@ build (const TgCliEvalOptions *o, const TgGraph *g)
   pthread_mutex_unlock (&progress.lock);
 
   int status;
+  print_warnings (o->file, g, &report);
   if (refused)
     status = refused;
   else if (rc == TG_ECANCELLED || (rc < 0 && sig))

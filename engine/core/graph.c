@@ -19,6 +19,7 @@ typedef struct
   TgParamValue *params; /* desc->n_params */
   char *ui;
   char *extra;
+  bool bypass; /* passes its main input through (tg_node_desc_bypass_input) */
 } Node;
 
 struct TgGraph
@@ -112,6 +113,7 @@ tg_graph_copy (const TgGraph *g)
       d->id = dup_or_null (s->id);
       d->ui = dup_or_null (s->ui);
       d->extra = dup_or_null (s->extra);
+      d->bypass = s->bypass;
       d->params = calloc ((size_t) (s->desc->n_params ? s->desc->n_params : 1),
                           sizeof (TgParamValue));
       c->n_nodes++;
@@ -599,6 +601,49 @@ tg_graph_set_node_ui (TgGraph *g, int node, const char *json)
     replace_string (&g->nodes[node].ui, json);
 }
 
+int
+tg_node_desc_bypass_input (const TgNodeDesc *d)
+{
+  if (d == NULL || d->n_outputs == 0)
+    return -1;
+  for (int k = 0; k < d->n_inputs; k++)
+    if (d->inputs[k].type == d->outputs[0].type)
+      return k;
+  return -1;
+}
+
+void
+tg_graph_set_node_bypass (TgGraph *g, int node, bool bypass)
+{
+  if (node >= 0 && node < g->n_nodes && g->nodes[node].bypass != bypass)
+    {
+      g->nodes[node].bypass = bypass;
+      g->generation++;
+    }
+}
+
+bool
+tg_graph_node_bypass (const TgGraph *g, int node)
+{
+  return node >= 0 && node < g->n_nodes && g->nodes[node].bypass;
+}
+
+TgLocality
+tg_graph_node_locality (const TgGraph *g, int node)
+{
+  if (node < 0 || node >= g->n_nodes)
+    return TG_LOCALITY_LOCAL;
+  return g->nodes[node].bypass ? TG_LOCALITY_LOCAL : g->nodes[node].desc->locality;
+}
+
+bool
+tg_graph_node_reads_input (const TgGraph *g, int node, int input)
+{
+  if (node < 0 || node >= g->n_nodes)
+    return false;
+  return !g->nodes[node].bypass || input == tg_node_desc_bypass_input (g->nodes[node].desc);
+}
+
 const char *
 tg_graph_node_ui (const TgGraph *g, int node)
 {
@@ -708,6 +753,45 @@ check_links (const TgGraph *g, int node, const void *params, TgError *err)
   return rc;
 }
 
+/* A bypassed node needs an input to pass through, and a link into it. */
+static int
+check_bypass (const TgGraph *g, int node, TgError *err)
+{
+  const Node *n = &g->nodes[node];
+  const TgNodeDesc *d = n->desc;
+  int k = tg_node_desc_bypass_input (d);
+  char path[TG_ERROR_PATH_MAX];
+  int rc;
+
+  if (k >= 0 && d->inputs[k].optional && tg_graph_input_link (g, node, k) < 0)
+    {
+      snprintf (path, sizeof path, "nodes[%d].inputs.%s", node, d->inputs[k].name);
+      rc = tg_error_set (err, TG_EMISSING, path,
+                    "node \"%s\" (%s) is bypassed and needs a link into its \"%s\" input "
+                    "to pass through",
+                    n->id, d->type, d->inputs[k].name);
+    }
+  else if (k < 0)
+    {
+      snprintf (path, sizeof path, "nodes[%d].ui.bypass", node);
+      if (d->n_outputs == 0)
+        rc = tg_error_set (err, TG_EINVAL, path,
+                      "node \"%s\" (%s) cannot be bypassed: it has no output to pass an "
+                      "input through to",
+                      n->id, d->type);
+      else
+        rc = tg_error_set (err, TG_EINVAL, path,
+                      "node \"%s\" (%s) cannot be bypassed: it has no %s input to pass "
+                      "through to its \"%s\" output",
+                      n->id, d->type, tg_port_type_name (d->outputs[0].type),
+                      d->outputs[0].name);
+    }
+  else
+    return 0;
+  tg_error_set_node_id (err, n->id);
+  return rc;
+}
+
 int
 tg_graph_check_node (const TgGraph *g, int node, const void *params, TgError *err)
 {
@@ -720,9 +804,11 @@ tg_graph_check_node (const TgGraph *g, int node, const void *params, TgError *er
     return tg_error_set (err, TG_EINVAL, NULL, "no node %d", node);
   n = &g->nodes[node];
   d = n->desc;
+  if (n->bypass && (rc = check_bypass (g, node, err)) < 0)
+    return rc;
   for (int k = 0; k < d->n_params && rc == 0; k++)
     rc = tg_param_value_check (&d->params[k], &n->params[k], err);
-  if (rc == 0 && (d->check || d->check_links))
+  if (rc == 0 && (d->check || (d->check_links && !n->bypass)))
     {
       if (params == NULL)
         {
@@ -735,7 +821,7 @@ tg_graph_check_node (const TgGraph *g, int node, const void *params, TgError *er
         }
       if (rc == 0 && d->check)
         rc = d->check (params, err);
-      if (rc == 0 && d->check_links)
+      if (rc == 0 && d->check_links && !n->bypass)
         rc = check_links (g, node, params, err);
       if (own)
         tg_params_struct_clear (d->params, d->n_params, own);
@@ -747,7 +833,8 @@ tg_graph_check_node (const TgGraph *g, int node, const void *params, TgError *er
       return rc;
     }
   for (int k = 0; k < d->n_inputs; k++)
-    if (!d->inputs[k].optional && tg_graph_input_link (g, node, k) < 0)
+    if (!d->inputs[k].optional && tg_graph_input_link (g, node, k) < 0
+        && tg_graph_node_reads_input (g, node, k))
       {
         char path[TG_ERROR_PATH_MAX];
         snprintf (path, sizeof path, "nodes[%d].inputs.%s", node, d->inputs[k].name);
@@ -764,6 +851,62 @@ world_equal (const TgWorld *a, const TgWorld *b)
 {
   return a->size_x == b->size_x && a->size_z == b->size_z && a->height_m == b->height_m
          && a->resolution == b->resolution && a->seed == b->seed;
+}
+
+double
+tg_world_cell_m (const TgWorld *w)
+{
+  TgRegion r;
+
+  tg_region_for_world (&r, w, w->resolution);
+  return r.cell;
+}
+
+int
+tg_warn_below_cells (TgError *warn, const char *name, const char *label, double value_m,
+                     double cell_m, int cells)
+{
+  char path[TG_ERROR_PATH_MAX], v[32], c[32], least[32];
+
+  if (!(value_m < cells * cell_m))
+    return 0;
+  tg_format_double (value_m, v);
+  tg_format_double (cell_m, c);
+  tg_format_double (cells * cell_m, least);
+  snprintf (path, sizeof path, "params.%s", name);
+  tg_error_set (warn, TG_ERANGE, path,
+                "%s %s m is smaller than %s of the world's %s m grid: the detail is lost at "
+                "this resolution (%s m or more shows it)",
+                label, v, cells == 1 ? "one cell" : "two cells", c, least);
+  return 1;
+}
+
+int
+tg_graph_node_warning (const TgGraph *g, int node, TgError *warn)
+{
+  const Node *n;
+  void *p;
+  int rc = 0;
+
+  if (node < 0 || node >= g->n_nodes)
+    return 0;
+  n = &g->nodes[node];
+  if (n->desc->warn == NULL || n->bypass)
+    return 0;
+  if ((p = calloc (1, n->desc->params_size ? n->desc->params_size : 1)) == NULL)
+    return 0;
+  for (int k = 0; k < n->desc->n_params && rc == 0; k++)
+    rc = tg_param_value_store (&n->desc->params[k], &n->params[k], p);
+  tg_error_clear (warn);
+  if (rc == 0)
+    rc = n->desc->warn (p, tg_world_cell_m (&g->world), warn) > 0;
+  else
+    rc = 0;
+  tg_params_struct_clear (n->desc->params, n->desc->n_params, p);
+  free (p);
+  if (rc)
+    tg_error_prefix_node (warn, node, n->id);
+  return rc;
 }
 
 bool

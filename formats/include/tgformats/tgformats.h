@@ -92,6 +92,7 @@ typedef enum
   TG_DIFF_LINK_REMOVED, /* NODE: "from.port", NAME: "to.port" */
   TG_DIFF_LINK_ADDED,   /* as LINK_REMOVED */
   TG_DIFF_NODE_MOVED,   /* NODE; OLD, NEW: the "ui" blocks (only the editor reads them) */
+  TG_DIFF_NODE_BYPASS,  /* NODE; OLD, NEW: "true" or "false" (ui.bypass, which the engine reads) */
 } TgDiffKind;
 
 typedef struct
