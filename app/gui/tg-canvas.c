@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "tg-canvas.h"
+#include "tg-node-menu.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -120,6 +121,8 @@ struct _TgCanvas
   int frame_sel;           /* selected frame, or -1 */
   int frame_editing;       /* the frame the frame popover edits, or -1 */
   GHashTable *frame_nodes; /* ids moving with a dragged frame */
+
+  GtkWidget *node_menu;    /* right-click on a node (tg-node-menu.c) */
 };
 
 enum
@@ -437,6 +440,8 @@ draw_node (TgCanvas *self, cairo_t *cr, PangoLayout *layout, PangoFontDescriptio
 
   node_pos (self, n, &x, &y);
   category_colour (d->category, cat);
+  if (tg_graph_node_bypass (g, n))
+    cairo_push_group (cr);
 
   /* Shadow, body, header. */
   rounded_rect (cr, x + 1, y + 4, NODE_W, h, 7);
@@ -489,21 +494,9 @@ draw_node (TgCanvas *self, cairo_t *cr, PangoLayout *layout, PangoFontDescriptio
                  y + HEADER_H / 2 + 1, NODE_W - 30 - idw - 15, 0, 1, 1, 1, 0.6);
   }
 
-  /* Error badge at the header's right end. */
-  if (st && (st->state == TG_NODE_FAILED || st->state == TG_NODE_SKIPPED))
-    {
-      double bx = x + NODE_W - 14, by = y + HEADER_H / 2;
-      cairo_arc (cr, bx, by, 8, 0, 2 * G_PI);
-      if (st->state == TG_NODE_FAILED)
-        cairo_set_source_rgb (cr, 0.88, 0.22, 0.22);
-      else
-        cairo_set_source_rgb (cr, 0.55, 0.55, 0.58);
-      cairo_fill (cr);
-      pango_font_description_set_weight (fd, PANGO_WEIGHT_BOLD);
-      pango_font_description_set_absolute_size (fd, 11 * PANGO_SCALE);
-      pango_layout_set_font_description (layout, fd);
-      draw_text (cr, layout, "!", bx - 2, by, -1, 0, 1, 1, 1, 1);
-    }
+  /* Error or warning badge at the header's right end. */
+  if (st)
+    tg_node_draw_badge (cr, layout, fd, x + NODE_W - 14, y + HEADER_H / 2, st->state, st->message);
 
   /* Ports with their names. */
   pango_font_description_set_weight (fd, PANGO_WEIGHT_NORMAL);
@@ -563,6 +556,16 @@ draw_node (TgCanvas *self, cairo_t *cr, PangoLayout *layout, PangoFontDescriptio
       cairo_set_line_width (cr, 1);
       cairo_set_source_rgba (cr, 1, 1, 1, 0.08);
       cairo_stroke (cr);
+    }
+  if (tg_graph_node_bypass (g, n))
+    {
+      double iy = 0, oy = 0, px;
+      int k = tg_node_desc_bypass_input (d);
+      if (k >= 0)
+        port_pos (self, n, FALSE, k, &px, &iy);
+      if (d->n_outputs > 0)
+        port_pos (self, n, TRUE, 0, &px, &oy);
+      tg_node_draw_bypass (cr, x, y, NODE_W, iy, oy);
     }
 }
 
@@ -1625,7 +1628,22 @@ drag_end (GtkGestureDrag *gesture, double dx, double dy, TgCanvas *self)
 static void
 secondary_pressed (GtkGestureClick *gesture, int n_press, double x, double y, TgCanvas *self)
 {
-  if (self->doc)
+  Hit h = hit_test (self, x, y);
+
+  /* On a node: its actions, for the selection it joins (or is in). */
+  if (self->doc && (h.kind == HIT_NODE || h.kind == HIT_INPUT || h.kind == HIT_OUTPUT))
+    {
+      const char *id = tg_graph_node_id (graph (self), h.node);
+      g_auto (GStrv) sel = NULL;
+      if (!g_hash_table_contains (self->selection, id))
+        tg_canvas_select (self, (const char *const[]) { id, NULL }, id);
+      else if (g_strcmp0 (self->active, id))
+        tg_canvas_select (self, (const char *const *) (sel = tg_canvas_dup_selection (self)), id);
+      g_clear_pointer (&sel, g_strfreev);
+      sel = tg_canvas_dup_selection (self);
+      tg_node_menu_popup (self->node_menu, self->doc, id, (const char *const *) sel, x, y);
+    }
+  else if (self->doc)
     {
       clear_wire (self);
       popup_add (self, x, y);
@@ -1967,7 +1985,9 @@ on_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard, GtkTooltip
       to_canvas (self, x, y, &cx, &cy);
       if (cy > ny + HEADER_H)
         return FALSE;
-      if (st && st->message && (st->state == TG_NODE_FAILED || st->state == TG_NODE_SKIPPED))
+      if (st && st->message
+          && (st->state == TG_NODE_FAILED || st->state == TG_NODE_SKIPPED
+              || tg_node_state_is_warning (st->state, st->message)))
         gtk_tooltip_set_text (tooltip, st->message);
       else if (st && st->state == TG_NODE_SKIPPED)
         gtk_tooltip_set_text (tooltip, _("Not evaluated: an input failed"));
@@ -2082,6 +2102,7 @@ tg_canvas_size_allocate (GtkWidget *widget, int width, int height, int baseline)
   gtk_popover_present (self->add_popover);
   gtk_popover_present (self->rename_popover);
   gtk_popover_present (self->frame_popover);
+  gtk_popover_present (GTK_POPOVER (self->node_menu));
 }
 
 static void
@@ -2095,6 +2116,7 @@ tg_canvas_dispose (GObject *object)
       g_signal_handler_disconnect (self->doc, self->renamed_id);
       g_clear_object (&self->doc);
     }
+  g_clear_pointer (&self->node_menu, gtk_widget_unparent);
   gtk_widget_dispose_template (GTK_WIDGET (self), TG_TYPE_CANVAS);
   G_OBJECT_CLASS (tg_canvas_parent_class)->dispose (object);
 }
@@ -2186,6 +2208,7 @@ tg_canvas_init (TgCanvas *self)
   self->frame_nodes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->frame_sel = self->frame_editing = -1;
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->node_menu = tg_node_menu_new (GTK_WIDGET (self));
   fill_add_list (self);
   fill_frame_colours (self);
 }

@@ -1143,6 +1143,38 @@ tg_document_rename_node (TgDocument *doc, const char *id, const char *new_id, GE
   return TRUE;
 }
 
+gboolean
+tg_document_set_bypass (TgDocument *doc, const char *const *ids, gboolean bypass, GError **error)
+{
+  TgGraph *work;
+  gboolean change = FALSE;
+
+  for (int k = 0; ids && ids[k]; k++)
+    {
+      int n = tg_graph_find_node (doc->graph, ids[k]);
+      if (n < 0)
+        {
+          g_set_error (error, TG_DOCUMENT_ERROR, 0, _("No node “%s”"), ids[k]);
+          return FALSE;
+        }
+      if (bypass && tg_node_desc_bypass_input (tg_graph_node_desc (doc->graph, n)) < 0)
+        {
+          g_set_error (error, TG_DOCUMENT_ERROR, 0,
+                       _("“%s” cannot be bypassed: it has no input to pass through"), ids[k]);
+          return FALSE;
+        }
+      change |= tg_graph_node_bypass (doc->graph, n) != bypass;
+    }
+  if (!change)
+    return TRUE;
+  work = tg_graph_copy (doc->graph);
+  for (int k = 0; ids[k]; k++)
+    tg_graph_set_node_bypass (work, tg_graph_find_node (work, ids[k]), bypass);
+  commit (doc, work, bypass ? _("Bypass Node") : _("Stop Bypassing Node"), NULL,
+          TG_DOC_CHANGE_PARAMS, ids[0]);
+  return TRUE;
+}
+
 static int
 cmp_desc (gconstpointer a, gconstpointer b)
 {

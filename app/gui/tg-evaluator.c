@@ -260,6 +260,9 @@ post_report (TgEvaluator *ev, Job *j, const TgEvalReport *r, int pulled, int rc,
       m->node_id = g_strdup (tg_graph_node_id (j->graph, n));
       m->state = r->state[n];
       m->message = g_strdup (r->message ? r->message[n] : NULL);
+      /* A node that ran carries its warning, if any, as its message. */
+      if (!m->message && r->warning && (r->state[n] == TG_NODE_DONE || r->state[n] == TG_NODE_CACHED))
+        m->message = g_strdup (r->warning[n]);
       post (ev, m);
     }
   /* Refused before any node ran (an unlinked input): the message is on

@@ -830,10 +830,20 @@ tg_inspector_set_node (TgInspector *self, const char *id)
 void
 tg_inspector_set_message (TgInspector *self, const char *message, const char *details)
 {
+  gtk_widget_remove_css_class (GTK_WIDGET (self->message), "warning");
+  gtk_widget_add_css_class (GTK_WIDGET (self->message), "error");
   gtk_widget_set_visible (self->problem, message != NULL);
   gtk_label_set_text (self->message, message ? message : "");
   gtk_label_set_text (self->details, details ? details : "");
   gtk_widget_set_visible (GTK_WIDGET (self->details), details != NULL);
+}
+
+void
+tg_inspector_set_warning (TgInspector *self, const char *message)
+{
+  tg_inspector_set_message (self, message, NULL);
+  gtk_widget_remove_css_class (GTK_WIDGET (self->message), "error");
+  gtk_widget_add_css_class (GTK_WIDGET (self->message), "warning");
 }
 
 const char *

@@ -12,6 +12,8 @@
  *   export-refused DIR    export; fails unless refused for memory, DIR untouched
  *   save FILE             save the document
  *   screenshot FILE.png   render the window into a PNG
+ *   screenshot-screen FILE.png  the X screen (ImageMagick's import), with
+ *                         open menus and tooltips
  *   view 2d|3d            show the viewer's 2D or 3D page
  *   resolution N          set the preview resolution (257, 513, 1025)
  *   wait3d                wait until the 3D view has drawn the latest output
@@ -63,7 +65,8 @@
  * that CSS name, at fractions of its size; the middle by default),
  * "tip:TOOLTIP[@FX,FY]" (the first visible widget with that tooltip), or
  * "slider:PARAM[@FX,FY]" and "spin:PARAM[@FX,FY]" (the inspector's slider
- * and spin button of number parameter PARAM).  "@FX,FY+DX" (or -DX) moves
+ * and spin button of number parameter PARAM), or "menu:LABEL" (the item
+ * LABEL of the popover menu that is open, such as the node menu).  "@FX,FY+DX" (or -DX) moves
  * the point DX pixels across from there.
  *
  * Each step is printed to stderr as it runs.  A step written "now STEP"
@@ -166,6 +169,49 @@ find_target (Script *s, const char *spec)
   return NULL;
 }
 
+/* The mapped menu item (a popover menu's model button) labelled LABEL. */
+static GtkWidget *
+find_menu_item (GtkWidget *w, const char *label)
+{
+  if (!gtk_widget_get_mapped (w))
+    return NULL;
+  if (!strcmp (gtk_widget_get_css_name (w), "modelbutton"))
+    for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+      if (GTK_IS_LABEL (c) && !strcmp (gtk_label_get_text (GTK_LABEL (c)), label))
+        return w;
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_menu_item (c, label);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+/* A "menu:LABEL" target, an item of an open popover menu, in the window's
+ * coordinates: the popover is a surface of its own, placed relative to
+ * the window's. */
+static gboolean
+locate_menu_item (Script *s, const char *label, double *x, double *y)
+{
+  GtkWidget *item = find_menu_item (GTK_WIDGET (s->window), label);
+  GtkNative *native = item ? gtk_widget_get_native (item) : NULL;
+  graphene_point_t p = GRAPHENE_POINT_INIT (0, 0), out;
+  double px, py, wx, wy;
+
+  if (!native || !GDK_IS_POPUP (gtk_native_get_surface (native)))
+    return FALSE;
+  p.x = gtk_widget_get_width (item) / 2.0f;
+  p.y = gtk_widget_get_height (item) / 2.0f;
+  if (!gtk_widget_compute_point (item, GTK_WIDGET (native), &p, &out))
+    return FALSE;
+  gtk_native_get_surface_transform (native, &px, &py);
+  gtk_native_get_surface_transform (GTK_NATIVE (s->window), &wx, &wy);
+  *x = out.x + px + gdk_popup_get_position_x (GDK_POPUP (gtk_native_get_surface (native))) - wx;
+  *y = out.y + py + gdk_popup_get_position_y (GDK_POPUP (gtk_native_get_surface (native))) - wy;
+  return TRUE;
+}
+
 /* TARGET in the window's coordinates (those of its screenshots). */
 static gboolean
 locate_in_window (Script *s, const char *target, double *x, double *y, GError **error)
@@ -176,6 +222,12 @@ locate_in_window (Script *s, const char *target, double *x, double *y, GError **
   double lx = 0, ly = 0, fx = 0.5, fy = 0.5, dx = 0;
   graphene_point_t p, out;
 
+  if (g_str_has_prefix (spec, "menu:"))
+    {
+      if (!locate_menu_item (s, spec + 5, x, y))
+        goto bad;
+      return TRUE;
+    }
   if (g_str_has_prefix (spec, "css:") || g_str_has_prefix (spec, "tip:")
       || g_str_has_prefix (spec, "slider:") || g_str_has_prefix (spec, "spin:"))
     {
@@ -685,6 +737,16 @@ tick (gpointer data)
   else if (!strcmp (step, "screenshot") && arg)
     {
       if (!tg_window_save_screenshot (w, arg, &error))
+        return fail (s, "%s", error->message);
+    }
+  else if (!strcmp (step, "screenshot-screen") && arg)
+    {
+      /* The X screen as it shows, popovers and tooltips included. */
+      const char *argv[] = { "import", "-window", "root", arg, NULL };
+      int status = 0;
+      if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
+                         &status, &error)
+          || !g_spawn_check_wait_status (status, &error))
         return fail (s, "%s", error->message);
     }
   else if (step_3d (s, step, arg, &failed))

@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "tg-window.h"
+#include "tg-node-menu.h"
 #include "tg-canvas.h"
 #include "tg-evaluator.h"
 #include "tg-inspector.h"
@@ -108,8 +109,11 @@ update_node_messages (TgWindow *self)
   else
     tg_viewer_set_message (self->viewer, NULL, FALSE);
 
-  if (tg_canvas_get_node_state (self->canvas, active, &amsg, &adetails, NULL) == TG_NODE_FAILED)
+  state = tg_canvas_get_node_state (self->canvas, active, &amsg, &adetails, NULL);
+  if (state == TG_NODE_FAILED)
     tg_inspector_set_message (self->inspector, amsg, adetails);
+  else if (tg_node_state_is_warning (state, amsg))
+    tg_inspector_set_warning (self->inspector, amsg);
   else
     tg_inspector_set_message (self->inspector, NULL, NULL);
 }
@@ -234,6 +238,16 @@ on_pin_changed (TgWindow *self)
       request_eval (self);
     }
   update_node_messages (self);
+}
+
+/* The node menu's "Pin to Viewer": the viewer keeps showing node ID. */
+static void
+action_pin_node (GtkWidget *w, const char *name, GVariant *param)
+{
+  TgWindow *self = TG_WINDOW (w);
+
+  tg_viewer_set_pinned (self->viewer, g_variant_get_string (param, NULL));
+  on_pin_changed (self);
 }
 
 static void
@@ -1268,6 +1282,7 @@ tg_window_class_init (TgWindowClass *klass)
   gtk_widget_class_install_action (wc, "win.cut", NULL, action_copy);
   gtk_widget_class_install_action (wc, "win.paste", NULL, action_paste);
   gtk_widget_class_install_action (wc, "win.show-message", "s", action_show_message);
+  gtk_widget_class_install_action (wc, "win.pin-node", "s", action_pin_node);
   gtk_widget_class_add_binding_action (wc, GDK_KEY_Escape, 0, "win.cancel", NULL);
 }
 
