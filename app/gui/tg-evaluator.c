@@ -261,7 +261,8 @@ post_report (TgEvaluator *ev, Job *j, const TgEvalReport *r, int pulled, int rc,
       m->state = r->state[n];
       m->message = g_strdup (r->message ? r->message[n] : NULL);
       /* A node that ran carries its warning, if any, as its message. */
-      if (!m->message && r->warning && (r->state[n] == TG_NODE_DONE || r->state[n] == TG_NODE_CACHED))
+      if (!m->message && r->warning
+          && (r->state[n] == TG_NODE_DONE || r->state[n] == TG_NODE_CACHED))
         m->message = g_strdup (r->warning[n]);
       post (ev, m);
     }

@@ -10,7 +10,9 @@
 #  - Rename, Duplicate and Pin to Viewer from the menu;
 #  - a noise scale below two cells: a yellow warning badge on the node
 #    (its pixels in the screenshot), its message in the inspector and the
-#    canvas, gone once the scale is raised; a bypassed node drawn dimmed.
+#    canvas, gone once the scale is raised; a bypassed node drawn dimmed;
+#  - a number typed out of range in a vector or the World tab is clamped
+#    with a note (the status line; the spin button's tooltip).
 # Skips (77) when no X server can start or xdotool is not installed.
 # Usage: gui_nodemenu.sh TERRANE TGRAPH
 set -u
@@ -85,6 +87,33 @@ steps=(
 )
 run_script nodemenu "$(IFS=';'; echo "${steps[*]}")" "$out/nodemenu.tgraph"
 
+# A typed number out of range in a vector (the shape's centre) and in
+# the World tab is clamped with a note, as the node's numbers are.
+steps=(
+  "wait"
+  "select island"
+  "wait"
+  "click tip:X"
+  "key ctrl+a"
+  "key minus"
+  "type 3000000000"
+  "key Tab"
+  "wait"
+  "status"
+  "click tip:The selected node's settings, or the world's@0.75,0.5"
+  "sleep 1000"
+  "click css:spinbutton"
+  "key ctrl+a"
+  "type 5000000"
+  "key Tab"
+  "wait"
+  "status"
+  "screenshot $out/world_clamped.png"
+  "save $out/clamped.tgraph"
+  "quit"
+)
+run_script clamp "$(IFS=';'; echo "${steps[*]}")" "$out/nodemenu.tgraph"
+
 "$tgraph" eval "$out/bypassed.tgraph" -o "$out/cli_export" --quiet 2> "$out/cli.err" ||
   { echo "FAIL: tgraph eval of the saved file"; cat "$out/cli.err"; fail=1; }
 if diff -r "$out/gui_export" "$out/cli_export"; then
@@ -152,6 +181,15 @@ check(light("menu.png") > base + 5000,
       "the node menu shows on the canvas (%d light pixels, %d before)" % (light("menu.png"), base))
 check(light("add.png") > base + 5000,
       "the add-node search shows on empty canvas (%d, %d before)" % (light("add.png"), base))
+clamp = open(out + "/clamp.log").read()
+check("status: Centre: -3000000000 m is below the minimum -1000000000 m; set to -1000000000 m"
+      in clamp, "a vector's typed value clamped, and the status says so")
+check("status: Size X: 5000000 m is above the maximum 1000000 m; set to 1000000 m" in clamp,
+      "the World tab's typed value clamped, and the status says so")
+doc = json.load(open(out + "/clamped.tgraph"))
+check(doc["world"]["size_m"][0] == 1000000, "the world's size was clamped (%s)" % doc["world"]["size_m"])
+check([n for n in doc["nodes"] if n["id"] == "island"][0]["params"]["center_m"][0] == -1e9,
+      "the centre was clamped")
 sys.exit(1 if fail else 0)
 PY
 exit $fail
