@@ -39,6 +39,8 @@
  *                         GTK's recent files list
  *   dialog FILE.png       render the message dialog on screen into FILE.png,
  *                         print its texts and close it; fails without one
+ *   screenshot-dialog FILE.png   render the app's other window on screen (a
+ *                         dialog such as Export) into FILE.png, print its title
  *   sleep MS
  *   quit                  exit with status 0 (any failed step exits 1)
  *
@@ -66,7 +68,9 @@
  * "tip:TOOLTIP[@FX,FY]" (the first visible widget with that tooltip), or
  * "slider:PARAM[@FX,FY]" and "spin:PARAM[@FX,FY]" (the inspector's slider
  * and spin button of number parameter PARAM), or "menu:LABEL" (the item
- * LABEL of the popover menu that is open, such as the node menu).  "@FX,FY+DX" (or -DX) moves
+ * LABEL of the popover menu that is open, such as the node menu).  css:
+ * and tip: look in the main window first, then in the app's other windows
+ * (dialogs).  "@FX,FY+DX" (or -DX) moves
  * the point DX pixels across from there.
  *
  * Each step is printed to stderr as it runs.  A step written "now STEP"
@@ -100,6 +104,7 @@ typedef struct
   char *refused_dir; /* an export-refused step's folder */
   gboolean waiting_3d;
   guint settle; /* idle ticks seen in a row */
+  GtkNative *native; /* the window the last target lies in (the main one or a dialog) */
   gboolean child_running; /* an xdotool step */
   int child_status;
 } Script;
@@ -157,10 +162,20 @@ find_target (Script *s, const char *spec)
 {
   GtkWidget *root = GTK_WIDGET (s->window), *i;
 
-  if (g_str_has_prefix (spec, "css:"))
-    return find_widget (root, spec + 4, NULL);
-  if (g_str_has_prefix (spec, "tip:"))
-    return find_widget (root, NULL, spec + 4);
+  if (g_str_has_prefix (spec, "css:") || g_str_has_prefix (spec, "tip:"))
+    {
+      gboolean css = g_str_has_prefix (spec, "css:");
+      GListModel *tops = gtk_window_get_toplevels (); /* borrowed */
+      GtkWidget *w = find_widget (root, css ? spec + 4 : NULL, css ? NULL : spec + 4);
+      /* Then the app's other windows: a dialog over the main one. */
+      for (guint k = 0; !w && k < g_list_model_get_n_items (tops); k++)
+        {
+          g_autoptr (GtkWidget) top = g_list_model_get_item (tops, k);
+          if (top != root)
+            w = find_widget (top, css ? spec + 4 : NULL, css ? NULL : spec + 4);
+        }
+      return w;
+    }
   i = find_by_type (root, TG_TYPE_INSPECTOR);
   if (i && g_str_has_prefix (spec, "slider:"))
     return tg_inspector_get_number_widget (TG_INSPECTOR (i), spec + 7, FALSE);
@@ -248,6 +263,8 @@ locate_in_window (Script *s, const char *target, double *x, double *y, GError **
       if (!w || !tg_canvas_locate (TG_CANVAS (w), spec, &lx, &ly))
         goto bad;
     }
+  root = GTK_WIDGET (gtk_widget_get_native (w));
+  s->native = GTK_NATIVE (root);
   p = GRAPHENE_POINT_INIT ((float) lx, (float) ly);
   if (!gtk_widget_compute_point (w, root, &p, &out))
     goto bad;
@@ -268,7 +285,7 @@ locate (Script *s, const char *target, double *x, double *y, GError **error)
   if (!locate_in_window (s, target, x, y, error))
     return FALSE;
   /* Client-side decorations put the window's widgets inside its surface. */
-  gtk_native_get_surface_transform (GTK_NATIVE (s->window), &sx, &sy);
+  gtk_native_get_surface_transform (s->native, &sx, &sy);
   *x += sx;
   *y += sy;
   return TRUE;
@@ -282,6 +299,18 @@ child_done (GPid pid, int status, gpointer data)
   s->child_running = FALSE;
   s->child_status = g_spawn_check_wait_status (status, NULL) ? 0 : 1;
   g_spawn_close_pid (pid);
+}
+
+/* The X window of the last target's native (a dialog's), else XID. */
+static unsigned long
+native_xid (Script *s, unsigned long xid)
+{
+#ifdef GDK_WINDOWING_X11
+  GdkSurface *surface = s->native ? gtk_native_get_surface (s->native) : NULL;
+  if (surface && GDK_IS_X11_SURFACE (surface))
+    return gdk_x11_surface_get_xid (surface);
+#endif
+  return xid;
 }
 
 static gboolean
@@ -309,7 +338,7 @@ pointer_step (Script *s, const char *step, const char *arg, GError **error)
       return FALSE;
     }
 #define ARG(...) g_ptr_array_add (argv, g_strdup_printf (__VA_ARGS__))
-#define MOVE(X, Y) (ARG ("mousemove"), ARG ("--window"), ARG ("%lu", xid), \
+#define MOVE(X, Y) (ARG ("mousemove"), ARG ("--window"), ARG ("%lu", native_xid (s, xid)), \
                     ARG ("%d", (int) lround (X)), ARG ("%d", (int) lround (Y)), ARG ("sleep"), \
                     ARG ("0.15"))
   ARG ("xdotool");
@@ -625,6 +654,25 @@ dialog_step (Script *s, const char *png, GError **error)
   return TRUE;
 }
 
+/* Renders the app's window other than the main one (a dialog) into PNG. */
+static gboolean
+dialog_shot (Script *s, const char *png, GError **error)
+{
+  GListModel *tops = gtk_window_get_toplevels (); /* borrowed */
+
+  for (guint k = 0; k < g_list_model_get_n_items (tops); k++)
+    {
+      g_autoptr (GtkWidget) top = g_list_model_get_item (tops, k);
+      if (top != GTK_WIDGET (s->window) && GTK_IS_WINDOW (top) && gtk_widget_get_mapped (top))
+        {
+          g_printerr ("script: window: %s\n", gtk_window_get_title (GTK_WINDOW (top)));
+          return tg_widget_save_png (top, png, error);
+        }
+    }
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "no other window is shown");
+  return FALSE;
+}
+
 static void
 print_recent (Script *s)
 {
@@ -770,6 +818,11 @@ tick (gpointer data)
   else if (!strcmp (step, "dialog") && arg)
     {
       if (!dialog_step (s, arg, &error))
+        return fail (s, "%s", error->message);
+    }
+  else if (!strcmp (step, "screenshot-dialog") && arg)
+    {
+      if (!dialog_shot (s, arg, &error))
         return fail (s, "%s", error->message);
     }
   else if (!strcmp (step, "sleep") && arg)

@@ -14,6 +14,7 @@
 #include "tg-node-menu.h"
 #include "tg-canvas.h"
 #include "tg-evaluator.h"
+#include "tg-export-dialog.h"
 #include "tg-inspector.h"
 #include "tg-viewer.h"
 
@@ -52,6 +53,7 @@ struct _TgWindow
   TgCancel *export_token;
   int export_rc;
   char *export_message;
+  char *export_dir;     /* the last export's folder, offered next time */
   guint64 memory_limit; /* an export's; 0: the memory available */
   gboolean close_after_save;
 
@@ -799,7 +801,9 @@ export_status_idle (gpointer data)
 {
   ExportStatus *st = data;
 
-  set_status (st->self, st->text);
+  /* A quick export can finish before this idle runs: keep its result. */
+  if (st->self->export_cancel)
+    set_status (st->self, st->text);
   g_object_unref (st->self);
   g_free (st->text);
   g_free (st);
@@ -918,6 +922,12 @@ export_cancelled (GCancellable *c, TgCancel *token)
 void
 tg_window_export_to (TgWindow *self, const char *dir)
 {
+  tg_window_export_at (self, dir, 0);
+}
+
+void
+tg_window_export_at (TgWindow *self, const char *dir, int resolution)
+{
   g_autoptr (GTask) task = NULL;
   ExportJob *j;
   GFile *f = tg_document_get_file (self->doc);
@@ -926,6 +936,14 @@ tg_window_export_to (TgWindow *self, const char *dir)
     return;
   j = g_new0 (ExportJob, 1);
   j->graph = tg_document_snapshot (self->doc);
+  /* This export's resolution only, as `tgraph eval --resolution`. */
+  if (resolution > 0)
+    tg_graph_world (j->graph)->resolution = resolution;
+  if (g_strcmp0 (self->export_dir, dir))
+    {
+      g_free (self->export_dir);
+      self->export_dir = g_strdup (dir);
+    }
   /* The manifest names the graph as `tgraph eval` does: its file name. */
   j->name = f ? g_file_get_basename (f) : NULL;
   j->dir = g_strdup (dir);
@@ -959,27 +977,36 @@ tg_window_last_export (TgWindow *self, const char **message)
 }
 
 static void
-export_response (GtkNativeDialog *dialog, int response, TgWindow *self)
+export_chosen (TgExportDialog *dialog, const char *dir, int resolution, TgWindow *self)
 {
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) dir = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      g_autofree char *path = g_file_get_path (dir);
-      if (path)
-        tg_window_export_to (self, path);
-    }
-  g_object_unref (dialog);
+  tg_window_export_at (self, dir, resolution);
+}
+
+/* The folder the dialog offers first: the last one, else "export" beside
+ * the graph's file, else in the home folder. */
+static char *
+default_export_dir (TgWindow *self)
+{
+  GFile *f = tg_document_get_file (self->doc);
+  g_autoptr (GFile) parent = f ? g_file_get_parent (f) : NULL;
+  g_autofree char *base = parent ? g_file_get_path (parent) : NULL;
+
+  if (self->export_dir)
+    return g_strdup (self->export_dir);
+  return g_build_filename (base ? base : g_get_home_dir (), "export", NULL);
 }
 
 static void
 action_export (GtkWidget *w, const char *name, GVariant *param)
 {
-  GtkFileChooserNative *fc = gtk_file_chooser_native_new (
-    _("Export to Folder"), GTK_WINDOW (w), GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _("_Export"),
-    _("_Cancel"));
+  TgWindow *self = TG_WINDOW (w);
+  g_autofree char *dir = default_export_dir (self);
+  const TgWorld *world = tg_graph_world_const (tg_document_get_graph (self->doc));
+  TgExportDialog *dialog = tg_export_dialog_new (GTK_WINDOW (w), dir, world->resolution,
+                                                 world->size_x);
 
-  g_signal_connect (fc, "response", G_CALLBACK (export_response), w);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (fc));
+  g_signal_connect_object (dialog, "export", G_CALLBACK (export_chosen), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 static void
@@ -1235,6 +1262,7 @@ static void
 tg_window_finalize (GObject *object)
 {
   g_free (TG_WINDOW (object)->export_message);
+  g_free (TG_WINDOW (object)->export_dir);
   g_free (TG_WINDOW (object)->recovery_offer);
   g_free (TG_WINDOW (object)->status_node);
   g_free (TG_WINDOW (object)->running_node);
