@@ -33,6 +33,10 @@
  *   print-node ID         print the node's state and message as the canvas has them
  *   print-viewer          print the viewer's node, pin and message, and the
  *                         inspector's message
+ *   screenshot2d FILE.png render the 2D view's picture alone into a PNG
+ *   print-choice TARGET   print the item a drop-down (css: or tip:) shows
+ *   print-stats           print the 2D view's read-out (range and mean, or the
+ *                         layers' shares)
  *   print-param ID.PARAM  print a number parameter's value, and the
  *                         inspector's note on it that a typed value was clamped
  *   recent                print the Recent menu's files and the .tgraph files
@@ -808,6 +812,29 @@ tick (gpointer data)
     print_node (s, arg);
   else if (!strcmp (step, "print-viewer"))
     print_viewer (s);
+  else if (!strcmp (step, "screenshot2d") && arg)
+    {
+      GtkWidget *v = find_by_type (GTK_WIDGET (w), TG_TYPE_IMAGE_VIEW);
+      if (!v || !tg_widget_save_png (v, arg, &error))
+        return fail (s, "%s", error ? error->message : "no 2D view");
+    }
+  else if (!strcmp (step, "print-choice") && arg)
+    {
+      GtkWidget *dd = find_target (s, arg);
+      GObject *item;
+      if (!dd || !GTK_IS_DROP_DOWN (dd))
+        return fail (s, "no drop-down at %s", arg);
+      item = gtk_drop_down_get_selected_item (GTK_DROP_DOWN (dd));
+      g_printerr ("script: choice: %s\n", GTK_IS_STRING_OBJECT (item)
+                                              ? gtk_string_object_get_string (GTK_STRING_OBJECT (item))
+                                              : "(none)");
+    }
+  else if (!strcmp (step, "print-stats"))
+    {
+      GtkWidget *v = find_by_type (GTK_WIDGET (w), TG_TYPE_VIEWER);
+      const char *t = v ? tg_viewer_get_stats (TG_VIEWER (v)) : NULL;
+      g_printerr ("script: stats: %s\n", t ? t : "(none)");
+    }
   else if (!strcmp (step, "print-param") && arg)
     {
       if (!print_param (s, arg, &error))

@@ -1220,7 +1220,7 @@ tg_widget_save_png (GtkWidget *w, const char *path, GError **error)
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "nothing to render");
       return FALSE;
     }
-  tex = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (w)), node,
+  tex = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (w)), node,
                                      &GRAPHENE_RECT_INIT (0, 0, width, height));
   gsk_render_node_unref (node);
   ok = gdk_texture_save_to_png (tex, path);
