@@ -12,6 +12,7 @@
 
 #include "tg-inspector.h"
 #include "tg-clamp-note.h"
+#include "tg-messages.h"
 
 #include <math.h>
 #include <string.h>
@@ -66,8 +67,9 @@ apply (TgInspector *self, GtkWidget *w, const TgParamValue *v, gboolean merge)
     }
   else
     {
+      g_autofree char *text = tg_message_translate (error->message);
       gtk_widget_add_css_class (w, "error");
-      gtk_widget_set_tooltip_text (w, error->message);
+      gtk_widget_set_tooltip_text (w, text);
     }
   self->editing = FALSE;
 }
@@ -329,7 +331,10 @@ list_changed (TgListEditor *le, guint edit, TgInspector *self)
                              edit != TG_LIST_EDIT_STRUCTURE, &error))
     tg_list_editor_set_error (le, NULL);
   else
-    tg_list_editor_set_error (le, error->message);
+    {
+      g_autofree char *text = tg_message_translate (error->message);
+      tg_list_editor_set_error (le, text);
+    }
   self->editing = FALSE;
 }
 
@@ -664,7 +669,10 @@ title_editing_changed (GtkEditableLabel *label, GParamSpec *pspec, TgInspector *
       GtkWidget *root = GTK_WIDGET (gtk_widget_get_root (GTK_WIDGET (self)));
       gtk_editable_set_text (GTK_EDITABLE (label), self->node);
       if (root)
-        gtk_widget_activate_action (root, "win.show-message", "s", error->message);
+        {
+          g_autofree char *text = tg_message_translate (error->message);
+          gtk_widget_activate_action (root, "win.show-message", "s", text);
+        }
     }
 }
 
@@ -716,8 +724,9 @@ world_changed (GtkSpinButton *spin, TgInspector *self)
   self->editing = TRUE;
   if (!tg_document_set_world (self->doc, &w, &error))
     {
+      g_autofree char *text = tg_message_translate (error->message);
       gtk_widget_add_css_class (GTK_WIDGET (spin), "error");
-      gtk_widget_set_tooltip_text (GTK_WIDGET (spin), error->message);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (spin), text);
     }
   else
     gtk_widget_remove_css_class (GTK_WIDGET (spin), "error");

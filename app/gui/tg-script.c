@@ -35,6 +35,9 @@
  *                         inspector's message
  *   screenshot2d FILE.png render the 2D view's picture alone into a PNG
  *   print-choice TARGET   print the item a drop-down (css: or tip:) shows
+ *   screenshot-popover FILE.png  render the open popover (the node search)
+ *   print-labels CLASS    print the text of every shown label with that CSS
+ *                         class (category-header: the node search's headers)
  *   print-stats           print the 2D view's read-out (range and mean, or the
  *                         layers' shares)
  *   print-param ID.PARAM  print a number parameter's value, and the
@@ -579,6 +582,32 @@ print_node (Script *s, const char *id)
               msg ? msg : "", details ? details : "");
 }
 
+static GtkWidget *
+find_shown_popover (GtkWidget *w)
+{
+  if (GTK_IS_POPOVER (w) && gtk_widget_get_mapped (w))
+    return w;
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *r = find_shown_popover (c);
+      if (r)
+        return r;
+    }
+  return NULL;
+}
+
+/* The texts of the mapped labels with CSS class CLASS under W. */
+static void
+print_labels (GtkWidget *w, const char *css_class)
+{
+  if (!gtk_widget_get_mapped (w))
+    return;
+  if (GTK_IS_LABEL (w) && gtk_widget_has_css_class (w, css_class))
+    g_printerr ("script: label: %s\n", gtk_label_get_text (GTK_LABEL (w)));
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    print_labels (c, css_class);
+}
+
 static void
 print_viewer (Script *s)
 {
@@ -829,6 +858,14 @@ tick (gpointer data)
                                               ? gtk_string_object_get_string (GTK_STRING_OBJECT (item))
                                               : "(none)");
     }
+  else if (!strcmp (step, "screenshot-popover") && arg)
+    {
+      GtkWidget *pop = find_shown_popover (GTK_WIDGET (w));
+      if (!pop || !tg_widget_save_png (pop, arg, &error))
+        return fail (s, "%s", error ? error->message : "no popover is shown");
+    }
+  else if (!strcmp (step, "print-labels") && arg)
+    print_labels (GTK_WIDGET (w), arg);
   else if (!strcmp (step, "print-stats"))
     {
       GtkWidget *v = find_by_type (GTK_WIDGET (w), TG_TYPE_VIEWER);

@@ -15,6 +15,7 @@
 #include "tg-canvas.h"
 #include "tg-evaluator.h"
 #include "tg-export-dialog.h"
+#include "tg-messages.h"
 #include "tg-inspector.h"
 #include "tg-viewer.h"
 
@@ -586,8 +587,10 @@ report_open_error (TgWindow *self, GFile *file, const GError *error)
   g_autofree char *name = g_file_get_basename (file);
   g_autofree char *primary = g_strdup_printf (_("Could not open “%s”"), name);
 
+  g_autofree char *text = tg_message_translate (error->message);
+
   update_recent (self, file, FALSE);
-  error_dialog (self, primary, error->message);
+  error_dialog (self, primary, text);
   set_status (self, primary);
 }
 
@@ -879,7 +882,11 @@ export_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel
       tg_engine_free (engine);
     }
   if (j->rc < 0 && err.code != 0)
-    tg_error_format (&err, j->message, sizeof j->message);
+    {
+      g_autofree char *text = tg_message_translate (tg_error_format (&err, j->message,
+                                                                     sizeof j->message));
+      g_strlcpy (j->message, text, sizeof j->message);
+    }
   g_task_return_boolean (task, j->rc == 0);
 }
 

@@ -27,6 +27,7 @@
 #include "tgraph/hash.h"
 #include "tgraph/io.h"
 #include "tgraph/registry.h"
+#include "tgraph/messages.h"
 
 #define DEFAULT_CACHE_BYTES ((size_t) 1 << 30)
 #define PROGRESS_INTERVAL_NS 20000000LL /* at most 50 reports a second per node */
@@ -463,7 +464,7 @@ tg__job_for (Eval *ev, int node, const TgRegion *out, int depth)
   int j, rc;
 
   if (depth > tg_graph_n_nodes (ev->g))
-    return tg_error_set (ev->err, TG_ECYCLE, "links", "the graph has a cycle");
+    return tg_error_set (ev->err, TG_ECYCLE, "links", TG_MSG_CYCLE_PLAIN);
   if (depth >= TG_GRAPH_MAX_DEPTH)
     return tg_error_set (ev->err, TG_ERANGE, "links",
                          "a chain of more than %d linked nodes is too deep to evaluate",
@@ -725,13 +726,13 @@ tg_eval_load_image (TgEvalCtx *c, const char *path, const TgImage **img)
   int rc;
 
   if (path == NULL || path[0] == '\0')
-    return tg_eval_fail (c, TG_EMISSING, "no file given");
+    return tg_eval_fail (c, TG_EMISSING, TG_MSG_NO_FILE);
   full = tg__resolve_input_path (c->ev->g, path);
   if (full == NULL)
     return tg_eval_fail (c, TG_ENOMEM, "out of memory");
   if (stat (full, &st) != 0)
     {
-      rc = tg_eval_fail (c, TG_EIO, "cannot read \"%s\": %s", path, strerror (errno));
+      rc = tg_eval_fail (c, TG_EIO, TG_MSG_CANNOT_READ, path, strerror (errno));
       free (full);
       return rc;
     }
@@ -766,7 +767,7 @@ tg_eval_load_image (TgEvalCtx *c, const char *path, const TgImage **img)
   if (rc < 0)
     {
       free (full);
-      return tg_eval_fail (c, rc, "cannot read \"%s\": %s", path, err.message);
+      return tg_eval_fail (c, rc, TG_MSG_CANNOT_READ, path, err.message);
     }
   e->images[e->n_images].path = full;
   e->images[e->n_images].size = st.st_size;
@@ -931,7 +932,7 @@ tg_eval_load_mesh (TgEvalCtx *c, const char *path, const TgMesh **m)
   int rc;
 
   if (path == NULL || path[0] == '\0')
-    return tg_eval_fail (c, TG_EMISSING, "no file given");
+    return tg_eval_fail (c, TG_EMISSING, TG_MSG_NO_FILE);
   tg__path_extension (path, ext, sizeof ext);
   reader = tg_io_mesh_reader (ext);
   if (reader == NULL)
@@ -942,7 +943,7 @@ tg_eval_load_mesh (TgEvalCtx *c, const char *path, const TgMesh **m)
   rc = reader (full, &mesh, &err);
   free (full);
   if (rc < 0)
-    return tg_eval_fail (c, rc, "cannot read \"%s\": %s", path, err.message);
+    return tg_eval_fail (c, rc, TG_MSG_CANNOT_READ, path, err.message);
   grown = realloc (c->meshes, sizeof (TgMesh *) * (size_t) (c->n_meshes + 1));
   if (grown == NULL)
     {

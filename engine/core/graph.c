@@ -11,6 +11,7 @@
 
 #include "tgraph/graph.h"
 #include "tgraph/registry.h"
+#include "tgraph/messages.h"
 
 typedef struct
 {
@@ -156,16 +157,16 @@ tg_world_check (const TgWorld *w, TgError *err)
 {
   if (!isfinite (w->size_x) || w->size_x <= 0 || w->size_x > 1e7)
     return tg_error_set (err, TG_ERANGE, "world.size_m",
-                         "expected a width in metres above 0 and up to 1e7, got %g", w->size_x);
+                         TG_MSG_WORLD_WIDTH, w->size_x);
   if (!isfinite (w->size_z) || w->size_z <= 0 || w->size_z > 1e7)
     return tg_error_set (err, TG_ERANGE, "world.size_m",
-                         "expected a depth in metres above 0 and up to 1e7, got %g", w->size_z);
+                         TG_MSG_WORLD_DEPTH, w->size_z);
   if (!isfinite (w->height_m) || w->height_m <= 0 || w->height_m > 1e6)
     return tg_error_set (err, TG_ERANGE, "world.height_m",
-                         "expected a height in metres above 0 and up to 1e6, got %g", w->height_m);
+                         TG_MSG_WORLD_HEIGHT, w->height_m);
   if (w->resolution < TG_RESOLUTION_MIN || w->resolution > TG_RESOLUTION_MAX)
     return tg_error_set (err, TG_ERANGE, "world.resolution",
-                         "expected an integer in %d..%d, got %d", TG_RESOLUTION_MIN,
+                         TG_MSG_INT_RANGE, TG_RESOLUTION_MIN,
                          TG_RESOLUTION_MAX, w->resolution);
   if (w->size_z / (w->size_x / (w->resolution - 1)) + 1 > TG_RESOLUTION_MAX)
     return tg_error_set (err, TG_ERANGE, "world.size_m",
@@ -243,7 +244,7 @@ tg_graph_add_node (TgGraph *g, const char *id, const char *type, TgError *err)
   Node *n;
 
   if (desc == NULL)
-    return tg_error_set (err, TG_EUNKNOWN, "type", "unknown node type \"%s\"", type ? type : "");
+    return tg_error_set (err, TG_EUNKNOWN, "type", TG_MSG_UNKNOWN_TYPE, type ? type : "");
   if (!valid_id (id))
     return id_error (id, err);
   if (tg_graph_find_node (g, id) >= 0)
@@ -348,7 +349,7 @@ tg_graph_set_param (TgGraph *g, int node, const char *name, const TgParamValue *
   n = &g->nodes[node];
   k = tg_node_desc_find_param (n->desc, name);
   if (k < 0)
-    return tg_error_set (err, TG_EUNKNOWN, NULL, "unknown parameter \"%s\" for %s", name,
+    return tg_error_set (err, TG_EUNKNOWN, NULL, TG_MSG_UNKNOWN_PARAM, name,
                          n->desc->type);
   if ((rc = tg_param_value_check (&n->desc->params[k], v, err)) < 0)
     return rc;
@@ -373,7 +374,7 @@ tg_graph_set_param_text (TgGraph *g, int node, const char *name, const char *tex
     return tg_error_set (err, TG_EINVAL, NULL, "no node %d", node);
   k = tg_node_desc_find_param (d, name);
   if (k < 0)
-    return tg_error_set (err, TG_EUNKNOWN, NULL, "unknown parameter \"%s\" for %s", name,
+    return tg_error_set (err, TG_EUNKNOWN, NULL, TG_MSG_UNKNOWN_PARAM, name,
                          d->type);
   if ((rc = tg_param_value_parse (&d->params[k], text, &v, err)) < 0)
     return rc;
@@ -730,7 +731,7 @@ tg_graph_topo_order (const TgGraph *g, int *order, TgError *err)
       free (path);
       free (seen);
       free (indeg);
-      return tg_error_set (err, TG_ECYCLE, "links", "the graph has a cycle: %s", cyc);
+      return tg_error_set (err, TG_ECYCLE, "links", TG_MSG_CYCLE, cyc);
     }
   free (indeg);
   return 0;
@@ -838,7 +839,7 @@ tg_graph_check_node (const TgGraph *g, int node, const void *params, TgError *er
       {
         char path[TG_ERROR_PATH_MAX];
         snprintf (path, sizeof path, "nodes[%d].inputs.%s", node, d->inputs[k].name);
-        tg_error_set (err, TG_EMISSING, path, "node \"%s\" (%s) needs a link into its \"%s\" input",
+        tg_error_set (err, TG_EMISSING, path, TG_MSG_NEEDS_LINK,
                       n->id, d->type, d->inputs[k].name);
         tg_error_set_node_id (err, n->id);
         return TG_EMISSING;
