@@ -35,6 +35,8 @@
  *                         inspector's message
  *   screenshot2d FILE.png render the 2D view's picture alone into a PNG
  *   print-choice TARGET   print the item a drop-down (css: or tip:) shows
+ *   thumbnails            wait until the start page's example thumbnails are
+ *                         made, print how many examples show one
  *   screenshot-popover FILE.png  render the open popover (the node search)
  *   print-labels CLASS    print the text of every shown label with that CSS
  *                         class (category-header: the node search's headers)
@@ -91,6 +93,7 @@
 #include "tg-canvas.h"
 #include "tg-image-view.h"
 #include "tg-inspector.h"
+#include "tg-start-page.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -750,6 +753,14 @@ tick (gpointer data)
         return G_SOURCE_CONTINUE;
       s->waiting_3d = FALSE;
     }
+  /* "thumbnails" waits for the start page's example thumbnails. */
+  if (s->steps[s->next] && !strcmp (g_strstrip (s->steps[s->next]), "thumbnails"))
+    {
+      GtkWidget *page = find_by_type (GTK_WIDGET (w), TG_TYPE_START_PAGE);
+      int n = 0, shown = 0;
+      if (page && tg_start_page_pending_thumbnails (TG_START_PAGE (page), &n, &shown) > 0)
+        return G_SOURCE_CONTINUE;
+    }
   if (s->exporting)
     {
       const char *msg = NULL;
@@ -863,6 +874,15 @@ tick (gpointer data)
       GtkWidget *pop = find_shown_popover (GTK_WIDGET (w));
       if (!pop || !tg_widget_save_png (pop, arg, &error))
         return fail (s, "%s", error ? error->message : "no popover is shown");
+    }
+  else if (!strcmp (step, "thumbnails"))
+    {
+      GtkWidget *page = find_by_type (GTK_WIDGET (w), TG_TYPE_START_PAGE);
+      int n = 0, shown = 0;
+      if (!page || !gtk_widget_get_mapped (page))
+        return fail (s, "%s", "no start page is shown");
+      tg_start_page_pending_thumbnails (TG_START_PAGE (page), &n, &shown);
+      g_printerr ("script: thumbnails: %d examples, %d with a thumbnail\n", n, shown);
     }
   else if (!strcmp (step, "print-labels") && arg)
     print_labels (GTK_WIDGET (w), arg);

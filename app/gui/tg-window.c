@@ -16,6 +16,7 @@
 #include "tg-evaluator.h"
 #include "tg-export-dialog.h"
 #include "tg-messages.h"
+#include "tg-start-page.h"
 #include "tg-inspector.h"
 #include "tg-viewer.h"
 
@@ -33,6 +34,8 @@ struct _TgWindow
   TgCanvas *canvas;
   TgInspector *inspector;
   TgViewer *viewer;
+  TgStartPage *start_page;
+  gboolean start_dismissed; /* "New Graph" was chosen */
   GtkLabel *title_label, *subtitle_label, *status_label, *progress_label;
   GtkProgressBar *progress_bar;
   GtkWidget *progress_box;
@@ -169,6 +172,37 @@ request_eval (TgWindow *self)
   gtk_widget_set_visible (self->progress_box, TRUE);
 }
 
+/* The start page covers the canvas while the window has no graph: no
+ * file, no node, and "New Graph" not chosen. */
+static void
+update_start_page (TgWindow *self)
+{
+  gboolean show = !self->start_dismissed && !tg_document_get_file (self->doc)
+                  && tg_graph_n_nodes (tg_document_get_graph (self->doc)) == 0;
+
+  if (show && !gtk_widget_get_visible (GTK_WIDGET (self->start_page)))
+    {
+      g_auto (GStrv) recent = self->settings ? g_settings_get_strv (self->settings, "recent-files")
+                                             : NULL;
+      tg_start_page_set_recent (self->start_page, (const char *const *) recent);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->start_page), show);
+}
+
+static void
+on_start_open (TgWindow *self, GFile *file)
+{
+  tg_window_open_file (self, file);
+}
+
+static void
+on_start_new (TgWindow *self)
+{
+  self->start_dismissed = TRUE;
+  update_start_page (self);
+  gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
+}
+
 static void
 on_doc_changed (TgDocument *doc, guint what, const char *node, TgWindow *self)
 {
@@ -178,6 +212,7 @@ on_doc_changed (TgDocument *doc, guint what, const char *node, TgWindow *self)
   if (pinned && tg_graph_find_node (tg_document_get_graph (doc), pinned) < 0)
     tg_viewer_set_pinned (self->viewer, NULL);
   update_actions (self);
+  update_start_page (self);
   if (!(what & ~(TG_DOC_CHANGE_POSITION | TG_DOC_CHANGE_FRAMES)))
     return;
   self->edit_time = g_get_monotonic_time ();
@@ -189,6 +224,7 @@ on_doc_notify (TgDocument *doc, GParamSpec *pspec, TgWindow *self)
 {
   update_title (self);
   update_actions (self);
+  update_start_page (self);
 }
 
 static void
@@ -1288,8 +1324,10 @@ tg_window_class_init (TgWindowClass *klass)
   g_type_ensure (TG_TYPE_CANVAS);
   g_type_ensure (TG_TYPE_INSPECTOR);
   g_type_ensure (TG_TYPE_VIEWER);
+  g_type_ensure (TG_TYPE_START_PAGE);
   gtk_widget_class_set_template_from_resource (wc, "/io/github/terrane/Terrane/tg-window.ui");
   gtk_widget_class_bind_template_child (wc, TgWindow, canvas);
+  gtk_widget_class_bind_template_child (wc, TgWindow, start_page);
   gtk_widget_class_bind_template_child (wc, TgWindow, inspector);
   gtk_widget_class_bind_template_child (wc, TgWindow, viewer);
   gtk_widget_class_bind_template_child (wc, TgWindow, title_label);
@@ -1300,6 +1338,8 @@ tg_window_class_init (TgWindowClass *klass)
   gtk_widget_class_bind_template_child (wc, TgWindow, progress_box);
   gtk_widget_class_bind_template_child (wc, TgWindow, recent_menu);
   gtk_widget_class_bind_template_callback (wc, on_selection_changed);
+  gtk_widget_class_bind_template_callback (wc, on_start_open);
+  gtk_widget_class_bind_template_callback (wc, on_start_new);
   gtk_widget_class_bind_template_callback (wc, on_pin_changed);
   gtk_widget_class_bind_template_callback (wc, on_resolution_changed);
 
@@ -1367,6 +1407,7 @@ tg_window_init (TgWindow *self)
   gtk_window_set_focus (GTK_WINDOW (self), GTK_WIDGET (self->canvas));
   update_title (self);
   update_actions (self);
+  update_start_page (self);
   {
     const char *secs = g_getenv ("TERRANE_AUTOSAVE_SECONDS");
     int interval = secs ? atoi (secs) : 30;
