@@ -882,7 +882,8 @@ tick (gpointer data)
       if (!page || !gtk_widget_get_mapped (page))
         return fail (s, "%s", "no start page is shown");
       tg_start_page_pending_thumbnails (TG_START_PAGE (page), &n, &shown);
-      g_printerr ("script: thumbnails: %d examples, %d with a thumbnail\n", n, shown);
+      g_printerr ("script: thumbnails: %d examples, %d with a thumbnail, %d recent files\n", n,
+                  shown, tg_start_page_n_recent (TG_START_PAGE (page)));
     }
   else if (!strcmp (step, "print-labels") && arg)
     print_labels (GTK_WIDGET (w), arg);

@@ -328,6 +328,17 @@ tg_start_page_set_recent (TgStartPage *self, const char *const *paths)
   gtk_widget_set_visible (self->recent_title, n > 0);
 }
 
+int
+tg_start_page_n_recent (TgStartPage *self)
+{
+  int n = 0;
+
+  for (GtkWidget *c = gtk_widget_get_first_child (GTK_WIDGET (self->recent)); c;
+       c = gtk_widget_get_next_sibling (c))
+    n++;
+  return n;
+}
+
 /* One card per example, in name order; thumbnails follow. */
 static void
 load_examples (TgStartPage *self)

@@ -11,6 +11,8 @@ G_DECLARE_FINAL_TYPE (TgStartPage, tg_start_page, TG, START_PAGE, GtkWidget)
 
 /* Lists PATHS (newest first; NULL-terminated) under "Recent". */
 void tg_start_page_set_recent (TgStartPage *self, const char *const *paths);
+/* How many recent files the page lists. */
+int tg_start_page_n_recent (TgStartPage *self);
 /* The folder of the bundled examples: TERRANE_DATADIR/examples when that
  * is set (tests, uninstalled runs), else the installed one.  New string. */
 char *tg_start_page_examples_dir (void);

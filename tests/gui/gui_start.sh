@@ -17,6 +17,8 @@ fail=0
 mkdir -p "$out/data/examples"
 cp "$src"/data/examples/* "$out/data/examples/"
 export TERRANE_DATADIR="$out/data" XDG_CACHE_HOME="$out/cache"
+# Settings kept between the runs: the second start lists the file the first opened.
+export GSETTINGS_BACKEND=keyfile XDG_CONFIG_HOME="$out/config"
 thumbs="$out/cache/terrane/thumbnails"
 n=$(ls "$out/data/examples/"*.tgraph | wc -l)
 
@@ -29,7 +31,7 @@ t1=$(date +%s.%N)
 ls "$thumbs" > "$out/cold.list"
 # An edited example: its thumbnail is made again, the others come from the cache.
 sed -i 's/"seed": [0-9]*/"seed": 4242/' "$out/data/examples/ridges.tgraph"
-run_script warm "wait;thumbnails;screenshot $out/warm.png;quit"
+run_script warm "wait;thumbnails;screenshot $out/warm.png;click tip:$out/data/examples/island.tgraph;wait;save $out/reopened.tgraph;quit"
 t2=$(date +%s.%N)
 run_script new "wait;click tip:Start with an empty graph;key Tab;type noise;key Return;wait;save $out/new.tgraph;quit"
 echo "timing: first start (thumbnails made) $(echo "$t1 - $t0" | bc) s, second (from the cache) $(echo "$t2 - $t1" | bc) s"
@@ -46,7 +48,7 @@ def check(ok, what):
     print(('ok: ' if ok else 'FAIL: ') + what)
     bad += not ok
 cold = open(f'{out}/cold.log').read()
-check(f'script: thumbnails: {n} examples, {n} with a thumbnail' in cold,
+check(f'script: thumbnails: {n} examples, {n} with a thumbnail, 0 recent files' in cold,
       f'the start page lists the {n} examples, each with its thumbnail')
 first = open(f'{out}/cold.list').read().split()
 check(len(first) == n, f'{len(first)} thumbnails in the cache after the first start')
@@ -61,9 +63,13 @@ check([x['id'] for x in got['nodes']] == [x['id'] for x in want['nodes']]
       and got['links'] == want['links'], 'a click on Island opened island.tgraph')
 warm = open(f'{out}/warm.log').read()
 now = sorted(os.listdir(thumbs))
-check(f'script: thumbnails: {n} examples, {n} with a thumbnail' in warm and len(now) == n + 1
+check(f'script: thumbnails: {n} examples, {n} with a thumbnail, 1 recent files' in warm
+      and len(now) == n + 1
       and set(first) <= set(now),
       'the second start made one new thumbnail (the edited example) and kept the rest')
+# The recent row comes first on the page: its click opened the file again.
+got = json.load(open(f'{out}/reopened.tgraph'))
+check(got['links'] == want['links'], 'Recent lists island.tgraph and a click opens it')
 new = json.load(open(f'{out}/new.tgraph'))
 check([x['type'] for x in new['nodes']] == ['noise.fbm'], 'New Graph, then Tab added a node')
 sys.exit(1 if bad else 0)
