@@ -945,8 +945,7 @@ check_version (Loader *L, json_object *root, int *version)
                  describe (L, "version", o, got, sizeof got));
   if (v > TG_FORMAT_VERSION)
     return fail (L, TG_EVERSION, "version",
-                 "this file is format version %s, newer than this Terrane (%s) "
-                 "supports (up to version %d); open it with a newer Terrane",
+                 TG_MSG_NEWER_VERSION,
                  describe (L, "version", o, got, sizeof got), TG_VERSION_STRING,
                  TG_FORMAT_VERSION);
   if (v < TG__FORMAT_VERSION_OLDEST)
@@ -1177,8 +1176,8 @@ tg_tgraph_load_string_info (const char *text, size_t len, const char *base_dir, 
       json_object_put (root);
       if (jerr == json_tokener_continue)
         end = len;
-      tg_error_set (err, TG_EPARSE, "", "syntax error: %s%s",
-                    jerr == json_tokener_continue ? "unexpected end of file"
+      tg_error_set (err, TG_EPARSE, "", TG_MSG_SYNTAX,
+                    jerr == json_tokener_continue ? TG_MSG_UNEXPECTED_EOF
                                                   : json_tokener_error_desc (jerr),
                     syntax_hint (text, len, start, end));
       if (err)

@@ -115,6 +115,7 @@ typedef struct
   gboolean waiting_3d;
   guint settle; /* idle ticks seen in a row */
   GtkNative *native; /* the window the last target lies in (the main one or a dialog) */
+  guint retries; /* of a screenshot of a widget still to be laid out */
   gboolean child_running; /* an xdotool step */
   int child_status;
 } Script;
@@ -723,6 +724,22 @@ print_recent (Script *s)
   g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
 }
 
+/* A screenshot of a widget GTK has not laid out yet runs again at the
+ * next tick (for up to a second); any other failure ends the script.
+ * WHOLE is the step as written. */
+static gboolean
+retry_or_fail (Script *s, const GError *error, char **whole)
+{
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_BUSY) && s->retries++ < 50)
+    {
+      g_free (s->steps[--s->next]);
+      s->steps[s->next] = g_steal_pointer (whole);
+      s->settle = 3;
+      return G_SOURCE_CONTINUE;
+    }
+  return fail (s, "%s", error->message);
+}
+
 static gboolean
 tick (gpointer data)
 {
@@ -730,6 +747,7 @@ tick (gpointer data)
   TgWindow *w = s->window;
   g_autoptr (GError) error = NULL;
   char *step, *arg;
+  g_autofree char *whole = NULL;
   gboolean failed = FALSE;
 
   if (g_get_monotonic_time () < s->sleep_until || s->child_running)
@@ -777,6 +795,7 @@ tick (gpointer data)
     }
   if (!s->steps[s->next])
     return fail (s, "%s", "the script ended without quit");
+  whole = g_strdup (s->steps[s->next]);
   step = g_strstrip (s->steps[s->next++]);
   arg = strchr (step, ' ');
   if (arg)
@@ -829,7 +848,7 @@ tick (gpointer data)
   else if (!strcmp (step, "screenshot") && arg)
     {
       if (!tg_window_save_screenshot (w, arg, &error))
-        return fail (s, "%s", error->message);
+        return retry_or_fail (s, error, &whole);
     }
   else if (!strcmp (step, "screenshot-screen") && arg)
     {
@@ -855,8 +874,10 @@ tick (gpointer data)
   else if (!strcmp (step, "screenshot2d") && arg)
     {
       GtkWidget *v = find_by_type (GTK_WIDGET (w), TG_TYPE_IMAGE_VIEW);
-      if (!v || !tg_widget_save_png (v, arg, &error))
-        return fail (s, "%s", error ? error->message : "no 2D view");
+      if (!v)
+        return fail (s, "%s", "no 2D view");
+      if (!tg_widget_save_png (v, arg, &error))
+        return retry_or_fail (s, error, &whole);
     }
   else if (!strcmp (step, "print-choice") && arg)
     {
@@ -872,8 +893,10 @@ tick (gpointer data)
   else if (!strcmp (step, "screenshot-popover") && arg)
     {
       GtkWidget *pop = find_shown_popover (GTK_WIDGET (w));
-      if (!pop || !tg_widget_save_png (pop, arg, &error))
-        return fail (s, "%s", error ? error->message : "no popover is shown");
+      if (!pop)
+        return fail (s, "%s", "no popover is shown");
+      if (!tg_widget_save_png (pop, arg, &error))
+        return retry_or_fail (s, error, &whole);
     }
   else if (!strcmp (step, "thumbnails"))
     {
@@ -953,6 +976,7 @@ tick (gpointer data)
     }
   else
     return fail (s, "unknown step \"%s\"", step);
+  s->retries = 0;
   return G_SOURCE_CONTINUE;
 }
 

@@ -322,7 +322,9 @@ update_stats (TgViewer *self, const TgValue *v, int channel)
       g_string_printf (text, _("min %s   max %s   mean %s"), a, b, m);
       gtk_widget_set_visible (GTK_WIDGET (self->histogram), TRUE);
     }
-  gtk_label_set_markup (self->stats, text->str);
+  /* The same text again would only queue a relayout. */
+  if (g_strcmp0 (gtk_label_get_label (self->stats), text->str))
+    gtk_label_set_markup (self->stats, text->str);
   gtk_widget_queue_draw (GTK_WIDGET (self->histogram));
 }
 

@@ -1260,7 +1260,9 @@ tg_widget_save_png (GtkWidget *w, const char *path, GError **error)
   node = gtk_snapshot_free_to_node (snap);
   if (!node)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "nothing to render");
+      /* GTK renders nothing of a widget waiting for its layout: a later
+       * frame will have it. */
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY, "nothing to render yet");
       return FALSE;
     }
   tex = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (w)), node,

@@ -2,8 +2,9 @@
 # zh_CN by real input: the app under LANG=zh_CN.UTF-8 with the build's
 # translations.  The node search (Tab) heads its categories in Chinese,
 # one "网格" header for the mesh nodes; the engine's messages read in
-# Chinese: a node whose file is missing, and a file refused for a value
-# out of range (the dialog, with the place kept as the file names it).
+# Chinese: a node whose file is missing, a file refused for a value out
+# of range and a truncated one (the dialogs, with the place kept as the
+# file names it).
 # The locale is compiled into the build tree with localedef (glibc's
 # zh_CN source); skips (77) with the reason when that or Xvfb/xdotool is
 # missing.
@@ -32,6 +33,8 @@ script="$script;click graph:700,700;key Tab;sleep 600;print-labels category-head
 script="$script;screenshot-popover $out/search.png;key Escape;quit"
 run_script failing "$script" "$out/failing.tgraph"
 run_script range "sleep 800;dialog $out/range.png;quit" "$out/bad_range.tgraph"
+head -c 300 "$out/failing.tgraph" > "$out/truncated.tgraph"
+run_script truncated "sleep 800;dialog $out/truncated.png;quit" "$out/truncated.tgraph"
 
 python3 - "$out" <<'PY' || fail=1
 import re, sys
@@ -58,6 +61,9 @@ dlg = re.search(r'script: dialog: (.*)', open(f'{out}/range.log').read())
 check(dlg is not None and dlg.group(1).endswith(
       'nodes[1] "base".params.octaves: 应为1 到 16 之间的整数，实际为 40'),
       'a value out of range in a file, in Chinese: ' + (dlg.group(1) if dlg else '?'))
+dlg = re.search(r'script: dialog: (.*)', open(f'{out}/truncated.log').read())
+check(dlg is not None and re.search(r'truncated.tgraph:[0-9]+:[0-9]+: 语法错误：文件意外结束$', dlg.group(1)),
+      'a truncated file, in Chinese: ' + (dlg.group(1) if dlg else '?'))
 sys.exit(1 if bad else 0)
 PY
 exit $fail

@@ -50,6 +50,12 @@ extern "C" {
 #define TG_MSG_WORLD_DEPTH N_ ("expected a depth in metres above 0 and up to 1e7, got %g")
 #define TG_MSG_WORLD_HEIGHT N_ ("expected a height in metres above 0 and up to 1e6, got %g")
 #define TG_MSG_INT_RANGE N_ ("expected an integer in %d..%d, got %d")
+/* Reading a .tgraph file (formats/). */
+#define TG_MSG_SYNTAX N_ ("syntax error: %s%s")
+#define TG_MSG_UNEXPECTED_EOF N_ ("unexpected end of file")
+#define TG_MSG_NEWER_VERSION                                                        \
+  N_ ("this file is format version %s, newer than this Terrane (%s) supports (up to " \
+      "version %d); open it with a newer Terrane")
 
 #define TG_MESSAGE_LIST(X)                                                                    \
   X (TG_MSG_NO_FILE) X (TG_MSG_CANNOT_READ) X (TG_MSG_NEEDS_LINK) X (TG_MSG_CYCLE)           \
@@ -58,7 +64,8 @@ extern "C" {
   X (TG_MSG_A_NUMBER_MIN) X (TG_MSG_A_NUMBER_MAX) X (TG_MSG_AN_INTEGER)                      \
   X (TG_MSG_AN_INTEGER_IN) X (TG_MSG_AN_INTEGER_MIN) X (TG_MSG_AN_INTEGER_MAX)               \
   X (TG_MSG_TRUE_OR_FALSE) X (TG_MSG_ONE_OF) X (TG_MSG_A_STRING) X (TG_MSG_A_PATH)           \
-  X (TG_MSG_WORLD_WIDTH) X (TG_MSG_WORLD_DEPTH) X (TG_MSG_WORLD_HEIGHT) X (TG_MSG_INT_RANGE)
+  X (TG_MSG_WORLD_WIDTH) X (TG_MSG_WORLD_DEPTH) X (TG_MSG_WORLD_HEIGHT) X (TG_MSG_INT_RANGE) \
+  X (TG_MSG_SYNTAX) X (TG_MSG_UNEXPECTED_EOF) X (TG_MSG_NEWER_VERSION)
 
 /* The formats above, in the order of the list; *N gets their number. */
 const char *const *tg_message_formats (int *n);
