@@ -301,12 +301,15 @@ tg_start_page_set_recent (TgStartPage *self, const char *const *paths)
     {
       g_autofree char *base = g_path_get_basename (paths[k]);
       g_autofree char *dir = g_path_get_dirname (paths[k]);
-      GtkWidget *row = gtk_list_box_row_new ();
-      GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
-      GtkWidget *name = gtk_label_new (base), *where = gtk_label_new (dir);
+      GtkWidget *row, *box, *name, *where;
 
+      /* A file moved or deleted since: not offered. */
       if (!g_file_test (paths[k], G_FILE_TEST_IS_REGULAR))
         continue;
+      row = gtk_list_box_row_new ();
+      box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+      name = gtk_label_new (base);
+      where = gtk_label_new (dir);
       gtk_label_set_xalign (GTK_LABEL (name), 0);
       gtk_label_set_xalign (GTK_LABEL (where), 0);
       gtk_label_set_ellipsize (GTK_LABEL (where), PANGO_ELLIPSIZE_START);
