@@ -20,8 +20,10 @@
 #include "tg-inspector.h"
 #include "tg-viewer.h"
 
+#include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <tgformats/tgformats.h>
 
 #define THUMB_RES 97
@@ -1026,7 +1028,8 @@ export_chosen (TgExportDialog *dialog, const char *dir, int resolution, TgWindow
 }
 
 /* The folder the dialog offers first: the last one, else "export" beside
- * the graph's file, else in the home folder. */
+ * the graph's file when that folder is writable (not an installed
+ * example's), else in the home folder. */
 static char *
 default_export_dir (TgWindow *self)
 {
@@ -1036,7 +1039,8 @@ default_export_dir (TgWindow *self)
 
   if (self->export_dir)
     return g_strdup (self->export_dir);
-  return g_build_filename (base ? base : g_get_home_dir (), "export", NULL);
+  return g_build_filename (base && g_access (base, W_OK) == 0 ? base : g_get_home_dir (),
+                           "export", NULL);
 }
 
 static void
