@@ -85,6 +85,7 @@ RUNNER=run_stages tiled_equals_whole globals "$G" 3,2
 # A bypassed global node (filter.normalize) is local: tiles pass it through.
 RUNNER=run_stages tiled_equals_whole bypass "$DATA/bypass.tgraph" 3,2
 RUNNER=run_stages tiled_equals_whole alpine "$EXAMPLES/alpine.tgraph" 3,2 --resolution 257
+RUNNER=run_stages tiled_equals_whole valley "$EXAMPLES/valley.tgraph" 3,2 --resolution 257
 for golden in "$SRC"/tests/graphs/*.tgraph; do
   RUNNER=run_stages tiled_equals_whole "golden-$(basename "$golden" .tgraph)" "$golden" 3,2
 done
