@@ -998,8 +998,10 @@ add_warning (Eval *ev, int node, const char *msg)
 }
 
 /* The warning NODE's parameters give, once per evaluation, whether the
- * node runs or its result comes from the cache. */
-static void
+ * node runs or its result comes from the cache.  Never inlined: pull_job
+ * recurses once per link of a chain (up to TG_GRAPH_MAX_DEPTH deep), and
+ * this TgError would otherwise sit in each of its frames. */
+__attribute__ ((noinline)) static void
 note_warning (Eval *ev, int node)
 {
   TgError w;

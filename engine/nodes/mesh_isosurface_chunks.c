@@ -500,7 +500,8 @@ tg__iso_split (const TgIsoLevel *lv, const TgIsoLattice *lat, const TgIsoOptions
       out->items = p;
       out->cap = cap;
     }
-  memset (out->items + out->n, 0, sizeof (TgMeshChunk) * (size_t) n_ids);
+  if (n_ids > 0) /* items may still be NULL: no chunk so far */
+    memset (out->items + out->n, 0, sizeof (TgMeshChunk) * (size_t) n_ids);
   sp.dst = out->items + out->n;
   out->n += (int) n_ids;
   sp.lv = lv;
