@@ -1,12 +1,14 @@
 /* Texturing: masks become the weight maps and colour maps a game engine
  * paints its terrain with.
  *
- *   texture.splat      up to 8 masks, each a named layer with a priority,
- *                      into `layers` whose weights sum to 1 everywhere
+ *   texture.splat      up to 8 masks, each a named layer with a priority and
+ *                      an optional noise-broken edge, into `layers` whose
+ *                      weights sum to 1 everywhere
  *   texture.biome      rules on height, moisture and heat (ranges with
  *                      blending) into named layers and a colour image
  *   texture.colorize   a colour ramp of a height or mask into an image
- *   texture.layer_colors  weight layers into a colour map, a colour a layer
+ *   texture.layer_colors  weight layers into a colour map, a colour a layer,
+ *                      optionally varied in brightness and hue by noise
  *   texture.hillshade  relief shading in world metres, as a mask
  *   texture.normals    a tangent-space normal map (OpenGL or DirectX)
  *
@@ -24,16 +26,75 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tgraph/hash.h>
 #include <tgraph/node.h>
 #include <tgraph/param.h>
 
 #include "grid_util.h"
+#include "noise_fbm.h"
 #include "spatial_util.h"
 
 #define SPLAT_MAX 8
 #define BIOME_MAX 8
 #define STOPS_MAX 16
 #define DEG2RAD (M_PI / 180.0)
+
+/* --- texture noise: what breaks up an edge or varies a colour ------------- */
+
+/* Samples of a row worked on at once (stack arrays of this size). */
+#define TEX_BLOCK 256
+#define TEX_NOISE_OCTAVES 5
+/* Perlin fBm of 5 octaves, 2n - 1, has a standard deviation of 0.185 and
+ * its 1st and 99th percentiles at -+0.41: times this it reaches -+1 there
+ * (clamped beyond), so an amount of 1 means "the full range" for all but
+ * the 2 % of the ground where the noise is at its extremes. */
+#define TEX_NOISE_GAIN 2.5f
+/* Salts of the noise streams, so that a layer's edge, brightness and hue
+ * are three unrelated fields. */
+#define TEX_SALT_BREAKUP 0x6b72u
+#define TEX_SALT_BRIGHT 0x6272u
+#define TEX_SALT_HUE 0x6875u
+
+/* A layer's noise depends on its name, not its place in the list, so
+ * reordering layers does not move their edges. */
+static uint32_t
+name_hash (const char *s)
+{
+  uint32_t h = 2166136261u; /* FNV-1a */
+
+  for (; s && *s; s++)
+    h = (h ^ (uint8_t) *s) * 16777619u;
+  return h;
+}
+
+static void
+tex_noise_plan (TgFbm *f, uint32_t node_seed, const char *name, uint32_t salt, double scale_m)
+{
+  TgFbmParams p = {
+    .basis = TG__FBM_PERLIN,
+    .mode = TG__FBM_MODE_FBM,
+    .scale_m = scale_m,
+    .octaves = TEX_NOISE_OCTAVES,
+    .persistence = 0.5,
+    .lacunarity = 2.0,
+    .warp_scale_m = 1.0,
+  };
+
+  tg__fbm_plan (f, &p, tg_hash2 (node_seed, (int32_t) name_hash (name), (int32_t) salt));
+}
+
+/* Samples I0 .. I0 + N - 1 of row J of R as noise in -1..1 (see
+ * TEX_NOISE_GAIN); world-anchored, so a tile is a window of the whole. */
+static void
+tex_noise_block (const TgFbm *f, const TgRegion *r, int j, int i0, int n, float *out)
+{
+  tg__fbm_row (f, r, j, i0, n, out);
+  for (int i = 0; i < n; i++)
+    {
+      float u = (2.0f * out[i] - 1.0f) * TEX_NOISE_GAIN;
+      out[i] = u < -1.0f ? -1.0f : (u > 1.0f ? 1.0f : u);
+    }
+}
 
 /* Layer names end up in file names (export.splat's unreal preset) and in
  * engine material slots: letters, digits, '_' and '-' only. */
@@ -61,10 +122,22 @@ check_layer_name (const char *name, const char *path, TgError *err)
 
 /* --- texture.splat ---------------------------------------------------------- */
 
+/* Breakup: a layer's edge made irregular, as real scree / grass borders
+ * are.  The mask's odds are scaled by noise before layering,
+ *   m' = m / (m + (1 - m) e^-t),  t = ln 99 * breakup * u,
+ * u the layer's fBm in -1..1: 0 and 1 stay 0 and 1 (no islands in the
+ * open, no holes in the middle), and the m = 0.5 border moves inside the
+ * soft edge the selector gave, at breakup 1 as far as where m was 1 % or
+ * 99 %.  The weights are computed from m' by the same rule, so they sum
+ * to 1 as before; breakup 0 leaves the mask untouched. */
+#define BREAKUP_LOGIT 4.59511985013458992685 /* ln 99 */
+
 typedef struct
 {
   const char *name;
   int priority;
+  double breakup;
+  double breakup_scale_m;
 } SplatLayer;
 
 static const TgParamDesc splat_layer_params[] = {
@@ -74,6 +147,13 @@ static const TgParamDesc splat_layer_params[] = {
   TG_PARAM_INT (SplatLayer, priority, .label = N_("Priority"), .def = 1, .min = -1000, .max = 1000,
                 .help = N_("Higher priority layers are painted over lower ones; equal priorities "
                            "stack in list order (later on top)")),
+  TG_PARAM_FLOAT (SplatLayer, breakup, .label = N_("Breakup"), .def = 0.0, .min = 0.0, .max = 1.0,
+                  .help = N_("How far noise moves the layer's edge inside the mask's soft edge: "
+                             "0 keeps the mask's border, 1 lets it wander across the whole "
+                             "falloff")),
+  TG_PARAM_FLOAT (SplatLayer, breakup_scale_m, .label = N_("Breakup scale"), .def = 40.0,
+                  .min = 1.0, .max = 1e5, .soft_min = 2.0, .soft_max = 1000.0, .unit = "m",
+                  .help = N_("Feature size of the breakup noise, in metres")),
 };
 
 typedef struct
@@ -164,7 +244,25 @@ typedef struct
   TgValue *out;
   int n;                  /* entries */
   int order[SPLAT_MAX];   /* entries from the top layer down */
+  double breakup[SPLAT_MAX];
+  TgFbm noise[SPLAT_MAX]; /* planned where breakup > 0 */
 } SplatJob;
+
+/* Mask values M[0 .. N) of entry K with its breakup applied, for samples
+ * I0 .. I0 + N - 1 of row J, into OUT. */
+static void
+splat_breakup (const SplatJob *job, int k, int j, int i0, int n, const float *m, float *out)
+{
+  float u[TEX_BLOCK];
+
+  tex_noise_block (&job->noise[k], &job->out->region, j, i0, n, u);
+  for (int i = 0; i < n; i++)
+    {
+      double v = tg__mask01 (m[i]);
+      double e = exp (-BREAKUP_LOGIT * job->breakup[k] * (double) u[i]);
+      out[i] = (float) (v / (v + (1.0 - v) * e));
+    }
+}
 
 static void
 splat_rows (void *user, int begin, int end)
@@ -172,34 +270,43 @@ splat_rows (void *user, int begin, int end)
   const SplatJob *job = user;
   const TgRegion *r = &job->out->region;
   int ch = job->out->channels, w = r->width;
+  float broken[TEX_BLOCK];
 
   for (int j = begin; j < end; j++)
-    {
-      float *dst = tg_value_row (job->out, j);
-      /* Channel 0 holds the uncovered fraction while the layers are
-       * painted top-down, and ends as the base layer's weight. */
-      for (int i = 0; i < w; i++)
-        dst[(size_t) i * ch] = 1.0f;
-      for (int o = 0; o < job->n; o++)
-        {
-          int k = job->order[o];
-          float *wk = dst + 1 + k;
-          if (!job->mask[k])
-            {
-              for (int i = 0; i < w; i++)
-                wk[(size_t) i * ch] = 0.0f;
-              continue;
-            }
-          const float *m = tg__grid_row (job->mask[k], r, j);
-          for (int i = 0; i < w; i++)
-            {
-              float cover = dst[(size_t) i * ch];
-              float v = tg__mask01 (m[i]) * cover;
-              wk[(size_t) i * ch] = v;
-              dst[(size_t) i * ch] = cover - v;
-            }
-        }
-    }
+    for (int i0 = 0; i0 < w; i0 += TEX_BLOCK)
+      {
+        int nb = w - i0 < TEX_BLOCK ? w - i0 : TEX_BLOCK;
+        float *dst = tg_value_row (job->out, j) + (size_t) i0 * ch;
+        /* Channel 0 holds the uncovered fraction while the layers are
+         * painted top-down, and ends as the base layer's weight. */
+        for (int i = 0; i < nb; i++)
+          dst[(size_t) i * ch] = 1.0f;
+        for (int o = 0; o < job->n; o++)
+          {
+            int k = job->order[o];
+            float *wk = dst + 1 + k;
+            if (!job->mask[k])
+              {
+                for (int i = 0; i < nb; i++)
+                  wk[(size_t) i * ch] = 0.0f;
+                continue;
+              }
+            const float *m = tg__grid_row (job->mask[k], r, j) + i0;
+            if (job->breakup[k] > 0.0)
+              {
+                /* Already in 0..1. */
+                splat_breakup (job, k, j, i0, nb, m, broken);
+                m = broken;
+              }
+            for (int i = 0; i < nb; i++)
+              {
+                float cover = dst[(size_t) i * ch];
+                float v = tg__mask01 (m[i]) * cover;
+                wk[(size_t) i * ch] = v;
+                dst[(size_t) i * ch] = cover - v;
+              }
+          }
+      }
 }
 
 /* Sorts entry indices by priority, highest first; ties keep the later
@@ -244,6 +351,13 @@ splat_eval (TgEvalCtx *c)
       job.mask[k] = m;
     }
   priority_order (l, job.n, job.order);
+  for (int k = 0; k < job.n; k++)
+    {
+      job.breakup[k] = l[k].breakup;
+      if (l[k].breakup > 0.0)
+        tex_noise_plan (&job.noise[k], tg_eval_seed (c, 0), l[k].name, TEX_SALT_BREAKUP,
+                        l[k].breakup_scale_m);
+    }
   job.out = tg_eval_new_output (c, 0, 1 + job.n);
   if (!job.out)
     return tg_eval_fail (c, TG_ENOMEM, "out of memory");
@@ -253,6 +367,23 @@ splat_eval (TgEvalCtx *c)
     if (tg_value_set_channel_name (job.out, 1 + k, l[k].name) < 0)
       return tg_eval_fail (c, TG_ENOMEM, "out of memory");
   return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), splat_rows, &job);
+}
+
+static int
+splat_warn (const void *params, double cell_m, TgError *warn)
+{
+  const SplatParams *p = params;
+  const SplatLayer *l = p->layers.items;
+  char name[64];
+
+  for (int k = 0; k < p->layers.n; k++)
+    {
+      snprintf (name, sizeof name, "layers[%d].breakup_scale_m", k);
+      if (l[k].breakup > 0.0
+          && tg_warn_below_cells (warn, name, "Breakup scale", l[k].breakup_scale_m, cell_m, 2))
+        return 1;
+    }
+  return 0;
 }
 
 static const TgNodeDesc splat_desc = {
@@ -268,6 +399,7 @@ static const TgNodeDesc splat_desc = {
   .check = splat_check,
   .check_links = splat_check_links,
   .eval = splat_eval,
+  .warn = splat_warn,
   .version = 1,
 };
 TG_NODE_REGISTER (splat_desc);
@@ -679,12 +811,21 @@ TG_NODE_REGISTER (colorize_desc);
  * name, times its weight, summed (raw values).  With weights that sum to
  * 1 (splat, biome) the result is a proper blend; the optional shade
  * multiplies RGB as in texture.colorize.  A layer with no colour fails
- * with its name rather than turning black unnoticed. */
+ * with its name rather than turning black unnoticed.
+ *
+ * Variation keeps a layer from being one flat colour: two fBm fields of
+ * the layer (u, v in -1..1, see TEX_NOISE_GAIN) turn its hue about the
+ * grey axis by variation * v * VARIATION_HUE and scale its brightness by
+ * 1 + variation * u, clamped to 0..1; alpha stays.  Variation 0 is the
+ * flat colour, to the bit. */
+#define VARIATION_HUE (45.0 * DEG2RAD)
 
 typedef struct
 {
   const char *name;
   double color[4];
+  double variation;
+  double variation_scale_m;
 } LayerColor;
 
 static const TgParamDesc layer_color_params[] = {
@@ -692,6 +833,14 @@ static const TgParamDesc layer_color_params[] = {
                    .help = N_("Name of the layer to colour")),
   TG_PARAM_COLOR (LayerColor, color, .label = N_("Colour"), .def_v = { 0.5, 0.5, 0.5, 1.0 },
                   .help = N_("Colour where the layer has all the weight")),
+  TG_PARAM_FLOAT (LayerColor, variation, .label = N_("Variation"), .def = 0.0, .min = 0.0,
+                  .max = 1.0,
+                  .help = N_("Noise in the layer's colour: brightness varies by up to this "
+                             "fraction and hue by up to 45 degrees times it; 0 is one flat "
+                             "colour")),
+  TG_PARAM_FLOAT (LayerColor, variation_scale_m, .label = N_("Variation scale"), .def = 60.0,
+                  .min = 1.0, .max = 1e5, .soft_min = 2.0, .soft_max = 2000.0, .unit = "m",
+                  .help = N_("Feature size of the colour noise, in metres")),
 };
 
 typedef struct
@@ -714,6 +863,7 @@ static const TgPortDesc layer_colors_inputs[] = {
 };
 
 #define LAYER_COLORS_MAX 32
+#define LAYER_COLORS_BLOCK 64
 
 typedef struct
 {
@@ -721,7 +871,32 @@ typedef struct
   TgValue *out;
   int n;
   float rgba[LAYER_COLORS_MAX][4];
+  double variation[LAYER_COLORS_MAX];
+  int varied[LAYER_COLORS_MAX]; /* layers with variation > 0, in order */
+  int n_varied;
+  TgFbm *noise;                 /* 2 per varied layer: brightness, hue */
 } LayerColorsJob;
+
+/* The varied colours of layer K over N samples into COL (RGBA each),
+ * from its noise U (brightness) and V (hue). */
+static void
+vary_colors (const LayerColorsJob *job, int k, int n, const float *u, const float *v, float *col)
+{
+  const float *c = job->rgba[k];
+  double mean = ((double) c[0] + c[1] + c[2]) / 3.0, amount = job->variation[k];
+  /* (k x c) sqrt 3 for the grey axis k = (1, 1, 1) / sqrt 3. */
+  double cross[3] = { (double) c[2] - c[1], (double) c[0] - c[2], (double) c[1] - c[0] };
+
+  for (int i = 0; i < n; i++)
+    {
+      double a = amount * VARIATION_HUE * (double) v[i], ca = cos (a), sa = sin (a) / sqrt (3.0);
+      double b = 1.0 + amount * (double) u[i];
+      float *px = col + (size_t) i * 4;
+      for (int q = 0; q < 3; q++)
+        px[q] = (float) tg__clamp01 ((mean + ((double) c[q] - mean) * ca + cross[q] * sa) * b);
+      px[3] = c[3];
+    }
+}
 
 static void
 layer_colors_rows (void *user, int begin, int end)
@@ -729,22 +904,39 @@ layer_colors_rows (void *user, int begin, int end)
   const LayerColorsJob *job = user;
   const TgRegion *r = &job->out->region;
   int n = job->n;
+  float u[LAYER_COLORS_BLOCK], v[LAYER_COLORS_BLOCK];
+  /* The varied colours of every varied layer over the block (32 KiB). */
+  float col[LAYER_COLORS_MAX][LAYER_COLORS_BLOCK * 4];
+  int slot[LAYER_COLORS_MAX];
 
   for (int j = begin; j < end; j++)
-    {
-      const float *w = tg_value_row (job->in, r->row0 - job->in->region.row0 + j)
-                       + (size_t) (r->col0 - job->in->region.col0) * (size_t) n;
-      const float *sh = job->shade ? tg__grid_row (job->shade, r, j) : NULL;
-      float *dst = tg_value_row (job->out, j);
-      for (int i = 0; i < r->width; i++)
-        {
-          float *px = dst + (size_t) i * 4, acc[4] = { 0, 0, 0, 0 };
-          for (int k = 0; k < n; k++)
-            {
-              float wk = tg__mask01 (w[(size_t) i * n + k]);
-              for (int q = 0; q < 4; q++)
-                acc[q] += wk * job->rgba[k][q];
-            }
+    for (int i0 = 0; i0 < r->width; i0 += LAYER_COLORS_BLOCK)
+      {
+        int nb = r->width - i0 < LAYER_COLORS_BLOCK ? r->width - i0 : LAYER_COLORS_BLOCK;
+        const float *w = tg_value_row (job->in, r->row0 - job->in->region.row0 + j)
+                         + (size_t) (r->col0 - job->in->region.col0 + i0) * (size_t) n;
+        const float *sh = job->shade ? tg__grid_row (job->shade, r, j) + i0 : NULL;
+        float *dst = tg_value_row (job->out, j) + (size_t) i0 * 4;
+        for (int k = 0; k < n; k++)
+          slot[k] = -1;
+        for (int q = 0; q < job->n_varied; q++)
+          {
+            int k = job->varied[q];
+            tex_noise_block (&job->noise[2 * q], r, j, i0, nb, u);
+            tex_noise_block (&job->noise[2 * q + 1], r, j, i0, nb, v);
+            vary_colors (job, k, nb, u, v, col[q]);
+            slot[k] = q;
+          }
+        for (int i = 0; i < nb; i++)
+          {
+            float *px = dst + (size_t) i * 4, acc[4] = { 0, 0, 0, 0 };
+            for (int k = 0; k < n; k++)
+              {
+                float wk = tg__mask01 (w[(size_t) i * n + k]);
+                const float *c = slot[k] < 0 ? job->rgba[k] : col[slot[k]] + (size_t) i * 4;
+                for (int q = 0; q < 4; q++)
+                  acc[q] += wk * c[q];
+              }
           if (sh)
             {
               float s = tg__mask01 (sh[i]);
@@ -765,6 +957,7 @@ layer_colors_eval (TgEvalCtx *c)
   const TgRegion *region = tg_eval_region (c);
   const LayerColor *lc = p->colors.items;
   LayerColorsJob job = { 0 };
+  int item[LAYER_COLORS_MAX]; /* the colour entry of each layer */
   int rc;
 
   job.in = tg_eval_input (c, 0);
@@ -791,12 +984,51 @@ layer_colors_eval (TgEvalCtx *c)
                              name ? name : "(unnamed)");
       for (int q = 0; q < 4; q++)
         job.rgba[k][q] = (float) lc[found].color[q];
+      job.variation[k] = lc[found].variation;
+      item[k] = found;
+      if (lc[found].variation > 0.0)
+        job.varied[job.n_varied++] = k;
+    }
+  if (job.n_varied > 0)
+    {
+      uint32_t seed = tg_eval_seed (c, 0);
+      job.noise = malloc (sizeof (TgFbm) * 2 * (size_t) job.n_varied);
+      if (!job.noise)
+        return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+      for (int q = 0; q < job.n_varied; q++)
+        {
+          const LayerColor *l = &lc[item[job.varied[q]]];
+          tex_noise_plan (&job.noise[2 * q], seed, l->name, TEX_SALT_BRIGHT, l->variation_scale_m);
+          tex_noise_plan (&job.noise[2 * q + 1], seed, l->name, TEX_SALT_HUE,
+                          l->variation_scale_m);
+        }
     }
   job.out = tg_eval_new_output (c, 0, 4);
   if (!job.out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
-  return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), layer_colors_rows,
+    rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  else
+    rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), layer_colors_rows,
                            &job);
+  free (job.noise);
+  return rc;
+}
+
+static int
+layer_colors_warn (const void *params, double cell_m, TgError *warn)
+{
+  const LayerColorsParams *p = params;
+  const LayerColor *l = p->colors.items;
+  char name[64];
+
+  for (int k = 0; k < p->colors.n; k++)
+    {
+      snprintf (name, sizeof name, "colors[%d].variation_scale_m", k);
+      if (l[k].variation > 0.0
+          && tg_warn_below_cells (warn, name, "Variation scale", l[k].variation_scale_m, cell_m,
+                                  2))
+        return 1;
+    }
+  return 0;
 }
 
 static const TgNodeDesc layer_colors_desc = {
@@ -809,6 +1041,7 @@ static const TgNodeDesc layer_colors_desc = {
   TG_PARAMS (LayerColorsParams, layer_colors_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = layer_colors_eval,
+  .warn = layer_colors_warn,
   .version = 1,
 };
 TG_NODE_REGISTER (layer_colors_desc);
