@@ -1,0 +1,202 @@
+/* Benchmark of erosion.flow's whole-world evaluation on an fBm heightmap,
+ * phase by phase (fill, flat ranks, routing), CPU and wall time both, on
+ * one thread and on all of them, with the hash of the result so that a
+ * change that alters the bytes shows.  The same heightmap can be written
+ * as raw little-endian f32 for the GRASS peer (peers/peers_flow.sh).
+ *
+ *   bench_flow [size [runs [out.r32]]]      default 2049, 3 runs
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tgraph/tgraph.h>
+
+#include "erosion_flow.h"
+
+static double
+wall_s (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
+}
+
+static double
+cpu_s (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
+}
+
+static void
+die (const char *what, const TgError *err)
+{
+  fprintf (stderr, "bench_flow: %s: %s\n", what, err ? err->message : "failed");
+  exit (1);
+}
+
+/* The input: the fBm node's height over SIZE^2 of an 8 km world. */
+static float *
+make_height (int size)
+{
+  TgGraph *g = tg_graph_new ();
+  TgWorld *w = tg_graph_world (g);
+  TgError err = { 0 };
+  TgEngineOptions o = { .threads = 0, .cache_bytes = 0 };
+  TgEngine *e = tg_engine_new (&o);
+  TgRegion full;
+  TgValue *v = NULL;
+  const float *src;
+  float *hm = malloc (sizeof (float) * (size_t) size * size);
+
+  w->size_x = w->size_z = 8192.0;
+  w->height_m = 800.0;
+  tg_region_for_world (&full, w, size);
+  if (tg_graph_add_node (g, "base", "noise.fbm", &err) < 0)
+    die ("graph", &err);
+  if (tg_engine_pull (e, g, 0, 0, &full, NULL, &v, NULL, &err) != 0)
+    die ("pull", &err);
+  src = v->data;
+  if (!src || !hm)
+    die ("heightmap", NULL);
+  memcpy (hm, src, sizeof (float) * (size_t) size * size);
+  tg_value_unref (v);
+  tg_engine_free (e);
+  tg_graph_free (g);
+  return hm;
+}
+
+/* A plain chunked row runner on NT threads for the MFD steps. */
+typedef struct
+{
+  void (*fn) (void *, int, int);
+  void *user;
+  int n, grain, next, nt;
+  pthread_mutex_t mu;
+} Pool;
+
+static void *
+pool_worker (void *arg)
+{
+  Pool *p = arg;
+
+  for (;;)
+    {
+      int b;
+      pthread_mutex_lock (&p->mu);
+      b = p->next;
+      p->next += p->grain;
+      pthread_mutex_unlock (&p->mu);
+      if (b >= p->n)
+        return NULL;
+      p->fn (p->user, b, b + p->grain < p->n ? b + p->grain : p->n);
+    }
+}
+
+static int
+pool_parallel (void *ctx, int n, int grain, void (*fn) (void *, int, int), void *user)
+{
+  Pool p = { fn, user, n, grain, 0, *(int *) ctx, PTHREAD_MUTEX_INITIALIZER };
+  pthread_t th[64];
+
+  for (int i = 1; i < p.nt && i < 64; i++)
+    pthread_create (&th[i], NULL, pool_worker, &p);
+  pool_worker (&p);
+  for (int i = 1; i < p.nt && i < 64; i++)
+    pthread_join (th[i], NULL);
+  return 0;
+}
+
+static uint64_t
+fnv (const void *data, size_t size)
+{
+  const unsigned char *b = data;
+  uint64_t hsh = 1469598103934665603ull;
+
+  for (size_t i = 0; i < size; i++)
+    hsh = (hsh ^ b[i]) * 1099511628211ull;
+  return hsh;
+}
+
+static void
+run (const float *hm, int size, int threads, int runs)
+{
+  size_t n = (size_t) size * size;
+  float *filled = malloc (sizeof (float) * n);
+  int32_t *rank = malloc (sizeof (int32_t) * n);
+  double *acc = malloc (sizeof (double) * n);
+  double best[3][2], tot[2] = { 1e30, 1e30 };
+  TgFlowOpts o = { TG__FLOW_MFD, 1.1, threads > 1 ? pool_parallel : NULL, &threads, NULL };
+  TgFlowWindow win = { size, size, 0, 0, size, size, 0, 0, size, size };
+
+  for (int p = 0; p < 3; p++)
+    best[p][0] = best[p][1] = 1e30;
+  for (int r = 0; r < runs; r++)
+    {
+      double c[4], t[4];
+      c[0] = cpu_s (), t[0] = wall_s ();
+      if (tg__flow_fill (&o, hm, size, size, filled) != 0)
+        die ("fill", NULL);
+      c[1] = cpu_s (), t[1] = wall_s ();
+      if (tg__flow_ranks (&o, filled, size, size, rank) != 0)
+        die ("ranks", NULL);
+      c[2] = cpu_s (), t[2] = wall_s ();
+      if (tg__flow_route (&o, &win, filled, rank, NULL, acc, NULL) != 0)
+        die ("route", NULL);
+      c[3] = cpu_s (), t[3] = wall_s ();
+      for (int p = 0; p < 3; p++)
+        {
+          best[p][0] = fmin (best[p][0], c[p + 1] - c[p]);
+          best[p][1] = fmin (best[p][1], t[p + 1] - t[p]);
+        }
+      tot[0] = fmin (tot[0], c[3] - c[0]);
+      tot[1] = fmin (tot[1], t[3] - t[0]);
+    }
+  printf ("flow %d^2, %d thread%s, best of %d: fill %.3f/%.3f s, ranks %.3f/%.3f s, "
+          "route %.3f/%.3f s; total CPU %.3f s, wall %.3f s; acc fnv %016" PRIx64 "\n",
+          size, threads, threads == 1 ? "" : "s", runs, best[0][0], best[0][1], best[1][0],
+          best[1][1], best[2][0], best[2][1], tot[0], tot[1], fnv (acc, sizeof (double) * n));
+  free (filled);
+  free (rank);
+  free (acc);
+}
+
+int
+main (int argc, char **argv)
+{
+  int size = argc > 1 ? atoi (argv[1]) : 2049;
+  int runs = argc > 2 ? atoi (argv[2]) : 3;
+  int threads = (int) sysconf (_SC_NPROCESSORS_ONLN);
+  float *hm;
+
+  if (size < 3 || runs < 1)
+    {
+      fprintf (stderr, "usage: bench_flow [size >= 3 [runs >= 1 [out.r32]]]\n");
+      return 2;
+    }
+  hm = make_height (size);
+  if (argc > 3)
+    {
+      FILE *f = fopen (argv[3], "wb");
+      if (!f || fwrite (hm, sizeof (float), (size_t) size * size, f) != (size_t) size * size
+          || fclose (f) != 0)
+        {
+          fprintf (stderr, "bench_flow: cannot write %s\n", argv[3]);
+          return 1;
+        }
+    }
+  run (hm, size, 1, runs);
+  if (threads > 1)
+    run (hm, size, threads, runs);
+  free (hm);
+  return 0;
+}
