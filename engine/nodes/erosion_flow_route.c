@@ -426,8 +426,11 @@ typedef struct
   const TgFlowWindow *win;
   const float *filled;
   const int32_t *rank;
+  /* SHARE: 8 planes of N samples, plane q the share each sample sends
+   * to its neighbour q. */
   float *share, *v, *v2;
   double *s;
+  size_t n;
 } MfdJob;
 
 static void
@@ -447,9 +450,64 @@ mfd_shares_rows (void *user, int begin, int end)
           mask = receivers (j->filled, j->rank, win->ww, win->wh, j->o->routing, j->o->exponent,
                             c, wt, &bq);
         for (int q = 0; q < 8; q++)
-          j->share[c * 8 + q] = (mask & (1u << q)) ? (float) wt[q] : 0.0f;
+          j->share[(size_t) q * j->n + c] = (mask & (1u << q)) ? (float) wt[q] : 0.0f;
         j->v[c] = 1.0f;
       }
+}
+
+/* One pull at window sample (X, Y), neighbours outside the window left
+ * out. */
+static inline void
+mfd_pull_edge (const MfdJob *j, int x, int y)
+{
+  const TgFlowWindow *win = j->win;
+  double sum = 0.0;
+
+  for (int q = 0; q < 8; q++)
+    {
+      int nx = x + dx[q], ny = y + dy[q];
+      size_t m;
+      if (nx < 0 || nx >= win->ww || ny < 0 || ny >= win->wh)
+        continue;
+      m = (size_t) ny * win->ww + nx;
+      sum += (double) j->v[m] * j->share[(size_t) opposite[q] * j->n + m];
+    }
+  j->v2[(size_t) y * win->ww + x] = (float) sum;
+}
+
+/* The same pull over row Y's samples 1 .. ww - 2 of a row with rows above
+ * and below: every neighbour is there, so each term is a plain load from
+ * a shifted row of V and of the share plane that points back, in the same
+ * neighbour order as mfd_pull_edge (the same bytes), and the loop runs
+ * along x with no branches. */
+static void
+mfd_pull_inner (const MfdJob *j, int y)
+{
+  size_t ww = (size_t) j->win->ww, c0 = (size_t) y * ww, n = j->n;
+  const float *v = j->v, *sh = j->share;
+  const float *v0 = v + c0 + 1, *s0 = sh + 1 * n + c0 + 1;                /* q 0: (+1, 0) */
+  const float *v1 = v + c0 - 1, *s1 = sh + 0 * n + c0 - 1;                /* q 1: (-1, 0) */
+  const float *v2 = v + c0 + ww, *s2 = sh + 3 * n + c0 + ww;              /* q 2: (0, +1) */
+  const float *v3 = v + c0 - ww, *s3 = sh + 2 * n + c0 - ww;              /* q 3: (0, -1) */
+  const float *v4 = v + c0 + ww + 1, *s4 = sh + 7 * n + c0 + ww + 1;      /* q 4: (+1, +1) */
+  const float *v5 = v + c0 + ww - 1, *s5 = sh + 6 * n + c0 + ww - 1;      /* q 5: (-1, +1) */
+  const float *v6 = v + c0 - ww + 1, *s6 = sh + 5 * n + c0 - ww + 1;      /* q 6: (+1, -1) */
+  const float *v7 = v + c0 - ww - 1, *s7 = sh + 4 * n + c0 - ww - 1;      /* q 7: (-1, -1) */
+  float *out = j->v2 + c0;
+
+  for (size_t x = 1; x + 1 < ww; x++)
+    {
+      double sum = 0.0;
+      sum += (double) v0[x] * s0[x];
+      sum += (double) v1[x] * s1[x];
+      sum += (double) v2[x] * s2[x];
+      sum += (double) v3[x] * s3[x];
+      sum += (double) v4[x] * s4[x];
+      sum += (double) v5[x] * s5[x];
+      sum += (double) v6[x] * s6[x];
+      sum += (double) v7[x] * s7[x];
+      out[x] = (float) sum;
+    }
 }
 
 static void
@@ -465,20 +523,15 @@ mfd_step_rows (void *user, int begin, int end)
       if (j->s && y >= oy && y < oy + win->th)
         for (int i = 0; i < win->tw; i++)
           j->s[(size_t) (y - oy) * win->tw + i] += j->v[(size_t) y * win->ww + (ox + i)];
-      for (int x = 0; x < win->ww; x++)
+      if (y > 0 && y < win->wh - 1 && win->ww > 2)
         {
-          double sum = 0.0;
-          for (int q = 0; q < 8; q++)
-            {
-              int nx = x + dx[q], ny = y + dy[q];
-              size_t m;
-              if (nx < 0 || nx >= win->ww || ny < 0 || ny >= win->wh)
-                continue;
-              m = (size_t) ny * win->ww + nx;
-              sum += (double) j->v[m] * j->share[m * 8 + opposite[q]];
-            }
-          j->v2[(size_t) y * win->ww + x] = (float) sum;
+          mfd_pull_inner (j, y);
+          mfd_pull_edge (j, 0, y);
+          mfd_pull_edge (j, win->ww - 1, y);
         }
+      else
+        for (int x = 0; x < win->ww; x++)
+          mfd_pull_edge (j, x, y);
     }
 }
 
@@ -508,7 +561,7 @@ mfd_steps (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled, co
 {
   size_t n = (size_t) win->ww * (size_t) win->wh;
   MfdJob j = { o, win, filled, rank, malloc (sizeof (float) * 8 * n), malloc (sizeof (float) * n),
-               malloc (sizeof (float) * n), s };
+               malloc (sizeof (float) * n), s, n };
   int ox = win->tx0 - win->wx0, oy = win->ty0 - win->wy0, rc = TG_ENOMEM;
 
   if (!j.share || !j.v || !j.v2)
