@@ -431,6 +431,8 @@ typedef struct
   float *share, *v, *v2;
   double *s;
   size_t n;
+  /* The steepest receiver of each window sample (-1: none or unknown). */
+  int8_t *best;
 } MfdJob;
 
 static void
@@ -444,11 +446,12 @@ mfd_shares_rows (void *user, int begin, int end)
       {
         size_t c = (size_t) y * win->ww + x;
         double wt[8] = { 0 };
-        int bq;
+        int bq = -1;
         unsigned mask = 0;
         if (known (win, x, y))
           mask = receivers (j->filled, j->rank, win->ww, win->wh, j->o->routing, j->o->exponent,
                             c, wt, &bq);
+        j->best[c] = (int8_t) bq;
         for (int q = 0; q < 8; q++)
           j->share[(size_t) q * j->n + c] = (mask & (1u << q)) ? (float) wt[q] : 0.0f;
         j->v[c] = 1.0f;
@@ -557,17 +560,22 @@ run_rows (const TgFlowOpts *o, int rows, int width, void (*fn) (void *, int, int
  * of the window around it. */
 static int
 mfd_steps (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled, const int32_t *rank,
-           double *s, int64_t *src)
+           double *s, int64_t *src, int8_t *dir)
 {
   size_t n = (size_t) win->ww * (size_t) win->wh;
   MfdJob j = { o, win, filled, rank, malloc (sizeof (float) * 8 * n), malloc (sizeof (float) * n),
-               malloc (sizeof (float) * n), s, n };
+               malloc (sizeof (float) * n), s, n, malloc (n) };
   int ox = win->tx0 - win->wx0, oy = win->ty0 - win->wy0, rc = TG_ENOMEM;
 
-  if (!j.share || !j.v || !j.v2)
+  if (!j.share || !j.v || !j.v2 || !j.best)
     goto out;
   if ((rc = run_rows (o, win->wh, win->ww, mfd_shares_rows, &j)) < 0)
     goto out;
+  /* The steepest receivers come with the shares (the window reaches past
+   * the tile, so its samples are known). */
+  for (int y = 0; y < win->th; y++)
+    for (int x = 0; x < win->tw; x++)
+      dir[(size_t) y * win->tw + x] = j.best[(size_t) (oy + y) * win->ww + (ox + x)];
   if (s)
     for (size_t i = 0; i < (size_t) win->tw * win->th; i++)
       s[i] = 0.0;
@@ -588,6 +596,7 @@ out:
   free (j.share);
   free (j.v);
   free (j.v2);
+  free (j.best);
   return rc;
 }
 
@@ -605,32 +614,33 @@ tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *fille
 
   if (!dir || !amt)
     goto out;
-  /* Where each tile sample's water goes after the MFD steps (or at once). */
-  for (int j = 0; j < th; j++)
-    for (int i = 0; i < tw; i++)
-      {
-        int bq;
-        receivers (filled, rank, win->ww, win->wh, TG__FLOW_D8, 1.0,
-                   (size_t) (oy + j) * win->ww + (ox + i), NULL, &bq);
-        dir[(size_t) j * tw + i] = (int8_t) bq;
-      }
-  if (tg__flow_cancelled (o))
-    {
-      rc = TG_ECANCELLED;
-      goto out;
-    }
+  /* Where each tile sample's water goes after the MFD steps (or at once):
+   * for MFD the shares' pass finds it. */
   if (o->routing == TG__FLOW_MFD)
     {
-      if ((rc = mfd_steps (o, win, filled, rank, acc, amt)) < 0)
+      if ((rc = mfd_steps (o, win, filled, rank, acc, amt, dir)) < 0)
         goto out;
     }
   else
     {
+      for (int j = 0; j < th; j++)
+        for (int i = 0; i < tw; i++)
+          {
+            int bq;
+            receivers (filled, rank, win->ww, win->wh, TG__FLOW_D8, 1.0,
+                       (size_t) (oy + j) * win->ww + (ox + i), NULL, &bq);
+            dir[(size_t) j * tw + i] = (int8_t) bq;
+          }
       for (size_t i = 0; i < nt; i++)
         amt[i] = TG__FLOW_ONE;
       if (acc)
         for (size_t i = 0; i < nt; i++)
           acc[i] = 0.0;
+    }
+  if (tg__flow_cancelled (o))
+    {
+      rc = TG_ECANCELLED;
+      goto out;
     }
   if (inflow)
     for (int k = 0; k < nb; k++)
