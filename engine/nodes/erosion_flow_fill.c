@@ -152,6 +152,106 @@ tg__flow_cancelled (const TgFlowOpts *o)
   return o && o->cancelled && o->cancelled (o->parallel_ctx);
 }
 
+/* The whole flood's queue: a radix heap (Ahuja, Mehlhorn, Orlin and
+ * Tarjan 1990) over the heights' bits as ordered integers.  It only works
+ * for keys that never go below the last one taken, which the flood
+ * guarantees (it pushes heights above the level it is at), and it does
+ * not take equal keys in index order; the whole fill does not need that
+ * (a filled height is a min-max over paths, the same in any order), the
+ * tile's labelled flood does and keeps the binary heap.  Bucket b > 0
+ * holds the keys whose highest bit differing from LAST is bit b - 1, so
+ * a take only ever sorts out the lowest non-empty bucket, each key moving
+ * down at most 32 times. */
+typedef struct
+{
+  uint64_t *a; /* key << 32 | index */
+  size_t n, cap;
+} RadixBucket;
+
+typedef struct
+{
+  RadixBucket b[33];
+  uint32_t last;
+  size_t n;
+  bool failed; /* out of memory while sorting a bucket out */
+} RadixHeap;
+
+static inline uint32_t
+radix_key (float f)
+{
+  uint32_t u;
+
+  memcpy (&u, &f, sizeof u);
+  return (u & 0x80000000u) ? ~u : u | 0x80000000u;
+}
+
+static inline int
+radix_bucket (uint32_t k, uint32_t last)
+{
+  return k == last ? 0 : 32 - __builtin_clz (k ^ last);
+}
+
+static int
+radix_add (RadixBucket *b, uint64_t item)
+{
+  if (b->n == b->cap)
+    {
+      size_t cap = b->cap ? 2 * b->cap : 1024;
+      uint64_t *a = realloc (b->a, sizeof (uint64_t) * cap);
+      if (!a)
+        return TG_ENOMEM;
+      b->a = a;
+      b->cap = cap;
+    }
+  b->a[b->n++] = item;
+  return 0;
+}
+
+static inline int
+radix_push (RadixHeap *r, float key, int32_t idx)
+{
+  uint32_t k = radix_key (key);
+
+  r->n++;
+  return radix_add (&r->b[radix_bucket (k, r->last)], (uint64_t) k << 32 | (uint32_t) idx);
+}
+
+/* Takes the smallest key's index (R must not be empty). */
+static int32_t
+radix_pop (RadixHeap *r)
+{
+  if (r->b[0].n == 0)
+    {
+      int i = 1;
+      RadixBucket *src;
+      uint64_t lo;
+      while (r->b[i].n == 0)
+        i++;
+      src = &r->b[i];
+      lo = src->a[0];
+      for (size_t k = 1; k < src->n; k++)
+        lo = src->a[k] < lo ? src->a[k] : lo;
+      r->last = (uint32_t) (lo >> 32);
+      /* Every key here goes to a lower bucket, the smallest to 0. */
+      for (size_t k = 0; k < src->n; k++)
+        if (radix_add (&r->b[radix_bucket ((uint32_t) (src->a[k] >> 32), r->last)], src->a[k]) < 0)
+          {
+            r->failed = true;
+            return -1;
+          }
+      src->n = 0;
+    }
+  r->n--;
+  return (int32_t) (uint32_t) r->b[0].a[--r->b[0].n];
+}
+
+static void
+radix_free (RadixHeap *r)
+{
+  for (int i = 0; i < 33; i++)
+    free (r->b[i].a);
+}
+
 /* Samples the flood takes between two looks at the cancel hook. */
 #define FILL_POLL ((size_t) 1 << 16)
 
@@ -159,15 +259,17 @@ int
 tg__flow_fill (const TgFlowOpts *o, const float *hm, int w, int h, float *filled)
 {
   size_t taken = 0;
-  bool stopped = false;
+  bool stopped = false, nomem = false;
   size_t n = (size_t) w * (size_t) h, pq_head = 0, pq_tail = 0;
-  TgFlowHeap heap = { malloc (sizeof (TgFlowHeapItem) * n), 0, n };
+  RadixHeap heap = { 0 };
   int32_t *pit = malloc (sizeof (int32_t) * n);
   uint8_t *seen = calloc (n, 1);
+  int32_t off[8];
 
-  if (!heap.a || !pit || !seen)
+  for (int q = 0; q < 8; q++)
+    off[q] = tg__flow_dy[q] * w + tg__flow_dx[q];
+  if (!pit || !seen)
     {
-      free (heap.a);
       free (pit);
       free (seen);
       return TG_ENOMEM;
@@ -177,20 +279,50 @@ tg__flow_fill (const TgFlowOpts *o, const float *hm, int w, int h, float *filled
       if (y == 0 || y == h - 1 || x == 0 || x == w - 1)
         {
           int32_t i = (int32_t) ((size_t) y * w + x);
-          seen[i] = 1;
+          seen[i] = 2;
           filled[i] = hm[i];
-          tg__flow_heap_push (&heap, hm[i], i); /* within capacity */
+          nomem |= radix_push (&heap, hm[i], i) < 0;
         }
   while (pq_head < pq_tail || heap.n > 0)
     {
       /* Depression samples first: they sit at the level being processed. */
-      int32_t c = pq_head < pq_tail ? pit[pq_head++] : tg__flow_heap_pop (&heap).idx;
-      int cx = (int) (c % w), cy = (int) (c / w);
-      float level = filled[c];
+      int32_t c = pq_head < pq_tail ? pit[pq_head++] : radix_pop (&heap);
+      int cx, cy;
+      float level;
 
+      if (nomem || heap.failed)
+        break;
+      level = filled[c];
       if (++taken % FILL_POLL == 0 && (stopped = tg__flow_cancelled (o)))
         break;
 
+      if (seen[c] == 1)
+        {
+          /* Not on the world's edge (only the seeds are): all eight
+           * neighbours are there, at fixed offsets. */
+          for (int q = 0; q < 8; q++)
+            {
+              int32_t i = c + off[q];
+              if (seen[i])
+                continue;
+              seen[i] = 1;
+              if (hm[i] <= level)
+                {
+                  filled[i] = level;
+                  pit[pq_tail++] = i;
+                }
+              else
+                {
+                  filled[i] = hm[i];
+                  nomem |= radix_push (&heap, hm[i], i) < 0;
+                }
+            }
+          if (pq_head == pq_tail)
+            pq_head = pq_tail = 0;
+          continue;
+        }
+      cx = (int) (c % w);
+      cy = (int) (c / w);
       for (int q = 0; q < 8; q++)
         {
           int x = cx + tg__flow_dx[q], y = cy + tg__flow_dy[q];
@@ -209,7 +341,7 @@ tg__flow_fill (const TgFlowOpts *o, const float *hm, int w, int h, float *filled
           else
             {
               filled[i] = hm[i];
-              tg__flow_heap_push (&heap, hm[i], i);
+              nomem |= radix_push (&heap, hm[i], i) < 0;
             }
         }
       /* The pit queue only grows while it drains; reuse it from the start
@@ -217,9 +349,11 @@ tg__flow_fill (const TgFlowOpts *o, const float *hm, int w, int h, float *filled
       if (pq_head == pq_tail)
         pq_head = pq_tail = 0;
     }
-  free (heap.a);
+  radix_free (&heap);
   free (pit);
   free (seen);
+  if (nomem || heap.failed)
+    return TG_ENOMEM;
   return stopped ? TG_ECANCELLED : 0;
 }
 
