@@ -423,6 +423,79 @@ test_thermal_resolution (void)
   tg_engine_free (e);
 }
 
+/* FNV-1a over a value's samples. */
+static uint64_t
+hash_value (const TgValue *v)
+{
+  const unsigned char *b = (const unsigned char *) v->data;
+  size_t n = sizeof (float) * (size_t) tg_region_samples (&v->region);
+  uint64_t h = 1469598103934665603ull;
+
+  for (size_t k = 0; k < n; k++)
+    h = (h ^ b[k]) * 1099511628211ull;
+  return h;
+}
+
+/* The bytes of the generic, AVX2 and AVX-512 kernels (TG_THERMAL_ISA),
+ * with and without several passes per trip through memory, on 1 and 3
+ * threads, whole and as a window, in both modes: all equal to the bytes
+ * the node gave before the kernels were blocked (pinned hashes of height
+ * and deposit, taken with one full sweep per pass). */
+static void
+test_thermal_kernels_agree (void)
+{
+  static const struct
+  {
+    const char *mode, *iterations, *talus;
+    uint64_t height, deposit, win_height;
+  } cases[] = {
+    { "passes", "12", "30", 0x4e3c135d080d3f33ull, 0xd3d68a807f1e286full, 0xdd29b6a79a61df83ull },
+    { "passes", "37", "25", 0x931bae4f6af86d95ull, 0x4f890fb12e597961ull, 0x94bbef0f87e3d5f1ull },
+    { "converge", "400", "30", 0x634c044a4e2f2affull, 0x759c44ea857e2a52ull, 0x62c5b6d76aaac245ull },
+  };
+  static const char *const isas[] = { "generic", "avx2", "avx512" };
+  static const char *const blocks[] = { "1", "0" };
+
+  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
+    {
+      TgGraph *g = noise_graph (301);
+      int t = tg_graph_find_node (g, "ero");
+      TgRegion full = world_region (g);
+      TgRegion win = tg_region_window (&full, 90, 0, 101, 120);
+
+      SET (g, t, "mode", cases[c].mode);
+      SET (g, t, "iterations", cases[c].iterations);
+      SET (g, t, "talus_deg", cases[c].talus);
+      SET (g, t, "reference_cell_m", "0");
+      for (int i = 0; i < 3; i++)
+        for (int bl = 0; bl < 2; bl++)
+          for (int th = 1; th <= 3; th += 2)
+            {
+              TgEngine *e = new_engine (th);
+              TgValue *h, *d, *w;
+              setenv ("TG_THERMAL_ISA", isas[i], 1);
+              setenv ("TG_THERMAL_BLOCK", blocks[bl], 1);
+              h = pull (e, g, "ero", &full);
+              d = pull_port (e, g, "ero", 1, &full);
+              w = pull (e, g, "ero", &win);
+              if (h && d && w)
+                {
+                  TG_CHECK_MSG (hash_value (h) == cases[c].height
+                                    && hash_value (d) == cases[c].deposit
+                                    && hash_value (w) == cases[c].win_height,
+                                "%s %s, %s kernel, block %s, %d threads: bytes differ",
+                                cases[c].mode, cases[c].iterations, isas[i], blocks[bl], th);
+                }
+              for (TgValue **v = (TgValue *[]) { h, d, w, NULL }; *v; v++)
+                tg_value_unref (*v);
+              tg_engine_free (e);
+            }
+      tg_graph_free (g);
+    }
+  unsetenv ("TG_THERMAL_ISA");
+  unsetenv ("TG_THERMAL_BLOCK");
+}
+
 int
 main (void)
 {
@@ -432,5 +505,6 @@ main (void)
   TG_RUN (test_thermal_threads_and_tiles);
   TG_RUN (test_thermal_apron);
   TG_RUN (test_thermal_resolution);
+  TG_RUN (test_thermal_kernels_agree);
   return tgtest_result ();
 }
