@@ -335,147 +335,320 @@ update_row_avx2 (const float *m, const PairRows *p, float *out, int x0, int x1,
 
 #endif
 
-/* --- passes over the working buffer -------------------------------------- */
+#ifdef TG__EROSION_HAVE_X86
+/* The same pair terms and sums with AVX-512: the compares give masks, a
+ * masked subtract and a masked add write the two exclusive branches of
+ * pair_excess (B >= 0, so D > B and D < -B never hold together, and the
+ * branch taken is never -0, so adding the other branch's +0 changed no
+ * bit), and the row's tail runs in the same vectors under a lane mask. */
+#define TG__AVX512 __attribute__ ((target ("avx512f")))
+
+TG__AVX512 static inline __m512
+avx512_pair_excess (__m512 d, __m512 t, __m512 b, __m512 nb)
+{
+  __mmask16 shed = _mm512_cmp_ps_mask (d, b, _CMP_GT_OQ);
+  __mmask16 take = _mm512_cmp_ps_mask (d, nb, _CMP_LT_OQ);
+
+  return _mm512_mask_add_ps (_mm512_maskz_sub_ps (shed, d, t), take, d, t);
+}
+
+TG__AVX512 static inline __mmask16
+lanes (int left)
+{
+  return left >= 16 ? (__mmask16) 0xffff : (__mmask16) ((1u << left) - 1u);
+}
+
+/* Pairs of row A's cells [LO, HI) with row B's cell at column + SHIFT
+ * (A == B, SHIFT 1: the east pairs of a row). */
+TG__AVX512 static void
+pairs_avx512 (const float *a, const float *b, int shift, float *out, int lo, int hi, float t,
+              float bd)
+{
+  __m512 tv = _mm512_set1_ps (t), bv = _mm512_set1_ps (bd), nbv = _mm512_set1_ps (-bd);
+
+  for (int i = lo; i < hi; i += 16)
+    {
+      __mmask16 m = lanes (hi - i);
+      __m512 d = _mm512_sub_ps (_mm512_maskz_loadu_ps (m, a + i),
+                                _mm512_maskz_loadu_ps (m, b + i + shift));
+      _mm512_mask_storeu_ps (out + i, m, avx512_pair_excess (d, tv, bv, nbv));
+    }
+}
+
+TG__AVX512 static void
+update_row_avx512 (const float *m, const PairRows *p, float *out, int x0, int x1,
+                   const ThermalCoef *k)
+{
+  const float *e = p->e, *su = p->s[0], *seu = p->se[0], *swu = p->sw[0];
+  const float *sd = p->s[1], *sed = p->se[1], *swd = p->sw[1];
+  __m512 k1 = _mm512_set1_ps (k->k1), k2 = _mm512_set1_ps (k->k2);
+
+  /* As update_row_avx2. */
+  for (int x = x0; x < x1; x += 16)
+    {
+      __mmask16 l = lanes (x1 - x);
+#define LD(ptr) _mm512_maskz_loadu_ps (l, (ptr))
+      __m512 s1 = _mm512_add_ps (_mm512_sub_ps (_mm512_sub_ps (LD (e + x), LD (e + x - 1)),
+                                                LD (su + x)),
+                                 LD (sd + x));
+      __m512 s2 = _mm512_add_ps (_mm512_sub_ps (LD (swd + x),
+                                                _mm512_add_ps (LD (seu + x - 1), LD (swu + x + 1))),
+                                 LD (sed + x));
+      __m512 r = _mm512_sub_ps (LD (m + x),
+                                _mm512_add_ps (_mm512_mul_ps (k1, s1), _mm512_mul_ps (k2, s2)));
+#undef LD
+      _mm512_mask_storeu_ps (out + x, l, r);
+    }
+}
+
+TG__AVX512 static void
+compute_down_avx512 (const float *a, const float *b, float *s, float *se, float *sw, int x0,
+                     int x1, const ThermalCoef *k)
+{
+  pairs_avx512 (a, b, 0, s, x0, x1, k->t1, k->b1);
+  pairs_avx512 (a, b, 1, se, x0 - 1, x1, k->t2, k->b2);
+  pairs_avx512 (a, b, -1, sw, x0, x1 + 1, k->t2, k->b2);
+}
+#endif
+
+/* --- passes, several per trip through memory ------------------------------ */
+
+enum
+{
+  ISA_GENERIC,
+  ISA_AVX2,
+  ISA_AVX512,
+};
+
+/* The best kernel this CPU runs; TG_THERMAL_ISA (generic, avx2, avx512)
+ * asks for a lower one so a test can compare their bytes, and
+ * TG_EROSION_NO_AVX2 forces the generic one. */
+static int
+thermal_isa (void)
+{
+#ifdef TG__EROSION_HAVE_X86
+  const char *want = getenv ("TG_THERMAL_ISA");
+  int best = ISA_GENERIC;
+
+  if (tg__erosion_have_avx2 ())
+    best = __builtin_cpu_supports ("avx512f") ? ISA_AVX512 : ISA_AVX2;
+  if (want && strcmp (want, "generic") == 0)
+    return ISA_GENERIC;
+  if (want && strcmp (want, "avx2") == 0 && best >= ISA_AVX2)
+    return ISA_AVX2;
+  return best;
+#else
+  return ISA_GENERIC;
+#endif
+}
+
+/* The cells pass T updates (buffer coordinates): world-edge sides stay,
+ * apron sides lose a cell a pass. */
+typedef struct
+{
+  int ux0, ux1, uy0, uy1;
+} PassWin;
+
+/* Passes per trip: K passes of a band of rows run in a pipeline, level j
+ * (the map after j of them) a few rows behind level j - 1, so each row
+ * of the input is read and each row of the output written once per K
+ * passes, and the rows between stay in the cache.  A band recomputes the
+ * K - j rows of level j on either side that its neighbours also compute
+ * (from the same samples, so to the same bits). */
+#define THERMAL_BLOCK_MAX 8
+#define THERMAL_BAND_ROWS 64
 
 typedef struct
 {
-  const float *src;
-  float *dst;
-  int w, h;           /* working buffer: the input window clipped to the world */
-  int ux0, ux1, uy0;  /* cells this pass updates (buffer coordinates) */
+  const float *src; /* the map before the block's first pass */
+  float *dst;       /* and after its last */
+  int w, h;
+  int passes; /* K, in this block */
+  int bands;
+  PassWin win[THERMAL_BLOCK_MAX + 1]; /* [j]: the block's pass j (1..K) */
   ThermalCoef k;
-  bool avx2;
-  unsigned char *changed; /* per updated row: whether the pass changed a sample of it */
-} PassJob;
+  int isa;
+  unsigned char *changed; /* [band * THERMAL_BLOCK_MAX + j - 1]: pass j changed a sample */
+  unsigned char *failed;  /* [band]: its scratch could not be allocated */
+} BlockJob;
+
+/* A level's scratch: its last three rows and, for the vector kernels, the
+ * pair terms above and below its current row. */
+typedef struct
+{
+  float *ring[3];
+  PairRows p;
+  bool have_up;
+} Level;
 
 /* A cell on the world's edge: neighbours beyond it do not exist, so the
- * pair is simply absent (the edge is closed). */
+ * pair is simply absent (the edge is closed).  UP or DN is NULL on the
+ * first or last row. */
 static float
-edge_cell (const PassJob *job, int x, int y)
+edge_cell (const float *up, const float *mid, const float *dn, int w, int x, const ThermalCoef *k)
 {
-  const float *s = job->src;
-  int w = job->w;
-  float h = s[(size_t) y * w + x];
-  float nb[8];
-  static const int dx[8] = { -1, 1, 0, 0, -1, 1, -1, 1 };
-  static const int dy[8] = { 0, 0, -1, 1, -1, -1, 1, 1 };
+  float h = mid[x];
+  bool wv = x > 0, ev = x < w - 1;
 
   /* An absent neighbour reads as my own height: a zero difference gives
    * exactly zero flux, the same as leaving the pair out. */
-  for (int q = 0; q < 8; q++)
-    {
-      int xx = x + dx[q], yy = y + dy[q];
-      nb[q] = (xx >= 0 && xx < w && yy >= 0 && yy < job->h) ? s[(size_t) yy * w + xx] : h;
-    }
-  return cell_update (h, nb[0], nb[1], nb[2], nb[3], nb[4], nb[5], nb[6], nb[7], &job->k);
+  return cell_update (h, wv ? mid[x - 1] : h, ev ? mid[x + 1] : h, up ? up[x] : h,
+                      dn ? dn[x] : h, up && wv ? up[x - 1] : h, up && ev ? up[x + 1] : h,
+                      dn && wv ? dn[x - 1] : h, dn && ev ? dn[x + 1] : h, k);
 }
 
-#ifdef TG__EROSION_HAVE_X86
-/* Rows [BEGIN, END) of a pass with shared pair fluxes (AVX2 machines).
- * Returns false when the scratch rows cannot be allocated. */
-__attribute__ ((target ("avx2"))) static bool
-pass_rows_shared (const PassJob *job, int begin, int end)
+/* Row Y of the block's pass J from the rows UP, MID, DN (NULL beyond the
+ * world) of the map before it, into OUT.  Samples the pass does not
+ * update are carried over (no updated sample ever reads them). */
+static void
+level_row (const BlockJob *job, int j, Level *lv, const float *up, const float *mid,
+           const float *dn, float *out, int y, unsigned char *changed)
 {
-  int w = job->w, x0 = job->ux0 > 1 ? job->ux0 : 1, x1 = job->ux1 < w - 1 ? job->ux1 : w - 1;
-  float *buf = malloc (sizeof (float) * (size_t) w * 7);
-  PairRows p;
-  int have_up = 0;
+  const PassWin *pw = &job->win[j];
+  int w = job->w, ux0 = pw->ux0, ux1 = pw->ux1;
+
+  if (y < pw->uy0 || y >= pw->uy1)
+    {
+      memcpy (out, mid, sizeof (float) * (size_t) w);
+      lv->have_up = false;
+      return;
+    }
+  if (ux0 > 0)
+    memcpy (out, mid, sizeof (float) * (size_t) ux0);
+  if (ux1 < w)
+    memcpy (out + ux1, mid + ux1, sizeof (float) * (size_t) (w - ux1));
+  if (up == NULL || dn == NULL)
+    {
+      for (int x = ux0; x < ux1; x++)
+        out[x] = edge_cell (up, mid, dn, w, x, &job->k);
+      lv->have_up = false;
+    }
+  else
+    {
+      int x0 = ux0 > 1 ? ux0 : 1, x1 = ux1 < w - 1 ? ux1 : w - 1;
+
+      if (ux0 == 0)
+        out[0] = edge_cell (up, mid, dn, w, 0, &job->k);
+      if (ux1 == w)
+        out[w - 1] = edge_cell (up, mid, dn, w, w - 1, &job->k);
+      if (x1 > x0)
+        {
+#ifdef TG__EROSION_HAVE_X86
+          if (job->isa != ISA_GENERIC)
+            {
+              PairRows *p = &lv->p;
+              float *t;
+              bool wide = job->isa == ISA_AVX512;
+              if (!lv->have_up)
+                {
+                  if (wide)
+                    compute_down_avx512 (up, mid, p->s[0], p->se[0], p->sw[0], x0, x1, &job->k);
+                  else
+                    compute_down (up, mid, p->s[0], p->se[0], p->sw[0], x0, x1, &job->k);
+                }
+              if (wide)
+                {
+                  pairs_avx512 (mid, mid, 1, p->e, x0 - 1, x1, job->k.t1, job->k.b1);
+                  compute_down_avx512 (mid, dn, p->s[1], p->se[1], p->sw[1], x0, x1, &job->k);
+                  update_row_avx512 (mid, p, out, x0, x1, &job->k);
+                }
+              else
+                {
+                  east_pairs_avx2 (mid, p->e, x0 - 1, x1, job->k.t1, job->k.b1);
+                  compute_down (mid, dn, p->s[1], p->se[1], p->sw[1], x0, x1, &job->k);
+                  update_row_avx2 (mid, p, out, x0, x1, &job->k);
+                }
+              /* This row's pairs below are the next row's pairs above. */
+              t = p->s[0], p->s[0] = p->s[1], p->s[1] = t;
+              t = p->se[0], p->se[0] = p->se[1], p->se[1] = t;
+              t = p->sw[0], p->sw[0] = p->sw[1], p->sw[1] = t;
+              lv->have_up = true;
+            }
+          else
+#endif
+            thermal_row_generic (up, mid, dn, out, x0, x1, &job->k);
+        }
+    }
+  if (ux1 > ux0 && memcmp (out + ux0, mid + ux0, sizeof (float) * (size_t) (ux1 - ux0)) != 0)
+    *changed = 1;
+}
+
+static void
+block_bands (void *user, int begin, int end)
+{
+  const BlockJob *job = user;
+  int w = job->w, h = job->h, K = job->passes;
+  int per_level = 3 + (job->isa != ISA_GENERIC ? 6 : 0);
+  float *buf = malloc (sizeof (float) * (size_t) w * (size_t) (per_level * K + 1));
+  Level lv[THERMAL_BLOCK_MAX + 1];
 
   if (buf == NULL)
-    return false;
-  p.e = buf;
-  p.s[0] = buf + w;
-  p.s[1] = buf + 2 * (size_t) w;
-  p.se[0] = buf + 3 * (size_t) w;
-  p.se[1] = buf + 4 * (size_t) w;
-  p.sw[0] = buf + 5 * (size_t) w;
-  p.sw[1] = buf + 6 * (size_t) w;
-  for (int r = begin; r < end; r++)
     {
-      int y = job->uy0 + r;
-      const float *mid = job->src + (size_t) y * w;
-      float *out = job->dst + (size_t) y * w;
-      float *t;
-
-      if (y == 0 || y == job->h - 1)
+      for (int band = begin; band < end; band++)
+        job->failed[band] = 1;
+      return;
+    }
+  for (int j = 1; j <= K; j++)
+    {
+      float *l = buf + (size_t) w * (size_t) (per_level * (j - 1) + 1);
+      for (int q = 0; q < 3; q++)
+        lv[j].ring[q] = l + (size_t) q * w;
+      lv[j].p.e = buf;
+      for (int q = 0; q < 2 && per_level > 3; q++)
         {
-          for (int x = job->ux0; x < job->ux1; x++)
-            out[x] = edge_cell (job, x, y);
-          have_up = 0;
-          continue;
+          lv[j].p.s[q] = l + (size_t) (3 + q) * w;
+          lv[j].p.se[q] = l + (size_t) (5 + q) * w;
+          lv[j].p.sw[q] = l + (size_t) (7 + q) * w;
         }
-      if (job->ux0 == 0)
-        out[0] = edge_cell (job, 0, y);
-      if (job->ux1 == w)
-        out[w - 1] = edge_cell (job, w - 1, y);
-      if (x1 <= x0)
-        continue;
-      if (!have_up)
-        compute_down (mid - w, mid, p.s[0], p.se[0], p.sw[0], x0, x1, &job->k);
-      east_pairs_avx2 (mid, p.e, x0 - 1, x1, job->k.t1, job->k.b1);
-      compute_down (mid, mid + w, p.s[1], p.se[1], p.sw[1], x0, x1, &job->k);
-      update_row_avx2 (mid, &p, out, x0, x1, &job->k);
-      /* This row's pairs below are the next row's pairs above. */
-      t = p.s[0], p.s[0] = p.s[1], p.s[1] = t;
-      t = p.se[0], p.se[0] = p.se[1], p.se[1] = t;
-      t = p.sw[0], p.sw[0] = p.sw[1], p.sw[1] = t;
-      have_up = 1;
+    }
+  for (int band = begin; band < end; band++)
+    {
+      int y0 = band * THERMAL_BAND_ROWS;
+      int y1 = y0 + THERMAL_BAND_ROWS < h ? y0 + THERMAL_BAND_ROWS : h;
+      unsigned char *changed = job->changed + (size_t) band * THERMAL_BLOCK_MAX;
+
+      for (int j = 1; j <= K; j++)
+        lv[j].have_up = false;
+      /* Step S computes row S - j of every level j, lowest level first:
+       * it reads rows S - j - 1 .. S - j + 1 of level j - 1, the last of
+       * which this step has just computed. */
+      for (int s = y0 - K; s < y1 + 2 * K; s++)
+        for (int j = 1; j <= K; j++)
+          {
+            int y = s - j, lo = y0 - (K - j), hi = y1 + (K - j);
+            const float *up, *mid, *dn;
+            float *out;
+            if (lo < 0)
+              lo = 0;
+            if (hi > h)
+              hi = h;
+            if (y < lo || y >= hi)
+              continue;
+#define ROW(level, row)                                                                         \
+  ((level) == 0 ? job->src + (size_t) (row) * w : lv[(level)].ring[(row) % 3])
+            up = y > 0 ? ROW (j - 1, y - 1) : NULL;
+            mid = ROW (j - 1, y);
+            dn = y < h - 1 ? ROW (j - 1, y + 1) : NULL;
+#undef ROW
+            out = j == K ? job->dst + (size_t) y * w : lv[j].ring[y % 3];
+            level_row (job, j, &lv[j], up, mid, dn, out, y, &changed[j - 1]);
+          }
     }
   free (buf);
-  return true;
-}
-#endif
-
-/* Marks the rows [BEGIN, END) whose updated samples the pass changed. */
-static void
-mark_changed (const PassJob *job, int begin, int end)
-{
-  size_t n = job->ux1 > job->ux0 ? sizeof (float) * (size_t) (job->ux1 - job->ux0) : 0;
-
-  for (int r = begin; r < end; r++)
-    {
-      size_t o = (size_t) (job->uy0 + r) * job->w + job->ux0;
-      job->changed[r] = memcmp (job->src + o, job->dst + o, n) != 0;
-    }
 }
 
-static void
-pass_rows_compute (const PassJob *job, int begin, int end)
+/* Passes per block for a buffer W samples wide: the levels' scratch
+ * (up to 9 rows each) stays within about half a megabyte.  TG_THERMAL_BLOCK
+ * (1..8) sets it, for the tests; the bytes never depend on it. */
+static int
+thermal_block (int w)
 {
-  int w = job->w;
+  const char *env = getenv ("TG_THERMAL_BLOCK");
+  int k = (int) ((512 * 1024) / (36 * (size_t) (w > 0 ? w : 1)));
 
-#ifdef TG__EROSION_HAVE_X86
-  if (job->avx2 && pass_rows_shared (job, begin, end))
-    return;
-#endif
-  for (int r = begin; r < end; r++)
-    {
-      int y = job->uy0 + r;
-      const float *mid = job->src + (size_t) y * w;
-      float *out = job->dst + (size_t) y * w;
-      int x0 = job->ux0, x1 = job->ux1;
-
-      if (y == 0 || y == job->h - 1)
-        {
-          for (int x = x0; x < x1; x++)
-            out[x] = edge_cell (job, x, y);
-          continue;
-        }
-      if (x0 == 0)
-        out[x0++] = edge_cell (job, 0, y);
-      if (x1 == w && x1 > x0)
-        out[--x1] = edge_cell (job, w - 1, y);
-      thermal_row_generic (mid - w, mid, mid + w, out, x0, x1, &job->k);
-    }
-}
-
-static void
-pass_rows (void *user, int begin, int end)
-{
-  const PassJob *job = user;
-
-  pass_rows_compute (job, begin, end);
-  mark_changed (job, begin, end);
+  if (env && atoi (env) > 0)
+    k = atoi (env);
+  return k < 1 ? 1 : k > THERMAL_BLOCK_MAX ? THERMAL_BLOCK_MAX : k;
 }
 
 /* --- the node ---------------------------------------------------------- */
@@ -528,10 +701,10 @@ thermal_eval (TgEvalCtx *c)
   const TgValue *in = tg_eval_input (c, 0);
   int passes = thermal_passes (p, r->cell);
   TgRegion grown = tg_region_grow (r, passes), work;
-  int c0, r0, c1, r1, rc = 0;
+  int c0, r0, c1, r1, rc = 0, block;
   float *a, *b;
   unsigned char *changed;
-  PassJob job;
+  BlockJob job;
   FinishJob fin;
   double tan_t, hm = world->height_m > 0.0 ? world->height_m : 1.0;
 
@@ -546,7 +719,7 @@ thermal_eval (TgEvalCtx *c)
   work = tg_region_window (r, c0, r0, c1 - c0, r1 - r0);
 
   a = malloc (sizeof (float) * 2 * (size_t) work.width * (size_t) work.height);
-  changed = malloc ((size_t) work.height + 1);
+  changed = malloc ((size_t) (work.height / THERMAL_BAND_ROWS + 1) * (THERMAL_BLOCK_MAX + 1));
   if (!a || !changed)
     {
       free (a);
@@ -563,6 +736,7 @@ thermal_eval (TgEvalCtx *c)
   memset (&job, 0, sizeof job);
   job.w = work.width;
   job.h = work.height;
+  job.bands = (work.height + THERMAL_BAND_ROWS - 1) / THERMAL_BAND_ROWS;
   job.k.t1 = (float) (tan_t * r->cell / hm);
   job.k.t2 = (float) (tan_t * r->cell * M_SQRT2 / hm);
   job.k.b1 = job.k.t1;
@@ -582,30 +756,44 @@ thermal_eval (TgEvalCtx *c)
       job.k.b2 = (float) (tan_b * r->cell * M_SQRT2 / hm);
     }
   job.changed = changed;
+  job.failed = changed + (size_t) job.bands * THERMAL_BLOCK_MAX;
   job.k.k1 = (float) (p->strength / 7.0);
   job.k.k2 = (float) (p->strength / 14.0);
-  job.avx2 = tg__erosion_have_avx2 ();
+  job.isa = thermal_isa ();
+  block = thermal_block (work.width);
 
-  for (int t = 1; t <= passes && rc == 0; t++)
+  for (int t = 1; t <= passes && rc == 0; t += job.passes)
     {
-      /* Sides that are world edges stay; apron sides lose a cell a pass. */
-      int uy1;
-      bool any = false;
+      bool still = false;
       job.src = a;
       job.dst = b;
-      job.ux0 = work.col0 > 0 ? t : 0;
-      job.uy0 = work.row0 > 0 ? t : 0;
-      job.ux1 = work.col0 + work.width < r->full_w ? work.width - t : work.width;
-      uy1 = work.row0 + work.height < r->full_h ? work.height - t : work.height;
-      rc = tg_eval_parallel (c, uy1 - job.uy0, tg__grain_rows (job.ux1 - job.ux0), pass_rows,
-                             &job);
+      job.passes = passes - t + 1 < block ? passes - t + 1 : block;
+      for (int j = 1; j <= job.passes; j++)
+        {
+          int tt = t + j - 1;
+          job.win[j].ux0 = work.col0 > 0 ? tt : 0;
+          job.win[j].uy0 = work.row0 > 0 ? tt : 0;
+          job.win[j].ux1 = work.col0 + work.width < r->full_w ? work.width - tt : work.width;
+          job.win[j].uy1 = work.row0 + work.height < r->full_h ? work.height - tt : work.height;
+        }
+      memset (changed, 0, (size_t) job.bands * (THERMAL_BLOCK_MAX + 1));
+      rc = tg_eval_parallel (c, job.bands, 1, block_bands, &job);
       b = a;
-      a = (float *) job.dst;
+      a = job.dst;
+      for (int k = 0; k < job.bands && rc == 0; k++)
+        if (job.failed[k])
+          rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for thermal erosion's row cache");
       /* A pass that changed nothing is a fixed point: the rest would be
-       * too (see the top of the file), so stopping keeps the bytes. */
-      for (int k = 0; k < uy1 - job.uy0 && !any; k++)
-        any = changed[k] != 0;
-      if (!any)
+       * too (see the top of the file), so the block's last pass equals
+       * it and stopping keeps the bytes. */
+      for (int j = 0; j < job.passes && !still; j++)
+        {
+          bool any = false;
+          for (int k = 0; k < job.bands && !any; k++)
+            any = changed[(size_t) k * THERMAL_BLOCK_MAX + j] != 0;
+          still = !any;
+        }
+      if (still)
         break;
     }
   free (changed);
