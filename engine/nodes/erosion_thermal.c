@@ -239,6 +239,11 @@ thermal_row_generic (const float *up, const float *mid, const float *dn, float *
   thermal_row_body (up, mid, dn, out, x0, x1, k);
 }
 
+typedef struct
+{
+  float *e, *s[2], *se[2], *sw[2]; /* [0]/[1]: the pairs above / below the row, swapped per row */
+} PairRows;
+
 #ifdef TG__EROSION_HAVE_X86
 /* The same arithmetic with AVX compares: ordered compares are false for
  * NaNs, as the masks above, so the bits are the same. */
@@ -285,11 +290,6 @@ down_pairs_avx2 (const float *a, const float *b, int shift, float *out, int lo, 
   for (; i < hi; i++)
     out[i] = pair_excess (a[i] - b[i + shift], t, bd);
 }
-
-typedef struct
-{
-  float *e, *s[2], *se[2], *sw[2]; /* [0]/[1]: the pairs above / below the row, swapped per row */
-} PairRows;
 
 __attribute__ ((target ("avx2"))) static void
 compute_down (const float *a, const float *b, float *s, float *se, float *sw, int x0, int x1,
