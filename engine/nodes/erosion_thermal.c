@@ -375,10 +375,12 @@ pairs_avx512 (const float *a, const float *b, int shift, float *out, int lo, int
     }
 }
 
-TG__AVX512 static void
+/* Returns whether a sample changed (bit for bit, as memcmp). */
+TG__AVX512 static bool
 update_row_avx512 (const float *m, const PairRows *p, float *out, int x0, int x1,
                    const ThermalCoef *k)
 {
+  __mmask16 diff = 0;
   const float *e = p->e, *su = p->s[0], *seu = p->se[0], *swu = p->sw[0];
   const float *sd = p->s[1], *sed = p->se[1], *swd = p->sw[1];
   __m512 k1 = _mm512_set1_ps (k->k1), k2 = _mm512_set1_ps (k->k2);
@@ -396,9 +398,12 @@ update_row_avx512 (const float *m, const PairRows *p, float *out, int x0, int x1
                                  LD (sed + x));
       __m512 r = _mm512_sub_ps (LD (m + x),
                                 _mm512_add_ps (_mm512_mul_ps (k1, s1), _mm512_mul_ps (k2, s2)));
+      diff |= _mm512_mask_cmpneq_epi32_mask (l, _mm512_castps_si512 (r),
+                                             _mm512_castps_si512 (LD (m + x)));
 #undef LD
       _mm512_mask_storeu_ps (out + x, l, r);
     }
+  return diff != 0;
 }
 
 TG__AVX512 static void
@@ -506,6 +511,7 @@ level_row (const BlockJob *job, int j, Level *lv, const float *up, const float *
 {
   const PassWin *pw = &job->win[j];
   int w = job->w, ux0 = pw->ux0, ux1 = pw->ux1;
+  int cx0 = ux0, cx1 = ux1; /* samples still to compare with MID */
 
   if (y < pw->uy0 || y >= pw->uy1)
     {
@@ -550,7 +556,14 @@ level_row (const BlockJob *job, int j, Level *lv, const float *up, const float *
                 {
                   pairs_avx512 (mid, mid, 1, p->e, x0 - 1, x1, job->k.t1, job->k.b1);
                   compute_down_avx512 (mid, dn, p->s[1], p->se[1], p->sw[1], x0, x1, &job->k);
-                  update_row_avx512 (mid, p, out, x0, x1, &job->k);
+                  if (update_row_avx512 (mid, p, out, x0, x1, &job->k))
+                    *changed = 1;
+                  /* The vector kernel compared [x0, x1): the edges remain. */
+                  if (ux0 < x0 && memcmp (out + ux0, mid + ux0, sizeof (float)) != 0)
+                    *changed = 1;
+                  if (ux1 > x1 && memcmp (out + x1, mid + x1, sizeof (float)) != 0)
+                    *changed = 1;
+                  cx1 = cx0;
                 }
               else
                 {
@@ -569,7 +582,8 @@ level_row (const BlockJob *job, int j, Level *lv, const float *up, const float *
             thermal_row_generic (up, mid, dn, out, x0, x1, &job->k);
         }
     }
-  if (ux1 > ux0 && memcmp (out + ux0, mid + ux0, sizeof (float) * (size_t) (ux1 - ux0)) != 0)
+  if (cx1 > cx0 && !*changed
+      && memcmp (out + cx0, mid + cx0, sizeof (float) * (size_t) (cx1 - cx0)) != 0)
     *changed = 1;
 }
 
