@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define NODE_W 168.0
 #define HEADER_H 24.0
@@ -638,8 +639,49 @@ draw_grid (TgCanvas *self, cairo_t *cr, double w, double h)
     }
 }
 
+static double
+thread_cpu_ms (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec * 1e-6;
+}
+
+static void tg_canvas_draw (GtkWidget *widget, GtkSnapshot *snapshot);
+
+/* With TERRANE_FRAME_LOG=FILE, each frame appends "frame TIME_US DRAG
+ * WALL_MS CPU_MS": when it was drawn, whether nodes were being moved, and
+ * what drawing the canvas took (tests/bench/bench_canvas_drag.sh). */
 static void
 tg_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
+{
+  static FILE *log;
+  static gboolean checked;
+  gint64 t0;
+  double c0;
+
+  if (!checked)
+    {
+      const char *path = g_getenv ("TERRANE_FRAME_LOG");
+      checked = TRUE;
+      log = path ? fopen (path, "w") : NULL;
+    }
+  if (!log)
+    {
+      tg_canvas_draw (widget, snapshot);
+      return;
+    }
+  t0 = g_get_monotonic_time ();
+  c0 = thread_cpu_ms ();
+  tg_canvas_draw (widget, snapshot);
+  fprintf (log, "frame %" G_GINT64_FORMAT " %d %.3f %.3f\n", t0,
+           TG_CANVAS (widget)->drag == DRAG_MOVE, (g_get_monotonic_time () - t0) / 1000.0,
+           thread_cpu_ms () - c0);
+  fflush (log);
+}
+
+static void
+tg_canvas_draw (GtkWidget *widget, GtkSnapshot *snapshot)
 {
   TgCanvas *self = TG_CANVAS (widget);
   double w = gtk_widget_get_width (widget), h = gtk_widget_get_height (widget);
