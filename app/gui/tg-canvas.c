@@ -11,6 +11,7 @@
 #include "config.h"
 
 #include "tg-canvas.h"
+#include "tg-canvas-geometry.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -18,12 +19,11 @@
 #include <string.h>
 #include <time.h>
 
-#define NODE_W 168.0
-#define HEADER_H 24.0
-#define PORT_H 21.0
-#define THUMB 84.0
+#define NODE_W TG_CANVAS_NODE_W
+#define HEADER_H TG_CANVAS_HEADER_H
+#define PORT_H TG_CANVAS_PORT_H
+#define THUMB TG_CANVAS_THUMB
 #define PORT_R 5.0
-#define PORT_HIT 10.0
 #define ZOOM_MIN 0.2
 #define ZOOM_MAX 3.0
 #define FRAME_HEADER 30.0
@@ -33,21 +33,13 @@ static const guint32 frame_palette[] = {
   0x4a6fa5, 0x3f8f8a, 0x5a8a3c, 0x8a853c, 0xb0703a, 0xa84a4a, 0x7a5aa5, 0x6a6d73,
 };
 
-typedef enum
-{
-  HIT_NONE,
-  HIT_NODE,
-  HIT_INPUT,
-  HIT_OUTPUT,
-  HIT_FRAME,        /* a frame's title band (node = the frame's index) */
-  HIT_FRAME_RESIZE, /* its bottom-right corner */
-} HitKind;
-
-typedef struct
-{
-  HitKind kind;
-  int node, port;
-} Hit;
+#define HIT_NONE TG_CANVAS_HIT_NONE
+#define HIT_NODE TG_CANVAS_HIT_NODE
+#define HIT_INPUT TG_CANVAS_HIT_INPUT
+#define HIT_OUTPUT TG_CANVAS_HIT_OUTPUT
+#define HIT_FRAME TG_CANVAS_HIT_FRAME
+#define HIT_FRAME_RESIZE TG_CANVAS_HIT_FRAME_RESIZE
+typedef TgCanvasHit Hit;
 
 typedef enum
 {
@@ -179,19 +171,8 @@ graph (TgCanvas *self)
   return tg_document_get_graph (self->doc);
 }
 
-static gboolean
-node_has_thumb (const TgNodeDesc *d)
-{
-  return (d->n_outputs > 0 && tg_port_type_is_grid (d->outputs[0].type))
-         || (d->n_outputs == 0 && d->n_inputs > 0 && tg_port_type_is_grid (d->inputs[0].type));
-}
-
-static double
-node_height (const TgNodeDesc *d)
-{
-  int rows = MAX (d->n_inputs, d->n_outputs);
-  return HEADER_H + 6 + rows * PORT_H + (node_has_thumb (d) ? THUMB + 12 : 6);
-}
+#define node_has_thumb tg_canvas_node_has_thumb
+#define node_height tg_canvas_node_height
 
 static gboolean
 is_dragged (TgCanvas *self, const char *id)
@@ -228,10 +209,8 @@ frame_box (TgCanvas *self, int k, double *x, double *y, double *w, double *h)
 static void
 node_pos (TgCanvas *self, int n, double *x, double *y)
 {
-  const char *id = tg_graph_node_id (graph (self), n);
-
-  tg_document_get_position (self->doc, id, x, y);
-  if (is_dragged (self, id))
+  tg_document_get_position_at (self->doc, n, x, y);
+  if (self->drag != DRAG_NONE && is_dragged (self, tg_graph_node_id (graph (self), n)))
     {
       *x += self->drag_dx / self->zoom;
       *y += self->drag_dy / self->zoom;
@@ -257,39 +236,21 @@ to_canvas (TgCanvas *self, double wx, double wy, double *cx, double *cy)
 static Hit
 hit_test (TgCanvas *self, double wx, double wy)
 {
-  const TgGraph *g = graph (self);
   Hit h = { HIT_NONE, -1, -1 };
+  GHashTable *moving = NULL;
   double cx, cy;
 
   if (!self->doc)
     return h;
   to_canvas (self, wx, wy, &cx, &cy);
-  /* Ports first (they overhang the node edges), topmost node last drawn. */
-  for (int n = tg_graph_n_nodes (g) - 1; n >= 0; n--)
-    {
-      const TgNodeDesc *d = tg_graph_node_desc (g, n);
-      double x, y;
-      for (int p = 0; p < d->n_inputs; p++)
-        {
-          port_pos (self, n, FALSE, p, &x, &y);
-          if (hypot (cx - x, cy - y) <= PORT_HIT)
-            return (Hit) { HIT_INPUT, n, p };
-        }
-      for (int p = 0; p < d->n_outputs; p++)
-        {
-          port_pos (self, n, TRUE, p, &x, &y);
-          if (hypot (cx - x, cy - y) <= PORT_HIT)
-            return (Hit) { HIT_OUTPUT, n, p };
-        }
-    }
-  for (int n = tg_graph_n_nodes (g) - 1; n >= 0; n--)
-    {
-      const TgNodeDesc *d = tg_graph_node_desc (g, n);
-      double x, y;
-      node_pos (self, n, &x, &y);
-      if (cx >= x && cx <= x + NODE_W && cy >= y && cy <= y + node_height (d))
-        return (Hit) { HIT_NODE, n, -1 };
-    }
+  if (self->drag == DRAG_MOVE)
+    moving = self->selection;
+  else if (self->drag == DRAG_FRAME_MOVE)
+    moving = self->frame_nodes;
+  h = tg_canvas_hit_nodes (self->doc, cx, cy, moving, self->drag_dx / self->zoom,
+                           self->drag_dy / self->zoom);
+  if (h.kind != HIT_NONE)
+    return h;
   /* Frames lie under the nodes: their title band and corner grip take hold. */
   for (int k = self->n_frames - 1; k >= 0; k--)
     {

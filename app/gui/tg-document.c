@@ -1,11 +1,19 @@
 /* TgDocument: the graph a window edits, with undo and change signals.
  *
- * Each command works on a copy of the graph and, only when every part of
- * it succeeded, swaps the copy in and keeps the previous graph as the undo
- * step.  Graphs are small (kilobytes), so whole snapshots make every
- * command, including paste and multi-node moves, exactly undoable with no
- * per-command inverse to get wrong; the engine's cache is keyed by
- * content, so an undone graph evaluates from the cache.
+ * The engine graph holds the nodes, parameters and links; the document
+ * keeps beside it what the canvas reads on every frame, typed: each
+ * node's position and flags (parsed from its "ui" block once, when the
+ * node enters the document), an id -> index map, and the frames.  A
+ * command writes the ui blocks of the nodes it changes, so the graph is
+ * always what gets saved, and a file nobody changed saves byte for byte.
+ *
+ * Undo steps keep only what their command changed: a move the node ids
+ * with their ui blocks before and after, a parameter its two values, an
+ * added node or a paste the nodes (once undone) and how many links came
+ * with them, a rename the two ids.  Edits that take nodes or links out of
+ * the middle of the graph (delete, disconnect, a replaced link) keep the
+ * graph from before: the engine has no way to put a node back at its
+ * index, and the saved order must come back with undo.
  */
 #include "config.h"
 
@@ -27,11 +35,41 @@
 /* Changes of one parameter closer together than this join one undo step. */
 #define MERGE_USEC (1500 * 1000)
 
+typedef enum
+{
+  STEP_GRAPH,  /* the whole graph from before */
+  STEP_UI,     /* ui blocks of some nodes and/or the graph's top-level extra */
+  STEP_PARAM,  /* one parameter */
+  STEP_WORLD,
+  STEP_RENAME,
+  STEP_APPEND, /* nodes and links added at the end */
+} StepKind;
+
 typedef struct
 {
-  TgGraph *graph;
-  guint serial;
+  StepKind kind;
   char *label;
+  guint serial_before, serial_after;
+  TgDocChange change;
+
+  TgGraph *graph;          /* GRAPH: the other state's graph */
+
+  int n_ui;                /* UI: nodes */
+  char **ui_ids;
+  char **ui_before, **ui_after; /* their ui blocks (NULL: none) */
+  gboolean has_extra;
+  char *extra_before, *extra_after;
+
+  char *node, *param;      /* PARAM (node: also RENAME's old id) */
+  TgParamValue value_before, value_after;
+
+  TgWorld world_before, world_after;
+
+  char *new_id;            /* RENAME */
+
+  int n_nodes, n_links;    /* APPEND */
+  TgGraph *part;           /* APPEND once undone: the nodes to add again */
+  char **link_ends;        /* ... and 4 strings per link: from, port, to, port */
 } Step;
 
 struct _TgDocument
@@ -39,6 +77,11 @@ struct _TgDocument
   GObject parent_instance;
 
   TgGraph *graph;
+  GArray *ui;          /* TgNodeUi per node of graph */
+  GHashTable *index;   /* node id (owned) -> index + 1 */
+  TgFrame *frames;     /* parsed from the graph's top-level "ui" */
+  int n_frames;
+
   guint serial;       /* names the current state; equal serials, equal graphs */
   guint next_serial;
   guint saved_serial;
@@ -79,14 +122,98 @@ G_DEFINE_QUARK (tg-document-error-quark, tg_document_error)
 
 static int untitled_count;
 
+static void reload_ui (TgDocument *doc);
+
 static void
 step_free (gpointer p)
 {
   Step *s = p;
 
-  tg_graph_free (s->graph);
   g_free (s->label);
+  if (s->graph)
+    tg_graph_free (s->graph);
+  for (int k = 0; k < s->n_ui; k++)
+    {
+      g_free (s->ui_ids[k]);
+      g_free (s->ui_before[k]);
+      g_free (s->ui_after[k]);
+    }
+  g_free (s->ui_ids);
+  g_free (s->ui_before);
+  g_free (s->ui_after);
+  g_free (s->extra_before);
+  g_free (s->extra_after);
+  g_free (s->node);
+  g_free (s->param);
+  if (s->kind == STEP_PARAM)
+    {
+      tg_param_value_clear (&s->value_before);
+      tg_param_value_clear (&s->value_after);
+    }
+  g_free (s->new_id);
+  if (s->part)
+    tg_graph_free (s->part);
+  g_strfreev (s->link_ends);
   g_free (s);
+}
+
+static gsize
+str_size (const char *s)
+{
+  return s ? strlen (s) + 1 : 0;
+}
+
+static gsize
+value_size (const TgParamValue *v)
+{
+  gsize n = sizeof *v + str_size (v->s) + sizeof (double) * 2 * (gsize) MAX (v->n_points, 0);
+
+  for (int k = 0; v->items && k < v->n_items * v->n_item_params; k++)
+    n += value_size (&v->items[k]);
+  return n;
+}
+
+/* What step S holds, in bytes (a close estimate: the strings and arrays;
+ * a whole graph counted as its .tgraph text). */
+static gsize
+step_size (const Step *s)
+{
+  gsize n = sizeof *s + str_size (s->label);
+
+  if (s->graph)
+    {
+      TgError err = { 0 };
+      g_autofree char *text = tg_tgraph_save_string (s->graph, &err);
+      n += str_size (text);
+    }
+  for (int k = 0; k < s->n_ui; k++)
+    n += 3 * sizeof (char *) + str_size (s->ui_ids[k]) + str_size (s->ui_before[k])
+         + str_size (s->ui_after[k]);
+  n += str_size (s->extra_before) + str_size (s->extra_after) + str_size (s->node)
+       + str_size (s->param) + str_size (s->new_id);
+  if (s->kind == STEP_PARAM)
+    n += value_size (&s->value_before) + value_size (&s->value_after);
+  if (s->part)
+    {
+      TgError err = { 0 };
+      g_autofree char *text = tg_tgraph_save_string (s->part, &err);
+      n += str_size (text);
+    }
+  for (int k = 0; s->link_ends && s->link_ends[k]; k++)
+    n += sizeof (char *) + str_size (s->link_ends[k]);
+  return n;
+}
+
+gsize
+tg_document_get_undo_size (TgDocument *doc)
+{
+  gsize n = 0;
+
+  for (GList *l = doc->undo.head; l; l = l->next)
+    n += step_size (l->data);
+  for (GList *l = doc->redo.head; l; l = l->next)
+    n += step_size (l->data);
+  return n;
 }
 
 static gboolean
@@ -111,6 +238,9 @@ tg_document_finalize (GObject *object)
   TgDocument *doc = TG_DOCUMENT (object);
 
   tg_graph_free (doc->graph);
+  g_array_unref (doc->ui);
+  g_hash_table_unref (doc->index);
+  tg_document_frames_free (doc->frames, doc->n_frames);
   g_clear_object (&doc->file);
   g_queue_clear_full (&doc->undo, step_free);
   g_queue_clear_full (&doc->redo, step_free);
@@ -181,6 +311,8 @@ tg_document_init (TgDocument *doc)
   doc->graph = tg_graph_new ();
   w = tg_graph_world (doc->graph);
   tg_world_init_default (w);
+  doc->ui = g_array_new (FALSE, TRUE, sizeof (TgNodeUi));
+  doc->index = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   g_queue_init (&doc->undo);
   g_queue_init (&doc->redo);
   doc->serial = doc->saved_serial = doc->next_serial = 1;
@@ -264,39 +396,45 @@ notify_state (TgDocument *doc, gboolean was_dirty, gboolean could_undo, gboolean
     g_object_notify_by_pspec (G_OBJECT (doc), props[PROP_CAN_REDO]);
 }
 
-/* Makes WORK (a modified copy) the document's graph; the old graph
- * becomes an undo step labelled LABEL, or is dropped when MERGE_KEY
- * continues the previous step. */
+/* Records S (its command already applied to the document) as the newest
+ * undo step, or folds it into the newest one when MERGE_KEY continues it
+ * (a slider drag: the step keeps the state from before the drag). */
 static void
-commit (TgDocument *doc, TgGraph *work, const char *label, const char *merge_key,
-        TgDocChange change, const char *node_id)
+commit_step (TgDocument *doc, Step *s, const char *merge_key, const char *node_id)
 {
   gboolean was_dirty = tg_document_get_dirty (doc);
   gboolean could_undo = tg_document_can_undo (doc);
   gboolean could_redo = tg_document_can_redo (doc);
   gint64 now = g_get_monotonic_time ();
-  gboolean merged = FALSE;
+  Step *head = g_queue_peek_head (&doc->undo);
+  TgDocChange change = s->change;
 
+  s->serial_before = doc->serial;
+  doc->serial = ++doc->next_serial;
+  s->serial_after = doc->serial;
   if (merge_key && doc->merge_key && !strcmp (merge_key, doc->merge_key)
-      && now - doc->merge_time < MERGE_USEC && !g_queue_is_empty (&doc->undo))
+      && now - doc->merge_time < MERGE_USEC && head && head->kind == s->kind
+      && (s->kind == STEP_PARAM || s->kind == STEP_WORLD || s->kind == STEP_GRAPH))
     {
-      /* The undo step already holds the graph from before the drag. */
-      tg_graph_free (doc->graph);
-      merged = TRUE;
+      /* The newest step already holds the state from before the drag. */
+      head->serial_after = s->serial_after;
+      if (s->kind == STEP_PARAM)
+        {
+          tg_param_value_clear (&head->value_after);
+          head->value_after = s->value_after;
+          memset (&s->value_after, 0, sizeof s->value_after);
+        }
+      else if (s->kind == STEP_WORLD)
+        head->world_after = s->world_after;
+      /* A GRAPH step's graph is the state between: dropped with it. */
+      step_free (s);
     }
   else
     {
-      Step *s = g_new0 (Step, 1);
-      s->graph = doc->graph;
-      s->serial = doc->serial;
-      s->label = g_strdup (label);
       g_queue_push_head (&doc->undo, s);
       while (g_queue_get_length (&doc->undo) > UNDO_DEPTH)
         step_free (g_queue_pop_tail (&doc->undo));
     }
-  (void) merged;
-  doc->graph = work;
-  doc->serial = ++doc->next_serial;
   g_queue_clear_full (&doc->redo, step_free);
   g_free (doc->merge_key);
   doc->merge_key = g_strdup (merge_key);
@@ -304,6 +442,31 @@ commit (TgDocument *doc, TgGraph *work, const char *label, const char *merge_key
 
   notify_state (doc, was_dirty, could_undo, could_redo);
   g_signal_emit (doc, signals[SIGNAL_CHANGED], 0, (guint) change, node_id);
+}
+
+static Step *
+step_new (StepKind kind, const char *label, TgDocChange change)
+{
+  Step *s = g_new0 (Step, 1);
+
+  s->kind = kind;
+  s->label = g_strdup (label);
+  s->change = change;
+  return s;
+}
+
+/* Makes WORK (a modified copy) the document's graph; the old graph
+ * becomes the undo step. */
+static void
+commit (TgDocument *doc, TgGraph *work, const char *label, const char *merge_key,
+        TgDocChange change, const char *node_id)
+{
+  Step *s = step_new (STEP_GRAPH, label, change);
+
+  s->graph = doc->graph;
+  doc->graph = work;
+  reload_ui (doc);
+  commit_step (doc, s, merge_key, node_id);
 }
 
 void
@@ -330,25 +493,141 @@ emit_renames (TgDocument *doc, const TgGraph *from, const TgGraph *to)
                      tg_graph_node_id (to, k));
 }
 
+static void parse_node_ui (const char *ui, TgNodeUi *out);
+static void reload_frames (TgDocument *doc);
+static void append_node_ui (TgDocument *doc, int n);
+static void truncate_nodes (TgDocument *doc, int n_nodes);
+static gboolean copy_node (TgGraph *dst, const TgGraph *src, int k, const char *id, TgError *err);
+
+/* The ui block of node N becomes UI, in the graph and the typed state. */
+static void
+set_node_ui (TgDocument *doc, int n, const char *ui)
+{
+  tg_graph_set_node_ui (doc->graph, n, ui);
+  parse_node_ui (ui, &g_array_index (doc->ui, TgNodeUi, n));
+}
+
+/* APPEND undone: keeps the appended nodes (with their links) in S and
+ * takes them out of the graph, links first, from the end. */
+static void
+append_take (TgDocument *doc, Step *s)
+{
+  const TgGraph *g = doc->graph;
+  int n0 = tg_graph_n_nodes (g) - s->n_nodes, l0 = tg_graph_n_links (g) - s->n_links;
+  GPtrArray *ends = g_ptr_array_new ();
+  TgError err = { 0 };
+
+  s->part = tg_graph_new ();
+  for (int k = n0; k < tg_graph_n_nodes (g); k++)
+    copy_node (s->part, g, k, tg_graph_node_id (g, k), &err);
+  for (int l = l0; l < tg_graph_n_links (g); l++)
+    {
+      const TgLink *lk = tg_graph_link (g, l);
+      g_ptr_array_add (ends, g_strdup (tg_graph_node_id (g, lk->from_node)));
+      g_ptr_array_add (ends, g_strdup (tg_graph_node_desc (g, lk->from_node)
+                                         ->outputs[lk->from_port].name));
+      g_ptr_array_add (ends, g_strdup (tg_graph_node_id (g, lk->to_node)));
+      g_ptr_array_add (ends, g_strdup (tg_graph_node_desc (g, lk->to_node)
+                                         ->inputs[lk->to_port].name));
+    }
+  g_ptr_array_add (ends, NULL);
+  s->link_ends = (char **) g_ptr_array_free (ends, FALSE);
+  for (int l = tg_graph_n_links (doc->graph) - 1; l >= l0; l--)
+    tg_graph_remove_link (doc->graph, l);
+  truncate_nodes (doc, n0);
+}
+
+/* APPEND redone: the kept nodes and links back at the end. */
+static void
+append_put (TgDocument *doc, Step *s)
+{
+  TgError err = { 0 };
+
+  for (int k = 0; k < tg_graph_n_nodes (s->part); k++)
+    if (copy_node (doc->graph, s->part, k, tg_graph_node_id (s->part, k), &err))
+      append_node_ui (doc, tg_graph_n_nodes (doc->graph) - 1);
+  for (int k = 0; s->link_ends[k]; k += 4)
+    tg_graph_add_link (doc->graph, s->link_ends[k], s->link_ends[k + 1], s->link_ends[k + 2],
+                       s->link_ends[k + 3], &err);
+  g_clear_pointer (&s->part, tg_graph_free);
+  g_clear_pointer (&s->link_ends, g_strfreev);
+}
+
+/* Takes the document from one side of step S to the other: FORWARD (redo)
+ * from its state before to after, or back (undo). */
+static void
+step_apply (TgDocument *doc, Step *s, gboolean forward)
+{
+  TgError err = { 0 };
+
+  switch (s->kind)
+    {
+    case STEP_GRAPH:
+      {
+        TgGraph *g = doc->graph;
+        emit_renames (doc, doc->graph, s->graph);
+        doc->graph = s->graph;
+        s->graph = g;
+        reload_ui (doc);
+        break;
+      }
+    case STEP_UI:
+      for (int k = 0; k < s->n_ui; k++)
+        {
+          int n = tg_document_find_node (doc, s->ui_ids[k]);
+          if (n >= 0)
+            set_node_ui (doc, n, forward ? s->ui_after[k] : s->ui_before[k]);
+        }
+      if (s->has_extra)
+        {
+          tg_graph_set_extra (doc->graph, forward ? s->extra_after : s->extra_before);
+          reload_frames (doc);
+        }
+      break;
+    case STEP_PARAM:
+      {
+        int n = tg_document_find_node (doc, s->node);
+        if (n >= 0)
+          tg_graph_set_param (doc->graph, n, s->param,
+                              forward ? &s->value_after : &s->value_before, &err);
+        break;
+      }
+    case STEP_WORLD:
+      *tg_graph_world (doc->graph) = forward ? s->world_after : s->world_before;
+      break;
+    case STEP_RENAME:
+      {
+        const char *from = forward ? s->node : s->new_id, *to = forward ? s->new_id : s->node;
+        int n = tg_document_find_node (doc, from);
+        if (n >= 0 && tg_graph_set_node_id (doc->graph, n, to, &err) == 0)
+          {
+            g_signal_emit (doc, signals[SIGNAL_RENAMED], 0, from, to);
+            g_hash_table_remove (doc->index, from);
+            g_hash_table_insert (doc->index, g_strdup (to), GINT_TO_POINTER (n + 1));
+          }
+        break;
+      }
+    case STEP_APPEND:
+      if (forward)
+        append_put (doc, s);
+      else
+        append_take (doc, s);
+      break;
+    }
+}
+
 static gboolean
-swap_step (TgDocument *doc, GQueue *from, GQueue *to)
+swap_step (TgDocument *doc, GQueue *from, GQueue *to, gboolean forward)
 {
   gboolean was_dirty = tg_document_get_dirty (doc);
   gboolean could_undo = tg_document_can_undo (doc);
   gboolean could_redo = tg_document_can_redo (doc);
   Step *s = g_queue_pop_head (from);
-  TgGraph *g;
-  guint serial;
 
   if (!s)
     return FALSE;
-  emit_renames (doc, doc->graph, s->graph);
-  g = doc->graph;
-  serial = doc->serial;
-  doc->graph = s->graph;
-  doc->serial = s->serial;
-  s->graph = g;
-  s->serial = serial;
+  step_apply (doc, s, forward);
+  doc->serial = forward ? s->serial_after : s->serial_before;
   g_queue_push_head (to, s);
   tg_document_end_merge (doc);
   notify_state (doc, was_dirty, could_undo, could_redo);
@@ -359,13 +638,13 @@ swap_step (TgDocument *doc, GQueue *from, GQueue *to)
 gboolean
 tg_document_undo (TgDocument *doc)
 {
-  return swap_step (doc, &doc->undo, &doc->redo);
+  return swap_step (doc, &doc->undo, &doc->redo, FALSE);
 }
 
 gboolean
 tg_document_redo (TgDocument *doc)
 {
-  return swap_step (doc, &doc->redo, &doc->undo);
+  return swap_step (doc, &doc->redo, &doc->undo, TRUE);
 }
 
 /* --- files ------------------------------------------------------------------ */
@@ -378,6 +657,7 @@ replace_graph (TgDocument *doc, TgGraph *g, GFile *file)
 
   tg_graph_free (doc->graph);
   doc->graph = g;
+  reload_ui (doc);
   g_queue_clear_full (&doc->undo, step_free);
   g_queue_clear_full (&doc->redo, step_free);
   tg_document_end_merge (doc);
@@ -702,34 +982,34 @@ tg_document_discard_recovery (const char *path)
   g_unlink (path);
 }
 
-/* --- positions -------------------------------------------------------------- */
+/* --- node UI state ---------------------------------------------------------- */
 
-static gboolean
-ui_position (const char *ui, double *x, double *y)
+static void
+parse_node_ui (const char *ui, TgNodeUi *out)
 {
   json_object *o, *v;
-  gboolean ok = FALSE;
 
-  *x = *y = 0;
+  memset (out, 0, sizeof *out);
   if (!ui || !(o = json_tokener_parse (ui)))
-    return FALSE;
+    return;
   if (json_object_is_type (o, json_type_object))
     {
       if (json_object_object_get_ex (o, "x", &v))
-        *x = json_object_get_double (v), ok = TRUE;
+        out->x = json_object_get_double (v), out->has_position = TRUE;
       if (json_object_object_get_ex (o, "y", &v))
-        *y = json_object_get_double (v);
+        out->y = json_object_get_double (v);
+      if (json_object_object_get_ex (o, "bypass", &v))
+        out->bypass = json_object_get_boolean (v);
     }
   json_object_put (o);
-  return ok;
 }
 
-/* Sets x and y in the node's ui block, keeping its other keys. */
-static void
-set_ui_position (TgGraph *g, int node, double x, double y)
+/* NODE's ui block UI with x and y set, its other keys kept.  Caller frees. */
+static char *
+ui_with_position (const char *ui, double x, double y)
 {
-  const char *ui = tg_graph_node_ui (g, node);
   json_object *o = ui ? json_tokener_parse (ui) : NULL;
+  char *text;
 
   if (!o || !json_object_is_type (o, json_type_object))
     {
@@ -739,25 +1019,94 @@ set_ui_position (TgGraph *g, int node, double x, double y)
   /* Whole numbers keep the file tidy; the canvas works in whole units. */
   json_object_object_add (o, "x", json_object_new_int64 ((int64_t) llround (x)));
   json_object_object_add (o, "y", json_object_new_int64 ((int64_t) llround (y)));
-  tg_graph_set_node_ui (g, node, json_object_to_json_string_ext (o, JSON_C_TO_STRING_SPACED));
+  text = g_strdup (json_object_to_json_string_ext (o, JSON_C_TO_STRING_SPACED));
   json_object_put (o);
+  return text;
+}
+
+static void
+set_ui_position (TgGraph *g, int node, double x, double y)
+{
+  g_autofree char *ui = ui_with_position (tg_graph_node_ui (g, node), x, y);
+  tg_graph_set_node_ui (g, node, ui);
+}
+
+/* Node N was added at the end of the graph: its typed state and index. */
+static void
+append_node_ui (TgDocument *doc, int n)
+{
+  TgNodeUi u;
+
+  parse_node_ui (tg_graph_node_ui (doc->graph, n), &u);
+  g_array_append_val (doc->ui, u);
+  g_hash_table_insert (doc->index, g_strdup (tg_graph_node_id (doc->graph, n)),
+                       GINT_TO_POINTER (n + 1));
+}
+
+/* Removes the nodes from N_NODES on (at the end of the graph). */
+static void
+truncate_nodes (TgDocument *doc, int n_nodes)
+{
+  for (int k = tg_graph_n_nodes (doc->graph) - 1; k >= n_nodes; k--)
+    {
+      g_hash_table_remove (doc->index, tg_graph_node_id (doc->graph, k));
+      tg_graph_remove_node (doc->graph, k);
+    }
+  g_array_set_size (doc->ui, (guint) n_nodes);
+}
+
+/* The typed state of a graph that changed as a whole (load, a step that
+ * kept the whole graph): every node's ui block parsed, the index, the frames. */
+static void
+reload_ui (TgDocument *doc)
+{
+  int n = tg_graph_n_nodes (doc->graph);
+
+  g_array_set_size (doc->ui, 0);
+  g_hash_table_remove_all (doc->index);
+  for (int k = 0; k < n; k++)
+    append_node_ui (doc, k);
+  reload_frames (doc);
+}
+
+int
+tg_document_find_node (TgDocument *doc, const char *id)
+{
+  return id ? GPOINTER_TO_INT (g_hash_table_lookup (doc->index, id)) - 1 : -1;
+}
+
+const TgNodeUi *
+tg_document_get_node_ui (TgDocument *doc, int n)
+{
+  return n >= 0 && n < (int) doc->ui->len ? &g_array_index (doc->ui, TgNodeUi, n) : NULL;
 }
 
 gboolean
-tg_document_get_position (TgDocument *doc, const char *id, double *x, double *y)
+tg_document_get_position_at (TgDocument *doc, int n, double *x, double *y)
 {
-  int n = tg_graph_find_node (doc->graph, id);
+  const TgNodeUi *u = tg_document_get_node_ui (doc, n);
 
   *x = *y = 0;
-  if (n < 0)
+  if (!u)
     return FALSE;
-  if (!ui_position (tg_graph_node_ui (doc->graph, n), x, y))
+  if (u->has_position)
+    {
+      *x = u->x;
+      *y = u->y;
+    }
+  else
     {
       /* A file without positions: lay nodes out in a grid by index. */
       *x = 40 + (n % 5) * 240;
       *y = 40 + (n / 5) * 220;
     }
   return TRUE;
+}
+
+gboolean
+tg_document_get_position (TgDocument *doc, const char *id, double *x, double *y)
+{
+  return tg_document_get_position_at (doc, tg_document_find_node (doc, id), x, y);
 }
 
 /* --- frames ----------------------------------------------------------------- */
@@ -796,29 +1145,44 @@ num (json_object *o, const char *key, double def)
   return json_object_object_get_ex (o, key, &v) ? json_object_get_double (v) : def;
 }
 
-TgFrame *
-tg_document_dup_frames (TgDocument *doc, int *n)
+static void
+reload_frames (TgDocument *doc)
 {
   json_object *extra = graph_extra (doc->graph), *frames = frames_array (extra);
   int count = frames ? (int) json_object_array_length (frames) : 0;
-  TgFrame *out = g_new0 (TgFrame, count + 1);
 
+  tg_document_frames_free (doc->frames, doc->n_frames);
+  doc->frames = g_new0 (TgFrame, count + 1);
   for (int k = 0; k < count; k++)
     {
       json_object *f = json_object_array_get_idx (frames, k), *v;
+      TgFrame *out = &doc->frames[k];
       double rgba[4] = { 0x4a / 255.0, 0x6f / 255.0, 0xa5 / 255.0, 1 };
-      out[k].title = g_strdup (json_object_object_get_ex (f, "title", &v)
-                               ? json_object_get_string (v) : "");
-      out[k].x = num (f, "x", 0);
-      out[k].y = num (f, "y", 0);
-      out[k].w = MAX (num (f, "w", 320), 60);
-      out[k].h = MAX (num (f, "h", 200), 40);
+      out->title = g_strdup (json_object_object_get_ex (f, "title", &v)
+                             ? json_object_get_string (v) : "");
+      out->x = num (f, "x", 0);
+      out->y = num (f, "y", 0);
+      out->w = MAX (num (f, "w", 320), 60);
+      out->h = MAX (num (f, "h", 200), 40);
       if (json_object_object_get_ex (f, "color", &v))
         tg_color_parse (json_object_get_string (v), rgba);
-      memcpy (out[k].rgb, rgba, sizeof out[k].rgb);
+      memcpy (out->rgb, rgba, sizeof out->rgb);
     }
   json_object_put (extra);
-  *n = count;
+  doc->n_frames = count;
+}
+
+TgFrame *
+tg_document_dup_frames (TgDocument *doc, int *n)
+{
+  TgFrame *out = g_new0 (TgFrame, doc->n_frames + 1);
+
+  for (int k = 0; k < doc->n_frames; k++)
+    {
+      out[k] = doc->frames[k];
+      out[k].title = g_strdup (doc->frames[k].title);
+    }
+  *n = doc->n_frames;
   return out;
 }
 
@@ -847,14 +1211,14 @@ frame_json (const TgFrame *f)
   return o;
 }
 
-/* A copy of the graph whose frame K is F (K == n: appended; F NULL:
- * removed); NULL when K is out of range. */
-static TgGraph *
-with_frame (TgDocument *doc, int k, const TgFrame *f)
+/* The graph's top-level extra text with frame K set to F (K == n:
+ * appended; F NULL: removed), caller frees; NULL when K is out of range. */
+static char *
+extra_with_frame (TgDocument *doc, int k, const TgFrame *f)
 {
   json_object *extra = graph_extra (doc->graph), *frames = frames_array (extra), *ui;
   int n = frames ? (int) json_object_array_length (frames) : 0;
-  TgGraph *work;
+  char *text;
 
   if (k < 0 || k > n || (k == n && !f))
     {
@@ -877,92 +1241,95 @@ with_frame (TgDocument *doc, int k, const TgFrame *f)
     json_object_array_add (frames, frame_json (f));
   else
     json_object_array_put_idx (frames, (size_t) k, frame_json (f));
-  work = tg_graph_copy (doc->graph);
-  tg_graph_set_extra (work, json_object_to_json_string_ext (extra, JSON_C_TO_STRING_PLAIN));
+  text = g_strdup (json_object_to_json_string_ext (extra, JSON_C_TO_STRING_PLAIN));
   json_object_put (extra);
-  return work;
+  return text;
+}
+
+static void move_nodes_into (TgDocument *doc, Step *s, const char *const *ids, double dx,
+                             double dy);
+
+/* One undo step: the graph's extra becomes EXTRA (owned), and the nodes
+ * IDS move by (DX, DY). */
+static void
+commit_extra (TgDocument *doc, char *extra, const char *label, TgDocChange change,
+              const char *const *ids, double dx, double dy)
+{
+  Step *s = step_new (STEP_UI, label, change);
+
+  s->has_extra = TRUE;
+  s->extra_before = g_strdup (tg_graph_extra (doc->graph));
+  s->extra_after = extra;
+  tg_graph_set_extra (doc->graph, extra);
+  reload_frames (doc);
+  if (ids)
+    move_nodes_into (doc, s, ids, dx, dy);
+  commit_step (doc, s, NULL, NULL);
 }
 
 int
 tg_document_add_frame (TgDocument *doc, const TgFrame *f)
 {
-  int n;
-  TgFrame *all = tg_document_dup_frames (doc, &n);
-  TgGraph *work = with_frame (doc, n, f);
+  int n = doc->n_frames;
 
-  tg_document_frames_free (all, n);
-  commit (doc, work, _("Add Frame"), NULL, TG_DOC_CHANGE_FRAMES, NULL);
+  commit_extra (doc, extra_with_frame (doc, n, f), _("Add Frame"), TG_DOC_CHANGE_FRAMES, NULL,
+                0, 0);
   return n;
 }
 
 gboolean
 tg_document_set_frame (TgDocument *doc, int k, const TgFrame *f)
 {
-  int n;
-  TgFrame *all = tg_document_dup_frames (doc, &n);
-  gboolean same = k >= 0 && k < n && !g_strcmp0 (all[k].title, f->title) && all[k].x == f->x
-                  && all[k].y == f->y && all[k].w == f->w && all[k].h == f->h
-                  && !memcmp (all[k].rgb, f->rgb, sizeof f->rgb);
-  TgGraph *work = !same && k < n ? with_frame (doc, k, f) : NULL;
+  const TgFrame *cur = k >= 0 && k < doc->n_frames ? &doc->frames[k] : NULL;
+  gboolean same = cur && !g_strcmp0 (cur->title, f->title) && cur->x == f->x && cur->y == f->y
+                  && cur->w == f->w && cur->h == f->h && !memcmp (cur->rgb, f->rgb, sizeof f->rgb);
+  char *extra = !same && cur ? extra_with_frame (doc, k, f) : NULL;
 
-  tg_document_frames_free (all, n);
-  if (!work)
+  if (!extra)
     return same;
-  commit (doc, work, _("Change Frame"), NULL, TG_DOC_CHANGE_FRAMES, NULL);
+  commit_extra (doc, extra, _("Change Frame"), TG_DOC_CHANGE_FRAMES, NULL, 0, 0);
   return TRUE;
 }
 
 gboolean
 tg_document_delete_frame (TgDocument *doc, int k)
 {
-  int n;
-  TgFrame *all = tg_document_dup_frames (doc, &n);
-  TgGraph *work = k < n ? with_frame (doc, k, NULL) : NULL;
+  char *extra = k >= 0 && k < doc->n_frames ? extra_with_frame (doc, k, NULL) : NULL;
 
-  tg_document_frames_free (all, n);
-  if (!work)
+  if (!extra)
     return FALSE;
-  commit (doc, work, _("Delete Frame"), NULL, TG_DOC_CHANGE_FRAMES, NULL);
+  commit_extra (doc, extra, _("Delete Frame"), TG_DOC_CHANGE_FRAMES, NULL, 0, 0);
   return TRUE;
 }
 
 gboolean
 tg_document_move_frame (TgDocument *doc, int k, double dx, double dy, const char *const *ids)
 {
-  int n;
-  TgFrame *all = tg_document_dup_frames (doc, &n);
-  TgGraph *work = NULL;
+  TgFrame f;
+  char *extra;
 
-  if (k >= 0 && k < n && (dx != 0 || dy != 0))
-    {
-      TgFrame f = all[k];
-      f.x += dx;
-      f.y += dy;
-      work = with_frame (doc, k, &f);
-      for (int i = 0; work && ids && ids[i]; i++)
-        {
-          double x, y;
-          int node = tg_graph_find_node (work, ids[i]);
-          if (node >= 0 && tg_document_get_position (doc, ids[i], &x, &y))
-            set_ui_position (work, node, x + dx, y + dy);
-        }
-    }
-  tg_document_frames_free (all, n);
-  if (!work)
+  if (k < 0 || k >= doc->n_frames || (dx == 0 && dy == 0))
     return FALSE;
-  commit (doc, work, _("Move Frame"), NULL, TG_DOC_CHANGE_POSITION | TG_DOC_CHANGE_FRAMES, NULL);
+  f = doc->frames[k];
+  f.x += dx;
+  f.y += dy;
+  extra = extra_with_frame (doc, k, &f);
+  if (!extra)
+    return FALSE;
+  commit_extra (doc, extra, _("Move Frame"), TG_DOC_CHANGE_POSITION | TG_DOC_CHANGE_FRAMES, ids,
+                dx, dy);
   return TRUE;
 }
 
 /* --- commands --------------------------------------------------------------- */
 
 static char *
-unique_id (const TgGraph *g, const char *base, GHashTable *taken)
+unique_id (TgDocument *doc, const char *base, GHashTable *taken)
 {
   char *id = g_strdup (base);
 
-  for (int k = 2; tg_graph_find_node (g, id) >= 0 || (taken && g_hash_table_contains (taken, id));
-       k++)
+  for (int k = 2;
+       tg_document_find_node (doc, id) >= 0 || (taken && g_hash_table_contains (taken, id)); k++)
     {
       g_free (id);
       id = g_strdup_printf ("%s_%d", base, k);
@@ -983,6 +1350,55 @@ room_for (const TgGraph *g, int n_new, GError **error)
   return FALSE;
 }
 
+/* Adds node K of SRC to DST as ID: type, the parameters it sets, ui and
+ * kept keys.  FALSE with ERR when refused (DST may then hold the node). */
+static gboolean
+copy_node (TgGraph *dst, const TgGraph *src, int k, const char *id, TgError *err)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (src, k);
+  int m = tg_graph_add_node (dst, id, d->type, err);
+
+  if (m < 0)
+    return FALSE;
+  for (int p = 0; p < d->n_params; p++)
+    {
+      const TgParamValue *v = tg_graph_get_param_at (src, k, p);
+      /* An unset file path stays unset (an unfinished node). */
+      if (!v || ((v->type == TG_PARAM_INPUT_PATH || v->type == TG_PARAM_STRING) && !v->s))
+        continue;
+      if (tg_graph_set_param (dst, m, d->params[p].name, v, err) < 0)
+        {
+          tg_error_prefix_path (err, id);
+          return FALSE;
+        }
+    }
+  tg_graph_set_node_ui (dst, m, tg_graph_node_ui (src, k));
+  tg_graph_set_node_extra (dst, m, tg_graph_node_extra (src, k));
+  return TRUE;
+}
+
+/* Nodes and links were added at the end since N0 and L0: one undo step. */
+static void
+commit_append (TgDocument *doc, int n0, int l0, const char *label, TgDocChange change,
+               const char *node_id)
+{
+  Step *s = step_new (STEP_APPEND, label, change);
+
+  s->n_nodes = tg_graph_n_nodes (doc->graph) - n0;
+  s->n_links = tg_graph_n_links (doc->graph) - l0;
+  commit_step (doc, s, NULL, node_id);
+}
+
+/* Takes out what was added at the end since N0 and L0 (a command refused
+ * half way). */
+static void
+roll_back_append (TgDocument *doc, int n0, int l0)
+{
+  for (int l = tg_graph_n_links (doc->graph) - 1; l >= l0; l--)
+    tg_graph_remove_link (doc->graph, l);
+  truncate_nodes (doc, n0);
+}
+
 char *
 tg_document_add_node (TgDocument *doc, const char *type, double x, double y, GError **error)
 {
@@ -990,7 +1406,6 @@ tg_document_add_node (TgDocument *doc, const char *type, double x, double y, GEr
   const char *dot;
   g_autofree char *base = NULL;
   char *id;
-  TgGraph *work;
   TgError err = { 0 };
   int n;
 
@@ -1003,18 +1418,17 @@ tg_document_add_node (TgDocument *doc, const char *type, double x, double y, GEr
     return NULL;
   dot = strrchr (type, '.');
   base = g_strdup (dot ? dot + 1 : type);
-  id = unique_id (doc->graph, base, NULL);
-  work = tg_graph_copy (doc->graph);
-  n = tg_graph_add_node (work, id, type, &err);
+  id = unique_id (doc, base, NULL);
+  n = tg_graph_add_node (doc->graph, id, type, &err);
   if (n < 0)
     {
-      tg_graph_free (work);
       g_free (id);
       set_tg_error (error, &err, NULL);
       return NULL;
     }
-  set_ui_position (work, n, x, y);
-  commit (doc, work, _("Add Node"), NULL, TG_DOC_CHANGE_NODES, id);
+  set_ui_position (doc->graph, n, x, y);
+  append_node_ui (doc, n);
+  commit_append (doc, n, tg_graph_n_links (doc->graph), _("Add Node"), TG_DOC_CHANGE_NODES, id);
   return id;
 }
 
@@ -1047,9 +1461,9 @@ tg_document_add_node_linked (TgDocument *doc, const char *type, double x, double
   g_autofree char *base = NULL;
   const char *dot;
   char *id;
-  TgGraph *work;
   TgError err = { 0 };
-  int on, op, n, p, rc;
+  int on, op, n, p, rc = 0, old = -1, n0, l0;
+  TgGraph *work = NULL, *g;
 
   if (!desc)
     {
@@ -1074,39 +1488,52 @@ tg_document_add_node_linked (TgDocument *doc, const char *type, double x, double
     }
   dot = strrchr (type, '.');
   base = g_strdup (dot ? dot + 1 : type);
-  id = unique_id (doc->graph, base, NULL);
-  work = tg_graph_copy (doc->graph);
-  n = tg_graph_add_node (work, id, type, &err);
+  id = unique_id (doc, base, NULL);
+  if (!other_is_output)
+    old = tg_graph_input_link (doc->graph, on, op);
+  /* Replacing a link takes one out of the middle: that step keeps the
+   * graph.  Otherwise the node and its link are added at the end. */
+  g = old >= 0 ? (work = tg_graph_copy (doc->graph)) : doc->graph;
+  n0 = tg_graph_n_nodes (g);
+  l0 = tg_graph_n_links (g);
+  n = tg_graph_add_node (g, id, type, &err);
   if (n >= 0)
     {
-      set_ui_position (work, n, x, y);
+      set_ui_position (g, n, x, y);
+      if (!work)
+        append_node_ui (doc, n);
       if (other_is_output)
-        rc = tg_graph_add_link (work, other, other_port, id, desc->inputs[p].name, &err);
+        rc = tg_graph_add_link (g, other, other_port, id, desc->inputs[p].name, &err);
       else
         {
-          int old = tg_graph_input_link (work, on, op);
           if (old >= 0)
-            tg_graph_remove_link (work, old);
-          rc = tg_graph_add_link (work, id, desc->outputs[p].name, other, other_port, &err);
+            tg_graph_remove_link (g, old);
+          rc = tg_graph_add_link (g, id, desc->outputs[p].name, other, other_port, &err);
         }
     }
   if (n < 0 || rc < 0)
     {
-      tg_graph_free (work);
+      if (work)
+        tg_graph_free (work);
+      else
+        roll_back_append (doc, n0, l0);
       g_free (id);
       set_tg_error (error, &err, NULL);
       return NULL;
     }
-  commit (doc, work, _("Add Node"), NULL, TG_DOC_CHANGE_NODES | TG_DOC_CHANGE_LINKS, id);
+  if (work)
+    commit (doc, work, _("Add Node"), NULL, TG_DOC_CHANGE_NODES | TG_DOC_CHANGE_LINKS, id);
+  else
+    commit_append (doc, n0, l0, _("Add Node"), TG_DOC_CHANGE_NODES | TG_DOC_CHANGE_LINKS, id);
   return id;
 }
 
 gboolean
 tg_document_rename_node (TgDocument *doc, const char *id, const char *new_id, GError **error)
 {
-  int n = tg_graph_find_node (doc->graph, id);
+  int n = tg_document_find_node (doc, id);
   TgError err = { 0 };
-  TgGraph *work;
+  Step *s;
 
   if (n < 0)
     {
@@ -1127,19 +1554,23 @@ tg_document_rename_node (TgDocument *doc, const char *id, const char *new_id, GE
                              _("A node name cannot contain “.”, quotes or backslashes"));
         return FALSE;
       }
-  if (tg_graph_find_node (doc->graph, new_id) >= 0)
+  if (tg_document_find_node (doc, new_id) >= 0)
     {
       g_set_error (error, TG_DOCUMENT_ERROR, 0, _("There is already a node named “%s”"), new_id);
       return FALSE;
     }
-  work = tg_graph_copy (doc->graph);
-  if (tg_graph_set_node_id (work, n, new_id, &err) < 0)
+  s = step_new (STEP_RENAME, _("Rename Node"), TG_DOC_CHANGE_NODES | TG_DOC_CHANGE_LINKS);
+  s->node = g_strdup (id);
+  s->new_id = g_strdup (new_id);
+  if (tg_graph_set_node_id (doc->graph, n, new_id, &err) < 0)
     {
-      tg_graph_free (work);
+      step_free (s);
       return set_tg_error (error, &err, NULL);
     }
-  g_signal_emit (doc, signals[SIGNAL_RENAMED], 0, id, new_id);
-  commit (doc, work, _("Rename Node"), NULL, TG_DOC_CHANGE_NODES | TG_DOC_CHANGE_LINKS, new_id);
+  g_hash_table_remove (doc->index, s->node);
+  g_hash_table_insert (doc->index, g_strdup (new_id), GINT_TO_POINTER (n + 1));
+  g_signal_emit (doc, signals[SIGNAL_RENAMED], 0, s->node, new_id);
+  commit_step (doc, s, NULL, new_id);
   return TRUE;
 }
 
@@ -1176,7 +1607,7 @@ tg_document_delete_nodes (TgDocument *doc, const char *const *ids, GError **erro
   idx = g_new (int, count);
   for (int k = 0; k < count; k++)
     {
-      int i = tg_graph_find_node (doc->graph, ids[k]);
+      int i = tg_document_find_node (doc, ids[k]);
       if (i >= 0)
         idx[n++] = i;
     }
@@ -1189,31 +1620,49 @@ tg_document_delete_nodes (TgDocument *doc, const char *const *ids, GError **erro
   return TRUE;
 }
 
+/* Moves the nodes IDS by (DX, DY), keeping their ui blocks from before
+ * and after in S. */
+static void
+move_nodes_into (TgDocument *doc, Step *s, const char *const *ids, double dx, double dy)
+{
+  int count = (int) g_strv_length ((char **) ids);
+
+  s->ui_ids = g_renew (char *, s->ui_ids, s->n_ui + count);
+  s->ui_before = g_renew (char *, s->ui_before, s->n_ui + count);
+  s->ui_after = g_renew (char *, s->ui_after, s->n_ui + count);
+  for (int k = 0; ids[k]; k++)
+    {
+      int n = tg_document_find_node (doc, ids[k]);
+      const char *ui;
+      double x, y;
+
+      if (n < 0 || !tg_document_get_position_at (doc, n, &x, &y))
+        continue;
+      ui = tg_graph_node_ui (doc->graph, n);
+      s->ui_ids[s->n_ui] = g_strdup (ids[k]);
+      s->ui_before[s->n_ui] = g_strdup (ui);
+      s->ui_after[s->n_ui] = ui_with_position (ui, x + dx, y + dy);
+      set_node_ui (doc, n, s->ui_after[s->n_ui]);
+      s->n_ui++;
+    }
+}
+
 gboolean
 tg_document_move_nodes (TgDocument *doc, const char *const *ids, double dx, double dy)
 {
-  TgGraph *work;
-  int moved = 0;
+  Step *s;
 
   if (!ids || !ids[0] || (dx == 0 && dy == 0))
     return FALSE;
-  work = tg_graph_copy (doc->graph);
-  for (int k = 0; ids[k]; k++)
+  s = step_new (STEP_UI, NULL, TG_DOC_CHANGE_POSITION);
+  move_nodes_into (doc, s, ids, dx, dy);
+  if (!s->n_ui)
     {
-      double x, y;
-      int n = tg_graph_find_node (work, ids[k]);
-      if (n < 0 || !tg_document_get_position (doc, ids[k], &x, &y))
-        continue;
-      set_ui_position (work, n, x + dx, y + dy);
-      moved++;
-    }
-  if (!moved)
-    {
-      tg_graph_free (work);
+      step_free (s);
       return FALSE;
     }
-  commit (doc, work, moved == 1 ? _("Move Node") : _("Move Nodes"), NULL,
-          TG_DOC_CHANGE_POSITION, moved == 1 ? ids[0] : NULL);
+  s->label = g_strdup (s->n_ui == 1 ? _("Move Node") : _("Move Nodes"));
+  commit_step (doc, s, NULL, s->n_ui == 1 ? ids[0] : NULL);
   return TRUE;
 }
 
@@ -1221,7 +1670,7 @@ gboolean
 tg_document_find_port (TgDocument *doc, const char *node, const char *port, gboolean output,
                        int *node_index, int *port_index)
 {
-  int n = tg_graph_find_node (doc->graph, node);
+  int n = tg_document_find_node (doc, node);
   const TgNodeDesc *d;
   int p;
 
@@ -1238,6 +1687,7 @@ tg_document_find_port (TgDocument *doc, const char *node, const char *port, gboo
   return TRUE;
 }
 
+
 gboolean
 tg_document_connect (TgDocument *doc, const char *from, const char *from_port, const char *to,
                      const char *to_port, GError **error)
@@ -1252,17 +1702,25 @@ tg_document_connect (TgDocument *doc, const char *from, const char *from_port, c
       return FALSE;
     }
   old = tg_graph_input_link (doc->graph, to_n, to_p);
-  if (old >= 0)
+  if (old < 0)
     {
-      const TgLink *l = tg_graph_link (doc->graph, old);
-      const TgNodeDesc *fd = tg_graph_node_desc (doc->graph, l->from_node);
-      if (!strcmp (tg_graph_node_id (doc->graph, l->from_node), from)
-          && !strcmp (fd->outputs[l->from_port].name, from_port))
-        return TRUE; /* already so */
+      /* A new link goes at the end: the undo step is that one link. */
+      int l0 = tg_graph_n_links (doc->graph);
+      if (tg_graph_add_link (doc->graph, from, from_port, to, to_port, &err) < 0)
+        return set_tg_error (error, &err, NULL);
+      commit_append (doc, tg_graph_n_nodes (doc->graph), l0, _("Connect"), TG_DOC_CHANGE_LINKS,
+                     to);
+      return TRUE;
     }
+  {
+    const TgLink *l = tg_graph_link (doc->graph, old);
+    const TgNodeDesc *fd = tg_graph_node_desc (doc->graph, l->from_node);
+    if (!strcmp (tg_graph_node_id (doc->graph, l->from_node), from)
+        && !strcmp (fd->outputs[l->from_port].name, from_port))
+      return TRUE; /* already so */
+  }
   work = tg_graph_copy (doc->graph);
-  if (old >= 0)
-    tg_graph_remove_link (work, old);
+  tg_graph_remove_link (work, old);
   rc = tg_graph_add_link (work, from, from_port, to, to_port, &err);
   if (rc < 0)
     {
@@ -1335,17 +1793,30 @@ tg_document_move_link (TgDocument *doc, const char *to, const char *to_port, con
   return TRUE;
 }
 
+/* Whether a change of parameter D can keep just the two values: input
+ * paths are relative to the file's folder, which Save As changes, so
+ * those steps keep the graph of their folder. */
+static gboolean
+param_is_plain (const TgParamDesc *d)
+{
+  if (d->type == TG_PARAM_INPUT_PATH)
+    return FALSE;
+  for (int k = 0; d->type == TG_PARAM_LIST && k < d->n_item_params; k++)
+    if (d->item_params[k].type == TG_PARAM_INPUT_PATH)
+      return FALSE;
+  return TRUE;
+}
+
 gboolean
 tg_document_set_param (TgDocument *doc, const char *node, const char *name,
                        const TgParamValue *value, gboolean merge, GError **error)
 {
-  int n = tg_graph_find_node (doc->graph, node);
+  int n = tg_document_find_node (doc, node);
   const TgParamValue *old;
   g_autofree char *key = NULL;
   g_autofree char *label = NULL;
   const TgNodeDesc *d;
   TgError err = { 0 };
-  TgGraph *work;
   int k;
 
   if (n < 0)
@@ -1356,19 +1827,36 @@ tg_document_set_param (TgDocument *doc, const char *node, const char *name,
   old = tg_graph_get_param (doc->graph, n, name);
   if (old && tg_param_value_equal (old, value))
     return TRUE;
-  work = tg_graph_copy (doc->graph);
-  if (tg_graph_set_param (work, n, name, value, &err) < 0)
-    {
-      tg_graph_free (work);
-      return set_tg_error (error, &err, NULL);
-    }
   d = tg_graph_node_desc (doc->graph, n);
   k = tg_node_desc_find_param (d, name);
   key = g_strdup_printf ("%s\037%s", node, name);
   /* Translators: %s is a parameter label, e.g. "Scale" */
   label = g_strdup_printf (_("Set %s"), k >= 0 ? g_dgettext (GETTEXT_PACKAGE, d->params[k].label)
                                                 : name);
-  commit (doc, work, label, merge ? key : NULL, TG_DOC_CHANGE_PARAMS, node);
+  if (old && k >= 0 && param_is_plain (&d->params[k]))
+    {
+      Step *s = step_new (STEP_PARAM, label, TG_DOC_CHANGE_PARAMS);
+      s->node = g_strdup (node);
+      s->param = g_strdup (name);
+      if (tg_param_value_copy (&s->value_before, old) < 0
+          || tg_param_value_copy (&s->value_after, value) < 0
+          || tg_graph_set_param (doc->graph, n, name, value, &err) < 0)
+        {
+          step_free (s);
+          return set_tg_error (error, &err, NULL);
+        }
+      commit_step (doc, s, merge ? key : NULL, node);
+    }
+  else
+    {
+      TgGraph *work = tg_graph_copy (doc->graph);
+      if (tg_graph_set_param (work, n, name, value, &err) < 0)
+        {
+          tg_graph_free (work);
+          return set_tg_error (error, &err, NULL);
+        }
+      commit (doc, work, label, merge ? key : NULL, TG_DOC_CHANGE_PARAMS, node);
+    }
   return TRUE;
 }
 
@@ -1376,7 +1864,7 @@ gboolean
 tg_document_set_param_text (TgDocument *doc, const char *node, const char *name,
                             const char *text, gboolean merge, GError **error)
 {
-  int n = tg_graph_find_node (doc->graph, node);
+  int n = tg_document_find_node (doc, node);
   const TgNodeDesc *d;
   TgParamValue v;
   TgError err = { 0 };
@@ -1407,15 +1895,17 @@ tg_document_set_world (TgDocument *doc, const TgWorld *world, GError **error)
 {
   const TgWorld *cur = tg_graph_world_const (doc->graph);
   TgError err = { 0 };
-  TgGraph *work;
+  Step *s;
 
   if (tg_world_check (world, &err) < 0)
     return set_tg_error (error, &err, NULL);
   if (!memcmp (cur, world, sizeof *world))
     return TRUE;
-  work = tg_graph_copy (doc->graph);
-  *tg_graph_world (work) = *world;
-  commit (doc, work, _("Change World Settings"), "\037world", TG_DOC_CHANGE_WORLD, NULL);
+  s = step_new (STEP_WORLD, _("Change World Settings"), TG_DOC_CHANGE_WORLD);
+  s->world_before = *cur;
+  s->world_after = *world;
+  *tg_graph_world (doc->graph) = *world;
+  commit_step (doc, s, "\037world", NULL);
   return TRUE;
 }
 
@@ -1454,14 +1944,14 @@ tg_document_copy_text (TgDocument *doc, const char *const *ids, GError **error)
   return text;
 }
 
-/* Adds the nodes of SRC to WORK with fresh ids, their top-left at (X, Y).
- * Returns the new ids, or NULL with ERROR (WORK is then half changed: the
- * caller drops it). */
+/* Adds the nodes of SRC to the document's graph with fresh ids, their
+ * top-left at (X, Y), and the links among them, at the end.  Returns the
+ * new ids, or NULL with ERROR and the graph as it was. */
 static char **
-merge_graph (TgDocument *doc, TgGraph *work, const TgGraph *src, double x, double y,
-             GError **error)
+merge_graph (TgDocument *doc, const TgGraph *src, double x, double y, GError **error)
 {
-  int n = tg_graph_n_nodes (src);
+  TgGraph *work = doc->graph;
+  int n = tg_graph_n_nodes (src), n0 = tg_graph_n_nodes (work), l0 = tg_graph_n_links (work);
   g_autoptr (GHashTable) taken = g_hash_table_new (g_str_hash, g_str_equal);
   g_autoptr (GPtrArray) ids = g_ptr_array_new_with_free_func (g_free);
   double min_x = G_MAXDOUBLE, min_y = G_MAXDOUBLE;
@@ -1476,40 +1966,32 @@ merge_graph (TgDocument *doc, TgGraph *work, const TgGraph *src, double x, doubl
 
   for (int k = 0; k < n; k++)
     {
-      if (!ui_position (tg_graph_node_ui (src, k), &px[k], &py[k]))
-        px[k] = k * 240, py[k] = 0;
+      TgNodeUi u;
+      parse_node_ui (tg_graph_node_ui (src, k), &u);
+      px[k] = u.has_position ? u.x : k * 240;
+      py[k] = u.has_position ? u.y : 0;
       min_x = MIN (min_x, px[k]);
       min_y = MIN (min_y, py[k]);
     }
   for (int k = 0; k < n; k++)
     {
-      const TgNodeDesc *d = tg_graph_node_desc (src, k);
-      char *id = unique_id (work, tg_graph_node_id (src, k), taken);
-      int m = tg_graph_add_node (work, id, d->type, &err);
+      char *id = unique_id (doc, tg_graph_node_id (src, k), taken);
+      gboolean ok;
 
       g_ptr_array_add (ids, id);
       g_hash_table_add (taken, id);
-      if (m < 0)
+      ok = copy_node (work, src, k, id, &err);
+      if (tg_graph_n_nodes (work) > (int) doc->ui->len)
+        {
+          int m = tg_graph_n_nodes (work) - 1;
+          set_ui_position (work, m, px[k] - min_x + x, py[k] - min_y + y);
+          append_node_ui (doc, m);
+        }
+      if (!ok)
         {
           set_tg_error (error, &err, NULL);
           goto out;
         }
-      for (int p = 0; p < d->n_params; p++)
-        {
-          const TgParamValue *v = tg_graph_get_param_at (src, k, p);
-          /* An unset file path stays unset (an unfinished node). */
-          if (!v || ((v->type == TG_PARAM_INPUT_PATH || v->type == TG_PARAM_STRING) && !v->s))
-            continue;
-          if (tg_graph_set_param (work, m, d->params[p].name, v, &err) < 0)
-            {
-              tg_error_prefix_path (&err, id);
-              set_tg_error (error, &err, NULL);
-              goto out;
-            }
-        }
-      tg_graph_set_node_ui (work, m, tg_graph_node_ui (src, k));
-      tg_graph_set_node_extra (work, m, tg_graph_node_extra (src, k));
-      set_ui_position (work, m, px[k] - min_x + x, py[k] - min_y + y);
     }
   for (int l = 0; l < tg_graph_n_links (src); l++)
     {
@@ -1527,18 +2009,20 @@ merge_graph (TgDocument *doc, TgGraph *work, const TgGraph *src, double x, doubl
   g_ptr_array_add (ids, NULL);
   result = (char **) g_ptr_array_steal (ids, NULL);
 out:
+  if (!result)
+    roll_back_append (doc, n0, l0);
   g_free (px);
   g_free (py);
-  (void) doc;
   return result;
 }
 
 char **
 tg_document_paste_text (TgDocument *doc, const char *text, double x, double y, GError **error)
 {
-  TgGraph *src = NULL, *work;
+  TgGraph *src = NULL;
   TgError err = { 0 };
   char **ids;
+  int n0 = tg_graph_n_nodes (doc->graph), l0 = tg_graph_n_links (doc->graph);
 
   if (!text
       || tg_tgraph_load_string_ex (text, strlen (text), tg_graph_base_dir (doc->graph),
@@ -1553,17 +2037,14 @@ tg_document_paste_text (TgDocument *doc, const char *text, double x, double y, G
       g_set_error (error, TG_DOCUMENT_ERROR, 0, _("The clipboard holds no Terrane nodes"));
       return NULL;
     }
-  work = tg_graph_copy (doc->graph);
-  ids = merge_graph (doc, work, src, x, y, error);
+  ids = merge_graph (doc, src, x, y, error);
   tg_graph_free (src);
   if (!ids)
-    {
-      tg_graph_free (work);
-      return NULL;
-    }
-  commit (doc, work, _("Paste"), NULL, TG_DOC_CHANGE_NODES | TG_DOC_CHANGE_LINKS, NULL);
+    return NULL;
+  commit_append (doc, n0, l0, _("Paste"), TG_DOC_CHANGE_NODES | TG_DOC_CHANGE_LINKS, NULL);
   return ids;
 }
+
 
 char **
 tg_document_duplicate (TgDocument *doc, const char *const *ids, double dx, double dy,

@@ -10,6 +10,7 @@
  * JSON parsed again. */
 #include "config.h"
 
+#include "tg-canvas-geometry.h"
 #include "tg-document.h"
 
 #include <glib/gstdio.h>
@@ -173,6 +174,22 @@ main (int argc, char **argv)
     hit += old_hit_test (tg_document_get_graph (doc), -5000, -5000);
   clock_report ("hit test, before-style (JSON per port)", c, runs);
 
+  runs = 1000;
+  c = clock_start ();
+  for (int k = 0; k < runs; k++)
+    hit += tg_canvas_hit_nodes (doc, -5000, -5000, NULL, 0, 0).node;
+  clock_report ("hit test (typed positions)", c, runs);
+  {
+    double x, y;
+    TgCanvasHit h;
+    tg_document_get_position (doc, "n2080", &x, &y);
+    h = tg_canvas_hit_nodes (doc, x + NODE_W, y + HEADER_H + 6 + PORT_H / 2, NULL, 0, 0);
+    printf ("%-44s %s\n", "hit at n2080's output",
+            h.kind == TG_CANVAS_HIT_OUTPUT
+                && !strcmp (tg_graph_node_id (tg_document_get_graph (doc), h.node), "n2080")
+              ? "found" : "MISSED");
+  }
+
   runs = 20;
   c = clock_start ();
   for (int k = 0; k < runs; k++)
@@ -190,6 +207,8 @@ main (int argc, char **argv)
   clock_report ("move one node (command)", c, 1);
   printf ("%-44s %10zd bytes\n", "heap kept by the move's undo step",
           (ssize_t) (heap_in_use () - heap0));
+  printf ("%-44s %10zu bytes\n", "undo size (tg_document_get_undo_size)",
+          tg_document_get_undo_size (doc));
 
   heap0 = heap_in_use ();
   c = clock_start ();
@@ -197,6 +216,8 @@ main (int argc, char **argv)
   clock_report ("set one parameter (command)", c, 1);
   printf ("%-44s %10zd bytes\n", "heap kept by the parameter's undo step",
           (ssize_t) (heap_in_use () - heap0));
+  printf ("%-44s %10zu bytes\n", "undo size (tg_document_get_undo_size)",
+          tg_document_get_undo_size (doc));
 
   c = clock_start ();
   tg_document_undo (doc);
