@@ -113,6 +113,8 @@ struct _TgCanvas
   int frame_sel;           /* selected frame, or -1 */
   int frame_editing;       /* the frame the frame popover edits, or -1 */
   GHashTable *frame_nodes; /* ids moving with a dragged frame */
+
+  cairo_surface_t *cache;  /* during a move: everything but what moves */
 };
 
 enum
@@ -600,6 +602,74 @@ draw_grid (TgCanvas *self, cairo_t *cr, double w, double h)
     }
 }
 
+typedef enum
+{
+  LAYER_ALL,
+  LAYER_STILL,  /* all but the nodes being moved and their wires */
+  LAYER_MOVING, /* only those */
+} Layer;
+
+/* Whether the box (X, Y, W, H) in canvas units meets the visible area. */
+static gboolean
+visible (TgCanvas *self, double ww, double wh, double x, double y, double w, double h)
+{
+  double x0, y0, x1, y1;
+
+  to_canvas (self, 0, 0, &x0, &y0);
+  to_canvas (self, ww, wh, &x1, &y1);
+  return x + w >= x0 && x <= x1 && y + h >= y0 && y <= y1;
+}
+
+/* Frames, wires and nodes of LAYER, those outside the WW x WH widget
+ * left out. */
+static void
+draw_scene (TgCanvas *self, cairo_t *cr, PangoLayout *layout, PangoFontDescription *fd,
+            double ww, double wh, Layer layer)
+{
+  const TgGraph *g = graph (self);
+  /* Port circles and shadows reach a little outside a node's box. */
+  const double m = PORT_R + 8;
+
+  pango_layout_set_font_description (layout, fd);
+  if (layer != LAYER_MOVING)
+    draw_frames (self, cr, layout, fd);
+  /* Wires under the nodes. */
+  for (int l = 0; l < tg_graph_n_links (g); l++)
+    {
+      const TgLink *lk = tg_graph_link (g, l);
+      const TgNodeDesc *d = tg_graph_node_desc (g, lk->from_node);
+      double x1, y1, x2, y2, dx;
+      if (input_is_lifted (self, lk->to_node, lk->to_port))
+        continue;
+      if (layer != LAYER_ALL)
+        {
+          gboolean moving = is_dragged (self, tg_graph_node_id (g, lk->from_node))
+                            || is_dragged (self, tg_graph_node_id (g, lk->to_node));
+          if (moving != (layer == LAYER_MOVING))
+            continue;
+        }
+      port_pos (self, lk->from_node, TRUE, lk->from_port, &x1, &y1);
+      port_pos (self, lk->to_node, FALSE, lk->to_port, &x2, &y2);
+      /* The curve stays inside its end and control points (wire_path). */
+      dx = MAX (40.0, fabs (x2 - x1) * 0.5);
+      if (!visible (self, ww, wh, MIN (x1, x2 - dx) - 4, MIN (y1, y2) - 4,
+                    MAX (x1 + dx, x2) - MIN (x1, x2 - dx) + 8, fabs (y2 - y1) + 8))
+        continue;
+      draw_wire (cr, x1, y1, x2, y2, d->outputs[lk->from_port].type, 0.95);
+    }
+  for (int n = 0; n < tg_graph_n_nodes (g); n++)
+    {
+      double x, y;
+      if (layer != LAYER_ALL
+          && is_dragged (self, tg_graph_node_id (g, n)) != (layer == LAYER_MOVING))
+        continue;
+      node_pos (self, n, &x, &y);
+      if (visible (self, ww, wh, x - m, y - m, NODE_W + 2 * m,
+                   node_height (tg_graph_node_desc (g, n)) + 2 * m))
+        draw_node (self, cr, layout, fd, n);
+    }
+}
+
 static double
 thread_cpu_ms (void)
 {
@@ -652,34 +722,53 @@ tg_canvas_draw (GtkWidget *widget, GtkSnapshot *snapshot)
   PangoFontDescription *fd;
 
   cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
-  cairo_translate (cr, self->off_x, self->off_y);
-  cairo_scale (cr, self->zoom, self->zoom);
-  draw_grid (self, cr, w, h);
   if (!self->doc)
     {
+      cairo_translate (cr, self->off_x, self->off_y);
+      cairo_scale (cr, self->zoom, self->zoom);
+      draw_grid (self, cr, w, h);
       cairo_destroy (cr);
       return;
     }
   g = graph (self);
-  layout = pango_cairo_create_layout (cr);
   fd = pango_font_description_from_string ("Sans 10");
-  pango_layout_set_font_description (layout, fd);
-
-  draw_frames (self, cr, layout, fd);
-  /* Wires under the nodes. */
-  for (int l = 0; l < tg_graph_n_links (g); l++)
+  if (self->drag == DRAG_MOVE)
     {
-      const TgLink *lk = tg_graph_link (g, l);
-      const TgNodeDesc *d = tg_graph_node_desc (g, lk->from_node);
-      double x1, y1, x2, y2;
-      if (input_is_lifted (self, lk->to_node, lk->to_port))
-        continue;
-      port_pos (self, lk->from_node, TRUE, lk->from_port, &x1, &y1);
-      port_pos (self, lk->to_node, FALSE, lk->to_port, &x2, &y2);
-      draw_wire (cr, x1, y1, x2, y2, d->outputs[lk->from_port].type, 0.95);
+      /* While nodes move, all else stays still: drawn once into a cache,
+       * and each frame paints it and draws what moves on top. */
+      if (!self->cache)
+        {
+          int scale = gtk_widget_get_scale_factor (widget);
+          cairo_t *cc;
+          self->cache = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) ceil (w) * scale,
+                                                    (int) ceil (h) * scale);
+          cairo_surface_set_device_scale (self->cache, scale, scale);
+          cc = cairo_create (self->cache);
+          cairo_translate (cc, self->off_x, self->off_y);
+          cairo_scale (cc, self->zoom, self->zoom);
+          draw_grid (self, cc, w, h);
+          layout = pango_cairo_create_layout (cc);
+          draw_scene (self, cc, layout, fd, w, h, LAYER_STILL);
+          g_object_unref (layout);
+          cairo_destroy (cc);
+        }
+      cairo_set_source_surface (cr, self->cache, 0, 0);
+      cairo_paint (cr);
+      cairo_translate (cr, self->off_x, self->off_y);
+      cairo_scale (cr, self->zoom, self->zoom);
+      layout = pango_cairo_create_layout (cr);
+      draw_scene (self, cr, layout, fd, w, h, LAYER_MOVING);
     }
-  for (int n = 0; n < tg_graph_n_nodes (g); n++)
-    draw_node (self, cr, layout, fd, n);
+  else
+    {
+      g_clear_pointer (&self->cache, cairo_surface_destroy);
+      cairo_translate (cr, self->off_x, self->off_y);
+      cairo_scale (cr, self->zoom, self->zoom);
+      draw_grid (self, cr, w, h);
+      layout = pango_cairo_create_layout (cr);
+      draw_scene (self, cr, layout, fd, w, h, LAYER_ALL);
+    }
+  pango_layout_set_font_description (layout, fd);
 
   /* What a drag is drawing. */
   if (self->drag == DRAG_WIRE_OUT || self->drag == DRAG_WIRE_IN)
@@ -955,6 +1044,7 @@ node_state_free (gpointer p)
 void
 tg_canvas_set_thumbnail (TgCanvas *self, const char *id, cairo_surface_t *surface)
 {
+  g_clear_pointer (&self->cache, cairo_surface_destroy);
   if (surface)
     g_hash_table_replace (self->thumbs, g_strdup (id), cairo_surface_reference (surface));
   else
@@ -973,6 +1063,8 @@ tg_canvas_set_node_state (TgCanvas *self, const char *id, int state, const char 
   s->details = g_strdup (details);
   s->fraction = state == TG_NODE_RUNNING ? 0 : 1;
   g_hash_table_replace (self->states, g_strdup (id), s);
+  /* A badge changes; a running node's progress may lag in the cache. */
+  g_clear_pointer (&self->cache, cairo_surface_destroy);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -1008,6 +1100,7 @@ tg_canvas_get_node_state (TgCanvas *self, const char *id, const char **message,
 void
 tg_canvas_clear_states (TgCanvas *self)
 {
+  g_clear_pointer (&self->cache, cairo_surface_destroy);
   g_hash_table_remove_all (self->states);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
@@ -1990,6 +2083,7 @@ on_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard, GtkTooltip
 static void
 on_doc_changed (TgDocument *doc, guint what, const char *node, TgCanvas *self)
 {
+  g_clear_pointer (&self->cache, cairo_surface_destroy);
   refresh_frames (self);
   prune_selection (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
@@ -2118,6 +2212,7 @@ tg_canvas_finalize (GObject *object)
   g_free (self->renaming);
   tg_document_frames_free (self->frames, self->n_frames);
   g_hash_table_unref (self->frame_nodes);
+  g_clear_pointer (&self->cache, cairo_surface_destroy);
   G_OBJECT_CLASS (tg_canvas_parent_class)->finalize (object);
 }
 

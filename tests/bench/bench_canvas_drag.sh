@@ -22,7 +22,7 @@ TERRANE_FRAME_LOG="$out/frames.log" \
   "$terrane" "$out/big.tgraph" > "$out/app.log" 2>&1 &
 app=$!
 target=
-for i in $(seq 600); do
+for i in $(seq 3000); do
   target=$(sed -n 's/^target: node:n2080 at \([0-9.]*\),\([0-9.]*\)$/\1 \2/p' "$out/app.log")
   [ -n "$target" ] && break
   kill -0 $app 2> /dev/null || break
@@ -36,6 +36,13 @@ if [ -z "$target" ]; then
 fi
 win=$(xdotool search --onlyvisible --name "big" | head -1)
 echo "window $win ($(xdotool getwindowname $win)), node at $target"
+# Evaluating 4096 nodes redraws the canvas as each one reports: start
+# when that has settled (no frame for 3 s).
+for i in $(seq 120); do
+  before=$(wc -l < "$out/frames.log")
+  sleep 3
+  [ "$before" = "$(wc -l < "$out/frames.log")" ] && break
+done
 set -- $target
 x=${1%.*}
 y=${2%.*}
