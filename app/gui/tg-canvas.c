@@ -682,14 +682,13 @@ static void tg_canvas_draw (GtkWidget *widget, GtkSnapshot *snapshot);
 
 /* With TERRANE_FRAME_LOG=FILE, each frame appends "frame TIME_US DRAG
  * WALL_MS CPU_MS": when it was drawn, whether nodes were being moved, and
- * what drawing the canvas took (tests/bench/bench_canvas_drag.sh). */
-static void
-tg_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
+ * what drawing the canvas took (tests/bench/bench_canvas_drag.sh); a
+ * drag's press and release are logged too. */
+static FILE *
+frame_log (void)
 {
   static FILE *log;
   static gboolean checked;
-  gint64 t0;
-  double c0;
 
   if (!checked)
     {
@@ -697,6 +696,29 @@ tg_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
       checked = TRUE;
       log = path ? fopen (path, "w") : NULL;
     }
+  return log;
+}
+
+/* In the frame log: "EVENT TIME_US" (press, release of a drag). */
+static void
+log_event (const char *event)
+{
+  FILE *log = frame_log ();
+
+  if (log)
+    {
+      fprintf (log, "%s %" G_GINT64_FORMAT "\n", event, g_get_monotonic_time ());
+      fflush (log);
+    }
+}
+
+static void
+tg_canvas_snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
+{
+  FILE *log = frame_log ();
+  gint64 t0;
+  double c0;
+
   if (!log)
     {
       tg_canvas_draw (widget, snapshot);
@@ -1434,6 +1456,7 @@ drag_begin (GtkGestureDrag *gesture, double x, double y, TgCanvas *self)
   const TgGraph *g;
   Hit h;
 
+  log_event ("press");
   gtk_widget_grab_focus (GTK_WIDGET (self));
   self->drag_x0 = x;
   self->drag_y0 = y;
@@ -1623,6 +1646,7 @@ drag_end (GtkGestureDrag *gesture, double dx, double dy, TgCanvas *self)
   DragKind kind = self->drag;
   const TgGraph *g;
 
+  log_event ("release");
   if (!self->doc)
     return;
   g = graph (self);

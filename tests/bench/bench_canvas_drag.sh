@@ -37,8 +37,8 @@ fi
 win=$(xdotool search --onlyvisible --name "big" | head -1)
 echo "window $win ($(xdotool getwindowname $win)), node at $target"
 # Evaluating 4096 nodes redraws the canvas as each one reports: start
-# when that has settled (no frame for 3 s).
-for i in $(seq 120); do
+# when that has settled (no frame for 3 s), or after a minute.
+for i in $(seq 20); do
   before=$(wc -l < "$out/frames.log")
   sleep 3
   [ "$before" = "$(wc -l < "$out/frames.log")" ] && break
@@ -54,10 +54,10 @@ for k in $(seq 120); do
 done
 args+=(mouseup 1 sleep 0.5)
 xdotool "${args[@]}" || echo "xdotool failed: $?"
-# A slow canvas is still working through the motion: wait for the frame
-# after the release.
-for i in $(seq 300); do
-  awk '$3 == 1 { d = 1 } d && $3 == 0 { e = 1 } END { exit !e }' "$out/frames.log" && break
+# A slow canvas is still working through the motion: wait for the
+# release, and a frame after it.
+for i in $(seq 120); do
+  awk '/^release/ { r = 1 } r && /^frame/ { e = 1 } END { exit !e }' "$out/frames.log" && break
   sleep 1
 done
 kill $app 2> /dev/null
@@ -65,7 +65,12 @@ wait $app 2> /dev/null
 
 python3 - "$out/frames.log" <<'PY'
 import statistics, sys
-rows = [l.split() for l in open(sys.argv[1]) if l.startswith("frame ")]
+lines = [l.split() for l in open(sys.argv[1])]
+rows = [l for l in lines if l[0] == "frame"]
+press = [int(l[1]) for l in lines if l[0] == "press"]
+release = [int(l[1]) for l in lines if l[0] == "release"]
+if press and release:
+    print("press to release as the canvas saw it: %.2f s" % ((release[-1] - press[-1]) / 1e6))
 drag = [(int(r[1]), float(r[3]), float(r[4])) for r in rows if r[2] == "1"]
 if len(drag) < 2:
     # Frames slower than the whole motion: the release came before the
