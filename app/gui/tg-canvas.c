@@ -343,10 +343,35 @@ node_state_free (gpointer p)
   g_free (s);
 }
 
+/* Node ID's look changed: the move cache goes if the node is in view
+ * (what is out of view is drawn afresh after the move).  An export node
+ * showing this node's thumbnail may lag until the move ends. */
+static void
+node_changed (TgCanvas *self, const char *id)
+{
+  int n = self->doc && self->cache ? tg_document_find_node (self->doc, id) : -1;
+  double x, y, cx0, cy0, cx1, cy1;
+
+  if (n < 0)
+    {
+      if (self->cache && n < 0)
+        g_clear_pointer (&self->cache, cairo_surface_destroy);
+      return;
+    }
+  tg_canvas__node_pos (self, n, &x, &y);
+  tg_canvas__to_canvas (self, 0, 0, &cx0, &cy0);
+  tg_canvas__to_canvas (self, gtk_widget_get_width (GTK_WIDGET (self)),
+                        gtk_widget_get_height (GTK_WIDGET (self)), &cx1, &cy1);
+  if (x + NODE_W + 20 >= cx0 && x - 20 <= cx1
+      && y + node_height (tg_graph_node_desc (tg_canvas__graph (self), n)) + 20 >= cy0
+      && y - 20 <= cy1)
+    g_clear_pointer (&self->cache, cairo_surface_destroy);
+}
+
 void
 tg_canvas_set_thumbnail (TgCanvas *self, const char *id, cairo_surface_t *surface)
 {
-  g_clear_pointer (&self->cache, cairo_surface_destroy);
+  node_changed (self, id);
   if (surface)
     g_hash_table_replace (self->thumbs, g_strdup (id), cairo_surface_reference (surface));
   else
@@ -366,7 +391,7 @@ tg_canvas_set_node_state (TgCanvas *self, const char *id, int state, const char 
   s->fraction = state == TG_NODE_RUNNING ? 0 : 1;
   g_hash_table_replace (self->states, g_strdup (id), s);
   /* A badge changes; a running node's progress may lag in the cache. */
-  g_clear_pointer (&self->cache, cairo_surface_destroy);
+  node_changed (self, id);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
