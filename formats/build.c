@@ -54,7 +54,12 @@ file_entry (const Entry *en, const TgGraph *g)
 {
   const TgWorld *w = tg_graph_world_const (g);
   const TgExportFile *f = en->file;
-  json_object *o = json_object_new_object (), *extent, *heightmap, *channels;
+  json_object *o = json_object_new_object (), *extent, *heightmap, *channels, *instances;
+  /* A writer named "png16.small" is the format png16 with that encoder
+   * option: the manifest says the format the file is in, and how. */
+  const char *format = f->format ? f->format : "";
+  const char *variant = strchr (format, '.');
+  size_t format_len = variant ? (size_t) (variant - format) : strlen (format);
   TgRegion r;
   bool ok, oom;
 
@@ -76,7 +81,8 @@ file_entry (const Entry *en, const TgGraph *g)
   ok = ok && tg__json_add (o, "path", json_object_new_string (f->path))
        && tg__json_add (o, "bytes", json_object_new_int64 ((int64_t) en->bytes))
        && tg__json_add (o, "sha256", json_object_new_string (en->sha256))
-       && tg__json_add (o, "format", json_object_new_string (f->format ? f->format : ""))
+       && tg__json_add (o, "format", json_object_new_string_len (format, (int) format_len))
+       && (!variant || tg__json_add (o, "compression", json_object_new_string (variant + 1)))
        && tg__json_add (o, "node", json_object_new_string (f->node_id ? f->node_id : ""))
        && tg__json_add (o, "resolution", int_pair (f->width, f->height))
        && (f->lattice_w <= 0 || tg__json_add (o, "first_sample", int_pair (f->col0, f->row0)));
@@ -95,6 +101,11 @@ file_entry (const Entry *en, const TgGraph *g)
     {
       channels = tg__manifest_channels (f, &oom);
       ok = channels ? tg__json_add (o, "channels", channels) : !oom;
+    }
+  if (ok)
+    {
+      instances = tg__manifest_instances (g, f, &oom);
+      ok = instances ? tg__json_add (o, "instances", instances) : !oom;
     }
   json_object_put (extent);
   if (!ok)

@@ -94,6 +94,34 @@ int tg_glb_add_view_encoded (TgGlb *g, const void *data, size_t bytes, int targe
 int tg_glb_add_view_converted (TgGlb *g, const void *data, size_t bytes, int target, size_t unit,
                                size_t src_unit, TgGlbEncode encode);
 
+/* A view of BYTES bytes at DATA, which the builder now owns (malloc'd;
+ * freed with it, also on failure).  STRIDE, a multiple of 4 up to 252,
+ * is written as its byteStride (vertex attributes narrower than their
+ * alignment: a uint16 VEC3 in 8 bytes); 0 leaves it out. */
+int tg_glb_add_view_owned (TgGlb *g, void *data, size_t bytes, int target, size_t stride);
+
+/* EXT_meshopt_compression: how a view's data was compressed. */
+enum
+{
+  TG_GLB_MESHOPT_ATTRIBUTES = 0, /* meshopt_encodeVertexBuffer, STRIDE % 4 == 0 */
+  TG_GLB_MESHOPT_TRIANGLES = 1,  /* meshopt_encodeIndexBuffer, STRIDE 2 or 4 */
+};
+
+typedef struct
+{
+  int mode;
+  size_t count;  /* elements (vertices, or indices) */
+  size_t stride; /* bytes of one decoded element */
+} TgGlbMeshopt;
+
+/* A view of COUNT x STRIDE bytes that the file holds only compressed:
+ * COMPRESSED (owned, as above) goes into the BIN chunk, the view itself
+ * into a placeholder buffer with no data (buffer 1, marked "fallback"),
+ * and EXT_meshopt_compression becomes required, as the extension's spec
+ * has it for a file without uncompressed data. */
+int tg_glb_add_view_meshopt (TgGlb *g, void *compressed, size_t bytes, int target,
+                             const TgGlbMeshopt *meshopt);
+
 /* An accessor of COUNT elements of TYPE ("SCALAR", "VEC2", "VEC3",
  * "VEC4", "MAT4") made of COMPONENT_TYPE, tightly packed in VIEW from
  * BYTE_OFFSET.  MIN and MAX (one value per component) may be NULL; they
@@ -117,6 +145,17 @@ int tg_glb_add_indices (TgGlb *g, const uint32_t *data, int64_t count);
 /* A metallic-roughness material; BASE_COLOR is linear RGBA (NULL: white). */
 int tg_glb_add_material (TgGlb *g, const char *name, const float base_color[4], float metallic,
                          float roughness, bool double_sided);
+
+/* An image stored in VIEW (TARGET_NONE) of MIME_TYPE ("image/png"). */
+int tg_glb_add_image (TgGlb *g, int view, const char *mime_type);
+/* A sampler: filters (9728 nearest, 9729 linear, 9987 linear mipmap
+ * linear) and wraps (33071 clamp to edge, 10497 repeat). */
+int tg_glb_add_sampler (TgGlb *g, int mag_filter, int min_filter, int wrap_s, int wrap_t);
+/* A texture of IMAGE through SAMPLER (-1: the reader's default). */
+int tg_glb_add_texture (TgGlb *g, int sampler, int image);
+/* MATERIAL's base colour is TEXTURE (through TEXCOORD_0) times its
+ * factor. */
+int tg_glb_material_set_base_color_texture (TgGlb *g, int material, int texture);
 
 /* A mesh with no primitives yet; NAME may be NULL. */
 int tg_glb_add_mesh (TgGlb *g, const char *name);

@@ -37,7 +37,9 @@ struct TgGlb
   int n_views, cap_views;
   size_t bin_len;        /* end of the last view (unpadded) */
   json_object *nodes, *meshes, *materials, *accessors, *buffer_views;
+  json_object *images, *samplers, *textures;
   json_object *ext_used, *ext_required;
+  size_t fallback_len;   /* EXT_meshopt_compression: the placeholder buffer's views */
   int *parent;           /* per node: its parent, -1 for a root, or LOD_OF_ANOTHER */
   int cap_child;
   bool oom;
@@ -70,10 +72,14 @@ tg_glb_new (const char *generator)
   g->materials = json_object_new_array ();
   g->accessors = json_object_new_array ();
   g->buffer_views = json_object_new_array ();
+  g->images = json_object_new_array ();
+  g->samplers = json_object_new_array ();
+  g->textures = json_object_new_array ();
   g->ext_used = json_object_new_array ();
   g->ext_required = json_object_new_array ();
   if (!g->generator || !g->nodes || !g->meshes || !g->materials || !g->accessors
-      || !g->buffer_views || !g->ext_used || !g->ext_required)
+      || !g->buffer_views || !g->images || !g->samplers || !g->textures || !g->ext_used
+      || !g->ext_required)
     {
       tg_glb_free (g);
       return NULL;
@@ -96,6 +102,9 @@ tg_glb_free (TgGlb *g)
   json_object_put (g->materials);
   json_object_put (g->accessors);
   json_object_put (g->buffer_views);
+  json_object_put (g->images);
+  json_object_put (g->samplers);
+  json_object_put (g->textures);
   json_object_put (g->ext_used);
   json_object_put (g->ext_required);
   free (g);
@@ -187,9 +196,12 @@ valid_index (json_object *arr, int i)
 
 /* --- views and accessors ----------------------------------------------------- */
 
+/* A view of DATA (OWNED: freed with the builder, also on failure);
+ * STRIDE > 0 gives it a byteStride; MESHOPT (or NULL) makes DATA the
+ * compressed bytes of a view of the placeholder buffer. */
 static int
 add_view (TgGlb *g, const void *data, void *owned, size_t bytes, int target, size_t unit,
-          size_t src_unit, TgGlbEncode encode)
+          size_t src_unit, TgGlbEncode encode, size_t stride, const TgGlbMeshopt *meshopt)
 {
   if (!data || bytes == 0
       || (target != TG_GLB_TARGET_NONE && target != TG_GLB_ARRAY_BUFFER
@@ -220,11 +232,49 @@ add_view (TgGlb *g, const void *data, void *owned, size_t bytes, int target, siz
       free (owned);
       return fail_oom (g);
     }
-  put_int (g, o, "buffer", 0);
-  put_int (g, o, "byteOffset", (int64_t) offset);
-  put_int (g, o, "byteLength", (int64_t) bytes);
-  if (target != TG_GLB_TARGET_NONE)
-    put_int (g, o, "target", target);
+  if (meshopt)
+    {
+      /* The view proper lies in the placeholder buffer 1; the BIN chunk
+       * holds its compressed bytes, which the extension points at. */
+      json_object *ext = json_object_new_object (), *mo = json_object_new_object ();
+      size_t fb = (g->fallback_len + 3) & ~(size_t) 3;
+
+      put_int (g, o, "buffer", 1);
+      put_int (g, o, "byteOffset", (int64_t) fb);
+      put_int (g, o, "byteLength", (int64_t) (meshopt->count * meshopt->stride));
+      if (meshopt->mode == TG_GLB_MESHOPT_ATTRIBUTES)
+        put_int (g, o, "byteStride", (int64_t) meshopt->stride);
+      if (mo && ext)
+        {
+          put_int (g, mo, "buffer", 0);
+          put_int (g, mo, "byteOffset", (int64_t) offset);
+          put_int (g, mo, "byteLength", (int64_t) bytes);
+          put_int (g, mo, "byteStride", (int64_t) meshopt->stride);
+          put_int (g, mo, "count", (int64_t) meshopt->count);
+          put (g, mo, "mode", json_object_new_string (
+                 meshopt->mode == TG_GLB_MESHOPT_ATTRIBUTES ? "ATTRIBUTES" : "TRIANGLES"));
+          put (g, ext, "EXT_meshopt_compression", mo);
+          mo = NULL;
+        }
+      else
+        g->oom = true;
+      json_object_put (mo);
+      g->fallback_len = fb + meshopt->count * meshopt->stride;
+      if (target != TG_GLB_TARGET_NONE)
+        put_int (g, o, "target", target);
+      put (g, o, "extensions", ext);
+      tg_glb_use_extension (g, "EXT_meshopt_compression", true);
+    }
+  else
+    {
+      put_int (g, o, "buffer", 0);
+      put_int (g, o, "byteOffset", (int64_t) offset);
+      put_int (g, o, "byteLength", (int64_t) bytes);
+      if (stride)
+        put_int (g, o, "byteStride", (int64_t) stride);
+      if (target != TG_GLB_TARGET_NONE)
+        put_int (g, o, "target", target);
+    }
   int idx = append (g, g->buffer_views, o);
   if (idx < 0)
     {
@@ -239,7 +289,7 @@ add_view (TgGlb *g, const void *data, void *owned, size_t bytes, int target, siz
 int
 tg_glb_add_view (TgGlb *g, const void *data, size_t bytes, int target)
 {
-  return add_view (g, data, NULL, bytes, target, 0, 0, NULL);
+  return add_view (g, data, NULL, bytes, target, 0, 0, NULL, 0, NULL);
 }
 
 int
@@ -251,7 +301,33 @@ tg_glb_add_view_copy (TgGlb *g, const void *data, size_t bytes, int target)
   if (!copy)
     return fail_oom (g);
   memcpy (copy, data, bytes);
-  return add_view (g, copy, copy, bytes, target, 0, 0, NULL);
+  return add_view (g, copy, copy, bytes, target, 0, 0, NULL, 0, NULL);
+}
+
+int
+tg_glb_add_view_owned (TgGlb *g, void *data, size_t bytes, int target, size_t stride)
+{
+  if (stride && (stride % 4 != 0 || stride > 252))
+    {
+      free (data);
+      return TG_EINVAL;
+    }
+  return add_view (g, data, data, bytes, target, 0, 0, NULL, stride, NULL);
+}
+
+int
+tg_glb_add_view_meshopt (TgGlb *g, void *compressed, size_t bytes, int target,
+                         const TgGlbMeshopt *meshopt)
+{
+  if (!meshopt || meshopt->count == 0
+      || (meshopt->mode == TG_GLB_MESHOPT_ATTRIBUTES
+          ? meshopt->stride % 4 != 0 || meshopt->stride > 252
+          : (meshopt->stride != 2 && meshopt->stride != 4) || meshopt->count % 3 != 0))
+    {
+      free (compressed);
+      return TG_EINVAL;
+    }
+  return add_view (g, compressed, compressed, bytes, target, 0, 0, NULL, 0, meshopt);
 }
 
 int
@@ -267,7 +343,7 @@ tg_glb_add_view_converted (TgGlb *g, const void *data, size_t bytes, int target,
 {
   if (!encode || unit == 0 || unit > GLB_ENCODE_BLOCK || bytes % unit != 0 || src_unit == 0)
     return TG_EINVAL;
-  return add_view (g, data, NULL, bytes, target, unit, src_unit, encode);
+  return add_view (g, data, NULL, bytes, target, unit, src_unit, encode, 0, NULL);
 }
 
 static int
@@ -420,6 +496,64 @@ tg_glb_add_material (TgGlb *g, const char *name, const float base_color[4], floa
   if (double_sided)
     put (g, o, "doubleSided", json_object_new_boolean (1));
   return append (g, g->materials, o);
+}
+
+int
+tg_glb_add_image (TgGlb *g, int view, const char *mime_type)
+{
+  json_object *o;
+
+  if (!valid_index (g->buffer_views, view) || !mime_type)
+    return TG_EINVAL;
+  if (!(o = json_object_new_object ()))
+    return fail_oom (g);
+  put_int (g, o, "bufferView", view);
+  put (g, o, "mimeType", json_object_new_string (mime_type));
+  return append (g, g->images, o);
+}
+
+int
+tg_glb_add_sampler (TgGlb *g, int mag_filter, int min_filter, int wrap_s, int wrap_t)
+{
+  json_object *o = json_object_new_object ();
+
+  if (!o)
+    return fail_oom (g);
+  put_int (g, o, "magFilter", mag_filter);
+  put_int (g, o, "minFilter", min_filter);
+  put_int (g, o, "wrapS", wrap_s);
+  put_int (g, o, "wrapT", wrap_t);
+  return append (g, g->samplers, o);
+}
+
+int
+tg_glb_add_texture (TgGlb *g, int sampler, int image)
+{
+  json_object *o;
+
+  if ((sampler != -1 && !valid_index (g->samplers, sampler)) || !valid_index (g->images, image))
+    return TG_EINVAL;
+  if (!(o = json_object_new_object ()))
+    return fail_oom (g);
+  if (sampler >= 0)
+    put_int (g, o, "sampler", sampler);
+  put_int (g, o, "source", image);
+  return append (g, g->textures, o);
+}
+
+int
+tg_glb_material_set_base_color_texture (TgGlb *g, int material, int texture)
+{
+  json_object *pbr = NULL, *info;
+
+  if (!valid_index (g->materials, material) || !valid_index (g->textures, texture)
+      || !json_object_object_get_ex (json_object_array_get_idx (g->materials, material),
+                                     "pbrMetallicRoughness", &pbr))
+    return TG_EINVAL;
+  if (!(info = json_object_new_object ()))
+    return fail_oom (g);
+  put_int (g, info, "index", texture);
+  return put (g, pbr, "baseColorTexture", info) ? 0 : TG_ENOMEM;
 }
 
 int
@@ -753,6 +887,9 @@ document_text (TgGlb *g)
     }
   put_nonempty (g, root, "nodes", g->nodes);
   put_nonempty (g, root, "materials", g->materials);
+  put_nonempty (g, root, "textures", g->textures);
+  put_nonempty (g, root, "images", g->images);
+  put_nonempty (g, root, "samplers", g->samplers);
   put_nonempty (g, root, "meshes", g->meshes);
   put_nonempty (g, root, "accessors", g->accessors);
   put_nonempty (g, root, "bufferViews", g->buffer_views);
@@ -765,6 +902,28 @@ document_text (TgGlb *g)
           put_int (g, buf, "byteLength", (int64_t) ((g->bin_len + 3) & ~(size_t) 3));
           json_object_array_add (buffers, buf);
           buf = NULL;
+          if (g->fallback_len > 0)
+            {
+              /* EXT_meshopt_compression's placeholder: no data at all. */
+              json_object *fb = json_object_new_object (), *ext = json_object_new_object ();
+              json_object *mo = json_object_new_object ();
+              if (fb && ext && mo)
+                {
+                  put_int (g, fb, "byteLength",
+                           (int64_t) ((g->fallback_len + 3) & ~(size_t) 3));
+                  put (g, mo, "fallback", json_object_new_boolean (1));
+                  put (g, ext, "EXT_meshopt_compression", mo);
+                  put (g, fb, "extensions", ext);
+                  json_object_array_add (buffers, fb);
+                }
+              else
+                {
+                  g->oom = true;
+                  json_object_put (fb);
+                  json_object_put (ext);
+                  json_object_put (mo);
+                }
+            }
           put (g, root, "buffers", buffers);
           buffers = NULL;
         }

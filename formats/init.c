@@ -23,6 +23,9 @@ static const struct
 } image_writers[] = {
   { "png16", tg__write_png16, tg__write_png16_rows },
   { "png8", tg__write_png8, tg__write_png8_rows },
+  /* The export nodes' `compression: small` (zlib 9, every filter). */
+  { "png16.small", tg__write_png16_small, tg__write_png16_small_rows },
+  { "png8.small", tg__write_png8_small, tg__write_png8_small_rows },
   { "raw16", tg__write_raw16, tg__write_raw16_rows },
   { "r32", tg__write_r32, tg__write_r32_rows },
   { "exr", tg_exr_write, tg__exr_write_rows },
@@ -49,6 +52,7 @@ register_all (void)
   rc = rc ? rc : tg_io_register_mesh_writer ("glb", tg__write_mesh_glb);
   rc = rc ? rc : tg_io_register_mesh_writer ("obj", tg__write_mesh_obj);
   rc = rc ? rc : tg_io_register_mesh_writer ("ply", tg__write_mesh_ply);
+  rc = rc ? rc : tg_io_register_mesh_writer ("mtl", tg__write_mesh_mtl);
   rc = rc ? rc : tg_io_register_points_writer ("csv", tg__write_points_csv);
   rc = rc ? rc : tg_io_register_points_writer ("json", tg__write_points_json);
   rc = rc ? rc : tg_io_register_points_writer ("glb", tg__write_points_glb);

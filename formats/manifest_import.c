@@ -18,18 +18,28 @@
  * Splat maps say which layer each channel holds, by the names the
  * export recorded with the file.
  */
+#include <stdbool.h>
 #include <string.h>
 
 #include "tgformats-private.h"
+
+/* Whether FORMAT is BASE or BASE with an encoder variant ("png16.small"
+ * stores what "png16" does). */
+static bool
+format_is (const char *format, const char *base)
+{
+  size_t n = strlen (base);
+  return strncmp (format, base, n) == 0 && (format[n] == '\0' || format[n] == '.');
+}
 
 /* Metres one step of the stored value stands for: a 16- or 8-bit code,
  * or 1.0 of a float. */
 static double
 metres_per_unit (const char *format, const char *units, double height_m)
 {
-  if (strcmp (format, "png16") == 0 || strcmp (format, "raw16") == 0)
+  if (format_is (format, "png16") || strcmp (format, "raw16") == 0)
     return height_m / 65535.0;
-  if (strcmp (format, "png8") == 0)
+  if (format_is (format, "png8"))
     return height_m / 255.0;
   if (strcmp (format, "r32") == 0 && (!units || strcmp (units, "metres") != 0))
     return height_m;
@@ -102,7 +112,7 @@ tg__manifest_heightmap (const TgGraph *g, const TgExportFile *f, const TgRegion 
                         json_object_new_string (f->south_first ? "south_first" : "north_first"));
   /* Each object is attached before it is filled: O owns it from then. */
   if (ok && !f->south_first
-      && (strcmp (f->format, "png16") == 0 || strcmp (f->format, "raw16") == 0))
+      && (format_is (f->format, "png16") || strcmp (f->format, "raw16") == 0))
     /* 0.0 - z: no "-0" for a file whose north edge is z = 0. */
     ok = tg__json_add (o, "unreal", unreal = json_object_new_object ())
          && tg__json_add (unreal, "location_cm",

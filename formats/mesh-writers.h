@@ -15,6 +15,9 @@
 int tg__write_mesh_glb (FILE *f, const TgMesh *m, const TgMeshWriteOptions *opt, TgError *err);
 int tg__write_mesh_obj (FILE *f, const TgMesh *m, const TgMeshWriteOptions *opt, TgError *err);
 int tg__write_mesh_ply (FILE *f, const TgMesh *m, const TgMeshWriteOptions *opt, TgError *err);
+/* The material library an OBJ names ("mtl"): one material whose map_Kd
+ * is OPT->texture_file; M is not read. */
+int tg__write_mesh_mtl (FILE *f, const TgMesh *m, const TgMeshWriteOptions *opt, TgError *err);
 
 /* Whether the OBJ and PLY writers write chunk C under OPT (may be NULL):
  * it has triangles, and is of lod 0 when OPT asks for the first level. */

@@ -13,7 +13,10 @@
  * With up = z the file is right-handed +Z up (x east, y north), the
  * frame of Blender and of Houdini's Z-up scenes.  With the first level
  * only, chunks of lod > 0 are left out: OBJ has no levels of detail, and
- * a reader would show them all on top of one another.
+ * a reader would show them all on top of one another.  With a material
+ * file the OBJ names it (mtllib) and its one material, "terrane", in
+ * every group (usemtl); the "mtl" writer here writes that file, naming
+ * the colour map beside it (map_Kd).
  */
 #include <locale.h>
 #include <stdlib.h>
@@ -68,6 +71,8 @@ tg__write_mesh_obj (FILE *f, const TgMesh *m, const TgMeshWriteOptions *opt, TgE
   old = uselocale (c_locale);
 
   fprintf (f, "# Terrane %s\n", TG_VERSION_STRING);
+  if (opt && opt->material_file)
+    fprintf (f, "mtllib %s\n", opt->material_file);
   for (int ci = 0; ci < m->n_chunks && !ferror (f); ci++)
     {
       const TgMeshChunk *c = &m->chunks[ci];
@@ -78,6 +83,8 @@ tg__write_mesh_obj (FILE *f, const TgMesh *m, const TgMeshWriteOptions *opt, TgE
         fprintf (f, "o %s\n", c->name);
       else
         fprintf (f, "o chunk_%d\n", ci);
+      if (opt && opt->material_file)
+        fputs ("usemtl terrane\n", f);
       for (int i = 0; i < c->n_vertices && !tg__write_failed (f, i); i++)
         {
           float v[3];
@@ -123,5 +130,20 @@ tg__write_mesh_obj (FILE *f, const TgMesh *m, const TgMeshWriteOptions *opt, TgE
   freelocale (c_locale);
   if (ferror (f))
     return tg_error_set (err, TG_EIO, "", "obj: write failed");
+  return 0;
+}
+
+int
+tg__write_mesh_mtl (FILE *f, const TgMesh *m, const TgMeshWriteOptions *opt, TgError *err)
+{
+  (void) m;
+  if (!opt || !opt->texture_file)
+    return tg_error_set (err, TG_EINVAL, "", "mtl: no texture file to name");
+  /* White diffuse times the map, no specular, opaque: the colour map as
+   * it is (illum 1: diffuse only). */
+  fprintf (f, "# Terrane %s\nnewmtl terrane\nKa 0 0 0\nKd 1 1 1\nKs 0 0 0\nd 1\n"
+              "illum 1\nmap_Kd %s\n", TG_VERSION_STRING, opt->texture_file);
+  if (ferror (f))
+    return tg_error_set (err, TG_EIO, "", "mtl: write failed");
   return 0;
 }

@@ -11,7 +11,9 @@
  * as in the .glb: north is -Z, nothing is mirrored.  With up = z the
  * file is right-handed +Z up (x east, y north), which Blender's PLY
  * importer (no axis option) shows standing up; with the first level only,
- * chunks of lod > 0 are left out, as in the OBJ writer.
+ * chunks of lod > 0 are left out, as in the OBJ writer.  A colour map
+ * beside the file is named in a `comment TextureFile NAME` line, as
+ * MeshLab writes and reads it.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +64,9 @@ tg__write_mesh_ply (FILE *f, const TgMesh *m, const TgMeshWriteOptions *opt, TgE
                          (unsigned long long) n_vertices);
 
   fprintf (f, "ply\nformat binary_little_endian 1.0\ncomment Terrane %s\n", TG_VERSION_STRING);
+  /* MeshLab's convention for a texture beside the file. */
+  if (opt && opt->texture_file)
+    fprintf (f, "comment TextureFile %s\n", opt->texture_file);
   {
     uint64_t v0 = 0, f0 = 0;
     for (int ci = 0; ci < m->n_chunks; ci++)

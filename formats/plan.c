@@ -28,9 +28,11 @@ outputs_are_grids (const TgNodeDesc *d)
  * scheme, or, for grids, in one whole-world job.  (Meshes and instances
  * without a scheme are made where an export needs them.) */
 static bool
-staged_node (const TgNodeDesc *d)
+staged_node (const TgGraph *g, int node)
 {
-  return d->locality == TG_LOCALITY_GLOBAL && !(d->flags & TG_NODE_EXPORT) && d->n_inputs > 0
+  const TgNodeDesc *d = tg_graph_node_desc (g, node);
+
+  return tg_graph_node_locality (g, node) == TG_LOCALITY_GLOBAL && !(d->flags & TG_NODE_EXPORT) && d->n_inputs > 0
          && (outputs_are_grids (d) || (d->tiled && d->tiled->join));
 }
 
@@ -77,9 +79,11 @@ add_stage (TgPlan *p, TgStage st, TgError *err)
  * grids of a node that computes any window exactly on its own, and
  * nothing besides (no source pixels). */
 static bool
-storable_node (const TgNodeDesc *d)
+storable_node (const TgGraph *g, int node)
 {
-  return d->locality != TG_LOCALITY_GLOBAL && !(d->flags & (TG_NODE_EXPORT | TG_NODE_PIXELS))
+  const TgNodeDesc *d = tg_graph_node_desc (g, node);
+
+  return tg_graph_node_locality (g, node) != TG_LOCALITY_GLOBAL && !(d->flags & (TG_NODE_EXPORT | TG_NODE_PIXELS))
          && outputs_are_grids (d);
 }
 
@@ -105,7 +109,7 @@ add_store_stages (TgPlan *p, const TgGraph *g, int node, const void *params, TgE
       if (l < 0)
         continue;
       from = tg_graph_link (g, l)->from_node;
-      if (p->stored_after[from] >= 0 || !storable_node (tg_graph_node_desc (g, from)))
+      if (p->stored_after[from] >= 0 || !storable_node (g, from))
         continue;
       rc = add_stage (p, (TgStage) { .kind = TG_STAGE_STORE, .node = from,
                                      .n_jobs = p->nx * p->ny }, err);
@@ -132,7 +136,7 @@ mark_needed (const TgGraph *g, const int *order, bool *needed)
       for (int q = 0; q < d->n_inputs; q++)
         {
           int l = tg_graph_input_link (g, node, q);
-          if (l >= 0)
+          if (l >= 0 && tg_graph_node_reads_input (g, node, q))
             needed[tg_graph_link (g, l)->from_node] = true;
         }
     }
@@ -188,7 +192,7 @@ tg_plan_make (const TgGraph *g, int nx, int ny, TgPlan *p, TgError *err)
             tiles = true;
           continue;
         }
-      if (!staged_node (d))
+      if (!staged_node (g, node))
         continue;
       if (d->tiled == NULL)
         rc = add_stage (p, (TgStage) { .kind = TG_STAGE_NODE, .node = node, .n_jobs = 1 }, err);
@@ -307,7 +311,7 @@ joined_bytes (const TgPlan *p, const TgGraph *g, int node, int depth)
   for (int k = 0; k < d->n_inputs; k++)
     {
       int l = tg_graph_input_link (g, node, k);
-      if (l >= 0)
+      if (l >= 0 && tg_graph_node_reads_input (g, node, k))
         b += joined_bytes (p, g, tg_graph_link (g, l)->from_node, depth + 1);
     }
   return b;
@@ -323,9 +327,9 @@ maps_add (Maps *m, const TgPlan *p, const TgGraph *g, int node, const TgRegion *
 
   if (depth > TG_GRAPH_MAX_DEPTH)
     return;
-  if (!stored && d->locality == TG_LOCALITY_GLOBAL)
+  if (!stored && tg_graph_node_locality (g, node) == TG_LOCALITY_GLOBAL)
     own = in_r = p->full;
-  else if (!stored && d->locality == TG_LOCALITY_APRON && d->apron)
+  else if (!stored && tg_graph_node_locality (g, node) == TG_LOCALITY_APRON && d->apron)
     {
       void *params = params_new (g, node);
       if (params)
@@ -364,7 +368,7 @@ maps_add (Maps *m, const TgPlan *p, const TgGraph *g, int node, const TgRegion *
   for (int k = 0; k < d->n_inputs; k++)
     {
       int l = tg_graph_input_link (g, node, k);
-      if (l >= 0)
+      if (l >= 0 && tg_graph_node_reads_input (g, node, k))
         maps_add (m, p, g, tg_graph_link (g, l)->from_node, &in_r, before, depth + 1);
     }
 }

@@ -248,7 +248,7 @@ stored_inputs (const TgGraph *g, const TgPlan *p, int node, int stage, bool *mar
   for (int k = 0; k < d->n_inputs; k++)
     {
       int l = tg_graph_input_link (g, node, k), from;
-      if (l < 0)
+      if (l < 0 || !tg_graph_node_reads_input (g, node, k))
         continue;
       from = tg_graph_link (g, l)->from_node;
       if (p->stored_after[from] >= 0 && p->stored_after[from] < stage)

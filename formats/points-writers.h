@@ -102,4 +102,47 @@ void tg__points_frame_instance (const TgPointsFrameInfo *fr, const TgPoints *p, 
  * Unreal's frame (x east, y south, z up), as FMatrix::Rotator derives it. */
 void tg__points_unreal_rotator (const float q[4], float pyr[3]);
 
+/* The chunk grid of OPT->chunk_m (points_chunk.c): anchored at the
+ * world's north-west corner, chunk (cx, cz) counting from the west and
+ * the north, named "chunk_x<cx>_z<cz>".  CHUNK_M 0 is one chunk, (0, 0). */
+typedef struct
+{
+  double chunk_m;         /* 0: one list */
+  double west_m, north_m; /* world x of the west edge, z of the north edge */
+  int64_t ncx, ncz;       /* chunks along x (east) and z (south) */
+} TgPointsChunkGrid;
+
+/* Fills G from OPT (NULL: one list); a negative or non-finite size, or
+ * chunks without the world's extent, is an error naming FORMAT. */
+int tg__points_chunk_grid_init (TgPointsChunkGrid *g, const TgPointsWriteOptions *opt,
+                                const char *format, TgError *err);
+/* The chunk holding world position POS (clamped to the world's chunks). */
+void tg__points_chunk_of (const TgPointsChunkGrid *g, const float pos[3], int64_t *cx,
+                          int64_t *cz);
+/* "chunk_x<cx>_z<cz>". */
+void tg__points_chunk_name (int64_t cx, int64_t cz, char out[48]);
+
+/* A run of instances in one chunk (and one prototype, when grouped by it). */
+typedef struct
+{
+  int64_t cx, cz;
+  int proto;            /* -1 unless grouped by prototype */
+  int64_t first, count; /* a range of TgPointsChunks.order */
+} TgPointsGroup;
+
+typedef struct
+{
+  TgPointsChunkGrid grid;
+  bool chunked;          /* chunk_m > 0 */
+  int64_t *order;        /* the n instance indices, group after group */
+  TgPointsGroup *groups; /* the groups that hold instances, chunks north-west first */
+  int64_t n_groups;
+} TgPointsChunks;
+
+/* Groups P's instances by chunk (and by prototype, BY_PROTO) in the order
+ * above, each group in list order.  Clear with tg__points_chunks_clear. */
+int tg__points_chunks_init (TgPointsChunks *c, const TgPoints *p, const TgPointsWriteOptions *opt,
+                            bool by_proto, const char *format, TgError *err);
+void tg__points_chunks_clear (TgPointsChunks *c);
+
 #endif

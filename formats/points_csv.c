@@ -13,6 +13,11 @@
  * the shortest text that reads back as the same float, with '.' whatever
  * the locale, so a file round-trips exactly and is the same on every
  * machine.
+ *
+ * In chunks (chunk_m > 0, points_chunk.c) the rows come chunk by chunk,
+ * north-west first, each chunk's in the list's order, with a last column
+ * `chunk` (`Chunk` for unreal) naming it: `chunk_x<cx>_z<cz>`.  The
+ * unreal frame's Name stays the instance's index in the whole list.
  */
 #include <math.h>
 #include <pthread.h>
@@ -191,40 +196,55 @@ tg__write_points_csv (FILE *f, const TgPoints *p, const TgMesh *const *meshes,
                       const TgPointsWriteOptions *opt, TgError *err)
 {
   TgPointsFrameInfo fr;
+  TgPointsChunks ch;
   bool unreal;
   locale_t old;
   int rc;
 
   (void) meshes;
   if ((rc = tg__points_check (p, "csv", err)) < 0
-      || (rc = tg__points_frame_init (&fr, opt, "csv", err)) < 0)
+      || (rc = tg__points_frame_init (&fr, opt, "csv", err)) < 0
+      || (rc = tg__points_chunks_init (&ch, p, opt, false, "csv", err)) < 0)
     return rc;
   unreal = fr.frame == TG_POINTS_FRAME_UNREAL;
   old = tg__points_c_locale_push ();
-  fputs (unreal ? "Name,Prototype,X,Y,Z,Pitch,Yaw,Roll,ScaleX,ScaleY,ScaleZ\n"
-                : "prototype,px,py,pz,qx,qy,qz,qw,sx,sy,sz\n",
+  fputs (unreal ? "Name,Prototype,X,Y,Z,Pitch,Yaw,Roll,ScaleX,ScaleY,ScaleZ"
+                : "prototype,px,py,pz,qx,qy,qz,qw,sx,sy,sz",
          f);
-  for (int64_t i = 0; i < p->n && !tg__write_failed (f, i); i++)
+  fputs (!ch.chunked ? "\n" : unreal ? ",Chunk\n" : ",chunk\n", f);
+  for (int64_t gi = 0, o = 0; gi < ch.n_groups; gi++)
     {
-      float pos[3], rot[4], scale[3], pyr[3];
-
-      tg__points_frame_instance (&fr, p, i, pos, rot, scale);
-      /* A DataTable takes the first column as the row's unique name. */
-      if (unreal)
-        fprintf (f, "%lld,", (long long) i);
-      put_csv_name (f, p->proto_names[p->proto[i]]);
-      put_csv_floats (f, pos, 3);
-      if (unreal)
+      char chunk[48];
+      tg__points_chunk_name (ch.groups[gi].cx, ch.groups[gi].cz, chunk);
+      for (int64_t e = 0; e < ch.groups[gi].count && !tg__write_failed (f, o); e++, o++)
         {
-          tg__points_unreal_rotator (rot, pyr);
-          put_csv_floats (f, pyr, 3);
+          int64_t i = ch.order[o];
+          float pos[3], rot[4], scale[3], pyr[3];
+
+          tg__points_frame_instance (&fr, p, i, pos, rot, scale);
+      /* A DataTable takes the first column as the row's unique name. */
+          if (unreal)
+            fprintf (f, "%lld,", (long long) i);
+          put_csv_name (f, p->proto_names[p->proto[i]]);
+          put_csv_floats (f, pos, 3);
+          if (unreal)
+            {
+              tg__points_unreal_rotator (rot, pyr);
+              put_csv_floats (f, pyr, 3);
+            }
+          else
+            put_csv_floats (f, rot, 4);
+          put_csv_floats (f, scale, 3);
+          if (ch.chunked)
+            {
+              fputc (',', f);
+              fputs (chunk, f);
+            }
+          fputc ('\n', f);
         }
-      else
-        put_csv_floats (f, rot, 4);
-      put_csv_floats (f, scale, 3);
-      fputc ('\n', f);
     }
   tg__points_c_locale_pop (old);
+  tg__points_chunks_clear (&ch);
   if (ferror (f))
     return tg_error_set (err, TG_EIO, NULL, "csv: write error");
   return 0;

@@ -31,6 +31,14 @@
  * file's frame (handedness.h: [M A M | M t], M = diag (1, 1, -1); north
  * is -Z) and the instances land as they do on the .glb terrain, not
  * mirrored.
+ *
+ * In chunks (chunk_m > 0, points_chunk.c) the root holds one Node3D per
+ * chunk that has instances, "chunk_x<cx>_z<cz>" (north-west first), and
+ * each of those one MultiMeshInstance3D per prototype found in it, named
+ * after the prototype ("chunk_x3_z1/tree"), with a MultiMesh of its own
+ * holding that chunk's instances of it in list order; the prototypes'
+ * materials and meshes are shared, and only prototypes with instances
+ * get them.  Streaming a chunk is showing or freeing one node.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -244,17 +252,43 @@ put_array_mesh (FILE *f, const TgMesh *m, int k)
   fputs ("]\n", f);
 }
 
+/* The MultiMesh sub-resource "MultiMesh_ID" drawing mesh K at the N
+ * instances IDX of P. */
+static void
+put_multimesh (FILE *f, int64_t id, int k, const TgPoints *p, const int64_t *idx, int64_t n)
+{
+  fprintf (f, "\n[sub_resource type=\"MultiMesh\" id=\"MultiMesh_%lld\"]\n", (long long) id);
+  fputs ("transform_format = 1\n", f);
+  fprintf (f, "instance_count = %lld\n", (long long) n);
+  fprintf (f, "mesh = SubResource(\"ArrayMesh_%d\")\n", k);
+  fputs ("buffer = PackedFloat32Array(", f);
+  for (int64_t j = 0; j < n && !tg__write_failed (f, j); j++)
+    {
+      double m[12];
+      tg__points_matrix (p, idx[j], m);
+      tg__hand_matrix34 (m);
+      for (int e = 0; e < 12; e++)
+        {
+          if (j || e)
+            fputs (", ", f);
+          put_float (f, m[e]);
+        }
+    }
+  fputs (")\n", f);
+}
+
 int
 tg__write_points_godot (FILE *f, const TgPoints *p, const TgMesh *const *meshes,
                         const TgPointsWriteOptions *opt, TgError *err)
 {
-  int64_t *count;
+  TgPointsChunks ch;
+  int64_t *first, *count;
   char (*names)[128];
   locale_t old;
   TgPointsCone cone;
-  int rc;
+  int rc, used = 0;
 
-  (void) opt; /* the format fixes its frame (handedness.h) */
+  /* The format fixes its frame (handedness.h); OPT only chunks. */
   if ((rc = tg__points_check (p, "godot", err)) < 0)
     return rc;
   for (int k = 0; meshes && k < p->n_protos; k++)
@@ -271,17 +305,28 @@ tg__write_points_godot (FILE *f, const TgPoints *p, const TgMesh *const *meshes,
                                "holds at most %d",
                                p->proto_names[k], n, GD_MAX_SURFACES);
       }
+  if ((rc = tg__points_chunks_init (&ch, p, opt, true, "godot", err)) < 0)
+    return rc;
   tg__points_cone_init (&cone);
+  first = calloc ((size_t) (p->n_protos ? p->n_protos : 1), sizeof (int64_t));
   count = calloc ((size_t) (p->n_protos ? p->n_protos : 1), sizeof (int64_t));
   names = calloc ((size_t) (p->n_protos ? p->n_protos : 1), sizeof *names);
-  if (!count || !names)
+  if (!first || !count || !names)
     {
+      free (first);
       free (count);
       free (names);
+      tg__points_chunks_clear (&ch);
       return tg_error_set (err, TG_ENOMEM, NULL, "godot: out of memory");
     }
-  for (int64_t i = 0; i < p->n; i++)
-    count[p->proto[i]]++;
+  /* Instances per prototype (over all chunks), and where one list's are. */
+  for (int64_t gi = 0; gi < ch.n_groups; gi++)
+    {
+      if (count[ch.groups[gi].proto] == 0)
+        used++;
+      first[ch.groups[gi].proto] = ch.groups[gi].first;
+      count[ch.groups[gi].proto] += ch.groups[gi].count;
+    }
   /* Sibling names must differ: a repeat gets "_2", "_3", ... */
   for (int k = 0; k < p->n_protos; k++)
     {
@@ -297,10 +342,17 @@ tg__write_points_godot (FILE *f, const TgPoints *p, const TgMesh *const *meshes,
     }
 
   old = tg__points_c_locale_push ();
-  fprintf (f, "[gd_scene load_steps=%d format=3]\n", 3 * p->n_protos + 1);
+  /* One list: a material, a mesh and a MultiMesh for every prototype,
+   * with instances or not.  Chunks: a material and a mesh for each
+   * prototype that has instances, a MultiMesh per chunk and prototype. */
+  fprintf (f, "[gd_scene load_steps=%lld format=3]\n",
+           ch.chunked ? 2 * (long long) used + (long long) ch.n_groups + 1
+                      : 3 * (long long) p->n_protos + 1);
   for (int k = 0; k < p->n_protos; k++)
     {
       float rgb[3];
+      if (ch.chunked && count[k] == 0)
+        continue;
       tg__points_proto_color (k, rgb);
       fprintf (f, "\n[sub_resource type=\"StandardMaterial3D\" id=\"StandardMaterial3D_%d\"]\n", k);
       fputs ("albedo_color = Color(", f);
@@ -311,34 +363,32 @@ tg__write_points_godot (FILE *f, const TgPoints *p, const TgMesh *const *meshes,
         }
       fputs ("1)\n", f);
       put_array_mesh (f, meshes && meshes[k] ? meshes[k] : &cone.mesh, k);
-      fprintf (f, "\n[sub_resource type=\"MultiMesh\" id=\"MultiMesh_%d\"]\n", k);
-      fputs ("transform_format = 1\n", f);
-      fprintf (f, "instance_count = %lld\n", (long long) count[k]);
-      fprintf (f, "mesh = SubResource(\"ArrayMesh_%d\")\n", k);
-      fputs ("buffer = PackedFloat32Array(", f);
-      for (int64_t i = 0, written = 0; i < p->n && !tg__write_failed (f, i); i++)
-        {
-          double m[12];
-          if (p->proto[i] != k)
-            continue;
-          tg__points_matrix (p, i, m);
-          tg__hand_matrix34 (m);
-          for (int e = 0; e < 12; e++)
-            {
-              if (written++)
-                fputs (", ", f);
-              put_float (f, m[e]);
-            }
-        }
-      fputs (")\n", f);
+      if (!ch.chunked)
+        put_multimesh (f, k, k, p, ch.order + first[k], count[k]);
     }
+  for (int64_t gi = 0; ch.chunked && gi < ch.n_groups && !ferror (f); gi++)
+    put_multimesh (f, gi, ch.groups[gi].proto, p, ch.order + ch.groups[gi].first,
+                   ch.groups[gi].count);
   fputs ("\n[node name=\"Instances\" type=\"Node3D\"]\n", f);
-  for (int k = 0; k < p->n_protos; k++)
+  for (int k = 0; !ch.chunked && k < p->n_protos; k++)
     {
       fprintf (f, "\n[node name=\"%s\" type=\"MultiMeshInstance3D\" parent=\".\"]\n", names[k]);
       fprintf (f, "multimesh = SubResource(\"MultiMesh_%d\")\n", k);
     }
+  for (int64_t gi = 0; ch.chunked && gi < ch.n_groups; gi++)
+    {
+      const TgPointsGroup *gr = &ch.groups[gi];
+      char chunk[48];
+      tg__points_chunk_name (gr->cx, gr->cz, chunk);
+      if (gi == 0 || gr->cx != gr[-1].cx || gr->cz != gr[-1].cz)
+        fprintf (f, "\n[node name=\"%s\" type=\"Node3D\" parent=\".\"]\n", chunk);
+      fprintf (f, "\n[node name=\"%s\" type=\"MultiMeshInstance3D\" parent=\"%s\"]\n",
+               names[gr->proto], chunk);
+      fprintf (f, "multimesh = SubResource(\"MultiMesh_%lld\")\n", (long long) gi);
+    }
   tg__points_c_locale_pop (old);
+  tg__points_chunks_clear (&ch);
+  free (first);
   free (count);
   free (names);
   if (ferror (f))

@@ -346,7 +346,13 @@ node_schema (Doc *d)
   p = put (d, props, "params", obj (d));
   put (d, p, "type", str ("object"));
   p = put (d, props, "ui", obj (d));
-  put (d, p, "description", str ("Editor data (position, colour, ...); the engine ignores it."));
+  put (d, p, "description",
+       str ("Editor data (position, colour, ...), which the engine ignores, except bypass"));
+  p = put (d, put (d, p, "properties", obj (d)), "bypass", obj (d));
+  put (d, p, "description",
+       str ("Bypassed: the node does not run; its first output is its main input (the first "
+            "input of that output's type) passed through"));
+  put (d, p, "type", str ("boolean"));
 
   all = put (d, o, "allOf", arr (d));
   for (int k = 0; k < n; k++)

@@ -159,6 +159,10 @@ json_object *tg__manifest_heightmap (const TgGraph *g, const TgExportFile *f, co
  * "G", "B", "A", or "grey") holds, null for none; NULL when F names no
  * channels, or with *OOM set. */
 json_object *tg__manifest_channels (const TgExportFile *f, bool *oom);
+/* The "instances" object of F's entry: an instance list's frame, origin,
+ * rotations and chunk grid (points_manifest.c); NULL when F is not an
+ * instance list, or with *OOM set. */
+json_object *tg__manifest_instances (const TgGraph *g, const TgExportFile *f, bool *oom);
 
 /* --- parameters as JSON ------------------------------------------------------- */
 
@@ -240,7 +244,8 @@ int tg__row_bands_next (TgRowBands *b, const TgImage **band, TgError *err);
 void tg__row_bands_clear (TgRowBands *b);
 
 /* The encoders behind the image formats, on rows. */
-int tg__png_write_rows (FILE *f, const TgImageRows *src, int bits, TgError *err);
+/* SMALL: zlib level 9 and every filter instead of the fast default. */
+int tg__png_write_rows (FILE *f, const TgImageRows *src, int bits, bool small, TgError *err);
 int tg__raw_write_rows (FILE *f, const TgImageRows *src, int bits, TgError *err);
 /* 32-bit float OpenEXR (exr.c); F must be able to seek. */
 int tg__exr_write_rows (FILE *f, const TgImageRows *src, TgError *err);
@@ -249,10 +254,14 @@ int tg__exr_write_rows (FILE *f, const TgImageRows *src, TgError *err);
  * rows (NULL for a format that has none). */
 int tg__write_png16 (FILE *f, const TgImage *img, TgError *err);
 int tg__write_png8 (FILE *f, const TgImage *img, TgError *err);
+int tg__write_png16_small (FILE *f, const TgImage *img, TgError *err);
+int tg__write_png8_small (FILE *f, const TgImage *img, TgError *err);
 int tg__write_raw16 (FILE *f, const TgImage *img, TgError *err);
 int tg__write_r32 (FILE *f, const TgImage *img, TgError *err);
 int tg__write_png16_rows (FILE *f, const TgImageRows *src, TgError *err);
 int tg__write_png8_rows (FILE *f, const TgImageRows *src, TgError *err);
+int tg__write_png16_small_rows (FILE *f, const TgImageRows *src, TgError *err);
+int tg__write_png8_small_rows (FILE *f, const TgImageRows *src, TgError *err);
 int tg__write_raw16_rows (FILE *f, const TgImageRows *src, TgError *err);
 int tg__write_r32_rows (FILE *f, const TgImageRows *src, TgError *err);
 typedef int (*TgImageRowsWriter) (FILE *f, const TgImageRows *src, TgError *err);

@@ -292,6 +292,14 @@ diff_nodes (Differ *df, const TgGraph *a, const TgGraph *b, const Pairing *p)
       else
         diff_params (df, a, i, b, j);
     }
+  for (int j = 0; j < nb; j++)
+    {
+      int i = p->b_to_a[j];
+      if (i >= 0 && tg_graph_node_bypass (a, i) != tg_graph_node_bypass (b, j))
+        add_entry (df, TG_DIFF_NODE_BYPASS, tg_graph_node_id (b, j), NULL,
+                   dup_or_null (tg_graph_node_bypass (a, i) ? "true" : "false", df),
+                   dup_or_null (tg_graph_node_bypass (b, j) ? "true" : "false", df), NULL);
+    }
 }
 
 /* Node I of A under the id it has in B (its new id when renamed). */
@@ -454,6 +462,7 @@ tg_diff_kind_name (TgDiffKind kind)
     [TG_DIFF_LINK_REMOVED] = "link-removed",
     [TG_DIFF_LINK_ADDED] = "link-added",
     [TG_DIFF_NODE_MOVED] = "node-moved",
+    [TG_DIFF_NODE_BYPASS] = "node-bypass",
   };
 
   return (unsigned) kind < TG_N_ELEMENTS (names) ? names[kind] : "unknown";

@@ -604,11 +604,25 @@ load_node (Loader *L, int index, json_object *jn)
 
   if (json_object_object_get_ex (jn, "ui", &jui) && jui)
     {
-      char *text = tg__json_to_text (jui);
-      if (!text)
-        return fail (L, TG_ENOMEM, node_path, "out of memory");
-      tg_graph_set_node_ui (L->g, node, text);
-      free (text);
+      json_object *jb = NULL;
+      char *text;
+      /* The one key of "ui" the engine reads: the rest is the editor's. */
+      if (type_of (jui) == json_type_object && json_object_object_get_ex (jui, "bypass", &jb))
+        {
+          mkpath (path, sizeof path, "%s.ui.bypass", node_path);
+          if (type_of (jb) != json_type_boolean)
+            return fail (L, TG_ETYPE, path, "expected true or false, got %s",
+                         describe (L, path, jb, got, sizeof got));
+          tg_graph_set_node_bypass (L->g, node, json_object_get_boolean (jb));
+          json_object_object_del (jui, "bypass");
+        }
+      if (type_of (jui) != json_type_object || json_object_object_length (jui) > 0)
+        {
+          if (!(text = tg__json_to_text (jui)))
+            return fail (L, TG_ENOMEM, node_path, "out of memory");
+          tg_graph_set_node_ui (L->g, node, text);
+          free (text);
+        }
     }
 
   json_object_object_foreach (jn, key, val)
@@ -931,8 +945,7 @@ check_version (Loader *L, json_object *root, int *version)
                  describe (L, "version", o, got, sizeof got));
   if (v > TG_FORMAT_VERSION)
     return fail (L, TG_EVERSION, "version",
-                 "this file is format version %s, newer than this Terrane (%s) "
-                 "supports (up to version %d); open it with a newer Terrane",
+                 TG_MSG_NEWER_VERSION,
                  describe (L, "version", o, got, sizeof got), TG_VERSION_STRING,
                  TG_FORMAT_VERSION);
   if (v < TG__FORMAT_VERSION_OLDEST)
@@ -1163,8 +1176,8 @@ tg_tgraph_load_string_info (const char *text, size_t len, const char *base_dir, 
       json_object_put (root);
       if (jerr == json_tokener_continue)
         end = len;
-      tg_error_set (err, TG_EPARSE, "", "syntax error: %s%s",
-                    jerr == json_tokener_continue ? "unexpected end of file"
+      tg_error_set (err, TG_EPARSE, "", TG_MSG_SYNTAX,
+                    jerr == json_tokener_continue ? TG_MSG_UNEXPECTED_EOF
                                                   : json_tokener_error_desc (jerr),
                     syntax_hint (text, len, start, end));
       if (err)

@@ -114,14 +114,28 @@ emit_node (TgBuf *b, const TgGraph *g, int node, TgError *err)
         }
       tg__buf_puts (b, "      }");
     }
-  if (ui)
+  if (ui || tg_graph_node_bypass (g, node))
     {
       json_object *o;
       char ui_path[80];
       snprintf (ui_path, sizeof ui_path, "%s.ui", path);
-      o = parse_kept (ui, ui_path, "ui block", err, &rc);
+      rc = 0;
+      o = ui ? parse_kept (ui, ui_path, "ui block", err, &rc) : json_object_new_object ();
+      if (!ui && !o)
+        return tg_error_set (err, TG_ENOMEM, path, "out of memory");
       if (rc)
         return rc;
+      /* The flag on the graph is the truth; the loader took it out of "ui". */
+      if (json_object_is_type (o, json_type_object))
+        {
+          json_object_object_del (o, "bypass");
+          if (tg_graph_node_bypass (g, node)
+              && json_object_object_add (o, "bypass", json_object_new_boolean (1)) < 0)
+            {
+              json_object_put (o);
+              return tg_error_set (err, TG_ENOMEM, path, "out of memory");
+            }
+        }
       tg__buf_puts (b, ",\n      \"ui\": ");
       tg__json_emit (b, o, 6);
       json_object_put (o);

@@ -32,6 +32,7 @@ typedef struct
 } TgCliCommand;
 
 int tg__cli_check (int argc, char **argv);
+int tg__cli_compare (int argc, char **argv);
 int tg__cli_diff (int argc, char **argv);
 int tg__cli_eval (int argc, char **argv);
 int tg__cli_info (int argc, char **argv);
@@ -144,6 +145,7 @@ typedef struct
   int ix, iy;            /* --tile; -1 when not given */
   int stage;             /* --stage; -1 when not given */
   const char *partition, *time, *mem; /* plan: Slurm defaults */
+  const char *report;    /* eval --report FILE.html, or NULL */
 } TgCliEvalOptions;
 
 /* Fills O (O->cmd, O->out_dir and O->sets set by the caller) from the

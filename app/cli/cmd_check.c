@@ -24,7 +24,7 @@ typedef enum
 typedef struct
 {
   const char *file;
-  const char *severity; /* "error" or "note" */
+  const char *severity; /* "error", "warning" or "note" */
   const char *message;
   const TgError *err;   /* NULL for a note about the whole file */
 } CheckMessage;
@@ -92,7 +92,7 @@ print_github (const CheckMessage *m)
   const TgError *e = m->err;
   char path[2 * TG_ERROR_PATH_MAX + 16];
 
-  printf ("::%s file=", strcmp (m->severity, "error") == 0 ? "error" : "notice");
+  printf ("::%s file=", strcmp (m->severity, "note") == 0 ? "notice" : m->severity);
   put_github (m->file, true);
   if (e && e->line > 0)
     printf (",line=%d,col=%d", e->line, e->column > 0 ? e->column : 1);
@@ -113,10 +113,42 @@ report (CheckFormat format, const CheckMessage *m)
     print_json (m);
   else if (format == CHECK_GITHUB)
     print_github (m);
-  else if (m->err)
+  else if (m->err && strcmp (m->severity, "error") == 0)
     tg__cli_print_file_error (m->file, m->err);
+  else if (m->err)
+    {
+      char path[2 * TG_ERROR_PATH_MAX + 16];
+      fprintf (stderr, "%s: %s: %s: %s\n", m->file, m->severity,
+               tg_error_format_path (m->err, path, sizeof path), m->message);
+    }
   else
     fprintf (stderr, "%s: %s: %s\n", m->file, m->severity, m->message);
+}
+
+/* The warnings of G's nodes (a feature smaller than two cells), which do
+ * not fail the check, and a note for each bypassed node (unless QUIET). */
+static void
+report_nodes (const char *file, const TgGraph *g, bool quiet, CheckFormat format)
+{
+  for (int i = 0; i < tg_graph_n_nodes (g); i++)
+    {
+      TgError w;
+      if (tg_graph_node_warning (g, i, &w))
+        report (format, &(CheckMessage){ file, "warning", w.message, &w });
+      if (!quiet && tg_graph_node_bypass (g, i))
+        {
+          const TgNodeDesc *d = tg_graph_node_desc (g, i);
+          char path[32];
+          tg_error_clear (&w);
+          snprintf (path, sizeof path, "nodes[%d].ui.bypass", i);
+          tg_error_set (&w, 0, path, "node \"%s\" is bypassed: its \"%s\" input passes "
+                        "through to its \"%s\" output",
+                        tg_graph_node_id (g, i), d->inputs[tg_node_desc_bypass_input (d)].name,
+                        d->outputs[0].name);
+          tg_error_set_node_id (&w, tg_graph_node_id (g, i));
+          report (format, &(CheckMessage){ file, "note", w.message, &w });
+        }
+    }
 }
 
 /* 0 when FILE is a valid graph; reports its error otherwise, and a note
@@ -135,6 +167,8 @@ check_one (const char *file, bool quiet, CheckFormat format)
     {
       tg_error_clear (&err);
       rc = tg_graph_validate (g, &err);
+      if (rc == 0)
+        report_nodes (file, g, quiet, format);
       tg_graph_free (g);
     }
   if (rc < 0)

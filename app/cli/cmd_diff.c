@@ -67,6 +67,9 @@ print_change (FILE *f, const TgDiffEntry *e, bool code)
     case TG_DIFF_NODE_MOVED:
       fprintf (f, "moved %s%s%s: ", q, e->node, q);
       break;
+    case TG_DIFF_NODE_BYPASS:
+      fprintf (f, "node %s%s%s bypass: ", q, e->node, q);
+      break;
     }
   put_value (f, e->old_value, e->unit, code);
   fputs (" → ", f);

@@ -21,6 +21,7 @@
 #include <tgformats/tgformats.h>
 
 #include "cli.h"
+#include "eval_report.h"
 
 #define CMD "eval"
 
@@ -36,6 +37,7 @@ typedef struct
   TgNodeState *state;
   double *fraction;
   double *t_start;
+  double *t_end;       /* when the node reached a final state; 0 before */
   int current;         /* node shown on the bar */
   const TgCancel *cancel;
   bool tty, quiet;
@@ -104,7 +106,8 @@ progress_init (Progress *p, const TgGraph *g, bool quiet)
   p->state = calloc (n, sizeof *p->state);
   p->fraction = calloc (n, sizeof *p->fraction);
   p->t_start = calloc (n, sizeof *p->t_start);
-  if (!p->needed || !p->state || !p->fraction || !p->t_start)
+  p->t_end = calloc (n, sizeof *p->t_end);
+  if (!p->needed || !p->state || !p->fraction || !p->t_start || !p->t_end)
     return TG_ENOMEM;
   mark_needed (g, p->needed);
   for (int i = 0; i < p->n_nodes; i++)
@@ -123,6 +126,7 @@ progress_clear (Progress *p)
   free (p->state);
   free (p->fraction);
   free (p->t_start);
+  free (p->t_end);
 }
 
 /* Redraws the one-line bar: overall share of the needed nodes, then the
@@ -169,16 +173,24 @@ on_progress (void *user, int node, TgNodeState state, double fraction)
 {
   Progress *p = user;
 
-  if (p->quiet || node < 0 || node >= p->n_nodes)
+  if (node < 0 || node >= p->n_nodes)
     return;
   pthread_mutex_lock (&p->lock);
   double t = now_s ();
   TgNodeState before = p->state[node];
+  /* Times are kept for --report even when nothing is printed. */
   if (p->t_start[node] == 0.0)
     p->t_start[node] = t;
+  if (state_is_final (state) && p->t_end[node] == 0.0)
+    p->t_end[node] = t;
   p->state[node] = state;
   if (fraction >= 0.0 && fraction <= 1.0)
     p->fraction[node] = fraction;
+  if (p->quiet)
+    {
+      pthread_mutex_unlock (&p->lock);
+      return;
+    }
 
   if (p->tty)
     {
@@ -326,6 +338,22 @@ print_files (const TgExportList *list, const char *out_dir, double seconds)
   printf ("  total %s\n", tg__cli_format_bytes (total, size, sizeof size));
 }
 
+/* The nodes' warnings, which do not fail the build: `warning: node "base"
+ * (noise.fbm): message`, a line for each. */
+static void
+print_warnings (const char *file, const TgGraph *g, const TgEvalReport *report)
+{
+  for (int node = 0; report->warning && node < report->n_nodes; node++)
+    for (const char *w = report->warning[node]; w && *w;)
+      {
+        const char *nl = strchr (w, '\n');
+        int len = nl ? (int) (nl - w) : (int) strlen (w);
+        fprintf (stderr, "tgraph %s: %s: warning: node \"%s\" (%s): %.*s\n", CMD, file,
+                 tg_graph_node_id (g, node), tg_graph_node_desc (g, node)->type, len, w);
+        w += len + (nl ? 1 : 0);
+      }
+}
+
 /* Names the node that failed: `node "erode" (erosion.thermal): message`. */
 static void
 print_failure (const char *file, const TgGraph *g, const TgEvalReport *report, const TgError *err)
@@ -417,6 +445,14 @@ tg__cli_eval_parse (int argc, char **argv, TgCliEvalOptions *o)
           if (tg_parse_bytes (v, &o->memory_limit, &err) < 0)
             return tg__cli_usage_error (CMD_, "--memory-limit: %s", err.message);
         }
+      else if (!plan && (m = tg__cli_option_value (CMD_, argc, argv, &i, "--report", NULL, &v)) != 0)
+        {
+          if (m < 0)
+            return TG_CLI_EXIT_USAGE;
+          if (!v[0])
+            return tg__cli_usage_error (CMD_, "--report: empty file name");
+          o->report = v;
+        }
       else if ((m = tg__cli_option_value (CMD_, argc, argv, &i, "--set", "-s", &v)) != 0)
         {
           if (m < 0)
@@ -471,6 +507,9 @@ tg__cli_eval_parse (int argc, char **argv, TgCliEvalOptions *o)
   if (!plan && o->nx > 0 && o->stage < 0 && o->ix < 0)
     return tg__cli_usage_error (CMD_, "--tiles needs --tile IX,IY (one tile of the world) or "
                                 "--stage N (a job of a plan)");
+  if (o->report && o->nx > 0)
+    return tg__cli_usage_error (CMD_, "--report describes a whole build; it cannot be given with "
+                                "--tiles");
   if (o->stage >= 0 && (o->n_sets > 0 || o->resolution > 0))
     return tg__cli_usage_error (CMD_, "a plan's job takes the plan's graph as it is: "
                                 "give --set and --resolution to `tgraph plan`");
@@ -561,6 +600,40 @@ check_memory (const TgCliEvalOptions *o, TgEngine *engine, const TgGraph *g,
   return TG_CLI_EXIT_USAGE;
 }
 
+/* The HTML report of a finished build; returns the exit status. */
+static int
+write_report (const TgCliEvalOptions *o, const TgGraph *g, TgEngine *engine,
+              const TgEvalReport *report, const Progress *progress, double seconds,
+              const TgMemEstimate *est)
+{
+  TgCliReportInput in = {
+    .path = o->report,
+    .graph_file = o->file,
+    .out_dir = o->out_dir,
+    .graph = g,
+    .engine = engine,
+    .report = report,
+    .t_start = progress->t_start,
+    .t_end = progress->t_end,
+    .seconds = seconds,
+    .threads = tg_engine_threads (engine),
+    .estimate_peak = est->peak,
+    .estimate_node = est->node,
+  };
+  TgError err;
+
+  tg_error_clear (&err);
+  if (tg__cli_eval_report_write (&in, &err) < 0)
+    {
+      fprintf (stderr, "tgraph %s: %s: cannot write the report: %s\n", CMD, o->report,
+               err.message[0] ? err.message : tg_strerror (err.code));
+      return TG_CLI_EXIT_FAILED;
+    }
+  if (!o->quiet)
+    printf ("report: %s\n", o->report);
+  return TG_CLI_EXIT_OK;
+}
+
 /* Builds G into the output folder with progress and cancellation; returns
  * the exit status. */
 static int
@@ -582,7 +655,9 @@ build (const TgCliEvalOptions *o, const TgGraph *g)
   TgCliSignalWatch watch;
   bool watching = cancel && tg__cli_signal_watch_start (&watch, cancel) == 0;
   /* Created after the signals are blocked, so its threads never take them. */
-  TgEngineOptions opts = { .threads = o->threads, .no_cache = true };
+  /* A report pulls every node's result after the build: the cache keeps
+   * them (the exports' bytes do not depend on it). */
+  TgEngineOptions opts = { .threads = o->threads, .no_cache = o->report == NULL };
   TgEngine *engine = tg_engine_new (&opts);
   TgTiling tile = { o->nx, o->ny, o->ix, o->iy };
   TgEvalHooks hooks = { .progress = on_progress, .user = &progress, .cancel = cancel };
@@ -598,11 +673,14 @@ build (const TgCliEvalOptions *o, const TgGraph *g)
   memset (&report, 0, sizeof report);
 
   int rc, refused = 0;
+  TgMemEstimate est = { .node = -1 };
   double t0 = now_s ();
   if (!engine || !cancel)
     rc = tg_error_set (&err, TG_ENOMEM, "", "cannot start the engine");
   else if ((refused = check_memory (o, engine, g, &hooks)) != 0)
     rc = TG_ENOMEM;
+  else if (o->report && tg_engine_estimate (engine, g, &hooks, 0, &est, &err) < 0)
+    rc = err.code;
   else if (o->stage >= 0)
     rc = tg_plan_run_job (engine, g, o->out_dir, o->nx, o->ny, o->stage, o->ix, o->iy, &hooks,
                           &report, &err);
@@ -617,6 +695,7 @@ build (const TgCliEvalOptions *o, const TgGraph *g)
   pthread_mutex_unlock (&progress.lock);
 
   int status;
+  print_warnings (o->file, g, &report);
   if (refused)
     status = refused;
   else if (rc == TG_ECANCELLED || (rc < 0 && sig))
@@ -629,6 +708,10 @@ build (const TgCliEvalOptions *o, const TgGraph *g)
     {
       print_failure (o->file, g, &report, &err);
       status = TG_CLI_EXIT_FAILED;
+      /* A failed build's report shows which node failed and why, and
+       * what the others computed; it has no exports. */
+      if (o->report && engine && tg_eval_report_first_failure (&report) >= 0)
+        write_report (o, g, engine, &report, &progress, seconds, &est);
     }
   else
     {
@@ -638,6 +721,8 @@ build (const TgCliEvalOptions *o, const TgGraph *g)
       else if (!o->quiet)
         print_files (list, o->out_dir, seconds);
       status = TG_CLI_EXIT_OK;
+      if (o->report)
+        status = write_report (o, g, engine, &report, &progress, seconds, &est);
     }
 
   tg_export_list_free (list);

@@ -58,8 +58,39 @@ static const TgCliCommand commands[] = {
     "Exit status: 0 when the graphs are equal, 1 when they differ, 2 when a file\n"
     "cannot be loaded or on a usage error.\n",
     tg__cli_diff },
+  { "compare", "OLD_DIR NEW_DIR [-o DIR] [--tolerance T] [--format text|json|markdown]",
+    "show what changed between two output folders of eval",
+    "Reads the manifest.json of both folders and tells each exported file same,\n"
+    "changed, added or removed by its SHA-256.  A changed heightmap, mask or image\n"
+    "(png16, png8, raw16, r32, exr) is read back: the samples that differ, the\n"
+    "largest and the RMS difference (in metres for heightmaps, from the manifest's\n"
+    "units; else as a fraction of the format's range); a changed mesh (glb, obj,\n"
+    "ply) gives its vertex and triangle counts and bounds; a changed instance list\n"
+    "(csv, json, or a glb that instances its meshes) its counts per prototype and\n"
+    "how many instances moved (the k-th of a prototype against the k-th).  Other\n"
+    "formats compare by their hash.\n"
+    "\n"
+    "Options:\n"
+    "  -o, --output DIR     write pictures into DIR (created when missing): for each\n"
+    "                       changed grid NAME.diff.png (blue lower, red higher, white\n"
+    "                       equal) and NAME.sides.png (old, new, difference)\n"
+    "  --tolerance T        metres: a heightmap whose samples all moved by at most T,\n"
+    "                       a mesh whose counts are equal and bounds within T, and an\n"
+    "                       instance list whose counts are equal and no instance\n"
+    "                       moved further than T count as equal (default 0)\n"
+    "  --format text|json|markdown\n"
+    "                       text (the default): one line a file not the same;\n"
+    "                       json: one object, as data/schema/compare.schema.json\n"
+    "                       describes; markdown: a summary to post on a merge request\n"
+    "                       (also written as DIR/summary.md, the pictures linked\n"
+    "                       relative to it)\n"
+    "\n"
+    "Exit status: 0 when the outputs are equal (or within the tolerance), 1 when\n"
+    "they differ, 2 on a usage error, a missing or malformed manifest or a listed\n"
+    "file that cannot be read.\n",
+    tg__cli_compare },
   { "eval", "FILE [-o DIR] [--resolution N] [--threads N] [--set ID.PARAM=VALUE]... "
-            "[--memory-limit SIZE] [--quiet]",
+            "[--memory-limit SIZE] [--report FILE.html] [--quiet]",
     "evaluate a graph and write its exports plus manifest.json",
     "Evaluates every export node of FILE and writes the exported files and\n"
     "manifest.json (sizes and SHA-256 of every file) into DIR.  The files appear\n"
@@ -80,6 +111,14 @@ static const TgCliCommand commands[] = {
     "                       the memory available, MemAvailable or a cgroup's\n"
     "                       memory.max); the message names the node\n"
     "  -q, --quiet          print nothing but errors\n"
+    "  --report FILE.html   also write a build report: one self-contained page (no\n"
+    "                       network, pictures embedded) with the graph drawn, each\n"
+    "                       node's thumbnail, state, time and the memory of its\n"
+    "                       results, the exports with thumbnails and sizes, and the\n"
+    "                       manifest; written atomically once the build is done (when\n"
+    "                       a node failed: which one and why, and no exports), and\n"
+    "                       not a file of the build (the exports and manifest are the\n"
+    "                       same bytes with and without it)\n"
     "  --tiles NX,NY --tile IX,IY\n"
     "                       only that tile's heightmaps, masks and images: the window\n"
     "                       of the whole build (meshes and instances are left out)\n"
@@ -88,8 +127,9 @@ static const TgCliCommand commands[] = {
     "\n"
     "Progress goes to stderr: a progress bar on a terminal, log lines otherwise.\n"
     "Exit status: 0 on success, 1 when evaluation failed (the message names the\n"
-    "node), 2 on a usage error, an invalid graph or a build over the memory limit\n"
-    "(nothing is written), 128+N when stopped by signal N.\n",
+    "node) or the report could not be written, 2 on a usage error, an invalid\n"
+    "graph or a build over the memory limit (nothing is written), 128+N when\n"
+    "stopped by signal N.\n",
     tg__cli_eval },
   { "plan", "FILE --tiles NX,NY [-o DIR] [--resolution N] [--set ID.PARAM=VALUE]... [--threads N]",
     "split a build into tiles and stages for GNU parallel or Slurm",

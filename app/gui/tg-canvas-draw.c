@@ -188,6 +188,8 @@ draw_node (TgCanvas *self, cairo_t *cr, PangoLayout *layout, PangoFontDescriptio
 
   tg_canvas__node_pos (self, n, &x, &y);
   category_colour (d->category, cat);
+  if (tg_graph_node_bypass (g, n))
+    cairo_push_group (cr);
 
   /* Shadow, body, header. */
   tg_canvas__rounded_rect (cr, x + 1, y + 4, NODE_W, h, 7);
@@ -240,21 +242,9 @@ draw_node (TgCanvas *self, cairo_t *cr, PangoLayout *layout, PangoFontDescriptio
                  y + HEADER_H / 2 + 1, NODE_W - 30 - idw - 15, 0, 1, 1, 1, 0.6);
   }
 
-  /* Error badge at the header's right end. */
-  if (st && (st->state == TG_NODE_FAILED || st->state == TG_NODE_SKIPPED))
-    {
-      double bx = x + NODE_W - 14, by = y + HEADER_H / 2;
-      cairo_arc (cr, bx, by, 8, 0, 2 * G_PI);
-      if (st->state == TG_NODE_FAILED)
-        cairo_set_source_rgb (cr, 0.88, 0.22, 0.22);
-      else
-        cairo_set_source_rgb (cr, 0.55, 0.55, 0.58);
-      cairo_fill (cr);
-      pango_font_description_set_weight (fd, PANGO_WEIGHT_BOLD);
-      pango_font_description_set_absolute_size (fd, 11 * PANGO_SCALE);
-      pango_layout_set_font_description (layout, fd);
-      draw_text (cr, layout, "!", bx - 2, by, -1, 0, 1, 1, 1, 1);
-    }
+  /* Error or warning badge at the header's right end. */
+  if (st)
+    tg_node_draw_badge (cr, layout, fd, x + NODE_W - 14, y + HEADER_H / 2, st->state, st->message);
 
   /* Ports with their names. */
   pango_font_description_set_weight (fd, PANGO_WEIGHT_NORMAL);
@@ -314,6 +304,16 @@ draw_node (TgCanvas *self, cairo_t *cr, PangoLayout *layout, PangoFontDescriptio
       cairo_set_line_width (cr, 1);
       cairo_set_source_rgba (cr, 1, 1, 1, 0.08);
       cairo_stroke (cr);
+    }
+  if (tg_graph_node_bypass (g, n))
+    {
+      double iy = 0, oy = 0, px;
+      int k = tg_node_desc_bypass_input (d);
+      if (k >= 0)
+        tg_canvas__port_pos (self, n, FALSE, k, &px, &iy);
+      if (d->n_outputs > 0)
+        tg_canvas__port_pos (self, n, TRUE, 0, &px, &oy);
+      tg_node_draw_bypass (cr, x, y, NODE_W, iy, oy);
     }
 }
 

@@ -323,7 +323,22 @@ tg_canvas__drag_end (GtkGestureDrag *gesture, double dx, double dy, TgCanvas *se
 void
 tg_canvas__secondary_pressed (GtkGestureClick *gesture, int n_press, double x, double y, TgCanvas *self)
 {
-  if (self->doc)
+  Hit h = tg_canvas__hit_test (self, x, y);
+
+  /* On a node: its actions, for the selection it joins (or is in). */
+  if (self->doc && (h.kind == HIT_NODE || h.kind == HIT_INPUT || h.kind == HIT_OUTPUT))
+    {
+      const char *id = tg_graph_node_id (tg_canvas__graph (self), h.node);
+      g_auto (GStrv) sel = NULL;
+      if (!g_hash_table_contains (self->selection, id))
+        tg_canvas_select (self, (const char *const[]) { id, NULL }, id);
+      else if (g_strcmp0 (self->active, id))
+        tg_canvas_select (self, (const char *const *) (sel = tg_canvas_dup_selection (self)), id);
+      g_clear_pointer (&sel, g_strfreev);
+      sel = tg_canvas_dup_selection (self);
+      tg_node_menu_popup (self->node_menu, self->doc, id, (const char *const *) sel, x, y);
+    }
+  else if (self->doc)
     {
       tg_canvas__clear_wire (self);
       tg_canvas__popup_add (self, x, y);
@@ -446,7 +461,9 @@ tg_canvas__on_query_tooltip (GtkWidget *widget, int x, int y, gboolean keyboard,
       tg_canvas__to_canvas (self, x, y, &cx, &cy);
       if (cy > ny + HEADER_H)
         return FALSE;
-      if (st && st->message && (st->state == TG_NODE_FAILED || st->state == TG_NODE_SKIPPED))
+      if (st && st->message
+          && (st->state == TG_NODE_FAILED || st->state == TG_NODE_SKIPPED
+              || tg_node_state_is_warning (st->state, st->message)))
         gtk_tooltip_set_text (tooltip, st->message);
       else if (st && st->state == TG_NODE_SKIPPED)
         gtk_tooltip_set_text (tooltip, _("Not evaluated: an input failed"));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include "tg-canvas.h"
+#include "tg-node-menu.h"
 #include "tg-canvas-geometry.h"
 
 G_BEGIN_DECLS
@@ -99,6 +100,8 @@ struct _TgCanvas
   int frame_sel;           /* selected frame, or -1 */
   int frame_editing;       /* the frame the frame popover edits, or -1 */
   GHashTable *frame_nodes; /* ids moving with a dragged frame */
+
+  GtkWidget *node_menu;    /* right-click on a node (tg-node-menu.c) */
 
   cairo_surface_t *cache;  /* during a move: everything but what moves */
 };

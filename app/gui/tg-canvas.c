@@ -613,6 +613,7 @@ tg_canvas_size_allocate (GtkWidget *widget, int width, int height, int baseline)
   gtk_popover_present (self->add_popover);
   gtk_popover_present (self->rename_popover);
   gtk_popover_present (self->frame_popover);
+  gtk_popover_present (GTK_POPOVER (self->node_menu));
 }
 
 static void
@@ -626,6 +627,7 @@ tg_canvas_dispose (GObject *object)
       g_signal_handler_disconnect (self->doc, self->renamed_id);
       g_clear_object (&self->doc);
     }
+  g_clear_pointer (&self->node_menu, gtk_widget_unparent);
   gtk_widget_dispose_template (GTK_WIDGET (self), TG_TYPE_CANVAS);
   G_OBJECT_CLASS (tg_canvas_parent_class)->dispose (object);
 }
@@ -736,6 +738,7 @@ tg_canvas_init (TgCanvas *self)
   self->frame_nodes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->frame_sel = self->frame_editing = -1;
   gtk_widget_init_template (GTK_WIDGET (self));
+  self->node_menu = tg_node_menu_new (GTK_WIDGET (self));
   tg_canvas__fill_add_list (self);
   tg_canvas__fill_frame_colours (self);
 }

@@ -343,6 +343,39 @@ tg_document_add_node_linked (TgDocument *doc, const char *type, double x, double
 }
 
 gboolean
+tg_document_set_bypass (TgDocument *doc, const char *const *ids, gboolean bypass, GError **error)
+{
+  TgGraph *work;
+  gboolean change = FALSE;
+
+  for (int k = 0; ids && ids[k]; k++)
+    {
+      int n = tg_document_find_node (doc, ids[k]);
+      if (n < 0)
+        {
+          g_set_error (error, TG_DOCUMENT_ERROR, 0, _("No node “%s”"), ids[k]);
+          return FALSE;
+        }
+      if (bypass && tg_node_desc_bypass_input (tg_graph_node_desc (doc->graph, n)) < 0)
+        {
+          g_set_error (error, TG_DOCUMENT_ERROR, 0,
+                       _("“%s” cannot be bypassed: it has no input to pass through"), ids[k]);
+          return FALSE;
+        }
+      change |= tg_graph_node_bypass (doc->graph, n) != bypass;
+    }
+  if (!change)
+    return TRUE;
+  /* Rare and small: the step keeps the graph as it was. */
+  work = tg_graph_copy (doc->graph);
+  for (int k = 0; ids[k]; k++)
+    tg_graph_set_node_bypass (work, tg_graph_find_node (work, ids[k]), bypass);
+  tg_document__commit (doc, work, bypass ? _("Bypass Node") : _("Stop Bypassing Node"), NULL,
+                       TG_DOC_CHANGE_PARAMS, ids[0]);
+  return TRUE;
+}
+
+gboolean
 tg_document_rename_node (TgDocument *doc, const char *id, const char *new_id, GError **error)
 {
   int n = tg_document_find_node (doc, id);

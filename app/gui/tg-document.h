@@ -92,6 +92,10 @@ char *tg_document_add_node_linked (TgDocument *doc, const char *type, double x, 
 gboolean tg_document_rename_node (TgDocument *doc, const char *id, const char *new_id,
                                   GError **error);
 gboolean tg_document_delete_nodes (TgDocument *doc, const char *const *ids, GError **error);
+/* Bypasses the nodes IDS (or stops): one undo step.  Refused, changing
+ * nothing, when one of them has no main input to pass through. */
+gboolean tg_document_set_bypass (TgDocument *doc, const char *const *ids, gboolean bypass,
+                                 GError **error);
 /* Moves the nodes by (DX, DY) canvas units. */
 gboolean tg_document_move_nodes (TgDocument *doc, const char *const *ids, double dx, double dy);
 /* Links FROM.FROM_PORT to TO.TO_PORT, replacing a link already in that input. */

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "tg-evaluator.h"
+#include "tg-messages.h"
 
 #include <math.h>
 #include <string.h>
@@ -240,7 +241,7 @@ describe_refusal (const TgGraph *g, const TgError *err)
           && missing_input[d->inputs[k].type])
         return g_strdup_printf (_(missing_input[d->inputs[k].type]),
                                 g_dgettext (GETTEXT_PACKAGE, d->label));
-  return g_strdup (err->message);
+  return tg_message_translate (err->message);
 }
 
 /* Posts the state of every node REPORT saw, with failure messages. */
@@ -259,7 +260,11 @@ post_report (TgEvaluator *ev, Job *j, const TgEvalReport *r, int pulled, int rc,
       m->job = j->job;
       m->node_id = g_strdup (tg_graph_node_id (j->graph, n));
       m->state = r->state[n];
-      m->message = g_strdup (r->message ? r->message[n] : NULL);
+      m->message = r->message ? tg_message_translate (r->message[n]) : NULL;
+      /* A node that ran carries its warning, if any, as its message. */
+      if (!m->message && r->warning
+          && (r->state[n] == TG_NODE_DONE || r->state[n] == TG_NODE_CACHED))
+        m->message = tg_message_translate (r->warning[n]);
       post (ev, m);
     }
   /* Refused before any node ran (an unlinked input): the message is on
@@ -273,7 +278,7 @@ post_report (TgEvaluator *ev, Job *j, const TgEvalReport *r, int pulled, int rc,
       m->job = j->job;
       m->node_id = g_strdup (tg_graph_node_id (j->graph, pulled));
       m->state = TG_NODE_FAILED;
-      m->details = g_strdup (tg_error_format (err, buf, sizeof buf));
+      m->details = tg_message_translate (tg_error_format (err, buf, sizeof buf));
       m->message = describe_refusal (j->graph, err);
       post (ev, m);
     }

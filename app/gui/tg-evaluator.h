@@ -11,7 +11,9 @@
  *   node-state (node id, TgNodeState, message,         per node, as they finish;
  *               details)                               a failure's message in the
  *                                                      user's terms, details the
- *                                                      engine's (JSON path) or NULL
+ *                                                      engine's (JSON path) or NULL;
+ *                                                      for a node done or cached,
+ *                                                      its warning (or NULL)
  *   progress (node id, fraction)                        a running node
  *   finished (job, cancelled)
  *   backdrop (job, node id, TgValue * or NULL)         just before a mask's or

@@ -11,6 +11,8 @@
 #include "config.h"
 
 #include "tg-inspector.h"
+#include "tg-clamp-note.h"
+#include "tg-messages.h"
 
 #include <math.h>
 #include <string.h>
@@ -65,8 +67,9 @@ apply (TgInspector *self, GtkWidget *w, const TgParamValue *v, gboolean merge)
     }
   else
     {
+      g_autofree char *text = tg_message_translate (error->message);
       gtk_widget_add_css_class (w, "error");
-      gtk_widget_set_tooltip_text (w, error->message);
+      gtk_widget_set_tooltip_text (w, text);
     }
   self->editing = FALSE;
 }
@@ -154,16 +157,7 @@ apply_number (TgInspector *self, GtkWidget *box, double x)
 static void
 set_clamp_note (GtkWidget *box, const char *note)
 {
-  GtkWidget *spin = g_object_get_data (G_OBJECT (box), "spin");
-  GtkWidget *label = g_object_get_data (G_OBJECT (box), "note");
-
-  if (note)
-    gtk_widget_add_css_class (spin, "warning");
-  else
-    gtk_widget_remove_css_class (spin, "warning");
-  gtk_widget_set_tooltip_text (spin, note);
-  gtk_label_set_text (GTK_LABEL (label), note ? note : "");
-  gtk_widget_set_visible (label, note != NULL);
+  tg_clamp_note_set (GTK_SPIN_BUTTON (g_object_get_data (G_OBJECT (box), "spin")), note);
 }
 
 static void
@@ -201,53 +195,6 @@ spin_changed (GtkAdjustment *ha, GtkWidget *box)
       self->building = FALSE;
     }
   apply_number (self, box, x);
-}
-
-/* "500 m", or "0.5" without a unit. */
-static char *
-quantity (const TgParamDesc *d, double x)
-{
-  char num[64];
-
-  tg_describe_number (x, num, sizeof num);
-  return d->unit ? g_strdup_printf ("%s %s", num, d->unit) : g_strdup (num);
-}
-
-/* A number typed outside the hard range: GTK would clamp it silently, so
- * clamp it here and say so, under the row and on the entry. */
-static int
-spin_input (GtkSpinButton *spin, double *new_value, GtkWidget *box)
-{
-  const TgParamDesc *d = param_of (box);
-  const char *text = gtk_editable_get_text (GTK_EDITABLE (spin));
-  g_autofree char *typed = NULL, *bound = NULL, *note = NULL;
-  GtkWidget *root;
-  char *end;
-  double x = g_strtod (text, &end);
-
-  if (end == text)
-    return FALSE; /* not a number: GTK's own handling keeps the old value */
-  while (g_ascii_isspace (*end))
-    end++;
-  if (*end || (x >= d->min && x <= d->max))
-    {
-      set_clamp_note (box, NULL);
-      return FALSE;
-    }
-  *new_value = CLAMP (x, d->min, d->max);
-  typed = quantity (d, x);
-  bound = quantity (d, *new_value);
-  /* TRANSLATORS: "Scale: -500 m is below the minimum 1 m; set to 1 m" */
-  note = x < d->min ? g_strdup_printf (_("%s: %s is below the minimum %s; set to %s"),
-                                       g_dgettext (GETTEXT_PACKAGE, d->label), typed, bound, bound)
-                    : g_strdup_printf (_("%s: %s is above the maximum %s; set to %s"),
-                                       g_dgettext (GETTEXT_PACKAGE, d->label), typed, bound, bound);
-  set_clamp_note (box, note);
-  /* The status line too, though a failing node's message may replace it. */
-  root = GTK_WIDGET (gtk_widget_get_root (GTK_WIDGET (spin)));
-  if (root)
-    gtk_widget_activate_action (root, "win.show-message", "s", note);
-  return TRUE;
 }
 
 static void
@@ -384,7 +331,10 @@ list_changed (TgListEditor *le, guint edit, TgInspector *self)
                              edit != TG_LIST_EDIT_STRUCTURE, &error))
     tg_list_editor_set_error (le, NULL);
   else
-    tg_list_editor_set_error (le, error->message);
+    {
+      g_autofree char *text = tg_message_translate (error->message);
+      tg_list_editor_set_error (le, text);
+    }
   self->editing = FALSE;
 }
 
@@ -487,7 +437,8 @@ number_row (TgInspector *self, const TgParamDesc *d, double value)
   else
     gtk_widget_set_hexpand (spin, TRUE);
   g_signal_connect (ha, "value-changed", G_CALLBACK (spin_changed), box);
-  g_signal_connect (spin, "input", G_CALLBACK (spin_input), box);
+  tg_clamp_note_attach (GTK_SPIN_BUTTON (spin), g_dgettext (GETTEXT_PACKAGE, d->label), d->unit,
+                        note);
   gtk_box_append (GTK_BOX (box), spin);
   if (d->type == TG_PARAM_SEED)
     {
@@ -582,6 +533,9 @@ editor_for (TgInspector *self, const TgParamDesc *d, const TgParamValue *v)
             gtk_editable_set_width_chars (GTK_EDITABLE (spin), 6);
             gtk_widget_set_hexpand (spin, TRUE);
             gtk_widget_set_tooltip_text (spin, (const char *[]) { "X", n == 2 ? "Z" : "Y", "Z" }[k]);
+            gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
+            tg_clamp_note_attach (GTK_SPIN_BUTTON (spin), g_dgettext (GETTEXT_PACKAGE, d->label),
+                                  d->unit, NULL);
             g_signal_connect (a, "value-changed", G_CALLBACK (vec_changed), box);
             gtk_box_append (GTK_BOX (box), spin);
           }
@@ -715,7 +669,10 @@ title_editing_changed (GtkEditableLabel *label, GParamSpec *pspec, TgInspector *
       GtkWidget *root = GTK_WIDGET (gtk_widget_get_root (GTK_WIDGET (self)));
       gtk_editable_set_text (GTK_EDITABLE (label), self->node);
       if (root)
-        gtk_widget_activate_action (root, "win.show-message", "s", error->message);
+        {
+          g_autofree char *text = tg_message_translate (error->message);
+          gtk_widget_activate_action (root, "win.show-message", "s", text);
+        }
     }
 }
 
@@ -767,8 +724,9 @@ world_changed (GtkSpinButton *spin, TgInspector *self)
   self->editing = TRUE;
   if (!tg_document_set_world (self->doc, &w, &error))
     {
+      g_autofree char *text = tg_message_translate (error->message);
       gtk_widget_add_css_class (GTK_WIDGET (spin), "error");
-      gtk_widget_set_tooltip_text (GTK_WIDGET (spin), error->message);
+      gtk_widget_set_tooltip_text (GTK_WIDGET (spin), text);
     }
   else
     gtk_widget_remove_css_class (GTK_WIDGET (spin), "error");
@@ -830,10 +788,20 @@ tg_inspector_set_node (TgInspector *self, const char *id)
 void
 tg_inspector_set_message (TgInspector *self, const char *message, const char *details)
 {
+  gtk_widget_remove_css_class (GTK_WIDGET (self->message), "warning");
+  gtk_widget_add_css_class (GTK_WIDGET (self->message), "error");
   gtk_widget_set_visible (self->problem, message != NULL);
   gtk_label_set_text (self->message, message ? message : "");
   gtk_label_set_text (self->details, details ? details : "");
   gtk_widget_set_visible (GTK_WIDGET (self->details), details != NULL);
+}
+
+void
+tg_inspector_set_warning (TgInspector *self, const char *message)
+{
+  tg_inspector_set_message (self, message, NULL);
+  gtk_widget_remove_css_class (GTK_WIDGET (self->message), "error");
+  gtk_widget_add_css_class (GTK_WIDGET (self->message), "warning");
 }
 
 const char *
@@ -940,4 +908,11 @@ static void
 tg_inspector_init (TgInspector *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
+  /* The World tab's numbers say when a typed one was clamped, as the
+   * node's do (the labels are the tab's own). */
+  tg_clamp_note_attach (self->world_x, _("Size X"), "m", NULL);
+  tg_clamp_note_attach (self->world_z, _("Size Z"), "m", NULL);
+  tg_clamp_note_attach (self->world_h, _("Height"), "m", NULL);
+  tg_clamp_note_attach (self->world_res, _("Build resolution"), NULL, NULL);
+  tg_clamp_note_attach (self->world_seed, _("Seed"), NULL, NULL);
 }

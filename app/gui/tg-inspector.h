@@ -18,6 +18,8 @@ void tg_inspector_set_node (TgInspector *self, const char *id);
 /* Why the shown node failed, above its parameters (NULL: it did not),
  * and where in the file, in a dimmer line (may be NULL). */
 void tg_inspector_set_message (TgInspector *self, const char *message, const char *details);
+/* MESSAGE as a warning (the node ran): in the warning colour. */
+void tg_inspector_set_warning (TgInspector *self, const char *message);
 const char *tg_inspector_get_message (TgInspector *self);
 /* A histogram of node ID's output; a curve editor whose input comes
  * from ID draws it. */

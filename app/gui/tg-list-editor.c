@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "tg-list-editor.h"
+#include "tg-clamp-note.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -260,6 +261,8 @@ spin_for (TgListEditor *self, const TgParamDesc *f, double value, double lo, dou
   gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), TRUE);
   gtk_editable_set_width_chars (GTK_EDITABLE (spin), 5);
   tag (G_OBJECT (spin), self, item, field);
+  tg_clamp_note_attach (GTK_SPIN_BUTTON (spin), g_dgettext (GETTEXT_PACKAGE, f->label), f->unit,
+                        NULL);
   g_object_set_data (G_OBJECT (a), "component", GINT_TO_POINTER (comp));
   g_signal_connect (a, "value-changed", G_CALLBACK (number_changed), spin);
   return spin;

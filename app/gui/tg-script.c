@@ -12,6 +12,8 @@
  *   export-refused DIR    export; fails unless refused for memory, DIR untouched
  *   save FILE             save the document
  *   screenshot FILE.png   render the window into a PNG
+ *   screenshot-screen FILE.png  the X screen (ImageMagick's import), with
+ *                         open menus and tooltips
  *   view 2d|3d            show the viewer's 2D or 3D page
  *   resolution N          set the preview resolution (257, 513, 1025)
  *   wait3d                wait until the 3D view has drawn the latest output
@@ -31,12 +33,23 @@
  *   print-node ID         print the node's state and message as the canvas has them
  *   print-viewer          print the viewer's node, pin and message, and the
  *                         inspector's message
+ *   screenshot2d FILE.png render the 2D view's picture alone into a PNG
+ *   print-choice TARGET   print the item a drop-down (css: or tip:) shows
+ *   thumbnails            wait until the start page's example thumbnails are
+ *                         made, print how many examples show one
+ *   screenshot-popover FILE.png  render the open popover (the node search)
+ *   print-labels CLASS    print the text of every shown label with that CSS
+ *                         class (category-header: the node search's headers)
+ *   print-stats           print the 2D view's read-out (range and mean, or the
+ *                         layers' shares)
  *   print-param ID.PARAM  print a number parameter's value, and the
  *                         inspector's note on it that a typed value was clamped
  *   recent                print the Recent menu's files and the .tgraph files
  *                         GTK's recent files list
  *   dialog FILE.png       render the message dialog on screen into FILE.png,
  *                         print its texts and close it; fails without one
+ *   screenshot-dialog FILE.png   render the app's other window on screen (a
+ *                         dialog such as Export) into FILE.png, print its title
  *   sleep MS
  *   quit                  exit with status 0 (any failed step exits 1)
  *
@@ -63,7 +76,10 @@
  * that CSS name, at fractions of its size; the middle by default),
  * "tip:TOOLTIP[@FX,FY]" (the first visible widget with that tooltip), or
  * "slider:PARAM[@FX,FY]" and "spin:PARAM[@FX,FY]" (the inspector's slider
- * and spin button of number parameter PARAM).  "@FX,FY+DX" (or -DX) moves
+ * and spin button of number parameter PARAM), or "menu:LABEL" (the item
+ * LABEL of the popover menu that is open, such as the node menu).  css:
+ * and tip: look in the main window first, then in the app's other windows
+ * (dialogs).  "@FX,FY+DX" (or -DX) moves
  * the point DX pixels across from there.
  *
  * Each step is printed to stderr as it runs.  A step written "now STEP"
@@ -77,6 +93,7 @@
 #include "tg-canvas.h"
 #include "tg-image-view.h"
 #include "tg-inspector.h"
+#include "tg-start-page.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -97,6 +114,8 @@ typedef struct
   char *refused_dir; /* an export-refused step's folder */
   gboolean waiting_3d;
   guint settle; /* idle ticks seen in a row */
+  GtkNative *native; /* the window the last target lies in (the main one or a dialog) */
+  guint retries; /* of a screenshot of a widget still to be laid out */
   gboolean child_running; /* an xdotool step */
   int child_status;
 } Script;
@@ -154,16 +173,69 @@ find_target (Script *s, const char *spec)
 {
   GtkWidget *root = GTK_WIDGET (s->window), *i;
 
-  if (g_str_has_prefix (spec, "css:"))
-    return find_widget (root, spec + 4, NULL);
-  if (g_str_has_prefix (spec, "tip:"))
-    return find_widget (root, NULL, spec + 4);
+  if (g_str_has_prefix (spec, "css:") || g_str_has_prefix (spec, "tip:"))
+    {
+      gboolean css = g_str_has_prefix (spec, "css:");
+      GListModel *tops = gtk_window_get_toplevels (); /* borrowed */
+      GtkWidget *w = find_widget (root, css ? spec + 4 : NULL, css ? NULL : spec + 4);
+      /* Then the app's other windows: a dialog over the main one. */
+      for (guint k = 0; !w && k < g_list_model_get_n_items (tops); k++)
+        {
+          g_autoptr (GtkWidget) top = g_list_model_get_item (tops, k);
+          if (top != root)
+            w = find_widget (top, css ? spec + 4 : NULL, css ? NULL : spec + 4);
+        }
+      return w;
+    }
   i = find_by_type (root, TG_TYPE_INSPECTOR);
   if (i && g_str_has_prefix (spec, "slider:"))
     return tg_inspector_get_number_widget (TG_INSPECTOR (i), spec + 7, FALSE);
   if (i && g_str_has_prefix (spec, "spin:"))
     return tg_inspector_get_number_widget (TG_INSPECTOR (i), spec + 5, TRUE);
   return NULL;
+}
+
+/* The mapped menu item (a popover menu's model button) labelled LABEL. */
+static GtkWidget *
+find_menu_item (GtkWidget *w, const char *label)
+{
+  if (!gtk_widget_get_mapped (w))
+    return NULL;
+  if (!strcmp (gtk_widget_get_css_name (w), "modelbutton"))
+    for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+      if (GTK_IS_LABEL (c) && !strcmp (gtk_label_get_text (GTK_LABEL (c)), label))
+        return w;
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_menu_item (c, label);
+      if (found)
+        return found;
+    }
+  return NULL;
+}
+
+/* A "menu:LABEL" target, an item of an open popover menu, in the window's
+ * coordinates: the popover is a surface of its own, placed relative to
+ * the window's. */
+static gboolean
+locate_menu_item (Script *s, const char *label, double *x, double *y)
+{
+  GtkWidget *item = find_menu_item (GTK_WIDGET (s->window), label);
+  GtkNative *native = item ? gtk_widget_get_native (item) : NULL;
+  graphene_point_t p = GRAPHENE_POINT_INIT (0, 0), out;
+  double px, py, wx, wy;
+
+  if (!native || !GDK_IS_POPUP (gtk_native_get_surface (native)))
+    return FALSE;
+  p.x = gtk_widget_get_width (item) / 2.0f;
+  p.y = gtk_widget_get_height (item) / 2.0f;
+  if (!gtk_widget_compute_point (item, GTK_WIDGET (native), &p, &out))
+    return FALSE;
+  gtk_native_get_surface_transform (native, &px, &py);
+  gtk_native_get_surface_transform (GTK_NATIVE (s->window), &wx, &wy);
+  *x = out.x + px + gdk_popup_get_position_x (GDK_POPUP (gtk_native_get_surface (native))) - wx;
+  *y = out.y + py + gdk_popup_get_position_y (GDK_POPUP (gtk_native_get_surface (native))) - wy;
+  return TRUE;
 }
 
 /* TARGET in the window's coordinates (those of its screenshots). */
@@ -176,6 +248,12 @@ locate_in_window (Script *s, const char *target, double *x, double *y, GError **
   double lx = 0, ly = 0, fx = 0.5, fy = 0.5, dx = 0;
   graphene_point_t p, out;
 
+  if (g_str_has_prefix (spec, "menu:"))
+    {
+      if (!locate_menu_item (s, spec + 5, x, y))
+        goto bad;
+      return TRUE;
+    }
   if (g_str_has_prefix (spec, "css:") || g_str_has_prefix (spec, "tip:")
       || g_str_has_prefix (spec, "slider:") || g_str_has_prefix (spec, "spin:"))
     {
@@ -196,6 +274,8 @@ locate_in_window (Script *s, const char *target, double *x, double *y, GError **
       if (!w || !tg_canvas_locate (TG_CANVAS (w), spec, &lx, &ly))
         goto bad;
     }
+  root = GTK_WIDGET (gtk_widget_get_native (w));
+  s->native = GTK_NATIVE (root);
   p = GRAPHENE_POINT_INIT ((float) lx, (float) ly);
   if (!gtk_widget_compute_point (w, root, &p, &out))
     goto bad;
@@ -216,7 +296,7 @@ locate (Script *s, const char *target, double *x, double *y, GError **error)
   if (!locate_in_window (s, target, x, y, error))
     return FALSE;
   /* Client-side decorations put the window's widgets inside its surface. */
-  gtk_native_get_surface_transform (GTK_NATIVE (s->window), &sx, &sy);
+  gtk_native_get_surface_transform (s->native, &sx, &sy);
   *x += sx;
   *y += sy;
   return TRUE;
@@ -230,6 +310,18 @@ child_done (GPid pid, int status, gpointer data)
   s->child_running = FALSE;
   s->child_status = g_spawn_check_wait_status (status, NULL) ? 0 : 1;
   g_spawn_close_pid (pid);
+}
+
+/* The X window of the last target's native (a dialog's), else XID. */
+static unsigned long
+native_xid (Script *s, unsigned long xid)
+{
+#ifdef GDK_WINDOWING_X11
+  GdkSurface *surface = s->native ? gtk_native_get_surface (s->native) : NULL;
+  if (surface && GDK_IS_X11_SURFACE (surface))
+    return gdk_x11_surface_get_xid (surface);
+#endif
+  return xid;
 }
 
 static gboolean
@@ -257,7 +349,7 @@ pointer_step (Script *s, const char *step, const char *arg, GError **error)
       return FALSE;
     }
 #define ARG(...) g_ptr_array_add (argv, g_strdup_printf (__VA_ARGS__))
-#define MOVE(X, Y) (ARG ("mousemove"), ARG ("--window"), ARG ("%lu", xid), \
+#define MOVE(X, Y) (ARG ("mousemove"), ARG ("--window"), ARG ("%lu", native_xid (s, xid)), \
                     ARG ("%d", (int) lround (X)), ARG ("%d", (int) lround (Y)), ARG ("sleep"), \
                     ARG ("0.15"))
   ARG ("xdotool");
@@ -494,6 +586,32 @@ print_node (Script *s, const char *id)
               msg ? msg : "", details ? details : "");
 }
 
+static GtkWidget *
+find_shown_popover (GtkWidget *w)
+{
+  if (GTK_IS_POPOVER (w) && gtk_widget_get_mapped (w))
+    return w;
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *r = find_shown_popover (c);
+      if (r)
+        return r;
+    }
+  return NULL;
+}
+
+/* The texts of the mapped labels with CSS class CLASS under W. */
+static void
+print_labels (GtkWidget *w, const char *css_class)
+{
+  if (!gtk_widget_get_mapped (w))
+    return;
+  if (GTK_IS_LABEL (w) && gtk_widget_has_css_class (w, css_class))
+    g_printerr ("script: label: %s\n", gtk_label_get_text (GTK_LABEL (w)));
+  for (GtkWidget *c = gtk_widget_get_first_child (w); c; c = gtk_widget_get_next_sibling (c))
+    print_labels (c, css_class);
+}
+
 static void
 print_viewer (Script *s)
 {
@@ -573,6 +691,25 @@ dialog_step (Script *s, const char *png, GError **error)
   return TRUE;
 }
 
+/* Renders the app's window other than the main one (a dialog) into PNG. */
+static gboolean
+dialog_shot (Script *s, const char *png, GError **error)
+{
+  GListModel *tops = gtk_window_get_toplevels (); /* borrowed */
+
+  for (guint k = 0; k < g_list_model_get_n_items (tops); k++)
+    {
+      g_autoptr (GtkWidget) top = g_list_model_get_item (tops, k);
+      if (top != GTK_WIDGET (s->window) && GTK_IS_WINDOW (top) && gtk_widget_get_mapped (top))
+        {
+          g_printerr ("script: window: %s\n", gtk_window_get_title (GTK_WINDOW (top)));
+          return tg_widget_save_png (top, png, error);
+        }
+    }
+  g_set_error_literal (error, G_IO_ERROR, G_IO_ERROR_NOT_FOUND, "no other window is shown");
+  return FALSE;
+}
+
 static void
 print_recent (Script *s)
 {
@@ -587,6 +724,22 @@ print_recent (Script *s)
   g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
 }
 
+/* A screenshot of a widget GTK has not laid out yet runs again at the
+ * next tick (for up to a second); any other failure ends the script.
+ * WHOLE is the step as written. */
+static gboolean
+retry_or_fail (Script *s, const GError *error, char **whole)
+{
+  if (g_error_matches (error, G_IO_ERROR, G_IO_ERROR_BUSY) && s->retries++ < 50)
+    {
+      g_free (s->steps[--s->next]);
+      s->steps[s->next] = g_steal_pointer (whole);
+      s->settle = 3;
+      return G_SOURCE_CONTINUE;
+    }
+  return fail (s, "%s", error->message);
+}
+
 static gboolean
 tick (gpointer data)
 {
@@ -594,6 +747,7 @@ tick (gpointer data)
   TgWindow *w = s->window;
   g_autoptr (GError) error = NULL;
   char *step, *arg;
+  g_autofree char *whole = NULL;
   gboolean failed = FALSE;
 
   if (g_get_monotonic_time () < s->sleep_until || s->child_running)
@@ -617,6 +771,14 @@ tick (gpointer data)
         return G_SOURCE_CONTINUE;
       s->waiting_3d = FALSE;
     }
+  /* "thumbnails" waits for the start page's example thumbnails. */
+  if (s->steps[s->next] && !strcmp (g_strstrip (s->steps[s->next]), "thumbnails"))
+    {
+      GtkWidget *page = find_by_type (GTK_WIDGET (w), TG_TYPE_START_PAGE);
+      int n = 0, shown = 0;
+      if (page && tg_start_page_pending_thumbnails (TG_START_PAGE (page), &n, &shown) > 0)
+        return G_SOURCE_CONTINUE;
+    }
   if (s->exporting)
     {
       const char *msg = NULL;
@@ -633,6 +795,7 @@ tick (gpointer data)
     }
   if (!s->steps[s->next])
     return fail (s, "%s", "the script ended without quit");
+  whole = g_strdup (s->steps[s->next]);
   step = g_strstrip (s->steps[s->next++]);
   arg = strchr (step, ' ');
   if (arg)
@@ -685,6 +848,16 @@ tick (gpointer data)
   else if (!strcmp (step, "screenshot") && arg)
     {
       if (!tg_window_save_screenshot (w, arg, &error))
+        return retry_or_fail (s, error, &whole);
+    }
+  else if (!strcmp (step, "screenshot-screen") && arg)
+    {
+      /* The X screen as it shows, popovers and tooltips included. */
+      const char *argv[] = { "import", "-window", "root", arg, NULL };
+      int status = 0;
+      if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL, NULL,
+                         &status, &error)
+          || !g_spawn_check_wait_status (status, &error))
         return fail (s, "%s", error->message);
     }
   else if (step_3d (s, step, arg, &failed))
@@ -698,6 +871,51 @@ tick (gpointer data)
     print_node (s, arg);
   else if (!strcmp (step, "print-viewer"))
     print_viewer (s);
+  else if (!strcmp (step, "screenshot2d") && arg)
+    {
+      GtkWidget *v = find_by_type (GTK_WIDGET (w), TG_TYPE_IMAGE_VIEW);
+      if (!v)
+        return fail (s, "%s", "no 2D view");
+      if (!tg_widget_save_png (v, arg, &error))
+        return retry_or_fail (s, error, &whole);
+    }
+  else if (!strcmp (step, "print-choice") && arg)
+    {
+      GtkWidget *dd = find_target (s, arg);
+      GObject *item;
+      if (!dd || !GTK_IS_DROP_DOWN (dd))
+        return fail (s, "no drop-down at %s", arg);
+      item = gtk_drop_down_get_selected_item (GTK_DROP_DOWN (dd));
+      g_printerr ("script: choice: %s\n", GTK_IS_STRING_OBJECT (item)
+                                              ? gtk_string_object_get_string (GTK_STRING_OBJECT (item))
+                                              : "(none)");
+    }
+  else if (!strcmp (step, "screenshot-popover") && arg)
+    {
+      GtkWidget *pop = find_shown_popover (GTK_WIDGET (w));
+      if (!pop)
+        return fail (s, "%s", "no popover is shown");
+      if (!tg_widget_save_png (pop, arg, &error))
+        return retry_or_fail (s, error, &whole);
+    }
+  else if (!strcmp (step, "thumbnails"))
+    {
+      GtkWidget *page = find_by_type (GTK_WIDGET (w), TG_TYPE_START_PAGE);
+      int n = 0, shown = 0;
+      if (!page || !gtk_widget_get_mapped (page))
+        return fail (s, "%s", "no start page is shown");
+      tg_start_page_pending_thumbnails (TG_START_PAGE (page), &n, &shown);
+      g_printerr ("script: thumbnails: %d examples, %d with a thumbnail, %d recent files\n", n,
+                  shown, tg_start_page_n_recent (TG_START_PAGE (page)));
+    }
+  else if (!strcmp (step, "print-labels") && arg)
+    print_labels (GTK_WIDGET (w), arg);
+  else if (!strcmp (step, "print-stats"))
+    {
+      GtkWidget *v = find_by_type (GTK_WIDGET (w), TG_TYPE_VIEWER);
+      const char *t = v ? tg_viewer_get_stats (TG_VIEWER (v)) : NULL;
+      g_printerr ("script: stats: %s\n", t ? t : "(none)");
+    }
   else if (!strcmp (step, "print-param") && arg)
     {
       if (!print_param (s, arg, &error))
@@ -708,6 +926,11 @@ tick (gpointer data)
   else if (!strcmp (step, "dialog") && arg)
     {
       if (!dialog_step (s, arg, &error))
+        return fail (s, "%s", error->message);
+    }
+  else if (!strcmp (step, "screenshot-dialog") && arg)
+    {
+      if (!dialog_shot (s, arg, &error))
         return fail (s, "%s", error->message);
     }
   else if (!strcmp (step, "sleep") && arg)
@@ -753,6 +976,7 @@ tick (gpointer data)
     }
   else
     return fail (s, "unknown step \"%s\"", step);
+  s->retries = 0;
   return G_SOURCE_CONTINUE;
 }
 

@@ -3,7 +3,11 @@
  * Heights map 0..1 to black..white (not the map's own min/max, which
  * would change the picture whenever a far corner changes); the hillshade
  * takes its slopes in metres from the world settings, so a 257 and a 1025
- * preview shade alike.
+ * preview shade alike.  A value of several channels (splat layers, an
+ * image) shows all of them in colour, or one channel picked, which the
+ * modes then draw as any single map.  Under the picture: the shown
+ * value's minimum, maximum, mean and histogram (metres for heights), or
+ * each layer's share of the world.
  */
 #include "config.h"
 
@@ -11,6 +15,7 @@
 #include "tg-image-view.h"
 #include "tg-viewer3d.h"
 
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -24,11 +29,18 @@ enum
 
 static const int resolutions[] = { 257, 513, 1025 };
 
+#define HIST_BINS 64
+
 struct _TgViewer
 {
   GtkWidget parent_instance;
 
-  GtkDropDown *mode, *resolution;
+  GtkDropDown *mode, *resolution, *layer;
+  GtkStringList *layer_names;
+  GtkWidget *stats_box;
+  GtkDrawingArea *histogram;
+  GtkLabel *stats;
+  guint hist[HIST_BINS];
   GtkAdjustment *azimuth, *elevation;
   GtkLabel *readout;
   GtkStack *views;
@@ -48,6 +60,8 @@ struct _TgViewer
   TgWorld world;
   char *id;
   GdkTexture *texture;
+  int layers_of;     /* channels and type the layer list was made for */
+  TgPortType layers_type;
 };
 
 enum
@@ -173,11 +187,176 @@ update_placeholder (TgViewer *self)
   gtk_widget_set_visible (self->placeholder, !v || only_3d);
 }
 
+/* The channel the picture shows: -1 for all of a multi-channel value in
+ * colour, else the one picked (0 for a single map). */
+static int
+shown_channel (TgViewer *self, const TgValue *v)
+{
+  int k = (int) gtk_drop_down_get_selected (self->layer) - 1;
+
+  if (!v || v->channels < 2 || v->type == TG_TYPE_POINTS)
+    return 0;
+  return k < v->channels ? k : -1;
+}
+
+/* The layer list offers the channels of V: a layers value's names, an
+ * image's colours.  Another value of the same kind keeps the choice. */
+static void
+update_layer_names (TgViewer *self, const TgValue *v)
+{
+  static const char *const rgba[] = { N_("Red"), N_("Green"), N_("Blue"), N_("Alpha") };
+  gboolean multi = v && tg_port_type_is_grid (v->type) && v->channels > 1;
+  guint n = g_list_model_get_n_items (G_LIST_MODEL (self->layer_names)) - 1;
+  g_autoptr (GPtrArray) names = g_ptr_array_new ();
+
+  gtk_widget_set_visible (GTK_WIDGET (self->layer), multi);
+  if (!multi)
+    return;
+  for (int c = 0; c < v->channels; c++)
+    g_ptr_array_add (names, (char *) (v->type == TG_TYPE_LAYERS
+                                          ? (v->channel_names && v->channel_names[c]
+                                                 ? v->channel_names[c]
+                                                 : "?")
+                                          : _(rgba[MIN (c, 3)])));
+  g_ptr_array_add (names, NULL);
+  /* Unchanged names: leave the list (and the drop-down's choice) alone. */
+  if (n == (guint) v->channels)
+    {
+      guint k = 0;
+      while (k < n && !g_strcmp0 (gtk_string_list_get_string (self->layer_names, k + 1),
+                                  names->pdata[k]))
+        k++;
+      if (k == n)
+        return;
+    }
+  g_signal_handlers_block_matched (self->layer, G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, self);
+  {
+    guint keep = gtk_drop_down_get_selected (self->layer);
+    gboolean same = v->channels == self->layers_of && v->type == self->layers_type;
+    gtk_string_list_splice (self->layer_names, 1, n, (const char *const *) names->pdata);
+    gtk_drop_down_set_selected (self->layer, same && keep <= (guint) v->channels ? keep : 0);
+  }
+  g_signal_handlers_unblock_matched (self->layer, G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, self);
+  self->layers_of = v->channels;
+  self->layers_type = v->type;
+}
+
+/* A number of the shown value as the read-out gives it. */
+static void
+format_value (TgViewer *self, const TgValue *v, double x, char *buf, gsize size)
+{
+  if (v->type == TG_TYPE_HEIGHT)
+    g_snprintf (buf, size, _("%.1f m"), x * self->world.height_m);
+  else
+    g_snprintf (buf, size, "%.3f", x);
+}
+
+/* The read-out under the picture: for one map (or channel, or an image's
+ * luminance) its range, mean and histogram; for all layers each one's
+ * share of the world, in its colour. */
+static void
+update_stats (TgViewer *self, const TgValue *v, int channel)
+{
+  int w = v->region.width, h = v->region.height, ch = v->channels;
+  gsize n = (gsize) w * h;
+  g_autoptr (GString) text = g_string_new (NULL);
+
+  memset (self->hist, 0, sizeof self->hist);
+  if (channel < 0 && v->type == TG_TYPE_LAYERS)
+    {
+      double *sum = g_new0 (double, ch);
+      float *one = g_new0 (float, ch);
+      for (int j = 0; j < h; j++)
+        {
+          const float *row = tg_value_row (v, j);
+          for (int i = 0; i < w; i++)
+            for (int c = 0; c < ch; c++)
+              sum[c] += row[(gsize) i * ch + c];
+        }
+      for (int c = 0; c < ch; c++)
+        {
+          guint8 o[4];
+          g_autofree char *name = g_markup_escape_text (
+            v->channel_names && v->channel_names[c] ? v->channel_names[c] : "?", -1);
+          memset (one, 0, sizeof (float) * ch);
+          one[c] = 1;
+          tg_viewer3d_drape_pixel (v, one, -1, o);
+          /* TRANSLATORS: a layer's colour swatch, its name and its share of the world. */
+          g_string_append_printf (text, _("%s<span foreground=\"#%02x%02x%02x\">■</span> %s %.1f %%"),
+                                  c ? "   " : "", o[0], o[1], o[2], name, 100.0 * sum[c] / n);
+        }
+      g_free (sum);
+      g_free (one);
+      gtk_widget_set_visible (GTK_WIDGET (self->histogram), FALSE);
+    }
+  else
+    {
+      double lo = DBL_MAX, hi = -DBL_MAX, mean = 0;
+      char a[32], b[32], m[32];
+      for (int pass = 0; pass < 2; pass++)
+        for (int j = 0; j < h; j++)
+          {
+            const float *row = tg_value_row (v, j);
+            for (int i = 0; i < w; i++)
+              {
+                const float *p = row + (gsize) i * ch;
+                /* An image in colour: its luminance (Rec. 709). */
+                double x = channel >= 0 ? p[channel]
+                                        : 0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2];
+                if (pass == 0)
+                  {
+                    lo = MIN (lo, x), hi = MAX (hi, x);
+                    mean += x;
+                  }
+                else
+                  {
+                    int k = hi > lo ? (int) ((x - lo) / (hi - lo) * HIST_BINS) : 0;
+                    self->hist[CLAMP (k, 0, HIST_BINS - 1)]++;
+                  }
+              }
+          }
+      mean /= n;
+      format_value (self, v, lo, a, sizeof a);
+      format_value (self, v, hi, b, sizeof b);
+      format_value (self, v, mean, m, sizeof m);
+      g_string_printf (text, _("min %s   max %s   mean %s"), a, b, m);
+      gtk_widget_set_visible (GTK_WIDGET (self->histogram), TRUE);
+    }
+  /* The same text again would only queue a relayout. */
+  if (g_strcmp0 (gtk_label_get_label (self->stats), text->str))
+    gtk_label_set_markup (self->stats, text->str);
+  gtk_widget_queue_draw (GTK_WIDGET (self->histogram));
+}
+
+static void
+draw_histogram (GtkDrawingArea *area, cairo_t *cr, int width, int height, gpointer data)
+{
+  TgViewer *self = data;
+  guint top = 1;
+  GdkRGBA fg;
+
+  for (int k = 0; k < HIST_BINS; k++)
+    top = MAX (top, self->hist[k]);
+  gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (area)), &fg);
+  cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.12);
+  cairo_rectangle (cr, 0, 0, width, height);
+  cairo_fill (cr);
+  cairo_set_source_rgba (cr, fg.red, fg.green, fg.blue, 0.8);
+  for (int k = 0; k < HIST_BINS; k++)
+    {
+      /* Square root: a spike at sea level leaves the rest readable. */
+      double bh = height * sqrt ((double) self->hist[k] / top);
+      cairo_rectangle (cr, (double) k * width / HIST_BINS, height - bh,
+                       (double) width / HIST_BINS, bh);
+    }
+  cairo_fill (cr);
+}
+
 static void
 render (TgViewer *self)
 {
   const TgValue *v = self->value;
-  int w, h, ch, mode = (int) gtk_drop_down_get_selected (self->mode);
+  int w, h, ch, mode = (int) gtk_drop_down_get_selected (self->mode), channel;
   double az = gtk_adjustment_get_value (self->azimuth) * G_PI / 180;
   double el = gtk_adjustment_get_value (self->elevation) * G_PI / 180;
   /* Sun vector: azimuth clockwise from north (-row direction), +Z north. */
@@ -189,19 +368,24 @@ render (TgViewer *self)
    * terrain (or over nothing when none is upstream). */
   const TgValue *grid = v, *relief = v;
   TgValue *flat = NULL;
-  int rch;
+  int rch, roff;
 
   g_clear_object (&self->texture);
   update_placeholder (self);
   /* Meshes and fields have no 2D picture: the 3D page shows them. */
   if (v && (v->type == TG_TYPE_MESH || v->type == TG_TYPE_FIELD))
     v = NULL;
+  update_layer_names (self, v);
+  gtk_widget_set_visible (self->stats_box, v && v->type != TG_TYPE_POINTS);
   if (!v)
     {
       tg_image_view_set_texture (self->area, NULL);
       tg_image_view_set_dots (self->area, NULL, NULL, 0, NULL, 0);
       return;
     }
+  channel = shown_channel (self, v);
+  /* All channels in colour: the mode has nothing to choose. */
+  gtk_widget_set_sensitive (GTK_WIDGET (self->mode), channel >= 0);
   if (v->type == TG_TYPE_POINTS)
     {
       if (self->backdrop)
@@ -222,23 +406,31 @@ render (TgViewer *self)
   h = grid->region.height;
   ch = grid->channels;
   rch = relief->channels;
+  /* A picked channel shades by its own slopes unless a terrain lies under it. */
+  roff = relief == grid && channel > 0 ? channel : 0;
   px = g_malloc ((gsize) w * h * 4);
   for (int j = 0; j < h; j++)
     {
       const float *row = tg_value_row (grid, j);
-      const float *rrow = tg_value_row (relief, j);
-      const float *up = tg_value_row (relief, MAX (j - 1, 0));
-      const float *dn = tg_value_row (relief, MIN (j + 1, h - 1));
+      const float *rrow = tg_value_row (relief, j) + roff;
+      const float *up = tg_value_row (relief, MAX (j - 1, 0)) + roff;
+      const float *dn = tg_value_row (relief, MIN (j + 1, h - 1)) + roff;
       guint8 *o = px + (gsize) j * w * 4;
       for (int i = 0; i < w; i++, o += 4)
         {
-          float x = row[(gsize) i * ch];
+          float x = row[(gsize) i * ch + MAX (channel, 0)];
           double shade = 1;
           o[3] = 255;
-          if (grid->type == TG_TYPE_IMAGE && ch >= 3)
+          if (channel < 0)
             {
-              for (int c = 0; c < 3; c++)
-                o[c] = (guint8) lrintf (CLAMP (row[(gsize) i * ch + c], 0.f, 1.f) * 255.f);
+              /* All layers in their colours (as the 3D drape) over a dark
+               * ground where they do not cover it; an image as it is. */
+              guint8 c[4];
+              tg_viewer3d_drape_pixel (grid, row + (gsize) i * ch, -1, c);
+              if (grid->type == TG_TYPE_IMAGE)
+                c[3] = 255;
+              for (int k = 0; k < 3; k++)
+                o[k] = (guint8) ((c[k] * c[3] + 30 * (255 - c[3]) + 127) / 255);
               continue;
             }
           if (mode == MODE_HILLSHADE || mode == MODE_OVERLAY || mode == MODE_RAMP)
@@ -286,6 +478,8 @@ render (TgViewer *self)
   /* GSK scales the texture on the GPU: no per-frame copy or cairo resample. */
   tg_image_view_set_texture (self->area, self->texture);
   set_dots (self, v, &grid->region);
+  if (v->type != TG_TYPE_POINTS)
+    update_stats (self, v, channel);
   if (flat)
     tg_value_unref (flat);
 }
@@ -316,13 +510,24 @@ area_motion (GtkEventControllerMotion *c, double x, double y, TgViewer *self)
       return;
     }
   {
-    float val = tg_value_row (v, j)[(gsize) i * v->channels];
+    const float *p = tg_value_row (v, j) + (gsize) i * v->channels;
+    int channel = v == self->value ? shown_channel (self, v) : 0;
     double wx = tg_region_x (&v->region, i), wz = tg_region_z (&v->region, j);
-    if (v->type == TG_TYPE_HEIGHT)
+    if (channel < 0)
+      {
+        /* Every channel's value: the layers' weights, or R G B A. */
+        GString *line = g_string_new (NULL);
+        g_string_printf (line, _("X %.1f m  Z %.1f m "), wx, wz);
+        for (int k = 0; k < v->channels; k++)
+          g_string_append_printf (line, " %.2f", p[k]);
+        g_strlcpy (buf, line->str, sizeof buf);
+        g_string_free (line, TRUE);
+      }
+    else if (v->type == TG_TYPE_HEIGHT)
       g_snprintf (buf, sizeof buf, _("X %.1f m  Z %.1f m  height %.1f m"), wx, wz,
-                  val * self->world.height_m);
+                  p[channel] * self->world.height_m);
     else
-      g_snprintf (buf, sizeof buf, _("X %.1f m  Z %.1f m  value %.3f"), wx, wz, val);
+      g_snprintf (buf, sizeof buf, _("X %.1f m  Z %.1f m  value %.3f"), wx, wz, p[channel]);
   }
   gtk_label_set_text (self->readout, buf);
 }
@@ -430,6 +635,12 @@ tg_viewer_get_message (TgViewer *self)
 }
 
 const char *
+tg_viewer_get_stats (TgViewer *self)
+{
+  return gtk_widget_get_visible (self->stats_box) ? gtk_label_get_text (self->stats) : NULL;
+}
+
+const char *
 tg_viewer_get_node (TgViewer *self)
 {
   return self->id;
@@ -517,6 +728,11 @@ tg_viewer_class_init (TgViewerClass *klass)
   gtk_widget_class_set_layout_manager_type (wc, GTK_TYPE_BIN_LAYOUT);
   gtk_widget_class_set_template_from_resource (wc, "/io/github/terrane/Terrane/tg-viewer.ui");
   gtk_widget_class_bind_template_child (wc, TgViewer, mode);
+  gtk_widget_class_bind_template_child (wc, TgViewer, layer);
+  gtk_widget_class_bind_template_child (wc, TgViewer, layer_names);
+  gtk_widget_class_bind_template_child (wc, TgViewer, stats_box);
+  gtk_widget_class_bind_template_child (wc, TgViewer, histogram);
+  gtk_widget_class_bind_template_child (wc, TgViewer, stats);
   gtk_widget_class_bind_template_child (wc, TgViewer, resolution);
   gtk_widget_class_bind_template_child (wc, TgViewer, azimuth);
   gtk_widget_class_bind_template_child (wc, TgViewer, elevation);
@@ -541,6 +757,7 @@ tg_viewer_init (TgViewer *self)
   g_type_ensure (TG_TYPE_IMAGE_VIEW);
   g_type_ensure (TG_TYPE_VIEWER3D);
   gtk_widget_init_template (GTK_WIDGET (self));
+  gtk_drawing_area_set_draw_func (self->histogram, draw_histogram, self, NULL);
   tg_viewer3d_set_sun (self->viewer3d, gtk_adjustment_get_value (self->azimuth),
                        gtk_adjustment_get_value (self->elevation));
 }

@@ -29,6 +29,9 @@ void tg_viewer_set_proto_colours (TgViewer *self, const char *const *names, cons
 /* Shows V (a reference is taken; NULL clears) of node ID in WORLD. */
 void tg_viewer_set_value (TgViewer *self, TgValue *v, const TgWorld *world, const char *id);
 /* The node whose output is shown (or awaited), or NULL. */
+/* The read-out under the 2D picture (range and mean, or the layers'
+ * shares) without markup, or NULL when none shows; borrowed. */
+const char *tg_viewer_get_stats (TgViewer *self);
 const char *tg_viewer_get_node (TgViewer *self);
 /* What to say while no output is shown: NULL for the default hint, or
  * "Computing…", or why the node failed (IS_ERROR). */

@@ -651,9 +651,10 @@ ensure_framebuffers (TgViewer3d *self, int w, int h)
 
 /* The drape's colour at one sample P of V: an image as it is, layers
  * each in its colour by weight (or, with LAYER >= 0, that layer's weight
- * alone as the mask overlay), a mask in red. */
-static void
-drape_pixel (const TgValue *v, const float *p, int layer, guint8 *o)
+ * alone as the mask overlay), a mask in red.  The 2D view colours
+ * layers with it too, so both views agree. */
+void
+tg_viewer3d_drape_pixel (const TgValue *v, const float *p, int layer, guint8 *o)
 {
   float rgb[3] = { 0, 0, 0 }, a = 1;
 
@@ -714,7 +715,7 @@ upload_drape (TgViewer3d *self)
     {
       const float *row = tg_value_row (d, j);
       for (int i = 0; i < dw; i++)
-        drape_pixel (d, row + (gsize) i * d->channels, layer, px + ((gsize) j * dw + i) * 4);
+        tg_viewer3d_drape_pixel (d, row + (gsize) i * d->channels, layer, px + ((gsize) j * dw + i) * 4);
     }
   glGenTextures (1, &self->drape_tex);
   glBindTexture (GL_TEXTURE_2D, self->drape_tex);

@@ -55,6 +55,10 @@ void tg_viewer3d_set_water (TgViewer3d *self, gboolean water, double level_m);
 /* A layers output: every layer in its colour (LAYER -1) or the weight of
  * layer LAYER alone, as the mask overlay. */
 void tg_viewer3d_set_splat_layer (TgViewer3d *self, int layer);
+/* The RGBA colour a drape shows at sample P (V's channels): an image's
+ * colour, layers each in its colour by weight (LAYER < 0) or LAYER alone,
+ * a mask in red; alpha is the coverage. */
+void tg_viewer3d_drape_pixel (const TgValue *v, const float *p, int layer, guint8 *o);
 
 /* For tests and timing.  TRUE once the latest scene has been drawn, or
  * when the view cannot draw (see get_error). */

@@ -11,13 +11,19 @@
 #include "config.h"
 
 #include "tg-window.h"
+#include "tg-node-menu.h"
 #include "tg-canvas.h"
 #include "tg-evaluator.h"
+#include "tg-export-dialog.h"
+#include "tg-messages.h"
+#include "tg-start-page.h"
 #include "tg-inspector.h"
 #include "tg-viewer.h"
 
+#include <glib/gstdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <tgformats/tgformats.h>
 
 #define THUMB_RES 97
@@ -30,6 +36,8 @@ struct _TgWindow
   TgCanvas *canvas;
   TgInspector *inspector;
   TgViewer *viewer;
+  TgStartPage *start_page;
+  gboolean start_dismissed; /* "New Graph" was chosen */
   GtkLabel *title_label, *subtitle_label, *status_label, *progress_label;
   GtkProgressBar *progress_bar;
   GtkWidget *progress_box;
@@ -51,6 +59,7 @@ struct _TgWindow
   TgCancel *export_token;
   int export_rc;
   char *export_message;
+  char *export_dir;     /* the last export's folder, offered next time */
   guint64 memory_limit; /* an export's; 0: the memory available */
   gboolean close_after_save;
 
@@ -108,8 +117,11 @@ update_node_messages (TgWindow *self)
   else
     tg_viewer_set_message (self->viewer, NULL, FALSE);
 
-  if (tg_canvas_get_node_state (self->canvas, active, &amsg, &adetails, NULL) == TG_NODE_FAILED)
+  state = tg_canvas_get_node_state (self->canvas, active, &amsg, &adetails, NULL);
+  if (state == TG_NODE_FAILED)
     tg_inspector_set_message (self->inspector, amsg, adetails);
+  else if (tg_node_state_is_warning (state, amsg))
+    tg_inspector_set_warning (self->inspector, amsg);
   else
     tg_inspector_set_message (self->inspector, NULL, NULL);
 }
@@ -162,6 +174,37 @@ request_eval (TgWindow *self)
   gtk_widget_set_visible (self->progress_box, TRUE);
 }
 
+/* The start page covers the canvas while the window has no graph: no
+ * file, no node, and "New Graph" not chosen. */
+static void
+update_start_page (TgWindow *self)
+{
+  gboolean show = !self->start_dismissed && !tg_document_get_file (self->doc)
+                  && tg_graph_n_nodes (tg_document_get_graph (self->doc)) == 0;
+
+  if (show && !gtk_widget_get_visible (GTK_WIDGET (self->start_page)))
+    {
+      g_auto (GStrv) recent = self->settings ? g_settings_get_strv (self->settings, "recent-files")
+                                             : NULL;
+      tg_start_page_set_recent (self->start_page, (const char *const *) recent);
+    }
+  gtk_widget_set_visible (GTK_WIDGET (self->start_page), show);
+}
+
+static void
+on_start_open (TgWindow *self, GFile *file)
+{
+  tg_window_open_file (self, file);
+}
+
+static void
+on_start_new (TgWindow *self)
+{
+  self->start_dismissed = TRUE;
+  update_start_page (self);
+  gtk_widget_grab_focus (GTK_WIDGET (self->canvas));
+}
+
 static void
 on_doc_changed (TgDocument *doc, guint what, const char *node, TgWindow *self)
 {
@@ -171,6 +214,7 @@ on_doc_changed (TgDocument *doc, guint what, const char *node, TgWindow *self)
   if (pinned && tg_graph_find_node (tg_document_get_graph (doc), pinned) < 0)
     tg_viewer_set_pinned (self->viewer, NULL);
   update_actions (self);
+  update_start_page (self);
   if (!(what & ~(TG_DOC_CHANGE_POSITION | TG_DOC_CHANGE_FRAMES)))
     return;
   self->edit_time = g_get_monotonic_time ();
@@ -182,6 +226,7 @@ on_doc_notify (TgDocument *doc, GParamSpec *pspec, TgWindow *self)
 {
   update_title (self);
   update_actions (self);
+  update_start_page (self);
 }
 
 static void
@@ -234,6 +279,16 @@ on_pin_changed (TgWindow *self)
       request_eval (self);
     }
   update_node_messages (self);
+}
+
+/* The node menu's "Pin to Viewer": the viewer keeps showing node ID. */
+static void
+action_pin_node (GtkWidget *w, const char *name, GVariant *param)
+{
+  TgWindow *self = TG_WINDOW (w);
+
+  tg_viewer_set_pinned (self->viewer, g_variant_get_string (param, NULL));
+  on_pin_changed (self);
 }
 
 static void
@@ -570,8 +625,10 @@ report_open_error (TgWindow *self, GFile *file, const GError *error)
   g_autofree char *name = g_file_get_basename (file);
   g_autofree char *primary = g_strdup_printf (_("Could not open “%s”"), name);
 
+  g_autofree char *text = tg_message_translate (error->message);
+
   update_recent (self, file, FALSE);
-  error_dialog (self, primary, error->message);
+  error_dialog (self, primary, text);
   set_status (self, primary);
 }
 
@@ -785,7 +842,9 @@ export_status_idle (gpointer data)
 {
   ExportStatus *st = data;
 
-  set_status (st->self, st->text);
+  /* A quick export can finish before this idle runs: keep its result. */
+  if (st->self->export_cancel)
+    set_status (st->self, st->text);
   g_object_unref (st->self);
   g_free (st->text);
   g_free (st);
@@ -861,7 +920,11 @@ export_thread (GTask *task, gpointer source, gpointer data, GCancellable *cancel
       tg_engine_free (engine);
     }
   if (j->rc < 0 && err.code != 0)
-    tg_error_format (&err, j->message, sizeof j->message);
+    {
+      g_autofree char *text = tg_message_translate (tg_error_format (&err, j->message,
+                                                                     sizeof j->message));
+      g_strlcpy (j->message, text, sizeof j->message);
+    }
   g_task_return_boolean (task, j->rc == 0);
 }
 
@@ -904,6 +967,12 @@ export_cancelled (GCancellable *c, TgCancel *token)
 void
 tg_window_export_to (TgWindow *self, const char *dir)
 {
+  tg_window_export_at (self, dir, 0);
+}
+
+void
+tg_window_export_at (TgWindow *self, const char *dir, int resolution)
+{
   g_autoptr (GTask) task = NULL;
   ExportJob *j;
   GFile *f = tg_document_get_file (self->doc);
@@ -912,6 +981,14 @@ tg_window_export_to (TgWindow *self, const char *dir)
     return;
   j = g_new0 (ExportJob, 1);
   j->graph = tg_document_snapshot (self->doc);
+  /* This export's resolution only, as `tgraph eval --resolution`. */
+  if (resolution > 0)
+    tg_graph_world (j->graph)->resolution = resolution;
+  if (g_strcmp0 (self->export_dir, dir))
+    {
+      g_free (self->export_dir);
+      self->export_dir = g_strdup (dir);
+    }
   /* The manifest names the graph as `tgraph eval` does: its file name. */
   j->name = f ? g_file_get_basename (f) : NULL;
   j->dir = g_strdup (dir);
@@ -945,27 +1022,38 @@ tg_window_last_export (TgWindow *self, const char **message)
 }
 
 static void
-export_response (GtkNativeDialog *dialog, int response, TgWindow *self)
+export_chosen (TgExportDialog *dialog, const char *dir, int resolution, TgWindow *self)
 {
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr (GFile) dir = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      g_autofree char *path = g_file_get_path (dir);
-      if (path)
-        tg_window_export_to (self, path);
-    }
-  g_object_unref (dialog);
+  tg_window_export_at (self, dir, resolution);
+}
+
+/* The folder the dialog offers first: the last one, else "export" beside
+ * the graph's file when that folder is writable (not an installed
+ * example's), else in the home folder. */
+static char *
+default_export_dir (TgWindow *self)
+{
+  GFile *f = tg_document_get_file (self->doc);
+  g_autoptr (GFile) parent = f ? g_file_get_parent (f) : NULL;
+  g_autofree char *base = parent ? g_file_get_path (parent) : NULL;
+
+  if (self->export_dir)
+    return g_strdup (self->export_dir);
+  return g_build_filename (base && g_access (base, W_OK) == 0 ? base : g_get_home_dir (),
+                           "export", NULL);
 }
 
 static void
 action_export (GtkWidget *w, const char *name, GVariant *param)
 {
-  GtkFileChooserNative *fc = gtk_file_chooser_native_new (
-    _("Export to Folder"), GTK_WINDOW (w), GTK_FILE_CHOOSER_ACTION_SELECT_FOLDER, _("_Export"),
-    _("_Cancel"));
+  TgWindow *self = TG_WINDOW (w);
+  g_autofree char *dir = default_export_dir (self);
+  const TgWorld *world = tg_graph_world_const (tg_document_get_graph (self->doc));
+  TgExportDialog *dialog = tg_export_dialog_new (GTK_WINDOW (w), dir, world->resolution,
+                                                 world->size_x);
 
-  g_signal_connect (fc, "response", G_CALLBACK (export_response), w);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (fc));
+  g_signal_connect_object (dialog, "export", G_CALLBACK (export_chosen), self, 0);
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 static void
@@ -1176,10 +1264,12 @@ tg_widget_save_png (GtkWidget *w, const char *path, GError **error)
   node = gtk_snapshot_free_to_node (snap);
   if (!node)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "nothing to render");
+      /* GTK renders nothing of a widget waiting for its layout: a later
+       * frame will have it. */
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY, "nothing to render yet");
       return FALSE;
     }
-  tex = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (w)), node,
+  tex = gsk_renderer_render_texture (gtk_native_get_renderer (gtk_widget_get_native (w)), node,
                                      &GRAPHENE_RECT_INIT (0, 0, width, height));
   gsk_render_node_unref (node);
   ok = gdk_texture_save_to_png (tex, path);
@@ -1221,6 +1311,7 @@ static void
 tg_window_finalize (GObject *object)
 {
   g_free (TG_WINDOW (object)->export_message);
+  g_free (TG_WINDOW (object)->export_dir);
   g_free (TG_WINDOW (object)->recovery_offer);
   g_free (TG_WINDOW (object)->status_node);
   g_free (TG_WINDOW (object)->running_node);
@@ -1239,8 +1330,10 @@ tg_window_class_init (TgWindowClass *klass)
   g_type_ensure (TG_TYPE_CANVAS);
   g_type_ensure (TG_TYPE_INSPECTOR);
   g_type_ensure (TG_TYPE_VIEWER);
+  g_type_ensure (TG_TYPE_START_PAGE);
   gtk_widget_class_set_template_from_resource (wc, "/io/github/terrane/Terrane/tg-window.ui");
   gtk_widget_class_bind_template_child (wc, TgWindow, canvas);
+  gtk_widget_class_bind_template_child (wc, TgWindow, start_page);
   gtk_widget_class_bind_template_child (wc, TgWindow, inspector);
   gtk_widget_class_bind_template_child (wc, TgWindow, viewer);
   gtk_widget_class_bind_template_child (wc, TgWindow, title_label);
@@ -1251,6 +1344,8 @@ tg_window_class_init (TgWindowClass *klass)
   gtk_widget_class_bind_template_child (wc, TgWindow, progress_box);
   gtk_widget_class_bind_template_child (wc, TgWindow, recent_menu);
   gtk_widget_class_bind_template_callback (wc, on_selection_changed);
+  gtk_widget_class_bind_template_callback (wc, on_start_open);
+  gtk_widget_class_bind_template_callback (wc, on_start_new);
   gtk_widget_class_bind_template_callback (wc, on_pin_changed);
   gtk_widget_class_bind_template_callback (wc, on_resolution_changed);
 
@@ -1268,6 +1363,7 @@ tg_window_class_init (TgWindowClass *klass)
   gtk_widget_class_install_action (wc, "win.cut", NULL, action_copy);
   gtk_widget_class_install_action (wc, "win.paste", NULL, action_paste);
   gtk_widget_class_install_action (wc, "win.show-message", "s", action_show_message);
+  gtk_widget_class_install_action (wc, "win.pin-node", "s", action_pin_node);
   gtk_widget_class_add_binding_action (wc, GDK_KEY_Escape, 0, "win.cancel", NULL);
 }
 
@@ -1317,6 +1413,7 @@ tg_window_init (TgWindow *self)
   gtk_window_set_focus (GTK_WINDOW (self), GTK_WIDGET (self->canvas));
   update_title (self);
   update_actions (self);
+  update_start_page (self);
   {
     const char *secs = g_getenv ("TERRANE_AUTOSAVE_SECONDS");
     int interval = secs ? atoi (secs) : 30;

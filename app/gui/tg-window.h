@@ -21,6 +21,9 @@ void tg_window_select (TgWindow *self, const char *id);
 /* Exports to DIR in the background; tg_window_is_busy until done.  The
  * result: 0, or a negative TG_E* with MESSAGE (borrowed). */
 void tg_window_export_to (TgWindow *self, const char *dir);
+/* The same at RESOLUTION samples along x (0: the world's), as the Export
+ * dialog runs it; the graph keeps its own resolution. */
+void tg_window_export_at (TgWindow *self, const char *dir, int resolution);
 int tg_window_last_export (TgWindow *self, const char **message);
 /* The most an export may need (its estimate is checked before it starts);
  * 0, the default: the memory available. */

@@ -27,6 +27,7 @@
 #include "tgraph/hash.h"
 #include "tgraph/io.h"
 #include "tgraph/registry.h"
+#include "tgraph/messages.h"
 
 #define DEFAULT_CACHE_BYTES ((size_t) 1 << 30)
 #define PROGRESS_INTERVAL_NS 20000000LL /* at most 50 reports a second per node */
@@ -116,7 +117,10 @@ tg_eval_report_clear (TgEvalReport *r)
     return;
   for (int i = 0; i < r->n_nodes && r->message; i++)
     free (r->message[i]);
+  for (int i = 0; i < r->n_nodes && r->warning; i++)
+    free (r->warning[i]);
   free (r->message);
+  free (r->warning);
   free (r->state);
   memset (r, 0, sizeof *r);
 }
@@ -280,7 +284,7 @@ tg__input_region (Eval *ev, int node, const TgRegion *out)
 {
   const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
 
-  switch (d->locality)
+  switch (tg_graph_node_locality (ev->g, node))
     {
     case TG_LOCALITY_APRON:
       return tg_region_grow (out, d->apron ? d->apron (tg__node_params (ev, node), out->cell) : 0);
@@ -304,9 +308,7 @@ tg__stored (const Eval *ev, int node)
 TgRegion
 tg__compute_region (const Eval *ev, int node, const TgRegion *out)
 {
-  const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
-
-  if (d->locality != TG_LOCALITY_GLOBAL || tg__stored (ev, node))
+  if (tg_graph_node_locality (ev->g, node) != TG_LOCALITY_GLOBAL || tg__stored (ev, node))
     return *out;
   return tg_region_full (out);
 }
@@ -462,7 +464,7 @@ tg__job_for (Eval *ev, int node, const TgRegion *out, int depth)
   int j, rc;
 
   if (depth > tg_graph_n_nodes (ev->g))
-    return tg_error_set (ev->err, TG_ECYCLE, "links", "the graph has a cycle");
+    return tg_error_set (ev->err, TG_ECYCLE, "links", TG_MSG_CYCLE_PLAIN);
   if (depth >= TG_GRAPH_MAX_DEPTH)
     return tg_error_set (ev->err, TG_ERANGE, "links",
                          "a chain of more than %d linked nodes is too deep to evaluate",
@@ -476,6 +478,8 @@ tg__job_for (Eval *ev, int node, const TgRegion *out, int depth)
   tg_hasher_init (&h);
   tg_hasher_str (&h, d->type);
   tg_hasher_u64 (&h, (uint64_t) d->version);
+  if (tg_graph_node_bypass (ev->g, node))
+    tg_hasher_u64 (&h, 0x6279706173736564ULL); /* "bypassed" */
   for (int k = 0; k < d->n_params; k++)
     hash_param (&h, ev, tg_graph_get_param_at (ev->g, node, k));
   if (d->input_files)
@@ -493,7 +497,7 @@ tg__job_for (Eval *ev, int node, const TgRegion *out, int depth)
   for (int k = 0; k < d->n_inputs && !tg__stored (ev, node); k++)
     {
       int l = tg_graph_input_link (ev->g, node, k);
-      if (l < 0)
+      if (l < 0 || !tg_graph_node_reads_input (ev->g, node, k))
         tg_hasher_u64 (&h, 0x756e6c696e6b6564ULL); /* "unlinked" */
       else
         {
@@ -722,13 +726,13 @@ tg_eval_load_image (TgEvalCtx *c, const char *path, const TgImage **img)
   int rc;
 
   if (path == NULL || path[0] == '\0')
-    return tg_eval_fail (c, TG_EMISSING, "no file given");
+    return tg_eval_fail (c, TG_EMISSING, TG_MSG_NO_FILE);
   full = tg__resolve_input_path (c->ev->g, path);
   if (full == NULL)
     return tg_eval_fail (c, TG_ENOMEM, "out of memory");
   if (stat (full, &st) != 0)
     {
-      rc = tg_eval_fail (c, TG_EIO, "cannot read \"%s\": %s", path, strerror (errno));
+      rc = tg_eval_fail (c, TG_EIO, TG_MSG_CANNOT_READ, path, strerror (errno));
       free (full);
       return rc;
     }
@@ -763,7 +767,7 @@ tg_eval_load_image (TgEvalCtx *c, const char *path, const TgImage **img)
   if (rc < 0)
     {
       free (full);
-      return tg_eval_fail (c, rc, "cannot read \"%s\": %s", path, err.message);
+      return tg_eval_fail (c, rc, TG_MSG_CANNOT_READ, path, err.message);
     }
   e->images[e->n_images].path = full;
   e->images[e->n_images].size = st.st_size;
@@ -928,7 +932,7 @@ tg_eval_load_mesh (TgEvalCtx *c, const char *path, const TgMesh **m)
   int rc;
 
   if (path == NULL || path[0] == '\0')
-    return tg_eval_fail (c, TG_EMISSING, "no file given");
+    return tg_eval_fail (c, TG_EMISSING, TG_MSG_NO_FILE);
   tg__path_extension (path, ext, sizeof ext);
   reader = tg_io_mesh_reader (ext);
   if (reader == NULL)
@@ -939,7 +943,7 @@ tg_eval_load_mesh (TgEvalCtx *c, const char *path, const TgMesh **m)
   rc = reader (full, &mesh, &err);
   free (full);
   if (rc < 0)
-    return tg_eval_fail (c, rc, "cannot read \"%s\": %s", path, err.message);
+    return tg_eval_fail (c, rc, TG_MSG_CANNOT_READ, path, err.message);
   grown = realloc (c->meshes, sizeof (TgMesh *) * (size_t) (c->n_meshes + 1));
   if (grown == NULL)
     {
@@ -970,12 +974,88 @@ fail_node (Eval *ev, int node, int code, const char *msg)
                   "node \"%s\" (%s): %s", tg_graph_node_id (ev->g, node), d->type, msg);
 }
 
+/* Adds warning MSG to NODE's in the report (one a line, each once). */
+static void
+add_warning (Eval *ev, int node, const char *msg)
+{
+  char **slot, *grown;
+  size_t n;
+
+  if (ev->report == NULL || ev->report->warning == NULL || node >= ev->report->n_nodes)
+    return;
+  slot = &ev->report->warning[node];
+  if (*slot && strstr (*slot, msg))
+    return;
+  n = (*slot ? strlen (*slot) + 1 : 0) + strlen (msg) + 1;
+  if ((grown = realloc (*slot, n)) == NULL)
+    return;
+  if (*slot == NULL)
+    grown[0] = '\0';
+  else
+    strcat (grown, "\n");
+  strcat (grown, msg);
+  *slot = grown;
+}
+
+/* The warning NODE's parameters give, once per evaluation, whether the
+ * node runs or its result comes from the cache. */
+static void
+note_warning (Eval *ev, int node)
+{
+  TgError w;
+
+  if (ev->report && ev->report->warning && node < ev->report->n_nodes
+      && ev->report->warning[node] == NULL && tg_graph_node_warning (ev->g, node, &w))
+    add_warning (ev, node, w.message);
+}
+
+void
+tg_eval_warn (TgEvalCtx *c, const char *fmt, ...)
+{
+  char msg[TG_ERROR_MESSAGE_MAX];
+  va_list ap;
+
+  va_start (ap, fmt);
+  vsnprintf (msg, sizeof msg, fmt, ap);
+  va_end (ap);
+  add_warning (c->ev, c->node, msg);
+}
+
 /* Marks nodes downstream of a failure as skipped (for the report). */
 static void
 skip_node (Eval *ev, int node)
 {
   if (ev->report && node < ev->report->n_nodes && ev->report->state[node] == TG_NODE_IDLE)
     report_state (ev, node, TG_NODE_SKIPPED, 0);
+}
+
+/* A bypassed node's eval: its main input becomes its first output, and
+ * its other outputs are zero grids (validation made sure there is such an
+ * input and that it is linked). */
+static int
+eval_bypass (TgEvalCtx *c)
+{
+  const TgNodeDesc *d = c->desc;
+  int k = tg_node_desc_bypass_input (d);
+  const TgValue *in = k >= 0 ? c->inputs[k] : NULL;
+
+  if (in == NULL)
+    return tg_eval_fail (c, TG_EEVAL, "is bypassed but has no input to pass through");
+  tg_eval_set_output (c, 0, tg_value_ref ((TgValue *) in));
+  for (int q = 1; q < d->n_outputs; q++)
+    {
+      TgPortType t = d->outputs[q].type;
+      TgValue *v;
+      if (t != TG_TYPE_HEIGHT && t != TG_TYPE_MASK && t != TG_TYPE_IMAGE)
+        return tg_eval_fail (c, TG_EEVAL, "is bypassed: its \"%s\" output has no value to give",
+                             d->outputs[q].name);
+      v = tg_eval_new_output (c, q, t == TG_TYPE_IMAGE ? 4 : 1);
+      if (v == NULL)
+        return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+      memset (v->data, 0, (size_t) v->region.width * (size_t) v->region.height
+                            * (size_t) v->channels * sizeof (float));
+    }
+  return 0;
 }
 
 /* A tiled scheme's step or reduce to run instead of the node's eval. */
@@ -1007,7 +1087,9 @@ run_node_step (Eval *ev, int node, const TgRegion *region, const TgValue **input
   ctx.outputs = outs;
   atomic_init (&ctx.last_progress, 0);
   report_state (ev, node, TG_NODE_RUNNING, 0);
-  if (step == NULL)
+  if (step == NULL && tg_graph_node_bypass (ev->g, node))
+    rc = eval_bypass (&ctx);
+  else if (step == NULL)
     rc = d->eval (&ctx);
   else if (step->reduce)
     rc = d->tiled->reduce (&ctx, step->step);
@@ -1076,7 +1158,7 @@ release_inputs (Eval *ev, int node, const TgRegion *in_r)
   for (int k = 0; k < d->n_inputs; k++)
     {
       int l = tg_graph_input_link (ev->g, node, k), ij;
-      if (l < 0)
+      if (l < 0 || !tg_graph_node_reads_input (ev->g, node, k))
         continue;
       {
         int from = tg_graph_link (ev->g, l)->from_node;
@@ -1135,7 +1217,7 @@ pull_inputs (Eval *ev, int node, const TgRegion *in_r, const TgValue ***inputs,
       int l = tg_graph_input_link (ev->g, node, k);
       const TgLink *link;
       int ij;
-      if (l < 0)
+      if (l < 0 || !tg_graph_node_reads_input (ev->g, node, k))
         continue;
       link = tg_graph_link (ev->g, l);
       ij = tg__job_for (ev, link->from_node, in_r, 0);
@@ -1219,6 +1301,7 @@ pull_job (Eval *ev, int j)
     return ev->jobs[j].outs ? 0 : TG_EEVAL;
   ev->jobs[j].done = true;
   ev->jobs[j].failed = true; /* until it succeeds */
+  note_warning (ev, node);
   outs = calloc ((size_t) (d->n_outputs ? d->n_outputs : 1), sizeof (TgValue *));
   if (outs == NULL)
     return tg_error_set (ev->err, TG_ENOMEM, NULL, NULL);
@@ -1293,7 +1376,8 @@ tg__eval_begin (Eval *ev, TgEngine *e, const TgGraph *g, const TgEvalHooks *hook
       memset (report, 0, sizeof *report);
       report->state = calloc ((size_t) (n ? n : 1), sizeof (TgNodeState));
       report->message = calloc ((size_t) (n ? n : 1), sizeof (char *));
-      if (report->state == NULL || report->message == NULL)
+      report->warning = calloc ((size_t) (n ? n : 1), sizeof (char *));
+      if (report->state == NULL || report->message == NULL || report->warning == NULL)
         {
           free (ev->params);
           tg_eval_report_clear (report);

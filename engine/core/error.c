@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "tgraph/error.h"
+#include "tgraph/messages.h"
 
 const char *
 tg_strerror (int code)
@@ -202,4 +203,18 @@ tg_suggest_result (const TgSuggest *s)
   int limit = len <= 4 ? 1 : len <= 10 ? 2 : 3;
 
   return s->best && s->best_distance <= limit ? s->best : NULL;
+}
+
+static const char *const message_formats[] = {
+#define TG__MSG_ENTRY(fmt) fmt,
+  TG_MESSAGE_LIST (TG__MSG_ENTRY)
+#undef TG__MSG_ENTRY
+};
+
+const char *const *
+tg_message_formats (int *n)
+{
+  if (n)
+    *n = (int) (sizeof message_formats / sizeof message_formats[0]);
+  return message_formats;
 }

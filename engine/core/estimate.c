@@ -138,14 +138,15 @@ alive (Walk *w, int j, uint64_t bytes)
   w->live += bytes;
 }
 
-/* The job of NODE's input K over IN_R, or -1 when it is unlinked. */
+/* The job of NODE's input K over IN_R, or -1 when it is unlinked (or
+ * not read: a bypassed node reads only what it passes through). */
 static int
 input_job (Walk *w, int node, int k, const TgRegion *in_r)
 {
   int l = tg_graph_input_link (w->ev->g, node, k), from;
   TgRegion r;
 
-  if (l < 0)
+  if (l < 0 || !tg_graph_node_reads_input (w->ev->g, node, k))
     return -1;
   from = tg_graph_link (w->ev->g, l)->from_node;
   r = tg__compute_region (w->ev, from, in_r);
@@ -231,7 +232,7 @@ walk_job (Walk *w, int j)
    * (meshes and instance lists are written as they are, in pieces). */
   if (d->flags & TG_NODE_EXPORT)
     q.work += read_maps * sizeof (uint16_t);
-  if (d->memory && q.params)
+  if (d->memory && q.params && !tg_graph_node_bypass (ev->g, node))
     d->memory (&q);
   note (w, node, BASE_BYTES + w->live + w->kept + w->cached + windows + q.outputs + q.work + q.kept,
         &region, &in_r, w->kept + q.kept);

@@ -11,6 +11,7 @@
 
 #include "tgraph/graph.h"
 #include "tgraph/registry.h"
+#include "tgraph/messages.h"
 
 typedef struct
 {
@@ -19,6 +20,7 @@ typedef struct
   TgParamValue *params; /* desc->n_params */
   char *ui;
   char *extra;
+  bool bypass; /* passes its main input through (tg_node_desc_bypass_input) */
 } Node;
 
 struct TgGraph
@@ -112,6 +114,7 @@ tg_graph_copy (const TgGraph *g)
       d->id = dup_or_null (s->id);
       d->ui = dup_or_null (s->ui);
       d->extra = dup_or_null (s->extra);
+      d->bypass = s->bypass;
       d->params = calloc ((size_t) (s->desc->n_params ? s->desc->n_params : 1),
                           sizeof (TgParamValue));
       c->n_nodes++;
@@ -154,16 +157,16 @@ tg_world_check (const TgWorld *w, TgError *err)
 {
   if (!isfinite (w->size_x) || w->size_x <= 0 || w->size_x > 1e7)
     return tg_error_set (err, TG_ERANGE, "world.size_m",
-                         "expected a width in metres above 0 and up to 1e7, got %g", w->size_x);
+                         TG_MSG_WORLD_WIDTH, w->size_x);
   if (!isfinite (w->size_z) || w->size_z <= 0 || w->size_z > 1e7)
     return tg_error_set (err, TG_ERANGE, "world.size_m",
-                         "expected a depth in metres above 0 and up to 1e7, got %g", w->size_z);
+                         TG_MSG_WORLD_DEPTH, w->size_z);
   if (!isfinite (w->height_m) || w->height_m <= 0 || w->height_m > 1e6)
     return tg_error_set (err, TG_ERANGE, "world.height_m",
-                         "expected a height in metres above 0 and up to 1e6, got %g", w->height_m);
+                         TG_MSG_WORLD_HEIGHT, w->height_m);
   if (w->resolution < TG_RESOLUTION_MIN || w->resolution > TG_RESOLUTION_MAX)
     return tg_error_set (err, TG_ERANGE, "world.resolution",
-                         "expected an integer in %d..%d, got %d", TG_RESOLUTION_MIN,
+                         TG_MSG_INT_RANGE, TG_RESOLUTION_MIN,
                          TG_RESOLUTION_MAX, w->resolution);
   if (w->size_z / (w->size_x / (w->resolution - 1)) + 1 > TG_RESOLUTION_MAX)
     return tg_error_set (err, TG_ERANGE, "world.size_m",
@@ -241,7 +244,7 @@ tg_graph_add_node (TgGraph *g, const char *id, const char *type, TgError *err)
   Node *n;
 
   if (desc == NULL)
-    return tg_error_set (err, TG_EUNKNOWN, "type", "unknown node type \"%s\"", type ? type : "");
+    return tg_error_set (err, TG_EUNKNOWN, "type", TG_MSG_UNKNOWN_TYPE, type ? type : "");
   if (!valid_id (id))
     return id_error (id, err);
   if (tg_graph_find_node (g, id) >= 0)
@@ -346,7 +349,7 @@ tg_graph_set_param (TgGraph *g, int node, const char *name, const TgParamValue *
   n = &g->nodes[node];
   k = tg_node_desc_find_param (n->desc, name);
   if (k < 0)
-    return tg_error_set (err, TG_EUNKNOWN, NULL, "unknown parameter \"%s\" for %s", name,
+    return tg_error_set (err, TG_EUNKNOWN, NULL, TG_MSG_UNKNOWN_PARAM, name,
                          n->desc->type);
   if ((rc = tg_param_value_check (&n->desc->params[k], v, err)) < 0)
     return rc;
@@ -371,7 +374,7 @@ tg_graph_set_param_text (TgGraph *g, int node, const char *name, const char *tex
     return tg_error_set (err, TG_EINVAL, NULL, "no node %d", node);
   k = tg_node_desc_find_param (d, name);
   if (k < 0)
-    return tg_error_set (err, TG_EUNKNOWN, NULL, "unknown parameter \"%s\" for %s", name,
+    return tg_error_set (err, TG_EUNKNOWN, NULL, TG_MSG_UNKNOWN_PARAM, name,
                          d->type);
   if ((rc = tg_param_value_parse (&d->params[k], text, &v, err)) < 0)
     return rc;
@@ -599,6 +602,49 @@ tg_graph_set_node_ui (TgGraph *g, int node, const char *json)
     replace_string (&g->nodes[node].ui, json);
 }
 
+int
+tg_node_desc_bypass_input (const TgNodeDesc *d)
+{
+  if (d == NULL || d->n_outputs == 0)
+    return -1;
+  for (int k = 0; k < d->n_inputs; k++)
+    if (d->inputs[k].type == d->outputs[0].type)
+      return k;
+  return -1;
+}
+
+void
+tg_graph_set_node_bypass (TgGraph *g, int node, bool bypass)
+{
+  if (node >= 0 && node < g->n_nodes && g->nodes[node].bypass != bypass)
+    {
+      g->nodes[node].bypass = bypass;
+      g->generation++;
+    }
+}
+
+bool
+tg_graph_node_bypass (const TgGraph *g, int node)
+{
+  return node >= 0 && node < g->n_nodes && g->nodes[node].bypass;
+}
+
+TgLocality
+tg_graph_node_locality (const TgGraph *g, int node)
+{
+  if (node < 0 || node >= g->n_nodes)
+    return TG_LOCALITY_LOCAL;
+  return g->nodes[node].bypass ? TG_LOCALITY_LOCAL : g->nodes[node].desc->locality;
+}
+
+bool
+tg_graph_node_reads_input (const TgGraph *g, int node, int input)
+{
+  if (node < 0 || node >= g->n_nodes)
+    return false;
+  return !g->nodes[node].bypass || input == tg_node_desc_bypass_input (g->nodes[node].desc);
+}
+
 const char *
 tg_graph_node_ui (const TgGraph *g, int node)
 {
@@ -685,7 +731,7 @@ tg_graph_topo_order (const TgGraph *g, int *order, TgError *err)
       free (path);
       free (seen);
       free (indeg);
-      return tg_error_set (err, TG_ECYCLE, "links", "the graph has a cycle: %s", cyc);
+      return tg_error_set (err, TG_ECYCLE, "links", TG_MSG_CYCLE, cyc);
     }
   free (indeg);
   return 0;
@@ -708,6 +754,45 @@ check_links (const TgGraph *g, int node, const void *params, TgError *err)
   return rc;
 }
 
+/* A bypassed node needs an input to pass through, and a link into it. */
+static int
+check_bypass (const TgGraph *g, int node, TgError *err)
+{
+  const Node *n = &g->nodes[node];
+  const TgNodeDesc *d = n->desc;
+  int k = tg_node_desc_bypass_input (d);
+  char path[TG_ERROR_PATH_MAX];
+  int rc;
+
+  if (k >= 0 && d->inputs[k].optional && tg_graph_input_link (g, node, k) < 0)
+    {
+      snprintf (path, sizeof path, "nodes[%d].inputs.%s", node, d->inputs[k].name);
+      rc = tg_error_set (err, TG_EMISSING, path,
+                    "node \"%s\" (%s) is bypassed and needs a link into its \"%s\" input "
+                    "to pass through",
+                    n->id, d->type, d->inputs[k].name);
+    }
+  else if (k < 0)
+    {
+      snprintf (path, sizeof path, "nodes[%d].ui.bypass", node);
+      if (d->n_outputs == 0)
+        rc = tg_error_set (err, TG_EINVAL, path,
+                      "node \"%s\" (%s) cannot be bypassed: it has no output to pass an "
+                      "input through to",
+                      n->id, d->type);
+      else
+        rc = tg_error_set (err, TG_EINVAL, path,
+                      "node \"%s\" (%s) cannot be bypassed: it has no %s input to pass "
+                      "through to its \"%s\" output",
+                      n->id, d->type, tg_port_type_name (d->outputs[0].type),
+                      d->outputs[0].name);
+    }
+  else
+    return 0;
+  tg_error_set_node_id (err, n->id);
+  return rc;
+}
+
 int
 tg_graph_check_node (const TgGraph *g, int node, const void *params, TgError *err)
 {
@@ -720,9 +805,11 @@ tg_graph_check_node (const TgGraph *g, int node, const void *params, TgError *er
     return tg_error_set (err, TG_EINVAL, NULL, "no node %d", node);
   n = &g->nodes[node];
   d = n->desc;
+  if (n->bypass && (rc = check_bypass (g, node, err)) < 0)
+    return rc;
   for (int k = 0; k < d->n_params && rc == 0; k++)
     rc = tg_param_value_check (&d->params[k], &n->params[k], err);
-  if (rc == 0 && (d->check || d->check_links))
+  if (rc == 0 && (d->check || (d->check_links && !n->bypass)))
     {
       if (params == NULL)
         {
@@ -735,7 +822,7 @@ tg_graph_check_node (const TgGraph *g, int node, const void *params, TgError *er
         }
       if (rc == 0 && d->check)
         rc = d->check (params, err);
-      if (rc == 0 && d->check_links)
+      if (rc == 0 && d->check_links && !n->bypass)
         rc = check_links (g, node, params, err);
       if (own)
         tg_params_struct_clear (d->params, d->n_params, own);
@@ -747,11 +834,12 @@ tg_graph_check_node (const TgGraph *g, int node, const void *params, TgError *er
       return rc;
     }
   for (int k = 0; k < d->n_inputs; k++)
-    if (!d->inputs[k].optional && tg_graph_input_link (g, node, k) < 0)
+    if (!d->inputs[k].optional && tg_graph_input_link (g, node, k) < 0
+        && tg_graph_node_reads_input (g, node, k))
       {
         char path[TG_ERROR_PATH_MAX];
         snprintf (path, sizeof path, "nodes[%d].inputs.%s", node, d->inputs[k].name);
-        tg_error_set (err, TG_EMISSING, path, "node \"%s\" (%s) needs a link into its \"%s\" input",
+        tg_error_set (err, TG_EMISSING, path, TG_MSG_NEEDS_LINK,
                       n->id, d->type, d->inputs[k].name);
         tg_error_set_node_id (err, n->id);
         return TG_EMISSING;
@@ -764,6 +852,62 @@ world_equal (const TgWorld *a, const TgWorld *b)
 {
   return a->size_x == b->size_x && a->size_z == b->size_z && a->height_m == b->height_m
          && a->resolution == b->resolution && a->seed == b->seed;
+}
+
+double
+tg_world_cell_m (const TgWorld *w)
+{
+  TgRegion r;
+
+  tg_region_for_world (&r, w, w->resolution);
+  return r.cell;
+}
+
+int
+tg_warn_below_cells (TgError *warn, const char *name, const char *label, double value_m,
+                     double cell_m, int cells)
+{
+  char path[TG_ERROR_PATH_MAX], v[32], c[32], least[32];
+
+  if (!(value_m < cells * cell_m))
+    return 0;
+  tg_format_double (value_m, v);
+  tg_format_double (cell_m, c);
+  tg_format_double (cells * cell_m, least);
+  snprintf (path, sizeof path, "params.%s", name);
+  tg_error_set (warn, TG_ERANGE, path,
+                "%s %s m is smaller than %s of the world's %s m grid: the detail is lost at "
+                "this resolution (%s m or more shows it)",
+                label, v, cells == 1 ? "one cell" : "two cells", c, least);
+  return 1;
+}
+
+int
+tg_graph_node_warning (const TgGraph *g, int node, TgError *warn)
+{
+  const Node *n;
+  void *p;
+  int rc = 0;
+
+  if (node < 0 || node >= g->n_nodes)
+    return 0;
+  n = &g->nodes[node];
+  if (n->desc->warn == NULL || n->bypass)
+    return 0;
+  if ((p = calloc (1, n->desc->params_size ? n->desc->params_size : 1)) == NULL)
+    return 0;
+  for (int k = 0; k < n->desc->n_params && rc == 0; k++)
+    rc = tg_param_value_store (&n->desc->params[k], &n->params[k], p);
+  tg_error_clear (warn);
+  if (rc == 0)
+    rc = n->desc->warn (p, tg_world_cell_m (&g->world), warn) > 0;
+  else
+    rc = 0;
+  tg_params_struct_clear (n->desc->params, n->desc->n_params, p);
+  free (p);
+  if (rc)
+    tg_error_prefix_node (warn, node, n->id);
+  return rc;
 }
 
 bool

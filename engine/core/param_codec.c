@@ -16,6 +16,7 @@
 #include "internal.h"
 #include "tgraph/io.h"
 #include "tgraph/param.h"
+#include "tgraph/messages.h"
 
 /* --- numbers ------------------------------------------------------------------ */
 
@@ -296,23 +297,25 @@ tg_color_format (const double rgba[4], char out[10])
 
 /* --- messages ------------------------------------------------------------------- */
 
-/* " in 1..16", " >= 0", or "" for an open range. */
+/* "an integer in 1..16", "a number >= 0", "a number": each a message of
+ * its own, so the app translates the phrase inside "expected %s, got %s". */
 static const char *
-range_text (double min, double max, char *buf, size_t size)
+number_text (bool integer, double min, double max, char *buf, size_t size)
 {
   char a[32], b[32];
   bool has_min = isfinite (min) && min > -1e300;
   bool has_max = isfinite (max) && max < 1e300;
 
+  tg_describe_number (min, a, sizeof a);
+  tg_describe_number (max, b, sizeof b);
   if (has_min && has_max)
-    snprintf (buf, size, " in %s..%s", tg_describe_number (min, a, sizeof a),
-              tg_describe_number (max, b, sizeof b));
+    snprintf (buf, size, integer ? TG_MSG_AN_INTEGER_IN : TG_MSG_A_NUMBER_IN, a, b);
   else if (has_min)
-    snprintf (buf, size, " >= %s", tg_describe_number (min, a, sizeof a));
+    snprintf (buf, size, integer ? TG_MSG_AN_INTEGER_MIN : TG_MSG_A_NUMBER_MIN, a);
   else if (has_max)
-    snprintf (buf, size, " <= %s", tg_describe_number (max, b, sizeof b));
+    snprintf (buf, size, integer ? TG_MSG_AN_INTEGER_MAX : TG_MSG_A_NUMBER_MAX, b);
   else
-    buf[0] = '\0';
+    snprintf (buf, size, "%s", integer ? TG_MSG_AN_INTEGER : TG_MSG_A_NUMBER);
   return buf;
 }
 
@@ -330,44 +333,43 @@ depth_of (const char *where)
 const char *
 tg_param_expected (const TgParamDesc *d, const char *where, char *buf, size_t size)
 {
-  char range[80];
   int depth = depth_of (where);
+  bool integer = d->type == TG_PARAM_INT || d->type == TG_PARAM_SEED;
 
-  range_text (d->min, d->max, range, sizeof range);
   switch (d->type)
     {
     case TG_PARAM_FLOAT:
-      snprintf (buf, size, "a number%s", range);
-      break;
     case TG_PARAM_INT:
     case TG_PARAM_SEED:
-      snprintf (buf, size, "an integer%s", range);
+      number_text (integer, d->min, d->max, buf, size);
       break;
     case TG_PARAM_BOOL:
-      snprintf (buf, size, "true or false");
+      snprintf (buf, size, "%s", TG_MSG_TRUE_OR_FALSE);
       break;
     case TG_PARAM_ENUM:
       {
-        size_t used = (size_t) snprintf (buf, size, "one of ");
-        for (int i = 0; d->choices && d->choices[i] && used < size; i++)
+        char list[256] = "";
+        size_t used = 0;
+        for (int i = 0; d->choices && d->choices[i] && used < sizeof list; i++)
           {
             char q[64];
-            used += (size_t) snprintf (buf + used, size - used, "%s%s", i ? ", " : "",
+            used += (size_t) snprintf (list + used, sizeof list - used, "%s%s", i ? ", " : "",
                                        tg_describe_string (d->choices[i], q, sizeof q));
           }
+        snprintf (buf, size, TG_MSG_ONE_OF, list);
       }
       break;
     case TG_PARAM_STRING:
-      snprintf (buf, size, "a string");
+      snprintf (buf, size, "%s", TG_MSG_A_STRING);
       break;
     case TG_PARAM_INPUT_PATH:
     case TG_PARAM_OUTPUT_PATH:
-      snprintf (buf, size, "a path string");
+      snprintf (buf, size, "%s", TG_MSG_A_PATH);
       break;
     case TG_PARAM_VEC2:
     case TG_PARAM_VEC3:
       if (depth > 0)
-        snprintf (buf, size, "a number%s", range);
+        number_text (integer, d->min, d->max, buf, size);
       else
         snprintf (buf, size, "an array of %d numbers", tg__param_vec_len (d->type));
       break;
@@ -376,7 +378,7 @@ tg_param_expected (const TgParamDesc *d, const char *where, char *buf, size_t si
       break;
     case TG_PARAM_CURVE:
       if (depth > 1)
-        snprintf (buf, size, "a number%s", range);
+        number_text (integer, d->min, d->max, buf, size);
       else if (depth == 1)
         snprintf (buf, size, "an [x, y] pair");
       else
@@ -399,7 +401,7 @@ tg_param_error_got (const TgParamDesc *d, int code, const char *where, const cha
   char path[TG_ERROR_PATH_MAX], what[256];
 
   snprintf (path, sizeof path, "params.%s%s", d->name, where ? where : "");
-  return tg_error_set (err, code, path, "expected %s, got %s",
+  return tg_error_set (err, code, path, TG_MSG_EXPECTED_GOT,
                        tg_param_expected (d, where, what, sizeof what), got);
 }
 
@@ -459,8 +461,11 @@ check_choice (const TgParamDesc *d, const TgParamValue *v, TgError *err)
   hint = tg_suggest_result (&sg);
   if (hint && err)
     {
-      size_t n = strlen (err->message);
-      snprintf (err->message + n, sizeof err->message - n, " (did you mean \"%s\"?)", hint);
+      /* The message is short; keeping its start leaves room for the hint. */
+      char plain[TG_ERROR_MESSAGE_MAX / 2];
+      memcpy (plain, err->message, sizeof plain - 1);
+      plain[sizeof plain - 1] = '\0';
+      snprintf (err->message, sizeof err->message, TG_MSG_DID_YOU_MEAN, plain, hint);
     }
   return rc;
 }

@@ -95,11 +95,11 @@ flow_output (TgEvalCtx *c, const double *acc)
 {
   const TgRegion *r = tg_eval_region (c);
   const TgWorld *world = tg_eval_world (c);
-  /* Reference cell: a 1025-sample map of this world. */
-  double sx = world->size_x > 0 ? world->size_x : r->cell * (r->full_w - 1);
-  double sz = world->size_z > 0 ? world->size_z : r->cell * (r->full_h - 1);
-  double ref_area = (sx / 1024.0) * (sx / 1024.0);
-  FlowFinish fin = { acc, NULL, r->cell * r->cell / ref_area, log1p (sx * sz / ref_area) };
+  double ref_area, log_max;
+  FlowFinish fin;
+
+  tg__erosion_area_scale (world, r, &ref_area, &log_max);
+  fin = (FlowFinish) { acc, NULL, r->cell * r->cell / ref_area, log_max };
 
   fin.out = tg_eval_new_output (c, 0, 1);
   if (!fin.out)

@@ -411,6 +411,15 @@ hydraulic_memory (TgMemQuery *q)
   q->work += 2 * tg_region_samples (q->region) * sizeof (float);
 }
 
+static int
+hydraulic_warn (const void *params, double cell_m, TgError *warn)
+{
+  const HydraulicParams *p = params;
+
+  return p->radius_m > 0.0
+         && tg_warn_below_cells (warn, "radius_m", "Erosion radius", p->radius_m, cell_m, 1);
+}
+
 static const TgNodeDesc hydraulic_desc = {
   .type = "erosion.hydraulic",
   .category = TG_CATEGORY_EROSION,
@@ -422,6 +431,7 @@ static const TgNodeDesc hydraulic_desc = {
   TG_PARAMS (HydraulicParams, hydraulic_params),
   .locality = TG_LOCALITY_GLOBAL,
   .eval = hydraulic_eval,
+  .warn = hydraulic_warn,
   .memory = hydraulic_memory,
   .tiled = &hydraulic_tiled,
   /* 2: droplets drawn per lattice tile (tiled builds) */

@@ -20,6 +20,20 @@
  * size squared, so `iterations` is given for cells of `reference_cell_m`
  * and a map with cells half as wide runs four times the passes.  A 513
  * preview and a 2049 build then show the same talus slopes.
+ *
+ * Convergence: mode "converge" gives pairs a dead band: a pair moves
+ * material only while its slope exceeds the talus by more than
+ * `tolerance_deg`, and then moves it back to the talus (both measured so
+ * that the slope between the eight pair directions stays within them).  Each active pair
+ * moves at least a fixed amount, so the passes reach a state where no
+ * pair moves anything and a pass returns its input bit for bit: no pair's
+ * slope is then over talus + tolerance.  `iterations` (scaled as above) is
+ * the cap on passes, and so the apron.  A run stops early at the first
+ * pass that changes no sample it updates, in either mode: an updated
+ * sample depends only on the samples around it one pass before, so once
+ * the updated window is a fixed point every later pass is one too, and
+ * the bytes equal those of running the whole cap; a tile and the whole
+ * world stop at different passes and still agree.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -37,6 +51,13 @@
 /* Bounds the passes (and so the apron) a tiny cell could ask for. */
 #define THERMAL_PASSES_MAX 20000
 
+enum
+{
+  MODE_PASSES,
+  MODE_CONVERGE,
+};
+static const char *const mode_choices[] = { "passes", "converge", NULL };
+
 typedef struct
 {
   double talus_deg;
@@ -44,6 +65,8 @@ typedef struct
   double strength;
   double reference_cell_m;
   double deposit_full_m;
+  int mode;
+  double tolerance_deg;
 } ThermalParams;
 
 static const TgParamDesc thermal_params[] = {
@@ -65,6 +88,13 @@ static const TgParamDesc thermal_params[] = {
   TG_PARAM_FLOAT (ThermalParams, deposit_full_m, .label = N_("Full deposit"), .def = 2.0,
                   .min = 0.001, .max = 1e4, .soft_min = 0.1, .soft_max = 50.0, .unit = "m",
                   .help = N_("Depth of new scree that reads as 1 in the deposit mask")),
+  TG_PARAM_ENUM (ThermalParams, mode, .label = N_("Mode"), .def_s = "passes",
+                 .choices = mode_choices,
+                 .help = N_("passes: run the iterations; converge: run until no slope is steeper "
+                            "than talus + tolerance, with the iterations as a cap")),
+  TG_PARAM_FLOAT (ThermalParams, tolerance_deg, .label = N_("Tolerance"), .def = 1.0, .min = 0.01,
+                  .max = 10.0, .soft_min = 0.1, .soft_max = 5.0, .unit = "deg",
+                  .help = N_("Converge mode: slopes up to talus + tolerance are left standing")),
 };
 
 static const TgPortDesc thermal_inputs[] = {
@@ -110,30 +140,34 @@ thermal_apron (const void *params, double cell_m)
 typedef struct
 {
   float t1, t2; /* talus height difference, orthogonal and diagonal (height units) */
+  float b1, b2; /* differences up to these move nothing: t1, t2, or talus + tolerance */
   float k1, k2; /* fraction of the excess moved per pass */
 } ThermalCoef;
 
 /* Flux term of a pair with difference D (mine minus the neighbour's):
  * the excess over the talus T, positive when I shed, negative when I
- * receive, 0 in between.  Written as masks so the vector build computes
- * the same bits as the scalar tail; -(d) - t == -(d + t) exactly, so the
- * two cells of a pair see exactly opposite terms. */
+ * receive, 0 while |D| <= B (B = T, or the dead band of converge mode).
+ * Written as masks so the vector build computes the same bits as the
+ * scalar tail; -(d) - t == -(d + t) exactly, so the two cells of a pair
+ * see exactly opposite terms.  With B = T, d > t exactly when d - t > 0
+ * (IEEE subtraction of unequal floats is never 0), so passes mode keeps
+ * the bits it always had. */
 static inline float
-pair_excess (float d, float t)
+pair_excess (float d, float t, float b)
 {
-  float a = d - t, b = d + t;
-  return (a > 0.0f ? a : 0.0f) + (b < 0.0f ? b : 0.0f);
+  return (d > b ? d - t : 0.0f) + (d < -b ? d + t : 0.0f);
 }
 
 static inline float
 cell_update (float h, float w, float e, float n, float s, float nw, float ne, float sw, float se,
              const ThermalCoef *k)
 {
-  float s1 = ((pair_excess (h - w, k->t1) + pair_excess (h - e, k->t1)) + pair_excess (h - n, k->t1))
-             + pair_excess (h - s, k->t1);
-  float s2 = ((pair_excess (h - nw, k->t2) + pair_excess (h - ne, k->t2))
-              + pair_excess (h - sw, k->t2))
-             + pair_excess (h - se, k->t2);
+  float s1 = ((pair_excess (h - w, k->t1, k->b1) + pair_excess (h - e, k->t1, k->b1))
+               + pair_excess (h - n, k->t1, k->b1))
+             + pair_excess (h - s, k->t1, k->b1);
+  float s2 = ((pair_excess (h - nw, k->t2, k->b2) + pair_excess (h - ne, k->t2, k->b2))
+              + pair_excess (h - sw, k->t2, k->b2))
+             + pair_excess (h - se, k->t2, k->b2);
   return h - (k->k1 * s1 + k->k2 * s2);
 }
 
@@ -162,10 +196,10 @@ v_splat (float f)
 }
 
 V8_INLINE V8
-v_pair_excess (V8 d, V8 t)
+v_pair_excess (V8 d, V8 t, V8 bd)
 {
-  V8 a = d - t, b = d + t, zero = { 0 };
-  V8i ma = a > zero, mb = b < zero;
+  V8 a = d - t, b = d + t;
+  V8i ma = d > bd, mb = d < -bd;
   return (V8) ((V8i) a & ma) + (V8) ((V8i) b & mb);
 }
 
@@ -176,19 +210,20 @@ thermal_row_body (const float *restrict up, const float *restrict mid, const flo
                   float *restrict out, int x0, int x1, const ThermalCoef *k)
 {
   V8 t1 = v_splat (k->t1), t2 = v_splat (k->t2), k1 = v_splat (k->k1), k2 = v_splat (k->k2);
+  V8 b1 = v_splat (k->b1), b2 = v_splat (k->b2);
   int x = x0;
 
   for (; x + 8 <= x1; x += 8)
     {
       V8 h = v_load (mid + x);
-      V8 s1 = ((v_pair_excess (h - v_load (mid + x - 1), t1)
-                + v_pair_excess (h - v_load (mid + x + 1), t1))
-               + v_pair_excess (h - v_load (up + x), t1))
-              + v_pair_excess (h - v_load (dn + x), t1);
-      V8 s2 = ((v_pair_excess (h - v_load (up + x - 1), t2)
-                + v_pair_excess (h - v_load (up + x + 1), t2))
-               + v_pair_excess (h - v_load (dn + x - 1), t2))
-              + v_pair_excess (h - v_load (dn + x + 1), t2);
+      V8 s1 = ((v_pair_excess (h - v_load (mid + x - 1), t1, b1)
+                + v_pair_excess (h - v_load (mid + x + 1), t1, b1))
+               + v_pair_excess (h - v_load (up + x), t1, b1))
+              + v_pair_excess (h - v_load (dn + x), t1, b1);
+      V8 s2 = ((v_pair_excess (h - v_load (up + x - 1), t2, b2)
+                + v_pair_excess (h - v_load (up + x + 1), t2, b2))
+               + v_pair_excess (h - v_load (dn + x - 1), t2, b2))
+              + v_pair_excess (h - v_load (dn + x + 1), t2, b2);
       V8 r = h - (k1 * s1 + k2 * s2);
       memcpy (out + x, &r, sizeof r);
     }
@@ -205,14 +240,13 @@ thermal_row_generic (const float *up, const float *mid, const float *dn, float *
 }
 
 #ifdef TG__EROSION_HAVE_X86
-/* The same arithmetic with AVX max/min: max (a, 0) and min (b, 0) return
- * the second operand for zeros and NaNs, exactly as the masks above pick
- * 0, so the bits are the same with two instructions fewer per pair. */
+/* The same arithmetic with AVX compares: ordered compares are false for
+ * NaNs, as the masks above, so the bits are the same. */
 __attribute__ ((target ("avx2"))) static inline __m256
-avx2_pair_excess (__m256 d, __m256 t, __m256 zero)
+avx2_pair_excess (__m256 d, __m256 t, __m256 b, __m256 nb)
 {
-  return _mm256_add_ps (_mm256_max_ps (_mm256_sub_ps (d, t), zero),
-                        _mm256_min_ps (_mm256_add_ps (d, t), zero));
+  return _mm256_add_ps (_mm256_and_ps (_mm256_cmp_ps (d, b, _CMP_GT_OQ), _mm256_sub_ps (d, t)),
+                        _mm256_and_ps (_mm256_cmp_ps (d, nb, _CMP_LT_OQ), _mm256_add_ps (d, t)));
 }
 
 /* Each pair's flux is computed once and shared by its two cells: the term
@@ -222,33 +256,34 @@ avx2_pair_excess (__m256 d, __m256 t, __m256 zero)
  * per column i, the pair of cell i with its east neighbour (E) and with
  * its south, south-east and south-west neighbours on the row below. */
 __attribute__ ((target ("avx2"))) static void
-east_pairs_avx2 (const float *m, float *e, int lo, int hi, float t)
+east_pairs_avx2 (const float *m, float *e, int lo, int hi, float t, float b)
 {
-  __m256 tv = _mm256_set1_ps (t), zero = _mm256_setzero_ps ();
+  __m256 tv = _mm256_set1_ps (t), bv = _mm256_set1_ps (b), nbv = _mm256_set1_ps (-b);
   int i = lo;
 
   for (; i + 8 <= hi; i += 8)
     _mm256_storeu_ps (e + i, avx2_pair_excess (_mm256_sub_ps (_mm256_loadu_ps (m + i),
                                                               _mm256_loadu_ps (m + i + 1)),
-                                               tv, zero));
+                                               tv, bv, nbv));
   for (; i < hi; i++)
-    e[i] = pair_excess (m[i] - m[i + 1], t);
+    e[i] = pair_excess (m[i] - m[i + 1], t, b);
 }
 
 /* Pairs of row A's cells [LO, HI) with row B's cell at column + SHIFT. */
 __attribute__ ((target ("avx2"))) static void
-down_pairs_avx2 (const float *a, const float *b, int shift, float *out, int lo, int hi, float t)
+down_pairs_avx2 (const float *a, const float *b, int shift, float *out, int lo, int hi, float t,
+                 float bd)
 {
-  __m256 tv = _mm256_set1_ps (t), zero = _mm256_setzero_ps ();
+  __m256 tv = _mm256_set1_ps (t), bv = _mm256_set1_ps (bd), nbv = _mm256_set1_ps (-bd);
   int i = lo;
 
   for (; i + 8 <= hi; i += 8)
     _mm256_storeu_ps (out + i,
                       avx2_pair_excess (_mm256_sub_ps (_mm256_loadu_ps (a + i),
                                                        _mm256_loadu_ps (b + i + shift)),
-                                        tv, zero));
+                                        tv, bv, nbv));
   for (; i < hi; i++)
-    out[i] = pair_excess (a[i] - b[i + shift], t);
+    out[i] = pair_excess (a[i] - b[i + shift], t, bd);
 }
 
 typedef struct
@@ -260,9 +295,9 @@ __attribute__ ((target ("avx2"))) static void
 compute_down (const float *a, const float *b, float *s, float *se, float *sw, int x0, int x1,
               const ThermalCoef *k)
 {
-  down_pairs_avx2 (a, b, 0, s, x0, x1, k->t1);
-  down_pairs_avx2 (a, b, 1, se, x0 - 1, x1, k->t2);
-  down_pairs_avx2 (a, b, -1, sw, x0, x1 + 1, k->t2);
+  down_pairs_avx2 (a, b, 0, s, x0, x1, k->t1, k->b1);
+  down_pairs_avx2 (a, b, 1, se, x0 - 1, x1, k->t2, k->b2);
+  down_pairs_avx2 (a, b, -1, sw, x0, x1 + 1, k->t2, k->b2);
 }
 
 __attribute__ ((target ("avx2"))) static void
@@ -310,6 +345,7 @@ typedef struct
   int ux0, ux1, uy0;  /* cells this pass updates (buffer coordinates) */
   ThermalCoef k;
   bool avx2;
+  unsigned char *changed; /* per updated row: whether the pass changed a sample of it */
 } PassJob;
 
 /* A cell on the world's edge: neighbours beyond it do not exist, so the
@@ -376,7 +412,7 @@ pass_rows_shared (const PassJob *job, int begin, int end)
         continue;
       if (!have_up)
         compute_down (mid - w, mid, p.s[0], p.se[0], p.sw[0], x0, x1, &job->k);
-      east_pairs_avx2 (mid, p.e, x0 - 1, x1, job->k.t1);
+      east_pairs_avx2 (mid, p.e, x0 - 1, x1, job->k.t1, job->k.b1);
       compute_down (mid, mid + w, p.s[1], p.se[1], p.sw[1], x0, x1, &job->k);
       update_row_avx2 (mid, &p, out, x0, x1, &job->k);
       /* This row's pairs below are the next row's pairs above. */
@@ -390,10 +426,22 @@ pass_rows_shared (const PassJob *job, int begin, int end)
 }
 #endif
 
+/* Marks the rows [BEGIN, END) whose updated samples the pass changed. */
 static void
-pass_rows (void *user, int begin, int end)
+mark_changed (const PassJob *job, int begin, int end)
 {
-  const PassJob *job = user;
+  size_t n = job->ux1 > job->ux0 ? sizeof (float) * (size_t) (job->ux1 - job->ux0) : 0;
+
+  for (int r = begin; r < end; r++)
+    {
+      size_t o = (size_t) (job->uy0 + r) * job->w + job->ux0;
+      job->changed[r] = memcmp (job->src + o, job->dst + o, n) != 0;
+    }
+}
+
+static void
+pass_rows_compute (const PassJob *job, int begin, int end)
+{
   int w = job->w;
 
 #ifdef TG__EROSION_HAVE_X86
@@ -419,6 +467,15 @@ pass_rows (void *user, int begin, int end)
         out[--x1] = edge_cell (job, w - 1, y);
       thermal_row_generic (mid - w, mid, mid + w, out, x0, x1, &job->k);
     }
+}
+
+static void
+pass_rows (void *user, int begin, int end)
+{
+  const PassJob *job = user;
+
+  pass_rows_compute (job, begin, end);
+  mark_changed (job, begin, end);
 }
 
 /* --- the node ---------------------------------------------------------- */
@@ -473,6 +530,7 @@ thermal_eval (TgEvalCtx *c)
   TgRegion grown = tg_region_grow (r, passes), work;
   int c0, r0, c1, r1, rc = 0;
   float *a, *b;
+  unsigned char *changed;
   PassJob job;
   FinishJob fin;
   double tan_t, hm = world->height_m > 0.0 ? world->height_m : 1.0;
@@ -488,9 +546,14 @@ thermal_eval (TgEvalCtx *c)
   work = tg_region_window (r, c0, r0, c1 - c0, r1 - r0);
 
   a = malloc (sizeof (float) * 2 * (size_t) work.width * (size_t) work.height);
-  if (!a)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d working map", work.width,
-                         work.height);
+  changed = malloc ((size_t) work.height + 1);
+  if (!a || !changed)
+    {
+      free (a);
+      free (changed);
+      return tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d working map", work.width,
+                           work.height);
+    }
   b = a + (size_t) work.width * (size_t) work.height;
   for (int j = 0; j < work.height; j++)
     memcpy (a + (size_t) j * work.width, tg__grid_row (in, &work, j),
@@ -502,6 +565,23 @@ thermal_eval (TgEvalCtx *c)
   job.h = work.height;
   job.k.t1 = (float) (tan_t * r->cell / hm);
   job.k.t2 = (float) (tan_t * r->cell * M_SQRT2 / hm);
+  job.k.b1 = job.k.t1;
+  job.k.b2 = job.k.t2;
+  if (p->mode == MODE_CONVERGE)
+    {
+      /* Pairs see slopes along eight directions only: a surface whose
+       * pairs all rest at an angle still slopes up to 1 / cos 22.5 deg
+       * (8 %) steeper between them.  Converge mode aims its pairs that
+       * much lower, so the slope itself, in any direction, ends within
+       * talus + tolerance. */
+      double dir = cos (M_PI / 8.0);
+      double tan_b = tan (fmin (p->talus_deg + p->tolerance_deg, 89.9) * (M_PI / 180.0)) * dir;
+      job.k.t1 = (float) (tan_t * dir * r->cell / hm);
+      job.k.t2 = (float) (tan_t * dir * r->cell * M_SQRT2 / hm);
+      job.k.b1 = (float) (tan_b * r->cell / hm);
+      job.k.b2 = (float) (tan_b * r->cell * M_SQRT2 / hm);
+    }
+  job.changed = changed;
   job.k.k1 = (float) (p->strength / 7.0);
   job.k.k2 = (float) (p->strength / 14.0);
   job.avx2 = tg__erosion_have_avx2 ();
@@ -510,6 +590,7 @@ thermal_eval (TgEvalCtx *c)
     {
       /* Sides that are world edges stay; apron sides lose a cell a pass. */
       int uy1;
+      bool any = false;
       job.src = a;
       job.dst = b;
       job.ux0 = work.col0 > 0 ? t : 0;
@@ -520,7 +601,14 @@ thermal_eval (TgEvalCtx *c)
                              &job);
       b = a;
       a = (float *) job.dst;
+      /* A pass that changed nothing is a fixed point: the rest would be
+       * too (see the top of the file), so stopping keeps the bytes. */
+      for (int k = 0; k < uy1 - job.uy0 && !any; k++)
+        any = changed[k] != 0;
+      if (!any)
+        break;
     }
+  free (changed);
   if (rc < 0)
     {
       free (a < b ? a : b);

@@ -44,6 +44,21 @@ tg__erosion_mask_linear (double v, double full)
   return m > 0.0 ? (m < 1.0 ? (float) m : 1.0f) : 0.0f;
 }
 
+/* The scale of a drainage-area mask, log(1 + A / a) / log(1 + W / a),
+ * with W the world's area and a the cell area of a 1025-sample map of
+ * the same world: *REF_AREA gets a (m²), *LOG_MAX log(1 + W / a).  The
+ * same for a tile as for the whole world and at any resolution. */
+static inline void
+tg__erosion_area_scale (const TgWorld *world, const TgRegion *r, double *ref_area,
+                        double *log_max)
+{
+  double sx = world->size_x > 0 ? world->size_x : r->cell * (r->full_w - 1);
+  double sz = world->size_z > 0 ? world->size_z : r->cell * (r->full_h - 1);
+
+  *ref_area = (sx / 1024.0) * (sx / 1024.0);
+  *log_max = log1p (sx * sz / *ref_area);
+}
+
 /* Runs a node's own parameter check inside eval, so a front end that
  * skipped validation still gets a message naming the parameter. */
 static inline int

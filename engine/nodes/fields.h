@@ -99,8 +99,80 @@ typedef struct
   double cell;           /* metres */
   double iso;
   int normals, shading;  /* TG__ISO_* */
+  int chunk_cells;       /* 0 = one mesh; else cells along a chunk's side (TG__ISO_MIN/MAX_CHUNK) */
+  int lods;              /* levels of detail, 1 .. TG__ISO_MAX_LODS (0 = 1) */
   bool no_skip;          /* tests: evaluate every block */
+  bool no_skirts;        /* tests: levels of detail without their skirts */
 } TgIsoOptions;
+
+#define TG__ISO_MIN_CHUNK 16
+#define TG__ISO_MAX_CHUNK 64
+#define TG__ISO_MAX_LODS 3
+#define TG__ISO_MAX_CHUNKS 1000000
+
+/* The chunk lattice of a chunked surface: chunk (i, j, k) holds the cells
+ * whose lower corner is the world's cell_m lattice point G with
+ * floor (G / cells) = (i, j, k) along each axis. */
+typedef struct
+{
+  int cells;
+  int64_t off[3];  /* world lattice index of the box's lattice point 0 */
+  int64_t n[3];    /* the box's cells per axis (the finest level) */
+  int64_t c0[3];   /* the first chunk's index per axis */
+  int nc[3];       /* chunks per axis */
+} TgIsoLattice;
+
+static inline int64_t
+tg__floor_div (int64_t a, int64_t b)
+{
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
+
+/* The chunk (an index into L's chunks, x fastest) of the cell with lower
+ * corner GC on a level whose lattice point g is the box's point ORG + g STEP. */
+static inline uint32_t
+tg__iso_chunk_of (const TgIsoLattice *l, const int64_t org[3], int step, const int64_t gc[3])
+{
+  int64_t id[3];
+
+  for (int k = 0; k < 3; k++)
+    id[k] = tg__floor_div (org[k] + gc[k] * step + l->off[k], l->cells) - l->c0[k];
+  return (uint32_t) ((id[2] * l->nc[1] + id[1]) * l->nc[0] + id[0]);
+}
+
+/* Runs FN (USER, begin, end) over [0, N) in chunks of GRAIN; 0 or a
+ * negative TG_E* (cancelled).  NULL: serially on the calling thread. */
+typedef int (*TgIsoParallel) (void *ctx, int n, int grain, void (*fn) (void *, int, int),
+                              void *user);
+
+/* One welded level of the surface; TAG gives each triangle's chunk. */
+typedef struct
+{
+  const float *pos, *nrm;
+  const uint32_t *idx, *tag;
+  int64_t nv, nt;
+} TgIsoLevel;
+
+typedef struct
+{
+  TgMeshChunk *items;
+  int n, cap;
+} TgIsoChunks;
+
+/* mesh_isosurface_chunks.c: appends to OUT the chunks of level LEVEL of
+ * the surface LV (LAT NULL: the whole level as one chunk), named by
+ * chunk and level, each welded with its own vertices, leaving out those
+ * without triangles; level 0 marks the chunks it writes in HAVE and
+ * coarser levels write only those.  SKIRT_M > 0 hangs skirts that deep
+ * on every chunk face inside the box, their bottoms inside FIELD's solid.
+ * The chunks are made in parallel through PAR (NULL: serially), each into
+ * its own place in OUT.  0, TG_ENOMEM or what PAR returned (cancelled). */
+int tg__iso_split (const TgIsoLevel *lv, const TgIsoLattice *lat, const TgIsoOptions *o, int level,
+                   double skirt_m, const TgField *field, TgIsoParallel par, void *par_ctx,
+                   uint8_t *have, TgIsoChunks *out);
+void tg__iso_chunks_clear (TgIsoChunks *list);
+/* The skirts' depth for O's levels: twice the coarsest cell. */
+double tg__iso_skirt_m (const TgIsoOptions *o);
 
 typedef struct
 {
@@ -113,11 +185,6 @@ typedef struct
    * calling thread, stitching and the final normals. */
   double seconds_eval, seconds_mesh, seconds_stitch;
 } TgIsoStats;
-
-/* Runs FN (USER, begin, end) over [0, N) in chunks of GRAIN; 0 or a
- * negative TG_E* (cancelled).  NULL: serially on the calling thread. */
-typedef int (*TgIsoParallel) (void *ctx, int n, int grain, void (*fn) (void *, int, int),
-                              void *user);
 
 /* Checks O; ERR->path names the parameter ("params.cell_m"). */
 int tg__isosurface_check (const TgIsoOptions *o, TgError *err);

@@ -202,6 +202,16 @@ blur_eval (TgEvalCtx *c)
   return tg__blur (c, in, region, p->radius_m, "radius_m", out->data);
 }
 
+static int
+blur_warn (const void *params, double cell_m, TgError *warn)
+{
+  const BlurParams *p = params;
+
+  /* Radius 0 turns the blur off; one below a cell barely smooths. */
+  return p->radius_m > 0.0
+         && tg_warn_below_cells (warn, "radius_m", "Radius", p->radius_m, cell_m, 1);
+}
+
 static const TgNodeDesc blur_desc = {
   .type = "filter.blur",
   .category = TG_CATEGORY_FILTERS,
@@ -213,6 +223,7 @@ static const TgNodeDesc blur_desc = {
   .locality = TG_LOCALITY_APRON,
   .apron = blur_apron,
   .eval = blur_eval,
+  .warn = blur_warn,
   .version = 1,
 };
 TG_NODE_REGISTER (blur_desc);

@@ -212,6 +212,7 @@ typedef struct
   int format;
   int rows;
   int units;
+  int compression;
 } ExportParams;
 
 static const TgParamDesc export_params[] = {
@@ -232,6 +233,7 @@ static const TgParamDesc export_params[] = {
                  .choices = export_units,
                  .help = N_("What an r32 sample counts: normalized: 1.0 = the world's height; "
                             "metres: metres above the world's base. exr is always in metres")),
+  TG__PARAM_PNG_COMPRESSION (ExportParams),
 };
 
 static const TgPortDesc export_inputs[] = {
@@ -319,7 +321,7 @@ export_eval (TgEvalCtx *c)
   rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), export_rows_fn, &job);
   /* The writer records its own message (naming the path) on failure. */
   if (rc == 0)
-    rc = tg_eval_write_image (c, p->path, format, &img);
+    rc = tg_eval_write_image (c, p->path, tg__png_writer (format, p->compression), &img);
   free (img.data);
   return rc;
 }
@@ -335,6 +337,6 @@ static const TgNodeDesc export_heightmap_desc = {
   .locality = TG_LOCALITY_LOCAL,
   .eval = export_eval,
   .flags = TG_NODE_EXPORT,
-  .version = 1,
+  .version = 2,
 };
 TG_NODE_REGISTER (export_heightmap_desc);

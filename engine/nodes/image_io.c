@@ -278,7 +278,7 @@ quant_rows (void *user, int begin, int end)
  * copies the floats) and writes it to PATH with FORMAT. */
 static int
 quantise_and_write (TgEvalCtx *c, const TgValue *in, const char *port, int in_channels,
-                    int out_channels, int format, const char *path)
+                    int out_channels, int format, int compression, const char *path)
 {
   const TgRegion *region = tg_eval_region (c);
   TgImage img = { 0 };
@@ -311,7 +311,7 @@ quantise_and_write (TgEvalCtx *c, const TgValue *in, const char *port, int in_ch
   rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), quant_rows, &job);
   /* The writer records its own message (naming the path) on failure. */
   if (rc == 0)
-    rc = tg_eval_write_image (c, path, image_formats[format], &img);
+    rc = tg_eval_write_image (c, path, tg__png_writer (image_formats[format], compression), &img);
   free (img.data);
   return rc;
 }
@@ -322,6 +322,7 @@ typedef struct
 {
   const char *path;
   int format;
+  int compression;
 } ExportMaskParams;
 
 static const TgParamDesc export_mask_params[] = {
@@ -331,6 +332,7 @@ static const TgParamDesc export_mask_params[] = {
                  .choices = image_formats,
                  .help = N_("png8: 8-bit greyscale PNG; png16: 16-bit greyscale PNG; exr: 32-bit "
                             "float OpenEXR, unclamped")),
+  TG__PARAM_PNG_COMPRESSION (ExportMaskParams),
 };
 
 static const TgPortDesc export_mask_inputs[] = {
@@ -343,7 +345,8 @@ export_mask_eval (TgEvalCtx *c)
 {
   const ExportMaskParams *p = tg_eval_params (c);
 
-  return quantise_and_write (c, tg_eval_input (c, 0), "mask", 1, 1, p->format, p->path);
+  return quantise_and_write (c, tg_eval_input (c, 0), "mask", 1, 1, p->format, p->compression,
+                             p->path);
 }
 
 static const TgNodeDesc export_mask_desc = {
@@ -356,7 +359,7 @@ static const TgNodeDesc export_mask_desc = {
   .locality = TG_LOCALITY_LOCAL,
   .eval = export_mask_eval,
   .flags = TG_NODE_EXPORT,
-  .version = 1,
+  .version = 2,
 };
 TG_NODE_REGISTER (export_mask_desc);
 
@@ -367,6 +370,7 @@ typedef struct
   const char *path;
   int format;
   bool alpha;
+  int compression;
 } ExportImageParams;
 
 static const TgParamDesc export_image_params[] = {
@@ -378,6 +382,7 @@ static const TgParamDesc export_image_params[] = {
                             "float OpenEXR, unclamped (linear values, no gamma)")),
   TG_PARAM_BOOL (ExportImageParams, alpha, .label = N_("Alpha"), .def = true,
                  .help = N_("Write RGBA; off writes RGB and drops the alpha channel")),
+  TG__PARAM_PNG_COMPRESSION (ExportImageParams),
 };
 
 static const TgPortDesc export_image_inputs[] = {
@@ -391,7 +396,7 @@ export_image_eval (TgEvalCtx *c)
   const ExportImageParams *p = tg_eval_params (c);
 
   return quantise_and_write (c, tg_eval_input (c, 0), "image", 4, p->alpha ? 4 : 3, p->format,
-                             p->path);
+                             p->compression, p->path);
 }
 
 static const TgNodeDesc export_image_desc = {
@@ -405,7 +410,7 @@ static const TgNodeDesc export_image_desc = {
   .locality = TG_LOCALITY_LOCAL,
   .eval = export_image_eval,
   .flags = TG_NODE_EXPORT,
-  .version = 1,
+  .version = 2,
 };
 TG_NODE_REGISTER (export_image_desc);
 
@@ -449,6 +454,7 @@ typedef struct
   const char *path;
   int preset;
   int size;
+  int compression;
 } ExportSplatParams;
 
 static const TgParamDesc export_splat_params[] = {
@@ -466,6 +472,7 @@ static const TgParamDesc export_splat_params[] = {
                             "of two not above the world's samples (1025 gives 1024), resampled "
                             "for Unity's alphamaps; needs a square world and a whole (not "
                             "tiled) build")),
+  TG__PARAM_PNG_COMPRESSION (ExportSplatParams),
 };
 
 static const TgPortDesc export_splat_inputs[] = {
@@ -746,7 +753,8 @@ export_splat_eval (TgEvalCtx *c)
         snprintf (name, sizeof name, "%s_%d.png", prefix, f);
       else
         snprintf (name, sizeof name, "%s_%s.png", prefix, in->channel_names[f]);
-      rc = tg_eval_write_image_named (c, name, "png8", &img, layers);
+      rc = tg_eval_write_image_named (c, name, tg__png_writer ("png8", p->compression), &img,
+                                      layers);
     }
   for (int f = 0; f < n_files; f++)
     free (data[f]);
@@ -767,6 +775,6 @@ static const TgNodeDesc export_splat_desc = {
   .locality = TG_LOCALITY_LOCAL,
   .eval = export_splat_eval,
   .flags = TG_NODE_EXPORT,
-  .version = 1,
+  .version = 2,
 };
 TG_NODE_REGISTER (export_splat_desc);

@@ -56,6 +56,7 @@ typedef struct
   uint64_t *edge;   /* global edge id, BOUNDARY_BIT when shared with a neighbour */
   int64_t nt;
   uint32_t *tri;    /* block-local vertex indices */
+  uint32_t *tag;    /* per triangle: its chunk, when the level is chunked */
   uint32_t *vslot;  /* per vertex: its edge, 3 * padded corner index + axis */
   int cap_v;
   int64_t cap_t;
@@ -68,6 +69,9 @@ typedef struct
   const TgIsoOptions *o;
   int n[3];        /* cells per axis */
   int nb[3];       /* blocks per axis */
+  int step;        /* a cell is STEP cells of cell_m (a coarser level) */
+  int64_t org[3];  /* lattice point 0 is cell_m lattice point ORG of the box */
+  const TgIsoLattice *chunks; /* tag each triangle with its chunk, or NULL */
   float lip;       /* with a margin for float rounding; 0 = never skip */
   bool use_box;    /* the field's box proves emptiness (iso <= 0) */
   bool grid;       /* the field has a grid path */
@@ -80,12 +84,19 @@ typedef struct
   struct Scratch *free_scratch;
 } Iso;
 
-/* Lattice coordinate G along AXIS, in float, from integers only, so every
- * block computes bit-identical positions for a shared corner. */
+/* Lattice coordinate G along AXIS, in metres, from integers only, so every
+ * block and every level computes bit-identical positions for a shared
+ * corner (a coarser level's points are points of the finest lattice). */
+static inline double
+coord_d (const Iso *iso, int axis, int64_t g)
+{
+  return iso->o->min[axis] + (double) (iso->org[axis] + g * iso->step) * iso->o->cell;
+}
+
 static inline float
 coord (const Iso *iso, int axis, int64_t g)
 {
-  return (float) (iso->o->min[axis] + (double) g * iso->o->cell);
+  return (float) coord_d (iso, axis, g);
 }
 
 static int64_t
@@ -217,6 +228,10 @@ out_grow (BlockOut *b, int nv, int64_t nt)
       if (p == NULL)
         return TG_ENOMEM;
       b->tri = p;
+      p = realloc (b->tag, sizeof (uint32_t) * (size_t) cap);
+      if (p == NULL)
+        return TG_ENOMEM;
+      b->tag = p;
       b->cap_t = cap;
     }
   return 0;
@@ -354,8 +369,8 @@ block_run (Iso *iso, int b, BlockOut *out, Scratch *s)
     {
       c[k] = iso->n[k] - g0[k] < BLOCK ? iso->n[k] - g0[k] : BLOCK;
       nsub[k] = (c[k] + SUB - 1) / SUB;
-      lo[k] = o->min[k] + (double) g0[k] * o->cell;
-      hi[k] = o->min[k] + (double) (g0[k] + c[k]) * o->cell;
+      lo[k] = coord_d (iso, k, g0[k]);
+      hi[k] = coord_d (iso, k, g0[k] + c[k]);
     }
   sx = (size_t) c[0] + 3;
   sxy = sx * (size_t) (c[1] + 3);
@@ -396,8 +411,8 @@ block_run (Iso *iso, int b, BlockOut *out, Scratch *s)
       for (int k = 0; k < 3; k++)
         {
           int e = a[k] + SUB < c[k] ? a[k] + SUB : c[k];
-          sl[k] = o->min[k] + (double) (g0[k] + a[k]) * o->cell;
-          sh[k] = o->min[k] + (double) (g0[k] + e) * o->cell;
+          sl[k] = coord_d (iso, k, g0[k] + a[k]);
+          sh[k] = coord_d (iso, k, g0[k] + e);
         }
       sub_val[q] = o->no_skip ? 0.0f : s->bv[1 + q];
       sub_skip[q] = provably_empty (iso, sl, sh, sub_val[q]);
@@ -582,6 +597,14 @@ block_run (Iso *iso, int b, BlockOut *out, Scratch *s)
                       out->error = TG_ENOMEM;
                       break;
                     }
+                  if (iso->chunks)
+                    {
+                      int64_t gc[3] = { g0[0] + x, g0[1] + y, g0[2] + z };
+                      uint32_t tag = tg__iso_chunk_of (iso->chunks, iso->org, iso->step, gc);
+
+                      for (int t = 0; t < ntri; t++)
+                        out->tag[nt + t] = tag;
+                    }
                   for (int t = 0; t < 3 * ntri; t++)
                     {
                       int e = tri[t], ax = eaxis[e];
@@ -701,6 +724,7 @@ block_out_clear (BlockOut *b)
   free (b->nrm);
   free (b->edge);
   free (b->tri);
+  free (b->tag);
   free (b->vslot);
   memset (b, 0, sizeof *b);
 }
@@ -755,6 +779,8 @@ typedef struct
 {
   float *pos, *nrm;
   uint32_t *idx;
+  uint32_t *tag;   /* per triangle: its chunk, when the level is chunked */
+  bool tagged;
   int64_t nv, nt, cap_v, cap_t;
   EdgeMap map;
   bool any_zero_normal;
@@ -807,6 +833,13 @@ mesh_reserve (Mesh *m, int64_t nv, int64_t nt)
       if (p == NULL)
         return TG_ENOMEM;
       m->idx = p;
+      if (m->tagged)
+        {
+          p = realloc (m->tag, sizeof (uint32_t) * (size_t) cap);
+          if (p == NULL)
+            return TG_ENOMEM;
+          m->tag = p;
+        }
       m->cap_t = cap;
     }
   return 0;
@@ -864,6 +897,8 @@ stitch (Mesh *m, const BlockOut *b, TgError *err)
     }
   for (int64_t t = 0; t < 3 * b->nt; t++)
     m->idx[3 * m->nt + t] = map[b->tri[t]];
+  if (m->tagged)
+    memcpy (m->tag + m->nt, b->tag, sizeof (uint32_t) * (size_t) b->nt);
   m->nt += b->nt;
   free (map);
   return 0;
@@ -991,6 +1026,26 @@ flatten (Mesh *m)
 
 /* --- the mesher ----------------------------------------------------------------- */
 
+/* The chunk lattice of O (chunk_cells > 0): world-anchored, so a chunk's
+ * name and cells do not depend on where the box starts. */
+static void
+lattice_init (const TgIsoOptions *o, TgIsoLattice *l)
+{
+  memset (l, 0, sizeof *l);
+  l->cells = o->chunk_cells;
+  for (int k = 0; k < 3; k++)
+    {
+      int64_t n = (int64_t) ceil ((o->max[k] - o->min[k]) / o->cell - 1e-9);
+
+      if (n < 1)
+        n = 1;
+      l->off[k] = (int64_t) floor (o->min[k] / o->cell + 1e-6);
+      l->c0[k] = tg__floor_div (l->off[k], l->cells);
+      l->nc[k] = (int) (tg__floor_div (l->off[k] + n - 1, l->cells) - l->c0[k] + 1);
+      l->n[k] = n;
+    }
+}
+
 int
 tg__isosurface_check (const TgIsoOptions *o, TgError *err)
 {
@@ -1019,6 +1074,30 @@ tg__isosurface_check (const TgIsoOptions *o, TgError *err)
     return tg_error_set (err, TG_ERANGE, "params.cell_m",
                          "%.3g cells in the box, at most %.3g; raise cell_m or shrink the box",
                          total, TG__ISO_MAX_CELLS);
+  if (o->lods < 0 || o->lods > TG__ISO_MAX_LODS)
+    return tg_error_set (err, TG_ERANGE, "params.lods", "expected 1..%d levels, got %d",
+                         TG__ISO_MAX_LODS, o->lods);
+  if (o->chunk_cells != 0)
+    {
+      int step = 1 << (o->lods > 1 ? o->lods - 1 : 0);
+      TgIsoLattice lat;
+      double chunks;
+
+      if (o->chunk_cells < TG__ISO_MIN_CHUNK || o->chunk_cells > TG__ISO_MAX_CHUNK)
+        return tg_error_set (err, TG_ERANGE, "params.chunk_cells",
+                             "expected 0 (one mesh) or %d..%d cells, got %d", TG__ISO_MIN_CHUNK,
+                             TG__ISO_MAX_CHUNK, o->chunk_cells);
+      if (o->chunk_cells % step != 0)
+        return tg_error_set (err, TG_ERANGE, "params.chunk_cells",
+                             "chunk_cells %d is not divisible by 2^(lods - 1) = %d",
+                             o->chunk_cells, step);
+      lattice_init (o, &lat);
+      chunks = (double) lat.nc[0] * lat.nc[1] * lat.nc[2];
+      if (chunks > TG__ISO_MAX_CHUNKS)
+        return tg_error_set (err, TG_ERANGE, "params.chunk_cells",
+                             "%.0f chunks in the box, at most %d; raise chunk_cells or cell_m",
+                             chunks, TG__ISO_MAX_CHUNKS);
+    }
   return 0;
 }
 
@@ -1030,27 +1109,47 @@ serial (void *ctx, int n, int grain, void (*fn) (void *, int, int), void *user)
   return 0;
 }
 
-int
-tg__isosurface (const TgField *f, const TgIsoOptions *o, TgIsoParallel par, void *par_ctx,
-                TgMesh **out, TgIsoStats *stats, TgError *err)
+static void
+mesh_clear (Mesh *m)
+{
+  free (m->pos);
+  free (m->nrm);
+  free (m->idx);
+  free (m->tag);
+  free (m->map.key);
+  free (m->map.val);
+  memset (m, 0, sizeof *m);
+}
+
+/* Level LEVEL of the surface (cells of 2^LEVEL cell_m) into M, welded,
+ * with its normals; with LAT, each triangle tagged with its chunk.  STATS
+ * (may be NULL) gets this level's figures added. */
+static int
+mesh_level (const TgField *f, const TgIsoOptions *o, int level, const TgIsoLattice *lat,
+            TgIsoParallel par, void *par_ctx, Mesh *mp, TgIsoStats *stats, TgError *err)
 {
   Iso iso;
   Mesh m = { 0 };
   BlockOut *wave = NULL;
   int64_t n_blocks, t_stitch = 0;
-  int rc;
+  int rc = 0;
 
-  *out = NULL;
-  if ((rc = tg__isosurface_check (o, err)) < 0)
-    return rc;
   memset (&iso, 0, sizeof iso);
   iso.f = f;
   iso.o = o;
+  iso.step = 1 << level;
+  iso.chunks = lat;
+  m.tagged = lat != NULL;
   for (int k = 0; k < 3; k++)
     {
-      iso.n[k] = (int) ceil ((o->max[k] - o->min[k]) / o->cell - 1e-9);
-      if (iso.n[k] < 1)
-        iso.n[k] = 1;
+      int64_t n = (int64_t) ceil ((o->max[k] - o->min[k]) / o->cell - 1e-9);
+
+      if (n < 1)
+        n = 1;
+      /* A coarser level's lattice holds the chunk faces: it starts on the
+       * world's lattice of its step, at or below the box. */
+      iso.org[k] = lat ? -(((lat->off[k] % iso.step) + iso.step) % iso.step) : 0;
+      iso.n[k] = (int) ((n - iso.org[k] + iso.step - 1) / iso.step);
       iso.nb[k] = (iso.n[k] + BLOCK - 1) / BLOCK;
     }
   iso.lip = f->lipschitz > 0.0f && isfinite (f->lipschitz) ? f->lipschitz : 0.0f;
@@ -1108,6 +1207,7 @@ tg__isosurface (const TgField *f, const TgIsoOptions *o, TgIsoParallel par, void
   free (m.map.key);
   free (m.map.val);
   m.map.key = NULL;
+  m.map.val = NULL;
 
   if (stats)
     t_stitch -= now_ns ();
@@ -1122,60 +1222,135 @@ tg__isosurface (const TgField *f, const TgIsoOptions *o, TgIsoParallel par, void
       if (rc < 0)
         tg_error_set (err, rc, NULL, "%s", tg_strerror (rc));
     }
-  if (rc == 0)
-    {
-      TgMesh *mesh = tg_mesh_new (1);
-      TgMeshChunk *ch;
-
-      if (mesh == NULL || tg_mesh_chunk_set_name (&mesh->chunks[0], "isosurface") < 0)
-        {
-          tg_mesh_free (mesh);
-          rc = tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
-        }
-      else
-        {
-          /* Hand the arrays over; shrink them to size. */
-          ch = &mesh->chunks[0];
-          ch->n_vertices = (int) m.nv;
-          ch->n_indices = 3 * m.nt;
-          ch->positions = m.nv ? realloc (m.pos, sizeof (float) * 3 * (size_t) m.nv) : m.pos;
-          ch->normals = m.nv ? realloc (m.nrm, sizeof (float) * 3 * (size_t) m.nv) : m.nrm;
-          ch->indices = m.nt ? realloc (m.idx, sizeof (uint32_t) * 3 * (size_t) m.nt) : m.idx;
-          if (ch->positions == NULL)
-            ch->positions = m.pos;
-          if (ch->normals == NULL)
-            ch->normals = m.nrm;
-          if (ch->indices == NULL)
-            ch->indices = m.idx;
-          ch->uvs = NULL;
-          m.pos = m.nrm = NULL;
-          m.idx = NULL;
-          *out = mesh;
-        }
-    }
   /* The cell size sets how big the mesh grows: name it, with how far the
    * mesh got, rather than a bare "out of memory". */
   if (rc == TG_ENOMEM)
     tg_error_set (err, TG_ENOMEM, "params.cell_m",
                   "out of memory meshing %.3g cells of %g m (the mesh had %lld vertices and "
                   "%lld triangles, %.2f GB); raise cell_m or shrink the box",
-                  (double) iso.n[0] * iso.n[1] * iso.n[2], o->cell, (long long) m.nv,
+                  (double) iso.n[0] * iso.n[1] * iso.n[2], o->cell * iso.step, (long long) m.nv,
                   (long long) m.nt,
                   1e-9 * (double) (m.cap_v * 6 * sizeof (float) + m.cap_t * 3 * sizeof (uint32_t)));
-  free (m.pos);
-  free (m.nrm);
-  free (m.idx);
   if (stats)
     {
-      memset (stats, 0, sizeof *stats);
-      stats->evaluations = atomic_load (&iso.evaluations);
-      stats->blocks = n_blocks;
-      stats->blocks_skipped = atomic_load (&iso.skipped);
-      stats->subblocks_skipped = atomic_load (&iso.sub_skipped);
-      stats->seconds_eval = 1e-9 * (double) atomic_load (&iso.ns_eval);
-      stats->seconds_mesh = 1e-9 * (double) atomic_load (&iso.ns_mesh);
-      stats->seconds_stitch = 1e-9 * (double) (t_stitch + now_ns ());
+      stats->evaluations += atomic_load (&iso.evaluations);
+      stats->blocks += n_blocks;
+      stats->blocks_skipped += atomic_load (&iso.skipped);
+      stats->subblocks_skipped += atomic_load (&iso.sub_skipped);
+      stats->seconds_eval += 1e-9 * (double) atomic_load (&iso.ns_eval);
+      stats->seconds_mesh += 1e-9 * (double) atomic_load (&iso.ns_mesh);
+      stats->seconds_stitch += 1e-9 * (double) (t_stitch + now_ns ());
     }
+  if (rc < 0)
+    mesh_clear (&m);
+  *mp = m;
+  return rc;
+}
+
+int
+tg__isosurface (const TgField *f, const TgIsoOptions *o, TgIsoParallel par, void *par_ctx,
+                TgMesh **out, TgIsoStats *stats, TgError *err)
+{
+  Mesh m = { 0 };
+  int lods = o->lods > 1 ? o->lods : 1;
+  int rc;
+
+  *out = NULL;
+  if ((rc = tg__isosurface_check (o, err)) < 0)
+    return rc;
+  if (stats)
+    memset (stats, 0, sizeof *stats);
+  if (o->chunk_cells <= 0 && lods == 1)
+    {
+      rc = mesh_level (f, o, 0, NULL, par, par_ctx, &m, stats, err);
+      if (rc == 0)
+        {
+          TgMesh *mesh = tg_mesh_new (1);
+          TgMeshChunk *ch;
+
+          if (mesh == NULL || tg_mesh_chunk_set_name (&mesh->chunks[0], "isosurface") < 0)
+            {
+              tg_mesh_free (mesh);
+              rc = tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
+            }
+          else
+            {
+              /* Hand the arrays over; shrink them to size. */
+              ch = &mesh->chunks[0];
+              ch->n_vertices = (int) m.nv;
+              ch->n_indices = 3 * m.nt;
+              ch->positions = m.nv ? realloc (m.pos, sizeof (float) * 3 * (size_t) m.nv) : m.pos;
+              ch->normals = m.nv ? realloc (m.nrm, sizeof (float) * 3 * (size_t) m.nv) : m.nrm;
+              ch->indices = m.nt ? realloc (m.idx, sizeof (uint32_t) * 3 * (size_t) m.nt) : m.idx;
+              if (ch->positions == NULL)
+                ch->positions = m.pos;
+              if (ch->normals == NULL)
+                ch->normals = m.nrm;
+              if (ch->indices == NULL)
+                ch->indices = m.idx;
+              ch->uvs = NULL;
+              m.pos = m.nrm = NULL;
+              m.idx = NULL;
+              *out = mesh;
+            }
+        }
+      mesh_clear (&m);
+      return rc;
+    }
+
+  /* Chunks and levels: each level meshed whole (so a vertex on a chunk
+   * face has one position and one normal), then cut into its chunks. */
+  {
+    TgIsoLattice lat;
+    TgIsoChunks list = { 0 };
+    uint8_t *have;
+    bool chunked = o->chunk_cells > 0;
+
+    if (chunked)
+      lattice_init (o, &lat);
+    else
+      {
+        memset (&lat, 0, sizeof lat);
+        lat.nc[0] = lat.nc[1] = lat.nc[2] = 1;
+      }
+    have = calloc ((size_t) lat.nc[0] * lat.nc[1] * lat.nc[2], 1);
+    if (have == NULL)
+      return tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
+    for (int level = 0; level < lods && rc == 0; level++)
+      {
+        TgIsoLevel lv;
+        double skirt_m = chunked && lods > 1 && !o->no_skirts ? tg__iso_skirt_m (o) : 0.0;
+
+        rc = mesh_level (f, o, level, chunked ? &lat : NULL, par, par_ctx, &m, stats, err);
+        if (rc < 0)
+          break;
+        lv = (TgIsoLevel) { .pos = m.pos, .nrm = m.nrm, .idx = m.idx,
+                            .tag = chunked ? m.tag : NULL, .nv = m.nv, .nt = m.nt };
+        rc = tg__iso_split (&lv, chunked ? &lat : NULL, o, level, skirt_m, f, par, par_ctx, have,
+                            &list);
+        if (rc == TG_ENOMEM)
+          tg_error_set (err, rc, NULL, "out of memory cutting the surface into chunks");
+        else if (rc < 0)
+          tg_error_set (err, rc, NULL, "%s", tg_strerror (rc));
+        mesh_clear (&m);
+      }
+    free (have);
+    if (rc == 0)
+      {
+        TgMesh *mesh = tg_mesh_new (list.n);
+
+        if (mesh == NULL)
+          rc = tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
+        else
+          {
+            if (list.n > 0)
+              memcpy (mesh->chunks, list.items, sizeof (TgMeshChunk) * (size_t) list.n);
+            list.n = 0;
+            *out = mesh;
+          }
+      }
+    tg__iso_chunks_clear (&list);
+  }
   return rc;
 }
 
@@ -1189,6 +1364,8 @@ typedef struct
   double iso;
   int normals;
   int shading;
+  int chunk_cells;
+  int lods;
 } IsoParams;
 
 static const char *const normals_choices[] = { "gradient", "faces", NULL };
@@ -1215,6 +1392,18 @@ static const TgParamDesc iso_params[] = {
                  .choices = shading_choices,
                  .help = N_("smooth shares vertices between triangles; flat gives each triangle "
                             "its own, with its face normal")),
+  TG_PARAM_INT (IsoParams, chunk_cells, .label = N_("Chunk cells"), .def = 0, .min = 0,
+                .max = TG__ISO_MAX_CHUNK,
+                .help = N_("0: one mesh; 16 to 64: cells along each side of a chunk, on a "
+                           "lattice anchored at the world's origin, one mesh per chunk named "
+                           "iso_x<i>_y<j>_z<k>_lod<level>; chunks the surface misses are left "
+                           "out")),
+  TG_PARAM_INT (IsoParams, lods, .label = N_("LOD levels"), .def = 1, .min = 1,
+                .max = TG__ISO_MAX_LODS,
+                .help = N_("Levels of detail per chunk, each sampling the field at twice the "
+                           "previous cell size; chunks hang skirts (twice the coarsest cell "
+                           "deep) on their inner faces so neighbours at different levels show "
+                           "no crack; chunk_cells must divide by 2^(lods - 1)")),
 };
 
 static const TgPortDesc iso_inputs[] = {
@@ -1224,7 +1413,7 @@ static const TgPortDesc iso_inputs[] = {
 
 static const TgPortDesc iso_outputs[] = {
   { .name = "mesh", .type = TG_TYPE_MESH, .label = N_("Mesh"),
-    .help = N_("The surface, welded, one chunk") },
+    .help = N_("The surface, welded: one chunk, or one per chunk and level") },
 };
 
 static void
@@ -1237,6 +1426,8 @@ iso_options (const IsoParams *p, TgIsoOptions *o)
   o->iso = p->iso;
   o->normals = p->normals;
   o->shading = p->shading;
+  o->chunk_cells = p->chunk_cells;
+  o->lods = p->lods;
 }
 
 static int
@@ -1293,7 +1484,10 @@ iso_memory (TgMemQuery *q)
 
   for (int k = 0; k < 3; k++)
     n[k] = p->cell_m > 0.0 ? fmax (0.0, ceil ((p->max_m[k] - p->min_m[k]) / p->cell_m)) : 0.0;
-  q->outputs += (uint64_t) (2.0 * (n[0] * n[1] + n[1] * n[2] + n[2] * n[0]) * 64.0);
+  /* Chunks: a level is cut while it is whole (twice its bytes), and
+   * coarser levels add a quarter, a sixteenth, ... */
+  q->outputs += (uint64_t) (2.0 * (n[0] * n[1] + n[1] * n[2] + n[2] * n[0]) * 64.0
+                            * (p->chunk_cells > 0 || p->lods > 1 ? 2.0 * 4.0 / 3.0 : 1.0));
 }
 
 static const TgNodeDesc iso_desc = {
@@ -1302,7 +1496,8 @@ static const TgNodeDesc iso_desc = {
   .label = N_("Iso-surface"),
   .help = N_("Meshes the surface of a field inside a box by marching cubes: welded, "
              "watertight for closed shapes, wound counter-clockwise seen from outside, with "
-             "normals from the field's gradient or from the faces"),
+             "normals from the field's gradient or from the faces; optionally in chunks with "
+             "coarser levels of detail"),
   TG_INPUTS (iso_inputs),
   TG_OUTPUTS (iso_outputs),
   TG_PARAMS (IsoParams, iso_params),

@@ -192,6 +192,17 @@ noise_fbm_eval (TgEvalCtx *ctx)
                            &job);
 }
 
+static int
+noise_fbm_warn (const void *params, double cell_m, TgError *warn)
+{
+  const TgFbmParams *p = params;
+
+  return tg_warn_below_cells (warn, "scale_m", "Scale", p->scale_m, cell_m, 2)
+         || (p->warp_m > 0.0
+             && tg_warn_below_cells (warn, "warp_scale_m", "Warp scale", p->warp_scale_m,
+                                     cell_m, 2));
+}
+
 static const TgNodeDesc noise_fbm_desc = {
   .type = "noise.fbm",
   .category = TG_CATEGORY_GENERATORS,
@@ -203,6 +214,7 @@ static const TgNodeDesc noise_fbm_desc = {
   TG_PARAMS (TgFbmParams, fbm_params),
   .locality = TG_LOCALITY_LOCAL,
   .eval = noise_fbm_eval,
+  .warn = noise_fbm_warn,
   .version = 1,
 };
 

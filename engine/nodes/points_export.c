@@ -7,8 +7,10 @@
  * json are written in the frame and from the origin the parameters name
  * (TgPointsWriteOptions: Unity's, Unreal's, Houdini's or Blender's
  * axes and units; the world's centre or the corner an engine's terrain
- * starts at).  The engine only gathers the meshes; the bytes are the
- * writer's.
+ * starts at).  chunk_m > 0 groups the instances of every format by a
+ * grid of chunk_m squares anchored at the world's north-west corner,
+ * where the terrain mesh's chunks start (points.h).  The engine only
+ * gathers the meshes; the bytes are the writer's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,7 @@ typedef struct
   int format;
   int frame;
   int origin;
+  double chunk_m;
   TgList meshes;
 } ExportParams;
 
@@ -79,6 +82,15 @@ static const TgParamDesc export_params[] = {
                             "where the horizontal coordinates start at 0, where the engine's "
                             "terrain starts (south-west for unity and blender, north-west for "
                             "unreal and houdini)")),
+  TG_PARAM_FLOAT (ExportParams, chunk_m, .label = N_("Chunk size"), .def = 0.0, .min = 0.0,
+                  .max = 1e6, .soft_min = 0.0, .soft_max = 2048.0, .unit = "m",
+                  .help = N_("0: one list.  Else the instances grouped by a grid of squares "
+                             "this wide, anchored at the world's north-west corner like the "
+                             "terrain mesh's chunks, named chunk_x<col>_z<row> (col from the "
+                             "west, row from the north): a node per chunk holding a node per "
+                             "prototype in glb and godot, a chunk column in csv, a chunk "
+                             "table and field in json; rows chunk by chunk, list order "
+                             "inside each")),
   TG_PARAM_LIST (ExportParams, meshes, MeshItem, mesh_item_params, .label = N_("Prototype meshes"),
                  .def_s = "", .min = 0, .max = 256,
                  .help = N_("glb and godot: meshes to show for prototypes (origin at "
@@ -131,7 +143,8 @@ export_eval (TgEvalCtx *c)
   const TgMesh **meshes = NULL;
   TgPointsWriteOptions opt = { .frame = (TgPointsFrame) p->frame,
                                .origin = (TgPointsOrigin) p->origin,
-                               .size_x = world->size_x, .size_z = world->size_z };
+                               .size_x = world->size_x, .size_z = world->size_z,
+                               .chunk_m = p->chunk_m };
   int rc;
 
   if (p->format < 0 || p->format >= TG_N_ELEMENTS (format_choices) - 1)

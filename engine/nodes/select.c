@@ -394,6 +394,14 @@ curvature_eval (TgEvalCtx *c)
                            &job);
 }
 
+static int
+curvature_warn (const void *params, double cell_m, TgError *warn)
+{
+  const CurvatureParams *p = params;
+
+  return tg_warn_below_cells (warn, "radius_m", "Radius", p->radius_m, cell_m, 1);
+}
+
 static const TgNodeDesc curvature_desc = {
   .type = "select.curvature",
   .category = TG_CATEGORY_SELECTORS,
@@ -405,6 +413,7 @@ static const TgNodeDesc curvature_desc = {
   .locality = TG_LOCALITY_APRON,
   .apron = curvature_apron,
   .eval = curvature_eval,
+  .warn = curvature_warn,
   .version = 1,
 };
 TG_NODE_REGISTER (curvature_desc);

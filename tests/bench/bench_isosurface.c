@@ -11,7 +11,11 @@
  * blocks the mesher skipped.  Each figure is the best of a few runs.
  *
  * Run with `meson test --benchmark --suite bench -v` or directly:
- * bench_isosurface [runs [sphere|fbm]]
+ * bench_isosurface [runs [sphere|fbm|both [DIR]]]
+ * With DIR, the sampled 257^3 grid of each case is written to
+ * DIR/sphere.f32 and DIR/fbm.f32 (x fastest, host floats) and a RESULT
+ * line gives the node's CPU seconds on one thread, for
+ * tests/bench/peers/peers_isosurface.sh to run VTK on the same values.
  */
 #include <math.h>
 #include <stdint.h>
@@ -122,7 +126,7 @@ reference (const TgField *f, const double lo[3], double cell, float *grid, float
 
 typedef struct
 {
-  double seconds;
+  double seconds, cpu;
   int64_t triangles, vertices;
   int threads;
 } NodeResult;
@@ -133,7 +137,7 @@ time_node (TgGraph *g, int threads, int runs, TgHash *hash)
   TgEngineOptions o = { .threads = threads, .cache_bytes = 0 };
   TgEngine *e = tg_engine_new (&o);
   TgRegion r;
-  NodeResult res = { 1e30, 0, 0, tg_engine_threads (e) };
+  NodeResult res = { 1e30, 1e30, 0, 0, tg_engine_threads (e) };
   int iso = tg_graph_find_node (g, "iso");
 
   tg_region_for_world (&r, tg_graph_world (g), tg_graph_world (g)->resolution);
@@ -143,7 +147,10 @@ time_node (TgGraph *g, int threads, int runs, TgHash *hash)
       TgError err = { 0 };
       double t0, t;
 
+      struct timespec c0, c1;
+
       tg_engine_clear_cache (e);
+      clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &c0);
       t0 = now_s ();
       if (tg_engine_pull (e, g, iso, 0, &r, NULL, &v, NULL, &err) != 0)
         {
@@ -151,7 +158,12 @@ time_node (TgGraph *g, int threads, int runs, TgHash *hash)
           exit (1);
         }
       t = now_s () - t0;
+      clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &c1);
       res.seconds = t < res.seconds ? t : res.seconds;
+      {
+        double c = (double) (c1.tv_sec - c0.tv_sec) + 1e-9 * (double) (c1.tv_nsec - c0.tv_nsec);
+        res.cpu = c < res.cpu ? c : res.cpu;
+      }
       {
         const TgMeshChunk *c = &tg_value_mesh (v)->chunks[0];
         TgHasher h;
@@ -183,7 +195,7 @@ set (TgGraph *g, const char *id, const char *name, const char *text)
 }
 
 static int
-run_case (const char *title, TgGraph *g, const char *field_id, int runs)
+run_case (const char *title, TgGraph *g, const char *field_id, int runs, const char *dump)
 {
   const double lo[3] = { -128.0, -128.0, -128.0 };
   double cells = (double) N * N * N;
@@ -250,6 +262,19 @@ run_case (const char *title, TgGraph *g, const char *field_id, int runs)
     }
   one = time_node (g, 1, runs, &h1);
   all = time_node (g, 0, runs, &hn);
+  if (dump)
+    {
+      /* The grid the reference sampled: z, y, x with x fastest. */
+      FILE *f = fopen (dump, "wb");
+      size_t n = (size_t) (N + 1) * (N + 1) * (N + 1);
+      if (!f || fwrite (grid, sizeof (float), n, f) != n || fclose (f) != 0)
+        {
+          fprintf (stderr, "bench_isosurface: cannot write %s\n", dump);
+          return 1;
+        }
+      printf ("RESULT %s node_cpu %.6f triangles %lld\n", field_id, one.cpu,
+              (long long) one.triangles);
+    }
 
   printf ("\n%s: %d^3 cells, %lld triangles welded to %lld vertices\n", title, N,
           (long long) one.triangles, (long long) one.vertices);
@@ -268,8 +293,9 @@ run_case (const char *title, TgGraph *g, const char *field_id, int runs)
           cells / ref.sample_s * 1e-6);
   printf ("  %-40s %7d %9.1f %12.1f\n", "  of which marching the cells", 1, ref.mesh_s * 1e3,
           cells / ref.mesh_s * 1e-6);
-  printf ("  %-40s %7d %9.1f %12.1f %8.2fx\n", "mesh.isosurface (welded, normals)", one.threads,
-          one.seconds * 1e3, cells / one.seconds * 1e-6, ref_s / one.seconds);
+  printf ("  %-40s %7d %9.1f %12.1f %8.2fx  (CPU %.1f ms)\n", "mesh.isosurface (welded, normals)",
+          one.threads, one.seconds * 1e3, cells / one.seconds * 1e-6, ref_s / one.seconds,
+          one.cpu * 1e3);
   printf ("  %-40s %7d %9.1f %12.1f %8.2fx\n", "mesh.isosurface (welded, normals)", all.threads,
           all.seconds * 1e3, cells / all.seconds * 1e-6, ref_s / all.seconds);
   printf ("  reference triangles %lld (same table, unshared vertices); mesh hash %016llx%016llx\n",
@@ -297,12 +323,19 @@ main (int argc, char **argv)
 {
   int runs = argc > 1 ? atoi (argv[1]) : 3;
   const char *only = argc > 2 ? argv[2] : "";
+  const char *dir = argc > 3 ? argv[3] : NULL;
+  char sphere_path[4096], fbm_path[4096];
   int rc = 0;
   TgError err = { 0 };
   TgGraph *g;
 
   if (runs < 1)
     runs = 1;
+  if (dir)
+    {
+      snprintf (sphere_path, sizeof sphere_path, "%s/sphere.f32", dir);
+      snprintf (fbm_path, sizeof fbm_path, "%s/fbm.f32", dir);
+    }
   printf ("bench_isosurface: best of %d runs; goal (VTK Flying Edges, one thread): "
           "~460 M cells/s sphere, 90-110 M cells/s fBm\n", runs);
 
@@ -316,7 +349,7 @@ main (int argc, char **argv)
   set (g, "iso", "max_m", "128,128,128");
   set (g, "iso", "cell_m", "1");
   if (strcmp (only, "fbm") != 0)
-    rc |= run_case ("sphere (signed distance)", g, "s", runs);
+    rc |= run_case ("sphere (signed distance)", g, "s", runs, dir ? sphere_path : NULL);
   tg_graph_free (g);
 
   g = tg_graph_new ();
@@ -330,7 +363,7 @@ main (int argc, char **argv)
   set (g, "iso", "max_m", "128,128,128");
   set (g, "iso", "cell_m", "1");
   if (strcmp (only, "sphere") != 0)
-    rc |= run_case ("3D Perlin fBm, 4 octaves", g, "n", runs);
+    rc |= run_case ("3D Perlin fBm, 4 octaves", g, "n", runs, dir ? fbm_path : NULL);
   tg_graph_free (g);
   return rc;
 }

@@ -244,4 +244,16 @@ else
   echo "git is not installed: the git driver is not checked"
 fi
 
+# --- bypass: the engine reads it, so it is a change, not layout ------------------
+sed 's/"ui": { "x": 200, "y": 40, "bypass": true }/"ui": { "x": 200, "y": 40 }/' "$DATA/bypass.tgraph" > "$TMP/unbypassed.tgraph"
+run "$TGRAPH" diff "$DATA/bypass.tgraph" "$TMP/unbypassed.tgraph"
+expect_rc 1 "diff of a bypass change"
+expect_in "$TMP/out" "~ node smooth bypass: true → false" "bypass change listed"
+expect_not_in "$TMP/out" "moved smooth" "a bypass change is not a move"
+run "$TGRAPH" diff --no-ui "$TMP/unbypassed.tgraph" "$DATA/bypass.tgraph"
+expect_rc 1 "diff --no-ui of a bypass change"
+expect_in "$TMP/out" "~ node smooth bypass: false → true" "--no-ui keeps bypass changes"
+run "$TGRAPH" diff --format json "$DATA/bypass.tgraph" "$TMP/unbypassed.tgraph"
+expect_in "$TMP/out" '{"kind": "node-bypass", "node": "smooth", "old": true, "new": false}' "json bypass change"
+
 finish

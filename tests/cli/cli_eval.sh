@@ -169,4 +169,22 @@ run "$TGRAPH" eval "$TMP/re/reimport.tgraph" -o "$TMP/re/out" --quiet
 expect_rc 0 "reimport"
 expect_same "$TMP/a/small.png" "$TMP/re/out/again.png" "png16 export -> input.heightmap -> png16 export"
 
+# --- bypass and warnings ------------------------------------------------------
+# bypass.tgraph bypasses a blur, a normalize and a combine ("ui":
+# {"bypass": true}): its files are bypass_ref.tgraph's, whose links skip
+# them.  Its noise scale is below two cells: a warning naming the node,
+# and the build succeeds.
+run "$TGRAPH" eval "$DATA/bypass.tgraph" -o "$TMP/by" --quiet
+expect_rc 0 "eval of a graph with bypassed nodes and a warning"
+expect_in "$TMP/err" 'tgraph eval: '"$DATA"'/bypass.tgraph: warning: node "base" (noise.fbm): Scale 20 m is smaller than two cells of the world'"'"'s 15.625 m grid' "the warning names the node"
+run "$TGRAPH" eval "$DATA/bypass_ref.tgraph" -o "$TMP/byref" --quiet
+expect_rc 0 "eval of the graph without the bypassed nodes"
+expect_same "$TMP/by/a.png" "$TMP/byref/a.png" "bypassed blur and normalize pass the noise through"
+expect_same "$TMP/by/b.r16" "$TMP/byref/b.r16" "bypassed combine passes its \"a\" input through"
+sed 's/, "bypass": true//; s/"ui": { "bypass": true }/"ui": {}/g' "$DATA/bypass.tgraph" > "$TMP/nobypass.tgraph"
+run "$TGRAPH" eval "$TMP/nobypass.tgraph" -o "$TMP/nby" --quiet
+expect_rc 0 "eval of the graph with the nodes not bypassed"
+checks=$((checks + 1))
+cmp -s "$TMP/by/a.png" "$TMP/nby/a.png" && fail "the bypass flag changed nothing"
+
 finish

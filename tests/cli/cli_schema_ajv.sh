@@ -3,7 +3,8 @@
 # Schema with an independent validator (ajv-cli 5 + ajv-formats, draft
 # 2020-12), and files the loader refuses for schema-level reasons are
 # refused by ajv too.  The JSON that `tgraph check` and `tgraph diff`
-# write validates against data/schema/check-message and diff.schema.json.  ajv is installed with npm into a cache folder on
+# write validates against data/schema/check-message and diff.schema.json,
+# and `tgraph compare`'s against compare.schema.json.  ajv is installed with npm into a cache folder on
 # first use; the test is skipped (77) only when node/npm are missing.
 . "$(dirname "$0")/lib.sh"
 
@@ -120,5 +121,30 @@ expect_rc 0 "ajv: diff of equal graphs"
 sed 's/"kind": "node-type"/"kind": "node-retyped"/' "$TMP/diff_new.json" > "$TMP/diff_bad.json"
 validate "$TMP/diff_bad.json" "$diff_schema"
 expect_rc 1 "ajv: a diff with an unknown kind of change"
+
+# `tgraph compare --format json`: one object of data/schema/compare.schema.json
+# for changed grids (with pictures), meshes, instance lists, added and
+# removed files, and equal folders.
+compare_schema="$SRC/data/schema/compare.schema.json"
+sed 's/"seed": 7/"seed": 8/' "$DATA/small.tgraph" > "$TMP/seed8.tgraph"
+run "$TGRAPH" eval "$DATA/small.tgraph" -o "$TMP/c7" -q
+run "$TGRAPH" eval "$TMP/seed8.tgraph" -o "$TMP/c8" -q
+run "$TGRAPH" eval "$DATA/small.tgraph" -o "$TMP/c7j1" -j 1 -q
+run "$TGRAPH" eval "$EXAMPLES/forest.tgraph" -r 65 -o "$TMP/f1" -q
+run "$TGRAPH" eval "$EXAMPLES/forest.tgraph" -r 65 -o "$TMP/f2" -q -s trees.seed=99
+expect_rc 0 "eval the outputs to compare"
+for pair in "c7 c8" "c7 c7j1" "f1 f2" "c7 f1"; do
+  set -- $pair
+  run "$TGRAPH" compare "$TMP/$1" "$TMP/$2" -o "$TMP/pictures" --format json
+  cp "$TMP/out" "$TMP/compare_$1_$2.json"
+  validate "$TMP/compare_$1_$2.json" "$compare_schema"
+  expect_rc 0 "ajv: compare $1 $2"
+done
+expect_in "$TMP/compare_c7_c8.json" '"difference_png": ' "compare json names its pictures"
+expect_in "$TMP/compare_f1_f2.json" '"instances": ' "compare json of instance lists"
+expect_in "$TMP/compare_c7_f1.json" '"status": "added"' "compare json of added files"
+sed 's/"status": "changed"/"status": "modified"/' "$TMP/compare_c7_c8.json" > "$TMP/compare_bad.json"
+validate "$TMP/compare_bad.json" "$compare_schema"
+expect_rc 1 "ajv: a compare with an unknown status"
 
 finish

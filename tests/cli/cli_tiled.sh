@@ -82,12 +82,18 @@ for tiles in 3,2 4,4; do
 done
 export TGRAPH
 RUNNER=run_stages tiled_equals_whole globals "$G" 3,2
+# A bypassed global node (filter.normalize) is local: tiles pass it through.
+RUNNER=run_stages tiled_equals_whole bypass "$DATA/bypass.tgraph" 3,2
 RUNNER=run_stages tiled_equals_whole alpine "$EXAMPLES/alpine.tgraph" 3,2 --resolution 257
+RUNNER=run_stages tiled_equals_whole valley "$EXAMPLES/valley.tgraph" 3,2 --resolution 257
 for golden in "$SRC"/tests/graphs/*.tgraph; do
   RUNNER=run_stages tiled_equals_whole "golden-$(basename "$golden" .tgraph)" "$golden" 3,2
 done
 tiled_equals_whole fast-uneven "$F" 7,5 --threads 1 --resolution 201
 tiled_equals_whole fast-columns "$F" 1,9 --set base.seed=9
+# compression: small re-encodes each PNG four ways; stitch must pick the same.
+tiled_equals_whole fast-small "$F" 3,2 --set out_height.compression=small \
+  --set out_water.compression=small --set out_splat.compression=small
 
 # --- a hydraulic step job run again finds what it reads -------------------------------
 

@@ -596,6 +596,182 @@ test_deep_chain (void)
   free (types);
 }
 
+static bool
+same_values (const TgValue *a, const TgValue *b)
+{
+  return a && b && tg_region_equal (&a->region, &b->region)
+         && memcmp (a->data, b->data, tg_region_samples (&a->region) * sizeof (float)) == 0;
+}
+
+/* A bypassed node passes its main input through: coord -> add (bypassed)
+ * -> blur gives coord -> blur's bytes, whole or tiled; the flag is part of
+ * the key (toggling it recomputes, toggling back finds the cache); a
+ * bypassed node that would fail does not run; a node with no input of its
+ * output's type is refused, naming ui.bypass. */
+static void
+test_bypass_passes_main_input (void)
+{
+  const char *with[] = { "test.coord", "test.add", "test.blur" };
+  const char *without[] = { "test.coord", "test.blur" };
+  TgGraph *g = graph_with (with, 3), *ref = graph_with (without, 2);
+  TgEngine *e = tg_engine_new (NULL);
+  TgEvalReport rep;
+  TgRegion r, t;
+  TgValue *a, *b, *c, *tile;
+  TgError err = { 0 };
+
+  tg_region_for_world (&r, tg_graph_world (g), 97);
+  a = pull (e, g, 2, &r, NULL);
+  tg_graph_set_node_bypass (g, 1, true);
+  TG_CHECK (tg_graph_node_bypass (g, 1));
+  TG_CHECK_INT_EQ (tg_node_desc_bypass_input (tg_graph_node_desc (g, 1)), 0);
+  b = pull (e, g, 2, &r, &rep);
+  TG_CHECK_INT_EQ (rep.n_computed, 2); /* the bypassed add and the blur; coord was cached */
+  TG_CHECK (rep.state[1] == TG_NODE_DONE);
+  tg_eval_report_clear (&rep);
+  c = pull (e, ref, 1, &r, NULL);
+  TG_CHECK (!same_values (a, b));
+  TG_CHECK (same_values (b, c));
+  t = tg_region_window (&r, 30, 20, 25, 17);
+  {
+    TgEngine *et = tg_engine_new (NULL);
+    tile = pull (et, g, 2, &t, NULL);
+    TG_CHECK (tile && same_window (b, tile));
+    tg_value_unref (tile);
+    tg_engine_free (et);
+  }
+  tg_graph_set_node_bypass (g, 1, false);
+  tg_value_unref (pull (e, g, 2, &r, &rep));
+  TG_CHECK_INT_EQ (rep.n_computed, 0);
+  tg_eval_report_clear (&rep);
+  tg_value_unref (a);
+  tg_value_unref (b);
+  tg_value_unref (c);
+  tg_graph_free (g);
+
+  /* A failing node, bypassed, does not run. */
+  {
+    const char *failing[] = { "test.coord", "test.fail" };
+    g = graph_with (failing, 2);
+    tg_graph_set_node_bypass (g, 1, true);
+    a = pull (e, g, 1, &r, NULL);
+    b = pull (e, g, 0, &r, NULL);
+    TG_CHECK (same_values (a, b));
+    tg_value_unref (a);
+    tg_value_unref (b);
+    tg_graph_free (g);
+  }
+  /* A global node, bypassed, is local: a tile is the input's window. */
+  {
+    const char *global[] = { "test.coord", "test.center" };
+    g = graph_with (global, 2);
+    tg_graph_set_node_bypass (g, 1, true);
+    TG_CHECK (tg_graph_node_locality (g, 1) == TG_LOCALITY_LOCAL);
+    a = pull (e, g, 0, &r, NULL);
+    tile = pull (e, g, 1, &t, NULL);
+    TG_CHECK (tile && tg_region_equal (&tile->region, &t) && same_window (a, tile));
+    tg_value_unref (tile);
+    tg_value_unref (a);
+    tg_graph_free (g);
+  }
+  /* Nothing to pass through. */
+  a = NULL;
+  tg_graph_set_node_bypass (ref, 0, true);
+  TG_CHECK (tg_engine_pull (e, ref, 1, 0, &r, NULL, &a, NULL, &err) < 0);
+  TG_CHECK (a == NULL);
+  TG_CHECK_MSG (strcmp (err.path, "nodes[0].ui.bypass") == 0, "%s", err.path);
+  TG_CHECK_STR_CONTAINS (err.message, "cannot be bypassed: it has no height input");
+  TG_CHECK (tg_graph_validate (ref, &err) < 0);
+  tg_graph_free (ref);
+  tg_engine_free (e);
+}
+
+/* A bypassed node reads only the input it passes through: test.mix's
+ * other input may stay unlinked, and what feeds it is not evaluated. */
+static void
+test_bypass_reads_main_input_only (void)
+{
+  const char *types[] = { "test.coord", "test.mix" };
+  TgGraph *g = graph_with (types, 2);
+  TgEngine *e = tg_engine_new (NULL);
+  TgEvalReport rep;
+  TgError err = { 0 };
+  TgRegion r;
+  TgValue *a, *b;
+
+  tg_region_for_world (&r, tg_graph_world (g), 97);
+  TG_CHECK (tg_graph_add_node (g, "slow", "test.coord", &err) == 2);
+  TG_CHECK (tg_graph_add_link (g, "slow", "height", "n1", "detail", &err) >= 0);
+  tg_graph_set_node_bypass (g, 1, true);
+  TG_CHECK_MSG (tg_graph_validate (g, &err) == 0, "%s", err.message);
+  a = pull (e, g, 1, &r, &rep);
+  TG_CHECK (rep.state[2] == TG_NODE_IDLE);
+  TG_CHECK (a && a->channels == 1);
+  tg_eval_report_clear (&rep);
+  b = pull (e, g, 0, &r, NULL);
+  TG_CHECK (same_values (a, b));
+  tg_value_unref (a);
+  tg_value_unref (b);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
+/* Warnings: the descriptor's hook at the world's build cell (960 m over
+ * 96 cells: 10 m) and tg_eval_warn from eval, in the report without
+ * failing the node; the hook's warning again when the result is cached;
+ * none for a bypassed node. */
+static void
+test_warnings_do_not_fail (void)
+{
+  const char *types[] = { "test.coord", "test.warn" };
+  TgGraph *g = graph_with (types, 2);
+  TgEngine *e = tg_engine_new (NULL);
+  TgEvalReport rep;
+  TgError w;
+  TgRegion r;
+  TgParamValue v = { .type = TG_PARAM_FLOAT, .f = 15.0 };
+
+  tg_region_for_world (&r, tg_graph_world (g), 49); /* a preview: the build's cell counts */
+  TG_CHECK_NEAR (tg_world_cell_m (tg_graph_world (g)), 10.0, 1e-12);
+  TG_CHECK (tg_graph_node_warning (g, 1, &w) == 0);
+  tg_value_unref (pull (e, g, 1, &r, &rep));
+  TG_CHECK (rep.warning[1] == NULL);
+  tg_eval_report_clear (&rep);
+
+  TG_CHECK (tg_graph_set_param (g, 1, "size_m", &v, &w) == 0);
+  TG_CHECK (tg_graph_node_warning (g, 1, &w) == 1);
+  TG_CHECK_MSG (strcmp (w.path, "nodes[1].params.size_m") == 0, "%s", w.path);
+  TG_CHECK (strcmp (w.node_id, "n1") == 0);
+  TG_CHECK_MSG (strcmp (w.message, "Size 15 m is smaller than two cells of the world's 10 m "
+                                   "grid: the detail is lost at this resolution (20 m or more "
+                                   "shows it)") == 0, "%s", w.message);
+  for (int pass = 0; pass < 2; pass++)
+    {
+      tg_value_unref (pull (e, g, 1, &r, &rep));
+      TG_CHECK (rep.state[1] == (pass ? TG_NODE_CACHED : TG_NODE_DONE));
+      TG_CHECK_INT_EQ (tg_eval_report_first_failure (&rep), -1);
+      TG_CHECK (rep.warning[1] && strcmp (rep.warning[1], w.message) == 0);
+      TG_CHECK (rep.warning[0] == NULL);
+      tg_eval_report_clear (&rep);
+    }
+  v.f = 2000.0;
+  TG_CHECK (tg_graph_set_param (g, 1, "size_m", &v, &w) == 0);
+  tg_value_unref (pull (e, g, 1, &r, &rep));
+  TG_CHECK (rep.state[1] == TG_NODE_DONE);
+  TG_CHECK_MSG (rep.warning[1] && strcmp (rep.warning[1], "size 2000 m is over a kilometre") == 0,
+                "%s", rep.warning[1] ? rep.warning[1] : "(none)");
+  tg_eval_report_clear (&rep);
+  v.f = 1.0;
+  TG_CHECK (tg_graph_set_param (g, 1, "size_m", &v, &w) == 0);
+  tg_graph_set_node_bypass (g, 1, true);
+  TG_CHECK (tg_graph_node_warning (g, 1, &w) == 0);
+  tg_value_unref (pull (e, g, 1, &r, &rep));
+  TG_CHECK (rep.warning[1] == NULL);
+  tg_eval_report_clear (&rep);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
 int
 main (void)
 {
@@ -614,5 +790,8 @@ main (void)
   TG_RUN (test_input_files_join_the_key);
   TG_RUN (test_pull_of_export_node_refused);
   TG_RUN (test_deep_chain);
+  TG_RUN (test_bypass_passes_main_input);
+  TG_RUN (test_bypass_reads_main_input_only);
+  TG_RUN (test_warnings_do_not_fail);
   return tgtest_result ();
 }

@@ -400,6 +400,44 @@ static const TgNodeDesc test_files = {
 };
 TG_NODE_REGISTER (test_files);
 
+/* A pass-through with a size in metres: its warn hook flags a size below
+ * two cells, and its eval warns itself about sizes over a kilometre. */
+typedef struct
+{
+  double size_m;
+} WarnParams;
+static const TgParamDesc warn_params[] = {
+  TG_PARAM_FLOAT (WarnParams, size_m, .label = "Size", .def = 100.0, .min = 0.0, .max = 1e5,
+                  .unit = "m", .help = "A feature size"),
+};
+
+static int
+warn_hook (const void *params, double cell_m, TgError *warn)
+{
+  const WarnParams *p = params;
+  return tg_warn_below_cells (warn, "size_m", "Size", p->size_m, cell_m, 2);
+}
+
+static int
+warn_eval (TgEvalCtx *c)
+{
+  const WarnParams *p = tg_eval_params (c);
+  const TgValue *in = tg_eval_input (c, 0);
+  TgValue *out = tg_eval_new_output (c, 0, 1);
+  memcpy (out->data, in->data, tg_region_samples (&out->region) * sizeof (float));
+  if (p->size_m > 1000.0)
+    tg_eval_warn (c, "size %g m is over a kilometre", p->size_m);
+  return 0;
+}
+
+static const TgNodeDesc test_warn = {
+  .type = "test.warn", .category = TG_CATEGORY_OTHER, .label = "Warn",
+  TG_INPUTS (height_in), TG_OUTPUTS (height_out),
+  TG_PARAMS (WarnParams, warn_params), .locality = TG_LOCALITY_LOCAL, .eval = warn_eval,
+  .warn = warn_hook,
+};
+TG_NODE_REGISTER (test_warn);
+
 static inline int
 testfmt_write (FILE *f, const TgImage *img, TgError *err)
 {

@@ -69,6 +69,12 @@ static const Case cases[] = {
     "{ \"id\": \"out\", \"type\": \"export.mask\", \"params\": { \"path\": \"f.png\", \"format\": \"png8\" } }",
     "{ \"from\": \"hills.height\", \"to\": \"f.height\" }, { \"from\": \"f.flow\", \"to\": \"out.mask\" }",
     "f", 300 },
+  { "erosion.stream_power", 1025, 8000,
+    HILLS ", { \"id\": \"s\", \"type\": \"erosion.stream_power\", \"params\": { \"duration_yr\": 1e6,"
+    " \"cell_m\": 8 } },"
+    "{ \"id\": \"out\", \"type\": \"export.heightmap\", \"params\": { \"path\": \"s.r16\", \"format\": \"raw16\" } }",
+    "{ \"from\": \"hills.height\", \"to\": \"s.height\" }, { \"from\": \"s.height\", \"to\": \"out.height\" }",
+    "s", 800 },
   { "mesh.isosurface (field.noise)", 129, 1000,
     "{ \"id\": \"fn\", \"type\": \"field.noise\", \"params\": { \"amplitude_m\": 40, \"scale_m\": 30,"
     " \"octaves\": 6 } },"
@@ -106,10 +112,22 @@ static const Case cases[] = {
        "\", \"format\": \"" fmt "\" } }",                                               \
     "{ \"from\": \"ramp.height\", \"to\": \"hf.height\" }, { \"from\": \"hf.mesh\", \"to\": \"out.mesh\" }", \
     "out"
-#define POINTS_EXPORT(fmt, file)                                                        \
+/* The same with a colour map on the export (compress meshopt): the map
+ * becomes a PNG inside the writer before anything is written. */
+#define MESH_EXPORT_TEXTURED(fmt)                                                       \
+  RAMP ", { \"id\": \"hf\", \"type\": \"mesh.heightfield\" },"                          \
+       "{ \"id\": \"col\", \"type\": \"texture.colorize\" },"                              \
+       "{ \"id\": \"out\", \"type\": \"export.mesh\", \"params\": { \"path\": \"m." fmt      \
+       "\", \"format\": \"" fmt "\", \"compress\": \"meshopt\" } }",                        \
+    "{ \"from\": \"ramp.height\", \"to\": \"hf.height\" }, { \"from\": \"hf.mesh\", \"to\": \"out.mesh\" },"  \
+    "{ \"from\": \"ramp.height\", \"to\": \"col.height\" }, { \"from\": \"col.image\", \"to\": \"out.image\" }", \
+    "out"
+#define POINTS_EXPORT(fmt, file) POINTS_EXPORT_CHUNKS (fmt, file, "0")
+/* CHUNK_M > 0: the instances grouped by chunk before the first write. */
+#define POINTS_EXPORT_CHUNKS(fmt, file, chunk_m)                                        \
   RAMP ", { \"id\": \"s\", \"type\": \"scatter.mask\", \"params\": { \"min_spacing_m\": 2 } },"     \
        "{ \"id\": \"out\", \"type\": \"export.points\", \"params\": { \"path\": \"" file     \
-       "\", \"format\": \"" fmt "\" } }",                                               \
+       "\", \"format\": \"" fmt "\", \"chunk_m\": " chunk_m " } }",                     \
     "{ \"from\": \"ramp.height\", \"to\": \"s.mask\" }, { \"from\": \"s.points\", \"to\": \"out.points\" }", \
     "out"
 
@@ -122,12 +140,16 @@ static const Case exports[] = {
   /* The glb writer checks the mesh and takes its bounds (16M vertices:
    * about 0.3 s) before its first write: it asks the stream between chunks. */
   { "export glb", 4097, 8000, MESH_EXPORT ("glb"), 200 },
+  { "export glb textured meshopt", 4097, 8000, MESH_EXPORT_TEXTURED ("glb"), 200 },
   { "export obj", 4097, 8000, MESH_EXPORT ("obj"), 200 },
   { "export ply", 4097, 8000, MESH_EXPORT ("ply"), 200 },
   { "export points csv", 1025, 1000, POINTS_EXPORT ("csv", "p.csv"), 100 },
   { "export points json", 1025, 1000, POINTS_EXPORT ("json", "p.json"), 100 },
   { "export points glb", 2049, 2000, POINTS_EXPORT ("glb", "p.glb"), 20 },
   { "export points godot", 1025, 1000, POINTS_EXPORT ("godot", "p.tscn"), 100 },
+  { "export points in chunks csv", 1025, 1000, POINTS_EXPORT_CHUNKS ("csv", "p.csv", "37"), 100 },
+  { "export points in chunks godot", 1025, 1000, POINTS_EXPORT_CHUNKS ("godot", "p.tscn", "37"),
+    100 },
 };
 
 static const char *root;

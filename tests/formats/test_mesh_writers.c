@@ -9,9 +9,13 @@
  * 32-bit ones above, the .glb
  * read back into the world exactly, golden hashes of the bytes, errors
  * that name the chunk and write nothing, a locale that must not leak into
- * OBJ numbers, and every .glb written here passed through the Khronos
- * glTF-Validator with 0 errors and 0 warnings (skipped only when npm is
- * missing). */
+ * OBJ numbers, a colour map embedded in the .glb (decoded back, its
+ * north-west pixel at the north-west corner's UV) and named by an OBJ's
+ * .mtl and a PLY, KHR_mesh_quantization and EXT_meshopt_compression read
+ * back (meshoptimizer's decoder) within half a quantization step of the
+ * floats with tiles still sharing their edge exactly, and every .glb
+ * written here passed through the Khronos glTF-Validator with 0 errors
+ * and 0 warnings (skipped only when npm is missing). */
 #include <locale.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,6 +24,9 @@
 #include <unistd.h>
 
 #include <json-c/json.h>
+#ifdef TG_HAVE_MESHOPT
+#include <meshoptimizer.h>
+#endif
 
 #include <tgformats/tgformats.h>
 
@@ -1340,6 +1347,418 @@ test_glb_index_width (void)
   tg_mesh_free (m);
 }
 
+
+/* --- textures, quantization and meshopt ------------------------------------- */
+
+/* A 3 x 2 colour map whose north-west pixel (row 0, column 0) is red. */
+static const float texture_rgb[18] = { 1, 0, 0, 0, 1, 0, 0, 0, 1,
+                                       1, 1, 0, 0, 1, 1, 0.5f, 0.5f, 0.5f };
+
+static void
+test_glb_texture (void)
+{
+  TgMesh *m = sample_mesh ();
+  TgImage tex = { .width = 3, .height = 2, .channels = 3, .bits = 32,
+                  .data = (void *) texture_rgb };
+  TgMeshWriteOptions opt = { .texture = &tex };
+  const char *path = tmp_path ("textured.glb"), *png = tmp_path ("textured_embedded.png");
+  TgError err = { 0 };
+  Glb g;
+
+  TG_CHECK (write_mesh_opt ("glb", path, m, &opt, &err) == 0);
+  remember_glb (path);
+  if (glb_open (path, &g) == 0)
+    {
+      json_object *pbr = jget (jidx (g.doc, "materials", 0), "pbrMetallicRoughness");
+      json_object *tinfo = jget (pbr, "baseColorTexture");
+      json_object *t = jidx (g.doc, "textures", jint (tinfo, "index"));
+      json_object *im = jidx (g.doc, "images", jint (t, "source"));
+      json_object *v = jidx (g.doc, "bufferViews", jint (im, "bufferView"));
+      json_object *smp = jidx (g.doc, "samplers", jint (t, "sampler"));
+
+      TG_CHECK (tinfo && t && im && v && smp);
+      /* The map as it is: a white factor, clamped at the terrain's edges. */
+      for (int c = 0; c < 4; c++)
+        TG_CHECK (json_object_get_double (json_object_array_get_idx (jget (pbr, "baseColorFactor"),
+                                                                     c)) == 1.0);
+      TG_CHECK_INT_EQ (jint (smp, "wrapS"), 33071);
+      TG_CHECK_INT_EQ (jint (smp, "wrapT"), 33071);
+      if (v && im)
+        {
+          TG_CHECK_STR_CONTAINS (json_object_get_string (jget (im, "mimeType")), "image/png");
+          FILE *f = fopen (png, "wb");
+          int off = jint (v, "byteOffset") < 0 ? 0 : jint (v, "byteOffset");
+          fwrite (g.bin + off, 1, (size_t) jint (v, "byteLength"), f);
+          fclose (f);
+          TgImage back = { 0 };
+          TG_CHECK (tg_io_read_image (png, &back, &err) == 0);
+          TG_CHECK_INT_EQ (back.width, 3);
+          TG_CHECK_INT_EQ (back.height, 2);
+          TG_CHECK_INT_EQ (back.channels, 3);
+          TG_CHECK_INT_EQ (back.bits, 8);
+          for (int i = 0; back.data && i < 18; i++)
+            TG_CHECK_INT_EQ (((uint8_t *) back.data)[i], tg_quantise (texture_rgb[i], 255.0));
+          free (back.data);
+        }
+      /* glTF samples UV (0, 0) at the first pixel of the PNG: the red
+       * north-west one must sit at the north-west corner of tile_a
+       * (file -X, -Z). */
+      json_object *prim = jidx (jidx (g.doc, "meshes", 0), "primitives", 0);
+      int count = 0, nw = -1;
+      size_t bytes = 0;
+      const uint8_t *pos
+        = accessor_data (&g, jint (jget (prim, "attributes"), "POSITION"), &count, &bytes);
+      const uint8_t *uv
+        = accessor_data (&g, jint (jget (prim, "attributes"), "TEXCOORD_0"), &count, &bytes);
+      float best[3] = { 0 };
+      for (int i = 0; pos && i < count; i++)
+        {
+          float p[3];
+          memcpy (p, pos + 12 * i, 12);
+          if (nw < 0 || p[0] + p[2] < best[0] + best[2])
+            nw = i, memcpy (best, p, 12);
+        }
+      if (uv && nw >= 0)
+        {
+          float st[2];
+          memcpy (st, uv + 8 * nw, 8);
+          TG_CHECK_MSG (st[0] == 0.0f && st[1] == 0.0f, "north-west UV (%g, %g)", st[0], st[1]);
+        }
+      /* tile_b has no UVs: the plain material, not the textured one. */
+      json_object *pb = jidx (jidx (g.doc, "meshes", 1), "primitives", 0);
+      TG_CHECK (jint (pb, "material") >= 0 && jint (pb, "material") != jint (prim, "material"));
+      TG_CHECK (!jget (jget (jidx (g.doc, "materials", jint (pb, "material")),
+                             "pbrMetallicRoughness"), "baseColorTexture"));
+      glb_close (&g);
+    }
+  tg_mesh_free (m);
+}
+
+static void
+test_obj_material (void)
+{
+  TgMesh *m = sample_mesh ();
+  TgMeshWriteOptions opt = { .material_file = "terrain.mtl", .texture_file = "terrain_color.png" };
+  TgError err = { 0 };
+  size_t len = 0;
+  char *text;
+  int groups = 0, uses = 0;
+
+  TG_CHECK (write_mesh_opt ("obj", tmp_path ("material.obj"), m, &opt, &err) == 0);
+  text = (char *) read_all (tmp_path ("material.obj"), &len);
+  TG_CHECK (text && strncmp (strchr (text, '\n') + 1, "mtllib terrain.mtl\n", 19) == 0);
+  for (char *l = text; l && *l; l = strchr (l, '\n') ? strchr (l, '\n') + 1 : NULL)
+    {
+      groups += strncmp (l, "o ", 2) == 0;
+      uses += strncmp (l, "usemtl terrane\n", 15) == 0;
+    }
+  TG_CHECK_INT_EQ (groups, 2);
+  TG_CHECK_INT_EQ (uses, 2);
+  /* OBJ's v runs up the image: the north-west vertex (the first) shows
+   * the image's top-left pixel at (0, 1). */
+  TG_CHECK (text && strstr (text, "\nvt 0 1\n") != NULL
+            && strstr (text, "\nvt ") == strstr (text, "\nvt 0 1\n"));
+  free (text);
+
+  TG_CHECK (write_mesh_opt ("mtl", tmp_path ("terrain.mtl"), m, &opt, &err) == 0);
+  text = (char *) read_all (tmp_path ("terrain.mtl"), &len);
+  TG_CHECK (text && strstr (text, "\nnewmtl terrane\n") && strstr (text, "\nKd 1 1 1\n")
+            && strstr (text, "\nmap_Kd terrain_color.png\n"));
+  free (text);
+  opt.texture_file = NULL;
+  TG_CHECK (write_mesh_opt ("mtl", tmp_path ("none.mtl"), m, &opt, &err) < 0);
+
+  /* PLY names the map the MeshLab way. */
+  opt = (TgMeshWriteOptions) { .texture_file = "terrain_color.png" };
+  TG_CHECK (write_mesh_opt ("ply", tmp_path ("material.ply"), m, &opt, &err) == 0);
+  text = (char *) read_all (tmp_path ("material.ply"), &len);
+  TG_CHECK (text && strstr (text, "\ncomment TextureFile terrain_color.png\n"));
+  free (text);
+  tg_mesh_free (m);
+}
+
+/* Two 40 x 40 tiles of a bumpy terrain side by side, sharing the column
+ * of vertices on their common edge, with world-wide UVs. */
+static TgMesh *
+two_tiles (void)
+{
+  enum { N = 40 };
+  TgMesh *m = tg_mesh_new (2);
+
+  for (int t = 0; t < 2; t++)
+    {
+      TgMeshChunk *c = &m->chunks[t];
+      uint32_t *idx;
+      tg_mesh_chunk_set_name (c, t ? "chunk_x1_z0_lod0" : "chunk_x0_z0_lod0");
+      tg_mesh_chunk_alloc (c, N * N, 6 * (N - 1) * (N - 1), 1);
+      for (int j = 0; j < N; j++)
+        for (int i = 0; i < N; i++)
+          {
+            int v = j * N + i, gi = t * (N - 1) + i;
+            double x = -300.0 + 7.7 * gi, z = 150.0 - 7.7 * j;
+            double y = 40.0 * sin (x / 37.0) * cos (z / 53.0) + 0.01 * gi;
+            double nx = -40.0 / 37.0 * cos (x / 37.0) * cos (z / 53.0);
+            double nz = 40.0 / 53.0 * sin (x / 37.0) * sin (z / 53.0);
+            double l = sqrt (nx * nx + 1.0 + nz * nz);
+            c->positions[3 * v] = (float) x;
+            c->positions[3 * v + 1] = (float) y;
+            c->positions[3 * v + 2] = (float) z;
+            c->normals[3 * v] = (float) (nx / l);
+            c->normals[3 * v + 1] = (float) (1.0 / l);
+            c->normals[3 * v + 2] = (float) (nz / l);
+            c->uvs[2 * v] = (float) gi / (float) (2 * N - 2);
+            c->uvs[2 * v + 1] = (float) j / (float) (N - 1);
+          }
+      idx = c->indices;
+      for (int j = 0; j + 1 < N; j++)
+        for (int i = 0; i + 1 < N; i++)
+          {
+            uint32_t q = (uint32_t) (j * N + i);
+            *idx++ = q, *idx++ = q + 1, *idx++ = q + N;
+            *idx++ = q + 1, *idx++ = q + N + 1, *idx++ = q + N;
+          }
+    }
+  return m;
+}
+
+/* The bytes of view VIEW as a reader gets them: EXT_meshopt_compression
+ * views decoded with meshoptimizer's decoder (checking the codec's
+ * header byte and that the data lies in the BIN chunk), others copied.
+ * malloc'd; *LEN its length. */
+static uint8_t *
+view_decoded (Glb *g, int view, size_t *len)
+{
+  json_object *v = jidx (g->doc, "bufferViews", view);
+  json_object *mo = jget (jget (v, "extensions"), "EXT_meshopt_compression");
+  uint8_t *out;
+
+  *len = (size_t) jint (v, "byteLength");
+  out = malloc (*len ? *len : 1);
+  if (!mo)
+    {
+      int off = jint (v, "byteOffset") < 0 ? 0 : jint (v, "byteOffset");
+      TG_CHECK_INT_EQ (jint (v, "buffer"), 0);
+      memcpy (out, g->bin + off, *len);
+      return out;
+    }
+#ifdef TG_HAVE_MESHOPT
+  {
+    const char *mode = json_object_get_string (jget (mo, "mode"));
+    size_t off = (size_t) jint (mo, "byteOffset"), n = (size_t) jint (mo, "byteLength");
+    size_t count = (size_t) jint (mo, "count"), stride = (size_t) jint (mo, "byteStride");
+    int rc;
+
+    TG_CHECK_INT_EQ (jint (v, "buffer"), 1);
+    TG_CHECK_INT_EQ (jint (mo, "buffer"), 0);
+    TG_CHECK (off + n <= g->bin_len);
+    TG_CHECK_INT_EQ (*len, count * stride);
+    if (strcmp (mode, "ATTRIBUTES") == 0)
+      {
+        TG_CHECK_INT_EQ (g->bin[off], 0xa0);
+        TG_CHECK_INT_EQ (jint (v, "byteStride"), (int) stride);
+        rc = meshopt_decodeVertexBuffer (out, count, stride, g->bin + off, n);
+      }
+    else
+      {
+        TG_CHECK_STR_CONTAINS (mode, "TRIANGLES");
+        TG_CHECK_INT_EQ (g->bin[off], 0xe1);
+        rc = meshopt_decodeIndexBuffer (out, count, stride, g->bin + off, n);
+      }
+    TG_CHECK_MSG (rc == 0, "meshopt decode of view %d: %d", view, rc);
+  }
+#else
+  TG_CHECK_MSG (0, "a meshopt view in a build without meshoptimizer");
+#endif
+  return out;
+}
+
+/* Reads glb PATH (written with COMPRESS) back through its quantized
+ * accessors and checks each chunk of M within half a step of the grid,
+ * normals within half an int8 step, UVs within half a uint16 step, the
+ * triangles exactly; stores every decoded view, concatenated, in *ALL. */
+static void
+check_quantized (const char *path, const TgMesh *m, bool meshopt, uint8_t **all, size_t *all_len)
+{
+  Glb g;
+  float step = 0.0f, origin[3] = { 0 };
+
+  *all = NULL;
+  *all_len = 0;
+  if (glb_open (path, &g) != 0)
+    return;
+  json_object *req = jget (g.doc, "extensionsRequired");
+  TG_CHECK (req && strstr (json_object_get_string (req), "KHR_mesh_quantization"));
+  TG_CHECK (meshopt == (req && strstr (json_object_get_string (req), "EXT_meshopt_compression")));
+  if (meshopt)
+    {
+      json_object *fb = jidx (g.doc, "buffers", 1);
+      TG_CHECK (fb && !jget (fb, "uri")
+                && json_object_get_boolean (
+                  jget (jget (jget (fb, "extensions"), "EXT_meshopt_compression"), "fallback")));
+    }
+  for (int v = 0; v < (int) json_object_array_length (jget (g.doc, "bufferViews")); v++)
+    {
+      size_t n;
+      uint8_t *d = view_decoded (&g, v, &n);
+      *all = realloc (*all, *all_len + n);
+      memcpy (*all + *all_len, d, n);
+      *all_len += n;
+      free (d);
+    }
+  for (int ci = 0; ci < m->n_chunks; ci++)
+    {
+      const TgMeshChunk *c = &m->chunks[ci];
+      json_object *node = jidx (g.doc, "nodes", ci);
+      json_object *prim = jidx (jidx (g.doc, "meshes", jint (node, "mesh")), "primitives", 0);
+      json_object *attrs = jget (prim, "attributes");
+      json_object *sc = jget (node, "scale"), *tr = jget (node, "translation");
+      size_t n;
+
+      TG_CHECK (sc && tr);
+      if (!sc || !tr || !prim)
+        continue;
+      /* One grid for every chunk, the same step on all axes. */
+      float s0 = (float) json_object_get_double (json_object_array_get_idx (sc, 0));
+      for (int a = 0; a < 3; a++)
+        {
+          float o = (float) json_object_get_double (json_object_array_get_idx (tr, a));
+          TG_CHECK ((float) json_object_get_double (json_object_array_get_idx (sc, a)) == s0);
+          TG_CHECK (ci == 0 || (o == origin[a] && s0 == step));
+          origin[a] = o;
+        }
+      step = s0;
+
+      json_object *pa = jidx (g.doc, "accessors", jint (attrs, "POSITION"));
+      json_object *na = jidx (g.doc, "accessors", jint (attrs, "NORMAL"));
+      json_object *ua = jidx (g.doc, "accessors", jint (attrs, "TEXCOORD_0"));
+      TG_CHECK_INT_EQ (jint (pa, "componentType"), 5123);
+      TG_CHECK_INT_EQ (jint (na, "componentType"), 5120);
+      TG_CHECK (json_object_get_boolean (jget (na, "normalized")));
+      TG_CHECK_INT_EQ (jint (ua, "componentType"), 5123);
+      TG_CHECK (json_object_get_boolean (jget (ua, "normalized")));
+      TG_CHECK_INT_EQ (jint (pa, "count"), c->n_vertices);
+
+      uint8_t *pos = view_decoded (&g, jint (pa, "bufferView"), &n);
+      TG_CHECK_INT_EQ (n, (size_t) c->n_vertices * 8);
+      uint8_t *nrm = view_decoded (&g, jint (na, "bufferView"), &n);
+      TG_CHECK_INT_EQ (n, (size_t) c->n_vertices * 4);
+      uint8_t *uv = view_decoded (&g, jint (ua, "bufferView"), &n);
+      TG_CHECK_INT_EQ (n, (size_t) c->n_vertices * 4);
+      double worst = 0.0, worst_n = 0.0, worst_uv = 0.0;
+      for (int i = 0; i < c->n_vertices; i++)
+        {
+          uint16_t q[3], t[2];
+          int8_t qn[3];
+          memcpy (q, pos + 8 * i, 6);
+          memcpy (qn, nrm + 4 * i, 3);
+          memcpy (t, uv + 4 * i, 4);
+          for (int a = 0; a < 3; a++)
+            {
+              /* As a reader computes it: translation + scale * q. */
+              float got = origin[a] + step * (float) q[a];
+              float want = a == 2 ? -c->positions[3 * i + a] : c->positions[3 * i + a];
+              float wn = a == 2 ? -c->normals[3 * i + a] : c->normals[3 * i + a];
+              worst = fmax (worst, fabs ((double) got - want));
+              worst_n = fmax (worst_n, fabs (qn[a] / 127.0 - wn));
+            }
+          for (int a = 0; a < 2; a++)
+            worst_uv = fmax (worst_uv, fabs (t[a] / 65535.0 - c->uvs[2 * i + a]));
+        }
+      TG_CHECK_MSG (worst <= 0.5 * step * 1.001 + 1e-4, "chunk %d: position off by %g (step %g)",
+                    ci, worst, step);
+      TG_CHECK_MSG (worst_n <= 0.5 / 127.0 + 1e-6, "chunk %d: normal off by %g", ci, worst_n);
+      TG_CHECK_MSG (worst_uv <= 0.5 / 65535.0 + 1e-7, "chunk %d: uv off by %g", ci, worst_uv);
+
+      json_object *ia = jidx (g.doc, "accessors", jint (prim, "indices"));
+      uint8_t *idx = view_decoded (&g, jint (ia, "bufferView"), &n);
+      uint32_t *want = reversed (c->indices, c->n_indices);
+      TG_CHECK_INT_EQ (jint (ia, "componentType"), 5123);
+      TG_CHECK_INT_EQ (n, (size_t) c->n_indices * 2);
+      for (int64_t i = 0; i < c->n_indices; i++)
+        {
+          uint16_t got;
+          memcpy (&got, idx + 2 * i, 2);
+          TG_CHECK_MSG (got == want[i], "chunk %d index %lld: %u, want %u", ci, (long long) i,
+                        got, want[i]);
+        }
+      free (want);
+      free (idx);
+      free (pos);
+      free (nrm);
+      free (uv);
+    }
+  glb_close (&g);
+}
+
+/* The shared edge: the last column of tile 0 and the first of tile 1
+ * hold the same floats, so they must get the same steps (no crack). */
+static void
+check_shared_edge (const char *path)
+{
+  Glb g;
+  size_t n0, n1;
+
+  if (glb_open (path, &g) != 0)
+    return;
+  json_object *p0 = jidx (jidx (g.doc, "meshes", 0), "primitives", 0);
+  json_object *p1 = jidx (jidx (g.doc, "meshes", 1), "primitives", 0);
+  json_object *a0 = jidx (g.doc, "accessors", jint (jget (p0, "attributes"), "POSITION"));
+  json_object *a1 = jidx (g.doc, "accessors", jint (jget (p1, "attributes"), "POSITION"));
+  uint8_t *q0 = view_decoded (&g, jint (a0, "bufferView"), &n0);
+  uint8_t *q1 = view_decoded (&g, jint (a1, "bufferView"), &n1);
+  for (int j = 0; n0 == n1 && n0 == 40 * 40 * 8 && j < 40; j++)
+    TG_CHECK_MSG (memcmp (q0 + 8 * (j * 40 + 39), q1 + 8 * (j * 40), 6) == 0,
+                  "row %d: the shared vertex differs between the tiles", j);
+  free (q0);
+  free (q1);
+  glb_close (&g);
+}
+
+static void
+test_glb_compress (void)
+{
+  TgMesh *m = two_tiles ();
+  TgError err = { 0 };
+  const char *plain = tmp_path ("c_none.glb"), *quant = tmp_path ("c_quantize.glb");
+  const char *mopt = tmp_path ("c_meshopt.glb");
+  uint8_t *q_views = NULL, *m_views = NULL;
+  size_t q_len = 0, m_len = 0, sz[3];
+
+  TG_CHECK (write_mesh_opt ("glb", plain, m, &(TgMeshWriteOptions) { 0 }, &err) == 0);
+  TG_CHECK (write_mesh_opt ("glb", quant, m,
+                            &(TgMeshWriteOptions) { .compress = TG_MESH_COMPRESS_QUANTIZE },
+                            &err) == 0);
+  remember_glb (plain);
+  remember_glb (quant);
+  check_quantized (quant, m, false, &q_views, &q_len);
+  check_shared_edge (quant);
+  free (read_all (plain, &sz[0]));
+  free (read_all (quant, &sz[1]));
+#ifdef TG_HAVE_MESHOPT
+  TG_CHECK (write_mesh_opt ("glb", mopt, m,
+                            &(TgMeshWriteOptions) { .compress = TG_MESH_COMPRESS_MESHOPT },
+                            &err) == 0);
+  remember_glb (mopt);
+  check_quantized (mopt, m, true, &m_views, &m_len);
+  check_shared_edge (mopt);
+  /* meshopt is the quantized data, compressed: decoded, the same bytes. */
+  TG_CHECK (q_len > 0 && m_len == q_len && memcmp (q_views, m_views, q_len) == 0);
+  free (read_all (mopt, &sz[2]));
+  fprintf (stderr, "  two 40x40 tiles: none %zu B, quantize %zu B, meshopt %zu B\n", sz[0], sz[1],
+           sz[2]);
+  TG_CHECK (sz[2] * 2 < sz[1] && sz[1] * 3 < sz[0] * 2);
+#else
+  TG_CHECK (write_mesh_opt ("glb", mopt, m,
+                            &(TgMeshWriteOptions) { .compress = TG_MESH_COMPRESS_MESHOPT },
+                            &err) < 0);
+  TG_CHECK_STR_CONTAINS (err.message, "meshoptimizer");
+  fprintf (stderr, "  (no meshoptimizer: meshopt refused, not decoded)\n");
+#endif
+  free (q_views);
+  free (m_views);
+  tg_mesh_free (m);
+}
+
 static void
 test_validator (void)
 {
@@ -1376,6 +1795,9 @@ main (void)
   TG_RUN (test_ply_up_z);
   TG_RUN (test_first_lod_only);
   TG_RUN (test_glb_index_width);
+  TG_RUN (test_glb_texture);
+  TG_RUN (test_obj_material);
+  TG_RUN (test_glb_compress);
   TG_RUN (test_validator);
   return tgtest_result ();
 }

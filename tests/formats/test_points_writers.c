@@ -1335,6 +1335,447 @@ test_glb_reader_round_trips_our_points_file (void)
     }
 }
 
+/* --- chunks ----------------------------------------------------------------------- */
+
+/* A 1000 x 600 m world in 256 m chunks: 4 x 3 of them, the last column
+ * 232 m wide and the last row 88 m tall. */
+#define CHUNK_WORLD_X 1000.0
+#define CHUNK_WORLD_Z 600.0
+#define CHUNK_M 256.0
+#define CHUNKS_X 4
+#define CHUNKS_Z 3
+
+static const TgPointsWriteOptions chunk_opt = { .size_x = CHUNK_WORLD_X, .size_z = CHUNK_WORLD_Z,
+                                                .chunk_m = CHUNK_M };
+
+/* Instances strewn over the world in no order of place (and a few just
+ * outside it, as jitter leaves them), three prototypes mixed, plus some on
+ * the lines between chunks and on the world's edges. */
+static TgPoints *
+strewn_points (void)
+{
+  TgPoints *p = tg_points_new ();
+  static const char *names[] = { "tree", "bush", "rock" };
+  static const float edges[][2] = {
+    { -500.0f + 256.0f, 0.0f },  /* on the line between columns 0 and 1 */
+    { 0.0f, 300.0f - 256.0f },   /* on the line between rows 0 and 1 */
+    { 500.0f, -300.0f },         /* the world's south-east corner */
+    { -500.0f, 300.0f },         /* its north-west corner */
+    { 12.0f, 300.0f - 512.0f },  /* between rows 1 and 2 */
+  };
+  uint32_t s = 12345;
+
+  for (int k = 0; k < 3; k++)
+    tg_points_add_proto (p, names[k]);
+  for (int i = 0; i < 300; i++)
+    {
+      float pos[3], rot[4] = { 0.0f, 0.0f, 0.0f, 1.0f }, scale[3] = { 1.0f, 1.0f, 1.0f };
+      s = s * 1664525u + 1013904223u;
+      pos[0] = (float) (-520.0 + 1040.0 * (s >> 8) / 16777216.0);
+      s = s * 1664525u + 1013904223u;
+      pos[2] = (float) (-320.0 + 640.0 * (s >> 8) / 16777216.0);
+      pos[1] = (float) i * 0.25f;
+      if (i < (int) (sizeof edges / sizeof edges[0]))
+        {
+          pos[0] = edges[i][0];
+          pos[2] = edges[i][1];
+        }
+      s = s * 1664525u + 1013904223u;
+      rot[1] = (float) sin (i);
+      rot[3] = (float) cos (i);
+      tg_points_push (p, pos, rot, scale, (int32_t) ((s >> 16) % 3));
+    }
+  return p;
+}
+
+/* The chunk holding world point POS, from the grid's statement: anchored
+ * at the north-west corner, [west, east) x (south, north], the last
+ * chunk taking the world's far edge, points outside to the nearest. */
+static void
+chunk_of (const float *pos, int *cx, int *cz)
+{
+  double west = -0.5 * CHUNK_WORLD_X, north = 0.5 * CHUNK_WORLD_Z;
+  double x = pos[0], z = pos[2];
+
+  *cx = (int) floor ((x - west) / CHUNK_M);
+  *cz = (int) floor ((north - z) / CHUNK_M);
+  *cx = *cx < 0 ? 0 : *cx >= CHUNKS_X ? CHUNKS_X - 1 : *cx;
+  *cz = *cz < 0 ? 0 : *cz >= CHUNKS_Z ? CHUNKS_Z - 1 : *cz;
+  /* Inside the world, the chunk's square holds the point. */
+  if (x >= west && x <= -west && z >= -north && z <= north)
+    {
+      double x0 = west + *cx * CHUNK_M, z0 = north - *cz * CHUNK_M;
+      TG_CHECK (x >= x0 && (x < x0 + CHUNK_M || (*cx == CHUNKS_X - 1 && x <= -west)));
+      TG_CHECK (z <= z0 && (z > z0 - CHUNK_M || (*cz == CHUNKS_Z - 1 && z >= -north)));
+    }
+}
+
+/* The instance of P at world position POS (each is unique), or -1. */
+static int64_t
+instance_at (const TgPoints *p, const float pos[3])
+{
+  for (int64_t i = 0; i < p->n; i++)
+    if (p->position[3 * i] == pos[0] && p->position[3 * i + 1] == pos[1]
+        && p->position[3 * i + 2] == pos[2])
+      return i;
+  return -1;
+}
+
+/* What a chunked file held, in file order: the instance and the chunk it
+ * was filed under. */
+typedef struct
+{
+  int64_t n, idx[512];
+  int cx[512], cz[512];
+} Filed;
+
+static void
+filed_add (Filed *f, int64_t i, int cx, int cz)
+{
+  if (f->n < 512)
+    {
+      f->idx[f->n] = i;
+      f->cx[f->n] = cx;
+      f->cz[f->n] = cz;
+    }
+  f->n++;
+}
+
+/* The rules every format keeps: every instance once, each filed under the
+ * chunk holding it, chunks north-west first and each in one run, and the
+ * list's order inside a chunk (and a prototype, BY_PROTO). */
+static void
+check_filed (const char *what, const TgPoints *p, const Filed *f, bool by_proto)
+{
+  int seen[512] = { 0 }, chunks = 0;
+
+  TG_CHECK_MSG (f->n == p->n, "%s: %lld instances of %lld", what, (long long) f->n,
+                (long long) p->n);
+  for (int64_t j = 0; j < f->n && j < 512; j++)
+    {
+      int64_t i = f->idx[j];
+      int cx, cz;
+      TG_CHECK_MSG (i >= 0 && i < p->n, "%s: row %lld is no instance", what, (long long) j);
+      if (i < 0 || i >= p->n)
+        continue;
+      seen[i]++;
+      chunk_of (p->position + 3 * i, &cx, &cz);
+      TG_CHECK_MSG (f->cx[j] == cx && f->cz[j] == cz,
+                    "%s: instance %lld at (%g, %g) filed in chunk_x%d_z%d, not chunk_x%d_z%d",
+                    what, (long long) i, p->position[3 * i], p->position[3 * i + 2], f->cx[j],
+                    f->cz[j], cx, cz);
+      if (j == 0 || f->cx[j] != f->cx[j - 1] || f->cz[j] != f->cz[j - 1])
+        chunks++;
+      if (j > 0)
+        {
+          int a = f->cz[j - 1] * CHUNKS_X + f->cx[j - 1], b = f->cz[j] * CHUNKS_X + f->cx[j];
+          int64_t h = f->idx[j - 1];
+          TG_CHECK_MSG (a <= b, "%s: chunk_x%d_z%d after chunk_x%d_z%d", what, f->cx[j], f->cz[j],
+                        f->cx[j - 1], f->cz[j - 1]);
+          if (a == b && h >= 0 && h < p->n && (!by_proto || p->proto[h] == p->proto[i]))
+            TG_CHECK_MSG (h < i, "%s: instance %lld after %lld in one chunk", what, (long long) i,
+                          (long long) h);
+          if (a == b && by_proto && h >= 0 && h < p->n)
+            TG_CHECK_MSG (p->proto[h] <= p->proto[i], "%s: prototypes out of order in a chunk",
+                          what);
+        }
+    }
+  for (int64_t i = 0; i < p->n && i < 512; i++)
+    TG_CHECK_MSG (seen[i] == 1, "%s: instance %lld written %d times", what, (long long) i, seen[i]);
+  /* The instances fill every chunk of this world. */
+  TG_CHECK_MSG (chunks == CHUNKS_X * CHUNKS_Z, "%s: %d chunks", what, chunks);
+}
+
+static bool
+parse_chunk (const char *s, int *cx, int *cz)
+{
+  int n = 0;
+
+  return sscanf (s, "chunk_x%d_z%d%n", cx, cz, &n) == 2 && n > 0;
+}
+
+static void
+test_csv_in_chunks (void)
+{
+  TgPoints *p = strewn_points ();
+  TgError err = { 0 };
+  Filed filed = { 0 }, named = { 0 };
+  TgPointsWriteOptions unreal = chunk_opt;
+  size_t len;
+  unsigned char *text;
+  char *line, *save = NULL;
+
+  TG_CHECK_INT_EQ (write_points_opt ("csv", "chunks.csv", p, NULL, &chunk_opt, &err), 0);
+  text = read_all (tmp_path ("chunks.csv"), &len);
+  TG_CHECK (text && strncmp ((char *) text, "prototype,px,py,pz,qx,qy,qz,qw,sx,sy,sz,chunk\n", 46)
+                      == 0);
+  for (line = text ? strtok_r ((char *) text, "\n", &save) : NULL,
+      line = line ? strtok_r (NULL, "\n", &save) : NULL;
+       line; line = strtok_r (NULL, "\n", &save))
+    {
+      char *f[16];
+      int cx = -1, cz = -1, n = csv_fields (line, f, 16);
+      float pos[3];
+      int64_t i;
+      TG_CHECK_INT_EQ (n, 12);
+      if (n != 12)
+        break;
+      for (int c = 0; c < 3; c++)
+        pos[c] = strtof (f[1 + c], NULL);
+      i = instance_at (p, pos);
+      TG_CHECK (parse_chunk (f[11], &cx, &cz));
+      TG_CHECK (i < 0 || strcmp (f[0], p->proto_names[p->proto[i]]) == 0);
+      filed_add (&filed, i, cx, cz);
+    }
+  free (text);
+  check_filed ("csv", p, &filed, false);
+
+  /* Unreal's rows keep the instance's index in the whole list as Name. */
+  unreal.frame = TG_POINTS_FRAME_UNREAL;
+  TG_CHECK_INT_EQ (write_points_opt ("csv", "chunks_unreal.csv", p, NULL, &unreal, &err), 0);
+  text = read_all (tmp_path ("chunks_unreal.csv"), &len);
+  TG_CHECK (text && strncmp ((char *) text, "Name,Prototype,X,Y,Z,Pitch,Yaw,Roll,ScaleX,ScaleY,"
+                                            "ScaleZ,Chunk\n", 62) == 0);
+  save = NULL;
+  for (line = text ? strtok_r ((char *) text, "\n", &save) : NULL,
+      line = line ? strtok_r (NULL, "\n", &save) : NULL;
+       line; line = strtok_r (NULL, "\n", &save))
+    {
+      char *f[16];
+      int cx = -1, cz = -1, n = csv_fields (line, f, 16);
+      TG_CHECK_INT_EQ (n, 12);
+      if (n != 12)
+        break;
+      TG_CHECK (parse_chunk (f[11], &cx, &cz));
+      filed_add (&named, strtoll (f[0], NULL, 10), cx, cz);
+    }
+  free (text);
+  check_filed ("unreal csv", p, &named, false);
+  for (int64_t j = 0; j < filed.n && j < named.n; j++)
+    TG_CHECK (filed.idx[j] == named.idx[j]);
+  tg_points_free (p);
+}
+
+static void
+test_json_in_chunks (void)
+{
+  TgPoints *p = strewn_points ();
+  TgError err = { 0 };
+  Filed filed = { 0 };
+  size_t len;
+  unsigned char *text;
+  json_object *doc, *chunks, *inst;
+  int64_t next = 0;
+
+  TG_CHECK_INT_EQ (write_points_opt ("json", "chunks.json", p, NULL, &chunk_opt, &err), 0);
+  text = read_all (tmp_path ("chunks.json"), &len);
+  doc = text ? json_tokener_parse ((char *) text) : NULL;
+  TG_CHECK (doc != NULL);
+  TG_CHECK (json_object_get_double (jget (doc, "chunk_m")) == CHUNK_M);
+  chunks = jget (doc, "chunks");
+  inst = jget (doc, "instances");
+  TG_CHECK (chunks && inst && (int64_t) json_object_array_length (inst) == p->n);
+  /* The table's runs tile the instance array in order, and every
+   * instance in a run names that run's chunk. */
+  for (size_t c = 0; chunks && inst && c < json_object_array_length (chunks); c++)
+    {
+      json_object *e = json_object_array_get_idx (chunks, c);
+      int cx = -1, cz = -1;
+      int64_t first = json_object_get_int64 (jget (e, "first"));
+      int64_t count = json_object_get_int64 (jget (e, "count"));
+      TG_CHECK (parse_chunk (json_object_get_string (jget (e, "name")), &cx, &cz));
+      TG_CHECK (json_object_get_int (jget (e, "x")) == cx && json_object_get_int (jget (e, "z")) == cz);
+      TG_CHECK_INT_EQ (first, next);
+      TG_CHECK (count > 0);
+      next = first + count;
+      for (int64_t j = first; j < first + count && j < (int64_t) json_object_array_length (inst); j++)
+        {
+          json_object *o = json_object_array_get_idx (inst, (size_t) j), *pa = jget (o, "position");
+          float pos[3];
+          int ix = -1, iz = -1;
+          for (int k = 0; k < 3; k++)
+            pos[k] = (float) json_object_get_double (json_object_array_get_idx (pa, (size_t) k));
+          TG_CHECK (parse_chunk (json_object_get_string (jget (o, "chunk")), &ix, &iz)
+                    && ix == cx && iz == cz);
+          filed_add (&filed, instance_at (p, pos), cx, cz);
+        }
+    }
+  TG_CHECK_INT_EQ (next, p->n);
+  check_filed ("json", p, &filed, false);
+  json_object_put (doc);
+  free (text);
+  tg_points_free (p);
+}
+
+static void
+test_glb_in_chunks (void)
+{
+  TgPoints *p = strewn_points ();
+  TgError err = { 0 };
+  Filed filed = { 0 };
+  json_object *nodes, *root = NULL, *kids;
+  int chunk_nodes = 0;
+  Glb g;
+
+  TG_CHECK_INT_EQ (write_points_opt ("glb", "chunks.glb", p, NULL, &chunk_opt, &err), 0);
+  add_to_validate ("chunks.glb");
+  TG_CHECK (glb_open (&g, tmp_path ("chunks.glb")));
+  nodes = jget (g.doc, "nodes");
+  for (size_t n = 0; nodes && n < json_object_array_length (nodes); n++)
+    if (strcmp (json_object_get_string (jget (json_object_array_get_idx (nodes, n), "name")),
+                "instances") == 0)
+      root = json_object_array_get_idx (nodes, n);
+  kids = jget (root, "children");
+  TG_CHECK (kids != NULL);
+  /* One mesh per prototype, shared by the chunks. */
+  TG_CHECK_INT_EQ (json_object_array_length (jget (g.doc, "meshes")), 3);
+  /* instances -> chunk_x<cx>_z<cz> -> chunk_x<cx>_z<cz>_<prototype> with the instancing. */
+  for (size_t c = 0; kids && c < json_object_array_length (kids); c++)
+    {
+      json_object *chunk = jidx (nodes, json_object_get_int64 (json_object_array_get_idx (kids, c)));
+      json_object *inner = jget (chunk, "children");
+      const char *cname = json_object_get_string (jget (chunk, "name"));
+      int cx = -1, cz = -1;
+      TG_CHECK (parse_chunk (cname, &cx, &cz) && jget (chunk, "mesh") == NULL);
+      chunk_nodes++;
+      for (size_t k = 0; inner && k < json_object_array_length (inner); k++)
+        {
+          json_object *node = jidx (nodes, json_object_get_int64 (json_object_array_get_idx (inner, k)));
+          json_object *attrs = jget (jget (jget (node, "extensions"), "EXT_mesh_gpu_instancing"),
+                                     "attributes");
+          const char *name = json_object_get_string (jget (node, "name"));
+          int64_t a = json_object_get_int64 (jget (attrs, "TRANSLATION"));
+          int64_t count = json_object_get_int64 (jget (jidx (jget (g.doc, "accessors"), a), "count"));
+          TG_CHECK (attrs != NULL && jget (node, "mesh") != NULL);
+          TG_CHECK_MSG (name && strncmp (name, cname, strlen (cname)) == 0
+                          && name[strlen (cname)] == '_',
+                        "instancing node \"%s\" in chunk \"%s\"", name, cname);
+          for (int64_t j = 0; attrs && j < count; j++)
+            {
+              /* The file's frame: (x, y, -z). */
+              float pos[3] = { acc_f (&g, a, j, 0, 3), acc_f (&g, a, j, 1, 3),
+                               -acc_f (&g, a, j, 2, 3) };
+              int64_t i = instance_at (p, pos);
+              TG_CHECK (i >= 0 && strcmp (name + strlen (cname) + 1, p->proto_names[p->proto[i]]) == 0);
+              filed_add (&filed, i, cx, cz);
+            }
+        }
+    }
+  TG_CHECK_INT_EQ (chunk_nodes, CHUNKS_X * CHUNKS_Z);
+  check_filed ("glb", p, &filed, true);
+  glb_close (&g);
+  tg_points_free (p);
+}
+
+static void
+test_godot_in_chunks (void)
+{
+  TgPoints *p = strewn_points ();
+  TgError err = { 0 };
+  Filed filed = { 0 };
+  size_t len;
+  char *text, *s;
+  int chunk_nodes = 0, mmi = 0;
+
+  TG_CHECK_INT_EQ (write_points_opt ("godot", "chunks.tscn", p, NULL, &chunk_opt, &err), 0);
+  text = (char *) read_all (tmp_path ("chunks.tscn"), &len);
+  TG_CHECK (text != NULL);
+  if (!text)
+    goto out;
+  for (s = strstr (text, "\n[node name=\""); s; s = strstr (s + 1, "\n[node name=\""))
+    {
+      char name[128], type[64], parent[128];
+      int cx = -1, cz = -1, id = -1, mesh = -1;
+      long long count = -1;
+      char head[80];
+      const char *sec;
+      if (sscanf (s, "\n[node name=\"%127[^\"]\" type=\"%63[^\"]\" parent=\"%127[^\"]\"]", name,
+                  type, parent) != 3)
+        continue;
+      if (strcmp (type, "Node3D") == 0)
+        {
+          TG_CHECK (strcmp (parent, ".") == 0 && parse_chunk (name, &cx, &cz));
+          chunk_nodes++;
+          continue;
+        }
+      TG_CHECK (strcmp (type, "MultiMeshInstance3D") == 0 && parse_chunk (parent, &cx, &cz));
+      mmi++;
+      TG_CHECK (sscanf (strchr (s + 1, '\n'), "\nmultimesh = SubResource(\"MultiMesh_%d\")", &id) == 1);
+      snprintf (head, sizeof head, "[sub_resource type=\"MultiMesh\" id=\"MultiMesh_%d\"]", id);
+      sec = strstr (text, head);
+      TG_CHECK_MSG (sec != NULL, "no %s", head);
+      if (!sec)
+        continue;
+      TG_CHECK (sscanf (strstr (sec, "\ninstance_count = "), "\ninstance_count = %lld\nmesh = "
+                        "SubResource(\"ArrayMesh_%d\")", &count, &mesh) == 2);
+      TG_CHECK (mesh >= 0 && mesh < p->n_protos && strcmp (name, p->proto_names[mesh]) == 0);
+      /* Origins: every 4th float of each row, z = -north. */
+      {
+        const char *b = strchr (strstr (sec, "\nbuffer = PackedFloat32Array("), '(') + 1;
+        for (long long j = 0; j < count; j++)
+          {
+            double m[12];
+            float pos[3];
+            int64_t i;
+            for (int e = 0; e < 12; e++)
+              {
+                char *end;
+                m[e] = strtod (b, &end);
+                b = end;
+                while (*b == ',' || *b == ' ')
+                  b++;
+              }
+            pos[0] = (float) m[3];
+            pos[1] = (float) m[7];
+            pos[2] = (float) -m[11];
+            i = instance_at (p, pos);
+            TG_CHECK (i >= 0 && p->proto[i] == mesh);
+            filed_add (&filed, i, cx, cz);
+          }
+        TG_CHECK (*b == ')');
+      }
+    }
+  TG_CHECK_INT_EQ (chunk_nodes, CHUNKS_X * CHUNKS_Z);
+  TG_CHECK (mmi >= chunk_nodes);
+  check_filed ("godot", p, &filed, true);
+  free (text);
+out:
+  tg_points_free (p);
+}
+
+/* chunk_m 0 is one list, the bytes of no options at all; a chunk size
+ * that is no size, or chunks without the world's extent, are refused. */
+static void
+test_chunk_options (void)
+{
+  TgPoints *p = strewn_points ();
+  static const char *formats[] = { "csv", "json", "glb", "godot" };
+  TgPointsWriteOptions zero = { .size_x = CHUNK_WORLD_X, .size_z = CHUNK_WORLD_Z };
+  TgPointsWriteOptions bad = chunk_opt, no_world = { .chunk_m = 64.0 };
+
+  bad.chunk_m = -1.0;
+  for (int f = 0; f < 4; f++)
+    {
+      TgError err = { 0 };
+      size_t la, lb;
+      unsigned char *a, *b;
+      TG_CHECK_INT_EQ (write_points_opt (formats[f], "plain.out", p, NULL, NULL, &err), 0);
+      TG_CHECK_INT_EQ (write_points_opt (formats[f], "zero.out", p, NULL, &zero, &err), 0);
+      a = read_all (tmp_path ("plain.out"), &la);
+      b = read_all (tmp_path ("zero.out"), &lb);
+      TG_CHECK_MSG (a && b && la == lb && memcmp (a, b, la) == 0, "%s: chunk_m 0 changed bytes",
+                    formats[f]);
+      free (a);
+      free (b);
+      TG_CHECK (write_points_opt (formats[f], "bad.out", p, NULL, &bad, &err) < 0);
+      TG_CHECK_STR_CONTAINS (err.message, "chunk size -1 m");
+      memset (&err, 0, sizeof err);
+      TG_CHECK (write_points_opt (formats[f], "bad.out", p, NULL, &no_world, &err) < 0);
+      TG_CHECK_STR_CONTAINS (err.message, "chunks need the world's extent");
+    }
+  tg_points_free (p);
+}
+
 static void
 test_validator (void)
 {
@@ -1372,6 +1813,11 @@ main (void)
   TG_RUN (test_bad_instances_are_refused);
   TG_RUN (test_glb_reader_applies_node_transforms);
   TG_RUN (test_glb_reader_round_trips_our_points_file);
+  TG_RUN (test_csv_in_chunks);
+  TG_RUN (test_json_in_chunks);
+  TG_RUN (test_glb_in_chunks);
+  TG_RUN (test_godot_in_chunks);
+  TG_RUN (test_chunk_options);
   TG_RUN (test_validator);
   return tgtest_result ();
 }

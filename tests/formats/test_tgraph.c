@@ -153,7 +153,8 @@ test_save_canonical_text (void)
                      "        \"path\": \"maps/h.png\",\n"
                      "        \"format\": \"png16\",\n"
                      "        \"rows\": \"north_first\",\n"
-                     "        \"units\": \"normalized\"\n"
+                     "        \"units\": \"normalized\",\n"
+                     "        \"compression\": \"fast\"\n"
                      "      },\n"
                      "      \"note\": \"kept\"\n"
                      "    }\n"
@@ -235,7 +236,8 @@ test_round_trip_fixed_point (void)
   /* Every parameter is written, in descriptor order, defaults included. */
   TG_CHECK_STR_CONTAINS (s1, "        \"path\": \"a/b.png\",\n        \"format\": \"raw16\",\n"
                              "        \"rows\": \"north_first\",\n"
-                             "        \"units\": \"normalized\"\n");
+                             "        \"units\": \"normalized\",\n"
+                             "        \"compression\": \"fast\"\n");
   TG_CHECK_STR_CONTAINS (s1, "\"v3\": [123456.789, 0, -0.0]");
   TG_CHECK_STR_CONTAINS (s1, "\"v2\": [0.1, -1e-07]");
   /* A long curve breaks into one point per line. */
@@ -947,6 +949,64 @@ test_unknown_keys_are_kept (void)
   tg_graph_free (g);
 }
 
+/* "ui": {"bypass": true} is the engine's bypass flag: the loader takes it
+ * out of the editor's ui text and sets the flag, the saver writes it back
+ * at the end of "ui" (and "false" not at all); a value that is not a
+ * boolean, or a node with nothing to pass through, is refused there. */
+static void
+test_bypass_in_ui (void)
+{
+  const char *t;
+  TgGraph *g;
+  char *s1, *s2;
+
+  t = doc ("    { \"id\": \"a\", \"type\": \"gen.constant\" },\n"
+           "    { \"id\": \"b\", \"type\": \"filter.invert\", \"ui\": { \"bypass\": true, \"x\": 1 } },\n"
+           "    { \"id\": \"c\", \"type\": \"filter.invert\", \"ui\": { \"bypass\": false } },\n"
+           "    { \"id\": \"d\", \"type\": \"filter.invert\", \"ui\": { \"bypass\": true } }",
+           "    { \"from\": \"a.height\", \"to\": \"b.height\" },\n"
+           "    { \"from\": \"b.height\", \"to\": \"c.height\" },\n"
+           "    { \"from\": \"c.height\", \"to\": \"d.height\" }");
+  g = load_ok (t);
+  if (!g)
+    return;
+  TG_CHECK (!tg_graph_node_bypass (g, 0) && tg_graph_node_bypass (g, 1));
+  TG_CHECK (!tg_graph_node_bypass (g, 2) && tg_graph_node_bypass (g, 3));
+  TG_CHECK (tg_graph_node_ui (g, 1) && strcmp (tg_graph_node_ui (g, 1), "{ \"x\": 1 }") == 0);
+  TG_CHECK (tg_graph_node_ui (g, 2) == NULL && tg_graph_node_ui (g, 3) == NULL);
+  s1 = save (g);
+  TG_CHECK_STR_CONTAINS (s1, "      \"ui\": { \"x\": 1, \"bypass\": true }\n");
+  TG_CHECK_STR_CONTAINS (s1, "      \"ui\": { \"bypass\": true }\n");
+  TG_CHECK (s1 && strstr (s1, "false") == NULL);
+  tg_graph_set_node_bypass (g, 1, false);
+  tg_graph_set_node_bypass (g, 2, true);
+  s2 = save (g);
+  TG_CHECK_STR_CONTAINS (s2, "      \"ui\": { \"x\": 1 }\n");
+  {
+    int n = 0;
+    for (const char *q = s2; q && (q = strstr (q, "\"bypass\": true")); q++)
+      n++;
+    TG_CHECK_INT_EQ (n, 2); /* c and d */
+  }
+  tg_graph_free (g);
+  g = s2 ? load_ok (s2) : NULL;
+  TG_CHECK (g && !tg_graph_node_bypass (g, 1) && tg_graph_node_bypass (g, 2)
+            && tg_graph_node_bypass (g, 3));
+  tg_graph_free (g);
+  free (s1);
+  free (s2);
+
+  t = doc ("    { \"id\": \"a\", \"type\": \"gen.constant\" },\n"
+           "    { \"id\": \"b\", \"type\": \"filter.invert\", \"ui\": { \"bypass\": 1 } }",
+           "    { \"from\": \"a.height\", \"to\": \"b.height\" }");
+  EXPECT_ERROR (t, TG_ETYPE, "nodes[1].ui.bypass", "expected true or false, got 1", "1 }");
+  t = doc ("    { \"id\": \"a\", \"type\": \"gen.constant\", \"ui\": { \"bypass\": true } }",
+           NULL);
+  EXPECT_ERROR (t, TG_EINVAL, "nodes[0].ui.bypass",
+                "node \"a\" (gen.constant) cannot be bypassed: it has no height input to pass "
+                "through to its \"height\" output", "true }");
+}
+
 int
 main (void)
 {
@@ -968,5 +1028,6 @@ main (void)
   TG_RUN (test_list_params);
   TG_RUN (test_file_and_set_say_the_same);
   TG_RUN (test_unknown_keys_are_kept);
+  TG_RUN (test_bypass_in_ui);
   return tgtest_result ();
 }

@@ -162,6 +162,113 @@ test_thermal_reaches_talus (void)
   tg_graph_free (g);
 }
 
+/* The steepest neighbour pair of V, in degrees (pairs over the cell or
+ * its sqrt 2, heights times HM metres), and the sum of its heights. */
+static double
+steepest_pair_deg (const TgValue *v, double hm)
+{
+  const TgRegion *r = &v->region;
+  double worst = 0.0;
+
+  for (int j = 0; j < r->height - 1; j++)
+    for (int i = 1; i < r->width - 1; i++)
+      for (int q = 0; q < 4; q++)
+        {
+          static const int dx[4] = { 1, 0, 1, -1 }, dy[4] = { 0, 1, 1, 1 };
+          double dist = (dx[q] && dy[q]) ? M_SQRT2 * r->cell : r->cell;
+          double d = fabs ((double) at (v, i, j) - at (v, i + dx[q], j + dy[q])) * hm / dist;
+          worst = d > worst ? d : worst;
+        }
+  return atan (worst) * 180.0 / M_PI;
+}
+
+/* The steepest slope of V by central differences (the gradient between
+ * the pair directions), in degrees. */
+static double
+steepest_gradient_deg (const TgValue *v, double hm)
+{
+  const TgRegion *r = &v->region;
+  double worst = 0.0;
+
+  for (int j = 1; j < r->height - 1; j++)
+    for (int i = 1; i < r->width - 1; i++)
+      {
+        double gx = ((double) at (v, i + 1, j) - at (v, i - 1, j)) * hm / (2.0 * r->cell);
+        double gy = ((double) at (v, i, j + 1) - at (v, i, j - 1)) * hm / (2.0 * r->cell);
+        double g = sqrt (gx * gx + gy * gy);
+        worst = g > worst ? g : worst;
+      }
+  return atan (worst) * 180.0 / M_PI;
+}
+
+/* Converge mode on a cliff-sided cone (a step 60 degrees steep and
+ * more): at 33 and 65 samples (cells of 16 and 8 m) no pair and no
+ * central-difference gradient is steeper than talus + tolerance, the
+ * volume stays, and the passes mode with the same count stops short of
+ * the angle; the bytes are the same on 1 and 2 threads and a window (a
+ * tile, which stops at its own fixed point) equals the whole map's. */
+static void
+test_thermal_converges_to_talus (void)
+{
+  int res[2] = { 33, 65 };
+  double hm = 150.0;
+
+  for (int k = 0; k < 2; k++)
+    {
+      TgGraph *g = new_graph (512, 512, res[k]);
+      TgEngine *e1 = new_engine (1), *e2 = new_engine (2);
+      TgRegion r, win;
+      TgValue *in, *a, *b, *w, *fixed;
+      int s, t;
+
+      tg_graph_world (g)->height_m = hm;
+      s = add_node (g, "cone", "gen.shape");
+      SET (g, s, "radius_m", "100");
+      SET (g, s, "falloff_m", "30");
+      t = add_node (g, "ero", "erosion.thermal");
+      SET (g, t, "talus_deg", "33");
+      SET (g, t, "mode", "converge");
+      SET (g, t, "tolerance_deg", "1");
+      SET (g, t, "strength", "1");
+      SET (g, t, "iterations", "1200");
+      SET (g, t, "reference_cell_m", "8");
+      add_link (g, "cone", "height", "ero", "height");
+      r = world_region (g);
+      win = tg_region_window (&r, r.width / 3, r.height / 5, r.width / 3, r.height / 2);
+      in = pull (e1, g, "cone", &r);
+      a = pull (e1, g, "ero", &r);
+      b = pull (e2, g, "ero", &r);
+      w = pull (e2, g, "ero", &win);
+      if (in && a && b && w)
+        {
+          double s0 = sum_of (in), s1 = sum_of (a);
+          double before = steepest_pair_deg (in, hm), after = steepest_pair_deg (a, hm);
+          TG_CHECK_MSG (before > 60.0, "%d: the cone is only %.1f deg steep", res[k], before);
+          TG_CHECK_MSG (after <= 34.0 + 1e-3, "%d: steepest pair %.3f deg > talus 33 + 1",
+                        res[k], after);
+          TG_CHECK_MSG (steepest_gradient_deg (a, hm) <= 34.0 + 1e-3,
+                        "%d: steepest gradient %.3f deg > talus 33 + 1", res[k],
+                        steepest_gradient_deg (a, hm));
+          TG_CHECK_MSG (fabs (s0 - s1) < 1e-5 * s0, "%d: sum %.12g -> %.12g", res[k], s0, s1);
+          TG_CHECK_MSG (memcmp (a->data, b->data, sizeof (float) * tg_region_samples (&r)) == 0,
+                        "%d: 1 and 2 threads differ", res[k]);
+          TG_CHECK_MSG (same_window (a, w), "%d: the window differs from the whole map", res[k]);
+        }
+      /* The passes mode with the same count stops short of the angle. */
+      SET (g, t, "mode", "passes");
+      SET (g, t, "iterations", "20");
+      fixed = pull (e1, g, "ero", &r);
+      if (fixed)
+        TG_CHECK_MSG (steepest_pair_deg (fixed, hm) > 36.0, "%d: 40 passes reached %.2f deg",
+                      res[k], steepest_pair_deg (fixed, hm));
+      for (TgValue **v = (TgValue *[]) { in, a, b, w, fixed, NULL }; *v; v++)
+        tg_value_unref (*v);
+      tg_engine_free (e1);
+      tg_engine_free (e2);
+      tg_graph_free (g);
+    }
+}
+
 static void
 test_thermal_threads_and_tiles (void)
 {
@@ -321,6 +428,7 @@ main (void)
 {
   TG_RUN (test_thermal_conserves_mass);
   TG_RUN (test_thermal_reaches_talus);
+  TG_RUN (test_thermal_converges_to_talus);
   TG_RUN (test_thermal_threads_and_tiles);
   TG_RUN (test_thermal_apron);
   TG_RUN (test_thermal_resolution);

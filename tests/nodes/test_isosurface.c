@@ -638,6 +638,490 @@ test_empty_box (void)
   tg_mesh_free (m);
 }
 
+/* --- chunks and levels of detail ---------------------------------------------------------- */
+
+/* A rough ball (a sphere of R m displaced by noise of AMP m) as a field
+ * value; the caller unrefs it. */
+static TgValue *
+rough_ball (TgEngine *e, double r, double amp, double scale)
+{
+  TgGraph *g = small_world ();
+  int s = add_node (g, "s", "field.sphere");
+  int d = add_node (g, "d", "field.displace");
+  TgRegion reg = world_region (g);
+  char buf[64];
+  TgValue *v;
+
+  snprintf (buf, sizeof buf, "%.17g", r);
+  SET (g, s, "radius_m", buf);
+  snprintf (buf, sizeof buf, "%.17g", amp);
+  SET (g, d, "amplitude_m", buf);
+  snprintf (buf, sizeof buf, "%.17g", scale);
+  SET (g, d, "scale_m", buf);
+  add_link (g, "s", "field", "d", "field");
+  v = pull (e, g, "d", &reg);
+  tg_graph_free (g);
+  return v;
+}
+
+/* All chunks of M at level LOD in one chunk, vertices merged by position
+ * (-0 and +0 as one); *NORMAL_CLASHES counts vertices whose normal differs
+ * from the first one at that position. */
+static TgMeshChunk
+merge_by_position (const TgMesh *m, int lod, int64_t *normal_clashes)
+{
+  TgMeshChunk out = { 0 };
+  int64_t nv = 0, ni = 0;
+  float *all;
+  int nu = 0;
+
+  *normal_clashes = 0;
+  for (int i = 0; i < m->n_chunks; i++)
+    if (m->chunks[i].lod == lod)
+      {
+        nv += m->chunks[i].n_vertices;
+        ni += m->chunks[i].n_indices;
+      }
+  all = malloc (sizeof (float) * 6 * (size_t) (nv + 1));
+  out.indices = malloc (sizeof (uint32_t) * (size_t) (ni + 1));
+  nv = 0;
+  for (int i = 0; i < m->n_chunks; i++)
+    if (m->chunks[i].lod == lod)
+      for (int v = 0; v < m->chunks[i].n_vertices; v++, nv++)
+        {
+          for (int k = 0; k < 3; k++)
+            all[6 * nv + k] = m->chunks[i].positions[3 * v + k] + 0.0f;
+          memcpy (all + 6 * nv + 3, m->chunks[i].normals + 3 * v, sizeof (float) * 3);
+        }
+  qsort (all, (size_t) nv, sizeof (float) * 6, cmp_pos);
+  out.positions = malloc (sizeof (float) * 3 * (size_t) (nv + 1));
+  out.normals = malloc (sizeof (float) * 3 * (size_t) (nv + 1));
+  for (int64_t v = 0; v < nv; v++)
+    if (v == 0 || memcmp (all + 6 * v, all + 6 * (v - 1), sizeof (float) * 3) != 0)
+      {
+        memcpy (out.positions + 3 * nu, all + 6 * v, sizeof (float) * 3);
+        memcpy (out.normals + 3 * nu, all + 6 * v + 3, sizeof (float) * 3);
+        nu++;
+      }
+    else if (memcmp (all + 6 * v + 3, out.normals + 3 * (nu - 1), sizeof (float) * 3) != 0)
+      ++*normal_clashes;
+  out.n_vertices = nu;
+  for (int i = 0; i < m->n_chunks; i++)
+    if (m->chunks[i].lod == lod)
+      for (int64_t t = 0; t < m->chunks[i].n_indices; t++)
+        {
+          float key[3];
+          const float *hit;
+
+          for (int k = 0; k < 3; k++)
+            key[k] = m->chunks[i].positions[3 * (size_t) m->chunks[i].indices[t] + k] + 0.0f;
+          hit = bsearch (key, out.positions, (size_t) nu, sizeof (float) * 3, cmp_pos);
+          out.indices[out.n_indices++] = (uint32_t) ((hit - out.positions) / 3);
+        }
+  free (all);
+  return out;
+}
+
+static void
+chunk_clear (TgMeshChunk *c)
+{
+  free (c->positions);
+  free (c->normals);
+  free (c->indices);
+}
+
+/* The rough ball in 16-cell chunks, the box on the cell lattice but not
+ * on the chunk lattice:
+ * each chunk is welded, holds only its own lattice cells (named by their
+ * world-anchored index), and the chunks merged by position are the whole
+ * mesh: the same vertices with the same normals, and watertight (each
+ * edge used once each way, Euler characteristic 2).  For gradient and
+ * face normals. */
+static void
+test_chunks_weld_into_the_whole (void)
+{
+  TgEngine *e = new_engine (1);
+  TgValue *ball = rough_ball (e, 20.0, 3.0, 10.0);
+
+  for (int normals = 0; ball && normals < 2; normals++)
+    {
+      TgIsoOptions o = { .min = { -26.5, -25, -27 }, .max = { 26, 27.5, 26 }, .cell = 0.5,
+                         .normals = normals };
+      TgMesh *whole = NULL, *ch = NULL;
+      TgError err = { 0 };
+
+      TG_CHECK (tg__isosurface (tg_value_field (ball), &o, NULL, NULL, &whole, NULL, &err) == 0);
+      o.chunk_cells = 16;
+      TG_CHECK (tg__isosurface (tg_value_field (ball), &o, NULL, NULL, &ch, NULL, &err) == 0);
+      if (whole && ch)
+        {
+          int64_t clashes, tris = 0;
+          TgMeshChunk merged = merge_by_position (ch, 0, &clashes);
+          Topo t = topo (&merged), tw = topo (&whole->chunks[0]);
+
+          TG_CHECK_MSG (ch->n_chunks > 40, "%d chunks", ch->n_chunks);
+          for (int i = 0; i < ch->n_chunks; i++)
+            {
+              const TgMeshChunk *c = &ch->chunks[i];
+              int cx, cy, cz, lod, used = 0;
+              double lo[3], hi[3];
+
+              TG_CHECK_MSG (sscanf (c->name, "iso_x%d_y%d_z%d_lod%d%n", &cx, &cy, &cz, &lod,
+                                    &used) == 4 && c->name[used] == '\0' && lod == 0
+                              && c->lod == 0,
+                            "chunk %d named %s", i, c->name);
+              TG_CHECK (c->n_indices > 0);
+              TG_CHECK_INT_EQ (unique_positions (c), c->n_vertices);
+              tris += c->n_indices / 3;
+              /* World-anchored: chunk x covers [16 x, 16 (x + 1)) cells of 0.5 m. */
+              lo[0] = 8.0 * cx, lo[1] = 8.0 * cy, lo[2] = 8.0 * cz;
+              for (int k = 0; k < 3; k++)
+                hi[k] = lo[k] + 8.0;
+              for (int v = 0; v < c->n_vertices; v++)
+                for (int k = 0; k < 3; k++)
+                  TG_CHECK_MSG (c->positions[3 * v + k] >= lo[k] - 1e-4
+                                  && c->positions[3 * v + k] <= hi[k] + 1e-4,
+                                "%s: vertex %d at %g along axis %d", c->name, v,
+                                c->positions[3 * v + k], k);
+            }
+          TG_CHECK_INT_EQ (tris, tw.f);
+          TG_CHECK_INT_EQ (clashes, 0);
+          TG_CHECK_INT_EQ (t.bad_edges, 0);
+          TG_CHECK_INT_EQ (t.degenerate, 0);
+          TG_CHECK_INT_EQ (t.v - t.e + t.f, 2);
+          TG_CHECK_INT_EQ (merged.n_vertices, whole->chunks[0].n_vertices);
+          TG_CHECK_INT_EQ (vertices_missing (&merged, &whole->chunks[0]), 0);
+          TG_CHECK_INT_EQ (vertices_missing (&whole->chunks[0], &merged), 0);
+          chunk_clear (&merged);
+        }
+      tg_mesh_free (whole);
+      tg_mesh_free (ch);
+    }
+  if (ball)
+    tg_value_unref (ball);
+  tg_engine_free (e);
+}
+
+/* Only chunks the surface crosses are written: a small ball inside one
+ * chunk gives that chunk (and its coarser levels), one on a chunk corner
+ * the eight around it, an empty box none. */
+static void
+test_chunks_empty_left_out (void)
+{
+  static const struct
+  {
+    float c;
+    int chunks;
+    const char *first;
+  } cases[] = {
+    { 10.0f, 1, "iso_x0_y0_z0_lod0" },
+    { 16.0f, 8, "iso_x0_y0_z0_lod0" },
+    { 100.0f, 0, NULL },
+  };
+
+  for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++)
+    for (int lods = 1; lods <= 2; lods++)
+      {
+        CountSphere cs = { .c = { cases[k].c, cases[k].c, cases[k].c }, .r = 3.0f };
+        TgField f = { .eval = count_sphere_eval, .data = &cs, .lipschitz = 1.0f };
+        TgIsoOptions o = { .min = { -40, -40, -40 }, .max = { 40, 40, 40 }, .cell = 1.0,
+                           .chunk_cells = 16, .lods = lods };
+        TgMesh *m = NULL;
+        TgError err = { 0 };
+
+        atomic_init (&cs.calls, 0);
+        TG_CHECK (tg__isosurface (&f, &o, NULL, NULL, &m, NULL, &err) == 0);
+        if (m == NULL)
+          continue;
+        TG_CHECK_INT_EQ (m->n_chunks, cases[k].chunks * lods);
+        for (int i = 0; i < m->n_chunks; i++)
+          TG_CHECK (m->chunks[i].n_indices > 0 && m->chunks[i].lod == i / cases[k].chunks);
+        if (cases[k].first && m->n_chunks > 0)
+          TG_CHECK_STR_CONTAINS (m->chunks[0].name, cases[k].first);
+        tg_mesh_free (m);
+      }
+}
+
+/* Levels without chunks: the whole surface once per level, coarser ones
+ * named after it, with no skirt (there is no neighbour). */
+static void
+test_levels_of_one_mesh (void)
+{
+  CountSphere cs = { .c = { 0.3f, 0.2f, 0.1f }, .r = 10.0f };
+  TgField f = { .eval = count_sphere_eval, .data = &cs, .lipschitz = 1.0f };
+  TgIsoOptions o = { .min = { -12, -12, -12 }, .max = { 12, 12, 12 }, .cell = 0.5, .lods = 3 };
+  TgMesh *m = NULL;
+  TgError err = { 0 };
+  static const char *const names[] = { "isosurface", "isosurface_lod1", "isosurface_lod2" };
+
+  atomic_init (&cs.calls, 0);
+  TG_CHECK (tg__isosurface (&f, &o, NULL, NULL, &m, NULL, &err) == 0);
+  if (m)
+    {
+      TG_CHECK_INT_EQ (m->n_chunks, 3);
+      for (int i = 0; i < m->n_chunks && i < 3; i++)
+        {
+          Topo t = topo (&m->chunks[i]);
+
+          TG_CHECK_STR_CONTAINS (m->chunks[i].name, names[i]);
+          TG_CHECK_INT_EQ (strlen (m->chunks[i].name), strlen (names[i]));
+          TG_CHECK_INT_EQ (m->chunks[i].lod, i);
+          TG_CHECK_INT_EQ (t.bad_edges, 0);
+          TG_CHECK_INT_EQ (t.v - t.e + t.f, 2);
+          if (i > 0)
+            TG_CHECK (t.f * 3 < m->chunks[i - 1].n_indices / 3);
+        }
+    }
+  tg_mesh_free (m);
+}
+
+/* Chunks and three levels through the node, on 1 and 3 threads. */
+static void
+test_chunks_threads_same_bytes (void)
+{
+  TgGraph *g = small_world ();
+  int s = add_node (g, "s", "field.sphere");
+  int d = add_node (g, "d", "field.displace");
+  int iso = add_node (g, "iso", "mesh.isosurface");
+  TgValue *v1, *v3;
+
+  SET (g, s, "radius_m", "50");
+  SET (g, d, "amplitude_m", "6");
+  SET (g, d, "scale_m", "20");
+  set_box (g, iso, -62.0, 62.0, 0.75);
+  SET (g, iso, "chunk_cells", "32");
+  SET (g, iso, "lods", "3");
+  add_link (g, "s", "field", "d", "field");
+  add_link (g, "d", "field", "iso", "field");
+  v1 = pull_mesh (g, 1);
+  v3 = pull_mesh (g, 3);
+  if (v1 && v3)
+    {
+      const TgMesh *m = tg_value_mesh (v1);
+      TgHash h1 = mesh_hash (m), h3 = mesh_hash (tg_value_mesh (v3));
+      int per_level[3] = { 0 };
+
+      TG_CHECK (h1.a == h3.a && h1.b == h3.b);
+      for (int i = 0; i < m->n_chunks; i++)
+        {
+          TG_CHECK (m->chunks[i].lod >= 0 && m->chunks[i].lod < 3);
+          per_level[m->chunks[i].lod]++;
+          TG_CHECK_MSG (i == 0 || m->chunks[i].lod >= m->chunks[i - 1].lod,
+                        "levels out of order at %d", i);
+        }
+      TG_CHECK (per_level[0] > 20);
+      TG_CHECK_INT_EQ (per_level[1], per_level[0]);
+      TG_CHECK_INT_EQ (per_level[2], per_level[0]);
+    }
+  if (v1)
+    tg_value_unref (v1);
+  if (v3)
+    tg_value_unref (v3);
+  tg_graph_free (g);
+}
+
+/* Whether the ray from O along D hits triangle A B C (its edges count). */
+static bool
+ray_hits (const double o[3], const double d[3], const float *a, const float *b, const float *c)
+{
+  double e1[3], e2[3], p[3], q[3], s[3], det, u, v, t;
+
+  for (int k = 0; k < 3; k++)
+    {
+      e1[k] = (double) b[k] - a[k];
+      e2[k] = (double) c[k] - a[k];
+      s[k] = o[k] - a[k];
+    }
+  p[0] = d[1] * e2[2] - d[2] * e2[1];
+  p[1] = d[2] * e2[0] - d[0] * e2[2];
+  p[2] = d[0] * e2[1] - d[1] * e2[0];
+  det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
+  if (fabs (det) < 1e-18)
+    return false;
+  u = (s[0] * p[0] + s[1] * p[1] + s[2] * p[2]) / det;
+  q[0] = s[1] * e1[2] - s[2] * e1[1];
+  q[1] = s[2] * e1[0] - s[0] * e1[2];
+  q[2] = s[0] * e1[1] - s[1] * e1[0];
+  v = (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]) / det;
+  t = (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]) / det;
+  return u >= -1e-9 && v >= -1e-9 && u + v <= 1.0 + 1e-9 && t > 0.0;
+}
+
+/* Rays from the ball's centre that leave through no triangle of M's
+ * chunks drawn at the level LEVEL_OF gives each chunk stem: towards
+ * every vertex lying in an inner chunk face, and towards points around
+ * it, and in random directions. */
+static int64_t
+rays_escaping (const TgMesh *m, const int *level_of, int *n_rays)
+{
+  const TgMeshChunk **use = malloc (sizeof *use * (size_t) (m->n_chunks + 1));
+  int n_use = 0;
+  int64_t escaped = 0;
+  uint32_t seed = 7;
+
+  *n_rays = 0;
+  for (int i = 0; i < m->n_chunks; i++)
+    if (m->chunks[i].lod == level_of[i])
+      use[n_use++] = &m->chunks[i];
+  for (int u = 0; u < n_use; u++)
+    for (int v = 0; v < use[u]->n_vertices; v++)
+      {
+        const float *p = use[u]->positions + 3 * v;
+        bool on_face = false;
+
+        for (int k = 0; k < 3; k++)
+          on_face |= p[k] != 0.0f && fmod ((double) p[k], 8.0) == 0.0 && fabs (p[k]) < 16.0f;
+        /* Every third such vertex, each with four rays near it. */
+        if (!on_face || v % 3 != 0)
+          continue;
+        for (int r = 0; r < 4; r++)
+          {
+            double o[3] = { 0, 0, 0 }, d[3];
+            bool hit = false;
+
+            for (int k = 0; k < 3; k++)
+              d[k] = p[k]
+                     + (r == 0 ? 0.0 : 0.4 * (tg_hash_unit (tg_hash3 (seed++, v, r, k)) - 0.5));
+            for (int w = 0; w < n_use && !hit; w++)
+              for (int64_t t = 0; t < use[w]->n_indices && !hit; t += 3)
+                hit = ray_hits (o, d, use[w]->positions + 3 * (size_t) use[w]->indices[t],
+                                use[w]->positions + 3 * (size_t) use[w]->indices[t + 1],
+                                use[w]->positions + 3 * (size_t) use[w]->indices[t + 2]);
+            escaped += !hit;
+            ++*n_rays;
+          }
+      }
+  free (use);
+  return escaped;
+}
+
+/* Neighbouring chunks drawn at different levels leave no crack: with the
+ * skirts, every ray from inside the rough ball leaves through a
+ * triangle, whichever levels the chunks show (lod 0 next to 1, 0 next to
+ * 2, a random mix); without them some rays get out.  Each level of a
+ * chunk also keeps that chunk's name and has fewer triangles; skirts are
+ * added after a chunk's surface, which they leave unchanged, and their
+ * bottoms lie inside the solid. */
+static void
+test_lod_skirts_close_cracks (void)
+{
+  TgEngine *e = new_engine (1);
+  TgValue *ball = rough_ball (e, 12.0, 2.0, 8.0);
+  TgIsoOptions o = { .min = { -16, -16, -16 }, .max = { 16, 16, 16 }, .cell = 0.5,
+                     .chunk_cells = 16, .lods = 3 };
+  TgMesh *m = NULL, *bare = NULL;
+  TgError err = { 0 };
+
+  if (ball)
+    {
+      TG_CHECK (tg__isosurface (tg_value_field (ball), &o, NULL, NULL, &m, NULL, &err) == 0);
+      o.no_skirts = true;
+      TG_CHECK (tg__isosurface (tg_value_field (ball), &o, NULL, NULL, &bare, NULL, &err) == 0);
+    }
+  if (m && bare)
+    {
+      int *level_of = malloc (sizeof (int) * (size_t) m->n_chunks);
+      int64_t tris[3] = { 0 };
+      int per = m->n_chunks / 3;
+
+      TG_CHECK_INT_EQ (m->n_chunks, bare->n_chunks);
+      TG_CHECK_INT_EQ (m->n_chunks % 3, 0);
+      for (int i = 0; i < m->n_chunks; i++)
+        {
+          TG_CHECK_INT_EQ (m->chunks[i].lod, i / per);
+          TG_CHECK_MSG (strncmp (m->chunks[i].name, m->chunks[i % per].name,
+                                 strlen (m->chunks[i].name) - 1) == 0,
+                        "%s is not a level of %s", m->chunks[i].name, m->chunks[i % per].name);
+          tris[i / per] += bare->chunks[i].n_indices / 3;
+          /* The skirts come after the chunk's own surface, which they leave
+           * as it was, and hang inside the solid. */
+          {
+            const TgMeshChunk *c = &m->chunks[i], *b = &bare->chunks[i];
+            int n_skirt = c->n_vertices - b->n_vertices;
+            float *val = malloc (sizeof (float) * (size_t) (n_skirt + 1));
+            float *sx = malloc (sizeof (float) * (size_t) (n_skirt + 1));
+            float *sy = malloc (sizeof (float) * (size_t) (n_skirt + 1));
+            float *sz = malloc (sizeof (float) * (size_t) (n_skirt + 1));
+            int outside = 0;
+
+            TG_CHECK (n_skirt >= 0 && c->n_indices >= b->n_indices);
+            TG_CHECK (memcmp (c->positions, b->positions,
+                              sizeof (float) * 3 * (size_t) b->n_vertices) == 0);
+            TG_CHECK (memcmp (c->indices, b->indices,
+                              sizeof (uint32_t) * (size_t) b->n_indices) == 0);
+            for (int v = 0; v < n_skirt; v++)
+              {
+                sx[v] = c->positions[3 * (b->n_vertices + v)];
+                sy[v] = c->positions[3 * (b->n_vertices + v) + 1];
+                sz[v] = c->positions[3 * (b->n_vertices + v) + 2];
+              }
+            for (int v0 = 0; v0 < n_skirt; v0 += TG_FIELD_BATCH_MAX)
+              tg_value_field (ball)->eval (tg_value_field (ball),
+                                           n_skirt - v0 < TG_FIELD_BATCH_MAX ? n_skirt - v0
+                                                                             : TG_FIELD_BATCH_MAX,
+                                           sx + v0, sy + v0, sz + v0, val + v0);
+            for (int v = 0; v < n_skirt; v++)
+              outside += !(val[v] < 0.0f);
+            TG_CHECK_MSG (outside == 0, "%s: %d of %d skirt vertices outside the solid",
+                          c->name, outside, n_skirt);
+            free (val);
+            free (sx);
+            free (sy);
+            free (sz);
+          }
+        }
+      TG_CHECK_MSG (tris[1] * 2 < tris[0] && tris[2] * 2 < tris[1],
+                    "triangles per level %lld %lld %lld", (long long) tris[0],
+                    (long long) tris[1], (long long) tris[2]);
+      for (int pattern = 0; pattern < 3; pattern++)
+        {
+          int n_rays, n_bare;
+          int64_t out, out_bare;
+
+          for (int i = 0; i < m->n_chunks; i++)
+            {
+              int cx, cy, cz, lod;
+
+              sscanf (m->chunks[i].name, "iso_x%d_y%d_z%d_lod%d", &cx, &cy, &cz, &lod);
+              if (pattern < 2)
+                level_of[i] = (cx + cy + cz) & 1 ? pattern + 1 : 0;
+              else
+                level_of[i] = (int) (tg_hash3 (99, cx, cy, cz) % 3);
+            }
+          out = rays_escaping (m, level_of, &n_rays);
+          out_bare = rays_escaping (bare, level_of, &n_bare);
+          printf ("pattern %d: %lld of %d rays escape with skirts, %lld of %d without\n",
+                  pattern, (long long) out, n_rays, (long long) out_bare, n_bare);
+          TG_CHECK (n_rays > 500);
+          TG_CHECK_MSG (out == 0, "pattern %d: %lld of %d rays escape", pattern, (long long) out,
+                        n_rays);
+          TG_CHECK_MSG (out_bare > 0, "pattern %d: no crack to close without skirts", pattern);
+        }
+      free (level_of);
+    }
+  tg_mesh_free (m);
+  tg_mesh_free (bare);
+  if (ball)
+    tg_value_unref (ball);
+  tg_engine_free (e);
+}
+
+static void
+test_chunk_parameters_named (void)
+{
+  TgGraph *g = small_world ();
+  int iso = add_node (g, "iso", "mesh.isosurface");
+
+  add_node (g, "s", "field.sphere");
+  add_link (g, "s", "field", "iso", "field");
+  SET (g, iso, "chunk_cells", "8");
+  expect_error (g, "params.chunk_cells", "16..64");
+  SET (g, iso, "chunk_cells", "18");
+  SET (g, iso, "lods", "3");
+  expect_error (g, "params.chunk_cells", "divisible by 2^(lods - 1) = 4");
+  tg_graph_free (g);
+}
+
 int
 main (void)
 {
@@ -651,5 +1135,11 @@ main (void)
   TG_RUN (test_flat_and_face_normals);
   TG_RUN (test_bad_parameters_named);
   TG_RUN (test_empty_box);
+  TG_RUN (test_chunks_weld_into_the_whole);
+  TG_RUN (test_chunks_empty_left_out);
+  TG_RUN (test_levels_of_one_mesh);
+  TG_RUN (test_chunks_threads_same_bytes);
+  TG_RUN (test_lod_skirts_close_cracks);
+  TG_RUN (test_chunk_parameters_named);
   return tgtest_result ();
 }

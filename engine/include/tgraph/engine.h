@@ -89,6 +89,9 @@ typedef struct
   int n_nodes;
   TgNodeState *state;  /* per node */
   char **message;      /* per node: the failure message, or NULL */
+  /* Per node: its warnings, one a line, or NULL.  A warning does not stop
+   * the node (tg_graph_node_warning, tg_eval_warn). */
+  char **warning;
   int n_computed;      /* node evaluations run */
   int n_cached;        /* node results taken from the cache */
 } TgEvalReport;

@@ -87,6 +87,24 @@ const TgLink *tg_graph_link (const TgGraph *g, int link);
 /* The link feeding input TO_PORT of NODE, or -1. */
 int tg_graph_input_link (const TgGraph *g, int node, int to_port);
 
+/* Bypass, as Blender's mute or Houdini's bypass flag: a bypassed node
+ * does not run; its first output ("main") is its main input passed
+ * through unchanged, and its other outputs are zero grids.  The main input
+ * is the first input whose type is the first output's.  A node with no
+ * such input (a generator, an export) cannot be bypassed: validation
+ * refuses it ("nodes[N].ui.bypass").  The .tgraph file keeps the flag in
+ * the node's "ui" block ("bypass": true); the loader sets it here, so the
+ * CLI and the app evaluate a file the same way. */
+void tg_graph_set_node_bypass (TgGraph *g, int node, bool bypass);
+bool tg_graph_node_bypass (const TgGraph *g, int node);
+/* The input a bypassed node of type D passes through, or -1. */
+int tg_node_desc_bypass_input (const TgNodeDesc *d);
+/* How NODE evaluates: a bypassed node is local, whatever its type. */
+TgLocality tg_graph_node_locality (const TgGraph *g, int node);
+/* Whether evaluating NODE reads its input INPUT (a bypassed node reads
+ * only the input it passes through). */
+bool tg_graph_node_reads_input (const TgGraph *g, int node, int input);
+
 /* Opaque JSON text kept for front ends (NULL to unset; copied). */
 void tg_graph_set_node_ui (TgGraph *g, int node, const char *json);
 const char *tg_graph_node_ui (const TgGraph *g, int node);
@@ -107,6 +125,14 @@ int tg_graph_validate (const TgGraph *g, TgError *err);
  * the node's parameter struct when the caller has filled one, else NULL.
  * Errors name the node: "nodes[N].params.NAME" and its id. */
 int tg_graph_check_node (const TgGraph *g, int node, const void *params, TgError *err);
+
+/* The cell size, in metres, of the world at its build resolution. */
+double tg_world_cell_m (const TgWorld *w);
+
+/* NODE's warning, from its descriptor's warn hook at the world's build
+ * cell size: 1 with WARN filled (path "nodes[N].params.NAME", the node's
+ * id), or 0.  A bypassed node, which does not run, has none. */
+int tg_graph_node_warning (const TgGraph *g, int node, TgError *warn);
 
 /* Whether tg_graph_validate passed on the graph as it is now. */
 bool tg_graph_is_validated (const TgGraph *g);

@@ -14,6 +14,8 @@
 
 #include "value.h"
 
+struct TgImage; /* node.h */
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -53,10 +55,31 @@ typedef enum
   TG_MESH_UP_Z = 1, /* right-handed, +Z up, north +Y (Blender, Houdini's Z-up) */
 } TgMeshUp;
 
+/* How a .glb stores its vertices: floats; KHR_mesh_quantization
+ * (positions uint16 on one grid for the whole mesh, with the nodes'
+ * scale and translation, normals int8, UVs uint16); or that quantized
+ * data compressed with EXT_meshopt_compression. */
+typedef enum
+{
+  TG_MESH_COMPRESS_NONE = 0,
+  TG_MESH_COMPRESS_QUANTIZE = 1,
+  TG_MESH_COMPRESS_MESHOPT = 2,
+} TgMeshCompress;
+
 typedef struct
 {
   TgMeshUp up;          /* OBJ and PLY; glTF is always +Y up */
   int first_lod_only;   /* OBJ and PLY: only the chunks of lod 0 */
+  TgMeshCompress compress; /* glb */
+  /* The colour map over the whole world (rows north first, borrowed), or
+   * NULL: glb embeds it as a PNG and the material's baseColorTexture;
+   * the "mtl" writer names TEXTURE_FILE instead. */
+  const struct TgImage *texture;
+  /* File names beside the mesh file, or NULL: the OBJ's material library
+   * (mtllib/usemtl), the texture a .mtl (map_Kd) or a PLY
+   * (comment TextureFile) names. */
+  const char *material_file;
+  const char *texture_file;
 } TgMeshWriteOptions;
 
 /* A value owning M (TG_TYPE_MESH); NULL on allocation failure (M is freed). */

@@ -166,6 +166,12 @@ struct TgNodeDesc
    * tell, for the memory estimate made before an evaluation (TgMemQuery
    * below).  NULL: its grid outputs only. */
   void (*memory) (TgMemQuery *q);
+  /* Optional: a warning about parameters that work but will not do what
+   * they say, such as a feature smaller than two cells at CELL_M, the
+   * world's cell at its build resolution (tg_warn_below_cells).  Returns
+   * 0, or 1 with WARN filled (path "params.NAME", message); the node runs
+   * either way.  The engine's report, `tgraph check` and the app show it. */
+  int (*warn) (const void *params, double cell_m, TgError *warn);
   /* Bump when the node's output bytes change for the same parameters; it
    * is part of the cache key and of the golden hashes' meaning. */
   int version;
@@ -265,6 +271,20 @@ int tg_eval_blob_get (TgEvalCtx *c, int ix, int iy, const char *name, void **dat
  * frees the plan folder's disk, the build's bytes do not change. */
 int tg_eval_blob_drop (TgEvalCtx *c, int ix, int iy, const char *name);
 
+/* Records a warning on the node, which carries on (a message the
+ * descriptor's warn hook cannot tell before the node runs).  Call it from
+ * eval itself, not from its parallel chunks.  A result taken from the
+ * cache later does not repeat it: warn, which needs no evaluation, is the
+ * place for what parameters alone tell. */
+void tg_eval_warn (TgEvalCtx *c, const char *fmt, ...) __attribute__ ((format (printf, 2, 3)));
+
+/* For a warn hook: when VALUE_M (parameter NAME, labelled LABEL) is
+ * below CELLS cells of CELL_M (a feature's size: 2, so it spans two
+ * samples; a radius: 1), fills WARN ("Scale 3 m is smaller than two cells
+ * of the world's 4 m grid: ...") and returns 1; else 0. */
+int tg_warn_below_cells (TgError *warn, const char *name, const char *label, double value_m,
+                         double cell_m, int cells);
+
 /* Records a message on the node and returns CODE (a TG_E* value). */
 int tg_eval_fail (TgEvalCtx *c, int code, const char *fmt, ...)
   __attribute__ ((format (printf, 3, 4)));
@@ -272,8 +292,9 @@ int tg_eval_fail (TgEvalCtx *c, int code, const char *fmt, ...)
 /* --- files, through what formats/ registered ---------------------------- */
 
 /* An image in memory: rows north first, channels interleaved.  BITS is 8
- * (uint8_t), 16 (uint16_t, host order) or 32 (float). */
-typedef struct
+ * (uint8_t), 16 (uint16_t, host order) or 32 (float).  Tagged so that
+ * mesh.h's write options can point at one. */
+typedef struct TgImage
 {
   int width, height, channels;
   int bits;

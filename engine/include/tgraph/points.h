@@ -49,7 +49,12 @@ size_t tg_points_bytes (const TgPoints *p);
  * the world's extent in metres, say where that is): the south-west
  * corner for unity and blender (where a Unity terrain starts), the
  * north-west one for unreal (where an Unreal landscape's first
- * heightmap sample lies) and houdini. */
+ * heightmap sample lies) and houdini.
+ * CHUNK_M > 0 groups the instances by a grid of CHUNK_M metre squares
+ * anchored at the world's north-west corner (the heightmap's first
+ * sample, where mesh.heightfield's chunks start): chunk (cx, cz) counts
+ * cx from the west and cz from the north, and is named
+ * "chunk_x<cx>_z<cz>" in every format.  0 writes one list. */
 typedef enum
 {
   TG_POINTS_FRAME_UNITY = 0,
@@ -68,7 +73,8 @@ typedef struct
 {
   TgPointsFrame frame;
   TgPointsOrigin origin;
-  double size_x, size_z; /* metres; used by ORIGIN_CORNER */
+  double size_x, size_z; /* metres; used by ORIGIN_CORNER and CHUNK_M */
+  double chunk_m;        /* metres; 0: one list */
 } TgPointsWriteOptions;
 
 TgValue *tg_value_new_points (TgPoints *p);

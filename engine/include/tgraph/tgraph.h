@@ -13,6 +13,7 @@
 #include "field.h"
 #include "io.h"
 #include "memory.h"
+#include "messages.h"
 #include "mesh.h"
 #include "node.h"
 #include "param.h"

@@ -92,6 +92,7 @@ typedef enum
   TG_DIFF_LINK_REMOVED, /* NODE: "from.port", NAME: "to.port" */
   TG_DIFF_LINK_ADDED,   /* as LINK_REMOVED */
   TG_DIFF_NODE_MOVED,   /* NODE; OLD, NEW: the "ui" blocks (only the editor reads them) */
+  TG_DIFF_NODE_BYPASS,  /* NODE; OLD, NEW: "true" or "false" (ui.bypass, which the engine reads) */
 } TgDiffKind;
 
 typedef struct
@@ -150,12 +151,10 @@ int tg_exr_write (FILE *f, const TgImage *img, TgError *err);
 
 /* --- hashing ------------------------------------------------------------- */
 
+/* Storage for the hash state (nettle's context, opaque here). */
 typedef struct
 {
-  uint32_t state[8];
-  uint64_t length;
-  uint8_t block[64];
-  size_t used;
+  uint64_t opaque[24];
 } TgSha256;
 
 void tg_sha256_init (TgSha256 *s);
