@@ -151,14 +151,35 @@ gboolean tg_document_delete_frame (TgDocument *doc, int k);
 gboolean tg_document_move_frame (TgDocument *doc, int k, double dx, double dy,
                                  const char *const *ids);
 
-/* --- node positions (the node's "ui" block: {"x": .., "y": ..}) ------- */
+/* --- node UI state ---------------------------------------------------- */
 
+/* What the document keeps of a node's "ui" block ({"x": .., "y": ..,
+ * "bypass": true}), parsed once when the node enters the document, so
+ * that drawing and hit tests read numbers, not JSON. */
+typedef struct
+{
+  double x, y;      /* canvas units; see has_position */
+  gboolean has_position; /* FALSE: the file gave none (laid out in a grid by index) */
+  gboolean bypass;
+} TgNodeUi;
+
+/* The index of node ID in tg_document_get_graph, or -1 (a hash lookup). */
+int tg_document_find_node (TgDocument *doc, const char *id);
+/* Node N's UI state (borrowed, valid until the next command), or NULL. */
+const TgNodeUi *tg_document_get_node_ui (TgDocument *doc, int n);
+/* Top-left of node N (or ID) in canvas units; FALSE when there is none. */
+gboolean tg_document_get_position_at (TgDocument *doc, int n, double *x, double *y);
 gboolean tg_document_get_position (TgDocument *doc, const char *id, double *x, double *y);
 
 /* --- undo ------------------------------------------------------------- */
 
 gboolean tg_document_can_undo (TgDocument *doc);
 gboolean tg_document_can_redo (TgDocument *doc);
+/* The bytes the undo and redo steps hold (each step keeps only what its
+ * command changed: a move the node ids and their ui blocks, a parameter
+ * its old and new value; edits that remove nodes or links keep the graph
+ * from before). */
+gsize tg_document_get_undo_size (TgDocument *doc);
 /* The label of the step undo/redo would revert ("Move", ...), or NULL. */
 const char *tg_document_undo_label (TgDocument *doc);
 const char *tg_document_redo_label (TgDocument *doc);

@@ -1,12 +1,18 @@
 /* TgDocument without a display: every command, undo/redo back to the
  * exact graph text, one undo step per slider drag, copy/paste with links
  * and fresh ids, dirty state across save and undo, unfinished graphs that
- * save and reopen, and a failed load that leaves the document alone. */
+ * save and reopen, and a failed load that leaves the document alone.
+ * The typed UI state: positions and the id index agree with the graph
+ * after any run of commands, undo and redo; undo steps hold only what
+ * their command changed; the hit test finds the ports and nodes a brute
+ * force over the graph finds. */
 #include "config.h"
 
+#include "tg-canvas-geometry.h"
 #include "tg-document.h"
 
 #include <glib/gstdio.h>
+#include <math.h>
 #include <string.h>
 #include <tgformats/tgformats.h>
 
@@ -625,6 +631,283 @@ test_frames (void)
   g_object_unref (doc);
 }
 
+/* The typed state agrees with the graph: every node found by id at its
+ * index, and its position the one its ui block says. */
+static void
+check_typed_state (TgDocument *doc)
+{
+  const TgGraph *g = tg_document_get_graph (doc);
+
+  TG_CHECK_INT_EQ (tg_document_find_node (doc, "no such node"), -1);
+  for (int n = 0; n < tg_graph_n_nodes (g); n++)
+    {
+      const char *ui = tg_graph_node_ui (g, n);
+      const TgNodeUi *u = tg_document_get_node_ui (doc, n);
+      TG_CHECK_INT_EQ (tg_document_find_node (doc, tg_graph_node_id (g, n)), n);
+      TG_CHECK (u != NULL);
+      if (ui && strstr (ui, "\"x\""))
+        {
+          g_autofree char *want = g_strdup_printf ("\"x\": %ld", lround (u->x));
+          TG_CHECK_MSG (u->has_position && strstr (ui, want), "node %d: ui %s, typed x %g", n,
+                        ui, u->x);
+        }
+      else
+        TG_CHECK (!u->has_position);
+    }
+  TG_CHECK (tg_document_get_node_ui (doc, tg_graph_n_nodes (g)) == NULL);
+}
+
+/* A run of every kind of command, then undo to the start and redo to the
+ * end: the graph text matches the one recorded at each step, both ways. */
+static void
+test_undo_redo_every_step_exact (void)
+{
+  TgDocument *doc = load_example ("data/examples/island.tgraph");
+  g_autoptr (GPtrArray) texts = g_ptr_array_new_with_free_func (g_free);
+  const char *one[2] = { NULL, NULL };
+  g_autofree char *fbm = NULL, *linked = NULL, *clip = NULL;
+  g_auto (GStrv) pasted = NULL;
+  TgFrame f = { .title = (char *) "Group", .x = 10, .y = 20, .w = 400, .h = 300,
+                .rgb = { 0.2, 0.4, 0.6 } };
+  int steps = 0;
+
+#define RECORD()                                                    \
+  do                                                                \
+    {                                                               \
+      check_typed_state (doc);                                      \
+      g_ptr_array_add (texts, graph_text (doc));                    \
+    }                                                               \
+  while (0)
+
+  RECORD ();
+  fbm = tg_document_add_node (doc, "noise.fbm", 100, 300, NULL);
+  RECORD ();
+  one[0] = fbm;
+  TG_CHECK (tg_document_move_nodes (doc, one, 15, -20));
+  RECORD ();
+  TG_CHECK (tg_document_set_param_text (doc, fbm, "octaves", "3", FALSE, NULL));
+  RECORD ();
+  TG_CHECK (tg_document_connect (doc, fbm, "height", "mountains", "b", NULL));  /* replaces */
+  RECORD ();
+  linked = tg_document_add_node_linked (doc, "filter.terrace", 400, 300, fbm, "height", TRUE,
+                                        NULL);
+  TG_CHECK (linked != NULL);
+  RECORD ();
+  TG_CHECK (tg_document_rename_node (doc, linked, "steps", NULL));
+  RECORD ();
+  one[0] = "peaks";
+  clip = tg_document_copy_text (doc, one, NULL);
+  pasted = tg_document_paste_text (doc, clip, 900, 900, NULL);
+  TG_CHECK (pasted && pasted[0]);
+  RECORD ();
+  TG_CHECK (tg_document_disconnect (doc, "mountains", "a"));
+  RECORD ();
+  TG_CHECK (tg_document_add_frame (doc, &f) == 0);
+  RECORD ();
+  one[0] = "steps";
+  TG_CHECK (tg_document_move_frame (doc, 0, 30, 40, one));
+  RECORD ();
+  one[0] = "peaks";
+  TG_CHECK (tg_document_delete_nodes (doc, one, NULL));
+  RECORD ();
+  {
+    TgWorld w = *tg_graph_world_const (tg_document_get_graph (doc));
+    w.height_m *= 2;
+    TG_CHECK (tg_document_set_world (doc, &w, NULL));
+  }
+  RECORD ();
+#undef RECORD
+  steps = (int) texts->len - 1;
+
+  for (int k = steps - 1; k >= 0; k--)
+    {
+      g_autofree char *t = NULL;
+      TG_CHECK (tg_document_undo (doc));
+      check_typed_state (doc);
+      t = graph_text (doc);
+      TG_CHECK_MSG (!strcmp (t, g_ptr_array_index (texts, k)), "undo to step %d differs", k);
+    }
+  TG_CHECK (!tg_document_can_undo (doc) && !tg_document_get_dirty (doc));
+  for (int k = 1; k <= steps; k++)
+    {
+      g_autofree char *t = NULL;
+      TG_CHECK (tg_document_redo (doc));
+      check_typed_state (doc);
+      t = graph_text (doc);
+      TG_CHECK_MSG (!strcmp (t, g_ptr_array_index (texts, k)), "redo to step %d differs", k);
+    }
+  g_object_unref (doc);
+}
+
+/* A graph of ROWS x COLS nodes, each fed by its left neighbour. */
+static TgDocument *
+load_grid (int rows, int cols)
+{
+  GString *s = g_string_new ("{ \"format\": \"tgraph\", \"version\": 2, \"world\": { "
+                             "\"size_m\": [4096, 4096], \"height_m\": 1000, \"resolution\": 257, "
+                             "\"seed\": 1 }, \"nodes\": [");
+  g_autofree char *path = g_strdup (tgtest_tmp_path ("grid.tgraph"));
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  TgDocument *doc = tg_document_new ();
+  gboolean ok;
+
+  for (int k = 0; k < rows * cols; k++)
+    g_string_append_printf (s, "%s{ \"id\": \"n%d\", \"type\": \"%s\", \"ui\": { \"x\": %d, "
+                            "\"y\": %d } }", k ? "," : "", k,
+                            k % cols ? "filter.terrace" : "noise.fbm", k % cols * 240,
+                            k / cols * 220);
+  g_string_append (s, "], \"links\": [");
+  for (int k = 1, first = 1; k < rows * cols; k++)
+    if (k % cols)
+      {
+        g_string_append_printf (s, "%s{ \"from\": \"n%d.height\", \"to\": \"n%d.height\" }",
+                                first ? "" : ",", k - 1, k);
+        first = 0;
+      }
+  g_string_append (s, "] }");
+  TG_CHECK (g_file_set_contents (path, s->str, -1, NULL));
+  g_string_free (s, TRUE);
+  {
+    g_autoptr (GError) error = NULL;
+    ok = tg_document_load (doc, file, &error);
+    TG_CHECK_MSG (ok, "load: %s", error ? error->message : "");
+  }
+  return doc;
+}
+
+/* Undo memory follows the edit, not the graph: on a 1024-node graph a
+ * move or a parameter costs well under a kilobyte, the same as on a
+ * small graph; a delete keeps the graph from before. */
+static void
+test_undo_memory_follows_the_edit (void)
+{
+  TgDocument *doc = load_grid (32, 32);
+  TgDocument *small = load_grid (1, 2);
+  const char *one[] = { "n500", NULL };
+  const char *small_one[] = { "n1", NULL };
+  g_autofree char *text = graph_text (doc);
+  gsize move, param, param_small, move_small;
+
+  TG_CHECK (tg_document_move_nodes (doc, one, 10, 10));
+  move = tg_document_get_undo_size (doc);
+  TG_CHECK (tg_document_set_param_text (doc, "n500", "steps", "7", FALSE, NULL));
+  param = tg_document_get_undo_size (doc) - move;
+  TG_CHECK (tg_document_move_nodes (small, small_one, 10, 10));
+  move_small = tg_document_get_undo_size (small);
+  TG_CHECK (tg_document_set_param_text (small, "n1", "steps", "7", FALSE, NULL));
+  param_small = tg_document_get_undo_size (small) - move_small;
+  printf ("# undo step at 1024 nodes: move %zu bytes, parameter %zu bytes (graph text %zu)\n",
+          move, param, strlen (text));
+  /* The same edit on 2 and on 1024 nodes: the same size but for the
+   * longer id ("n500" against "n1"). */
+  TG_CHECK_MSG (move < 1024 && move < move_small + 32, "move step %zu vs %zu", move, move_small);
+  TG_CHECK_MSG (param < 1024 && param < param_small + 32, "param step %zu vs %zu", param,
+                param_small);
+  /* Twenty moves of one node: twenty small steps. */
+  for (int k = 0; k < 20; k++)
+    TG_CHECK (tg_document_move_nodes (doc, one, 1, 0));
+  TG_CHECK (tg_document_get_undo_size (doc) < 22 * 1024);
+
+  TG_CHECK (tg_document_delete_nodes (doc, one, NULL));
+  TG_CHECK (tg_document_get_undo_size (doc) > strlen (text) / 2);
+  TG_CHECK (tg_document_undo (doc));
+  check_typed_state (doc);
+  TG_CHECK_INT_EQ (tg_document_find_node (doc, "n500"), 500);
+  g_object_unref (small);
+  g_object_unref (doc);
+}
+
+/* The hit test finds what a brute force over every port and node finds,
+ * at points around a few nodes of a 1024-node graph, and with a node
+ * being dragged. */
+static void
+test_hit_test_matches_brute_force (void)
+{
+  TgDocument *doc = load_grid (32, 32);
+  const TgGraph *g = tg_document_get_graph (doc);
+  g_autoptr (GHashTable) moving = g_hash_table_new (g_str_hash, g_str_equal);
+  int checked = 0;
+
+  g_hash_table_add (moving, (gpointer) "n33");
+  for (int pass = 0; pass < 2; pass++)
+    for (int n = 0; n < 64; n += 7)
+      for (double dy = -15; dy < 220; dy += 3.5)
+        for (double dx = -15; dx < 190; dx += 4.5)
+          {
+            double x0, y0, cx, cy, mdx = pass ? 250 : 0, mdy = pass ? 30 : 0;
+            TgCanvasHit want = { TG_CANVAS_HIT_NONE, -1, -1 }, got;
+
+            tg_document_get_position_at (doc, n, &x0, &y0);
+            cx = x0 + dx;
+            cy = y0 + dy;
+            for (int m = tg_graph_n_nodes (g) - 1; m >= 0 && want.kind == TG_CANVAS_HIT_NONE; m--)
+              {
+                const TgNodeDesc *d = tg_graph_node_desc (g, m);
+                double x, y;
+                tg_document_get_position_at (doc, m, &x, &y);
+                if (pass && !strcmp (tg_graph_node_id (g, m), "n33"))
+                  x += mdx, y += mdy;
+                for (int p = 0; p < d->n_inputs + d->n_outputs; p++)
+                  {
+                    gboolean out = p >= d->n_inputs;
+                    int k = out ? p - d->n_inputs : p;
+                    double px = x + (out ? TG_CANVAS_NODE_W : 0);
+                    double py = y + TG_CANVAS_HEADER_H + 6 + k * TG_CANVAS_PORT_H
+                                + TG_CANVAS_PORT_H / 2;
+                    if (hypot (cx - px, cy - py) <= TG_CANVAS_PORT_HIT)
+                      {
+                        want = (TgCanvasHit) { out ? TG_CANVAS_HIT_OUTPUT : TG_CANVAS_HIT_INPUT,
+                                               m, k };
+                        break;
+                      }
+                  }
+              }
+            for (int m = tg_graph_n_nodes (g) - 1; m >= 0 && want.kind == TG_CANVAS_HIT_NONE; m--)
+              {
+                double x, y;
+                tg_document_get_position_at (doc, m, &x, &y);
+                if (pass && !strcmp (tg_graph_node_id (g, m), "n33"))
+                  x += mdx, y += mdy;
+                if (cx >= x && cx <= x + TG_CANVAS_NODE_W && cy >= y
+                    && cy <= y + tg_canvas_node_height (tg_graph_node_desc (g, m)))
+                  want = (TgCanvasHit) { TG_CANVAS_HIT_NODE, m, -1 };
+              }
+            got = tg_canvas_hit_nodes (doc, cx, cy, pass ? moving : NULL, mdx, mdy);
+            TG_CHECK_MSG (got.kind == want.kind && got.node == want.node && got.port == want.port,
+                          "at %g,%g: got %d %d %d, want %d %d %d", cx, cy, got.kind, got.node,
+                          got.port, want.kind, want.node, want.port);
+            checked += want.kind != TG_CANVAS_HIT_NONE;
+          }
+  TG_CHECK (checked > 1000);
+  g_object_unref (doc);
+}
+
+/* Loading and saving a file nobody changed gives its bytes back (the
+ * examples are written by `tgraph fmt`), and so does a move undone. */
+static void
+test_unchanged_file_saves_same_bytes (void)
+{
+  const char *examples[] = { "data/examples/island.tgraph", "data/examples/alpine.tgraph" };
+
+  for (size_t e = 0; e < G_N_ELEMENTS (examples); e++)
+    {
+      TgDocument *doc = load_example (examples[e]);
+      g_autofree char *orig = NULL, *saved = NULL;
+      g_autofree char *path = g_strdup (tgtest_tmp_path ("same.tgraph"));
+      g_autoptr (GFile) file = g_file_new_for_path (path);
+      const TgGraph *g = tg_document_get_graph (doc);
+      const char *one[2] = { tg_graph_node_id (g, 0), NULL };
+
+      TG_CHECK (g_file_get_contents (tgtest_src (examples[e]), &orig, NULL, NULL));
+      TG_CHECK (tg_document_move_nodes (doc, one, 40, 40));
+      TG_CHECK (tg_document_undo (doc));
+      TG_CHECK (tg_document_save (doc, file, NULL));
+      TG_CHECK (g_file_get_contents (path, &saved, NULL, NULL));
+      TG_CHECK_MSG (!strcmp (orig, saved), "%s saved differs", examples[e]);
+      g_object_unref (doc);
+    }
+}
+
 int
 main (void)
 {
@@ -633,6 +916,7 @@ main (void)
   /* Before GLib reads it: recovery copies of the tests stay out of $HOME. */
   g_setenv ("XDG_STATE_HOME", state, TRUE);
   tg_formats_init ();
+  tgtest_tmpdir ("test-document-");
   TG_RUN (test_add_move_delete_undo_redo);
   TG_RUN (test_connect_replaces_and_refuses);
   TG_RUN (test_param_drag_is_one_step);
@@ -644,6 +928,10 @@ main (void)
   TG_RUN (test_save_as_rebases_input_paths);
   TG_RUN (test_autosave_and_restore);
   TG_RUN (test_frames);
+  TG_RUN (test_undo_redo_every_step_exact);
+  TG_RUN (test_undo_memory_follows_the_edit);
+  TG_RUN (test_hit_test_matches_brute_force);
+  TG_RUN (test_unchanged_file_saves_same_bytes);
   g_rmdir (state);
   return tgtest_result ();
 }
