@@ -213,7 +213,7 @@ tg__build_commit (TgExportList *l, const TgGraph *g, const char *graph_name,
     return rc;
   entries = calloc ((size_t) n + 1, sizeof *entries);
   if (!entries)
-    return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+    return tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
   for (int i = 0; i < n; i++)
     {
       const TgExportFile *f = tg_export_list_file (l, i);
@@ -235,7 +235,7 @@ tg__build_commit (TgExportList *l, const TgGraph *g, const char *graph_name,
 
   if (cancel && tg_cancel_is_requested (cancel))
     {
-      rc = tg_error_set (err, TG_ECANCELLED, "", "cancelled");
+      rc = tg_error_set (err, TG_ECANCELLED, "", TG_MSG_CANCELLED);
       goto out;
     }
 

@@ -279,7 +279,7 @@ add_chunk (Reader *r, TgMeshChunk **out)
   TgMeshChunk *grown = realloc (m->chunks, sizeof (TgMeshChunk) * (size_t) (m->n_chunks + 1));
 
   if (!grown)
-    return fail (r, TG_ENOMEM, "out of memory");
+    return fail (r, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   m->chunks = grown;
   memset (&m->chunks[m->n_chunks], 0, sizeof (TgMeshChunk));
   *out = &m->chunks[m->n_chunks++];
@@ -341,7 +341,7 @@ read_primitive (Reader *r, json_object *prim, const double m[16], const char *na
     return rc;
   if (tg_mesh_chunk_alloc (ch, (int) pos.count, n_idx, has_uv) < 0
       || tg_mesh_chunk_set_name (ch, name) < 0)
-    return fail (r, TG_ENOMEM, "out of memory");
+    return fail (r, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
 
   /* Normals go through the inverse transpose of the upper 3 x 3, i.e. its
    * cofactor matrix divided by the determinant (only the determinant's
@@ -534,7 +534,7 @@ tg__read_mesh_glb (const char *path, TgMesh **out, TgError *err)
           json_text = malloc ((size_t) clen + 1);
           if (!json_text)
             {
-              rc = fail (&r, TG_ENOMEM, "out of memory");
+              rc = fail (&r, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
               goto out;
             }
           memcpy (json_text, data + off + 8, clen);
@@ -565,7 +565,7 @@ tg__read_mesh_glb (const char *path, TgMesh **out, TgError *err)
   r.mesh = tg_mesh_new (0);
   if (!r.mesh || !r.visited)
     {
-      rc = fail (&r, TG_ENOMEM, "out of memory");
+      rc = fail (&r, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
       goto out;
     }
 
@@ -588,7 +588,7 @@ tg__read_mesh_glb (const char *path, TgMesh **out, TgError *err)
       bool *child = calloc (n ? n : 1, sizeof (bool));
       if (!child)
         {
-          rc = fail (&r, TG_ENOMEM, "out of memory");
+          rc = fail (&r, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
           goto out;
         }
       for (size_t i = 0; i < n; i++)

@@ -83,7 +83,7 @@ read_file_entry (json_object *e, int i, const char *file, TgManifestFile *f, TgE
   f->format = dup_or_empty (get_string (e, "format"));
   f->node = dup_or_empty (get_string (e, "node"));
   if (!f->path || !f->sha256 || !f->format || !f->node)
-    return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+    return tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
   f->bytes = (uint64_t) bytes;
   f->width = w > 0 && w <= TG__IMAGE_MAX_SIDE ? (int) w : 0;
   f->height = h > 0 && h <= TG__IMAGE_MAX_SIDE ? (int) h : 0;
@@ -148,7 +148,7 @@ tg_manifest_read (const char *dir, TgManifest *out, TgError *err)
       int n = (int) json_object_array_length (files);
       out->files = calloc ((size_t) (n > 0 ? n : 1), sizeof *out->files);
       if (!out->files)
-        rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+        rc = tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
       for (int i = 0; rc == 0 && i < n; i++)
         {
           out->n_files = i + 1;
@@ -521,7 +521,7 @@ tg_points_csv_read (const char *path, TgPoints **out, TgError *err)
                            header);
     }
   p = tg_points_new ();
-  rc = p ? 0 : tg_error_set (err, TG_ENOMEM, "", "out of memory");
+  rc = p ? 0 : tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
   int line_no = 1;
   for (char *line = strchr (data, '\n'); rc == 0 && line && line[1]; )
     {
@@ -543,9 +543,9 @@ tg_points_csv_read (const char *path, TgPoints **out, TgError *err)
         if (strcmp (p->proto_names[k], name) == 0)
           proto = k;
       if (rc == 0 && proto < 0 && (proto = tg_points_add_proto (p, name)) < 0)
-        rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+        rc = tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
       if (rc == 0 && tg_points_push (p, v, v + 3, v + 7, proto) < 0)
-        rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+        rc = tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
       line = strchr (s, '\n');
     }
   free (data);
@@ -582,7 +582,7 @@ points_json_read (const char *path, TgPoints *p, TgError *err)
     }
   for (size_t k = 0; rc == 0 && k < json_object_array_length (protos); k++)
     if (tg_points_add_proto (p, json_object_get_string (json_object_array_get_idx (protos, k))) < 0)
-      rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+      rc = tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
   for (size_t i = 0; rc == 0 && i < json_object_array_length (list); i++)
     {
       json_object *e = json_object_array_get_idx (list, i);
@@ -602,7 +602,7 @@ points_json_read (const char *path, TgPoints *p, TgError *err)
         rc = tg_error_set (err, TG_EPARSE, "", "%s: instances[%zu]: expected a known prototype "
                            "and a position", path, i);
       else if (tg_points_push (p, v, v + 3, v + 7, proto) < 0)
-        rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+        rc = tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
     }
   json_object_put (root);
   return rc;
@@ -709,7 +709,7 @@ points_glb_read (const char *path, TgPoints *p, bool *instanced, TgError *err)
               proto = -1;
           }
         if (proto < 0)
-          rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+          rc = tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
       }
   json_object_put (root);
   free (data);
@@ -730,7 +730,7 @@ tg_points_file_read (const char *path, const char *format, TgPoints **out, TgErr
                          format);
   TgPoints *p = tg_points_new ();
   if (!p)
-    return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+    return tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
   rc = strcmp (format, "json") == 0 ? points_json_read (path, p, err)
                                     : points_glb_read (path, p, &instanced, err);
   if (rc < 0 || !instanced)

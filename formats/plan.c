@@ -69,7 +69,7 @@ add_stage (TgPlan *p, TgStage st, TgError *err)
   TgStage *grown = realloc (p->stages, sizeof *grown * (size_t) (p->n_stages + 1));
 
   if (grown == NULL)
-    return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+    return tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
   p->stages = grown;
   p->stages[p->n_stages++] = st;
   return 0;
@@ -169,7 +169,7 @@ tg_plan_make (const TgGraph *g, int nx, int ny, TgPlan *p, TgError *err)
   p->stored_after = malloc (sizeof (int) * (size_t) (n ? n : 1));
   if (!order || !needed || !p->stored_after)
     {
-      rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+      rc = tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
       goto out;
     }
   if ((rc = tg_graph_topo_order (g, order, err)) < 0)
@@ -201,7 +201,7 @@ tg_plan_make (const TgGraph *g, int nx, int ny, TgPlan *p, TgError *err)
           void *params = params_new (g, node);
           int steps = params ? d->tiled->n_steps (params, &p->full) : 0;
           if (params == NULL)
-            rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+            rc = tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
           else
             rc = add_store_stages (p, g, node, params, err);
           for (int s = 0; rc == 0 && s < steps; s++)

@@ -290,7 +290,7 @@ store_get_joined (const TgDirStore *s, int node, int k, TgError *err)
       free (params);
     }
   else if (!parts)
-    tg_error_set (err, TG_ENOMEM, "", "out of memory");
+    tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
   for (int q = 0; parts && q < n; q++)
     tg_value_unref (parts[q]);
   free (parts);
@@ -328,7 +328,7 @@ store_get_grid (const TgDirStore *s, int node, int k, const TgRegion *region, Tg
 
   if (files == NULL)
     {
-      tg_error_set (err, TG_ENOMEM, "", "out of memory");
+      tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
       return NULL;
     }
   for (int q = 0; q < ntx * nty; q++)
@@ -345,10 +345,10 @@ store_get_grid (const TgDirStore *s, int node, int k, const TgRegion *region, Tg
       v = tg_value_new_grid (d->outputs[k].type, region, ch);
       seg = malloc (sizeof (float) * (size_t) ch * (size_t) (cc1 - cc0 + 1));
       if (v == NULL || seg == NULL)
-        rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+        rc = tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
       for (int c = 0; rc == 0 && c < files[0].head[5]; c++)
         if (tg_value_set_channel_name (v, c, files[0].names[c]) < 0)
-          rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+          rc = tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
     }
   for (int j = 0; rc == 0 && j < region->height; j++)
     {
@@ -498,7 +498,7 @@ store_put_grid (const TgDirStore *s, int node, int k, const TgValue *v, int ix, 
   char path[4300];
 
   if (tile == NULL)
-    return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+    return tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
   head[0] = win.col0;
   head[1] = win.row0;
   head[2] = win.width;
@@ -544,7 +544,7 @@ stage_job_manifest (TgExportList *l, const char *sha_hex, int stage, int ix, int
     {
       json_object_put (root);
       json_object_put (files);
-      return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+      return tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
     }
   json_object_object_add (root, "graph_sha256", json_object_new_string (sha_hex));
   json_object_object_add (root, "stage", json_object_new_int (stage));
@@ -565,7 +565,7 @@ stage_job_manifest (TgExportList *l, const char *sha_hex, int stage, int ix, int
       uint64_t bytes = 0;
       size_t n = path ? strlen (path) : 0;
       if (!o || !path)
-        rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+        rc = tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
       if (rc == 0)
         rc = tg__sha256_export_file (l, i, cancel, hex, &bytes, err);
       if (rc == 0 && ix >= 0 && n > 5 && strcmp (path + n - 5, ".tile") == 0)
@@ -605,7 +605,7 @@ stage_job_manifest (TgExportList *l, const char *sha_hex, int stage, int ix, int
   json_object_put (root);
   text = tg__buf_steal (&b);
   if (text == NULL)
-    return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+    return tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
   f = tg_export_list_stage (l, &(TgExportFile) { .path = TG__JOB_MANIFEST, .format = "json" },
                             err);
   if (f == NULL)
@@ -650,7 +650,7 @@ run_export_job (TgEngine *e, const TgGraph *g, const TgDirStore *ds, const char 
   for (int i = 0; rc == 0 && i < tg_export_list_n_files (l); i++)
     rc = tg_export_list_sync (l, i, hooks->cancel, err);
   if (rc == 0 && hooks->cancel && tg_cancel_is_requested (hooks->cancel))
-    rc = tg_error_set (err, TG_ECANCELLED, "", "cancelled");
+    rc = tg_error_set (err, TG_ECANCELLED, "", TG_MSG_CANCELLED);
   if (rc == 0)
     rc = tg_export_list_commit (l, err);
   tg_export_list_free (l);

@@ -115,7 +115,7 @@ tg__store_write_value (const char *path, const uint8_t sha[32], const TgValue *v
     }
   else
     return tg_error_set (err, TG_ETYPE, "", "the store keeps grids, meshes and instances only");
-  rc = p.oom || !p.ints ? tg_error_set (err, TG_ENOMEM, "", "out of memory")
+  rc = p.oom || !p.ints ? tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY)
                         : tg__write_parts_atomic (path, p.parts, p.n, err);
   free (p.parts);
   free (p.ints);

@@ -158,7 +158,7 @@ graph_for_plan (const TgGraph *g, Copies *c, TgError *err)
   c->base = base && base[0] ? base : ".";
   if (!copy)
     {
-      tg_error_set (err, TG_ENOMEM, "", "out of memory");
+      tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
       return NULL;
     }
   for (int node = 0; node < tg_graph_n_nodes (g); node++)
@@ -198,7 +198,7 @@ graph_for_plan (const TgGraph *g, Copies *c, TgError *err)
     {
       tg_graph_free (copy);
       copies_clear (c);
-      tg_error_set (err, TG_ENOMEM, "", "out of memory");
+      tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
       return NULL;
     }
   return copy;
@@ -629,14 +629,14 @@ tg_plan_write (const TgGraph *g, const TgPlan *p, const char *dir, const TgPlanW
   stage_mem = calloc ((size_t) p->n_stages + 1, sizeof *stage_mem);
   if (!stage_mem)
     {
-      rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+      rc = tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
       goto out;
     }
   plan_text = plan_json_text (g, p, sha_hex, o, stage_mem);
   slurm = plan_text ? submit_slurm_text (p, stage_mem, o) : NULL;
   if (!plan_text || !slurm)
     {
-      rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+      rc = tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
       goto out;
     }
   if ((rc = tg__mkdir_p (dir, err)) < 0)
@@ -658,7 +658,7 @@ tg_plan_write (const TgGraph *g, const TgPlan *p, const char *dir, const TgPlanW
           tg__buf_putc (&b, '\n');
         }
       snprintf (rel, sizeof rel, "stages/%02d.txt", s);
-      rc = b.oom ? tg_error_set (err, TG_ENOMEM, "", "out of memory")
+      rc = b.oom ? tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY)
                  : write_text (dir, rel, b.data ? b.data : "", false, err);
       tg__buf_clear (&b);
     }

@@ -164,7 +164,7 @@ png_read (const char *path, TgImage *out, bool header_only, TgError *err)
   memset (out, 0, sizeof *out);
   st = calloc (1, sizeof *st);
   if (!st)
-    return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+    return tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
   st->f = tg__fopen_regular (path, err);
   if (!st->f)
     {
@@ -175,7 +175,7 @@ png_read (const char *path, TgImage *out, bool header_only, TgError *err)
     {
       fclose (st->f);
       free (st);
-      return tg_error_set (err, TG_EFORMAT, "", "%s is not a PNG file", path);
+      return tg_error_set (err, TG_EFORMAT, "", TG_MSG_NOT_PNG, path);
     }
 
   png = png_create_read_struct (PNG_LIBPNG_VER_STRING, st, on_error, on_warning);
@@ -185,7 +185,7 @@ png_read (const char *path, TgImage *out, bool header_only, TgError *err)
       png_destroy_read_struct (png ? &png : NULL, NULL, NULL);
       fclose (st->f);
       free (st);
-      return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+      return tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
     }
   /* Only ST's heap fields change after this point, so they survive the longjmp. */
   if (setjmp (png_jmpbuf (png)))
@@ -311,7 +311,7 @@ png_encode (FILE *f, const TgImageRows *src, int bits, int level, int filters, i
   if (!st)
     {
       tg__row_bands_clear (&bands);
-      return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+      return tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
     }
   st->f = f;
   png = png_create_write_struct (PNG_LIBPNG_VER_STRING, st, on_error, on_warning);
@@ -321,7 +321,7 @@ png_encode (FILE *f, const TgImageRows *src, int bits, int level, int filters, i
       png_destroy_write_struct (png ? &png : NULL, NULL);
       free (st);
       tg__row_bands_clear (&bands);
-      return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+      return tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
     }
   if (setjmp (png_jmpbuf (png)))
     {
@@ -393,13 +393,13 @@ tg__png_write_rows (FILE *f, const TgImageRows *src, int bits, bool small, TgErr
       FILE *m = open_memstream (&buf, &n);
       if (!m)
         {
-          rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+          rc = tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
           break;
         }
       rc = png_encode (m, src, bits, TG__PNG_SMALL_LEVEL, candidates[k].filters,
                        candidates[k].strategy, err);
       if (fclose (m) != 0 && rc == 0)
-        rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+        rc = tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
       if (rc == 0 && (!best || n < best_n))
         {
           free (best);

@@ -61,7 +61,7 @@ sha256_stream (FILE *f, const char *name, const TgCancel *cancel, char hex[65], 
       if (tg_cancel_is_requested (cancel))
         {
           fclose (f);
-          return tg_error_set (err, TG_ECANCELLED, "", "cancelled");
+          return tg_error_set (err, TG_ECANCELLED, "", TG_MSG_CANCELLED);
         }
       tg_sha256_update (&s, buf, n);
       *bytes += n;
@@ -70,7 +70,7 @@ sha256_stream (FILE *f, const char *name, const TgCancel *cancel, char hex[65], 
     {
       int e = errno;
       fclose (f);
-      return tg_error_set (err, TG_EIO, "", "cannot read %s: %s", name, strerror (e));
+      return tg_error_set (err, TG_EIO, "", TG_MSG_CANNOT_READ_FILE, name, strerror (e));
     }
   fclose (f);
   tg_sha256_final (&s, digest);
@@ -92,7 +92,7 @@ tg_sha256_file (const char *path, char hex[65], TgError *err)
   hex[0] = '\0';
   f = fopen (path, "rb");
   if (!f)
-    return tg_error_set (err, TG_EIO, "", "cannot open %s: %s", path, strerror (errno));
+    return tg_error_set (err, TG_EIO, "", TG_MSG_CANNOT_OPEN, path, strerror (errno));
   return sha256_stream (f, path, NULL, hex, &bytes, err);
 }
 

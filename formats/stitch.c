@@ -97,7 +97,7 @@ job_manifest_read (const char *job_dir, const char *what, const TgPlanInfo *info
   m->n = (int) json_object_array_length (files);
   m->files = calloc ((size_t) (m->n ? m->n : 1), sizeof *m->files);
   if (!m->files)
-    rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+    rc = tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
   for (int i = 0; rc == 0 && i < m->n; i++)
     {
       json_object *o = json_object_array_get_idx (files, (size_t) i);
@@ -123,7 +123,7 @@ job_manifest_read (const char *job_dir, const char *what, const TgPlanInfo *info
             }
           if ((size_t) f->n_channels != nc)
             {
-              rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+              rc = tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
               break;
             }
         }
@@ -349,7 +349,7 @@ stitch_image (const char *dir, const TgPlan *p, const JobManifest *tiles, int k,
 
   tr.parts = calloc ((size_t) p->nx, sizeof *tr.parts);
   if (!tr.parts)
-    return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+    return tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
   /* The first row of tiles gives the shape (and is the first band of a
    * north-first export). */
   if ((rc = tile_rows_load (&tr, 0, err)) == 0)
@@ -469,7 +469,7 @@ stitch_tile_files (const char *dir, const TgPlan *p, const JobManifest *tiles, i
         img.south_first = unity_raw || south_first;
         name = tile_file_name (f->path, o->tile_files, tx, j);
         if (rc == 0 && !name)
-          rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+          rc = tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
         if (rc == 0)
           {
             TgImageRows rows;
@@ -503,7 +503,7 @@ copy_whole_file (const char *dir, const JobFile *f, TgExportList *l, TgError *er
 
   snprintf (path, sizeof path, "%s/whole/%s", dir, f->file);
   if (!(in = fopen (path, "rb")))
-    return tg_error_set (err, TG_EIO, "", "cannot read %s: %s", path, strerror (errno));
+    return tg_error_set (err, TG_EIO, "", TG_MSG_CANNOT_READ_FILE, path, strerror (errno));
   out = tg_export_list_stage (l,
                               &(TgExportFile) { .path = f->path, .format = f->format,
                                                 .node_id = f->node, .width = f->width,
@@ -518,7 +518,7 @@ copy_whole_file (const char *dir, const JobFile *f, TgExportList *l, TgError *er
   while ((n = fread (buf, 1, sizeof buf, in)) > 0 && fwrite (buf, 1, n, out) == n)
     ;
   if (ferror (in))
-    rc = tg_error_set (err, TG_EIO, "", "cannot read %s: %s", path, strerror (errno));
+    rc = tg_error_set (err, TG_EIO, "", TG_MSG_CANNOT_READ_FILE, path, strerror (errno));
   fclose (in);
   close_rc = tg_export_list_close_stream (l, out, f->path, err);
   return close_rc < 0 ? close_rc : rc;
@@ -572,7 +572,7 @@ tg_stitch (const char *dir, const char *out_dir, const TgStitchOptions *opts,
   tiles = calloc ((size_t) (n_tiles ? n_tiles : 1), sizeof *tiles);
   if (!tiles)
     {
-      rc = tg_error_set (err, TG_ENOMEM, "", "out of memory");
+      rc = tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
       goto out;
     }
   /* Every check first: nothing is written for a build with a missing or
@@ -604,7 +604,7 @@ tg_stitch (const char *dir, const char *out_dir, const TgStitchOptions *opts,
   for (int k = 0; rc == 0 && n_tiles && k < tiles[0].n; k++)
     {
       if (cancel && tg_cancel_is_requested (cancel))
-        rc = tg_error_set (err, TG_ECANCELLED, "", "cancelled");
+        rc = tg_error_set (err, TG_ECANCELLED, "", TG_MSG_CANCELLED);
       else if (size > 0)
         rc = stitch_tile_files (dir, &p, tiles, k, opts, size, l, err);
       else

@@ -79,6 +79,19 @@ fail (Loader *L, int code, const char *path, const char *fmt, ...)
   return code;
 }
 
+/* FORMAT (one of the app's, with at most one %s: ARG) and, when there is
+ * a HINT, " (did you mean "HINT"?)" after it, so the app translates both. */
+static int
+fail_hint (Loader *L, int code, const char *path, const char *format, const char *arg,
+           const char *hint)
+{
+  char what[TG_ERROR_MESSAGE_MAX];
+
+  snprintf (what, sizeof what, format, arg);
+  return hint ? fail (L, code, path, TG_MSG_DID_YOU_MEAN, what, hint)
+              : fail (L, code, path, "%s", what);
+}
+
 /* An engine call failed with err->path relative to PREFIX: complete the
  * path and find it in the text. */
 static int
@@ -210,7 +223,7 @@ want_string (Loader *L, const char *path, json_object *o, const char *what, cons
     return fail (L, TG_ETYPE, path, "expected %s, got %s", what,
                  describe (L, path, o, got, sizeof got));
   if (strlen (json_object_get_string (o)) != (size_t) json_object_get_string_len (o))
-    return fail (L, TG_EINVAL, path, "the string contains a NUL character");
+    return fail (L, TG_EINVAL, path, TG_MSG_NUL_IN_STRING);
   *out = json_object_get_string (o);
   return 0;
 }
@@ -283,7 +296,7 @@ parse_curve (Loader *L, const char *path, const TgParamDesc *d, json_object *o, 
   n = json_object_array_length (o);
   v->xy = calloc (n ? 2 * n : 2, sizeof *v->xy);
   if (!v->xy)
-    return fail (L, TG_ENOMEM, path, "out of memory");
+    return fail (L, TG_ENOMEM, path, TG_MSG_OUT_OF_MEMORY);
   v->n_points = (int) n;
   for (size_t k = 0; k < n; k++)
     {
@@ -348,7 +361,7 @@ parse_param (Loader *L, const char *path, const TgParamDesc *d, json_object *o, 
         return fail_got (L, path, d, NULL, TG_ETYPE, o);
       v->s = strdup (json_object_get_string (o));
       v->i = tg_param_enum_index (d, v->s);
-      return v->s ? 0 : fail (L, TG_ENOMEM, path, "out of memory");
+      return v->s ? 0 : fail (L, TG_ENOMEM, path, TG_MSG_OUT_OF_MEMORY);
     case TG_PARAM_STRING:
     case TG_PARAM_INPUT_PATH:
     case TG_PARAM_OUTPUT_PATH:
@@ -358,7 +371,7 @@ parse_param (Loader *L, const char *path, const TgParamDesc *d, json_object *o, 
       if (rc)
         return rc;
       v->s = strdup (s);
-      return v->s ? 0 : fail (L, TG_ENOMEM, path, "out of memory");
+      return v->s ? 0 : fail (L, TG_ENOMEM, path, TG_MSG_OUT_OF_MEMORY);
     case TG_PARAM_VEC2:
       return parse_vec (L, path, d, o, 2, v->v);
     case TG_PARAM_VEC3:
@@ -404,7 +417,7 @@ parse_list (Loader *L, const char *path, const TgParamDesc *d, json_object *o, T
       if (idx < 0)
         {
           tg_param_value_clear (v);
-          return fail (L, TG_ENOMEM, sub, "out of memory");
+          return fail (L, TG_ENOMEM, sub, TG_MSG_OUT_OF_MEMORY);
         }
       json_object_object_foreach (item, key, val)
         {
@@ -444,12 +457,12 @@ load_params (Loader *L, int node, const char *node_path, json_object *params)
 
   mkpath (path, sizeof path, "%s.params", node_path);
   if (params && type_of (params) != json_type_object)
-    return fail (L, TG_ETYPE, path, "expected an object of parameters, got %s",
+    return fail (L, TG_ETYPE, path, TG_MSG_EXPECTED_PARAMS_OBJECT,
                  describe (L, path, params, got, sizeof got));
 
   given = calloc ((size_t) desc->n_params + 1, sizeof *given);
   if (!given)
-    return fail (L, TG_ENOMEM, path, "out of memory");
+    return fail (L, TG_ENOMEM, path, TG_MSG_OUT_OF_MEMORY);
 
   if (params)
     {
@@ -461,11 +474,8 @@ load_params (Loader *L, int node, const char *node_path, json_object *params)
           mkpath (path, sizeof path, "%s.params.%s", node_path, name);
           if (k < 0 && tg_tgraph_param_new_name (desc->type, name))
             {
-              rc = fail (L, TG_EUNKNOWN, path,
-                         "unknown parameter of %s (\"%s\" is its format version 1 name; "
-                         "version %d calls it \"%s\")",
-                         desc->type, name, TG_FORMAT_VERSION,
-                         tg_tgraph_param_new_name (desc->type, name));
+              rc = fail (L, TG_EUNKNOWN, path, TG_MSG_PARAM_V1_NAME, desc->type, name,
+                         TG_FORMAT_VERSION, tg_tgraph_param_new_name (desc->type, name));
               break;
             }
           if (k < 0)
@@ -476,8 +486,7 @@ load_params (Loader *L, int node, const char *node_path, json_object *params)
               for (int p = 0; p < desc->n_params; p++)
                 tg_suggest_add (&sg, desc->params[p].name);
               hint = tg_suggest_result (&sg);
-              rc = fail (L, TG_EUNKNOWN, path, "unknown parameter of %s%s%s%s", desc->type,
-                         hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "");
+              rc = fail_hint (L, TG_EUNKNOWN, path, TG_MSG_UNKNOWN_PARAM_OF, desc->type, hint);
               break;
             }
           /* null is an unset string (a save writes one as null); the
@@ -525,7 +534,7 @@ load_params (Loader *L, int node, const char *node_path, json_object *params)
         && !(L->flags & TG_TGRAPH_LOAD_NO_VALIDATE))
       {
         mkpath (path, sizeof path, "%s.params.%s", node_path, desc->params[k].name);
-        rc = fail (L, TG_EMISSING, path, "missing required parameter of %s", desc->type);
+        rc = fail (L, TG_EMISSING, path, TG_MSG_MISSING_REQUIRED_PARAM, desc->type);
       }
   free (given);
   return rc;
@@ -550,17 +559,17 @@ load_node (Loader *L, int index, json_object *jn)
 
   mkpath (node_path, sizeof node_path, "nodes[%d]", index);
   if (type_of (jn) != json_type_object)
-    return fail (L, TG_ETYPE, node_path, "expected a node object, got %s",
+    return fail (L, TG_ETYPE, node_path, TG_MSG_EXPECTED_NODE_OBJECT,
                  describe (L, node_path, jn, got, sizeof got));
 
   mkpath (path, sizeof path, "%s.id", node_path);
   if (!json_object_object_get_ex (jn, "id", &jid))
-    return fail (L, TG_EMISSING, path, "missing node id");
+    return fail (L, TG_EMISSING, path, TG_MSG_MISSING_NODE_ID);
   rc = want_string (L, path, jid, "a string", &id);
   if (rc)
     return rc;
   if (!*id)
-    return fail (L, TG_EINVAL, path, "the node id is empty");
+    return fail (L, TG_EINVAL, path, TG_MSG_EMPTY_NODE_ID);
   if (strchr (id, '.'))
     return fail (L, TG_EINVAL, path,
                  "node id \"%s\" contains a '.' (links use \"id.port\", so ids cannot)", id);
@@ -570,13 +579,12 @@ load_node (Loader *L, int index, json_object *jn)
   {
     int k = tg_graph_find_node (L->g, id);
     if (k >= 0)
-      return fail (L, TG_EINVAL, path, "duplicate node id \"%s\" (already used by nodes[%d])",
-                   id, k);
+      return fail (L, TG_EINVAL, path, TG_MSG_DUPLICATE_ID_AT, id, k);
   }
 
   mkpath (path, sizeof path, "%s.type", node_path);
   if (!json_object_object_get_ex (jn, "type", &jtype))
-    return fail (L, TG_EMISSING, path, "missing node type");
+    return fail (L, TG_EMISSING, path, TG_MSG_MISSING_NODE_TYPE);
   rc = want_string (L, path, jtype, "a node type string", &type);
   if (rc)
     return rc;
@@ -589,8 +597,7 @@ load_node (Loader *L, int index, json_object *jn)
       for (int k = 0; k < n; k++)
         tg_suggest_add (&sg, tg_registry_get (k)->type);
       hint = tg_suggest_result (&sg);
-      return fail (L, TG_EUNKNOWN, path, "unknown node type \"%s\"%s%s%s", type,
-                   hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "");
+      return fail_hint (L, TG_EUNKNOWN, path, TG_MSG_UNKNOWN_TYPE, type, hint);
     }
 
   node = tg_graph_add_node (L->g, id, type, L->err);
@@ -619,7 +626,7 @@ load_node (Loader *L, int index, json_object *jn)
       if (type_of (jui) != json_type_object || json_object_object_length (jui) > 0)
         {
           if (!(text = tg__json_to_text (jui)))
-            return fail (L, TG_ENOMEM, node_path, "out of memory");
+            return fail (L, TG_ENOMEM, node_path, TG_MSG_OUT_OF_MEMORY);
           tg_graph_set_node_ui (L->g, node, text);
           free (text);
         }
@@ -630,7 +637,7 @@ load_node (Loader *L, int index, json_object *jn)
       if (node_key_known (key))
         continue;
       if (!extra && !(extra = json_object_new_object ()))
-        return fail (L, TG_ENOMEM, node_path, "out of memory");
+        return fail (L, TG_ENOMEM, node_path, TG_MSG_OUT_OF_MEMORY);
       json_object_object_add (extra, key, json_object_get (val));
     }
   if (extra)
@@ -638,7 +645,7 @@ load_node (Loader *L, int index, json_object *jn)
       char *text = tg__json_to_text (extra);
       json_object_put (extra);
       if (!text)
-        return fail (L, TG_ENOMEM, node_path, "out of memory");
+        return fail (L, TG_ENOMEM, node_path, TG_MSG_OUT_OF_MEMORY);
       tg_graph_set_node_extra (L->g, node, text);
       free (text);
     }
@@ -683,7 +690,7 @@ resolve_endpoint (Loader *L, const char *path, json_object *o, bool output, int 
   if (rc)
     return rc;
   if (!split_endpoint (s, node, port, size))
-    return fail (L, TG_EINVAL, path, "expected \"node.port\", got %s",
+    return fail (L, TG_EINVAL, path, TG_MSG_EXPECTED_NODE_PORT,
                  describe (L, path, o, got, sizeof got));
 
   node_i = tg_graph_find_node (L->g, node);
@@ -694,8 +701,7 @@ resolve_endpoint (Loader *L, const char *path, json_object *o, bool output, int 
       for (int k = 0; k < n; k++)
         tg_suggest_add (&sg, tg_graph_node_id (L->g, k));
       hint = tg_suggest_result (&sg);
-      return fail (L, TG_ELINK, path, "no node \"%s\"%s%s%s", node,
-                   hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "");
+      return fail_hint (L, TG_ELINK, path, TG_MSG_NO_NODE, node, hint);
     }
   desc = tg_graph_node_desc (L->g, node_i);
   port_i = output ? tg_node_desc_find_output (desc, port) : tg_node_desc_find_input (desc, port);
@@ -713,10 +719,13 @@ resolve_endpoint (Loader *L, const char *path, json_object *o, bool output, int 
           tg_suggest_add (&sg, ports[k].name);
         }
       hint = tg_suggest_result (&sg);
-      rc = fail (L, TG_ELINK, path, "node \"%s\" (%s) has no %s \"%s\"%s%s%s; its %ss: %s", node,
-                 desc->type, output ? "output" : "input", port, hint ? " (did you mean \"" : "",
-                 hint ? hint : "", hint ? "\"?)" : "", output ? "output" : "input",
-                 n_ports ? list.data : "none");
+      {
+        char did[TG_ERROR_MESSAGE_MAX] = "";
+        if (hint)
+          snprintf (did, sizeof did, TG_MSG_DID_YOU_MEAN, "", hint);
+        rc = fail (L, TG_ELINK, path, output ? TG_MSG_NO_OUTPUT_LISTED : TG_MSG_NO_INPUT_LISTED,
+                   node, desc->type, port, did, n_ports ? list.data : "none");
+      }
       tg__buf_clear (&list);
       return rc;
     }
@@ -753,28 +762,27 @@ load_link (Loader *L, int index, json_object *jl)
 
   mkpath (path, sizeof path, "%s.from", link_path);
   if (!json_object_object_get_ex (jl, "from", &jfrom))
-    return fail (L, TG_EMISSING, path, "missing \"from\"");
+    return fail (L, TG_EMISSING, path, TG_MSG_MISSING_FROM);
   rc = resolve_endpoint (L, path, jfrom, true, &fn, &fp, from_node, from_port, sizeof from_node);
   if (rc)
     return rc;
 
   mkpath (path, sizeof path, "%s.to", link_path);
   if (!json_object_object_get_ex (jl, "to", &jto))
-    return fail (L, TG_EMISSING, path, "missing \"to\"");
+    return fail (L, TG_EMISSING, path, TG_MSG_MISSING_TO);
   rc = resolve_endpoint (L, path, jto, false, &tn, &tp, to_node, to_port, sizeof to_node);
   if (rc)
     return rc;
 
   existing = tg_graph_input_link (L->g, tn, tp);
   if (existing >= 0)
-    return fail (L, TG_ELINK, path, "input \"%s.%s\" is already fed by links[%d]", to_node,
-                 to_port, existing);
+    return fail (L, TG_ELINK, path, TG_MSG_ALREADY_FED, to_node, to_port, existing);
 
   ft = tg_graph_node_desc (L->g, fn)->outputs[fp].type;
   tt = tg_graph_node_desc (L->g, tn)->inputs[tp].type;
   if (!tg_port_type_compatible (ft, tt))
-    return fail (L, TG_ETYPE, link_path, "cannot connect %s.%s (%s) to %s.%s (%s)", from_node,
-                 from_port, tg_port_type_name (ft), to_node, to_port, tg_port_type_name (tt));
+    return fail (L, TG_ETYPE, link_path, TG_MSG_CANNOT_CONNECT, from_node, from_port,
+                 tg_port_type_name (ft), to_node, to_port, tg_port_type_name (tt));
 
   rc = tg_graph_add_link (L->g, from_node, from_port, to_node, to_port, L->err);
   /* Returns the new link's index on success. */
@@ -827,7 +835,7 @@ load_world (Loader *L, json_object *jw)
   int rc;
 
   if (type_of (jw) != json_type_object)
-    return fail (L, TG_ETYPE, "world", "expected an object, got %s",
+    return fail (L, TG_ETYPE, "world", TG_MSG_EXPECTED_OBJECT,
                  describe (L, "world", jw, got, sizeof got));
   json_object_object_foreach (jw, key, val)
     {
@@ -844,20 +852,19 @@ load_world (Loader *L, json_object *jw)
             tg_suggest_add (&sg, keys[k]);
           hint = tg_suggest_result (&sg);
           mkpath (path, sizeof path, "world.%s", key);
-          return fail (L, TG_EUNKNOWN, path, "unknown world setting%s%s%s",
-                       hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "");
+          return fail_hint (L, TG_EUNKNOWN, path, TG_MSG_UNKNOWN_WORLD_SETTING, NULL, hint);
         }
     }
   for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
     if (!json_object_object_get_ex (jw, keys[k], NULL))
       {
         mkpath (path, sizeof path, "world.%s", keys[k]);
-        return fail (L, TG_EMISSING, path, "missing world setting");
+        return fail (L, TG_EMISSING, path, TG_MSG_MISSING_WORLD_SETTING);
       }
 
   json_object_object_get_ex (jw, "size_m", &o);
   if (type_of (o) != json_type_array || json_object_array_length (o) != 2)
-    return fail (L, TG_ETYPE, "world.size_m", "expected [x, z] in metres, got %s",
+    return fail (L, TG_ETYPE, "world.size_m", TG_MSG_EXPECTED_XZ,
                  type_of (o) == json_type_array ? "an array of another length"
                                                 : describe (L, "world.size_m", o, got, sizeof got));
   for (int k = 0; k < 2; k++)
@@ -869,7 +876,7 @@ load_world (Loader *L, json_object *jw)
       if (rc)
         return rc;
       if (!(v > 0))
-        return fail (L, TG_ERANGE, path, "expected a size > 0 metres, got %s",
+        return fail (L, TG_ERANGE, path, TG_MSG_EXPECTED_SIZE,
                      describe (L, path, e, got, sizeof got));
       if (k == 0)
         w->size_x = v;
@@ -882,7 +889,7 @@ load_world (Loader *L, json_object *jw)
   if (rc)
     return rc;
   if (!(w->height_m > 0))
-    return fail (L, TG_ERANGE, "world.height_m", "expected a height > 0 metres, got %s",
+    return fail (L, TG_ERANGE, "world.height_m", TG_MSG_EXPECTED_HEIGHT,
                  describe (L, "world.height_m", o, got, sizeof got));
 
   json_object_object_get_ex (jw, "resolution", &o);
@@ -921,7 +928,7 @@ migrate_step (Loader *L, json_object *root, int from)
         place (L);
       return rc;
     default:
-      return fail (L, TG_EVERSION, "version", "no upgrade from format version %d is known", from);
+      return fail (L, TG_EVERSION, "version", TG_MSG_NO_UPGRADE, from);
     }
 }
 
@@ -936,12 +943,12 @@ check_version (Loader *L, json_object *root, int *version)
     return fail (L, TG_EPARSE, "format",
                  "missing \"format\": \"tgraph\" (is this a .tgraph file?)");
   if (type_of (o) != json_type_string || strcmp (json_object_get_string (o), "tgraph") != 0)
-    return fail (L, TG_EPARSE, "format", "expected \"tgraph\", got %s (is this a .tgraph file?)",
+    return fail (L, TG_EPARSE, "format", TG_MSG_NOT_TGRAPH,
                  describe (L, "format", o, got, sizeof got));
   if (!json_object_object_get_ex (root, "version", &o))
-    return fail (L, TG_EMISSING, "version", "missing format version");
+    return fail (L, TG_EMISSING, "version", TG_MSG_MISSING_VERSION);
   if (!get_integer (o, &v))
-    return fail (L, TG_ETYPE, "version", "expected an integer format version, got %s",
+    return fail (L, TG_ETYPE, "version", TG_MSG_EXPECTED_VERSION_INT,
                  describe (L, "version", o, got, sizeof got));
   if (v > TG_FORMAT_VERSION)
     return fail (L, TG_EVERSION, "version",
@@ -949,7 +956,7 @@ check_version (Loader *L, json_object *root, int *version)
                  describe (L, "version", o, got, sizeof got), TG_VERSION_STRING,
                  TG_FORMAT_VERSION);
   if (v < TG__FORMAT_VERSION_OLDEST)
-    return fail (L, TG_EVERSION, "version", "expected a format version from %d to %d, got %s",
+    return fail (L, TG_EVERSION, "version", TG_MSG_EXPECTED_VERSION_RANGE,
                  TG__FORMAT_VERSION_OLDEST, TG_FORMAT_VERSION,
                  describe (L, "version", o, got, sizeof got));
   *version = (int) v;
@@ -973,7 +980,7 @@ load_document (Loader *L, json_object *root)
   int version = 0, rc;
 
   if (type_of (root) != json_type_object)
-    return fail (L, TG_EPARSE, "", "expected a JSON object at the top level, got %s",
+    return fail (L, TG_EPARSE, "", TG_MSG_EXPECTED_TOP_OBJECT,
                  describe (L, "", root, got, sizeof got));
   rc = check_version (L, root, &version);
   if (rc)
@@ -987,19 +994,19 @@ load_document (Loader *L, json_object *root)
     }
 
   if (!json_object_object_get_ex (root, "world", &o))
-    return fail (L, TG_EMISSING, "world", "missing world settings");
+    return fail (L, TG_EMISSING, "world", TG_MSG_MISSING_WORLD);
   rc = load_world (L, o);
   if (rc)
     return rc;
 
   if (!json_object_object_get_ex (root, "nodes", &o))
-    return fail (L, TG_EMISSING, "nodes", "missing node list");
+    return fail (L, TG_EMISSING, "nodes", TG_MSG_MISSING_NODES);
   if (type_of (o) != json_type_array)
-    return fail (L, TG_ETYPE, "nodes", "expected an array of nodes, got %s",
+    return fail (L, TG_ETYPE, "nodes", TG_MSG_EXPECTED_NODES_ARRAY,
                  describe (L, "nodes", o, got, sizeof got));
   if (json_object_array_length (o) > TG_TGRAPH_MAX_NODES)
-    return fail (L, TG_ERANGE, "nodes", "a graph may have at most %d nodes, this one has %zu",
-                 TG_TGRAPH_MAX_NODES, json_object_array_length (o));
+    return fail (L, TG_ERANGE, "nodes", TG_MSG_TOO_MANY_NODES, TG_TGRAPH_MAX_NODES,
+                 json_object_array_length (o));
   for (size_t k = 0; k < json_object_array_length (o); k++)
     {
       rc = load_node (L, (int) k, json_object_array_get_idx (o, k));
@@ -1010,7 +1017,7 @@ load_document (Loader *L, json_object *root)
   if (json_object_object_get_ex (root, "links", &o))
     {
       if (type_of (o) != json_type_array)
-        return fail (L, TG_ETYPE, "links", "expected an array of links, got %s",
+        return fail (L, TG_ETYPE, "links", TG_MSG_EXPECTED_LINKS_ARRAY,
                      describe (L, "links", o, got, sizeof got));
       for (size_t k = 0; k < json_object_array_length (o); k++)
         {
@@ -1025,7 +1032,7 @@ load_document (Loader *L, json_object *root)
       if (top_key_known (key))
         continue;
       if (!extra && !(extra = json_object_new_object ()))
-        return fail (L, TG_ENOMEM, "", "out of memory");
+        return fail (L, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
       json_object_object_add (extra, key, json_object_get (val));
     }
   if (extra)
@@ -1033,7 +1040,7 @@ load_document (Loader *L, json_object *root)
       char *text = tg__json_to_text (extra);
       json_object_put (extra);
       if (!text)
-        return fail (L, TG_ENOMEM, "", "out of memory");
+        return fail (L, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
       tg_graph_set_extra (L->g, text);
       free (text);
     }
@@ -1138,13 +1145,13 @@ tg_tgraph_load_string_info (const char *text, size_t len, const char *base_dir, 
   if (!text || !out)
     return tg_error_set (err, TG_EINVAL, "", "no text to load");
   if (len > (size_t) INT_MAX)
-    return tg_error_set (err, TG_EINVAL, "", "the graph text is too large");
+    return tg_error_set (err, TG_EINVAL, "", TG_MSG_GRAPH_TEXT_TOO_LARGE);
   if (len >= 3 && memcmp (text, "\xef\xbb\xbf", 3) == 0)
     start = 3; /* a UTF-8 byte order mark, as some editors write */
 
   tok = json_tokener_new_ex (128);
   if (!tok)
-    return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+    return tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
   json_tokener_set_flags (tok, JSON_TOKENER_STRICT);
   root = json_tokener_parse_ex (tok, text + start, (int) (len - start));
   jerr = json_tokener_get_error (tok);
@@ -1196,7 +1203,7 @@ tg_tgraph_load_string_info (const char *text, size_t len, const char *base_dir, 
   if (!L.g)
     {
       json_object_put (root);
-      return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+      return tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
     }
   if (base_dir)
     tg_graph_set_base_dir (L.g, base_dir);
@@ -1242,7 +1249,7 @@ tg_tgraph_load_file_info (const char *path, unsigned flags, TgTgraphLoadInfo *in
   if (err)
     tg_error_clear (err);
   if (!path || !out)
-    return tg_error_set (err, TG_EINVAL, "", "no file to load");
+    return tg_error_set (err, TG_EINVAL, "", TG_MSG_NO_FILE_TO_LOAD);
   rc = tg__read_file (path, &text, &len, err);
   if (rc)
     return rc;
@@ -1257,7 +1264,7 @@ tg_tgraph_load_file_info (const char *path, unsigned flags, TgTgraphLoadInfo *in
   if (!dir)
     {
       free (text);
-      return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+      return tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
     }
   /* Absolute, so the graph's inputs do not move if the front end changes
    * its working directory later. */

@@ -138,7 +138,7 @@ renamed_object (json_object *obj, const char *type, const char *list, int node, 
   out = json_object_new_object ();
   if (!out)
     {
-      *rc = tg_error_set (err, TG_ENOMEM, path, "out of memory");
+      *rc = tg_error_set (err, TG_ENOMEM, path, TG_MSG_OUT_OF_MEMORY);
       return NULL;
     }
   json_object_object_foreach (obj, key, val)
@@ -155,7 +155,7 @@ renamed_object (json_object *obj, const char *type, const char *list, int node, 
   if (*rc)
     {
       json_object_put (out);
-      tg_error_set (err, TG_ENOMEM, path, "out of memory");
+      tg_error_set (err, TG_ENOMEM, path, TG_MSG_OUT_OF_MEMORY);
       return NULL;
     }
   return out;
@@ -196,7 +196,7 @@ rename_list_fields (json_object *params, const char *type, int node, TgRenameLog
           else if (json_object_array_put_idx (list, i, renamed) < 0)
             {
               json_object_put (renamed);
-              return tg_error_set (err, TG_ENOMEM, path, "out of memory");
+              return tg_error_set (err, TG_ENOMEM, path, TG_MSG_OUT_OF_MEMORY);
             }
         }
     }

@@ -104,7 +104,7 @@ emit_node (TgBuf *b, const TgGraph *g, int node, TgError *err)
 
           o = v ? tg__param_to_json (d, v, &oom) : NULL;
           if (oom)
-            return tg_error_set (err, TG_ENOMEM, path, "out of memory");
+            return tg_error_set (err, TG_ENOMEM, path, TG_MSG_OUT_OF_MEMORY);
           tg__buf_indent (b, 8);
           tg__json_put_string (b, d->name);
           tg__buf_puts (b, ": ");
@@ -122,7 +122,7 @@ emit_node (TgBuf *b, const TgGraph *g, int node, TgError *err)
       rc = 0;
       o = ui ? parse_kept (ui, ui_path, "ui block", err, &rc) : json_object_new_object ();
       if (!ui && !o)
-        return tg_error_set (err, TG_ENOMEM, path, "out of memory");
+        return tg_error_set (err, TG_ENOMEM, path, TG_MSG_OUT_OF_MEMORY);
       if (rc)
         return rc;
       /* The flag on the graph is the truth; the loader took it out of "ui". */
@@ -133,7 +133,7 @@ emit_node (TgBuf *b, const TgGraph *g, int node, TgError *err)
               && json_object_object_add (o, "bypass", json_object_new_boolean (1)) < 0)
             {
               json_object_put (o);
-              return tg_error_set (err, TG_ENOMEM, path, "out of memory");
+              return tg_error_set (err, TG_ENOMEM, path, TG_MSG_OUT_OF_MEMORY);
             }
         }
       tg__buf_puts (b, ",\n      \"ui\": ");
@@ -219,7 +219,7 @@ tg_tgraph_save_string (const TgGraph *g, TgError *err)
   if (b.oom)
     {
       tg__buf_clear (&b);
-      tg_error_set (err, TG_ENOMEM, "", "out of memory");
+      tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
       return NULL;
     }
   return tg__buf_steal (&b);
@@ -235,7 +235,7 @@ tg_tgraph_save_file (const TgGraph *g, const char *path, TgError *err)
   if (!err)
     err = &local;
   if (!path)
-    return tg_error_set (err, TG_EINVAL, "", "no file name to save to");
+    return tg_error_set (err, TG_EINVAL, "", TG_MSG_NO_FILE_TO_SAVE);
   text = tg_tgraph_save_string (g, err);
   if (!text)
     return err->code ? err->code : TG_ENOMEM;

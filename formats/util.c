@@ -136,30 +136,30 @@ tg__fopen_regular (const char *path, TgError *err)
 
   if (fd < 0)
     {
-      tg_error_set (err, TG_EIO, "", "cannot open %s: %s", path, strerror (errno));
+      tg_error_set (err, TG_EIO, "", TG_MSG_CANNOT_OPEN, path, strerror (errno));
       return NULL;
     }
   if (fstat (fd, &st) != 0)
     {
       int e = errno;
       close (fd);
-      tg_error_set (err, TG_EIO, "", "cannot open %s: %s", path, strerror (e));
+      tg_error_set (err, TG_EIO, "", TG_MSG_CANNOT_OPEN, path, strerror (e));
       return NULL;
     }
   if (!S_ISREG (st.st_mode))
     {
       close (fd);
-      tg_error_set (err, TG_EIO, "", "cannot read %s: %s", path,
-                    S_ISDIR (st.st_mode)    ? "it is a folder"
-                    : S_ISFIFO (st.st_mode) ? "it is a FIFO, not a regular file"
-                                            : "not a regular file");
+      tg_error_set (err, TG_EIO, "", TG_MSG_CANNOT_READ_FILE, path,
+                    S_ISDIR (st.st_mode)    ? TG_MSG_IS_FOLDER
+                    : S_ISFIFO (st.st_mode) ? TG_MSG_IS_FIFO
+                                            : TG_MSG_NOT_REGULAR);
       return NULL;
     }
   /* Reads of a regular file never block; clear the flag all the same. */
   flags = fcntl (fd, F_GETFL);
   if (flags < 0 || fcntl (fd, F_SETFL, flags & ~O_NONBLOCK) < 0 || !(f = fdopen (fd, "rb")))
     {
-      tg_error_set (err, TG_EIO, "", "cannot open %s: %s", path, strerror (errno));
+      tg_error_set (err, TG_EIO, "", TG_MSG_CANNOT_OPEN, path, strerror (errno));
       close (fd);
       return NULL;
     }
@@ -189,14 +189,14 @@ tg__read_file (const char *path, char **data, size_t *len, TgError *err)
             {
               free (buf);
               fclose (f);
-              return tg_error_set (err, TG_EIO, "", "%s is too large to be a graph file", path);
+              return tg_error_set (err, TG_EIO, "", TG_MSG_TOO_LARGE_GRAPH, path);
             }
           p = realloc (buf, ncap);
           if (!p)
             {
               free (buf);
               fclose (f);
-              return tg_error_set (err, TG_ENOMEM, "", "out of memory reading %s", path);
+              return tg_error_set (err, TG_ENOMEM, "", TG_MSG_OOM_READING, path);
             }
           buf = p;
           cap = ncap;
@@ -211,7 +211,7 @@ tg__read_file (const char *path, char **data, size_t *len, TgError *err)
       int e = errno;
       free (buf);
       fclose (f);
-      return tg_error_set (err, TG_EIO, "", "cannot read %s: %s", path, strerror (e));
+      return tg_error_set (err, TG_EIO, "", TG_MSG_CANNOT_READ_FILE, path, strerror (e));
     }
   fclose (f);
   buf[n] = '\0';
@@ -235,13 +235,13 @@ tg__write_file_atomic (const char *path, const void *data, size_t len, TgError *
   size_t left = len;
 
   if (!*base)
-    return tg_error_set (err, TG_EINVAL, "", "cannot save to %s: not a file name", path);
+    return tg_error_set (err, TG_EINVAL, "", TG_MSG_SAVE_NOT_FILE_NAME, path);
 
   /* A hidden name in the same folder, so rename() stays on one file system. */
   tmp_size = strlen (path) + 64;
   tmp = malloc (tmp_size);
   if (!tmp)
-    return tg_error_set (err, TG_ENOMEM, "", "out of memory");
+    return tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
   for (int attempt = 0; attempt < 100 && fd < 0; attempt++)
     {
       unsigned k = atomic_fetch_add (&tmp_counter, 1);
@@ -254,7 +254,7 @@ tg__write_file_atomic (const char *path, const void *data, size_t len, TgError *
   if (fd < 0)
     {
       e = errno;
-      tg_error_set (err, TG_EIO, "", "cannot save %s: %s", path, strerror (e));
+      tg_error_set (err, TG_EIO, "", TG_MSG_CANNOT_SAVE, path, strerror (e));
       free (tmp);
       return TG_EIO;
     }
@@ -311,5 +311,5 @@ fail:
     close (fd);
   unlink (tmp);
   free (tmp);
-  return tg_error_set (err, TG_EIO, "", "cannot save %s: %s", path, strerror (e));
+  return tg_error_set (err, TG_EIO, "", TG_MSG_CANNOT_SAVE, path, strerror (e));
 }

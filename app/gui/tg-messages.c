@@ -117,34 +117,42 @@ substitute (const char *format, char **args, int n)
 }
 
 /* MESSAGE made from one of the engine's formats, translated; NULL when it
- * is from none. */
+ * is from none.  Where several formats match ("unknown parameter of %s"
+ * and the longer one that names the old name), the one whose own text
+ * covers most of the message wins: its arguments say the least. */
 static char *
 translate_whole (const char *message, TgTranslateFunc tr, gpointer user, int depth)
 {
-  int n_formats;
+  int n_formats, best = -1, best_text = -1, n = 0;
   const char *const *formats = tg_message_formats (&n_formats);
+  const char *cap_at[MAX_ARGS];
+  int cap_len[MAX_ARGS];
+  char *args[MAX_ARGS], *out;
+  int len = (int) strlen (message);
 
   for (int k = 0; k < n_formats; k++)
     {
-      const char *cap_at[MAX_ARGS];
-      int cap_len[MAX_ARGS];
-      const char *to = tr (formats[k], user);
-      char *args[MAX_ARGS], *out;
-      int n;
+      int text = len;
 
       if (!match (formats[k], message, cap_at, cap_len, 0, &n))
         continue;
       for (int i = 0; i < n; i++)
-        {
-          g_autofree char *arg = g_strndup (cap_at[i], (gsize) cap_len[i]);
-          args[i] = translate (arg, tr, user, depth + 1);
-        }
-      out = substitute (to, args, n);
-      for (int i = 0; i < n; i++)
-        g_free (args[i]);
-      return out;
+        text -= cap_len[i];
+      if (text > best_text)
+        best = k, best_text = text;
     }
-  return NULL;
+  if (best < 0)
+    return NULL;
+  match (formats[best], message, cap_at, cap_len, 0, &n);
+  for (int i = 0; i < n; i++)
+    {
+      g_autofree char *arg = g_strndup (cap_at[i], (gsize) cap_len[i]);
+      args[i] = translate (arg, tr, user, depth + 1);
+    }
+  out = substitute (tr (formats[best], user), args, n);
+  for (int i = 0; i < n; i++)
+    g_free (args[i]);
+  return out;
 }
 
 static char *

@@ -466,9 +466,7 @@ tg__job_for (Eval *ev, int node, const TgRegion *out, int depth)
   if (depth > tg_graph_n_nodes (ev->g))
     return tg_error_set (ev->err, TG_ECYCLE, "links", TG_MSG_CYCLE_PLAIN);
   if (depth >= TG_GRAPH_MAX_DEPTH)
-    return tg_error_set (ev->err, TG_ERANGE, "links",
-                         "a chain of more than %d linked nodes is too deep to evaluate",
-                         TG_GRAPH_MAX_DEPTH);
+    return tg_error_set (ev->err, TG_ERANGE, "links", TG_MSG_CHAIN_TOO_DEEP, TG_GRAPH_MAX_DEPTH);
   j = tg__find_job (ev, node, &r);
   if (j >= 0)
     return ev->jobs[j].key_rc < 0 ? ev->jobs[j].key_rc : j;
@@ -729,7 +727,7 @@ tg_eval_load_image (TgEvalCtx *c, const char *path, const TgImage **img)
     return tg_eval_fail (c, TG_EMISSING, TG_MSG_NO_FILE);
   full = tg__resolve_input_path (c->ev->g, path);
   if (full == NULL)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   if (stat (full, &st) != 0)
     {
       rc = tg_eval_fail (c, TG_EIO, TG_MSG_CANNOT_READ, path, strerror (errno));
@@ -759,7 +757,7 @@ tg_eval_load_image (TgEvalCtx *c, const char *path, const TgImage **img)
   if (grown == NULL)
     {
       free (full);
-      return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+      return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
     }
   e->images = grown;
   memset (&e->images[e->n_images], 0, sizeof (LoadedImage));
@@ -818,11 +816,11 @@ write_staged (TgEvalCtx *c, const TgExportFile *shape,
    * asked is a cancel. */
   close_rc = tg_export_list_close_stream (ev->exports, f, rel_path, &err);
   if ((rc < 0 || close_rc < 0) && cancelled (ev))
-    return tg_eval_fail (c, TG_ECANCELLED, "cancelled");
+    return tg_eval_fail (c, TG_ECANCELLED, TG_MSG_CANCELLED);
   if (close_rc < 0)
     return tg_eval_fail (c, close_rc, "%s", err.message);
   if (rc < 0)
-    return tg_eval_fail (c, rc, "writing \"%s\": %s", rel_path, err.message);
+    return tg_eval_fail (c, rc, TG_MSG_WRITING, rel_path, err.message);
   return 0;
 }
 
@@ -890,7 +888,7 @@ tg_eval_write_image_named (TgEvalCtx *c, const char *rel_path, const char *forma
       /* "height.png.tile": what stitch turns into height.png. */
       char tile_path[PATH_MAX];
       if (snprintf (tile_path, sizeof tile_path, "%s.tile", rel_path) >= (int) sizeof tile_path)
-        return tg_eval_fail (c, TG_EPATH, "export path too long");
+        return tg_eval_fail (c, TG_EPATH, TG_MSG_EXPORT_PATH_TOO_LONG);
       w = tg_tile_image_write;
       shape.path = tile_path;
       return write_staged (c, &shape, emit_image, img, &w);
@@ -936,10 +934,10 @@ tg_eval_load_mesh (TgEvalCtx *c, const char *path, const TgMesh **m)
   tg__path_extension (path, ext, sizeof ext);
   reader = tg_io_mesh_reader (ext);
   if (reader == NULL)
-    return tg_eval_fail (c, TG_EFORMAT, "no mesh reader for \"%s\" files (%s)", ext, path);
+    return tg_eval_fail (c, TG_EFORMAT, TG_MSG_NO_MESH_READER, ext, path);
   full = tg__resolve_input_path (c->ev->g, path);
   if (full == NULL)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   rc = reader (full, &mesh, &err);
   free (full);
   if (rc < 0)
@@ -948,7 +946,7 @@ tg_eval_load_mesh (TgEvalCtx *c, const char *path, const TgMesh **m)
   if (grown == NULL)
     {
       tg_mesh_free (mesh);
-      return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+      return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
     }
   c->meshes = grown;
   c->meshes[c->n_meshes++] = mesh;
@@ -971,7 +969,7 @@ fail_node (Eval *ev, int node, int code, const char *msg)
   snprintf (path, sizeof path, "nodes[%d]", node);
   if (ev->err && ev->err->code == 0)
     tg_error_set (ev->err, code == TG_ECANCELLED ? TG_ECANCELLED : TG_EEVAL, path,
-                  "node \"%s\" (%s): %s", tg_graph_node_id (ev->g, node), d->type, msg);
+                  TG_MSG_NODE_FAILED, tg_graph_node_id (ev->g, node), d->type, msg);
 }
 
 /* Adds warning MSG to NODE's in the report (one a line, each once). */
@@ -1042,7 +1040,7 @@ eval_bypass (TgEvalCtx *c)
   const TgValue *in = k >= 0 ? c->inputs[k] : NULL;
 
   if (in == NULL)
-    return tg_eval_fail (c, TG_EEVAL, "is bypassed but has no input to pass through");
+    return tg_eval_fail (c, TG_EEVAL, TG_MSG_BYPASSED_NO_INPUT);
   tg_eval_set_output (c, 0, tg_value_ref ((TgValue *) in));
   for (int q = 1; q < d->n_outputs; q++)
     {
@@ -1053,7 +1051,7 @@ eval_bypass (TgEvalCtx *c)
                              d->outputs[q].name);
       v = tg_eval_new_output (c, q, t == TG_TYPE_IMAGE ? 4 : 1);
       if (v == NULL)
-        return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+        return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
       memset (v->data, 0, (size_t) v->region.width * (size_t) v->region.height
                             * (size_t) v->channels * sizeof (float));
     }
@@ -1106,7 +1104,7 @@ run_node_step (Eval *ev, int node, const TgRegion *region, const TgValue **input
     for (int k = 0; k < d->n_outputs; k++)
       if (outs[k] == NULL)
         {
-          rc = tg_eval_fail (&ctx, TG_EEVAL, "produced no \"%s\" output", d->outputs[k].name);
+          rc = tg_eval_fail (&ctx, TG_EEVAL, TG_MSG_PRODUCED_NO_OUTPUT, d->outputs[k].name);
           break;
         }
   if (rc < 0)
@@ -1420,7 +1418,7 @@ eval_result (Eval *ev, int rc)
 {
   if (rc < 0 && cancelled (ev))
     {
-      tg_error_set (ev->err, TG_ECANCELLED, NULL, "cancelled");
+      tg_error_set (ev->err, TG_ECANCELLED, NULL, TG_MSG_CANCELLED);
       return TG_ECANCELLED;
     }
   if (rc < 0 && ev->err && ev->err->code == 0)

@@ -516,7 +516,7 @@ tg_export_list_sync (TgExportList *list, int i, const TgCancel *cancel, TgError 
   for (off_t off = 0; rc == 0 && off < st.st_size; off += SYNC_PIECE)
     {
       if (tg_cancel_is_requested (cancel))
-        rc = tg_error_set (err, TG_ECANCELLED, "", "cancelled");
+        rc = tg_error_set (err, TG_ECANCELLED, "", TG_MSG_CANCELLED);
       else if (sync_file_range (fd, off, SYNC_PIECE, SYNC_FILE_RANGE_WRITE) != 0
                || (off > 0 && sync_file_range (fd, off - SYNC_PIECE, SYNC_PIECE, SYNC_WAIT) != 0))
         {

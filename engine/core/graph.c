@@ -169,9 +169,7 @@ tg_world_check (const TgWorld *w, TgError *err)
                          TG_MSG_INT_RANGE, TG_RESOLUTION_MIN,
                          TG_RESOLUTION_MAX, w->resolution);
   if (w->size_z / (w->size_x / (w->resolution - 1)) + 1 > TG_RESOLUTION_MAX)
-    return tg_error_set (err, TG_ERANGE, "world.size_m",
-                         "the world is too deep for its width: more than %d samples along Z",
-                         TG_RESOLUTION_MAX);
+    return tg_error_set (err, TG_ERANGE, "world.size_m", TG_MSG_WORLD_TOO_DEEP, TG_RESOLUTION_MAX);
   return 0;
 }
 
@@ -205,15 +203,11 @@ id_error (const char *id, TgError *err)
   size_t bad = id ? tg_utf8_check (id, strlen (id)) : 0;
 
   if (id && id[bad])
-    return tg_error_set (err, TG_EINVAL, "id", "a node id must be valid UTF-8 (byte %zu is 0x%02x)",
-                         bad + 1, (unsigned) (unsigned char) id[bad]);
+    return tg_error_set (err, TG_EINVAL, "id", TG_MSG_ID_NOT_UTF8, bad + 1,
+                         (unsigned) (unsigned char) id[bad]);
   if (id && id[0] && id_chars (id) > TG_NODE_ID_MAX)
-    return tg_error_set (err, TG_EINVAL, "id", "a node id is at most %d characters; this one has %zu",
-                         TG_NODE_ID_MAX, id_chars (id));
-  return tg_error_set (err, TG_EINVAL, "id",
-                       "a node id must be non-empty and may not contain '.', quotes or "
-                       "control characters: \"%s\"",
-                       id ? id : "");
+    return tg_error_set (err, TG_EINVAL, "id", TG_MSG_ID_TOO_LONG, TG_NODE_ID_MAX, id_chars (id));
+  return tg_error_set (err, TG_EINVAL, "id", TG_MSG_ID_INVALID, id ? id : "");
 }
 
 static bool
@@ -248,7 +242,7 @@ tg_graph_add_node (TgGraph *g, const char *id, const char *type, TgError *err)
   if (!valid_id (id))
     return id_error (id, err);
   if (tg_graph_find_node (g, id) >= 0)
-    return tg_error_set (err, TG_EINVAL, "id", "duplicate node id \"%s\"", id);
+    return tg_error_set (err, TG_EINVAL, "id", TG_MSG_DUPLICATE_ID, id);
   if (g->n_nodes == g->cap_nodes)
     {
       int cap = g->cap_nodes ? g->cap_nodes * 2 : 16;
@@ -322,7 +316,7 @@ tg_graph_set_node_id (TgGraph *g, int node, const char *id, TgError *err)
     return id_error (id, err);
   other = tg_graph_find_node (g, id);
   if (other >= 0 && other != node)
-    return tg_error_set (err, TG_EINVAL, "id", "duplicate node id \"%s\"", id);
+    return tg_error_set (err, TG_EINVAL, "id", TG_MSG_DUPLICATE_ID, id);
   if ((copy = strdup (id)) == NULL)
     return tg_error_set (err, TG_ENOMEM, NULL, NULL);
   free (g->nodes[node].id);
@@ -504,26 +498,25 @@ tg_graph_add_link (TgGraph *g, const char *from_node, const char *from_port,
   const TgPortDesc *out, *in;
 
   if (fn < 0)
-    return tg_error_set (err, TG_ELINK, "from", "no node \"%s\"", from_node);
+    return tg_error_set (err, TG_ELINK, "from", TG_MSG_NO_NODE, from_node);
   if (tn < 0)
-    return tg_error_set (err, TG_ELINK, "to", "no node \"%s\"", to_node);
+    return tg_error_set (err, TG_ELINK, "to", TG_MSG_NO_NODE, to_node);
   fp = tg_node_desc_find_output (g->nodes[fn].desc, from_port);
   if (fp < 0)
-    return tg_error_set (err, TG_ELINK, "from", "node \"%s\" (%s) has no output \"%s\"",
-                         from_node, g->nodes[fn].desc->type, from_port);
+    return tg_error_set (err, TG_ELINK, "from", TG_MSG_NO_OUTPUT_PORT, from_node,
+                         g->nodes[fn].desc->type, from_port);
   tp = tg_node_desc_find_input (g->nodes[tn].desc, to_port);
   if (tp < 0)
-    return tg_error_set (err, TG_ELINK, "to", "node \"%s\" (%s) has no input \"%s\"", to_node,
+    return tg_error_set (err, TG_ELINK, "to", TG_MSG_NO_INPUT_PORT, to_node,
                          g->nodes[tn].desc->type, to_port);
   out = &g->nodes[fn].desc->outputs[fp];
   in = &g->nodes[tn].desc->inputs[tp];
   if (!tg_port_type_compatible (out->type, in->type))
-    return tg_error_set (err, TG_ETYPE, "to",
-                         "cannot connect %s.%s (%s) to %s.%s (%s): the types do not match",
-                         from_node, from_port, tg_port_type_name (out->type), to_node, to_port,
+    return tg_error_set (err, TG_ETYPE, "to", TG_MSG_TYPES_MISMATCH, from_node, from_port,
+                         tg_port_type_name (out->type), to_node, to_port,
                          tg_port_type_name (in->type));
   if (tg_graph_input_link (g, tn, tp) >= 0)
-    return tg_error_set (err, TG_ELINK, "to", "input %s.%s already has a link", to_node, to_port);
+    return tg_error_set (err, TG_ELINK, "to", TG_MSG_ALREADY_LINKED, to_node, to_port);
   {
     int *path = malloc (sizeof (int) * (size_t) (g->n_nodes + 1));
     char *seen = calloc ((size_t) g->n_nodes, 1);
@@ -547,7 +540,7 @@ tg_graph_add_link (TgGraph *g, const char *from_node, const char *from_port,
         format_cycle (g, path, n, cyc, sizeof cyc);
         free (path);
         free (seen);
-        return tg_error_set (err, TG_ECYCLE, "to", "this link would close a cycle: %s", cyc);
+        return tg_error_set (err, TG_ECYCLE, "to", TG_MSG_WOULD_CYCLE, cyc);
       }
     free (path);
     free (seen);
@@ -767,25 +760,17 @@ check_bypass (const TgGraph *g, int node, TgError *err)
   if (k >= 0 && d->inputs[k].optional && tg_graph_input_link (g, node, k) < 0)
     {
       snprintf (path, sizeof path, "nodes[%d].inputs.%s", node, d->inputs[k].name);
-      rc = tg_error_set (err, TG_EMISSING, path,
-                    "node \"%s\" (%s) is bypassed and needs a link into its \"%s\" input "
-                    "to pass through",
-                    n->id, d->type, d->inputs[k].name);
+      rc = tg_error_set (err, TG_EMISSING, path, TG_MSG_BYPASS_NEEDS_LINK, n->id, d->type,
+                         d->inputs[k].name);
     }
   else if (k < 0)
     {
       snprintf (path, sizeof path, "nodes[%d].ui.bypass", node);
       if (d->n_outputs == 0)
-        rc = tg_error_set (err, TG_EINVAL, path,
-                      "node \"%s\" (%s) cannot be bypassed: it has no output to pass an "
-                      "input through to",
-                      n->id, d->type);
+        rc = tg_error_set (err, TG_EINVAL, path, TG_MSG_BYPASS_NO_OUTPUT, n->id, d->type);
       else
-        rc = tg_error_set (err, TG_EINVAL, path,
-                      "node \"%s\" (%s) cannot be bypassed: it has no %s input to pass "
-                      "through to its \"%s\" output",
-                      n->id, d->type, tg_port_type_name (d->outputs[0].type),
-                      d->outputs[0].name);
+        rc = tg_error_set (err, TG_EINVAL, path, TG_MSG_BYPASS_NO_INPUT, n->id, d->type,
+                           tg_port_type_name (d->outputs[0].type), d->outputs[0].name);
     }
   else
     return 0;
@@ -875,10 +860,8 @@ tg_warn_below_cells (TgError *warn, const char *name, const char *label, double 
   tg_format_double (cell_m, c);
   tg_format_double (cells * cell_m, least);
   snprintf (path, sizeof path, "params.%s", name);
-  tg_error_set (warn, TG_ERANGE, path,
-                "%s %s m is smaller than %s of the world's %s m grid: the detail is lost at "
-                "this resolution (%s m or more shows it)",
-                label, v, cells == 1 ? "one cell" : "two cells", c, least);
+  tg_error_set (warn, TG_ERANGE, path, TG_MSG_BELOW_CELLS, label, v,
+                cells == 1 ? TG_MSG_ONE_CELL : TG_MSG_TWO_CELLS, c, least);
   return 1;
 }
 
@@ -945,16 +928,11 @@ output_paths_clash (const Node *n, int k, int i, const Node *m, int q, TgError *
 
   snprintf (path, sizeof path, "nodes[%d].params.%s", i, n->desc->params[k].name);
   if (strcmp (a, b) == 0)
-    tg_error_set (err, TG_EPATH, path, "\"%s\" is also written by node \"%s\"", a, m->id);
+    tg_error_set (err, TG_EPATH, path, TG_MSG_ALSO_WRITTEN, a, m->id);
   else if (path_inside (a, b))
-    tg_error_set (err, TG_EPATH, path,
-                  "\"%s\" needs a folder \"%s\", which node \"%s\" writes as a file", a, b,
-                  m->id);
+    tg_error_set (err, TG_EPATH, path, TG_MSG_NEEDS_FOLDER, a, b, m->id);
   else if (path_inside (b, a))
-    tg_error_set (err, TG_EPATH, path,
-                  "\"%s\" is written as a file, but node \"%s\" needs a folder of that name "
-                  "for \"%s\"",
-                  a, m->id, b);
+    tg_error_set (err, TG_EPATH, path, TG_MSG_WRITTEN_AS_FILE, a, m->id, b);
   else
     return 0;
   tg_error_set_node_id (err, n->id);

@@ -152,8 +152,7 @@ static void (*reader_for (const Entry *table, const int *n, const char *path,
   tg__path_extension (path, ext, sizeof ext);
   fn = get (table, n, ext);
   if (fn == NULL)
-    tg_error_set (err, TG_EFORMAT, NULL, "no reader for \"%s\" files (%s)",
-                  ext[0] ? ext : "extension-less", path);
+    tg_error_set (err, TG_EFORMAT, NULL, TG_MSG_NO_READER, ext[0] ? ext : "extension-less", path);
   return fn;
 }
 
@@ -244,14 +243,14 @@ tg_tile_image_read (const char *path, TgImage *out, TgError *err)
 
   memset (out, 0, sizeof *out);
   if (f == NULL)
-    return tg_error_set (err, TG_EIO, NULL, "cannot open \"%s\"", path);
+    return tg_error_set (err, TG_EIO, NULL, TG_MSG_CANNOT_OPEN_PLAIN, path);
   if (fread (magic, 1, sizeof magic, f) != sizeof magic || memcmp (magic, tile_magic, sizeof magic)
       || fread (head, sizeof head, 1, f) != 1)
-    rc = tg_error_set (err, TG_EPARSE, NULL, "\"%s\" is not a tile image", path);
+    rc = tg_error_set (err, TG_EPARSE, NULL, TG_MSG_NOT_TILE_IMAGE, path);
   else if (head[0] < 1 || head[1] < 1 || head[0] > TG_RESOLUTION_MAX || head[1] > TG_RESOLUTION_MAX
            || head[2] < 1 || head[2] > 4 || (head[3] != 8 && head[3] != 16 && head[3] != 32)
            || (head[4] != 0 && head[4] != 1))
-    rc = tg_error_set (err, TG_EPARSE, NULL, "\"%s\": bad tile image header", path);
+    rc = tg_error_set (err, TG_EPARSE, NULL, TG_MSG_BAD_TILE_HEADER, path);
   if (rc == 0)
     {
       out->width = head[0];
@@ -262,9 +261,9 @@ tg_tile_image_read (const char *path, TgImage *out, TgError *err)
       n = tg_image_bytes (out);
       out->data = malloc (n ? n : 1);
       if (out->data == NULL)
-        rc = tg_error_set (err, TG_ENOMEM, NULL, "out of memory reading \"%s\"", path);
+        rc = tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OOM_READING_Q, path);
       else if (fread (out->data, 1, n, f) != n || fgetc (f) != EOF)
-        rc = tg_error_set (err, TG_EPARSE, NULL, "\"%s\": tile image truncated or too long", path);
+        rc = tg_error_set (err, TG_EPARSE, NULL, TG_MSG_TILE_TRUNCATED, path);
     }
   fclose (f);
   if (rc < 0)

@@ -425,7 +425,7 @@ item_error (const TgParamDesc *d, int item, int rc, TgError *err)
 int
 tg_param_item_field (const TgParamDesc *d, int item, const char *key, TgError *err)
 {
-  char path[TG_ERROR_PATH_MAX];
+  char path[TG_ERROR_PATH_MAX], what[TG_ERROR_MESSAGE_MAX];
   const char *hint;
   TgSuggest sg;
 
@@ -437,8 +437,10 @@ tg_param_item_field (const TgParamDesc *d, int item, const char *key, TgError *e
     tg_suggest_add (&sg, d->item_params[k].name);
   hint = tg_suggest_result (&sg);
   snprintf (path, sizeof path, "params.%s[%d].%s", d->name, item, key);
-  return tg_error_set (err, TG_EUNKNOWN, path, "unknown field of a %s item%s%s%s", d->name,
-                       hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "");
+  if (!hint)
+    return tg_error_set (err, TG_EUNKNOWN, path, TG_MSG_UNKNOWN_FIELD, d->name);
+  snprintf (what, sizeof what, TG_MSG_UNKNOWN_FIELD, d->name);
+  return tg_error_set (err, TG_EUNKNOWN, path, TG_MSG_DID_YOU_MEAN, what, hint);
 }
 
 /* --- the validator ------------------------------------------------------------ */
@@ -490,8 +492,7 @@ check_utf8 (const char *path, const char *s, TgError *err)
 
   if (bad == n)
     return 0;
-  return tg_error_set (err, TG_EINVAL, path,
-                       "the text is not valid UTF-8 (byte %zu is 0x%02x)", bad + 1,
+  return tg_error_set (err, TG_EINVAL, path, TG_MSG_NOT_UTF8, bad + 1,
                        (unsigned) (unsigned char) s[bad]);
 }
 
@@ -504,7 +505,8 @@ tg_param_value_check (const TgParamDesc *d, const TgParamValue *v, TgError *err)
 
   snprintf (path, sizeof path, "params.%s", d->name);
   if (v->type != d->type)
-    return tg_error_set (err, TG_ETYPE, path, "expected a %s value", tg_param_type_name (d->type));
+    return tg_error_set (err, TG_ETYPE, path, TG_MSG_EXPECTED_TYPE_VALUE,
+                         tg_param_type_name (d->type));
   if (v->s && (rc = check_utf8 (path, v->s, err)) < 0)
     return rc;
   switch (d->type)
@@ -530,20 +532,17 @@ tg_param_value_check (const TgParamDesc *d, const TgParamValue *v, TgError *err)
       return check_choice (d, v, err);
     case TG_PARAM_STRING:
       if (v->s == NULL && (d->flags & TG_PARAM_REQUIRED))
-        return tg_error_set (err, TG_EMISSING, path, "required parameter is missing");
+        return tg_error_set (err, TG_EMISSING, path, TG_MSG_REQUIRED_MISSING);
       return 0;
     case TG_PARAM_INPUT_PATH:
       if (v->s == NULL || v->s[0] == '\0')
-        return tg_error_set (err, TG_EMISSING, path, "a file path is required");
+        return tg_error_set (err, TG_EMISSING, path, TG_MSG_PATH_REQUIRED);
       return 0;
     case TG_PARAM_OUTPUT_PATH:
       if (v->s == NULL || v->s[0] == '\0')
-        return tg_error_set (err, TG_EMISSING, path, "an output file name is required");
+        return tg_error_set (err, TG_EMISSING, path, TG_MSG_OUTPUT_NAME_REQUIRED);
       if (!tg_path_is_safe_relative (v->s))
-        return tg_error_set (err, TG_EPATH, path,
-                             "export path \"%s\" must be relative to the output folder "
-                             "(no absolute path, no \"..\")",
-                             v->s);
+        return tg_error_set (err, TG_EPATH, path, TG_MSG_EXPORT_PATH_RELATIVE, v->s);
       return 0;
     case TG_PARAM_VEC2:
     case TG_PARAM_VEC3:
@@ -557,8 +556,7 @@ tg_param_value_check (const TgParamDesc *d, const TgParamValue *v, TgError *err)
       return 0;
     case TG_PARAM_CURVE:
       if (v->n_points < 2 || v->xy == NULL)
-        return tg_error_set (err, TG_ERANGE, path, "a curve needs at least 2 points, got %d",
-                             v->n_points);
+        return tg_error_set (err, TG_ERANGE, path, TG_MSG_CURVE_TWO_POINTS, v->n_points);
       for (int k = 0; k < v->n_points; k++)
         {
           for (int c = 0; c < 2; c++)
@@ -570,8 +568,7 @@ tg_param_value_check (const TgParamDesc *d, const TgParamValue *v, TgError *err)
           if (k > 0 && !(v->xy[2 * k] > v->xy[2 * k - 2]))
             {
               snprintf (path, sizeof path, "params.%s[%d][0]", d->name, k);
-              return tg_error_set (err, TG_ERANGE, path,
-                                   "curve x must increase from point to point: %s follows %s",
+              return tg_error_set (err, TG_ERANGE, path, TG_MSG_CURVE_X_INCREASE,
                                    tg_describe_number (v->xy[2 * k], a, sizeof a),
                                    tg_describe_number (v->xy[2 * k - 2], b, sizeof b));
             }
@@ -579,12 +576,12 @@ tg_param_value_check (const TgParamDesc *d, const TgParamValue *v, TgError *err)
       return 0;
     case TG_PARAM_LIST:
       if (v->n_items < d->min || v->n_items > d->max)
-        return tg_error_set (err, TG_ERANGE, path, "expected %s to %s items, got %d",
+        return tg_error_set (err, TG_ERANGE, path, TG_MSG_ITEMS_COUNT,
                              tg_describe_number (d->min, a, sizeof a),
                              tg_describe_number (d->max, b, sizeof b), v->n_items);
       if (v->n_items > 0 && v->n_item_params != d->n_item_params)
-        return tg_error_set (err, TG_ETYPE, path, "items have %d fields, expected %d",
-                             v->n_item_params, d->n_item_params);
+        return tg_error_set (err, TG_ETYPE, path, TG_MSG_ITEMS_FIELDS, v->n_item_params,
+                             d->n_item_params);
       for (int i = 0; i < v->n_items; i++)
         for (int k = 0; k < d->n_item_params; k++)
           if ((rc = tg_param_value_check (&d->item_params[k], tg_param_list_field (v, i, k), err)) < 0)
@@ -637,7 +634,7 @@ parse_item (const TgParamDesc *d, char *item, int idx, TgParamValue *v, TgError 
       if (eq == NULL)
         {
           snprintf (path, sizeof path, "params.%s[%d]", d->name, idx);
-          return tg_error_set (err, TG_ETYPE, path, "expected field=value, got %s",
+          return tg_error_set (err, TG_ETYPE, path, TG_MSG_FIELD_VALUE,
                                tg_describe_string (q, got, sizeof got));
         }
       key = trimmed (q, eq);

@@ -183,11 +183,10 @@ curve_check (const void *params, TgError *err)
   const CurveParams *p = params;
 
   if (p->points.n_points < 1 || !p->points.xy)
-    return tg_error_set (err, TG_ERANGE, "params.points", "the curve needs at least one point");
+    return tg_error_set (err, TG_ERANGE, "params.points", TG_MSG_CURVE_NEEDS_POINT);
   for (int i = 1; i < p->points.n_points; i++)
     if (!(p->points.xy[2 * i] > p->points.xy[2 * i - 2]))
-      return tg_error_set (err, TG_ERANGE, "params.points",
-                           "point %d: x must be greater than the previous point's", i);
+      return tg_error_set (err, TG_ERANGE, "params.points", TG_MSG_CURVE_POINT_X, i);
   return 0;
 }
 
@@ -199,7 +198,7 @@ curve_eval (TgEvalCtx *c)
   int rc;
 
   if (spline_init (&spline, &p->points) < 0)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   rc = tg_eval_map_rows (c, 1, curve_row, &spline);
   spline_clear (&spline);
   return rc;

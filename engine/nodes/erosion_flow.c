@@ -103,7 +103,7 @@ flow_output (TgEvalCtx *c, const double *acc)
 
   fin.out = tg_eval_new_output (c, 0, 1);
   if (!fin.out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   return tg_eval_parallel (c, r->height, tg__grain_rows (r->width), flow_finish_rows, &fin);
 }
 

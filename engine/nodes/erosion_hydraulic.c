@@ -219,7 +219,7 @@ hydraulic_finish (TgEvalCtx *c, const float *src, size_t src_stride, const float
   fin.wear = tg_eval_new_output (c, 2, 1);
   fin.deposit = tg_eval_new_output (c, 3, 1);
   if (!fin.height || !fin.flow_out || !fin.wear || !fin.deposit)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   return tg_eval_parallel (c, r->height, tg__grain_rows (r->width), hydraulic_finish_rows, &fin);
 }
 

@@ -89,8 +89,7 @@ river_check (const void *params, TgError *err)
   const RiverParams *p = params;
 
   if (p->width_m > p->max_width_m)
-    return tg_error_set (err, TG_ERANGE, "params.width_m",
-                         "width %g m is over the maximum width %g m", p->width_m,
+    return tg_error_set (err, TG_ERANGE, "params.width_m", TG_MSG_WIDTH_OVER_MAX, p->width_m,
                          p->max_width_m);
   return 0;
 }
@@ -197,7 +196,7 @@ river_eval (TgEvalCtx *c)
   if (flow->region.row0 != height->region.row0 || flow->region.col0 != height->region.col0
       || flow->region.width != height->region.width
       || flow->region.height != height->region.height)
-    return tg_eval_fail (c, TG_EINVAL, "inputs 'height' and 'flow' cover different regions");
+    return tg_eval_fail (c, TG_EINVAL, TG_MSG_INPUTS_REGIONS_DIFFER, "height", "flow");
 
   /* The channel samples of the whole input (the output grown by the
    * apron), row by row. */
@@ -205,7 +204,7 @@ river_eval (TgEvalCtx *c)
   job.in_rows = flow->region.height;
   row_start = malloc (sizeof (size_t) * ((size_t) job.in_rows + 1));
   if (!row_start)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   for (int k = 0; k < job.in_rows; k++)
     {
       const float *m = tg_value_row (flow, k);
@@ -226,7 +225,7 @@ river_eval (TgEvalCtx *c)
                 {
                   free (ch);
                   free (row_start);
-                  return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+                  return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
                 }
               ch = bigger;
               cap_n = grow;
@@ -254,7 +253,7 @@ river_eval (TgEvalCtx *c)
   job.carved = tg_eval_new_output (c, 0, 1);
   job.river = tg_eval_new_output (c, 1, 1);
   if (!job.carved || !job.river)
-    rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    rc = tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   else
     rc = tg_eval_parallel (c, r->height, tg__grain_rows_cost (r->width, 8), river_rows, &job);
   free (ch);

@@ -134,8 +134,7 @@ sp_check (const void *params, TgError *err)
   TgSpParams s = sp_solver_params (params);
 
   if (tg__sp_steps (&s) > 100000)
-    return tg_error_set (err, TG_ERANGE, "params.dt_yr",
-                         "expected at most 100000 steps (duration_yr / dt_yr), got %.6g",
+    return tg_error_set (err, TG_ERANGE, "params.dt_yr", TG_MSG_STEPS_TOO_MANY,
                          s.duration_yr / s.dt_yr);
   return 0;
 }
@@ -385,7 +384,7 @@ sp_eval (TgEvalCtx *c)
   fin.erosion = tg_eval_new_output (c, 2, 1);
   fin.deposit = tg_eval_new_output (c, 3, 1);
   if (!fin.height || !fin.area_out || !fin.erosion || !fin.deposit)
-    rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    rc = tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   else
     rc = tg_eval_parallel (c, r->height, tg__grain_rows (r->width), sp_finish_rows, &fin);
 out:

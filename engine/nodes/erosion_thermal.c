@@ -827,7 +827,7 @@ thermal_eval (TgEvalCtx *c)
   fin.deposit = tg_eval_new_output (c, 1, 1);
   fin.deposit_scale = hm / p->deposit_full_m;
   if (!fin.height || !fin.deposit)
-    rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    rc = tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   else
     rc = tg_eval_parallel (c, r->height, tg__grain_rows (r->width), finish_rows, &fin);
   free (a < b ? a : b);

@@ -149,7 +149,7 @@ csg_eval (TgEvalCtx *c)
   int rc;
 
   if (d == NULL)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   if ((rc = tg__field_input (c, 0, "a", &d->a)) < 0
       || (rc = tg__field_input (c, 1, "b", &d->b)) < 0)
     {
@@ -166,7 +166,7 @@ csg_eval (TgEvalCtx *c)
   fb = tg_value_field (d->b);
   f = tg__field_new (csg_field_eval, d, csg_free);
   if (f == NULL)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   f->lipschitz = fa->lipschitz > 0.0f && fb->lipschitz > 0.0f
                    ? fmaxf (fa->lipschitz, fb->lipschitz) : 0.0f;
   switch (d->op)
@@ -290,8 +290,8 @@ transform_check (const void *params, TgError *err)
 
   for (int k = 0; k < 3; k++)
     if (!(fabs (p->scale[k]) >= 1e-6))
-      return tg_error_set (err, TG_ERANGE, "params.scale",
-                           "scale along %s must not be 0 (got %g)", axis[k], p->scale[k]);
+      return tg_error_set (err, TG_ERANGE, "params.scale", TG_MSG_SCALE_AXIS_ZERO, axis[k],
+                           p->scale[k]);
   return 0;
 }
 
@@ -325,7 +325,7 @@ transform_eval (TgEvalCtx *c)
 
   d = calloc (1, sizeof *d);
   if (d == NULL)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   if ((rc = tg__field_input (c, 0, "field", &d->in)) < 0)
     {
       transform_free (d);
@@ -346,7 +346,7 @@ transform_eval (TgEvalCtx *c)
   d->mul = (float) smin;
   f = tg__field_new (transform_field_eval, d, transform_free);
   if (f == NULL)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   f->lipschitz = in->lipschitz > 0.0f ? (float) ((double) in->lipschitz * 1.0001) : 0.0f;
   f->bounded = in->bounded;
   if (in->bounded)
@@ -480,7 +480,7 @@ displace_eval (TgEvalCtx *c)
   int rc;
 
   if (d == NULL)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   if ((rc = tg__field_input (c, 0, "field", &d->in)) < 0)
     {
       displace_free (d);
@@ -509,7 +509,7 @@ displace_eval (TgEvalCtx *c)
   lip_by = by ? by->lipschitz : d->noise.lipschitz;
   f = tg__field_new (displace_field_eval, d, displace_free);
   if (f == NULL)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   f->lipschitz = in->lipschitz > 0.0f && (by == NULL || by->lipschitz > 0.0f)
                    ? (float) (((double) in->lipschitz + fabs (p->amount) * lip_by) * 1.0001)
                    : 0.0f;

@@ -37,11 +37,11 @@ shape_output (TgEvalCtx *c, TgFieldEvalFn eval, const Shape *s, const double lo[
   TgField *f;
 
   if (copy == NULL)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   *copy = *s;
   f = tg__field_new (eval, copy, free);
   if (f == NULL)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   f->lipschitz = 1.0f;
   f->bounded = lo != NULL;
   for (int k = 0; k < 3 && lo; k++)
@@ -139,11 +139,9 @@ box_check (const void *params, TgError *err)
   double smallest = fmin (p->size_m[0], fmin (p->size_m[1], p->size_m[2]));
 
   if (!(smallest > 0.0))
-    return tg_error_set (err, TG_ERANGE, "params.size_m",
-                         "every size must be above 0 (smallest is %g)", smallest);
+    return tg_error_set (err, TG_ERANGE, "params.size_m", TG_MSG_SIZES_ABOVE_0, smallest);
   if (p->rounding_m > 0.5 * smallest)
-    return tg_error_set (err, TG_ERANGE, "params.rounding_m",
-                         "rounding %g m is more than half the smallest size (%g m)",
+    return tg_error_set (err, TG_ERANGE, "params.rounding_m", TG_MSG_ROUNDING_TOO_LARGE,
                          p->rounding_m, smallest);
   return 0;
 }
@@ -368,7 +366,7 @@ plane_check (const void *params, TgError *err)
                      + p->normal[2] * p->normal[2]);
 
   if (!(len > 1e-12))
-    return tg_error_set (err, TG_ERANGE, "params.normal", "the normal must not be 0");
+    return tg_error_set (err, TG_ERANGE, "params.normal", TG_MSG_NORMAL_ZERO);
   return 0;
 }
 

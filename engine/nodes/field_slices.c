@@ -198,7 +198,7 @@ slices_eval (TgEvalCtx *c)
   int rc = 0;
 
   if (s == NULL)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   if (p->count > 1)
     {
       char *probe = slice_path (p->path, 1);
@@ -220,7 +220,7 @@ slices_eval (TgEvalCtx *c)
 
       if (name == NULL)
         {
-          rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+          rc = tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
           break;
         }
       rc = tg_eval_load_image (c, name, &img);
@@ -234,8 +234,8 @@ slices_eval (TgEvalCtx *c)
                                s->h);
         }
       else if (rc == 0 && (img->width != s->w || img->height != s->h))
-        rc = tg_eval_fail (c, TG_EINVAL, "slice %d (\"%s\") is %dx%d, the first is %dx%d", k,
-                           name, img->width, img->height, s->w, s->h);
+        rc = tg_eval_fail (c, TG_EINVAL, TG_MSG_SLICE_SIZE, k, name, img->width, img->height, s->w,
+                           s->h);
       if (rc == 0)
         {
           float *dst = s->v + (size_t) k * (size_t) s->w * (size_t) s->h;
@@ -279,7 +279,7 @@ slices_eval (TgEvalCtx *c)
   s->level = (float) (p->invert ? 1.0 - p->threshold : p->threshold);
   f = tg__field_new (slices_field_eval, s, slices_free);
   if (f == NULL)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   /* A flat stack (all one value) has L = 0, "unknown"; any tiny bound
    * would do, the mesher then skips all of it. */
   f->lipschitz = (float) (lip * 1.001 + 1e-6);

@@ -49,11 +49,11 @@ noise_eval (TgEvalCtx *c)
   TgField *f;
 
   if (plan == NULL)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   tg__noise3_plan (plan, p, tg_eval_seed (c, p->seed));
   f = tg__field_new (noise_field_eval, plan, free);
   if (f == NULL)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   if (tg__noise3_lattice (plan))
     f->eval_grid = noise_field_grid;
   f->lipschitz = plan->lipschitz;
@@ -167,7 +167,7 @@ from_height_eval (TgEvalCtx *c)
     return tg_eval_fail (c, TG_EMISSING, "input 'height' has no single-channel data");
   d = calloc (1, sizeof *d);
   if (d == NULL)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   d->height = tg_value_ref ((TgValue *) in);
   d->w = in->region.width;
   d->h = in->region.height;
@@ -197,7 +197,7 @@ from_height_eval (TgEvalCtx *c)
 
   f = tg__field_new (from_height_field_eval, d, from_height_free);
   if (f == NULL)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   f->lipschitz = (float) (slope * 1.001);
   f->bounded = false;
   return tg__field_output (c, f);

@@ -30,7 +30,7 @@ tg__field_output (TgEvalCtx *c, TgField *f)
   TgValue *v = tg_value_new_field (f);
 
   if (v == NULL)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   tg_eval_set_output (c, 0, v);
   return 0;
 }
@@ -42,7 +42,7 @@ tg__field_input (TgEvalCtx *c, int index, const char *name, TgValue **ref)
 
   *ref = NULL;
   if (in == NULL || tg_value_field (in) == NULL)
-    return tg_eval_fail (c, TG_EMISSING, "input '%s' has no field", name);
+    return tg_eval_fail (c, TG_EMISSING, TG_MSG_INPUT_NO_FIELD, name);
   /* Values are reference counted atomically; holding one is how a
    * composite field outlives the evaluation that made it. */
   *ref = tg_value_ref ((TgValue *) in);

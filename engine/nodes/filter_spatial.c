@@ -125,7 +125,7 @@ tg__blur (TgEvalCtx *c, const TgValue *in, const TgRegion *out, double radius_m,
     {
       free (w);
       free (job.tmp);
-      return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+      return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
     }
   /* Sigma is a third of the radius: the kernel ends where the Gaussian
    * has fallen to 1% of its peak. */
@@ -198,7 +198,7 @@ blur_eval (TgEvalCtx *c)
     return rc;
   out = tg_eval_new_output (c, 0, 1);
   if (!out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   return tg__blur (c, in, region, p->radius_m, "radius_m", out->data);
 }
 
@@ -357,7 +357,7 @@ warp_eval (TgEvalCtx *c)
     return tg_eval_fail (c, TG_EINVAL, "input 'height' needs at least 2 x 2 samples");
   job.out = tg_eval_new_output (c, 0, 1);
   if (!job.out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   job.scale_cells = 2.0 * p->amount_m / region->cell;
   return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), warp_rows, &job);
 }

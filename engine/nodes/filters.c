@@ -161,8 +161,8 @@ remap_check (const void *params, TgError *err)
   const RemapParams *p = params;
 
   if (p->min_input == p->max_input)
-    return tg_error_set (err, TG_ERANGE, "params.max_input",
-                         "input high must differ from input low (both %g)", p->min_input);
+    return tg_error_set (err, TG_ERANGE, "params.max_input", TG_MSG_INPUT_HIGH_EQUALS_LOW,
+                         p->min_input);
   return 0;
 }
 
@@ -218,8 +218,8 @@ clamp_check (const void *params, TgError *err)
   const ClampParams *p = params;
 
   if (p->min_height > p->max_height)
-    return tg_error_set (err, TG_ERANGE, "params.max_height",
-                         "maximum (%g) is below minimum (%g)", p->max_height, p->min_height);
+    return tg_error_set (err, TG_ERANGE, "params.max_height", TG_MSG_MAX_BELOW_MIN, p->max_height,
+                         p->min_height);
   return 0;
 }
 
@@ -425,7 +425,7 @@ normalize_range (TgEvalCtx *c, float *mn_out, float *mx_out)
     return rc;
   job.row_min = malloc (sizeof (float) * 2 * (size_t) (region->height > 0 ? region->height : 1));
   if (!job.row_min)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   job.row_max = job.row_min + region->height;
   job.region = *region;
   rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), normalize_reduce_rows,

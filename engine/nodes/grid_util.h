@@ -43,13 +43,11 @@ static inline int
 tg__check_grid_input (TgEvalCtx *c, const TgValue *in, const char *name, const TgRegion *out)
 {
   if (!in || !in->data)
-    return tg_eval_fail (c, TG_EMISSING, "input '%s' has no data", name);
+    return tg_eval_fail (c, TG_EMISSING, TG_MSG_INPUT_NO_DATA, name);
   if (in->channels != 1)
-    return tg_eval_fail (c, TG_ETYPE, "input '%s' has %d channels, expected 1", name,
-                         in->channels);
+    return tg_eval_fail (c, TG_ETYPE, TG_MSG_INPUT_CHANNELS, name, in->channels, 1);
   if (!tg_region_contains (&in->region, out))
-    return tg_eval_fail (c, TG_EINVAL, "input '%s' does not cover the region being computed",
-                         name);
+    return tg_eval_fail (c, TG_EINVAL, TG_MSG_INPUT_NOT_COVERED, name);
   return 0;
 }
 

@@ -297,7 +297,7 @@ export_eval (TgEvalCtx *c)
     return tg_eval_fail (c, TG_EFORMAT, "params.format: unknown format %d", p->format);
   format = export_formats[p->format];
   if (!p->path || !p->path[0])
-    return tg_eval_fail (c, TG_EMISSING, "params.path: no output file given");
+    return tg_eval_fail (c, TG_EMISSING, "params.path: %s", TG_MSG_NO_OUTPUT_FILE);
   job.in = tg_eval_input (c, 0);
   if ((rc = tg__check_grid_input (c, job.in, "height", region)) < 0)
     return rc;
@@ -308,7 +308,7 @@ export_eval (TgEvalCtx *c)
   img.bits = p->format == FMT_PNG8 ? 8 : (p->format == FMT_R32 || p->format == FMT_EXR ? 32 : 16);
   img.data = malloc ((size_t) img.width * (size_t) img.height * (size_t) (img.bits / 8));
   if (!img.data)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
 
   job.region = region;
   job.data = img.data;

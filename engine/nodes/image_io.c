@@ -153,7 +153,7 @@ attach_file_pixels (TgEvalCtx *c, const TgImage *img, double inv_full)
         dst[3] = px[3] < 0.0 ? 1.0f : (float) (px[3] * inv_full);
       }
   if (tg_value_attach_pixels (tg_eval_output (c, 0), img->width, img->height, rgba) < 0)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   return 0;
 }
 
@@ -288,15 +288,13 @@ quantise_and_write (TgEvalCtx *c, const TgValue *in, const char *port, int in_ch
   if (format < 0 || format >= TG_N_ELEMENTS (image_formats) - 1)
     return tg_eval_fail (c, TG_EFORMAT, "params.format: unknown format %d", format);
   if (!path || !path[0])
-    return tg_eval_fail (c, TG_EMISSING, "params.path: no output file given");
+    return tg_eval_fail (c, TG_EMISSING, "params.path: %s", TG_MSG_NO_OUTPUT_FILE);
   if (!in || !in->data)
-    return tg_eval_fail (c, TG_EMISSING, "input '%s' has no data", port);
+    return tg_eval_fail (c, TG_EMISSING, TG_MSG_INPUT_NO_DATA, port);
   if (in->channels != in_channels)
-    return tg_eval_fail (c, TG_ETYPE, "input '%s' has %d channels, expected %d", port,
-                         in->channels, in_channels);
+    return tg_eval_fail (c, TG_ETYPE, TG_MSG_INPUT_CHANNELS, port, in->channels, in_channels);
   if (!tg_region_contains (&in->region, region))
-    return tg_eval_fail (c, TG_EINVAL, "input '%s' does not cover the region being computed",
-                         port);
+    return tg_eval_fail (c, TG_EINVAL, TG_MSG_INPUT_NOT_COVERED, port);
   img.width = region->width;
   img.height = region->height;
   img.channels = out_channels;
@@ -304,7 +302,7 @@ quantise_and_write (TgEvalCtx *c, const TgValue *in, const char *port, int in_ch
   img.data = malloc ((size_t) img.width * (size_t) img.height * (size_t) out_channels
                      * (size_t) (img.bits / 8));
   if (!img.data)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   job.in = in;
   job.region = region;
   job.img = &img;
@@ -658,14 +656,14 @@ export_splat_eval (TgEvalCtx *c)
   size_t len, npx;
 
   if (!p->path || !p->path[0])
-    return tg_eval_fail (c, TG_EMISSING, "params.path: no output file prefix given");
+    return tg_eval_fail (c, TG_EMISSING, "params.path: %s", TG_MSG_NO_OUTPUT_PREFIX);
   if (!in || !in->data)
-    return tg_eval_fail (c, TG_EMISSING, "input 'layers' has no data");
+    return tg_eval_fail (c, TG_EMISSING, TG_MSG_INPUT_NO_DATA, "layers");
   if (in->channels < 1 || in->channels > SPLAT_EXPORT_MAX)
     return tg_eval_fail (c, TG_ETYPE, "input 'layers' has %d layers; 1 to %d can be exported",
                          in->channels, SPLAT_EXPORT_MAX);
   if (!tg_region_contains (&in->region, region))
-    return tg_eval_fail (c, TG_EINVAL, "input 'layers' does not cover the region being computed");
+    return tg_eval_fail (c, TG_EINVAL, TG_MSG_INPUT_NOT_COVERED, "layers");
   if (p->size == SIZE_POW2 && (region->col0 != 0 || region->row0 != 0
                                || region->width != region->full_w
                                || region->height != region->full_h))
@@ -681,7 +679,7 @@ export_splat_eval (TgEvalCtx *c)
   /* A ".png" the user typed is not part of the prefix. */
   len = strlen (p->path);
   if (len >= sizeof prefix)
-    return tg_eval_fail (c, TG_EINVAL, "params.path: too long");
+    return tg_eval_fail (c, TG_EINVAL, "params.path: %s", TG_MSG_PATH_TOO_LONG);
   memcpy (prefix, p->path, len + 1);
   if (len > 4 && strcmp (prefix + len - 4, ".png") == 0)
     prefix[len - 4] = '\0';
@@ -714,7 +712,7 @@ export_splat_eval (TgEvalCtx *c)
       axis_x0 = malloc (sizeof *axis_x0 * 2 * (size_t) size);
       axis_fx = malloc (sizeof *axis_fx * 2 * (size_t) size);
       if (!axis_x0 || !axis_fx)
-        rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+        rc = tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
       else
         {
           splat_axis (size, region->width, axis_x0, axis_fx);
@@ -730,7 +728,7 @@ export_splat_eval (TgEvalCtx *c)
   for (int f = 0; f < n_files && rc == 0; f++)
     if (!(data[f] = calloc (npx ? npx : 1, (size_t) job.per_file)))
       {
-        rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+        rc = tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
         break;
       }
   if (rc == 0)

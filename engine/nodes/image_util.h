@@ -72,16 +72,19 @@ tg__image_rows (const TgImage *img, double z, double size_z, int *y1, double *fr
 /* Loads the image named by a file node's PATH parameter into *IMG (owned
  * by the context) and checks that it can be sampled: 1 to 4 channels of
  * 8, 16 or 32 bits, over a world with an extent.  WHAT names the file in
- * the messages ("heightmap", "image"). */
+ * the messages ("heightmap" or "image"; each message is a whole format, so
+ * the app can translate it). */
 static inline int
 tg__image_load_checked (TgEvalCtx *c, const char *path, const char *what, const TgImage **img)
 {
   const TgWorld *world = tg_eval_world (c);
   const TgImage *im;
+  const bool hm = strcmp (what, "heightmap") == 0;
   int rc;
 
   if (!path || !path[0])
-    return tg_eval_fail (c, TG_EMISSING, "params.path: no %s file given", what);
+    return tg_eval_fail (c, TG_EMISSING, "params.path: %s",
+                         hm ? TG_MSG_NO_HEIGHTMAP_FILE : TG_MSG_NO_IMAGE_FILE);
   /* On failure the loader has already recorded a message naming the
    * path and the reason. */
   rc = tg_eval_load_image (c, path, img);
@@ -89,15 +92,15 @@ tg__image_load_checked (TgEvalCtx *c, const char *path, const char *what, const 
     return rc;
   im = *img;
   if (!im)
-    return tg_eval_fail (c, TG_EIO, "cannot read \"%s\"", path);
+    return tg_eval_fail (c, TG_EIO, TG_MSG_CANNOT_READ_PLAIN, path);
   if (im->width < 1 || im->height < 1 || im->channels < 1 || im->channels > 4 || !im->data)
-    return tg_eval_fail (c, TG_EFORMAT, "%s \"%s\" is empty or has %d channels", what, path,
+    return tg_eval_fail (c, TG_EFORMAT, hm ? TG_MSG_HEIGHTMAP_EMPTY : TG_MSG_IMAGE_EMPTY, path,
                          im->channels);
   if (im->bits != 8 && im->bits != 16 && im->bits != 32)
-    return tg_eval_fail (c, TG_EFORMAT, "%s \"%s\": %d-bit samples are not supported", what,
-                         path, im->bits);
+    return tg_eval_fail (c, TG_EFORMAT, hm ? TG_MSG_HEIGHTMAP_BITS : TG_MSG_IMAGE_BITS, path,
+                         im->bits);
   if (!(world->size_x > 0.0) || !(world->size_z > 0.0))
-    return tg_eval_fail (c, TG_EINVAL, "the world has no extent");
+    return tg_eval_fail (c, TG_EINVAL, TG_MSG_WORLD_NO_EXTENT);
   return 0;
 }
 
@@ -129,7 +132,7 @@ tg__image_columns (TgEvalCtx *c, int w, double **col_fx, int **col_x0)
 
   fx = malloc ((sizeof (double) + sizeof (int)) * (size_t) (region->width > 0 ? region->width : 1));
   if (!fx)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   x0 = (int *) (void *) (fx + region->width);
   for (int i = 0; i < region->width; i++)
     x0[i] = tg__image_axis (tg__image_px_x (tg_region_x (region, i), size_x, w), w, &fx[i]);

@@ -104,7 +104,7 @@ texture_from (TgEvalCtx *c, const TgValue *in, const TgRegion *region, TgImage *
   if (!in->data || in->channels != 4)
     return tg_eval_fail (c, TG_ETYPE, "input 'image' has %d channels, expected 4", in->channels);
   if (!tg_region_contains (&in->region, region))
-    return tg_eval_fail (c, TG_EINVAL, "input 'image' does not cover the world");
+    return tg_eval_fail (c, TG_EINVAL, TG_MSG_INPUT_NOT_WORLD, "image");
   *img = (TgImage) { .width = region->width, .height = region->height, .channels = 3,
                      .bits = 8 };
   img->data = malloc ((size_t) region->width * (size_t) region->height * 3);
@@ -176,9 +176,9 @@ mesh_export_eval (TgEvalCtx *c)
   if (p->format < 0 || p->format >= TG_N_ELEMENTS (mesh_formats) - 1)
     return tg_eval_fail (c, TG_EFORMAT, "params.format: unknown format %d", p->format);
   if (!p->path || !p->path[0])
-    return tg_eval_fail (c, TG_EMISSING, "params.path: no output file given");
+    return tg_eval_fail (c, TG_EMISSING, "params.path: %s", TG_MSG_NO_OUTPUT_FILE);
   if (!m)
-    return tg_eval_fail (c, TG_EMISSING, "input 'mesh' has no mesh");
+    return tg_eval_fail (c, TG_EMISSING, TG_MSG_INPUT_NO_MESH, "mesh");
   if (color)
     {
       if ((rc = texture_from (c, color, tg_eval_region (c), &texture)) < 0)

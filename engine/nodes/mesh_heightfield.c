@@ -86,9 +86,8 @@ hf_check (const void *params, TgError *err)
   int step = 1 << (p->lods - 1);
 
   if (p->chunk_cells % step != 0)
-    return tg_error_set (err, TG_ERANGE, "params.chunk_cells",
-                         "chunk_cells %d is not divisible by 2^(lods - 1) = %d", p->chunk_cells,
-                         step);
+    return tg_error_set (err, TG_ERANGE, "params.chunk_cells", TG_MSG_CHUNK_NOT_DIVISIBLE,
+                         p->chunk_cells, step);
   return 0;
 }
 
@@ -362,15 +361,14 @@ hf_eval (TgEvalCtx *c)
   if ((rc = tg__check_grid_input (c, job.in, "height", region)) < 0)
     return rc;
   if (r->width < 2 || r->height < 2)
-    return tg_eval_fail (c, TG_ERANGE, "a mesh needs at least 2 x 2 samples, got %d x %d",
-                         r->width, r->height);
+    return tg_eval_fail (c, TG_ERANGE, TG_MSG_MESH_TOO_SMALL, r->width, r->height);
   job.r = r;
   job.p = p;
   job.height_m = tg_eval_world (c)->height_m;
   job.ncx = (r->width - 1 + cc - 1) / cc;
   job.ncz = (r->height - 1 + cc - 1) / cc;
   if ((int64_t) (cc + 1) * (cc + 1) + 4 * (cc + 1) > INT32_MAX / 2)
-    return tg_eval_fail (c, TG_ERANGE, "params.chunk_cells: chunks too large");
+    return tg_eval_fail (c, TG_ERANGE, "params.chunk_cells: %s", TG_MSG_CHUNKS_TOO_LARGE);
   if ((int64_t) job.ncx * job.ncz * p->lods > 1000000)
     return tg_eval_fail (c, TG_ERANGE,
                          "params.chunk_cells: %d x %d chunks x %d levels is too many; use larger "
@@ -404,7 +402,7 @@ hf_eval (TgEvalCtx *c)
     {
       free (job.depth_h);
       tg_mesh_free (job.mesh);
-      return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+      return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
     }
   job.depth_v = job.depth_h + (size_t) (job.nrz + 1) * (size_t) job.nrx;
 
@@ -423,7 +421,7 @@ hf_eval (TgEvalCtx *c)
     }
   out = tg_value_new_mesh (job.mesh);
   if (!out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   tg_eval_set_output (c, 0, out);
   return 0;
 }
@@ -535,7 +533,7 @@ hf_join (const void *params, const TgRegion *full, const TgTiling *t, int output
   free (at);
   v = tg_value_new_mesh (m);
   if (!v)
-    tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
+    tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
   return v;
 
 oom:

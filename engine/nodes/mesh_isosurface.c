@@ -855,13 +855,12 @@ stitch (Mesh *m, const BlockOut *b, TgError *err)
   if (b->nv == 0)
     return 0;
   if (m->nv + b->nv > (int64_t) UINT32_MAX)
-    return tg_error_set (err, TG_ERANGE, "params.cell_m",
-                         "the surface has more than 2^32 vertices; raise cell_m");
+    return tg_error_set (err, TG_ERANGE, "params.cell_m", TG_MSG_TOO_MANY_VERTICES);
   if ((rc = mesh_reserve (m, m->nv + b->nv, m->nt + b->nt)) < 0)
     return tg_error_set (err, rc, NULL, "out of memory for the mesh");
   map = malloc (sizeof (uint32_t) * (size_t) b->nv);
   if (map == NULL)
-    return tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
+    return tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
   for (int v = 0; v < b->nv; v++)
     {
       uint64_t id = b->edge[v];
@@ -874,7 +873,7 @@ stitch (Mesh *m, const BlockOut *b, TgError *err)
           if ((m->map.n + 1) * 2 > m->map.cap && edge_map_grow (&m->map) < 0)
             {
               free (map);
-              return tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
+              return tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
             }
           h = edge_hash (key, m->map.cap - 1);
           while (m->map.key[h] && m->map.key[h] != key)
@@ -1053,30 +1052,26 @@ tg__isosurface_check (const TgIsoOptions *o, TgError *err)
   double total = 1.0;
 
   if (!(o->cell > 0.0) || !isfinite (o->cell))
-    return tg_error_set (err, TG_ERANGE, "params.cell_m", "cell size must be above 0, got %g",
-                         o->cell);
+    return tg_error_set (err, TG_ERANGE, "params.cell_m", TG_MSG_CELL_ABOVE_0, o->cell);
   for (int k = 0; k < 3; k++)
     {
       double cells;
 
       if (!(o->min[k] < o->max[k]))
-        return tg_error_set (err, TG_ERANGE, "params.max_m",
-                             "max_m must be above min_m along %s (%g <= %g)", axis[k],
+        return tg_error_set (err, TG_ERANGE, "params.max_m", TG_MSG_MAX_ABOVE_MIN_AXIS, axis[k],
                              o->max[k], o->min[k]);
       cells = ceil ((o->max[k] - o->min[k]) / o->cell - 1e-9);
       if (cells > TG__ISO_MAX_AXIS_CELLS)
-        return tg_error_set (err, TG_ERANGE, "params.cell_m",
-                             "%.0f cells along %s, at most %d; raise cell_m", cells, axis[k],
+        return tg_error_set (err, TG_ERANGE, "params.cell_m", TG_MSG_CELLS_ALONG, cells, axis[k],
                              TG__ISO_MAX_AXIS_CELLS);
       total *= cells;
     }
   if (total > TG__ISO_MAX_CELLS)
-    return tg_error_set (err, TG_ERANGE, "params.cell_m",
-                         "%.3g cells in the box, at most %.3g; raise cell_m or shrink the box",
-                         total, TG__ISO_MAX_CELLS);
+    return tg_error_set (err, TG_ERANGE, "params.cell_m", TG_MSG_CELLS_IN_BOX, total,
+                         TG__ISO_MAX_CELLS);
   if (o->lods < 0 || o->lods > TG__ISO_MAX_LODS)
-    return tg_error_set (err, TG_ERANGE, "params.lods", "expected 1..%d levels, got %d",
-                         TG__ISO_MAX_LODS, o->lods);
+    return tg_error_set (err, TG_ERANGE, "params.lods", TG_MSG_LODS_RANGE, TG__ISO_MAX_LODS,
+                         o->lods);
   if (o->chunk_cells != 0)
     {
       int step = 1 << (o->lods > 1 ? o->lods - 1 : 0);
@@ -1084,19 +1079,16 @@ tg__isosurface_check (const TgIsoOptions *o, TgError *err)
       double chunks;
 
       if (o->chunk_cells < TG__ISO_MIN_CHUNK || o->chunk_cells > TG__ISO_MAX_CHUNK)
-        return tg_error_set (err, TG_ERANGE, "params.chunk_cells",
-                             "expected 0 (one mesh) or %d..%d cells, got %d", TG__ISO_MIN_CHUNK,
-                             TG__ISO_MAX_CHUNK, o->chunk_cells);
+        return tg_error_set (err, TG_ERANGE, "params.chunk_cells", TG_MSG_CHUNK_CELLS_RANGE,
+                             TG__ISO_MIN_CHUNK, TG__ISO_MAX_CHUNK, o->chunk_cells);
       if (o->chunk_cells % step != 0)
-        return tg_error_set (err, TG_ERANGE, "params.chunk_cells",
-                             "chunk_cells %d is not divisible by 2^(lods - 1) = %d",
+        return tg_error_set (err, TG_ERANGE, "params.chunk_cells", TG_MSG_CHUNK_NOT_DIVISIBLE,
                              o->chunk_cells, step);
       lattice_init (o, &lat);
       chunks = (double) lat.nc[0] * lat.nc[1] * lat.nc[2];
       if (chunks > TG__ISO_MAX_CHUNKS)
-        return tg_error_set (err, TG_ERANGE, "params.chunk_cells",
-                             "%.0f chunks in the box, at most %d; raise chunk_cells or cell_m",
-                             chunks, TG__ISO_MAX_CHUNKS);
+        return tg_error_set (err, TG_ERANGE, "params.chunk_cells", TG_MSG_CHUNKS_IN_BOX, chunks,
+                             TG__ISO_MAX_CHUNKS);
     }
   return 0;
 }
@@ -1167,7 +1159,7 @@ mesh_level (const TgField *f, const TgIsoOptions *o, int level, const TgIsoLatti
 
   wave = calloc (WAVE, sizeof *wave);
   if (wave == NULL)
-    return tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
+    return tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
   pthread_mutex_init (&iso.lock, NULL);
   iso.out = wave;
   for (int64_t w0 = 0; w0 < n_blocks && rc == 0; w0 += WAVE)
@@ -1271,7 +1263,7 @@ tg__isosurface (const TgField *f, const TgIsoOptions *o, TgIsoParallel par, void
           if (mesh == NULL || tg_mesh_chunk_set_name (&mesh->chunks[0], "isosurface") < 0)
             {
               tg_mesh_free (mesh);
-              rc = tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
+              rc = tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
             }
           else
             {
@@ -1315,7 +1307,7 @@ tg__isosurface (const TgField *f, const TgIsoOptions *o, TgIsoParallel par, void
       }
     have = calloc ((size_t) lat.nc[0] * lat.nc[1] * lat.nc[2], 1);
     if (have == NULL)
-      return tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
+      return tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
     for (int level = 0; level < lods && rc == 0; level++)
       {
         TgIsoLevel lv;
@@ -1340,7 +1332,7 @@ tg__isosurface (const TgField *f, const TgIsoOptions *o, TgIsoParallel par, void
         TgMesh *mesh = tg_mesh_new (list.n);
 
         if (mesh == NULL)
-          rc = tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
+          rc = tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
         else
           {
             if (list.n > 0)
@@ -1457,7 +1449,7 @@ iso_eval (TgEvalCtx *c)
   int rc;
 
   if (f == NULL)
-    return tg_eval_fail (c, TG_EMISSING, "input 'field' has no field");
+    return tg_eval_fail (c, TG_EMISSING, TG_MSG_INPUT_NO_FIELD, "field");
   iso_options (tg_eval_params (c), &o);
   rc = tg__isosurface (f, &o, node_parallel, c, &mesh, NULL, &e);
   if (rc < 0)
@@ -1468,7 +1460,7 @@ iso_eval (TgEvalCtx *c)
     }
   v = tg_value_new_mesh (mesh);
   if (v == NULL)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   tg_eval_set_output (c, 0, v);
   return 0;
 }

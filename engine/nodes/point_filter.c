@@ -65,7 +65,7 @@ map_run (TgEvalCtx *c, int apron, int channels, MapRows *m)
     }
   m->out = tg_eval_new_output (c, 0, channels);
   if (!m->out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   return tg_eval_parallel (c, m->region->height, tg__grain_rows (m->region->width), map_rows, m);
 }
 

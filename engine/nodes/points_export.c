@@ -114,20 +114,19 @@ export_check (const void *params, TgError *err)
       if (!items[i].prototype || !items[i].prototype[0])
         {
           snprintf (path, sizeof path, "params.meshes[%d].prototype", i);
-          return tg_error_set (err, TG_EMISSING, path, "mesh %d names no prototype", i);
+          return tg_error_set (err, TG_EMISSING, path, TG_MSG_MESH_NO_PROTO, i);
         }
       if (!items[i].path || !items[i].path[0])
         {
           snprintf (path, sizeof path, "params.meshes[%d].path", i);
-          return tg_error_set (err, TG_EMISSING, path, "the mesh for \"%s\" has no file",
+          return tg_error_set (err, TG_EMISSING, path, TG_MSG_PROTO_MESH_NO_FILE,
                                items[i].prototype);
         }
       for (int j = 0; j < i; j++)
         if (strcmp (items[j].prototype, items[i].prototype) == 0)
           {
             snprintf (path, sizeof path, "params.meshes[%d].prototype", i);
-            return tg_error_set (err, TG_EINVAL, path, "prototype \"%s\" has two meshes",
-                                 items[i].prototype);
+            return tg_error_set (err, TG_EINVAL, path, TG_MSG_PROTO_TWO_MESHES, items[i].prototype);
           }
     }
   return 0;
@@ -150,16 +149,16 @@ export_eval (TgEvalCtx *c)
   if (p->format < 0 || p->format >= TG_N_ELEMENTS (format_choices) - 1)
     return tg_eval_fail (c, TG_EFORMAT, "params.format: unknown format %d", p->format);
   if (!p->path || !p->path[0])
-    return tg_eval_fail (c, TG_EMISSING, "params.path: no output file given");
+    return tg_eval_fail (c, TG_EMISSING, "params.path: %s", TG_MSG_NO_OUTPUT_FILE);
   if (!pts)
-    return tg_eval_fail (c, TG_ETYPE, "input 'points' carries no instances");
+    return tg_eval_fail (c, TG_ETYPE, TG_MSG_INPUT_NO_INSTANCES, "points");
 
   /* The glb and godot writers draw meshes; csv and json only list instances. */
   if ((p->format == FMT_GLB || p->format == FMT_GODOT) && p->meshes.n > 0)
     {
       meshes = calloc ((size_t) (pts->n_protos ? pts->n_protos : 1), sizeof (TgMesh *));
       if (!meshes)
-        return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+        return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
       for (int i = 0; i < p->meshes.n; i++)
         {
           int k = 0;

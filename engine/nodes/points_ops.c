@@ -41,7 +41,7 @@ set_points_output (TgEvalCtx *c, TgPoints *p)
   TgValue *v = tg_value_new_points (p);
 
   if (!v)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   tg_eval_set_output (c, 0, v);
   return 0;
 }
@@ -113,9 +113,8 @@ filter_check (const void *params, TgError *err)
   const FilterParams *p = params;
 
   if (p->max_height_m < p->min_height_m)
-    return tg_error_set (err, TG_ERANGE, "params.max_height_m",
-                         "the highest terrain (%g m) is below the lowest (%g m)", p->max_height_m,
-                         p->min_height_m);
+    return tg_error_set (err, TG_ERANGE, "params.max_height_m", TG_MSG_HIGHEST_BELOW_LOWEST,
+                         p->max_height_m, p->min_height_m);
   return 0;
 }
 
@@ -168,19 +167,18 @@ filter_begin (TgEvalCtx *c, FilterJob *job)
   job->mask = tg_eval_input (c, 1);
   job->height = tg_eval_input (c, 2);
   if (!job->in)
-    return tg_eval_fail (c, TG_ETYPE, "input 'points' carries no instances");
+    return tg_eval_fail (c, TG_ETYPE, TG_MSG_INPUT_NO_INSTANCES, "points");
   if (p->max_slope_deg < 90.0 && !job->height)
-    return tg_eval_fail (c, TG_EMISSING,
-                         "params.max_slope_deg: a slope limit needs the height input linked");
+    return tg_eval_fail (c, TG_EMISSING, "params.max_slope_deg: %s", TG_MSG_SLOPE_NEEDS_HEIGHT);
   if ((job->mask && job->mask->channels != 1) || (job->height && job->height->channels != 1))
-    return tg_eval_fail (c, TG_ETYPE, "the mask and height inputs must be one-channel grids");
+    return tg_eval_fail (c, TG_ETYPE, TG_MSG_MASK_HEIGHT_ONE_CHANNEL);
   job->mask_t = (TgTerrain) { .height = job->mask, .height_m = 1.0 };
   job->terrain = (TgTerrain) { .height = job->height, .height_m = tg_eval_world (c)->height_m };
   job->max_tan = p->max_slope_deg >= 90.0 ? INFINITY : tan (p->max_slope_deg * (M_PI / 180.0));
   job->seed = tg_eval_seed (c, p->seed);
   job->applies = calloc ((size_t) (job->in->n_protos ? job->in->n_protos : 1), sizeof (bool));
   if (!job->applies)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   for (int k = 0; k < job->in->n_protos; k++)
     job->applies[k] = !p->prototypes || !p->prototypes[0]
                       || name_in_list (p->prototypes, job->in->proto_names[k]);
@@ -236,7 +234,7 @@ filter_emit (TgEvalCtx *c, const FilterJob *job, int64_t begin, int64_t end,
 
 oom:
   tg_points_free (out);
-  return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
 }
 
 static int
@@ -314,7 +312,7 @@ filter_tile_step (TgEvalCtx *c, int step)
       if (!list)
         {
           free (job.applies);
-          return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+          return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
         }
       for (int64_t i = 0; i < job.in->n; i++)
         {
@@ -377,7 +375,7 @@ filter_reduce (TgEvalCtx *c, int step)
             nb = sizeof (uint64_t) + (size_t) ((n + 7) / 8);
             bits = calloc (1, nb);
             if (!bits)
-              rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+              rc = tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
             else
               memcpy (bits, &n, sizeof n);
           }
@@ -430,7 +428,7 @@ filter_join (const void *params, const TgRegion *full, const TgTiling *t, int ou
     }
   v = tg_value_new_points (out);
   if (!v)
-    tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
+    tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
   return v;
 
 fail:
@@ -492,8 +490,7 @@ merge_eval (TgEvalCtx *c)
       if (v && !tg_value_points (v))
         {
           tg_points_free (out);
-          return tg_eval_fail (c, TG_ETYPE, "input '%s' carries no instances",
-                               merge_inputs[k].name);
+          return tg_eval_fail (c, TG_ETYPE, TG_MSG_INPUT_NO_INSTANCES, merge_inputs[k].name);
         }
       if (v)
         total += tg_value_points (v)->n;
@@ -532,7 +529,7 @@ merge_eval (TgEvalCtx *c)
 oom:
   free (map);
   tg_points_free (out);
-  return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
 }
 
 static const TgNodeDesc merge_desc = {

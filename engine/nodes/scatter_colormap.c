@@ -209,24 +209,21 @@ colormap_check (const void *params, TgError *err)
       < 0)
     return rc;
   if (p->palette.n < 1 || !items)
-    return tg_error_set (err, TG_EMISSING, "params.palette", "the palette is empty");
+    return tg_error_set (err, TG_EMISSING, "params.palette", TG_MSG_PALETTE_EMPTY);
   if (p->palette.n > MAX_PALETTE)
-    return tg_error_set (err, TG_ERANGE, "params.palette", "the palette has %d colours; at most %d",
-                         p->palette.n, MAX_PALETTE);
+    return tg_error_set (err, TG_ERANGE, "params.palette", TG_MSG_PALETTE_TOO_MANY, p->palette.n,
+                         MAX_PALETTE);
   for (int i = 0; i < p->palette.n; i++)
     {
       char path[64];
       snprintf (path, sizeof path, "params.palette[%d].name", i);
       if (!items[i].name || !items[i].name[0])
-        return tg_error_set (err, TG_EMISSING, path, "palette colour %d has no prototype name",
-                             i);
+        return tg_error_set (err, TG_EMISSING, path, TG_MSG_PALETTE_NO_PROTO, i);
       if (p->channel_mode == MODE_PALETTE && p->luminance_chance
           && p->luminance_mode == LUM_RELATIVE && fmax (items[i].color[0], fmax (items[i].color[1], items[i].color[2])) <= 0.0)
         {
           snprintf (path, sizeof path, "params.palette[%d].color", i);
-          return tg_error_set (err, TG_EINVAL, path,
-                               "black cannot be a palette colour when brightness is density "
-                               "relative to it (it has no hue to match)");
+          return tg_error_set (err, TG_EINVAL, path, TG_MSG_PALETTE_BLACK);
         }
     }
   return 0;
@@ -750,7 +747,7 @@ colormap_window (TgEvalCtx *c, CandJob *job, const ColormapParams *p, const TgRe
   nbands = (job->cz1 - job->cz0 + TILE - 1) / TILE;
   job->bands = calloc ((size_t) (nbands ? nbands : 1), sizeof (TgScatterBuf));
   if (!job->bands)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   if ((rc = tg_eval_parallel (c, (int) nbands, 1, candidate_bands, job)) < 0)
     goto out;
   for (int64_t b = 0; b < nbands; b++)
@@ -835,12 +832,11 @@ colormap_eval (TgEvalCtx *c)
 
   items = p->palette.items;
   if (!img || !img->data || img->channels != 4)
-    return tg_eval_fail (c, TG_ETYPE, "input 'image' must be an RGBA image (it has %d channels)",
-                         img ? img->channels : 0);
+    return tg_eval_fail (c, TG_ETYPE, TG_MSG_INPUT_RGBA, "image", img ? img->channels : 0);
   if (height && (!height->data || height->channels != 1))
-    return tg_eval_fail (c, TG_ETYPE, "input 'height' must be a one-channel grid");
+    return tg_eval_fail (c, TG_ETYPE, TG_MSG_INPUT_ONE_CHANNEL, "height");
   if (!(world->size_x > 0.0) || !(world->size_z > 0.0))
-    return tg_eval_fail (c, TG_EINVAL, "the world has no extent");
+    return tg_eval_fail (c, TG_EINVAL, TG_MSG_WORLD_NO_EXTENT);
 
   job.nx = (int64_t) ceil (world->size_x / p->cell_m - 1e-9);
   job.nz = (int64_t) ceil (world->size_z / p->cell_m - 1e-9);
@@ -859,7 +855,7 @@ colormap_eval (TgEvalCtx *c)
   /* Prototypes by name, in palette order of first appearance. */
   pts = tg_points_new ();
   if (!pts)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   for (int i = 0; i < p->palette.n; i++)
     {
       int k = 0;
@@ -868,7 +864,7 @@ colormap_eval (TgEvalCtx *c)
       if (k == pts->n_protos && (k = tg_points_add_proto (pts, items[i].name)) < 0)
         {
           tg_points_free (pts);
-          return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+          return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
         }
       proto_of_entry[i] = k;
     }
@@ -876,7 +872,7 @@ colormap_eval (TgEvalCtx *c)
   cl = malloc (sizeof *cl);
   if (!cl)
     {
-      rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+      rc = tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
       goto out;
     }
   classifier_build (cl, p, proto_of_entry);
@@ -891,7 +887,7 @@ colormap_eval (TgEvalCtx *c)
   job.sat = calloc ((size_t) (occ.bw + 1) * (size_t) (occ.bh + 1), sizeof (int32_t));
   if (!occ.flags || !job.sat)
     {
-      rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+      rc = tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
       goto out;
     }
   job.skip_ok = !cl->black_matches;
@@ -953,7 +949,7 @@ colormap_eval (TgEvalCtx *c)
   pts = NULL;
   if (!out)
     {
-      rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+      rc = tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
       goto out;
     }
   tg_eval_set_output (c, 0, out);

@@ -43,17 +43,14 @@ tg__scatter_xform_check (double min_yaw_deg, double max_yaw_deg, double min_scal
                          TgError *err)
 {
   if (max_yaw_deg < min_yaw_deg)
-    return tg_error_set (err, TG_ERANGE, "params.max_yaw_deg",
-                         "the yaw range ends (%g deg) before it starts (%g deg)", max_yaw_deg,
+    return tg_error_set (err, TG_ERANGE, "params.max_yaw_deg", TG_MSG_YAW_RANGE, max_yaw_deg,
                          min_yaw_deg);
   if (max_scale < min_scale)
-    return tg_error_set (err, TG_ERANGE, "params.max_scale",
-                         "the scale range ends (%g) below where it starts (%g)", max_scale,
+    return tg_error_set (err, TG_ERANGE, "params.max_scale", TG_MSG_SCALE_RANGE, max_scale,
                          min_scale);
   if (max_height_m < min_height_m)
-    return tg_error_set (err, TG_ERANGE, "params.max_height_m",
-                         "the highest terrain (%g m) is below the lowest (%g m)", max_height_m,
-                         min_height_m);
+    return tg_error_set (err, TG_ERANGE, "params.max_height_m", TG_MSG_HIGHEST_BELOW_LOWEST,
+                         max_height_m, min_height_m);
   return 0;
 }
 
@@ -545,7 +542,7 @@ tg__scatter_join (const TgRegion *full, const TgTiling *t, TgValue *const *parts
   free (at);
   v = tg_value_new_points (out);
   if (!v)
-    tg_error_set (err, TG_ENOMEM, NULL, "out of memory");
+    tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
   return v;
 
 oom:

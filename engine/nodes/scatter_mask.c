@@ -242,11 +242,11 @@ mask_eval (TgEvalCtx *c)
   int band_rows;
 
   if (!mask || !mask->data || mask->channels != 1)
-    return tg_eval_fail (c, TG_ETYPE, "input 'mask' must be a one-channel grid");
+    return tg_eval_fail (c, TG_ETYPE, TG_MSG_INPUT_ONE_CHANNEL, "mask");
   if (height && (!height->data || height->channels != 1))
-    return tg_eval_fail (c, TG_ETYPE, "input 'height' must be a one-channel grid");
+    return tg_eval_fail (c, TG_ETYPE, TG_MSG_INPUT_ONE_CHANNEL, "height");
   if (!(world->size_x > 0.0) || !(world->size_z > 0.0))
-    return tg_eval_fail (c, TG_EINVAL, "the world has no extent");
+    return tg_eval_fail (c, TG_EINVAL, TG_MSG_WORLD_NO_EXTENT);
   d.p = p;
   d.seed = tg_eval_seed (c, p->seed);
   d.g = p->min_spacing_m / M_SQRT2;
@@ -268,7 +268,7 @@ mask_eval (TgEvalCtx *c)
   if (!pts || tg_points_add_proto (pts, p->prototype) < 0)
     {
       tg_points_free (pts);
-      return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+      return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
     }
   for (int j = 0; j < mask->region.height; j++)
     {
@@ -308,7 +308,7 @@ mask_eval (TgEvalCtx *c)
     }
   out = tg_value_new_points (pts);
   if (!out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   tg_eval_set_output (c, 0, out);
   return 0;
 }

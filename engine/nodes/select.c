@@ -70,8 +70,8 @@ height_check (const void *params, TgError *err)
   const HeightParams *p = params;
 
   if (p->min_height > p->max_height)
-    return tg_error_set (err, TG_ERANGE, "params.max_height",
-                         "maximum (%g) is below minimum (%g)", p->max_height, p->min_height);
+    return tg_error_set (err, TG_ERANGE, "params.max_height", TG_MSG_MAX_BELOW_MIN, p->max_height,
+                         p->min_height);
   return 0;
 }
 
@@ -142,9 +142,8 @@ slope_check (const void *params, TgError *err)
   const SlopeParams *p = params;
 
   if (p->min_slope_deg > p->max_slope_deg)
-    return tg_error_set (err, TG_ERANGE, "params.max_slope_deg",
-                         "maximum (%g deg) is below minimum (%g deg)", p->max_slope_deg,
-                         p->min_slope_deg);
+    return tg_error_set (err, TG_ERANGE, "params.max_slope_deg", TG_MSG_MAX_SLOPE_BELOW_MIN,
+                         p->max_slope_deg, p->min_slope_deg);
   return 0;
 }
 
@@ -236,7 +235,7 @@ grad_run (TgEvalCtx *c, GradJob *job)
   const TgRegion *region = tg_eval_region (c);
 
   if (!(region->cell > 0.0))
-    return tg_eval_fail (c, TG_EINVAL, "the world has no extent");
+    return tg_eval_fail (c, TG_EINVAL, TG_MSG_WORLD_NO_EXTENT);
   job->scale = tg_eval_world (c)->height_m / (2.0 * region->cell);
   return tg_eval_map_area_rows (c, 1, 1, grad_row, job);
 }
@@ -385,7 +384,7 @@ curvature_eval (TgEvalCtx *c)
     return tg_eval_fail (c, TG_ERANGE, "params.depth_m: must be above 0, got %g", p->depth_m);
   job.out = tg_eval_new_output (c, 0, 1);
   if (!job.out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   if ((rc = tg__blur (c, job.in, region, p->radius_m, "radius_m", job.out->data)) < 0)
     return rc;
   job.mode = p->mode;

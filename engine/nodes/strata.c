@@ -239,7 +239,7 @@ strata_eval (TgEvalCtx *c)
   int rc;
 
   if (!job)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   beds_plan (&job->beds, p->thickness_m, p->dip_deg, p->dip_azimuth_deg, p->warp_m,
              p->warp_scale_m, p->hardness_variation, tg_eval_seed (c, p->seed));
   job->height_m = world->height_m;
@@ -358,7 +358,7 @@ field_strata_eval (TgEvalCtx *c)
   int rc;
 
   if (s == NULL)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   if ((rc = tg__field_input (c, 0, "field", &s->in)) < 0)
     {
       field_strata_free (s);
@@ -371,7 +371,7 @@ field_strata_eval (TgEvalCtx *c)
   in = tg_value_field (s->in);
   f = tg__field_new (field_strata_field_eval, s, field_strata_free);
   if (f == NULL)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   /* The recession changes by at most depth * 1.5 / band per bed (the
    * smoothstep's steepest slope), times how fast u changes. */
   f->lipschitz = in->lipschitz > 0.0f

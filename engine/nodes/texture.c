@@ -114,9 +114,7 @@ static int
 check_layer_name (const char *name, const char *path, TgError *err)
 {
   if (!layer_name_ok (name))
-    return tg_error_set (err, TG_EINVAL, path,
-                         "layer name \"%s\" must be non-empty and use only letters, digits, "
-                         "'_' and '-'", name ? name : "");
+    return tg_error_set (err, TG_EINVAL, path, TG_MSG_LAYER_NAME, name ? name : "");
   return 0;
 }
 
@@ -213,12 +211,10 @@ splat_check (const void *params, TgError *err)
       if ((rc = check_layer_name (l[k].name, path, err)) < 0)
         return rc;
       if (strcmp (l[k].name, p->base_name) == 0)
-        return tg_error_set (err, TG_EINVAL, path, "\"%s\" is also the base layer's name",
-                             l[k].name);
+        return tg_error_set (err, TG_EINVAL, path, TG_MSG_BASE_LAYER_NAME, l[k].name);
       for (int q = 0; q < k; q++)
         if (strcmp (l[k].name, l[q].name) == 0)
-          return tg_error_set (err, TG_EINVAL, path, "\"%s\" is also the name of layers[%d]",
-                               l[k].name, q);
+          return tg_error_set (err, TG_EINVAL, path, TG_MSG_LAYER_NAME_TWICE, l[k].name, q);
     }
   return 0;
 }
@@ -360,12 +356,12 @@ splat_eval (TgEvalCtx *c)
     }
   job.out = tg_eval_new_output (c, 0, 1 + job.n);
   if (!job.out)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   if (tg_value_set_channel_name (job.out, 0, p->base_name) < 0)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   for (int k = 0; k < job.n; k++)
     if (tg_value_set_channel_name (job.out, 1 + k, l[k].name) < 0)
-      return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+      return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), splat_rows, &job);
 }
 
@@ -490,7 +486,7 @@ range_check (double lo, double hi, int k, const char *field, TgError *err)
   if (lo > hi)
     {
       snprintf (path, sizeof path, "params.rules[%d].max_%s", k, field);
-      return tg_error_set (err, TG_ERANGE, path, "%g is below min_%s (%g)", hi, field, lo);
+      return tg_error_set (err, TG_ERANGE, path, TG_MSG_BELOW_MIN_FIELD, hi, field, lo);
     }
   return 0;
 }
@@ -511,12 +507,10 @@ biome_check (const void *params, TgError *err)
       if ((rc = check_layer_name (r[k].name, path, err)) < 0)
         return rc;
       if (strcmp (r[k].name, p->default_name) == 0)
-        return tg_error_set (err, TG_EINVAL, path, "\"%s\" is also the default biome's name",
-                             r[k].name);
+        return tg_error_set (err, TG_EINVAL, path, TG_MSG_DEFAULT_BIOME_NAME, r[k].name);
       for (int q = 0; q < k; q++)
         if (strcmp (r[k].name, r[q].name) == 0)
-          return tg_error_set (err, TG_EINVAL, path, "\"%s\" is also the name of rules[%d]",
-                               r[k].name, q);
+          return tg_error_set (err, TG_EINVAL, path, TG_MSG_RULE_NAME_TWICE, r[k].name, q);
       if ((rc = range_check (r[k].min_height, r[k].max_height, k, "height", err)) < 0
           || (rc = range_check (r[k].min_moisture, r[k].max_moisture, k, "moisture", err)) < 0
           || (rc = range_check (r[k].min_heat, r[k].max_heat, k, "heat", err)) < 0)
@@ -623,12 +617,12 @@ biome_eval (TgEvalCtx *c)
   job.out = tg_eval_new_output (c, 0, 1 + job.n);
   job.img = tg_eval_new_output (c, 1, 4);
   if (!job.out || !job.img)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   if (tg_value_set_channel_name (job.out, 0, p->default_name) < 0)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   for (int k = 0; k < job.n; k++)
     if (tg_value_set_channel_name (job.out, 1 + k, rules[k].name) < 0)
-      return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+      return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   return tg_eval_parallel (c, region->height, tg__grain_rows (region->width), biome_rows, &job);
 }
 
@@ -713,13 +707,12 @@ colorize_check (const void *params, TgError *err)
       {
         char path[64];
         snprintf (path, sizeof path, "params.stops[%d].position", k);
-        return tg_error_set (err, TG_ERANGE, path,
-                             "%g is before the previous stop's position %g; stops go in order",
-                             s[k].position, s[k - 1].position);
+        return tg_error_set (err, TG_ERANGE, path, TG_MSG_STOPS_ORDER, s[k].position,
+                             s[k - 1].position);
       }
   if (p->min_input == p->max_input)
-    return tg_error_set (err, TG_ERANGE, "params.max_input",
-                         "input high must differ from input low (both %g)", p->min_input);
+    return tg_error_set (err, TG_ERANGE, "params.max_input", TG_MSG_INPUT_HIGH_EQUALS_LOW,
+                         p->min_input);
   return 0;
 }
 
@@ -777,7 +770,7 @@ colorize_eval (TgEvalCtx *c)
   ColorizeJob job = { 0 };
 
   if (p->stops.n < 1)
-    return tg_eval_fail (c, TG_ERANGE, "params.stops: the ramp needs at least one stop");
+    return tg_eval_fail (c, TG_ERANGE, "params.stops: %s", TG_MSG_RAMP_NEEDS_STOP);
   job.n = p->stops.n > STOPS_MAX ? STOPS_MAX : p->stops.n;
   for (int k = 0; k < job.n; k++)
     {
@@ -963,12 +956,12 @@ layer_colors_eval (TgEvalCtx *c)
   job.in = tg_eval_input (c, 0);
   job.shade = tg_eval_input (c, 1);
   if (!job.in || !job.in->data)
-    return tg_eval_fail (c, TG_EMISSING, "input 'layers' has no data");
+    return tg_eval_fail (c, TG_EMISSING, TG_MSG_INPUT_NO_DATA, "layers");
   if (job.in->channels < 1 || job.in->channels > LAYER_COLORS_MAX)
     return tg_eval_fail (c, TG_ETYPE, "input 'layers' has %d layers; 1 to %d can be coloured",
                          job.in->channels, LAYER_COLORS_MAX);
   if (!tg_region_contains (&job.in->region, region))
-    return tg_eval_fail (c, TG_EINVAL, "input 'layers' does not cover the region being computed");
+    return tg_eval_fail (c, TG_EINVAL, TG_MSG_INPUT_NOT_COVERED, "layers");
   if (job.shade && (rc = tg__check_grid_input (c, job.shade, "shade", region)) < 0)
     return rc;
   job.n = job.in->channels;
@@ -1005,7 +998,7 @@ layer_colors_eval (TgEvalCtx *c)
     }
   job.out = tg_eval_new_output (c, 0, 4);
   if (!job.out)
-    rc = tg_eval_fail (c, TG_ENOMEM, "out of memory");
+    rc = tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   else
     rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), layer_colors_rows,
                            &job);
@@ -1169,7 +1162,7 @@ surf_run (TgEvalCtx *c, SurfJob *job, double exaggeration)
   const TgRegion *region = tg_eval_region (c);
 
   if (!(region->cell > 0.0))
-    return tg_eval_fail (c, TG_EINVAL, "the world has no extent");
+    return tg_eval_fail (c, TG_EINVAL, TG_MSG_WORLD_NO_EXTENT);
   job->scale = tg_eval_world (c)->height_m * exaggeration / (2.0 * region->cell);
   return tg_eval_map_area_rows (c, 1, job->kind == SURF_NORMALS ? 4 : 1, surf_row, job);
 }

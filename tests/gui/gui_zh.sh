@@ -3,8 +3,9 @@
 # translations.  The node search (Tab) heads its categories in Chinese,
 # one "网格" header for the mesh nodes; the engine's messages read in
 # Chinese: a node whose file is missing, a file refused for a value out
-# of range and a truncated one (the dialogs, with the place kept as the
-# file names it).
+# of range, one with a misspelt parameter and a truncated one (the
+# dialogs, with the place kept as the file names it); a node whose file is
+# no PNG and a node whose scale is below two cells (its warning).
 # The locale is compiled into the build tree with localedef (glibc's
 # zh_CN source); skips (77) with the reason when that or Xvfb/xdotool is
 # missing.
@@ -27,13 +28,19 @@ export LOCPATH="$out/locale" LANG=zh_CN.UTF-8 LC_ALL=zh_CN.UTF-8 LANGUAGE=zh_CN
 export TERRANE_LOCALEDIR="$build/po"
 fail=0
 
-cp "$src/tests/gui/data/failing.tgraph" "$src/tests/cli/data/bad_range.tgraph" "$out/"
+cp "$src/tests/gui/data/failing.tgraph" "$src/tests/cli/data/bad_range.tgraph" \
+   "$src/tests/gui/data/zh_nodes.tgraph" "$out/"
 script="wait;click node:scan;wait;print-node scan;print-viewer;screenshot $out/failed.png"
 script="$script;click graph:700,700;key Tab;sleep 600;print-labels category-header"
 script="$script;screenshot-popover $out/search.png;key Escape;quit"
 run_script failing "$script" "$out/failing.tgraph"
 run_script range "sleep 800;dialog $out/range.png;quit" "$out/bad_range.tgraph"
 head -c 300 "$out/failing.tgraph" > "$out/truncated.tgraph"
+echo "not a picture" > "$out/notes.png"
+run_script nodes "wait;print-node scan;print-node noise;click node:scan;wait;screenshot $out/nodes.png;quit" \
+  "$out/zh_nodes.tgraph"
+sed 's/"octaves": 40/"octavs": 4/' "$out/bad_range.tgraph" > "$out/typo.tgraph"
+run_script typo "sleep 800;dialog $out/typo.png;quit" "$out/typo.tgraph"
 run_script truncated "sleep 800;dialog $out/truncated.png;quit" "$out/truncated.tgraph"
 
 python3 - "$out" <<'PY' || fail=1
@@ -59,11 +66,22 @@ check(view is not None and '无法读取“missing-scan.png”' in view.group(1)
       'and in the viewer: ' + (view.group(1) if view else '?'))
 dlg = re.search(r'script: dialog: (.*)', open(f'{out}/range.log').read())
 check(dlg is not None and dlg.group(1).endswith(
-      'nodes[1] "base".params.octaves: 应为1 到 16 之间的整数，实际为 40'),
+      'nodes[1] "base".params.octaves: 应为 1 到 16 之间的整数，实际为 40'),
       'a value out of range in a file, in Chinese: ' + (dlg.group(1) if dlg else '?'))
 dlg = re.search(r'script: dialog: (.*)', open(f'{out}/truncated.log').read())
 check(dlg is not None and re.search(r'truncated.tgraph:[0-9]+:[0-9]+: 语法错误：文件意外结束$', dlg.group(1)),
       'a truncated file, in Chinese: ' + (dlg.group(1) if dlg else '?'))
+log = open(f'{out}/nodes.log').read()
+node = re.search(r'script: node scan: (.*)', log)
+check(node is not None and re.match(r'failed \| 无法读取“notes.png”：.*notes.png 不是 PNG 文件', node.group(1)),
+      'a file that is no PNG, on its node, in Chinese: ' + (node.group(1) if node else '?'))
+node = re.search(r'script: node noise: (.*)', log)
+check(node is not None and '2 米小于世界 8 米网格的两个网格单元：此分辨率下会丢失细节（16 米或更大才能显示）' in node.group(1),
+      'a feature below two cells warns in Chinese: ' + (node.group(1) if node else '?'))
+dlg = re.search(r'script: dialog: (.*)', open(f'{out}/typo.log').read())
+check(dlg is not None and dlg.group(1).endswith(
+      'nodes[1] "base".params.octavs: noise.fbm 的未知参数（是否想输入“octaves”？）'),
+      'a misspelt parameter in a file, in Chinese: ' + (dlg.group(1) if dlg else '?'))
 sys.exit(1 if bad else 0)
 PY
 exit $fail

@@ -8,6 +8,9 @@
 #ifndef TGRAPH_ERROR_H
 #define TGRAPH_ERROR_H
 
+/* The messages people read, as formats the app can translate. */
+#include "messages.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
