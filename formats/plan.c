@@ -155,13 +155,10 @@ tg_plan_make (const TgGraph *g, int nx, int ny, TgPlan *p, TgError *err)
     return rc;
   tg_region_for_world (&p->full, w, w->resolution);
   if (nx < 1 || ny < 1 || nx > TG_TILES_MAX || ny > TG_TILES_MAX)
-    return tg_error_set (err, TG_ERANGE, "", "tiles: expected counts in 1..%d, got %d,%d",
-                         TG_TILES_MAX, nx, ny);
+    return tg_error_set (err, TG_ERANGE, "", TG_MSG_PLAN_TILE_COUNTS, TG_TILES_MAX, nx, ny);
   if (nx > p->full.full_w || ny > p->full.full_h)
-    return tg_error_set (err, TG_ERANGE, "",
-                         "tiles: %d,%d tiles for a %dx%d-sample world: a tile needs at least "
-                         "one sample each way",
-                         nx, ny, p->full.full_w, p->full.full_h);
+    return tg_error_set (err, TG_ERANGE, "", TG_MSG_PLAN_TILES_TOO_SMALL, nx, ny, p->full.full_w,
+                         p->full.full_h);
   p->nx = nx;
   p->ny = ny;
   order = malloc (sizeof *order * (size_t) (n ? n : 1));
@@ -217,7 +214,7 @@ tg_plan_make (const TgGraph *g, int nx, int ny, TgPlan *p, TgError *err)
       p->stored_after[node] = p->n_stages - 1;
     }
   if (rc == 0 && !tiles && !whole)
-    rc = tg_error_set (err, TG_EMISSING, "nodes", "the graph exports nothing to build");
+    rc = tg_error_set (err, TG_EMISSING, "nodes", TG_MSG_PLAN_NOTHING);
   if (rc == 0)
     rc = add_stage (p, (TgStage) { .kind = TG_STAGE_EXPORT, .tiles = tiles, .whole = whole,
                                    .n_jobs = (tiles ? nx * ny : 0) + (whole ? 1 : 0) }, err);

@@ -31,8 +31,7 @@ tg__plan_info_read (const char *dir, TgPlanInfo *info, TgError *err)
   memset (info, 0, sizeof *info);
   snprintf (path, sizeof path, "%s/%s", dir, TG__PLAN_FILE);
   if (access (path, F_OK) != 0)
-    return tg_error_set (err, TG_EMISSING, "", "%s has no %s: make one with `tgraph plan`", dir,
-                         TG__PLAN_FILE);
+    return tg_error_set (err, TG_EMISSING, "", TG_MSG_PLAN_NONE, dir, TG__PLAN_FILE);
   if ((rc = tg__read_file (path, &text, &len, err)) < 0)
     return rc;
   root = json_tokener_parse (text);
@@ -46,7 +45,7 @@ tg__plan_info_read (const char *dir, TgPlanInfo *info, TgError *err)
       || !json_object_object_get_ex (world, "resolution", &res))
     {
       json_object_put (root);
-      return tg_error_set (err, TG_EPARSE, "", "%s is not a tgraph plan", path);
+      return tg_error_set (err, TG_EPARSE, "", TG_MSG_PLAN_NOT_PLAN, path);
     }
   info->nx = json_object_get_int (json_object_array_get_idx (tiles, 0));
   info->ny = json_object_get_int (json_object_array_get_idx (tiles, 1));
@@ -75,10 +74,7 @@ tg__plan_check_graph (const char *dir, const TgPlanInfo *info, TgError *err)
   if ((rc = tg_sha256_file (path, hex, err)) < 0)
     return rc;
   if (strcmp (hex, info->sha_hex) != 0)
-    return tg_error_set (err, TG_EINVAL, "",
-                         "%s changed since the plan was made (sha256 %.12s, the plan says "
-                         "%.12s): plan again",
-                         path, hex, info->sha_hex);
+    return tg_error_set (err, TG_EINVAL, "", TG_MSG_PLAN_CHANGED, path, hex, info->sha_hex);
   return 0;
 }
 
@@ -564,27 +560,21 @@ check_dir (const char *dir, const char *sha_hex, const TgPlan *p, TgError *err)
   if (stat (dir, &st) != 0)
     return 0;
   if (!S_ISDIR (st.st_mode))
-    return tg_error_set (err, TG_EPATH, "", "%s is not a folder", dir);
+    return tg_error_set (err, TG_EPATH, "", TG_MSG_PLAN_NOT_FOLDER, dir);
   snprintf (path, sizeof path, "%s/%s", dir, TG__PLAN_FILE);
   if (access (path, F_OK) != 0)
     {
       if (!dir_is_empty (dir))
-        return tg_error_set (err, TG_EPATH, "",
-                             "%s is not empty and holds no plan: choose another folder", dir);
+        return tg_error_set (err, TG_EPATH, "", TG_MSG_PLAN_NOT_EMPTY, dir);
       return 0;
     }
   if (tg__plan_info_read (dir, &info, &e2) < 0)
     return tg_error_set (err, TG_EPARSE, "", "%s", e2.message);
   if (strcmp (info.sha_hex, sha_hex) != 0)
-    return tg_error_set (err, TG_EINVAL, "",
-                         "%s holds the plan of another graph (sha256 %.12s, this one %.12s): "
-                         "choose another folder or remove it",
-                         dir, info.sha_hex, sha_hex);
+    return tg_error_set (err, TG_EINVAL, "", TG_MSG_PLAN_OTHER_GRAPH, dir, info.sha_hex, sha_hex);
   if (info.nx != p->nx || info.ny != p->ny)
-    return tg_error_set (err, TG_EINVAL, "",
-                         "%s holds a plan of this graph in %d,%d tiles, not %d,%d: choose "
-                         "another folder or remove it",
-                         dir, info.nx, info.ny, p->nx, p->ny);
+    return tg_error_set (err, TG_EINVAL, "", TG_MSG_PLAN_OTHER_TILES, dir, info.nx, info.ny, p->nx,
+                         p->ny);
   return 0;
 }
 

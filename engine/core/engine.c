@@ -808,7 +808,7 @@ write_staged (TgEvalCtx *c, const TgExportFile *shape,
   if (f == NULL)
     {
       fclose (staged);
-      return tg_eval_fail (c, TG_ENOMEM, "out of memory staging \"%s\"", rel_path);
+      return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OOM_STAGING, rel_path);
     }
   rc = emit (f, what, extra, &err);
   /* A write that failed (a full disk) is told in the system's words,
@@ -1047,8 +1047,7 @@ eval_bypass (TgEvalCtx *c)
       TgPortType t = d->outputs[q].type;
       TgValue *v;
       if (t != TG_TYPE_HEIGHT && t != TG_TYPE_MASK && t != TG_TYPE_IMAGE)
-        return tg_eval_fail (c, TG_EEVAL, "is bypassed: its \"%s\" output has no value to give",
-                             d->outputs[q].name);
+        return tg_eval_fail (c, TG_EEVAL, TG_MSG_BYPASSED_NO_VALUE, d->outputs[q].name);
       v = tg_eval_new_output (c, q, t == TG_TYPE_IMAGE ? 4 : 1);
       if (v == NULL)
         return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);

@@ -968,7 +968,7 @@ validate (const TgGraph *g, TgError *err)
       const TgLink *l = &g->links[i];
       if (l->from_node < 0 || l->from_node >= g->n_nodes || l->to_node < 0
           || l->to_node >= g->n_nodes)
-        return tg_error_set (err, TG_ELINK, "links", "link %d names a missing node", i);
+        return tg_error_set (err, TG_ELINK, "links", TG_MSG_LINK_MISSING_NODE, i);
     }
   order = malloc (sizeof (int) * (size_t) (g->n_nodes ? g->n_nodes : 1));
   if (order == NULL)

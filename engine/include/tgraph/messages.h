@@ -246,6 +246,29 @@ extern "C" {
 #define TG_MSG_PROTO_MESH_NO_FILE N_ ("the mesh for \"%s\" has no file")
 #define TG_MSG_PROTO_TWO_MESHES N_ ("prototype \"%s\" has two meshes")
 
+/* Tiled builds: tgraph plan and the plan folder. */
+#define TG_MSG_PLAN_TILE_COUNTS N_ ("tiles: expected counts in 1..%d, got %d,%d")
+#define TG_MSG_PLAN_TILES_TOO_SMALL \
+  N_ ("tiles: %d,%d tiles for a %dx%d-sample world: a tile needs at least one sample " \
+      "each way")
+#define TG_MSG_PLAN_NOTHING N_ ("the graph exports nothing to build")
+#define TG_MSG_PLAN_NOT_FOLDER N_ ("%s is not a folder")
+#define TG_MSG_PLAN_NOT_EMPTY N_ ("%s is not empty and holds no plan: choose another folder")
+#define TG_MSG_PLAN_OTHER_GRAPH \
+  N_ ("%s holds the plan of another graph (sha256 %.12s, this one %.12s): choose " \
+      "another folder or remove it")
+#define TG_MSG_PLAN_OTHER_TILES \
+  N_ ("%s holds a plan of this graph in %d,%d tiles, not %d,%d: choose another folder " \
+      "or remove it")
+#define TG_MSG_PLAN_NONE N_ ("%s has no %s: make one with `tgraph plan`")
+#define TG_MSG_PLAN_NOT_PLAN N_ ("%s is not a tgraph plan")
+#define TG_MSG_PLAN_CHANGED \
+  N_ ("%s changed since the plan was made (sha256 %.12s, the plan says %.12s): plan " \
+      "again")
+#define TG_MSG_BYPASSED_NO_VALUE N_ ("is bypassed: its \"%s\" output has no value to give")
+#define TG_MSG_LINK_MISSING_NODE N_ ("link %d names a missing node")
+#define TG_MSG_OOM_STAGING N_ ("out of memory staging \"%s\"")
+
 #define TG_MESSAGE_LIST(X)                                                                    \
   X (TG_MSG_NO_FILE) X (TG_MSG_CANNOT_READ) X (TG_MSG_NEEDS_LINK) X (TG_MSG_CYCLE)           \
   X (TG_MSG_CYCLE_PLAIN) X (TG_MSG_UNKNOWN_TYPE) X (TG_MSG_UNKNOWN_PARAM)                    \
@@ -307,7 +330,12 @@ extern "C" {
   X (TG_MSG_LAYER_NAME_TWICE) X (TG_MSG_BELOW_MIN_FIELD) X (TG_MSG_DEFAULT_BIOME_NAME) \
   X (TG_MSG_RULE_NAME_TWICE) X (TG_MSG_STOPS_ORDER) X (TG_MSG_RAMP_NEEDS_STOP) \
   X (TG_MSG_NO_LAYER_COLOR) X (TG_MSG_MESH_NO_PROTO) X (TG_MSG_PROTO_MESH_NO_FILE) \
-  X (TG_MSG_PROTO_TWO_MESHES)
+  X (TG_MSG_PROTO_TWO_MESHES) \
+  X (TG_MSG_PLAN_TILE_COUNTS) X (TG_MSG_PLAN_TILES_TOO_SMALL) X (TG_MSG_PLAN_NOTHING) \
+  X (TG_MSG_PLAN_NOT_FOLDER) X (TG_MSG_PLAN_NOT_EMPTY) X (TG_MSG_PLAN_OTHER_GRAPH) \
+  X (TG_MSG_PLAN_OTHER_TILES) X (TG_MSG_PLAN_NONE) X (TG_MSG_PLAN_NOT_PLAN) \
+  X (TG_MSG_PLAN_CHANGED) X (TG_MSG_BYPASSED_NO_VALUE) X (TG_MSG_LINK_MISSING_NODE) \
+  X (TG_MSG_OOM_STAGING)
 
 /* The formats above, in the order of the list; *N gets their number. */
 const char *const *tg_message_formats (int *n);
