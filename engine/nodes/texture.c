@@ -987,7 +987,7 @@ layer_colors_eval (TgEvalCtx *c)
       uint32_t seed = tg_eval_seed (c, 0);
       job.noise = malloc (sizeof (TgFbm) * 2 * (size_t) job.n_varied);
       if (!job.noise)
-        return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+        return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
       for (int q = 0; q < job.n_varied; q++)
         {
           const LayerColor *l = &lc[item[job.varied[q]]];
