@@ -4,8 +4,9 @@
  * accumulation, for n = 1 and for n = 2 through Newton's method); the
  * volume budget closes (eroded = deposited + carried out, and the change
  * of the terrain = uplift - carried out); a tilted noisy plane grows a
- * branching network (confluences of real channels, and a drainage-area
- * distribution with the power-law exponent of natural basins); the same
+ * branching network (confluences of real channels, a drainage-area
+ * distribution with the power-law exponent of natural basins, and
+ * Strahler stream numbers with a bifurcation ratio between 3 and 5); the same
  * world at two resolutions keeps its hypsometry (the solver's own cell),
  * which solving on the map's own samples would not; the bytes are the
  * same on 1 and 2 threads. */
@@ -211,7 +212,75 @@ typedef struct
 {
   int confluences; /* samples where two channels of >= 20 cells meet */
   double beta;     /* -slope of log P(A >= a) against log a, 5..100 cells */
+  int streams[16]; /* Strahler streams of each order (1..15) among channels */
+  int max_order;
+  double bifurcation; /* geometric mean of N(k) / N(k+1), N(k+1) >= 5 */
 } Network;
+
+static const double *sort_area;
+
+static int
+by_area (const void *a, const void *b)
+{
+  double x = sort_area[*(const int *) a], y = sort_area[*(const int *) b];
+  return x < y ? -1 : x > y ? 1 : (*(const int *) a - *(const int *) b);
+}
+
+/* Strahler orders of the channels (samples with AREA >= MIN cells) routed
+ * by REC: a source is order 1, two tributaries of the highest order
+ * meeting raise it by one.  Area grows downstream, so samples in order of
+ * area come after everything that drains into them.  Fills the stream
+ * counts (a stream ends where the order changes or the channel leaves). */
+static void
+strahler (const int *rec, const double *area, int n, double min, Network *net)
+{
+  int *idx = malloc (sizeof (int) * (size_t) n), *order = calloc ((size_t) n, sizeof (int));
+  int *maxo = calloc ((size_t) n, sizeof (int)), *cnt = calloc ((size_t) n, sizeof (int));
+  double logsum = 0.0;
+  int pairs = 0;
+
+  for (int k = 0; k < n; k++)
+    idx[k] = k;
+  sort_area = area;
+  qsort (idx, (size_t) n, sizeof (int), by_area);
+  for (int i = 0; i < n; i++)
+    {
+      int k = idx[i], r = rec[k];
+      if (area[k] < min)
+        continue;
+      order[k] = maxo[k] == 0 ? 1 : (cnt[k] >= 2 ? maxo[k] + 1 : maxo[k]);
+      if (order[k] > 15)
+        order[k] = 15;
+      if (r != k && area[r] >= min)
+        {
+          if (order[k] > maxo[r])
+            maxo[r] = order[k], cnt[r] = 1;
+          else if (order[k] == maxo[r])
+            cnt[r]++;
+        }
+    }
+  for (int k = 0; k < n; k++)
+    if (order[k] > 0
+        && (rec[k] == k || area[rec[k]] < min || order[rec[k]] != order[k]))
+      {
+        net->streams[order[k]]++;
+        if (order[k] > net->max_order)
+          net->max_order = order[k];
+      }
+  /* Orders whose higher neighbour has at least 5 streams: on a small map
+   * the top orders are cut short by its edge, where water leaves. */
+  for (int o = 1; o < net->max_order; o++)
+    if (net->streams[o + 1] >= 5)
+      {
+        logsum += log ((double) net->streams[o] / net->streams[o + 1]);
+        pairs++;
+      }
+  net->bifurcation = pairs ? exp (logsum / pairs) : 0.0;
+  free (idx);
+  free (order);
+  free (maxo);
+  free (cnt);
+}
 
 static Network
 network_of (const double *z, int w, int h, double cell)
@@ -240,6 +309,7 @@ network_of (const double *z, int w, int h, double cell)
         }
     }
   net.beta = -(pts * sxy - sx * sy) / (pts * sxx - sx * sx);
+  strahler (rec, area, n, 20.0, &net);
   free (rec);
   free (big);
   free (area);
@@ -259,8 +329,13 @@ test_sp_dendritic_network (void)
 
   TG_CHECK_INT_EQ (tg__sp_run (NULL, &p, w, h, cell, z, NULL, NULL), 0);
   after = network_of (z, w, h, cell);
-  printf ("  confluences %d -> %d, area exponent %.3f -> %.3f\n", before.confluences,
-          after.confluences, before.beta, after.beta);
+  printf ("  confluences %d -> %d, area exponent %.3f -> %.3f, Strahler orders %d -> %d, "
+          "bifurcation ratio %.2f -> %.2f (streams of order 1..:", before.confluences,
+          after.confluences, before.beta, after.beta, before.max_order, after.max_order,
+          before.bifurcation, after.bifurcation);
+  for (int o = 1; o <= after.max_order; o++)
+    printf (" %d", after.streams[o]);
+  printf (")\n");
   /* Natural basins: P(A >= a) ~ a^-beta with beta about 0.43 (Rodriguez-
    * Iturbe and Rinaldo), D8 model networks 0.4 to 0.6; parallel rills on
    * a plane fall off far faster. */
@@ -269,6 +344,12 @@ test_sp_dendritic_network (void)
                 before.beta);
   TG_CHECK_MSG (after.confluences >= 2 * before.confluences + 20, "confluences %d -> %d",
                 before.confluences, after.confluences);
+  /* Horton's law of stream numbers: natural basins have bifurcation
+   * ratios of 3 to 5 (Strahler 1957); rills on a plane do not branch. */
+  TG_CHECK_MSG (after.bifurcation >= 3.0 && after.bifurcation <= 5.0,
+                "bifurcation ratio %.2f", after.bifurcation);
+  TG_CHECK_MSG (after.max_order > before.max_order, "Strahler orders %d -> %d",
+                before.max_order, after.max_order);
   free (z);
 }
 
