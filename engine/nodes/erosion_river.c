@@ -25,6 +25,7 @@
 #include <tgraph/node.h>
 #include <tgraph/param.h>
 
+#include "erosion_util.h"
 #include "grid_util.h"
 
 #define RIVER_REF_AREA_M2 1e6 /* the 1 km² width_m and depth_m are given at */
@@ -180,16 +181,15 @@ river_eval (TgEvalCtx *c)
   const TgRegion *r = tg_eval_region (c);
   const TgWorld *world = tg_eval_world (c);
   const TgValue *height = tg_eval_input (c, 0), *flow = tg_eval_input (c, 1);
-  double sx = world->size_x > 0 ? world->size_x : r->cell * (r->full_w - 1);
-  double sz = world->size_z > 0 ? world->size_z : r->cell * (r->full_h - 1);
-  /* erosion.flow's scale: log1p (A / ref) / log1p (W / ref). */
-  double ref_area = (sx / 1024.0) * (sx / 1024.0), log_max = log1p (sx * sz / ref_area);
+  double ref_area, log_max;
   double min_area = p->min_area_km2 * 1e6, cap = p->max_width_m / p->width_m;
   RiverJob job = { 0 };
   Channel *ch = NULL;
   size_t *row_start = NULL, n = 0, cap_n = 0;
   int rc;
 
+  /* erosion.flow's scale, to read its mask back as m². */
+  tg__erosion_area_scale (world, r, &ref_area, &log_max);
   if ((rc = tg__check_grid_input (c, height, "height", r)) < 0
       || (rc = tg__check_grid_input (c, flow, "flow", r)) < 0)
     return rc;

@@ -43,6 +43,9 @@
 /* Samples of a row filter.strata works on at once (stack arrays). */
 #define STRATA_ROW_BATCH 1024
 
+/* The warp noise is 2D: sampled at y = 0 (batches of at most this). */
+static const float zero_y[TG_FIELD_BATCH_MAX];
+
 /* The bedding geometry both nodes share, planned from the parameters. */
 typedef struct
 {
@@ -94,8 +97,7 @@ beds_coord (const Beds *b, int n, const float *x, const float *y, const float *z
 {
   if (b->warp)
     {
-      static const float zero[TG_FIELD_BATCH_MAX];
-      tg__noise3_eval (&b->noise, n, x, zero, z, w);
+      tg__noise3_eval (&b->noise, n, x, zero_y, z, w);
     }
   for (int i = 0; i < n; i++)
     {
@@ -189,7 +191,6 @@ strata_row (const void *user, const TgRegion *r, int j, const float *const *in, 
   const StrataJob *job = user;
   const Beds *b = &job->beds;
   const float *src = in[0], *mask = in[1];
-  static const float zero[STRATA_ROW_BATCH];
   float x[STRATA_ROW_BATCH], z[STRATA_ROW_BATCH], w[STRATA_ROW_BATCH];
   double zj = tg_region_z (r, j);
 
@@ -203,7 +204,7 @@ strata_row (const void *user, const TgRegion *r, int j, const float *const *in, 
           z[i] = (float) zj;
         }
       if (b->warp)
-        tg__noise3_eval (&b->noise, n, x, zero, z, w);
+        tg__noise3_eval (&b->noise, n, x, zero_y, z, w);
       for (int i = 0; i < n; i++)
         {
           double h_m = (double) src[i0 + i] * job->height_m, offset, u, k, f, g, target, a;
