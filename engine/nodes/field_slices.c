@@ -66,9 +66,7 @@ typedef struct
 {
   float *v;          /* solidness in 0..1, w * h * n, slice by slice, row 0 north */
   int w, h, n;
-  float x0, y0, z0;  /* position of voxel (0, h - 1, 0): west, bottom, south */
-  float inv_px, inv_sp;
-  float level;       /* the threshold in solidness */
+  TgVolume vol;      /* v as a volume: x east, y up the stack, z north */
 } Slices;
 
 static void
@@ -80,44 +78,24 @@ slices_free (void *p)
   free (s);
 }
 
-/* Voxel (I, J, K) with J counted from the south, 0 outside the stack. */
-static inline float
-voxel (const Slices *s, int i, int j, int k)
-{
-  if ((unsigned) i >= (unsigned) s->w || (unsigned) j >= (unsigned) s->h
-      || (unsigned) k >= (unsigned) s->n)
-    return 0.0f;
-  return s->v[((size_t) k * (size_t) s->h + (size_t) (s->h - 1 - j)) * (size_t) s->w
-              + (size_t) i];
-}
-
 static void
 slices_field_eval (const TgField *f, int n, const float *x, const float *y, const float *z,
                    float *out)
 {
   const Slices *s = f->data;
 
-  for (int q = 0; q < n; q++)
-    {
-      /* Positions beyond the padding read 0; clamp so the int is defined. */
-      float cx = fminf (fmaxf ((x[q] - s->x0) * s->inv_px, -2.0f), (float) s->w + 1.0f);
-      float cy = fminf (fmaxf ((y[q] - s->y0) * s->inv_sp, -2.0f), (float) s->n + 1.0f);
-      float cz = fminf (fmaxf ((z[q] - s->z0) * s->inv_px, -2.0f), (float) s->h + 1.0f);
-      float fx = floorf (cx), fy = floorf (cy), fz = floorf (cz);
-      int i = (int) fx, k = (int) fy, j = (int) fz;
-      float tx = cx - fx, ty = cy - fy, tz = cz - fz;
-      float c00 = voxel (s, i, j, k) + tx * (voxel (s, i + 1, j, k) - voxel (s, i, j, k));
-      float c10 = voxel (s, i, j + 1, k)
-                  + tx * (voxel (s, i + 1, j + 1, k) - voxel (s, i, j + 1, k));
-      float c01 = voxel (s, i, j, k + 1)
-                  + tx * (voxel (s, i + 1, j, k + 1) - voxel (s, i, j, k + 1));
-      float c11 = voxel (s, i, j + 1, k + 1)
-                  + tx * (voxel (s, i + 1, j + 1, k + 1) - voxel (s, i, j + 1, k + 1));
-      float c0 = c00 + tz * (c10 - c00);
-      float c1 = c01 + tz * (c11 - c01);
+  tg__volume_eval (&s->vol, n, x, y, z, out);
+}
 
-      out[q] = s->level - (c0 + ty * (c1 - c0));
-    }
+/* The mesher's grid path: a grid on the voxels is read straight. */
+static int
+slices_field_grid (const TgField *f, const TgFieldGrid *g, float *out, size_t sy, size_t sz,
+                   TgFieldScratch *scratch)
+{
+  const Slices *s = f->data;
+
+  (void) scratch;
+  return tg__volume_grid (&s->vol, g, out, sy, sz);
 }
 
 /* PATH with the number ending its file name advanced by K, same width:
@@ -193,7 +171,7 @@ slices_eval (TgEvalCtx *c)
 {
   const SlicesParams *p = tg_eval_params (c);
   Slices *s = calloc (1, sizeof *s);
-  double lx = 0.0, ly = 0.0, lz = 0.0, lip;
+  double lx, ly, lz, lip, step[3];
   TgField *f;
   int rc = 0;
 
@@ -255,35 +233,33 @@ slices_eval (TgEvalCtx *c)
       return rc;
     }
 
+  /* Voxel (i, j, k): column i, slice j, row h - 1 - k (rows run north
+   * to south, z south to north). */
+  s->vol = (TgVolume) {
+    .v = s->v + (size_t) (s->h - 1) * (size_t) s->w,
+    .st = { 1, (ptrdiff_t) s->w * s->h, -(ptrdiff_t) s->w },
+    .n = { s->w, s->n, s->h },
+    .org = { (float) p->min_m[0], (float) p->min_m[1], (float) p->min_m[2] },
+    .inv = { (float) (1.0 / p->pixel_m), (float) (1.0 / p->spacing_m),
+             (float) (1.0 / p->pixel_m) },
+    .level = (float) (p->invert ? 1.0 - p->threshold : p->threshold),
+  };
   /* The steepest step between neighbouring voxels (the padding included)
    * bounds the trilinear gradient along each axis. */
-  for (int k = -1; k < s->n; k++)
-    for (int j = -1; j < s->h; j++)
-      for (int i = -1; i < s->w; i++)
-        {
-          float v = voxel (s, i, j, k);
-          lx = fmax (lx, fabsf (voxel (s, i + 1, j, k) - v));
-          lz = fmax (lz, fabsf (voxel (s, i, j + 1, k) - v));
-          ly = fmax (ly, fabsf (voxel (s, i, j, k + 1) - v));
-        }
-  lx /= p->pixel_m;
-  lz /= p->pixel_m;
-  ly /= p->spacing_m;
+  tg__volume_scan (&s->vol, step);
+  lx = step[0] / p->pixel_m;
+  ly = step[1] / p->spacing_m;
+  lz = step[2] / p->pixel_m;
   lip = sqrt (lx * lx + ly * ly + lz * lz);
 
-  s->x0 = (float) p->min_m[0];
-  s->y0 = (float) p->min_m[1];
-  s->z0 = (float) p->min_m[2];
-  s->inv_px = (float) (1.0 / p->pixel_m);
-  s->inv_sp = (float) (1.0 / p->spacing_m);
-  s->level = (float) (p->invert ? 1.0 - p->threshold : p->threshold);
   f = tg__field_new (slices_field_eval, s, slices_free);
   if (f == NULL)
     return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
+  f->eval_grid = slices_field_grid;
   /* A flat stack (all one value) has L = 0, "unknown"; any tiny bound
    * would do, the mesher then skips all of it. */
   f->lipschitz = (float) (lip * 1.001 + 1e-6);
-  f->bounded = s->level > 0.0f;
+  f->bounded = s->vol.level > 0.0f;
   f->min[0] = (float) (p->min_m[0] - p->pixel_m);
   f->min[1] = (float) (p->min_m[1] - p->spacing_m);
   f->min[2] = (float) (p->min_m[2] - p->pixel_m);

@@ -1,6 +1,8 @@
 /* The helpers every field node uses: a new TgField, the node's output
- * as a value, and an input held by a reference of its own.
+ * as a value, and an input held by a reference of its own; and a dense
+ * volume as a field, with its grid path (field.slices).
  */
+#include <math.h>
 #include <stdlib.h>
 
 #include <tgraph/tgraph.h>
@@ -47,4 +49,153 @@ tg__field_input (TgEvalCtx *c, int index, const char *name, TgValue **ref)
    * composite field outlives the evaluation that made it. */
   *ref = tg_value_ref ((TgValue *) in);
   return 0;
+}
+
+/* --- dense volumes ---------------------------------------------------------------- */
+
+/* Voxel (I, J, K) of VOL, 0 outside. */
+static inline float
+vol_at (const TgVolume *vol, int i, int j, int k)
+{
+  if ((unsigned) i >= (unsigned) vol->n[0] || (unsigned) j >= (unsigned) vol->n[1]
+      || (unsigned) k >= (unsigned) vol->n[2])
+    return 0.0f;
+  return vol->v[i * vol->st[0] + j * vol->st[1] + k * vol->st[2]];
+}
+
+/* Coordinate C along AXIS in voxels, clamped so the int is defined: its
+ * voxel *I and fraction *T. */
+static inline void
+vol_split (const TgVolume *vol, int axis, float c, int *i, float *t)
+{
+  float cc = fminf (fmaxf ((c - vol->org[axis]) * vol->inv[axis], -2.0f),
+                    (float) vol->n[axis] + 1.0f);
+  float fc = floorf (cc);
+
+  *i = (int) fc;
+  *t = cc - fc;
+}
+
+/* The interpolation of the eight voxels A[y][z][x] around a point, along
+ * x, then z, then y: one sequence of roundings for both paths. */
+static inline float
+vol_lerp (float level, const float a[2][2][2], float tx, float ty, float tz)
+{
+  float c00 = a[0][0][0] + tx * (a[0][0][1] - a[0][0][0]);
+  float c10 = a[0][1][0] + tx * (a[0][1][1] - a[0][1][0]);
+  float c01 = a[1][0][0] + tx * (a[1][0][1] - a[1][0][0]);
+  float c11 = a[1][1][0] + tx * (a[1][1][1] - a[1][1][0]);
+  float c0 = c00 + tz * (c10 - c00);
+  float c1 = c01 + tz * (c11 - c01);
+
+  return level - (c0 + ty * (c1 - c0));
+}
+
+void
+tg__volume_eval (const TgVolume *vol, int n, const float *x, const float *y, const float *z,
+                 float *out)
+{
+  for (int q = 0; q < n; q++)
+    {
+      int i, j, k;
+      float tx, ty, tz, a[2][2][2];
+
+      vol_split (vol, 0, x[q], &i, &tx);
+      vol_split (vol, 1, y[q], &j, &ty);
+      vol_split (vol, 2, z[q], &k, &tz);
+      for (int c = 0; c < 8; c++)
+        a[c >> 2][c >> 1 & 1][c & 1] = vol_at (vol, i + (c & 1), j + (c >> 2), k + (c >> 1 & 1));
+      out[q] = vol_lerp (vol->level, a, tx, ty, tz);
+    }
+}
+
+/* One axis of a grid: each line's voxel and fraction, and whether every
+ * line lies on a voxel centre. */
+static bool
+vol_axis (const TgVolume *vol, int axis, const float *c, int n, int *i, float *t)
+{
+  bool on = true;
+
+  for (int q = 0; q < n; q++)
+    {
+      vol_split (vol, axis, c[q], &i[q], &t[q]);
+      on &= t[q] == 0.0f;
+    }
+  return on;
+}
+
+int
+tg__volume_grid (const TgVolume *vol, const TgFieldGrid *g, float *out, size_t sy, size_t sz)
+{
+  int ix[TG_FIELD_GRID_MAX], iy[TG_FIELD_GRID_MAX], iz[TG_FIELD_GRID_MAX];
+  float tx[TG_FIELD_GRID_MAX], ty[TG_FIELD_GRID_MAX], tz[TG_FIELD_GRID_MAX];
+  bool on_x, on_y, on_z;
+  /* On the voxel centres every fraction is 0, and with finite voxels the
+   * interpolation adds only zeros to the voxel (level - v then has the
+   * point path's bits unless level is -0, where the sign of a zero voxel
+   * would tell). */
+  bool copy;
+
+  if (g->nx > TG_FIELD_GRID_MAX || g->ny > TG_FIELD_GRID_MAX || g->nz > TG_FIELD_GRID_MAX)
+    return 1;
+  on_x = vol_axis (vol, 0, g->xs, g->nx, ix, tx);
+  on_y = vol_axis (vol, 1, g->ys, g->ny, iy, ty);
+  on_z = vol_axis (vol, 2, g->zs, g->nz, iz, tz);
+  copy = on_x && on_y && on_z && vol->finite && !(vol->level == 0.0f && signbit (vol->level));
+  for (int k = 0; k < g->nz; k++)
+    for (int j = 0; j < g->ny; j++)
+      {
+        float *o = out + (size_t) j * sy + (size_t) k * sz;
+
+        if (copy)
+          {
+            bool in_yz = (unsigned) iy[j] < (unsigned) vol->n[1]
+                         && (unsigned) iz[k] < (unsigned) vol->n[2];
+            const float *row = vol->v + iy[j] * vol->st[1] + iz[k] * vol->st[2];
+            float level = vol->level;
+
+            if (in_yz && vol->st[0] == 1 && ix[0] >= 0 && ix[g->nx - 1] < vol->n[0]
+                && ix[g->nx - 1] - ix[0] == g->nx - 1)
+              {
+                const float *p = row + ix[0];
+                for (int i = 0; i < g->nx; i++)
+                  o[i] = level - p[i];
+              }
+            else
+              for (int i = 0; i < g->nx; i++)
+                o[i] = level - (in_yz && (unsigned) ix[i] < (unsigned) vol->n[0]
+                                  ? row[ix[i] * vol->st[0]] : 0.0f);
+            continue;
+          }
+        for (int i = 0; i < g->nx; i++)
+          {
+            float a[2][2][2];
+
+            for (int c = 0; c < 8; c++)
+              a[c >> 2][c >> 1 & 1][c & 1]
+                = vol_at (vol, ix[i] + (c & 1), iy[j] + (c >> 2), iz[k] + (c >> 1 & 1));
+            o[i] = vol_lerp (vol->level, a, tx[i], ty[j], tz[k]);
+          }
+      }
+  return 0;
+}
+
+void
+tg__volume_scan (TgVolume *vol, double step[3])
+{
+  bool finite = true;
+
+  step[0] = step[1] = step[2] = 0.0;
+  for (int k = -1; k < vol->n[2]; k++)
+    for (int j = -1; j < vol->n[1]; j++)
+      for (int i = -1; i < vol->n[0]; i++)
+        {
+          float v = vol_at (vol, i, j, k);
+
+          finite &= isfinite (v) != 0;
+          step[0] = fmax (step[0], fabsf (vol_at (vol, i + 1, j, k) - v));
+          step[1] = fmax (step[1], fabsf (vol_at (vol, i, j + 1, k) - v));
+          step[2] = fmax (step[2], fabsf (vol_at (vol, i, j, k + 1) - v));
+        }
+  vol->finite = finite;
 }

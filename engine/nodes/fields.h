@@ -75,6 +75,34 @@ int tg__field_output (TgEvalCtx *c, TgField *f);
  * goes); NULL on allocation failure (DATA is freed then). */
 TgField *tg__field_new (TgFieldEvalFn eval, void *data, void (*free_data) (void *));
 
+/* --- dense volumes --------------------------------------------------------- */
+
+/* A dense volume as a field: LEVEL minus the trilinear interpolation of
+ * its voxels, 0 outside (field.slices; the benchmark's dense grids).
+ * Voxel (i, j, k), i along x, j along y, k along z, is V[i ST[0] +
+ * j ST[1] + k ST[2]] (strides may be negative); its centre lies at
+ * ORG + (i, j, k) / INV metres.  The interpolation runs along x, then z,
+ * then y; coordinates are clamped to two voxels beyond the volume. */
+typedef struct
+{
+  const float *v;
+  ptrdiff_t st[3];
+  int n[3];
+  float org[3], inv[3];
+  float level;
+  bool finite; /* every voxel is finite: lets a voxel-aligned grid copy */
+} TgVolume;
+
+void tg__volume_eval (const TgVolume *vol, int n, const float *x, const float *y, const float *z,
+                      float *out);
+/* The grid path of tg__volume_eval, its bits: each axis split once per
+ * grid line, and a grid on the voxel centres read straight. */
+int tg__volume_grid (const TgVolume *vol, const TgFieldGrid *g, float *out, size_t sy, size_t sz);
+/* Sets VOL->finite and STEP[axis] to the steepest step between
+ * neighbouring voxels along each axis, the zero border included (over
+ * the voxel size, a Lipschitz bound per axis). */
+void tg__volume_scan (TgVolume *vol, double step[3]);
+
 /* --- the mesher ------------------------------------------------------------ */
 
 enum
@@ -180,7 +208,7 @@ typedef struct
                              their neighbours */
   int64_t blocks, blocks_skipped;
   int64_t subblocks_skipped;
-  /* Seconds summed over threads: sampling the field (with the skip
+  /* CPU seconds summed over threads: sampling the field (with the skip
    * tests), marching the cells (with the gradient normals); then, on the
    * calling thread, stitching and the final normals. */
   double seconds_eval, seconds_mesh, seconds_stitch;

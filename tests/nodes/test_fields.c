@@ -764,6 +764,118 @@ test_slices_trilinear_and_mesh (void)
   tg_graph_free (g);
 }
 
+/* Grid sampling of a dense volume gives the point path's bits: on the
+ * voxels (read straight), off them, across the border and far outside;
+ * and with signed zeros, infinities and NaNs among the voxels, at levels
+ * of +0 and -0. */
+static void
+check_volume_grid (const TgField *f, const TgVolume *vol, const double x0[3],
+                   const double step[3], int nx, int ny, int nz, const char *what)
+{
+  static float val[64 * 64 * 64], ref[64 * 64 * 64], px[64 * 64 * 64], py[64 * 64 * 64],
+    pz[64 * 64 * 64];
+  float xs[64], ys[64], zs[64];
+  TgFieldGrid gr = { xs, ys, zs, nx, ny, nz };
+  size_t total = (size_t) nx * ny * nz;
+  TgFieldScratch w = { 0 };
+  int bad = 0;
+
+  for (int i = 0; i < nx; i++)
+    xs[i] = (float) (x0[0] + i * step[0]);
+  for (int j = 0; j < ny; j++)
+    ys[j] = (float) (x0[1] + j * step[1]);
+  for (int k = 0; k < nz; k++)
+    zs[k] = (float) (x0[2] + k * step[2]);
+  for (size_t q = 0; q < total; q++)
+    {
+      px[q] = xs[q % nx];
+      py[q] = ys[q / nx % ny];
+      pz[q] = zs[q / ((size_t) nx * ny)];
+    }
+  if (f)
+    {
+      tg_field_eval (f, total, px, py, pz, ref);
+      memset (val, 0xff, sizeof (float) * total);
+      TG_CHECK (tg_field_eval_grid (f, &gr, val, (size_t) nx, (size_t) nx * ny, &w) == 0);
+    }
+  else
+    {
+      tg__volume_eval (vol, (int) total, px, py, pz, ref);
+      memset (val, 0xff, sizeof (float) * total);
+      TG_CHECK (tg__volume_grid (vol, &gr, val, (size_t) nx, (size_t) nx * ny) == 0);
+    }
+  for (size_t q = 0; q < total; q++)
+    bad += memcmp (&val[q], &ref[q], sizeof (float)) != 0;
+  TG_CHECK_MSG (bad == 0, "%s: %d of %zu samples differ", what, bad, total);
+  tg_field_scratch_clear (&w);
+}
+
+static void
+test_slices_grid_same_bits (void)
+{
+  TgGraph *g = world ();
+  int s = add_node (g, "s", "field.slices");
+  TgValue *v;
+  const TgField *f;
+
+  tg_graph_set_base_dir (g, tmp_dir);
+  write_slices ();
+  SET (g, s, "path", "ct_008.png");
+  SET (g, s, "count", "16");
+  SET (g, s, "spacing_m", "2");
+  SET (g, s, "pixel_m", "0.5");
+  SET (g, s, "min_m", "100,-4,50");
+  f = field_of (g, "s", &v);
+  tg_graph_free (g);
+  TG_CHECK (f != NULL);
+  if (f == NULL)
+    return;
+  TG_CHECK_MSG (f->eval_grid != NULL, "field.slices has no grid path");
+  /* On the voxels, three beyond the stack on every side. */
+  check_volume_grid (f, NULL, (double[]){ 98.5, -10, 48.5 }, (double[]){ 0.5, 2, 0.5 }, 30, 22,
+                     26, "on the voxels");
+  check_volume_grid (f, NULL, (double[]){ 101, 0, 52 }, (double[]){ 0.5, 2, 0.5 }, 5, 7, 9,
+                     "on the voxels, inside");
+  check_volume_grid (f, NULL, (double[]){ 99.9, -5.3, 49.1 }, (double[]){ 0.37, 0.61, 0.29 },
+                     40, 64, 45, "off the voxels");
+  check_volume_grid (f, NULL, (double[]){ 101, -4, 50 }, (double[]){ 1, 4, 1 }, 12, 8, 10,
+                     "every other voxel");
+  check_volume_grid (f, NULL, (double[]){ -1e6, 5e5, 3e7 }, (double[]){ 0.5, 2, 0.5 }, 4, 4, 4,
+                     "far outside");
+  tg_value_unref (v);
+
+  {
+    float vox[3 * 4 * 5];
+    TgVolume vol = { .v = vox, .st = { 1, 3, 12 }, .n = { 3, 4, 5 },
+                     .org = { -1, 0, 2 }, .inv = { 1, 1, 1 } };
+    double step[3];
+
+    for (int q = 0; q < 3 * 4 * 5; q++)
+      vox[q] = (float) (q % 7) - 3.0f;
+    vox[4] = -0.0f;
+    vox[9] = 0.0f;
+    vox[17] = -0.0f;
+    for (int pass = 0; pass < 4; pass++)
+      {
+        char what[64];
+
+        if (pass == 2)
+          vox[30] = INFINITY;
+        if (pass == 3)
+          vox[31] = NAN;
+        vol.level = pass & 1 ? -0.0f : 0.0f;
+        tg__volume_scan (&vol, step);
+        TG_CHECK (vol.finite == (pass < 2));
+        snprintf (what, sizeof what, "signed zeros, pass %d, on", pass);
+        check_volume_grid (NULL, &vol, (double[]){ -3, -2, 0 }, (double[]){ 1, 1, 1 }, 7, 8, 9,
+                           what);
+        snprintf (what, sizeof what, "signed zeros, pass %d, off", pass);
+        check_volume_grid (NULL, &vol, (double[]){ -2.5, -1.25, 1.5 },
+                           (double[]){ 0.5, 0.75, 0.25 }, 9, 10, 30, what);
+      }
+  }
+}
+
 static void
 expect_fail (TgGraph *g, const char *id, const char *needle)
 {
@@ -825,6 +937,7 @@ main (void)
   TG_RUN (test_from_height);
   TG_RUN (test_displace_adds);
   TG_RUN (test_slices_trilinear_and_mesh);
+  TG_RUN (test_slices_grid_same_bits);
   TG_RUN (test_errors_name_the_place);
   return tgtest_result ();
 }
