@@ -171,7 +171,7 @@ slices_eval (TgEvalCtx *c)
 {
   const SlicesParams *p = tg_eval_params (c);
   Slices *s = calloc (1, sizeof *s);
-  double lx, ly, lz, lip, step[3];
+  double lip;
   TgField *f;
   int rc = 0;
 
@@ -244,13 +244,8 @@ slices_eval (TgEvalCtx *c)
              (float) (1.0 / p->pixel_m) },
     .level = (float) (p->invert ? 1.0 - p->threshold : p->threshold),
   };
-  /* The steepest step between neighbouring voxels (the padding included)
-   * bounds the trilinear gradient along each axis. */
-  tg__volume_scan (&s->vol, step);
-  lx = step[0] / p->pixel_m;
-  ly = step[1] / p->spacing_m;
-  lz = step[2] / p->pixel_m;
-  lip = sqrt (lx * lx + ly * ly + lz * lz);
+  /* The trilinear field's steepest cell, the padding included. */
+  lip = tg__volume_scan (&s->vol, true);
 
   f = tg__field_new (slices_field_eval, s, slices_free);
   if (f == NULL)

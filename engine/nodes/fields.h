@@ -98,10 +98,11 @@ void tg__volume_eval (const TgVolume *vol, int n, const float *x, const float *y
 /* The grid path of tg__volume_eval, its bits: each axis split once per
  * grid line, and a grid on the voxel centres read straight. */
 int tg__volume_grid (const TgVolume *vol, const TgFieldGrid *g, float *out, size_t sy, size_t sz);
-/* Sets VOL->finite and STEP[axis] to the steepest step between
- * neighbouring voxels along each axis, the zero border included (over
- * the voxel size, a Lipschitz bound per axis). */
-void tg__volume_scan (TgVolume *vol, double step[3]);
+/* Sets VOL->finite and returns a Lipschitz bound of the field in its
+ * units per metre (infinite when a voxel is not finite): over the cells
+ * between voxels and, with BORDER, those reaching into the zeros outside.
+ * Without BORDER it holds only inside the voxels' hull. */
+double tg__volume_scan (TgVolume *vol, bool border);
 
 /* --- the mesher ------------------------------------------------------------ */
 

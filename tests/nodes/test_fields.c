@@ -810,6 +810,64 @@ check_volume_grid (const TgField *f, const TgVolume *vol, const double x0[3],
   tg_field_scratch_clear (&w);
 }
 
+/* A volume's Lipschitz bound is per cell: a linear ramp of 0.3 and 0.4
+ * per voxel along x and y gets exactly 0.5 per voxel, a sampled distance
+ * less than its per-axis steps would give, and random pairs never beat
+ * it. */
+static void
+test_volume_lipschitz (void)
+{
+  enum { NX = 9, NY = 7, NZ = 5 };
+  static float vox[NX * NY * NZ];
+  TgVolume vol = { .v = vox, .st = { 1, NX, NX * NY }, .n = { NX, NY, NZ },
+                   .org = { 1, 2, 3 }, .inv = { 2, 2, 2 } };
+  double l, worst = 0.0;
+
+  for (int k = 0; k < NZ; k++)
+    for (int j = 0; j < NY; j++)
+      for (int i = 0; i < NX; i++)
+        vox[(k * NY + j) * NX + i] = 0.3f * i + 0.4f * j;
+  /* Voxels half a metre apart: 1 per metre. */
+  l = tg__volume_scan (&vol, false);
+  TG_CHECK_NEAR (l, 1.0, 1e-4);
+  /* A sphere's distance: the largest cell bound, not the per-axis steps'
+   * norm (about sqrt 3 for a distance). */
+  for (int k = 0; k < NZ; k++)
+    for (int j = 0; j < NY; j++)
+      for (int i = 0; i < NX; i++)
+        vox[(k * NY + j) * NX + i]
+          = (float) sqrt ((i - 4.2) * (i - 4.2) + (j - 3.1) * (j - 3.1) + (k - 2.3) * (k - 2.3));
+  l = tg__volume_scan (&vol, false);
+  for (uint32_t q = 0; q < 20000; q++)
+    {
+      double p[3], d[3];
+      float a[3], b[3], fa, fb;
+
+      point (q, 1.0, p);
+      point (q + 50000u, 1.0, d);
+      for (int k = 0; k < 3; k++)
+        {
+          a[k] = (float) (vol.org[k] + (0.5 + 0.5 * p[k]) * 0.5 * (vol.n[k] - 1));
+          b[k] = (float) (a[k] + 0.05 * d[k]);
+          b[k] = fminf (fmaxf (b[k], vol.org[k]), vol.org[k] + 0.5f * (vol.n[k] - 1));
+        }
+      tg__volume_eval (&vol, 1, &a[0], &a[1], &a[2], &fa);
+      tg__volume_eval (&vol, 1, &b[0], &b[1], &b[2], &fb);
+      {
+        double len = sqrt ((double) (a[0] - b[0]) * (a[0] - b[0])
+                           + (double) (a[1] - b[1]) * (a[1] - b[1])
+                           + (double) (a[2] - b[2]) * (a[2] - b[2]));
+        if (len > 1e-4)
+          worst = fmax (worst, fabs ((double) fa - fb) / len);
+      }
+    }
+  TG_CHECK_MSG (worst <= l * 1.0001, "empirical %g beats the bound %g", worst, l);
+  /* Per-axis maximum steps would give 2 sqrt 3 per metre (1 per voxel
+   * along each axis somewhere); the cells give 3.0, from those at the
+   * centre, where the distance bends most. */
+  TG_CHECK_MSG (l < 0.9 * 2.0 * sqrt (3.0) && l > worst, "bound %g, empirical %g", l, worst);
+}
+
 static void
 test_slices_grid_same_bits (void)
 {
@@ -848,7 +906,6 @@ test_slices_grid_same_bits (void)
     float vox[3 * 4 * 5];
     TgVolume vol = { .v = vox, .st = { 1, 3, 12 }, .n = { 3, 4, 5 },
                      .org = { -1, 0, 2 }, .inv = { 1, 1, 1 } };
-    double step[3];
 
     for (int q = 0; q < 3 * 4 * 5; q++)
       vox[q] = (float) (q % 7) - 3.0f;
@@ -864,7 +921,7 @@ test_slices_grid_same_bits (void)
         if (pass == 3)
           vox[31] = NAN;
         vol.level = pass & 1 ? -0.0f : 0.0f;
-        tg__volume_scan (&vol, step);
+        TG_CHECK (isfinite (tg__volume_scan (&vol, true)) == (pass < 2));
         TG_CHECK (vol.finite == (pass < 2));
         snprintf (what, sizeof what, "signed zeros, pass %d, on", pass);
         check_volume_grid (NULL, &vol, (double[]){ -3, -2, 0 }, (double[]){ 1, 1, 1 }, 7, 8, 9,
@@ -938,6 +995,7 @@ main (void)
   TG_RUN (test_displace_adds);
   TG_RUN (test_slices_trilinear_and_mesh);
   TG_RUN (test_slices_grid_same_bits);
+  TG_RUN (test_volume_lipschitz);
   TG_RUN (test_errors_name_the_place);
   return tgtest_result ();
 }
