@@ -251,6 +251,7 @@ slices_eval (TgEvalCtx *c)
   if (f == NULL)
     return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   f->eval_grid = slices_field_grid;
+  f->grid_cheap = true;
   /* A flat stack (all one value) has L = 0, "unknown"; any tiny bound
    * would do, the mesher then skips all of it. */
   f->lipschitz = (float) (lip * 1.001 + 1e-6);

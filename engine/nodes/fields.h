@@ -132,6 +132,7 @@ typedef struct
   int lods;              /* levels of detail, 1 .. TG__ISO_MAX_LODS (0 = 1) */
   bool no_skip;          /* tests: evaluate every block */
   bool no_skirts;        /* tests: levels of detail without their skirts */
+  bool no_share;         /* tests: each block samples all its corners itself */
 } TgIsoOptions;
 
 #define TG__ISO_MIN_CHUNK 16

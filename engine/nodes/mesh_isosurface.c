@@ -77,6 +77,15 @@ typedef struct
   bool grid;       /* the field has a grid path */
   int wave0;
   BlockOut *out;
+  struct BlockPlan *plan; /* per block of the wave, with a slab */
+  /* The wave's shared corners (see SLAB_MAX): lattice points SLAB_ORG +
+   * [0, SLAB_N) per axis, x fastest, at coordinates SLAB_XS; NEED marks
+   * the slab's sub-blocks (SLAB_NS per axis) to sample.  NULL: none. */
+  float *slab;
+  int slab_n[3], slab_ns[3];
+  int64_t slab_org[3];
+  float *slab_xs[3];
+  uint8_t *need;
   atomic_llong evaluations, skipped, sub_skipped;
   bool timed;      /* the caller wants the phases' times */
   atomic_llong ns_eval, ns_mesh;
@@ -343,42 +352,72 @@ sample_need (const Iso *iso, Scratch *s, const float *xs, const float *ys, const
   *evals += nq;
 }
 
-/* Meshes block B into OUT with scratch S. */
+/* Scratch is reused across blocks and waves through a free list, so its
+ * 600 kB are allocated once per thread, not once per block. */
+static Scratch *
+scratch_take (Iso *iso)
+{
+  Scratch *s;
+
+  pthread_mutex_lock (&iso->lock);
+  s = iso->free_scratch;
+  if (s)
+    iso->free_scratch = s->next;
+  pthread_mutex_unlock (&iso->lock);
+  if (s == NULL)
+    {
+      s = malloc (sizeof *s);
+      if (s && scratch_init (s) < 0)
+        {
+          free (s);
+          s = NULL;
+        }
+    }
+  return s;
+}
+
 static void
-block_run (Iso *iso, int b, BlockOut *out, Scratch *s)
+scratch_give (Iso *iso, Scratch *s)
+{
+  pthread_mutex_lock (&iso->lock);
+  s->next = iso->free_scratch;
+  iso->free_scratch = s;
+  pthread_mutex_unlock (&iso->lock);
+}
+
+/* A block's cells and sub-blocks, and which of them its skip tests left
+ * live; made before anything is sampled. */
+typedef struct BlockPlan
+{
+  int g0[3], c[3], nsub[3];
+  int n_live;                        /* 0: nothing to sample or mesh */
+  bool sub_skip[NSUB * NSUB * NSUB];
+  float sub_val[NSUB * NSUB * NSUB]; /* the sub-blocks' centre values */
+} BlockPlan;
+
+/* The skip tests of block B: its centre and its sub-blocks' centres, in
+ * one batch. */
+static void
+block_plan (Iso *iso, int b, BlockPlan *p, Scratch *s)
 {
   const TgIsoOptions *o = iso->o;
   int bi = b % iso->nb[0], bj = (b / iso->nb[0]) % iso->nb[1], bk = b / (iso->nb[0] * iso->nb[1]);
-  int g0[3] = { bi * BLOCK, bj * BLOCK, bk * BLOCK };
-  int c[3];
-  size_t sx, sxy;
-  bool sub_skip[NSUB * NSUB * NSUB];
-  float sub_val[NSUB * NSUB * NSUB];
-  int nsub[3], n_sub, n_live = 0, nv = 0, rc = 0;
-  int64_t nt = 0, evals = 0;
-  float iso_l = (float) o->iso;
-  bool grad = o->normals == TG__ISO_NORMALS_GRADIENT && o->shading == TG__ISO_SMOOTH;
-  int border = grad ? 1 : 0;
+  int *c = p->c, *nsub = p->nsub, n_sub;
   double lo[3], hi[3];
-  float xs[PAD], ys[PAD], zs[PAD]; /* corner -1 at [0] */
-  int64_t t0 = iso->timed ? now_ns () : 0, t1 = 0;
+  int64_t t0 = iso->timed ? now_ns () : 0;
 
-  /* OUT keeps its arrays from the previous wave: no new pages to fault. */
-  out->nv = 0;
-  out->nt = 0;
-  out->error = 0;
+  p->g0[0] = bi * BLOCK;
+  p->g0[1] = bj * BLOCK;
+  p->g0[2] = bk * BLOCK;
+  p->n_live = 0;
   for (int k = 0; k < 3; k++)
     {
-      c[k] = iso->n[k] - g0[k] < BLOCK ? iso->n[k] - g0[k] : BLOCK;
+      c[k] = iso->n[k] - p->g0[k] < BLOCK ? iso->n[k] - p->g0[k] : BLOCK;
       nsub[k] = (c[k] + SUB - 1) / SUB;
-      lo[k] = coord_d (iso, k, g0[k]);
-      hi[k] = coord_d (iso, k, g0[k] + c[k]);
+      lo[k] = coord_d (iso, k, p->g0[k]);
+      hi[k] = coord_d (iso, k, p->g0[k] + c[k]);
     }
-  sx = (size_t) c[0] + 3;
-  sxy = sx * (size_t) (c[1] + 3);
   n_sub = nsub[0] * nsub[1] * nsub[2];
-
-  /* The block's and its sub-blocks' centres, in one batch. */
   s->bx[0] = (float) (0.5 * (lo[0] + hi[0]));
   s->by[0] = (float) (0.5 * (lo[1] + hi[1]));
   s->bz[0] = (float) (0.5 * (lo[2] + hi[2]));
@@ -386,6 +425,7 @@ block_run (Iso *iso, int b, BlockOut *out, Scratch *s)
     {
       int si = q % nsub[0], sj = (q / nsub[0]) % nsub[1], sk = q / (nsub[0] * nsub[1]);
       int a[3] = { si * SUB, sj * SUB, sk * SUB }, e[3];
+      const int *g0 = p->g0;
 
       for (int k = 0; k < 3; k++)
         e[k] = a[k] + SUB < c[k] ? a[k] + SUB : c[k];
@@ -413,20 +453,35 @@ block_run (Iso *iso, int b, BlockOut *out, Scratch *s)
       for (int k = 0; k < 3; k++)
         {
           int e = a[k] + SUB < c[k] ? a[k] + SUB : c[k];
-          sl[k] = coord_d (iso, k, g0[k] + a[k]);
-          sh[k] = coord_d (iso, k, g0[k] + e);
+          sl[k] = coord_d (iso, k, p->g0[k] + a[k]);
+          sh[k] = coord_d (iso, k, p->g0[k] + e);
         }
-      sub_val[q] = o->no_skip ? 0.0f : s->bv[1 + q];
-      sub_skip[q] = provably_empty (iso, sl, sh, sub_val[q]);
-      n_live += !sub_skip[q];
+      p->sub_val[q] = o->no_skip ? 0.0f : s->bv[1 + q];
+      p->sub_skip[q] = provably_empty (iso, sl, sh, p->sub_val[q]);
+      p->n_live += !p->sub_skip[q];
     }
-  atomic_fetch_add (&iso->sub_skipped, n_sub - n_live);
-  if (n_live == 0)
-    {
-      if (iso->timed)
-        atomic_fetch_add (&iso->ns_eval, now_ns () - t0);
-      return;
-    }
+  atomic_fetch_add (&iso->sub_skipped, n_sub - p->n_live);
+  if (iso->timed)
+    atomic_fetch_add (&iso->ns_eval, now_ns () - t0);
+}
+
+/* Samples block P's corners into S->val on its own (no shared slab):
+ * those of live sub-blocks (and, for gradient normals, their neighbours),
+ * on one grid for the whole block or per run of live sub-blocks along x;
+ * the others only need their sign, which their skipped sub-block's centre
+ * gives (a corner of two skipped sub-blocks has the same sign in both).
+ * Sampled values overwrite those.  0 or a negative TG_E*. */
+static int
+block_sample (Iso *iso, const BlockPlan *p, Scratch *s)
+{
+  const TgIsoOptions *o = iso->o;
+  const int *c = p->c, *nsub = p->nsub, *g0 = p->g0;
+  int n_sub = nsub[0] * nsub[1] * nsub[2], rc = 0;
+  size_t sx = (size_t) c[0] + 3, sxy = sx * (size_t) (c[1] + 3);
+  bool grad = o->normals == TG__ISO_NORMALS_GRADIENT && o->shading == TG__ISO_SMOOTH;
+  int border = grad ? 1 : 0;
+  float xs[PAD], ys[PAD], zs[PAD]; /* corner -1 at [0] */
+  int64_t evals = 0, t0 = iso->timed ? now_ns () : 0;
 
   for (int x = -1; x <= c[0] + 1; x++)
     xs[x + 1] = coord (iso, 0, g0[0] + x);
@@ -435,12 +490,7 @@ block_run (Iso *iso, int b, BlockOut *out, Scratch *s)
   for (int z = -1; z <= c[2] + 1; z++)
     zs[z + 1] = coord (iso, 2, g0[2] + z);
 
-  /* Corners: those of live sub-blocks (and, for gradient normals, their
-   * neighbours) are sampled, on one grid for the whole block or per run of
-   * live sub-blocks along x; the others only need their sign, which their
-   * skipped sub-block's centre gives (a corner of two skipped sub-blocks
-   * has the same sign in both).  Sampled values overwrite those. */
-  if (n_live == n_sub)
+  if (p->n_live == n_sub)
     {
       int a[3] = { -border, -border, -border };
       int e[3] = { c[0] + border, c[1] + border, c[2] + border };
@@ -450,7 +500,7 @@ block_run (Iso *iso, int b, BlockOut *out, Scratch *s)
   else
     {
       for (int q = 0; q < n_sub; q++)
-        if (sub_skip[q])
+        if (p->sub_skip[q])
           {
             int si = q % nsub[0], sj = (q / nsub[0]) % nsub[1], sk = q / (nsub[0] * nsub[1]);
             int a[3] = { si * SUB, sj * SUB, sk * SUB }, e[3];
@@ -462,7 +512,7 @@ block_run (Iso *iso, int b, BlockOut *out, Scratch *s)
                 {
                   float *row = s->val + (size_t) (z + 1) * sxy + (size_t) (y + 1) * sx + 1;
                   for (int x = a[0]; x <= e[0]; x++)
-                    row[x] = sub_val[q];
+                    row[x] = p->sub_val[q];
                 }
           }
       if (iso->grid)
@@ -473,9 +523,9 @@ block_run (Iso *iso, int b, BlockOut *out, Scratch *s)
                 int q = (sk * nsub[1] + sj) * nsub[0] + si, si1 = si;
                 int a[3], e[3];
 
-                if (sub_skip[q])
+                if (p->sub_skip[q])
                   continue;
-                while (si1 + 1 < nsub[0] && !sub_skip[q + si1 + 1 - si])
+                while (si1 + 1 < nsub[0] && !p->sub_skip[q + si1 + 1 - si])
                   si1++;
                 a[0] = si * SUB - border;
                 a[1] = sj * SUB - border;
@@ -487,19 +537,36 @@ block_run (Iso *iso, int b, BlockOut *out, Scratch *s)
                 si = si1;
               }
       else
-        sample_need (iso, s, xs, ys, zs, c, nsub, sub_skip, border, sx, sxy, &evals);
+        sample_need (iso, s, xs, ys, zs, c, nsub, p->sub_skip, border, sx, sxy, &evals);
     }
   atomic_fetch_add (&iso->evaluations, evals);
   if (iso->timed)
-    {
-      t1 = now_ns ();
-      atomic_fetch_add (&iso->ns_eval, t1 - t0);
-    }
-  if (rc < 0)
-    {
-      out->error = rc;
-      return;
-    }
+    atomic_fetch_add (&iso->ns_eval, now_ns () - t0);
+  return rc < 0 ? rc : 0;
+}
+
+/* Marches the live cells of block P into OUT from its corners in S->val. */
+static void
+block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
+{
+  const TgIsoOptions *o = iso->o;
+  const int *c = p->c, *nsub = p->nsub, *g0 = p->g0;
+  const bool *sub_skip = p->sub_skip;
+  size_t sx = (size_t) c[0] + 3, sxy = sx * (size_t) (c[1] + 3);
+  int nv = 0;
+  int64_t nt = 0;
+  float iso_l = (float) o->iso;
+  bool grad = o->normals == TG__ISO_NORMALS_GRADIENT && o->shading == TG__ISO_SMOOTH;
+  float xs[PAD], ys[PAD], zs[PAD]; /* corner -1 at [0] */
+  int64_t t1 = iso->timed ? now_ns () : 0;
+
+  for (int x = -1; x <= c[0] + 1; x++)
+    xs[x + 1] = coord (iso, 0, g0[0] + x);
+  for (int y = -1; y <= c[1] + 1; y++)
+    ys[y + 1] = coord (iso, 1, g0[1] + y);
+  for (int z = -1; z <= c[2] + 1; z++)
+    zs[z + 1] = coord (iso, 2, g0[2] + z);
+
   /* Inside flags of the whole padded array, 64 at a time (a fixed count
    * the vectoriser takes; values past the block's are never read). */
   {
@@ -520,6 +587,7 @@ block_run (Iso *iso, int b, BlockOut *out, Scratch *s)
   {
     size_t eoff[12], slice = (size_t) (c[0] + 1) * (size_t) (c[1] + 1);
     const size_t st[3] = { 1, sx, sxy };
+    const float *val = s->val;
     int eaxis[12];
     const float *cx = xs + 1, *cy = ys + 1, *cz = zs + 1; /* corner 0 at [0] */
 
@@ -622,23 +690,23 @@ block_run (Iso *iso, int b, BlockOut *out, Scratch *s)
 
                       if (v >= (uint32_t) nv || out->vslot[v] != key)
                         {
-                          size_t cb = ca + (ax == 0 ? 1 : ax == 1 ? sx : sxy);
-                          float v0 = s->val[ca], v1 = s->val[cb];
+                          size_t cb = ca + st[ax];
+                          float v0 = val[ca], v1 = val[cb];
                           float tt = (iso_l - v0) / (v1 - v0);
-                          float *p = out->pos + 3 * (size_t) nv;
+                          float *pp = out->pos + 3 * (size_t) nv;
                           int64_t gx = g0[0] + lx, gy = g0[1] + ly, gz = g0[2] + lz;
                           bool bnd;
 
-                          p[0] = cx[lx];
-                          p[1] = cy[ly];
-                          p[2] = cz[lz];
+                          pp[0] = cx[lx];
+                          pp[1] = cy[ly];
+                          pp[2] = cz[lz];
                           {
-                            float pa = p[ax];
+                            float pa = pp[ax];
                             float pb = ax == 0 ? cx[lx + 1] : ax == 1 ? cy[ly + 1] : cz[lz + 1];
-                            p[ax] = pa + tt * (pb - pa);
+                            pp[ax] = pa + tt * (pb - pa);
                           }
                           if (grad)
-                            grid_normal (s->val, st, ca, cb, tt, out->nrm + 3 * (size_t) nv);
+                            grid_normal (val, st, ca, cb, tt, out->nrm + 3 * (size_t) nv);
                           else
                             memset (out->nrm + 3 * (size_t) nv, 0, sizeof (float) * 3);
                           bnd = (ax != 0 && (lx == 0 || lx == c[0]))
@@ -665,37 +733,178 @@ block_run (Iso *iso, int b, BlockOut *out, Scratch *s)
     atomic_fetch_add (&iso->ns_mesh, now_ns () - t1);
 }
 
-/* Scratch is reused across blocks and waves through a free list, so its
- * 600 kB are allocated once per thread, not once per block. */
-static Scratch *
-scratch_take (Iso *iso)
-{
-  Scratch *s;
+/* --- sharing the corners of a wave --------------------------------------------- */
 
-  pthread_mutex_lock (&iso->lock);
-  s = iso->free_scratch;
-  if (s)
-    iso->free_scratch = s->next;
-  pthread_mutex_unlock (&iso->lock);
-  if (s == NULL)
+/* A wave of a field with a grid path is a layer of blocks (a row, when a
+ * layer's slab would pass SLAB_MAX points), whose corners are sampled
+ * once into one slab, each block its own part, so a corner on a block
+ * face (and the gradient border) is not sampled twice; each block then
+ * copies its window and marches it.  A wave whose blocks would sample
+ * fewer corners on their own (a sparse surface: the slab takes whole
+ * sub-blocks next to live ones) goes block by block as before. */
+#define SLAB_MAX ((size_t) 4 << 20)
+
+/* Block P's part of the slab along AXIS for its sub-block S: lattice
+ * points [*LO, *HI) of the block; the slab's first and last blocks also
+ * take its outer points (and the border, for gradient normals). */
+static void
+own_range (const Iso *iso, const BlockPlan *p, int axis, int s, int *lo, int *hi)
+{
+  bool first = p->g0[axis] - 1 == iso->slab_org[axis];
+  bool last = p->g0[axis] + p->c[axis] + 2 == iso->slab_org[axis] + iso->slab_n[axis];
+  int border = iso->o->normals == TG__ISO_NORMALS_GRADIENT && iso->o->shading == TG__ISO_SMOOTH;
+
+  *lo = s == 0 && first ? -border : s * SUB;
+  *hi = s == p->nsub[axis] - 1 ? (last ? p->c[axis] + 1 + border : p->c[axis]) : s * SUB + SUB;
+}
+
+/* The slab's sub-block of block P's sub-block S along AXIS. */
+static inline int
+slab_sub (const Iso *iso, const BlockPlan *p, int axis, int s)
+{
+  return (int) ((p->g0[axis] - (iso->slab_org[axis] + 1)) / SUB) + s;
+}
+
+/* Samples the sub-blocks SA .. SB (inclusive, per axis) of block P's part
+ * of the slab as one grid. */
+static int
+slab_grid (Iso *iso, const BlockPlan *p, Scratch *s, const int sa[3], const int sb[3],
+           int64_t *evals)
+{
+  size_t sx = (size_t) iso->slab_n[0], sxy = sx * (size_t) iso->slab_n[1];
+  int lo[3], hi[3], unused;
+  TgFieldGrid g;
+
+  for (int k = 0; k < 3; k++)
     {
-      s = malloc (sizeof *s);
-      if (s && scratch_init (s) < 0)
-        {
-          free (s);
-          s = NULL;
-        }
+      own_range (iso, p, k, sa[k], &lo[k], &unused);
+      own_range (iso, p, k, sb[k], &unused, &hi[k]);
+      lo[k] += (int) (p->g0[k] - iso->slab_org[k]);
+      hi[k] += (int) (p->g0[k] - iso->slab_org[k]);
     }
-  return s;
+  g = (TgFieldGrid) { iso->slab_xs[0] + lo[0], iso->slab_xs[1] + lo[1], iso->slab_xs[2] + lo[2],
+                      hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2] };
+  *evals += (int64_t) g.nx * g.ny * g.nz;
+  return tg_field_eval_grid (iso->f, &g,
+                             iso->slab + (size_t) lo[0] + (size_t) lo[1] * sx + (size_t) lo[2] * sxy,
+                             sx, sxy, &s->work);
+}
+
+/* Samples block P's part of the slab: the sub-blocks that are live, or
+ * next to a live one of any block of the wave; in one grid when that is
+ * all of them, else per run along x. */
+static int
+block_sample_slab (Iso *iso, const BlockPlan *p, Scratch *s)
+{
+  const int *nsub = p->nsub, *ns = iso->slab_ns;
+  int64_t evals = 0, t0 = iso->timed ? now_ns () : 0;
+  int rc = 0, n_need = 0;
+
+#define NEED(si, sj, sk)                                                                          \
+  iso->need[((size_t) slab_sub (iso, p, 2, sk) * (size_t) ns[1] + (size_t) slab_sub (iso, p, 1, sj)) \
+              * (size_t) ns[0] + (size_t) slab_sub (iso, p, 0, si)]
+  for (int sk = 0; sk < nsub[2]; sk++)
+    for (int sj = 0; sj < nsub[1]; sj++)
+      for (int si = 0; si < nsub[0]; si++)
+        n_need += NEED (si, sj, sk);
+  if (n_need == nsub[0] * nsub[1] * nsub[2])
+    {
+      int sa[3] = { 0, 0, 0 }, sb[3] = { nsub[0] - 1, nsub[1] - 1, nsub[2] - 1 };
+
+      rc = slab_grid (iso, p, s, sa, sb, &evals);
+    }
+  else if (n_need > 0)
+    for (int sk = 0; sk < nsub[2] && rc >= 0; sk++)
+      for (int sj = 0; sj < nsub[1] && rc >= 0; sj++)
+        for (int si = 0; si < nsub[0] && rc >= 0; si++)
+          if (NEED (si, sj, sk))
+            {
+              int sa[3] = { si, sj, sk }, sb[3] = { si, sj, sk };
+
+              while (sb[0] + 1 < nsub[0] && NEED (sb[0] + 1, sj, sk))
+                sb[0]++;
+              rc = slab_grid (iso, p, s, sa, sb, &evals);
+              si = sb[0];
+            }
+#undef NEED
+  atomic_fetch_add (&iso->evaluations, evals);
+  if (iso->timed)
+    atomic_fetch_add (&iso->ns_eval, now_ns () - t0);
+  return rc < 0 ? rc : 0;
+}
+
+/* The workers of the phases: skip tests, shared sampling, marching from
+ * the slab; and, for a wave without a slab, all three per block. */
+static void
+plans_run (void *user, int begin, int end)
+{
+  Iso *iso = user;
+  Scratch *s = scratch_take (iso);
+
+  for (int b = begin; b < end; b++)
+    {
+      iso->out[b].nv = 0;
+      iso->out[b].nt = 0;
+      iso->out[b].error = s ? 0 : TG_ENOMEM;
+      iso->plan[b].n_live = 0;
+      if (s)
+        block_plan (iso, iso->wave0 + b, &iso->plan[b], s);
+    }
+  if (s)
+    scratch_give (iso, s);
 }
 
 static void
-scratch_give (Iso *iso, Scratch *s)
+slab_sample_run (void *user, int begin, int end)
 {
-  pthread_mutex_lock (&iso->lock);
-  s->next = iso->free_scratch;
-  iso->free_scratch = s;
-  pthread_mutex_unlock (&iso->lock);
+  Iso *iso = user;
+  Scratch *s = scratch_take (iso);
+
+  for (int b = begin; b < end; b++)
+    if (iso->out[b].error == 0)
+      iso->out[b].error = s ? block_sample_slab (iso, &iso->plan[b], s) : TG_ENOMEM;
+  if (s)
+    scratch_give (iso, s);
+}
+
+static void
+slab_mesh_run (void *user, int begin, int end)
+{
+  Iso *iso = user;
+  Scratch *s = scratch_take (iso);
+  size_t sx = (size_t) iso->slab_n[0], sxy = sx * (size_t) iso->slab_n[1];
+
+  for (int b = begin; b < end; b++)
+    {
+      const BlockPlan *p = &iso->plan[b];
+
+      if (iso->out[b].error || p->n_live == 0)
+        continue;
+      if (s == NULL)
+        {
+          iso->out[b].error = TG_ENOMEM;
+          continue;
+        }
+      /* Its window, copied: marching reads the corners and their
+       * neighbours all over the block, which a slab row apart would
+       * spread over far more cache lines. */
+      {
+        const float *w = iso->slab + (size_t) (p->g0[0] - 1 - iso->slab_org[0])
+                         + (size_t) (p->g0[1] - 1 - iso->slab_org[1]) * sx
+                         + (size_t) (p->g0[2] - 1 - iso->slab_org[2]) * sxy;
+        size_t bx = (size_t) p->c[0] + 3, by = (size_t) p->c[1] + 3;
+        int64_t t0 = iso->timed ? now_ns () : 0;
+
+        for (size_t z = 0; z < (size_t) p->c[2] + 3; z++)
+          for (size_t y = 0; y < by; y++)
+            memcpy (s->val + z * bx * by + y * bx, w + z * sxy + y * sx, sizeof (float) * bx);
+        if (iso->timed)
+          atomic_fetch_add (&iso->ns_eval, now_ns () - t0);
+      }
+      block_mesh (iso, p, &iso->out[b], s);
+    }
+  if (s)
+    scratch_give (iso, s);
 }
 
 static void
@@ -706,14 +915,20 @@ blocks_run (void *user, int begin, int end)
 
   for (int b = begin; b < end; b++)
     {
+      BlockOut *out = &iso->out[b];
+      BlockPlan p;
+
+      out->nv = 0;
+      out->nt = 0;
+      out->error = s ? 0 : TG_ENOMEM;
       if (s == NULL)
-        {
-          iso->out[b].nv = 0;
-          iso->out[b].nt = 0;
-          iso->out[b].error = TG_ENOMEM;
-          continue;
-        }
-      block_run (iso, iso->wave0 + b, &iso->out[b], s);
+        continue;
+      block_plan (iso, iso->wave0 + b, &p, s);
+      if (p.n_live == 0)
+        continue;
+      out->error = block_sample (iso, &p, s);
+      if (out->error == 0)
+        block_mesh (iso, &p, out, s);
     }
   if (s)
     scratch_give (iso, s);
@@ -1115,6 +1330,164 @@ mesh_clear (Mesh *m)
   memset (m, 0, sizeof *m);
 }
 
+/* The samples block P takes on its own (block_sample's grids). */
+static int64_t
+own_cost (const Iso *iso, const BlockPlan *p)
+{
+  const int *c = p->c, *nsub = p->nsub;
+  int border = iso->o->normals == TG__ISO_NORMALS_GRADIENT && iso->o->shading == TG__ISO_SMOOTH;
+  int64_t n = 0;
+
+  if (p->n_live == nsub[0] * nsub[1] * nsub[2])
+    return (int64_t) (c[0] + 1 + 2 * border) * (c[1] + 1 + 2 * border) * (c[2] + 1 + 2 * border);
+  for (int sk = 0; sk < nsub[2]; sk++)
+    for (int sj = 0; sj < nsub[1]; sj++)
+      for (int si = 0; si < nsub[0]; si++)
+        {
+          int q = (sk * nsub[1] + sj) * nsub[0] + si, si1 = si;
+          int e0, e1, e2;
+
+          if (p->sub_skip[q])
+            continue;
+          while (si1 + 1 < nsub[0] && !p->sub_skip[q + si1 + 1 - si])
+            si1++;
+          e0 = ((si1 + 1) * SUB < c[0] ? (si1 + 1) * SUB : c[0]) - si * SUB;
+          e1 = ((sj + 1) * SUB < c[1] ? (sj + 1) * SUB : c[1]) - sj * SUB;
+          e2 = ((sk + 1) * SUB < c[2] ? (sk + 1) * SUB : c[2]) - sk * SUB;
+          n += (int64_t) (e0 + 1 + 2 * border) * (e1 + 1 + 2 * border) * (e2 + 1 + 2 * border);
+          si = si1;
+        }
+  return n;
+}
+
+/* The samples block P's part of the slab takes. */
+static int64_t
+slab_cost (const Iso *iso, const BlockPlan *p)
+{
+  const int *nsub = p->nsub, *ns = iso->slab_ns;
+  int64_t n = 0;
+
+  for (int q = 0; q < nsub[0] * nsub[1] * nsub[2]; q++)
+    {
+      int s[3] = { q % nsub[0], (q / nsub[0]) % nsub[1], q / (nsub[0] * nsub[1]) };
+      int64_t v = 1;
+
+      if (!iso->need[((size_t) slab_sub (iso, p, 2, s[2]) * (size_t) ns[1]
+                      + (size_t) slab_sub (iso, p, 1, s[1])) * (size_t) ns[0]
+                     + (size_t) slab_sub (iso, p, 0, s[0])])
+        continue;
+      for (int k = 0; k < 3; k++)
+        {
+          int lo, hi;
+
+          own_range (iso, p, k, s[k], &lo, &hi);
+          v *= hi - lo;
+        }
+      n += v;
+    }
+  return n;
+}
+
+static void
+blocks_own_run (void *user, int begin, int end)
+{
+  Iso *iso = user;
+  Scratch *s = scratch_take (iso);
+
+  for (int b = begin; b < end; b++)
+    {
+      const BlockPlan *p = &iso->plan[b];
+      BlockOut *out = &iso->out[b];
+
+      if (out->error || p->n_live == 0)
+        continue;
+      if (s == NULL)
+        {
+          out->error = TG_ENOMEM;
+          continue;
+        }
+      out->error = block_sample (iso, p, s);
+      if (out->error == 0)
+        block_mesh (iso, p, out, s);
+    }
+  if (s)
+    scratch_give (iso, s);
+}
+
+/* One wave of blocks W0 .. W0 + N (a layer or a row) through the slab:
+ * the skip tests, the live sub-blocks and their neighbours marked, the
+ * slab sampled, each block marched from its window.  0 or what PAR
+ * returned. */
+static int
+wave_shared (Iso *iso, int n, TgIsoParallel par, void *par_ctx)
+{
+  int b0 = iso->wave0;
+  int bj = (b0 / iso->nb[0]) % iso->nb[1], bk = b0 / (iso->nb[0] * iso->nb[1]);
+  bool layer = n > iso->nb[0] || iso->nb[1] == 1;
+  int c1 = iso->n[1] - bj * BLOCK < BLOCK ? iso->n[1] - bj * BLOCK : BLOCK;
+  int c2 = iso->n[2] - bk * BLOCK < BLOCK ? iso->n[2] - bk * BLOCK : BLOCK;
+  const int *ns = iso->slab_ns;
+  int rc;
+
+  iso->slab_org[0] = -1;
+  iso->slab_org[1] = layer ? -1 : bj * BLOCK - 1;
+  iso->slab_org[2] = bk * BLOCK - 1;
+  iso->slab_n[0] = iso->n[0] + 3;
+  iso->slab_n[1] = layer ? iso->n[1] + 3 : c1 + 3;
+  iso->slab_n[2] = c2 + 3;
+  iso->slab_ns[0] = (iso->n[0] + SUB - 1) / SUB;
+  iso->slab_ns[1] = ((layer ? iso->n[1] : c1) + SUB - 1) / SUB;
+  iso->slab_ns[2] = (c2 + SUB - 1) / SUB;
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < iso->slab_n[k]; i++)
+      iso->slab_xs[k][i] = coord (iso, k, iso->slab_org[k] + i);
+
+  if ((rc = par (par_ctx, n, 1, plans_run, iso)) < 0)
+    return rc;
+  memset (iso->need, 0, (size_t) ns[0] * (size_t) ns[1] * (size_t) ns[2]);
+  for (int b = 0; b < n; b++)
+    {
+      const BlockPlan *p = &iso->plan[b];
+      int n_sub = p->nsub[0] * p->nsub[1] * p->nsub[2];
+
+      for (int q = 0; q < n_sub && p->n_live > 0 && iso->out[b].error == 0; q++)
+        if (!p->sub_skip[q])
+          {
+            int g[3] = { slab_sub (iso, p, 0, q % p->nsub[0]),
+                         slab_sub (iso, p, 1, (q / p->nsub[0]) % p->nsub[1]),
+                         slab_sub (iso, p, 2, q / (p->nsub[0] * p->nsub[1])) };
+
+            for (int dz = -1; dz <= 1; dz++)
+              for (int dy = -1; dy <= 1; dy++)
+                for (int dx = -1; dx <= 1; dx++)
+                  {
+                    int x = g[0] + dx, y = g[1] + dy, z = g[2] + dz;
+
+                    if (x >= 0 && x < ns[0] && y >= 0 && y < ns[1] && z >= 0 && z < ns[2])
+                      iso->need[((size_t) z * (size_t) ns[1] + (size_t) y) * (size_t) ns[0]
+                                + (size_t) x] = 1;
+                  }
+          }
+    }
+  /* A sparse surface: its blocks sample fewer corners on their own (the
+   * slab samples whole sub-blocks next to live ones). */
+  {
+    int64_t own = 0, shared = 0;
+
+    for (int b = 0; b < n; b++)
+      if (iso->out[b].error == 0)
+        {
+          own += iso->plan[b].n_live ? own_cost (iso, &iso->plan[b]) : 0;
+          shared += slab_cost (iso, &iso->plan[b]);
+        }
+    if (own < shared)
+      return par (par_ctx, n, 1, blocks_own_run, iso);
+  }
+  if ((rc = par (par_ctx, n, 1, slab_sample_run, iso)) < 0)
+    return rc;
+  return par (par_ctx, n, 1, slab_mesh_run, iso);
+}
+
 /* Level LEVEL of the surface (cells of 2^LEVEL cell_m) into M, welded,
  * with its normals; with LAT, each triangle tagged with its chunk.  STATS
  * (may be NULL) gets this level's figures added. */
@@ -1126,7 +1499,7 @@ mesh_level (const TgField *f, const TgIsoOptions *o, int level, const TgIsoLatti
   Mesh m = { 0 };
   BlockOut *wave = NULL;
   int64_t n_blocks, t_stitch = 0;
-  int rc = 0;
+  int rc = 0, wave_len = 0;
 
   memset (&iso, 0, sizeof iso);
   iso.f = f;
@@ -1159,17 +1532,52 @@ mesh_level (const TgField *f, const TgIsoOptions *o, int level, const TgIsoLatti
   if (par == NULL)
     par = serial;
 
-  wave = calloc (WAVE, sizeof *wave);
-  if (wave == NULL)
-    return tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
+  /* A field with a grid path that costs more than reading shares the
+   * corners of a wave (a layer of blocks, or a row) in a slab, when the
+   * slab stays small. */
+  if (iso.grid && !f->grid_cheap && !o->no_share)
+    {
+      size_t layer = (size_t) (iso.n[0] + 3) * (size_t) (iso.n[1] + 3) * PAD;
+      size_t row = (size_t) (iso.n[0] + 3) * PAD * PAD;
+
+      if (layer <= SLAB_MAX)
+        wave_len = iso.nb[0] * iso.nb[1];
+      else if (row <= SLAB_MAX)
+        wave_len = iso.nb[0];
+      if (wave_len > 0)
+        {
+          size_t npts = (wave_len == iso.nb[0] * iso.nb[1] ? layer : row) + 64;
+          size_t nsub = (size_t) ((iso.n[0] + SUB - 1) / SUB)
+                        * (size_t) (wave_len == iso.nb[0] * iso.nb[1]
+                                      ? (iso.n[1] + SUB - 1) / SUB : NSUB)
+                        * NSUB;
+
+          iso.slab = calloc (npts, sizeof (float));
+          iso.need = malloc (nsub);
+          iso.plan = malloc (sizeof (BlockPlan) * (size_t) wave_len);
+          for (int k = 0; k < 3; k++)
+            iso.slab_xs[k] = malloc (sizeof (float) * (size_t) (iso.n[k] + 3));
+          if (!iso.slab || !iso.need || !iso.plan || !iso.slab_xs[0] || !iso.slab_xs[1]
+              || !iso.slab_xs[2])
+            rc = tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
+        }
+    }
+  if (wave_len == 0)
+    wave_len = WAVE;
+  wave = calloc ((size_t) wave_len, sizeof *wave);
+  if (wave == NULL && rc == 0)
+    rc = tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
   pthread_mutex_init (&iso.lock, NULL);
   iso.out = wave;
-  for (int64_t w0 = 0; w0 < n_blocks && rc == 0; w0 += WAVE)
+  for (int64_t w0 = 0; w0 < n_blocks && rc == 0; w0 += wave_len)
     {
-      int n = n_blocks - w0 < WAVE ? (int) (n_blocks - w0) : WAVE;
+      int n = n_blocks - w0 < wave_len ? (int) (n_blocks - w0) : wave_len;
 
       iso.wave0 = (int) w0;
-      rc = par (par_ctx, n, 1, blocks_run, &iso);
+      if (iso.slab)
+        rc = wave_shared (&iso, n, par, par_ctx);
+      else
+        rc = par (par_ctx, n, 1, blocks_run, &iso);
       if (rc < 0)
         tg_error_set (err, rc, NULL, "%s", tg_strerror (rc));
       if (stats)
@@ -1187,9 +1595,14 @@ mesh_level (const TgField *f, const TgIsoOptions *o, int level, const TgIsoLatti
       if (stats)
         t_stitch += now_ns ();
     }
-  for (int b = 0; b < WAVE; b++)
+  for (int b = 0; wave && b < wave_len; b++)
     block_out_clear (&wave[b]);
   free (wave);
+  free (iso.slab);
+  free (iso.need);
+  free (iso.plan);
+  for (int k = 0; k < 3; k++)
+    free (iso.slab_xs[k]);
   while (iso.free_scratch)
     {
       Scratch *s = iso.free_scratch;

@@ -4,7 +4,7 @@
  * theorem, within 1%); box minus sphere; random volumes that exercise all
  * 256 cases and every ambiguous face; blocks that join with no duplicate
  * vertex; empty-block skipping that samples far less yet gives the same
- * bytes; the same bytes on 1 and N threads; flat shading and face
+ * bytes; corners shared between blocks, each sampled once, same bytes; the same bytes on 1 and N threads; flat shading and face
  * normals; and errors that name the parameter. */
 #include <math.h>
 #include <stdatomic.h>
@@ -407,6 +407,170 @@ test_skipping_samples_less_same_bytes (void)
     }
   tg_mesh_free (a);
   tg_mesh_free (b);
+}
+
+/* --- corners shared between blocks --------------------------------------------------------- */
+
+/* A field with a grid path is sampled a wave at a time into a slab, each
+ * corner once: the bytes are those of blocks sampling their own corners,
+ * with skipping or without, gradient or face normals, flat shading,
+ * chunks and levels, a wave a layer of blocks or a row (a layer too wide
+ * for the slab); and on 1 and 3 threads. */
+static void
+volume_eval (const TgField *f, int n, const float *x, const float *y, const float *z, float *out)
+{
+  tg__volume_eval (f->data, n, x, y, z, out);
+}
+
+static int
+volume_grid (const TgField *f, const TgFieldGrid *g, float *out, size_t sy, size_t sz,
+             TgFieldScratch *scratch)
+{
+  (void) scratch;
+  return tg__volume_grid (f->data, g, out, sy, sz);
+}
+
+static void
+test_shared_corners_same_bytes (void)
+{
+  static const struct
+  {
+    double lo[3], hi[3], cell, iso;
+    int normals, shading, chunk_cells, lods;
+    bool no_skip;
+    long long evals; /* with no_skip: each corner and its border once */
+  } cases[] = {
+    { { 0, 0, 0 }, { 70, 50, 30 }, 1.0, 0.0, 0, 0, 0, 1, true, 73LL * 53 * 33 },
+    { { -40, -40, -40 }, { 40, 40, 40 }, 1.0, 0.0, 0, 0, 0, 1, true, 83LL * 83 * (35 + 35 + 19) },
+    { { -10, -10, -10 }, { 10, 10, 10 }, 0.25, 3.5, 0, 0, 0, 1, false, 0 },
+    { { -10, -10, -10 }, { 10, 10, 10 }, 0.25, -3.0, TG__ISO_NORMALS_FACES, 0, 0, 1, false, 0 },
+    { { -30, -31, -29 }, { 37, 33, 35 }, 0.5, 1.0, 0, TG__ISO_FLAT, 0, 1, false, 0 },
+    { { -30, -31, -29 }, { 37, 33, 35 }, 0.5, 1.0, 0, 0, 32, 2, false, 0 },
+    /* 353^2 x 35 points pass the slab's 4 Mi: a wave is a row. */
+    { { 0, 0, 0 }, { 350, 10, 350 }, 1.0, 0.0, 0, 0, 0, 1, true, 353LL * 13 * (10 * 35 + 33) },
+    { { 0, 0, 0 }, { 87.5, 2.5, 87.5 }, 0.25, 3.5, 0, 0, 0, 1, false, 0 },
+  };
+  TgGraph *g = small_world ();
+  int n = add_node (g, "n", "field.noise"), iso = add_node (g, "iso", "mesh.isosurface");
+  TgEngine *e = new_engine (1);
+  TgRegion r = world_region (g);
+  TgValue *v, *v1, *v3;
+
+  SET (g, n, "amplitude_m", "10");
+  SET (g, n, "scale_m", "16");
+  SET (g, n, "octaves", "3");
+  v = pull (e, g, "n", &r);
+  tg_engine_free (e);
+  if (v == NULL)
+    {
+      tg_graph_free (g);
+      return;
+    }
+  TG_CHECK (tg_value_field (v)->eval_grid != NULL);
+  for (int i = 0; i < TG_N_ELEMENTS (cases); i++)
+    {
+      TgIsoOptions o = { .cell = cases[i].cell, .iso = cases[i].iso,
+                         .normals = cases[i].normals, .shading = cases[i].shading,
+                         .chunk_cells = cases[i].chunk_cells, .lods = cases[i].lods,
+                         .no_skip = cases[i].no_skip };
+      TgMesh *a = NULL, *b = NULL;
+      TgIsoStats sa, sb;
+      TgError err = { 0 };
+
+      memcpy (o.min, cases[i].lo, sizeof o.min);
+      memcpy (o.max, cases[i].hi, sizeof o.max);
+      TG_CHECK (tg__isosurface (tg_value_field (v), &o, NULL, NULL, &a, &sa, &err) == 0);
+      o.no_share = true;
+      TG_CHECK (tg__isosurface (tg_value_field (v), &o, NULL, NULL, &b, &sb, &err) == 0);
+      if (a && b)
+        {
+          TgHash ha = mesh_hash (a), hb = mesh_hash (b);
+          int64_t idx = 0;
+
+          for (int k = 0; k < a->n_chunks; k++)
+            idx += a->chunks[k].n_indices;
+          TG_CHECK_MSG (idx > 1000, "case %d: %lld indices", i, (long long) idx);
+          TG_CHECK_MSG (ha.a == hb.a && ha.b == hb.b, "case %d: shared corners change the mesh",
+                        i);
+          TG_CHECK_MSG (sa.evaluations < sb.evaluations, "case %d: %lld samples shared, %lld not",
+                        i, (long long) sa.evaluations, (long long) sb.evaluations);
+          if (cases[i].evals)
+            TG_CHECK_INT_EQ (sa.evaluations, cases[i].evals);
+        }
+      tg_mesh_free (a);
+      tg_mesh_free (b);
+    }
+  tg_value_unref (v);
+
+  /* A sampled ball as a dense volume (field.slices' grid path): most
+   * blocks and sub-blocks skip, on the voxels and between them. */
+  {
+    enum { NV = 100 };
+    float *vox = malloc (sizeof (float) * NV * NV * NV);
+    TgVolume vol = { .v = vox, .st = { 1, NV, NV * NV }, .n = { NV, NV, NV },
+                     .inv = { 1, 1, 1 } };
+    TgField f = { .eval = volume_eval, .eval_grid = volume_grid, .data = &vol };
+
+    for (int k = 0; k < NV; k++)
+      for (int j = 0; j < NV; j++)
+        for (int i = 0; i < NV; i++)
+          vox[(k * NV + j) * NV + i] = -(float) (sqrt ((i - 51.3) * (i - 51.3) + (j - 48.8) * (j - 48.8)
+                                                       + (k - 50.1) * (k - 50.1)) - 30.0);
+    f.lipschitz = (float) (tg__volume_scan (&vol, false) * 1.001 + 1e-6);
+    for (int pass = 0; pass < 2; pass++)
+      {
+        TgIsoOptions o = { .min = { 0, 0, 0 }, .max = { 99, 99, 99 }, .cell = pass ? 0.7 : 1.0 };
+        TgMesh *a = NULL, *b = NULL;
+        TgIsoStats sa, sb;
+        TgError err = { 0 };
+
+        TG_CHECK (tg__isosurface (&f, &o, NULL, NULL, &a, &sa, &err) == 0);
+        o.no_share = true;
+        TG_CHECK (tg__isosurface (&f, &o, NULL, NULL, &b, &sb, &err) == 0);
+        if (a && b)
+          {
+            TgHash ha = mesh_hash (a), hb = mesh_hash (b);
+            Topo t = topo (&a->chunks[0]);
+
+            TG_CHECK_MSG (ha.a == hb.a && ha.b == hb.b, "volume pass %d: shared corners change "
+                          "the mesh", pass);
+            TG_CHECK_INT_EQ (t.bad_edges, 0);
+            TG_CHECK_INT_EQ (t.v - t.e + t.f, 2);
+            TG_CHECK_MSG (sa.blocks_skipped > 0 && sa.subblocks_skipped > sa.blocks * 16,
+                          "volume pass %d: %lld blocks, %lld skipped, %lld sub-blocks", pass,
+                          (long long) sa.blocks, (long long) sa.blocks_skipped,
+                          (long long) sa.subblocks_skipped);
+            /* A wave samples the slab only when that takes fewer samples. */
+            TG_CHECK_MSG (sa.evaluations <= sb.evaluations, "volume pass %d: %lld samples "
+                          "shared, %lld not", pass, (long long) sa.evaluations,
+                          (long long) sb.evaluations);
+            printf ("volume pass %d: %lld samples shared, %lld not\n", pass,
+                    (long long) sa.evaluations, (long long) sb.evaluations);
+          }
+        tg_mesh_free (a);
+        tg_mesh_free (b);
+      }
+    free (vox);
+  }
+
+  add_link (g, "n", "field", "iso", "field");
+  SET (g, iso, "min_m", "-70,-40,-50");
+  SET (g, iso, "max_m", "60,45,55");
+  SET (g, iso, "cell_m", "0.75");
+  SET (g, iso, "iso", "2.5");
+  v1 = pull_mesh (g, 1);
+  v3 = pull_mesh (g, 3);
+  if (v1 && v3)
+    {
+      TgHash h1 = mesh_hash (tg_value_mesh (v1)), h3 = mesh_hash (tg_value_mesh (v3));
+
+      TG_CHECK_MSG (h1.a == h3.a && h1.b == h3.b, "1 and 3 threads differ");
+    }
+  if (v1)
+    tg_value_unref (v1);
+  if (v3)
+    tg_value_unref (v3);
+  tg_graph_free (g);
 }
 
 /* --- gradient normals across block borders -------------------------------------------------- */
@@ -1131,6 +1295,7 @@ main (void)
   TG_RUN (test_random_volumes_watertight);
   TG_RUN (test_skipping_samples_less_same_bytes);
   TG_RUN (test_threads_same_bytes);
+  TG_RUN (test_shared_corners_same_bytes);
   TG_RUN (test_normals_independent_of_blocks);
   TG_RUN (test_flat_and_face_normals);
   TG_RUN (test_bad_parameters_named);

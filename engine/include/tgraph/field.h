@@ -65,6 +65,10 @@ struct TgField
   /* Optional (NULL: none): set when a grid costs much less than its
    * points one by one, as a lattice noise's shared lattice work. */
   TgFieldGridFn eval_grid;
+  /* Set with eval_grid when a grid costs about what reading its values
+   * does (a dense volume): a mesher then gains nothing by sharing
+   * samples between its blocks, which would only add a copy. */
+  bool grid_cheap;
   void (*free_data) (void *data);
   void *data;
   float lipschitz;
