@@ -86,6 +86,11 @@ typedef struct
   int64_t slab_org[3];
   float *slab_xs[3];
   uint8_t *need;
+  /* Layers: the previous layer's slab (its top corners, shared with this
+   * one's bottom) was sampled; CARRIED marks the slab's sub-block columns
+   * whose bottom corners were copied from it. */
+  bool prev_slab;
+  uint8_t *carried;
   atomic_llong evaluations, skipped, sub_skipped;
   bool timed;      /* the caller wants the phases' times */
   atomic_llong ns_eval, ns_mesh;
@@ -744,20 +749,6 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
  * sub-blocks next to live ones) goes block by block as before. */
 #define SLAB_MAX ((size_t) 4 << 20)
 
-/* Block P's part of the slab along AXIS for its sub-block S: lattice
- * points [*LO, *HI) of the block; the slab's first and last blocks also
- * take its outer points (and the border, for gradient normals). */
-static void
-own_range (const Iso *iso, const BlockPlan *p, int axis, int s, int *lo, int *hi)
-{
-  bool first = p->g0[axis] - 1 == iso->slab_org[axis];
-  bool last = p->g0[axis] + p->c[axis] + 2 == iso->slab_org[axis] + iso->slab_n[axis];
-  int border = iso->o->normals == TG__ISO_NORMALS_GRADIENT && iso->o->shading == TG__ISO_SMOOTH;
-
-  *lo = s == 0 && first ? -border : s * SUB;
-  *hi = s == p->nsub[axis] - 1 ? (last ? p->c[axis] + 1 + border : p->c[axis]) : s * SUB + SUB;
-}
-
 /* The slab's sub-block of block P's sub-block S along AXIS. */
 static inline int
 slab_sub (const Iso *iso, const BlockPlan *p, int axis, int s)
@@ -765,11 +756,39 @@ slab_sub (const Iso *iso, const BlockPlan *p, int axis, int s)
   return (int) ((p->g0[axis] - (iso->slab_org[axis] + 1)) / SUB) + s;
 }
 
+/* Block P's part of the slab along AXIS for its sub-block S: lattice
+ * points [*LO, *HI) of the block; the slab's first and last blocks also
+ * take its outer points (and the border, for gradient normals); along z,
+ * a column CARRIED from the layer below starts above what it holds. */
+static void
+own_range (const Iso *iso, const BlockPlan *p, int axis, int s, bool carried, int *lo, int *hi)
+{
+  bool first = p->g0[axis] - 1 == iso->slab_org[axis];
+  bool last = p->g0[axis] + p->c[axis] + 2 == iso->slab_org[axis] + iso->slab_n[axis];
+  int border = iso->o->normals == TG__ISO_NORMALS_GRADIENT && iso->o->shading == TG__ISO_SMOOTH;
+
+  *lo = s == 0 && first ? -border : s * SUB;
+  *hi = s == p->nsub[axis] - 1 ? (last ? p->c[axis] + 1 + border : p->c[axis]) : s * SUB + SUB;
+  if (axis == 2 && s == 0 && carried)
+    *lo = border + 1; /* the layer below sampled up to here */
+}
+
+/* Whether the bottom corners of block P's sub-block column (SI, SJ) were
+ * carried over from the layer below. */
+static inline bool
+carried_at (const Iso *iso, const BlockPlan *p, int si, int sj)
+{
+  return iso->prev_slab
+         && iso->carried[(size_t) slab_sub (iso, p, 1, sj) * (size_t) iso->slab_ns[0]
+                         + (size_t) slab_sub (iso, p, 0, si)];
+}
+
+
 /* Samples the sub-blocks SA .. SB (inclusive, per axis) of block P's part
- * of the slab as one grid. */
+ * of the slab as one grid, whose columns are all CARRIED or none. */
 static int
 slab_grid (Iso *iso, const BlockPlan *p, Scratch *s, const int sa[3], const int sb[3],
-           int64_t *evals)
+           bool carried, int64_t *evals)
 {
   size_t sx = (size_t) iso->slab_n[0], sxy = sx * (size_t) iso->slab_n[1];
   int lo[3], hi[3], unused;
@@ -777,8 +796,8 @@ slab_grid (Iso *iso, const BlockPlan *p, Scratch *s, const int sa[3], const int 
 
   for (int k = 0; k < 3; k++)
     {
-      own_range (iso, p, k, sa[k], &lo[k], &unused);
-      own_range (iso, p, k, sb[k], &unused, &hi[k]);
+      own_range (iso, p, k, sa[k], carried, &lo[k], &unused);
+      own_range (iso, p, k, sb[k], carried, &unused, &hi[k]);
       lo[k] += (int) (p->g0[k] - iso->slab_org[k]);
       hi[k] += (int) (p->g0[k] - iso->slab_org[k]);
     }
@@ -798,7 +817,7 @@ block_sample_slab (Iso *iso, const BlockPlan *p, Scratch *s)
 {
   const int *nsub = p->nsub, *ns = iso->slab_ns;
   int64_t evals = 0, t0 = iso->timed ? now_ns () : 0;
-  int rc = 0, n_need = 0;
+  int rc = 0, n_need = 0, n_carried = 0;
 
 #define NEED(si, sj, sk)                                                                          \
   iso->need[((size_t) slab_sub (iso, p, 2, sk) * (size_t) ns[1] + (size_t) slab_sub (iso, p, 1, sj)) \
@@ -807,11 +826,15 @@ block_sample_slab (Iso *iso, const BlockPlan *p, Scratch *s)
     for (int sj = 0; sj < nsub[1]; sj++)
       for (int si = 0; si < nsub[0]; si++)
         n_need += NEED (si, sj, sk);
-  if (n_need == nsub[0] * nsub[1] * nsub[2])
+  for (int sj = 0; sj < nsub[1]; sj++)
+    for (int si = 0; si < nsub[0]; si++)
+      n_carried += carried_at (iso, p, si, sj);
+  if (n_need == nsub[0] * nsub[1] * nsub[2]
+      && (n_carried == 0 || n_carried == nsub[0] * nsub[1]))
     {
       int sa[3] = { 0, 0, 0 }, sb[3] = { nsub[0] - 1, nsub[1] - 1, nsub[2] - 1 };
 
-      rc = slab_grid (iso, p, s, sa, sb, &evals);
+      rc = slab_grid (iso, p, s, sa, sb, n_carried > 0, &evals);
     }
   else if (n_need > 0)
     for (int sk = 0; sk < nsub[2] && rc >= 0; sk++)
@@ -820,10 +843,12 @@ block_sample_slab (Iso *iso, const BlockPlan *p, Scratch *s)
           if (NEED (si, sj, sk))
             {
               int sa[3] = { si, sj, sk }, sb[3] = { si, sj, sk };
+              bool carried = sk == 0 && carried_at (iso, p, si, sj);
 
-              while (sb[0] + 1 < nsub[0] && NEED (sb[0] + 1, sj, sk))
+              while (sb[0] + 1 < nsub[0] && NEED (sb[0] + 1, sj, sk)
+                     && (sk > 0 || carried_at (iso, p, sb[0] + 1, sj) == carried))
                 sb[0]++;
-              rc = slab_grid (iso, p, s, sa, sb, &evals);
+              rc = slab_grid (iso, p, s, sa, sb, carried, &evals);
               si = sb[0];
             }
 #undef NEED
@@ -1380,7 +1405,7 @@ slab_cost (const Iso *iso, const BlockPlan *p)
         {
           int lo, hi;
 
-          own_range (iso, p, k, s[k], &lo, &hi);
+          own_range (iso, p, k, s[k], carried_at (iso, p, s[0], s[1]), &lo, &hi);
           v *= hi - lo;
         }
       n += v;
@@ -1442,6 +1467,25 @@ wave_shared (Iso *iso, int n, TgIsoParallel par, void *par_ctx)
     for (int i = 0; i < iso->slab_n[k]; i++)
       iso->slab_xs[k][i] = coord (iso, k, iso->slab_org[k] + i);
 
+  /* A layer above a sampled one takes its shared corners: the columns its
+   * top sub-blocks sampled, lattice z bk BLOCK - border .. + border, from
+   * the slab's top planes to its bottom ones. */
+  iso->prev_slab = iso->prev_slab && layer && bk > 0;
+  if (iso->prev_slab)
+    {
+      int border = iso->o->normals == TG__ISO_NORMALS_GRADIENT
+                   && iso->o->shading == TG__ISO_SMOOTH;
+      size_t plane = (size_t) iso->slab_n[0] * (size_t) iso->slab_n[1];
+
+      /* The layer below was whole (BLOCK cells): its top sub-blocks are
+       * NSUB - 1, its planes BLOCK + 1 - border .. up. */
+      memcpy (iso->carried, iso->need + (size_t) (NSUB - 1) * (size_t) ns[0] * (size_t) ns[1],
+              (size_t) ns[0] * (size_t) ns[1]);
+      for (int t = 0; t <= 2 * border; t++)
+        memcpy (iso->slab + (size_t) (1 - border + t) * plane,
+                iso->slab + (size_t) (BLOCK + 1 - border + t) * plane, sizeof (float) * plane);
+    }
+
   if ((rc = par (par_ctx, n, 1, plans_run, iso)) < 0)
     return rc;
   memset (iso->need, 0, (size_t) ns[0] * (size_t) ns[1] * (size_t) ns[2]);
@@ -1481,10 +1525,14 @@ wave_shared (Iso *iso, int n, TgIsoParallel par, void *par_ctx)
           shared += slab_cost (iso, &iso->plan[b]);
         }
     if (own < shared)
-      return par (par_ctx, n, 1, blocks_own_run, iso);
+      {
+        iso->prev_slab = false;
+        return par (par_ctx, n, 1, blocks_own_run, iso);
+      }
   }
   if ((rc = par (par_ctx, n, 1, slab_sample_run, iso)) < 0)
     return rc;
+  iso->prev_slab = true;
   return par (par_ctx, n, 1, slab_mesh_run, iso);
 }
 
@@ -1555,10 +1603,11 @@ mesh_level (const TgField *f, const TgIsoOptions *o, int level, const TgIsoLatti
           iso.slab = calloc (npts, sizeof (float));
           iso.need = malloc (nsub);
           iso.plan = malloc (sizeof (BlockPlan) * (size_t) wave_len);
+          iso.carried = calloc (nsub / NSUB, 1);
           for (int k = 0; k < 3; k++)
             iso.slab_xs[k] = malloc (sizeof (float) * (size_t) (iso.n[k] + 3));
-          if (!iso.slab || !iso.need || !iso.plan || !iso.slab_xs[0] || !iso.slab_xs[1]
-              || !iso.slab_xs[2])
+          if (!iso.slab || !iso.need || !iso.plan || !iso.carried || !iso.slab_xs[0]
+              || !iso.slab_xs[1] || !iso.slab_xs[2])
             rc = tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
         }
     }
@@ -1601,6 +1650,7 @@ mesh_level (const TgField *f, const TgIsoOptions *o, int level, const TgIsoLatti
   free (iso.slab);
   free (iso.need);
   free (iso.plan);
+  free (iso.carried);
   for (int k = 0; k < 3; k++)
     free (iso.slab_xs[k]);
   while (iso.free_scratch)

@@ -441,14 +441,17 @@ test_shared_corners_same_bytes (void)
     long long evals; /* with no_skip: each corner and its border once */
   } cases[] = {
     { { 0, 0, 0 }, { 70, 50, 30 }, 1.0, 0.0, 0, 0, 0, 1, true, 73LL * 53 * 33 },
-    { { -40, -40, -40 }, { 40, 40, 40 }, 1.0, 0.0, 0, 0, 0, 1, true, 83LL * 83 * (35 + 35 + 19) },
+    { { -40, -40, -40 }, { 40, 40, 40 }, 1.0, 0.0, 0, 0, 0, 1, true, 83LL * 83 * 83 },
     { { -10, -10, -10 }, { 10, 10, 10 }, 0.25, 3.5, 0, 0, 0, 1, false, 0 },
     { { -10, -10, -10 }, { 10, 10, 10 }, 0.25, -3.0, TG__ISO_NORMALS_FACES, 0, 0, 1, false, 0 },
     { { -30, -31, -29 }, { 37, 33, 35 }, 0.5, 1.0, 0, TG__ISO_FLAT, 0, 1, false, 0 },
     { { -30, -31, -29 }, { 37, 33, 35 }, 0.5, 1.0, 0, 0, 32, 2, false, 0 },
     /* 353^2 x 35 points pass the slab's 4 Mi: a wave is a row. */
-    { { 0, 0, 0 }, { 350, 10, 350 }, 1.0, 0.0, 0, 0, 0, 1, true, 353LL * 13 * (10 * 35 + 33) },
-    { { 0, 0, 0 }, { 87.5, 2.5, 87.5 }, 0.25, 3.5, 0, 0, 0, 1, false, 0 },
+    { { 0, 0, 0 }, { 350, 350, 10 }, 1.0, 0.0, 0, 0, 0, 1, true, 353LL * (10 * 35 + 33) * 13 },
+    { { 0, 0, 0 }, { 87.5, 87.5, 2.5 }, 0.25, 3.5, 0, 0, 0, 1, false, 0 },
+    /* A layer one block high is a row too, and the next layer takes its
+     * top corners: each corner once. */
+    { { 0, 0, 0 }, { 350, 10, 350 }, 1.0, 0.0, 0, 0, 0, 1, true, 353LL * 13 * 353 },
   };
   TgGraph *g = small_world ();
   int n = add_node (g, "n", "field.noise"), iso = add_node (g, "iso", "mesh.isosurface");
