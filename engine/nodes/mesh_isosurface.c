@@ -12,7 +12,11 @@
  * grid points), with one more sample on every side when gradient normals
  * are wanted: the normals are central differences of the sampled values,
  * interpolated along the edge, so they cost no extra field evaluation and
- * a vertex on a block face gets the same normal from either block.
+ * a vertex on a block face gets the same normal from either block.  For a
+ * field with a grid path, a wave's blocks share their face corners and
+ * that border through one slab, and a layer of blocks takes the corners
+ * it shares with the layer below from that layer's slab, so each corner
+ * of a dense field is sampled once (see SLAB_MAX).
  *
  * Each edge crossing is one vertex, named by its global edge id (the
  * lower corner's lattice index, times 3, plus the axis): inside a block
@@ -1945,6 +1949,14 @@ iso_memory (TgMemQuery *q)
    * coarser levels add a quarter, a sixteenth, ... */
   q->outputs += (uint64_t) (2.0 * (n[0] * n[1] + n[1] * n[2] + n[2] * n[0]) * 64.0
                             * (p->chunk_cells > 0 || p->lods > 1 ? 2.0 * 4.0 / 3.0 : 1.0));
+  /* The slab of shared corners, when the field has a grid path. */
+  {
+    double layer = (n[0] + 3.0) * (n[1] + 3.0) * PAD, row = (n[0] + 3.0) * PAD * PAD;
+
+    q->work += (uint64_t) (sizeof (float)
+                           * (layer <= (double) SLAB_MAX ? layer
+                              : row <= (double) SLAB_MAX ? row : 0.0));
+  }
 }
 
 static const TgNodeDesc iso_desc = {

@@ -8,13 +8,18 @@
  * interpolated, three unshared vertices per triangle, no normals.  It uses
  * our case table, so both emit the same triangles.  Printed: cells per
  * second, the share of the time spent sampling the field, and how many
- * blocks the mesher skipped.  Each figure is the best of a few runs.
+ * blocks the mesher skipped; the phases with and without corners shared
+ * between blocks; and the mesher on the sampled 257^3 values themselves
+ * (a dense volume through field.slices' grid path: what VTK is handed),
+ * which must give the same triangles (for the sphere, which stays off the
+ * box's faces, the same bytes).  Each figure is the best of a few runs.
  *
  * Run with `meson test --benchmark --suite bench -v` or directly:
  * bench_isosurface [runs [sphere|fbm|both [DIR]]]
  * With DIR, the sampled 257^3 grid of each case is written to
  * DIR/sphere.f32 and DIR/fbm.f32 (x fastest, host floats) and a RESULT
- * line gives the node's CPU seconds on one thread, for
+ * line gives the node's CPU and wall seconds on one thread, whole job and
+ * on the dense values, for
  * tests/bench/peers/peers_isosurface.sh to run VTK on the same values.
  */
 #include <math.h>
