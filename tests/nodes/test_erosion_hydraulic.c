@@ -358,6 +358,115 @@ test_hydraulic_tiled_equals_whole (void)
   tg_graph_free (g);
 }
 
+/* --- what the hillshade shows: pits and curtains ----------------------- */
+
+/* A steep 1 km world at 2 m cells: fbm of 400 m features, 400 m high, so
+ * most slopes are past 30 degrees, where droplets used to cut curtains. */
+static TgGraph *
+steep_graph (void)
+{
+  TgGraph *g = new_graph (1024, 1024, 513);
+  int b;
+
+  tg_graph_world (g)->height_m = 400;
+  tg_graph_world (g)->seed = 11;
+  b = add_node (g, "base", "noise.fbm");
+  SET (g, b, "scale_m", "400");
+  SET (g, b, "octaves", "6");
+  add_node (g, "ero", "erosion.hydraulic");
+  add_link (g, "base", "height", "ero", "height");
+  return g;
+}
+
+/* Share of the interior cells that erosion left as a pit: more than 1 cm
+ * below all 8 neighbours where the input was not a local minimum. */
+static double
+pit_share (const TgValue *in, const TgValue *out, double hm)
+{
+  int w = in->region.width, h = in->region.height;
+  float eps = (float) (0.01 / hm);
+  long long pits = 0, cells = 0;
+
+  for (int j = 1; j < h - 1; j++)
+    for (int i = 1; i < w - 1; i++)
+      {
+        float o = at (out, i, j), lo = INFINITY, lo_in = INFINITY;
+        for (int dy = -1; dy <= 1; dy++)
+          for (int dx = -1; dx <= 1; dx++)
+            if (dx || dy)
+              {
+                lo = fminf (lo, at (out, i + dx, j + dy));
+                lo_in = fminf (lo_in, at (in, i + dx, j + dy));
+              }
+        cells++;
+        pits += o < lo - eps && !(at (in, i, j) < lo_in);
+      }
+  return (double) pits / (double) cells;
+}
+
+/* The erosion difference (out - in) at (X, Y), bilinear. */
+static double
+diff_at (const TgValue *in, const TgValue *out, double x, double y)
+{
+  int i = (int) floor (x), j = (int) floor (y);
+  double fx = x - i, fy = y - j, v[4];
+
+  for (int k = 0; k < 4; k++)
+    v[k] = (double) at (out, i + (k & 1), j + (k >> 1)) - at (in, i + (k & 1), j + (k >> 1));
+  return (v[0] * (1 - fx) + v[1] * fx) * (1 - fy) + (v[2] * (1 - fx) + v[3] * fx) * fy;
+}
+
+/* Curtains are grooves down the fall line a brush apart: the eroded
+ * difference changes much more across the slope than along it.  The
+ * ratio of the mean squared change over LAG cells across the fall line
+ * to the same along it, on slopes steeper than 0.5 m/m. */
+static double
+curtain_ratio (const TgValue *in, const TgValue *out, double hm, double lag)
+{
+  int w = in->region.width, h = in->region.height, m = (int) ceil (lag) + 2;
+  double cell = in->region.cell, across = 0.0, along = 0.0;
+
+  for (int j = m; j < h - m; j++)
+    for (int i = m; i < w - m; i++)
+      {
+        double gx = ((double) at (in, i + 1, j) - at (in, i - 1, j)) * hm / (2 * cell);
+        double gy = ((double) at (in, i, j + 1) - at (in, i, j - 1)) * hm / (2 * cell);
+        double len = sqrt (gx * gx + gy * gy), d0, a, b;
+        if (len < 0.5)
+          continue;
+        gx /= len;
+        gy /= len;
+        d0 = diff_at (in, out, i, j);
+        a = diff_at (in, out, i - gy * lag, j + gx * lag) - d0;
+        b = diff_at (in, out, i + gx * lag, j + gy * lag) - d0;
+        across += a * a;
+        along += b * b;
+      }
+  return along > 0 ? across / along : 0.0;
+}
+
+static void
+test_hydraulic_no_pits_or_curtains (void)
+{
+  TgGraph *g = steep_graph ();
+  TgEngine *e = new_engine (2);
+  TgRegion r = world_region (g);
+  TgValue *in = pull (e, g, "base", &r), *out = pull (e, g, "ero", &r);
+
+  if (in && out)
+    {
+      double pits = pit_share (in, out, 400), curtains = curtain_ratio (in, out, 400, 2.0);
+      double vol = eroded_m3 (in, out, 400);
+      fprintf (stderr, "  2 m cells: pits %.4f %% of cells, curtain ratio %.3f, eroded %.4g m3\n",
+               100.0 * pits, curtains, vol);
+      TG_CHECK (vol > 0);
+    }
+  tg_value_unref (in);
+  tg_value_unref (out);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
 int
 main (void)
 {
@@ -366,5 +475,6 @@ main (void)
   TG_RUN (test_hydraulic_resolution);
   TG_RUN (test_hydraulic_params);
   TG_RUN (test_hydraulic_tiled_equals_whole);
+  TG_RUN (test_hydraulic_no_pits_or_curtains);
   return tgtest_result ();
 }
