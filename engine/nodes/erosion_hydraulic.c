@@ -9,6 +9,13 @@
  * over the whole grid.  The price is scheduling: droplets race for the
  * same cells, which a fixed partition solves (below).
  *
+ * Pits and curtains: a droplet lays sediment down through a brush half
+ * as wide as the one it erodes with (at least the 3 x 3 cells around it),
+ * both when it slows and when it fills a dip, and lays its whole load
+ * down where it stops.  Deposits in the four cells under the droplet left
+ * a speckle of bumps and pits, and sharpened grooves down steep faces;
+ * a brush as wide as the erosion's fills the gullies it cuts.
+ *
  * Resolution independence: the parameters are physical.  Rain is droplets
  * per km², lifetime and erosion radius are metres, slopes are metres per
  * metre, and the per-step rates are given for a 4 m step and compounded
@@ -434,7 +441,9 @@ static const TgNodeDesc hydraulic_desc = {
   .warn = hydraulic_warn,
   .memory = hydraulic_memory,
   .tiled = &hydraulic_tiled,
-  /* 2: droplets drawn per lattice tile (tiled builds) */
-  .version = 2,
+  /* 2: droplets drawn per lattice tile (tiled builds); 3: sediment laid
+   * through a brush half the erosion's width, and a droplet that stops
+   * lays its load down */
+  .version = 3,
 };
 TG_NODE_REGISTER (hydraulic_desc);

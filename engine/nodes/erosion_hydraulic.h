@@ -37,6 +37,7 @@ typedef struct
   float height_scale;    /* height units -> metres, for speed and slope */
   float cell_m;
   float brush_radius;    /* cells, >= 1 */
+  float deposit_radius;  /* cells; 0: half the brush (at least 1.5, at most the brush) */
   /* Polled every few droplets with the parallel runner's CTX (may be
    * NULL): true stops the run, which then returns TG_ECANCELLED. */
   bool (*cancelled) (void *ctx);

@@ -34,13 +34,16 @@
 #define BRUSH_MAX TG__HYDRAULIC_BRUSH_MAX
 #define BRUSH_CELLS ((2 * BRUSH_MAX + 1) * (2 * BRUSH_MAX + 1))
 
+/* The brush as row spans: row Y (Y = -r..r) covers dx in [x0, x0 + len)
+ * and its weights are w[off .. off + len), so applying it is one short
+ * contiguous loop per row that the compiler vectorises. */
 typedef struct
 {
   int n;
   int r;                  /* reach in cells on each side */
-  int dx[BRUSH_CELLS];
-  int dy[BRUSH_CELLS];
+  int x0[2 * BRUSH_MAX + 1], len[2 * BRUSH_MAX + 1], off[2 * BRUSH_MAX + 1];
   float w[BRUSH_CELLS];
+  double sum;             /* the float weights' sum: what a unit amount applies */
   float centre;           /* weight of the centre cell */
 } Brush;
 
@@ -61,24 +64,30 @@ brush_init (Brush *b, float radius)
   b->n = 0;
   b->r = r;
   for (int y = -r; y <= r; y++)
-    for (int x = -r; x <= r; x++)
-      {
-        double d = sqrt ((double) (x * x + y * y));
-        if (d < radius)
-          {
-            b->dx[b->n] = x;
-            b->dy[b->n] = y;
-            b->w[b->n] = (float) (radius - d);
-            sum += radius - d;
-            b->n++;
-          }
-      }
+    {
+      b->x0[y + r] = 0;
+      b->len[y + r] = 0;
+      b->off[y + r] = b->n;
+      for (int x = -r; x <= r; x++)
+        {
+          double d = sqrt ((double) (x * x + y * y));
+          if (d < radius)
+            {
+              if (b->len[y + r] == 0)
+                b->x0[y + r] = x;
+              b->len[y + r]++;
+              b->w[b->n++] = (float) (radius - d);
+              sum += radius - d;
+            }
+        }
+    }
+  b->sum = 0.0;
   for (int k = 0; k < b->n; k++)
-    b->w[k] = (float) (b->w[k] / sum);
-  b->centre = b->w[0];
-  for (int k = 0; k < b->n; k++)
-    if (b->dx[k] == 0 && b->dy[k] == 0)
-      b->centre = b->w[k];
+    {
+      b->w[k] = (float) (b->w[k] / sum);
+      b->sum += b->w[k];
+    }
+  b->centre = b->w[b->off[r] - b->x0[r]];
 }
 
 /* --- the lattice ---------------------------------------------------------- */
@@ -87,7 +96,7 @@ brush_init (Brush *b, float radius)
 typedef struct
 {
   const TgHydraulicSetup *s;
-  Brush *brush;
+  Brush *brush, *dep;  /* erosion, deposition */
   int w, h;            /* the world, cells */
   int margin, S;       /* reach of a tile beyond its side; the side */
   int ntx, nty;        /* lattice tiles that cover the world at any offset */
@@ -104,12 +113,26 @@ typedef struct
   bool owned;
 } LatTile;
 
+/* The deposit brush: half the erosion's width (a setup may say), never
+ * less than the 3 x 3 cells around the droplet nor wider than the
+ * erosion's. */
+static float
+deposit_radius (const TgHydraulicSetup *s)
+{
+  float r = s->deposit_radius > 0.0f ? s->deposit_radius : 0.5f * s->brush_radius;
+
+  r = r > s->brush_radius ? s->brush_radius : r;
+  return r < 1.5f ? 1.5f : r;
+}
+
 /* The reach of the margin: a droplet moves at most one cell a step, and
- * its brush and its bilinear footprint reach r + 2 more. */
+ * its brushes and its bilinear footprint reach r + 2 more. */
 static int
 margin_of (const TgHydraulicSetup *s)
 {
-  return s->max_steps + brush_reach (s->brush_radius) + 3;
+  int r = brush_reach (s->brush_radius), rd = brush_reach (deposit_radius (s));
+
+  return s->max_steps + (r > rd ? r : rd) + 3;
 }
 
 int
@@ -146,9 +169,11 @@ plan_init (Plan *pl, const TgHydraulicSetup *s, int w, int h)
   if (pl->phases == 0)
     return 0;
   pl->brush = malloc (sizeof (Brush));
-  if (!pl->brush)
+  pl->dep = malloc (sizeof (Brush));
+  if (!pl->brush || !pl->dep)
     return TG_ENOMEM;
   brush_init (pl->brush, s->brush_radius);
+  brush_init (pl->dep, deposit_radius (s));
   /* Tiles of one colour are a tile apart, so a side of 2 * margin + 1
    * keeps their reaches disjoint. */
   pl->margin = margin_of (s);
@@ -163,7 +188,9 @@ static void
 plan_clear (Plan *pl)
 {
   free (pl->brush);
+  free (pl->dep);
   pl->brush = NULL;
+  pl->dep = NULL;
 }
 
 static inline int
@@ -285,49 +312,46 @@ typedef struct
   atomic_bool stopped;      /* s->cancelled said so: the phase is abandoned */
 } Sim;
 
-/* Adds AMOUNT x weight to the brush cells around (CX, CY) (SIGN -1
- * erodes); returns the sum of the changes applied. */
+/* Subtracts AMOUNT x weight from the brush cells around (CX, CY) (a
+ * negative AMOUNT deposits); returns the sum of the changes applied. */
 static double
-brush_apply (const Sim *sim, int cx, int cy, double amount)
+brush_apply (const Sim *sim, const Brush *b, int cx, int cy, double amount)
 {
-  const Brush *b = sim->pl->brush;
-  float *hm = sim->hm;
-  int w = sim->pl->w, h = sim->pl->h, stride = sim->stride;
-  double applied = 0.0;
+  int w = sim->pl->w, h = sim->pl->h, stride = sim->stride, r = b->r;
+  float *c = sim->hm + (ptrdiff_t) cy * stride + cx + sim->off;
+  double sum = b->sum;
+  int xlo = -r, xhi = r + 1, ylo = -r, yhi = r + 1;
+  float a;
 
-  if (cx - b->r >= 0 && cx + b->r < w && cy - b->r >= 0 && cy + b->r < h)
-    {
-      float *c = hm + (ptrdiff_t) cy * stride + cx + sim->off;
-      for (int k = 0; k < b->n; k++)
-        {
-          float d = (float) (amount * b->w[k]);
-          c[(ptrdiff_t) b->dy[k] * stride + b->dx[k]] -= d;
-          applied += d;
-        }
-      return applied;
-    }
-  /* Near the world's edge: the cells outside it drop out and the others
+  /* Near the world's edge the cells outside it drop out and the others
    * share their weight. */
-  {
-    double sum = 0.0;
-    for (int k = 0; k < b->n; k++)
-      {
-        int x = cx + b->dx[k], y = cy + b->dy[k];
-        if (x >= 0 && x < w && y >= 0 && y < h)
-          sum += b->w[k];
-      }
-    for (int k = 0; k < b->n; k++)
-      {
-        int x = cx + b->dx[k], y = cy + b->dy[k];
-        if (x >= 0 && x < w && y >= 0 && y < h)
-          {
-            float d = (float) (amount * (b->w[k] / sum));
-            hm[(ptrdiff_t) y * stride + x + sim->off] -= d;
-            applied += d;
-          }
-      }
-  }
-  return applied;
+  if (cx - r < 0 || cx + r >= w || cy - r < 0 || cy + r >= h)
+    {
+      xlo = -cx > -r ? -cx : -r;
+      xhi = w - cx < r + 1 ? w - cx : r + 1;
+      ylo = -cy > -r ? -cy : -r;
+      yhi = h - cy < r + 1 ? h - cy : r + 1;
+      sum = 0.0;
+      for (int y = ylo; y < yhi; y++)
+        {
+          int i0 = b->x0[y + r] > xlo ? b->x0[y + r] : xlo;
+          int i1 = b->x0[y + r] + b->len[y + r] < xhi ? b->x0[y + r] + b->len[y + r] : xhi;
+          for (int i = i0; i < i1; i++)
+            sum += b->w[b->off[y + r] + i - b->x0[y + r]];
+        }
+    }
+  a = (float) (amount * (b->sum / sum));
+  for (int y = ylo; y < yhi; y++)
+    {
+      int i0 = b->x0[y + r] > xlo ? b->x0[y + r] : xlo;
+      int i1 = b->x0[y + r] + b->len[y + r] < xhi ? b->x0[y + r] + b->len[y + r] : xhi;
+      float *restrict row = c + (ptrdiff_t) y * stride;
+      const float *restrict wr = b->w + b->off[y + r] - b->x0[y + r];
+      for (int i = i0; i < i1; i++)
+        row[i] -= a * wr[i];
+    }
+  /* The weights over the cells used sum to SUM / B->SUM of a unit. */
+  return (double) a * sum;
 }
 
 /* Adds WATER to the four cells around (IX + FX, IY + FY) that lie in the
@@ -367,7 +391,8 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
   float x, y, dx = 0.0f, dy = 0.0f, v2 = 1.0f, water = 1.0f;
   float slope_scale = s->height_scale / s->cell_m;
   double sed = 0.0;
-  int step;
+  bool left = false;
+  int step, cx, cy;
 
   x = (float) t->x0 + tg_hash_unit (tg_hash3 (t->seed, lo, hi, 0x51)) * (float) (t->x1 - t->x0);
   y = (float) t->y0 + tg_hash_unit (tg_hash3 (t->seed, lo, hi, 0x52)) * (float) (t->y1 - t->y0);
@@ -404,6 +429,7 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
         {
           st->left += sed;
           sed = 0.0;
+          left = true;
           break;
         }
       {
@@ -414,6 +440,8 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
              + (q[stride] * (1.0f - gx2) + q[stride + 1] * gx2) * gy2;
       }
       dh = hn - hc;
+      cx = (int) (x + 0.5f);
+      cy = (int) (y + 0.5f);
       {
         float slope = -dh * slope_scale;
         cap = (slope > s->min_slope ? slope : s->min_slope) * sqrtf (v2) * water * s->capacity;
@@ -421,26 +449,22 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
       if (dh > 0.0f || sed > cap)
         {
           /* Uphill: fill the dip behind up to the new height if the load
-           * allows; downhill: drop a share of the excess. */
-          double amount = dh > 0.0f ? fmin ((double) dh, sed) : (sed - cap) * s->deposit;
-          float a00 = (float) (amount * ((1.0f - fx) * (1.0f - fy)));
-          float a10 = (float) (amount * (fx * (1.0f - fy)));
-          float a01 = (float) (amount * ((1.0f - fx) * fy));
-          float a11 = (float) (amount * (fx * fy));
-          double applied = ((double) a00 + a10) + ((double) a01 + a11);
-          p[0] += a00;
-          p[1] += a10;
-          p[stride] += a01;
-          p[stride + 1] += a11;
+           * allows; downhill: drop a share of the excess.  Both through the
+           * deposit brush (half the erosion's width): four-cell deposits
+           * left bumps with pits between them, and a full-width one
+           * fills gullies as fast as they are cut. */
+          double amount = dh > 0.0f ? ((double) dh < sed ? (double) dh : sed)
+                                    : (sed - cap) * s->deposit;
+          double applied = -brush_apply (sim, sim->pl->dep, cx, cy, -amount);
           sed -= applied;
           st->deposited += applied;
         }
       else
         {
           /* Never dig the brush centre below where the droplet goes. */
-          double amount
-            = fmin ((cap - sed) * s->erode, (double) -dh / sim->pl->brush->centre);
-          double applied = brush_apply (sim, (int) (x + 0.5f), (int) (y + 0.5f), amount);
+          double want = (cap - sed) * s->erode, most = (double) -dh / sim->pl->brush->centre;
+          double amount = want < most ? want : most;
+          double applied = brush_apply (sim, sim->pl->brush, cx, cy, amount);
           sed += applied;
           st->eroded += applied;
         }
@@ -449,6 +473,16 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
       water *= s->evaporate;
       x = nx;
       y = ny;
+    }
+  /* A droplet that soaks away inside the map lays its load down where it
+   * stops, through the brush: the hollow it ends in fills instead of
+   * staying a pit. */
+  if (sed > 0.0 && !left)
+    {
+      double applied
+        = -brush_apply (sim, sim->pl->dep, (int) (x + 0.5f), (int) (y + 0.5f), -sed);
+      sed -= applied;
+      st->deposited += applied;
     }
   st->carried += sed;
   st->steps += step;

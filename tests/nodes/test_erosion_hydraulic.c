@@ -113,7 +113,10 @@ test_hydraulic_mass_balance (void)
   TG_CHECK_INT_EQ (tg__hydraulic_simulate (&s, b, fb, r.width, r.height, run_backward, NULL, &sb),
                    0);
   TG_CHECK_INT_EQ (sa.droplets_run, 20000);
-  TG_CHECK (sa.eroded > 0.0 && sa.deposited > 0.0 && sa.carried > 0.0);
+  TG_CHECK (sa.eroded > 0.0 && sa.deposited > 0.0 && sa.left > 0.0);
+  /* A droplet that stops inside the map lays its load down: what stays
+   * carried is rounding. */
+  TG_CHECK_MSG (fabs (sa.carried) < 1e-6 * sa.eroded, "carried %.9g", sa.carried);
   /* The books balance to double rounding. */
   TG_CHECK_MSG (fabs (sa.eroded - (sa.deposited + sa.carried + sa.left)) < 1e-9 * sa.eroded,
                 "eroded %.12g, deposited %.12g + carried %.12g + left %.12g", sa.eroded,
@@ -404,49 +407,87 @@ pit_share (const TgValue *in, const TgValue *out, double hm)
   return (double) pits / (double) cells;
 }
 
-/* The erosion difference (out - in) at (X, Y), bilinear. */
-static double
-diff_at (const TgValue *in, const TgValue *out, double x, double y)
+/* A 512 m plane tilted at 35 degrees with 8 m of noise, at 2 m cells:
+ * water runs down it side by side, which is where curtains form. */
+static TgGraph *
+plane_graph (void)
 {
-  int i = (int) floor (x), j = (int) floor (y);
-  double fx = x - i, fy = y - j, v[4];
+  TgGraph *g = new_graph (512, 512, 257);
+  int p, n, c;
 
-  for (int k = 0; k < 4; k++)
-    v[k] = (double) at (out, i + (k & 1), j + (k >> 1)) - at (in, i + (k & 1), j + (k >> 1));
-  return (v[0] * (1 - fx) + v[1] * fx) * (1 - fy) + (v[2] * (1 - fx) + v[3] * fx) * fy;
+  tg_graph_world (g)->height_m = 400;
+  tg_graph_world (g)->seed = 3;
+  p = add_node (g, "plane", "gen.gradient");
+  SET (g, p, "from", "0.9");
+  SET (g, p, "to", "0");
+  n = add_node (g, "noise", "noise.fbm");
+  SET (g, n, "scale_m", "100");
+  c = add_node (g, "base", "math.combine");
+  SET (g, c, "amount", "0.02");
+  add_link (g, "plane", "height", "base", "a");
+  add_link (g, "noise", "height", "base", "b");
+  add_node (g, "ero", "erosion.hydraulic");
+  add_link (g, "base", "height", "ero", "height");
+  return g;
 }
 
-/* Curtains are grooves down the fall line a brush apart: the eroded
- * difference changes much more across the slope than along it.  The
- * ratio of the mean squared change over LAG cells across the fall line
- * to the same along it, on slopes steeper than 0.5 m/m. */
+/* Curtains on the plane: grooves down the fall line a few cells apart.
+ * The RMS second difference of the erosion across the fall line, over the
+ * mean depth eroded or laid down, 16 cells in from the edges. */
 static double
-curtain_ratio (const TgValue *in, const TgValue *out, double hm, double lag)
+plane_grooves (const TgValue *in, const TgValue *out)
 {
-  int w = in->region.width, h = in->region.height, m = (int) ceil (lag) + 2;
-  double cell = in->region.cell, across = 0.0, along = 0.0;
+  int w = in->region.width, h = in->region.height, m = 16;
+  double across = 0.0, depth = 0.0, gx = 0.0, gy = 0.0;
+  long long n = 0;
 
-  for (int j = m; j < h - m; j++)
-    for (int i = m; i < w - m; i++)
+  for (int j = 1; j < h - 1; j++)
+    for (int i = 1; i < w - 1; i++)
       {
-        double gx = ((double) at (in, i + 1, j) - at (in, i - 1, j)) * hm / (2 * cell);
-        double gy = ((double) at (in, i, j + 1) - at (in, i, j - 1)) * hm / (2 * cell);
-        double len = sqrt (gx * gx + gy * gy), d0, a, b;
-        if (len < 0.5)
-          continue;
-        gx /= len;
-        gy /= len;
-        d0 = diff_at (in, out, i, j);
-        a = diff_at (in, out, i - gy * lag, j + gx * lag) - d0;
-        b = diff_at (in, out, i + gx * lag, j + gy * lag) - d0;
-        across += a * a;
-        along += b * b;
+        gx += (double) at (in, i + 1, j) - at (in, i - 1, j);
+        gy += (double) at (in, i, j + 1) - at (in, i, j - 1);
       }
-  return along > 0 ? across / along : 0.0;
+  for (int j = m; j < h - m; j++)
+    for (int i = m; i < w - m; i++, n++)
+      {
+        double d[3][3], c;
+        for (int y = 0; y < 3; y++)
+          for (int x = 0; x < 3; x++)
+            d[y][x] = (double) at (out, i + x - 1, j + y - 1) - at (in, i + x - 1, j + y - 1);
+        /* The fall line runs along the axis of the larger mean gradient. */
+        c = fabs (gx) > fabs (gy) ? d[0][1] + d[2][1] - 2 * d[1][1]
+                                  : d[1][0] + d[1][2] - 2 * d[1][1];
+        across += c * c;
+        depth += fabs (d[1][1]);
+      }
+  return depth > 0 ? sqrt (across / (double) n) / (depth / (double) n) : 0.0;
 }
 
 static void
-test_hydraulic_no_pits_or_curtains (void)
+test_hydraulic_plane_grooves (void)
+{
+  TgGraph *g = plane_graph ();
+  TgEngine *e = new_engine (2);
+  TgRegion r = world_region (g);
+  TgValue *in = pull (e, g, "base", &r), *out = pull (e, g, "ero", &r);
+
+  if (in && out)
+    {
+      double c = plane_grooves (in, out);
+      fprintf (stderr, "  tilted plane, 2 m cells: grooves %.3f of the mean depth, eroded %.4g m3\n",
+               c, eroded_m3 (in, out, 400));
+      /* 0.181 with four-cell deposits; 0.143 through the deposit brush. */
+      TG_CHECK_MSG (c < 0.16, "grooves %.3f", c);
+      TG_CHECK (eroded_m3 (in, out, 400) > 1e5);
+    }
+  tg_value_unref (in);
+  tg_value_unref (out);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
+static void
+test_hydraulic_few_pits (void)
 {
   TgGraph *g = steep_graph ();
   TgEngine *e = new_engine (2);
@@ -455,11 +496,12 @@ test_hydraulic_no_pits_or_curtains (void)
 
   if (in && out)
     {
-      double pits = pit_share (in, out, 400), curtains = curtain_ratio (in, out, 400, 2.0);
-      double vol = eroded_m3 (in, out, 400);
-      fprintf (stderr, "  2 m cells: pits %.4f %% of cells, curtain ratio %.3f, eroded %.4g m3\n",
-               100.0 * pits, curtains, vol);
-      TG_CHECK (vol > 0);
+      double pits = pit_share (in, out, 400), vol = eroded_m3 (in, out, 400);
+      fprintf (stderr, "  2 m cells: pits %.4f %% of cells, eroded %.4g m3\n", 100.0 * pits, vol);
+      /* 1.17 % with four-cell deposits and loads kept by droplets that
+       * stop; 0.21 % through the deposit brush. */
+      TG_CHECK_MSG (pits < 0.005, "pits %.4f %%", 100.0 * pits);
+      TG_CHECK (vol > 1e6);
     }
   tg_value_unref (in);
   tg_value_unref (out);
@@ -475,6 +517,7 @@ main (void)
   TG_RUN (test_hydraulic_resolution);
   TG_RUN (test_hydraulic_params);
   TG_RUN (test_hydraulic_tiled_equals_whole);
-  TG_RUN (test_hydraulic_no_pits_or_curtains);
+  TG_RUN (test_hydraulic_few_pits);
+  TG_RUN (test_hydraulic_plane_grooves);
   return tgtest_result ();
 }

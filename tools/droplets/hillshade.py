@@ -1,15 +1,19 @@
 #!/usr/bin/env python3
-"""Before/after hillshades of erosion.hydraulic on a steep terrain.
+"""Before/after hillshades of erosion.hydraulic, with the numbers that
+tests/nodes/test_erosion_hydraulic.c asserts.
 
-Evaluates steep.tgraph (1 km at 2 m cells, 400 m high) with tgraph and
-writes one PNG: the input, the eroded terrain and a 2x close-up of the
-eroded north-west corner, lit from the north-west, so droplet pits (dark
-and bright specks) and curtains (parallel grooves down the faces) show.
-No numpy: plain Python over 513 x 513 floats.
+Evaluates steep.tgraph (1 km at 2 m cells, 400 m high: pits) or
+plane.tgraph (a 35 degree plane with 8 m of noise at 2 m cells: curtains)
+with tgraph and writes one PNG: the input, the eroded terrain and a 2x
+close-up of the eroded north-west quarter, lit from the north-west, so
+droplet pits (dark and bright specks) and curtains (parallel grooves down
+the faces) show.  Prints the share of cells left as pits and the grooves
+(RMS second difference of the erosion across the fall line over its mean
+depth).  Plain Python, no numpy.
 
-    tools/droplets/hillshade.py build/app/cli/tgraph out.png [--set ID.P=V]...
+    tools/droplets/hillshade.py build/app/cli/tgraph out.png [steep|plane] [--set ID.P=V]...
 """
-import array, math, os, struct, subprocess, sys, tempfile, zlib
+import array, json, math, os, struct, subprocess, sys, tempfile, zlib
 
 def read_r32(path, n):
     a = array.array("f")
@@ -22,7 +26,7 @@ def read_r32(path, n):
 
 def shade(hm, n, cell):
     out = bytearray(n * n)
-    lx, ly, lz = -1.0, -1.0, 1.0  # from the north-west (row 0 is north), 45 deg up
+    lx, ly, lz = -1.0, -1.0, 1.0  # from the north-west (row 0 is north), 45 degrees up
     ll = math.sqrt(lx * lx + ly * ly + lz * lz)
     for j in range(n):
         jm, jp = max(j - 1, 0), min(j + 1, n - 1)
@@ -36,15 +40,31 @@ def shade(hm, n, cell):
 
 def pits(base, ero, n):
     """Share of interior cells more than 1 cm below all 8 neighbours that
-    were not local minima before (as test_erosion_hydraulic counts)."""
+    were not local minima before."""
     k = 0
     for j in range(1, n - 1):
         for i in range(1, n - 1):
-            nb = [(i + dx, j + dy) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dx or dy]
-            lo = min(ero[y * n + x] for x, y in nb)
-            lo_in = min(base[y * n + x] for x, y in nb)
+            nb = [(y * n + x) for y in (j - 1, j, j + 1) for x in (i - 1, i, i + 1) if x != i or y != j]
+            lo = min(ero[q] for q in nb)
+            lo_in = min(base[q] for q in nb)
             k += ero[j * n + i] < lo - 0.01 and not base[j * n + i] < lo_in
     return k / (n - 2) ** 2
+
+def grooves(base, ero, n, m=16):
+    """RMS second difference of the erosion across the mean fall line over
+    the mean depth, 16 cells in from the edges (on a tilted plane)."""
+    gx = sum(base[j * n + n - 1] - base[j * n] for j in range(n))
+    gy = sum(base[(n - 1) * n + i] - base[i] for i in range(n))
+    d = [e - b for e, b in zip(ero, base)]
+    s = dep = 0.0
+    for j in range(m, n - m):
+        for i in range(m, n - m):
+            q = j * n + i
+            c = d[q - n] + d[q + n] - 2 * d[q] if abs(gx) > abs(gy) else d[q - 1] + d[q + 1] - 2 * d[q]
+            s += c * c
+            dep += abs(d[q])
+    k = (n - 2 * m) ** 2
+    return math.sqrt(s / k) / (dep / k) if dep else 0.0
 
 def write_png(path, rows, w):
     raw = b"".join(b"\0" + bytes(r) for r in rows)
@@ -56,22 +76,26 @@ def write_png(path, rows, w):
                 + chunk(b"IDAT", zlib.compress(raw, 6)) + chunk(b"IEND", b""))
 
 def main():
-    tgraph, png, extra = sys.argv[1], sys.argv[2], sys.argv[3:]
-    graph = os.path.join(os.path.dirname(os.path.abspath(__file__)), "steep.tgraph")
-    n, cell = 513, 1024 / 512
+    tgraph, png, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
+    which = rest.pop(0) if rest and not rest[0].startswith("-") else "steep"
+    graph = os.path.join(os.path.dirname(os.path.abspath(__file__)), which + ".tgraph")
+    world = json.load(open(graph))["world"]
+    n = world["resolution"]
+    cell = world["size_m"][0] / (n - 1)
     with tempfile.TemporaryDirectory() as d:
-        subprocess.run([tgraph, "eval", graph, "-o", d, "--quiet"] + extra, check=True)
+        subprocess.run([tgraph, "eval", graph, "-o", d, "--quiet"] + rest, check=True)
         base, ero = read_r32(os.path.join(d, "base.r32"), n), read_r32(os.path.join(d, "eroded.r32"), n)
     a, b = shade(base, n, cell), shade(ero, n, cell)
-    z = 256  # close-up: the eroded north-west quarter, each cell 2 x 2 pixels
+    z = n // 2  # close-up: the eroded north-west quarter, each cell 2 x 2 pixels
     rows = []
     for j in range(n):
         r = bytearray(a[j * n:(j + 1) * n]) + b"\xff" * 8 + bytearray(b[j * n:(j + 1) * n]) + b"\xff" * 8
         zj = j * z // n
-        r += bytearray(b[zj * n + i * z // (2 * z)] for i in range(2 * z))
+        r += bytearray(b[zj * n + i // 2] for i in range(2 * z))
         rows.append(r)
     write_png(png, rows, len(rows[0]))
-    print("pits %.4f %% of cells" % (100 * pits(base, ero, n)))
+    print("%s: pits %.4f %% of cells, grooves %.3f of the mean depth"
+          % (which, 100 * pits(base, ero, n), grooves(base, ero, n)))
 
 if __name__ == "__main__":
     main()
