@@ -312,10 +312,9 @@ typedef struct
   atomic_bool stopped;      /* s->cancelled said so: the phase is abandoned */
 } Sim;
 
-/* Subtracts AMOUNT x weight from the brush cells around (CX, CY) (a
- * negative AMOUNT deposits); returns the sum of the changes applied. */
+/* brush_apply where the brush may reach past the world's edge. */
 static double
-brush_apply (const Sim *sim, const Brush *b, int cx, int cy, double amount)
+brush_apply_edge (const Sim *sim, const Brush *b, int cx, int cy, double amount)
 {
   int w = sim->pl->w, h = sim->pl->h, stride = sim->stride, r = b->r;
   float *c = sim->hm + (ptrdiff_t) cy * stride + cx + sim->off;
@@ -352,6 +351,28 @@ brush_apply (const Sim *sim, const Brush *b, int cx, int cy, double amount)
     }
   /* The weights over the cells used sum to SUM / B->SUM of a unit. */
   return (double) a * sum;
+}
+
+/* Subtracts AMOUNT x weight from the brush cells around (CX, CY) (a
+ * negative AMOUNT deposits); returns the sum of the changes applied. */
+static inline double
+brush_apply (const Sim *sim, const Brush *b, int cx, int cy, double amount)
+{
+  int stride = sim->stride, r = b->r;
+  float *c = sim->hm + (ptrdiff_t) (cy - r) * stride + cx + sim->off;
+  float a = (float) amount;
+
+  if (cx - r < 0 || cx + r >= sim->pl->w || cy - r < 0 || cy + r >= sim->pl->h)
+    return brush_apply_edge (sim, b, cx, cy, amount);
+  for (int y = 0; y <= 2 * r; y++, c += stride)
+    {
+      float *restrict row = c + b->x0[y];
+      const float *restrict wr = b->w + b->off[y];
+      for (int i = 0; i < b->len[y]; i++)
+        row[i] -= a * wr[i];
+    }
+  /* The applied total from the weights' sum, once. */
+  return (double) a * b->sum;
 }
 
 /* Adds WATER to the four cells around (IX + FX, IY + FY) that lie in the
