@@ -5,7 +5,9 @@
  * run, masks in 0..1 that mark what changed, a 257 preview and a 513
  * build that erode about the same volume, and a tiled build through the
  * engine (every step of the scheme, tgtiled_test.h) with the whole
- * build's bytes in every output. */
+ * build's bytes in every output; and what a hillshade shows at 2 m cells:
+ * few single-cell pits on a steep terrain, shallow grooves down a tilted
+ * plane (tools/droplets/hillshade.py draws both). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
