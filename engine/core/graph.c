@@ -234,9 +234,17 @@ tg_graph_find_node (const TgGraph *g, const char *id)
 int
 tg_graph_add_node (TgGraph *g, const char *id, const char *type, TgError *err)
 {
+  return tg_graph_insert_node (g, g->n_nodes, id, type, err);
+}
+
+int
+tg_graph_insert_node (TgGraph *g, int index, const char *id, const char *type, TgError *err)
+{
   const TgNodeDesc *desc = tg_registry_lookup (type);
   Node *n;
 
+  if (index < 0 || index > g->n_nodes)
+    return tg_error_set (err, TG_EINVAL, NULL, "no node index %d in 0..%d", index, g->n_nodes);
   if (desc == NULL)
     return tg_error_set (err, TG_EUNKNOWN, "type", TG_MSG_UNKNOWN_TYPE, type ? type : "");
   if (!valid_id (id))
@@ -252,7 +260,8 @@ tg_graph_add_node (TgGraph *g, const char *id, const char *type, TgError *err)
       g->nodes = grown;
       g->cap_nodes = cap;
     }
-  n = &g->nodes[g->n_nodes];
+  n = &g->nodes[index];
+  memmove (n + 1, n, sizeof (Node) * (size_t) (g->n_nodes - index));
   memset (n, 0, sizeof *n);
   n->desc = desc;
   n->id = strdup (id);
@@ -261,12 +270,61 @@ tg_graph_add_node (TgGraph *g, const char *id, const char *type, TgError *err)
     {
       free (n->id);
       free (n->params);
+      memmove (n, n + 1, sizeof (Node) * (size_t) (g->n_nodes - index));
       return tg_error_set (err, TG_ENOMEM, NULL, NULL);
     }
   for (int k = 0; k < desc->n_params; k++)
     tg_param_value_init_default (&n->params[k], &desc->params[k]);
+  /* The links name nodes by index: those at INDEX and after moved up. */
+  for (int i = 0; i < g->n_links; i++)
+    {
+      g->links[i].from_node += g->links[i].from_node >= index;
+      g->links[i].to_node += g->links[i].to_node >= index;
+    }
+  g->n_nodes++;
   g->generation++;
-  return g->n_nodes++;
+  return index;
+}
+
+int
+tg_graph_insert_node_copy (TgGraph *g, int index, const TgGraph *src, int node, TgError *err)
+{
+  const Node *s;
+  Node *d;
+  char *ui, *extra;
+  int rc;
+
+  if (node < 0 || node >= src->n_nodes)
+    return tg_error_set (err, TG_EINVAL, NULL, "no node %d", node);
+  s = &src->nodes[node];
+  ui = dup_or_null (s->ui);
+  extra = dup_or_null (s->extra);
+  if ((s->ui && !ui) || (s->extra && !extra))
+    rc = tg_error_set (err, TG_ENOMEM, NULL, NULL);
+  else
+    rc = tg_graph_insert_node (g, index, s->id, s->desc->type, err);
+  if (rc < 0)
+    {
+      free (ui);
+      free (extra);
+      return rc;
+    }
+  d = &g->nodes[index];
+  d->ui = ui;
+  d->extra = extra;
+  d->bypass = s->bypass;
+  for (int k = 0; k < s->desc->n_params; k++)
+    {
+      TgParamValue v;
+      if (tg_param_value_copy (&v, &s->params[k]) < 0)
+        {
+          tg_graph_remove_node (g, index);
+          return tg_error_set (err, TG_ENOMEM, NULL, NULL);
+        }
+      tg_param_value_clear (&d->params[k]);
+      d->params[k] = v;
+    }
+  return index;
 }
 
 void
@@ -494,29 +552,50 @@ tg_graph_add_link (TgGraph *g, const char *from_node, const char *from_port,
                    const char *to_node, const char *to_port, TgError *err)
 {
   int fn = tg_graph_find_node (g, from_node), tn = tg_graph_find_node (g, to_node);
-  int fp, tp;
-  const TgPortDesc *out, *in;
+  TgLink l;
 
   if (fn < 0)
     return tg_error_set (err, TG_ELINK, "from", TG_MSG_NO_NODE, from_node);
   if (tn < 0)
     return tg_error_set (err, TG_ELINK, "to", TG_MSG_NO_NODE, to_node);
-  fp = tg_node_desc_find_output (g->nodes[fn].desc, from_port);
-  if (fp < 0)
+  l.from_node = fn;
+  l.to_node = tn;
+  l.from_port = tg_node_desc_find_output (g->nodes[fn].desc, from_port);
+  if (l.from_port < 0)
     return tg_error_set (err, TG_ELINK, "from", TG_MSG_NO_OUTPUT_PORT, from_node,
                          g->nodes[fn].desc->type, from_port);
-  tp = tg_node_desc_find_input (g->nodes[tn].desc, to_port);
-  if (tp < 0)
+  l.to_port = tg_node_desc_find_input (g->nodes[tn].desc, to_port);
+  if (l.to_port < 0)
     return tg_error_set (err, TG_ELINK, "to", TG_MSG_NO_INPUT_PORT, to_node,
                          g->nodes[tn].desc->type, to_port);
+  return tg_graph_insert_link (g, g->n_links, &l, err);
+}
+
+int
+tg_graph_insert_link (TgGraph *g, int index, const TgLink *link, TgError *err)
+{
+  int fn = link->from_node, fp = link->from_port, tn = link->to_node, tp = link->to_port;
+  const TgPortDesc *out, *in;
+  const char *from_node, *to_node;
+
+  if (index < 0 || index > g->n_links)
+    return tg_error_set (err, TG_EINVAL, NULL, "no link index %d in 0..%d", index, g->n_links);
+  if (fn < 0 || fn >= g->n_nodes || tn < 0 || tn >= g->n_nodes)
+    return tg_error_set (err, TG_ELINK, "links", "no node %d", fn < 0 || fn >= g->n_nodes ? fn : tn);
+  from_node = g->nodes[fn].id;
+  to_node = g->nodes[tn].id;
+  if (fp < 0 || fp >= g->nodes[fn].desc->n_outputs)
+    return tg_error_set (err, TG_ELINK, "from", "node \"%s\" has no output %d", from_node, fp);
+  if (tp < 0 || tp >= g->nodes[tn].desc->n_inputs)
+    return tg_error_set (err, TG_ELINK, "to", "node \"%s\" has no input %d", to_node, tp);
   out = &g->nodes[fn].desc->outputs[fp];
   in = &g->nodes[tn].desc->inputs[tp];
   if (!tg_port_type_compatible (out->type, in->type))
-    return tg_error_set (err, TG_ETYPE, "to", TG_MSG_TYPES_MISMATCH, from_node, from_port,
-                         tg_port_type_name (out->type), to_node, to_port,
+    return tg_error_set (err, TG_ETYPE, "to", TG_MSG_TYPES_MISMATCH, from_node, out->name,
+                         tg_port_type_name (out->type), to_node, in->name,
                          tg_port_type_name (in->type));
   if (tg_graph_input_link (g, tn, tp) >= 0)
-    return tg_error_set (err, TG_ELINK, "to", TG_MSG_ALREADY_LINKED, to_node, to_port);
+    return tg_error_set (err, TG_ELINK, "to", TG_MSG_ALREADY_LINKED, to_node, in->name);
   {
     int *path = malloc (sizeof (int) * (size_t) (g->n_nodes + 1));
     char *seen = calloc ((size_t) g->n_nodes, 1);
@@ -554,9 +633,12 @@ tg_graph_add_link (TgGraph *g, const char *from_node, const char *from_port,
       g->links = grown;
       g->cap_links = cap;
     }
-  g->links[g->n_links] = (TgLink) { fn, fp, tn, tp };
+  memmove (&g->links[index + 1], &g->links[index],
+           sizeof (TgLink) * (size_t) (g->n_links - index));
+  g->links[index] = (TgLink) { fn, fp, tn, tp };
+  g->n_links++;
   g->generation++;
-  return g->n_links++;
+  return index;
 }
 
 void

@@ -334,6 +334,103 @@ test_validate_names_node_id (void)
   TG_CHECK (strlen (buf) == 15);
 }
 
+/* Every link as "from.port>to.port" in list order, for comparing graphs. */
+static void
+links_text (const TgGraph *g, char *buf, size_t size)
+{
+  size_t used = 0;
+
+  buf[0] = '\0';
+  for (int i = 0; i < tg_graph_n_links (g); i++)
+    {
+      const TgLink *l = tg_graph_link (g, i);
+      used += (size_t) snprintf (buf + used, size - used, "%s.%d>%s.%d ",
+                                 tg_graph_node_id (g, l->from_node), l->from_port,
+                                 tg_graph_node_id (g, l->to_node), l->to_port);
+    }
+}
+
+/* A node removed from the middle and inserted back at its index, with
+ * its links inserted back at their positions, gives the graph from
+ * before: the same nodes in the same order, the same links in the same
+ * order (what undo of a delete needs). */
+static void
+test_insert_restores_removed (void)
+{
+  TgGraph *g = tg_graph_new (), *was;
+  TgError err = { 0 };
+  char before[512], after[512];
+  TgLink kept[4];
+  int at[4], n = 0;
+
+  tg_graph_add_node (g, "src", "test.coord", &err);
+  tg_graph_add_node (g, "mid", "test.add", &err);
+  tg_graph_add_node (g, "m2", "test.mix", &err);
+  tg_graph_add_node (g, "end", "test.add", &err);
+  tg_graph_add_link (g, "src", "height", "m2", "detail", &err);
+  tg_graph_add_link (g, "src", "height", "mid", "height", &err);
+  tg_graph_add_link (g, "m2", "height", "end", "height", &err);
+  tg_graph_add_link (g, "mid", "height", "m2", "height", &err);
+  tg_graph_set_param_text (g, 1, "amount", "0.25", &err);
+  tg_graph_set_node_ui (g, 1, "{\"x\": 7}");
+  tg_graph_set_node_extra (g, 1, "{\"note\": 1}");
+  tg_graph_set_node_bypass (g, 1, true);
+  was = tg_graph_copy (g);
+  links_text (g, before, sizeof before);
+  for (int i = 0; i < tg_graph_n_links (g); i++)
+    if (tg_graph_link (g, i)->from_node == 1 || tg_graph_link (g, i)->to_node == 1)
+      {
+        kept[n] = *tg_graph_link (g, i);
+        at[n++] = i;
+      }
+  TG_CHECK_INT_EQ (n, 2);
+  tg_graph_remove_node (g, 1);
+  TG_CHECK_INT_EQ (tg_graph_n_links (g), 2);
+  /* Out of range and taken ids are refused, changing nothing. */
+  TG_CHECK (tg_graph_insert_node (g, 4, "mid", "test.add", &err) < 0);
+  TG_CHECK (tg_graph_insert_node (g, -1, "mid", "test.add", &err) < 0);
+  TG_CHECK_INT_EQ (tg_graph_insert_node (g, 1, "end", "test.add", &err), TG_EINVAL);
+  TG_CHECK_INT_EQ (tg_graph_n_nodes (g), 3);
+  TG_CHECK_INT_EQ (tg_graph_insert_node_copy (g, 1, was, 1, &err), 1);
+  /* The copy is the node as it was, whatever it had set. */
+  TG_CHECK (tg_graph_node_bypass (g, 1) && !strcmp (tg_graph_node_ui (g, 1), "{\"x\": 7}"));
+  TG_CHECK (!strcmp (tg_graph_node_extra (g, 1), "{\"note\": 1}"));
+  TG_CHECK (tg_graph_get_param (g, 1, "amount")->f == 0.25);
+  TG_CHECK (!strcmp (tg_graph_node_id (g, 1), "mid") && !strcmp (tg_graph_node_id (g, 2), "m2"));
+  /* The links that stayed still name the same nodes. */
+  TG_CHECK (!strcmp (tg_graph_node_id (g, tg_graph_link (g, 1)->from_node), "m2"));
+  TG_CHECK (!strcmp (tg_graph_node_id (g, tg_graph_link (g, 1)->to_node), "end"));
+  for (int k = 0; k < n; k++)
+    TG_CHECK_INT_EQ (tg_graph_insert_link (g, at[k], &kept[k], &err), at[k]);
+  links_text (g, after, sizeof after);
+  TG_CHECK_MSG (!strcmp (before, after), "links %s, want %s", after, before);
+  TG_CHECK_INT_EQ (tg_graph_validate (g, &err), 0);
+
+  /* tg_graph_insert_link checks as tg_graph_add_link does. */
+  {
+    TgLink twice = kept[0], bad_port = { 0, 5, 1, 0 }, cycle = { 3, 0, 1, 0 };
+    TgLink bad_type, no_node = { 0, 0, 9, 0 };
+    TG_CHECK_INT_EQ (tg_graph_insert_link (g, 0, &twice, &err), TG_ELINK);
+    TG_CHECK_STR_CONTAINS (err.message, "already has a link");
+    TG_CHECK_INT_EQ (tg_graph_insert_link (g, 0, &bad_port, &err), TG_ELINK);
+    TG_CHECK_INT_EQ (tg_graph_insert_link (g, 0, &no_node, &err), TG_ELINK);
+    TG_CHECK (tg_graph_insert_link (g, 9, &kept[0], &err) < 0);
+    tg_graph_remove_link (g, tg_graph_input_link (g, 1, 0));
+    TG_CHECK_INT_EQ (tg_graph_insert_link (g, 0, &cycle, &err), TG_ECYCLE);
+    TG_CHECK_STR_CONTAINS (err.message, "mid");
+    tg_graph_add_node (g, "img", "test.image", &err);
+    bad_type = (TgLink) { 4, 0, 1, 0 };
+    TG_CHECK_INT_EQ (tg_graph_insert_link (g, 0, &bad_type, &err), TG_ETYPE);
+    TG_CHECK_INT_EQ (tg_graph_n_links (g), 3);
+  }
+  /* Inserting at the front moves every link's ends. */
+  TG_CHECK_INT_EQ (tg_graph_insert_node (g, 0, "first", "test.coord", &err), 0);
+  TG_CHECK (!strcmp (tg_graph_node_id (g, tg_graph_link (g, 0)->from_node), "src"));
+  TG_CHECK (!strcmp (tg_graph_node_id (g, tg_graph_link (g, 0)->to_node), "m2"));
+  tg_graph_free (was);
+  tg_graph_free (g);
+}
+
 static void
 test_remove_and_copy (void)
 {
@@ -454,6 +551,7 @@ main (void)
   TG_RUN (test_validate_once_per_change);
   TG_RUN (test_validate_names_node_id);
   TG_RUN (test_remove_and_copy);
+  TG_RUN (test_insert_restores_removed);
   TG_RUN (test_region_lattice);
   TG_RUN (test_list_params);
   return tgtest_result ();

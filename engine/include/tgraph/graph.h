@@ -56,6 +56,17 @@ const char *tg_graph_base_dir (const TgGraph *g);
 /* Adds a node with default parameters; returns its index or a negative
  * TG_E* (unknown type, empty or duplicate id, id with a '.'). */
 int tg_graph_add_node (TgGraph *g, const char *id, const char *type, TgError *err);
+/* Inserts a node with default parameters at INDEX (0 .. n_nodes): the
+ * nodes from INDEX on move up one, and the links keep naming the same
+ * nodes.  Undo puts a deleted node back where it was, so that the file
+ * saves in its old order.  Returns INDEX or a negative TG_E*, as
+ * tg_graph_add_node (also for an INDEX out of range). */
+int tg_graph_insert_node (TgGraph *g, int index, const char *id, const char *type,
+                          TgError *err);
+/* Inserts at INDEX a copy of node NODE of SRC, as it is there: id, type,
+ * parameter values, bypass, ui and kept keys (not its links). */
+int tg_graph_insert_node_copy (TgGraph *g, int index, const TgGraph *src, int node,
+                               TgError *err);
 /* Removes the node and every link touching it; later indices shift down. */
 void tg_graph_remove_node (TgGraph *g, int node);
 int tg_graph_n_nodes (const TgGraph *g);
@@ -81,6 +92,12 @@ const TgParamValue *tg_graph_get_param_at (const TgGraph *g, int node, int param
  * Returns the new link's index (>= 0) or a negative TG_E*. */
 int tg_graph_add_link (TgGraph *g, const char *from_node, const char *from_port,
                        const char *to_node, const char *to_port, TgError *err);
+/* Inserts LINK (node and port indices) at position INDEX (0 .. n_links)
+ * of the link list, the links from INDEX on moving up one; checked as
+ * tg_graph_add_link checks (and the indices in range).  Returns INDEX or
+ * a negative TG_E*.  With tg_graph_insert_node, undo restores a deleted
+ * node's links in their order. */
+int tg_graph_insert_link (TgGraph *g, int index, const TgLink *link, TgError *err);
 void tg_graph_remove_link (TgGraph *g, int link);
 int tg_graph_n_links (const TgGraph *g);
 const TgLink *tg_graph_link (const TgGraph *g, int link);
