@@ -188,7 +188,16 @@ tg_document__copy_node (TgGraph *dst, const TgGraph *src, int k, const char *id,
     }
   tg_graph_set_node_ui (dst, m, tg_graph_node_ui (src, k));
   tg_graph_set_node_extra (dst, m, tg_graph_node_extra (src, k));
+  tg_graph_set_node_bypass (dst, m, tg_graph_node_bypass (src, k));
   return TRUE;
+}
+
+void
+tg_document__commit_splice (TgDocument *doc, Step *s, int n0, int l0, const char *node_id)
+{
+  s->n_nodes = tg_graph_n_nodes (doc->graph) - n0;
+  s->n_links = tg_graph_n_links (doc->graph) - l0;
+  tg_document__commit_step (doc, s, NULL, node_id);
 }
 
 /* Nodes and links were added at the end since N0 and L0: one undo step. */
@@ -196,11 +205,8 @@ void
 tg_document__commit_append (TgDocument *doc, int n0, int l0, const char *label, TgDocChange change,
                const char *node_id)
 {
-  Step *s = tg_document__step_new (STEP_APPEND, label, change);
-
-  s->n_nodes = tg_graph_n_nodes (doc->graph) - n0;
-  s->n_links = tg_graph_n_links (doc->graph) - l0;
-  tg_document__commit_step (doc, s, NULL, node_id);
+  tg_document__commit_splice (doc, tg_document__step_new (STEP_SPLICE, label, change), n0, l0,
+                              node_id);
 }
 
 /* Takes out what was added at the end since N0 and L0 (a command refused
@@ -276,8 +282,8 @@ tg_document_add_node_linked (TgDocument *doc, const char *type, double x, double
   const char *dot;
   char *id;
   TgError err = { 0 };
-  int on, op, n, p, rc = 0, old = -1, n0, l0;
-  TgGraph *work = NULL, *g;
+  int on, op, n, p, rc = 0, n0, l0;
+  Step *s;
 
   if (!desc)
     {
@@ -303,42 +309,36 @@ tg_document_add_node_linked (TgDocument *doc, const char *type, double x, double
   dot = strrchr (type, '.');
   base = g_strdup (dot ? dot + 1 : type);
   id = tg_document__unique_id (doc, base, NULL);
+  s = tg_document__step_new (STEP_SPLICE, _("Add Node"), TG_DOC_CHANGE_NODES | TG_DOC_CHANGE_LINKS);
+  /* A link the new node replaces comes out first; the node and its link
+   * go at the end. */
   if (!other_is_output)
-    old = tg_graph_input_link (doc->graph, on, op);
-  /* Replacing a link takes one out of the middle: that step keeps the
-   * graph.  Otherwise the node and its link are added at the end. */
-  g = old >= 0 ? (work = tg_graph_copy (doc->graph)) : doc->graph;
-  n0 = tg_graph_n_nodes (g);
-  l0 = tg_graph_n_links (g);
-  n = tg_graph_add_node (g, id, type, &err);
+    {
+      int old = tg_graph_input_link (doc->graph, on, op);
+      tg_document__splice_take (doc, s, NULL, 0, &old, 1);
+    }
+  n0 = tg_graph_n_nodes (doc->graph);
+  l0 = tg_graph_n_links (doc->graph);
+  n = tg_graph_add_node (doc->graph, id, type, &err);
   if (n >= 0)
     {
-      tg_document__set_ui_position (g, n, x, y);
-      if (!work)
-        tg_document__append_node_ui (doc, n);
+      tg_document__set_ui_position (doc->graph, n, x, y);
+      tg_document__append_node_ui (doc, n);
       if (other_is_output)
-        rc = tg_graph_add_link (g, other, other_port, id, desc->inputs[p].name, &err);
+        rc = tg_graph_add_link (doc->graph, other, other_port, id, desc->inputs[p].name, &err);
       else
-        {
-          if (old >= 0)
-            tg_graph_remove_link (g, old);
-          rc = tg_graph_add_link (g, id, desc->outputs[p].name, other, other_port, &err);
-        }
+        rc = tg_graph_add_link (doc->graph, id, desc->outputs[p].name, other, other_port, &err);
     }
   if (n < 0 || rc < 0)
     {
-      if (work)
-        tg_graph_free (work);
-      else
-        tg_document__roll_back_append (doc, n0, l0);
+      tg_document__roll_back_append (doc, n0, l0);
+      tg_document__splice_put_back (doc, s);
+      tg_document__step_free (s);
       g_free (id);
       tg_document__set_tg_error (error, &err, NULL);
       return NULL;
     }
-  if (work)
-    tg_document__commit (doc, work, _("Add Node"), NULL, TG_DOC_CHANGE_NODES | TG_DOC_CHANGE_LINKS, id);
-  else
-    tg_document__commit_append (doc, n0, l0, _("Add Node"), TG_DOC_CHANGE_NODES | TG_DOC_CHANGE_LINKS, id);
+  tg_document__commit_splice (doc, s, n0, l0, id);
   return id;
 }
 
@@ -447,7 +447,7 @@ tg_document_delete_nodes (TgDocument *doc, const char *const *ids, GError **erro
 {
   g_autofree int *idx = NULL;
   int n = 0, count = ids ? (int) g_strv_length ((char **) ids) : 0;
-  TgGraph *work;
+  Step *s;
 
   if (count == 0)
     return TRUE;
@@ -460,10 +460,11 @@ tg_document_delete_nodes (TgDocument *doc, const char *const *ids, GError **erro
     }
   if (n == 0)
     return TRUE;
-  work = tg_graph_copy (doc->graph);
-  tg_document__remove_nodes (work, idx, n);
-  tg_document__commit (doc, work, n == 1 ? _("Delete Node") : _("Delete Nodes"), NULL,
-          TG_DOC_CHANGE_NODES | TG_DOC_CHANGE_LINKS, NULL);
+  s = tg_document__step_new (STEP_SPLICE, n == 1 ? _("Delete Node") : _("Delete Nodes"),
+                             TG_DOC_CHANGE_NODES | TG_DOC_CHANGE_LINKS);
+  tg_document__splice_take (doc, s, idx, n, NULL, 0);
+  tg_document__commit_splice (doc, s, tg_graph_n_nodes (doc->graph),
+                              tg_graph_n_links (doc->graph), NULL);
   return TRUE;
 }
 
@@ -534,13 +535,34 @@ tg_document_find_port (TgDocument *doc, const char *node, const char *port, gboo
   return TRUE;
 }
 
+/* One undo step: the links OLD out, FROM.FROM_PORT -> TO.TO_PORT in at
+ * the end; nothing changed when that link is refused. */
+static gboolean
+replace_links (TgDocument *doc, const int *old, int n_old, const char *from, const char *from_port,
+               const char *to, const char *to_port, GError **error)
+{
+  Step *s = tg_document__step_new (STEP_SPLICE, _("Connect"), TG_DOC_CHANGE_LINKS);
+  int l0;
+  TgError err = { 0 };
+
+  tg_document__splice_take (doc, s, NULL, 0, old, n_old);
+  l0 = tg_graph_n_links (doc->graph);
+  if (tg_graph_add_link (doc->graph, from, from_port, to, to_port, &err) < 0)
+    {
+      tg_document__splice_put_back (doc, s);
+      tg_document__step_free (s);
+      return tg_document__set_tg_error (error, &err, NULL);
+    }
+  tg_document__commit_splice (doc, s, tg_graph_n_nodes (doc->graph), l0, to);
+  return TRUE;
+}
+
 gboolean
 tg_document_connect (TgDocument *doc, const char *from, const char *from_port, const char *to,
                      const char *to_port, GError **error)
 {
   TgError err = { 0 };
-  TgGraph *work;
-  int to_n, to_p, old, rc;
+  int to_n, to_p, old;
 
   if (!tg_document_find_port (doc, to, to_port, FALSE, &to_n, &to_p))
     {
@@ -565,22 +587,13 @@ tg_document_connect (TgDocument *doc, const char *from, const char *from_port, c
         && !strcmp (fd->outputs[l->from_port].name, from_port))
       return TRUE; /* already so */
   }
-  work = tg_graph_copy (doc->graph);
-  tg_graph_remove_link (work, old);
-  rc = tg_graph_add_link (work, from, from_port, to, to_port, &err);
-  if (rc < 0)
-    {
-      tg_graph_free (work);
-      return tg_document__set_tg_error (error, &err, NULL);
-    }
-  tg_document__commit (doc, work, _("Connect"), NULL, TG_DOC_CHANGE_LINKS, to);
-  return TRUE;
+  return replace_links (doc, &old, 1, from, from_port, to, to_port, error);
 }
 
 gboolean
 tg_document_disconnect (TgDocument *doc, const char *to, const char *to_port)
 {
-  TgGraph *work;
+  Step *s;
   int n, p, l;
 
   if (!tg_document_find_port (doc, to, to_port, FALSE, &n, &p))
@@ -588,9 +601,10 @@ tg_document_disconnect (TgDocument *doc, const char *to, const char *to_port)
   l = tg_graph_input_link (doc->graph, n, p);
   if (l < 0)
     return FALSE;
-  work = tg_graph_copy (doc->graph);
-  tg_graph_remove_link (work, l);
-  tg_document__commit (doc, work, _("Disconnect"), NULL, TG_DOC_CHANGE_LINKS, to);
+  s = tg_document__step_new (STEP_SPLICE, _("Disconnect"), TG_DOC_CHANGE_LINKS);
+  tg_document__splice_take (doc, s, NULL, 0, &l, 1);
+  tg_document__commit_splice (doc, s, tg_graph_n_nodes (doc->graph),
+                              tg_graph_n_links (doc->graph), to);
   return TRUE;
 }
 
@@ -598,15 +612,13 @@ gboolean
 tg_document_move_link (TgDocument *doc, const char *to, const char *to_port, const char *new_to,
                        const char *new_to_port, GError **error)
 {
-  TgError err = { 0 };
   const TgLink *lk;
   const TgNodeDesc *fd;
   g_autofree char *from = NULL, *from_port = NULL;
-  TgGraph *work;
-  int n, p, l, nn, np, old;
+  int n, p, nn, np, old[2];
 
   if (!tg_document_find_port (doc, to, to_port, FALSE, &n, &p)
-      || (l = tg_graph_input_link (doc->graph, n, p)) < 0)
+      || (old[0] = tg_graph_input_link (doc->graph, n, p)) < 0)
     {
       g_set_error (error, TG_DOCUMENT_ERROR, 0, _("No link into “%s.%s”"), to, to_port);
       return FALSE;
@@ -618,25 +630,13 @@ tg_document_move_link (TgDocument *doc, const char *to, const char *to_port, con
     }
   if (nn == n && np == p)
     return TRUE;
-  lk = tg_graph_link (doc->graph, l);
+  lk = tg_graph_link (doc->graph, old[0]);
   fd = tg_graph_node_desc (doc->graph, lk->from_node);
   from = g_strdup (tg_graph_node_id (doc->graph, lk->from_node));
   from_port = g_strdup (fd->outputs[lk->from_port].name);
-  work = tg_graph_copy (doc->graph);
-  /* Remove the higher index first so the other stays valid. */
-  old = tg_graph_input_link (work, nn, np);
-  if (old > l)
-    tg_graph_remove_link (work, old);
-  tg_graph_remove_link (work, l);
-  if (old >= 0 && old < l)
-    tg_graph_remove_link (work, old);
-  if (tg_graph_add_link (work, from, from_port, new_to, new_to_port, &err) < 0)
-    {
-      tg_graph_free (work);
-      return tg_document__set_tg_error (error, &err, NULL);
-    }
-  tg_document__commit (doc, work, _("Connect"), NULL, TG_DOC_CHANGE_LINKS, new_to);
-  return TRUE;
+  /* The dragged link and the one it replaces at its new input. */
+  old[1] = tg_graph_input_link (doc->graph, nn, np);
+  return replace_links (doc, old, 2, from, from_port, new_to, new_to_port, error);
 }
 
 /* Whether a change of parameter D can keep just the two values: input

@@ -16,7 +16,7 @@ typedef enum
   STEP_PARAM,  /* one parameter */
   STEP_WORLD,
   STEP_RENAME,
-  STEP_APPEND, /* nodes and links added at the end */
+  STEP_SPLICE, /* nodes and links taken out of the middle, then others added at the end */
 } StepKind;
 
 typedef struct
@@ -41,8 +41,17 @@ typedef struct
 
   char *new_id;            /* RENAME */
 
-  int n_nodes, n_links;    /* APPEND */
-  TgGraph *part;           /* APPEND once undone: the nodes to add again */
+  /* SPLICE: first the nodes and links it took out of the graph, kept in
+   * both states, with where they were (indices in the graph before, in
+   * ascending order, links with the node indices from before) ... */
+  TgGraph *removed;        /* the nodes taken out, in their order */
+  int *removed_at;
+  TgLink *links_removed;
+  int *links_removed_at;
+  int n_links_removed;
+  /* ... then what it added at the end. */
+  int n_nodes, n_links;
+  TgGraph *part;           /* once undone: the nodes to add again */
   char **link_ends;        /* ... and 4 strings per link: from, port, to, port */
 } Step;
 
@@ -100,6 +109,16 @@ char *tg_document__unique_id (TgDocument *doc, const char *base, GHashTable *tak
 gboolean tg_document__room_for (const TgGraph *g, int n_new, GError **error);
 void tg_document__commit_append (TgDocument *doc, int n0, int l0, const char *label,
                                  TgDocChange change, const char *node_id);
+/* Takes the nodes NODES and the links LINKS (indices in the graph; a
+ * repeat or -1 is ignored) out of the graph, with every link that
+ * touches those nodes, and keeps them in S, a SPLICE step. */
+void tg_document__splice_take (TgDocument *doc, Step *s, const int *nodes, int n, const int *links,
+                               int n_links);
+/* Puts what S took back where it was (a command refused half way, undo). */
+void tg_document__splice_put_back (TgDocument *doc, Step *s);
+/* Records S, which took what it took, as one undo step with what was
+ * added at the end since N0 and L0. */
+void tg_document__commit_splice (TgDocument *doc, Step *s, int n0, int l0, const char *node_id);
 void tg_document__roll_back_append (TgDocument *doc, int n0, int l0);
 void tg_document__remove_nodes (TgGraph *g, const int *idx, int n);
 

@@ -8,12 +8,14 @@
  * always what gets saved, and a file nobody changed saves byte for byte.
  *
  * Undo steps keep only what their command changed: a move the node ids
- * with their ui blocks before and after, a parameter its two values, an
- * added node or a paste the nodes (once undone) and how many links came
- * with them, a rename the two ids.  Edits that take nodes or links out of
- * the middle of the graph (delete, disconnect, a replaced link) keep the
- * graph from before: the engine has no way to put a node back at its
- * index, and the saved order must come back with undo.
+ * with their ui blocks before and after, a parameter its two values, a
+ * rename the two ids.  Edits of nodes and links are splices: the nodes
+ * and links a delete, a disconnect or a replaced link took out of the
+ * middle of the graph, with their indices (undo inserts them back there,
+ * so the file saves in its old order, byte for byte), then the nodes and
+ * links an add, a connect or a paste appended (once undone, kept to add
+ * again).  Only a bypass, an input path (relative to the file's folder)
+ * and a restore keep the whole graph from before.
  */
 #include "config.h"
 
@@ -92,6 +94,11 @@ tg_document__step_free (gpointer p)
   if (s->part)
     tg_graph_free (s->part);
   g_strfreev (s->link_ends);
+  if (s->removed)
+    tg_graph_free (s->removed);
+  g_free (s->removed_at);
+  g_free (s->links_removed);
+  g_free (s->links_removed_at);
   g_free (s);
 }
 
@@ -139,6 +146,13 @@ step_size (const Step *s)
     }
   for (int k = 0; s->link_ends && s->link_ends[k]; k++)
     n += sizeof (char *) + str_size (s->link_ends[k]);
+  if (s->removed)
+    {
+      TgError err = { 0 };
+      g_autofree char *text = tg_tgraph_save_string (s->removed, &err);
+      n += str_size (text) + sizeof (int) * (gsize) tg_graph_n_nodes (s->removed);
+    }
+  n += (sizeof (TgLink) + sizeof (int)) * (gsize) s->n_links_removed;
   return n;
 }
 
@@ -446,7 +460,23 @@ tg_document__set_node_ui (TgDocument *doc, int n, const char *ui)
   tg_document__parse_node_ui (ui, &g_array_index (doc->ui, TgNodeUi, n));
 }
 
-/* APPEND undone: keeps the appended nodes (with their links) in S and
+static int rebase_inputs (TgGraph *g, const char *dir);
+
+/* Nodes kept in a step (PART) in the terms of the graph's folder, which
+ * a Save As since may have changed: input paths are relative to it. */
+static void
+rebase_part (TgDocument *doc, TgGraph *part)
+{
+  const char *dir = tg_graph_base_dir (doc->graph);
+
+  if (strcmp (tg_graph_base_dir (part), dir))
+    {
+      rebase_inputs (part, dir);
+      tg_graph_set_base_dir (part, dir);
+    }
+}
+
+/* SPLICE undone: keeps the appended nodes (with their links) in S and
  * takes them out of the graph, links first, from the end. */
 static void
 append_take (TgDocument *doc, Step *s)
@@ -457,8 +487,9 @@ append_take (TgDocument *doc, Step *s)
   TgError err = { 0 };
 
   s->part = tg_graph_new ();
+  tg_graph_set_base_dir (s->part, tg_graph_base_dir (g));
   for (int k = n0; k < tg_graph_n_nodes (g); k++)
-    tg_document__copy_node (s->part, g, k, tg_graph_node_id (g, k), &err);
+    tg_graph_insert_node_copy (s->part, k - n0, g, k, &err);
   for (int l = l0; l < tg_graph_n_links (g); l++)
     {
       const TgLink *lk = tg_graph_link (g, l);
@@ -476,20 +507,120 @@ append_take (TgDocument *doc, Step *s)
   tg_document__truncate_nodes (doc, n0);
 }
 
-/* APPEND redone: the kept nodes and links back at the end. */
+/* SPLICE redone: the kept nodes and links back at the end. */
 static void
 append_put (TgDocument *doc, Step *s)
 {
   TgError err = { 0 };
 
+  rebase_part (doc, s->part);
   for (int k = 0; k < tg_graph_n_nodes (s->part); k++)
-    if (tg_document__copy_node (doc->graph, s->part, k, tg_graph_node_id (s->part, k), &err))
+    if (tg_graph_insert_node_copy (doc->graph, tg_graph_n_nodes (doc->graph), s->part, k, &err)
+        >= 0)
       tg_document__append_node_ui (doc, tg_graph_n_nodes (doc->graph) - 1);
   for (int k = 0; s->link_ends[k]; k += 4)
     tg_graph_add_link (doc->graph, s->link_ends[k], s->link_ends[k + 1], s->link_ends[k + 2],
                        s->link_ends[k + 3], &err);
   g_clear_pointer (&s->part, tg_graph_free);
   g_clear_pointer (&s->link_ends, g_strfreev);
+}
+
+/* The index entries of the nodes from LO on (their indices moved). */
+static void
+reindex_from (TgDocument *doc, int lo)
+{
+  for (int k = MAX (lo, 0); k < tg_graph_n_nodes (doc->graph); k++)
+    g_hash_table_insert (doc->index, g_strdup (tg_graph_node_id (doc->graph, k)),
+                         GINT_TO_POINTER (k + 1));
+}
+
+/* Takes out of the graph what S keeps as taken: its links, from the
+ * last, then its nodes, from the last. */
+static void
+splice_cut (TgDocument *doc, Step *s)
+{
+  int n = s->removed ? tg_graph_n_nodes (s->removed) : 0;
+
+  for (int k = s->n_links_removed - 1; k >= 0; k--)
+    tg_graph_remove_link (doc->graph, s->links_removed_at[k]);
+  for (int k = n - 1; k >= 0; k--)
+    {
+      int at = s->removed_at[k];
+      g_hash_table_remove (doc->index, tg_graph_node_id (doc->graph, at));
+      tg_graph_remove_node (doc->graph, at);
+      g_array_remove_index (doc->ui, (guint) at);
+    }
+  if (n)
+    reindex_from (doc, s->removed_at[0]);
+}
+
+void
+tg_document__splice_take (TgDocument *doc, Step *s, const int *nodes, int n, const int *links,
+                          int n_links)
+{
+  const TgGraph *g = doc->graph;
+  int nn = tg_graph_n_nodes (g), nl = tg_graph_n_links (g), count = 0;
+  g_autofree char *gone = g_new0 (char, nn + 1);
+  g_autofree char *cut = g_new0 (char, nl + 1);
+  TgError err = { 0 };
+
+  for (int k = 0; k < n; k++)
+    if (nodes[k] >= 0 && nodes[k] < nn)
+      gone[nodes[k]] = 1;
+  for (int k = 0; k < n_links; k++)
+    if (links[k] >= 0 && links[k] < nl)
+      cut[links[k]] = 1;
+  for (int l = 0; l < nl; l++)
+    {
+      const TgLink *lk = tg_graph_link (g, l);
+      cut[l] |= gone[lk->from_node] | gone[lk->to_node];
+      count += cut[l];
+    }
+  s->links_removed = g_new (TgLink, count + 1);
+  s->links_removed_at = g_new (int, count + 1);
+  for (int l = 0; l < nl; l++)
+    if (cut[l])
+      {
+        s->links_removed[s->n_links_removed] = *tg_graph_link (g, l);
+        s->links_removed_at[s->n_links_removed++] = l;
+      }
+  count = 0;
+  for (int k = 0; k < nn; k++)
+    count += gone[k];
+  if (count)
+    {
+      s->removed = tg_graph_new ();
+      tg_graph_set_base_dir (s->removed, tg_graph_base_dir (g));
+      s->removed_at = g_new (int, count);
+      count = 0;
+      for (int k = 0; k < nn; k++)
+        if (gone[k] && tg_graph_insert_node_copy (s->removed, count, g, k, &err) >= 0)
+          s->removed_at[count++] = k;
+    }
+  splice_cut (doc, s);
+}
+
+void
+tg_document__splice_put_back (TgDocument *doc, Step *s)
+{
+  int n = s->removed ? tg_graph_n_nodes (s->removed) : 0;
+  TgError err = { 0 };
+
+  if (n)
+    rebase_part (doc, s->removed);
+  for (int k = 0; k < n; k++)
+    {
+      int at = s->removed_at[k];
+      TgNodeUi u;
+      tg_graph_insert_node_copy (doc->graph, at, s->removed, k, &err);
+      tg_document__parse_node_ui (tg_graph_node_ui (doc->graph, at), &u);
+      g_array_insert_val (doc->ui, (guint) at, u);
+    }
+  if (n)
+    reindex_from (doc, s->removed_at[0]);
+  /* In ascending order, each goes where it was among those before it. */
+  for (int k = 0; k < s->n_links_removed; k++)
+    tg_graph_insert_link (doc->graph, s->links_removed_at[k], &s->links_removed[k], &err);
 }
 
 /* Takes the document from one side of step S to the other: FORWARD (redo)
@@ -546,11 +677,17 @@ step_apply (TgDocument *doc, Step *s, gboolean forward)
           }
         break;
       }
-    case STEP_APPEND:
+    case STEP_SPLICE:
       if (forward)
-        append_put (doc, s);
+        {
+          splice_cut (doc, s);
+          append_put (doc, s);
+        }
       else
-        append_take (doc, s);
+        {
+          append_take (doc, s);
+          tg_document__splice_put_back (doc, s);
+        }
       break;
     }
 }

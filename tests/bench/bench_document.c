@@ -1,8 +1,8 @@
 /* The document model at scale: a 4096-node graph (64 rows of 64, each
  * node fed by its left and upper neighbours; 129² so that the app
  * evaluates it soon) loaded through TgDocument, then one hit test, one
- * move command with its undo step's memory, one parameter change, undo
- * and save.  Prints wall and CPU time of each.
+ * move command with its undo step's memory, one parameter change, undo,
+ * a delete and a disconnect with their undo steps' memory, and save.  Prints wall and CPU time of each.
  *
  * With --write FILE it only writes the graph.
  *
@@ -225,6 +225,45 @@ main (int argc, char **argv)
   tg_document_undo (doc);
   tg_document_undo (doc);
   clock_report ("undo (each of 2)", c, 2);
+
+  /* Delete and disconnect keep what they take out; until they did, their
+   * step kept the whole graph from before (its size: the graph's text,
+   * as tg_document_get_undo_size counts a whole graph). */
+  {
+    TgError err = { 0 };
+    g_autofree char *whole = tg_tgraph_save_string (tg_document_get_graph (doc), &err);
+    /* Nothing to undo here (the steps above are undone), and a command
+     * empties the redo list: the size after it is its step's. */
+    gsize size0 = 0;
+
+    if (tg_document_can_undo (doc))
+      return 1;
+
+    heap0 = heap_in_use ();
+    c = clock_start ();
+    tg_document_delete_nodes (doc, ids, NULL);
+    clock_report ("delete one node (command)", c, 1);
+    printf ("%-44s %10zd bytes\n", "heap kept by the delete's undo step",
+            (ssize_t) (heap_in_use () - heap0));
+    printf ("%-44s %10zu bytes (before: the graph, %zu)\n", "undo size of the delete",
+            tg_document_get_undo_size (doc) - size0, whole ? strlen (whole) + 1 : 0);
+    c = clock_start ();
+    tg_document_undo (doc);
+    clock_report ("undo the delete", c, 1);
+    printf ("%-44s %s\n", "n2080 back at its index",
+            tg_document_find_node (doc, "n2080") == 2080 ? "yes" : "NO");
+    c = clock_start ();
+    tg_document_redo (doc);
+    clock_report ("redo the delete", c, 1);
+    tg_document_undo (doc);
+
+    c = clock_start ();
+    tg_document_disconnect (doc, "n2080", "a");
+    clock_report ("disconnect one link (command)", c, 1);
+    printf ("%-44s %10zu bytes\n", "undo size of the disconnect",
+            tg_document_get_undo_size (doc) - size0);
+    tg_document_undo (doc);
+  }
 
   c = clock_start ();
   if (!tg_document_save (doc, file, &error))
