@@ -322,7 +322,7 @@ world_schema (Doc *d)
 static json_object *
 node_schema (Doc *d)
 {
-  json_object *o = obj (d), *props, *p, *req, *types, *all;
+  json_object *o = obj (d), *props, *p, *req, *types, *all, *uiprops;
   int n = tg_registry_count ();
 
   put (d, o, "type", str ("object"));
@@ -348,10 +348,16 @@ node_schema (Doc *d)
   p = put (d, props, "ui", obj (d));
   put (d, p, "description",
        str ("Editor data (position, colour, ...), which the engine ignores, except bypass"));
-  p = put (d, put (d, p, "properties", obj (d)), "bypass", obj (d));
+  uiprops = put (d, p, "properties", obj (d));
+  p = put (d, uiprops, "bypass", obj (d));
   put (d, p, "description",
        str ("Bypassed: the node does not run; its first output is its main input (the first "
             "input of that output's type) passed through"));
+  put (d, p, "type", str ("boolean"));
+  p = put (d, uiprops, "viewer_pin", obj (d));
+  put (d, p, "description",
+       str ("Pinned to the viewer (as Houdini's display flag): the app's viewer shows this "
+            "node whatever is selected; at most one node has it. The engine ignores it"));
   put (d, p, "type", str ("boolean"));
 
   all = put (d, o, "allOf", arr (d));

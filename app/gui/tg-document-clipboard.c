@@ -80,6 +80,10 @@ merge_graph (TgDocument *doc, const TgGraph *src, double x, double y, GError **e
       if (tg_graph_n_nodes (work) > (int) doc->ui->len)
         {
           int m = tg_graph_n_nodes (work) - 1;
+          /* The pin stays on the node it was on (one per graph). */
+          g_autofree char *ui = tg_document__ui_with_flag (tg_graph_node_ui (work, m),
+                                                           "viewer_pin", FALSE);
+          tg_graph_set_node_ui (work, m, ui);
           tg_document__set_ui_position (work, m, px[k] - min_x + x, py[k] - min_y + y);
           tg_document__append_node_ui (doc, m);
         }

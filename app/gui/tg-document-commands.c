@@ -754,3 +754,49 @@ tg_document_set_world (TgDocument *doc, const TgWorld *world, GError **error)
   tg_document__commit_step (doc, s, "\037world", NULL);
   return TRUE;
 }
+
+const char *
+tg_document_get_pinned (TgDocument *doc)
+{
+  for (guint n = 0; n < doc->ui->len; n++)
+    if (g_array_index (doc->ui, TgNodeUi, n).viewer_pin)
+      return tg_graph_node_id (doc->graph, (int) n);
+  return NULL;
+}
+
+/* Sets or clears node N's pin in S (a UI step) and in the document. */
+static void
+pin_into (TgDocument *doc, Step *s, int n, gboolean on)
+{
+  const char *ui = tg_graph_node_ui (doc->graph, n);
+
+  s->ui_ids = g_renew (char *, s->ui_ids, s->n_ui + 1);
+  s->ui_before = g_renew (char *, s->ui_before, s->n_ui + 1);
+  s->ui_after = g_renew (char *, s->ui_after, s->n_ui + 1);
+  s->ui_ids[s->n_ui] = g_strdup (tg_graph_node_id (doc->graph, n));
+  s->ui_before[s->n_ui] = g_strdup (ui);
+  s->ui_after[s->n_ui] = tg_document__ui_with_flag (ui, "viewer_pin", on);
+  tg_document__set_node_ui (doc, n, s->ui_after[s->n_ui]);
+  s->n_ui++;
+}
+
+gboolean
+tg_document_set_pinned (TgDocument *doc, const char *id)
+{
+  int target = id ? tg_document_find_node (doc, id) : -1;
+  Step *s;
+
+  if (id && target < 0)
+    return FALSE;
+  if (!g_strcmp0 (id, tg_document_get_pinned (doc)))
+    return TRUE;
+  s = tg_document__step_new (STEP_UI, id ? _("Pin to Viewer") : _("Unpin from Viewer"),
+                             TG_DOC_CHANGE_PIN);
+  for (guint n = 0; n < doc->ui->len; n++)
+    if ((int) n != target && g_array_index (doc->ui, TgNodeUi, n).viewer_pin)
+      pin_into (doc, s, (int) n, FALSE);
+  if (target >= 0)
+    pin_into (doc, s, target, TRUE);
+  tg_document__commit_step (doc, s, NULL, id);
+  return TRUE;
+}

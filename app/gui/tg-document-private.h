@@ -93,6 +93,7 @@ void tg_document__commit (TgDocument *doc, TgGraph *work, const char *label, con
 void tg_document__emit_renamed (TgDocument *doc, const char *old_id, const char *new_id);
 void tg_document__parse_node_ui (const char *ui, TgNodeUi *out);
 char *tg_document__ui_with_position (const char *ui, double x, double y);
+char *tg_document__ui_with_flag (const char *ui, const char *key, gboolean on);
 void tg_document__set_ui_position (TgGraph *g, int node, double x, double y);
 void tg_document__set_node_ui (TgDocument *doc, int n, const char *ui);
 void tg_document__append_node_ui (TgDocument *doc, int n);

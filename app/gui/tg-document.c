@@ -925,6 +925,8 @@ tg_document__parse_node_ui (const char *ui, TgNodeUi *out)
         out->y = json_object_get_double (v);
       if (json_object_object_get_ex (o, "bypass", &v))
         out->bypass = json_object_get_boolean (v);
+      if (json_object_object_get_ex (o, "viewer_pin", &v))
+        out->viewer_pin = json_object_get_boolean (v);
     }
   json_object_put (o);
 }
@@ -945,6 +947,29 @@ tg_document__ui_with_position (const char *ui, double x, double y)
   json_object_object_add (o, "x", json_object_new_int64 ((int64_t) llround (x)));
   json_object_object_add (o, "y", json_object_new_int64 ((int64_t) llround (y)));
   text = g_strdup (json_object_to_json_string_ext (o, JSON_C_TO_STRING_SPACED));
+  json_object_put (o);
+  return text;
+}
+
+/* UI with KEY set to true (PIN) or taken out, its other keys kept;
+ * NULL for an empty block.  Caller frees. */
+char *
+tg_document__ui_with_flag (const char *ui, const char *key, gboolean on)
+{
+  json_object *o = ui ? json_tokener_parse (ui) : NULL;
+  char *text = NULL;
+
+  if (!o || !json_object_is_type (o, json_type_object))
+    {
+      json_object_put (o);
+      o = json_object_new_object ();
+    }
+  if (on)
+    json_object_object_add (o, key, json_object_new_boolean (1));
+  else
+    json_object_object_del (o, key);
+  if (json_object_object_length (o) > 0)
+    text = g_strdup (json_object_to_json_string_ext (o, JSON_C_TO_STRING_SPACED));
   json_object_put (o);
   return text;
 }

@@ -27,6 +27,7 @@ typedef enum
   TG_DOC_CHANGE_POSITION = 1 << 3, /* node positions only: nothing to evaluate */
   TG_DOC_CHANGE_WORLD = 1 << 4,
   TG_DOC_CHANGE_FRAMES = 1 << 5,   /* frames only: nothing to evaluate */
+  TG_DOC_CHANGE_PIN = 1 << 6,      /* the viewer pin only: nothing to evaluate */
   TG_DOC_CHANGE_ALL = 0xff,        /* load, undo, redo: everything may differ */
 } TgDocChange;
 
@@ -154,13 +155,14 @@ gboolean tg_document_move_frame (TgDocument *doc, int k, double dx, double dy,
 /* --- node UI state ---------------------------------------------------- */
 
 /* What the document keeps of a node's "ui" block ({"x": .., "y": ..,
- * "bypass": true}), parsed once when the node enters the document, so
- * that drawing and hit tests read numbers, not JSON. */
+ * "bypass": true, "viewer_pin": true}), parsed once when the node enters
+ * the document, so that drawing and hit tests read numbers, not JSON. */
 typedef struct
 {
   double x, y;      /* canvas units; see has_position */
   gboolean has_position; /* FALSE: the file gave none (laid out in a grid by index) */
   gboolean bypass;
+  gboolean viewer_pin;   /* the node the viewer keeps showing */
 } TgNodeUi;
 
 /* The index of node ID in tg_document_get_graph, or -1 (a hash lookup). */
@@ -170,6 +172,15 @@ const TgNodeUi *tg_document_get_node_ui (TgDocument *doc, int n);
 /* Top-left of node N (or ID) in canvas units; FALSE when there is none. */
 gboolean tg_document_get_position_at (TgDocument *doc, int n, double *x, double *y);
 gboolean tg_document_get_position (TgDocument *doc, const char *id, double *x, double *y);
+
+/* The viewer pin, as Houdini's display flag: the node the viewer keeps
+ * showing whatever is selected, saved in its "ui" block
+ * ("viewer_pin": true; the engine ignores it).  At most one node has it.
+ * The pinned node's id (borrowed), or NULL. */
+const char *tg_document_get_pinned (TgDocument *doc);
+/* Pins node ID (NULL: none) to the viewer, unpinning any other: one undo
+ * step (it is saved with the file).  FALSE when there is no node ID. */
+gboolean tg_document_set_pinned (TgDocument *doc, const char *id);
 
 /* --- undo ------------------------------------------------------------- */
 

@@ -748,7 +748,7 @@ on_doc_changed (TgDocument *doc, guint what, const char *node, TgInspector *self
     return;
   if (what & (TG_DOC_CHANGE_WORLD))
     fill_world (self);
-  if (!(what & ~(TG_DOC_CHANGE_POSITION | TG_DOC_CHANGE_FRAMES)))
+  if (!(what & ~(TG_DOC_CHANGE_POSITION | TG_DOC_CHANGE_FRAMES | TG_DOC_CHANGE_PIN)))
     return;
   if ((what & (TG_DOC_CHANGE_NODES | TG_DOC_CHANGE_LINKS)) || !node || !g_strcmp0 (node, self->node))
     rebuild (self);

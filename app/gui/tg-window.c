@@ -36,6 +36,7 @@ struct _TgWindow
   TgCanvas *canvas;
   TgInspector *inspector;
   TgViewer *viewer;
+  gboolean pin_from_doc; /* the viewer's pin is being set to the document's */
   TgStartPage *start_page;
   gboolean start_dismissed; /* "New Graph" was chosen */
   GtkLabel *title_label, *subtitle_label, *status_label, *progress_label;
@@ -208,14 +209,19 @@ on_start_new (TgWindow *self)
 static void
 on_doc_changed (TgDocument *doc, guint what, const char *node, TgWindow *self)
 {
-  const char *pinned = tg_viewer_get_pinned (self->viewer);
+  const char *pinned = tg_document_get_pinned (doc);
 
-  /* A pinned node that was deleted (or undone away) lets go. */
-  if (pinned && tg_graph_find_node (tg_document_get_graph (doc), pinned) < 0)
-    tg_viewer_set_pinned (self->viewer, NULL);
+  /* The document keeps the pin: loaded, undone, renamed and deleted with
+   * its node. */
+  if (g_strcmp0 (pinned, tg_viewer_get_pinned (self->viewer)))
+    {
+      self->pin_from_doc = TRUE;
+      tg_viewer_set_pinned (self->viewer, pinned);
+      self->pin_from_doc = FALSE;
+    }
   update_actions (self);
   update_start_page (self);
-  if (!(what & ~(TG_DOC_CHANGE_POSITION | TG_DOC_CHANGE_FRAMES)))
+  if (!(what & ~(TG_DOC_CHANGE_POSITION | TG_DOC_CHANGE_FRAMES | TG_DOC_CHANGE_PIN)))
     return;
   self->edit_time = g_get_monotonic_time ();
   request_eval (self);
@@ -232,8 +238,6 @@ on_doc_notify (TgDocument *doc, GParamSpec *pspec, TgWindow *self)
 static void
 on_doc_renamed (TgDocument *doc, const char *old_id, const char *new_id, TgWindow *self)
 {
-  if (!g_strcmp0 (tg_viewer_get_pinned (self->viewer), old_id))
-    tg_viewer_set_pinned (self->viewer, new_id);
   if (!g_strcmp0 (self->status_node, old_id))
     {
       g_free (self->status_node);
@@ -269,7 +273,18 @@ on_selection_changed (TgWindow *self)
 static void
 on_pin_changed (TgWindow *self)
 {
-  const char *id = shown_id (self);
+  const char *id;
+
+  /* The viewer's pin button: the document's command, saved with the file. */
+  if (!self->pin_from_doc
+      && g_strcmp0 (tg_viewer_get_pinned (self->viewer), tg_document_get_pinned (self->doc))
+      && !tg_document_set_pinned (self->doc, tg_viewer_get_pinned (self->viewer)))
+    {
+      self->pin_from_doc = TRUE;
+      tg_viewer_set_pinned (self->viewer, tg_document_get_pinned (self->doc));
+      self->pin_from_doc = FALSE;
+    }
+  id = shown_id (self);
 
   if (g_strcmp0 (tg_viewer_get_node (self->viewer), id))
     tg_viewer_set_value (self->viewer, NULL, NULL, id);
@@ -287,8 +302,8 @@ action_pin_node (GtkWidget *w, const char *name, GVariant *param)
 {
   TgWindow *self = TG_WINDOW (w);
 
-  tg_viewer_set_pinned (self->viewer, g_variant_get_string (param, NULL));
-  on_pin_changed (self);
+  /* The document's change sets the viewer's pin (on_doc_changed). */
+  tg_document_set_pinned (self->doc, g_variant_get_string (param, NULL));
 }
 
 static void

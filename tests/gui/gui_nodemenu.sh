@@ -7,7 +7,9 @@
 #  - Bypass saves "ui": {"bypass": true}, the viewer then shows the input
 #    passed through, undo takes it back, and the app's export of the
 #    bypassed graph equals `tgraph eval` of the saved file byte for byte;
-#  - Rename, Duplicate and Pin to Viewer from the menu;
+#  - Rename, Duplicate and Pin to Viewer from the menu; the pin saved as
+#    "ui": {"viewer_pin": true}, a file with one opens with that node in
+#    the viewer, and the viewer's pin button unpins it (saved so);
 #  - a noise scale below two cells: a yellow warning badge on the node
 #    (its pixels in the screenshot), its message in the inspector and the
 #    canvas, gone once the scale is raised; a bypassed node drawn dimmed;
@@ -114,6 +116,23 @@ steps=(
 )
 run_script clamp "$(IFS=';'; echo "${steps[*]}")" "$out/nodemenu.tgraph"
 
+# The pin is saved on the node: the file opens with the shape in the
+# viewer whatever is selected; the viewer's pin button lets go (saved so).
+steps=(
+  "wait"
+  "print-viewer"
+  "screenshot $out/pinned_open.png"
+  "select png"
+  "wait"
+  "print-viewer"
+  "click tip:Pinned: the viewer keeps showing “island”. Click to follow the selection again"
+  "wait"
+  "print-viewer"
+  "save $out/unpinned.tgraph"
+  "quit"
+)
+run_script pinned "$(IFS=';'; echo "${steps[*]}")" "$out/final.tgraph"
+
 "$tgraph" eval "$out/bypassed.tgraph" -o "$out/cli_export" --quiet 2> "$out/cli.err" ||
   { echo "FAIL: tgraph eval of the saved file"; cat "$out/cli.err"; fail=1; }
 if diff -r "$out/gui_export" "$out/cli_export"; then
@@ -156,6 +175,17 @@ check("island_2" in final and final["island_2"]["type"] == "gen.shape",
       "Duplicate from the menu copied the shape (%s)" % sorted(final))
 check(bypassed("final.tgraph") == ["mix", "smooth"], "redo put the bypass back")
 check("viewer: node island, pinned island" in log, "Pin to Viewer keeps the shape in the viewer")
+def pinned(name):
+    return sorted(i for i, n in nodes(name).items() if n.get("ui", {}).get("viewer_pin"))
+check(pinned("final.tgraph") == ["island"], "the pin is saved as ui.viewer_pin on the shape (%s)"
+      % pinned("final.tgraph"))
+check(pinned("bypassed.tgraph") == [], "no pin before Pin to Viewer")
+pin_log = open(out + "/pinned.log").read()
+views = re.findall(r"viewer: node ([^,\s]+), pinned ([^,\s]+)", pin_log)
+check(views[:2] == [("island", "island")] * 2,
+      "a file with a pinned node opens with it in the viewer, and it stays there (%s)" % views)
+check(len(views) == 3 and views[2][1] == "-", "the viewer's pin button lets go (%s)" % views[2:])
+check(pinned("unpinned.tgraph") == [], "and the file saves without the pin")
 check(re.search(r"node base: (done|cached) \|  \|", log) is not None,
       "no warning once the scale is 100 m")
 

@@ -961,6 +961,91 @@ test_splice_undo_restores_bytes (void)
   TG_CHECK (checked > 60 && moved >= 3);
 }
 
+/* The viewer pin is a node state kept in its ui block: one node at a
+ * time, saved and loaded, an undo step, renamed and deleted (and undone)
+ * with its node, dropped by a paste; the engine's graph is the same
+ * with it or without. */
+static void
+test_viewer_pin (void)
+{
+  TgDocument *doc = load_copy ("data/examples/island.tgraph", FALSE), *back = tg_document_new ();
+  g_autofree char *path = g_strdup (tgtest_tmp_path ("pinned.tgraph"));
+  g_autoptr (GFile) file = g_file_new_for_path (path);
+  g_autofree char *plain = NULL, *bytes = NULL, *clip = NULL, *unpinned = NULL;
+  g_auto (GStrv) pasted = NULL;
+  const char *one[] = { "peaks", NULL };
+  const TgGraph *g;
+  TgGraph *a = NULL, *b = NULL;
+  TgGraphDiff diff;
+  TgError err = { 0 };
+  Changes c = { 0 };
+  int pins = 0;
+
+  g_signal_connect (doc, "changed", G_CALLBACK (on_changed), &c);
+  TG_CHECK (tg_document_get_pinned (doc) == NULL);
+  plain = graph_text (doc);
+  TG_CHECK (!tg_document_set_pinned (doc, "no such node"));
+  TG_CHECK (tg_document_set_pinned (doc, "peaks"));
+  TG_CHECK (!g_strcmp0 (tg_document_get_pinned (doc), "peaks"));
+  TG_CHECK (tg_document_get_dirty (doc) && c.last_flags == TG_DOC_CHANGE_PIN);
+  TG_CHECK_STR_CONTAINS (tg_document_undo_label (doc), "Pin");
+  TG_CHECK (tg_document_set_pinned (doc, "mountains"));
+  TG_CHECK (!g_strcmp0 (tg_document_get_pinned (doc), "mountains"));
+  TG_CHECK (!tg_document_get_node_ui (doc, tg_document_find_node (doc, "peaks"))->viewer_pin);
+
+  /* Saved on that node only, and loaded back. */
+  bytes = saved_bytes (doc, path);
+  for (const char *p = bytes; (p = strstr (p, "\"viewer_pin\": true")); p++)
+    pins++;
+  TG_CHECK_INT_EQ (pins, 1);
+  TG_CHECK (tg_document_load (back, file, NULL));
+  TG_CHECK (!g_strcmp0 (tg_document_get_pinned (back), "mountains"));
+  /* The engine reads the same graph: only the ui block differs. */
+  TG_CHECK (tg_tgraph_load_string_ex (plain, strlen (plain), ".", TG_TGRAPH_LOAD_NO_VALIDATE, &a,
+                                      &err) == 0);
+  TG_CHECK (tg_tgraph_load_string_ex (bytes, strlen (bytes), ".", TG_TGRAPH_LOAD_NO_VALIDATE, &b,
+                                      &err) == 0);
+  TG_CHECK (tg_graph_diff (a, b, &diff, &err) == 0);
+  TG_CHECK_INT_EQ (diff.n, 1);
+  TG_CHECK (diff.entries[0].kind == TG_DIFF_NODE_MOVED);
+  tg_graph_diff_clear (&diff);
+  tg_graph_free (a);
+  tg_graph_free (b);
+
+  /* Rename and delete carry it; undo brings it back. */
+  TG_CHECK (tg_document_rename_node (back, "mountains", "range", NULL));
+  TG_CHECK (!g_strcmp0 (tg_document_get_pinned (back), "range"));
+  one[0] = "range";
+  TG_CHECK (tg_document_delete_nodes (back, one, NULL));
+  TG_CHECK (tg_document_get_pinned (back) == NULL);
+  TG_CHECK (tg_document_undo (back));
+  TG_CHECK (!g_strcmp0 (tg_document_get_pinned (back), "range"));
+  TG_CHECK (tg_document_undo (back));
+  TG_CHECK (!g_strcmp0 (tg_document_get_pinned (back), "mountains"));
+
+  /* A copy of the pinned node is not pinned. */
+  one[0] = "mountains";
+  clip = tg_document_copy_text (back, one, NULL);
+  TG_CHECK_STR_CONTAINS (clip, "viewer_pin");
+  pasted = tg_document_paste_text (back, clip, 800, 800, NULL);
+  TG_CHECK (pasted && pasted[0] && !pasted[1]);
+  TG_CHECK (!g_strcmp0 (tg_document_get_pinned (back), "mountains"));
+  g = tg_document_get_graph (back);
+  TG_CHECK (!tg_graph_node_ui (g, tg_graph_find_node (g, pasted[0]))
+            || !strstr (tg_graph_node_ui (g, tg_graph_find_node (g, pasted[0])), "viewer_pin"));
+
+  /* Unpinned: the file is the file from before (the pin's key gone). */
+  TG_CHECK (tg_document_set_pinned (doc, NULL));
+  TG_CHECK (tg_document_get_pinned (doc) == NULL);
+  unpinned = graph_text (doc);
+  TG_CHECK (!strcmp (unpinned, plain));
+  TG_CHECK (tg_document_undo (doc));
+  TG_CHECK (!g_strcmp0 (tg_document_get_pinned (doc), "mountains"));
+  g_free (c.last_node);
+  g_object_unref (back);
+  g_object_unref (doc);
+}
+
 /* A graph of ROWS x COLS nodes, each fed by its left neighbour. */
 static TgDocument *
 load_grid (int rows, int cols)
@@ -1169,6 +1254,7 @@ main (void)
   TG_RUN (test_frames);
   TG_RUN (test_undo_redo_every_step_exact);
   TG_RUN (test_splice_undo_restores_bytes);
+  TG_RUN (test_viewer_pin);
   TG_RUN (test_undo_memory_follows_the_edit);
   TG_RUN (test_hit_test_matches_brute_force);
   TG_RUN (test_unchanged_file_saves_same_bytes);
