@@ -345,8 +345,9 @@ tg_document_add_node_linked (TgDocument *doc, const char *type, double x, double
 gboolean
 tg_document_set_bypass (TgDocument *doc, const char *const *ids, gboolean bypass, GError **error)
 {
-  TgGraph *work;
   gboolean change = FALSE;
+  Step *s;
+  int count = 0;
 
   for (int k = 0; ids && ids[k]; k++)
     {
@@ -366,12 +367,20 @@ tg_document_set_bypass (TgDocument *doc, const char *const *ids, gboolean bypass
     }
   if (!change)
     return TRUE;
-  /* Rare and small: the step keeps the graph as it was. */
-  work = tg_graph_copy (doc->graph);
-  for (int k = 0; ids[k]; k++)
-    tg_graph_set_node_bypass (work, tg_graph_find_node (work, ids[k]), bypass);
-  tg_document__commit (doc, work, bypass ? _("Bypass Node") : _("Stop Bypassing Node"), NULL,
-                       TG_DOC_CHANGE_PARAMS, ids[0]);
+  s = tg_document__step_new (STEP_BYPASS, bypass ? _("Bypass Node") : _("Stop Bypassing Node"),
+                             TG_DOC_CHANGE_PARAMS);
+  count = (int) g_strv_length ((char **) ids);
+  s->ui_ids = g_new (char *, count);
+  s->bypass_before = g_new (gboolean, count);
+  s->bypass_after = bypass;
+  for (int k = 0; k < count; k++)
+    {
+      int n = tg_document_find_node (doc, ids[k]);
+      s->ui_ids[s->n_ui] = g_strdup (ids[k]);
+      s->bypass_before[s->n_ui++] = tg_graph_node_bypass (doc->graph, n);
+      tg_graph_set_node_bypass (doc->graph, n, bypass);
+    }
+  tg_document__commit_step (doc, s, NULL, ids[0]);
   return TRUE;
 }
 

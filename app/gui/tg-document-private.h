@@ -17,6 +17,7 @@ typedef enum
   STEP_WORLD,
   STEP_RENAME,
   STEP_SPLICE, /* nodes and links taken out of the middle, then others added at the end */
+  STEP_BYPASS, /* the bypass flags of some nodes */
 } StepKind;
 
 typedef struct
@@ -28,7 +29,7 @@ typedef struct
 
   TgGraph *graph;          /* GRAPH: the other state's graph */
 
-  int n_ui;                /* UI: nodes */
+  int n_ui;                /* UI, BYPASS: nodes */
   char **ui_ids;
   char **ui_before, **ui_after; /* their ui blocks (NULL: none) */
   gboolean has_extra;
@@ -40,6 +41,9 @@ typedef struct
   TgWorld world_before, world_after;
 
   char *new_id;            /* RENAME */
+
+  gboolean *bypass_before; /* BYPASS: each node's flag before */
+  gboolean bypass_after;
 
   /* SPLICE: first the nodes and links it took out of the graph, kept in
    * both states, with where they were (indices in the graph before, in

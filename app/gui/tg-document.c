@@ -75,8 +75,11 @@ tg_document__step_free (gpointer p)
   for (int k = 0; k < s->n_ui; k++)
     {
       g_free (s->ui_ids[k]);
-      g_free (s->ui_before[k]);
-      g_free (s->ui_after[k]);
+      if (s->kind == STEP_UI)
+        {
+          g_free (s->ui_before[k]);
+          g_free (s->ui_after[k]);
+        }
     }
   g_free (s->ui_ids);
   g_free (s->ui_before);
@@ -97,6 +100,7 @@ tg_document__step_free (gpointer p)
   if (s->removed)
     tg_graph_free (s->removed);
   g_free (s->removed_at);
+  g_free (s->bypass_before);
   g_free (s->links_removed);
   g_free (s->links_removed_at);
   g_free (s);
@@ -132,8 +136,8 @@ step_size (const Step *s)
       n += str_size (text);
     }
   for (int k = 0; k < s->n_ui; k++)
-    n += 3 * sizeof (char *) + str_size (s->ui_ids[k]) + str_size (s->ui_before[k])
-         + str_size (s->ui_after[k]);
+    n += 3 * sizeof (char *) + str_size (s->ui_ids[k])
+         + (s->kind == STEP_UI ? str_size (s->ui_before[k]) + str_size (s->ui_after[k]) : 0);
   n += str_size (s->extra_before) + str_size (s->extra_after) + str_size (s->node)
        + str_size (s->param) + str_size (s->new_id);
   if (s->kind == STEP_PARAM)
@@ -153,6 +157,8 @@ step_size (const Step *s)
       n += str_size (text) + sizeof (int) * (gsize) tg_graph_n_nodes (s->removed);
     }
   n += (sizeof (TgLink) + sizeof (int)) * (gsize) s->n_links_removed;
+  if (s->bypass_before)
+    n += sizeof (gboolean) * (gsize) s->n_ui;
   return n;
 }
 
@@ -641,6 +647,15 @@ step_apply (TgDocument *doc, Step *s, gboolean forward)
         tg_document__reload_ui (doc);
         break;
       }
+    case STEP_BYPASS:
+      /* Back in reverse, should an id repeat. */
+      for (int i = 0; i < s->n_ui; i++)
+        {
+          int k = forward ? i : s->n_ui - 1 - i;
+          tg_graph_set_node_bypass (doc->graph, tg_document_find_node (doc, s->ui_ids[k]),
+                                    forward ? s->bypass_after : s->bypass_before[k]);
+        }
+      break;
     case STEP_UI:
       for (int k = 0; k < s->n_ui; k++)
         {

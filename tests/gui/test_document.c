@@ -737,6 +737,9 @@ test_undo_redo_every_step_exact (void)
   one[0] = "steps";
   TG_CHECK (tg_document_move_frame (doc, 0, 30, 40, one));
   RECORD ();
+  one[0] = "steps";
+  TG_CHECK (tg_document_set_bypass (doc, one, TRUE, NULL));
+  RECORD ();
   one[0] = "peaks";
   TG_CHECK (tg_document_delete_nodes (doc, one, NULL));
   RECORD ();
@@ -1124,6 +1127,15 @@ test_undo_memory_follows_the_edit (void)
     before = tg_document_get_undo_size (doc);
     TG_CHECK (tg_document_connect (doc, "n0", "height", "n700", "height", NULL));
     swap = tg_document_get_undo_size (doc) - before;
+    before = tg_document_get_undo_size (doc);
+    {
+      const char *two[] = { "n801", "n802", NULL };
+      gsize bypass;
+      TG_CHECK (tg_document_set_bypass (doc, two, TRUE, NULL));
+      bypass = tg_document_get_undo_size (doc) - before;
+      printf ("# undo step at 1024 nodes: bypass of 2 nodes %zu bytes\n", bypass);
+      TG_CHECK_MSG (bypass < 1024, "bypass step %zu", bypass);
+    }
     before = tg_document_get_undo_size (doc);
     TG_CHECK (tg_document_delete_nodes (doc, one, NULL));
     del = tg_document_get_undo_size (doc) - before;
