@@ -238,6 +238,14 @@ main (int argc, char **argv)
 
     if (tg_document_can_undo (doc))
       return 1;
+    {
+      TgGraph *copy;
+      heap0 = heap_in_use ();
+      copy = tg_document_snapshot (doc);
+      printf ("%-44s %10zd bytes\n", "heap of a copy of the graph (the step before)",
+              (ssize_t) (heap_in_use () - heap0));
+      tg_graph_free (copy);
+    }
 
     heap0 = heap_in_use ();
     c = clock_start ();
