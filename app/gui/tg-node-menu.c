@@ -15,7 +15,7 @@ typedef struct
   GtkWidget *canvas;
   char *id;        /* the node right-clicked */
   char **selection;
-  GSimpleAction *bypass;
+  GSimpleAction *bypass, *pin;
 } MenuData;
 
 static void
@@ -26,17 +26,21 @@ menu_data_free (gpointer p)
   g_strfreev (m->selection);
   g_free (m->id);
   g_clear_object (&m->bypass);
+  g_clear_object (&m->pin);
   g_free (m);
 }
 
-/* The viewer keeps showing the node (the window's pin). */
+/* The viewer keeps showing the node (the window's pin), or lets go of
+ * it when it is the pinned one ("" unpins). */
 static void
 pin_activate (GSimpleAction *action, GVariant *param, gpointer user)
 {
   MenuData *m = user;
+  g_autoptr (GVariant) state = g_action_get_state (G_ACTION (action));
 
   if (m->id)
-    gtk_widget_activate_action (m->canvas, "win.pin-node", "s", m->id);
+    gtk_widget_activate_action (m->canvas, "win.pin-node", "s",
+                                g_variant_get_boolean (state) ? "" : m->id);
 }
 
 /* The selection's bypass, all on or all off, as one undo step. */
@@ -77,11 +81,9 @@ tg_node_menu_new (GtkWidget *canvas)
   m->bypass = g_simple_action_new_stateful ("bypass", NULL, g_variant_new_boolean (FALSE));
   g_signal_connect (m->bypass, "activate", G_CALLBACK (bypass_activate), m);
   g_action_map_add_action (G_ACTION_MAP (group), G_ACTION (m->bypass));
-  {
-    g_autoptr (GSimpleAction) pin = g_simple_action_new ("pin", NULL);
-    g_signal_connect (pin, "activate", G_CALLBACK (pin_activate), m);
-    g_action_map_add_action (G_ACTION_MAP (group), G_ACTION (pin));
-  }
+  m->pin = g_simple_action_new_stateful ("pin", NULL, g_variant_new_boolean (FALSE));
+  g_signal_connect (m->pin, "activate", G_CALLBACK (pin_activate), m);
+  g_action_map_add_action (G_ACTION_MAP (group), G_ACTION (m->pin));
   m->canvas = canvas;
 
   popover = gtk_popover_menu_new_from_model (G_MENU_MODEL (menu));
@@ -120,6 +122,8 @@ tg_node_menu_popup (GtkWidget *menu, TgDocument *doc, const char *id,
    * bypassed already, in a file: then it may be turned off). */
   g_simple_action_set_enabled (m->bypass, can_bypass || all_bypassed);
   g_simple_action_set_state (m->bypass, g_variant_new_boolean (all_bypassed));
+  g_simple_action_set_state (m->pin, g_variant_new_boolean (!g_strcmp0 (tg_document_get_pinned (doc),
+                                                                        id)));
 
   g_free (m->id);
   m->id = g_strdup (id);

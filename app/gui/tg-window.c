@@ -296,14 +296,16 @@ on_pin_changed (TgWindow *self)
   update_node_messages (self);
 }
 
-/* The node menu's "Pin to Viewer": the viewer keeps showing node ID. */
+/* The node menu's "Pin to Viewer": the viewer keeps showing node ID ("": none). */
 static void
 action_pin_node (GtkWidget *w, const char *name, GVariant *param)
 {
   TgWindow *self = TG_WINDOW (w);
 
-  /* The document's change sets the viewer's pin (on_doc_changed). */
-  tg_document_set_pinned (self->doc, g_variant_get_string (param, NULL));
+  const char *id = g_variant_get_string (param, NULL);
+
+  /* The document's change sets the viewer's pin (on_doc_changed); "" unpins. */
+  tg_document_set_pinned (self->doc, *id ? id : NULL);
 }
 
 static void

@@ -9,7 +9,8 @@
 #    bypassed graph equals `tgraph eval` of the saved file byte for byte;
 #  - Rename, Duplicate and Pin to Viewer from the menu; the pin saved as
 #    "ui": {"viewer_pin": true}, a file with one opens with that node in
-#    the viewer, and the viewer's pin button unpins it (saved so);
+#    the viewer, the viewer's pin button unpins it (saved so), the menu
+#    item toggles it and undo takes an unpin back;
 #  - a noise scale below two cells: a yellow warning badge on the node
 #    (its pixels in the screenshot), its message in the inspector and the
 #    canvas, gone once the scale is raised; a bypassed node drawn dimmed;
@@ -129,6 +130,21 @@ steps=(
   "wait"
   "print-viewer"
   "save $out/unpinned.tgraph"
+  # The menu's item is a toggle: pin the raw export, unpin it, undo that.
+  "rclick node:raw"
+  "click menu:Pin to Viewer"
+  "wait"
+  "print-viewer"
+  "rclick node:raw"
+  "sleep 300"
+  "screenshot-screen $out/pin_menu.png"
+  "click menu:Pin to Viewer"
+  "wait"
+  "print-viewer"
+  "undo"
+  "wait"
+  "print-viewer"
+  "save $out/repinned.tgraph"
   "quit"
 )
 run_script pinned "$(IFS=';'; echo "${steps[*]}")" "$out/final.tgraph"
@@ -184,8 +200,11 @@ pin_log = open(out + "/pinned.log").read()
 views = re.findall(r"viewer: node ([^,\s]+), pinned ([^,\s]+)", pin_log)
 check(views[:2] == [("island", "island")] * 2,
       "a file with a pinned node opens with it in the viewer, and it stays there (%s)" % views)
-check(len(views) == 3 and views[2][1] == "-", "the viewer's pin button lets go (%s)" % views[2:])
+check(len(views) == 6 and views[2][1] == "-", "the viewer's pin button lets go (%s)" % views[2:3])
 check(pinned("unpinned.tgraph") == [], "and the file saves without the pin")
+check([v[1] for v in views[3:]] == ["raw", "-", "raw"],
+      "Pin to Viewer toggles: pins, unpins, and undo pins again (%s)" % views[3:])
+check(pinned("repinned.tgraph") == ["raw"], "saved pinned on raw (%s)" % pinned("repinned.tgraph"))
 check(re.search(r"node base: (done|cached) \|  \|", log) is not None,
       "no warning once the scale is 100 m")
 
