@@ -648,18 +648,17 @@ tg_document_move_link (TgDocument *doc, const char *to, const char *to_port, con
   return replace_links (doc, old, 2, from, from_port, new_to, new_to_port, error);
 }
 
-/* Whether a change of parameter D can keep just the two values: input
- * paths are relative to the file's folder, which Save As changes, so
- * those steps keep the graph of their folder. */
+/* Whether parameter D holds input paths, which are relative to the
+ * file's folder: its undo step keeps that folder. */
 static gboolean
-param_is_plain (const TgParamDesc *d)
+param_has_paths (const TgParamDesc *d)
 {
   if (d->type == TG_PARAM_INPUT_PATH)
-    return FALSE;
+    return TRUE;
   for (int k = 0; d->type == TG_PARAM_LIST && k < d->n_item_params; k++)
     if (d->item_params[k].type == TG_PARAM_INPUT_PATH)
-      return FALSE;
-  return TRUE;
+      return TRUE;
+  return FALSE;
 }
 
 gboolean
@@ -688,30 +687,27 @@ tg_document_set_param (TgDocument *doc, const char *node, const char *name,
   /* Translators: %s is a parameter label, e.g. "Scale" */
   label = g_strdup_printf (_("Set %s"), k >= 0 ? g_dgettext (GETTEXT_PACKAGE, d->params[k].label)
                                                 : name);
-  if (old && k >= 0 && param_is_plain (&d->params[k]))
+  if (!old || k < 0)
     {
-      Step *s = tg_document__step_new (STEP_PARAM, label, TG_DOC_CHANGE_PARAMS);
-      s->node = g_strdup (node);
-      s->param = g_strdup (name);
-      if (tg_param_value_copy (&s->value_before, old) < 0
-          || tg_param_value_copy (&s->value_after, value) < 0
-          || tg_graph_set_param (doc->graph, n, name, value, &err) < 0)
-        {
-          tg_document__step_free (s);
-          return tg_document__set_tg_error (error, &err, NULL);
-        }
-      tg_document__commit_step (doc, s, merge ? key : NULL, node);
+      /* Not a parameter of the node: the engine's message. */
+      tg_graph_set_param (doc->graph, n, name, value, &err);
+      return tg_document__set_tg_error (error, &err, NULL);
     }
-  else
-    {
-      TgGraph *work = tg_graph_copy (doc->graph);
-      if (tg_graph_set_param (work, n, name, value, &err) < 0)
-        {
-          tg_graph_free (work);
-          return tg_document__set_tg_error (error, &err, NULL);
-        }
-      tg_document__commit (doc, work, label, merge ? key : NULL, TG_DOC_CHANGE_PARAMS, node);
-    }
+  {
+    Step *s = tg_document__step_new (STEP_PARAM, label, TG_DOC_CHANGE_PARAMS);
+    s->node = g_strdup (node);
+    s->param = g_strdup (name);
+    if (param_has_paths (&d->params[k]))
+      s->param_dir = g_strdup (tg_graph_base_dir (doc->graph));
+    if (tg_param_value_copy (&s->value_before, old) < 0
+        || tg_param_value_copy (&s->value_after, value) < 0
+        || tg_graph_set_param (doc->graph, n, name, value, &err) < 0)
+      {
+        tg_document__step_free (s);
+        return tg_document__set_tg_error (error, &err, NULL);
+      }
+    tg_document__commit_step (doc, s, merge ? key : NULL, node);
+  }
   return TRUE;
 }
 

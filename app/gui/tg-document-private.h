@@ -37,6 +37,7 @@ typedef struct
 
   char *node, *param;      /* PARAM (node: also RENAME's old id) */
   TgParamValue value_before, value_after;
+  char *param_dir;         /* PARAM of input paths: the folder they are relative to */
 
   TgWorld world_before, world_after;
 

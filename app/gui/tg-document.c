@@ -88,6 +88,7 @@ tg_document__step_free (gpointer p)
   g_free (s->extra_after);
   g_free (s->node);
   g_free (s->param);
+  g_free (s->param_dir);
   if (s->kind == STEP_PARAM)
     {
       tg_param_value_clear (&s->value_before);
@@ -139,7 +140,7 @@ step_size (const Step *s)
     n += 3 * sizeof (char *) + str_size (s->ui_ids[k])
          + (s->kind == STEP_UI ? str_size (s->ui_before[k]) + str_size (s->ui_after[k]) : 0);
   n += str_size (s->extra_before) + str_size (s->extra_after) + str_size (s->node)
-       + str_size (s->param) + str_size (s->new_id);
+       + str_size (s->param) + str_size (s->new_id) + str_size (s->param_dir);
   if (s->kind == STEP_PARAM)
     n += value_size (&s->value_before) + value_size (&s->value_after);
   if (s->part)
@@ -372,7 +373,8 @@ tg_document__commit_step (TgDocument *doc, Step *s, const char *merge_key, const
   s->serial_after = doc->serial;
   if (merge_key && doc->merge_key && !strcmp (merge_key, doc->merge_key)
       && now - doc->merge_time < MERGE_USEC && head && head->kind == s->kind
-      && (s->kind == STEP_PARAM || s->kind == STEP_WORLD || s->kind == STEP_GRAPH))
+      && (s->kind == STEP_PARAM || s->kind == STEP_WORLD || s->kind == STEP_GRAPH)
+      && !g_strcmp0 (head->param_dir, s->param_dir))
     {
       /* The newest step already holds the state from before the drag. */
       head->serial_after = s->serial_after;
@@ -467,6 +469,7 @@ tg_document__set_node_ui (TgDocument *doc, int n, const char *ui)
 }
 
 static int rebase_inputs (TgGraph *g, const char *dir);
+static void rebase_step_values (TgDocument *doc, Step *s, int n);
 
 /* Nodes kept in a step (PART) in the terms of the graph's folder, which
  * a Save As since may have changed: input paths are relative to it. */
@@ -672,9 +675,12 @@ step_apply (TgDocument *doc, Step *s, gboolean forward)
     case STEP_PARAM:
       {
         int n = tg_document_find_node (doc, s->node);
+        if (n >= 0 && s->param_dir && strcmp (s->param_dir, tg_graph_base_dir (doc->graph)))
+          rebase_step_values (doc, s, n);
+        /* Unchecked: the value before may be an unset path. */
         if (n >= 0)
-          tg_graph_set_param (doc->graph, n, s->param,
-                              forward ? &s->value_after : &s->value_before, &err);
+          tg_graph_restore_param (doc->graph, n, s->param,
+                                  forward ? &s->value_after : &s->value_before, &err);
         break;
       }
     case STEP_WORLD:
@@ -826,6 +832,20 @@ rebase_value (TgParamValue *v, const char *from_dir, const char *to_dir)
  * its base folder to DIR, the folder of the file it is saved to: input
  * paths are relative to the .tgraph file, and Save As elsewhere must not
  * lose the files.  Returns the number of paths changed. */
+static gboolean
+rebase_param (const TgParamDesc *pd, TgParamValue *v, const char *from, const char *to)
+{
+  gboolean any = FALSE;
+
+  if (pd->type == TG_PARAM_INPUT_PATH)
+    return rebase_value (v, from, to);
+  for (int i = 0; pd->type == TG_PARAM_LIST && i < v->n_items; i++)
+    for (int k = 0; k < pd->n_item_params; k++)
+      if (pd->item_params[k].type == TG_PARAM_INPUT_PATH)
+        any |= rebase_value (tg_param_list_field_mut (v, i, k), from, to);
+  return any;
+}
+
 static int
 rebase_inputs (TgGraph *g, const char *dir)
 {
@@ -844,26 +864,37 @@ rebase_inputs (TgGraph *g, const char *dir)
           const TgParamDesc *pd = &d->params[p];
           const TgParamValue *cur = tg_graph_get_param_at (g, n, p);
           TgParamValue v;
-          gboolean any = FALSE;
           TgError err = { 0 };
 
           if (!cur || (pd->type != TG_PARAM_INPUT_PATH && pd->type != TG_PARAM_LIST))
             continue;
           if (tg_param_value_copy (&v, cur) < 0)
             continue;
-          if (pd->type == TG_PARAM_INPUT_PATH)
-            any = rebase_value (&v, from, to);
-          else
-            for (int i = 0; i < v.n_items; i++)
-              for (int k = 0; k < pd->n_item_params; k++)
-                if (pd->item_params[k].type == TG_PARAM_INPUT_PATH)
-                  any |= rebase_value (tg_param_list_field_mut (&v, i, k), from, to);
-          if (any && tg_graph_set_param (g, n, pd->name, &v, &err) == 0)
+          if (rebase_param (pd, &v, from, to) && tg_graph_set_param (g, n, pd->name, &v, &err) == 0)
             changed++;
           tg_param_value_clear (&v);
         }
     }
   return changed;
+}
+
+/* A PARAM step's input paths in the terms of the graph's folder, which a
+ * Save As since may have changed. */
+static void
+rebase_step_values (TgDocument *doc, Step *s, int n)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (doc->graph, n);
+  int k = tg_node_desc_find_param (d, s->param);
+  g_autofree char *cwd = g_get_current_dir ();
+  g_autofree char *from = g_canonicalize_filename (s->param_dir, cwd);
+  g_autofree char *to = g_canonicalize_filename (tg_graph_base_dir (doc->graph), cwd);
+
+  if (k < 0)
+    return;
+  rebase_param (&d->params[k], &s->value_before, from, to);
+  rebase_param (&d->params[k], &s->value_after, from, to);
+  g_free (s->param_dir);
+  s->param_dir = g_strdup (tg_graph_base_dir (doc->graph));
 }
 
 gboolean

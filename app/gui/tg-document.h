@@ -189,8 +189,8 @@ gboolean tg_document_can_redo (TgDocument *doc);
 /* The bytes the undo and redo steps hold (each step keeps only what its
  * command changed: a move the node ids and their ui blocks, a parameter
  * its old and new value, a delete the nodes and links it took out with
- * their indices, a bypass the nodes' flags; an input path and a restore
- * keep the graph from before). */
+ * their indices, a bypass the nodes' flags; a restore keeps the graph
+ * from before). */
 gsize tg_document_get_undo_size (TgDocument *doc);
 /* The label of the step undo/redo would revert ("Move", ...), or NULL. */
 const char *tg_document_undo_label (TgDocument *doc);

@@ -389,8 +389,10 @@ tg_graph_node_desc (const TgGraph *g, int node)
   return node >= 0 && node < g->n_nodes ? g->nodes[node].desc : NULL;
 }
 
-int
-tg_graph_set_param (TgGraph *g, int node, const char *name, const TgParamValue *v, TgError *err)
+/* Sets parameter NAME of NODE to a copy of V; CHECK: refuse a value
+ * tg_param_value_check refuses. */
+static int
+put_param (TgGraph *g, int node, const char *name, const TgParamValue *v, bool check, TgError *err)
 {
   const Node *n;
   TgParamValue copy;
@@ -403,7 +405,7 @@ tg_graph_set_param (TgGraph *g, int node, const char *name, const TgParamValue *
   if (k < 0)
     return tg_error_set (err, TG_EUNKNOWN, NULL, TG_MSG_UNKNOWN_PARAM, name,
                          n->desc->type);
-  if ((rc = tg_param_value_check (&n->desc->params[k], v, err)) < 0)
+  if (check && (rc = tg_param_value_check (&n->desc->params[k], v, err)) < 0)
     return rc;
   if (tg_param_value_copy (&copy, v) < 0)
     return tg_error_set (err, TG_ENOMEM, NULL, NULL);
@@ -413,6 +415,19 @@ tg_graph_set_param (TgGraph *g, int node, const char *name, const TgParamValue *
   n->params[k] = copy;
   g->generation++;
   return 0;
+}
+
+int
+tg_graph_set_param (TgGraph *g, int node, const char *name, const TgParamValue *v, TgError *err)
+{
+  return put_param (g, node, name, v, true, err);
+}
+
+int
+tg_graph_restore_param (TgGraph *g, int node, const char *name, const TgParamValue *v,
+                        TgError *err)
+{
+  return put_param (g, node, name, v, false, err);
 }
 
 int

@@ -423,6 +423,17 @@ test_insert_restores_removed (void)
     TG_CHECK_INT_EQ (tg_graph_insert_link (g, 0, &bad_type, &err), TG_ETYPE);
     TG_CHECK_INT_EQ (tg_graph_n_links (g), 3);
   }
+  /* Undo puts back any value a node had, unchecked; validation still
+   * names it. */
+  {
+    TgParamValue big = { .type = TG_PARAM_FLOAT, .f = 99 };
+    TG_CHECK_INT_EQ (tg_graph_set_param (g, 1, "amount", &big, &err), TG_ERANGE);
+    TG_CHECK_INT_EQ (tg_graph_restore_param (g, 1, "amount", &big, &err), 0);
+    TG_CHECK (tg_graph_get_param (g, 1, "amount")->f == 99);
+    TG_CHECK (tg_graph_restore_param (g, 1, "nope", &big, &err) < 0);
+    TG_CHECK (tg_graph_validate (g, &err) < 0);
+    TG_CHECK_STR_CONTAINS (err.path, "nodes[1].params.amount");
+  }
   /* Inserting at the front moves every link's ends. */
   TG_CHECK_INT_EQ (tg_graph_insert_node (g, 0, "first", "test.coord", &err), 0);
   TG_CHECK (!strcmp (tg_graph_node_id (g, tg_graph_link (g, 0)->from_node), "src"));

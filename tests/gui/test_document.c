@@ -39,6 +39,8 @@ load_example (const char *rel)
   return doc;
 }
 
+static TgDocument *load_grid (int rows, int cols);
+
 typedef struct
 {
   int count;
@@ -530,6 +532,33 @@ test_save_as_rebases_input_paths (void)
     v = tg_graph_get_param (g, tg_graph_find_node (g, n3), "path");
     TG_CHECK_MSG (v && !strcmp (v->s, "../../a/data/scan.png"), "got %s", v ? v->s : "-");
     g_object_unref (d3);
+  }
+  /* A path set, the file saved elsewhere, the setting undone and redone:
+   * the path comes back in the new folder's terms, and its step holds two
+   * values, not the graph. */
+  {
+    TgDocument *d4 = load_grid (8, 8);
+    g_autofree char *n4 = tg_document_add_node (d4, "input.heightmap", 0, 0, NULL);
+    g_autofree char *saved = NULL;
+    gsize size;
+    TG_CHECK (tg_document_save (d4, f1, &error));
+    size = tg_document_get_undo_size (d4);
+    TG_CHECK (tg_document_set_param_text (d4, n4, "path", "data/scan.png", FALSE, &error));
+    TG_CHECK_MSG (tg_document_get_undo_size (d4) - size < 1024, "path step %zu",
+                  tg_document_get_undo_size (d4) - size);
+    TG_CHECK (tg_document_save (d4, f2, &error));
+    TG_CHECK (tg_document_undo (d4));
+    g = tg_document_get_graph (d4);
+    v = tg_graph_get_param (g, tg_graph_find_node (g, n4), "path");
+    TG_CHECK (!v->s || !*v->s);
+    TG_CHECK (tg_document_redo (d4));
+    g = tg_document_get_graph (d4);
+    v = tg_graph_get_param (g, tg_graph_find_node (g, n4), "path");
+    TG_CHECK_MSG (!strcmp (v->s, "../../a/data/scan.png"), "got %s", v->s);
+    TG_CHECK (tg_document_save (d4, NULL, &error));
+    TG_CHECK (g_file_get_contents (p2, &saved, NULL, NULL));
+    TG_CHECK_STR_CONTAINS (saved, "\"path\": \"../../a/data/scan.png\"");
+    g_object_unref (d4);
   }
   g_object_unref (doc);
   g_object_unref (back);

@@ -78,6 +78,12 @@ const TgNodeDesc *tg_graph_node_desc (const TgGraph *g, int node);
 /* Sets parameter NAME after checking it; err->path "params.NAME". */
 int tg_graph_set_param (TgGraph *g, int node, const char *name, const TgParamValue *v,
                         TgError *err);
+/* Sets parameter NAME to V as it is, unchecked (an unset file path, a
+ * value out of range): for undo, which puts back what a node had, and
+ * a node may be unfinished.  Fails only on an unknown NAME (or out of
+ * memory).  tg_graph_validate still checks the graph. */
+int tg_graph_restore_param (TgGraph *g, int node, const char *name, const TgParamValue *v,
+                            TgError *err);
 /* Parses TEXT as parameter NAME's type (tg_param_value_parse) and sets
  * it: for `tgraph eval --set` and tests. */
 int tg_graph_set_param_text (TgGraph *g, int node, const char *name, const char *text,
