@@ -1,6 +1,6 @@
 /* TgDocument's insides, shared by tg-document.c (the object, undo, files,
- * the typed UI state) and its parts: -commands.c, -autosave.c and
- * -clipboard.c, the way gnome-text-editor splits its window. */
+ * the typed UI state) and its parts: -steps.c, -commands.c, -autosave.c
+ * and -clipboard.c, the way gnome-text-editor splits its window. */
 #pragma once
 
 #include "tg-document.h"
@@ -86,8 +86,6 @@ struct _TgDocument
 
 /* In tg-document.c */
 gboolean tg_document__set_tg_error (GError **error, const TgError *err, const char *prefix);
-Step *tg_document__step_new (StepKind kind, const char *label, TgDocChange change);
-void tg_document__step_free (gpointer p);
 /* Records S, its command applied, as the newest undo step (or folds it
  * into the newest when MERGE_KEY continues it) and emits "changed". */
 void tg_document__commit_step (TgDocument *doc, Step *s, const char *merge_key,
@@ -108,13 +106,18 @@ void tg_document__reload_frames (TgDocument *doc);
 json_object *tg_document__graph_extra (const TgGraph *g);
 json_object *tg_document__frames_array (json_object *extra);
 
-/* In tg-document-commands.c */
-gboolean tg_document__copy_node (TgGraph *dst, const TgGraph *src, int k, const char *id,
-                                 TgError *err);
-char *tg_document__unique_id (TgDocument *doc, const char *base, GHashTable *taken);
-gboolean tg_document__room_for (const TgGraph *g, int n_new, GError **error);
-void tg_document__commit_append (TgDocument *doc, int n0, int l0, const char *label,
-                                 TgDocChange change, const char *node_id);
+gboolean tg_document__rebase_param (const TgParamDesc *pd, TgParamValue *v, const char *from,
+                                    const char *to);
+/* Rewrites G's relative input paths from its base folder to DIR; the
+ * number changed. */
+int tg_document__rebase_inputs (TgGraph *g, const char *dir);
+
+/* In tg-document-steps.c */
+Step *tg_document__step_new (StepKind kind, const char *label, TgDocChange change);
+void tg_document__step_free (gpointer p);
+/* Takes the document from one side of step S to the other: FORWARD
+ * (redo) from its state before to after, or back (undo). */
+void tg_document__step_apply (TgDocument *doc, Step *s, gboolean forward);
 /* Takes the nodes NODES and the links LINKS (indices in the graph; a
  * repeat or -1 is ignored) out of the graph, with every link that
  * touches those nodes, and keeps them in S, a SPLICE step. */
@@ -122,6 +125,14 @@ void tg_document__splice_take (TgDocument *doc, Step *s, const int *nodes, int n
                                int n_links);
 /* Puts what S took back where it was (a command refused half way, undo). */
 void tg_document__splice_put_back (TgDocument *doc, Step *s);
+
+/* In tg-document-commands.c */
+gboolean tg_document__copy_node (TgGraph *dst, const TgGraph *src, int k, const char *id,
+                                 TgError *err);
+char *tg_document__unique_id (TgDocument *doc, const char *base, GHashTable *taken);
+gboolean tg_document__room_for (const TgGraph *g, int n_new, GError **error);
+void tg_document__commit_append (TgDocument *doc, int n0, int l0, const char *label,
+                                 TgDocChange change, const char *node_id);
 /* Records S, which took what it took, as one undo step with what was
  * added at the end since N0 and L0. */
 void tg_document__commit_splice (TgDocument *doc, Step *s, int n0, int l0, const char *node_id);

@@ -122,8 +122,8 @@ tg_node_menu_popup (GtkWidget *menu, TgDocument *doc, const char *id,
    * bypassed already, in a file: then it may be turned off). */
   g_simple_action_set_enabled (m->bypass, can_bypass || all_bypassed);
   g_simple_action_set_state (m->bypass, g_variant_new_boolean (all_bypassed));
-  g_simple_action_set_state (m->pin, g_variant_new_boolean (!g_strcmp0 (tg_document_get_pinned (doc),
-                                                                        id)));
+  g_simple_action_set_state (m->pin,
+                             g_variant_new_boolean (!g_strcmp0 (tg_document_get_pinned (doc), id)));
 
   g_free (m->id);
   m->id = g_strdup (id);

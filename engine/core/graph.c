@@ -596,7 +596,8 @@ tg_graph_insert_link (TgGraph *g, int index, const TgLink *link, TgError *err)
   if (index < 0 || index > g->n_links)
     return tg_error_set (err, TG_EINVAL, NULL, "no link index %d in 0..%d", index, g->n_links);
   if (fn < 0 || fn >= g->n_nodes || tn < 0 || tn >= g->n_nodes)
-    return tg_error_set (err, TG_ELINK, "links", "no node %d", fn < 0 || fn >= g->n_nodes ? fn : tn);
+    return tg_error_set (err, TG_ELINK, "links", "no node %d",
+                         fn < 0 || fn >= g->n_nodes ? fn : tn);
   from_node = g->nodes[fn].id;
   to_node = g->nodes[tn].id;
   if (fp < 0 || fp >= g->nodes[fn].desc->n_outputs)

@@ -2,7 +2,8 @@
  * node fed by its left and upper neighbours; 129² so that the app
  * evaluates it soon) loaded through TgDocument, then one hit test, one
  * move command with its undo step's memory, one parameter change, undo,
- * a delete and a disconnect with their undo steps' memory, and save.  Prints wall and CPU time of each.
+ * a delete and a disconnect with their undo steps' memory, and save.
+ * Prints wall and CPU time of each.
  *
  * With --write FILE it only writes the graph.
  *

@@ -913,7 +913,8 @@ test_splice_undo_restores_bytes (void)
           g_auto (GStrv) ids = g_new0 (char *, 5);
           for (int k = 0; picks[p][k] >= 0; k++)
             ids[k] = g_strdup (tg_graph_node_id (g, picks[p][k]));
-          CHECK_SPLICE (doc, graphs[e].rel, TG_CHECK (tg_document_delete_nodes (doc, (const char *const *) ids, NULL)));
+          CHECK_SPLICE (doc, graphs[e].rel,
+                        TG_CHECK (tg_document_delete_nodes (doc, (const char *const *) ids, NULL)));
         }
       /* Links from first to last (a file save syncs to disk: not all). */
       for (int l = 0; l < links; l += MAX (links / 6, 1))
