@@ -136,8 +136,6 @@ steps=(
   "wait"
   "print-viewer"
   "rclick node:raw"
-  "sleep 300"
-  "screenshot-screen $out/pin_menu.png"
   "click menu:Pin to Viewer"
   "wait"
   "print-viewer"
