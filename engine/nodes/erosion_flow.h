@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <tgraph/tiled.h>
 
@@ -98,6 +99,63 @@ typedef struct
 int tg__flow_heap_push (TgFlowHeap *h, float key, int32_t idx); /* grows; 0 or TG_ENOMEM */
 TgFlowHeapItem tg__flow_heap_pop (TgFlowHeap *h);
 
+/* The floods' queue (erosion.flow's fills and erosion.stream_power's
+ * flood): a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan 1990) of
+ * (key, index) taken smallest key first, ties by index: the binary heap's
+ * order, at a fraction of its cost.  Keys are ordered integers (see
+ * tg__flow_key_f32 and tg__flow_key_f64) and a push must not go below the
+ * last key taken, which a Priority-Flood guarantees (it pushes heights
+ * above the level it is at).  Bucket b > 0 holds the keys whose highest
+ * bit differing from LAST is bit b - 1; bucket 0 the keys equal to LAST,
+ * sorted by falling index, so a take only ever sorts out the lowest
+ * non-empty bucket, each key moving down at most 64 times. */
+typedef struct
+{
+  uint64_t key;
+  int32_t idx;
+} TgFlowQueueItem;
+
+typedef struct
+{
+  TgFlowQueueItem *a;
+  size_t n, cap;
+} TgFlowQueueBucket;
+
+typedef struct
+{
+  TgFlowQueueBucket b[65];
+  uint64_t last;
+  size_t n;
+} TgFlowQueue;
+
+/* A float's or a double's order as an unsigned integer's (no NaN). */
+static inline uint64_t
+tg__flow_key_f32 (float f)
+{
+  uint32_t u;
+
+  memcpy (&u, &f, sizeof u);
+  return (u & 0x80000000u) ? ~u : u | 0x80000000u;
+}
+
+static inline uint64_t
+tg__flow_key_f64 (double f)
+{
+  uint64_t u;
+
+  memcpy (&u, &f, sizeof u);
+  return (u & 0x8000000000000000ull) ? ~u : u | 0x8000000000000000ull;
+}
+
+/* 0 or TG_ENOMEM.  KEY must not be below the last key taken. */
+int tg__flow_queue_push (TgFlowQueue *q, uint64_t key, int32_t idx);
+/* The smallest key's item, the smallest index among equal keys (Q must
+ * not be empty); -1 when out of memory while sorting a bucket out. */
+int32_t tg__flow_queue_pop (TgFlowQueue *q);
+/* Empties Q for another flood, keeping its memory. */
+void tg__flow_queue_reset (TgFlowQueue *q);
+void tg__flow_queue_free (TgFlowQueue *q);
+
 /* Border samples of a W x H tile in raster order. */
 int tg__flow_border_count (int w, int h);
 int tg__flow_border_index (int w, int h, int x, int y);
@@ -156,6 +214,11 @@ int tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *f
                     TgFlowBorder *border);
 
 /* --- erosion_flow_tiled.c ---------------------------------------------- */
+
+/* tg__flow_fill's bytes, on O's threads (bands of rows flooded in
+ * parallel as tiles of the tiled scheme, then its reduce); the one flood
+ * when O has no parallel hook or the world is small. */
+int tg__flow_fill_parallel (const TgFlowOpts *o, const float *hm, int w, int h, float *filled);
 
 /* Area draining through every sample of a whole W x H world HM (finite
  * values), in samples.  0 or TG_ENOMEM. */

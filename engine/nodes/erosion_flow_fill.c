@@ -152,104 +152,116 @@ tg__flow_cancelled (const TgFlowOpts *o)
   return o && o->cancelled && o->cancelled (o->parallel_ctx);
 }
 
-/* The whole flood's queue: a radix heap (Ahuja, Mehlhorn, Orlin and
- * Tarjan 1990) over the heights' bits as ordered integers.  It only works
- * for keys that never go below the last one taken, which the flood
- * guarantees (it pushes heights above the level it is at), and it does
- * not take equal keys in index order; the whole fill does not need that
- * (a filled height is a min-max over paths, the same in any order), the
- * tile's labelled flood does and keeps the binary heap.  Bucket b > 0
- * holds the keys whose highest bit differing from LAST is bit b - 1, so
- * a take only ever sorts out the lowest non-empty bucket, each key moving
- * down at most 32 times. */
-typedef struct
-{
-  uint64_t *a; /* key << 32 | index */
-  size_t n, cap;
-} RadixBucket;
-
-typedef struct
-{
-  RadixBucket b[33];
-  uint32_t last;
-  size_t n;
-  bool failed; /* out of memory while sorting a bucket out */
-} RadixHeap;
-
-static inline uint32_t
-radix_key (float f)
-{
-  uint32_t u;
-
-  memcpy (&u, &f, sizeof u);
-  return (u & 0x80000000u) ? ~u : u | 0x80000000u;
-}
+/* --- the floods' queue (erosion_flow.h) ----------------------------------- */
 
 static inline int
-radix_bucket (uint32_t k, uint32_t last)
+queue_bucket (uint64_t k, uint64_t last)
 {
-  return k == last ? 0 : 32 - __builtin_clz (k ^ last);
+  return k == last ? 0 : 64 - __builtin_clzll (k ^ last);
 }
 
 static int
-radix_add (RadixBucket *b, uint64_t item)
+queue_add (TgFlowQueueBucket *b, uint64_t key, int32_t idx)
 {
   if (b->n == b->cap)
     {
       size_t cap = b->cap ? 2 * b->cap : 1024;
-      uint64_t *a = realloc (b->a, sizeof (uint64_t) * cap);
+      TgFlowQueueItem *a = realloc (b->a, sizeof (TgFlowQueueItem) * cap);
       if (!a)
         return TG_ENOMEM;
       b->a = a;
       b->cap = cap;
     }
-  b->a[b->n++] = item;
+  b->a[b->n].key = key;
+  b->a[b->n].idx = idx;
+  b->n++;
   return 0;
 }
 
-static inline int
-radix_push (RadixHeap *r, float key, int32_t idx)
+int
+tg__flow_queue_push (TgFlowQueue *q, uint64_t key, int32_t idx)
 {
-  uint32_t k = radix_key (key);
+  int k = queue_bucket (key, q->last);
+  TgFlowQueueBucket *b = &q->b[k];
+  size_t i;
 
-  r->n++;
-  return radix_add (&r->b[radix_bucket (k, r->last)], (uint64_t) k << 32 | (uint32_t) idx);
+  if (queue_add (b, key, idx) < 0)
+    return TG_ENOMEM;
+  q->n++;
+  if (k > 0)
+    return 0;
+  /* (Not from a flood, which pushes above the level it takes.)  Keep
+   * bucket 0 sorted by falling index. */
+  for (i = b->n - 1; i > 0 && b->a[i - 1].idx < idx; i--)
+    b->a[i] = b->a[i - 1];
+  b->a[i].key = key;
+  b->a[i].idx = idx;
+  return 0;
 }
 
-/* Takes the smallest key's index (R must not be empty). */
-static int32_t
-radix_pop (RadixHeap *r)
+static int
+by_idx_desc (const void *pa, const void *pb)
 {
-  if (r->b[0].n == 0)
+  const TgFlowQueueItem *a = pa, *b = pb;
+
+  return a->idx > b->idx ? -1 : a->idx < b->idx;
+}
+
+int32_t
+tg__flow_queue_pop (TgFlowQueue *q)
+{
+  TgFlowQueueBucket *z = &q->b[0];
+
+  if (z->n == 0)
     {
       int i = 1;
-      RadixBucket *src;
+      TgFlowQueueBucket *src;
       uint64_t lo;
-      while (r->b[i].n == 0)
+      while (q->b[i].n == 0)
         i++;
-      src = &r->b[i];
-      lo = src->a[0];
+      src = &q->b[i];
+      lo = src->a[0].key;
       for (size_t k = 1; k < src->n; k++)
-        lo = src->a[k] < lo ? src->a[k] : lo;
-      r->last = (uint32_t) (lo >> 32);
-      /* Every key here goes to a lower bucket, the smallest to 0. */
+        lo = src->a[k].key < lo ? src->a[k].key : lo;
+      q->last = lo;
+      /* Every key here goes to a lower bucket, the smallest ones to 0.
+       * Equal keys are all in one bucket (the one of their highest bit
+       * differing from LAST), so bucket 0 now holds all of LO's. */
       for (size_t k = 0; k < src->n; k++)
-        if (radix_add (&r->b[radix_bucket ((uint32_t) (src->a[k] >> 32), r->last)], src->a[k]) < 0)
-          {
-            r->failed = true;
-            return -1;
-          }
+        if (queue_add (&q->b[queue_bucket (src->a[k].key, lo)], src->a[k].key, src->a[k].idx) < 0)
+          return -1;
       src->n = 0;
+      if (z->n == 2)
+        {
+          if (z->a[0].idx < z->a[1].idx)
+            {
+              TgFlowQueueItem t = z->a[0];
+              z->a[0] = z->a[1];
+              z->a[1] = t;
+            }
+        }
+      else if (z->n > 2)
+        qsort (z->a, z->n, sizeof (TgFlowQueueItem), by_idx_desc);
     }
-  r->n--;
-  return (int32_t) (uint32_t) r->b[0].a[--r->b[0].n];
+  q->n--;
+  return z->a[--z->n].idx;
 }
 
-static void
-radix_free (RadixHeap *r)
+void
+tg__flow_queue_reset (TgFlowQueue *q)
 {
-  for (int i = 0; i < 33; i++)
-    free (r->b[i].a);
+  for (int i = 0; i < 65; i++)
+    q->b[i].n = 0;
+  q->last = 0;
+  q->n = 0;
+}
+
+void
+tg__flow_queue_free (TgFlowQueue *q)
+{
+  for (int i = 0; i < 65; i++)
+    free (q->b[i].a);
+  memset (q, 0, sizeof *q);
 }
 
 /* Samples the flood takes between two looks at the cancel hook. */
@@ -261,7 +273,7 @@ tg__flow_fill (const TgFlowOpts *o, const float *hm, int w, int h, float *filled
   size_t taken = 0;
   bool stopped = false, nomem = false;
   size_t n = (size_t) w * (size_t) h, pq_head = 0, pq_tail = 0;
-  RadixHeap heap = { 0 };
+  TgFlowQueue heap = { 0 };
   int32_t *pit = malloc (sizeof (int32_t) * n);
   uint8_t *seen = calloc (n, 1);
   int32_t off[8];
@@ -281,16 +293,18 @@ tg__flow_fill (const TgFlowOpts *o, const float *hm, int w, int h, float *filled
           int32_t i = (int32_t) ((size_t) y * w + x);
           seen[i] = 2;
           filled[i] = hm[i];
-          nomem |= radix_push (&heap, hm[i], i) < 0;
+          nomem |= tg__flow_queue_push (&heap, tg__flow_key_f32 (hm[i]), i) < 0;
         }
   while (pq_head < pq_tail || heap.n > 0)
     {
       /* Depression samples first: they sit at the level being processed. */
-      int32_t c = pq_head < pq_tail ? pit[pq_head++] : radix_pop (&heap);
+      int32_t c = pq_head < pq_tail ? pit[pq_head++] : tg__flow_queue_pop (&heap);
       int cx, cy;
       float level;
 
-      if (nomem || heap.failed)
+      if (c < 0)
+        nomem = true;
+      if (nomem)
         break;
       level = filled[c];
       if (++taken % FILL_POLL == 0 && (stopped = tg__flow_cancelled (o)))
@@ -314,7 +328,7 @@ tg__flow_fill (const TgFlowOpts *o, const float *hm, int w, int h, float *filled
               else
                 {
                   filled[i] = hm[i];
-                  nomem |= radix_push (&heap, hm[i], i) < 0;
+                  nomem |= tg__flow_queue_push (&heap, tg__flow_key_f32 (hm[i]), i) < 0;
                 }
             }
           if (pq_head == pq_tail)
@@ -341,7 +355,7 @@ tg__flow_fill (const TgFlowOpts *o, const float *hm, int w, int h, float *filled
           else
             {
               filled[i] = hm[i];
-              nomem |= radix_push (&heap, hm[i], i) < 0;
+              nomem |= tg__flow_queue_push (&heap, tg__flow_key_f32 (hm[i]), i) < 0;
             }
         }
       /* The pit queue only grows while it drains; reuse it from the start
@@ -349,10 +363,10 @@ tg__flow_fill (const TgFlowOpts *o, const float *hm, int w, int h, float *filled
       if (pq_head == pq_tail)
         pq_head = pq_tail = 0;
     }
-  radix_free (&heap);
+  tg__flow_queue_free (&heap);
   free (pit);
   free (seen);
-  if (nomem || heap.failed)
+  if (nomem)
     return TG_ENOMEM;
   return stopped ? TG_ECANCELLED : 0;
 }
@@ -389,17 +403,20 @@ tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *l
 {
   size_t n = (size_t) w * (size_t) h, pq_head = 0, pq_tail = 0, ne = 0, cap = 0, taken = 0;
   int nb = tg__flow_border_count (w, h), rc = 0;
-  TgFlowHeap heap = { malloc (sizeof (TgFlowHeapItem) * n), 0, n };
+  TgFlowQueue heap = { 0 };
   int32_t *pit = malloc (sizeof (int32_t) * n);
   uint8_t *seen = calloc (n, 1);
   TgFlowSpill *e = NULL;
+  int32_t off[8];
 
+  for (int q = 0; q < 8; q++)
+    off[q] = tg__flow_dy[q] * w + tg__flow_dx[q];
   if (edges)
     {
       *edges = NULL;
       *n_edges = 0;
     }
-  if (!heap.a || !pit || !seen)
+  if (!pit || !seen)
     {
       rc = TG_ENOMEM;
       goto out;
@@ -410,29 +427,54 @@ tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *l
       int32_t i;
       tg__flow_border_xy (w, h, k, &x, &y);
       i = (int32_t) ((size_t) y * w + x);
-      seen[i] = 1;
+      seen[i] = 2;
       lf[i] = hm[i];
       label[i] = k;
-      tg__flow_heap_push (&heap, hm[i], i);
+      if (tg__flow_queue_push (&heap, tg__flow_key_f32 (hm[i]), i) < 0)
+        {
+          rc = TG_ENOMEM;
+          goto out;
+        }
     }
   while (pq_head < pq_tail || heap.n > 0)
     {
-      int32_t c = pq_head < pq_tail ? pit[pq_head++] : tg__flow_heap_pop (&heap).idx;
-      int cx = (int) (c % w), cy = (int) (c / w);
-      float level = lf[c];
+      int32_t c = pq_head < pq_tail ? pit[pq_head++] : tg__flow_queue_pop (&heap);
+      int cx, cy;
+      float level;
+
+      if (c < 0)
+        {
+          rc = TG_ENOMEM;
+          goto out;
+        }
+      level = lf[c];
 
       if (++taken % FILL_POLL == 0 && tg__flow_cancelled (o))
         {
           rc = TG_ECANCELLED;
           goto out;
         }
+      /* Only the border's samples (the seeds, 2) need the bounds; the
+       * others take their neighbours at fixed offsets. */
+      if (seen[c] == 2)
+        {
+          cx = (int) (c % w);
+          cy = (int) (c / w);
+        }
+      else
+        cx = cy = -1;
       for (int q = 0; q < 8; q++)
         {
-          int x = cx + tg__flow_dx[q], y = cy + tg__flow_dy[q];
           int32_t i;
-          if (x < 0 || x >= w || y < 0 || y >= h)
-            continue;
-          i = (int32_t) ((size_t) y * w + x);
+          if (cx >= 0)
+            {
+              int x = cx + tg__flow_dx[q], y = cy + tg__flow_dy[q];
+              if (x < 0 || x >= w || y < 0 || y >= h)
+                continue;
+              i = (int32_t) ((size_t) y * w + x);
+            }
+          else
+            i = c + off[q];
           if (seen[i])
             {
               /* Two floods meet: a way between their seeds at this height
@@ -475,7 +517,11 @@ tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *l
           else
             {
               lf[i] = hm[i];
-              tg__flow_heap_push (&heap, hm[i], i);
+              if (tg__flow_queue_push (&heap, tg__flow_key_f32 (hm[i]), i) < 0)
+                {
+                  rc = TG_ENOMEM;
+                  goto out;
+                }
             }
         }
       if (pq_head == pq_tail)
@@ -489,7 +535,7 @@ tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *l
     }
 out:
   free (e);
-  free (heap.a);
+  tg__flow_queue_free (&heap);
   free (pit);
   free (seen);
   return rc;

@@ -64,9 +64,26 @@ flat_walk (const float *filled, const uint8_t *flat, int w, int h, int32_t *queu
 {
   size_t head = 0, tail = n_seed;
 
+  int32_t off[8];
+
+  for (int q = 0; q < 8; q++)
+    off[q] = dy[q] * w + dx[q];
   while (head < tail)
     {
       int32_t c = queue[head++];
+      if (flat[c])
+        {
+          /* Flat samples are inside the world: no bounds to check. */
+          for (int q = 0; q < 8; q++)
+            {
+              int32_t i = c + off[q];
+              if (!flat[i] || mark[i] != 0 || filled[i] != filled[c])
+                continue;
+              mark[i] = mark[c] + step;
+              queue[tail++] = i;
+            }
+          continue;
+        }
       int cx = (int) (c % w), cy = (int) (c / w);
       for (int q = 0; q < 8; q++)
         {
@@ -101,6 +118,26 @@ tg__flow_flat_rank (int32_t low, int32_t high, int32_t largest)
   return 2 * low + (high ? largest - high : 0);
 }
 
+static int run_rows (const TgFlowOpts *o, int rows, int width, void (*fn) (void *, int, int),
+                     void *user);
+
+typedef struct
+{
+  const float *filled;
+  uint8_t *flat;
+  int w, h;
+} FlatJob;
+
+static void
+flat_rows (void *user, int begin, int end)
+{
+  const FlatJob *j = user;
+
+  for (int y = begin; y < end; y++)
+    for (int x = 0; x < j->w; x++)
+      j->flat[(size_t) y * j->w + x] = is_flat (j->filled, j->w, j->h, x, y);
+}
+
 int
 tg__flow_ranks (const TgFlowOpts *o, const float *filled, int w, int h, int32_t *rank)
 {
@@ -111,11 +148,14 @@ tg__flow_ranks (const TgFlowOpts *o, const float *filled, int w, int h, int32_t 
   uint8_t *flat = calloc (n, 1), any_flat = 0;
   int rc = TG_ENOMEM;
 
+  FlatJob fj = { filled, flat, w, h };
+
   if (!low || !high || !queue || !label || !flat)
     goto out;
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++)
-      any_flat |= flat[(size_t) y * w + x] = is_flat (filled, w, h, x, y);
+  if (run_rows (o, h, w, flat_rows, &fj) < 0)
+    goto out;
+  for (size_t i = 0; i < n && !any_flat; i++)
+    any_flat = flat[i];
   if (!any_flat)
     {
       for (size_t i = 0; i < n; i++)

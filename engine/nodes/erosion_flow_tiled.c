@@ -41,7 +41,7 @@ tg__flow_whole (const TgFlowOpts *o, const float *hm, int w, int h, double *acc)
   TgFlowWindow win = { w, h, 0, 0, w, h, 0, 0, w, h };
   int rc = TG_ENOMEM;
 
-  if (filled && rank && (rc = tg__flow_fill (o, hm, w, h, filled)) == 0
+  if (filled && rank && (rc = tg__flow_fill_parallel (o, hm, w, h, filled)) == 0
       && (rc = tg__flow_ranks (o, filled, w, h, rank)) == 0)
     rc = tg__flow_route (o, &win, filled, rank, NULL, acc, NULL);
   free (filled);
@@ -135,35 +135,46 @@ tg__flow_put_reduce_blob (const TgFlowBlobs *io, const char *what, int ix, int i
 
 /* --- step 0 and its reduce: the fill ----------------------------------- */
 
+/* The "spill" blob of a tile: its border heights and its label graph E. */
+static char *
+spill_blob (const TgFlowRect *tr, const float *hm, const TgFlowSpill *e, size_t ne, size_t *size)
+{
+  int nb = tg__flow_border_count (tr->w, tr->h);
+  int32_t head[2] = { nb, (int32_t) ne };
+  char *blob;
+  float *bh;
+
+  *size = sizeof head + sizeof (float) * nb + sizeof (TgFlowSpill) * ne;
+  if (!(blob = malloc (*size)))
+    return NULL;
+  bh = (float *) (blob + sizeof head);
+  memcpy (blob, head, sizeof head);
+  for (int k = 0; k < nb; k++)
+    {
+      int x, y;
+      tg__flow_border_xy (tr->w, tr->h, k, &x, &y);
+      bh[k] = hm[(size_t) y * tr->w + x];
+    }
+  if (ne > 0)
+    memcpy (bh + nb, e, sizeof (TgFlowSpill) * ne);
+  return blob;
+}
+
 static int
 step_spill (const TgFlowOpts *o, const TgFlowRect *tr, const float *hm, const TgFlowBlobs *io)
 {
-  size_t n = (size_t) tr->w * tr->h, ne = 0, size;
-  int nb = tg__flow_border_count (tr->w, tr->h), rc;
+  size_t n = (size_t) tr->w * tr->h, ne = 0, size = 0;
+  int rc;
   float *lf = malloc (sizeof (float) * n);
   int32_t *label = malloc (sizeof (int32_t) * n);
   TgFlowSpill *e = NULL;
   char *blob = NULL;
 
   rc = lf && label ? tg__flow_fill_tile (o, hm, tr->w, tr->h, lf, label, &e, &ne) : TG_ENOMEM;
-  size = 2 * sizeof (int32_t) + sizeof (float) * nb + sizeof (TgFlowSpill) * ne;
-  if (rc == 0 && !(blob = malloc (size)))
+  if (rc == 0 && !(blob = spill_blob (tr, hm, e, ne, &size)))
     rc = TG_ENOMEM;
   if (rc == 0)
-    {
-      int32_t head[2] = { nb, (int32_t) ne };
-      float *bh = (float *) (blob + sizeof head);
-      memcpy (blob, head, sizeof head);
-      for (int k = 0; k < nb; k++)
-        {
-          int x, y;
-          tg__flow_border_xy (tr->w, tr->h, k, &x, &y);
-          bh[k] = hm[(size_t) y * tr->w + x];
-        }
-      if (ne > 0)
-        memcpy (bh + nb, e, sizeof (TgFlowSpill) * ne);
-      rc = io->put (io->user, "spill", blob, size);
-    }
+    rc = io->put (io->user, "spill", blob, size);
   free (blob);
   free (e);
   free (lf);
@@ -910,6 +921,137 @@ step_finish (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const TgFlo
   if (rc == 0)
     rc = route_tile (o, t, fw, fh, tr, hm, io, in, acc, NULL);
   free (in);
+  return rc;
+}
+
+/* --- the whole fill on several threads ---------------------------------- */
+
+/* The whole fill as the tiled scheme's step 0, its reduce and step 1 over
+ * FILL_STRIPS bands of rows, the bands' floods in parallel: the filled
+ * heights are a min-max over paths (see erosion_flow_fill.c), the same
+ * bytes as the one flood's, however the world is cut. */
+#define FILL_STRIPS 4
+
+typedef struct
+{
+  const TgFlowOpts *o;
+  const float *hm;
+  float *filled;
+  int32_t *label;
+  int w, h, ns, failed;
+  char *spill[FILL_STRIPS];
+  size_t spill_size[FILL_STRIPS];
+  float *f[FILL_STRIPS]; /* the reduce's filled heights of each band's border */
+} FillPar;
+
+static TgFlowRect
+strip_rect (const FillPar *fp, int k)
+{
+  TgFlowRect r = { 0, tg_tile_start (fp->h, fp->ns, k), fp->w, 0 };
+
+  r.h = tg_tile_start (fp->h, fp->ns, k + 1) - r.y0;
+  return r;
+}
+
+static void
+fill_par_strips (void *user, int begin, int end)
+{
+  FillPar *fp = user;
+
+  for (int k = begin; k < end; k++)
+    {
+      TgFlowRect r = strip_rect (fp, k);
+      size_t off = (size_t) r.y0 * fp->w, ne = 0;
+      TgFlowSpill *e = NULL;
+      int rc = tg__flow_fill_tile (fp->o, fp->hm + off, r.w, r.h, fp->filled + off,
+                                   fp->label + off, &e, &ne);
+      if (rc == 0 && !(fp->spill[k] = spill_blob (&r, fp->hm + off, e, ne, &fp->spill_size[k])))
+        rc = TG_ENOMEM;
+      free (e);
+      if (rc < 0)
+        fp->failed = rc; /* any failure fails the whole; which one does not matter */
+    }
+}
+
+static int
+fill_par_put (void *user, const char *name, const void *data, size_t size)
+{
+  FillPar *fp = user;
+  int ix, iy;
+
+  if (sscanf (name, "F.%d.%d", &ix, &iy) != 2 || ix != 0 || iy < 0 || iy >= fp->ns)
+    return TG_EINVAL;
+  free (fp->f[iy]);
+  if (!(fp->f[iy] = malloc (size ? size : 1)))
+    return TG_ENOMEM;
+  memcpy (fp->f[iy], data, size);
+  return 0;
+}
+
+static int
+fill_par_get (void *user, int ix, int iy, const char *name, void **data, size_t *size)
+{
+  FillPar *fp = user;
+
+  if (strcmp (name, "spill") != 0 || ix != 0 || iy < 0 || iy >= fp->ns || !fp->spill[iy])
+    return TG_EMISSING;
+  if (!(*data = malloc (fp->spill_size[iy])))
+    return TG_ENOMEM;
+  memcpy (*data, fp->spill[iy], fp->spill_size[iy]);
+  *size = fp->spill_size[iy];
+  return 0;
+}
+
+static void
+fill_par_raise (void *user, int begin, int end)
+{
+  FillPar *fp = user;
+
+  for (int k = begin; k < end; k++)
+    {
+      TgFlowRect r = strip_rect (fp, k);
+      size_t off = (size_t) r.y0 * fp->w, n = (size_t) r.w * r.h;
+      float *lf = fp->filled + off;
+      const int32_t *label = fp->label + off;
+      for (size_t i = 0; i < n; i++)
+        {
+          float s = fp->f[k][label[i]];
+          lf[i] = s > lf[i] ? s : lf[i];
+        }
+    }
+}
+
+int
+tg__flow_fill_parallel (const TgFlowOpts *o, const float *hm, int w, int h, float *filled)
+{
+  FillPar fp = { o, hm, filled, NULL, w, h, h / 64 < FILL_STRIPS ? h / 64 : FILL_STRIPS, 0,
+                 { 0 }, { 0 }, { 0 } };
+  TgTiling t = { 1, fp.ns, -1, -1 };
+  TgFlowBlobs io = { &fp, fill_par_put, fill_par_get };
+  int rc;
+
+  if (!o || !o->parallel || fp.ns < 2)
+    return tg__flow_fill (o, hm, w, h, filled);
+  if (!(fp.label = malloc (sizeof (int32_t) * (size_t) w * h)))
+    return TG_ENOMEM;
+  rc = o->parallel (o->parallel_ctx, fp.ns, 1, fill_par_strips, &fp);
+  if (rc == 0)
+    rc = fp.failed;
+  if (rc == 0 && tg__flow_cancelled (o))
+    rc = TG_ECANCELLED;
+  if (rc == 0)
+    rc = tg__flow_reduce (o, &t, w, h, 0, &io, NULL);
+  for (int k = 0; k < fp.ns && rc == 0; k++)
+    if (!fp.f[k])
+      rc = TG_EINVAL;
+  if (rc == 0)
+    rc = o->parallel (o->parallel_ctx, fp.ns, 1, fill_par_raise, &fp);
+  for (int k = 0; k < fp.ns; k++)
+    {
+      free (fp.spill[k]);
+      free (fp.f[k]);
+    }
+  free (fp.label);
   return rc;
 }
 

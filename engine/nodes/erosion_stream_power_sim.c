@@ -1,6 +1,6 @@
 /* erosion.stream_power, the solver: landscape evolution by the stream
  * power law, dz/dt = U - K A^m S^n + G Qs / A + D lap z, one time step at
- * a time, each in O(n) apart from the flood's heap.
+ * a time, each in O(n) apart from the flood's queue.
  *
  * A step:
  *  1. Flood.  A Priority-Flood from the world's edge (Barnes, Lehman and
@@ -49,6 +49,7 @@
 #include <tgraph/error.h>
 #include <tgraph/hash.h>
 
+#include "erosion_flow.h"
 #include "erosion_stream_power.h"
 
 /* Steps beyond this are refused by the node's check (a run's time). */
@@ -63,76 +64,6 @@ tg__sp_steps (const TgSpParams *p)
     return 0;
   s = ceil (p->duration_yr / p->dt_yr - 1e-9);
   return s < 1.0 ? 1 : s > SP_STEPS_MAX ? SP_STEPS_MAX + 1 : (int) s;
-}
-
-/* --- a heap of (height, index), lowest first, ties by index -------------- */
-
-typedef struct
-{
-  double key;
-  int32_t idx;
-} SpItem;
-
-typedef struct
-{
-  SpItem *a;
-  size_t n, cap;
-} SpHeap;
-
-static inline bool
-item_less (SpItem x, SpItem y)
-{
-  return x.key < y.key || (x.key == y.key && x.idx < y.idx);
-}
-
-static int
-heap_push (SpHeap *h, double key, int32_t idx)
-{
-  SpItem it = { key, idx };
-  size_t i;
-
-  if (h->n == h->cap)
-    {
-      size_t cap = h->cap ? 2 * h->cap : 1024;
-      SpItem *a = realloc (h->a, sizeof (SpItem) * cap);
-      if (!a)
-        return TG_ENOMEM;
-      h->a = a;
-      h->cap = cap;
-    }
-  i = h->n++;
-  while (i > 0)
-    {
-      size_t q = (i - 1) / 2;
-      if (!item_less (it, h->a[q]))
-        break;
-      h->a[i] = h->a[q];
-      i = q;
-    }
-  h->a[i] = it;
-  return 0;
-}
-
-static int32_t
-heap_pop (SpHeap *h)
-{
-  SpItem top = h->a[0], last = h->a[--h->n];
-  size_t i = 0, n = h->n;
-
-  for (;;)
-    {
-      size_t l = 2 * i + 1, c;
-      if (l >= n)
-        break;
-      c = (l + 1 < n && item_less (h->a[l + 1], h->a[l])) ? l + 1 : l;
-      if (!item_less (h->a[c], last))
-        break;
-      h->a[i] = h->a[c];
-      i = c;
-    }
-  if (n > 0)
-    h->a[i] = last;
-  return top.idx;
 }
 
 /* --- the state of a run ---------------------------------------------------- */
@@ -159,7 +90,7 @@ typedef struct
   int32_t *lake;    /* a lake sample's outlet (the sample whose level floods it), else -1 */
   int32_t *lk_beg, *lk_len; /* an outlet's lake: a run of PIT (every lake's samples are
                              * queued together, before the flood goes on) */
-  SpHeap heap;
+  TgFlowQueue heap; /* the flood's queue (erosion.flow's: lowest first, ties by index) */
   double *ero, *dep; /* the run's incised and deposited depths (may be NULL) */
   double dt, rdiff; /* this step's dt and D dt / cell² */
   double *cp, *den; /* the diffusion's tridiagonal factors */
@@ -195,7 +126,7 @@ sp_flood (Sp *s)
       s->lake[k] = -1;
       s->lk_len[k] = 0;
     }
-  s->heap.n = 0;
+  tg__flow_queue_reset (&s->heap);
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++)
       if (x == 0 || y == 0 || x == w - 1 || y == h - 1)
@@ -203,7 +134,7 @@ sp_flood (Sp *s)
           size_t k = (size_t) y * w + x;
           s->rec[k] = (int32_t) k;
           s->fill[k] = s->z[k];
-          if ((rc = heap_push (&s->heap, s->z[k], (int32_t) k)) < 0)
+          if ((rc = tg__flow_queue_push (&s->heap, tg__flow_key_f64 (s->z[k]), (int32_t) k)) < 0)
             return rc;
         }
   while (head < tail || s->heap.n > 0)
@@ -218,7 +149,8 @@ sp_flood (Sp *s)
       else
         {
           /* The queue is empty: the last outlet's lake is complete. */
-          c = heap_pop (&s->heap);
+          if ((c = tg__flow_queue_pop (&s->heap)) < 0)
+            return TG_ENOMEM;
           if (outlet >= 0)
             s->lk_len[outlet] = (int32_t) (tail - (size_t) s->lk_beg[outlet]);
           outlet = c;
@@ -261,7 +193,7 @@ sp_flood (Sp *s)
           else
             {
               s->fill[k] = s->z[k];
-              if ((rc = heap_push (&s->heap, s->z[k], (int32_t) k)) < 0)
+              if ((rc = tg__flow_queue_push (&s->heap, tg__flow_key_f64 (s->z[k]), (int32_t) k)) < 0)
                 return rc;
             }
         }
@@ -651,7 +583,7 @@ sp_clear (Sp *s)
   free (s->lake);
   free (s->lk_beg);
   free (s->lk_len);
-  free (s->heap.a);
+  tg__flow_queue_free (&s->heap);
   free (s->cp);
   free (s->den);
 }

@@ -144,7 +144,7 @@ run (const float *hm, int size, int threads, int runs)
     {
       double c[4], t[4];
       c[0] = cpu_s (), t[0] = wall_s ();
-      if (tg__flow_fill (&o, hm, size, size, filled) != 0)
+      if (tg__flow_fill_parallel (&o, hm, size, size, filled) != 0)
         die ("fill", NULL);
       c[1] = cpu_s (), t[1] = wall_s ();
       if (tg__flow_ranks (&o, filled, size, size, rank) != 0)

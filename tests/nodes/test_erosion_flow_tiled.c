@@ -419,9 +419,103 @@ test_flow_tile_fill_cancels (void)
   free (acc);
 }
 
+/* A parallel hook that runs the chunks on this thread, last first (the
+ * order threads might take them in). */
+static int
+backwards (void *ctx, int n, int grain, void (*fn) (void *, int, int), void *user)
+{
+  (*(int *) ctx)++;
+  for (int b = (n - 1) / grain * grain; b >= 0; b -= grain)
+    fn (user, b, b + grain < n ? b + grain : n);
+  return 0;
+}
+
+/* The whole fill on several threads (bands of rows flooded as tiles, then
+ * the spill reduce) gives the one flood's bytes, on every terrain and on
+ * sizes that cut into 2 to 4 bands of unequal heights. */
+static void
+test_flow_fill_parallel_exact (void)
+{
+  static const int sizes[][2] = { { 97, 130 }, { 200, 257 }, { 3, 300 }, { 151, 199 } };
+
+  for (size_t k = 0; k < TG_N_ELEMENTS (sizes); k++)
+    for (int kind = 0; kind < T_COUNT; kind++)
+      {
+        int w = sizes[k][0], h = sizes[k][1], calls = 0, diff = 0;
+        TgFlowOpts o = { .routing = TG__FLOW_MFD, .exponent = 1.1, .parallel = backwards,
+                         .parallel_ctx = &calls };
+        float *hm = malloc (sizeof (float) * w * h), *one = malloc (sizeof (float) * w * h);
+        float *par = malloc (sizeof (float) * w * h);
+        make_terrain (kind, w, h, hm);
+        TG_CHECK (tg__flow_fill (NULL, hm, w, h, one) == 0);
+        memset (par, 0xff, sizeof (float) * w * h);
+        TG_CHECK (tg__flow_fill_parallel (&o, hm, w, h, par) == 0);
+        TG_CHECK_MSG (calls >= 2, "%s %dx%d: the bands were not run in parallel jobs",
+                      terrain_names[kind], w, h);
+        for (size_t i = 0; i < (size_t) w * h; i++)
+          diff += memcmp (&one[i], &par[i], sizeof (float)) != 0;
+        TG_CHECK_MSG (diff == 0, "%s %dx%d: %d filled heights differ", terrain_names[kind], w, h,
+                      diff);
+        free (hm);
+        free (one);
+        free (par);
+      }
+}
+
+/* The floods' radix queue takes items in the binary heap's order: the
+ * smallest key first, the smallest index among equal keys, with keys
+ * pushed above the last taken as a flood does and many ties. */
+static void
+test_flow_queue_order (void)
+{
+  TgFlowQueue q = { 0 };
+  TgFlowHeap ref = { 0 };
+  uint32_t seed = 12345;
+  int taken = 0, wrong = 0;
+  float level = -5.0f;
+
+  for (int round = 0; round < 20000; round++)
+    {
+      int pushes;
+      seed = seed * 1664525u + 1013904223u;
+      pushes = round < 100 ? 8 : (int) (seed >> 29);
+      for (int k = 0; k < pushes; k++)
+        {
+          float key;
+          int32_t idx;
+          seed = seed * 1664525u + 1013904223u;
+          /* Few distinct keys above the level: many ties. */
+          key = level + (float) ((seed >> 8) % 16) * 0.25f + 0.25f;
+          idx = (int32_t) ((seed >> 3) % 100000);
+          TG_CHECK (tg__flow_queue_push (&q, tg__flow_key_f32 (key), idx) == 0);
+          TG_CHECK (tg__flow_heap_push (&ref, key, idx) == 0);
+        }
+      for (int k = 0; k < 6 && ref.n > 0; k++)
+        {
+          TgFlowHeapItem it = tg__flow_heap_pop (&ref);
+          int32_t got = tg__flow_queue_pop (&q);
+          wrong += got != it.idx;
+          taken++;
+          level = it.key;
+        }
+    }
+  while (ref.n > 0)
+    {
+      wrong += tg__flow_queue_pop (&q) != tg__flow_heap_pop (&ref).idx;
+      taken++;
+    }
+  TG_CHECK_INT_EQ ((int) q.n, 0);
+  TG_CHECK_MSG (wrong == 0, "%d of %d taken out of order", wrong, taken);
+  fprintf (stderr, "  %d items taken in the heap's order\n", taken);
+  tg__flow_queue_free (&q);
+  free (ref.a);
+}
+
 int
 main (void)
 {
+  TG_RUN (test_flow_queue_order);
+  TG_RUN (test_flow_fill_parallel_exact);
   TG_RUN (test_flow_tiled_exact);
   TG_RUN (test_flow_flats_reduce_bounded);
   TG_RUN (test_flow_tile_fill_cancels);
