@@ -1,0 +1,196 @@
+/* Benchmark of erosion.stream_power's solver (tg__sp_run) on an fBm
+ * heightmap of an 8 km world: time per step, CPU and wall, on one thread
+ * and on all of them, at several sizes so the growth with the number of
+ * samples shows (the method is O(n) a step: 4x the samples should cost
+ * about 4x the time), with a hash of the result so that a change that
+ * alters the bytes shows.  Default parameters of the node, dt 10 kyr.
+ *
+ *   bench_stream_power [steps [size...]]     default 4 steps, 1025 2049 4097
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <tgraph/tgraph.h>
+
+#include "erosion_stream_power.h"
+
+static double
+wall_s (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
+}
+
+static double
+cpu_s (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
+}
+
+static void
+die (const char *what, const TgError *err)
+{
+  fprintf (stderr, "bench_stream_power: %s: %s\n", what, err ? err->message : "failed");
+  exit (1);
+}
+
+/* The input: the fBm node's height over SIZE^2 of an 8 km world, 800 m. */
+static double *
+make_height (int size)
+{
+  TgGraph *g = tg_graph_new ();
+  TgWorld *w = tg_graph_world (g);
+  TgError err = { 0 };
+  TgEngineOptions o = { .threads = 0, .cache_bytes = 0 };
+  TgEngine *e = tg_engine_new (&o);
+  TgRegion full;
+  TgValue *v = NULL;
+  const float *src;
+  double *z = malloc (sizeof (double) * (size_t) size * size);
+
+  w->size_x = w->size_z = 8192.0;
+  w->height_m = 800.0;
+  tg_region_for_world (&full, w, size);
+  if (tg_graph_add_node (g, "base", "noise.fbm", &err) < 0)
+    die ("graph", &err);
+  if (tg_engine_pull (e, g, 0, 0, &full, NULL, &v, NULL, &err) != 0)
+    die ("pull", &err);
+  src = v->data;
+  if (!src || !z)
+    die ("heightmap", NULL);
+  for (size_t i = 0; i < (size_t) size * size; i++)
+    z[i] = (double) src[i] * 800.0;
+  tg_value_unref (v);
+  tg_engine_free (e);
+  tg_graph_free (g);
+  return z;
+}
+
+/* A plain chunked runner on NT threads. */
+typedef struct
+{
+  void (*fn) (void *, int, int);
+  void *user;
+  int n, grain, next, nt;
+  pthread_mutex_t mu;
+} Pool;
+
+static void *
+pool_worker (void *arg)
+{
+  Pool *p = arg;
+
+  for (;;)
+    {
+      int b;
+      pthread_mutex_lock (&p->mu);
+      b = p->next;
+      p->next += p->grain;
+      pthread_mutex_unlock (&p->mu);
+      if (b >= p->n)
+        return NULL;
+      p->fn (p->user, b, b + p->grain < p->n ? b + p->grain : p->n);
+    }
+}
+
+static int
+pool_parallel (void *ctx, int n, int grain, void (*fn) (void *, int, int), void *user)
+{
+  Pool p = { fn, user, n, grain, 0, *(int *) ctx, PTHREAD_MUTEX_INITIALIZER };
+  pthread_t th[64];
+
+  for (int i = 1; i < p.nt && i < 64; i++)
+    pthread_create (&th[i], NULL, pool_worker, &p);
+  pool_worker (&p);
+  for (int i = 1; i < p.nt && i < 64; i++)
+    pthread_join (th[i], NULL);
+  return 0;
+}
+
+static uint64_t
+fnv (const void *data, size_t size)
+{
+  const unsigned char *b = data;
+  uint64_t hsh = 1469598103934665603ull;
+
+  for (size_t i = 0; i < size; i++)
+    hsh = (hsh ^ b[i]) * 1099511628211ull;
+  return hsh;
+}
+
+static double
+run (const double *z0, int size, int threads, int steps, double prev_ms)
+{
+  size_t n = (size_t) size * size;
+  double *z = malloc (sizeof (double) * n), c0, t0, cpu, wall;
+  TgSpParams p = { .duration_yr = 10000.0 * steps, .dt_yr = 10000.0, .uplift_m_per_yr = 0.0005,
+                   .erodibility = 2e-5, .m = 0.45, .n = 1.0, .diffusivity = 0.01,
+                   .deposition = 1.0, .channel_area = 10000.0 };
+  TgSpOpts o = { threads > 1 ? pool_parallel : NULL, &threads, NULL };
+  TgSpStats st = { 0 };
+  TgSpOut out = { .stats = &st };
+
+  if (!z)
+    die ("memory", NULL);
+  memcpy (z, z0, sizeof (double) * n);
+  c0 = cpu_s ();
+  t0 = wall_s ();
+  if (tg__sp_run (&o, &p, size, size, 8192.0 / (size - 1), z, NULL, &out) != 0)
+    die ("run", NULL);
+  cpu = cpu_s () - c0;
+  wall = wall_s () - t0;
+  printf ("stream_power %d^2, %d thread%s, %d steps: %.1f ms CPU / %.1f ms wall a step "
+          "(%.2f steps/s wall)",
+          size, threads, threads == 1 ? "" : "s", st.steps, cpu / st.steps * 1e3,
+          wall / st.steps * 1e3, st.steps / wall);
+  if (prev_ms > 0.0)
+    printf (", %.2fx the CPU of the size before", cpu / st.steps * 1e3 / prev_ms);
+  printf ("; z fnv %016" PRIx64 "\n", fnv (z, sizeof (double) * n));
+  fflush (stdout);
+  free (z);
+  return cpu / st.steps * 1e3;
+}
+
+int
+main (int argc, char **argv)
+{
+  int steps = argc > 1 ? atoi (argv[1]) : 4;
+  int threads = (int) sysconf (_SC_NPROCESSORS_ONLN);
+  int sizes[16] = { 1025, 2049, 4097 }, ns = 3;
+  double prev[2] = { 0.0, 0.0 };
+
+  if (argc > 2)
+    for (ns = 0; ns + 2 < argc && ns < 16; ns++)
+      sizes[ns] = atoi (argv[ns + 2]);
+  if (steps < 1)
+    {
+      fprintf (stderr, "usage: bench_stream_power [steps >= 1 [size...]]\n");
+      return 2;
+    }
+  for (int k = 0; k < ns; k++)
+    {
+      double *z;
+      if (sizes[k] < 3)
+        {
+          fprintf (stderr, "bench_stream_power: size %d < 3\n", sizes[k]);
+          return 2;
+        }
+      z = make_height (sizes[k]);
+      prev[0] = run (z, sizes[k], 1, steps, prev[0]);
+      if (threads > 1)
+        prev[1] = run (z, sizes[k], threads, steps, prev[1]);
+      free (z);
+    }
+  return 0;
+}
