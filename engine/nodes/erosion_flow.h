@@ -152,6 +152,13 @@ int tg__flow_queue_push (TgFlowQueue *q, uint64_t key, int32_t idx);
 /* The smallest key's item, the smallest index among equal keys (Q must
  * not be empty); -1 when out of memory while sorting a bucket out. */
 int32_t tg__flow_queue_pop (TgFlowQueue *q);
+/* The index the next take gives when that is known without sorting a
+ * bucket out (for a prefetch), else -1. */
+static inline int32_t
+tg__flow_queue_peek (const TgFlowQueue *q)
+{
+  return q->b[0].n > 0 ? q->b[0].a[q->b[0].n - 1].idx : -1;
+}
 /* Empties Q for another flood, keeping its memory. */
 void tg__flow_queue_reset (TgFlowQueue *q);
 void tg__flow_queue_free (TgFlowQueue *q);

@@ -93,6 +93,7 @@ typedef struct
   TgFlowQueue heap; /* the flood's queue (erosion.flow's: lowest first, ties by index) */
   double *ero, *dep; /* the run's incised and deposited depths (may be NULL) */
   double dt, rdiff; /* this step's dt and D dt / cell² */
+  double kl[2];     /* K dt / L^n for the two distances to a receiver */
   double *cp, *den; /* the diffusion's tridiagonal factors */
 } Sp;
 
@@ -120,12 +121,9 @@ sp_flood (Sp *s)
   int32_t outlet = -1;
   int rc;
 
-  for (size_t k = 0; k < s->n; k++)
-    {
-      s->rec[k] = -1;
-      s->lake[k] = -1;
-      s->lk_len[k] = 0;
-    }
+  memset (s->rec, 0xff, sizeof (int32_t) * s->n); /* -1: not reached */
+  memset (s->lake, 0xff, sizeof (int32_t) * s->n);
+  memset (s->lk_len, 0, sizeof (int32_t) * s->n);
   tg__flow_queue_reset (&s->heap);
   for (int y = 0; y < h; y++)
     for (int x = 0; x < w; x++)
@@ -156,6 +154,20 @@ sp_flood (Sp *s)
           outlet = c;
           s->lk_beg[c] = (int32_t) tail;
         }
+      /* The flood jumps about the world: ask for the next sample's
+       * neighbourhood while this one's is worked on. */
+      {
+        int32_t nx = head < tail ? s->pit[head] : tg__flow_queue_peek (&s->heap);
+        if (nx >= w && (size_t) nx + (size_t) w < s->n)
+          {
+            __builtin_prefetch (s->rec + nx - w);
+            __builtin_prefetch (s->rec + nx + w);
+            __builtin_prefetch (s->z + nx - w);
+            __builtin_prefetch (s->z + nx);
+            __builtin_prefetch (s->z + nx + w);
+            __builtin_prefetch (s->fill + nx);
+          }
+      }
       level = s->fill[c];
       /* Only the edge's samples (their own receivers) need the bounds. */
       edge = s->rec[c] == c;
@@ -376,6 +388,41 @@ sp_fill_lake (Sp *s, int32_t outlet, double v, TgSpStats *st)
   return used;
 }
 
+/* Step 3's parts that need no upstream result, rows [BEGIN, END) in
+ * parallel: ZN gets each sample's height uplifted (its own on the edge)
+ * and QS (free until step 4) F = K dt A^m / L^n, 0 where nothing incises
+ * (the edge, under water, above the channel head). */
+static void
+sp_incision_rows (void *user, int begin, int end)
+{
+  Sp *s = user;
+  const TgSpParams *p = s->p;
+
+  for (size_t i = (size_t) begin * s->w; i < (size_t) end * s->w; i++)
+    {
+      int32_t r = s->rec[i];
+      if (r == (int32_t) i)
+        {
+          s->zn[i] = s->z[i];
+          s->qs[i] = 0.0;
+          continue;
+        }
+      s->zn[i] = s->z[i] + sp_uplift (s, i);
+      if (s->lake[i] >= 0 || s->area[i] < p->channel_area)
+        s->qs[i] = 0.0; /* under water, or above the channel head: no incision */
+      else
+        s->qs[i] = s->kl[sp_diagonal (s, (int32_t) i, r)] * pow (s->area[i], p->m);
+    }
+}
+
+static void
+sp_zero_rows (void *user, int begin, int end)
+{
+  Sp *s = user;
+
+  memset (s->qs + (size_t) begin * s->w, 0, sizeof (double) * (size_t) (end - begin) * s->w);
+}
+
 /* Steps 2 to 4.  0, TG_ENOMEM or TG_ECANCELLED. */
 static int
 sp_fluvial (Sp *s, TgSpStats *st)
@@ -383,14 +430,12 @@ sp_fluvial (Sp *s, TgSpStats *st)
   const TgSpParams *p = s->p;
   size_t n = s->n;
   double a = s->cell_area, kdt = p->erodibility * s->dt, g = p->deposition;
-  /* K dt / L^n for the two distances to a receiver. */
-  double kl[2] = { kdt / pow (s->cell, p->n), kdt / pow (s->cell * M_SQRT2, p->n) };
+  int rc;
 
+  s->kl[0] = kdt / pow (s->cell, p->n);
+  s->kl[1] = kdt / pow (s->cell * M_SQRT2, p->n);
   for (size_t k = 0; k < n; k++)
-    {
-      s->area[k] = a;
-      s->qs[k] = 0.0;
-    }
+    s->area[k] = a;
   for (size_t k = n; k-- > 0;)
     {
       int32_t i = s->order[k], r = s->rec[i];
@@ -399,26 +444,20 @@ sp_fluvial (Sp *s, TgSpStats *st)
       if (r != i)
         s->area[r] += s->area[i];
     }
+  if ((rc = sp_parallel (s, s->h, 16, sp_incision_rows, s)) < 0)
+    return rc;
+  /* Down the stack: a receiver's new height comes first.  (F = 0 leaves
+   * the uplifted height.) */
   for (size_t k = 0; k < n; k++)
     {
       int32_t i = s->order[k], r = s->rec[i];
-      double h0, f;
       if ((k & 0xfff) == 0 && sp_cancelled (s))
         return TG_ECANCELLED;
-      if (r == i)
-        {
-          s->zn[i] = s->z[i];
-          continue;
-        }
-      h0 = s->z[i] + sp_uplift (s, (size_t) i);
-      if (s->lake[i] >= 0 || s->area[i] < p->channel_area)
-        {
-          s->zn[i] = h0; /* under water, or above the channel head: no incision */
-          continue;
-        }
-      f = kl[sp_diagonal (s, i, r)] * pow (s->area[i], p->m);
-      s->zn[i] = sp_incise (h0, s->zn[r], f, p->n);
+      if (r != i && s->qs[i] > 0.0)
+        s->zn[i] = sp_incise (s->zn[i], s->zn[r], s->qs[i], p->n);
     }
+  if ((rc = sp_parallel (s, s->h, 64, sp_zero_rows, s)) < 0)
+    return rc;
   /* Up the stack: a sample's sediment is complete once its donors are
    * done.  What reaches a lake sample goes to its outlet, which fills
    * the lake before passing the rest on. */
