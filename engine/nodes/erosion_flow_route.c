@@ -702,7 +702,7 @@ tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *fille
   int8_t *dir = malloc (nt ? nt : 1);
   int64_t *amt = malloc (sizeof (int64_t) * (nt ? nt : 1));
   uint8_t *donors = NULL;
-  int32_t *queue = NULL, *link = NULL;
+  int32_t *queue = NULL, *link = NULL, *to = NULL;
   int rc = TG_ENOMEM, nb = tg__flow_border_count (tw, th);
 
   if (!dir || !amt)
@@ -749,31 +749,35 @@ tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *fille
   rc = TG_ENOMEM;
   donors = calloc (nt ? nt : 1, 1);
   queue = malloc (sizeof (int32_t) * (nt ? nt : 1));
+  to = malloc (sizeof (int32_t) * (nt ? nt : 1));
   if (border)
     link = malloc (sizeof (int32_t) * (nt ? nt : 1));
-  if (!donors || !queue || (border && !link))
+  if (!donors || !queue || !to || (border && !link))
     goto out;
+  /* TO: each sample's receiver in the tile (-1: none, or outside). */
   for (int j = 0; j < th; j++)
     for (int i = 0; i < tw; i++)
       {
-        int q = dir[(size_t) j * tw + i], x = i + dx[q < 0 ? 0 : q], y = j + dy[q < 0 ? 0 : q];
+        size_t c = (size_t) j * tw + i;
+        int q = dir[c], x = i + dx[q < 0 ? 0 : q], y = j + dy[q < 0 ? 0 : q];
+        to[c] = -1;
         if (q >= 0 && x >= 0 && x < tw && y >= 0 && y < th)
-          donors[(size_t) y * tw + x]++;
+          {
+            to[c] = (int32_t) ((size_t) y * tw + x);
+            donors[to[c]]++;
+          }
       }
   for (size_t i = 0; i < nt; i++)
     if (donors[i] == 0)
       queue[tail++] = (int32_t) i;
   while (head < tail)
     {
-      int32_t c = queue[head++];
-      int q = dir[c], x = (int) (c % tw) + dx[q < 0 ? 0 : q], y = (int) (c / tw) + dy[q < 0 ? 0 : q];
-      size_t j;
-      if (q < 0 || x < 0 || x >= tw || y < 0 || y >= th)
+      int32_t c = queue[head++], j = to[c];
+      if (j < 0)
         continue;
-      j = (size_t) y * tw + x;
       amt[j] += amt[c];
       if (--donors[j] == 0)
-        queue[tail++] = (int32_t) j;
+        queue[tail++] = j;
     }
   if (tail != nt)
     {
@@ -786,11 +790,7 @@ tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *fille
       for (size_t k = nt; k-- > 0;)
         {
           int32_t c = queue[k];
-          int q = dir[c], x = (int) (c % tw) + dx[q < 0 ? 0 : q], y = (int) (c / tw) + dy[q < 0 ? 0 : q];
-          if (q >= 0 && x >= 0 && x < tw && y >= 0 && y < th)
-            link[c] = link[(size_t) y * tw + x];
-          else
-            link[c] = c;
+          link[c] = to[c] >= 0 ? link[to[c]] : c;
         }
       for (int k = 0; k < nb; k++)
         {
@@ -825,6 +825,7 @@ out:
   free (amt);
   free (donors);
   free (queue);
+  free (to);
   free (link);
   return rc;
 }
