@@ -395,12 +395,14 @@ tg__flow_reach (const TgFlowOpts *o)
  * (one may underflow to 0; then all goes to the steepest). */
 static unsigned
 receivers (const float *filled, const int32_t *rank, int w, int h, int routing, double exponent,
-           size_t c, double *wt, int *best_q)
+           int cx, int cy, double *wt, int *best_q)
 {
   /* Quinn's contour lengths (in cells) and distances for the neighbours. */
   static const double contour[8] = { 0.5, 0.5, 0.5, 0.5, 0.354, 0.354, 0.354, 0.354 };
   static const double dist[8] = { 1, 1, 1, 1, M_SQRT2, M_SQRT2, M_SQRT2, M_SQRT2 };
-  int cx = (int) (c % w), cy = (int) (c / w), bq = -1;
+  size_t c = (size_t) cy * w + cx;
+  bool inner = cx > 0 && cy > 0 && cx < w - 1 && cy < h - 1;
+  int bq = -1;
   double drop[8], sum = 0.0, best = 0.0;
   unsigned mask = 0;
 
@@ -410,7 +412,7 @@ receivers (const float *filled, const int32_t *rank, int w, int h, int routing, 
       size_t j = (size_t) y * w + x;
       double d;
       drop[q] = 0.0;
-      if (x < 0 || x >= w || y < 0 || y >= h)
+      if (!inner && (x < 0 || x >= w || y < 0 || y >= h))
         continue;
       if (rank[c] >= 0)
         d = filled[j] == filled[c] ? (double) rank[c] - (double) rank[j] : 0.0;
@@ -495,7 +497,7 @@ mfd_shares_rows (void *user, int begin, int end)
         unsigned mask = 0;
         if (known (win, x, y))
           mask = receivers (j->filled, j->rank, win->ww, win->wh, j->o->routing, j->o->exponent,
-                            c, wt, &bq);
+                            x, y, wt, &bq);
         j->best[c] = (int8_t) bq;
         for (int q = 0; q < 8; q++)
           j->share[(size_t) q * j->n + c] = (mask & (1u << q)) ? (float) wt[q] : 0.0f;
@@ -721,7 +723,7 @@ tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *fille
           {
             int bq;
             receivers (filled, rank, win->ww, win->wh, TG__FLOW_D8, 1.0,
-                       (size_t) (oy + j) * win->ww + (ox + i), NULL, &bq);
+                       ox + i, oy + j, NULL, &bq);
             dir[(size_t) j * tw + i] = (int8_t) bq;
           }
       for (size_t i = 0; i < nt; i++)
