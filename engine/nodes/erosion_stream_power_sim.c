@@ -112,13 +112,26 @@ sp_parallel (const Sp *s, int n, int grain, void (*fn) (void *, int, int), void 
   return 0;
 }
 
-/* Step 1: spill levels, flood parents and the stack. */
+/* Step 1's spill levels from the flood, rows [BEGIN, END) in parallel: a
+ * lake sample's is its outlet's height (the level the flood was at when
+ * it took the outlet from the queue), every other sample's its own. */
+static void
+sp_fill_rows (void *user, int begin, int end)
+{
+  Sp *s = user;
+
+  for (size_t k = (size_t) begin * s->w; k < (size_t) end * s->w; k++)
+    s->fill[k] = s->z[s->lake[k] >= 0 ? (size_t) s->lake[k] : k];
+}
+
+/* Step 1: flood parents, lakes and the stack, then the spill levels. */
 static int
 sp_flood (Sp *s)
 {
   int w = s->w, h = s->h;
   size_t nord = 0, head = 0, tail = 0;
   int32_t outlet = -1;
+  double level = 0.0;
   int rc;
 
   memset (s->rec, 0xff, sizeof (int32_t) * s->n); /* -1: not reached */
@@ -131,7 +144,6 @@ sp_flood (Sp *s)
         {
           size_t k = (size_t) y * w + x;
           s->rec[k] = (int32_t) k;
-          s->fill[k] = s->z[k];
           if ((rc = tg__flow_queue_push (&s->heap, tg__flow_key_f64 (s->z[k]), (int32_t) k)) < 0)
             return rc;
         }
@@ -140,7 +152,6 @@ sp_flood (Sp *s)
       int32_t c;
       int cx = 0, cy = 0;
       bool edge;
-      double level;
 
       if (head < tail)
         c = s->pit[head++];
@@ -153,6 +164,9 @@ sp_flood (Sp *s)
             s->lk_len[outlet] = (int32_t) (tail - (size_t) s->lk_beg[outlet]);
           outlet = c;
           s->lk_beg[c] = (int32_t) tail;
+          /* The level of the lake it floods: every sample queued from
+           * here on lies at or below it. */
+          level = s->z[c];
         }
       /* The flood jumps about the world: ask for the next sample's
        * neighbourhood while this one's is worked on. */
@@ -165,10 +179,8 @@ sp_flood (Sp *s)
             __builtin_prefetch (s->z + nx - w);
             __builtin_prefetch (s->z + nx);
             __builtin_prefetch (s->z + nx + w);
-            __builtin_prefetch (s->fill + nx);
           }
       }
-      level = s->fill[c];
       /* Only the edge's samples (their own receivers) need the bounds. */
       edge = s->rec[c] == c;
       if (edge)
@@ -198,13 +210,11 @@ sp_flood (Sp *s)
           s->rec[k] = c;
           if (s->z[k] <= level)
             {
-              s->fill[k] = level;
-              s->lake[k] = s->lake[c] >= 0 ? s->lake[c] : c;
+              s->lake[k] = outlet;
               s->pit[tail++] = (int32_t) k;
             }
           else
             {
-              s->fill[k] = s->z[k];
               if ((rc = tg__flow_queue_push (&s->heap, tg__flow_key_f64 (s->z[k]), (int32_t) k)) < 0)
                 return rc;
             }
@@ -212,7 +222,7 @@ sp_flood (Sp *s)
     }
   if (outlet >= 0)
     s->lk_len[outlet] = (int32_t) (tail - (size_t) s->lk_beg[outlet]);
-  return 0;
+  return sp_parallel (s, h, 64, sp_fill_rows, s);
 }
 
 /* Step 1, receivers: a sample on open ground (its fill is its height)
