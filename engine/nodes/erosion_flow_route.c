@@ -138,19 +138,110 @@ flat_rows (void *user, int begin, int end)
       j->flat[(size_t) y * j->w + x] = is_flat (j->filled, j->w, j->h, x, y);
 }
 
+/* The walks of the flat ranks, each on its own queue: 0 labels the flats
+ * (counting them in N_LABELS), 1 finds the steps to the way out, 2 the
+ * steps from higher ground. */
+typedef struct
+{
+  const float *filled;
+  const uint8_t *flat;
+  int w, h;
+  int32_t *label, *low, *high, *queue[3];
+  int32_t n_labels;
+} RankJob;
+
+static void
+rank_walks (void *user, int begin, int end)
+{
+  RankJob *j = user;
+  const float *filled = j->filled;
+  const uint8_t *flat = j->flat;
+  int w = j->w, h = j->h;
+  size_t n = (size_t) w * (size_t) h, n_seed = 0;
+
+  for (int k = begin; k < end; k++)
+    {
+      int32_t *queue = j->queue[k];
+      n_seed = 0;
+      if (k == 0)
+        {
+          /* Each flat (flat samples of one level, connected) gets a label. */
+          memset (j->label, 0, sizeof (int32_t) * n);
+          for (size_t i = 0; i < n; i++)
+            if (flat[i] && j->label[i] == 0)
+              {
+                j->label[i] = ++j->n_labels;
+                queue[0] = (int32_t) i;
+                flat_walk (filled, flat, w, h, queue, 1, j->label, 0);
+              }
+        }
+      else if (k == 1)
+        {
+          /* Steps to the way out: from the samples of the same level that
+           * do drain (0 steps), found from the flats' side (flat samples
+           * are inside the world).  -1 marks a seed taken until the walk
+           * starts. */
+          int32_t *low = j->low;
+          memset (low, 0, sizeof (int32_t) * n);
+          for (int y = 1; y < h - 1; y++)
+            for (int x = 1; x < w - 1; x++)
+              {
+                size_t i = (size_t) y * w + x;
+                if (!flat[i])
+                  continue;
+                for (int q = 0; q < 8; q++)
+                  {
+                    size_t nb = (size_t) (y + dy[q]) * w + (x + dx[q]);
+                    if (!flat[nb] && filled[nb] == filled[i] && low[nb] == 0)
+                      {
+                        low[nb] = -1;
+                        queue[n_seed++] = (int32_t) nb;
+                      }
+                  }
+              }
+          for (size_t s = 0; s < n_seed; s++)
+            low[queue[s]] = 0;
+          flat_walk (filled, flat, w, h, queue, n_seed, low, 1);
+        }
+      else
+        {
+          /* Steps from higher ground: from the flat samples next to it (1
+           * step). */
+          int32_t *high = j->high;
+          memset (high, 0, sizeof (int32_t) * n);
+          for (int y = 1; y < h - 1; y++)
+            for (int x = 1; x < w - 1; x++)
+              {
+                size_t i = (size_t) y * w + x;
+                if (!flat[i])
+                  continue;
+                for (int q = 0; q < 8; q++)
+                  if (filled[(size_t) (y + dy[q]) * w + (x + dx[q])] > filled[i])
+                    {
+                      high[i] = 1;
+                      queue[n_seed++] = (int32_t) i;
+                      break;
+                    }
+              }
+          flat_walk (filled, flat, w, h, queue, n_seed, high, 1);
+        }
+    }
+}
+
 int
 tg__flow_ranks (const TgFlowOpts *o, const float *filled, int w, int h, int32_t *rank)
 {
-  size_t n = (size_t) w * (size_t) h, n_seed = 0;
+  size_t n = (size_t) w * (size_t) h;
   int32_t *low = malloc (sizeof (int32_t) * n), *high = malloc (sizeof (int32_t) * n);
   int32_t *queue = malloc (sizeof (int32_t) * n), *label = malloc (sizeof (int32_t) * n);
+  int32_t *q1 = malloc (sizeof (int32_t) * n), *q2 = malloc (sizeof (int32_t) * n);
   int32_t n_labels = 0, *largest = NULL;
   uint8_t *flat = calloc (n, 1), any_flat = 0;
   int rc = TG_ENOMEM;
-
   FlatJob fj = { filled, flat, w, h };
+  RankJob rj;
 
-  if (!low || !high || !queue || !label || !flat)
+  if (!low || !high || !queue || !label || !flat || !q1 || !q2)
     goto out;
   if (run_rows (o, h, w, flat_rows, &fj) < 0)
     goto out;
@@ -164,67 +255,18 @@ tg__flow_ranks (const TgFlowOpts *o, const float *filled, int w, int h, int32_t 
       goto out;
     }
 
-  /* Each flat (flat samples of one level, connected) gets a label. */
-  memset (label, 0, sizeof (int32_t) * n);
-  for (size_t i = 0; i < n; i++)
-    if (flat[i] && label[i] == 0)
-      {
-        label[i] = ++n_labels;
-        queue[0] = (int32_t) i;
-        flat_walk (filled, flat, w, h, queue, 1, label, 0);
-      }
-  /* Each pass is one sweep of the world: look at the hook between them. */
+  /* The three walks need only FLAT and FILLED: one job each. */
+  rj = (RankJob) { filled, flat, w, h, label, low, high, { queue, q1, q2 }, 0 };
+  if (!o->parallel)
+    rank_walks (&rj, 0, 3);
+  else if (o->parallel (o->parallel_ctx, 3, 1, rank_walks, &rj) < 0)
+    goto out;
+  n_labels = rj.n_labels;
   if (tg__flow_cancelled (o))
     {
       rc = TG_ECANCELLED;
       goto out;
     }
-
-  /* Steps to the way out: from the samples of the same level that do
-   * drain (0 steps), found from the flats' side.  -1 marks a seed taken
-   * until the walk starts. */
-  memset (low, 0, sizeof (int32_t) * n);
-  for (size_t i = 0; i < n; i++)
-    {
-      int x = (int) (i % w), y = (int) (i / w);
-      if (!flat[i])
-        continue;
-      for (int q = 0; q < 8; q++)
-        {
-          size_t j = (size_t) (y + dy[q]) * w + (x + dx[q]);
-          if (!flat[j] && filled[j] == filled[i] && low[j] == 0)
-            {
-              low[j] = -1;
-              queue[n_seed++] = (int32_t) j;
-            }
-        }
-    }
-  for (size_t k = 0; k < n_seed; k++)
-    low[queue[k]] = 0;
-  flat_walk (filled, flat, w, h, queue, n_seed, low, 1);
-  if (tg__flow_cancelled (o))
-    {
-      rc = TG_ECANCELLED;
-      goto out;
-    }
-
-  /* Steps from higher ground: from the flat samples next to it (1 step). */
-  memset (high, 0, sizeof (int32_t) * n);
-  n_seed = 0;
-  for (size_t i = 0; i < n; i++)
-    {
-      int x = (int) (i % w), y = (int) (i / w);
-      if (!flat[i])
-        continue;
-      for (int q = 0; q < 8; q++)
-        if (filled[(size_t) (y + dy[q]) * w + (x + dx[q])] > filled[i])
-          {
-            high[i] = 1;
-            queue[n_seed++] = (int32_t) i;
-            break;
-          }
-    }
-  flat_walk (filled, flat, w, h, queue, n_seed, high, 1);
 
   largest = calloc ((size_t) n_labels + 1, sizeof (int32_t));
   if (!largest)
@@ -240,6 +282,8 @@ out:
   free (low);
   free (high);
   free (queue);
+  free (q1);
+  free (q2);
   free (label);
   free (flat);
   return rc;
