@@ -11,7 +11,12 @@
  *     slope drains to its steepest lower neighbour on the filled surface
  *     (D8; such a neighbour was always visited first, as the flood
  *     visits samples by rising level), one in a lake or on a flat to the
- *     sample that flooded it, so lakes drain through their outlet.
+ *     sample that flooded it, so lakes drain through their outlet.  The
+ *     flood's queue is erosion.flow's radix heap (erosion_flow.h), which
+ *     takes samples in a binary heap's order (height, then index); the
+ *     flood is most of a step's time, a serial walk that jumps about the
+ *     world (a cache miss or more per sample), so a step's cost grows a
+ *     little faster than the samples.
  *  2. Drainage area: each sample's cell area, summed down the stack in
  *     reverse.
  *  3. Incision, implicit as Braun and Willett (2013): down the stack from
