@@ -477,6 +477,14 @@ receivers (const float *filled, const int32_t *rank, int w, int h, int routing, 
     return bq < 0 ? 0 : 1u << bq;
   if (!wt)
     return mask;
+  if ((mask & (mask - 1)) == 0)
+    {
+      /* One receiver (the steepest): its share is w / w = 1 exactly,
+       * without the power. */
+      for (int q = 0; q < 8; q++)
+        wt[q] = q == bq;
+      return mask;
+    }
   for (int q = 0; q < 8; q++)
     {
       wt[q] = 0.0;
