@@ -332,14 +332,43 @@ typedef struct
   int32_t idx;
 } SpDepth;
 
-static int
-by_depth_desc (const void *x, const void *y)
+/* Whether floor X comes before Y: deeper first, then by index. */
+static inline bool
+deeper (SpDepth x, SpDepth y)
 {
-  const SpDepth *a = x, *b = y;
+  return x.depth > y.depth || (x.depth == y.depth && x.idx < y.idx);
+}
 
-  if (a->depth != b->depth)
-    return a->depth > b->depth ? -1 : 1;
-  return a->idx < b->idx ? -1 : a->idx > b->idx;
+/* Moves D[I] down the heap D[0..N) whose top is the deepest floor. */
+static void
+depth_sift (SpDepth *d, size_t n, size_t i)
+{
+  SpDepth it = d[i];
+
+  for (;;)
+    {
+      size_t l = 2 * i + 1, c;
+      if (l >= n)
+        break;
+      c = l + 1 < n && deeper (d[l + 1], d[l]) ? l + 1 : l;
+      if (!deeper (d[c], it))
+        break;
+      d[i] = d[c];
+      i = c;
+    }
+  d[i] = it;
+}
+
+/* Takes the deepest floor of the heap D[0..N) to D[N - 1]. */
+static void
+depth_pop (SpDepth *d, size_t n)
+{
+  SpDepth top = d[0];
+
+  d[0] = d[n - 1];
+  d[n - 1] = top;
+  if (n > 2)
+    depth_sift (d, n - 1, 0);
 }
 
 /* Lays sediment V (m³) into the lake of OUTLET, deepest first, so its
@@ -378,24 +407,30 @@ sp_fill_lake (Sp *s, int32_t outlet, double v, TgSpStats *st)
     return -1.0;
   for (int k = 0; k < len; k++)
     d[k] = (SpDepth) { s->fill[cells[k]] - s->z[cells[k]], cells[k] };
-  qsort (d, (size_t) len, sizeof (SpDepth), by_depth_desc);
+  /* The floors deepest first, taken from a heap only as far as they are
+   * needed (the k-th deepest lands in d[len - 1 - k]): usually a few of a
+   * large lake's. */
+  for (size_t i = (size_t) len / 2; i-- > 0;)
+    depth_sift (d, (size_t) len, i);
   /* The j deepest floors rise to LEVEL below the spill level, with
    * a * sum (depth - level) = v, and the next floor is not deeper. */
   for (j = 1; j <= len; j++)
     {
-      sum += d[j - 1].depth;
+      depth_pop (d, (size_t) (len - j + 1));
+      sum += d[len - j].depth;
       level = (sum - v / a) / j;
-      if (j == len || d[j].depth <= level)
+      if (j == len || d[0].depth <= level)
         break;
     }
   for (int k = 0; k < j && k < len; k++)
     {
-      double t = d[k].depth - level;
+      const SpDepth *f = &d[len - 1 - k];
+      double t = f->depth - level;
       if (!(t > 0.0))
         continue;
-      s->zn[d[k].idx] += t;
+      s->zn[f->idx] += t;
       if (s->dep)
-        s->dep[d[k].idx] += t;
+        s->dep[f->idx] += t;
       used += t * a;
     }
   free (d);
