@@ -11,7 +11,10 @@
  * AVX2 and AVX-512, picked at run time; all do IEEE float operations in
  * the same order as the reference, so the bytes do not depend on the
  * machine.  That relies on the project's -ffp-contract=off: AVX-512F
- * implies FMA, and a contracted a * b + c rounds differently.
+ * implies FMA, and a contracted a * b + c rounds differently.  One case
+ * has intrinsics of its own: Perlin along a row on AVX-512
+ * (perlin_row_avx512), where a block's few cells are hashed once each
+ * and every sample permutes its gradients out of registers.
  */
 #include <math.h>
 #include <stdbool.h>
@@ -129,6 +132,141 @@ grad24 (uint32_t h, float dx, float dz)
 
   return grad_dot (h, tg__fbm_bits (a), tg__fbm_bits (b), dx, dz);
 }
+
+#ifdef TG__FBM_HAVE_X86
+#include <immintrin.h>
+
+#define TG__AVX512 __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq")))
+
+/* tg__fbm_hash_zx on 16 lanes. */
+TG__AVX512 static inline __m512i
+hash_zx_avx512 (__m512i hz, __m512i x)
+{
+  __m512i kx = _mm512_set1_epi32 ((int) TG__FBM_HASH_KX);
+  __m512i h = _mm512_xor_si512 (hz, _mm512_mullo_epi32 (x, kx));
+
+  h = _mm512_xor_si512 (h, _mm512_srli_epi32 (h, 16));
+  h = _mm512_mullo_epi32 (h, _mm512_set1_epi32 (0x7feb352d));
+  h = _mm512_xor_si512 (h, _mm512_srli_epi32 (h, 15));
+  h = _mm512_mullo_epi32 (h, _mm512_set1_epi32 ((int) 0x846ca68bU));
+  return _mm512_xor_si512 (h, _mm512_srli_epi32 (h, 16));
+}
+
+/* grad16's gradient for 16 hashes, as float bits: *GX and *GZ. */
+TG__AVX512 static inline void
+grad16_avx512 (__m512i h, __m512 *gx, __m512 *gz)
+{
+  const __m512i sign = _mm512_set1_epi32 ((int) 0x80000000U);
+  __m512i c0 = _mm512_set1_epi32 ((int) tg__fbm_bits (TG__G16_C0));
+  __m512i s0 = _mm512_set1_epi32 ((int) tg__fbm_bits (TG__G16_S0));
+  __m512i c1 = _mm512_set1_epi32 ((int) tg__fbm_bits (TG__G16_C1));
+  __m512i s1 = _mm512_set1_epi32 ((int) tg__fbm_bits (TG__G16_S1));
+  __mmask16 angle = _mm512_movepi32_mask (h);                          /* bit 31 */
+  __mmask16 swap = _mm512_movepi32_mask (_mm512_slli_epi32 (h, 1));    /* bit 30 */
+  __m512i a = _mm512_mask_blend_epi32 (angle, c0, c1);
+  __m512i b = _mm512_mask_blend_epi32 (angle, s0, s1);
+  __m512i x = _mm512_mask_blend_epi32 (swap, a, b);
+  __m512i z = _mm512_mask_blend_epi32 (swap, b, a);
+
+  x = _mm512_xor_si512 (x, _mm512_and_si512 (_mm512_slli_epi32 (h, 3), sign));
+  z = _mm512_xor_si512 (z, _mm512_and_si512 (_mm512_slli_epi32 (h, 2), sign));
+  *gx = _mm512_castsi512_ps (x);
+  *gz = _mm512_castsi512_ps (z);
+}
+
+/* Perlin noise over a block on one z, for AVX-512, with the same IEEE
+ * operations as perlin_loop.  Along a row the block's cells rise slowly
+ * (at most a few per block at the octaves that matter), so the gradients
+ * are computed once per cell, 16 or 32 cells from the block's first, and
+ * each sample takes its four from registers with a permute instead of
+ * hashing all four corners.  Returns false, having written nothing, when
+ * some sample's cell lies further on (fine octaves): perlin_loop then. */
+TG__AVX512 __attribute__ ((noinline)) static bool
+perlin_row_avx512 (Block *b, uint32_t seed, uint32_t zi0, float zf0)
+{
+  uint32_t base = b->xi[0];
+  __m512i vbase = _mm512_set1_epi32 ((int) base);
+  __m512i hz0 = _mm512_set1_epi32 ((int) tg__fbm_hash_z (seed, zi0));
+  __m512i hz1 = _mm512_set1_epi32 ((int) tg__fbm_hash_z (seed, zi0 + 1));
+  __m512i lane = _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  __m512i one = _mm512_set1_epi32 (1);
+  __m512 t0x[2], t0z[2], t1x[2], t1z[2];
+  __m512i maxi = _mm512_setzero_si512 ();
+  uint32_t span;
+  bool wide;
+  /* The z side is the same for the whole block. */
+  float fz = zf0, fz1 = zf0 - 1.0f, v = tg__fbm_fade (zf0);
+  __m512 vfz = _mm512_set1_ps (fz), vfz1 = _mm512_set1_ps (fz1), vv = _mm512_set1_ps (v);
+  __m512 norm = _mm512_set1_ps (TG__PERLIN_NORM);
+
+  for (int i = 0; i < BLK; i += 16)
+    maxi = _mm512_max_epu32 (maxi, _mm512_sub_epi32 (_mm512_loadu_si512 (b->xi + i), vbase));
+  span = (uint32_t) _mm512_reduce_max_epu32 (maxi);
+  if (span > 30)
+    return false;
+  wide = span > 14;
+  for (int t = 0; t < (wide ? 2 : 1); t++)
+    {
+      __m512i cell = _mm512_add_epi32 (vbase, _mm512_add_epi32 (lane, _mm512_set1_epi32 (16 * t)));
+
+      grad16_avx512 (hash_zx_avx512 (hz0, cell), &t0x[t], &t0z[t]);
+      grad16_avx512 (hash_zx_avx512 (hz1, cell), &t1x[t], &t1z[t]);
+    }
+  if (!wide)
+    {
+      t0x[1] = t0x[0];
+      t0z[1] = t0z[0];
+      t1x[1] = t1x[0];
+      t1z[1] = t1z[0];
+    }
+  for (int i = 0; i < BLK; i += 16)
+    {
+      __m512i k0 = _mm512_sub_epi32 (_mm512_loadu_si512 (b->xi + i), vbase);
+      __m512i k1 = _mm512_add_epi32 (k0, one);
+      __m512 fx = _mm512_loadu_ps (b->xf + i);
+      __m512 fx1 = _mm512_sub_ps (fx, _mm512_set1_ps (1.0f));
+      __m512 x00, z00, x10, z10, x01, z01, x11, z11;
+      __m512 g00, g10, g01, g11, u, a, c, n;
+
+      if (wide)
+        {
+          x00 = _mm512_permutex2var_ps (t0x[0], k0, t0x[1]);
+          z00 = _mm512_permutex2var_ps (t0z[0], k0, t0z[1]);
+          x10 = _mm512_permutex2var_ps (t0x[0], k1, t0x[1]);
+          z10 = _mm512_permutex2var_ps (t0z[0], k1, t0z[1]);
+          x01 = _mm512_permutex2var_ps (t1x[0], k0, t1x[1]);
+          z01 = _mm512_permutex2var_ps (t1z[0], k0, t1z[1]);
+          x11 = _mm512_permutex2var_ps (t1x[0], k1, t1x[1]);
+          z11 = _mm512_permutex2var_ps (t1z[0], k1, t1z[1]);
+        }
+      else
+        {
+          x00 = _mm512_permutexvar_ps (k0, t0x[0]);
+          z00 = _mm512_permutexvar_ps (k0, t0z[0]);
+          x10 = _mm512_permutexvar_ps (k1, t0x[0]);
+          z10 = _mm512_permutexvar_ps (k1, t0z[0]);
+          x01 = _mm512_permutexvar_ps (k0, t1x[0]);
+          z01 = _mm512_permutexvar_ps (k0, t1z[0]);
+          x11 = _mm512_permutexvar_ps (k1, t1x[0]);
+          z11 = _mm512_permutexvar_ps (k1, t1z[0]);
+        }
+      /* gx * dx + gz * dz, as grad_dot. */
+      g00 = _mm512_add_ps (_mm512_mul_ps (x00, fx), _mm512_mul_ps (z00, vfz));
+      g10 = _mm512_add_ps (_mm512_mul_ps (x10, fx1), _mm512_mul_ps (z10, vfz));
+      g01 = _mm512_add_ps (_mm512_mul_ps (x01, fx), _mm512_mul_ps (z01, vfz1));
+      g11 = _mm512_add_ps (_mm512_mul_ps (x11, fx1), _mm512_mul_ps (z11, vfz1));
+      /* tg__fbm_fade: t * t * t * (t * (t * 6 - 15) + 10). */
+      u = _mm512_sub_ps (_mm512_mul_ps (fx, _mm512_set1_ps (6.0f)), _mm512_set1_ps (15.0f));
+      u = _mm512_add_ps (_mm512_mul_ps (fx, u), _mm512_set1_ps (10.0f));
+      u = _mm512_mul_ps (_mm512_mul_ps (_mm512_mul_ps (fx, fx), fx), u);
+      a = _mm512_add_ps (g00, _mm512_mul_ps (u, _mm512_sub_ps (g10, g00)));
+      c = _mm512_add_ps (g01, _mm512_mul_ps (u, _mm512_sub_ps (g11, g01)));
+      n = _mm512_mul_ps (_mm512_add_ps (a, _mm512_mul_ps (vv, _mm512_sub_ps (c, a))), norm);
+      _mm512_storeu_ps (b->n + i, n);
+    }
+  return true;
+}
+#endif
 
 /* Perlin and value noise share the bilinear shape; ZCONST: the whole
  * block lies on one z (a row without warp), so the z lattice is a scalar. */
@@ -314,7 +452,7 @@ block_extent (const double *q)
 /* BASIS at octave O into b->n, from the positions in b->qx, b->qz. */
 TG__FBM_KERNEL void
 octave_noise (const TgFbm *f, int basis, const TgFbmOctave *o, Block *b, bool zconst, double ax,
-              double az)
+              double az, TgFbmIsa isa)
 {
   /* Bounds |px| + |pz|, which also bounds the skewed coordinates. */
   double reach = (ax * o->freq + o->off_x) + (az * o->freq + o->off_z);
@@ -366,6 +504,10 @@ octave_noise (const TgFbm *f, int basis, const TgFbmOctave *o, Block *b, bool zc
     }
   else
     {
+#ifdef TG__FBM_HAVE_X86
+      if (isa == TG__FBM_ISA_AVX512 && zconst && perlin_row_avx512 (b, o->seed, zi0, zf0))
+        return;
+#endif
       if (zconst)
         perlin_loop (b, o->seed, true, zi0, zf0);
       else
@@ -376,7 +518,7 @@ octave_noise (const TgFbm *f, int basis, const TgFbmOctave *o, Block *b, bool zc
 /* The whole pipeline for one block; b->qx, b->qz hold the offset
  * positions, b->acc receives the output. */
 TG__FBM_KERNEL void
-fbm_block (const TgFbm *f, Block *b, bool zconst)
+fbm_block (const TgFbm *f, Block *b, bool zconst, TgFbmIsa isa)
 {
   double ax, az;
 
@@ -397,12 +539,12 @@ fbm_block (const TgFbm *f, Block *b, bool zconst)
           const TgFbmOctave *o = &f->warp_oct[0][k];
           float amp = o->amp;
 
-          octave_noise (f, TG__FBM_PERLIN, o, b, zconst, ax, az);
+          octave_noise (f, TG__FBM_PERLIN, o, b, zconst, ax, az, isa);
           for (int i = 0; i < BLK; i++)
             b->wx[i] += amp * b->n[i];
           o = &f->warp_oct[1][k];
           amp = o->amp;
-          octave_noise (f, TG__FBM_PERLIN, o, b, zconst, ax, az);
+          octave_noise (f, TG__FBM_PERLIN, o, b, zconst, ax, az, isa);
           for (int i = 0; i < BLK; i++)
             b->wz[i] += amp * b->n[i];
         }
@@ -427,7 +569,7 @@ fbm_block (const TgFbm *f, Block *b, bool zconst)
       const TgFbmOctave *o = &f->oct[k];
       float amp = o->amp;
 
-      octave_noise (f, f->basis, o, b, zconst, ax, az);
+      octave_noise (f, f->basis, o, b, zconst, ax, az, isa);
       if (f->mode == TG__FBM_MODE_FBM)
         for (int i = 0; i < BLK; i++)
           b->acc[i] += amp * b->n[i];
@@ -467,20 +609,20 @@ fbm_block (const TgFbm *f, Block *b, bool zconst)
 static void
 fbm_block_generic (const TgFbm *f, Block *b, bool zconst)
 {
-  fbm_block (f, b, zconst);
+  fbm_block (f, b, zconst, TG__FBM_ISA_GENERIC);
 }
 
 #ifdef TG__FBM_HAVE_X86
 __attribute__ ((target ("avx2"))) static void
 fbm_block_avx2 (const TgFbm *f, Block *b, bool zconst)
 {
-  fbm_block (f, b, zconst);
+  fbm_block (f, b, zconst, TG__FBM_ISA_AVX2);
 }
 
 __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq"))) static void
 fbm_block_avx512 (const TgFbm *f, Block *b, bool zconst)
 {
-  fbm_block (f, b, zconst);
+  fbm_block (f, b, zconst, TG__FBM_ISA_AVX512);
 }
 #endif
 
