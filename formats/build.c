@@ -225,7 +225,7 @@ tg__build_commit (TgExportList *l, const TgGraph *g, const char *graph_name,
                              f->node_id ? f->node_id : "?", TG__MANIFEST_NAME);
           goto out;
         }
-      rc = tg__sha256_export_file (l, i, cancel, entries[i].sha256, &entries[i].bytes, err);
+      rc = tg__sha256_staged (l, i, cancel, entries[i].sha256, &entries[i].bytes, err);
       if (rc == 0)
         rc = tg_export_list_sync (l, i, cancel, err);
       if (rc)

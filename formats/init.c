@@ -48,7 +48,11 @@ register_all (void)
   rc = rc ? rc : tg_io_register_image_info_reader ("png", tg_png_read_info);
 
   for (size_t i = 0; rc == 0 && i < sizeof image_writers / sizeof image_writers[0]; i++)
-    rc = tg_io_register_image_writer (image_writers[i].format, image_writers[i].fn);
+    {
+      rc = tg_io_register_image_writer (image_writers[i].format, image_writers[i].fn);
+      rc = rc ? rc
+              : tg_io_register_image_rows_writer (image_writers[i].format, image_writers[i].rows);
+    }
   rc = rc ? rc : tg_io_register_mesh_writer ("glb", tg__write_mesh_glb);
   rc = rc ? rc : tg_io_register_mesh_writer ("obj", tg__write_mesh_obj);
   rc = rc ? rc : tg_io_register_mesh_writer ("ply", tg__write_mesh_ply);
@@ -58,6 +62,8 @@ register_all (void)
   rc = rc ? rc : tg_io_register_points_writer ("glb", tg__write_points_glb);
   rc = rc ? rc : tg_io_register_points_writer ("godot", tg__write_points_godot);
   rc = rc ? rc : tg_io_register_mesh_reader ("glb", tg__read_mesh_glb);
+  /* The manifest's SHA-256, computed as the exports are written. */
+  tg_io_register_stream_digest (&tg__sha256_stream_digest);
   init_result = rc;
 }
 

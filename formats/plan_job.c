@@ -567,7 +567,7 @@ stage_job_manifest (TgExportList *l, const char *sha_hex, int stage, int ix, int
       if (!o || !path)
         rc = tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);
       if (rc == 0)
-        rc = tg__sha256_export_file (l, i, cancel, hex, &bytes, err);
+        rc = tg__sha256_staged (l, i, cancel, hex, &bytes, err);
       if (rc == 0 && ix >= 0 && n > 5 && strcmp (path + n - 5, ".tile") == 0)
         path[n - 5] = '\0';
       if (rc == 0)

@@ -10,6 +10,16 @@
 
 #include "tgformats-private.h"
 
+static bool
+host_is_little_endian (void)
+{
+  const uint16_t one = 1;
+  uint8_t first;
+
+  memcpy (&first, &one, 1);
+  return first == 1;
+}
+
 int
 tg__raw_write_rows (FILE *f, const TgImageRows *src, int bits, TgError *err)
 {
@@ -34,6 +44,15 @@ tg__raw_write_rows (FILE *f, const TgImageRows *src, int bits, TgError *err)
         {
           rc = rows;
           break;
+        }
+      /* A little-endian host holds the file's bytes already. */
+      if (host_is_little_endian ())
+        {
+          if (fwrite (band->data, sample_bytes, n, f) != n)
+            rc = tg_error_set (err, TG_EIO, "", "writing RAW data: %s", strerror (errno));
+          if (rc < 0)
+            break;
+          continue;
         }
       /* Byte by byte from the value, so the host's byte order does not matter. */
       for (size_t i = 0; i < n && rc == 0; i++)

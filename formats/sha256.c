@@ -45,12 +45,49 @@ tg_sha256_final (TgSha256 *s, uint8_t digest[32])
   sha256_digest (ctx (s), SHA256_DIGEST_SIZE, digest);
 }
 
+static void
+stream_init (void *state)
+{
+  sha256_init (state);
+}
+
+static void
+stream_update (void *state, const void *data, size_t n)
+{
+  sha256_update (state, n, data);
+}
+
+static void
+stream_final (void *state, uint8_t digest[32])
+{
+  sha256_digest (state, SHA256_DIGEST_SIZE, digest);
+}
+
+const TgStreamDigest tg__sha256_stream_digest = {
+  .state_size = sizeof (struct sha256_ctx),
+  .init = stream_init,
+  .update = stream_update,
+  .final = stream_final,
+};
+
+static void
+hex_of (const uint8_t digest[32], char hex[65])
+{
+  static const char digits[] = "0123456789abcdef";
+
+  for (int i = 0; i < 32; i++)
+    {
+      hex[2 * i] = digits[digest[i] >> 4];
+      hex[2 * i + 1] = digits[digest[i] & 15];
+    }
+  hex[64] = '\0';
+}
+
 /* Hashes F (closed here); NAME for messages. */
 static int
 sha256_stream (FILE *f, const char *name, const TgCancel *cancel, char hex[65], uint64_t *bytes,
                TgError *err)
 {
-  static const char digits[] = "0123456789abcdef";
   uint8_t buf[16384], digest[32];
   TgSha256 s;
   size_t n;
@@ -74,12 +111,7 @@ sha256_stream (FILE *f, const char *name, const TgCancel *cancel, char hex[65], 
     }
   fclose (f);
   tg_sha256_final (&s, digest);
-  for (int i = 0; i < 32; i++)
-    {
-      hex[2 * i] = digits[digest[i] >> 4];
-      hex[2 * i + 1] = digits[digest[i] & 15];
-    }
-  hex[64] = '\0';
+  hex_of (digest, hex);
   return 0;
 }
 
@@ -116,4 +148,16 @@ tg__sha256_export_file (TgExportList *l, int i, const TgCancel *cancel, char hex
                            strerror (errno));
     }
   return sha256_stream (f, path, cancel, hex, bytes, err);
+}
+
+int
+tg__sha256_staged (TgExportList *l, int i, const TgCancel *cancel, char hex[65], uint64_t *bytes,
+                   TgError *err)
+{
+  uint8_t digest[32];
+
+  if (!tg_export_list_digest (l, i, digest, bytes))
+    return tg__sha256_export_file (l, i, cancel, hex, bytes, err);
+  hex_of (digest, hex);
+  return 0;
 }

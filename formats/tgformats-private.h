@@ -184,6 +184,15 @@ int tg__read_file (const char *path, char **data, size_t *len, TgError *err);
  * fsync and rename, so PATH holds either the old or the new content. */
 int tg__write_file_atomic (const char *path, const void *data, size_t len, TgError *err);
 
+/* SHA-256 as the engine's stream digest (tgraph/io.h): the build's
+ * exports are hashed as they are written. */
+extern const TgStreamDigest tg__sha256_stream_digest;
+
+/* The SHA-256 of staged file I of L and its size: the digest taken as it
+ * was written when there is one, else read back (tg__sha256_export_file). */
+int tg__sha256_staged (TgExportList *l, int i, const TgCancel *cancel, char hex[65],
+                       uint64_t *bytes, TgError *err);
+
 /* tg_sha256_file of staged file I of L, read as commit resolves it, and
  * the bytes it hashed.  Stops with TG_ECANCELLED once CANCEL (may be
  * NULL) is requested: a staged export may be gigabytes. */
@@ -212,17 +221,7 @@ int tg__image_check (const TgImage *img, TgError *err);
 int tg__image_as_bits (const TgImage *src, int bits, TgImage *tmp, const TgImage **use,
                        TgError *err);
 
-/* An image handed to a writer a band of rows at a time, in file order,
- * so that `tgraph stitch` encodes a world without holding it whole.
- * WHOLE, when set, serves the rows from memory; else ROWS fills DST with
- * rows [Y, Y + N), WIDTH x CHANNELS samples of BITS a row. */
-typedef struct
-{
-  int width, height, channels, bits;
-  const TgImage *whole;
-  int (*rows) (void *user, int y, int n, void *dst, TgError *err);
-  void *user;
-} TgImageRows;
+/* TgImageRows, an image a band of rows at a time: tgraph/io.h. */
 
 /* ROWS serving IMG (borrowed) from memory. */
 void tg__image_rows_from (TgImageRows *rows, const TgImage *img);
@@ -264,7 +263,6 @@ int tg__write_png16_small_rows (FILE *f, const TgImageRows *src, TgError *err);
 int tg__write_png8_small_rows (FILE *f, const TgImageRows *src, TgError *err);
 int tg__write_raw16_rows (FILE *f, const TgImageRows *src, TgError *err);
 int tg__write_r32_rows (FILE *f, const TgImageRows *src, TgError *err);
-typedef int (*TgImageRowsWriter) (FILE *f, const TgImageRows *src, TgError *err);
 TgImageRowsWriter tg__image_rows_writer (const char *format);
 
 #endif

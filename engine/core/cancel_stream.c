@@ -8,12 +8,17 @@
  * A writer that works a while before its first write (a .glb takes its
  * bounds first) asks tg_io_stream_cancelled between pieces of that work:
  * live streams are kept in a short list so it can find the token.
+ *
+ * The same stream hashes what passes through it with the digest formats/
+ * registers (SHA-256 for the manifest), so a build need not read its
+ * files back; a writer that seeks (OpenEXR) leaves its file unhashed.
  */
 #define _GNU_SOURCE /* fopencookie */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 
+#include <tgraph/engine.h>
 #include <tgraph/io.h>
 
 #include "internal.h"
@@ -29,6 +34,12 @@ struct CancelStream
   FILE *outer; /* the stream handed to the writer */
   const TgCancel *cancel;
   CancelStream *next;
+  /* The digest of the bytes written so far, while DIGEST is set. */
+  const TgStreamDigest *digest;
+  TgExportList *list;
+  int index;
+  uint64_t bytes;
+  _Alignas (max_align_t) unsigned char state[TG_IO_DIGEST_STATE_MAX];
 };
 
 /* The open cancel streams (a build has one per writer at a time). */
@@ -69,6 +80,11 @@ cancel_stream_write (void *cookie, const char *buf, size_t size)
         }
       if (fwrite (buf + done, 1, piece, s->inner) != piece)
         break;
+      if (s->digest)
+        {
+          s->digest->update (s->state, buf + done, piece);
+          s->bytes += piece;
+        }
       done += piece;
     }
   return (ssize_t) done;
@@ -82,6 +98,8 @@ cancel_stream_seek (void *cookie, off64_t *offset, int whence)
   CancelStream *s = cookie;
   off64_t at;
 
+  /* Bytes may now be written over: no digest of the stream's bytes. */
+  s->digest = NULL;
   if (fseeko64 (s->inner, *offset, whence) != 0 || (at = ftello64 (s->inner)) < 0)
     return -1;
   *offset = at;
@@ -93,6 +111,14 @@ cancel_stream_close (void *cookie)
 {
   CancelStream *s = cookie;
   int rc = fclose (s->inner);
+
+  if (rc == 0 && s->digest)
+    {
+      uint8_t d[32];
+
+      s->digest->final (s->state, d);
+      tg__export_list_set_digest (s->list, s->index, d, s->bytes);
+    }
 
   pthread_mutex_lock (&live_lock);
   for (CancelStream **p = &live; *p; p = &(*p)->next)
@@ -109,6 +135,12 @@ cancel_stream_close (void *cookie)
 FILE *
 tg__cancel_stream_new (FILE *inner, const TgCancel *cancel)
 {
+  return tg__cancel_stream_new_hashed (inner, cancel, NULL, -1);
+}
+
+FILE *
+tg__cancel_stream_new_hashed (FILE *inner, const TgCancel *cancel, TgExportList *list, int index)
+{
   static const cookie_io_functions_t io = {
     .write = cancel_stream_write,
     .seek = cancel_stream_seek,
@@ -121,6 +153,12 @@ tg__cancel_stream_new (FILE *inner, const TgCancel *cancel)
     return NULL;
   s->inner = inner;
   s->cancel = cancel;
+  s->digest = list ? tg_io_stream_digest () : NULL;
+  s->list = list;
+  s->index = index;
+  s->bytes = 0;
+  if (s->digest)
+    s->digest->init (s->state);
   f = fopencookie (s, "wb", io);
   if (f == NULL)
     {

@@ -804,7 +804,8 @@ write_staged (TgEvalCtx *c, const TgExportFile *shape,
   if (staged == NULL)
     return tg_eval_fail (c, err.code, "%s", err.message);
   /* The writer stops at its next flush once cancel is asked. */
-  f = tg__cancel_stream_new (staged, ev->hooks ? ev->hooks->cancel : NULL);
+  f = tg__cancel_stream_new_hashed (staged, ev->hooks ? ev->hooks->cancel : NULL, ev->exports,
+                                    tg_export_list_n_files (ev->exports) - 1);
   if (f == NULL)
     {
       fclose (staged);
@@ -894,6 +895,40 @@ tg_eval_write_image_named (TgEvalCtx *c, const char *rel_path, const char *forma
       return write_staged (c, &shape, emit_image, img, &w);
     }
   return write_staged (c, &shape, emit_image, img, &w);
+}
+
+static int
+emit_image_rows (FILE *f, const void *what, const void *extra, TgError *err)
+{
+  return (*(const TgImageRowsWriter *) extra) (f, what, err);
+}
+
+int
+tg_eval_write_image_rows (TgEvalCtx *c, const char *rel_path, const char *format,
+                          const TgImageRows *rows, bool south_first)
+{
+  TgImageRowsWriter w = tg_io_image_rows_writer (format);
+  TgExportFile shape = { .path = rel_path, .format = format, .width = rows->width,
+                         .height = rows->height, .south_first = south_first };
+  TgImage img = { .width = rows->width, .height = rows->height, .channels = rows->channels,
+                  .bits = rows->bits, .south_first = south_first };
+  TgError err = { 0 };
+  int rc;
+
+  if (w && !c->ev->raw_tiles)
+    return write_staged (c, &shape, emit_image_rows, rows, &w);
+  /* A tile's raw image, or a format without a rows writer: gathered whole. */
+  if (rows->whole)
+    return tg_eval_write_image (c, rel_path, format, rows->whole);
+  if (!(img.data = malloc (tg_image_bytes (&img) ? tg_image_bytes (&img) : 1)))
+    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
+  rc = rows->rows (rows->user, 0, rows->height, img.data, &err);
+  if (rc < 0)
+    rc = tg_eval_fail (c, rc, TG_MSG_WRITING, rel_path, err.message);
+  else
+    rc = tg_eval_write_image (c, rel_path, format, &img);
+  free (img.data);
+  return rc;
 }
 
 int

@@ -34,6 +34,9 @@ typedef struct
 {
   TgExportFile pub;  /* its strings are owned here */
   char *tmp_path;    /* the staged file while not yet committed, else NULL */
+  bool has_digest;   /* DIGEST and DIGEST_BYTES: every byte written, hashed */
+  uint8_t digest[32];
+  uint64_t digest_bytes;
 } Entry;
 
 struct TgExportList
@@ -378,6 +381,7 @@ add_entry (TgExportList *list, const TgExportFile *file, const char *tmp)
   en->pub.n_channel_names = names ? file->n_channel_names : 0;
   en->pub.bytes = 0;
   en->tmp_path = tmp_path;
+  en->has_digest = false;
   return 0;
 }
 
@@ -711,6 +715,28 @@ tg_export_list_free (TgExportList *list)
   if (list->out_fd_open)
     close (list->out_fd);
   free (list);
+}
+
+void
+tg__export_list_set_digest (TgExportList *list, int i, const uint8_t digest[32], uint64_t bytes)
+{
+  Entry *en = &list->files[i];
+
+  memcpy (en->digest, digest, sizeof en->digest);
+  en->digest_bytes = bytes;
+  en->has_digest = true;
+}
+
+bool
+tg_export_list_digest (const TgExportList *list, int i, uint8_t digest[32], uint64_t *bytes)
+{
+  const Entry *en = &list->files[i];
+
+  if (!en->has_digest || en->tmp_path == NULL)
+    return false;
+  memcpy (digest, en->digest, sizeof en->digest);
+  *bytes = en->digest_bytes;
+  return true;
 }
 
 /* --- for tests --------------------------------------------------------------- */

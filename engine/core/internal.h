@@ -30,5 +30,13 @@ int tg__param_vec_len (TgParamType t);
  * that a writer stops at its next flush.  NULL when out of memory (INNER
  * is then left open). */
 FILE *tg__cancel_stream_new (FILE *inner, const TgCancel *cancel);
+/* The same, and the registered stream digest (io.h) fed with every byte
+ * written: at the close, when the writer never seeked, it becomes the
+ * digest of staged file INDEX of LIST. */
+FILE *tg__cancel_stream_new_hashed (FILE *inner, const TgCancel *cancel, TgExportList *list,
+                                    int index);
+/* Records the digest of every byte of staged file I (cancel_stream.c). */
+void tg__export_list_set_digest (TgExportList *list, int i, const uint8_t digest[32],
+                                 uint64_t bytes);
 
 #endif

@@ -18,6 +18,9 @@ typedef struct
 
 static pthread_mutex_t io_lock = PTHREAD_MUTEX_INITIALIZER;
 static Entry readers[MAX_ENTRIES], info_readers[MAX_ENTRIES], writers[MAX_ENTRIES];
+static Entry rows_writers[MAX_ENTRIES];
+static int n_rows_writers;
+static const TgStreamDigest *stream_digest;
 static Entry mesh_readers[MAX_ENTRIES], mesh_writers[MAX_ENTRIES], points_writers[MAX_ENTRIES];
 static int n_readers, n_info_readers, n_writers, n_mesh_readers, n_mesh_writers, n_points_writers;
 
@@ -76,6 +79,37 @@ int
 tg_io_register_image_writer (const char *format, TgImageWriter fn)
 {
   return put (writers, &n_writers, format, (void (*) (void)) fn);
+}
+
+int
+tg_io_register_image_rows_writer (const char *format, TgImageRowsWriter fn)
+{
+  return put (rows_writers, &n_rows_writers, format, (void (*) (void)) fn);
+}
+
+TgImageRowsWriter
+tg_io_image_rows_writer (const char *format)
+{
+  return (TgImageRowsWriter) get (rows_writers, &n_rows_writers, format);
+}
+
+void
+tg_io_register_stream_digest (const TgStreamDigest *d)
+{
+  pthread_mutex_lock (&io_lock);
+  stream_digest = d && d->state_size <= TG_IO_DIGEST_STATE_MAX ? d : NULL;
+  pthread_mutex_unlock (&io_lock);
+}
+
+const TgStreamDigest *
+tg_io_stream_digest (void)
+{
+  const TgStreamDigest *d;
+
+  pthread_mutex_lock (&io_lock);
+  d = stream_digest;
+  pthread_mutex_unlock (&io_lock);
+  return d;
 }
 
 TgImageReader

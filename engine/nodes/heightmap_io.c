@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tgraph/io.h>
 #include <tgraph/node.h>
 #include <tgraph/param.h>
 
@@ -245,42 +246,46 @@ typedef struct
 {
   const TgValue *in;
   const TgRegion *region;
-  void *data;
   int bits;
   float scale;  /* float formats: what 1.0 becomes */
   bool flip;
 } ExportJob;
 
-static void
-export_rows_fn (void *user, int begin, int end)
+/* Rows [Y, Y + N) of the file into DST, converted from the input grid a
+ * band at a time as the writer asks for them: the file's layout is never
+ * held whole. */
+static int
+export_rows_fn (void *user, int y, int n, void *dst, TgError *err)
 {
   const ExportJob *job = user;
   int w = job->region->width;
 
-  for (int j = begin; j < end; j++)
+  (void) err;
+  for (int k = 0; k < n; k++)
     {
+      int j = job->flip ? job->region->height - 1 - (y + k) : y + k;
       const float *src = tg__grid_row (job->in, job->region, j);
-      size_t dj = (size_t) (job->flip ? job->region->height - 1 - j : j);
       if (job->bits == 32)
         {
           /* Full precision, unclamped: float formats carry any height. */
-          float *dst = (float *) job->data + dj * (size_t) w;
+          float *out = (float *) dst + (size_t) k * (size_t) w;
           for (int i = 0; i < w; i++)
-            dst[i] = src[i] * job->scale;
+            out[i] = src[i] * job->scale;
         }
       else if (job->bits == 16)
         {
-          uint16_t *dst = (uint16_t *) job->data + dj * (size_t) w;
+          uint16_t *out = (uint16_t *) dst + (size_t) k * (size_t) w;
           for (int i = 0; i < w; i++)
-            dst[i] = (uint16_t) tg_quantise (src[i], 65535.0);
+            out[i] = (uint16_t) tg_quantise (src[i], 65535.0);
         }
       else
         {
-          uint8_t *dst = (uint8_t *) job->data + dj * (size_t) w;
+          uint8_t *out = (uint8_t *) dst + (size_t) k * (size_t) w;
           for (int i = 0; i < w; i++)
-            dst[i] = (uint8_t) tg_quantise (src[i], 255.0);
+            out[i] = (uint8_t) tg_quantise (src[i], 255.0);
         }
     }
+  return 0;
 }
 
 static int
@@ -289,7 +294,7 @@ export_eval (TgEvalCtx *c)
   const ExportParams *p = tg_eval_params (c);
   const TgRegion *region = tg_eval_region (c);
   ExportJob job = { 0 };
-  TgImage img = { 0 };
+  TgImageRows rows = { 0 };
   const char *format;
   int rc;
 
@@ -302,28 +307,21 @@ export_eval (TgEvalCtx *c)
   if ((rc = tg__check_grid_input (c, job.in, "height", region)) < 0)
     return rc;
 
-  img.width = region->width;
-  img.height = region->height;
-  img.channels = 1;
-  img.bits = p->format == FMT_PNG8 ? 8 : (p->format == FMT_R32 || p->format == FMT_EXR ? 32 : 16);
-  img.data = malloc ((size_t) img.width * (size_t) img.height * (size_t) (img.bits / 8));
-  if (!img.data)
-    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
-
   job.region = region;
-  job.data = img.data;
-  job.bits = img.bits;
+  job.bits = p->format == FMT_PNG8 ? 8 : (p->format == FMT_R32 || p->format == FMT_EXR ? 32 : 16);
   /* Times 1.0 keeps normalized r32 bit for bit what it was. */
   job.scale = p->format == FMT_EXR || p->units == UNITS_METRES
               ? (float) tg_eval_world (c)->height_m : 1.0f;
   job.flip = p->rows == ROWS_SOUTH_FIRST;
-  img.south_first = job.flip;
-  rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), export_rows_fn, &job);
+  rows.width = region->width;
+  rows.height = region->height;
+  rows.channels = 1;
+  rows.bits = job.bits;
+  rows.rows = export_rows_fn;
+  rows.user = &job;
   /* The writer records its own message (naming the path) on failure. */
-  if (rc == 0)
-    rc = tg_eval_write_image (c, p->path, tg__png_writer (format, p->compression), &img);
-  free (img.data);
-  return rc;
+  return tg_eval_write_image_rows (c, p->path, tg__png_writer (format, p->compression), &rows,
+                                   job.flip);
 }
 
 static const TgNodeDesc export_heightmap_desc = {

@@ -17,6 +17,7 @@
 #include "export_list-private.h"
 #include "fmt_test_nodes.h"
 #include "plan-private.h"
+#include "tgformats-private.h"
 #include "tgtest.h"
 
 /* The test folder, from tgtest_tmpdir: removed when the program exits. */
@@ -785,6 +786,55 @@ test_file_and_folder_of_one_name_refused (void)
   tg_graph_free (g);
 }
 
+/* Each export's SHA-256 is taken as its writer writes it (no read back),
+ * and equals the digest of the file read back; a writer that seeks
+ * (OpenEXR) gets none, and its file is read back by the build. */
+static void
+test_exports_hashed_as_written (void)
+{
+  static const char *text =
+    WORLD "  \"nodes\": [\n"
+    "    { \"id\": \"ramp\", \"type\": \"gen.gradient\", \"params\": { \"angle_deg\": 30 } },\n"
+    "    { \"id\": \"png\", \"type\": \"export.heightmap\", \"params\": { \"path\": \"h.png\" } },\n"
+    "    { \"id\": \"r32\", \"type\": \"export.heightmap\", \"params\": { \"path\": \"h.r32\", \"format\": \"r32\", \"rows\": \"south_first\" } },\n"
+    "    { \"id\": \"exr\", \"type\": \"export.heightmap\", \"params\": { \"path\": \"h.exr\", \"format\": \"exr\" } }\n"
+    "  ],\n"
+    "  \"links\": [ { \"from\": \"ramp.height\", \"to\": \"png.height\" },\n"
+    "             { \"from\": \"ramp.height\", \"to\": \"r32.height\" },\n"
+    "             { \"from\": \"ramp.height\", \"to\": \"exr.height\" } ]\n}\n";
+  TgEngine *e = tg_engine_new (NULL);
+  TgGraph *g = load (text);
+  TgExportList *list = NULL;
+  TgError err = { 0 };
+  int hashed = 0;
+
+  TG_CHECK_MSG (tg_engine_export (e, g, dir_path ("hashed"), NULL, &list, NULL, &err) == 0, "%s",
+                err.message);
+  TG_CHECK_INT_EQ (list ? tg_export_list_n_files (list) : 0, 3);
+  for (int i = 0; list && i < tg_export_list_n_files (list); i++)
+    {
+      const TgExportFile *f = tg_export_list_file (list, i);
+      bool is_exr = strcmp (f->format, "exr") == 0;
+      uint8_t d[32];
+      uint64_t bytes = 0, read_bytes = 0;
+      char hex[65], read_hex[65];
+      bool has = tg_export_list_digest (list, i, d, &bytes);
+
+      TG_CHECK_MSG (has == !is_exr, "%s: digest taken while writing: %d", f->path, has);
+      TG_CHECK_INT_EQ (tg__sha256_export_file (list, i, NULL, read_hex, &read_bytes, &err), 0);
+      TG_CHECK_INT_EQ (tg__sha256_staged (list, i, NULL, hex, &bytes, &err), 0);
+      TG_CHECK_MSG (strcmp (hex, read_hex) == 0, "%s: %s, read back %s", f->path, hex, read_hex);
+      TG_CHECK_INT_EQ ((long long) bytes, (long long) read_bytes);
+      if (strcmp (f->format, "r32") == 0)
+        TG_CHECK_INT_EQ ((long long) bytes, 33LL * 17 * 4);
+      hashed += has;
+    }
+  TG_CHECK_INT_EQ (hashed, 2);
+  tg_export_list_free (list);
+  tg_graph_free (g);
+  tg_engine_free (e);
+}
+
 int
 main (void)
 {
@@ -801,5 +851,6 @@ main (void)
   TG_RUN (test_commit_failure_leaves_folder_as_it_was);
   TG_RUN (test_build_removes_stale_temporaries);
   TG_RUN (test_file_and_folder_of_one_name_refused);
+  TG_RUN (test_exports_hashed_as_written);
   return tgtest_result ();
 }

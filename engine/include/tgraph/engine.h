@@ -186,6 +186,13 @@ int tg_export_list_open_staged (TgExportList *list, int i, TgError *err);
  * time a cancel would have to wait for. */
 int tg_export_list_sync (TgExportList *list, int i, const TgCancel *cancel, TgError *err);
 
+/* The digest of staged file I and its size, when the registered stream
+ * digest (io.h) saw every byte as it was written: true, else false (no
+ * digest registered, a writer that seeked, a file staged without the
+ * engine's stream). */
+bool tg_export_list_digest (const TgExportList *list, int i, uint8_t digest[32],
+                            uint64_t *bytes);
+
 /* Renames every staged file to its final name, all or none: every
  * destination is checked before the first rename, and a rename that fails
  * puts back the files replaced so far.  A symbolic link below the output

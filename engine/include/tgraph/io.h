@@ -9,6 +9,7 @@
 #ifndef TGRAPH_IO_H
 #define TGRAPH_IO_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "error.h"
@@ -28,14 +29,59 @@ typedef int (*TgImageInfoReader) (const char *path, TgImage *info, TgError *err)
 /* Writes IMG to the open stream F; must not close it. */
 typedef int (*TgImageWriter) (FILE *f, const TgImage *img, TgError *err);
 
+/* An image handed to a writer a band of rows at a time, in file order,
+ * so that neither an export node nor `tgraph stitch` holds a second copy
+ * of a map in the file's layout.  WHOLE, when set, serves the rows from
+ * memory; else ROWS fills DST with rows [Y, Y + N), WIDTH x CHANNELS
+ * samples of BITS a row. */
+typedef struct
+{
+  int width, height, channels, bits;
+  const TgImage *whole;
+  int (*rows) (void *user, int y, int n, void *dst, TgError *err);
+  void *user;
+} TgImageRows;
+
+/* Writes the rows of SRC to F, as the TgImageWriter of the same format
+ * writes the whole image, byte for byte. */
+typedef int (*TgImageRowsWriter) (FILE *f, const TgImageRows *src, TgError *err);
+
+/* tg_eval_write_image (node.h) for an image given as rows: the writer
+ * takes them a band at a time.  FORMAT must have a rows writer; raw tiles
+ * of a tiled build are gathered whole. */
+int tg_eval_write_image_rows (TgEvalCtx *c, const char *rel_path, const char *format,
+                              const TgImageRows *rows, bool south_first);
+
 /* EXT is the lower-case file extension without the dot ("png"). */
 int tg_io_register_image_reader (const char *ext, TgImageReader fn);
 int tg_io_register_image_info_reader (const char *ext, TgImageInfoReader fn);
 /* FORMAT is the name export nodes use ("png16", "png8", "raw16"). */
 int tg_io_register_image_writer (const char *format, TgImageWriter fn);
 
+int tg_io_register_image_rows_writer (const char *format, TgImageRowsWriter fn);
+
 TgImageReader tg_io_image_reader (const char *ext);
 TgImageWriter tg_io_image_writer (const char *format);
+/* NULL when FORMAT has no writer on rows. */
+TgImageRowsWriter tg_io_image_rows_writer (const char *format);
+
+/* A digest of every staged export, fed with its bytes as the writer
+ * writes them (formats/ registers SHA-256 for the manifest), so a build
+ * does not read its files back to hash them.  STATE is STATE_SIZE bytes
+ * (at most TG_IO_DIGEST_STATE_MAX), aligned for any type.  A file whose
+ * writer seeks (OpenEXR) has no digest: it is read back. */
+#define TG_IO_DIGEST_STATE_MAX 256
+typedef struct
+{
+  size_t state_size;
+  void (*init) (void *state);
+  void (*update) (void *state, const void *data, size_t n);
+  void (*final) (void *state, uint8_t digest[32]);
+} TgStreamDigest;
+
+/* D (static, not copied) or NULL: no digest. */
+void tg_io_register_stream_digest (const TgStreamDigest *d);
+const TgStreamDigest *tg_io_stream_digest (void);
 
 /* Meshes: FORMAT "glb", "obj", "ply"; readers by extension.  OPT may be
  * NULL (the defaults). */
