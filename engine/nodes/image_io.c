@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <tgraph/io.h>
 #include <tgraph/node.h>
 #include <tgraph/param.h>
 
@@ -225,39 +226,40 @@ enum
 
 static const char *const image_formats[] = { "png8", "png16", "exr", NULL };
 
-/* Quantises CH channels of grid IN over REGION into IMG (8 or 16 bits,
- * IMG->channels <= CH, the first IMG->channels channels), or copies them
- * (32 bits: float, unclamped). */
+/* Quantises the first CHANNELS channels of grid IN over REGION to BITS
+ * (8 or 16), or copies them (32: float, unclamped), a band of rows at a
+ * time as the writer asks for them. */
 typedef struct
 {
   const TgValue *in;
   const TgRegion *region;
-  TgImage *img;
+  int channels, bits;
 } QuantJob;
 
-static void
-quant_rows (void *user, int begin, int end)
+static int
+quant_rows (void *user, int y, int n, void *dst_rows, TgError *err)
 {
   const QuantJob *job = user;
   const TgValue *in = job->in;
-  int w = job->region->width, ich = in->channels, och = job->img->channels;
+  int w = job->region->width, ich = in->channels, och = job->channels;
   size_t dx = (size_t) (job->region->col0 - in->region.col0);
 
-  for (int j = begin; j < end; j++)
+  (void) err;
+  for (int k = 0; k < n; k++)
     {
-      const float *src = tg_value_row (in, job->region->row0 - in->region.row0 + j)
+      const float *src = tg_value_row (in, job->region->row0 - in->region.row0 + y + k)
                          + dx * (size_t) ich;
-      size_t o = (size_t) j * (size_t) w * (size_t) och;
-      if (job->img->bits == 32)
+      size_t o = (size_t) k * (size_t) w * (size_t) och;
+      if (job->bits == 32)
         {
-          float *dst = (float *) job->img->data + o;
+          float *dst = (float *) dst_rows + o;
           for (int i = 0; i < w; i++)
             for (int c = 0; c < och; c++)
               dst[(size_t) i * och + c] = src[(size_t) i * ich + c];
         }
-      else if (job->img->bits == 16)
+      else if (job->bits == 16)
         {
-          uint16_t *dst = (uint16_t *) job->img->data + o;
+          uint16_t *dst = (uint16_t *) dst_rows + o;
           for (int i = 0; i < w; i++)
             for (int c = 0; c < och; c++)
               dst[(size_t) i * och + c] = (uint16_t) tg_quantise (src[(size_t) i * ich + c],
@@ -265,25 +267,26 @@ quant_rows (void *user, int begin, int end)
         }
       else
         {
-          uint8_t *dst = (uint8_t *) job->img->data + o;
+          uint8_t *dst = (uint8_t *) dst_rows + o;
           for (int i = 0; i < w; i++)
             for (int c = 0; c < och; c++)
               dst[(size_t) i * och + c] = (uint8_t) tg_quantise (src[(size_t) i * ich + c],
                                                                   255.0);
         }
     }
+  return 0;
 }
 
-/* Checks IN (CHANNELS channels, covering REGION), quantises it (exr:
- * copies the floats) and writes it to PATH with FORMAT. */
+/* Checks IN (CHANNELS channels, covering REGION) and writes it to PATH
+ * with FORMAT, quantised (exr: the floats) row by row as the writer
+ * takes them. */
 static int
 quantise_and_write (TgEvalCtx *c, const TgValue *in, const char *port, int in_channels,
                     int out_channels, int format, int compression, const char *path)
 {
   const TgRegion *region = tg_eval_region (c);
-  TgImage img = { 0 };
+  TgImageRows rows = { 0 };
   QuantJob job;
-  int rc;
 
   if (format < 0 || format >= TG_N_ELEMENTS (image_formats) - 1)
     return tg_eval_fail (c, TG_EFORMAT, "params.format: unknown format %d", format);
@@ -295,23 +298,19 @@ quantise_and_write (TgEvalCtx *c, const TgValue *in, const char *port, int in_ch
     return tg_eval_fail (c, TG_ETYPE, TG_MSG_INPUT_CHANNELS, port, in->channels, in_channels);
   if (!tg_region_contains (&in->region, region))
     return tg_eval_fail (c, TG_EINVAL, TG_MSG_INPUT_NOT_COVERED, port);
-  img.width = region->width;
-  img.height = region->height;
-  img.channels = out_channels;
-  img.bits = format == FMT_PNG8 ? 8 : (format == FMT_EXR ? 32 : 16);
-  img.data = malloc ((size_t) img.width * (size_t) img.height * (size_t) out_channels
-                     * (size_t) (img.bits / 8));
-  if (!img.data)
-    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   job.in = in;
   job.region = region;
-  job.img = &img;
-  rc = tg_eval_parallel (c, region->height, tg__grain_rows (region->width), quant_rows, &job);
+  job.channels = out_channels;
+  job.bits = format == FMT_PNG8 ? 8 : (format == FMT_EXR ? 32 : 16);
+  rows.width = region->width;
+  rows.height = region->height;
+  rows.channels = out_channels;
+  rows.bits = job.bits;
+  rows.rows = quant_rows;
+  rows.user = &job;
   /* The writer records its own message (naming the path) on failure. */
-  if (rc == 0)
-    rc = tg_eval_write_image (c, path, tg__png_writer (image_formats[format], compression), &img);
-  free (img.data);
-  return rc;
+  return tg_eval_write_image_rows (c, path, tg__png_writer (image_formats[format], compression),
+                                   &rows, false);
 }
 
 /* --- export.mask ---------------------------------------------------------------- */
