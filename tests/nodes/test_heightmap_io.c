@@ -562,6 +562,75 @@ test_export_quantises_and_clamps (void)
   tg_graph_free (g);
 }
 
+/* A spy in front of the r32 rows writer: how export.heightmap hands over
+ * its rows. */
+typedef struct
+{
+  const TgImageRows *inner;
+  int calls, rows, max_band, whole;
+} RowsSpy;
+
+static RowsSpy spy;
+static TgImageRowsWriter r32_rows_writer;
+
+static int
+spy_rows (void *user, int y, int n, void *dst, TgError *err)
+{
+  const TgImageRows *in = user;
+
+  spy.rows += n;
+  spy.max_band = n > spy.max_band ? n : spy.max_band;
+  return in->rows (in->user, y, n, dst, err);
+}
+
+static int
+spy_r32_writer (FILE *f, const TgImageRows *src, TgError *err)
+{
+  TgImageRows mine = *src;
+
+  spy.calls++;
+  spy.whole += src->whole != NULL;
+  if (!src->whole)
+    {
+      mine.rows = spy_rows;
+      mine.user = (void *) src;
+    }
+  return r32_rows_writer (f, &mine, err);
+}
+
+/* export.heightmap gives the writer its rows a band at a time, converted
+ * as they are asked for, instead of a whole copy of the file. */
+static void
+test_export_streams_rows (void)
+{
+  TgGraph *g = new_graph (800, 400, 2049);
+  TgError err = { 0 };
+  char path[4096];
+  struct stat st;
+  int n;
+
+  r32_rows_writer = tg_io_image_rows_writer ("r32");
+  TG_CHECK (r32_rows_writer != NULL);
+  if (!r32_rows_writer)
+    return;
+  TG_CHECK_INT_EQ (tg_io_register_image_rows_writer ("r32", spy_r32_writer), 0);
+  add_node (g, "ramp", "gen.gradient");
+  n = add_node (g, "out", "export.heightmap");
+  SET (g, n, "path", "stream.r32");
+  SET (g, n, "format", "r32");
+  add_link (g, "ramp", "height", "out", "height");
+  TG_CHECK_MSG (export_all (g, tmp_path ("stream"), &err) == 0, "%s", err.message);
+  tg_io_register_image_rows_writer ("r32", r32_rows_writer);
+  TG_CHECK_INT_EQ (spy.calls, 1);
+  TG_CHECK_INT_EQ (spy.whole, 0);
+  TG_CHECK_INT_EQ (spy.rows, 1025);
+  TG_CHECK_MSG (spy.max_band > 0 && spy.max_band < 1025, "a band of %d rows of 1025",
+                spy.max_band);
+  snprintf (path, sizeof path, "%s/stream.r32", tmp_path ("stream"));
+  TG_CHECK (stat (path, &st) == 0 && st.st_size == 2049LL * 1025 * 4);
+  tg_graph_free (g);
+}
+
 static void
 test_export_errors (void)
 {
@@ -608,5 +677,6 @@ main (void)
   TG_RUN (test_every_16bit_value_round_trips);
   TG_RUN (test_export_quantises_and_clamps);
   TG_RUN (test_export_errors);
+  TG_RUN (test_export_streams_rows);
   return tgtest_result ();
 }
