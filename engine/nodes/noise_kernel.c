@@ -434,19 +434,26 @@ worley_loop (Block *b, uint32_t seed, int ret, bool zconst, uint32_t zi0, float 
     }
 }
 
-/* Largest |q| of the block, to decide whether the fast split is exact. */
+/* Largest |q| of the block, to decide whether the fast split is exact.
+ * On the bits: a max of doubles is not reordered into a vector reduction
+ * (NaN and -0), a max of integers is, and non-negative doubles order as
+ * their bits.  A NaN gives a NaN, and the exact split. */
 TG__FBM_KERNEL double
 block_extent (const double *q)
 {
-  double m = 0.0;
+  uint64_t m = 0;
+  double r;
 
   for (int i = 0; i < BLK; i++)
     {
-      double a = fabs (q[i]);
+      uint64_t u;
 
-      m = a > m ? a : m;
+      memcpy (&u, &q[i], sizeof u);
+      u &= 0x7fffffffffffffffull;
+      m = u > m ? u : m;
     }
-  return m;
+  memcpy (&r, &m, sizeof r);
+  return r;
 }
 
 /* BASIS at octave O into b->n, from the positions in b->qx, b->qz. */
