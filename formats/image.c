@@ -103,8 +103,10 @@ tg__image_as_bits (const TgImage *src, int bits, TgImage *tmp, const TgImage **u
 /* --- images a band of rows at a time ----------------------------------------------- */
 
 /* About this many bytes a band: large enough that the per-band calls cost
- * nothing, small enough that a converted copy is no burden. */
-#define BAND_BYTES ((size_t) 4 << 20)
+ * nothing, small enough that a band stays in the cache between the rows
+ * callback that fills it and the encoder (and comes from the heap, not
+ * fresh pages: 4 MiB was a fifth of an r32 export's page faults). */
+#define BAND_BYTES ((size_t) 256 << 10)
 
 void
 tg__image_rows_from (TgImageRows *rows, const TgImage *img)
