@@ -1,0 +1,150 @@
+# Renders a heightmap with its colour map in Blender Cycles (CPU, headless),
+# from a fixed camera, so two builds of a graph can be compared picture by
+# picture:
+#
+#   blender -b --factory-startup --python tools/render_terrain.py -- \
+#       OUT/height.png OUT/color.png render.png --size-m 4096 --height-m 850
+#
+# The heightmap (16-bit PNG, row 0 north) becomes a grid mesh of at most
+# --grid samples a side in metres, the colour map its base colour; a sun
+# from the north-west and a sky light it.  The camera looks from the
+# south-east (--azimuth-deg, --elevation-deg) at the world's centre and
+# frames the whole world whatever its size.  Denoising is off (Blender 3.4's
+# OpenImageDenoise needs a CPU feature the build machines lack), so
+# --samples sets the grain.
+import argparse
+import math
+import sys
+
+import numpy
+
+numpy.bool = bool  # Blender 3.4's bundled modules still use the removed alias
+
+import bpy
+
+
+def parse_args ():
+  argv = sys.argv[sys.argv.index ("--") + 1:] if "--" in sys.argv else []
+  p = argparse.ArgumentParser (prog="render_terrain.py")
+  p.add_argument ("height")
+  p.add_argument ("color")
+  p.add_argument ("out")
+  p.add_argument ("--size-m", type=float, default=4096.0)
+  p.add_argument ("--height-m", type=float, default=850.0)
+  p.add_argument ("--grid", type=int, default=513)
+  p.add_argument ("--width", type=int, default=960)
+  p.add_argument ("--height-px", type=int, default=640)
+  p.add_argument ("--samples", type=int, default=24)
+  p.add_argument ("--azimuth-deg", type=float, default=150.0)
+  p.add_argument ("--elevation-deg", type=float, default=32.0)
+  p.add_argument ("--lens-mm", type=float, default=40.0)
+  return p.parse_args (argv)
+
+
+def load_pixels (path):
+  img = bpy.data.images.load (path)
+  img.colorspace_settings.name = "Non-Color"
+  w, h = img.size
+  px = numpy.empty (w * h * 4, dtype=numpy.float32)
+  img.pixels.foreach_get (px)
+  # Blender's rows run from the bottom (south) up.
+  return img, px.reshape (h, w, 4)
+
+
+def terrain_mesh (hpx, args):
+  h, w = hpx.shape[:2]
+  step = max (1, (w - 1 + args.grid - 2) // (args.grid - 1))
+  z = hpx[::step, ::step, 0].astype (numpy.float64) * args.height_m
+  gh, gw = z.shape
+  xs = (numpy.arange (gw) * step / (w - 1) - 0.5) * args.size_m
+  ys = (numpy.arange (gh) * step / (h - 1) - 0.5) * args.size_m
+  gx, gy = numpy.meshgrid (xs, ys)
+  verts = numpy.stack ([gx, gy, z], axis=-1).reshape (-1, 3)
+  i = numpy.arange (gh * gw).reshape (gh, gw)
+  quads = numpy.stack ([i[:-1, :-1], i[:-1, 1:], i[1:, 1:], i[1:, :-1]], axis=-1).reshape (-1, 4)
+  mesh = bpy.data.meshes.new ("terrain")
+  mesh.vertices.add (len (verts))
+  mesh.vertices.foreach_set ("co", verts.ravel ().astype (numpy.float32))
+  nq = len (quads)
+  mesh.loops.add (nq * 4)
+  mesh.loops.foreach_set ("vertex_index", quads.ravel ().astype (numpy.int32))
+  mesh.polygons.add (nq)
+  mesh.polygons.foreach_set ("loop_start", numpy.arange (0, nq * 4, 4, dtype=numpy.int32))
+  mesh.polygons.foreach_set ("loop_total", numpy.full (nq, 4, dtype=numpy.int32))
+  mesh.polygons.foreach_set ("use_smooth", numpy.ones (nq, dtype=bool))
+  uv = mesh.uv_layers.new (name="uv")
+  u = (numpy.arange (gw) * step / (w - 1))
+  v = (numpy.arange (gh) * step / (h - 1))
+  gu, gv = numpy.meshgrid (u, v)
+  uvs = numpy.stack ([gu, gv], axis=-1).reshape (-1, 2)[quads.ravel ()]
+  uv.data.foreach_set ("uv", uvs.ravel ().astype (numpy.float32))
+  mesh.update ()
+  mesh.validate ()
+  return mesh
+
+
+def main ():
+  args = parse_args ()
+  bpy.ops.wm.read_factory_settings (use_empty=True)
+  scene = bpy.context.scene
+  _, hpx = load_pixels (args.height)
+  cimg = bpy.data.images.load (args.color)
+
+  obj = bpy.data.objects.new ("terrain", terrain_mesh (hpx, args))
+  scene.collection.objects.link (obj)
+  mat = bpy.data.materials.new ("ground")
+  mat.use_nodes = True
+  nt = mat.node_tree
+  bsdf = nt.nodes["Principled BSDF"]
+  tex = nt.nodes.new ("ShaderNodeTexImage")
+  tex.image = cimg
+  tex.interpolation = "Linear"
+  nt.links.new (tex.outputs["Color"], bsdf.inputs["Base Color"])
+  bsdf.inputs["Roughness"].default_value = 0.9
+  bsdf.inputs["Specular"].default_value = 0.2
+  obj.data.materials.append (mat)
+
+  sun = bpy.data.lights.new ("sun", "SUN")
+  sun.energy = 4.0
+  sun.angle = math.radians (2.0)
+  sun_obj = bpy.data.objects.new ("sun", sun)
+  sun_obj.rotation_euler = (math.radians (50.0), 0.0, math.radians (-45.0 + 180.0 + 45.0))
+  scene.collection.objects.link (sun_obj)
+  world = bpy.data.worlds.new ("sky")
+  world.use_nodes = True
+  world.node_tree.nodes["Background"].inputs["Color"].default_value = (0.55, 0.65, 0.8, 1.0)
+  world.node_tree.nodes["Background"].inputs["Strength"].default_value = 0.6
+  scene.world = world
+
+  cam = bpy.data.cameras.new ("camera")
+  cam.lens = args.lens_mm
+  cam.clip_end = args.size_m * 10
+  cam_obj = bpy.data.objects.new ("camera", cam)
+  scene.collection.objects.link (cam_obj)
+  az, el = math.radians (args.azimuth_deg), math.radians (args.elevation_deg)
+  dist = args.size_m * 1.75
+  target = (0.0, 0.0, 0.25 * args.height_m)
+  cam_obj.location = (target[0] + dist * math.cos (el) * math.sin (az),
+                      target[1] + dist * math.cos (el) * math.cos (az),
+                      target[2] + dist * math.sin (el))
+  d = [target[k] - cam_obj.location[k] for k in range (3)]
+  cam_obj.rotation_euler = (math.atan2 (math.hypot (d[0], d[1]), -d[2]), 0.0,
+                            math.atan2 (d[1], d[0]) - math.pi / 2)
+  scene.camera = cam_obj
+
+  scene.render.engine = "CYCLES"
+  scene.cycles.device = "CPU"
+  scene.cycles.samples = args.samples
+  scene.cycles.use_denoising = False
+  scene.cycles.max_bounces = 4
+  scene.render.resolution_x = args.width
+  scene.render.resolution_y = args.height_px
+  scene.render.resolution_percentage = 100
+  scene.render.image_settings.file_format = "PNG"
+  scene.render.filepath = args.out
+  scene.view_settings.view_transform = "Filmic"
+  bpy.ops.render.render (write_still=True)
+  print ("rendered", args.out)
+
+
+main ()
