@@ -77,7 +77,7 @@ expect_rc 2 "--set NaN"
 expect_in "$TMP/err" 'params.scale_m: expected a number in 1..1000000, got NaN' "--set NaN"
 run "$TGRAPH" eval "$EXAMPLES/alpine.tgraph" -o "$TMP/never" --resolution 33 --set splat.layers=
 expect_rc 2 "--set splat.layers= (its masks are linked)"
-expect_in "$TMP/err" 'nodes[14] "splat".params.layers: input '"'"'mask1'"'"' is linked but params.layers has 0 entries' \
+expect_in "$TMP/err" 'nodes[21] "splat".params.layers: input '"'"'mask1'"'"' is linked but params.layers has 0 entries' \
   "--set splat.layers="
 expect_no_files "$TMP/never" "refused --set"
 
