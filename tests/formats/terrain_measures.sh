@@ -24,6 +24,44 @@ fail () {
   failures=$((failures + 1))
 }
 
+# get FILE NAME: the value printed for NAME.
+get () { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+
+# within LO HI VALUE WHAT
+within () {
+  awk -v lo="$1" -v hi="$2" -v v="$3" 'BEGIN { exit !(v != "" && v >= lo && v <= hi) }' ||
+    fail "$4 is ${3:-missing}, expected $1..$2"
+}
+
+# The tool itself, on a plane rising northwards at 45 degrees (1024 m over
+# 1024 m), 257 samples: D8 sends every interior column straight south, so
+# row j (j = 1.. below the north edge) drains j cells of 16 m²; from 1600 m²
+# (j >= 100) to the last inner row (255) that is 156 steps of 4 m in each
+# of the 255 inner columns: 159.12 km over 1.048576 km² = 151.75 km/km².
+# Its mean height is mid-way (integral 0.5), and every slope is 45 deg.
+cat > "$TMP/plane.tgraph" <<'PLANE'
+{
+  "format": "tgraph",
+  "version": 2,
+  "world": { "size_m": [1024, 1024], "height_m": 1024, "resolution": 257, "seed": 1 },
+  "nodes": [
+    { "id": "plane", "type": "gen.gradient", "params": { "angle_deg": 90, "from": 0, "to": 1 } }
+  ],
+  "links": []
+}
+PLANE
+if "$STATS" "$TMP/plane.tgraph" --height plane.height --channel-area-m2 1600 > "$TMP/plane.txt"; then
+  within 151.74 151.76 "$(get "$TMP/plane.txt" drainage_density_km_per_km2)" \
+    "drainage density of the plane"
+  within 0.4999 0.5001 "$(get "$TMP/plane.txt" hypsometric_integral)" "hypsometric integral of the plane"
+  hist="$(awk '$1 == "slope_histogram_10deg" { $1 = ""; print substr($0, 2) }' "$TMP/plane.txt")"
+  [ "$hist" = "0.0000 0.0000 0.0000 0.0000 1.0000 0.0000 0.0000 0.0000 0.0000" ] ||
+    fail "slope histogram of the 45 deg plane is '$hist', expected all in 40..50"
+  within 1 1 "$(get "$TMP/plane.txt" over_talus_plus_2deg)" "share of the 45 deg plane over 38 + 2 deg"
+else
+  fail "terrain_stats on the plane"
+fi
+
 for r in 1025 2049; do
   if ! "$STATS" "$ALPINE" --height river.height --river river.river --resolution "$r" \
        --threads 2 --talus-deg 38 --channel-area-m2 250000 > "$TMP/$r.txt" 2> "$TMP/$r.err"; then
@@ -34,15 +72,6 @@ for r in 1025 2049; do
   echo "--- alpine at $r samples"
   cat "$TMP/$r.txt"
 done
-
-# get FILE NAME: the value printed for NAME.
-get () { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
-
-# within LO HI VALUE WHAT
-within () {
-  awk -v lo="$1" -v hi="$2" -v v="$3" 'BEGIN { exit !(v != "" && v >= lo && v <= hi) }' ||
-    fail "$4 is ${3:-missing}, expected $1..$2"
-}
 
 # ratio A B: |A / B - 1|.
 ratio () { awk -v a="$1" -v b="$2" 'BEGIN { r = b > 0 ? a / b - 1 : 1e9; print (r < 0 ? -r : r) }'; }
