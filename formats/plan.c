@@ -330,7 +330,7 @@ maps_add (Maps *m, const TgPlan *p, const TgGraph *g, int node, const TgRegion *
     {
       void *params = params_new (g, node);
       if (params)
-        in_r = tg_region_grow (r, d->apron (params, r->cell));
+        in_r = tg_node_apron_region (d, params, r);
       params_free (g, node, params);
     }
   for (int i = 0; i < m->n; i++)

@@ -287,7 +287,7 @@ tg__input_region (Eval *ev, int node, const TgRegion *out)
   switch (tg_graph_node_locality (ev->g, node))
     {
     case TG_LOCALITY_APRON:
-      return tg_region_grow (out, d->apron ? d->apron (tg__node_params (ev, node), out->cell) : 0);
+      return tg_node_apron_region (d, tg__node_params (ev, node), out);
     case TG_LOCALITY_GLOBAL:
       return tg_region_full (out);
     case TG_LOCALITY_LOCAL:

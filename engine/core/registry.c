@@ -146,3 +146,11 @@ tg_locality_name (TgLocality l)
 {
   return (unsigned) l < 3 ? locality_names[l] : "?";
 }
+
+TgRegion
+tg_node_apron_region (const TgNodeDesc *d, const void *params, const TgRegion *out)
+{
+  TgRegion in = tg_region_grow (out, d->apron && params ? d->apron (params, out->cell) : 0);
+
+  return (d->flags & TG_NODE_APRON_IN_WORLD) ? tg_region_clip (&in) : in;
+}

@@ -167,6 +167,43 @@ test_global_node_sees_whole_map (void)
   tg_graph_free (g);
 }
 
+/* An apron node that closes the world's edge (TG_NODE_APRON_IN_WORLD)
+ * gets its grown region cut at the edge: test.edge_box's apron of 300
+ * cells is 7 times the 97 x 65 world, and it fails unless its input is
+ * exactly the cut region.  The whole map, tiles on edges and corners and
+ * a plain apron reader below it (which asks it for samples beyond the
+ * edge) agree. */
+static void
+test_apron_cut_at_world_edge (void)
+{
+  const char *types[] = { "test.coord", "test.edge_box", "test.blur" };
+  TgGraph *g = graph_with (types, 3);
+  TgEngine *e = tg_engine_new (NULL);
+  TgRegion r, tiles[3];
+  TgValue *whole, *blurred;
+
+  tg_region_for_world (&r, tg_graph_world (g), 97);
+  tiles[0] = tg_region_window (&r, 0, 0, 16, 16);
+  tiles[1] = tg_region_window (&r, 40, 20, 30, 25);
+  tiles[2] = tg_region_window (&r, 60, 30, 37, 35);
+  whole = pull (e, g, 1, &r, NULL);
+  blurred = pull (e, g, 2, &r, NULL);
+  for (int k = 0; k < 3 && whole && blurred; k++)
+    {
+      TgEngine *et = tg_engine_new (NULL);
+      TgValue *a = pull (et, g, 1, &tiles[k], NULL), *b = pull (et, g, 2, &tiles[k], NULL);
+      TG_CHECK_MSG (a && same_window (whole, a), "edge_box tile %d differs", k);
+      TG_CHECK_MSG (b && same_window (blurred, b), "blur tile %d differs", k);
+      tg_value_unref (a);
+      tg_value_unref (b);
+      tg_engine_free (et);
+    }
+  tg_value_unref (whole);
+  tg_value_unref (blurred);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
 /* The point- and area-filter bases: inputs read over the output's rows
  * (an unlinked optional one as NULL), the channels asked for, and the
  * same bytes as the hand-written loops of test.blur. */
@@ -781,6 +818,7 @@ main (void)
   TG_RUN (test_second_pull_computes_nothing);
   TG_RUN (test_threads_and_tiles_identical);
   TG_RUN (test_global_node_sees_whole_map);
+  TG_RUN (test_apron_cut_at_world_edge);
   TG_RUN (test_map_rows);
   TG_RUN (test_failure_is_per_node);
   TG_RUN (test_cancel_answers_quickly);

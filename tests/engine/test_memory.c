@@ -93,6 +93,26 @@ test_apron_grows_the_input (void)
   tg_engine_free (e);
 }
 
+/* An apron cut at the world's edge (TG_NODE_APRON_IN_WORLD): test.edge_box's
+ * 300 cells of apron cost nothing over the world itself. */
+static void
+test_apron_cut_at_world_edge (void)
+{
+  const char *plain[] = { "test.coord", "test.add" }, *edge[] = { "test.coord", "test.edge_box" };
+  TgEngineOptions opts = { .no_cache = true };
+  TgEngine *e = tg_engine_new (&opts);
+  TgGraph *g = chain (plain, 2, 97), *ge = chain (edge, 2, 97);
+  TgMemEstimate a = estimate (e, g, 0), b = estimate (e, ge, 0);
+
+  TG_CHECK_INT_EQ (b.node, 1);
+  TG_CHECK_INT_EQ (b.input.width, 97);
+  TG_CHECK_INT_EQ (b.input.height, 65);
+  TG_CHECK (b.peak == a.peak);
+  tg_graph_free (g);
+  tg_graph_free (ge);
+  tg_engine_free (e);
+}
+
 /* With a limit, the node named is the first whose run goes over it. */
 static void
 test_limit_names_the_first_node_over (void)
@@ -180,6 +200,7 @@ main (void)
 {
   TG_RUN (test_chain_holds_two_maps);
   TG_RUN (test_apron_grows_the_input);
+  TG_RUN (test_apron_cut_at_world_edge);
   TG_RUN (test_limit_names_the_first_node_over);
   TG_RUN (test_cached_results_are_free);
   TG_RUN (test_sizes_parse_and_print);

@@ -132,6 +132,59 @@ static const TgNodeDesc test_blur = {
 };
 TG_NODE_REGISTER (test_blur);
 
+/* test.blur with the world's edge closed: neighbours beyond it repeat the
+ * edge sample, so no sample beyond the world is read.  Its apron is far
+ * larger than it needs (300 cells, as a long-running thermal erosion's),
+ * and it declares TG_NODE_APRON_IN_WORLD: its eval fails unless its input
+ * is exactly its region grown by 300 and cut at the world's edge. */
+static int
+edge_box_apron (const void *params, double cell)
+{
+  (void) params;
+  (void) cell;
+  return 300;
+}
+
+static int
+edge_box_eval (TgEvalCtx *c)
+{
+  const TgValue *in = tg_eval_input (c, 0);
+  TgValue *out;
+  TgRegion want = tg_region_grow (tg_eval_region (c), 300);
+
+  want = tg_region_clip (&want);
+  if (!in || !tg_region_equal (&in->region, &want))
+    return tg_eval_fail (c, TG_EINVAL, "input %dx%d at %d,%d, not the clipped apron %dx%d at %d,%d",
+                         in ? in->region.width : 0, in ? in->region.height : 0,
+                         in ? in->region.col0 : 0, in ? in->region.row0 : 0, want.width,
+                         want.height, want.col0, want.row0);
+  if (!(out = tg_eval_new_output (c, 0, 1)))
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory");
+  for (int y = 0; y < out->region.height; y++)
+    for (int x = 0; x < out->region.width; x++)
+      {
+        float s = 0;
+        for (int dy = -1; dy <= 1; dy++)
+          for (int dx = -1; dx <= 1; dx++)
+            {
+              int gx = out->region.col0 + x + dx, gy = out->region.row0 + y + dy;
+              gx = gx < 0 ? 0 : gx >= in->region.full_w ? in->region.full_w - 1 : gx;
+              gy = gy < 0 ? 0 : gy >= in->region.full_h ? in->region.full_h - 1 : gy;
+              s += tg_value_row (in, gy - in->region.row0)[gx - in->region.col0];
+            }
+        tg_value_row (out, y)[x] = s / 9.0f;
+      }
+  return 0;
+}
+
+static const TgNodeDesc test_edge_box = {
+  .type = "test.edge_box", .category = TG_CATEGORY_OTHER, .label = "Edge box",
+  TG_INPUTS (height_in), TG_OUTPUTS (height_out),
+  .locality = TG_LOCALITY_APRON, .apron = edge_box_apron, .eval = edge_box_eval,
+  .flags = TG_NODE_APRON_IN_WORLD,
+};
+TG_NODE_REGISTER (test_edge_box);
+
 /* test.blur again, as an area filter through tg_eval_map_area_rows. */
 static void
 box_row (const void *job, const TgRegion *r, int j, const TgValue *const *in, float *out)

@@ -86,6 +86,13 @@ typedef enum
    * stored by a tiled build would not keep: such a build computes it in
    * the job that reads it. */
   TG_NODE_PIXELS = 1 << 2,
+  /* An apron node that reads no input sample beyond the world's edge (it
+   * closes, clamps or mirrors the edge itself): its inputs are asked for
+   * the grown region cut at the edge, so an apron of any size needs at
+   * most the world.  Without it the grown region reaches past the edge
+   * and the inputs compute samples there (a blur at the edge averages
+   * the noise beyond it). */
+  TG_NODE_APRON_IN_WORLD = 1 << 3,
 } TgNodeFlags;
 
 typedef struct TgNodeDesc TgNodeDesc;
@@ -141,7 +148,8 @@ struct TgNodeDesc
   int n_params;
   size_t params_size; /* sizeof the parameter struct */
   TgLocality locality;
-  /* TG_LOCALITY_APRON: border samples needed at cell size CELL_M. */
+  /* TG_LOCALITY_APRON: border samples needed at cell size CELL_M (cut
+   * at the world's edge with TG_NODE_APRON_IN_WORLD). */
   int (*apron) (const void *params, double cell_m);
   /* Optional checks across parameters (min < max, ...); err->path "params.NAME". */
   int (*check) (const void *params, TgError *err);
@@ -176,6 +184,12 @@ struct TgNodeDesc
    * is part of the cache key and of the golden hashes' meaning. */
   int version;
 };
+
+/* What an apron node D with PARAMS reads of its inputs to compute OUT:
+ * OUT grown by its apron, cut at the world's edge for
+ * TG_NODE_APRON_IN_WORLD.  The engine, the memory estimate and the tiled
+ * plan all ask this. */
+TgRegion tg_node_apron_region (const TgNodeDesc *d, const void *params, const TgRegion *out);
 
 #define TG_N_ELEMENTS(a) ((int) (sizeof (a) / sizeof ((a)[0])))
 
