@@ -15,6 +15,10 @@
  * apron node: a pass reaches one cell, so N passes need N cells of border;
  * the valid area shrinks by one cell per pass on every side that is not a
  * world edge, and a tile equals the same window of a whole-world run.
+ * The node never reads past the world's edge, so it asks for its apron
+ * cut at the edge (TG_NODE_APRON_IN_WORLD): a whole-world run needs the
+ * world and no more, however many passes it runs, and a tile at most
+ * the world.
  *
  * Resolution: a pass is a diffusion step whose reach scales with the cell
  * size squared, so `iterations` is given for cells of `reference_cell_m`
@@ -24,16 +28,23 @@
  * Convergence: mode "converge" gives pairs a dead band: a pair moves
  * material only while its slope exceeds the talus by more than
  * `tolerance_deg`, and then moves it back to the talus (both measured so
- * that the slope between the eight pair directions stays within them).  Each active pair
- * moves at least a fixed amount, so the passes reach a state where no
+ * that the slope between the eight pair directions stays within them).
+ * Each active pair moves at least a fixed amount, so the passes reach a state where no
  * pair moves anything and a pass returns its input bit for bit: no pair's
- * slope is then over talus + tolerance.  `iterations` (scaled as above) is
- * the cap on passes, and so the apron.  A run stops early at the first
- * pass that changes no sample it updates, in either mode: an updated
- * sample depends only on the samples around it one pass before, so once
- * the updated window is a fixed point every later pass is one too, and
- * the bytes equal those of running the whole cap; a tile and the whole
- * world stop at different passes and still agree.
+ * slope is then over talus + tolerance.  Slopes a kilometre long would
+ * take passes growing with (length / cell)^2 to settle, so converge mode
+ * solves a pyramid of the whole world, coarsest level first, each level
+ * starting from the change the coarser one made (see converge_world);
+ * `iterations` (scaled as above) caps the passes of each level.  Its
+ * result depends on the whole world, so its apron is the world (cut at
+ * the edge): a tile computes the world and keeps its window.
+ *
+ * Either mode stops early at the first pass that changes no sample it
+ * updates: an updated sample depends only on the samples around it one
+ * pass before, so once the updated window is a fixed point every later
+ * pass is one too, and the bytes equal those of running the whole cap; in
+ * passes mode a tile and the whole world stop at different passes and
+ * still agree.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -50,6 +61,8 @@
 
 /* Bounds the passes (and so the apron) a tiny cell could ask for. */
 #define THERMAL_PASSES_MAX 20000
+/* Converge mode's apron: more than any world (see converge_world). */
+#define THERMAL_WORLD_APRON (TG_RESOLUTION_MAX + 1)
 
 enum
 {
@@ -126,9 +139,15 @@ thermal_passes (const ThermalParams *p, double cell_m)
   return n < 1.0 ? 1 : (int) n;
 }
 
+/* Passes mode: a pass reaches a cell.  Converge mode: the whole world
+ * (see converge_world), cut at its edge by the engine. */
 static int
 thermal_apron (const void *params, double cell_m)
 {
+  const ThermalParams *p = params;
+
+  if (p->mode == MODE_CONVERGE && p->iterations > 0)
+    return THERMAL_WORLD_APRON;
   return thermal_passes (params, cell_m);
 }
 
@@ -706,6 +725,233 @@ finish_rows (void *user, int begin, int end)
     }
 }
 
+/* Coefficients of a pass at cell size CELL (metres), heights in units of
+ * HM metres. */
+static ThermalCoef
+thermal_coef (const ThermalParams *p, double cell, double hm)
+{
+  double tan_t = tan (p->talus_deg * (M_PI / 180.0));
+  ThermalCoef k;
+
+  k.t1 = (float) (tan_t * cell / hm);
+  k.t2 = (float) (tan_t * cell * M_SQRT2 / hm);
+  k.b1 = k.t1;
+  k.b2 = k.t2;
+  if (p->mode == MODE_CONVERGE)
+    {
+      /* Pairs see slopes along eight directions only: a surface whose
+       * pairs all rest at an angle still slopes up to 1 / cos 22.5 deg
+       * (8 %) steeper between them.  Converge mode aims its pairs that
+       * much lower, so the slope itself, in any direction, ends within
+       * talus + tolerance. */
+      double dir = cos (M_PI / 8.0);
+      double tan_b = tan (fmin (p->talus_deg + p->tolerance_deg, 89.9) * (M_PI / 180.0)) * dir;
+      k.t1 = (float) (tan_t * dir * cell / hm);
+      k.t2 = (float) (tan_t * dir * cell * M_SQRT2 / hm);
+      k.b1 = (float) (tan_b * cell / hm);
+      k.b2 = (float) (tan_b * cell * M_SQRT2 / hm);
+    }
+  k.k1 = (float) (p->strength / 7.0);
+  k.k2 = (float) (p->strength / 14.0);
+  return k;
+}
+
+/* Up to PASSES passes over the W x H map in *PA (*PB: scratch of the same
+ * size).  OPEN[0..3] (west, north, east, south): the side is an apron
+ * side, whose updated window shrinks a cell a pass; the others are the
+ * world's closed edge.  Stops after the first pass that changed nothing;
+ * *PA ends holding the result (the two may swap).  CHANGED holds
+ * (H / THERMAL_BAND_ROWS + 1) x (THERMAL_BLOCK_MAX + 1) bytes. */
+static int
+run_passes (TgEvalCtx *c, const ThermalCoef *k, float **pa, float **pb, int w, int h,
+            const bool open[4], int passes, unsigned char *changed)
+{
+  float *a = *pa, *b = *pb;
+  int rc = 0, block = thermal_block (w);
+  BlockJob job;
+
+  memset (&job, 0, sizeof job);
+  job.w = w;
+  job.h = h;
+  job.bands = (h + THERMAL_BAND_ROWS - 1) / THERMAL_BAND_ROWS;
+  job.k = *k;
+  job.changed = changed;
+  job.failed = changed + (size_t) job.bands * THERMAL_BLOCK_MAX;
+  job.isa = thermal_isa ();
+  for (int t = 1; t <= passes && rc == 0; t += job.passes)
+    {
+      bool still = false;
+      job.src = a;
+      job.dst = b;
+      job.passes = passes - t + 1 < block ? passes - t + 1 : block;
+      for (int j = 1; j <= job.passes; j++)
+        {
+          int tt = t + j - 1;
+          job.win[j].ux0 = open[0] ? tt : 0;
+          job.win[j].uy0 = open[1] ? tt : 0;
+          job.win[j].ux1 = open[2] ? w - tt : w;
+          job.win[j].uy1 = open[3] ? h - tt : h;
+        }
+      memset (changed, 0, (size_t) job.bands * (THERMAL_BLOCK_MAX + 1));
+      rc = tg_eval_parallel (c, job.bands, 1, block_bands, &job);
+      b = a;
+      a = job.dst;
+      for (int q = 0; q < job.bands && rc == 0; q++)
+        if (job.failed[q])
+          rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for thermal erosion's row cache");
+      /* A pass that changed nothing is a fixed point: the rest would be
+       * too (see the top of the file), so the block's last pass equals
+       * it and stopping keeps the bytes. */
+      for (int j = 0; j < job.passes && !still; j++)
+        {
+          bool any = false;
+          for (int q = 0; q < job.bands && !any; q++)
+            any = changed[(size_t) q * THERMAL_BLOCK_MAX + j] != 0;
+          still = !any;
+        }
+      if (still)
+        break;
+    }
+  *pa = a;
+  *pb = b;
+  return rc;
+}
+
+/* --- converge mode: coarse levels first -------------------------------- */
+
+/* Converge mode relaxes the whole world, and talus slopes kilometres long
+ * take passes that grow with (length / cell)^2: tens of thousands at 4 m
+ * cells.  So it solves a pyramid of the world, coarsest level first
+ * (every level half the samples per side, down to no side under
+ * THERMAL_MG_MIN), each level's passes starting from its own input plus
+ * the change the level below it made, interpolated; the finest level then
+ * only settles what the coarse ones could not see.  Every level stops at
+ * its fixed point or at the cap (the scaled iterations).  The result
+ * depends on the whole world: converge mode's apron is the world (cut at
+ * its edge), so a tile computes the whole map and keeps its window. */
+#define THERMAL_MG_MIN 65
+#define THERMAL_MG_LEVELS 12
+
+/* Coarse sample (i, j) is the 1-2-1 weighted mean of fine samples around
+ * (2i, 2j), the world's edge repeated. */
+static void
+mg_restrict (const float *f, int fw, int fh, float *cmap, int cw, int ch)
+{
+  for (int j = 0; j < ch; j++)
+    for (int i = 0; i < cw; i++)
+      {
+        double s = 0.0;
+        for (int dy = -1; dy <= 1; dy++)
+          {
+            int y = 2 * j + dy < 0 ? 0 : 2 * j + dy >= fh ? fh - 1 : 2 * j + dy;
+            for (int dx = -1; dx <= 1; dx++)
+              {
+                int x = 2 * i + dx < 0 ? 0 : 2 * i + dx >= fw ? fw - 1 : 2 * i + dx;
+                s += (double) ((2 - abs (dx)) * (2 - abs (dy))) * f[(size_t) y * fw + x];
+              }
+          }
+        cmap[(size_t) j * cw + i] = (float) (s / 16.0);
+      }
+}
+
+/* START = IN + the coarse level's change (EC - IC, bilinear; fine sample
+ * x sits at coarse x / 2), its volume put back: interpolation weighs
+ * coarse samples on the world's edge less than inner ones, so the sum
+ * drifts by what crossed to or from the edge; the drift is taken back
+ * where material moved, in proportion to how much, and flat ground stays
+ * exactly as it was.  The passes after conserve the rest. */
+static void
+mg_prolong (const float *in, int fw, int fh, const float *ec, const float *ic, int cw, int ch,
+            float *start)
+{
+  double drift = 0.0, moved = 0.0;
+
+  for (int y = 0; y < fh; y++)
+    {
+      int j0 = y / 2, j1 = (y & 1) && j0 + 1 < ch ? j0 + 1 : j0;
+      for (int x = 0; x < fw; x++)
+        {
+          int i0 = x / 2, i1 = (x & 1) && i0 + 1 < cw ? i0 + 1 : i0;
+          size_t a = (size_t) j0 * cw, b = (size_t) j1 * cw;
+          double d = 0.25 * (((double) ec[a + i0] - ic[a + i0]) + ((double) ec[a + i1] - ic[a + i1])
+                             + ((double) ec[b + i0] - ic[b + i0])
+                             + ((double) ec[b + i1] - ic[b + i1]));
+          size_t k = (size_t) y * fw + x;
+          start[k] = (float) ((double) in[k] + d);
+          drift += (double) start[k] - in[k];
+          moved += fabs ((double) start[k] - in[k]);
+        }
+    }
+  if (drift != 0.0 && moved > 0.0)
+    for (size_t k = 0; k < (size_t) fw * fh; k++)
+      {
+        double d = (double) start[k] - in[k];
+        if (d != 0.0)
+          start[k] = (float) ((double) start[k] - drift * fabs (d) / moved);
+      }
+}
+
+/* Converge mode over the whole world in *PA (W x H at cell CELL; *PB
+ * scratch), as above. */
+static int
+converge_world (TgEvalCtx *c, const ThermalParams *p, double cell, double hm, float **pa,
+                float **pb, int w, int h, int passes, unsigned char *changed)
+{
+  static const bool closed[4] = { false, false, false, false };
+  int lw[THERMAL_MG_LEVELS], lh[THERMAL_MG_LEVELS], n = 1, rc = 0;
+  float *lin[THERMAL_MG_LEVELS] = { 0 }; /* each level's input; [0] is *PA's copy */
+  float *ea = NULL, *eb = NULL;          /* the level below's result and scratch */
+  ThermalCoef k;
+
+  lw[0] = w;
+  lh[0] = h;
+  while (n < THERMAL_MG_LEVELS && (lw[n - 1] + 1) / 2 >= THERMAL_MG_MIN
+         && (lh[n - 1] + 1) / 2 >= THERMAL_MG_MIN)
+    {
+      lw[n] = (lw[n - 1] + 1) / 2;
+      lh[n] = (lh[n - 1] + 1) / 2;
+      n++;
+    }
+  if (n == 1)
+    {
+      k = thermal_coef (p, cell, hm);
+      return run_passes (c, &k, pa, pb, w, h, closed, passes, changed);
+    }
+  for (int l = 0; l < n && rc == 0; l++)
+    if (!(lin[l] = malloc (sizeof (float) * (size_t) lw[l] * (size_t) lh[l] * (l > 0 ? 3 : 1))))
+      rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d working map", lw[l], lh[l]);
+  if (rc == 0)
+    {
+      memcpy (lin[0], *pa, sizeof (float) * (size_t) w * (size_t) h);
+      for (int l = 1; l < n; l++)
+        mg_restrict (lin[l - 1], lw[l - 1], lh[l - 1], lin[l], lw[l], lh[l]);
+    }
+  /* Level l's two working maps live after its input (levels above 0) or
+   * are *PA and *PB (level 0). */
+  for (int l = n - 1; l >= 0 && rc == 0; l--)
+    {
+      size_t m = (size_t) lw[l] * (size_t) lh[l];
+      float *a = l > 0 ? lin[l] + m : *pa, *b = l > 0 ? lin[l] + 2 * m : *pb;
+      if (l == n - 1)
+        memcpy (a, lin[l], sizeof (float) * m);
+      else
+        mg_prolong (lin[l], lw[l], lh[l], ea, lin[l + 1], lw[l + 1], lh[l + 1], a);
+      k = thermal_coef (p, cell * (double) (1 << l), hm);
+      rc = run_passes (c, &k, &a, &b, lw[l], lh[l], closed, passes, changed);
+      ea = a;
+      eb = b;
+      if (l == 0)
+        {
+          *pa = a;
+          *pb = b;
+        }
+    }
+  (void) eb;
+  for (int l = 0; l < n; l++)
+    free (lin[l]);
+  return rc;
+}
+
 static int
 thermal_eval (TgEvalCtx *c)
 {
@@ -714,25 +960,20 @@ thermal_eval (TgEvalCtx *c)
   const TgWorld *world = tg_eval_world (c);
   const TgValue *in = tg_eval_input (c, 0);
   int passes = thermal_passes (p, r->cell);
-  TgRegion grown = tg_region_grow (r, passes), work;
-  int c0, r0, c1, r1, rc = 0, block;
-  float *a, *b;
+  TgRegion grown = tg_region_grow (r, thermal_apron (p, r->cell)), work = tg_region_clip (&grown);
+  int rc = 0;
+  float *a, *b, *base;
   unsigned char *changed;
-  BlockJob job;
   FinishJob fin;
-  double tan_t, hm = world->height_m > 0.0 ? world->height_m : 1.0;
+  double hm = world->height_m > 0.0 ? world->height_m : 1.0;
+  bool open[4];
 
-  if ((rc = tg__check_grid_input (c, in, "height", &grown)) < 0)
+  /* The working window: the grown region cut at the world's edge, all the
+   * engine asks the input for (TG_NODE_APRON_IN_WORLD). */
+  if ((rc = tg__check_grid_input (c, in, "height", &work)) < 0)
     return rc;
 
-  /* The working window: the input's grown region clipped to the world. */
-  c0 = grown.col0 > 0 ? grown.col0 : 0;
-  r0 = grown.row0 > 0 ? grown.row0 : 0;
-  c1 = grown.col0 + grown.width < r->full_w ? grown.col0 + grown.width : r->full_w;
-  r1 = grown.row0 + grown.height < r->full_h ? grown.row0 + grown.height : r->full_h;
-  work = tg_region_window (r, c0, r0, c1 - c0, r1 - r0);
-
-  a = malloc (sizeof (float) * 2 * (size_t) work.width * (size_t) work.height);
+  base = a = malloc (sizeof (float) * 2 * (size_t) work.width * (size_t) work.height);
   changed = malloc ((size_t) (work.height / THERMAL_BAND_ROWS + 1) * (THERMAL_BLOCK_MAX + 1));
   if (!a || !changed)
     {
@@ -746,74 +987,21 @@ thermal_eval (TgEvalCtx *c)
     memcpy (a + (size_t) j * work.width, tg__grid_row (in, &work, j),
             sizeof (float) * (size_t) work.width);
 
-  tan_t = tan (p->talus_deg * (M_PI / 180.0));
-  memset (&job, 0, sizeof job);
-  job.w = work.width;
-  job.h = work.height;
-  job.bands = (work.height + THERMAL_BAND_ROWS - 1) / THERMAL_BAND_ROWS;
-  job.k.t1 = (float) (tan_t * r->cell / hm);
-  job.k.t2 = (float) (tan_t * r->cell * M_SQRT2 / hm);
-  job.k.b1 = job.k.t1;
-  job.k.b2 = job.k.t2;
-  if (p->mode == MODE_CONVERGE)
+  open[0] = work.col0 > 0;
+  open[1] = work.row0 > 0;
+  open[2] = work.col0 + work.width < r->full_w;
+  open[3] = work.row0 + work.height < r->full_h;
+  if (p->mode == MODE_CONVERGE && !open[0] && !open[1] && !open[2] && !open[3])
+    rc = converge_world (c, p, r->cell, hm, &a, &b, work.width, work.height, passes, changed);
+  else
     {
-      /* Pairs see slopes along eight directions only: a surface whose
-       * pairs all rest at an angle still slopes up to 1 / cos 22.5 deg
-       * (8 %) steeper between them.  Converge mode aims its pairs that
-       * much lower, so the slope itself, in any direction, ends within
-       * talus + tolerance. */
-      double dir = cos (M_PI / 8.0);
-      double tan_b = tan (fmin (p->talus_deg + p->tolerance_deg, 89.9) * (M_PI / 180.0)) * dir;
-      job.k.t1 = (float) (tan_t * dir * r->cell / hm);
-      job.k.t2 = (float) (tan_t * dir * r->cell * M_SQRT2 / hm);
-      job.k.b1 = (float) (tan_b * r->cell / hm);
-      job.k.b2 = (float) (tan_b * r->cell * M_SQRT2 / hm);
-    }
-  job.changed = changed;
-  job.failed = changed + (size_t) job.bands * THERMAL_BLOCK_MAX;
-  job.k.k1 = (float) (p->strength / 7.0);
-  job.k.k2 = (float) (p->strength / 14.0);
-  job.isa = thermal_isa ();
-  block = thermal_block (work.width);
-
-  for (int t = 1; t <= passes && rc == 0; t += job.passes)
-    {
-      bool still = false;
-      job.src = a;
-      job.dst = b;
-      job.passes = passes - t + 1 < block ? passes - t + 1 : block;
-      for (int j = 1; j <= job.passes; j++)
-        {
-          int tt = t + j - 1;
-          job.win[j].ux0 = work.col0 > 0 ? tt : 0;
-          job.win[j].uy0 = work.row0 > 0 ? tt : 0;
-          job.win[j].ux1 = work.col0 + work.width < r->full_w ? work.width - tt : work.width;
-          job.win[j].uy1 = work.row0 + work.height < r->full_h ? work.height - tt : work.height;
-        }
-      memset (changed, 0, (size_t) job.bands * (THERMAL_BLOCK_MAX + 1));
-      rc = tg_eval_parallel (c, job.bands, 1, block_bands, &job);
-      b = a;
-      a = job.dst;
-      for (int k = 0; k < job.bands && rc == 0; k++)
-        if (job.failed[k])
-          rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for thermal erosion's row cache");
-      /* A pass that changed nothing is a fixed point: the rest would be
-       * too (see the top of the file), so the block's last pass equals
-       * it and stopping keeps the bytes. */
-      for (int j = 0; j < job.passes && !still; j++)
-        {
-          bool any = false;
-          for (int k = 0; k < job.bands && !any; k++)
-            any = changed[(size_t) k * THERMAL_BLOCK_MAX + j] != 0;
-          still = !any;
-        }
-      if (still)
-        break;
+      ThermalCoef k = thermal_coef (p, r->cell, hm);
+      rc = run_passes (c, &k, &a, &b, work.width, work.height, open, passes, changed);
     }
   free (changed);
   if (rc < 0)
     {
-      free (a < b ? a : b);
+      free (base);
       return rc;
     }
 
@@ -830,18 +1018,20 @@ thermal_eval (TgEvalCtx *c)
     rc = tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   else
     rc = tg_eval_parallel (c, r->height, tg__grain_rows (r->width), finish_rows, &fin);
-  free (a < b ? a : b);
+  free (base);
   return rc;
 }
 
 /* Two maps over the input's window cut at the world's edge (a pass reads
- * one and writes the other). */
+ * one and writes the other); converge mode's pyramid adds a copy of the
+ * input and three maps per coarser level (under one map in all). */
 static void
 thermal_memory (TgMemQuery *q)
 {
+  const ThermalParams *p = q->params;
   TgRegion work = tg_region_clip (q->input);
 
-  q->work += 2 * tg_region_samples (&work) * sizeof (float);
+  q->work += (p->mode == MODE_CONVERGE ? 4 : 2) * tg_region_samples (&work) * sizeof (float);
 }
 
 static const TgNodeDesc thermal_desc = {
@@ -855,6 +1045,7 @@ static const TgNodeDesc thermal_desc = {
   TG_PARAMS (ThermalParams, thermal_params),
   .locality = TG_LOCALITY_APRON,
   .apron = thermal_apron,
+  .flags = TG_NODE_APRON_IN_WORLD,
   .eval = thermal_eval,
   .memory = thermal_memory,
   .version = 1,

@@ -1,0 +1,174 @@
+/* erosion.thermal reaches its angle at build resolutions: a steep ridged
+ * fBm over alpine's world (4096 m, 850 m high) at alpine's cells (4 m at
+ * 1025, 2 m at 2049), run in converge mode, ends with less than 1 % of
+ * its slopes steeper than talus + 2 degrees, keeps its volume, and a tile
+ * on the world's edge equals the same window of the whole map.  The
+ * converge cap is thousands of passes, so the apron is larger than the
+ * world: the engine cuts it at the world's edge (TG_NODE_APRON_IN_WORLD),
+ * and the whole-world build asks its input for the world and no more.
+ *
+ * TG_TALUS_RES=1025 (or a list, "1025,2049") picks the resolutions. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/resource.h>
+
+#include <tgraph/tgraph.h>
+
+#include "tggraph_test.h"
+#include "tgtest.h"
+
+#define TALUS_DEG 38.0
+#define HEIGHT_M 850.0
+
+static double
+now_s (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_MONOTONIC, &t);
+  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
+}
+
+static TgGraph *
+steep_graph (int res)
+{
+  TgGraph *g = new_graph (4096, 4096, res);
+  int b, t;
+
+  tg_graph_world (g)->height_m = HEIGHT_M;
+  tg_graph_world (g)->seed = 4242;
+  b = add_node (g, "base", "noise.fbm");
+  SET (g, b, "mode", "ridged");
+  SET (g, b, "scale_m", "1700");
+  SET (g, b, "octaves", "7");
+  SET (g, b, "persistence", "0.5");
+  t = add_node (g, "ero", "erosion.thermal");
+  SET (g, t, "talus_deg", "38");
+  SET (g, t, "mode", "converge");
+  SET (g, t, "tolerance_deg", "1");
+  SET (g, t, "strength", "1");
+  /* The cap: 200 passes on each level of converge mode's pyramid, at any
+   * resolution (the coarse levels carry material the long way, so the
+   * finest needs about as many passes at 2 m cells as at 4 m). */
+  SET (g, t, "iterations", "200");
+  SET (g, t, "reference_cell_m", "0");
+  add_link (g, "base", "height", "ero", "height");
+  return g;
+}
+
+/* Share of the interior samples whose central-difference slope is over
+ * DEG degrees; *MAX_DEG the steepest. */
+static double
+share_over (const TgValue *v, double deg, double *max_deg)
+{
+  const TgRegion *r = &v->region;
+  double lim = tan (deg * M_PI / 180.0), worst = 0.0;
+  uint64_t over = 0, n = 0;
+
+  for (int j = 1; j < r->height - 1; j++)
+    for (int i = 1; i < r->width - 1; i++)
+      {
+        double gx = ((double) at (v, i + 1, j) - at (v, i - 1, j)) * HEIGHT_M / (2.0 * r->cell);
+        double gy = ((double) at (v, i, j + 1) - at (v, i, j - 1)) * HEIGHT_M / (2.0 * r->cell);
+        double s = sqrt (gx * gx + gy * gy);
+        over += s > lim;
+        n++;
+        worst = s > worst ? s : worst;
+      }
+  *max_deg = atan (worst) * 180.0 / M_PI;
+  return (double) over / (double) n;
+}
+
+static double
+sum_of (const TgValue *v)
+{
+  double s = 0.0;
+
+  for (int j = 0; j < v->region.height; j++)
+    for (int i = 0; i < v->region.width; i++)
+      s += at (v, i, j);
+  return s;
+}
+
+static void
+run_resolution (int res)
+{
+  TgGraph *g = steep_graph (res);
+  TgEngine *e = new_engine (2);
+  TgRegion full = world_region (g);
+  /* A tile on the world's west edge, as a 4 x 4 tiled build's. */
+  TgRegion tile = tg_region_window (&full, 0, res / 4, res / 4, res / 4);
+  TgValue *in, *out, *w;
+  double t0, t1, max0, max1, share0, share1, share45;
+
+  in = pull (e, g, "base", &full);
+  t0 = now_s ();
+  out = pull (e, g, "ero", &full);
+  t1 = now_s ();
+  if (!in || !out)
+    goto done;
+  share0 = share_over (in, TALUS_DEG + 2.0, &max0);
+  share1 = share_over (out, TALUS_DEG + 2.0, &max1);
+  {
+    double m;
+    share45 = share_over (out, 45.0, &m);
+  }
+  printf ("%d (cell %.1f m): over talus + 2 deg %.2f %% -> %.3f %% (over 45 deg %.3f %%), "
+          "steepest %.1f -> %.1f deg, %.2f s on 2 threads\n",
+          res, full.cell, 100.0 * share0, 100.0 * share1, 100.0 * share45, max0, max1, t1 - t0);
+  TG_CHECK_MSG (share0 > 0.2, "%d: the fBm is not steep (%.1f %% over talus + 2)", res,
+                100.0 * share0);
+  TG_CHECK_MSG (share1 < 0.01, "%d: %.3f %% of slopes over talus + 2 deg after converging", res,
+                100.0 * share1);
+  /* The cap's apron uncut would have asked the noise for (N + 2 x 10000)^2
+   * samples at 2049 (1.9 GB): the build holds a few world maps. */
+  {
+    struct rusage ru;
+    getrusage (RUSAGE_SELF, &ru);
+    printf ("%d: peak resident %.0f MB (a world map is %.0f MB)\n", res, ru.ru_maxrss / 1024.0,
+            4.0 * (double) tg_region_samples (&full) / 1048576.0);
+    TG_CHECK_MSG (ru.ru_maxrss / 1024.0 < 24.0 * 4.0 * (double) tg_region_samples (&full) / 1048576.0 + 64.0,
+                  "%d: peak resident %.0f MB", res, ru.ru_maxrss / 1024.0);
+  }
+  TG_CHECK_MSG (fabs (sum_of (in) - sum_of (out)) < 1e-6 * sum_of (in), "%d: sum %.12g -> %.12g",
+                res, sum_of (in), sum_of (out));
+  /* A tile from an engine that never saw the whole map. */
+  {
+    TgEngine *et = new_engine (2);
+    w = pull (et, g, "ero", &tile);
+    if (w)
+      {
+        TG_CHECK_MSG (same_window (out, w), "%d: the edge tile differs from the whole map", res);
+        tg_value_unref (w);
+      }
+    tg_engine_free (et);
+  }
+done:
+  if (in)
+    tg_value_unref (in);
+  if (out)
+    tg_value_unref (out);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
+static void
+test_thermal_talus_at_build_resolutions (void)
+{
+  const char *env = getenv ("TG_TALUS_RES");
+  char buf[64];
+
+  snprintf (buf, sizeof buf, "%s", env && *env ? env : "1025,2049");
+  for (char *tok = strtok (buf, ","); tok; tok = strtok (NULL, ","))
+    run_resolution (atoi (tok));
+}
+
+int
+main (void)
+{
+  TG_RUN (test_thermal_talus_at_build_resolutions);
+  return tgtest_result ();
+}
