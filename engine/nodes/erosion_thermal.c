@@ -689,7 +689,8 @@ thermal_block (int w)
 typedef struct
 {
   const TgValue *in;
-  const float *eroded; /* working buffer holding the result */
+  const TgRegion *work; /* the working window (the input covers it) */
+  const float *eroded;  /* working buffer holding the result */
   int bw, bh;          /* its size */
   int ox, oy;          /* the output region's offset in it */
   TgValue *height, *deposit;
@@ -704,24 +705,30 @@ finish_rows (void *user, int begin, int end)
 
   for (int j = begin; j < end; j++)
     {
-      const float *src = tg__grid_row (job->in, r, j);
       /* The working map holds the world's part of the region; samples an
-       * apron reader asks for beyond the world's edge repeat the edge. */
+       * apron reader asks for beyond the world's edge repeat the edge, in
+       * the height and in the input the deposit compares it with (the
+       * input covers only the working window). */
       int ey = job->oy + j < 0 ? 0 : job->oy + j >= job->bh ? job->bh - 1 : job->oy + j;
       const float *row = job->eroded + (size_t) ey * job->bw;
+      const float *src = tg__grid_row (job->in, job->work, ey);
       float *h = tg_value_row (job->height, j);
       float *d = tg_value_row (job->deposit, j);
       if (job->ox >= 0 && job->ox + r->width <= job->bw)
-        memcpy (h, row + job->ox, sizeof (float) * (size_t) r->width);
+        {
+          memcpy (h, row + job->ox, sizeof (float) * (size_t) r->width);
+          for (int i = 0; i < r->width; i++)
+            d[i] = tg__erosion_mask_linear (
+              ((double) h[i] - (double) src[job->ox + i]) * job->deposit_scale, 1.0);
+        }
       else
         for (int i = 0; i < r->width; i++)
           {
             int ex = job->ox + i < 0 ? 0 : job->ox + i >= job->bw ? job->bw - 1 : job->ox + i;
             h[i] = row[ex];
+            d[i] = tg__erosion_mask_linear (((double) h[i] - (double) src[ex]) * job->deposit_scale,
+                                            1.0);
           }
-      for (int i = 0; i < r->width; i++)
-        d[i] = tg__erosion_mask_linear (((double) h[i] - (double) src[i]) * job->deposit_scale,
-                                        1.0);
     }
 }
 
@@ -1006,6 +1013,7 @@ thermal_eval (TgEvalCtx *c)
     }
 
   fin.in = in;
+  fin.work = &work;
   fin.eroded = a;
   fin.bw = work.width;
   fin.bh = work.height;

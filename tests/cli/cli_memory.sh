@@ -45,16 +45,18 @@ expect_rc 2 "a plan's job in 1 MiB"
 expect_in "$TMP/err" "stage 0 job of a tile needs about" "the refusal names the job"
 [ -z "$(find "$TMP/plan" -name '*.tile')" ] || fail "a refused job wrote its tile"
 
-# --- thermal erosion asking for its input at 56385² -----------------------
+# --- thermal erosion at 16385²: its apron is cut at the world's edge ------
 # 5000 iterations at a quarter of the reference cell's area: 20000 passes,
-# so the noise under it is asked for 16385² grown by 20000 on every side.
-# (A refusal that does not come would build for hours: timeout stops it.)
+# more than the world; the noise under it is asked for the world (16385²),
+# not the world grown by 20000 on every side (56385², 12 GiB and more),
+# so the build needs about 5 GiB: refused in 4.  (A refusal that does not
+# come would build for hours: timeout stops it.)
 elapsed timeout 30 "$TGRAPH" eval "$DATA/talus.tgraph" --resolution 16385 -o "$TMP/talus" \
-  --memory-limit 12G
-expect_rc 2 "thermal at 16385² in 12 GiB"
-expect_in "$TMP/err" "node \"talus\": needs about" "the refusal names the thermal node"
-expect_in "$TMP/err" "at 16385² (input 56385² with its apron); limit 12.00 GiB (--memory-limit)" \
-  "the refusal gives the node's regions"
+  --memory-limit 4G
+expect_rc 2 "thermal at 16385² in 4 GiB"
+expect_in "$TMP/err" "node \"talus\": needs about 5.01 GiB at 16385²; limit 4.00 GiB (--memory-limit)" \
+  "the refusal names the thermal node and its region"
+expect_not_in "$TMP/err" "with its apron" "the thermal node's input is the world, not more"
 awk -v s="$secs" 'BEGIN { exit !(s < 2) }' || fail "the refusal took $secs s"
 [ ! -e "$TMP/talus" ] || fail "a refused build created its output folder"
 run "$TGRAPH" info --resolution 16385 "$DATA/talus.tgraph"

@@ -305,6 +305,29 @@ test_thermal_threads_and_tiles (void)
         tg_value_unref (wd);
       tg_engine_free (e);
     }
+  /* A window reaching past the world's corner, as an apron reader below
+   * the node asks for at the edge: the input covers only the world (its
+   * apron is cut at the edge), and height and deposit repeat the edge. */
+  if (a && da)
+    {
+      TgEngine *e = new_engine (2);
+      TgRegion out = tg_region_window (&full, -3, full.height - 20, 30, 25);
+      TgValue *w = pull (e, g, "ero", &out), *wd = pull_port (e, g, "ero", 1, &out);
+      bool same = w && wd;
+      for (int j = 0; same && j < out.height; j++)
+        for (int i = 0; i < out.width; i++)
+          {
+            int x = out.col0 + i < 0 ? 0 : out.col0 + i;
+            int y = out.row0 + j >= full.height ? full.height - 1 : out.row0 + j;
+            same = same && at (w, i, j) == at (a, x, y) && at (wd, i, j) == at (da, x, y);
+          }
+      TG_CHECK_MSG (same, "a window past the world's corner does not repeat the edge");
+      if (w)
+        tg_value_unref (w);
+      if (wd)
+        tg_value_unref (wd);
+      tg_engine_free (e);
+    }
   /* The deposit mask is a mask: 0..1, and non-zero somewhere. */
   if (da)
     {
