@@ -5,7 +5,9 @@
  *    with 66 and with 2 passes, the difference over 64), wall and CPU time,
  *    against one plain STREAM-style read+write pass over the same map on
  *    the same number of threads (the memory-bandwidth floor; the goal is
- *    at most 1.5x: several passes per trip to memory);
+ *    at most 1.5x: several passes per trip to memory); and converge mode
+ *    to its angle on 1025 and 2049 (4097 with TG_BENCH_4097=1), how its
+ *    cost grows with the map;
  *  - erosion.hydraulic: droplets per second on 2048 x 2048 with the
  *    node's default physics at 4 m cells, for the simulation on one thread
  *    and on all of them, and the whole node through tg_engine_pull, against
@@ -138,13 +140,16 @@ copy_rows (void *user, int begin, int end)
     }
 }
 
-/* The node over R with PASSES passes; its input (R grown by the apron)
- * is computed before the clock starts, so only the erosion is timed. */
+/* The node over R with PASSES passes; its input (R grown by the apron,
+ * cut at the world's edge: what the node asks for) is computed before the
+ * clock starts, so only the erosion is timed. */
 static Times
 time_pull (TgEngine *e, TgGraph *g, int node, const TgRegion *r, int passes, int runs)
 {
   Times best = { 1e30, 1e30 };
   TgRegion grown = tg_region_grow (r, passes);
+
+  grown = tg_region_clip (&grown);
 
   for (int k = 0; k < runs; k++)
     {
@@ -163,6 +168,58 @@ time_pull (TgEngine *e, TgGraph *g, int node, const TgRegion *r, int passes, int
       tg_value_unref (v);
     }
   return best;
+}
+
+/* Converge mode to its angle (38 deg, 200 passes a level) on a steep
+ * ridged fBm over a 4096 m world, 850 m high, at 1025, 2049 and (with
+ * TG_BENCH_4097=1) 4097 samples: how the cost grows with the map. */
+static void
+bench_thermal_converge (int runs, int threads)
+{
+  static const int sides[3] = { 1025, 2049, 4097 };
+  int n = getenv ("TG_BENCH_4097") && atoi (getenv ("TG_BENCH_4097")) > 0 ? 3 : 2;
+  Times t[3];
+
+  printf ("erosion.thermal converge (talus 38 deg, 200 passes a level), steep fBm, %d threads, "
+          "best of %d\n", threads, runs);
+  for (int k = 0; k < n; k++)
+    {
+      TgGraph *g = tg_graph_new ();
+      TgWorld *w = tg_graph_world (g);
+      TgError err = { 0 };
+      TgEngineOptions o = { .threads = threads, .cache_bytes = (size_t) 2 << 30 };
+      TgEngine *e = tg_engine_new (&o);
+      TgRegion full;
+      int ero = -1;
+
+      w->size_x = w->size_z = 4096.0;
+      w->height_m = 850.0;
+      w->seed = 4242;
+      tg_region_for_world (&full, w, sides[k]);
+      if (tg_graph_add_node (g, "base", "noise.fbm", &err) < 0
+          || (ero = tg_graph_add_node (g, "ero", "erosion.thermal", &err)) < 0
+          || tg_graph_add_link (g, "base", "height", "ero", "height", &err) < 0
+          || tg_graph_set_param_text (g, 0, "mode", "ridged", &err) < 0
+          || tg_graph_set_param_text (g, 0, "scale_m", "1700", &err) < 0
+          || tg_graph_set_param_text (g, 0, "octaves", "7", &err) < 0
+          || tg_graph_set_param_text (g, ero, "talus_deg", "38", &err) < 0
+          || tg_graph_set_param_text (g, ero, "mode", "converge", &err) < 0
+          || tg_graph_set_param_text (g, ero, "strength", "1", &err) < 0
+          || tg_graph_set_param_text (g, ero, "iterations", "200", &err) < 0
+          || tg_graph_set_param_text (g, ero, "reference_cell_m", "0", &err) < 0)
+        die ("graph", &err);
+      /* The apron is the world (converge mode), cut at its edge. */
+      t[k] = time_pull (e, g, ero, &full, 0, runs);
+      printf ("  %5d x %-5d %9.0f / %9.0f ms  (%.1f ns CPU per sample)%s", sides[k], sides[k],
+              t[k].wall * 1e3, t[k].cpu * 1e3,
+              t[k].cpu * 1e9 / ((double) sides[k] * (double) sides[k]), k ? "" : "\n");
+      if (k)
+        printf ("  x%.2f CPU for x%.2f samples\n", t[k].cpu / t[k - 1].cpu,
+                ((double) sides[k] * sides[k]) / ((double) sides[k - 1] * sides[k - 1]));
+      tg_engine_free (e);
+      tg_graph_free (g);
+    }
+  printf ("\n");
 }
 
 static void
@@ -224,6 +281,7 @@ bench_thermal (int runs, int threads)
   free (b);
   tg_engine_free (e);
   tg_graph_free (g);
+  bench_thermal_converge (runs, threads);
 }
 
 /* --- hydraulic --------------------------------------------------------- */

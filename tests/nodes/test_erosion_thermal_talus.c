@@ -32,6 +32,15 @@ now_s (void)
   return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
 }
 
+static double
+cpu_s (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
+}
+
 static TgGraph *
 steep_graph (int res)
 {
@@ -102,12 +111,14 @@ run_resolution (int res)
   /* A tile on the world's west edge, as a 4 x 4 tiled build's. */
   TgRegion tile = tg_region_window (&full, 0, res / 4, res / 4, res / 4);
   TgValue *in, *out, *w;
-  double t0, t1, max0, max1, share0, share1, share45;
+  double t0, t1, c0, c1, max0, max1, share0, share1, share45;
 
   in = pull (e, g, "base", &full);
   t0 = now_s ();
+  c0 = cpu_s ();
   out = pull (e, g, "ero", &full);
   t1 = now_s ();
+  c1 = cpu_s ();
   if (!in || !out)
     goto done;
   share0 = share_over (in, TALUS_DEG + 2.0, &max0);
@@ -117,8 +128,9 @@ run_resolution (int res)
     share45 = share_over (out, 45.0, &m);
   }
   printf ("%d (cell %.1f m): over talus + 2 deg %.2f %% -> %.3f %% (over 45 deg %.3f %%), "
-          "steepest %.1f -> %.1f deg, %.2f s on 2 threads\n",
-          res, full.cell, 100.0 * share0, 100.0 * share1, 100.0 * share45, max0, max1, t1 - t0);
+          "steepest %.1f -> %.1f deg, %.2f s wall / %.2f s CPU on 2 threads\n",
+          res, full.cell, 100.0 * share0, 100.0 * share1, 100.0 * share45, max0, max1, t1 - t0,
+          c1 - c0);
   TG_CHECK_MSG (share0 > 0.2, "%d: the fBm is not steep (%.1f %% over talus + 2)", res,
                 100.0 * share0);
   TG_CHECK_MSG (share1 < 0.01, "%d: %.3f %% of slopes over talus + 2 deg after converging", res,
