@@ -478,9 +478,12 @@ typedef struct
  * of the input is read and each row of the output written once per K
  * passes, and the rows between stay in the cache.  A band recomputes the
  * K - j rows of level j on either side that its neighbours also compute
- * (from the same samples, so to the same bits). */
+ * (from the same samples, so to the same bits).  A band runs in column
+ * strips the same way (K - j halo columns a side at level j), so the
+ * levels' rows are a strip wide, not the map. */
 #define THERMAL_BLOCK_MAX 8
 #define THERMAL_BAND_ROWS 64
+#define THERMAL_STRIP_COLS 512
 
 typedef struct
 {
@@ -489,6 +492,7 @@ typedef struct
   int w, h;
   int passes; /* K, in this block */
   int bands;
+  int strip; /* columns per strip */
   PassWin win[THERMAL_BLOCK_MAX + 1]; /* [j]: the block's pass j (1..K) */
   ThermalCoef k;
   int isa;
@@ -521,27 +525,30 @@ edge_cell (const float *up, const float *mid, const float *dn, int w, int x, con
                       dn && wv ? dn[x - 1] : h, dn && ev ? dn[x + 1] : h, k);
 }
 
-/* Row Y of the block's pass J from the rows UP, MID, DN (NULL beyond the
- * world) of the map before it, into OUT.  Samples the pass does not
- * update are carried over (no updated sample ever reads them). */
+/* Columns [CX0, CX1) of row Y of the block's pass J from the rows UP,
+ * MID, DN (NULL beyond the world) of the map before it, into OUT.
+ * Samples the pass does not update are carried over (no updated sample
+ * ever reads them). */
 static void
 level_row (const BlockJob *job, int j, Level *lv, const float *up, const float *mid,
-           const float *dn, float *out, int y, unsigned char *changed)
+           const float *dn, float *out, int y, int cx0, int cx1, unsigned char *changed)
 {
   const PassWin *pw = &job->win[j];
-  int w = job->w, ux0 = pw->ux0, ux1 = pw->ux1;
-  int cx0 = ux0, cx1 = ux1; /* samples still to compare with MID */
+  int w = job->w;
+  int ux0 = pw->ux0 > cx0 ? pw->ux0 : cx0, ux1 = pw->ux1 < cx1 ? pw->ux1 : cx1;
 
-  if (y < pw->uy0 || y >= pw->uy1)
+  if (y < pw->uy0 || y >= pw->uy1 || ux1 <= ux0)
     {
-      memcpy (out, mid, sizeof (float) * (size_t) w);
+      memcpy (out + cx0, mid + cx0, sizeof (float) * (size_t) (cx1 - cx0));
       lv->have_up = false;
       return;
     }
-  if (ux0 > 0)
-    memcpy (out, mid, sizeof (float) * (size_t) ux0);
-  if (ux1 < w)
-    memcpy (out + ux1, mid + ux1, sizeof (float) * (size_t) (w - ux1));
+  if (ux0 > cx0)
+    memcpy (out + cx0, mid + cx0, sizeof (float) * (size_t) (ux0 - cx0));
+  if (ux1 < cx1)
+    memcpy (out + ux1, mid + ux1, sizeof (float) * (size_t) (cx1 - ux1));
+  cx0 = ux0; /* from here: the samples still to compare with MID */
+  cx1 = ux1;
   if (up == NULL || dn == NULL)
     {
       for (int x = ux0; x < ux1; x++)
@@ -635,53 +642,75 @@ block_bands (void *user, int begin, int end)
         }
     }
   for (int band = begin; band < end; band++)
-    {
-      int y0 = band * THERMAL_BAND_ROWS;
-      int y1 = y0 + THERMAL_BAND_ROWS < h ? y0 + THERMAL_BAND_ROWS : h;
-      unsigned char *changed = job->changed + (size_t) band * THERMAL_BLOCK_MAX;
+    for (int sx0 = 0; sx0 < w; sx0 += job->strip)
+      {
+        int y0 = band * THERMAL_BAND_ROWS;
+        int y1 = y0 + THERMAL_BAND_ROWS < h ? y0 + THERMAL_BAND_ROWS : h;
+        int sx1 = sx0 + job->strip < w ? sx0 + job->strip : w;
+        unsigned char *changed = job->changed + (size_t) band * THERMAL_BLOCK_MAX;
 
-      for (int j = 1; j <= K; j++)
-        lv[j].have_up = false;
-      /* Step S computes row S - j of every level j, lowest level first:
-       * it reads rows S - j - 1 .. S - j + 1 of level j - 1, the last of
-       * which this step has just computed. */
-      for (int s = y0 - K; s < y1 + 2 * K; s++)
         for (int j = 1; j <= K; j++)
-          {
-            int y = s - j, lo = y0 - (K - j), hi = y1 + (K - j);
-            const float *up, *mid, *dn;
-            float *out;
-            if (lo < 0)
-              lo = 0;
-            if (hi > h)
-              hi = h;
-            if (y < lo || y >= hi)
-              continue;
+          lv[j].have_up = false;
+        /* Step S computes row S - j of every level j, lowest level first:
+         * it reads rows S - j - 1 .. S - j + 1 of level j - 1, the last of
+         * which this step has just computed.  Level j spans the strip's
+         * columns and K - j more on either side (a column reads its
+         * neighbours on the level below). */
+        for (int s = y0 - K; s < y1 + 2 * K; s++)
+          for (int j = 1; j <= K; j++)
+            {
+              int y = s - j, lo = y0 - (K - j), hi = y1 + (K - j);
+              int c0 = sx0 - (K - j) > 0 ? sx0 - (K - j) : 0;
+              int c1 = sx1 + (K - j) < w ? sx1 + (K - j) : w;
+              const float *up, *mid, *dn;
+              float *out;
+              if (lo < 0)
+                lo = 0;
+              if (hi > h)
+                hi = h;
+              if (y < lo || y >= hi)
+                continue;
 #define ROW(level, row)                                                                         \
   ((level) == 0 ? job->src + (size_t) (row) * w : lv[(level)].ring[(row) % 3])
-            up = y > 0 ? ROW (j - 1, y - 1) : NULL;
-            mid = ROW (j - 1, y);
-            dn = y < h - 1 ? ROW (j - 1, y + 1) : NULL;
+              up = y > 0 ? ROW (j - 1, y - 1) : NULL;
+              mid = ROW (j - 1, y);
+              dn = y < h - 1 ? ROW (j - 1, y + 1) : NULL;
 #undef ROW
-            out = j == K ? job->dst + (size_t) y * w : lv[j].ring[y % 3];
-            level_row (job, j, &lv[j], up, mid, dn, out, y, &changed[j - 1]);
-          }
-    }
+              out = j == K ? job->dst + (size_t) y * w : lv[j].ring[y % 3];
+              level_row (job, j, &lv[j], up, mid, dn, out, y, c0, c1, &changed[j - 1]);
+            }
+      }
   free (buf);
 }
 
-/* Passes per block for a buffer W samples wide: the levels' scratch
- * (up to 9 rows each) stays within about half a megabyte.  TG_THERMAL_BLOCK
- * (1..8) sets it, for the tests; the bytes never depend on it. */
+/* Passes per block: the levels' scratch (up to 9 rows each) covers a
+ * column strip (thermal_strip) and its halo, so eight levels stay within
+ * about 200 KB of the core's L2 whatever the map's width.
+ * TG_THERMAL_BLOCK (1..8) sets it, for the tests; the bytes never depend
+ * on it. */
 static int
-thermal_block (int w)
+thermal_block (void)
 {
   const char *env = getenv ("TG_THERMAL_BLOCK");
-  int k = (int) ((512 * 1024) / (36 * (size_t) (w > 0 ? w : 1)));
+  int k = THERMAL_BLOCK_MAX;
 
   if (env && atoi (env) > 0)
     k = atoi (env);
   return k < 1 ? 1 : k > THERMAL_BLOCK_MAX ? THERMAL_BLOCK_MAX : k;
+}
+
+/* Columns per strip: a band's rows run strip by strip, each with its
+ * halo recomputed, so a level's rows stay in the cache.  TG_THERMAL_STRIP
+ * sets it, for the tests; the bytes never depend on it. */
+static int
+thermal_strip (void)
+{
+  const char *env = getenv ("TG_THERMAL_STRIP");
+  int s = THERMAL_STRIP_COLS;
+
+  if (env && atoi (env) > 0)
+    s = atoi (env);
+  return s;
 }
 
 /* --- the node ---------------------------------------------------------- */
@@ -774,10 +803,11 @@ run_passes (TgEvalCtx *c, const ThermalCoef *k, float **pa, float **pb, int w, i
             const bool open[4], int passes, unsigned char *changed)
 {
   float *a = *pa, *b = *pb;
-  int rc = 0, block = thermal_block (w);
+  int rc = 0, block = thermal_block ();
   BlockJob job;
 
   memset (&job, 0, sizeof job);
+  job.strip = thermal_strip ();
   job.w = w;
   job.h = h;
   job.bands = (h + THERMAL_BAND_ROWS - 1) / THERMAL_BAND_ROWS;

@@ -468,8 +468,9 @@ hash_value (const TgValue *v)
 }
 
 /* The bytes of the generic, AVX2 and AVX-512 kernels (TG_THERMAL_ISA),
- * with and without several passes per trip through memory, on 1 and 3
- * threads, whole and as a window, in both modes: all equal to the bytes
+ * with and without several passes per trip through memory, in column
+ * strips of several widths (TG_THERMAL_STRIP), on 1 and 3 threads, whole
+ * and as a window, in both modes: all equal to the bytes
  * the node gave before the kernels were blocked (pinned hashes of height
  * and deposit, taken with one full sweep per pass). */
 static void
@@ -487,7 +488,10 @@ test_thermal_kernels_agree (void)
     { "converge", "400", "30", 0x9e135a67f4f5ab40ull, 0x7d5e8749eaf6cf83ull, 0xd0eea7ab03aa131dull },
   };
   static const char *const isas[] = { "generic", "avx2", "avx512" };
-  static const char *const blocks[] = { "1", "0" };
+  /* Passes per trip and columns per strip ("0": the defaults, 8 passes
+   * and 512 columns, one strip at 301): one full sweep per pass, and
+   * blocks over strips of several widths (halo columns recomputed). */
+  static const char *const blocks[][2] = { { "1", "0" }, { "0", "0" }, { "0", "37" }, { "3", "100" } };
 
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
     {
@@ -501,13 +505,14 @@ test_thermal_kernels_agree (void)
       SET (g, t, "talus_deg", cases[c].talus);
       SET (g, t, "reference_cell_m", "0");
       for (int i = 0; i < 3; i++)
-        for (int bl = 0; bl < 2; bl++)
+        for (int bl = 0; bl < 4; bl++)
           for (int th = 1; th <= 3; th += 2)
             {
               TgEngine *e = new_engine (th);
               TgValue *h, *d, *w;
               setenv ("TG_THERMAL_ISA", isas[i], 1);
-              setenv ("TG_THERMAL_BLOCK", blocks[bl], 1);
+              setenv ("TG_THERMAL_BLOCK", blocks[bl][0], 1);
+              setenv ("TG_THERMAL_STRIP", blocks[bl][1], 1);
               h = pull (e, g, "ero", &full);
               d = pull_port (e, g, "ero", 1, &full);
               w = pull (e, g, "ero", &win);
@@ -516,9 +521,10 @@ test_thermal_kernels_agree (void)
                   TG_CHECK_MSG (hash_value (h) == cases[c].height
                                     && hash_value (d) == cases[c].deposit
                                     && hash_value (w) == cases[c].win_height,
-                                "%s %s, %s kernel, block %s, %d threads: bytes differ "
+                                "%s %s, %s kernel, block %s, strip %s, %d threads: bytes differ "
                                 "(0x%016llxull, 0x%016llxull, 0x%016llxull)",
-                                cases[c].mode, cases[c].iterations, isas[i], blocks[bl], th,
+                                cases[c].mode, cases[c].iterations, isas[i], blocks[bl][0],
+                                blocks[bl][1], th,
                                 (unsigned long long) hash_value (h),
                                 (unsigned long long) hash_value (d),
                                 (unsigned long long) hash_value (w));
@@ -531,6 +537,7 @@ test_thermal_kernels_agree (void)
     }
   unsetenv ("TG_THERMAL_ISA");
   unsetenv ("TG_THERMAL_BLOCK");
+  unsetenv ("TG_THERMAL_STRIP");
 }
 
 int
