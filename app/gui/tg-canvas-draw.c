@@ -389,22 +389,49 @@ draw_grid (TgCanvas *self, cairo_t *cr, double w, double h)
     }
 }
 
-/* Whether the box (X, Y, W, H) in canvas units meets the visible area. */
+/* Whether the box (X, Y, W, H) in canvas units meets AREA (widget
+ * coordinates). */
 static gboolean
-visible (TgCanvas *self, double ww, double wh, double x, double y, double w, double h)
+visible (TgCanvas *self, const graphene_rect_t *area, double x, double y, double w, double h)
 {
   double x0, y0, x1, y1;
 
-  tg_canvas__to_canvas (self, 0, 0, &x0, &y0);
-  tg_canvas__to_canvas (self, ww, wh, &x1, &y1);
+  tg_canvas__to_canvas (self, area->origin.x, area->origin.y, &x0, &y0);
+  tg_canvas__to_canvas (self, area->origin.x + area->size.width,
+                        area->origin.y + area->size.height, &x1, &y1);
   return x + w >= x0 && x <= x1 && y + h >= y0 && y <= y1;
 }
 
-/* Frames, wires and nodes of LAYER, those outside the WW x WH widget
- * left out. */
+/* The box in canvas units that link LK's wire stays inside: the curve
+ * stays inside its end and control points (wire_path). */
+static void
+wire_box (TgCanvas *self, const TgLink *lk, double box[4])
+{
+  double x1, y1, x2, y2, dx;
+
+  tg_canvas__port_pos (self, lk->from_node, TRUE, lk->from_port, &x1, &y1);
+  tg_canvas__port_pos (self, lk->to_node, FALSE, lk->to_port, &x2, &y2);
+  dx = MAX (40.0, fabs (x2 - x1) * 0.5);
+  box[0] = MIN (x1, x2 - dx) - 4;
+  box[1] = MIN (y1, y2) - 4;
+  box[2] = MAX (x1 + dx, x2) - MIN (x1, x2 - dx) + 8;
+  box[3] = fabs (y2 - y1) + 8;
+}
+
+static gboolean
+link_moves (TgCanvas *self, const TgLink *lk)
+{
+  const TgGraph *g = tg_canvas__graph (self);
+
+  return tg_canvas__is_dragged (self, tg_graph_node_id (g, lk->from_node))
+         || tg_canvas__is_dragged (self, tg_graph_node_id (g, lk->to_node));
+}
+
+/* Frames, wires and nodes of LAYER, those outside AREA (widget
+ * coordinates) left out. */
 static void
 draw_scene (TgCanvas *self, cairo_t *cr, PangoLayout *layout, PangoFontDescription *fd,
-            double ww, double wh, Layer layer)
+            const graphene_rect_t *area, Layer layer)
 {
   const TgGraph *g = tg_canvas__graph (self);
   /* Port circles and shadows reach a little outside a node's box. */
@@ -418,23 +445,16 @@ draw_scene (TgCanvas *self, cairo_t *cr, PangoLayout *layout, PangoFontDescripti
     {
       const TgLink *lk = tg_graph_link (g, l);
       const TgNodeDesc *d = tg_graph_node_desc (g, lk->from_node);
-      double x1, y1, x2, y2, dx;
+      double x1, y1, x2, y2, box[4];
       if (tg_canvas__input_is_lifted (self, lk->to_node, lk->to_port))
         continue;
-      if (layer != LAYER_ALL)
-        {
-          gboolean moving = tg_canvas__is_dragged (self, tg_graph_node_id (g, lk->from_node))
-                            || tg_canvas__is_dragged (self, tg_graph_node_id (g, lk->to_node));
-          if (moving != (layer == LAYER_MOVING))
-            continue;
-        }
+      if (layer != LAYER_ALL && link_moves (self, lk) != (layer == LAYER_MOVING))
+        continue;
+      wire_box (self, lk, box);
+      if (!visible (self, area, box[0], box[1], box[2], box[3]))
+        continue;
       tg_canvas__port_pos (self, lk->from_node, TRUE, lk->from_port, &x1, &y1);
       tg_canvas__port_pos (self, lk->to_node, FALSE, lk->to_port, &x2, &y2);
-      /* The curve stays inside its end and control points (wire_path). */
-      dx = MAX (40.0, fabs (x2 - x1) * 0.5);
-      if (!visible (self, ww, wh, MIN (x1, x2 - dx) - 4, MIN (y1, y2) - 4,
-                    MAX (x1 + dx, x2) - MIN (x1, x2 - dx) + 8, fabs (y2 - y1) + 8))
-        continue;
       draw_wire (cr, x1, y1, x2, y2, d->outputs[lk->from_port].type, 0.95);
     }
   for (int n = 0; n < tg_graph_n_nodes (g); n++)
@@ -444,10 +464,140 @@ draw_scene (TgCanvas *self, cairo_t *cr, PangoLayout *layout, PangoFontDescripti
           && tg_canvas__is_dragged (self, tg_graph_node_id (g, n)) != (layer == LAYER_MOVING))
         continue;
       tg_canvas__node_pos (self, n, &x, &y);
-      if (visible (self, ww, wh, x - m, y - m, NODE_W + 2 * m,
+      if (visible (self, area, x - m, y - m, NODE_W + 2 * m,
                    node_height (tg_graph_node_desc (g, n)) + 2 * m))
         draw_node (self, cr, layout, fd, n);
     }
+}
+
+/* Where the moving nodes and their wires are, in whole widget pixels
+ * inside the W x H widget; FALSE when none of it is in view. */
+static gboolean
+moving_area (TgCanvas *self, double w, double h, graphene_rect_t *out)
+{
+  const TgGraph *g = tg_canvas__graph (self);
+  const double m = PORT_R + 8;
+  double x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE, y1 = -G_MAXDOUBLE;
+
+#define GROW(bx, by, bw, bh)                                                                    \
+  (x0 = MIN (x0, (bx)), y0 = MIN (y0, (by)), x1 = MAX (x1, (bx) + (bw)), y1 = MAX (y1, (by) + (bh)))
+  for (int l = 0; l < tg_graph_n_links (g); l++)
+    {
+      const TgLink *lk = tg_graph_link (g, l);
+      double box[4];
+      if (!link_moves (self, lk))
+        continue;
+      wire_box (self, lk, box);
+      GROW (box[0], box[1], box[2], box[3]);
+    }
+  for (int n = 0; n < tg_graph_n_nodes (g); n++)
+    {
+      double x, y;
+      if (!tg_canvas__is_dragged (self, tg_graph_node_id (g, n)))
+        continue;
+      tg_canvas__node_pos (self, n, &x, &y);
+      GROW (x - m, y - m, NODE_W + 2 * m, node_height (tg_graph_node_desc (g, n)) + 2 * m);
+    }
+#undef GROW
+  /* To widget pixels, clipped to the widget. */
+  x0 = MAX (floor (x0 * self->zoom + self->off_x) - 1, 0);
+  y0 = MAX (floor (y0 * self->zoom + self->off_y) - 1, 0);
+  x1 = MIN (ceil (x1 * self->zoom + self->off_x) + 1, ceil (w));
+  y1 = MIN (ceil (y1 * self->zoom + self->off_y) + 1, ceil (h));
+  if (x1 <= x0 || y1 <= y0)
+    return FALSE;
+  graphene_rect_init (out, x0, y0, x1 - x0, y1 - y0);
+  return TRUE;
+}
+
+void
+tg_canvas__drop_cache (TgCanvas *self)
+{
+  g_clear_pointer (&self->cache, cairo_surface_destroy);
+  g_clear_object (&self->cache_texture);
+  g_clear_pointer (&self->cache_dirty, cairo_region_destroy);
+}
+
+/* The box (X, Y, W, H) in canvas units is to be drawn again in the move
+ * cache. */
+void
+tg_canvas__damage_cache (TgCanvas *self, double x, double y, double w, double h)
+{
+  cairo_rectangle_int_t r;
+
+  if (!self->cache)
+    return;
+  r.x = (int) floor (x * self->zoom + self->off_x);
+  r.y = (int) floor (y * self->zoom + self->off_y);
+  r.width = (int) ceil ((x + w) * self->zoom + self->off_x) - r.x;
+  r.height = (int) ceil ((y + h) * self->zoom + self->off_y) - r.y;
+  if (!self->cache_dirty)
+    self->cache_dirty = cairo_region_create ();
+  cairo_region_union_rectangle (self->cache_dirty, &r);
+}
+
+/* Draws the still layer into the cache, within AREA (widget coordinates). */
+static void
+draw_cache (TgCanvas *self, PangoFontDescription *fd, const graphene_rect_t *area)
+{
+  cairo_t *cc = cairo_create (self->cache);
+  PangoLayout *layout;
+
+  cairo_rectangle (cc, area->origin.x, area->origin.y, area->size.width, area->size.height);
+  cairo_clip (cc);
+  cairo_translate (cc, self->off_x, self->off_y);
+  cairo_scale (cc, self->zoom, self->zoom);
+  draw_grid (self, cc, self->cache_view[3], self->cache_view[4]);
+  layout = pango_cairo_create_layout (cc);
+  draw_scene (self, cc, layout, fd, area, LAYER_STILL);
+  g_object_unref (layout);
+  cairo_destroy (cc);
+}
+
+/* The move cache, drawn or repaired as needed, as a texture. */
+static GdkTexture *
+still_texture (TgCanvas *self, PangoFontDescription *fd, double w, double h)
+{
+  int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
+  const double view[5] = { self->off_x, self->off_y, self->zoom, w, h };
+  GBytes *bytes;
+
+  /* A scroll zooms, a resize changes the view: draw it all again. */
+  if (self->cache && memcmp (view, self->cache_view, sizeof view))
+    tg_canvas__drop_cache (self);
+  if (!self->cache)
+    {
+      self->cache = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, (int) ceil (w) * scale,
+                                                (int) ceil (h) * scale);
+      cairo_surface_set_device_scale (self->cache, scale, scale);
+      memcpy (self->cache_view, view, sizeof view);
+      draw_cache (self, fd, &GRAPHENE_RECT_INIT (0, 0, w, h));
+    }
+  else if (self->cache_dirty)
+    {
+      for (int k = 0; k < cairo_region_num_rectangles (self->cache_dirty); k++)
+        {
+          cairo_rectangle_int_t r;
+          cairo_region_get_rectangle (self->cache_dirty, k, &r);
+          draw_cache (self, fd, &GRAPHENE_RECT_INIT (r.x, r.y, r.width, r.height));
+        }
+      g_clear_pointer (&self->cache_dirty, cairo_region_destroy);
+      g_clear_object (&self->cache_texture);
+    }
+  if (!self->cache_texture)
+    {
+      /* Cairo's ARGB32 is GDK's default memory format. */
+      cairo_surface_flush (self->cache);
+      bytes = g_bytes_new (cairo_image_surface_get_data (self->cache),
+                           (gsize) cairo_image_surface_get_stride (self->cache)
+                             * cairo_image_surface_get_height (self->cache));
+      self->cache_texture = gdk_memory_texture_new (cairo_image_surface_get_width (self->cache),
+                                                    cairo_image_surface_get_height (self->cache),
+                                                    GDK_MEMORY_DEFAULT, bytes,
+                                                    cairo_image_surface_get_stride (self->cache));
+      g_bytes_unref (bytes);
+    }
+  return self->cache_texture;
 }
 
 static double
@@ -460,8 +610,9 @@ thread_cpu_ms (void)
 
 /* With TERRANE_FRAME_LOG=FILE, each frame appends "frame TIME_US DRAG
  * WALL_MS CPU_MS": when it was drawn, whether nodes were being moved, and
- * what drawing the canvas took (tests/bench/bench_canvas_drag.sh); a
- * drag's press and release are logged too. */
+ * what drawing the canvas took (tests/bench/bench_canvas_drag.sh), and a
+ * "paint" line with the same fields for the whole frame; a drag's press
+ * and release are logged too. */
 static FILE *
 frame_log (void)
 {
@@ -490,10 +641,38 @@ tg_canvas__log_event (const char *event)
     }
 }
 
+/* The whole frame as the window's frame clock runs it: from the events
+ * (a drag's motion) through layout, snapshots and GTK's renderer to the
+ * end of the paint: "paint TIME_US DRAG WALL_MS CPU_MS", CPU being the
+ * main thread's (llvmpipe rasterises in threads of its own). */
+static gint64 paint_t0;
+static double paint_c0;
+
+static void
+on_flush_events (GdkFrameClock *clock, TgCanvas *self)
+{
+  paint_t0 = g_get_monotonic_time ();
+  paint_c0 = thread_cpu_ms ();
+}
+
+static void
+on_after_paint (GdkFrameClock *clock, TgCanvas *self)
+{
+  FILE *log = frame_log ();
+
+  if (!paint_t0)
+    return;
+  fprintf (log, "paint %" G_GINT64_FORMAT " %d %.3f %.3f\n", paint_t0, self->drag == DRAG_MOVE,
+           (g_get_monotonic_time () - paint_t0) / 1000.0, thread_cpu_ms () - paint_c0);
+  fflush (log);
+  paint_t0 = 0;
+}
+
 void
 tg_canvas__snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
 {
   FILE *log = frame_log ();
+  static GdkFrameClock *logged;
   gint64 t0;
   double c0;
 
@@ -501,6 +680,12 @@ tg_canvas__snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
     {
       tg_canvas_draw (widget, snapshot);
       return;
+    }
+  if (!logged && gtk_widget_get_frame_clock (widget))
+    {
+      logged = gtk_widget_get_frame_clock (widget);
+      g_signal_connect_object (logged, "flush-events", G_CALLBACK (on_flush_events), widget, 0);
+      g_signal_connect_object (logged, "after-paint", G_CALLBACK (on_after_paint), widget, 0);
     }
   t0 = g_get_monotonic_time ();
   c0 = thread_cpu_ms ();
@@ -521,9 +706,9 @@ tg_canvas_draw (GtkWidget *widget, GtkSnapshot *snapshot)
   PangoLayout *layout;
   PangoFontDescription *fd;
 
-  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
   if (!self->doc)
     {
+      cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
       cairo_translate (cr, self->off_x, self->off_y);
       cairo_scale (cr, self->zoom, self->zoom);
       draw_grid (self, cr, w, h);
@@ -534,39 +719,32 @@ tg_canvas_draw (GtkWidget *widget, GtkSnapshot *snapshot)
   fd = pango_font_description_from_string ("Sans 10");
   if (self->drag == DRAG_MOVE)
     {
-      /* While nodes move, all else stays still: drawn once into a cache,
-       * and each frame paints it and draws what moves on top. */
-      if (!self->cache)
+      /* While nodes move, all else stays still: a texture drawn once, and
+       * on it only the box of what moves is drawn each frame, so GTK's
+       * renderer has a small picture to upload, not the whole canvas. */
+      graphene_rect_t area;
+      gtk_snapshot_append_texture (snapshot, still_texture (self, fd, w, h),
+                                   &GRAPHENE_RECT_INIT (0, 0, w, h));
+      if (!moving_area (self, w, h, &area))
         {
-          int scale = gtk_widget_get_scale_factor (widget);
-          cairo_t *cc;
-          self->cache = cairo_image_surface_create (CAIRO_FORMAT_RGB24, (int) ceil (w) * scale,
-                                                    (int) ceil (h) * scale);
-          cairo_surface_set_device_scale (self->cache, scale, scale);
-          cc = cairo_create (self->cache);
-          cairo_translate (cc, self->off_x, self->off_y);
-          cairo_scale (cc, self->zoom, self->zoom);
-          draw_grid (self, cc, w, h);
-          layout = pango_cairo_create_layout (cc);
-          draw_scene (self, cc, layout, fd, w, h, LAYER_STILL);
-          g_object_unref (layout);
-          cairo_destroy (cc);
+          pango_font_description_free (fd);
+          return;
         }
-      cairo_set_source_surface (cr, self->cache, 0, 0);
-      cairo_paint (cr);
+      cr = gtk_snapshot_append_cairo (snapshot, &area);
       cairo_translate (cr, self->off_x, self->off_y);
       cairo_scale (cr, self->zoom, self->zoom);
       layout = pango_cairo_create_layout (cr);
-      draw_scene (self, cr, layout, fd, w, h, LAYER_MOVING);
+      draw_scene (self, cr, layout, fd, &area, LAYER_MOVING);
     }
   else
     {
-      g_clear_pointer (&self->cache, cairo_surface_destroy);
+      tg_canvas__drop_cache (self);
+      cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, w, h));
       cairo_translate (cr, self->off_x, self->off_y);
       cairo_scale (cr, self->zoom, self->zoom);
       draw_grid (self, cr, w, h);
       layout = pango_cairo_create_layout (cr);
-      draw_scene (self, cr, layout, fd, w, h, LAYER_ALL);
+      draw_scene (self, cr, layout, fd, &GRAPHENE_RECT_INIT (0, 0, w, h), LAYER_ALL);
     }
   pango_layout_set_font_description (layout, fd);
 

@@ -102,12 +102,17 @@ tg_canvas__drag_begin (GtkGestureDrag *gesture, double x, double y, TgCanvas *se
         else if (!was)
           g_hash_table_remove_all (self->selection), g_hash_table_add (self->selection,
                                                                        g_strdup (id));
-        if (g_hash_table_contains (self->selection, id))
+        if (g_hash_table_contains (self->selection, id) && g_strcmp0 (self->active, id))
           {
             g_free (self->active);
             self->active = g_strdup (id);
+            self->selection_pending = TRUE;
           }
-        tg_canvas__selection_changed (self);
+        /* The window hears of a new selection on release: its inspector,
+         * viewer and the evaluation of a new preview would compete with
+         * drawing the move (two cores under llvmpipe). */
+        if (was != g_hash_table_contains (self->selection, id))
+          self->selection_pending = TRUE;
         self->drag = DRAG_MOVE;
         break;
       }
@@ -242,9 +247,13 @@ tg_canvas__drag_end (GtkGestureDrag *gesture, double dx, double dy, TgCanvas *se
       else if (self->press_was_selected
                && !(self->drag_mods & (GDK_SHIFT_MASK | GDK_CONTROL_MASK)))
         {
-          tg_canvas__select_only (self, tg_graph_node_id (g, self->drag_hit.node));
-          tg_canvas__selection_changed (self);
+          const char *id = tg_graph_node_id (g, self->drag_hit.node);
+          if (g_hash_table_size (self->selection) != 1 || g_strcmp0 (self->active, id))
+            self->selection_pending = TRUE;
+          tg_canvas__select_only (self, id);
         }
+      if (self->selection_pending)
+        tg_canvas__selection_changed (self);
       break;
     case DRAG_FRAME_MOVE:
       if (self->drag_moved)

@@ -82,6 +82,7 @@ struct _TgCanvas
   char *lift_to, *lift_port; /* a link lifted off this input */
   gboolean drag_moved;
   gboolean press_was_selected;
+  gboolean selection_pending; /* changed by a press; said on release */
   GdkModifierType drag_mods;
   double add_x, add_y;     /* canvas position for the add-node popover */
   /* A wire dropped on empty canvas: the add-node popover offers the nodes
@@ -103,7 +104,13 @@ struct _TgCanvas
 
   GtkWidget *node_menu;    /* right-click on a node (tg-node-menu.c) */
 
-  cairo_surface_t *cache;  /* during a move: everything but what moves */
+  /* During a move, everything but what moves: drawn once, repaired where
+   * a node's look changes (cache_dirty, widget coordinates), and handed to
+   * GTK as a texture, which the GL renderer uploads once, not every frame. */
+  cairo_surface_t *cache;
+  GdkTexture *cache_texture;
+  cairo_region_t *cache_dirty;
+  double cache_view[5];    /* off_x, off_y, zoom, width, height it was drawn at */
 };
 
 #define node_has_thumb tg_canvas_node_has_thumb
@@ -128,6 +135,8 @@ gboolean tg_canvas__input_is_lifted (TgCanvas *self, int n, int p);
 gboolean tg_canvas__port_accepts_drag (TgCanvas *self, int n, gboolean output, int p);
 void tg_canvas__log_event (const char *event);
 void tg_canvas__snapshot (GtkWidget *widget, GtkSnapshot *snapshot);
+void tg_canvas__drop_cache (TgCanvas *self);
+void tg_canvas__damage_cache (TgCanvas *self, double x, double y, double w, double h);
 
 /* In tg-canvas-gestures.c */
 void tg_canvas__report_error (TgCanvas *self, GError *error);

@@ -131,6 +131,7 @@ tg_canvas__hit_test (TgCanvas *self, double wx, double wy)
 void
 tg_canvas__selection_changed (TgCanvas *self)
 {
+  self->selection_pending = FALSE;
   g_signal_emit (self, signals[SIGNAL_SELECTION_CHANGED], 0);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
@@ -343,34 +344,58 @@ node_state_free (gpointer p)
   g_free (s);
 }
 
-/* Node ID's look changed: the move cache goes if the node is in view
- * (what is out of view is drawn afresh after the move).  An export node
+/* Node ID's look changed: the move cache is repaired where the node is
+ * (a moving node is drawn afresh each frame anyway).  An export node
  * showing this node's thumbnail may lag until the move ends. */
 static void
 node_changed (TgCanvas *self, const char *id)
 {
-  int n = self->doc && self->cache ? tg_document_find_node (self->doc, id) : -1;
-  double x, y, cx0, cy0, cx1, cy1;
+  int n;
+  double x, y;
 
+  if (!self->doc || !self->cache)
+    return;
+  n = tg_document_find_node (self->doc, id);
   if (n < 0)
     {
-      if (self->cache && n < 0)
-        g_clear_pointer (&self->cache, cairo_surface_destroy);
+      tg_canvas__drop_cache (self);
       return;
     }
+  if (tg_canvas__is_dragged (self, id))
+    return;
   tg_canvas__node_pos (self, n, &x, &y);
-  tg_canvas__to_canvas (self, 0, 0, &cx0, &cy0);
-  tg_canvas__to_canvas (self, gtk_widget_get_width (GTK_WIDGET (self)),
-                        gtk_widget_get_height (GTK_WIDGET (self)), &cx1, &cy1);
-  if (x + NODE_W + 20 >= cx0 && x - 20 <= cx1
-      && y + node_height (tg_graph_node_desc (tg_canvas__graph (self), n)) + 20 >= cy0
-      && y - 20 <= cy1)
-    g_clear_pointer (&self->cache, cairo_surface_destroy);
+  /* Port circles and the shadow reach a little outside the box. */
+  tg_canvas__damage_cache (self, x - 20, y - 20, NODE_W + 40,
+                           node_height (tg_graph_node_desc (tg_canvas__graph (self), n)) + 40);
+}
+
+/* Whether two thumbnails have the same pixels. */
+static gboolean
+same_pixels (cairo_surface_t *a, cairo_surface_t *b)
+{
+  int h, stride;
+
+  if (!a || !b)
+    return a == b;
+  cairo_surface_flush (a);
+  cairo_surface_flush (b);
+  h = cairo_image_surface_get_height (a);
+  stride = cairo_image_surface_get_stride (a);
+  return cairo_image_surface_get_format (a) == cairo_image_surface_get_format (b)
+         && cairo_image_surface_get_width (a) == cairo_image_surface_get_width (b)
+         && h == cairo_image_surface_get_height (b)
+         && stride == cairo_image_surface_get_stride (b)
+         && !memcmp (cairo_image_surface_get_data (a), cairo_image_surface_get_data (b),
+                     (size_t) h * stride);
 }
 
 void
 tg_canvas_set_thumbnail (TgCanvas *self, const char *id, cairo_surface_t *surface)
 {
+  /* Every evaluation sends all thumbnails again, a selection's too: one
+   * that did not change must not redraw the canvas, nor its move cache. */
+  if (same_pixels (g_hash_table_lookup (self->thumbs, id), surface))
+    return;
   node_changed (self, id);
   if (surface)
     g_hash_table_replace (self->thumbs, g_strdup (id), cairo_surface_reference (surface));
@@ -383,7 +408,13 @@ void
 tg_canvas_set_node_state (TgCanvas *self, const char *id, int state, const char *message,
                           const char *details)
 {
-  NodeState *s = g_new0 (NodeState, 1);
+  NodeState *s = g_hash_table_lookup (self->states, id);
+
+  /* Each evaluation reports every node it pulled: most are as they were. */
+  if (s && s->state == state && state != TG_NODE_RUNNING && !g_strcmp0 (s->message, message)
+      && !g_strcmp0 (s->details, details))
+    return;
+  s = g_new0 (NodeState, 1);
 
   s->state = state;
   s->message = g_strdup (message);
@@ -427,7 +458,7 @@ tg_canvas_get_node_state (TgCanvas *self, const char *id, const char **message,
 void
 tg_canvas_clear_states (TgCanvas *self)
 {
-  g_clear_pointer (&self->cache, cairo_surface_destroy);
+  tg_canvas__drop_cache (self);
   g_hash_table_remove_all (self->states);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
@@ -517,7 +548,7 @@ on_doc_renamed (TgDocument *doc, const char *old_id, const char *new_id, TgCanva
 static void
 on_doc_changed (TgDocument *doc, guint what, const char *node, TgCanvas *self)
 {
-  g_clear_pointer (&self->cache, cairo_surface_destroy);
+  tg_canvas__drop_cache (self);
   tg_canvas__refresh_frames (self);
   prune_selection (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
@@ -648,7 +679,7 @@ tg_canvas_finalize (GObject *object)
   g_free (self->renaming);
   tg_document_frames_free (self->frames, self->n_frames);
   g_hash_table_unref (self->frame_nodes);
-  g_clear_pointer (&self->cache, cairo_surface_destroy);
+  tg_canvas__drop_cache (self);
   G_OBJECT_CLASS (tg_canvas_parent_class)->finalize (object);
 }
 
