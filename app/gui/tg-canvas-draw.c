@@ -684,6 +684,8 @@ tg_canvas__snapshot (GtkWidget *widget, GtkSnapshot *snapshot)
   if (!logged && gtk_widget_get_frame_clock (widget))
     {
       logged = gtk_widget_get_frame_clock (widget);
+      fprintf (log, "renderer %s\n",
+               G_OBJECT_TYPE_NAME (gtk_native_get_renderer (gtk_widget_get_native (widget))));
       g_signal_connect_object (logged, "flush-events", G_CALLBACK (on_flush_events), widget, 0);
       g_signal_connect_object (logged, "after-paint", G_CALLBACK (on_after_paint), widget, 0);
     }
