@@ -514,7 +514,7 @@ void
 tg_canvas__drop_cache (TgCanvas *self)
 {
   g_clear_pointer (&self->cache, cairo_surface_destroy);
-  g_clear_object (&self->cache_texture);
+  g_clear_pointer (&self->cache_node, gsk_render_node_unref);
   g_clear_pointer (&self->cache_dirty, cairo_region_destroy);
 }
 
@@ -554,13 +554,13 @@ draw_cache (TgCanvas *self, PangoFontDescription *fd, const graphene_rect_t *are
   cairo_destroy (cc);
 }
 
-/* The move cache, drawn or repaired as needed, as a texture. */
-static GdkTexture *
-still_texture (TgCanvas *self, PangoFontDescription *fd, double w, double h)
+/* The move cache, drawn or repaired as needed, as a render node. */
+static GskRenderNode *
+still_node (TgCanvas *self, PangoFontDescription *fd, double w, double h)
 {
   int scale = gtk_widget_get_scale_factor (GTK_WIDGET (self));
   const double view[5] = { self->off_x, self->off_y, self->zoom, w, h };
-  GBytes *bytes;
+  cairo_t *cr;
 
   /* A scroll zooms, a resize changes the view: draw it all again. */
   if (self->cache && memcmp (view, self->cache_view, sizeof view))
@@ -582,22 +582,19 @@ still_texture (TgCanvas *self, PangoFontDescription *fd, double w, double h)
           draw_cache (self, fd, &GRAPHENE_RECT_INIT (r.x, r.y, r.width, r.height));
         }
       g_clear_pointer (&self->cache_dirty, cairo_region_destroy);
-      g_clear_object (&self->cache_texture);
+      g_clear_pointer (&self->cache_node, gsk_render_node_unref);
     }
-  if (!self->cache_texture)
+  if (!self->cache_node)
     {
-      /* Cairo's ARGB32 is GDK's default memory format. */
-      cairo_surface_flush (self->cache);
-      bytes = g_bytes_new (cairo_image_surface_get_data (self->cache),
-                           (gsize) cairo_image_surface_get_stride (self->cache)
-                             * cairo_image_surface_get_height (self->cache));
-      self->cache_texture = gdk_memory_texture_new (cairo_image_surface_get_width (self->cache),
-                                                    cairo_image_surface_get_height (self->cache),
-                                                    GDK_MEMORY_DEFAULT, bytes,
-                                                    cairo_image_surface_get_stride (self->cache));
-      g_bytes_unref (bytes);
+      /* Not a GdkTexture: the cairo renderer would convert it pixel by
+       * pixel each frame (GTK 4.8). */
+      self->cache_node = gsk_cairo_node_new (&GRAPHENE_RECT_INIT (0, 0, w, h));
+      cr = gsk_cairo_node_get_draw_context (self->cache_node);
+      cairo_set_source_surface (cr, self->cache, 0, 0);
+      cairo_paint (cr);
+      cairo_destroy (cr);
     }
-  return self->cache_texture;
+  return self->cache_node;
 }
 
 static double
@@ -721,12 +718,11 @@ tg_canvas_draw (GtkWidget *widget, GtkSnapshot *snapshot)
   fd = pango_font_description_from_string ("Sans 10");
   if (self->drag == DRAG_MOVE)
     {
-      /* While nodes move, all else stays still: a texture drawn once, and
-       * on it only the box of what moves is drawn each frame, so GTK's
-       * renderer has a small picture to upload, not the whole canvas. */
+      /* While nodes move, all else stays still: one node drawn once and
+       * appended each frame, and on it only the box of what moves is drawn
+       * afresh, so GTK's renderer has a small picture to draw. */
       graphene_rect_t area;
-      gtk_snapshot_append_texture (snapshot, still_texture (self, fd, w, h),
-                                   &GRAPHENE_RECT_INIT (0, 0, w, h));
+      gtk_snapshot_append_node (snapshot, still_node (self, fd, w, h));
       if (!moving_area (self, w, h, &area))
         {
           pango_font_description_free (fd);

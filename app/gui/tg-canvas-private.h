@@ -106,9 +106,10 @@ struct _TgCanvas
 
   /* During a move, everything but what moves: drawn once, repaired where
    * a node's look changes (cache_dirty, widget coordinates), and handed to
-   * GTK as a texture, which the GL renderer uploads once, not every frame. */
+   * GTK as one render node kept from frame to frame: the GL renderer
+   * keeps its texture, and the cairo renderer finds nothing changed. */
   cairo_surface_t *cache;
-  GdkTexture *cache_texture;
+  GskRenderNode *cache_node;
   cairo_region_t *cache_dirty;
   double cache_view[5];    /* off_x, off_y, zoom, width, height it was drawn at */
 };
