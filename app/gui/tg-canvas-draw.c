@@ -531,6 +531,12 @@ tg_canvas__damage_cache (TgCanvas *self, double x, double y, double w, double h)
   r.y = (int) floor (y * self->zoom + self->off_y);
   r.width = (int) ceil ((x + w) * self->zoom + self->off_x) - r.x;
   r.height = (int) ceil ((y + h) * self->zoom + self->off_y) - r.y;
+  /* Out of view is out of the cache: nothing to repair (and each repaired
+   * rectangle walks the graph). */
+  if (!gdk_rectangle_intersect (&r, &(GdkRectangle) { 0, 0, (int) ceil (self->cache_view[3]),
+                                                      (int) ceil (self->cache_view[4]) },
+                                &r))
+    return;
   if (!self->cache_dirty)
     self->cache_dirty = cairo_region_create ();
   cairo_region_union_rectangle (self->cache_dirty, &r);
