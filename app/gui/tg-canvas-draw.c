@@ -470,6 +470,16 @@ draw_scene (TgCanvas *self, cairo_t *cr, PangoLayout *layout, PangoFontDescripti
     }
 }
 
+/* Grows the extent E (x0, y0, x1, y1) to take in the box (X, Y, W, H). */
+static void
+grow (double e[4], double x, double y, double w, double h)
+{
+  e[0] = MIN (e[0], x);
+  e[1] = MIN (e[1], y);
+  e[2] = MAX (e[2], x + w);
+  e[3] = MAX (e[3], y + h);
+}
+
 /* Where the moving nodes and their wires are, in whole widget pixels
  * inside the W x H widget; FALSE when none of it is in view. */
 static gboolean
@@ -477,10 +487,8 @@ moving_area (TgCanvas *self, double w, double h, graphene_rect_t *out)
 {
   const TgGraph *g = tg_canvas__graph (self);
   const double m = PORT_R + 8;
-  double x0 = G_MAXDOUBLE, y0 = G_MAXDOUBLE, x1 = -G_MAXDOUBLE, y1 = -G_MAXDOUBLE;
+  double e[4] = { G_MAXDOUBLE, G_MAXDOUBLE, -G_MAXDOUBLE, -G_MAXDOUBLE }, x0, y0, x1, y1;
 
-#define GROW(bx, by, bw, bh)                                                                    \
-  (x0 = MIN (x0, (bx)), y0 = MIN (y0, (by)), x1 = MAX (x1, (bx) + (bw)), y1 = MAX (y1, (by) + (bh)))
   for (int l = 0; l < tg_graph_n_links (g); l++)
     {
       const TgLink *lk = tg_graph_link (g, l);
@@ -488,7 +496,7 @@ moving_area (TgCanvas *self, double w, double h, graphene_rect_t *out)
       if (!link_moves (self, lk))
         continue;
       wire_box (self, lk, box);
-      GROW (box[0], box[1], box[2], box[3]);
+      grow (e, box[0], box[1], box[2], box[3]);
     }
   for (int n = 0; n < tg_graph_n_nodes (g); n++)
     {
@@ -496,14 +504,13 @@ moving_area (TgCanvas *self, double w, double h, graphene_rect_t *out)
       if (!tg_canvas__is_dragged (self, tg_graph_node_id (g, n)))
         continue;
       tg_canvas__node_pos (self, n, &x, &y);
-      GROW (x - m, y - m, NODE_W + 2 * m, node_height (tg_graph_node_desc (g, n)) + 2 * m);
+      grow (e, x - m, y - m, NODE_W + 2 * m, node_height (tg_graph_node_desc (g, n)) + 2 * m);
     }
-#undef GROW
   /* To widget pixels, clipped to the widget. */
-  x0 = MAX (floor (x0 * self->zoom + self->off_x) - 1, 0);
-  y0 = MAX (floor (y0 * self->zoom + self->off_y) - 1, 0);
-  x1 = MIN (ceil (x1 * self->zoom + self->off_x) + 1, ceil (w));
-  y1 = MIN (ceil (y1 * self->zoom + self->off_y) + 1, ceil (h));
+  x0 = MAX (floor (e[0] * self->zoom + self->off_x) - 1, 0);
+  y0 = MAX (floor (e[1] * self->zoom + self->off_y) - 1, 0);
+  x1 = MIN (ceil (e[2] * self->zoom + self->off_x) + 1, ceil (w));
+  y1 = MIN (ceil (e[3] * self->zoom + self->off_y) + 1, ceil (h));
   if (x1 <= x0 || y1 <= y0)
     return FALSE;
   graphene_rect_init (out, x0, y0, x1 - x0, y1 - y0);
