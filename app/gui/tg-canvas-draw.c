@@ -174,6 +174,26 @@ draw_port (TgCanvas *self, cairo_t *cr, double x, double y, TgPortType t, gboole
     }
 }
 
+/* A map pin centred on (cx, cy): a white head with a dark ring and a
+ * needle below it, readable on every category colour. */
+static void
+draw_pin_mark (cairo_t *cr, double cx, double cy)
+{
+  cairo_save (cr);
+  cairo_set_line_width (cr, 1.6);
+  cairo_set_source_rgb (cr, 0.10, 0.10, 0.12);
+  cairo_move_to (cr, cx, cy - 1);
+  cairo_line_to (cr, cx, cy + 7);
+  cairo_stroke (cr);
+  cairo_arc (cr, cx, cy - 3, 4.2, 0, 2 * G_PI);
+  cairo_set_source_rgb (cr, 0.10, 0.10, 0.12);
+  cairo_fill_preserve (cr);
+  cairo_arc (cr, cx, cy - 3, 3.0, 0, 2 * G_PI);
+  cairo_set_source_rgb (cr, 1.0, 1.0, 1.0);
+  cairo_fill (cr);
+  cairo_restore (cr);
+}
+
 static void
 draw_node (TgCanvas *self, cairo_t *cr, PangoLayout *layout, PangoFontDescription *fd, int n)
 {
@@ -185,6 +205,8 @@ draw_node (TgCanvas *self, cairo_t *cr, PangoLayout *layout, PangoFontDescriptio
   gboolean active = selected && !g_strcmp0 (self->active, id);
   double x, y, h = node_height (d), cat[3];
   int rows = MAX (d->n_inputs, d->n_outputs);
+  gboolean pinned = self->doc && tg_document_get_node_ui (self->doc, n)->viewer_pin;
+  int title_w = NODE_W - (pinned ? 54 : 40);
 
   tg_canvas__node_pos (self, n, &x, &y);
   category_colour (d->category, cat);
@@ -232,15 +254,19 @@ draw_node (TgCanvas *self, cairo_t *cr, PangoLayout *layout, PangoFontDescriptio
     pango_font_description_set_weight (fd, PANGO_WEIGHT_BOLD);
     pango_font_description_set_absolute_size (fd, 12 * PANGO_SCALE);
     pango_layout_set_font_description (layout, fd);
-    draw_text (cr, layout, id, x + 9, y + HEADER_H / 2, NODE_W - 40, 0, 1, 1, 1, 0.95);
+    draw_text (cr, layout, id, x + 9, y + HEADER_H / 2, title_w, 0, 1, 1, 1, 0.95);
     pango_layout_get_pixel_size (layout, &idw, &th);
     pango_font_description_set_weight (fd, PANGO_WEIGHT_NORMAL);
     pango_font_description_set_absolute_size (fd, 10 * PANGO_SCALE);
     pango_layout_set_font_description (layout, fd);
-    if (idw < NODE_W - 60)
+    if (idw < title_w - 20)
       draw_text (cr, layout, g_dgettext (GETTEXT_PACKAGE, d->label), x + 9 + idw + 6,
-                 y + HEADER_H / 2 + 1, NODE_W - 30 - idw - 15, 0, 1, 1, 1, 0.6);
+                 y + HEADER_H / 2 + 1, title_w + 10 - idw - 15, 0, 1, 1, 1, 0.6);
   }
+
+  /* The viewer pin (Houdini's display flag): a map pin left of the badge. */
+  if (pinned)
+    draw_pin_mark (cr, x + NODE_W - 32, y + HEADER_H / 2);
 
   /* Error or warning badge at the header's right end. */
   if (st)

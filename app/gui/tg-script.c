@@ -250,8 +250,13 @@ locate_in_window (Script *s, const char *target, double *x, double *y, GError **
 
   if (g_str_has_prefix (spec, "menu:"))
     {
+      /* A popover still on its way up: the step runs again at the next
+       * tick (for up to a second), as a screenshot of a widget does. */
       if (!locate_menu_item (s, spec + 5, x, y))
-        goto bad;
+        {
+          g_set_error (error, G_IO_ERROR, G_IO_ERROR_BUSY, "no target \"%s\"", target);
+          return FALSE;
+        }
       return TRUE;
     }
   if (g_str_has_prefix (spec, "css:") || g_str_has_prefix (spec, "tip:")
@@ -724,8 +729,9 @@ print_recent (Script *s)
   g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
 }
 
-/* A screenshot of a widget GTK has not laid out yet runs again at the
- * next tick (for up to a second); any other failure ends the script.
+/* A screenshot of a widget GTK has not laid out yet, or a click on an item
+ * of a menu not yet shown, runs again at the next tick (for up to a
+ * second); any other failure ends the script.
  * WHOLE is the step as written. */
 static gboolean
 retry_or_fail (Script *s, const GError *error, char **whole)
@@ -972,7 +978,7 @@ tick (gpointer data)
            || !strcmp (step, "type") || !strcmp (step, "hover") || !strcmp (step, "resize"))
     {
       if (!pointer_step (s, step, arg ? arg : "", &error))
-        return fail (s, "%s", error->message);
+        return retry_or_fail (s, error, &whole);
     }
   else
     return fail (s, "unknown step \"%s\"", step);
