@@ -399,7 +399,7 @@ out:
 }
 
 /* The solver's arrays (heights twice, spill levels, area and sediment in
- * doubles, receivers, stack, queue and lakes in int32, the flood's heap)
+ * doubles, receivers, stack, basins and lakes in int32, donor masks)
  * and the node's (start and end heights, area, incised and deposited
  * depths, uplift): about 130 bytes a solver sample. */
 static void
@@ -424,6 +424,6 @@ static const TgNodeDesc stream_power_desc = {
   .check = sp_check,
   .eval = sp_eval,
   .memory = sp_memory,
-  .version = 1,
+  .version = 2,
 };
 TG_NODE_REGISTER (stream_power_desc);

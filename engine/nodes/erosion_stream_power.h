@@ -2,9 +2,10 @@
  * run it on plain arrays and read its volume budget.  Internal to
  * engine/nodes.
  *
- * erosion_stream_power_sim.c   one time step: flood, receivers and stack,
- *                              drainage area, implicit incision (Braun and
- *                              Willett 2013), deposition, diffusion
+ * erosion_stream_power_sim.c   one time step: receivers, stack, pits'
+ *                              basins re-routed over their passes, drainage
+ *                              area, implicit incision (Braun and Willett
+ *                              2013), deposition, diffusion
  * erosion_stream_power.c       the node: parameters, ports, masks
  */
 #ifndef TG_NODES_EROSION_STREAM_POWER_H

@@ -1,22 +1,24 @@
 /* erosion.stream_power, the solver: landscape evolution by the stream
  * power law, dz/dt = U - K A^m S^n + G Qs / A + D lap z, one time step at
- * a time, each in O(n) apart from the flood's queue.
+ * a time, each in O(n) (apart from sorting the passes between the pits'
+ * basins, a few per basin).
  *
  * A step:
- *  1. Flood.  A Priority-Flood from the world's edge (Barnes, Lehman and
- *     Mulla 2014, with the pit queue of their "improved" variant) gives
- *     every sample its spill level and visits samples in an order in
- *     which each comes after the one it drains to: the stack of Braun and
- *     Willett (2013), found without building donor lists.  A sample on a
- *     slope drains to its steepest lower neighbour on the filled surface
- *     (D8; such a neighbour was always visited first, as the flood
- *     visits samples by rising level), one in a lake or on a flat to the
- *     sample that flooded it, so lakes drain through their outlet.  The
- *     flood's queue is erosion.flow's radix heap (erosion_flow.h), which
- *     takes samples in a binary heap's order (height, then index); the
- *     flood is most of a step's time, a serial walk that jumps about the
- *     world (a cache miss or more per sample), so a step's cost grows a
- *     little faster than the samples.
+ *  1. Routing, as Braun and Willett (2013) with the depressions of
+ *     Cordonnier, Bovy and Braun (2019): every sample drains to its
+ *     steepest lower neighbour (D8, rows in parallel); the stack (every
+ *     sample after its receiver) is a depth-first walk up the donors from
+ *     the world's edge and then from each pit (a sample with no lower
+ *     neighbour), which also labels the pits' basins.  The lowest pass
+ *     between neighbouring basins, the minimum spanning tree of the
+ *     basins over them (Kruskal) and, down the tree from the edge's
+ *     basin, each basin's route re-carved over its pass: the receivers
+ *     from the pass down to the pit are reversed, so water crosses the
+ *     depression to its pass and every receiver stays a neighbour.  A
+ *     basin's spill level is the highest pass on the tree's way to the
+ *     edge (what a priority flood fills it to); its samples below it are
+ *     a lake, whose outlet is the higher side of the pass that sets the
+ *     level.  Then the stack again, from the edge alone.
  *  2. Drainage area: each sample's cell area, summed down the stack in
  *     reverse.
  *  3. Incision, implicit as Braun and Willett (2013): down the stack from
@@ -32,9 +34,10 @@
  *     incised here) settles by the xi-q law of Davy and Lague (2009) in
  *     FastScape's form (Yuan et al. 2019), a share G a / (A + G a) of the
  *     flux, solved for the flux leaving so it never goes negative.  What
- *     reaches a lake (a closed depression the flood found) goes to its
- *     outlet, which fills the lake from its deepest floor up, flat, before
- *     passing the rest on; lake floors do not incise.  Fans form where
+ *     reaches a lake (a sample below its basin's spill level) goes to the
+ *     lake's outlet, which comes after all of it up the stack and fills
+ *     the lake from its deepest floor up, flat, before passing the rest
+ *     on; lake floors do not incise.  Fans form where
  *     rivers leave steep ground, lakes and closed valleys fill.
  *  5. Hillslope diffusion, implicit (a row sweep then a column sweep, each
  *     a tridiagonal solve: unconditionally stable, no overshoot), rows or
@@ -54,7 +57,6 @@
 #include <tgraph/error.h>
 #include <tgraph/hash.h>
 
-#include "erosion_flow.h"
 #include "erosion_stream_power.h"
 
 /* Steps beyond this are refused by the node's check (a run's time). */
@@ -90,12 +92,15 @@ typedef struct
   double *qs;       /* sediment arriving at each sample in this step (m³) */
   int32_t *rec;     /* receiver; itself on the world's edge */
   int32_t *order;   /* the stack: every sample after its receiver */
-  int32_t *rank;    /* each sample's place in ORDER */
-  int32_t *pit;     /* the flood's queue of samples below the level */
+  int32_t *rank;    /* scratch: samples grouped by basin */
+  int32_t *pit;     /* scratch: basins; then every lake's samples */
+  uint8_t *dmask;   /* each sample's donors, a bit per neighbour */
+  ptrdiff_t off[8]; /* the neighbours' offsets */
+  const double *bspill;    /* while the lakes are found: each basin's spill level */
+  const int32_t *boutlet;  /* and its lake's outlet */
   int32_t *lake;    /* a lake sample's outlet (the sample whose level floods it), else -1 */
   int32_t *lk_beg, *lk_len; /* an outlet's lake: a run of PIT (every lake's samples are
                              * queued together, before the flood goes on) */
-  TgFlowQueue heap; /* the flood's queue (erosion.flow's: lowest first, ties by index) */
   double *ero, *dep; /* the run's incised and deposited depths (may be NULL) */
   double dt, rdiff; /* this step's dt and D dt / cell² */
   double kl[2];     /* K dt / L^n for the two distances to a receiver */
@@ -117,165 +122,432 @@ sp_parallel (const Sp *s, int n, int grain, void (*fn) (void *, int, int), void 
   return 0;
 }
 
-/* Step 1's spill levels from the flood, rows [BEGIN, END) in parallel: a
- * lake sample's is its outlet's height (the level the flood was at when
- * it took the outlet from the queue), every other sample's its own. */
-static void
-sp_fill_rows (void *user, int begin, int end)
-{
-  Sp *s = user;
-
-  for (size_t k = (size_t) begin * s->w; k < (size_t) end * s->w; k++)
-    s->fill[k] = s->z[s->lake[k] >= 0 ? (size_t) s->lake[k] : k];
-}
-
-/* Step 1: flood parents, lakes and the stack, then the spill levels. */
-static int
-sp_flood (Sp *s)
-{
-  int w = s->w, h = s->h;
-  size_t nord = 0, head = 0, tail = 0;
-  int32_t outlet = -1;
-  double level = 0.0;
-  int rc;
-
-  memset (s->rec, 0xff, sizeof (int32_t) * s->n); /* -1: not reached */
-  memset (s->lake, 0xff, sizeof (int32_t) * s->n);
-  memset (s->lk_len, 0, sizeof (int32_t) * s->n);
-  tg__flow_queue_reset (&s->heap);
-  for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++)
-      if (x == 0 || y == 0 || x == w - 1 || y == h - 1)
-        {
-          size_t k = (size_t) y * w + x;
-          s->rec[k] = (int32_t) k;
-          if ((rc = tg__flow_queue_push (&s->heap, tg__flow_key_f64 (s->z[k]), (int32_t) k)) < 0)
-            return rc;
-        }
-  while (head < tail || s->heap.n > 0)
-    {
-      int32_t c;
-      int cx = 0, cy = 0;
-      bool edge;
-
-      if (head < tail)
-        c = s->pit[head++];
-      else
-        {
-          /* The queue is empty: the last outlet's lake is complete. */
-          if ((c = tg__flow_queue_pop (&s->heap)) < 0)
-            return TG_ENOMEM;
-          if (outlet >= 0)
-            s->lk_len[outlet] = (int32_t) (tail - (size_t) s->lk_beg[outlet]);
-          outlet = c;
-          s->lk_beg[c] = (int32_t) tail;
-          /* The level of the lake it floods: every sample queued from
-           * here on lies at or below it. */
-          level = s->z[c];
-        }
-      /* The flood jumps about the world: ask for the next sample's
-       * neighbourhood while this one's is worked on. */
-      {
-        int32_t nx = head < tail ? s->pit[head] : tg__flow_queue_peek (&s->heap);
-        if (nx >= w && (size_t) nx + (size_t) w < s->n)
-          {
-            __builtin_prefetch (s->rec + nx - w);
-            __builtin_prefetch (s->rec + nx + w);
-            __builtin_prefetch (s->z + nx - w);
-            __builtin_prefetch (s->z + nx);
-            __builtin_prefetch (s->z + nx + w);
-          }
-      }
-      /* Only the edge's samples (their own receivers) need the bounds. */
-      edge = s->rec[c] == c;
-      if (edge)
-        {
-          cx = c % w;
-          cy = c / w;
-        }
-
-      if ((nord & 0xfff) == 0 && sp_cancelled (s))
-        return TG_ECANCELLED;
-      s->rank[c] = (int32_t) nord;
-      s->order[nord++] = c;
-      for (int q = 0; q < 8; q++)
-        {
-          size_t k;
-          if (edge)
-            {
-              int nx = cx + sp_dx[q], ny = cy + sp_dy[q];
-              if (nx < 0 || ny < 0 || nx >= w || ny >= h)
-                continue;
-              k = (size_t) ny * w + nx;
-            }
-          else
-            k = (size_t) ((ptrdiff_t) c + sp_dy[q] * (ptrdiff_t) w + sp_dx[q]);
-          if (s->rec[k] >= 0)
-            continue;
-          s->rec[k] = c;
-          if (s->z[k] <= level)
-            {
-              s->lake[k] = outlet;
-              s->pit[tail++] = (int32_t) k;
-            }
-          else
-            {
-              if ((rc = tg__flow_queue_push (&s->heap, tg__flow_key_f64 (s->z[k]), (int32_t) k)) < 0)
-                return rc;
-            }
-        }
-    }
-  if (outlet >= 0)
-    s->lk_len[outlet] = (int32_t) (tail - (size_t) s->lk_beg[outlet]);
-  return sp_parallel (s, h, 64, sp_fill_rows, s);
-}
-
-/* Step 1, receivers: a sample on open ground (its fill is its height)
- * drains to its steepest neighbour lower on the filled surface.  One in a
- * lake or on a flat drains to a neighbour on the same level that the
- * flood reached before it, picked by a hash of its position: water finds
- * its way across as a random walk towards the outlet, not along the
- * flood's straight breadth-first rays, which would carve straight
- * parallel grooves once the flat stands above its outlet. */
+/* Step 1, receivers, rows [BEGIN, END) in parallel: a sample drains to
+ * its steepest lower neighbour (D8, slopes by distance); one on the
+ * world's edge, or with no lower neighbour (a pit), to itself. */
 static void
 sp_receiver_rows (void *user, int begin, int end)
 {
   Sp *s = user;
-  int w = s->w;
+  int w = s->w, h = s->h;
 
-  for (int y = begin + 1; y < end + 1; y++)
-    for (int x = 1; x < w - 1; x++)
+  for (int y = begin; y < end; y++)
+    for (int x = 0; x < w; x++)
       {
         size_t k = (size_t) y * w + x;
-        double best = 0.0;
-        int32_t r = s->rec[k], cand[8];
-        int nc = 0;
-        if (!(s->fill[k] > s->z[k]))
+        double best = 0.0, zk = s->z[k];
+        int32_t r = (int32_t) k;
+        if (x > 0 && y > 0 && x < w - 1 && y < h - 1)
           for (int q = 0; q < 8; q++)
             {
-              size_t nb = (size_t) (y + sp_dy[q]) * w + (size_t) (x + sp_dx[q]);
-              double drop = s->fill[k] - s->fill[nb];
+              double drop = zk - s->z[(ptrdiff_t) k + s->off[q]];
               double slope = q < 4 ? drop : drop * M_SQRT1_2;
-              if (drop > 0.0 && slope > best)
+              if (slope > best)
                 {
                   best = slope;
-                  r = (int32_t) nb;
+                  r = (int32_t) ((ptrdiff_t) k + s->off[q]);
                 }
             }
-        if (best > 0.0)
+        s->rec[k] = r;
+      }
+}
+
+/* The donors of every sample, rows [BEGIN, END) in parallel: bit Q of
+ * DMASK is set when neighbour Q drains to it (no scatter, no lists). */
+static void
+sp_donor_rows (void *user, int begin, int end)
+{
+  Sp *s = user;
+  int w = s->w, h = s->h;
+
+  for (int y = begin; y < end; y++)
+    for (int x = 0; x < w; x++)
+      {
+        size_t k = (size_t) y * w + x;
+        unsigned m = 0;
+        bool inner = x > 0 && y > 0 && x < w - 1 && y < h - 1;
+        for (int q = 0; q < 8; q++)
           {
-            s->rec[k] = r;
-            continue;
+            if (!inner)
+              {
+                int nx = x + sp_dx[q], ny = y + sp_dy[q];
+                if (nx < 0 || ny < 0 || nx >= w || ny >= h)
+                  continue;
+              }
+            if (s->rec[(ptrdiff_t) k + s->off[q]] == (int32_t) k)
+              m |= 1u << q;
+          }
+        s->dmask[k] = (uint8_t) m;
+      }
+}
+
+/* Appends to the stack the samples draining to ROOT, depth first (each
+ * after its receiver, a river's samples together, so the walks down and
+ * up the stack stay near in memory), each into basin B if BASIN is not
+ * NULL.  LK_BEG is the walk's own stack (free until the lakes are
+ * listed).  Returns the new length. */
+static size_t
+sp_dfs (Sp *s, int32_t root, size_t tail, int32_t *basin, int32_t b)
+{
+  int32_t *stk = s->lk_beg;
+  size_t top = 0;
+
+  stk[top++] = root;
+  if (basin)
+    basin[root] = b;
+  while (top > 0)
+    {
+      int32_t c = stk[--top];
+      unsigned m = s->dmask[c];
+      s->order[tail++] = c;
+      while (m)
+        {
+          int q = __builtin_ctz (m);
+          int32_t d = (int32_t) ((ptrdiff_t) c + s->off[q]);
+          m &= m - 1;
+          if (basin)
+            basin[d] = b;
+          stk[top++] = d;
+        }
+    }
+  return tail;
+}
+
+/* The stack of Braun and Willett (2013), O(n), no sort: depth first up
+ * the donors from the world's edge (its samples in index order: basin 0,
+ * the first NSEA samples of the stack) and then from each pit in index
+ * order (basins 1 .. *NB, each a run of the stack that starts at its
+ * pit).  Returns the number of samples stacked (all of them unless the
+ * receivers have a cycle, which they never do). */
+static size_t
+sp_stack (Sp *s, int32_t *basin, size_t *nsea, int32_t *nb)
+{
+  int w = s->w, h = s->h;
+  size_t tail = 0;
+
+  if (sp_parallel (s, h, 16, sp_donor_rows, s) < 0)
+    return 0;
+  for (int x = 0; x < w; x++)
+    tail = sp_dfs (s, x, tail, basin, 0);
+  for (int y = 1; y < h - 1; y++)
+    {
+      tail = sp_dfs (s, y * w, tail, basin, 0);
+      if (w > 1)
+        tail = sp_dfs (s, y * w + w - 1, tail, basin, 0);
+    }
+  if (h > 1)
+    for (int x = 0; x < w; x++)
+      tail = sp_dfs (s, (h - 1) * w + x, tail, basin, 0);
+  *nsea = tail;
+  *nb = 0;
+  for (int y = 1; y < h - 1; y++)
+    for (int x = 1; x < w - 1; x++)
+      {
+        int32_t k = y * w + x;
+        if (s->rec[k] == k)
+          tail = sp_dfs (s, k, tail, basin, ++*nb);
+      }
+  return tail;
+}
+
+/* A pass between two basins: the lowest crossing (the higher of two
+ * neighbouring samples, one in each) found between them. */
+typedef struct
+{
+  double z;       /* its level */
+  int32_t lo, hi; /* the basins, lo < hi */
+  int32_t a, b;   /* the samples: A in LO, B in HI */
+} SpPass;
+
+static int
+sp_pass_cmp (const void *pa, const void *pb)
+{
+  const SpPass *x = pa, *y = pb;
+
+  if (x->z != y->z)
+    return x->z < y->z ? -1 : 1;
+  if (x->lo != y->lo)
+    return x->lo < y->lo ? -1 : 1;
+  return (x->hi > y->hi) - (x->hi < y->hi);
+}
+
+static int32_t
+sp_find (int32_t *uf, int32_t a)
+{
+  while (uf[a] != a)
+    {
+      uf[a] = uf[uf[a]];
+      a = uf[a];
+    }
+  return a;
+}
+
+/* Lakes and spill levels, rows [BEGIN, END) in parallel: a sample below
+ * its basin's spill level is under that lake (LAKE: the lake's outlet). */
+static void
+sp_lake_rows (void *user, int begin, int end)
+{
+  Sp *s = user;
+
+  for (size_t k = (size_t) begin * s->w; k < (size_t) end * s->w; k++)
+    {
+      int32_t b = s->pit[k];
+      double sl = s->bspill[b];
+      if (s->z[k] < sl)
+        {
+          s->lake[k] = s->boutlet[b];
+          s->fill[k] = sl;
+        }
+      else
+        {
+          s->lake[k] = -1;
+          s->fill[k] = s->z[k];
+        }
+    }
+}
+
+/* Step 1 in full, after Cordonnier, Bovy and Braun (2019): receivers;
+ * the stack, which also finds the pits' basins; the lowest pass from
+ * each basin to each neighbouring one (only the pits' basins are
+ * scanned: at most a few per basin); their minimum spanning tree from the
+ * edge's basin (Kruskal, O(B log B) for B basins); each pit's basin
+ * re-routed over the pass to its parent by reversing the receivers from
+ * the pass down to the pit ("carving" the route: every receiver stays a
+ * neighbour, the route across a depression runs through it); the lakes
+ * (the samples of a basin below its spill level, the highest pass on
+ * the tree's way to the edge: what a priority flood would fill) with
+ * their outlets (the higher side of the pass that sets the level); and
+ * the stack again, now from the edge alone.  0, TG_ENOMEM or
+ * TG_ECANCELLED. */
+static int
+sp_route (Sp *s)
+{
+  size_t n = s->n, nsea;
+  int32_t nb = 0, *basin = s->pit; /* free until the lakes are listed */
+  int32_t *stamp = NULL, *touch = NULL, *uf = NULL, *root = NULL, *tadj = NULL, *toff = NULL, *tq = NULL;
+  int32_t *bpar = NULL, *bin = NULL, *bout = NULL, *outlet = NULL;
+  double *spill = NULL;
+  SpPass *best = NULL, *pass = NULL;
+  size_t npass = 0, cap = 0;
+  int rc;
+
+  memset (s->lk_len, 0, sizeof (int32_t) * n);
+  if ((rc = sp_parallel (s, s->h, 16, sp_receiver_rows, s)) < 0)
+    return rc;
+  if (sp_cancelled (s))
+    return TG_ECANCELLED;
+  if (sp_stack (s, basin, &nsea, &nb) != n)
+    return TG_ENOMEM;
+  if (nb == 0)
+    {
+      memset (s->lake, 0xff, sizeof (int32_t) * n);
+      memcpy (s->fill, s->z, sizeof (double) * n);
+      return 0;
+    }
+  /* Basins 0 .. NB; the edge's is 0. */
+  rc = TG_ENOMEM;
+  stamp = malloc (sizeof (int32_t) * ((size_t) nb + 1));
+  touch = malloc (sizeof (int32_t) * ((size_t) nb + 1));
+  best = malloc (sizeof (SpPass) * ((size_t) nb + 1));
+  uf = malloc (sizeof (int32_t) * ((size_t) nb + 1));
+  root = malloc (sizeof (int32_t) * ((size_t) nb + 1));
+  toff = calloc ((size_t) nb + 2, sizeof (int32_t));
+  tadj = malloc (sizeof (int32_t) * 2 * ((size_t) nb + 1));
+  tq = malloc (sizeof (int32_t) * ((size_t) nb + 1));
+  bpar = malloc (sizeof (int32_t) * ((size_t) nb + 1));
+  bin = malloc (sizeof (int32_t) * ((size_t) nb + 1));
+  bout = malloc (sizeof (int32_t) * ((size_t) nb + 1));
+  outlet = malloc (sizeof (int32_t) * ((size_t) nb + 1));
+  spill = malloc (sizeof (double) * ((size_t) nb + 1));
+  if (!stamp || !touch || !best || !uf || !root || !toff || !tadj || !tq || !bpar || !bin || !bout || !outlet
+      || !spill)
+    goto out;
+  /* The lowest pass from each pit's basin to the edge's and to every
+   * higher-numbered pit's basin (so each pair is found once).  A pit's
+   * basin is a run of the stack starting at its pit, and never holds an
+   * edge sample: no bounds to check. */
+  for (int32_t b = 0; b <= nb; b++)
+    stamp[b] = -1;
+  {
+    int32_t cur = 0;
+    int nt = 0;
+    for (size_t j = nsea; j <= n; j++)
+      {
+        int32_t k = j < n ? s->order[j] : -1, b = j < n ? basin[k] : -1;
+        if (b != cur)
+          {
+            if (npass + (size_t) nt > cap)
+              {
+                size_t nc = cap ? cap * 2 : 4 * ((size_t) nb + 1);
+                SpPass *np;
+                while (nc < npass + (size_t) nt)
+                  nc *= 2;
+                if (!(np = realloc (pass, sizeof (SpPass) * nc)))
+                  goto out;
+                pass = np;
+                cap = nc;
+              }
+            for (int t = 0; t < nt; t++)
+              pass[npass++] = best[touch[t]];
+            nt = 0;
+            if (j == n)
+              break;
+            cur = b;
+            root[b] = k;
+            if ((b & 0xff) == 0 && sp_cancelled (s))
+              {
+                rc = TG_ECANCELLED;
+                goto out;
+              }
           }
         for (int q = 0; q < 8; q++)
           {
-            size_t nb = (size_t) (y + sp_dy[q]) * w + (size_t) (x + sp_dx[q]);
-            if (s->fill[nb] == s->fill[k] && s->rank[nb] < s->rank[k])
-              cand[nc++] = (int32_t) nb;
+            int32_t m = (int32_t) ((ptrdiff_t) k + s->off[q]), c = basin[m];
+            double pz;
+            if (c == b || (c != 0 && c < b))
+              continue;
+            pz = s->z[k] > s->z[m] ? s->z[k] : s->z[m];
+            if (stamp[c] != b)
+              {
+                stamp[c] = b;
+                touch[nt++] = c;
+              }
+            else if (!(pz < best[c].z))
+              continue;
+            best[c] = c == 0 ? (SpPass) { pz, 0, b, m, k } : (SpPass) { pz, b, c, k, m };
           }
-        if (nc > 0)
-          s->rec[k] = cand[tg_hash2 (0x5f3759dfu, x, y) % (uint32_t) nc];
       }
+  }
+  /* Kruskal: the minimum spanning tree of the basins over their passes. */
+  qsort (pass, npass, sizeof (SpPass), sp_pass_cmp);
+  for (int32_t b = 0; b <= nb; b++)
+    uf[b] = b;
+  {
+    size_t nt = 0;
+    for (size_t e = 0; e < npass && nt < (size_t) nb; e++)
+      {
+        int32_t ra = sp_find (uf, pass[e].lo), rb = sp_find (uf, pass[e].hi);
+        if (ra == rb)
+          continue;
+        uf[ra > rb ? ra : rb] = ra < rb ? ra : rb;
+        pass[nt++] = pass[e]; /* the tree's edges, in place */
+      }
+    npass = nt;
+  }
+  /* The tree from the edge's basin: each basin's parent, pass, spill
+   * level and lake outlet. */
+  for (size_t e = 0; e < npass; e++)
+    {
+      toff[pass[e].lo + 1]++;
+      toff[pass[e].hi + 1]++;
+    }
+  for (int32_t b = 0; b <= nb; b++)
+    toff[b + 1] += toff[b];
+  memcpy (touch, toff, sizeof (int32_t) * ((size_t) nb + 1));
+  for (size_t e = 0; e < npass; e++)
+    {
+      tadj[touch[pass[e].lo]++] = (int32_t) e;
+      tadj[touch[pass[e].hi]++] = (int32_t) e;
+    }
+  for (int32_t b = 0; b <= nb; b++)
+    bpar[b] = -1;
+  bpar[0] = 0;
+  spill[0] = -INFINITY;
+  outlet[0] = -1;
+  {
+    int32_t qh = 0, qt = 0;
+    tq[qt++] = 0;
+    while (qh < qt)
+      {
+        int32_t p = tq[qh++];
+        for (int32_t j = toff[p]; j < toff[p + 1]; j++)
+          {
+            const SpPass *e = &pass[tadj[j]];
+            int32_t c = e->lo == p ? e->hi : e->lo;
+            if (bpar[c] >= 0)
+              continue;
+            bpar[c] = p;
+            bin[c] = e->lo == c ? e->a : e->b;
+            bout[c] = e->lo == c ? e->b : e->a;
+            if (e->z > spill[p])
+              {
+                /* A lake of its own, spilling over the pass's higher side. */
+                spill[c] = e->z;
+                outlet[c] = s->z[bin[c]] >= s->z[bout[c]] ? bin[c] : bout[c];
+              }
+            else
+              {
+                /* Under its parent's lake. */
+                spill[c] = spill[p];
+                outlet[c] = outlet[p];
+              }
+            tq[qt++] = c;
+          }
+      }
+    if (qt != nb + 1)
+      goto out; /* cannot happen: the grid's basins are connected */
+  }
+  /* Carve: reverse the receivers from each basin's pass down to its pit,
+   * and let the pass drain over to the other side. */
+  for (int32_t b = 1; b <= nb; b++)
+    {
+      int32_t prev = bout[b], c = bin[b];
+      for (;;)
+        {
+          int32_t next = s->rec[c];
+          s->rec[c] = prev;
+          if (c == root[b])
+            break;
+          prev = c;
+          c = next;
+        }
+    }
+  s->bspill = spill;
+  s->boutlet = outlet;
+  rc = sp_parallel (s, s->h, 64, sp_lake_rows, s);
+out:
+  free (stamp);
+  free (touch);
+  free (best);
+  free (uf);
+  free (root);
+  free (toff);
+  free (tadj);
+  free (tq);
+  free (bpar);
+  free (bin);
+  free (bout);
+  free (outlet);
+  free (spill);
+  free (pass);
+  s->bspill = NULL;
+  s->boutlet = NULL;
+  if (rc < 0)
+    return rc;
+  /* The final stack, from the edge alone now. */
+  if (sp_stack (s, NULL, &nsea, &nb) != n || nb != 0)
+    return TG_ENOMEM; /* cannot happen: every pit drains on */
+  /* Each lake's samples, a run of PIT at its outlet, in index order. */
+  {
+    int32_t off = 0;
+    for (size_t k = 0; k < n; k++)
+      if (s->lake[k] >= 0)
+        s->lk_len[s->lake[k]]++;
+    for (size_t k = 0; k < n; k++)
+      if (s->lk_len[k] > 0)
+        {
+          s->lk_beg[k] = off;
+          off += s->lk_len[k];
+          s->lk_len[k] = 0;
+        }
+    for (size_t k = 0; k < n; k++)
+      if (s->lake[k] >= 0)
+        {
+          int32_t o = s->lake[k];
+          s->pit[s->lk_beg[o] + s->lk_len[o]++] = (int32_t) k;
+        }
+  }
+  return 0;
 }
 
 /* Whether receiver B of A is a diagonal neighbour (they are neighbours). */
@@ -474,7 +746,7 @@ sp_zero_rows (void *user, int begin, int end)
 }
 
 /* Steps 2 to 4.  0, TG_ENOMEM or TG_ECANCELLED. */
-static int
+__attribute__ ((noinline)) static int
 sp_fluvial (Sp *s, TgSpStats *st)
 {
   const TgSpParams *p = s->p;
@@ -672,7 +944,7 @@ sp_clear (Sp *s)
   free (s->lake);
   free (s->lk_beg);
   free (s->lk_len);
-  tg__flow_queue_free (&s->heap);
+  free (s->dmask);
   free (s->cp);
   free (s->den);
 }
@@ -714,10 +986,13 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
   s.lake = malloc (sizeof (int32_t) * s.n);
   s.lk_beg = malloc (sizeof (int32_t) * s.n);
   s.lk_len = malloc (sizeof (int32_t) * s.n);
+  s.dmask = malloc (s.n);
+  for (int q = 0; q < 8; q++)
+    s.off[q] = sp_dy[q] * (ptrdiff_t) w + sp_dx[q];
   s.cp = malloc (sizeof (double) * (size_t) (len + 1));
   s.den = malloc (sizeof (double) * (size_t) (len + 1));
   if (!own || !s.fill || !s.area || !s.qs || !s.rec || !s.order || !s.pit || !s.rank || !s.lake || !s.lk_beg
-      || !s.lk_len || !s.cp || !s.den)
+      || !s.lk_len || !s.dmask || !s.cp || !s.den)
     {
       free (own);
       sp_clear (&s);
@@ -732,8 +1007,8 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
         break;
       if (sp_cancelled (&s))
         rc = TG_ECANCELLED;
-      else if ((rc = sp_flood (&s)) == 0 && w > 2 && h > 2)
-        rc = sp_parallel (&s, h - 2, 16, sp_receiver_rows, &s);
+      else
+        rc = sp_route (&s);
       if (rc < 0)
         break;
       if ((rc = sp_fluvial (&s, &st)) < 0 || (rc = sp_diffuse (&s, &st)) < 0)
