@@ -87,7 +87,8 @@ typedef struct
   double cell, cell_area;
   const float *uplift;
   double *z, *zn;   /* heights at the step's start and end (metres) */
-  double *fill;     /* spill levels */
+  double *fill;     /* a lake sample's spill level (others: not set) */
+  double *share;    /* the share of the sediment flux a sample keeps, per m² */
   double *area;     /* drainage area (m²) */
   double *qs;       /* sediment arriving at each sample in this step (m³) */
   int32_t *rec;     /* receiver; itself on the world's edge */
@@ -95,6 +96,7 @@ typedef struct
   int32_t *rank;    /* scratch: samples grouped by basin */
   int32_t *pit;     /* scratch: basins; then every lake's samples */
   uint8_t *dmask;   /* each sample's donors, a bit per neighbour */
+  uint8_t *rdir;    /* the neighbour each sample drains to (8: none) */
   ptrdiff_t off[8]; /* the neighbours' offsets */
   const double *bspill;    /* while the lakes are found: each basin's spill level */
   const int32_t *boutlet;  /* and its lake's outlet */
@@ -104,7 +106,7 @@ typedef struct
   double *ero, *dep; /* the run's incised and deposited depths (may be NULL) */
   double dt, rdiff; /* this step's dt and D dt / cell² */
   double kl[2];     /* K dt / L^n for the two distances to a receiver */
-  double *cp, *den; /* the diffusion's tridiagonal factors */
+  double *cp, *den; /* the diffusion's tridiagonal factors (DEN: reciprocals) */
 } Sp;
 
 static bool
@@ -136,7 +138,7 @@ sp_receiver_rows (void *user, int begin, int end)
       {
         size_t k = (size_t) y * w + x;
         double best = 0.0, zk = s->z[k];
-        int32_t r = (int32_t) k;
+        int qb = 8;
         if (x > 0 && y > 0 && x < w - 1 && y < h - 1)
           for (int q = 0; q < 8; q++)
             {
@@ -145,40 +147,29 @@ sp_receiver_rows (void *user, int begin, int end)
               if (slope > best)
                 {
                   best = slope;
-                  r = (int32_t) ((ptrdiff_t) k + s->off[q]);
+                  qb = q;
                 }
             }
-        s->rec[k] = r;
+        s->rec[k] = qb < 8 ? (int32_t) ((ptrdiff_t) k + s->off[qb]) : (int32_t) k;
+        s->rdir[k] = (uint8_t) qb;
       }
 }
 
-/* The donors of every sample, rows [BEGIN, END) in parallel: bit Q of
- * DMASK is set when neighbour Q drains to it (no scatter, no lists). */
+/* The donors of every sample from the receivers' directions: bit Q of
+ * DMASK is set when neighbour Q drains to it (a pass in index order, each
+ * sample touching its receiver, a neighbour). */
 static void
-sp_donor_rows (void *user, int begin, int end)
+sp_donors (Sp *s)
 {
-  Sp *s = user;
-  int w = s->w, h = s->h;
+  static const uint8_t opposite[9] = { 1, 0, 3, 2, 7, 6, 5, 4, 8 };
 
-  for (int y = begin; y < end; y++)
-    for (int x = 0; x < w; x++)
-      {
-        size_t k = (size_t) y * w + x;
-        unsigned m = 0;
-        bool inner = x > 0 && y > 0 && x < w - 1 && y < h - 1;
-        for (int q = 0; q < 8; q++)
-          {
-            if (!inner)
-              {
-                int nx = x + sp_dx[q], ny = y + sp_dy[q];
-                if (nx < 0 || ny < 0 || nx >= w || ny >= h)
-                  continue;
-              }
-            if (s->rec[(ptrdiff_t) k + s->off[q]] == (int32_t) k)
-              m |= 1u << q;
-          }
-        s->dmask[k] = (uint8_t) m;
-      }
+  memset (s->dmask, 0, s->n);
+  for (size_t k = 0; k < s->n; k++)
+    {
+      int q = s->rdir[k];
+      if (q < 8)
+        s->dmask[(ptrdiff_t) k + s->off[q]] |= (uint8_t) (1u << opposite[q]);
+    }
 }
 
 /* Appends to the stack the samples draining to ROOT, depth first (each
@@ -213,6 +204,45 @@ sp_dfs (Sp *s, int32_t root, size_t tail, int32_t *basin, int32_t b)
   return tail;
 }
 
+/* Which neighbour of A sample B is. */
+static inline int
+sp_dir (const Sp *s, int32_t a, int32_t b)
+{
+  ptrdiff_t d = (ptrdiff_t) b - a;
+  int q = 0;
+
+  while (q < 7 && s->off[q] != d)
+    q++;
+  return q;
+}
+
+/* As sp_dfs, for the final stack: the samples of basin BASIN[ROOT] that
+ * drain to ROOT (a pit's basin drains into another only over its pass,
+ * whose own walk comes later). */
+static size_t
+sp_dfs_in (Sp *s, int32_t root, size_t tail, const int32_t *basin)
+{
+  int32_t *stk = s->lk_beg, b = basin[root];
+  size_t top = 0;
+
+  stk[top++] = root;
+  while (top > 0)
+    {
+      int32_t c = stk[--top];
+      unsigned m = s->dmask[c];
+      s->order[tail++] = c;
+      while (m)
+        {
+          int q = __builtin_ctz (m);
+          int32_t d = (int32_t) ((ptrdiff_t) c + s->off[q]);
+          m &= m - 1;
+          if (basin[d] == b)
+            stk[top++] = d;
+        }
+    }
+  return tail;
+}
+
 /* The stack of Braun and Willett (2013), O(n), no sort: depth first up
  * the donors from the world's edge (its samples in index order: basin 0,
  * the first NSEA samples of the stack) and then from each pit in index
@@ -225,8 +255,7 @@ sp_stack (Sp *s, int32_t *basin, size_t *nsea, int32_t *nb)
   int w = s->w, h = s->h;
   size_t tail = 0;
 
-  if (sp_parallel (s, h, 16, sp_donor_rows, s) < 0)
-    return 0;
+  sp_donors (s);
   for (int x = 0; x < w; x++)
     tail = sp_dfs (s, x, tail, basin, 0);
   for (int y = 1; y < h - 1; y++)
@@ -299,36 +328,34 @@ sp_lake_rows (void *user, int begin, int end)
           s->fill[k] = sl;
         }
       else
-        {
-          s->lake[k] = -1;
-          s->fill[k] = s->z[k];
-        }
+        s->lake[k] = -1;
     }
 }
 
 /* Step 1 in full, after Cordonnier, Bovy and Braun (2019): receivers;
- * the stack, which also finds the pits' basins; the lowest pass from
- * each basin to each neighbouring one (only the pits' basins are
- * scanned: at most a few per basin); their minimum spanning tree from the
- * edge's basin (Kruskal, O(B log B) for B basins); each pit's basin
+ * the stack, which also finds the pits' basins; the lowest pass between
+ * every two neighbouring basins (a few per basin); their minimum
+ * spanning tree from the edge's basin (Kruskal, O(B log B) for B
+ * basins); each pit's basin
  * re-routed over the pass to its parent by reversing the receivers from
  * the pass down to the pit ("carving" the route: every receiver stays a
  * neighbour, the route across a depression runs through it); the lakes
  * (the samples of a basin below its spill level, the highest pass on
  * the tree's way to the edge: what a priority flood would fill) with
  * their outlets (the higher side of the pass that sets the level); and
- * the stack again, now from the edge alone.  0, TG_ENOMEM or
- * TG_ECANCELLED. */
+ * the stack again, the pits' basins after the basins they now drain to.
+ * 0, TG_ENOMEM or TG_ECANCELLED. */
 static int
 sp_route (Sp *s)
 {
   size_t n = s->n, nsea;
   int32_t nb = 0, *basin = s->pit; /* free until the lakes are listed */
-  int32_t *stamp = NULL, *touch = NULL, *uf = NULL, *root = NULL, *tadj = NULL, *toff = NULL, *tq = NULL;
+  int32_t *touch = NULL, *uf = NULL, *root = NULL, *tadj = NULL, *toff = NULL, *tq = NULL;
   int32_t *bpar = NULL, *bin = NULL, *bout = NULL, *outlet = NULL;
   double *spill = NULL;
-  SpPass *best = NULL, *pass = NULL;
-  size_t npass = 0, cap = 0;
+  SpPass *pass = NULL;
+  int32_t *hslot = NULL;
+  size_t npass = 0, hcap = 64;
   int rc;
 
   memset (s->lk_len, 0, sizeof (int32_t) * n);
@@ -341,14 +368,15 @@ sp_route (Sp *s)
   if (nb == 0)
     {
       memset (s->lake, 0xff, sizeof (int32_t) * n);
-      memcpy (s->fill, s->z, sizeof (double) * n);
       return 0;
     }
   /* Basins 0 .. NB; the edge's is 0. */
   rc = TG_ENOMEM;
-  stamp = malloc (sizeof (int32_t) * ((size_t) nb + 1));
   touch = malloc (sizeof (int32_t) * ((size_t) nb + 1));
-  best = malloc (sizeof (SpPass) * ((size_t) nb + 1));
+  while (hcap < 8 * ((size_t) nb + 1))
+    hcap *= 2;
+  hslot = malloc (sizeof (int32_t) * hcap);
+  pass = malloc (sizeof (SpPass) * (hcap / 2));
   uf = malloc (sizeof (int32_t) * ((size_t) nb + 1));
   root = malloc (sizeof (int32_t) * ((size_t) nb + 1));
   toff = calloc ((size_t) nb + 2, sizeof (int32_t));
@@ -359,65 +387,96 @@ sp_route (Sp *s)
   bout = malloc (sizeof (int32_t) * ((size_t) nb + 1));
   outlet = malloc (sizeof (int32_t) * ((size_t) nb + 1));
   spill = malloc (sizeof (double) * ((size_t) nb + 1));
-  if (!stamp || !touch || !best || !uf || !root || !toff || !tadj || !tq || !bpar || !bin || !bout || !outlet
+  if (!hslot || !pass || !touch || !uf || !root || !toff || !tadj || !tq || !bpar || !bin || !bout || !outlet
       || !spill)
     goto out;
-  /* The lowest pass from each pit's basin to the edge's and to every
-   * higher-numbered pit's basin (so each pair is found once).  A pit's
-   * basin is a run of the stack starting at its pit, and never holds an
-   * edge sample: no bounds to check. */
-  for (int32_t b = 0; b <= nb; b++)
-    stamp[b] = -1;
-  {
-    int32_t cur = 0;
-    int nt = 0;
-    for (size_t j = nsea; j <= n; j++)
+  memset (hslot, 0xff, sizeof (int32_t) * hcap);
+  /* The lowest pass between every two neighbouring basins: each pair of
+   * neighbouring samples looked at once, in index order (to the east and
+   * the three below), the pairs of basins kept in a hash table. */
+  for (int32_t y = 1; y < s->h - 1; y++)
+    for (int32_t x = 1; x < s->w - 1; x++)
       {
-        int32_t k = j < n ? s->order[j] : -1, b = j < n ? basin[k] : -1;
-        if (b != cur)
-          {
-            if (npass + (size_t) nt > cap)
-              {
-                size_t nc = cap ? cap * 2 : 4 * ((size_t) nb + 1);
-                SpPass *np;
-                while (nc < npass + (size_t) nt)
-                  nc *= 2;
-                if (!(np = realloc (pass, sizeof (SpPass) * nc)))
-                  goto out;
-                pass = np;
-                cap = nc;
-              }
-            for (int t = 0; t < nt; t++)
-              pass[npass++] = best[touch[t]];
-            nt = 0;
-            if (j == n)
-              break;
-            cur = b;
-            root[b] = k;
-            if ((b & 0xff) == 0 && sp_cancelled (s))
-              {
-                rc = TG_ECANCELLED;
-                goto out;
-              }
-          }
-        for (int q = 0; q < 8; q++)
-          {
-            int32_t m = (int32_t) ((ptrdiff_t) k + s->off[q]), c = basin[m];
-            double pz;
-            if (c == b || (c != 0 && c < b))
-              continue;
-            pz = s->z[k] > s->z[m] ? s->z[k] : s->z[m];
-            if (stamp[c] != b)
-              {
-                stamp[c] = b;
-                touch[nt++] = c;
-              }
-            else if (!(pz < best[c].z))
-              continue;
-            best[c] = c == 0 ? (SpPass) { pz, 0, b, m, k } : (SpPass) { pz, b, c, k, m };
-          }
+        int32_t k = y * s->w + x;
+        if (s->rec[k] == k)
+          root[basin[k]] = k;
       }
-  }
+  for (int y = 0, last = -1; y < s->h; y++)
+    {
+      if ((y & 0x3f) == 0 && sp_cancelled (s))
+        {
+          rc = TG_ECANCELLED;
+          goto out;
+        }
+      for (int x = 0; x < s->w; x++)
+        {
+          int32_t k = y * s->w + x, b = basin[k];
+          for (int q = 0; q < 4; q++)
+            {
+              static const int fdx[4] = { 1, -1, 0, 1 }, fdy[4] = { 0, 1, 1, 1 };
+              int nx = x + fdx[q], ny = y + fdy[q];
+              int32_t m, c, lo, hi;
+              double pz;
+              size_t slot;
+              if (nx < 0 || nx >= s->w || ny >= s->h)
+                continue;
+              m = ny * s->w + nx;
+              if ((c = basin[m]) == b)
+                continue;
+              lo = b < c ? b : c;
+              hi = b < c ? c : b;
+              pz = s->z[k] > s->z[m] ? s->z[k] : s->z[m];
+              if (last >= 0 && pass[last].lo == lo && pass[last].hi == hi)
+                {
+                  /* Most often the pair just seen. */
+                  if (pz < pass[last].z)
+                    pass[last] = b < c ? (SpPass) { pz, lo, hi, k, m } : (SpPass) { pz, lo, hi, m, k };
+                  continue;
+                }
+              slot = ((uint32_t) lo * 0x9e3779b1u ^ (uint32_t) hi * 0x85ebca77u) & (hcap - 1);
+              while (hslot[slot] >= 0 && (pass[hslot[slot]].lo != lo || pass[hslot[slot]].hi != hi))
+                slot = (slot + 1) & (hcap - 1);
+              if (hslot[slot] >= 0)
+                {
+                  SpPass *e = &pass[last = hslot[slot]];
+                  if (pz < e->z)
+                    *e = b < c ? (SpPass) { pz, lo, hi, k, m } : (SpPass) { pz, lo, hi, m, k };
+                  continue;
+                }
+              if (2 * (npass + 1) > hcap)
+                {
+                  /* Grow the table (and the passes with it). */
+                  size_t nc = hcap * 2;
+                  int32_t *nh = malloc (sizeof (int32_t) * nc);
+                  SpPass *np = realloc (pass, sizeof (SpPass) * (nc / 2));
+                  if (np)
+                    pass = np;
+                  if (!nh || !np)
+                    {
+                      free (nh);
+                      goto out;
+                    }
+                  memset (nh, 0xff, sizeof (int32_t) * nc);
+                  for (size_t e = 0; e < npass; e++)
+                    {
+                      size_t sl = ((uint32_t) pass[e].lo * 0x9e3779b1u ^ (uint32_t) pass[e].hi * 0x85ebca77u)
+                                  & (nc - 1);
+                      while (nh[sl] >= 0)
+                        sl = (sl + 1) & (nc - 1);
+                      nh[sl] = (int32_t) e;
+                    }
+                  free (hslot);
+                  hslot = nh;
+                  hcap = nc;
+                  slot = ((uint32_t) lo * 0x9e3779b1u ^ (uint32_t) hi * 0x85ebca77u) & (hcap - 1);
+                  while (hslot[slot] >= 0)
+                    slot = (slot + 1) & (hcap - 1);
+                }
+              hslot[slot] = last = (int32_t) npass;
+              pass[npass++] = b < c ? (SpPass) { pz, lo, hi, k, m } : (SpPass) { pz, lo, hi, m, k };
+            }
+        }
+    }
   /* Kruskal: the minimum spanning tree of the basins over their passes. */
   qsort (pass, npass, sizeof (SpPass), sp_pass_cmp);
   for (int32_t b = 0; b <= nb; b++)
@@ -488,13 +547,17 @@ sp_route (Sp *s)
       goto out; /* cannot happen: the grid's basins are connected */
   }
   /* Carve: reverse the receivers from each basin's pass down to its pit,
-   * and let the pass drain over to the other side. */
+   * and let the pass drain over to the other side (the donor masks
+   * follow). */
   for (int32_t b = 1; b <= nb; b++)
     {
       int32_t prev = bout[b], c = bin[b];
       for (;;)
         {
           int32_t next = s->rec[c];
+          if (next != c)
+            s->dmask[next] &= (uint8_t) ~(1u << sp_dir (s, next, c));
+          s->dmask[prev] |= (uint8_t) (1u << sp_dir (s, prev, c));
           s->rec[c] = prev;
           if (c == root[b])
             break;
@@ -504,11 +567,48 @@ sp_route (Sp *s)
     }
   s->bspill = spill;
   s->boutlet = outlet;
-  rc = sp_parallel (s, s->h, 64, sp_lake_rows, s);
+  if ((rc = sp_parallel (s, s->h, 64, sp_lake_rows, s)) < 0)
+    goto out;
+  /* The final stack: the edge's basin as it was, then each pit's basin
+   * after its parent (down the tree), depth first from its pass within
+   * itself. */
+  {
+    size_t tail = nsea;
+    for (int32_t t = 1; t <= nb; t++)
+      tail = sp_dfs_in (s, bin[tq[t]], tail, basin);
+    if (tail != n)
+      {
+        rc = TG_ENOMEM; /* cannot happen: every basin drains to its pass */
+        goto out;
+      }
+  }
+  /* Each lake's samples, a run of PIT at its outlet, in index order. */
+  {
+    int32_t off = 0;
+    for (size_t k = 0; k < n; k++)
+      if (s->lake[k] >= 0)
+        s->lk_len[s->lake[k]]++;
+    for (int32_t b = 1; b <= nb; b++)
+      {
+        int32_t o = outlet[b];
+        if (o >= 0 && s->lk_len[o] > 0 && (bpar[b] == 0 || outlet[bpar[b]] != o))
+          {
+            s->lk_beg[o] = off;
+            off += s->lk_len[o];
+            s->lk_len[o] = 0;
+          }
+      }
+    for (size_t k = 0; k < n; k++)
+      {
+        int32_t o = s->lake[k];
+        if (o >= 0)
+          s->pit[s->lk_beg[o] + s->lk_len[o]++] = (int32_t) k;
+      }
+  }
+  rc = 0;
 out:
-  free (stamp);
+  free (hslot);
   free (touch);
-  free (best);
   free (uf);
   free (root);
   free (toff);
@@ -522,32 +622,7 @@ out:
   free (pass);
   s->bspill = NULL;
   s->boutlet = NULL;
-  if (rc < 0)
-    return rc;
-  /* The final stack, from the edge alone now. */
-  if (sp_stack (s, NULL, &nsea, &nb) != n || nb != 0)
-    return TG_ENOMEM; /* cannot happen: every pit drains on */
-  /* Each lake's samples, a run of PIT at its outlet, in index order. */
-  {
-    int32_t off = 0;
-    for (size_t k = 0; k < n; k++)
-      if (s->lake[k] >= 0)
-        s->lk_len[s->lake[k]]++;
-    for (size_t k = 0; k < n; k++)
-      if (s->lk_len[k] > 0)
-        {
-          s->lk_beg[k] = off;
-          off += s->lk_len[k];
-          s->lk_len[k] = 0;
-        }
-    for (size_t k = 0; k < n; k++)
-      if (s->lake[k] >= 0)
-        {
-          int32_t o = s->lake[k];
-          s->pit[s->lk_beg[o] + s->lk_len[o]++] = (int32_t) k;
-        }
-  }
-  return 0;
+  return rc;
 }
 
 /* Whether receiver B of A is a diagonal neighbour (they are neighbours). */
@@ -719,6 +794,7 @@ sp_incision_rows (void *user, int begin, int end)
 {
   Sp *s = user;
   const TgSpParams *p = s->p;
+  double g = p->deposition;
 
   for (size_t i = (size_t) begin * s->w; i < (size_t) end * s->w; i++)
     {
@@ -730,19 +806,12 @@ sp_incision_rows (void *user, int begin, int end)
           continue;
         }
       s->zn[i] = s->z[i] + sp_uplift (s, i);
+      s->share[i] = g > 0.0 ? g / (s->area[i] + g * s->cell_area) : 0.0;
       if (s->lake[i] >= 0 || s->area[i] < p->channel_area)
         s->qs[i] = 0.0; /* under water, or above the channel head: no incision */
       else
         s->qs[i] = s->kl[sp_diagonal (s, (int32_t) i, r)] * pow (s->area[i], p->m);
     }
-}
-
-static void
-sp_zero_rows (void *user, int begin, int end)
-{
-  Sp *s = user;
-
-  memset (s->qs + (size_t) begin * s->w, 0, sizeof (double) * (size_t) (end - begin) * s->w);
 }
 
 /* Steps 2 to 4.  0, TG_ENOMEM or TG_ECANCELLED. */
@@ -751,7 +820,7 @@ sp_fluvial (Sp *s, TgSpStats *st)
 {
   const TgSpParams *p = s->p;
   size_t n = s->n;
-  double a = s->cell_area, kdt = p->erodibility * s->dt, g = p->deposition;
+  double a = s->cell_area, kdt = p->erodibility * s->dt;
   int rc;
 
   s->kl[0] = kdt / pow (s->cell, p->n);
@@ -769,37 +838,39 @@ sp_fluvial (Sp *s, TgSpStats *st)
   if ((rc = sp_parallel (s, s->h, 16, sp_incision_rows, s)) < 0)
     return rc;
   /* Down the stack: a receiver's new height comes first.  (F = 0 leaves
-   * the uplifted height.) */
+   * the uplifted height.)  QS becomes the volume incised here, the
+   * sediment each sample starts step 4 with. */
   for (size_t k = 0; k < n; k++)
     {
       int32_t i = s->order[k], r = s->rec[i];
+      double e = 0.0;
       if ((k & 0xfff) == 0 && sp_cancelled (s))
         return TG_ECANCELLED;
-      if (r != i && s->qs[i] > 0.0)
-        s->zn[i] = sp_incise (s->zn[i], s->zn[r], s->qs[i], p->n);
+      if (r != i)
+        {
+          st->uplift += sp_uplift (s, (size_t) i) * a;
+          if (s->qs[i] > 0.0)
+            {
+              double h0 = s->zn[i];
+              s->zn[i] = sp_incise (h0, s->zn[r], s->qs[i], p->n);
+              e = h0 - s->zn[i];
+              e = e > 0.0 ? e : 0.0;
+              st->eroded += e * a;
+              if (s->ero)
+                s->ero[i] += e;
+            }
+        }
+      s->qs[i] = e * a;
     }
-  if ((rc = sp_parallel (s, s->h, 64, sp_zero_rows, s)) < 0)
-    return rc;
   /* Up the stack: a sample's sediment is complete once its donors are
    * done.  What reaches a lake sample goes to its outlet, which fills
    * the lake before passing the rest on. */
   for (size_t k = n; k-- > 0;)
     {
       int32_t i = s->order[k], r = s->rec[i];
-      double up = 0.0, e = 0.0, qin, d;
+      double qin = s->qs[i], d;
       if ((k & 0xfff) == 0 && sp_cancelled (s))
         return TG_ECANCELLED;
-      if (r != i)
-        {
-          up = sp_uplift (s, (size_t) i);
-          e = s->z[i] + up - s->zn[i];
-          e = e > 0.0 ? e : 0.0;
-        }
-      qin = s->qs[i] + e * a;
-      st->eroded += e * a;
-      st->uplift += up * a;
-      if (s->ero)
-        s->ero[i] += e;
       if (s->lake[i] >= 0)
         {
           s->qs[s->lake[i]] += qin;
@@ -817,7 +888,7 @@ sp_fluvial (Sp *s, TgSpStats *st)
           st->outflux += qin;
           continue;
         }
-      d = g > 0.0 ? g * qin / (s->area[i] + g * a) : 0.0;
+      d = qin * s->share[i];
       s->zn[i] += d;
       s->qs[r] += qin - d * a;
       if (s->dep)
@@ -836,12 +907,13 @@ sp_diffusion_factors (Sp *s, int len)
 {
   double r = s->rdiff, b = 1.0 + 2.0 * r;
 
-  s->den[1] = b;
+  s->den[1] = 1.0 / b;
   s->cp[1] = -r / b;
   for (int k = 2; k < len - 1; k++)
     {
-      s->den[k] = b + r * s->cp[k - 1];
-      s->cp[k] = -r / s->den[k];
+      double den = b + r * s->cp[k - 1];
+      s->den[k] = 1.0 / den;
+      s->cp[k] = -r / den;
     }
 }
 
@@ -863,7 +935,7 @@ sp_diffuse_rows (void *user, int begin, int end)
           double d = u[k] + r * u[k - 1];
           if (k == w - 2)
             d += r * u[w - 1];
-          u[k] = d / s->den[k];
+          u[k] = d * s->den[k];
         }
       for (int k = w - 3; k >= 1; k--)
         u[k] -= s->cp[k] * u[k + 1];
@@ -887,7 +959,7 @@ sp_diffuse_cols (void *user, int begin, int end)
           double d = u[x] + r * up[x];
           if (y == h - 2)
             d += r * u[x + w];
-          u[x] = d / s->den[y];
+          u[x] = d * s->den[y];
         }
     }
   for (int y = h - 3; y >= 1; y--)
@@ -935,6 +1007,7 @@ static void
 sp_clear (Sp *s)
 {
   free (s->fill);
+  free (s->share);
   free (s->area);
   free (s->qs);
   free (s->rec);
@@ -945,6 +1018,7 @@ sp_clear (Sp *s)
   free (s->lk_beg);
   free (s->lk_len);
   free (s->dmask);
+  free (s->rdir);
   free (s->cp);
   free (s->den);
 }
@@ -977,6 +1051,7 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
     }
   s.zn = own = malloc (sizeof (double) * s.n);
   s.fill = malloc (sizeof (double) * s.n);
+  s.share = malloc (sizeof (double) * s.n);
   s.area = malloc (sizeof (double) * s.n);
   s.qs = malloc (sizeof (double) * s.n);
   s.rec = malloc (sizeof (int32_t) * s.n);
@@ -987,12 +1062,13 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
   s.lk_beg = malloc (sizeof (int32_t) * s.n);
   s.lk_len = malloc (sizeof (int32_t) * s.n);
   s.dmask = malloc (s.n);
+  s.rdir = malloc (s.n);
   for (int q = 0; q < 8; q++)
     s.off[q] = sp_dy[q] * (ptrdiff_t) w + sp_dx[q];
   s.cp = malloc (sizeof (double) * (size_t) (len + 1));
   s.den = malloc (sizeof (double) * (size_t) (len + 1));
-  if (!own || !s.fill || !s.area || !s.qs || !s.rec || !s.order || !s.pit || !s.rank || !s.lake || !s.lk_beg
-      || !s.lk_len || !s.dmask || !s.cp || !s.den)
+  if (!own || !s.fill || !s.share || !s.area || !s.qs || !s.rec || !s.order || !s.pit || !s.rank || !s.lake || !s.lk_beg
+      || !s.lk_len || !s.dmask || !s.rdir || !s.cp || !s.den)
     {
       free (own);
       sp_clear (&s);
