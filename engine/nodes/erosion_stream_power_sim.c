@@ -88,21 +88,20 @@ typedef struct
   const float *uplift;
   double *z, *zn;   /* heights at the step's start and end (metres) */
   double *fill;     /* a lake sample's spill level (others: not set) */
-  double *share;    /* the share of the sediment flux a sample keeps, per m² */
+  double *share;    /* depth laid down per m³ of sediment arriving (xi-q), 1 / m² */
   double *area;     /* drainage area (m²) */
   double *qs;       /* sediment arriving at each sample in this step (m³) */
-  int32_t *rec;     /* receiver; itself on the world's edge */
+  int32_t *rec;     /* receiver (a neighbour); itself on the world's edge */
   int32_t *order;   /* the stack: every sample after its receiver */
-  int32_t *rank;    /* scratch: samples grouped by basin */
   int32_t *pit;     /* scratch: basins; then every lake's samples */
   uint8_t *dmask;   /* each sample's donors, a bit per neighbour */
   uint8_t *rdir;    /* the neighbour each sample drains to (8: none) */
   ptrdiff_t off[8]; /* the neighbours' offsets */
   const double *bspill;    /* while the lakes are found: each basin's spill level */
   const int32_t *boutlet;  /* and its lake's outlet */
-  int32_t *lake;    /* a lake sample's outlet (the sample whose level floods it), else -1 */
-  int32_t *lk_beg, *lk_len; /* an outlet's lake: a run of PIT (every lake's samples are
-                             * queued together, before the flood goes on) */
+  int32_t *lake;    /* a lake sample's outlet (the pass sample at its level), else -1 */
+  int32_t *lk_beg, *lk_len; /* an outlet's lake: a run of PIT (LK_BEG is the
+                             * depth-first walks' stack before) */
   double *ero, *dep; /* the run's incised and deposited depths (may be NULL) */
   double dt, rdiff; /* this step's dt and D dt / cell² */
   double kl[2];     /* K dt / L^n for the two distances to a receiver */
@@ -1013,7 +1012,6 @@ sp_clear (Sp *s)
   free (s->rec);
   free (s->order);
   free (s->pit);
-  free (s->rank);
   free (s->lake);
   free (s->lk_beg);
   free (s->lk_len);
@@ -1057,7 +1055,6 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
   s.rec = malloc (sizeof (int32_t) * s.n);
   s.order = malloc (sizeof (int32_t) * s.n);
   s.pit = malloc (sizeof (int32_t) * s.n);
-  s.rank = malloc (sizeof (int32_t) * s.n);
   s.lake = malloc (sizeof (int32_t) * s.n);
   s.lk_beg = malloc (sizeof (int32_t) * s.n);
   s.lk_len = malloc (sizeof (int32_t) * s.n);
@@ -1067,7 +1064,7 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
     s.off[q] = sp_dy[q] * (ptrdiff_t) w + sp_dx[q];
   s.cp = malloc (sizeof (double) * (size_t) (len + 1));
   s.den = malloc (sizeof (double) * (size_t) (len + 1));
-  if (!own || !s.fill || !s.share || !s.area || !s.qs || !s.rec || !s.order || !s.pit || !s.rank || !s.lake || !s.lk_beg
+  if (!own || !s.fill || !s.share || !s.area || !s.qs || !s.rec || !s.order || !s.pit || !s.lake || !s.lk_beg
       || !s.lk_len || !s.dmask || !s.rdir || !s.cp || !s.den)
     {
       free (own);
