@@ -299,6 +299,16 @@ sp_pass_cmp (const void *pa, const void *pb)
   return (x->hi > y->hi) - (x->hi < y->hi);
 }
 
+/* A pair of basins' slot in a hash table of CAP (a power of 2) slots:
+ * the high bits of a Fibonacci hash of both. */
+static inline size_t
+sp_pair_slot (int32_t lo, int32_t hi, size_t cap)
+{
+  uint64_t key = ((uint64_t) (uint32_t) lo << 32 | (uint32_t) hi) * 0x9e3779b97f4a7c15u;
+
+  return (size_t) (key >> 32) & (cap - 1);
+}
+
 static int32_t
 sp_find (int32_t *uf, int32_t a)
 {
@@ -432,7 +442,7 @@ sp_route (Sp *s)
                     pass[last] = b < c ? (SpPass) { pz, lo, hi, k, m } : (SpPass) { pz, lo, hi, m, k };
                   continue;
                 }
-              slot = ((uint32_t) lo * 0x9e3779b1u ^ (uint32_t) hi * 0x85ebca77u) & (hcap - 1);
+              slot = sp_pair_slot (lo, hi, hcap);
               while (hslot[slot] >= 0 && (pass[hslot[slot]].lo != lo || pass[hslot[slot]].hi != hi))
                 slot = (slot + 1) & (hcap - 1);
               if (hslot[slot] >= 0)
@@ -458,8 +468,7 @@ sp_route (Sp *s)
                   memset (nh, 0xff, sizeof (int32_t) * nc);
                   for (size_t e = 0; e < npass; e++)
                     {
-                      size_t sl = ((uint32_t) pass[e].lo * 0x9e3779b1u ^ (uint32_t) pass[e].hi * 0x85ebca77u)
-                                  & (nc - 1);
+                      size_t sl = sp_pair_slot (pass[e].lo, pass[e].hi, nc);
                       while (nh[sl] >= 0)
                         sl = (sl + 1) & (nc - 1);
                       nh[sl] = (int32_t) e;
@@ -467,7 +476,7 @@ sp_route (Sp *s)
                   free (hslot);
                   hslot = nh;
                   hcap = nc;
-                  slot = ((uint32_t) lo * 0x9e3779b1u ^ (uint32_t) hi * 0x85ebca77u) & (hcap - 1);
+                  slot = sp_pair_slot (lo, hi, hcap);
                   while (hslot[slot] >= 0)
                     slot = (slot + 1) & (hcap - 1);
                 }
