@@ -29,28 +29,6 @@ else
   "$bench_document" --write "$out/big.tgraph" || exit 1
 fi
 
-# CPU ticks of the app ("total", threads that ended included) and of its
-# threads: "main" (the thread whose id is the process's), "llvmpipe" (the
-# rasteriser's), "other".
-thread_ticks () {
-  local t s comm rest
-  s=$(cat "/proc/$1/stat")
-  rest=(${s##*) })
-  echo "total $((rest[11] + rest[12]))"
-  for t in /proc/$1/task/*; do
-    s=$(cat "$t/stat" 2> /dev/null) || continue
-    comm=${s#*(}
-    comm=${comm%%)*}
-    rest=(${s##*) })
-    case $comm in
-      llvmpipe*) comm=llvmpipe ;;
-      *) comm=other ;;
-    esac
-    [ "${t##*/}" = "$1" ] && comm=main
-    echo "$comm $((rest[11] + rest[12]))"
-  done | awk '{ a[$1] += $2 } END { for (k in a) print k, a[k] }'
-}
-
 # run NAME APP: one drag in APP; its figures in $out/NAME.*
 run () {
   local name=$1 app_bin=$2 app target win x y k args

@@ -22,27 +22,6 @@ input_test_start "$out"
 export LIBGL_ALWAYS_SOFTWARE=1
 cp "$src/tests/gui/data/ten_nodes.tgraph" "$out/"
 
-# CPU ticks of the app ("total", threads that ended included) and of its
-# threads: "main", "llvmpipe" (the rasteriser's), "other".
-thread_ticks () {
-  local t s comm rest
-  s=$(cat "/proc/$1/stat")
-  rest=(${s##*) })
-  echo "total $((rest[11] + rest[12]))"
-  for t in /proc/$1/task/*; do
-    s=$(cat "$t/stat" 2> /dev/null) || continue
-    comm=${s#*(}
-    comm=${comm%%)*}
-    rest=(${s##*) })
-    case $comm in
-      llvmpipe*) comm=llvmpipe ;;
-      *) comm=other ;;
-    esac
-    [ "${t##*/}" = "$1" ] && comm=main
-    echo "$comm $((rest[11] + rest[12]))"
-  done | awk '{ a[$1] += $2 } END { for (k in a) print k, a[k] }'
-}
-
 # No timeout(1) in between: /proc/$app is the app's.  At zoom 1 (Ctrl+0)
 # a drag of whole pixels leaves the node on whole pixels, mid-move as
 # after the release.

@@ -54,3 +54,25 @@ run_script () {
   cat "$out/$name.log"
   [ $rc -eq 0 ] || { echo "FAIL: $name: the app did not finish its script (status $rc)"; fail=1; }
 }
+
+# thread_ticks PID: CPU ticks of app PID ("total", threads that ended
+# included) and of its threads: "main" (the thread whose id is the
+# process's), "llvmpipe" (the rasteriser's), "other".
+thread_ticks () {
+  local t s comm rest
+  s=$(cat "/proc/$1/stat")
+  rest=(${s##*) })
+  echo "total $((rest[11] + rest[12]))"
+  for t in /proc/$1/task/*; do
+    s=$(cat "$t/stat" 2> /dev/null) || continue
+    comm=${s#*(}
+    comm=${comm%%)*}
+    rest=(${s##*) })
+    case $comm in
+      llvmpipe*) comm=llvmpipe ;;
+      *) comm=other ;;
+    esac
+    [ "${t##*/}" = "$1" ] && comm=main
+    echo "$comm $((rest[11] + rest[12]))"
+  done | awk '{ a[$1] += $2 } END { for (k in a) print k, a[k] }'
+}
