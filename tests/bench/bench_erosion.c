@@ -33,24 +33,7 @@
 #include <tgraph/tgraph.h>
 
 #include "erosion_hydraulic.h"
-
-static double
-now_s (void)
-{
-  struct timespec t;
-
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
-}
-
-static double
-cpu_s (void)
-{
-  struct timespec t;
-
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &t);
-  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
-}
+#include "../common/tgclock.h"
 
 /* A wall and a CPU time. */
 typedef struct
@@ -160,11 +143,11 @@ time_pull (TgEngine *e, TgGraph *g, int node, const TgRegion *r, int passes, int
       if (tg_engine_pull (e, g, 0, 0, &grown, NULL, &v, NULL, &err) != 0)
         die ("pull input", &err);
       tg_value_unref (v);
-      t0 = now_s ();
-      c0 = cpu_s ();
+      t0 = tg_wall_s ();
+      c0 = tg_cpu_s ();
       if (tg_engine_pull (e, g, node, 0, r, NULL, &v, NULL, &err) != 0)
         die ("pull", &err);
-      keep_best (&best, now_s () - t0, cpu_s () - c0);
+      keep_best (&best, tg_wall_s () - t0, tg_cpu_s () - c0);
       tg_value_unref (v);
     }
   return best;
@@ -263,9 +246,9 @@ bench_thermal (int runs, int threads)
     a[k] = (float) k;
   for (int k = 0; k < runs + 1; k++)
     {
-      double t0 = now_s (), c0 = cpu_s ();
+      double t0 = tg_wall_s (), c0 = tg_cpu_s ();
       run_threads (&threads, TSIDE / 16, copy_rows, &cj);
-      keep_best (&copy, now_s () - t0, cpu_s () - c0);
+      keep_best (&copy, tg_wall_s () - t0, tg_cpu_s () - c0);
     }
   printf ("erosion.thermal, %d x %d, %d threads, best of %d (wall / CPU)\n", TSIDE, TSIDE,
           tg_engine_threads (e), runs);
@@ -437,29 +420,29 @@ bench_hydraulic (int runs, int threads)
     {
       double t0, c0, t;
       memcpy (m1, base->data, sizeof (float) * n);
-      t0 = now_s ();
-      c0 = cpu_s ();
+      t0 = tg_wall_s ();
+      c0 = tg_cpu_s ();
       reference_droplets (&s, m1, HSIDE, HSIDE);
-      t = now_s () - t0;
-      keep_best (&c_ref, t, cpu_s () - c0);
+      t = tg_wall_s () - t0;
+      keep_best (&c_ref, t, tg_cpu_s () - c0);
       t_ref = t < t_ref ? t : t_ref;
 
       memcpy (m1, base->data, sizeof (float) * n);
       memset (f1, 0, sizeof (float) * n);
-      t0 = now_s ();
-      c0 = cpu_s ();
+      t0 = tg_wall_s ();
+      c0 = tg_cpu_s ();
       tg__hydraulic_simulate (&s, m1, f1, HSIDE, HSIDE, run_threads, &one, &st);
-      t = now_s () - t0;
-      keep_best (&c_1, t, cpu_s () - c0);
+      t = tg_wall_s () - t0;
+      keep_best (&c_1, t, tg_cpu_s () - c0);
       t_1 = t < t_1 ? t : t_1;
 
       memcpy (mn, base->data, sizeof (float) * n);
       memset (fn, 0, sizeof (float) * n);
-      t0 = now_s ();
-      c0 = cpu_s ();
+      t0 = tg_wall_s ();
+      c0 = tg_cpu_s ();
       tg__hydraulic_simulate (&s, mn, fn, HSIDE, HSIDE, run_threads, &threads, &st);
-      t = now_s () - t0;
-      keep_best (&c_n, t, cpu_s () - c0);
+      t = tg_wall_s () - t0;
+      keep_best (&c_n, t, tg_cpu_s () - c0);
       t_n = t < t_n ? t : t_n;
     }
   if (memcmp (m1, mn, sizeof (float) * n) != 0 || memcmp (f1, fn, sizeof (float) * n) != 0)
@@ -478,12 +461,12 @@ bench_hydraulic (int runs, int threads)
       v = NULL;
       if (tg_engine_pull (e1, g, 0, 0, &full, NULL, &v, NULL, &err) != 0)
         die ("pull", &err);
-      t0 = now_s ();
+      t0 = tg_wall_s ();
       tg_value_unref (v);
       v = NULL;
       if (tg_engine_pull (e1, g, ero, 0, &full, NULL, &v, NULL, &err) != 0)
         die ("pull", &err);
-      t = now_s () - t0;
+      t = tg_wall_s () - t0;
       t_node1 = t < t_node1 ? t : t_node1;
       tg_value_unref (v);
       v = NULL;
@@ -491,10 +474,10 @@ bench_hydraulic (int runs, int threads)
         die ("pull", &err);
       tg_value_unref (v);
       v = NULL;
-      t0 = now_s ();
+      t0 = tg_wall_s ();
       if (tg_engine_pull (en, g, ero, 0, &full, NULL, &v, NULL, &err) != 0)
         die ("pull", &err);
-      t = now_s () - t0;
+      t = tg_wall_s () - t0;
       t_noden = t < t_noden ? t : t_noden;
     }
   tg_value_unref (v);
@@ -563,10 +546,10 @@ bench_flow (int runs)
       if (tg_engine_pull (e, g, 0, 0, &full, NULL, &v, NULL, &err) != 0)
         die ("pull", &err);
       tg_value_unref (v);
-      t0 = now_s ();
+      t0 = tg_wall_s ();
       if (tg_engine_pull (e, g, fl, 0, &full, NULL, &v, NULL, &err) != 0)
         die ("pull", &err);
-      t = now_s () - t0;
+      t = tg_wall_s () - t0;
       best = t < best ? t : best;
       tg_value_unref (v);
     }

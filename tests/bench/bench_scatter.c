@@ -29,15 +29,7 @@
 #include <tgraph/tgraph.h>
 
 #include "scatter_common.h"
-
-static double
-now_s (void)
-{
-  struct timespec t;
-
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
-}
+#include "../common/tgclock.h"
 
 /* --- a painted map ------------------------------------------------------------------ */
 
@@ -135,9 +127,9 @@ time_colormap (TgEngine *e, TgGraph *g, int runs, TgValue **out)
       char seed[16];
       snprintf (seed, sizeof seed, "%d", 100 + k);
       set (g, 1, "seed", seed);
-      t0 = now_s ();
+      t0 = tg_wall_s ();
       v = pull_id (e, g, "sc");
-      best = fmin (best, now_s () - t0);
+      best = fmin (best, tg_wall_s () - t0);
       tg_value_unref (*out);
       *out = v;
     }
@@ -256,9 +248,9 @@ main (int argc, char **argv)
         set (g, 1, "seed", seed);
         tg_value_unref (pull_id (e1, g, "one"));
         tg_value_unref (v);
-        t0 = now_s ();
+        t0 = tg_wall_s ();
         v = pull_id (e1, g, "pd");
-        best = fmin (best, now_s () - t0);
+        best = fmin (best, tg_wall_s () - t0);
       }
     if (!v)
       return 1;
@@ -283,15 +275,15 @@ main (int argc, char **argv)
 
     if (!a || !b || !c)
       return 1;
-    t0 = now_s ();
+    t0 = tg_wall_s ();
     k_naive = naive_spacing (a, small, 1.0);
-    t_naive = now_s () - t0;
+    t_naive = tg_wall_s () - t0;
     for (int k = 0; k < runs; k++)
       {
         TgScatterCand *copy = random_candidates (small, side_small);
-        t0 = now_s ();
+        t0 = tg_wall_s ();
         k_grid = tg__scatter_spacing (copy, small, 1.0, false, 1, 0, 0, side_small, side_small);
-        t_grid = fmin (t_grid, now_s () - t0);
+        t_grid = fmin (t_grid, tg_wall_s () - t0);
         if (k == 0)
           memcpy (b, copy, sizeof (TgScatterCand) * (size_t) small);
         free (copy);
@@ -299,9 +291,9 @@ main (int argc, char **argv)
     for (int k = 0; k < runs; k++)
       {
         TgScatterCand *copy = random_candidates (big, side_big);
-        t0 = now_s ();
+        t0 = tg_wall_s ();
         k_big = tg__scatter_spacing (copy, big, 1.0, false, 1, 0, 0, side_big, side_big);
-        t_grid_big = fmin (t_grid_big, now_s () - t0);
+        t_grid_big = fmin (t_grid_big, tg_wall_s () - t0);
         free (copy);
       }
     printf ("\nminimum spacing (1 m) over uniform random candidates, one per m^2, one thread\n");

@@ -19,24 +19,7 @@
 #include <tgraph/tgraph.h>
 
 #include "erosion_stream_power.h"
-
-static double
-wall_s (void)
-{
-  struct timespec t;
-
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
-}
-
-static double
-cpu_s (void)
-{
-  struct timespec t;
-
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &t);
-  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
-}
+#include "../common/tgclock.h"
 
 static void
 die (const char *what, const TgError *err)
@@ -144,12 +127,12 @@ run (const double *z0, int size, int threads, int steps, double prev_ms)
   if (!z)
     die ("memory", NULL);
   memcpy (z, z0, sizeof (double) * n);
-  c0 = cpu_s ();
-  t0 = wall_s ();
+  c0 = tg_cpu_s ();
+  t0 = tg_wall_s ();
   if (tg__sp_run (&o, &p, size, size, 8192.0 / (size - 1), z, NULL, &out) != 0)
     die ("run", NULL);
-  cpu = cpu_s () - c0;
-  wall = wall_s () - t0;
+  cpu = tg_cpu_s () - c0;
+  wall = tg_wall_s () - t0;
   printf ("stream_power %d^2, %d thread%s, %d steps: %.1f ms CPU / %.1f ms wall a step "
           "(%.2f steps/s wall)",
           size, threads, threads == 1 ? "" : "s", st.steps, cpu / st.steps * 1e3,

@@ -19,27 +19,10 @@
 
 #include "tggraph_test.h"
 #include "tgtest.h"
+#include "tgclock.h"
 
 #define TALUS_DEG 38.0
 #define HEIGHT_M 850.0
-
-static double
-now_s (void)
-{
-  struct timespec t;
-
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
-}
-
-static double
-cpu_s (void)
-{
-  struct timespec t;
-
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &t);
-  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
-}
 
 static TgGraph *
 steep_graph (int res)
@@ -114,11 +97,11 @@ run_resolution (int res)
   double t0, t1, c0, c1, max0, max1, share0, share1, share45;
 
   in = pull (e, g, "base", &full);
-  t0 = now_s ();
-  c0 = cpu_s ();
+  t0 = tg_wall_s ();
+  c0 = tg_cpu_s ();
   out = pull (e, g, "ero", &full);
-  t1 = now_s ();
-  c1 = cpu_s ();
+  t1 = tg_wall_s ();
+  c1 = tg_cpu_s ();
   if (!in || !out)
     goto done;
   share0 = share_over (in, TALUS_DEG + 2.0, &max0);
