@@ -21,6 +21,15 @@
 #include "tgtest.h"
 #include "tgclock.h"
 
+/* AddressSanitizer's shadow memory and quarantine hold freed maps a while:
+ * the bound on the peak resident size grows with it (still far under the
+ * uncut apron's 1.9 GB at 2049). */
+#if defined(__SANITIZE_ADDRESS__)
+#define RSS_SLACK 3.0
+#else
+#define RSS_SLACK 1.0
+#endif
+
 #define TALUS_DEG 38.0
 #define HEIGHT_M 850.0
 
@@ -125,7 +134,8 @@ run_resolution (int res)
     getrusage (RUSAGE_SELF, &ru);
     printf ("%d: peak resident %.0f MB (a world map is %.0f MB)\n", res, ru.ru_maxrss / 1024.0,
             4.0 * (double) tg_region_samples (&full) / 1048576.0);
-    TG_CHECK_MSG (ru.ru_maxrss / 1024.0 < 24.0 * 4.0 * (double) tg_region_samples (&full) / 1048576.0 + 64.0,
+    TG_CHECK_MSG (ru.ru_maxrss / 1024.0 < RSS_SLACK * 24.0 * 4.0 * (double) tg_region_samples (&full) / 1048576.0
+                                            + 64.0 * RSS_SLACK,
                   "%d: peak resident %.0f MB", res, ru.ru_maxrss / 1024.0);
   }
   TG_CHECK_MSG (fabs (sum_of (in) - sum_of (out)) < 1e-6 * sum_of (in), "%d: sum %.12g -> %.12g",
