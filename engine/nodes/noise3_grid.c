@@ -31,6 +31,10 @@
 
 #include "noise3.h"
 
+#ifdef TG__FBM_HAVE_X86
+#include <immintrin.h>
+#endif
+
 #define G_CH 16      /* lanes per step along a grid row */
 #define G_LAT_MAX 72 /* lattice corners per axis an octave may span */
 
@@ -41,8 +45,9 @@ typedef struct
   int32_t *lx, *ly, *lz; /* per sample: lattice cell, from cell0 */
   float *xf, *x1f, *u;   /* per x sample (NP, padded with the last) */
   float *yf, *y1f, *v, *zf, *z1f, *w;
-  float *plane[2];   /* spread rows of lattice z corners zl[0] and zl[1] */
+  float *plane[2];   /* rows of lattice z corners zl[0] and zl[1] */
   int zl[2];
+  int lp;            /* lattice rows (below): floats per component, else 0 */
 } GridOct;
 
 /* The lattice cell and fraction of coordinate C (metres) in octave O
@@ -110,6 +115,27 @@ grid_spread_row (const TgNoise3Octave *o, bool value, const GridOct *g, int np, 
         }
 }
 
+/* The lattice row of corners (any x, YL, ZL) of a Perlin octave O into
+ * ROW: gradient components gx, gy, gz of lattice corner x at
+ * [0, 1, 2] * G->lp + x, zeros past the span (the AVX-512 kernel reads
+ * whole registers of it and permutes the corners to the samples). */
+static void
+grid_lattice_row (const TgNoise3Octave *o, const GridOct *g, int yl, int zl, float *restrict row)
+{
+  uint32_t hz = tg_mix32 (o->seed ^ (g->cell0[2] + (uint32_t) zl) * TG__FBM_HASH_KZ);
+  uint32_t hy = tg_mix32 (hz ^ (g->cell0[1] + (uint32_t) yl) * TG__NOISE3_KY);
+
+  memset (row, 0, sizeof (float) * 3 * (size_t) g->lp);
+  for (int x = 0; x <= g->span[0] + 1; x++)
+    {
+      float gv[3];
+
+      grad_vec (tg_mix32 (hy ^ (g->cell0[0] + (uint32_t) x) * TG__FBM_HASH_KX) >> 28, gv);
+      for (int c = 0; c < 3; c++)
+        row[c * g->lp + x] = gv[c];
+    }
+}
+
 /* G_CH samples of one octave along a grid row, lanes I0 .. I0 + G_CH - 1,
  * from the spread rows R00 (lattice y, z), R10 (y + 1), R01 (z + 1) and R11
  * into S. */
@@ -163,7 +189,7 @@ grid_row (bool value, int np, int i0, const GridOct *restrict g, int j, int k,
 static void
 grid_planes (const TgNoise3Octave *o, bool value, GridOct *g, int np, int zl)
 {
-  size_t rs = (size_t) (value ? 2 : 6) * (size_t) np;
+  size_t rs = g->lp > 0 ? 3 * (size_t) g->lp : (size_t) (value ? 2 : 6) * (size_t) np;
 
   for (int p = 0; p < 2; p++)
     {
@@ -179,7 +205,10 @@ grid_planes (const TgNoise3Octave *o, bool value, GridOct *g, int np, int zl)
           continue;
         }
       for (int yl = 0; yl <= g->span[1] + 1; yl++)
-        grid_spread_row (o, value, g, np, yl, zl + p, g->plane[p] + (size_t) yl * rs);
+        if (g->lp > 0)
+          grid_lattice_row (o, g, yl, zl + p, g->plane[p] + (size_t) yl * rs);
+        else
+          grid_spread_row (o, value, g, np, yl, zl + p, g->plane[p] + (size_t) yl * rs);
       g->zl[p] = zl + p;
     }
 }
@@ -282,6 +311,178 @@ grid_sum_avx512 (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, size_t s
 }
 #endif
 
+#ifdef TG__FBM_HAVE_X86
+#define AVX512_KERNEL                                                                     \
+  static inline __attribute__ ((always_inline, target ("avx512f,avx512vl,avx512bw,avx512dq")))
+
+AVX512_KERNEL __m512
+lerp16 (__m512 a, __m512 b, __m512 t)
+{
+  return _mm512_add_ps (a, _mm512_mul_ps (t, _mm512_sub_ps (b, a)));
+}
+
+/* The dot products of 16 samples with the corners below (C0) and above
+ * (C1) them in lattice row T (gy yq + gz zq per corner) and GX: T + gx xf,
+ * one rounding like the spread rows' sum, since gx xf is exact (gx is -1,
+ * 0 or 1), so the FMA gives the same bits.  The corners are permuted from
+ * two registers of the row (corners BASE .. BASE + 31, IDX from BASE). */
+AVX512_KERNEL void
+lat_corners (const float *t, const float *gx, int base, __m512i idx, __m512i idx1, __m512 xf,
+             __m512 x1f, __m512 *c0, __m512 *c1)
+{
+  __m512 tlo = _mm512_loadu_ps (t + base), thi = _mm512_loadu_ps (t + base + 16);
+  __m512 glo = _mm512_loadu_ps (gx + base), ghi = _mm512_loadu_ps (gx + base + 16);
+
+  *c0 = _mm512_fmadd_ps (_mm512_permutex2var_ps (glo, idx, ghi), xf,
+                         _mm512_permutex2var_ps (tlo, idx, thi));
+  *c1 = _mm512_fmadd_ps (_mm512_permutex2var_ps (glo, idx1, ghi), x1f,
+                         _mm512_permutex2var_ps (tlo, idx1, thi));
+}
+
+/* The same with gathers, for 16 samples that span more than 30 lattice
+ * cells (a grid finer than the lattice does not: a fallback). */
+AVX512_KERNEL void
+lat_corners_gather (const float *t, const float *gx, __m512i lx, __m512 xf, __m512 x1f,
+                    __m512 *c0, __m512 *c1)
+{
+  __m512i lx1 = _mm512_add_epi32 (lx, _mm512_set1_epi32 (1));
+
+  *c0 = _mm512_fmadd_ps (_mm512_i32gather_ps (lx, gx, 4), xf, _mm512_i32gather_ps (lx, t, 4));
+  *c1 = _mm512_fmadd_ps (_mm512_i32gather_ps (lx1, gx, 4), x1f,
+                         _mm512_i32gather_ps (lx1, t, 4));
+}
+
+/* grid_sum for Perlin noise in AVX-512, from lattice rows (grid_lattice_row)
+ * instead of spread rows: per sample row and octave, each lattice corner's
+ * gy yq + gz zq is computed once into TB (the four lattice rows of the
+ * cell, G->lp floats each), and a sample's corner is that plus gx xf, its
+ * gradients and partial sums permuted from registers to the lanes.  The
+ * operations on each value are grid_row's, in the same order, so the bits
+ * are the same (test_fields, every ISA). */
+__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq"))) static void
+grid_sum_perlin_avx512 (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, size_t sy,
+                        size_t sz, GridOct *oct, int np, float *restrict acc,
+                        float *restrict wgt, float *restrict tb)
+{
+  const __m512 norm = _mm512_set1_ps (TG__NOISE3_PERLIN_NORM), one = _mm512_set1_ps (1.0f);
+  const __m512 gain = _mm512_set1_ps (TG__FBM_RIDGE_GAIN);
+  const __m512i sign = _mm512_set1_epi32 (0x7fffffff);
+  float scale = nz->out_scale, bias = nz->out_bias, amplitude = nz->amplitude;
+  int lp_max = 0;
+
+  /* Past the corners used, TB is read into registers but never chosen. */
+  for (int oi = 0; oi < nz->n_octaves; oi++)
+    lp_max = oct[oi].lp > lp_max ? oct[oi].lp : lp_max;
+  memset (tb, 0, sizeof (float) * 4 * (size_t) lp_max);
+  for (int k = 0; k < gr->nz; k++)
+    {
+      for (size_t t = 0; t < (size_t) gr->ny * (size_t) np; t++)
+        {
+          acc[t] = 0.0f;
+          wgt[t] = 1.0f;
+        }
+      for (int oi = 0; oi < nz->n_octaves; oi++)
+        {
+          const TgNoise3Octave *o = &nz->oct[oi];
+          GridOct *g = &oct[oi];
+          __m512 amp = _mm512_set1_ps (o->amp), w = _mm512_set1_ps (g->w[k]);
+          size_t lp = (size_t) g->lp, rs = 3 * lp;
+          size_t tl = (size_t) (g->span[0] + 2 + 15) / 16 * 16; /* corners used */
+          __m512 zq[4];
+
+          grid_planes (o, false, g, np, g->lz[k]);
+          zq[0] = zq[1] = _mm512_set1_ps (g->zf[k]);
+          zq[2] = zq[3] = _mm512_set1_ps (g->z1f[k]);
+          for (int j = 0; j < gr->ny; j++)
+            {
+              size_t yl = (size_t) g->ly[j];
+              const float *r[4];
+              __m512 yq[4], v = _mm512_set1_ps (g->v[j]);
+              float *a = acc + (size_t) j * (size_t) np, *wt = wgt + (size_t) j * (size_t) np;
+
+              r[0] = g->plane[0] + yl * rs;
+              r[1] = r[0] + rs;
+              r[2] = g->plane[1] + yl * rs;
+              r[3] = r[2] + rs;
+              yq[0] = yq[2] = _mm512_set1_ps (g->yf[j]);
+              yq[1] = yq[3] = _mm512_set1_ps (g->y1f[j]);
+              for (int q = 0; q < 4; q++)
+                for (size_t x = 0; x < tl; x += 16)
+                  _mm512_storeu_ps (
+                    tb + q * lp + x,
+                    _mm512_add_ps (_mm512_mul_ps (_mm512_loadu_ps (r[q] + lp + x), yq[q]),
+                                   _mm512_mul_ps (_mm512_loadu_ps (r[q] + 2 * lp + x), zq[q])));
+              for (int i0 = 0; i0 < np; i0 += 16)
+                {
+                  __m512i lx = _mm512_loadu_si512 (g->lx + i0);
+                  __m512 xf = _mm512_loadu_ps (g->xf + i0), x1f = _mm512_loadu_ps (g->x1f + i0);
+                  __m512 u = _mm512_loadu_ps (g->u + i0);
+                  __m512 c[4][2], s;
+                  int base = g->lx[i0];
+
+                  if (g->lx[i0 + 15] - base < 31)
+                    {
+                      __m512i idx = _mm512_sub_epi32 (lx, _mm512_set1_epi32 (base));
+                      __m512i idx1 = _mm512_add_epi32 (idx, _mm512_set1_epi32 (1));
+
+                      for (int q = 0; q < 4; q++)
+                        lat_corners (tb + q * lp, r[q], base, idx, idx1, xf, x1f, &c[q][0],
+                                     &c[q][1]);
+                    }
+                  else
+                    for (int q = 0; q < 4; q++)
+                      lat_corners_gather (tb + q * lp, r[q], lx, xf, x1f, &c[q][0], &c[q][1]);
+                  /* c[q]: 0 (y, z), 1 (y + 1, z), 2 (y, z + 1), 3 (y + 1, z + 1) */
+                  s = lerp16 (lerp16 (lerp16 (c[0][0], c[0][1], u), lerp16 (c[1][0], c[1][1], u), v),
+                              lerp16 (lerp16 (c[2][0], c[2][1], u), lerp16 (c[3][0], c[3][1], u), v),
+                              w);
+                  s = _mm512_mul_ps (s, norm);
+                  if (nz->mode == TG__FBM_MODE_FBM)
+                    _mm512_storeu_ps (a + i0, _mm512_add_ps (_mm512_loadu_ps (a + i0),
+                                                             _mm512_mul_ps (amp, s)));
+                  else if (nz->mode == TG__FBM_MODE_BILLOW)
+                    _mm512_storeu_ps (
+                      a + i0, _mm512_add_ps (_mm512_loadu_ps (a + i0),
+                                             _mm512_mul_ps (amp, _mm512_castsi512_ps (
+                                                                   _mm512_and_si512 (
+                                                                     _mm512_castps_si512 (s),
+                                                                     sign)))));
+                  else
+                    {
+                      __m512 rr = _mm512_sub_ps (
+                        one, _mm512_castsi512_ps (
+                               _mm512_and_si512 (_mm512_castps_si512 (s), sign)));
+
+                      rr = _mm512_mul_ps (rr, rr);
+                      rr = _mm512_mul_ps (rr, _mm512_loadu_ps (wt + i0));
+                      _mm512_storeu_ps (a + i0, _mm512_add_ps (_mm512_loadu_ps (a + i0),
+                                                               _mm512_mul_ps (amp, rr)));
+                      rr = _mm512_mul_ps (rr, gain);
+                      _mm512_storeu_ps (wt + i0,
+                                        _mm512_mask_blend_ps (
+                                          _mm512_cmp_ps_mask (rr, one, _CMP_GT_OQ), rr, one));
+                    }
+                }
+            }
+        }
+      for (int j = 0; j < gr->ny; j++)
+        {
+          float *a = acc + (size_t) j * (size_t) np;
+
+          for (int i0 = 0; i0 < np; i0 += G_CH)
+            for (int q = 0; q < G_CH; q++)
+              {
+                float v = a[i0 + q] * scale + bias;
+
+                v = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+                a[i0 + q] = amplitude * (2.0f * v - 1.0f);
+              }
+          memcpy (out + (size_t) k * sz + (size_t) j * sy, a, sizeof (float) * (size_t) gr->nx);
+        }
+    }
+}
+#endif
+
 /* Fills the per-axis tables of one axis: cell from CELL0, fraction, its
  * complement and fade, for N samples and N_PAD lanes (padding repeats the
  * last sample).  False when a sample falls outside the span (coordinates
@@ -330,6 +531,10 @@ tg__noise3_grid (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, size_t s
   int n[3] = { gr->nx, gr->ny, gr->nz };
   int np = (gr->nx + G_CH - 1) / G_CH * G_CH;
   bool value = nz->basis == TG__FBM_VALUE;
+  /* Lattice rows for the AVX-512 Perlin kernel (whole registers past the
+   * last corner), else spread rows. */
+  bool lat = !value && nz->isa == TG__FBM_ISA_AVX512;
+  size_t lp_max = 0;
   GridOct oct[TG__N3_MAX_OCTAVES];
   size_t bytes = 0;
   unsigned char *p;
@@ -354,12 +559,15 @@ tg__noise3_grid (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, size_t s
             return 1;
           g->span[a] = (int) (last - g->cell0[a]);
         }
+      g->lp = lat ? (g->span[0] + 2 + 15) / 16 * 16 + 32 : 0;
+      lp_max = (size_t) g->lp > lp_max ? (size_t) g->lp : lp_max;
       bytes += 3 * align64 (sizeof (int32_t) * TG_FIELD_GRID_MAX)
                + 9 * align64 (sizeof (float) * TG_FIELD_GRID_MAX)
-               + 2 * align64 (sizeof (float) * (size_t) (value ? 2 : 6) * (size_t) np
+               + 2 * align64 (sizeof (float) * (lat ? 3 * (size_t) g->lp : (size_t) (value ? 2 : 6) * (size_t) np)
                               * (size_t) (g->span[1] + 2));
     }
-  bytes += 2 * align64 (sizeof (float) * (size_t) np * (size_t) gr->ny);
+  bytes += 2 * align64 (sizeof (float) * (size_t) np * (size_t) gr->ny)
+           + align64 (sizeof (float) * 4 * lp_max);
   if ((rc = tg_field_scratch_reserve (w, bytes)) < 0)
     return rc;
   p = w->buf;
@@ -367,7 +575,7 @@ tg__noise3_grid (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, size_t s
     {
       GridOct *g = &oct[oi];
       const TgNoise3Octave *o = &nz->oct[oi];
-      size_t pl = sizeof (float) * (size_t) (value ? 2 : 6) * (size_t) np
+      size_t pl = sizeof (float) * (lat ? 3 * (size_t) g->lp : (size_t) (value ? 2 : 6) * (size_t) np)
                   * (size_t) (g->span[1] + 2);
 
       g->lx = carve (&p, sizeof (int32_t) * TG_FIELD_GRID_MAX);
@@ -396,9 +604,12 @@ tg__noise3_grid (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, size_t s
   {
     float *acc = carve (&p, sizeof (float) * (size_t) np * (size_t) gr->ny);
     float *wgt = carve (&p, sizeof (float) * (size_t) np * (size_t) gr->ny);
+    float *tb = carve (&p, sizeof (float) * 4 * lp_max);
 
 #ifdef TG__FBM_HAVE_X86
-    if (nz->isa == TG__FBM_ISA_AVX512)
+    if (lat)
+      grid_sum_perlin_avx512 (nz, gr, out, sy, sz, oct, np, acc, wgt, tb);
+    else if (nz->isa == TG__FBM_ISA_AVX512)
       grid_sum_avx512 (nz, gr, out, sy, sz, oct, np, acc, wgt);
     else if (nz->isa == TG__FBM_ISA_AVX2)
       grid_sum_avx2 (nz, gr, out, sy, sz, oct, np, acc, wgt);

@@ -393,7 +393,9 @@ test_noise_same_bits_every_isa (void)
 /* The grid path gives the point path's bits: Perlin and value in every
  * mode and ISA build, on grids aligned with the lattice (fractions of
  * exactly 0, where signed zeros turn up), off it, far from the origin, of
- * odd sizes, and with octaves finer than the grid (which fall back). */
+ * odd sizes, with octaves finer than the grid (which fall back), and with
+ * the finest octave 2.5 lattice cells a step (AVX-512 gathers its corners
+ * instead of permuting them). */
 static void
 test_noise_grid_same_bits (void)
 {
@@ -406,6 +408,7 @@ test_noise_grid_same_bits (void)
     { 3.3, -7.1, 0.25, 0.37, 5.0, 9, 17, 33, 5 },
     { 30000.5, -29000.25, 12345.0, 0.5, 7.0, 64, 3, 5, 4 },
     { -1.0, 2.0, -3.0, 0.3, 0.2, 20, 20, 20, 3 }, /* octaves finer than the step */
+    { 1.0, 2.0, 3.0, 2.5, 8.0, 20, 5, 5, 4 }, /* 16 samples over > 30 lattice cells */
     { 0.0, 0.0, 0.0, 1.0, 64.0, 1, 1, 1, 4 },
   };
   static float val[64 * 64 * 64], ref[64 * 64 * 64], px[64 * 64 * 64], py[64 * 64 * 64],
