@@ -34,6 +34,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/mman.h>
+#endif
 
 #include <tgraph/tgraph.h>
 
@@ -1052,6 +1055,25 @@ mesh_grow (const Mesh *m, int64_t old, int64_t n)
   return cap;
 }
 
+/* Arrays of many MB ask for transparent huge pages (as core/value.c's
+ * grids): 2 M triangles are 24 MB of indices, 6000 small pages that a
+ * first touch each faults in and clears, 12 huge ones.  Advice only. */
+static void
+huge_pages (void *data, size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+  const uintptr_t page = (uintptr_t) 2 << 20;
+  uintptr_t a = ((uintptr_t) data + page - 1) & ~(page - 1);
+  uintptr_t b = ((uintptr_t) data + bytes) & ~(page - 1);
+
+  if (bytes >= ((size_t) 8 << 20) && b > a)
+    (void) madvise ((void *) a, b - a, MADV_HUGEPAGE);
+#else
+  (void) data;
+  (void) bytes;
+#endif
+}
+
 static int
 mesh_reserve (Mesh *m, int64_t nv, int64_t nt)
 {
@@ -1068,6 +1090,8 @@ mesh_reserve (Mesh *m, int64_t nv, int64_t nt)
         m->nrm = q;
       if (!p || !q)
         return TG_ENOMEM;
+      huge_pages (m->pos, sizeof (float) * 3 * (size_t) cap);
+      huge_pages (m->nrm, sizeof (float) * 3 * (size_t) cap);
       m->cap_v = cap;
     }
   if (nt > m->cap_t)
@@ -1079,6 +1103,7 @@ mesh_reserve (Mesh *m, int64_t nv, int64_t nt)
       if (p == NULL)
         return TG_ENOMEM;
       m->idx = p;
+      huge_pages (m->idx, sizeof (uint32_t) * 3 * (size_t) cap);
       if (m->tagged)
         {
           p = realloc (m->tag, sizeof (uint32_t) * (size_t) cap);
