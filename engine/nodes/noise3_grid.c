@@ -397,7 +397,7 @@ grid_sum_perlin_avx512 (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, s
             {
               size_t yl = (size_t) g->ly[j];
               const float *r[4];
-              __m512 yq[4], v = _mm512_set1_ps (g->v[j]);
+              __m512 yq[4], v = _mm512_set1_ps (g->v[j]), t16[4], g16[4];
               float *a = acc + (size_t) j * (size_t) np, *wt = wgt + (size_t) j * (size_t) np;
 
               r[0] = g->plane[0] + yl * rs;
@@ -406,21 +406,42 @@ grid_sum_perlin_avx512 (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, s
               r[3] = r[2] + rs;
               yq[0] = yq[2] = _mm512_set1_ps (g->yf[j]);
               yq[1] = yq[3] = _mm512_set1_ps (g->y1f[j]);
-              for (int q = 0; q < 4; q++)
-                for (size_t x = 0; x < tl; x += 16)
-                  _mm512_storeu_ps (
-                    tb + q * lp + x,
-                    _mm512_add_ps (_mm512_mul_ps (_mm512_loadu_ps (r[q] + lp + x), yq[q]),
-                                   _mm512_mul_ps (_mm512_loadu_ps (r[q] + 2 * lp + x), zq[q])));
+              /* A row of at most 16 corners stays in registers (T16, G16). */
+              if (tl == 16)
+                for (int q = 0; q < 4; q++)
+                  {
+                    t16[q] = _mm512_add_ps (_mm512_mul_ps (_mm512_loadu_ps (r[q] + lp), yq[q]),
+                                            _mm512_mul_ps (_mm512_loadu_ps (r[q] + 2 * lp), zq[q]));
+                    g16[q] = _mm512_loadu_ps (r[q]);
+                  }
+              else
+                for (int q = 0; q < 4; q++)
+                  for (size_t x = 0; x < tl; x += 16)
+                    _mm512_storeu_ps (
+                      tb + q * lp + x,
+                      _mm512_add_ps (_mm512_mul_ps (_mm512_loadu_ps (r[q] + lp + x), yq[q]),
+                                     _mm512_mul_ps (_mm512_loadu_ps (r[q] + 2 * lp + x), zq[q])));
               for (int i0 = 0; i0 < np; i0 += 16)
                 {
                   __m512i lx = _mm512_loadu_si512 (g->lx + i0);
                   __m512 xf = _mm512_loadu_ps (g->xf + i0), x1f = _mm512_loadu_ps (g->x1f + i0);
                   __m512 u = _mm512_loadu_ps (g->u + i0);
                   __m512 c[4][2], s;
-                  int base = g->lx[i0];
+                  int base = g->lx[i0] & ~15; /* aligned with the stores to TB */
 
-                  if (g->lx[i0 + 15] - base < 31)
+                  if (tl == 16)
+                    {
+                      __m512i lx1 = _mm512_add_epi32 (lx, _mm512_set1_epi32 (1));
+
+                      for (int q = 0; q < 4; q++)
+                        {
+                          c[q][0] = _mm512_fmadd_ps (_mm512_permutexvar_ps (lx, g16[q]), xf,
+                                                     _mm512_permutexvar_ps (lx, t16[q]));
+                          c[q][1] = _mm512_fmadd_ps (_mm512_permutexvar_ps (lx1, g16[q]), x1f,
+                                                     _mm512_permutexvar_ps (lx1, t16[q]));
+                        }
+                    }
+                  else if (g->lx[i0 + 15] - base < 31)
                     {
                       __m512i idx = _mm512_sub_epi32 (lx, _mm512_set1_epi32 (base));
                       __m512i idx1 = _mm512_add_epi32 (idx, _mm512_set1_epi32 (1));
