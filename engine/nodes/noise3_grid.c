@@ -15,6 +15,13 @@
  * spread rows are kept two at a time (the cell's lower and upper corners)
  * and move up with the samples.
  *
+ * The AVX-512 build of Perlin noise keeps lattice rows instead (each
+ * corner's gradient once, not spread): per sample row it computes each
+ * corner's gy dy + gz dz once, and permutes that and gx from registers to
+ * the lanes, where one FMA adds gx dx (exact: gx is -1, 0 or 1, so the
+ * FMA rounds once like the sum).  A row of at most 16 corners (the coarse
+ * octaves) stays in registers.
+ *
  * The arithmetic is the point kernel's (noise3.c), so the grid gives its
  * bits: with g in {-1, 0, 1}^3 and exactly two non-zero components,
  * (g_y d_y + g_z d_z) + g_x d_x rounds once, like grad3's sum of the two
