@@ -517,52 +517,61 @@ known (const TgFlowWindow *win, int x, int y)
          && (y < win->wh - 1 || win->wy0 + win->wh == win->fh);
 }
 
-/* The MFD steps over the window, as jobs over its rows. */
+/* The MFD steps over the window, as jobs over bands of its rows. */
 typedef struct
 {
   const TgFlowOpts *o;
   const TgFlowWindow *win;
   const float *filled;
   const int32_t *rank;
-  /* SHARE: 8 planes of N samples, plane q the share each sample sends
-   * to its neighbour q. */
-  float *share, *ring;
   double *s;
   int64_t *src;
-  size_t n;
-  /* The steepest receiver of each window sample (-1: none or unknown). */
-  int8_t *best;
+  /* The steepest receiver of each tile sample (-1: none). */
+  int8_t *dir;
+  /* Per band: 0 done, TG_ENOMEM. */
+  int8_t *failed;
 } MfdJob;
 
-static void
-mfd_shares_rows (void *user, int begin, int end)
-{
-  const MfdJob *j = user;
-  const TgFlowWindow *win = j->win;
+/* Window rows whose shares a band holds at once: the rows its steps read
+ * at one time (TG__FLOW_MFD_STEPS + 2) and the one being made. */
+#define SHARE_ROWS (TG__FLOW_MFD_STEPS + 3)
 
-  for (int y = begin; y < end; y++)
-    for (int x = 0; x < win->ww; x++)
-      {
-        size_t c = (size_t) y * win->ww + x;
-        double wt[8] = { 0 };
-        int bq = -1;
-        unsigned mask = 0;
-        if (known (win, x, y))
-          mask = receivers (j->filled, j->rank, win->ww, win->wh, j->o->routing, j->o->exponent,
-                            x, y, wt, &bq);
-        j->best[c] = (int8_t) bq;
-        for (int q = 0; q < 8; q++)
-          j->share[(size_t) q * j->n + c] = (mask & (1u << q)) ? (float) wt[q] : 0.0f;
-      }
+/* The shares of window row Y, 8 planes of WW floats (plane q the share
+ * each sample sends to its neighbour q), into SH; the steepest receivers
+ * of the tile's samples on that row into DIR when OWN. */
+static void
+mfd_shares_row (const MfdJob *j, int y, float *sh, bool own)
+{
+  const TgFlowWindow *win = j->win;
+  int ww = win->ww, ox = win->tx0 - win->wx0, oy = win->ty0 - win->wy0;
+  bool in_tile = own && y >= oy && y < oy + win->th;
+
+  for (int x = 0; x < ww; x++)
+    {
+      double wt[8] = { 0 };
+      int bq = -1;
+      unsigned mask = 0;
+      if (known (win, x, y))
+        mask = receivers (j->filled, j->rank, ww, win->wh, j->o->routing, j->o->exponent, x, y,
+                          wt, &bq);
+      if (in_tile && x >= ox && x < ox + win->tw)
+        j->dir[(size_t) (y - oy) * win->tw + (x - ox)] = (int8_t) bq;
+      for (int q = 0; q < 8; q++)
+        sh[(size_t) q * ww + x] = (mask & (1u << q)) ? (float) wt[q] : 0.0f;
+    }
 }
+
+/* The share plane Q of window row Y in the band's ring SH. */
+#define SHARE(sh, ww, y, q) ((sh) + ((size_t) ((y) % SHARE_ROWS) * 8 + (size_t) (q)) * (ww))
 
 /* One pull at window sample (X, Y) from the previous step's rows
  * R[0..2] = Y - 1, Y, Y + 1 (NULL outside the window) into OUT,
- * neighbours outside the window left out. */
+ * neighbours outside the window left out; SH the band's shares. */
 static inline void
-mfd_pull_edge (const MfdJob *j, const float *const r[3], float *out, int x, int y)
+mfd_pull_edge (const MfdJob *j, const float *sh, const float *const r[3], float *out, int x, int y)
 {
   const TgFlowWindow *win = j->win;
+  size_t ww = (size_t) win->ww;
   double sum = 0.0;
 
   for (int q = 0; q < 8; q++)
@@ -570,8 +579,7 @@ mfd_pull_edge (const MfdJob *j, const float *const r[3], float *out, int x, int 
       int nx = x + dx[q], ny = y + dy[q];
       if (nx < 0 || nx >= win->ww || ny < 0 || ny >= win->wh)
         continue;
-      sum += (double) r[dy[q] + 1][nx]
-             * j->share[(size_t) opposite[q] * j->n + (size_t) ny * win->ww + nx];
+      sum += (double) r[dy[q] + 1][nx] * SHARE (sh, ww, ny, opposite[q])[nx];
     }
   out[x] = (float) sum;
 }
@@ -582,18 +590,17 @@ mfd_pull_edge (const MfdJob *j, const float *const r[3], float *out, int x, int 
  * neighbour order as mfd_pull_edge (the same bytes), and the loop runs
  * along x with no branches. */
 static void
-mfd_pull_inner (const MfdJob *j, const float *const r[3], float *out, int y)
+mfd_pull_inner (const MfdJob *j, const float *sh, const float *const r[3], float *out, int y)
 {
-  size_t ww = (size_t) j->win->ww, c0 = (size_t) y * ww, n = j->n;
-  const float *sh = j->share;
-  const float *v0 = r[1] + 1, *s0 = sh + 1 * n + c0 + 1;           /* q 0: (+1, 0) */
-  const float *v1 = r[1] - 1, *s1 = sh + 0 * n + c0 - 1;           /* q 1: (-1, 0) */
-  const float *v2 = r[2], *s2 = sh + 3 * n + c0 + ww;              /* q 2: (0, +1) */
-  const float *v3 = r[0], *s3 = sh + 2 * n + c0 - ww;              /* q 3: (0, -1) */
-  const float *v4 = r[2] + 1, *s4 = sh + 7 * n + c0 + ww + 1;      /* q 4: (+1, +1) */
-  const float *v5 = r[2] - 1, *s5 = sh + 6 * n + c0 + ww - 1;      /* q 5: (-1, +1) */
-  const float *v6 = r[0] + 1, *s6 = sh + 5 * n + c0 - ww + 1;      /* q 6: (+1, -1) */
-  const float *v7 = r[0] - 1, *s7 = sh + 4 * n + c0 - ww - 1;      /* q 7: (-1, -1) */
+  size_t ww = (size_t) j->win->ww;
+  const float *v0 = r[1] + 1, *s0 = SHARE (sh, ww, y, 1) + 1;          /* q 0: (+1, 0) */
+  const float *v1 = r[1] - 1, *s1 = SHARE (sh, ww, y, 0) - 1;          /* q 1: (-1, 0) */
+  const float *v2 = r[2], *s2 = SHARE (sh, ww, y + 1, 3);              /* q 2: (0, +1) */
+  const float *v3 = r[0], *s3 = SHARE (sh, ww, y - 1, 2);              /* q 3: (0, -1) */
+  const float *v4 = r[2] + 1, *s4 = SHARE (sh, ww, y + 1, 7) + 1;      /* q 4: (+1, +1) */
+  const float *v5 = r[2] - 1, *s5 = SHARE (sh, ww, y + 1, 6) - 1;      /* q 5: (-1, +1) */
+  const float *v6 = r[0] + 1, *s6 = SHARE (sh, ww, y - 1, 5) + 1;      /* q 6: (+1, -1) */
+  const float *v7 = r[0] - 1, *s7 = SHARE (sh, ww, y - 1, 4) - 1;      /* q 7: (-1, -1) */
 
   size_t x = 1;
 
@@ -636,61 +643,86 @@ mfd_pull_inner (const MfdJob *j, const float *const r[3], float *out, int y)
  * TG__FLOW_MFD_STEPS rows further out on each side). */
 #define MFD_BAND 256
 
+/* Floats a band's job holds: the rows of its steps and its shares. */
+static size_t
+mfd_band_floats (int ww)
+{
+  return ((size_t) TG__FLOW_MFD_STEPS * 4 + 1 + (size_t) SHARE_ROWS * 8) * (size_t) ww;
+}
+
 /* The MFD steps over one band of window rows, as a wavefront: step K of
  * row Y is taken right after step K - 1 of row Y + 1, so each step's rows
- * live in a ring of four and the shares around the front stay in cache
- * while all the steps pass, instead of a sweep over the window per step.
- * Every value is the same function of the same values as in a sweep
- * (same bytes); the halo rows are taken by both bands that need them. */
+ * live in a ring of four, and the shares of a row are made just before
+ * its first step reads them and kept in a ring until its last step has,
+ * all in cache, instead of a sweep over the window per step and eight
+ * floats a sample of shares in memory.  Every value is the same function
+ * of the same values as in a sweep (same bytes); the halo rows (and their
+ * shares) are taken by both bands that need them.  MEM holds
+ * mfd_band_floats floats. */
 static void
-mfd_band (const MfdJob *j, int band)
+mfd_band (const MfdJob *j, int band, float *mem)
 {
   const TgFlowWindow *win = j->win;
   const int K = TG__FLOW_MFD_STEPS;
   int ww = win->ww, wh = win->wh, ox = win->tx0 - win->wx0, oy = win->ty0 - win->wy0;
   int y0 = band * MFD_BAND, y1 = y0 + MFD_BAND < wh ? y0 + MFD_BAND : wh;
-  float *ring = j->ring + (size_t) band * ((size_t) K * 4 + 1) * ww, *ones = ring;
+  int sy = y0 - K > 0 ? y0 - K : 0, sy1 = y1 + K < wh ? y1 + K : wh;
+  float *ring = mem, *ones = ring, *sh = mem + ((size_t) K * 4 + 1) * ww;
 
 #define RING_ROW(k, y) (ring + ((size_t) ((k) - 1) * 4 + 1 + (size_t) ((y) & 3)) * ww)
   for (int x = 0; x < ww; x++)
     ones[x] = 1.0f;
   for (int t = y0 - K + 1; t < y1 + K; t++)
-    for (int k = 1; k <= K; k++)
-      {
-        int y = t - k, lo = y0 - (K - k), hi = y1 + (K - k);
-        const float *r[3];
-        float *out;
-        if (y < lo || y >= hi || y < 0 || y >= wh)
-          continue;
-        for (int d = -1; d <= 1; d++)
-          r[d + 1] = y + d < 0 || y + d >= wh ? NULL : k == 1 ? ones : RING_ROW (k - 1, y + d);
-        out = RING_ROW (k, y);
-        /* What row Y holds before step K moves it on. */
-        if (j->s && y >= y0 && y < y1 && y >= oy && y < oy + win->th)
-          for (int i = 0; i < win->tw; i++)
-            j->s[(size_t) (y - oy) * win->tw + i] += r[1][ox + i];
-        if (y > 0 && y < wh - 1 && ww > 2)
-          {
-            mfd_pull_inner (j, r, out, y);
-            mfd_pull_edge (j, r, out, 0, y);
-            mfd_pull_edge (j, r, out, ww - 1, y);
-          }
-        else
-          for (int x = 0; x < ww; x++)
-            mfd_pull_edge (j, r, out, x, y);
-        if (k == K && y >= y0 && y < y1 && y >= oy && y < oy + win->th)
-          for (int i = 0; i < win->tw; i++)
-            j->src[(size_t) (y - oy) * win->tw + i]
-              = llround ((double) out[ox + i] * (double) TG__FLOW_ONE);
-      }
+    {
+      /* Step 1 of row t - 1 reads the shares of row t. */
+      for (; sy < sy1 && sy <= t; sy++)
+        mfd_shares_row (j, sy, SHARE (sh, ww, sy, 0), sy >= y0 && sy < y1);
+      for (int k = 1; k <= K; k++)
+        {
+          int y = t - k, lo = y0 - (K - k), hi = y1 + (K - k);
+          const float *r[3];
+          float *out;
+          if (y < lo || y >= hi || y < 0 || y >= wh)
+            continue;
+          for (int d = -1; d <= 1; d++)
+            r[d + 1] = y + d < 0 || y + d >= wh ? NULL : k == 1 ? ones : RING_ROW (k - 1, y + d);
+          out = RING_ROW (k, y);
+          /* What row Y holds before step K moves it on. */
+          if (j->s && y >= y0 && y < y1 && y >= oy && y < oy + win->th)
+            for (int i = 0; i < win->tw; i++)
+              j->s[(size_t) (y - oy) * win->tw + i] += r[1][ox + i];
+          if (y > 0 && y < wh - 1 && ww > 2)
+            {
+              mfd_pull_inner (j, sh, r, out, y);
+              mfd_pull_edge (j, sh, r, out, 0, y);
+              mfd_pull_edge (j, sh, r, out, ww - 1, y);
+            }
+          else
+            for (int x = 0; x < ww; x++)
+              mfd_pull_edge (j, sh, r, out, x, y);
+          if (k == K && y >= y0 && y < y1 && y >= oy && y < oy + win->th)
+            for (int i = 0; i < win->tw; i++)
+              j->src[(size_t) (y - oy) * win->tw + i]
+                = llround ((double) out[ox + i] * (double) TG__FLOW_ONE);
+        }
+    }
 #undef RING_ROW
 }
 
 static void
 mfd_band_jobs (void *user, int begin, int end)
 {
+  const MfdJob *j = user;
+  float *mem = malloc (sizeof (float) * mfd_band_floats (j->win->ww));
+
   for (int b = begin; b < end; b++)
-    mfd_band (user, b);
+    {
+      if (mem)
+        mfd_band (j, b, mem);
+      else
+        j->failed[b] = 1;
+    }
+  free (mem);
 }
 
 static int
@@ -709,30 +741,20 @@ run_rows (const TgFlowOpts *o, int rows, int width, void (*fn) (void *, int, int
 }
 
 /* S (over the tile) gets the water each tile sample holds in the first
- * TG__FLOW_MFD_STEPS steps, SRC what is at it after them, in fixed point.
- * Each step is a pull: a sample's new water is its neighbours' times their
- * shares towards it, in neighbour order, so its value is a fixed function
- * of the window around it. */
+ * TG__FLOW_MFD_STEPS steps, SRC what is at it after them, in fixed point,
+ * and DIR each tile sample's steepest receiver.  Each step is a pull: a
+ * sample's new water is its neighbours' times their shares towards it, in
+ * neighbour order, so its value is a fixed function of the window around
+ * it. */
 static int
 mfd_steps (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled, const int32_t *rank,
            double *s, int64_t *src, int8_t *dir)
 {
-  size_t n = (size_t) win->ww * (size_t) win->wh;
-  int n_bands = (win->wh + MFD_BAND - 1) / MFD_BAND;
-  MfdJob j = { o, win, filled, rank, malloc (sizeof (float) * 8 * n),
-               malloc (sizeof (float) * ((size_t) TG__FLOW_MFD_STEPS * 4 + 1) * win->ww * n_bands),
-               s, src, n, malloc (n) };
-  int ox = win->tx0 - win->wx0, oy = win->ty0 - win->wy0, rc = TG_ENOMEM;
+  int n_bands = (win->wh + MFD_BAND - 1) / MFD_BAND, rc = 0;
+  MfdJob j = { o, win, filled, rank, s, src, dir, calloc ((size_t) n_bands + 1, 1) };
 
-  if (!j.share || !j.ring || !j.best)
-    goto out;
-  if ((rc = run_rows (o, win->wh, win->ww, mfd_shares_rows, &j)) < 0)
-    goto out;
-  /* The steepest receivers come with the shares (the window reaches past
-   * the tile, so its samples are known). */
-  for (int y = 0; y < win->th; y++)
-    for (int x = 0; x < win->tw; x++)
-      dir[(size_t) y * win->tw + x] = j.best[(size_t) (oy + y) * win->ww + (ox + x)];
+  if (!j.failed)
+    return TG_ENOMEM;
   if (s)
     for (size_t i = 0; i < (size_t) win->tw * win->th; i++)
       s[i] = 0.0;
@@ -740,10 +762,10 @@ mfd_steps (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled, co
     mfd_band_jobs (&j, 0, n_bands);
   else
     rc = o->parallel (o->parallel_ctx, n_bands, 1, mfd_band_jobs, &j);
-out:
-  free (j.share);
-  free (j.ring);
-  free (j.best);
+  for (int b = 0; b < n_bands && rc == 0; b++)
+    if (j.failed[b])
+      rc = TG_ENOMEM;
+  free (j.failed);
   return rc;
 }
 
@@ -799,7 +821,7 @@ tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *fille
 
   /* The D8 sums over the tile, upstream first (Kahn's order): integers,
    * so their order does not matter, only which water reaches where.
-   * Allocated after the MFD steps, whose shares are the peak. */
+   * Allocated after the MFD steps. */
   rc = TG_ENOMEM;
   donors = calloc (nt ? nt : 1, 1);
   queue = malloc (sizeof (int32_t) * (nt ? nt : 1));
