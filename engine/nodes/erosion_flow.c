@@ -186,9 +186,7 @@ flow_eval (TgEvalCtx *c)
 
   if (!hm)
     return TG_EEVAL;
-  acc = malloc (sizeof (double) * (size_t) r->width * (size_t) r->height);
-  rc = acc ? tg__flow_whole (&o, hm, r->width, r->height, acc) : TG_ENOMEM;
-  free (hm);
+  rc = tg__flow_whole_take (&o, hm, r->width, r->height, &acc);
   if (rc < 0)
     rc = flow_failed (c, rc);
   else if (tg_eval_cancelled (c))

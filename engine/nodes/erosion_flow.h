@@ -220,6 +220,23 @@ int tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *f
                     const int32_t *rank, const int64_t *inflow, double *acc,
                     TgFlowBorder *border);
 
+/* tg__flow_route in two parts, so that a caller can free FILLED and RANK
+ * in between: the first gives each tile sample's D8 receiver after the
+ * MFD steps and the water it holds then (and ACC, when not NULL, the
+ * water of the MFD steps); the second sums it as tg__flow_route does and
+ * frees D (as does a failure of the first). */
+typedef struct
+{
+  int8_t *dir;
+  int64_t *amt;
+} TgFlowDirs;
+
+int tg__flow_route_dirs (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled,
+                         const int32_t *rank, double *acc, TgFlowDirs *d);
+int tg__flow_route_sums (const TgFlowWindow *win, TgFlowDirs *d, const int64_t *inflow,
+                         double *acc, TgFlowBorder *border);
+void tg__flow_dirs_free (TgFlowDirs *d);
+
 /* --- erosion_flow_tiled.c ---------------------------------------------- */
 
 /* tg__flow_fill's bytes, on O's threads (bands of rows flooded in
@@ -230,6 +247,10 @@ int tg__flow_fill_parallel (const TgFlowOpts *o, const float *hm, int w, int h, 
 /* Area draining through every sample of a whole W x H world HM (finite
  * values), in samples.  0 or TG_ENOMEM. */
 int tg__flow_whole (const TgFlowOpts *o, const float *hm, int w, int h, double *acc);
+/* The same, holding less at once: frees HM once it is filled, and *ACC
+ * gets the area (malloc'ed, made once the flats are ranked; NULL after a
+ * failure). */
+int tg__flow_whole_take (const TgFlowOpts *o, float *hm, int w, int h, double **acc);
 
 #define TG__FLOW_N_STEPS 5
 bool tg__flow_has_reduce (int step);

@@ -138,16 +138,20 @@ flat_rows (void *user, int begin, int end)
       j->flat[(size_t) y * j->w + x] = is_flat (j->filled, j->w, j->h, x, y);
 }
 
-/* The walks of the flat ranks, each on its own queue: 0 labels the flats
+/* The walks of the flat ranks, each with its own queue (sized to the
+ * samples it can take, and freed when it is done): 0 labels the flats
  * (counting them in N_LABELS), 1 finds the steps to the way out, 2 the
- * steps from higher ground. */
+ * steps from higher ground.  N_FLAT counts the flat samples; FAILED[k]
+ * says walk k ran out of memory. */
 typedef struct
 {
   const float *filled;
   const uint8_t *flat;
   int w, h;
-  int32_t *label, *low, *high, *queue[3];
+  size_t n_flat;
+  int32_t *label, *low, *high;
   int32_t n_labels;
+  bool failed[3];
 } RankJob;
 
 static void
@@ -161,12 +165,15 @@ rank_walks (void *user, int begin, int end)
 
   for (int k = begin; k < end; k++)
     {
-      int32_t *queue = j->queue[k];
+      int32_t *queue = NULL;
       n_seed = 0;
       if (k == 0)
         {
-          /* Each flat (flat samples of one level, connected) gets a label. */
+          /* Each flat (flat samples of one level, connected) gets a label;
+           * a walk takes flat samples only. */
           memset (j->label, 0, sizeof (int32_t) * n);
+          if (!(queue = malloc (sizeof (int32_t) * (j->n_flat ? j->n_flat : 1))))
+            goto failed;
           for (size_t i = 0; i < n; i++)
             if (flat[i] && j->label[i] == 0)
               {
@@ -179,26 +186,34 @@ rank_walks (void *user, int begin, int end)
         {
           /* Steps to the way out: from the samples of the same level that
            * do drain (0 steps), found from the flats' side (flat samples
-           * are inside the world).  -1 marks a seed taken until the walk
-           * starts. */
+           * are inside the world), counted first to size the queue.  -1
+           * marks a seed taken until the walk starts. */
           int32_t *low = j->low;
-          memset (low, 0, sizeof (int32_t) * n);
-          for (int y = 1; y < h - 1; y++)
-            for (int x = 1; x < w - 1; x++)
-              {
-                size_t i = (size_t) y * w + x;
-                if (!flat[i])
-                  continue;
-                for (int q = 0; q < 8; q++)
+          for (int pass = 0; pass < 2; pass++)
+            {
+              memset (low, 0, sizeof (int32_t) * n);
+              if (pass == 1 && !(queue = malloc (sizeof (int32_t) * (n_seed + j->n_flat + 1))))
+                goto failed;
+              n_seed = 0;
+              for (int y = 1; y < h - 1; y++)
+                for (int x = 1; x < w - 1; x++)
                   {
-                    size_t nb = (size_t) (y + dy[q]) * w + (x + dx[q]);
-                    if (!flat[nb] && filled[nb] == filled[i] && low[nb] == 0)
+                    size_t i = (size_t) y * w + x;
+                    if (!flat[i])
+                      continue;
+                    for (int q = 0; q < 8; q++)
                       {
-                        low[nb] = -1;
-                        queue[n_seed++] = (int32_t) nb;
+                        size_t nb = (size_t) (y + dy[q]) * w + (x + dx[q]);
+                        if (!flat[nb] && filled[nb] == filled[i] && low[nb] == 0)
+                          {
+                            low[nb] = -1;
+                            if (queue)
+                              queue[n_seed] = (int32_t) nb;
+                            n_seed++;
+                          }
                       }
                   }
-              }
+            }
           for (size_t s = 0; s < n_seed; s++)
             low[queue[s]] = 0;
           flat_walk (filled, flat, w, h, queue, n_seed, low, 1);
@@ -206,9 +221,11 @@ rank_walks (void *user, int begin, int end)
       else
         {
           /* Steps from higher ground: from the flat samples next to it (1
-           * step). */
+           * step); a walk takes flat samples only. */
           int32_t *high = j->high;
           memset (high, 0, sizeof (int32_t) * n);
+          if (!(queue = malloc (sizeof (int32_t) * (j->n_flat ? j->n_flat : 1))))
+            goto failed;
           for (int y = 1; y < h - 1; y++)
             for (int x = 1; x < w - 1; x++)
               {
@@ -225,29 +242,34 @@ rank_walks (void *user, int begin, int end)
               }
           flat_walk (filled, flat, w, h, queue, n_seed, high, 1);
         }
+      free (queue);
+      continue;
+    failed:
+      j->failed[k] = true;
     }
 }
 
 int
 tg__flow_ranks (const TgFlowOpts *o, const float *filled, int w, int h, int32_t *rank)
 {
-  size_t n = (size_t) w * (size_t) h;
-  int32_t *low = malloc (sizeof (int32_t) * n), *high = malloc (sizeof (int32_t) * n);
-  int32_t *queue = malloc (sizeof (int32_t) * n), *label = malloc (sizeof (int32_t) * n);
-  int32_t *q1 = malloc (sizeof (int32_t) * n), *q2 = malloc (sizeof (int32_t) * n);
+  size_t n = (size_t) w * (size_t) h, n_flat = 0;
+  /* The steps to the way out go in RANK, which each sample's rank then
+   * replaces. */
+  int32_t *low = rank, *high = malloc (sizeof (int32_t) * n);
+  int32_t *label = malloc (sizeof (int32_t) * n);
   int32_t n_labels = 0, *largest = NULL;
-  uint8_t *flat = calloc (n, 1), any_flat = 0;
+  uint8_t *flat = calloc (n, 1);
   int rc = TG_ENOMEM;
   FlatJob fj = { filled, flat, w, h };
   RankJob rj;
 
-  if (!low || !high || !queue || !label || !flat || !q1 || !q2)
+  if (!high || !label || !flat)
     goto out;
   if (run_rows (o, h, w, flat_rows, &fj) < 0)
     goto out;
-  for (size_t i = 0; i < n && !any_flat; i++)
-    any_flat = flat[i];
-  if (!any_flat)
+  for (size_t i = 0; i < n; i++)
+    n_flat += flat[i];
+  if (n_flat == 0)
     {
       for (size_t i = 0; i < n; i++)
         rank[i] = -1;
@@ -256,10 +278,12 @@ tg__flow_ranks (const TgFlowOpts *o, const float *filled, int w, int h, int32_t 
     }
 
   /* The three walks need only FLAT and FILLED: one job each. */
-  rj = (RankJob) { filled, flat, w, h, label, low, high, { queue, q1, q2 }, 0 };
+  rj = (RankJob) { filled, flat, w, h, n_flat, label, low, high, 0, { false, false, false } };
   if (!o->parallel)
     rank_walks (&rj, 0, 3);
   else if (o->parallel (o->parallel_ctx, 3, 1, rank_walks, &rj) < 0)
+    goto out;
+  if (rj.failed[0] || rj.failed[1] || rj.failed[2])
     goto out;
   n_labels = rj.n_labels;
   if (tg__flow_cancelled (o))
@@ -279,11 +303,7 @@ tg__flow_ranks (const TgFlowOpts *o, const float *filled, int w, int h, int32_t 
   rc = 0;
 out:
   free (largest);
-  free (low);
   free (high);
-  free (queue);
-  free (q1);
-  free (q2);
   free (label);
   free (flat);
   return rc;
@@ -770,24 +790,22 @@ mfd_steps (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled, co
 }
 
 int
-tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled,
-                const int32_t *rank, const int64_t *inflow, double *acc, TgFlowBorder *border)
+tg__flow_route_dirs (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled,
+                     const int32_t *rank, double *acc, TgFlowDirs *d)
 {
   int tw = win->tw, th = win->th, ox = win->tx0 - win->wx0, oy = win->ty0 - win->wy0;
-  size_t nt = (size_t) tw * (size_t) th, head = 0, tail = 0;
-  int8_t *dir = malloc (nt ? nt : 1);
-  int64_t *amt = malloc (sizeof (int64_t) * (nt ? nt : 1));
-  uint8_t *donors = NULL;
-  int32_t *queue = NULL, *link = NULL, *to = NULL;
-  int rc = TG_ENOMEM, nb = tg__flow_border_count (tw, th);
+  size_t nt = (size_t) tw * (size_t) th;
+  int rc = TG_ENOMEM;
 
-  if (!dir || !amt)
+  d->dir = malloc (nt ? nt : 1);
+  d->amt = malloc (sizeof (int64_t) * (nt ? nt : 1));
+  if (!d->dir || !d->amt)
     goto out;
   /* Where each tile sample's water goes after the MFD steps (or at once):
    * for MFD the shares' pass finds it. */
   if (o->routing == TG__FLOW_MFD)
     {
-      if ((rc = mfd_steps (o, win, filled, rank, acc, amt, dir)) < 0)
+      if ((rc = mfd_steps (o, win, filled, rank, acc, d->amt, d->dir)) < 0)
         goto out;
     }
   else
@@ -798,19 +816,52 @@ tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *fille
             int bq;
             receivers (filled, rank, win->ww, win->wh, TG__FLOW_D8, 1.0,
                        ox + i, oy + j, NULL, &bq);
-            dir[(size_t) j * tw + i] = (int8_t) bq;
+            d->dir[(size_t) j * tw + i] = (int8_t) bq;
           }
       for (size_t i = 0; i < nt; i++)
-        amt[i] = TG__FLOW_ONE;
+        d->amt[i] = TG__FLOW_ONE;
       if (acc)
         for (size_t i = 0; i < nt; i++)
           acc[i] = 0.0;
     }
-  if (tg__flow_cancelled (o))
-    {
-      rc = TG_ECANCELLED;
-      goto out;
-    }
+  rc = tg__flow_cancelled (o) ? TG_ECANCELLED : 0;
+out:
+  if (rc < 0)
+    tg__flow_dirs_free (d);
+  return rc;
+}
+
+void
+tg__flow_dirs_free (TgFlowDirs *d)
+{
+  free (d->dir);
+  free (d->amt);
+  d->dir = NULL;
+  d->amt = NULL;
+}
+
+int
+tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled,
+                const int32_t *rank, const int64_t *inflow, double *acc, TgFlowBorder *border)
+{
+  TgFlowDirs d;
+  int rc = tg__flow_route_dirs (o, win, filled, rank, acc, &d);
+
+  return rc < 0 ? rc : tg__flow_route_sums (win, &d, inflow, acc, border);
+}
+
+int
+tg__flow_route_sums (const TgFlowWindow *win, TgFlowDirs *d, const int64_t *inflow, double *acc,
+                     TgFlowBorder *border)
+{
+  int tw = win->tw, th = win->th;
+  size_t nt = (size_t) tw * (size_t) th, head = 0, tail = 0;
+  int8_t *dir = d->dir;
+  int64_t *amt = d->amt;
+  uint8_t *donors = NULL;
+  int32_t *queue = NULL, *link = NULL, *to = NULL;
+  int rc = TG_ENOMEM, nb = tg__flow_border_count (tw, th);
+
   if (inflow)
     for (int k = 0; k < nb; k++)
       {
@@ -897,8 +948,7 @@ tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *fille
       acc[i] += (double) amt[i] * (1.0 / (double) TG__FLOW_ONE);
   rc = 0;
 out:
-  free (dir);
-  free (amt);
+  tg__flow_dirs_free (d);
   free (donors);
   free (queue);
   free (to);

@@ -32,21 +32,54 @@
 
 #include "erosion_flow.h"
 
+/* The whole-world routing, each array freed once its last use is over:
+ * HM (when OWN_HM) after the fill, FILLED and RANK after the MFD steps;
+ * when ACC_OUT is not NULL the area is made there after the ranks. */
+static int
+whole (const TgFlowOpts *o, const float *hm, float *own_hm, int w, int h, double *acc,
+       double **acc_out)
+{
+  size_t n = (size_t) w * (size_t) h;
+  float *filled = malloc (sizeof (float) * (n ? n : 1));
+  int32_t *rank = NULL;
+  TgFlowWindow win = { w, h, 0, 0, w, h, 0, 0, w, h };
+  TgFlowDirs d;
+  int rc = TG_ENOMEM;
+
+  if (filled)
+    rc = tg__flow_fill_parallel (o, hm, w, h, filled);
+  free (own_hm);
+  if (rc == 0 && !(rank = malloc (sizeof (int32_t) * (n ? n : 1))))
+    rc = TG_ENOMEM;
+  if (rc == 0)
+    rc = tg__flow_ranks (o, filled, w, h, rank);
+  if (rc == 0 && acc_out && !(acc = *acc_out = malloc (sizeof (double) * (n ? n : 1))))
+    rc = TG_ENOMEM;
+  if (rc == 0)
+    rc = tg__flow_route_dirs (o, &win, filled, rank, acc, &d);
+  free (filled);
+  free (rank);
+  if (rc == 0)
+    rc = tg__flow_route_sums (&win, &d, NULL, acc, NULL);
+  if (rc < 0 && acc_out)
+    {
+      free (*acc_out);
+      *acc_out = NULL;
+    }
+  return rc;
+}
+
 int
 tg__flow_whole (const TgFlowOpts *o, const float *hm, int w, int h, double *acc)
 {
-  size_t n = (size_t) w * (size_t) h;
-  float *filled = malloc (sizeof (float) * n);
-  int32_t *rank = malloc (sizeof (int32_t) * n);
-  TgFlowWindow win = { w, h, 0, 0, w, h, 0, 0, w, h };
-  int rc = TG_ENOMEM;
+  return whole (o, hm, NULL, w, h, acc, NULL);
+}
 
-  if (filled && rank && (rc = tg__flow_fill_parallel (o, hm, w, h, filled)) == 0
-      && (rc = tg__flow_ranks (o, filled, w, h, rank)) == 0)
-    rc = tg__flow_route (o, &win, filled, rank, NULL, acc, NULL);
-  free (filled);
-  free (rank);
-  return rc;
+int
+tg__flow_whole_take (const TgFlowOpts *o, float *hm, int w, int h, double **acc)
+{
+  *acc = NULL;
+  return whole (o, hm, hm, w, h, NULL, acc);
 }
 
 bool
