@@ -320,13 +320,14 @@ static const TgTiledScheme flow_scheme = {
   .work_bytes = flow_work_bytes,
 };
 
-/* The whole-world routing: filled heights, ranks, labels and queues, the
- * MFD shares (eight floats a sample) and the sums in doubles; 64 bytes a
- * sample, measured (RSS) at 1025² and 2049². */
+/* The whole-world routing at its peak, the MFD steps: filled heights,
+ * ranks, the area in doubles, the receivers and the water in fixed point
+ * (the shares are made row by row; the input's copy is gone with the
+ * fill); 26 bytes a sample, measured (RSS) between 2049² and 4097². */
 static void
 flow_memory (TgMemQuery *q)
 {
-  q->work += 64 * tg_region_samples (q->region);
+  q->work += 26 * tg_region_samples (q->region);
 }
 
 static const TgNodeDesc flow_desc = {
