@@ -107,6 +107,18 @@ for ex in island ridges; do
   awk -v e="$est" -v k="$rss" 'BEGIN { p = k / 1024; exit !(e > 0 && e >= 0.75 * p && e <= 1.25 * p) }' ||
     fail "$ex: estimate ${est:-?} MiB, peak RSS $((rss / 1024)) MiB: more than 25% apart"
 done
+# erosion.flow alone at 2049²: its shares are made row by row and its
+# arrays freed as they are done with (141 MiB; 278 MiB when it held eight
+# planes of shares), and its estimate says so.
+run "$TGRAPH" info --resolution 2049 "$DATA/flow_memory.tgraph"
+est=$(sed -n 's/^memory: about \([0-9.]*\) MiB.*/\1/p' "$TMP/out")
+/usr/bin/time -f '%M' -o "$TMP/rss" "$TGRAPH" eval "$DATA/flow_memory.tgraph" --resolution 2049 \
+  --threads 2 -o "$TMP/m-flow" --quiet
+rss=$(cat "$TMP/rss")
+checks=$((checks + 1))
+[ "$rss" -le $((200 * 1024)) ] || fail "flow at 2049²: peak RSS $((rss / 1024)) MiB, over 200 MiB"
+awk -v e="$est" -v k="$rss" 'BEGIN { p = k / 1024; exit !(e > 0 && e >= 0.75 * p && e <= 1.25 * p) }' ||
+  fail "flow at 2049²: estimate ${est:-?} MiB, peak RSS $((rss / 1024)) MiB: more than 25% apart"
 fi
 
 finish
