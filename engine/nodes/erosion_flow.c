@@ -284,16 +284,18 @@ flow_reduce (TgEvalCtx *c, int step)
 
 /* Bytes a job of the tiled scheme holds, from its arrays: a tile step
  * works on the tile grown by the routing's reach (heights, filled
- * heights, ranks, labels; the MFD shares, eight floats a sample, and the
- * sums in steps 3 and 4); the reduces of steps 0 and 3 hold a node per
+ * heights, ranks, labels; the sums in steps 3 and 4, whose MFD shares are
+ * made row by row); the reduces of steps 0 and 3 hold a node per
  * tile-edge sample; the flats' reduce one tile's flat list at a time and
  * border distances.  Per sample figures measured at 1024² and 2048²
- * tiles (RSS), with a quarter to spare. */
+ * tiles (RSS), with a quarter to spare; steps 3 and 4 scaled by their
+ * peak RSS at 2049² tiles since the shares went (258 -> 163 MB and
+ * 290 -> 179 MB). */
 static uint64_t
 flow_work_bytes (const void *params, const TgRegion *full, const TgTiling *t, int step,
                  bool reduce)
 {
-  static const uint64_t per_window_sample[TG__FLOW_N_STEPS] = { 24, 24, 44, 80, 90 };
+  static const uint64_t per_window_sample[TG__FLOW_N_STEPS] = { 24, 24, 44, 52, 56 };
   const FlowParams *p = params;
   TgFlowOpts o = { .routing = p->routing == 1 ? TG__FLOW_D8 : TG__FLOW_MFD };
   uint64_t tw = (uint64_t) (full->full_w + t->nx - 1) / (uint64_t) t->nx;
