@@ -548,7 +548,7 @@ typedef struct
   int64_t *src;
   /* The steepest receiver of each tile sample (-1: none). */
   int8_t *dir;
-  /* Per band: 0 done, TG_ENOMEM. */
+  /* Per band: 1 when its job ran out of memory. */
   int8_t *failed;
 } MfdJob;
 
