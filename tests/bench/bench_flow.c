@@ -18,24 +18,8 @@
 #include <tgraph/tgraph.h>
 
 #include "erosion_flow.h"
-
-static double
-wall_s (void)
-{
-  struct timespec t;
-
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
-}
-
-static double
-cpu_s (void)
-{
-  struct timespec t;
-
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &t);
-  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
-}
+#include "../common/tgclock.h"
+#include "bench_pool.h"
 
 static void
 die (const char *what, const TgError *err)
@@ -75,58 +59,6 @@ make_height (int size)
   return hm;
 }
 
-/* A plain chunked row runner on NT threads for the MFD steps. */
-typedef struct
-{
-  void (*fn) (void *, int, int);
-  void *user;
-  int n, grain, next, nt;
-  pthread_mutex_t mu;
-} Pool;
-
-static void *
-pool_worker (void *arg)
-{
-  Pool *p = arg;
-
-  for (;;)
-    {
-      int b;
-      pthread_mutex_lock (&p->mu);
-      b = p->next;
-      p->next += p->grain;
-      pthread_mutex_unlock (&p->mu);
-      if (b >= p->n)
-        return NULL;
-      p->fn (p->user, b, b + p->grain < p->n ? b + p->grain : p->n);
-    }
-}
-
-static int
-pool_parallel (void *ctx, int n, int grain, void (*fn) (void *, int, int), void *user)
-{
-  Pool p = { fn, user, n, grain, 0, *(int *) ctx, PTHREAD_MUTEX_INITIALIZER };
-  pthread_t th[64];
-
-  for (int i = 1; i < p.nt && i < 64; i++)
-    pthread_create (&th[i], NULL, pool_worker, &p);
-  pool_worker (&p);
-  for (int i = 1; i < p.nt && i < 64; i++)
-    pthread_join (th[i], NULL);
-  return 0;
-}
-
-static uint64_t
-fnv (const void *data, size_t size)
-{
-  const unsigned char *b = data;
-  uint64_t hsh = 1469598103934665603ull;
-
-  for (size_t i = 0; i < size; i++)
-    hsh = (hsh ^ b[i]) * 1099511628211ull;
-  return hsh;
-}
-
 static void
 run (const float *hm, int size, int threads, int runs)
 {
@@ -135,7 +67,7 @@ run (const float *hm, int size, int threads, int runs)
   int32_t *rank = malloc (sizeof (int32_t) * n);
   double *acc = malloc (sizeof (double) * n);
   double best[3][2], tot[2] = { 1e30, 1e30 };
-  TgFlowOpts o = { TG__FLOW_MFD, 1.1, threads > 1 ? pool_parallel : NULL, &threads, NULL };
+  TgFlowOpts o = { TG__FLOW_MFD, 1.1, threads > 1 ? bench_pool_parallel : NULL, &threads, NULL };
   TgFlowWindow win = { size, size, 0, 0, size, size, 0, 0, size, size };
 
   for (int p = 0; p < 3; p++)
@@ -143,16 +75,16 @@ run (const float *hm, int size, int threads, int runs)
   for (int r = 0; r < runs; r++)
     {
       double c[4], t[4];
-      c[0] = cpu_s (), t[0] = wall_s ();
+      c[0] = tg_cpu_s (), t[0] = tg_wall_s ();
       if (tg__flow_fill_parallel (&o, hm, size, size, filled) != 0)
         die ("fill", NULL);
-      c[1] = cpu_s (), t[1] = wall_s ();
+      c[1] = tg_cpu_s (), t[1] = tg_wall_s ();
       if (tg__flow_ranks (&o, filled, size, size, rank) != 0)
         die ("ranks", NULL);
-      c[2] = cpu_s (), t[2] = wall_s ();
+      c[2] = tg_cpu_s (), t[2] = tg_wall_s ();
       if (tg__flow_route (&o, &win, filled, rank, NULL, acc, NULL) != 0)
         die ("route", NULL);
-      c[3] = cpu_s (), t[3] = wall_s ();
+      c[3] = tg_cpu_s (), t[3] = tg_wall_s ();
       for (int p = 0; p < 3; p++)
         {
           best[p][0] = fmin (best[p][0], c[p + 1] - c[p]);
@@ -164,7 +96,7 @@ run (const float *hm, int size, int threads, int runs)
   printf ("flow %d^2, %d thread%s, best of %d: fill %.3f/%.3f s, ranks %.3f/%.3f s, "
           "route %.3f/%.3f s; total CPU %.3f s, wall %.3f s; acc fnv %016" PRIx64 "\n",
           size, threads, threads == 1 ? "" : "s", runs, best[0][0], best[0][1], best[1][0],
-          best[1][1], best[2][0], best[2][1], tot[0], tot[1], fnv (acc, sizeof (double) * n));
+          best[1][1], best[2][0], best[2][1], tot[0], tot[1], bench_fnv (acc, sizeof (double) * n));
   free (filled);
   free (rank);
   free (acc);

@@ -33,17 +33,9 @@
 
 #include "fields.h"
 #include "mc_tables.h"
+#include "../common/tgclock.h"
 
 #define N 256
-
-static double
-now_s (void)
-{
-  struct timespec t;
-
-  clock_gettime (CLOCK_MONOTONIC, &t);
-  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
-}
 
 /* --- the textbook reference ------------------------------------------------ */
 
@@ -65,7 +57,7 @@ reference (const TgField *f, const double lo[3], double cell, float *grid, float
   int n1 = N + 1;
   uint16_t edge_table[256];
   float xs[N + 1];
-  double t0 = now_s ();
+  double t0 = tg_wall_s ();
   int64_t nt = 0;
 
   /* Which edges each case crosses, as Bourke's edgeTable. */
@@ -89,8 +81,8 @@ reference (const TgField *f, const double lo[3], double cell, float *grid, float
           }
         f->eval (f, n1, xs, ys, zs, grid + ((size_t) k * n1 + j) * n1);
       }
-  r.sample_s = now_s () - t0;
-  t0 = now_s ();
+  r.sample_s = tg_wall_s () - t0;
+  t0 = tg_wall_s ();
   for (int k = 0; k < N; k++)
     for (int j = 0; j < N; j++)
       for (int i = 0; i < N; i++)
@@ -122,7 +114,7 @@ reference (const TgField *f, const double lo[3], double cell, float *grid, float
                     sizeof (float) * 3);
           nt += tg__mc_ntri[c];
         }
-  r.mesh_s = now_s () - t0;
+  r.mesh_s = tg_wall_s () - t0;
   r.triangles = nt;
   return r;
 }
@@ -156,13 +148,13 @@ time_node (TgGraph *g, int threads, int runs, TgHash *hash)
 
       tg_engine_clear_cache (e);
       clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &c0);
-      t0 = now_s ();
+      t0 = tg_wall_s ();
       if (tg_engine_pull (e, g, iso, 0, &r, NULL, &v, NULL, &err) != 0)
         {
           fprintf (stderr, "bench_isosurface: %s: %s\n", err.path, err.message);
           exit (1);
         }
-      t = now_s () - t0;
+      t = tg_wall_s () - t0;
       clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &c1);
       res.seconds = t < res.seconds ? t : res.seconds;
       {
@@ -215,15 +207,6 @@ dense_grid (const TgField *f, const TgFieldGrid *g, float *out, size_t sy, size_
   return tg__volume_grid (f->data, g, out, sy, sz);
 }
 
-static double
-cpu_s (void)
-{
-  struct timespec t;
-
-  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &t);
-  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
-}
-
 typedef struct
 {
   double seconds, cpu;
@@ -258,15 +241,15 @@ time_dense (const float *grid, const TgIsoOptions *io, int runs)
       TgMesh *m = NULL;
       TgError err = { 0 };
       TgIsoStats st;
-      double t0 = now_s (), c0 = cpu_s (), t, c;
+      double t0 = tg_wall_s (), c0 = tg_cpu_s (), t, c;
 
       if (tg__isosurface (&f, io, NULL, NULL, &m, &st, &err) != 0)
         {
           fprintf (stderr, "bench_isosurface: dense: %s\n", err.message);
           exit (1);
         }
-      c = cpu_s () - c0;
-      t = now_s () - t0;
+      c = tg_cpu_s () - c0;
+      t = tg_wall_s () - t0;
       if (c < r.cpu)
         {
           const TgMeshChunk *ch = &m->chunks[0];
@@ -353,7 +336,7 @@ run_case (const char *title, TgGraph *g, const char *field_id, int runs, const c
       float xs[N + 1], ys[N + 1], zs[N + 1], out[N + 1];
       int64_t left = st.evaluations;
 
-      t0 = now_s ();
+      t0 = tg_wall_s ();
       for (int row = 0; left > 0; row++)
         {
           int n = left < N + 1 ? (int) left : N + 1;
@@ -366,7 +349,7 @@ run_case (const char *title, TgGraph *g, const char *field_id, int runs, const c
           f->eval (f, n, xs, ys, zs, out);
           left -= n;
         }
-      t0 = now_s () - t0;
+      t0 = tg_wall_s () - t0;
       eval_s = t0 < eval_s ? t0 : eval_s;
     }
   one = time_node (g, 1, runs, &h1);

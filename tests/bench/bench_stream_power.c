@@ -20,6 +20,7 @@
 
 #include "erosion_stream_power.h"
 #include "../common/tgclock.h"
+#include "bench_pool.h"
 
 static void
 die (const char *what, const TgError *err)
@@ -60,58 +61,6 @@ make_height (int size)
   return z;
 }
 
-/* A plain chunked runner on NT threads. */
-typedef struct
-{
-  void (*fn) (void *, int, int);
-  void *user;
-  int n, grain, next, nt;
-  pthread_mutex_t mu;
-} Pool;
-
-static void *
-pool_worker (void *arg)
-{
-  Pool *p = arg;
-
-  for (;;)
-    {
-      int b;
-      pthread_mutex_lock (&p->mu);
-      b = p->next;
-      p->next += p->grain;
-      pthread_mutex_unlock (&p->mu);
-      if (b >= p->n)
-        return NULL;
-      p->fn (p->user, b, b + p->grain < p->n ? b + p->grain : p->n);
-    }
-}
-
-static int
-pool_parallel (void *ctx, int n, int grain, void (*fn) (void *, int, int), void *user)
-{
-  Pool p = { fn, user, n, grain, 0, *(int *) ctx, PTHREAD_MUTEX_INITIALIZER };
-  pthread_t th[64];
-
-  for (int i = 1; i < p.nt && i < 64; i++)
-    pthread_create (&th[i], NULL, pool_worker, &p);
-  pool_worker (&p);
-  for (int i = 1; i < p.nt && i < 64; i++)
-    pthread_join (th[i], NULL);
-  return 0;
-}
-
-static uint64_t
-fnv (const void *data, size_t size)
-{
-  const unsigned char *b = data;
-  uint64_t hsh = 1469598103934665603ull;
-
-  for (size_t i = 0; i < size; i++)
-    hsh = (hsh ^ b[i]) * 1099511628211ull;
-  return hsh;
-}
-
 static double
 run (const double *z0, int size, int threads, int steps, double prev_ms)
 {
@@ -120,7 +69,7 @@ run (const double *z0, int size, int threads, int steps, double prev_ms)
   TgSpParams p = { .duration_yr = 10000.0 * steps, .dt_yr = 10000.0, .uplift_m_per_yr = 0.0005,
                    .erodibility = 2e-5, .m = 0.45, .n = 1.0, .diffusivity = 0.01,
                    .deposition = 1.0, .channel_area = 10000.0 };
-  TgSpOpts o = { threads > 1 ? pool_parallel : NULL, &threads, NULL };
+  TgSpOpts o = { threads > 1 ? bench_pool_parallel : NULL, &threads, NULL };
   TgSpStats st = { 0 };
   TgSpOut out = { .stats = &st };
 
@@ -139,7 +88,7 @@ run (const double *z0, int size, int threads, int steps, double prev_ms)
           wall / st.steps * 1e3, st.steps / wall);
   if (prev_ms > 0.0)
     printf (", %.2fx the CPU of the size before", cpu / st.steps * 1e3 / prev_ms);
-  printf ("; z fnv %016" PRIx64 "\n", fnv (z, sizeof (double) * n));
+  printf ("; z fnv %016" PRIx64 "\n", bench_fnv (z, sizeof (double) * n));
   fflush (stdout);
   free (z);
   return cpu / st.steps * 1e3;
