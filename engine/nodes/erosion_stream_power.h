@@ -35,6 +35,7 @@ typedef struct
   double uplift;    /* added by uplift */
   double diffused;  /* net volume hillslope diffusion moved into the edge */
   int steps;
+  size_t basins_max; /* the most pits' basins (flats joined) one step routed */
 } TgSpStats;
 
 typedef struct

@@ -106,6 +106,7 @@ typedef struct
   double dt, rdiff; /* this step's dt and D dt / cell² */
   double kl[2];     /* K dt / L^n for the two distances to a receiver */
   double *cp, *den; /* the diffusion's tridiagonal factors (DEN: reciprocals) */
+  size_t basins_max; /* the most pits' basins a step found */
 } Sp;
 
 static bool
@@ -242,6 +243,50 @@ sp_dfs_in (Sp *s, int32_t root, size_t tail, const int32_t *basin)
   return tail;
 }
 
+/* Flats: joins every connected region of pits of exactly the same height
+ * (a sea-level clamp, a plateau, a lake filled flat) into one basin, so a
+ * flat costs the passes and the spanning tree one basin, not one a
+ * sample (O(n log n) and a pass table as big as the world).  The
+ * region's pit is its first sample in index order; the others drain to
+ * it along a breadth-first tree over the region's neighbours (D8, in the
+ * neighbours' order), every receiver a neighbour, so the carve from the
+ * pass crosses the flat toward its outlet as for any basin.  Serial, in
+ * index order: the same for any thread count.  ORDER is the queue (free
+ * until the stack is built). */
+static void
+sp_join_flats (Sp *s)
+{
+  static const uint8_t opposite[8] = { 1, 0, 3, 2, 7, 6, 5, 4 };
+  int w = s->w, h = s->h;
+  int32_t *queue = s->order;
+
+  for (int y = 1; y < h - 1; y++)
+    for (int x = 1; x < w - 1; x++)
+      {
+        int32_t seed = y * w + x, qh = 0, qt = 0;
+        double zs = s->z[seed];
+        if (s->rec[seed] != seed)
+          continue;
+        queue[qt++] = seed;
+        while (qh < qt)
+          {
+            int32_t c = queue[qh++];
+            int cx = c % w, cy = c / w;
+            for (int q = 0; q < 8; q++)
+              {
+                int nx = cx + sp_dx[q], ny = cy + sp_dy[q];
+                int32_t d = (int32_t) ((ptrdiff_t) c + s->off[q]);
+                if (nx < 1 || ny < 1 || nx >= w - 1 || ny >= h - 1 || d == seed || s->rec[d] != d
+                    || s->z[d] != zs)
+                  continue;
+                s->rec[d] = c;
+                s->rdir[d] = opposite[q];
+                queue[qt++] = d;
+              }
+          }
+      }
+}
+
 /* The stack of Braun and Willett (2013), O(n), no sort: depth first up
  * the donors from the world's edge (its samples in index order: basin 0,
  * the first NSEA samples of the stack) and then from each pit in index
@@ -372,8 +417,11 @@ sp_route (Sp *s)
     return rc;
   if (sp_cancelled (s))
     return TG_ECANCELLED;
+  sp_join_flats (s);
   if (sp_stack (s, basin, &nsea, &nb) != n)
     return TG_ENOMEM;
+  if ((size_t) nb > s->basins_max)
+    s->basins_max = (size_t) nb;
   if (nb == 0)
     {
       memset (s->lake, 0xff, sizeof (int32_t) * n);
@@ -1106,6 +1154,7 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
   free (own);
   if (rc == 0 && out && out->area)
     memcpy (out->area, s.area, sizeof (double) * s.n);
+  st.basins_max = s.basins_max;
   if (out && out->stats)
     *out->stats = st;
   sp_clear (&s);

@@ -484,6 +484,54 @@ test_sp_check (void)
   tg_graph_free (g);
 }
 
+/* --- flats: one basin, drained across to their outlet ---------------------- */
+
+/* On exactly flat ground every sample has no lower neighbour; the step
+ * joins such a region into one basin (one pass, one tree edge) instead of
+ * one a sample, which made a step O(n log n) and its pass table as big as
+ * the world. */
+static void
+test_sp_flats_one_basin (void)
+{
+  int w = 65, h = 49, n = w * h, half = w / 2;
+  double cell = 10.0, *z = malloc (sizeof (double) * (size_t) n);
+  double *area = malloc (sizeof (double) * (size_t) n), into = 0.0;
+  TgSpParams p = { .duration_yr = 100.0, .dt_yr = 100.0, .uplift_m_per_yr = 0.0,
+                   .erodibility = 1e-6, .m = 0.45, .n = 1.0, .diffusivity = 0.0,
+                   .deposition = 0.0, .channel_area = 0.0 };
+  TgSpStats st = { 0 };
+
+  /* A constant world: its interior is one basin. */
+  for (int k = 0; k < n; k++)
+    z[k] = 100.0;
+  TG_CHECK_INT_EQ (tg__sp_run (NULL, &p, w, h, cell, z, NULL, &(TgSpOut) { .stats = &st }), 0);
+  printf ("  constant %dx%d: %zu basin(s)\n", w, h, st.basins_max);
+  TG_CHECK_MSG (st.basins_max == 1, "constant world: %zu basins, want 1", st.basins_max);
+
+  /* A plateau (x < HALF, walled in by a higher edge on three sides) next
+   * to a slope down to the east edge: one basin, and all of the
+   * plateau's water crosses it to the slope. */
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        int k = y * w + x;
+        z[k] = x >= half ? 100.0 - (x - half + 1) : 100.0;
+        if (x == 0 || y == 0 || y == h - 1)
+          z[k] = x >= half && x < w - 1 ? z[k] + 50.0 : 150.0;
+      }
+  TG_CHECK_INT_EQ (tg__sp_run (NULL, &p, w, h, cell, z, NULL, &(TgSpOut) { .area = area, .stats = &st }), 0);
+  for (int y = 1; y < h - 1; y++)
+    into += area[y * w + half];
+  printf ("  plateau %dx%d: %zu basin(s), %.0f m2 of %.0f m2 reach the slope's first column\n", w, h,
+          st.basins_max, into, (double) half * (h - 2) * cell * cell);
+  TG_CHECK_MSG (st.basins_max == 1, "plateau: %zu basins, want 1", st.basins_max);
+  TG_CHECK_MSG (into == (double) half * (h - 2) * cell * cell,
+                "plateau: %.0f m2 of the %.0f m2 of the plateau and the slope's first column reach it", into,
+                (double) half * (h - 2) * cell * cell);
+  free (z);
+  free (area);
+}
+
 int
 main (void)
 {
@@ -493,5 +541,6 @@ main (void)
   TG_RUN (test_sp_resolution_and_threads);
   TG_RUN (test_sp_own_samples_depend_on_resolution);
   TG_RUN (test_sp_check);
+  TG_RUN (test_sp_flats_one_basin);
   return tgtest_result ();
 }
