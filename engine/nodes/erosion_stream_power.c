@@ -424,6 +424,6 @@ static const TgNodeDesc stream_power_desc = {
   .check = sp_check,
   .eval = sp_eval,
   .memory = sp_memory,
-  .version = 2,
+  .version = 3,
 };
 TG_NODE_REGISTER (stream_power_desc);
