@@ -32,31 +32,7 @@ die (const char *what, const TgError *err)
 static float *
 make_height (int size)
 {
-  TgGraph *g = tg_graph_new ();
-  TgWorld *w = tg_graph_world (g);
-  TgError err = { 0 };
-  TgEngineOptions o = { .threads = 0, .cache_bytes = 0 };
-  TgEngine *e = tg_engine_new (&o);
-  TgRegion full;
-  TgValue *v = NULL;
-  const float *src;
-  float *hm = malloc (sizeof (float) * (size_t) size * size);
-
-  w->size_x = w->size_z = 8192.0;
-  w->height_m = 800.0;
-  tg_region_for_world (&full, w, size);
-  if (tg_graph_add_node (g, "base", "noise.fbm", &err) < 0)
-    die ("graph", &err);
-  if (tg_engine_pull (e, g, 0, 0, &full, NULL, &v, NULL, &err) != 0)
-    die ("pull", &err);
-  src = v->data;
-  if (!src || !hm)
-    die ("heightmap", NULL);
-  memcpy (hm, src, sizeof (float) * (size_t) size * size);
-  tg_value_unref (v);
-  tg_engine_free (e);
-  tg_graph_free (g);
-  return hm;
+  return bench_fbm_height ("bench_flow", size);
 }
 
 static void

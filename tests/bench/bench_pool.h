@@ -1,11 +1,47 @@
-/* What the erosion benchmarks share: a plain chunked runner on NT threads
- * (the engine's parallel hook, without the engine's pool) and an FNV-1a
- * hash to print beside each figure, so runs that must agree can be seen to. */
+/* What the erosion benchmarks share: their input (the fBm node's height),
+ * a plain chunked runner on NT threads (the engine's parallel hook, without
+ * the engine's pool) and an FNV-1a hash to print beside each figure, so
+ * runs that must agree can be seen to. */
 #pragma once
 
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <tgraph/tgraph.h>
+
+/* The fBm node's normalised height over SIZE^2 of an 8 km world (800 m
+ * high); PROG names the benchmark in an error, which ends the run. */
+static inline float *
+bench_fbm_height (const char *prog, int size)
+{
+  TgGraph *g = tg_graph_new ();
+  TgWorld *w = tg_graph_world (g);
+  TgError err = { 0 };
+  TgEngineOptions o = { .threads = 0, .cache_bytes = 0 };
+  TgEngine *e = tg_engine_new (&o);
+  TgRegion full;
+  TgValue *v = NULL;
+  float *hm = malloc (sizeof (float) * (size_t) size * size);
+
+  w->size_x = w->size_z = 8192.0;
+  w->height_m = 800.0;
+  tg_region_for_world (&full, w, size);
+  if (tg_graph_add_node (g, "base", "noise.fbm", &err) < 0
+      || tg_engine_pull (e, g, 0, 0, &full, NULL, &v, NULL, &err) != 0 || !v->data || !hm)
+    {
+      fprintf (stderr, "%s: the input heightmap: %s\n", prog, err.message[0] ? err.message : "failed");
+      exit (1);
+    }
+  memcpy (hm, v->data, sizeof (float) * (size_t) size * size);
+  tg_value_unref (v);
+  tg_engine_free (e);
+  tg_graph_free (g);
+  return hm;
+}
 
 typedef struct
 {
