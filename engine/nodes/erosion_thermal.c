@@ -360,7 +360,7 @@ update_row_avx2 (const float *m, const PairRows *p, float *out, int x0, int x1,
  * pair_excess (B >= 0, so D > B and D < -B never hold together, and the
  * branch taken is never -0, so adding the other branch's +0 changed no
  * bit), and the row's tail runs in the same vectors under a lane mask. */
-#define TG__AVX512 __attribute__ ((target ("avx512f")))
+#define TG__AVX512 __attribute__ ((target ("avx512f,avx512dq")))
 
 TG__AVX512 static inline __m512
 avx512_pair_excess (__m512 d, __m512 t, __m512 b, __m512 nb)
@@ -394,37 +394,6 @@ pairs_avx512 (const float *a, const float *b, int shift, float *out, int lo, int
     }
 }
 
-/* Returns whether a sample changed (bit for bit, as memcmp). */
-TG__AVX512 static bool
-update_row_avx512 (const float *m, const PairRows *p, float *out, int x0, int x1,
-                   const ThermalCoef *k)
-{
-  __mmask16 diff = 0;
-  const float *e = p->e, *su = p->s[0], *seu = p->se[0], *swu = p->sw[0];
-  const float *sd = p->s[1], *sed = p->se[1], *swd = p->sw[1];
-  __m512 k1 = _mm512_set1_ps (k->k1), k2 = _mm512_set1_ps (k->k2);
-
-  /* As update_row_avx2. */
-  for (int x = x0; x < x1; x += 16)
-    {
-      __mmask16 l = lanes (x1 - x);
-#define LD(ptr) _mm512_maskz_loadu_ps (l, (ptr))
-      __m512 s1 = _mm512_add_ps (_mm512_sub_ps (_mm512_sub_ps (LD (e + x), LD (e + x - 1)),
-                                                LD (su + x)),
-                                 LD (sd + x));
-      __m512 s2 = _mm512_add_ps (_mm512_sub_ps (LD (swd + x),
-                                                _mm512_add_ps (LD (seu + x - 1), LD (swu + x + 1))),
-                                 LD (sed + x));
-      __m512 r = _mm512_sub_ps (LD (m + x),
-                                _mm512_add_ps (_mm512_mul_ps (k1, s1), _mm512_mul_ps (k2, s2)));
-      diff |= _mm512_mask_cmpneq_epi32_mask (l, _mm512_castps_si512 (r),
-                                             _mm512_castps_si512 (LD (m + x)));
-#undef LD
-      _mm512_mask_storeu_ps (out + x, l, r);
-    }
-  return diff != 0;
-}
-
 TG__AVX512 static void
 compute_down_avx512 (const float *a, const float *b, float *s, float *se, float *sw, int x0,
                      int x1, const ThermalCoef *k)
@@ -432,6 +401,151 @@ compute_down_avx512 (const float *a, const float *b, float *s, float *se, float 
   pairs_avx512 (a, b, 0, s, x0, x1, k->t1, k->b1);
   pairs_avx512 (a, b, 1, se, x0 - 1, x1, k->t2, k->b2);
   pairs_avx512 (a, b, -1, sw, x0, x1 + 1, k->t2, k->b2);
+}
+
+/* pair_excess in three operations where B == T (passes mode): VRANGEPS
+ * with imm 2 gives min(|D|, T) with D's sign, D clamped to [-T, T], and
+ * D minus it is D - T above T, D - (-T) == D + T below -T and D - D == +0
+ * between: the bits of pair_excess for every D but NaN (which gives NaN
+ * here and 0 there), so only maps without NaN take it (see
+ * band_is_tame). */
+TG__AVX512 static inline __m512
+avx512_excess_tame (__m512 d, __m512 t)
+{
+  return _mm512_sub_ps (d, _mm512_range_ps (d, t, 0x02));
+}
+
+/* One row of a pass, cells [X0, X1) (X0 >= 1, X1 <= W - 1), in one sweep:
+ * the pairs of row M with its east neighbour and with the row below DN
+ * are computed once each, in registers; the east pair of the cell to the
+ * west comes from the previous vector (a lane shift), and the pairs with
+ * DN go to P's [1] arrays, where the next row finds them as its pairs
+ * above; P's [0] arrays hold this row's (all +0 on the world's first
+ * row, as edge_cell's absent neighbours give).  HAS_DN false: the
+ * world's last row, whose pairs below are absent (+0).  TAME: the
+ * three-operation pair term (B == T and no NaN).  The sums are
+ * update_row_avx2's, in its order.  Returns whether a sample changed. */
+TG__AVX512 static inline __attribute__ ((always_inline)) bool
+fused_row_avx512 (const float *m, const float *dn, const PairRows *p, float *out, int x0, int x1,
+                  const ThermalCoef *k, bool tame, bool has_dn)
+{
+  const float *su = p->s[0], *seu = p->se[0], *swu = p->sw[0];
+  float *sd = p->s[1], *sed = p->se[1], *swd = p->sw[1];
+  __m512 t1 = _mm512_set1_ps (k->t1), t2 = _mm512_set1_ps (k->t2);
+  __m512 b1 = _mm512_set1_ps (k->b1), b2 = _mm512_set1_ps (k->b2);
+  __m512 nb1 = _mm512_set1_ps (-k->b1), nb2 = _mm512_set1_ps (-k->b2);
+  __m512 k1 = _mm512_set1_ps (k->k1), k2 = _mm512_set1_ps (k->k2), zero = _mm512_setzero_ps ();
+  /* Lane 15: the east pair of cell X0 - 1, for the first vector. */
+  __m512 prev_e = _mm512_set1_ps (pair_excess (m[x0 - 1] - m[x0], k->t1, k->b1));
+  __mmask16 diff = 0;
+
+#define EXCESS(d, t, b, nb) (tame ? avx512_excess_tame ((d), (t)) : avx512_pair_excess ((d), (t), (b), (nb)))
+#define ROW_BODY(LD, ST)                                                                        \
+  do                                                                                            \
+    {                                                                                           \
+      __m512 h = LD (m + x), ee, em, s = zero, se = zero, sw = zero, s1, s2, r;                 \
+      ee = EXCESS (_mm512_sub_ps (h, LD (m + x + 1)), t1, b1, nb1);                             \
+      if (has_dn)                                                                               \
+        {                                                                                       \
+          s = EXCESS (_mm512_sub_ps (h, LD (dn + x)), t1, b1, nb1);                             \
+          se = EXCESS (_mm512_sub_ps (h, LD (dn + x + 1)), t2, b2, nb2);                        \
+          sw = EXCESS (_mm512_sub_ps (h, LD (dn + x - 1)), t2, b2, nb2);                        \
+        }                                                                                       \
+      em = _mm512_castsi512_ps (                                                                \
+        _mm512_alignr_epi32 (_mm512_castps_si512 (ee), _mm512_castps_si512 (prev_e), 15));      \
+      prev_e = ee;                                                                              \
+      s1 = _mm512_add_ps (_mm512_sub_ps (_mm512_sub_ps (ee, em), LD (su + x)), s);              \
+      s2 = _mm512_add_ps (_mm512_sub_ps (sw, _mm512_add_ps (LD (seu + x - 1), LD (swu + x + 1))), \
+                          se);                                                                  \
+      r = _mm512_sub_ps (h, _mm512_add_ps (_mm512_mul_ps (k1, s1), _mm512_mul_ps (k2, s2)));    \
+      diff |= MASKED (_mm512_cmpneq_epi32_mask, _mm512_castps_si512 (r), _mm512_castps_si512 (h)); \
+      ST (out + x, r);                                                                          \
+      if (has_dn)                                                                               \
+        {                                                                                       \
+          ST (sd + x, s);                                                                       \
+          ST (sed + x, se);                                                                     \
+          ST (swd + x, sw);                                                                     \
+        }                                                                                       \
+    }                                                                                           \
+  while (0)
+
+  int x = x0;
+#define LD_FULL(ptr) _mm512_loadu_ps (ptr)
+#define ST_FULL(ptr, v) _mm512_storeu_ps ((ptr), (v))
+#define MASKED(f, a, b) f ((a), (b))
+  for (; x + 16 <= x1; x += 16)
+    ROW_BODY (LD_FULL, ST_FULL);
+#undef MASKED
+  if (x < x1)
+    {
+      __mmask16 l = lanes (x1 - x);
+#define LD_PART(ptr) _mm512_maskz_loadu_ps (l, (ptr))
+#define ST_PART(ptr, v) _mm512_mask_storeu_ps ((ptr), l, (v))
+#define MASKED(f, a, b) _mm512_mask_cmpneq_epi32_mask (l, (a), (b))
+      ROW_BODY (LD_PART, ST_PART);
+#undef MASKED
+#undef LD_PART
+#undef ST_PART
+    }
+#undef LD_FULL
+#undef ST_FULL
+#undef ROW_BODY
+#undef EXCESS
+  if (has_dn)
+    {
+      /* The diagonal pairs the next row needs beyond [X0, X1): the
+       * south-east one of cell X0 - 1 and the south-west one of X1. */
+      sed[x0 - 1] = pair_excess (m[x0 - 1] - dn[x0], k->t2, k->b2);
+      swd[x1] = pair_excess (m[x1] - dn[x1 - 1], k->t2, k->b2);
+    }
+  return diff != 0;
+}
+
+TG__AVX512 static bool
+fused_row_avx512_tame (const float *m, const float *dn, const PairRows *p, float *out, int x0,
+                       int x1, const ThermalCoef *k)
+{
+  return fused_row_avx512 (m, dn, p, out, x0, x1, k, true, true);
+}
+
+TG__AVX512 static bool
+fused_row_avx512_any (const float *m, const float *dn, const PairRows *p, float *out, int x0,
+                      int x1, const ThermalCoef *k)
+{
+  return fused_row_avx512 (m, dn, p, out, x0, x1, k, false, true);
+}
+
+TG__AVX512 static bool
+fused_last_row_avx512 (const float *m, const PairRows *p, float *out, int x0, int x1,
+                       const ThermalCoef *k)
+{
+  return fused_row_avx512 (m, NULL, p, out, x0, x1, k, false, false);
+}
+
+/* Whether every sample of rows [Y0, Y1), columns [X0, X1) of SRC (width
+ * W) is within +-1e30 (so not NaN nor infinite).  A pass moves a sample
+ * by at most (4 / 7 + 4 / 14) x 2 x the largest magnitude around it, so
+ * THERMAL_BLOCK_MAX (16) passes from such a map keep every sample below
+ * 1e30 x 2.72^16 < 1e37 and every difference finite: no pair term is
+ * NaN, and the three-operation term gives pair_excess's bits. */
+TG__AVX512 static bool
+band_is_tame (const float *src, int w, int x0, int x1, int y0, int y1)
+{
+  __m512 lim = _mm512_set1_ps (1e30f);
+  __mmask16 bad = 0;
+
+  for (int y = y0; y < y1 && bad == 0; y++)
+    {
+      const float *row = src + (size_t) y * w;
+      for (int x = x0; x < x1; x += 16)
+        {
+          __mmask16 l = lanes (x1 - x);
+          __m512 v = _mm512_abs_ps (_mm512_maskz_loadu_ps (l, row + x));
+          /* Not (|v| <= 1e30), unordered included: NaN is bad. */
+          bad |= _mm512_mask_cmp_ps_mask (l, v, lim, _CMP_NLE_UQ);
+        }
+    }
+  return bad == 0;
 }
 #endif
 
@@ -455,7 +569,8 @@ thermal_isa (void)
   int best = ISA_GENERIC;
 
   if (tg__erosion_have_avx2 ())
-    best = __builtin_cpu_supports ("avx512f") ? ISA_AVX512 : ISA_AVX2;
+    best = __builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("avx512dq") ? ISA_AVX512
+                                                                                  : ISA_AVX2;
   if (want && strcmp (want, "generic") == 0)
     return ISA_GENERIC;
   if (want && strcmp (want, "avx2") == 0 && best >= ISA_AVX2)
@@ -473,17 +588,19 @@ typedef struct
   int ux0, ux1, uy0, uy1;
 } PassWin;
 
-/* Passes per trip: K passes of a band of rows run in a pipeline, level j
- * (the map after j of them) a few rows behind level j - 1, so each row
- * of the input is read and each row of the output written once per K
- * passes, and the rows between stay in the cache.  A band recomputes the
- * K - j rows of level j on either side that its neighbours also compute
- * (from the same samples, so to the same bits).  A band runs in column
- * strips the same way (K - j halo columns a side at level j), so the
- * levels' rows are a strip wide, not the map. */
-#define THERMAL_BLOCK_MAX 8
+/* Passes per trip: K passes run over a tile of the map (a band of rows,
+ * a strip of columns) held in the cache, one pass after the other, each
+ * a sweep of the tile's rows, so each sample of the input is read and
+ * each of the output written once per K passes.  Pass j of the tile
+ * (level j: the map after j of them) also computes the K - j rows and
+ * columns on every side that the neighbouring tiles compute too (from
+ * the same samples, so to the same bits): the tile's last pass needs
+ * them.  Two tile buffers take the levels in turn. */
+#define THERMAL_BLOCK_MAX 16
+#define THERMAL_BLOCK_DEFAULT 8
 #define THERMAL_BAND_ROWS 64
-#define THERMAL_STRIP_COLS 512
+#define THERMAL_BAND_MIN 16
+#define THERMAL_STRIP_COLS 1024
 
 typedef struct
 {
@@ -492,7 +609,8 @@ typedef struct
   int w, h;
   int passes; /* K, in this block */
   int bands;
-  int strip; /* columns per strip */
+  int strip;     /* columns per strip */
+  int band_rows; /* rows per band */
   PassWin win[THERMAL_BLOCK_MAX + 1]; /* [j]: the block's pass j (1..K) */
   ThermalCoef k;
   int isa;
@@ -500,11 +618,10 @@ typedef struct
   unsigned char *failed;  /* [band]: its scratch could not be allocated */
 } BlockJob;
 
-/* A level's scratch: its last three rows and, for the vector kernels, the
- * pair terms above and below its current row. */
+/* A pass's scratch for the vector kernels: the pair terms above and below
+ * its current row, and whether the ones above are there. */
 typedef struct
 {
-  float *ring[3];
   PairRows p;
   bool have_up;
 } Level;
@@ -528,14 +645,18 @@ edge_cell (const float *up, const float *mid, const float *dn, int w, int x, con
 /* Columns [CX0, CX1) of row Y of the block's pass J from the rows UP,
  * MID, DN (NULL beyond the world) of the map before it, into OUT.
  * Samples the pass does not update are carried over (no updated sample
- * ever reads them). */
+ * ever reads them).  TAME: the tile's input is free of NaN and huge
+ * values (band_is_tame), so the AVX-512 sweep may take the
+ * three-operation pair term. */
 static void
 level_row (const BlockJob *job, int j, Level *lv, const float *up, const float *mid,
-           const float *dn, float *out, int y, int cx0, int cx1, unsigned char *changed)
+           const float *dn, float *out, int y, int cx0, int cx1, bool tame,
+           unsigned char *changed)
 {
   const PassWin *pw = &job->win[j];
   int w = job->w;
   int ux0 = pw->ux0 > cx0 ? pw->ux0 : cx0, ux1 = pw->ux1 < cx1 ? pw->ux1 : cx1;
+  bool wide = job->isa == ISA_AVX512;
 
   if (y < pw->uy0 || y >= pw->uy1 || ux1 <= ux0)
     {
@@ -549,7 +670,7 @@ level_row (const BlockJob *job, int j, Level *lv, const float *up, const float *
     memcpy (out + ux1, mid + ux1, sizeof (float) * (size_t) (cx1 - ux1));
   cx0 = ux0; /* from here: the samples still to compare with MID */
   cx1 = ux1;
-  if (up == NULL || dn == NULL)
+  if ((up == NULL && dn == NULL) || (!wide && (up == NULL || dn == NULL)))
     {
       for (int x = ux0; x < ux1; x++)
         out[x] = edge_cell (up, mid, dn, w, x, &job->k);
@@ -566,37 +687,50 @@ level_row (const BlockJob *job, int j, Level *lv, const float *up, const float *
       if (x1 > x0)
         {
 #ifdef TG__EROSION_HAVE_X86
-          if (job->isa != ISA_GENERIC)
+          if (wide)
+            {
+              /* One sweep a row (fused_row_avx512); on the world's first
+               * and last rows too, their absent pairs +0. */
+              PairRows *p = &lv->p;
+              float *t;
+              bool moved;
+              if (!lv->have_up && up)
+                compute_down_avx512 (up, mid, p->s[0], p->se[0], p->sw[0], x0, x1, &job->k);
+              else if (!lv->have_up)
+                {
+                  memset (p->s[0] + x0, 0, sizeof (float) * (size_t) (x1 - x0));
+                  memset (p->se[0] + x0 - 1, 0, sizeof (float) * (size_t) (x1 - x0 + 1));
+                  memset (p->sw[0] + x0, 0, sizeof (float) * (size_t) (x1 - x0 + 1));
+                }
+              if (dn == NULL)
+                moved = fused_last_row_avx512 (mid, p, out, x0, x1, &job->k);
+              else if (tame)
+                moved = fused_row_avx512_tame (mid, dn, p, out, x0, x1, &job->k);
+              else
+                moved = fused_row_avx512_any (mid, dn, p, out, x0, x1, &job->k);
+              if (moved)
+                *changed = 1;
+              /* The vector kernel compared [x0, x1): the edges remain. */
+              if (ux0 < x0 && memcmp (out + ux0, mid + ux0, sizeof (float)) != 0)
+                *changed = 1;
+              if (ux1 > x1 && memcmp (out + x1, mid + x1, sizeof (float)) != 0)
+                *changed = 1;
+              cx1 = cx0;
+              /* This row's pairs below are the next row's pairs above. */
+              t = p->s[0], p->s[0] = p->s[1], p->s[1] = t;
+              t = p->se[0], p->se[0] = p->se[1], p->se[1] = t;
+              t = p->sw[0], p->sw[0] = p->sw[1], p->sw[1] = t;
+              lv->have_up = dn != NULL;
+            }
+          else if (job->isa == ISA_AVX2)
             {
               PairRows *p = &lv->p;
               float *t;
-              bool wide = job->isa == ISA_AVX512;
               if (!lv->have_up)
-                {
-                  if (wide)
-                    compute_down_avx512 (up, mid, p->s[0], p->se[0], p->sw[0], x0, x1, &job->k);
-                  else
-                    compute_down (up, mid, p->s[0], p->se[0], p->sw[0], x0, x1, &job->k);
-                }
-              if (wide)
-                {
-                  pairs_avx512 (mid, mid, 1, p->e, x0 - 1, x1, job->k.t1, job->k.b1);
-                  compute_down_avx512 (mid, dn, p->s[1], p->se[1], p->sw[1], x0, x1, &job->k);
-                  if (update_row_avx512 (mid, p, out, x0, x1, &job->k))
-                    *changed = 1;
-                  /* The vector kernel compared [x0, x1): the edges remain. */
-                  if (ux0 < x0 && memcmp (out + ux0, mid + ux0, sizeof (float)) != 0)
-                    *changed = 1;
-                  if (ux1 > x1 && memcmp (out + x1, mid + x1, sizeof (float)) != 0)
-                    *changed = 1;
-                  cx1 = cx0;
-                }
-              else
-                {
-                  east_pairs_avx2 (mid, p->e, x0 - 1, x1, job->k.t1, job->k.b1);
-                  compute_down (mid, dn, p->s[1], p->se[1], p->sw[1], x0, x1, &job->k);
-                  update_row_avx2 (mid, p, out, x0, x1, &job->k);
-                }
+                compute_down (up, mid, p->s[0], p->se[0], p->sw[0], x0, x1, &job->k);
+              east_pairs_avx2 (mid, p->e, x0 - 1, x1, job->k.t1, job->k.b1);
+              compute_down (mid, dn, p->s[1], p->se[1], p->sw[1], x0, x1, &job->k);
+              update_row_avx2 (mid, p, out, x0, x1, &job->k);
               /* This row's pairs below are the next row's pairs above. */
               t = p->s[0], p->s[0] = p->s[1], p->s[1] = t;
               t = p->se[0], p->se[0] = p->se[1], p->se[1] = t;
@@ -617,10 +751,17 @@ static void
 block_bands (void *user, int begin, int end)
 {
   const BlockJob *job = user;
-  int w = job->w, h = job->h, K = job->passes;
-  int per_level = 3 + (job->isa != ISA_GENERIC ? 6 : 0);
-  float *buf = malloc (sizeof (float) * (size_t) w * (size_t) (per_level * K + 1));
-  Level lv[THERMAL_BLOCK_MAX + 1];
+  int w = job->w, h = job->h, K = job->passes, rows = job->band_rows + 2 * K;
+  int pair_rows = job->isa != ISA_GENERIC ? 6 : 0;
+  /* Rows an odd number of cache lines apart, so the rows a pass touches
+   * at one column fall in different sets of the caches (at a multiple of
+   * 4 KiB apart they would share one). */
+  size_t pitch = 16 * ((((size_t) w + 15) / 16) | 1);
+  float *buf = malloc (sizeof (float) * pitch * (size_t) (2 * rows + pair_rows + 1));
+  float *tile[2];
+  Level lv;
+  /* The three-operation pair term needs B == T (passes mode). */
+  bool may_tame = job->isa == ISA_AVX512 && job->k.b1 == job->k.t1 && job->k.b2 == job->k.t2;
 
   if (buf == NULL)
     {
@@ -628,79 +769,85 @@ block_bands (void *user, int begin, int end)
         job->failed[band] = 1;
       return;
     }
-  for (int j = 1; j <= K; j++)
+  tile[0] = buf + pitch;
+  tile[1] = tile[0] + pitch * (size_t) rows;
+  lv.p.e = buf;
+  for (int q = 0; q < 2 && pair_rows > 0; q++)
     {
-      float *l = buf + (size_t) w * (size_t) (per_level * (j - 1) + 1);
-      for (int q = 0; q < 3; q++)
-        lv[j].ring[q] = l + (size_t) q * w;
-      lv[j].p.e = buf;
-      for (int q = 0; q < 2 && per_level > 3; q++)
-        {
-          lv[j].p.s[q] = l + (size_t) (3 + q) * w;
-          lv[j].p.se[q] = l + (size_t) (5 + q) * w;
-          lv[j].p.sw[q] = l + (size_t) (7 + q) * w;
-        }
+      float *l = tile[1] + pitch * (size_t) rows;
+      lv.p.s[q] = l + (size_t) q * pitch;
+      lv.p.se[q] = l + (size_t) (2 + q) * pitch;
+      lv.p.sw[q] = l + (size_t) (4 + q) * pitch;
     }
   for (int band = begin; band < end; band++)
     for (int sx0 = 0; sx0 < w; sx0 += job->strip)
       {
-        int y0 = band * THERMAL_BAND_ROWS;
-        int y1 = y0 + THERMAL_BAND_ROWS < h ? y0 + THERMAL_BAND_ROWS : h;
+        int y0 = band * job->band_rows, ty0 = y0 - K;
+        int y1 = y0 + job->band_rows < h ? y0 + job->band_rows : h;
         int sx1 = sx0 + job->strip < w ? sx0 + job->strip : w;
         unsigned char *changed = job->changed + (size_t) band * THERMAL_BLOCK_MAX;
+        bool tame = false;
 
+#ifdef TG__EROSION_HAVE_X86
+        /* Everything the tile's passes compute derives from these
+         * samples of the block's input. */
+        if (may_tame)
+          tame = band_is_tame (job->src, w, sx0 - K > 0 ? sx0 - K : 0, sx1 + K < w ? sx1 + K : w,
+                               ty0 > 0 ? ty0 : 0, y1 + K < h ? y1 + K : h);
+#endif
+        /* The tile's passes one after the other, each a sweep of rows
+         * through the cache: pass j reads level j - 1 (the block's input
+         * for j = 1, else tile[(j - 1) % 2]) and writes level j
+         * (tile[j % 2], the block's output for j = K).  Level j spans the
+         * band's rows and the strip's columns and K - j more on every
+         * side (a sample reads its neighbours on the level below); the
+         * tile's rows start at row TY0 = Y0 - K. */
         for (int j = 1; j <= K; j++)
-          lv[j].have_up = false;
-        /* Step S computes row S - j of every level j, lowest level first:
-         * it reads rows S - j - 1 .. S - j + 1 of level j - 1, the last of
-         * which this step has just computed.  Level j spans the strip's
-         * columns and K - j more on either side (a column reads its
-         * neighbours on the level below). */
-        for (int s = y0 - K; s < y1 + 2 * K; s++)
-          for (int j = 1; j <= K; j++)
-            {
-              int y = s - j, lo = y0 - (K - j), hi = y1 + (K - j);
-              int c0 = sx0 - (K - j) > 0 ? sx0 - (K - j) : 0;
-              int c1 = sx1 + (K - j) < w ? sx1 + (K - j) : w;
-              const float *up, *mid, *dn;
-              float *out;
-              if (lo < 0)
-                lo = 0;
-              if (hi > h)
-                hi = h;
-              if (y < lo || y >= hi)
-                continue;
+          {
+            int lo = y0 - (K - j) > 0 ? y0 - (K - j) : 0;
+            int hi = y1 + (K - j) < h ? y1 + (K - j) : h;
+            int c0 = sx0 - (K - j) > 0 ? sx0 - (K - j) : 0;
+            int c1 = sx1 + (K - j) < w ? sx1 + (K - j) : w;
+
+            lv.have_up = false;
+            for (int y = lo; y < hi; y++)
+              {
+                const float *up, *mid, *dn;
+                float *out;
 #define ROW(level, row)                                                                         \
-  ((level) == 0 ? job->src + (size_t) (row) * w : lv[(level)].ring[(row) % 3])
-              up = y > 0 ? ROW (j - 1, y - 1) : NULL;
-              mid = ROW (j - 1, y);
-              dn = y < h - 1 ? ROW (j - 1, y + 1) : NULL;
+  ((level) == 0 ? job->src + (size_t) (row) * w                                                 \
+                : tile[(level) % 2] + pitch * (size_t) ((row) - ty0))
+                up = y > 0 ? ROW (j - 1, y - 1) : NULL;
+                mid = ROW (j - 1, y);
+                dn = y < h - 1 ? ROW (j - 1, y + 1) : NULL;
 #undef ROW
-              out = j == K ? job->dst + (size_t) y * w : lv[j].ring[y % 3];
-              level_row (job, j, &lv[j], up, mid, dn, out, y, c0, c1, &changed[j - 1]);
-            }
+                out = j == K ? job->dst + (size_t) y * w : tile[j % 2] + pitch * (size_t) (y - ty0);
+                level_row (job, j, &lv, up, mid, dn, out, y, c0, c1, tame, &changed[j - 1]);
+              }
+          }
       }
   free (buf);
 }
 
-/* Passes per block: the levels' scratch (up to 9 rows each) covers a
- * column strip (thermal_strip) and its halo, so eight levels stay within
- * about 200 KB of the core's L2 whatever the map's width.
- * TG_THERMAL_BLOCK (1..8) sets it, for the tests; the bytes never depend
+/* Passes per block: the tile (two buffers of the band's rows and the
+ * strip's columns, with K halo rows and columns a side) stays within
+ * about 700 KB of the core's L2 whatever the map's size, and the pair
+ * rows of a sweep (6 rows a strip wide) in its L1.  TG_THERMAL_BLOCK
+ * (1..THERMAL_BLOCK_MAX) sets it, for the tests; the bytes never depend
  * on it. */
 static int
 thermal_block (void)
 {
   const char *env = getenv ("TG_THERMAL_BLOCK");
-  int k = THERMAL_BLOCK_MAX;
+  int k = THERMAL_BLOCK_DEFAULT;
 
   if (env && atoi (env) > 0)
     k = atoi (env);
   return k < 1 ? 1 : k > THERMAL_BLOCK_MAX ? THERMAL_BLOCK_MAX : k;
 }
 
-/* Columns per strip: a band's rows run strip by strip, each with its
- * halo recomputed, so a level's rows stay in the cache.  TG_THERMAL_STRIP
+/* Columns per strip: a band's tiles are its strips, each with its halo
+ * recomputed, so a tile's rows stay in the cache.  TG_THERMAL_STRIP
  * sets it, for the tests; the bytes never depend on it. */
 static int
 thermal_strip (void)
@@ -711,6 +858,19 @@ thermal_strip (void)
   if (env && atoi (env) > 0)
     s = atoi (env);
   return s;
+}
+
+/* Rows per band: TG_THERMAL_BAND (at least THERMAL_BAND_MIN) sets it, for
+ * the tests; the bytes never depend on it. */
+static int
+thermal_band_rows (void)
+{
+  const char *env = getenv ("TG_THERMAL_BAND");
+  int r = THERMAL_BAND_ROWS;
+
+  if (env && atoi (env) > 0)
+    r = atoi (env);
+  return r < THERMAL_BAND_MIN ? THERMAL_BAND_MIN : r;
 }
 
 /* --- the node ---------------------------------------------------------- */
@@ -797,7 +957,7 @@ thermal_coef (const ThermalParams *p, double cell, double hm)
  * side, whose updated window shrinks a cell a pass; the others are the
  * world's closed edge.  Stops after the first pass that changed nothing;
  * *PA ends holding the result (the two may swap).  CHANGED holds
- * (H / THERMAL_BAND_ROWS + 1) x (THERMAL_BLOCK_MAX + 1) bytes. */
+ * (H / THERMAL_BAND_MIN + 1) x (THERMAL_BLOCK_MAX + 1) bytes. */
 static int
 run_passes (TgEvalCtx *c, const ThermalCoef *k, float **pa, float **pb, int w, int h,
             const bool open[4], int passes, unsigned char *changed)
@@ -810,7 +970,8 @@ run_passes (TgEvalCtx *c, const ThermalCoef *k, float **pa, float **pb, int w, i
   job.strip = thermal_strip ();
   job.w = w;
   job.h = h;
-  job.bands = (h + THERMAL_BAND_ROWS - 1) / THERMAL_BAND_ROWS;
+  job.band_rows = thermal_band_rows ();
+  job.bands = (h + job.band_rows - 1) / job.band_rows;
   job.k = *k;
   job.changed = changed;
   job.failed = changed + (size_t) job.bands * THERMAL_BLOCK_MAX;
@@ -1011,7 +1172,7 @@ thermal_eval (TgEvalCtx *c)
     return rc;
 
   base = a = malloc (sizeof (float) * 2 * (size_t) work.width * (size_t) work.height);
-  changed = malloc ((size_t) (work.height / THERMAL_BAND_ROWS + 1) * (THERMAL_BLOCK_MAX + 1));
+  changed = malloc ((size_t) (work.height / THERMAL_BAND_MIN + 1) * (THERMAL_BLOCK_MAX + 1));
   if (!a || !changed)
     {
       free (a);

@@ -18,7 +18,8 @@
  * It also checks that the hydraulic simulation gives the same bytes on 1
  * and N threads and exits non-zero when not.  Each figure is the best of a
  * few runs.  Run with `meson test --benchmark --suite bench -v` or
- * directly: bench_erosion [runs [threads [thermal|hydraulic|flow]]]
+ * directly: bench_erosion [runs [threads [thermal|hydraulic|flow]]] (thermal-passes or
+ * thermal-converge: half of thermal)
  */
 #include <math.h>
 #include <pthread.h>
@@ -264,7 +265,6 @@ bench_thermal (int runs, int threads)
   free (b);
   tg_engine_free (e);
   tg_graph_free (g);
-  bench_thermal_converge (runs, threads);
 }
 
 /* --- hydraulic --------------------------------------------------------- */
@@ -572,8 +572,10 @@ main (int argc, char **argv)
     runs = 1;
   if (threads < 1)
     threads = 1;
-  if (!only || strcmp (only, "thermal") == 0)
+  if (!only || strcmp (only, "thermal") == 0 || strcmp (only, "thermal-passes") == 0)
     bench_thermal (runs, threads);
+  if (!only || strcmp (only, "thermal") == 0 || strcmp (only, "thermal-converge") == 0)
+    bench_thermal_converge (runs, threads);
   if (!only || strcmp (only, "hydraulic") == 0)
     failures += bench_hydraulic (runs, threads);
   if (!only || strcmp (only, "flow") == 0)
