@@ -418,25 +418,28 @@ avx512_excess_tame (__m512 d, __m512 t)
 /* One row of a pass, cells [X0, X1) (X0 >= 1, X1 <= W - 1), in one sweep:
  * the pairs of row M with its east neighbour and with the row below DN
  * are computed once each, in registers; the east pair of the cell to the
- * west comes from the previous vector (a lane shift), and the pairs with
- * DN go to P's [1] arrays, where the next row finds them as its pairs
- * above; P's [0] arrays hold this row's (all +0 on the world's first
- * row, as edge_cell's absent neighbours give).  HAS_DN false: the
- * world's last row, whose pairs below are absent (+0).  TAME: the
- * three-operation pair term (B == T and no NaN).  The sums are
- * update_row_avx2's, in its order.  Returns whether a sample changed. */
+ * west comes from the previous vector (a lane shift).  P's [0] arrays
+ * hold this row's pairs above (all +0 on the world's first row, as
+ * edge_cell's absent neighbours give) and take its pairs below in their
+ * place, the next row's pairs above: S and SW are read at or after the
+ * column written, SE one column before it, so the old SE comes from the
+ * previous vector's load.  HAS_DN false: the world's last row, whose
+ * pairs below are absent (+0).  TAME: the three-operation pair term
+ * (B == T and no NaN).  The sums are update_row_avx2's, in its order.
+ * Returns whether a sample changed. */
 TG__AVX512 static inline __attribute__ ((always_inline)) bool
 fused_row_avx512 (const float *m, const float *dn, const PairRows *p, float *out, int x0, int x1,
                   const ThermalCoef *k, bool tame, bool has_dn)
 {
-  const float *su = p->s[0], *seu = p->se[0], *swu = p->sw[0];
-  float *sd = p->s[1], *sed = p->se[1], *swd = p->sw[1];
+  float *ps = p->s[0], *pse = p->se[0], *psw = p->sw[0];
   __m512 t1 = _mm512_set1_ps (k->t1), t2 = _mm512_set1_ps (k->t2);
   __m512 b1 = _mm512_set1_ps (k->b1), b2 = _mm512_set1_ps (k->b2);
   __m512 nb1 = _mm512_set1_ps (-k->b1), nb2 = _mm512_set1_ps (-k->b2);
   __m512 k1 = _mm512_set1_ps (k->k1), k2 = _mm512_set1_ps (k->k2), zero = _mm512_setzero_ps ();
   /* Lane 15: the east pair of cell X0 - 1, for the first vector. */
   __m512 prev_e = _mm512_set1_ps (pair_excess (m[x0 - 1] - m[x0], k->t1, k->b1));
+  /* Lane 15: the south-east pair above cell X0 (of cell X0 - 1 above). */
+  __m512 prev_se = _mm512_set1_ps (pse[x0 - 1]);
   __mmask16 diff = 0;
 
 #define EXCESS(d, t, b, nb) (tame ? avx512_excess_tame ((d), (t)) : avx512_pair_excess ((d), (t), (b), (nb)))
@@ -444,6 +447,10 @@ fused_row_avx512 (const float *m, const float *dn, const PairRows *p, float *out
   do                                                                                            \
     {                                                                                           \
       __m512 h = LD (m + x), ee, em, s = zero, se = zero, sw = zero, s1, s2, r;                 \
+      __m512 su = LD (ps + x), seu0 = LD (pse + x), swu = LD (psw + x + 1), seu;                \
+      seu = _mm512_castsi512_ps (                                                               \
+        _mm512_alignr_epi32 (_mm512_castps_si512 (seu0), _mm512_castps_si512 (prev_se), 15));   \
+      prev_se = seu0;                                                                           \
       ee = EXCESS (_mm512_sub_ps (h, LD (m + x + 1)), t1, b1, nb1);                             \
       if (has_dn)                                                                               \
         {                                                                                       \
@@ -454,17 +461,16 @@ fused_row_avx512 (const float *m, const float *dn, const PairRows *p, float *out
       em = _mm512_castsi512_ps (                                                                \
         _mm512_alignr_epi32 (_mm512_castps_si512 (ee), _mm512_castps_si512 (prev_e), 15));      \
       prev_e = ee;                                                                              \
-      s1 = _mm512_add_ps (_mm512_sub_ps (_mm512_sub_ps (ee, em), LD (su + x)), s);              \
-      s2 = _mm512_add_ps (_mm512_sub_ps (sw, _mm512_add_ps (LD (seu + x - 1), LD (swu + x + 1))), \
-                          se);                                                                  \
+      s1 = _mm512_add_ps (_mm512_sub_ps (_mm512_sub_ps (ee, em), su), s);                       \
+      s2 = _mm512_add_ps (_mm512_sub_ps (sw, _mm512_add_ps (seu, swu)), se);                    \
       r = _mm512_sub_ps (h, _mm512_add_ps (_mm512_mul_ps (k1, s1), _mm512_mul_ps (k2, s2)));    \
       diff |= MASKED (_mm512_cmpneq_epi32_mask, _mm512_castps_si512 (r), _mm512_castps_si512 (h)); \
       ST (out + x, r);                                                                          \
       if (has_dn)                                                                               \
         {                                                                                       \
-          ST (sd + x, s);                                                                       \
-          ST (sed + x, se);                                                                     \
-          ST (swd + x, sw);                                                                     \
+          ST (ps + x, s);                                                                       \
+          ST (pse + x, se);                                                                     \
+          ST (psw + x, sw);                                                                     \
         }                                                                                       \
     }                                                                                           \
   while (0)
@@ -495,8 +501,8 @@ fused_row_avx512 (const float *m, const float *dn, const PairRows *p, float *out
     {
       /* The diagonal pairs the next row needs beyond [X0, X1): the
        * south-east one of cell X0 - 1 and the south-west one of X1. */
-      sed[x0 - 1] = pair_excess (m[x0 - 1] - dn[x0], k->t2, k->b2);
-      swd[x1] = pair_excess (m[x1] - dn[x1 - 1], k->t2, k->b2);
+      pse[x0 - 1] = pair_excess (m[x0 - 1] - dn[x0], k->t2, k->b2);
+      psw[x1] = pair_excess (m[x1] - dn[x1 - 1], k->t2, k->b2);
     }
   return diff != 0;
 }
@@ -692,7 +698,6 @@ level_row (const BlockJob *job, int j, Level *lv, const float *up, const float *
               /* One sweep a row (fused_row_avx512); on the world's first
                * and last rows too, their absent pairs +0. */
               PairRows *p = &lv->p;
-              float *t;
               bool moved;
               if (!lv->have_up && up)
                 compute_down_avx512 (up, mid, p->s[0], p->se[0], p->sw[0], x0, x1, &job->k);
@@ -716,10 +721,6 @@ level_row (const BlockJob *job, int j, Level *lv, const float *up, const float *
               if (ux1 > x1 && memcmp (out + x1, mid + x1, sizeof (float)) != 0)
                 *changed = 1;
               cx1 = cx0;
-              /* This row's pairs below are the next row's pairs above. */
-              t = p->s[0], p->s[0] = p->s[1], p->s[1] = t;
-              t = p->se[0], p->se[0] = p->se[1], p->se[1] = t;
-              t = p->sw[0], p->sw[0] = p->sw[1], p->sw[1] = t;
               lv->have_up = dn != NULL;
             }
           else if (job->isa == ISA_AVX2)
