@@ -426,10 +426,10 @@ avx512_excess_tame (__m512 d, __m512 t)
  * previous vector's load.  HAS_DN false: the world's last row, whose
  * pairs below are absent (+0).  TAME: the three-operation pair term
  * (B == T and no NaN).  The sums are update_row_avx2's, in its order.
- * Returns whether a sample changed. */
+ * Returns whether a sample changed (CHECK; else false). */
 TG__AVX512 static inline __attribute__ ((always_inline)) bool
 fused_row_avx512 (const float *m, const float *dn, const PairRows *p, float *out, int x0, int x1,
-                  const ThermalCoef *k, bool tame, bool has_dn)
+                  const ThermalCoef *k, bool tame, bool has_dn, bool check)
 {
   float *ps = p->s[0], *pse = p->se[0], *psw = p->sw[0];
   __m512 t1 = _mm512_set1_ps (k->t1), t2 = _mm512_set1_ps (k->t2);
@@ -464,7 +464,9 @@ fused_row_avx512 (const float *m, const float *dn, const PairRows *p, float *out
       s1 = _mm512_add_ps (_mm512_sub_ps (_mm512_sub_ps (ee, em), su), s);                       \
       s2 = _mm512_add_ps (_mm512_sub_ps (sw, _mm512_add_ps (seu, swu)), se);                    \
       r = _mm512_sub_ps (h, _mm512_add_ps (_mm512_mul_ps (k1, s1), _mm512_mul_ps (k2, s2)));    \
-      diff |= MASKED (_mm512_cmpneq_epi32_mask, _mm512_castps_si512 (r), _mm512_castps_si512 (h)); \
+      if (check)                                                                                \
+        diff |= MASKED (_mm512_cmpneq_epi32_mask, _mm512_castps_si512 (r),                      \
+                        _mm512_castps_si512 (h));                                               \
       ST (out + x, r);                                                                          \
       if (has_dn)                                                                               \
         {                                                                                       \
@@ -509,23 +511,28 @@ fused_row_avx512 (const float *m, const float *dn, const PairRows *p, float *out
 
 TG__AVX512 static bool
 fused_row_avx512_tame (const float *m, const float *dn, const PairRows *p, float *out, int x0,
-                       int x1, const ThermalCoef *k)
+                       int x1, const ThermalCoef *k, bool check)
 {
-  return fused_row_avx512 (m, dn, p, out, x0, x1, k, true, true);
+  if (check)
+    return fused_row_avx512 (m, dn, p, out, x0, x1, k, true, true, true);
+  return fused_row_avx512 (m, dn, p, out, x0, x1, k, true, true, false);
 }
 
 TG__AVX512 static bool
 fused_row_avx512_any (const float *m, const float *dn, const PairRows *p, float *out, int x0,
-                      int x1, const ThermalCoef *k)
+                      int x1, const ThermalCoef *k, bool check)
 {
-  return fused_row_avx512 (m, dn, p, out, x0, x1, k, false, true);
+  if (check)
+    return fused_row_avx512 (m, dn, p, out, x0, x1, k, false, true, true);
+  return fused_row_avx512 (m, dn, p, out, x0, x1, k, false, true, false);
 }
 
+/* The world's last row (once a pass: always checked). */
 TG__AVX512 static bool
 fused_last_row_avx512 (const float *m, const PairRows *p, float *out, int x0, int x1,
                        const ThermalCoef *k)
 {
-  return fused_row_avx512 (m, NULL, p, out, x0, x1, k, false, false);
+  return fused_row_avx512 (m, NULL, p, out, x0, x1, k, false, false, true);
 }
 
 /* Whether every sample of rows [Y0, Y1), columns [X0, X1) of SRC (width
@@ -620,7 +627,7 @@ typedef struct
   PassWin win[THERMAL_BLOCK_MAX + 1]; /* [j]: the block's pass j (1..K) */
   ThermalCoef k;
   int isa;
-  unsigned char *changed; /* [band * THERMAL_BLOCK_MAX + j - 1]: pass j changed a sample */
+  unsigned char *changed; /* [band]: the block's last pass changed a sample there */
   unsigned char *failed;  /* [band]: its scratch could not be allocated */
 } BlockJob;
 
@@ -653,7 +660,8 @@ edge_cell (const float *up, const float *mid, const float *dn, int w, int x, con
  * Samples the pass does not update are carried over (no updated sample
  * ever reads them).  TAME: the tile's input is free of NaN and huge
  * values (band_is_tame), so the AVX-512 sweep may take the
- * three-operation pair term. */
+ * three-operation pair term.  *CHANGED becomes 1 if a sample changed;
+ * CHANGED NULL: no one asks (only the block's last pass is asked). */
 static void
 level_row (const BlockJob *job, int j, Level *lv, const float *up, const float *mid,
            const float *dn, float *out, int y, int cx0, int cx1, bool tame,
@@ -710,15 +718,15 @@ level_row (const BlockJob *job, int j, Level *lv, const float *up, const float *
               if (dn == NULL)
                 moved = fused_last_row_avx512 (mid, p, out, x0, x1, &job->k);
               else if (tame)
-                moved = fused_row_avx512_tame (mid, dn, p, out, x0, x1, &job->k);
+                moved = fused_row_avx512_tame (mid, dn, p, out, x0, x1, &job->k, changed != NULL);
               else
-                moved = fused_row_avx512_any (mid, dn, p, out, x0, x1, &job->k);
-              if (moved)
+                moved = fused_row_avx512_any (mid, dn, p, out, x0, x1, &job->k, changed != NULL);
+              if (changed && moved)
                 *changed = 1;
               /* The vector kernel compared [x0, x1): the edges remain. */
-              if (ux0 < x0 && memcmp (out + ux0, mid + ux0, sizeof (float)) != 0)
+              if (changed && ux0 < x0 && memcmp (out + ux0, mid + ux0, sizeof (float)) != 0)
                 *changed = 1;
-              if (ux1 > x1 && memcmp (out + x1, mid + x1, sizeof (float)) != 0)
+              if (changed && ux1 > x1 && memcmp (out + x1, mid + x1, sizeof (float)) != 0)
                 *changed = 1;
               cx1 = cx0;
               lv->have_up = dn != NULL;
@@ -743,7 +751,7 @@ level_row (const BlockJob *job, int j, Level *lv, const float *up, const float *
             thermal_row_generic (up, mid, dn, out, x0, x1, &job->k);
         }
     }
-  if (cx1 > cx0 && !*changed
+  if (changed && cx1 > cx0 && !*changed
       && memcmp (out + cx0, mid + cx0, sizeof (float) * (size_t) (cx1 - cx0)) != 0)
     *changed = 1;
 }
@@ -786,7 +794,7 @@ block_bands (void *user, int begin, int end)
         int y0 = band * job->band_rows, ty0 = y0 - K;
         int y1 = y0 + job->band_rows < h ? y0 + job->band_rows : h;
         int sx1 = sx0 + job->strip < w ? sx0 + job->strip : w;
-        unsigned char *changed = job->changed + (size_t) band * THERMAL_BLOCK_MAX;
+        unsigned char *changed = job->changed + band;
         bool tame = false;
 
 #ifdef TG__EROSION_HAVE_X86
@@ -823,7 +831,8 @@ block_bands (void *user, int begin, int end)
                 dn = y < h - 1 ? ROW (j - 1, y + 1) : NULL;
 #undef ROW
                 out = j == K ? job->dst + (size_t) y * w : tile[j % 2] + pitch * (size_t) (y - ty0);
-                level_row (job, j, &lv, up, mid, dn, out, y, c0, c1, tame, &changed[j - 1]);
+                level_row (job, j, &lv, up, mid, dn, out, y, c0, c1, tame,
+                           j == K ? changed : NULL);
               }
           }
       }
@@ -958,7 +967,7 @@ thermal_coef (const ThermalParams *p, double cell, double hm)
  * side, whose updated window shrinks a cell a pass; the others are the
  * world's closed edge.  Stops after the first pass that changed nothing;
  * *PA ends holding the result (the two may swap).  CHANGED holds
- * (H / THERMAL_BAND_MIN + 1) x (THERMAL_BLOCK_MAX + 1) bytes. */
+ * 2 x (H / THERMAL_BAND_MIN + 1) bytes. */
 static int
 run_passes (TgEvalCtx *c, const ThermalCoef *k, float **pa, float **pb, int w, int h,
             const bool open[4], int passes, unsigned char *changed)
@@ -975,7 +984,7 @@ run_passes (TgEvalCtx *c, const ThermalCoef *k, float **pa, float **pb, int w, i
   job.bands = (h + job.band_rows - 1) / job.band_rows;
   job.k = *k;
   job.changed = changed;
-  job.failed = changed + (size_t) job.bands * THERMAL_BLOCK_MAX;
+  job.failed = changed + job.bands;
   job.isa = thermal_isa ();
   for (int t = 1; t <= passes && rc == 0; t += job.passes)
     {
@@ -991,7 +1000,7 @@ run_passes (TgEvalCtx *c, const ThermalCoef *k, float **pa, float **pb, int w, i
           job.win[j].ux1 = open[2] ? w - tt : w;
           job.win[j].uy1 = open[3] ? h - tt : h;
         }
-      memset (changed, 0, (size_t) job.bands * (THERMAL_BLOCK_MAX + 1));
+      memset (changed, 0, 2 * (size_t) job.bands);
       rc = tg_eval_parallel (c, job.bands, 1, block_bands, &job);
       b = a;
       a = job.dst;
@@ -1000,14 +1009,11 @@ run_passes (TgEvalCtx *c, const ThermalCoef *k, float **pa, float **pb, int w, i
           rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for thermal erosion's row cache");
       /* A pass that changed nothing is a fixed point: the rest would be
        * too (see the top of the file), so the block's last pass equals
-       * it and stopping keeps the bytes. */
-      for (int j = 0; j < job.passes && !still; j++)
-        {
-          bool any = false;
-          for (int q = 0; q < job.bands && !any; q++)
-            any = changed[(size_t) q * THERMAL_BLOCK_MAX + j] != 0;
-          still = !any;
-        }
+       * it and stopping keeps the bytes; and the block had one exactly
+       * when its last pass changed nothing. */
+      still = true;
+      for (int q = 0; q < job.bands && still; q++)
+        still = changed[q] == 0;
       if (still)
         break;
     }
@@ -1173,7 +1179,7 @@ thermal_eval (TgEvalCtx *c)
     return rc;
 
   base = a = malloc (sizeof (float) * 2 * (size_t) work.width * (size_t) work.height);
-  changed = malloc ((size_t) (work.height / THERMAL_BAND_MIN + 1) * (THERMAL_BLOCK_MAX + 1));
+  changed = malloc (2 * (size_t) (work.height / THERMAL_BAND_MIN + 1));
   if (!a || !changed)
     {
       free (a);
