@@ -408,7 +408,7 @@ compute_down_avx512 (const float *a, const float *b, float *s, float *se, float 
  * D minus it is D - T above T, D - (-T) == D + T below -T and D - D == +0
  * between: the bits of pair_excess for every D but NaN (which gives NaN
  * here and 0 there), so only maps without NaN take it (see
- * band_is_tame). */
+ * map_is_tame). */
 TG__AVX512 static inline __m512
 avx512_excess_tame (__m512 d, __m512 t)
 {
@@ -535,29 +535,30 @@ fused_last_row_avx512 (const float *m, const PairRows *p, float *out, int x0, in
   return fused_row_avx512 (m, NULL, p, out, x0, x1, k, false, false, true);
 }
 
-/* Whether every sample of rows [Y0, Y1), columns [X0, X1) of SRC (width
- * W) is within +-1e30 (so not NaN nor infinite).  A pass moves a sample
- * by at most (4 / 7 + 4 / 14) x 2 x the largest magnitude around it, so
- * THERMAL_BLOCK_MAX (16) passes from such a map keep every sample below
- * 1e30 x 2.72^16 < 1e37 and every difference finite: no pair term is
- * NaN, and the three-operation term gives pair_excess's bits. */
+/* Whether all N samples of MAP are within +-1e30 (so none is NaN or
+ * infinite).  Passes keep such a map tame: in passes mode a pass moves a
+ * sample by k1 x (its four orthogonal pair terms) + k2 x (its four
+ * diagonal ones), each term of the sign of the difference and at most
+ * its size, with 4 k1 + 4 k2 = 6/7 x strength <= 1, so (exactly) no
+ * sample leaves the range of its neighbourhood and the map's largest
+ * magnitude never grows; the rounding of a pass adds under 2e-6 of it,
+ * so THERMAL_PASSES_MAX passes leave it under 1.1e30.  Every difference
+ * is then finite and no pair term NaN, where the three-operation term
+ * gives pair_excess's bits. */
 TG__AVX512 static bool
-band_is_tame (const float *src, int w, int x0, int x1, int y0, int y1)
+map_is_tame (const float *map, size_t n)
 {
   __m512 lim = _mm512_set1_ps (1e30f);
   __mmask16 bad = 0;
 
-  for (int y = y0; y < y1 && bad == 0; y++)
-    {
-      const float *row = src + (size_t) y * w;
-      for (int x = x0; x < x1; x += 16)
-        {
-          __mmask16 l = lanes (x1 - x);
-          __m512 v = _mm512_abs_ps (_mm512_maskz_loadu_ps (l, row + x));
-          /* Not (|v| <= 1e30), unordered included: NaN is bad. */
-          bad |= _mm512_mask_cmp_ps_mask (l, v, lim, _CMP_NLE_UQ);
-        }
-    }
+  for (size_t i = 0; i < n && bad == 0; i += 4096)
+    for (size_t x = i; x < n && x < i + 4096; x += 16)
+      {
+        __mmask16 l = lanes (n - x < 16 ? (int) (n - x) : 16);
+        __m512 v = _mm512_abs_ps (_mm512_maskz_loadu_ps (l, map + x));
+        /* Not (|v| <= 1e30), unordered included: NaN is bad. */
+        bad |= _mm512_mask_cmp_ps_mask (l, v, lim, _CMP_NLE_UQ);
+      }
   return bad == 0;
 }
 #endif
@@ -627,6 +628,7 @@ typedef struct
   PassWin win[THERMAL_BLOCK_MAX + 1]; /* [j]: the block's pass j (1..K) */
   ThermalCoef k;
   int isa;
+  bool tame; /* the AVX-512 sweep may take the three-operation pair term */
   unsigned char *changed; /* [band]: the block's last pass changed a sample there */
   unsigned char *failed;  /* [band]: its scratch could not be allocated */
 } BlockJob;
@@ -659,7 +661,7 @@ edge_cell (const float *up, const float *mid, const float *dn, int w, int x, con
  * MID, DN (NULL beyond the world) of the map before it, into OUT.
  * Samples the pass does not update are carried over (no updated sample
  * ever reads them).  TAME: the tile's input is free of NaN and huge
- * values (band_is_tame), so the AVX-512 sweep may take the
+ * values (map_is_tame), so the AVX-512 sweep may take the
  * three-operation pair term.  *CHANGED becomes 1 if a sample changed;
  * CHANGED NULL: no one asks (only the block's last pass is asked). */
 static void
@@ -769,8 +771,6 @@ block_bands (void *user, int begin, int end)
   float *buf = malloc (sizeof (float) * pitch * (size_t) (2 * rows + pair_rows + 1));
   float *tile[2];
   Level lv;
-  /* The three-operation pair term needs B == T (passes mode). */
-  bool may_tame = job->isa == ISA_AVX512 && job->k.b1 == job->k.t1 && job->k.b2 == job->k.t2;
 
   if (buf == NULL)
     {
@@ -795,15 +795,7 @@ block_bands (void *user, int begin, int end)
         int y1 = y0 + job->band_rows < h ? y0 + job->band_rows : h;
         int sx1 = sx0 + job->strip < w ? sx0 + job->strip : w;
         unsigned char *changed = job->changed + band;
-        bool tame = false;
 
-#ifdef TG__EROSION_HAVE_X86
-        /* Everything the tile's passes compute derives from these
-         * samples of the block's input. */
-        if (may_tame)
-          tame = band_is_tame (job->src, w, sx0 - K > 0 ? sx0 - K : 0, sx1 + K < w ? sx1 + K : w,
-                               ty0 > 0 ? ty0 : 0, y1 + K < h ? y1 + K : h);
-#endif
         /* The tile's passes one after the other, each a sweep of rows
          * through the cache: pass j reads level j - 1 (the block's input
          * for j = 1, else tile[(j - 1) % 2]) and writes level j
@@ -831,7 +823,7 @@ block_bands (void *user, int begin, int end)
                 dn = y < h - 1 ? ROW (j - 1, y + 1) : NULL;
 #undef ROW
                 out = j == K ? job->dst + (size_t) y * w : tile[j % 2] + pitch * (size_t) (y - ty0);
-                level_row (job, j, &lv, up, mid, dn, out, y, c0, c1, tame,
+                level_row (job, j, &lv, up, mid, dn, out, y, c0, c1, job->tame,
                            j == K ? changed : NULL);
               }
           }
@@ -986,6 +978,12 @@ run_passes (TgEvalCtx *c, const ThermalCoef *k, float **pa, float **pb, int w, i
   job.changed = changed;
   job.failed = changed + job.bands;
   job.isa = thermal_isa ();
+#ifdef TG__EROSION_HAVE_X86
+  /* The three-operation pair term needs B == T (passes mode) and a tame
+   * map, which stays tame (see map_is_tame). */
+  job.tame = job.isa == ISA_AVX512 && k->b1 == k->t1 && k->b2 == k->t2 && passes > 0
+             && map_is_tame (a, (size_t) w * (size_t) h);
+#endif
   for (int t = 1; t <= passes && rc == 0; t += job.passes)
     {
       bool still = false;

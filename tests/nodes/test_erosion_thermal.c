@@ -17,7 +17,7 @@
 /* --- spikes, made here ----------------------------------------------------------- */
 
 /* The input height with a few samples (every 7919th of the lattice, so a
- * tile sees the same ones, and most tiles of the kernel none) made NaN, +inf or 1e35 (KIND 1, 2, 3): maps
+ * tile sees the same ones) made NaN, +inf or 1e35 (KIND 1, 2, 3): maps
  * the AVX-512 sweep may not take its three-operation pair term on. */
 typedef struct
 {
@@ -605,7 +605,7 @@ test_thermal_kernels_agree (void)
 /* Maps with NaN, infinite or huge samples: every kernel, with one pass per
  * sweep and blocked, in strips, on 1 and 3 threads, gives the generic
  * kernel's bytes (the AVX-512 sweep's three-operation pair term, which
- * differs on NaN, stays off where such samples are near), and the NaN
+ * differs on NaN, stays off for such maps), and the NaN
  * stays where it was. */
 static void
 test_thermal_spikes_agree (void)
