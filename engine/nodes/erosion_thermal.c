@@ -260,7 +260,7 @@ thermal_row_generic (const float *up, const float *mid, const float *dn, float *
 
 typedef struct
 {
-  float *e, *s[2], *se[2], *sw[2]; /* [0]/[1]: the pairs above / below the row, swapped per row */
+  float *s[2], *se[2], *sw[2]; /* [0]/[1]: the pairs above / below the row */
 } PairRows;
 
 #ifdef TG__EROSION_HAVE_X86
@@ -271,26 +271,6 @@ avx2_pair_excess (__m256 d, __m256 t, __m256 b, __m256 nb)
 {
   return _mm256_add_ps (_mm256_and_ps (_mm256_cmp_ps (d, b, _CMP_GT_OQ), _mm256_sub_ps (d, t)),
                         _mm256_and_ps (_mm256_cmp_ps (d, nb, _CMP_LT_OQ), _mm256_add_ps (d, t)));
-}
-
-/* Each pair's flux is computed once and shared by its two cells: the term
- * of a pair seen from the other cell is exactly the negation (see
- * pair_excess), and the sums below keep cell_update's order of additions,
- * so the bits do not change; half the pair work is saved.  Arrays hold,
- * per column i, the pair of cell i with its east neighbour (E) and with
- * its south, south-east and south-west neighbours on the row below. */
-__attribute__ ((target ("avx2"))) static void
-east_pairs_avx2 (const float *m, float *e, int lo, int hi, float t, float b)
-{
-  __m256 tv = _mm256_set1_ps (t), bv = _mm256_set1_ps (b), nbv = _mm256_set1_ps (-b);
-  int i = lo;
-
-  for (; i + 8 <= hi; i += 8)
-    _mm256_storeu_ps (e + i, avx2_pair_excess (_mm256_sub_ps (_mm256_loadu_ps (m + i),
-                                                              _mm256_loadu_ps (m + i + 1)),
-                                               tv, bv, nbv));
-  for (; i < hi; i++)
-    e[i] = pair_excess (m[i] - m[i + 1], t, b);
 }
 
 /* Pairs of row A's cells [LO, HI) with row B's cell at column + SHIFT. */
@@ -319,37 +299,102 @@ compute_down (const float *a, const float *b, float *s, float *se, float *sw, in
   down_pairs_avx2 (a, b, -1, sw, x0, x1 + 1, k->t2, k->b2);
 }
 
-__attribute__ ((target ("avx2"))) static void
-update_row_avx2 (const float *m, const PairRows *p, float *out, int x0, int x1,
-                 const ThermalCoef *k)
+/* The same pair term in three operations for a tame map (B == T, no NaN;
+ * see map_is_tame): D minus D clamped to [-T, T], as
+ * avx512_excess_tame.  MAXPS and MINPS return their second operand on
+ * equal values (+0 and -0 included), so an in-range D comes back as
+ * itself and D - D gives +0 as pair_excess does. */
+__attribute__ ((target ("avx2"))) static inline __m256
+avx2_excess_tame (__m256 d, __m256 t, __m256 nt)
 {
-  const float *e = p->e, *su = p->s[0], *seu = p->se[0], *swu = p->sw[0];
-  const float *sd = p->s[1], *sed = p->se[1], *swd = p->sw[1];
+  return _mm256_sub_ps (d, _mm256_min_ps (t, _mm256_max_ps (nt, d)));
+}
+
+/* One row of a pass, cells [X0, X1) (X0 >= 1, X1 <= W - 1), in one sweep.
+ * Each pair's flux is computed once and shared by its two cells: the
+ * term of a pair seen from the other cell is exactly the negation (see
+ * pair_excess), and the sums keep cell_update's order of additions:
+ * s1 = ((W + E) + N) + S with W = -(east pair of the cell to the west),
+ * N = -(south pair of the cell above); s2 = ((NW + NE) + SW) + SE with
+ * NW + NE = -(south-east pair of the cell above-left + south-west pair
+ * of the cell above-right); so the bits do not change.  P's [0] arrays
+ * hold the row's pairs above (per column: the pair of that column's cell
+ * on the row above with its south, south-east and south-west
+ * neighbours), and the row's pairs below go to the [1] arrays (the
+ * caller swaps them).  The east pair of the cell to the west comes from
+ * the previous vector (a lane rotation and a blend); the row's last
+ * cells go one at a time with the same arithmetic.  TAME: the
+ * three-operation pair term (B == T and no NaN). */
+__attribute__ ((target ("avx2"))) static inline __attribute__ ((always_inline)) void
+fused_row_avx2 (const float *m, const float *dn, const PairRows *p, float *out, int x0, int x1,
+                const ThermalCoef *k, bool tame)
+{
+  const float *su = p->s[0], *seu = p->se[0], *swu = p->sw[0];
+  float *sd = p->s[1], *sed = p->se[1], *swd = p->sw[1];
+  __m256 t1 = _mm256_set1_ps (k->t1), t2 = _mm256_set1_ps (k->t2);
+  __m256 nt1 = _mm256_set1_ps (-k->t1), nt2 = _mm256_set1_ps (-k->t2);
+  __m256 b1 = _mm256_set1_ps (k->b1), b2 = _mm256_set1_ps (k->b2);
+  __m256 nb1 = _mm256_set1_ps (-k->b1), nb2 = _mm256_set1_ps (-k->b2);
   __m256 k1 = _mm256_set1_ps (k->k1), k2 = _mm256_set1_ps (k->k2);
+  __m256i rot = _mm256_setr_epi32 (7, 0, 1, 2, 3, 4, 5, 6);
+  /* Lane 0 after the rotation: the east pair of cell X0 - 1. */
+  __m256 prev_rot = _mm256_set1_ps (pair_excess (m[x0 - 1] - m[x0], k->t1, k->b1));
   int x = x0;
 
-  /* s1 = ((W + E) + N) + S with W = -e[x-1], N = -su[x];
-   * s2 = ((NW + NE) + SW) + SE with NW + NE = -(seu[x-1] + swu[x+1]). */
+#define EXCESS(d, t, nt, b, nb) (tame ? avx2_excess_tame ((d), (t), (nt)) : avx2_pair_excess ((d), (t), (b), (nb)))
   for (; x + 8 <= x1; x += 8)
     {
-      __m256 s1 = _mm256_add_ps (_mm256_sub_ps (_mm256_sub_ps (_mm256_loadu_ps (e + x),
-                                                              _mm256_loadu_ps (e + x - 1)),
-                                                _mm256_loadu_ps (su + x)),
-                                 _mm256_loadu_ps (sd + x));
-      __m256 s2 = _mm256_add_ps (_mm256_sub_ps (_mm256_loadu_ps (swd + x),
-                                                _mm256_add_ps (_mm256_loadu_ps (seu + x - 1),
-                                                               _mm256_loadu_ps (swu + x + 1))),
-                                 _mm256_loadu_ps (sed + x));
-      __m256 r = _mm256_sub_ps (_mm256_loadu_ps (m + x),
-                                _mm256_add_ps (_mm256_mul_ps (k1, s1), _mm256_mul_ps (k2, s2)));
+      __m256 h = _mm256_loadu_ps (m + x);
+      __m256 ee = EXCESS (_mm256_sub_ps (h, _mm256_loadu_ps (m + x + 1)), t1, nt1, b1, nb1);
+      __m256 s = EXCESS (_mm256_sub_ps (h, _mm256_loadu_ps (dn + x)), t1, nt1, b1, nb1);
+      __m256 se = EXCESS (_mm256_sub_ps (h, _mm256_loadu_ps (dn + x + 1)), t2, nt2, b2, nb2);
+      __m256 sw = EXCESS (_mm256_sub_ps (h, _mm256_loadu_ps (dn + x - 1)), t2, nt2, b2, nb2);
+      __m256 ee_rot = _mm256_permutevar8x32_ps (ee, rot);
+      __m256 em = _mm256_blend_ps (ee_rot, prev_rot, 0x01);
+      __m256 s1, s2, r;
+      prev_rot = ee_rot;
+      s1 = _mm256_add_ps (_mm256_sub_ps (_mm256_sub_ps (ee, em), _mm256_loadu_ps (su + x)), s);
+      s2 = _mm256_add_ps (_mm256_sub_ps (sw, _mm256_add_ps (_mm256_loadu_ps (seu + x - 1),
+                                                            _mm256_loadu_ps (swu + x + 1))),
+                          se);
+      r = _mm256_sub_ps (h, _mm256_add_ps (_mm256_mul_ps (k1, s1), _mm256_mul_ps (k2, s2)));
       _mm256_storeu_ps (out + x, r);
+      _mm256_storeu_ps (sd + x, s);
+      _mm256_storeu_ps (sed + x, se);
+      _mm256_storeu_ps (swd + x, sw);
     }
+#undef EXCESS
   for (; x < x1; x++)
     {
-      float s1 = ((e[x] - e[x - 1]) - su[x]) + sd[x];
-      float s2 = (swd[x] - (seu[x - 1] + swu[x + 1])) + sed[x];
-      out[x] = m[x] - (k->k1 * s1 + k->k2 * s2);
+      float h = m[x], ee = pair_excess (h - m[x + 1], k->t1, k->b1);
+      float em = pair_excess (m[x - 1] - h, k->t1, k->b1);
+      float s = pair_excess (h - dn[x], k->t1, k->b1);
+      float se = pair_excess (h - dn[x + 1], k->t2, k->b2);
+      float sw = pair_excess (h - dn[x - 1], k->t2, k->b2);
+      float s1 = ((ee - em) - su[x]) + s;
+      float s2 = (sw - (seu[x - 1] + swu[x + 1])) + se;
+      out[x] = h - (k->k1 * s1 + k->k2 * s2);
+      sd[x] = s;
+      sed[x] = se;
+      swd[x] = sw;
     }
+  /* The diagonal pairs the next row needs beyond [X0, X1). */
+  sed[x0 - 1] = pair_excess (m[x0 - 1] - dn[x0], k->t2, k->b2);
+  swd[x1] = pair_excess (m[x1] - dn[x1 - 1], k->t2, k->b2);
+}
+
+__attribute__ ((target ("avx2"))) static void
+fused_row_avx2_tame (const float *m, const float *dn, const PairRows *p, float *out, int x0,
+                     int x1, const ThermalCoef *k)
+{
+  fused_row_avx2 (m, dn, p, out, x0, x1, k, true);
+}
+
+__attribute__ ((target ("avx2"))) static void
+fused_row_avx2_any (const float *m, const float *dn, const PairRows *p, float *out, int x0,
+                    int x1, const ThermalCoef *k)
+{
+  fused_row_avx2 (m, dn, p, out, x0, x1, k, false);
 }
 
 #endif
@@ -425,7 +470,7 @@ avx512_excess_tame (__m512 d, __m512 t)
  * column written, SE one column before it, so the old SE comes from the
  * previous vector's load.  HAS_DN false: the world's last row, whose
  * pairs below are absent (+0).  TAME: the three-operation pair term
- * (B == T and no NaN).  The sums are update_row_avx2's, in its order.
+ * (B == T and no NaN).  The sums are fused_row_avx2's, in its order.
  * Returns whether a sample changed (CHECK; else false). */
 TG__AVX512 static inline __attribute__ ((always_inline)) bool
 fused_row_avx512 (const float *m, const float *dn, const PairRows *p, float *out, int x0, int x1,
@@ -535,6 +580,8 @@ fused_last_row_avx512 (const float *m, const PairRows *p, float *out, int x0, in
   return fused_row_avx512 (m, NULL, p, out, x0, x1, k, false, false, true);
 }
 
+#endif
+
 /* Whether all N samples of MAP are within +-1e30 (so none is NaN or
  * infinite).  Passes keep such a map tame: in passes mode a pass moves a
  * sample by k1 x (its four orthogonal pair terms) + k2 x (its four
@@ -545,23 +592,17 @@ fused_last_row_avx512 (const float *m, const PairRows *p, float *out, int x0, in
  * so THERMAL_PASSES_MAX passes leave it under 1.1e30.  Every difference
  * is then finite and no pair term NaN, where the three-operation term
  * gives pair_excess's bits. */
-TG__AVX512 static bool
+static bool
 map_is_tame (const float *map, size_t n)
 {
-  __m512 lim = _mm512_set1_ps (1e30f);
-  __mmask16 bad = 0;
+  bool bad = false;
 
-  for (size_t i = 0; i < n && bad == 0; i += 4096)
-    for (size_t x = i; x < n && x < i + 4096; x += 16)
-      {
-        __mmask16 l = lanes (n - x < 16 ? (int) (n - x) : 16);
-        __m512 v = _mm512_abs_ps (_mm512_maskz_loadu_ps (l, map + x));
-        /* Not (|v| <= 1e30), unordered included: NaN is bad. */
-        bad |= _mm512_mask_cmp_ps_mask (l, v, lim, _CMP_NLE_UQ);
-      }
-  return bad == 0;
+  for (size_t i = 0; i < n && !bad; i += 4096)
+    for (size_t x = i; x < n && x < i + 4096; x++)
+      /* Not (|v| <= 1e30), NaN included. */
+      bad |= !(fabsf (map[x]) <= 1e30f);
+  return !bad;
 }
-#endif
 
 /* --- passes, several per trip through memory ------------------------------ */
 
@@ -628,7 +669,7 @@ typedef struct
   PassWin win[THERMAL_BLOCK_MAX + 1]; /* [j]: the block's pass j (1..K) */
   ThermalCoef k;
   int isa;
-  bool tame; /* the AVX-512 sweep may take the three-operation pair term */
+  bool tame; /* the vector sweeps may take the three-operation pair term */
   unsigned char *changed; /* [band]: the block's last pass changed a sample there */
   unsigned char *failed;  /* [band]: its scratch could not be allocated */
 } BlockJob;
@@ -660,9 +701,9 @@ edge_cell (const float *up, const float *mid, const float *dn, int w, int x, con
 /* Columns [CX0, CX1) of row Y of the block's pass J from the rows UP,
  * MID, DN (NULL beyond the world) of the map before it, into OUT.
  * Samples the pass does not update are carried over (no updated sample
- * ever reads them).  TAME: the tile's input is free of NaN and huge
- * values (map_is_tame), so the AVX-512 sweep may take the
- * three-operation pair term.  *CHANGED becomes 1 if a sample changed;
+ * ever reads them).  TAME: the map is free of NaN and huge values
+ * (map_is_tame), so the vector sweeps may take the three-operation pair
+ * term.  *CHANGED becomes 1 if a sample changed;
  * CHANGED NULL: no one asks (only the block's last pass is asked). */
 static void
 level_row (const BlockJob *job, int j, Level *lv, const float *up, const float *mid,
@@ -739,9 +780,10 @@ level_row (const BlockJob *job, int j, Level *lv, const float *up, const float *
               float *t;
               if (!lv->have_up)
                 compute_down (up, mid, p->s[0], p->se[0], p->sw[0], x0, x1, &job->k);
-              east_pairs_avx2 (mid, p->e, x0 - 1, x1, job->k.t1, job->k.b1);
-              compute_down (mid, dn, p->s[1], p->se[1], p->sw[1], x0, x1, &job->k);
-              update_row_avx2 (mid, p, out, x0, x1, &job->k);
+              if (tame)
+                fused_row_avx2_tame (mid, dn, p, out, x0, x1, &job->k);
+              else
+                fused_row_avx2_any (mid, dn, p, out, x0, x1, &job->k);
               /* This row's pairs below are the next row's pairs above. */
               t = p->s[0], p->s[0] = p->s[1], p->s[1] = t;
               t = p->se[0], p->se[0] = p->se[1], p->se[1] = t;
@@ -780,7 +822,6 @@ block_bands (void *user, int begin, int end)
     }
   tile[0] = buf + pitch;
   tile[1] = tile[0] + pitch * (size_t) rows;
-  lv.p.e = buf;
   for (int q = 0; q < 2 && pair_rows > 0; q++)
     {
       float *l = tile[1] + pitch * (size_t) rows;
@@ -978,12 +1019,10 @@ run_passes (TgEvalCtx *c, const ThermalCoef *k, float **pa, float **pb, int w, i
   job.changed = changed;
   job.failed = changed + job.bands;
   job.isa = thermal_isa ();
-#ifdef TG__EROSION_HAVE_X86
   /* The three-operation pair term needs B == T (passes mode) and a tame
    * map, which stays tame (see map_is_tame). */
-  job.tame = job.isa == ISA_AVX512 && k->b1 == k->t1 && k->b2 == k->t2 && passes > 0
+  job.tame = job.isa != ISA_GENERIC && k->b1 == k->t1 && k->b2 == k->t2 && passes > 0
              && map_is_tame (a, (size_t) w * (size_t) h);
-#endif
   for (int t = 1; t <= passes && rc == 0; t += job.passes)
     {
       bool still = false;
