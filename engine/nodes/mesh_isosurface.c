@@ -64,7 +64,7 @@ typedef struct
   int64_t nt;
   uint32_t *tri;    /* block-local vertex indices */
   uint32_t *tag;    /* per triangle: its chunk, when the level is chunked */
-  uint32_t *vslot;  /* per vertex: its edge, 3 * padded corner index + axis */
+  uint32_t *vslot;  /* per vertex: its edge, x | y << 8 | z << 16 | axis << 24 (block-local) */
   int cap_v;
   int64_t cap_t;
   int error;
@@ -557,6 +557,49 @@ block_sample (Iso *iso, const BlockPlan *p, Scratch *s)
   return rc < 0 ? rc : 0;
 }
 
+/* The positions, normals and edge ids of block P's NV vertices, from their
+ * edges in OUT->vslot (x | y << 8 | z << 16 | axis << 24, the lower
+ * corner in block coordinates) and the corners in VAL; XS, YS, ZS are the
+ * corners' coordinates, corner -1 at [0]. */
+static void
+block_vertices (const Iso *iso, const BlockPlan *p, BlockOut *out, int nv, const float *val,
+                size_t sx, size_t sxy, const float *xs, const float *ys, const float *zs)
+{
+  const int *c = p->c, *g0 = p->g0;
+  const size_t st[3] = { 1, sx, sxy };
+  const float *cc[3] = { xs + 1, ys + 1, zs + 1 }; /* corner 0 at [0] */
+  float iso_l = (float) iso->o->iso;
+  bool grad = iso->o->normals == TG__ISO_NORMALS_GRADIENT && iso->o->shading == TG__ISO_SMOOTH;
+  uint64_t n0 = (uint64_t) iso->n[0] + 1, n1 = (uint64_t) iso->n[1] + 1;
+
+  for (int v = 0; v < nv; v++)
+    {
+      uint32_t k = out->vslot[v];
+      int l[3] = { (int) (k & 0xff), (int) (k >> 8 & 0xff), (int) (k >> 16 & 0xff) };
+      int ax = (int) (k >> 24);
+      size_t ca = (size_t) (l[0] + 1) + (size_t) (l[1] + 1) * sx + (size_t) (l[2] + 1) * sxy;
+      size_t cb = ca + st[ax];
+      float v0 = val[ca], v1 = val[cb];
+      float tt = (iso_l - v0) / (v1 - v0);
+      float *pp = out->pos + 3 * (size_t) v;
+      float pa = cc[ax][l[ax]], pb = cc[ax][l[ax] + 1];
+      bool bnd;
+
+      pp[0] = cc[0][l[0]];
+      pp[1] = cc[1][l[1]];
+      pp[2] = cc[2][l[2]];
+      pp[ax] = pa + tt * (pb - pa);
+      if (grad)
+        grid_normal (val, st, ca, cb, tt, out->nrm + 3 * (size_t) v);
+      else
+        memset (out->nrm + 3 * (size_t) v, 0, sizeof (float) * 3);
+      bnd = (ax != 0 && (l[0] == 0 || l[0] == c[0])) || (ax != 1 && (l[1] == 0 || l[1] == c[1]))
+            || (ax != 2 && (l[2] == 0 || l[2] == c[2]));
+      out->edge[v] = ((((uint64_t) (g0[2] + l[2]) * n1 + (uint64_t) (g0[1] + l[1])) * n0
+                       + (uint64_t) (g0[0] + l[0])) * 3u + (uint64_t) ax)
+                     | (bnd ? BOUNDARY_BIT : 0);
+    }
+}
 /* Marches the live cells of block P into OUT from its corners in S->val. */
 static void
 block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
@@ -568,7 +611,6 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
   int nv = 0;
   int64_t nt = 0;
   float iso_l = (float) o->iso;
-  bool grad = o->normals == TG__ISO_NORMALS_GRADIENT && o->shading == TG__ISO_SMOOTH;
   float xs[PAD], ys[PAD], zs[PAD]; /* corner -1 at [0] */
   int64_t t1 = iso->timed ? now_ns () : 0;
 
@@ -590,33 +632,45 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
         in[q + (size_t) t] = val[q + (size_t) t] < iso_l;
   }
 
-  /* Cells of the live sub-blocks, in z, y, x order; vertices are made on
-   * first use, so their order is fixed too.  Edge slots live in a ring of
-   * two corner slices (an edge's lower corner is in the cell's slice or
+  /* Cells of the live sub-blocks, in z, y, x order; vertices are numbered
+   * on first use, so their order is fixed too.  Edge slots live in a ring
+   * of two corner slices (an edge's lower corner is in the cell's slice or
    * the next), small enough to stay in L1; an entry is a vertex index,
    * valid only when that vertex names the same edge (vslot), so the ring
-   * is never cleared. */
+   * is never cleared.  This pass only numbers: whether a vertex is new is
+   * data, not a branch (a new one's edge is written to vslot[nv] either
+   * way and kept by counting it), and block_vertices then makes every new
+   * vertex in one loop. */
   {
-    size_t eoff[12], slice = (size_t) (c[0] + 1) * (size_t) (c[1] + 1);
-    const size_t st[3] = { 1, sx, sxy };
-    const float *val = s->val;
-    int eaxis[12];
-    const float *cx = xs + 1, *cy = ys + 1, *cz = zs + 1; /* corner 0 at [0] */
+    size_t slice = (size_t) (c[0] + 1) * (size_t) (c[1] + 1);
+    size_t soff[2][12]; /* an edge's slot from its cell's, by the cell's z parity */
+    uint32_t epack[12]; /* an edge's vslot from its cell's packed corner */
+    uint32_t *restrict vslot;
+    int32_t *restrict slot = s->slot;
 
     for (int e = 0; e < 12; e++)
       {
-        eoff[e] = (size_t) edge_corner[e][0] + (size_t) edge_corner[e][1] * sx
-                  + (size_t) edge_corner[e][2] * sxy;
-        eaxis[e] = e >> 2;
+        size_t d = (size_t) edge_corner[e][1] * (size_t) (c[0] + 1) + edge_corner[e][0];
+
+        for (int par = 0; par < 2; par++)
+          soff[par][e] = 3 * ((size_t) (par ^ edge_corner[e][2]) * slice + d) + (size_t) (e >> 2);
+        epack[e] = (uint32_t) edge_corner[e][0] | (uint32_t) edge_corner[e][1] << 8
+                   | (uint32_t) edge_corner[e][2] << 16 | (uint32_t) (e >> 2) << 24;
       }
+    if (out_grow (out, 1, 0) < 0)
+      out->error = TG_ENOMEM;
+    else
+      out->vslot[0] = UINT32_MAX; /* read before any vertex is made */
     for (int z = 0; z < c[2] && out->error == 0; z++)
       for (int y = 0; y < c[1] && out->error == 0; y++)
         {
           size_t c0 = (size_t) (z + 1) * sxy + (size_t) (y + 1) * sx + 1;
           const bool *skip = sub_skip + ((z / SUB) * nsub[1] + y / SUB) * nsub[0];
+          const size_t *so = soff[z & 1];
           uint8_t col[COLS];
           uint64_t any = 0, all = ~(uint64_t) 0;
           int live = 0;
+          uint32_t *restrict tri_out;
 
           for (int si = 0; si < nsub[0]; si++)
             live |= !skip[si];
@@ -651,6 +705,15 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
             }
           if (any == 0 || all == 0x5555555555555555ull)
             continue;
+          /* Room for the row: a cell makes at most 12 vertices (one more
+           * slot for vslot[nv]) and TG__MC_MAX_TRIS triangles. */
+          if (out_grow (out, nv + 12 * c[0] + 1, nt + TG__MC_MAX_TRIS * c[0]) < 0)
+            {
+              out->error = TG_ENOMEM;
+              break;
+            }
+          vslot = out->vslot;
+          tri_out = out->tri;
           /* Cases eight cells at a time; a cell has triangles unless its
            * case is 0 or 255, so only those are visited. */
           for (int w = 0; w < (c[0] + 7) / 8; w++)
@@ -664,81 +727,50 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
               act = (((cs8 & k7f) + k7f) | cs8) & ((((~cs8) & k7f) + k7f) | ~cs8) & k80;
               if (8 * w + 8 > c[0])
                 act &= ~(uint64_t) 0 >> (64 - 8 * (c[0] - 8 * w));
-              while (act && out->error == 0)
+              while (act)
                 {
                   int x = 8 * w + __builtin_ctzll (act) / 8;
                   int cs = (int) (cs8 >> (8 * (x - 8 * w)) & 0xff);
-                  int ntri = tg__mc_ntri[cs];
+                  int nref = 3 * tg__mc_ntri[cs];
                   const int8_t *tri = tg__mc_tris[cs];
+                  const size_t sbase = 3 * ((size_t) y * (size_t) (c[0] + 1) + (size_t) x);
+                  const uint32_t cpack = (uint32_t) x | (uint32_t) y << 8 | (uint32_t) z << 16;
+                  uint32_t unv = (uint32_t) nv;
 
                   act &= act - 1;
                   if (skip[x / SUB])
                     continue;
-                  if (out_grow (out, nv + 3 * ntri, nt + ntri) < 0)
-                    {
-                      out->error = TG_ENOMEM;
-                      break;
-                    }
                   if (iso->chunks)
                     {
                       int64_t gc[3] = { g0[0] + x, g0[1] + y, g0[2] + z };
                       uint32_t tag = tg__iso_chunk_of (iso->chunks, iso->org, iso->step, gc);
 
-                      for (int t = 0; t < ntri; t++)
+                      for (int t = 0; t < nref / 3; t++)
                         out->tag[nt + t] = tag;
                     }
-                  for (int t = 0; t < 3 * ntri; t++)
+                  for (int t = 0; t < nref; t++)
                     {
-                      int e = tri[t], ax = eaxis[e];
-                      size_t ca = c0 + (size_t) x + eoff[e];
-                      uint32_t key = (uint32_t) (3 * ca + (size_t) ax);
-                      int lx = x + edge_corner[e][0], ly = y + edge_corner[e][1],
-                          lz = z + edge_corner[e][2];
-                      int32_t *sl = &s->slot[3 * ((size_t) (lz & 1) * slice
-                                                  + (size_t) ly * (size_t) (c[0] + 1)
-                                                  + (size_t) lx)
-                                             + (size_t) ax];
+                      int e = tri[t];
+                      int32_t *sl = slot + sbase + so[e];
+                      uint32_t key = cpack + epack[e];
                       uint32_t v = (uint32_t) *sl;
+                      uint32_t fresh = (uint32_t) (v >= unv)
+                                       | (uint32_t) (vslot[v < unv ? v : unv] != key);
 
-                      if (v >= (uint32_t) nv || out->vslot[v] != key)
-                        {
-                          size_t cb = ca + st[ax];
-                          float v0 = val[ca], v1 = val[cb];
-                          float tt = (iso_l - v0) / (v1 - v0);
-                          float *pp = out->pos + 3 * (size_t) nv;
-                          int64_t gx = g0[0] + lx, gy = g0[1] + ly, gz = g0[2] + lz;
-                          bool bnd;
-
-                          pp[0] = cx[lx];
-                          pp[1] = cy[ly];
-                          pp[2] = cz[lz];
-                          {
-                            float pa = pp[ax];
-                            float pb = ax == 0 ? cx[lx + 1] : ax == 1 ? cy[ly + 1] : cz[lz + 1];
-                            pp[ax] = pa + tt * (pb - pa);
-                          }
-                          if (grad)
-                            grid_normal (val, st, ca, cb, tt, out->nrm + 3 * (size_t) nv);
-                          else
-                            memset (out->nrm + 3 * (size_t) nv, 0, sizeof (float) * 3);
-                          bnd = (ax != 0 && (lx == 0 || lx == c[0]))
-                                || (ax != 1 && (ly == 0 || ly == c[1]))
-                                || (ax != 2 && (lz == 0 || lz == c[2]));
-                          out->edge[nv] = ((((uint64_t) gz * (uint64_t) (iso->n[1] + 1)
-                                             + (uint64_t) gy) * (uint64_t) (iso->n[0] + 1)
-                                            + (uint64_t) gx) * 3u + (uint64_t) ax)
-                                          | (bnd ? BOUNDARY_BIT : 0);
-                          out->vslot[nv] = key;
-                          v = (uint32_t) nv++;
-                          *sl = (int32_t) v;
-                        }
-                      out->tri[3 * nt + t] = v;
+                      v ^= (v ^ unv) & (0u - fresh);
+                      vslot[unv] = key;
+                      *sl = (int32_t) v;
+                      tri_out[3 * nt + t] = v;
+                      unv += fresh;
                     }
-                  nt += ntri;
+                  nv = (int) unv;
+                  nt += nref / 3;
                 }
             }
         }
   }
+  if (out->error == 0)
+    block_vertices (iso, p, out, nv, s->val, sx, sxy, xs, ys, zs);
   out->nv = nv;
   out->nt = nt;
   if (iso->timed)
