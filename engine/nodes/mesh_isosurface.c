@@ -47,7 +47,6 @@
 #define SUB 8                    /* cells per sub-block side */
 #define NSUB (BLOCK / SUB)
 #define WAVE 64                  /* blocks meshed before each stitch */
-#define BOUNDARY_BIT (1ULL << 63) /* edge id flag: on a block face */
 
 /* Edge e of a cell: offset of its lower corner and its axis. */
 static const uint8_t edge_corner[12][3] = {
@@ -56,15 +55,18 @@ static const uint8_t edge_corner[12][3] = {
   { 0, 0, 0 }, { 1, 0, 0 }, { 0, 1, 0 }, { 1, 1, 0 }, /* z */
 };
 
+#define VSLOT_FACE (1u << 31) /* BlockOut.vslot: the edge is on a face of the block */
+
 typedef struct
 {
   int nv;
   float *pos, *nrm;
-  uint64_t *edge;   /* global edge id, BOUNDARY_BIT when shared with a neighbour */
   int64_t nt;
   uint32_t *tri;    /* block-local vertex indices */
   uint32_t *tag;    /* per triangle: its chunk, when the level is chunked */
-  uint32_t *vslot;  /* per vertex: its edge, x | y << 8 | z << 16 | axis << 24 (block-local) */
+  uint32_t *vslot;  /* per vertex: its edge, x | y << 8 | z << 16 | axis << 24, the lower
+                       corner in block coordinates; then VSLOT_FACE when on a face */
+  int g0[3], c[3];  /* the block's first cell and cells per axis (for the edges' ids) */
   int cap_v;
   int64_t cap_t;
   int error;
@@ -215,12 +217,12 @@ scratch_init (Scratch *s)
 }
 
 static int
-out_grow (BlockOut *b, int nv, int64_t nt)
+out_grow (BlockOut *b, int nv, int64_t nt, bool tagged)
 {
   if (nv > b->cap_v)
     {
       int cap = b->cap_v ? b->cap_v : 1024;
-      void *p, *q, *r, *u;
+      void *p, *q, *u;
 
       while (cap < nv)
         cap *= 2;
@@ -230,13 +232,10 @@ out_grow (BlockOut *b, int nv, int64_t nt)
       q = realloc (b->nrm, sizeof (float) * 3 * (size_t) cap);
       if (q)
         b->nrm = q;
-      r = realloc (b->edge, sizeof (uint64_t) * (size_t) cap);
-      if (r)
-        b->edge = r;
       u = realloc (b->vslot, sizeof (uint32_t) * (size_t) cap);
       if (u)
         b->vslot = u;
-      if (!p || !q || !r || !u)
+      if (!p || !q || !u)
         return TG_ENOMEM;
       b->cap_v = cap;
     }
@@ -251,10 +250,13 @@ out_grow (BlockOut *b, int nv, int64_t nt)
       if (p == NULL)
         return TG_ENOMEM;
       b->tri = p;
-      p = realloc (b->tag, sizeof (uint32_t) * (size_t) cap);
-      if (p == NULL)
-        return TG_ENOMEM;
-      b->tag = p;
+      if (tagged)
+        {
+          p = realloc (b->tag, sizeof (uint32_t) * (size_t) cap);
+          if (p == NULL)
+            return TG_ENOMEM;
+          b->tag = p;
+        }
       b->cap_t = cap;
     }
   return 0;
@@ -557,20 +559,18 @@ block_sample (Iso *iso, const BlockPlan *p, Scratch *s)
   return rc < 0 ? rc : 0;
 }
 
-/* The positions, normals and edge ids of block P's NV vertices, from their
- * edges in OUT->vslot (x | y << 8 | z << 16 | axis << 24, the lower
- * corner in block coordinates) and the corners in VAL; XS, YS, ZS are the
- * corners' coordinates, corner -1 at [0]. */
+/* The positions and normals of the block's NV vertices, from their edges
+ * in OUT->vslot (marking those on the block's faces) and the corners in
+ * VAL; XS, YS, ZS are the corners' coordinates, corner -1 at [0]. */
 static void
-block_vertices (const Iso *iso, const BlockPlan *p, BlockOut *out, int nv, const float *val,
+block_vertices (const Iso *iso, BlockOut *out, int nv, const float *val,
                 size_t sx, size_t sxy, const float *xs, const float *ys, const float *zs)
 {
-  const int *c = p->c, *g0 = p->g0;
   const size_t st[3] = { 1, sx, sxy };
+  const int *c = out->c;
   const float *cc[3] = { xs + 1, ys + 1, zs + 1 }; /* corner 0 at [0] */
   float iso_l = (float) iso->o->iso;
   bool grad = iso->o->normals == TG__ISO_NORMALS_GRADIENT && iso->o->shading == TG__ISO_SMOOTH;
-  uint64_t n0 = (uint64_t) iso->n[0] + 1, n1 = (uint64_t) iso->n[1] + 1;
 
   for (int v = 0; v < nv; v++)
     {
@@ -583,7 +583,6 @@ block_vertices (const Iso *iso, const BlockPlan *p, BlockOut *out, int nv, const
       float tt = (iso_l - v0) / (v1 - v0);
       float *pp = out->pos + 3 * (size_t) v;
       float pa = cc[ax][l[ax]], pb = cc[ax][l[ax] + 1];
-      bool bnd;
 
       pp[0] = cc[0][l[0]];
       pp[1] = cc[1][l[1]];
@@ -593,13 +592,14 @@ block_vertices (const Iso *iso, const BlockPlan *p, BlockOut *out, int nv, const
         grid_normal (val, st, ca, cb, tt, out->nrm + 3 * (size_t) v);
       else
         memset (out->nrm + 3 * (size_t) v, 0, sizeof (float) * 3);
-      bnd = (ax != 0 && (l[0] == 0 || l[0] == c[0])) || (ax != 1 && (l[1] == 0 || l[1] == c[1]))
-            || (ax != 2 && (l[2] == 0 || l[2] == c[2]));
-      out->edge[v] = ((((uint64_t) (g0[2] + l[2]) * n1 + (uint64_t) (g0[1] + l[1])) * n0
-                       + (uint64_t) (g0[0] + l[0])) * 3u + (uint64_t) ax)
-                     | (bnd ? BOUNDARY_BIT : 0);
+      /* On a face of the block: shared with a neighbour (the stitcher's). */
+      out->vslot[v] = k | (uint32_t) (((ax != 0) & ((l[0] == 0) | (l[0] == c[0])))
+                                       | ((ax != 1) & ((l[1] == 0) | (l[1] == c[1])))
+                                       | ((ax != 2) & ((l[2] == 0) | (l[2] == c[2]))))
+                              << 31;
     }
 }
+
 /* Marches the live cells of block P into OUT from its corners in S->val. */
 static void
 block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
@@ -657,7 +657,12 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
         epack[e] = (uint32_t) edge_corner[e][0] | (uint32_t) edge_corner[e][1] << 8
                    | (uint32_t) edge_corner[e][2] << 16 | (uint32_t) (e >> 2) << 24;
       }
-    if (out_grow (out, 1, 0) < 0)
+    for (int k = 0; k < 3; k++)
+      {
+        out->g0[k] = g0[k];
+        out->c[k] = c[k];
+      }
+    if (out_grow (out, 1, 0, false) < 0)
       out->error = TG_ENOMEM;
     else
       out->vslot[0] = UINT32_MAX; /* read before any vertex is made */
@@ -707,7 +712,8 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
             continue;
           /* Room for the row: a cell makes at most 12 vertices (one more
            * slot for vslot[nv]) and TG__MC_MAX_TRIS triangles. */
-          if (out_grow (out, nv + 12 * c[0] + 1, nt + TG__MC_MAX_TRIS * c[0]) < 0)
+          if (out_grow (out, nv + 12 * c[0] + 1, nt + TG__MC_MAX_TRIS * c[0], iso->chunks != NULL)
+              < 0)
             {
               out->error = TG_ENOMEM;
               break;
@@ -770,7 +776,7 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
         }
   }
   if (out->error == 0)
-    block_vertices (iso, p, out, nv, s->val, sx, sxy, xs, ys, zs);
+    block_vertices (iso, out, nv, s->val, sx, sxy, xs, ys, zs);
   out->nv = nv;
   out->nt = nt;
   if (iso->timed)
@@ -1003,7 +1009,6 @@ block_out_clear (BlockOut *b)
 {
   free (b->pos);
   free (b->nrm);
-  free (b->edge);
   free (b->tri);
   free (b->tag);
   free (b->vslot);
@@ -1148,10 +1153,13 @@ mesh_reserve (Mesh *m, int64_t nv, int64_t nt)
   return 0;
 }
 
-/* Appends block B to M, sharing the vertices of edges already seen. */
+/* Appends block B to M, sharing the vertices of edges already seen: those
+ * on a face of the block, by their global edge id (the lower corner's
+ * lattice index, times 3, plus the axis) in the box of N cells. */
 static int
-stitch (Mesh *m, const BlockOut *b, TgError *err)
+stitch (Mesh *m, const BlockOut *b, const int n[3], TgError *err)
 {
+  uint64_t n0 = (uint64_t) n[0] + 1, n1 = (uint64_t) n[1] + 1;
   uint32_t *map;
   int rc;
 
@@ -1166,11 +1174,14 @@ stitch (Mesh *m, const BlockOut *b, TgError *err)
     return tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
   for (int v = 0; v < b->nv; v++)
     {
-      uint64_t id = b->edge[v];
+      uint32_t k = b->vslot[v];
+      int l[3] = { (int) (k & 0xff), (int) (k >> 8 & 0xff), (int) (k >> 16 & 0xff) };
+      int ax = (int) (k >> 24 & 3);
 
-      if (id & BOUNDARY_BIT)
+      if (k & VSLOT_FACE)
         {
-          uint64_t key = (id & ~BOUNDARY_BIT) + 1;
+          uint64_t key = ((((uint64_t) (b->g0[2] + l[2]) * n1 + (uint64_t) (b->g0[1] + l[1])) * n0
+                           + (uint64_t) (b->g0[0] + l[0])) * 3u + (uint64_t) ax) + 1;
           size_t h;
 
           if ((m->map.n + 1) * 2 > m->map.cap && edge_map_grow (&m->map) < 0)
@@ -1700,7 +1711,7 @@ mesh_level (const TgField *f, const TgIsoOptions *o, int level, const TgIsoLatti
           m.blocks = n_blocks;
           m.blocks_done = w0 + b + 1;
           if (rc == 0)
-            rc = stitch (&m, &wave[b], err);
+            rc = stitch (&m, &wave[b], iso.n, err);
         }
       if (stats)
         t_stitch += now_ns ();
