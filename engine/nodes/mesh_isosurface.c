@@ -57,6 +57,76 @@ static const uint8_t edge_corner[12][3] = {
 
 #define VSLOT_FACE (1u << 31) /* BlockOut.vslot: the edge is on a face of the block */
 
+/* The order in which a cell makes its vertices.  A vertex is made at the
+ * first use of its edge, and every cell around a crossed edge uses it (a
+ * case's triangles use exactly its crossed edges), so in a block whose
+ * cells are all marched the edge's vertex is made by the first of those
+ * cells in z, y, x order that is inside the block: the cell owns the edge
+ * when the others before it are outside. */
+typedef struct
+{
+  uint16_t first[256]; /* per case, bit t: use t is its edge's first in tg__mc_tris */
+  uint16_t owned[32];  /* the edges a cell owns, by where it sits: bit 0 x == 0, 1 the
+                          last x, 2 y == 0, 3 the last y, 4 z == 0 */
+} McOrder;
+
+static McOrder mc_order_tables;
+static pthread_once_t mc_order_once = PTHREAD_ONCE_INIT;
+
+static void
+mc_order_init (void)
+{
+  McOrder *m = &mc_order_tables;
+
+  for (int cs = 0; cs < 256; cs++)
+    {
+      unsigned seen = 0;
+
+      m->first[cs] = 0;
+      for (int t = 0; t < 3 * tg__mc_ntri[cs]; t++)
+        {
+          int e = tg__mc_tris[cs][t];
+
+          if (!(seen >> e & 1))
+            m->first[cs] |= (uint16_t) (1u << t);
+          seen |= 1u << e;
+        }
+    }
+  for (int w = 0; w < 32; w++)
+    {
+      m->owned[w] = 0;
+      for (int e = 0; e < 12; e++)
+        {
+          bool owns = true;
+
+          /* The four cells around edge E: its lower corner minus 0 or 1
+           * along each other axis; the cell is the one at (0, 0, 0). */
+          for (int q = 0; q < 4; q++)
+            {
+              int d[3] = { edge_corner[e][0], edge_corner[e][1], edge_corner[e][2] };
+              int a0 = ((e >> 2) + 1) % 3, a1 = ((e >> 2) + 2) % 3;
+              bool outside;
+
+              d[a0] -= q & 1;
+              d[a1] -= q >> 1;
+              if (!(d[2] < 0 || (d[2] == 0 && (d[1] < 0 || (d[1] == 0 && d[0] < 0)))))
+                continue; /* not before the cell */
+              outside = (d[0] < 0 && (w & 1)) || (d[0] > 0 && (w & 2)) || (d[1] < 0 && (w & 4))
+                        || (d[1] > 0 && (w & 8)) || (d[2] < 0 && (w & 16));
+              owns &= outside;
+            }
+          m->owned[w] |= (uint16_t) (owns << e);
+        }
+    }
+}
+
+static const McOrder *
+mc_order (void)
+{
+  pthread_once (&mc_order_once, mc_order_init);
+  return &mc_order_tables;
+}
+
 typedef struct
 {
   int nv;
@@ -647,6 +717,8 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
     uint32_t epack[12]; /* an edge's vslot from its cell's packed corner */
     uint32_t *restrict vslot;
     int32_t *restrict slot = s->slot;
+    const McOrder *mc = mc_order ();
+    bool full = p->n_live == nsub[0] * nsub[1] * nsub[2];
 
     for (int e = 0; e < 12; e++)
       {
@@ -672,6 +744,7 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
           size_t c0 = (size_t) (z + 1) * sxy + (size_t) (y + 1) * sx + 1;
           const bool *skip = sub_skip + ((z / SUB) * nsub[1] + y / SUB) * nsub[0];
           const size_t *so = soff[z & 1];
+          uint32_t own[4]; /* edges a cell owns, by (x == 0) | (x == c[0] - 1) << 1 */
           uint8_t col[COLS];
           uint64_t any = 0, all = ~(uint64_t) 0;
           int live = 0;
@@ -720,6 +793,8 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
             }
           vslot = out->vslot;
           tri_out = out->tri;
+          for (int q = 0; q < 4; q++)
+            own[q] = mc->owned[q | (y == 0) << 2 | (y == c[1] - 1) << 3 | (z == 0) << 4];
           /* Cases eight cells at a time; a cell has triangles unless its
            * case is 0 or 255, so only those are visited. */
           for (int w = 0; w < (c[0] + 7) / 8; w++)
@@ -754,21 +829,43 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
                       for (int t = 0; t < nref / 3; t++)
                         out->tag[nt + t] = tag;
                     }
-                  for (int t = 0; t < nref; t++)
+                  if (full)
                     {
-                      int e = tri[t];
-                      int32_t *sl = slot + sbase + so[e];
-                      uint32_t key = cpack + epack[e];
-                      uint32_t v = (uint32_t) *sl;
-                      uint32_t fresh = (uint32_t) (v >= unv)
-                                       | (uint32_t) (vslot[v < unv ? v : unv] != key);
+                      /* Which of the cell's edges it makes is known: those
+                       * it owns, at their first use. */
+                      uint32_t first = mc->first[cs];
+                      uint32_t owned = own[(x == 0) | (x == c[0] - 1) << 1];
 
-                      v ^= (v ^ unv) & (0u - fresh);
-                      vslot[unv] = key;
-                      *sl = (int32_t) v;
-                      tri_out[3 * nt + t] = v;
-                      unv += fresh;
+                      for (int t = 0; t < nref; t++)
+                        {
+                          int e = tri[t];
+                          int32_t *sl = slot + sbase + so[e];
+                          uint32_t v = (uint32_t) *sl;
+                          uint32_t fresh = first >> t & owned >> e & 1u;
+
+                          v ^= (v ^ unv) & (0u - fresh);
+                          vslot[unv] = cpack + epack[e];
+                          *sl = (int32_t) v;
+                          tri_out[3 * nt + t] = v;
+                          unv += fresh;
+                        }
                     }
+                  else
+                    for (int t = 0; t < nref; t++)
+                      {
+                        int e = tri[t];
+                        int32_t *sl = slot + sbase + so[e];
+                        uint32_t key = cpack + epack[e];
+                        uint32_t v = (uint32_t) *sl;
+                        uint32_t fresh = (uint32_t) (v >= unv)
+                                         | (uint32_t) (vslot[v < unv ? v : unv] != key);
+
+                        v ^= (v ^ unv) & (0u - fresh);
+                        vslot[unv] = key;
+                        *sl = (int32_t) v;
+                        tri_out[3 * nt + t] = v;
+                        unv += fresh;
+                      }
                   nv = (int) unv;
                   nt += nref / 3;
                 }
