@@ -161,6 +161,15 @@ typedef struct
    * [0, SLAB_N) per axis, x fastest, at coordinates SLAB_XS; NEED marks
    * the slab's sub-blocks (SLAB_NS per axis) to sample.  NULL: none. */
   float *slab;
+  /* A wave through the slab is marched MESH_CHUNK blocks at a time into
+   * MOUT (blocks MESH0 + i), each chunk stitched into MESH at once, while
+   * its output is still in cache; STITCH_RC is the stitcher's answer. */
+  BlockOut *mout;
+  int mesh0, stitch_rc;
+  bool stitched;
+  struct Mesh *mesh;
+  TgError *err;
+  int64_t n_blocks, ns_stitch;
   int slab_n[3], slab_ns[3];
   int64_t slab_org[3];
   float *slab_xs[3];
@@ -890,6 +899,7 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
  * fewer corners on their own (a sparse surface: the slab takes whole
  * sub-blocks next to live ones) goes block by block as before. */
 #define SLAB_MAX ((size_t) 4 << 20)
+#define MESH_CHUNK 16 /* blocks of a slab's wave marched before they are stitched */
 
 /* The slab's sub-block of block P's sub-block S along AXIS. */
 static inline int
@@ -1041,15 +1051,19 @@ slab_mesh_run (void *user, int begin, int end)
   Scratch *s = scratch_take (iso);
   size_t sx = (size_t) iso->slab_n[0], sxy = sx * (size_t) iso->slab_n[1];
 
-  for (int b = begin; b < end; b++)
+  for (int i = begin; i < end; i++)
     {
-      const BlockPlan *p = &iso->plan[b];
+      const BlockPlan *p = &iso->plan[iso->mesh0 + i];
+      BlockOut *out = &iso->mout[i];
 
-      if (iso->out[b].error || p->n_live == 0)
+      out->nv = 0;
+      out->nt = 0;
+      out->error = iso->out[iso->mesh0 + i].error;
+      if (out->error || p->n_live == 0)
         continue;
       if (s == NULL)
         {
-          iso->out[b].error = TG_ENOMEM;
+          out->error = TG_ENOMEM;
           continue;
         }
       /* Its window, copied: marching reads the corners and their
@@ -1068,7 +1082,7 @@ slab_mesh_run (void *user, int begin, int end)
         if (iso->timed)
           atomic_fetch_add (&iso->ns_eval, now_ns () - t0);
       }
-      block_mesh (iso, p, &iso->out[b], s);
+      block_mesh (iso, p, out, s);
     }
   if (s)
     scratch_give (iso, s);
@@ -1158,7 +1172,7 @@ edge_map_grow (EdgeMap *m)
   return 0;
 }
 
-typedef struct
+typedef struct Mesh
 {
   float *pos, *nrm;
   uint32_t *idx;
@@ -1312,6 +1326,21 @@ stitch (Mesh *m, const BlockOut *b, const int n[3], TgError *err)
   m->nt += b->nt;
   free (map);
   return 0;
+}
+
+/* Stitches block B of the wave, marched into O, into ISO's mesh, or
+ * names the block that could not be marched. */
+static int
+stitch_one (Iso *iso, int b, const BlockOut *o)
+{
+  int error = iso->out[b].error ? iso->out[b].error : o->error;
+
+  iso->mesh->blocks = iso->n_blocks;
+  iso->mesh->blocks_done = iso->wave0 + b + 1;
+  if (error)
+    return tg_error_set (iso->err, error, NULL, "out of memory meshing block %lld",
+                         (long long) (iso->wave0 + b));
+  return stitch (iso->mesh, o, iso->n, iso->err);
 }
 
 static void
@@ -1702,7 +1731,22 @@ wave_shared (Iso *iso, int n, TgIsoParallel par, void *par_ctx)
   if ((rc = par (par_ctx, n, 1, slab_sample_run, iso)) < 0)
     return rc;
   iso->prev_slab = true;
-  return par (par_ctx, n, 1, slab_mesh_run, iso);
+  iso->stitched = true;
+  for (int i0 = 0; i0 < n && iso->stitch_rc == 0; i0 += MESH_CHUNK)
+    {
+      int k = n - i0 < MESH_CHUNK ? n - i0 : MESH_CHUNK;
+      int64_t t0;
+
+      iso->mesh0 = i0;
+      if ((rc = par (par_ctx, k, 1, slab_mesh_run, iso)) < 0)
+        return rc;
+      t0 = iso->timed ? now_ns () : 0;
+      for (int b = i0; b < i0 + k && iso->stitch_rc == 0; b++)
+        iso->stitch_rc = stitch_one (iso, b, &iso->mout[b - i0]);
+      if (iso->timed)
+        iso->ns_stitch += now_ns () - t0;
+    }
+  return 0;
 }
 
 /* Level LEVEL of the surface (cells of 2^LEVEL cell_m) into M, welded,
@@ -1773,9 +1817,10 @@ mesh_level (const TgField *f, const TgIsoOptions *o, int level, const TgIsoLatti
           iso.need = malloc (nsub);
           iso.plan = malloc (sizeof (BlockPlan) * (size_t) wave_len);
           iso.carried = calloc (nsub / NSUB, 1);
+          iso.mout = calloc (MESH_CHUNK, sizeof (BlockOut));
           for (int k = 0; k < 3; k++)
             iso.slab_xs[k] = malloc (sizeof (float) * (size_t) (iso.n[k] + 3));
-          if (!iso.slab || !iso.need || !iso.plan || !iso.carried || !iso.slab_xs[0]
+          if (!iso.slab || !iso.need || !iso.plan || !iso.carried || !iso.mout || !iso.slab_xs[0]
               || !iso.slab_xs[1] || !iso.slab_xs[2])
             rc = tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
         }
@@ -1787,35 +1832,36 @@ mesh_level (const TgField *f, const TgIsoOptions *o, int level, const TgIsoLatti
     rc = tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
   pthread_mutex_init (&iso.lock, NULL);
   iso.out = wave;
+  iso.mesh = &m;
+  iso.err = err;
+  iso.n_blocks = n_blocks;
   for (int64_t w0 = 0; w0 < n_blocks && rc == 0; w0 += wave_len)
     {
       int n = n_blocks - w0 < wave_len ? (int) (n_blocks - w0) : wave_len;
 
       iso.wave0 = (int) w0;
+      iso.stitched = false;
       if (iso.slab)
         rc = wave_shared (&iso, n, par, par_ctx);
       else
         rc = par (par_ctx, n, 1, blocks_run, &iso);
       if (rc < 0)
         tg_error_set (err, rc, NULL, "%s", tg_strerror (rc));
+      else if (iso.stitched)
+        rc = iso.stitch_rc;
       if (stats)
         t_stitch -= now_ns ();
-      for (int b = 0; b < n; b++)
-        {
-          if (rc == 0 && wave[b].error)
-            rc = tg_error_set (err, wave[b].error, NULL, "out of memory meshing block %lld",
-                               (long long) (w0 + b));
-          m.blocks = n_blocks;
-          m.blocks_done = w0 + b + 1;
-          if (rc == 0)
-            rc = stitch (&m, &wave[b], iso.n, err);
-        }
+      for (int b = 0; b < n && rc == 0 && !iso.stitched; b++)
+        rc = stitch_one (&iso, b, &wave[b]);
       if (stats)
         t_stitch += now_ns ();
     }
   for (int b = 0; wave && b < wave_len; b++)
     block_out_clear (&wave[b]);
   free (wave);
+  for (int b = 0; iso.mout && b < MESH_CHUNK; b++)
+    block_out_clear (&iso.mout[b]);
+  free (iso.mout);
   free (iso.slab);
   free (iso.need);
   free (iso.plan);
@@ -1865,7 +1911,7 @@ mesh_level (const TgField *f, const TgIsoOptions *o, int level, const TgIsoLatti
       stats->subblocks_skipped += atomic_load (&iso.sub_skipped);
       stats->seconds_eval += 1e-9 * (double) atomic_load (&iso.ns_eval);
       stats->seconds_mesh += 1e-9 * (double) atomic_load (&iso.ns_mesh);
-      stats->seconds_stitch += 1e-9 * (double) (t_stitch + now_ns ());
+      stats->seconds_stitch += 1e-9 * (double) (t_stitch + now_ns () + iso.ns_stitch);
     }
   if (rc < 0)
     mesh_clear (&m);
