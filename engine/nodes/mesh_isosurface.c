@@ -1179,7 +1179,13 @@ typedef struct Mesh
   uint32_t *tag;   /* per triangle: its chunk, when the level is chunked */
   bool tagged;
   int64_t nv, nt, cap_v, cap_t;
-  EdgeMap map;
+  /* The ids of the edges on block faces made so far: MAP[CUR] those of
+   * the layer of blocks whose lowest cell is MAP_Z, MAP[1 - CUR] the layer
+   * below's; an edge is shared by at most those two layers, so older
+   * ones are dropped and the maps stay small enough for the cache. */
+  EdgeMap map[2];
+  int cur;
+  int64_t map_z;
   bool any_zero_normal;
   int64_t blocks_done, blocks; /* for growing to the projected size */
 } Mesh;
@@ -1283,6 +1289,21 @@ stitch (Mesh *m, const BlockOut *b, const int n[3], TgError *err)
   map = malloc (sizeof (uint32_t) * (size_t) b->nv);
   if (map == NULL)
     return tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
+  /* A new layer of blocks: the one below the previous layer is done. */
+  if (b->g0[2] != m->map_z)
+    {
+      int drop = b->g0[2] == m->map_z + BLOCK ? 1 - m->cur : -1;
+
+      for (int q = 0; q < 2; q++)
+        if (drop < 0 || q == drop)
+          {
+            if (m->map[q].cap)
+              memset (m->map[q].key, 0, sizeof (uint64_t) * m->map[q].cap);
+            m->map[q].n = 0;
+          }
+      m->cur = drop < 0 ? 0 : drop;
+      m->map_z = b->g0[2];
+    }
   for (int v = 0; v < b->nv; v++)
     {
       uint32_t k = b->vslot[v];
@@ -1293,24 +1314,38 @@ stitch (Mesh *m, const BlockOut *b, const int n[3], TgError *err)
         {
           uint64_t key = ((((uint64_t) (b->g0[2] + l[2]) * n1 + (uint64_t) (b->g0[1] + l[1])) * n0
                            + (uint64_t) (b->g0[0] + l[0])) * 3u + (uint64_t) ax) + 1;
+
+          EdgeMap *em = &m->map[1 - m->cur];
           size_t h;
 
-          if ((m->map.n + 1) * 2 > m->map.cap && edge_map_grow (&m->map) < 0)
+          if (em->n > 0)
+            {
+              h = edge_hash (key, em->cap - 1);
+              while (em->key[h] && em->key[h] != key)
+                h = (h + 1) & (em->cap - 1);
+              if (em->key[h])
+                {
+                  map[v] = em->val[h];
+                  continue;
+                }
+            }
+          em = &m->map[m->cur];
+          if ((em->n + 1) * 2 > em->cap && edge_map_grow (em) < 0)
             {
               free (map);
               return tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
             }
-          h = edge_hash (key, m->map.cap - 1);
-          while (m->map.key[h] && m->map.key[h] != key)
-            h = (h + 1) & (m->map.cap - 1);
-          if (m->map.key[h])
+          h = edge_hash (key, em->cap - 1);
+          while (em->key[h] && em->key[h] != key)
+            h = (h + 1) & (em->cap - 1);
+          if (em->key[h])
             {
-              map[v] = m->map.val[h];
+              map[v] = em->val[h];
               continue;
             }
-          m->map.key[h] = key;
-          m->map.val[h] = (uint32_t) m->nv;
-          m->map.n++;
+          em->key[h] = key;
+          em->val[h] = (uint32_t) m->nv;
+          em->n++;
         }
       map[v] = (uint32_t) m->nv;
       memcpy (m->pos + 3 * m->nv, b->pos + 3 * (size_t) v, sizeof (float) * 3);
@@ -1548,8 +1583,11 @@ mesh_clear (Mesh *m)
   free (m->nrm);
   free (m->idx);
   free (m->tag);
-  free (m->map.key);
-  free (m->map.val);
+  for (int q = 0; q < 2; q++)
+    {
+      free (m->map[q].key);
+      free (m->map[q].val);
+    }
   memset (m, 0, sizeof *m);
 }
 
@@ -1876,10 +1914,13 @@ mesh_level (const TgField *f, const TgIsoOptions *o, int level, const TgIsoLatti
       free (s);
     }
   pthread_mutex_destroy (&iso.lock);
-  free (m.map.key);
-  free (m.map.val);
-  m.map.key = NULL;
-  m.map.val = NULL;
+  for (int q = 0; q < 2; q++)
+    {
+      free (m.map[q].key);
+      free (m.map[q].val);
+      m.map[q].key = NULL;
+      m.map[q].val = NULL;
+    }
 
   if (stats)
     t_stitch -= now_ns ();
