@@ -45,6 +45,11 @@
 #define REF_STEP_M 4.0
 #define GRAVITY 9.81
 #define BRUSH_MAX TG__HYDRAULIC_BRUSH_MAX
+/* The channel factor's range (erosion_hydraulic_flow.c): a face with
+ * little upslope area keeps a third of the capacity, a drainage line gets
+ * at most twice it (four times cut runaway trenches). */
+#define CHANNEL_FLOOR 0.35
+#define CHANNEL_CEIL 2.0
 
 /* --- the node ---------------------------------------------------------- */
 
@@ -61,6 +66,10 @@ typedef struct
   double evaporation;
   double friction;
   double mask_full_m;
+  double channel_area_m2;
+  double channel_exponent;
+  double face_radius_m;
+  double channel_pull_m;
 } HydraulicParams;
 
 static const TgParamDesc hydraulic_params[] = {
@@ -98,11 +107,30 @@ static const TgParamDesc hydraulic_params[] = {
                   .min = 0.001, .max = 1e4, .soft_min = 0.05, .soft_max = 20.0, .unit = "m",
                   .help = N_("Depth of erosion or deposit that reads "
                              "as 1 in the wear and deposit masks")),
+  TG_PARAM_FLOAT (HydraulicParams, channel_area_m2, .label = N_("Channel area"), .def = 1000.0,
+                  .min = 1.0, .max = 1e10, .soft_min = 100.0, .soft_max = 200000.0, .unit = "m²",
+                  .help = N_("With a drainage input: upslope area at which droplets carry their "
+                             "plain capacity; more area carries more, less carries less")),
+  TG_PARAM_FLOAT (HydraulicParams, channel_exponent, .label = N_("Channel exponent"), .def = 1.0,
+                  .min = 0.0, .max = 2.0,
+                  .help = N_("With a drainage input: how fast capacity grows with upslope area "
+                             "(0: not at all); it stays within 0.35 and 2 times the plain one")),
+  TG_PARAM_FLOAT (HydraulicParams, face_radius_m, .label = N_("Face erosion radius"), .def = 0.0,
+                  .min = 0.0, .max = 1e4, .soft_min = 0.0, .soft_max = 128.0, .unit = "m",
+                  .help = N_("With a drainage input: erosion radius on faces with little upslope "
+                             "area, which smooths grooves across them (0: the erosion radius)")),
+  TG_PARAM_FLOAT (HydraulicParams, channel_pull_m, .label = N_("Channel pull"), .def = 32.0,
+                  .min = 0.0, .max = 1e4, .soft_min = 0.0, .soft_max = 200.0, .unit = "m",
+                  .help = N_("With a drainage input: how readily droplets turn into the drainage "
+                             "line beside them and merge there (0: they only follow the slope)")),
 };
 
 static const TgPortDesc hydraulic_inputs[] = {
   { .name = "height", .type = TG_TYPE_HEIGHT, .label = N_("Height"),
     .help = N_("Terrain to erode") },
+  { .name = "flow", .type = TG_TYPE_MASK, .label = N_("Drainage"), .optional = true,
+    .help = N_("erosion.flow of the terrain before erosion: droplets erode more along drainage "
+               "lines and less on faces, carving branching gullies instead of parallel grooves") },
 };
 
 static const TgPortDesc hydraulic_outputs[] = {
@@ -152,6 +180,65 @@ hydraulic_setup (TgHydraulicSetup *s, const HydraulicParams *p, const TgWorld *w
   s->brush_radius = (float) fmax (p->radius_m / cell, 1.5);
   if (s->brush_radius > BRUSH_MAX)
     s->brush_radius = BRUSH_MAX;
+  /* The face brush shapes the lattice (its reach), so it comes from the
+   * parameters alone, linked input or not; 0 keeps the plain lattice. */
+  s->channel_floor = (float) CHANNEL_FLOOR;
+  s->channel_pull = (float) (p->channel_pull_m / cell);
+  if (p->face_radius_m > 0.0)
+    s->face_radius = (float) fmin (fmax (p->face_radius_m / cell, s->brush_radius), BRUSH_MAX);
+}
+
+/* The cells the drainage is averaged over on each side before it sets the
+ * channel factor: the widest erosion brush's radius, so that a droplet
+ * follows drainage lines as wide as it erodes, not every one-cell
+ * thalweg of the input, and the factor changes no faster than the brush
+ * can follow. */
+static int
+channel_smooth_cells (const TgHydraulicSetup *s)
+{
+  return (int) ceilf (s->face_radius > s->brush_radius ? s->face_radius : s->brush_radius);
+}
+
+/* The channel map from the drainage input FL over OVER (a window FL
+ * holds) into a new *MAP; 0, or the code the node failed with.  Cells
+ * within the smoothing of OVER's edge are exact only at the world's edge
+ * (the tiled scheme's halo covers the rest). */
+static int
+channel_map (TgEvalCtx *c, const TgHydraulicSetup *s, const TgValue *fl, const TgRegion *over,
+             float **map)
+{
+  const HydraulicParams *p = tg_eval_params (c);
+  size_t n = (size_t) over->width * (size_t) over->height;
+  double ref_area, log_max;
+  float *m, *tmp;
+  int rc;
+
+  if ((rc = tg__check_grid_input (c, fl, "flow", over)) < 0)
+    return rc;
+  m = malloc (sizeof (float) * (n ? n : 1));
+  tmp = malloc (sizeof (float) * (n ? n : 1));
+  if (!m || !tmp)
+    {
+      free (m);
+      free (tmp);
+      return tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d map", over->width,
+                           over->height);
+    }
+  tg__erosion_area_scale (tg_eval_world (c), over, &ref_area, &log_max);
+  for (int j = 0; j < over->height; j++)
+    {
+      const float *row = tg__grid_row (fl, over, j);
+      float *o = m + (size_t) j * over->width;
+      for (int i = 0; i < over->width; i++)
+        o[i] = tg__hydraulic_drainage_area (row[i], ref_area, log_max);
+    }
+  tg__hydraulic_channel_smooth (m, tmp, over->width, over->height, channel_smooth_cells (s));
+  free (tmp);
+  for (size_t k = 0; k < n; k++)
+    m[k] = tg__hydraulic_channel_factor (m[k], p->channel_area_m2, p->channel_exponent,
+                                         CHANNEL_FLOOR, CHANNEL_CEIL);
+  *map = m;
+  return 0;
 }
 
 static int
@@ -243,9 +330,10 @@ hydraulic_eval (TgEvalCtx *c)
 {
   const HydraulicParams *p = tg_eval_params (c);
   const TgRegion *r = tg_eval_region (c);
-  const TgValue *in = tg_eval_input (c, 0);
+  const TgValue *in = tg_eval_input (c, 0), *fl = tg_eval_input (c, 1);
   TgHydraulicSetup s;
   TgHydraulicStats st;
+  float *chan = NULL;
   size_t n = (size_t) r->width * (size_t) r->height;
   /* The flow half a page off the height in one block: at the same offset
    * in a page, every flow update of a droplet stalls on the brush's
@@ -258,9 +346,15 @@ hydraulic_eval (TgEvalCtx *c)
   if ((rc = tg__check_grid_input (c, in, "height", r)) < 0)
     return rc;
   hydraulic_setup (&s, p, tg_eval_world (c), r, tg_eval_seed (c, p->seed));
+  if (fl && (rc = channel_map (c, &s, fl, r, &chan)) < 0)
+    return rc;
+  s.channel = chan;
   hm = malloc (sizeof (float) * (2 * n + pad));
   if (!hm)
-    return tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d map", r->width, r->height);
+    {
+      free (chan);
+      return tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d map", r->width, r->height);
+    }
   flow = hm + n + pad;
   memset (flow, 0, sizeof (float) * n);
   for (int j = 0; j < r->height; j++)
@@ -272,6 +366,7 @@ hydraulic_eval (TgEvalCtx *c)
   else
     rc = hydraulic_finish (c, tg__grid_row (in, r, 0), (size_t) in->region.width, hm, flow);
   free (hm);
+  free (chan);
   return rc;
 }
 
@@ -310,7 +405,10 @@ hydraulic_halo (const void *params, const TgRegion *full, int step)
   if (step > 0)
     return -1;
   tiled_setup (&s, params, full, 0);
-  return tg__hydraulic_phases (&s, full->full_w, full->full_h) > 0 ? tg__hydraulic_halo (&s) : 0;
+  /* The droplets' reach, and the drainage input's smoothing around it. */
+  return tg__hydraulic_phases (&s, full->full_w, full->full_h) > 0
+           ? tg__hydraulic_halo (&s) + 2 * channel_smooth_cells (&s)
+           : 0;
 }
 
 /* The blobs through the context; a failure has its message on the node
@@ -359,12 +457,13 @@ hydraulic_tile_step (TgEvalCtx *c, int step)
   const TgRegion *r = tg_eval_region (c);
   const TgTiling *t = tg_eval_tiling (c);
   const TgValue *in = step == 0 ? tg_eval_input (c, 0) : NULL;
+  const TgValue *fl = step == 0 ? tg_eval_input (c, 1) : NULL;
   BlobIo bio = { c, false };
   TgHydraulicBlobs io = { &bio, blob_get, blob_put, blob_drop };
   TgHydraulicRect in_rect = { 0 };
   TgHydraulicSetup s;
   size_t n = (size_t) r->width * (size_t) r->height;
-  float *hm = NULL, *flow = NULL, *src = NULL;
+  float *hm = NULL, *flow = NULL, *src = NULL, *chan = NULL;
   bool last;
   int rc;
 
@@ -378,6 +477,9 @@ hydraulic_tile_step (TgEvalCtx *c, int step)
                                     in->region.height };
     }
   hydraulic_setup (&s, p, tg_eval_world (c), r, tg_eval_seed (c, p->seed));
+  if (fl && (rc = channel_map (c, &s, fl, &in->region, &chan)) < 0)
+    return rc;
+  s.channel = chan;
   last = step == hydraulic_n_steps (p, r) - 1;
   if (last)
     {
@@ -401,6 +503,7 @@ out:
   free (hm);
   free (flow);
   free (src);
+  free (chan);
   return rc;
 }
 

@@ -18,6 +18,9 @@
 
 /* Brush radius limit, in cells. */
 #define TG__HYDRAULIC_BRUSH_MAX 64
+/* Erosion brushes a run with a channel map picks from, the plain one first
+ * (erosion_hydraulic_flow.c). */
+#define TG__HYDRAULIC_LEVELS 8
 
 /* Everything in map units: lengths in cells, heights in height units
  * (1.0 = height_m metres); per-step factors already scaled to the cell. */
@@ -38,6 +41,19 @@ typedef struct
   float cell_m;
   float brush_radius;    /* cells, >= 1 */
   float deposit_radius;  /* cells; 0: half the brush (at least 1.5, at most the brush) */
+  /* The channel map (erosion_hydraulic_flow.c), NULL without one: per
+   * cell a factor on the capacity, from the upslope area of the terrain
+   * before erosion, over the same window as the height the call reads
+   * (the world for tg__hydraulic_simulate; IN_RECT at step 0 of the tiled
+   * scheme, which keeps it for the later steps).  Where the factor is
+   * below 1 (faces with little upslope area) the erosion brush widens,
+   * up to FACE_RADIUS at the factor CHANNEL_FLOOR. */
+  const float *channel;
+  float channel_floor;   /* the factor's least value, in (0, 1) */
+  float face_radius;     /* cells, >= brush_radius */
+  /* Cells over which a change of log f pulls a droplet as hard as the
+   * slope: how readily it turns into a drainage line (0: not at all). */
+  float channel_pull;
   /* Polled every few droplets with the parallel runner's CTX (may be
    * NULL): true stops the run, which then returns TG_ECANCELLED. */
   bool (*cancelled) (void *ctx);
@@ -63,6 +79,26 @@ typedef int (*TgHydraulicParallel) (void *ctx, int n, void (*fn) (void *user, in
  * cell.  The result does not depend on how PARALLEL spreads the work. */
 int tg__hydraulic_simulate (const TgHydraulicSetup *s, float *height, float *flow, int w, int h,
                             TgHydraulicParallel parallel, void *ctx, TgHydraulicStats *stats);
+
+/* The channel brushes (erosion_hydraulic_flow.c): radius of level K
+ * (0: the plain brush) and the factor below which a droplet uses level K
+ * (THR[0] unused). */
+void tg__hydraulic_channel_levels (const TgHydraulicSetup *s, float radius[TG__HYDRAULIC_LEVELS],
+                                   float thr[TG__HYDRAULIC_LEVELS]);
+
+/* The area A (m²) that drains through a cell whose drainage mask reads M
+ * (erosion.flow's scale: log (1 + A / REF_AREA) / LOG_MAX). */
+float tg__hydraulic_drainage_area (float m, double ref_area, double log_max);
+/* The channel factor of a cell draining A m²: (A / AREA0)^EXPONENT
+ * within FLOOR and CEIL. */
+float tg__hydraulic_channel_factor (float a, double area0, double exponent, double floor,
+                                    double ceil);
+
+/* Averages MAP (W x H) twice over squares of 2 R + 1 cells (a tent of
+ * radius 2 R), cut at its edges, in place; TMP holds W x H floats.  The
+ * same bytes for a cell in any window that holds the 4 R + 1 square
+ * around it or is cut only where the world is. */
+void tg__hydraulic_channel_smooth (float *map, float *tmp, int w, int h, int r);
 
 /* --- the tiled scheme ---------------------------------------------------- */
 

@@ -97,6 +97,10 @@ typedef struct
 {
   const TgHydraulicSetup *s;
   Brush *brush, *dep;  /* erosion, deposition */
+  /* With a channel map: the erosion brushes by level (level[0] is BRUSH)
+   * and the factors below which each applies (erosion_hydraulic_flow.c). */
+  Brush *level[TG__HYDRAULIC_LEVELS], *dlevel[TG__HYDRAULIC_LEVELS];
+  float thr[TG__HYDRAULIC_LEVELS];
   int w, h;            /* the world, cells */
   int margin, S;       /* reach of a tile beyond its side; the side */
   int ntx, nty;        /* lattice tiles that cover the world at any offset */
@@ -113,16 +117,22 @@ typedef struct
   bool owned;
 } LatTile;
 
-/* The deposit brush: half the erosion's width (a setup may say), never
- * less than the 3 x 3 cells around the droplet nor wider than the
- * erosion's. */
+/* The deposit brush for an erosion brush of radius BRUSH: half its width
+ * (a setup may say), never less than the 3 x 3 cells around the droplet
+ * nor wider than the erosion's. */
+static float
+deposit_radius_for (const TgHydraulicSetup *s, float brush)
+{
+  float r = s->deposit_radius > 0.0f ? s->deposit_radius : 0.5f * brush;
+
+  r = r > brush ? brush : r;
+  return r < 1.5f ? 1.5f : r;
+}
+
 static float
 deposit_radius (const TgHydraulicSetup *s)
 {
-  float r = s->deposit_radius > 0.0f ? s->deposit_radius : 0.5f * s->brush_radius;
-
-  r = r > s->brush_radius ? s->brush_radius : r;
-  return r < 1.5f ? 1.5f : r;
+  return deposit_radius_for (s, s->brush_radius);
 }
 
 /* The reach of the margin: a droplet moves at most one cell a step, and
@@ -130,7 +140,8 @@ deposit_radius (const TgHydraulicSetup *s)
 static int
 margin_of (const TgHydraulicSetup *s)
 {
-  int r = brush_reach (s->brush_radius), rd = brush_reach (deposit_radius (s));
+  int r = brush_reach (s->brush_radius > s->face_radius ? s->brush_radius : s->face_radius);
+  int rd = brush_reach (deposit_radius (s));
 
   return s->max_steps + (r > rd ? r : rd) + 3;
 }
@@ -156,10 +167,37 @@ tg__hydraulic_halo (const TgHydraulicSetup *s)
   return 4 * margin_of (s) + 1;
 }
 
+/* The erosion brushes of the channel levels, when the face brush is wider
+ * than the plain one. */
+static int
+channel_brushes (Plan *pl)
+{
+  float radius[TG__HYDRAULIC_LEVELS];
+
+  tg__hydraulic_channel_levels (pl->s, radius, pl->thr);
+  pl->level[0] = pl->brush;
+  pl->dlevel[0] = pl->dep;
+  for (int k = 1; k < TG__HYDRAULIC_LEVELS; k++)
+    {
+      if (radius[k] == pl->s->brush_radius)
+        {
+          pl->level[k] = pl->brush;
+          pl->dlevel[k] = pl->dep;
+          continue;
+        }
+      if (!(pl->level[k] = malloc (sizeof (Brush))) || !(pl->dlevel[k] = malloc (sizeof (Brush))))
+        return TG_ENOMEM;
+      brush_init (pl->level[k], radius[k]);
+      brush_init (pl->dlevel[k], deposit_radius_for (pl->s, radius[k]));
+    }
+  return 0;
+}
+
 static int
 plan_init (Plan *pl, const TgHydraulicSetup *s, int w, int h)
 {
   int rounds = s->rounds > 0 ? s->rounds : 1;
+  int rc;
 
   memset (pl, 0, sizeof *pl);
   pl->s = s;
@@ -174,6 +212,8 @@ plan_init (Plan *pl, const TgHydraulicSetup *s, int w, int h)
     return TG_ENOMEM;
   brush_init (pl->brush, s->brush_radius);
   brush_init (pl->dep, deposit_radius (s));
+  if ((rc = channel_brushes (pl)) < 0)
+    return rc;
   /* Tiles of one colour are a tile apart, so a side of 2 * margin + 1
    * keeps their reaches disjoint. */
   pl->margin = margin_of (s);
@@ -187,6 +227,12 @@ plan_init (Plan *pl, const TgHydraulicSetup *s, int w, int h)
 static void
 plan_clear (Plan *pl)
 {
+  for (int k = 1; k < TG__HYDRAULIC_LEVELS; k++)
+    if (pl->level[k] != pl->brush)
+      {
+        free (pl->level[k]);
+        free (pl->dlevel[k]);
+      }
   free (pl->brush);
   free (pl->dep);
   pl->brush = NULL;
@@ -299,6 +345,7 @@ typedef struct
 {
   const Plan *pl;
   float *hm;                /* a window of the world: cell (x, y) at y * stride + x + off */
+  const float *chan;        /* the channel map over the same window, or NULL */
   int stride;
   ptrdiff_t off;
   /* The water is kept over FR only (a tile job keeps its own tile's):
@@ -402,6 +449,41 @@ flow_add (const Sim *sim, int ix, int iy, float fx, float fy, float water)
     }
 }
 
+/* The channel factor at cell (CX, CY), and in *EB and *DB the erosion
+ * and deposit brushes of its level. */
+static inline float
+channel_at (const Sim *sim, int cx, int cy, const Brush **eb, const Brush **db)
+{
+  const Plan *pl = sim->pl;
+  float f = sim->chan[(ptrdiff_t) cy * sim->stride + cx + sim->off];
+  int k = 0;
+
+  while (k + 1 < TG__HYDRAULIC_LEVELS && f < pl->thr[k + 1])
+    k++;
+  *eb = pl->level[k];
+  *db = pl->dlevel[k];
+  return f;
+}
+
+/* Bends the downhill gradient (*GX, *GY) at cell AT + (FX, FY) towards
+ * where the channel map grows: a droplet on a face drifts into the
+ * drainage line beside it and merges with the water there.  The pull is
+ * the slope times the change of log f over CHANNEL_PULL cells. */
+static inline void
+channel_pull (const Sim *sim, ptrdiff_t at, float fx, float fy, float *gx, float *gy)
+{
+  const float *c = sim->chan + at;
+  int stride = sim->stride;
+  float c00 = c[0], c10 = c[1], c01 = c[stride], c11 = c[stride + 1];
+  float cx = (c10 - c00) * (1.0f - fy) + (c11 - c01) * fy;
+  float cy = (c01 - c00) * (1.0f - fx) + (c11 - c10) * fx;
+  float cc = (c00 * (1.0f - fx) + c10 * fx) * (1.0f - fy) + (c01 * (1.0f - fx) + c11 * fx) * fy;
+  float k = sim->pl->s->channel_pull * sqrtf (*gx * *gx + *gy * *gy) / cc;
+
+  *gx -= k * cx;
+  *gy -= k * cy;
+}
+
 static void
 run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st)
 {
@@ -434,7 +516,10 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
       float gy = (h01 - h00) * (1.0f - fx) + (h11 - h10) * fx;
       float hc = (h00 * (1.0f - fx) + h10 * fx) * (1.0f - fy) + (h01 * (1.0f - fx) + h11 * fx) * fy;
       float len, nx, ny, hn, dh, cap;
+      const Brush *eb = sim->pl->brush, *db = sim->pl->dep;
 
+      if (sim->chan && s->channel_pull > 0.0f)
+        channel_pull (sim, at, fx, fy, &gx, &gy);
       dx = dx * s->inertia - gx * (1.0f - s->inertia);
       dy = dy * s->inertia - gy * (1.0f - s->inertia);
       len = sqrtf (dx * dx + dy * dy);
@@ -467,6 +552,8 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
         float slope = -dh * slope_scale;
         cap = (slope > s->min_slope ? slope : s->min_slope) * sqrtf (v2) * water * s->capacity;
       }
+      if (sim->chan)
+        cap *= channel_at (sim, cx, cy, &eb, &db);
       if (dh > 0.0f || sed > cap)
         {
           /* Uphill: fill the dip behind up to the new height if the load
@@ -476,16 +563,16 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
            * fills gullies as fast as they are cut. */
           double amount = dh > 0.0f ? ((double) dh < sed ? (double) dh : sed)
                                     : (sed - cap) * s->deposit;
-          double applied = -brush_apply (sim, sim->pl->dep, cx, cy, -amount);
+          double applied = -brush_apply (sim, db, cx, cy, -amount);
           sed -= applied;
           st->deposited += applied;
         }
       else
         {
           /* Never dig the brush centre below where the droplet goes. */
-          double want = (cap - sed) * s->erode, most = (double) -dh / sim->pl->brush->centre;
+          double want = (cap - sed) * s->erode, most = (double) -dh / eb->centre;
           double amount = want < most ? want : most;
-          double applied = brush_apply (sim, sim->pl->brush, cx, cy, amount);
+          double applied = brush_apply (sim, eb, cx, cy, amount);
           sed += applied;
           st->eroded += applied;
         }
@@ -556,12 +643,13 @@ stats_add (TgHydraulicStats *a, const TgHydraulicStats *b)
 }
 
 /* Runs the N tiles of LIST (one phase) on the state HM over BUF, which
- * holds their reaches, and FLOW over FR; adds the owned tiles' figures
- * to OWNED, in list order so that the sums do not depend on the threads. */
+ * holds their reaches (with the channel map CHAN over BUF, or NULL), and
+ * FLOW over FR; adds the owned tiles' figures to OWNED, in list order so
+ * that the sums do not depend on the threads. */
 static int
-run_phase (const Plan *pl, const LatTile *list, int n, float *hm, const TgHydraulicRect *buf,
-           float *flow, const TgHydraulicRect *fr, TgHydraulicParallel parallel, void *ctx,
-           TgHydraulicStats *owned, long long *computed)
+run_phase (const Plan *pl, const LatTile *list, int n, float *hm, const float *chan,
+           const TgHydraulicRect *buf, float *flow, const TgHydraulicRect *fr,
+           TgHydraulicParallel parallel, void *ctx, TgHydraulicStats *owned, long long *computed)
 {
   Sim sim = { 0 };
   TgHydraulicStats *ts;
@@ -574,6 +662,7 @@ run_phase (const Plan *pl, const LatTile *list, int n, float *hm, const TgHydrau
     return TG_ENOMEM;
   sim.pl = pl;
   sim.hm = hm;
+  sim.chan = chan;
   sim.flow = flow;
   sim.fr = *fr;
   sim.stride = buf->w;
@@ -614,8 +703,8 @@ tg__hydraulic_simulate (const TgHydraulicSetup *s, float *height, float *flow, i
       int n;
       rc = phase_list (&pl, phase, &world, &world, &list, &n, NULL);
       if (rc == 0)
-        rc = run_phase (&pl, list, n, height, &world, flow, &world, parallel, ctx, stats,
-                        &computed);
+        rc = run_phase (&pl, list, n, height, s->channel, &world, flow, &world, parallel, ctx,
+                        stats, &computed);
       free (list);
     }
   plan_clear (&pl);
@@ -674,6 +763,83 @@ get_grid (const TgHydraulicBlobs *io, int ix, int iy, const char *name,
   return 0;
 }
 
+/* Gathers blob NAME of the tiles T cuts a W x H world into over NEED
+ * into BUF (over NEED), one blob at a time; raises INFO->work_bytes to
+ * HELD and the largest blob. */
+static int
+gather (const TgHydraulicBlobs *io, const TgTiling *t, int w, int h, const char *name,
+        const TgHydraulicRect *need, float *buf, size_t held, TgHydraulicStepInfo *info)
+{
+  int rc = 0;
+
+  for (int iy = 0; iy < t->ny && rc == 0; iy++)
+    for (int ix = 0; ix < t->nx && rc == 0; ix++)
+      {
+        TgHydraulicRect r = tile_rect (t, w, h, ix, iy), part;
+        float *d;
+        if (!rect_meet (&r, need, &part))
+          continue;
+        if ((rc = get_grid (io, ix, iy, name, &r, &d)) < 0)
+          break;
+        if (held + sizeof (float) * (size_t) r.w * r.h > info->work_bytes)
+          info->work_bytes = held + sizeof (float) * (size_t) r.w * r.h;
+        copy_rect (buf, need, d, &r, &part);
+        free (d);
+      }
+  return rc;
+}
+
+/* The channel map of step STEP over NEED into a new *CB, or *CB NULL
+ * without one.  Step 0 cuts it from S->channel (over IN_RECT) and keeps
+ * the tile's share as blob "c" (empty without a map) for the later
+ * steps, which gather it from the tiles around. */
+static int
+channel_step (const TgHydraulicSetup *s, int w, int h, const TgTiling *t, int step,
+              const TgHydraulicRect *in_rect, const TgHydraulicRect *J,
+              const TgHydraulicRect *need, const TgHydraulicBlobs *io, float **cb,
+              size_t *held, TgHydraulicStepInfo *info)
+{
+  size_t jn = (size_t) J->w * (size_t) J->h, nn = (size_t) need->w * (size_t) need->h;
+  float *own = NULL;
+  int rc;
+
+  *cb = NULL;
+  if (step == 0)
+    {
+      if (!s->channel)
+        return io->put (io->user, "c", "", 0);
+      if (!(own = malloc (sizeof (float) * jn)))
+        return TG_ENOMEM;
+      copy_rect (own, J, s->channel, in_rect, J);
+      rc = io->put (io->user, "c", own, sizeof (float) * jn);
+      free (own);
+      if (rc < 0)
+        return rc;
+    }
+  else
+    {
+      void *d = NULL;
+      size_t size = 0;
+      if ((rc = io->get (io->user, t->ix, t->iy, "c", &d, &size)) < 0)
+        return rc;
+      free (d);
+      if (size == 0)
+        return 0;
+      if (size != sizeof (float) * jn)
+        return TG_EPARSE;
+    }
+  if (!(*cb = malloc (sizeof (float) * nn)))
+    return TG_ENOMEM;
+  *held += sizeof (float) * nn;
+  if (info->work_bytes < *held)
+    info->work_bytes = *held;
+  if (step == 0)
+    copy_rect (*cb, need, s->channel, in_rect, need);
+  else
+    rc = gather (io, t, w, h, "c", need, *cb, *held, info);
+  return rc;
+}
+
 int
 tg__hydraulic_tile_step (const TgHydraulicSetup *s, int w, int h, const TgTiling *t, int step,
                          const float *input, const TgHydraulicRect *in_rect,
@@ -683,7 +849,7 @@ tg__hydraulic_tile_step (const TgHydraulicSetup *s, int w, int h, const TgTiling
   TgHydraulicStepInfo dummy;
   TgHydraulicRect J = tile_rect (t, w, h, t->ix, t->iy), need, part;
   LatTile *list = NULL;
-  float *hb = NULL, *fb = NULL, *tmp = NULL;
+  float *hb = NULL, *fb = NULL, *tmp = NULL, *cb = NULL;
   size_t jn = (size_t) J.w * (size_t) J.h, nn, held;
   char name[32];
   Plan pl;
@@ -757,21 +923,7 @@ tg__hydraulic_tile_step (const TgHydraulicSetup *s, int w, int h, const TgTiling
        * tiles it covers, one blob at a time; the flow only over J, as no
        * droplet reads it. */
       snprintf (name, sizeof name, "h%d", step - 1);
-      for (int iy = 0; iy < t->ny && rc == 0; iy++)
-        for (int ix = 0; ix < t->nx && rc == 0; ix++)
-          {
-            TgHydraulicRect r = tile_rect (t, w, h, ix, iy);
-            float *d;
-            if (!rect_meet (&r, &need, &part))
-              continue;
-            if ((rc = get_grid (io, ix, iy, name, &r, &d)) < 0)
-              break;
-            if (held + sizeof (float) * (size_t) r.w * r.h > info->work_bytes)
-              info->work_bytes = held + sizeof (float) * (size_t) r.w * r.h;
-            copy_rect (hb, &need, d, &r, &part);
-            free (d);
-          }
-      if (rc < 0)
+      if ((rc = gather (io, t, w, h, name, &need, hb, held, info)) < 0)
         goto out;
       snprintf (name, sizeof name, "f%d", step - 1);
       free (fb);
@@ -780,7 +932,9 @@ tg__hydraulic_tile_step (const TgHydraulicSetup *s, int w, int h, const TgTiling
         goto out;
     }
 
-  rc = run_phase (&pl, list, n, hb, &need, fb, &J, parallel, ctx, &info->owned,
+  if ((rc = channel_step (s, w, h, t, step, in_rect, &J, &need, io, &cb, &held, info)) < 0)
+    goto out;
+  rc = run_phase (&pl, list, n, hb, cb, &need, fb, &J, parallel, ctx, &info->owned,
                   &info->droplets_computed);
   if (rc < 0)
     goto out;
@@ -814,6 +968,7 @@ out:
   free (hb);
   free (fb);
   free (tmp);
+  free (cb);
   plan_clear (&pl);
   return rc;
 }

@@ -511,6 +511,218 @@ test_hydraulic_few_pits (void)
   tg_graph_free (g);
 }
 
+/* --- with a drainage input: gullies instead of curtains (issue 14) ------ */
+
+/* Wires erosion.flow of the input ("water") into ero's drainage input,
+ * with the face brush at FACE_M metres. */
+static void
+add_drainage (TgGraph *g, const char *face_m)
+{
+  int ero = tg_graph_find_node (g, "ero");
+
+  add_node (g, "water", "erosion.flow");
+  add_link (g, "base", "height", "water", "height");
+  add_link (g, "water", "flow", "ero", "flow");
+  SET (g, ero, "face_radius_m", face_m);
+}
+
+/* Share of the volume eroded that came off cells draining at least A_MIN
+ * m² (from WATER, erosion.flow of IN over a SIZE_M world), over the share
+ * of such cells, 4 cells in from the edges: 1 when the erosion ignores
+ * the drainage, above 1 when it follows the drainage lines. */
+static double
+drainage_share (const TgValue *in, const TgValue *out, const TgValue *water, double size_m,
+                double a_min)
+{
+  int w = in->region.width, h = in->region.height, m = 4;
+  double ref = (size_m / 1024.0) * (size_m / 1024.0), lm = log1p (size_m * size_m / ref);
+  double tot = 0.0, on = 0.0;
+  long long cells = 0, lines = 0;
+
+  for (int j = m; j < h - m; j++)
+    for (int i = m; i < w - m; i++)
+      {
+        double d = fmax (0.0, (double) at (in, i, j) - at (out, i, j));
+        bool line = tg__hydraulic_drainage_area (at (water, i, j), ref, lm) >= a_min;
+        tot += d;
+        on += line ? d : 0.0;
+        cells++;
+        lines += line;
+      }
+  return tot > 0 && lines > 0 ? (on / tot) / ((double) lines / (double) cells) : 0.0;
+}
+
+/* Linked with the factor flat (exponent 0), no face brush and no pull,
+ * the drainage changes nothing: the bytes of the node without it. */
+static void
+test_hydraulic_drainage_neutral (void)
+{
+  TgGraph *g = plane_graph (), *gd = plane_graph ();
+  TgEngine *e = new_engine (2);
+  TgRegion r = world_region (g);
+  int ero;
+
+  add_drainage (gd, "0");
+  ero = tg_graph_find_node (gd, "ero");
+  SET (gd, ero, "channel_exponent", "0");
+  SET (gd, ero, "channel_pull_m", "0");
+  for (int port = 0; port < 4; port++)
+    {
+      TgValue *a = pull_port (e, g, "ero", port, &r), *b = pull_port (e, gd, "ero", port, &r);
+      if (a && b)
+        TG_CHECK_MSG (memcmp (a->data, b->data, sizeof (float) * tg_region_samples (&r)) == 0,
+                      "output %d changed", port);
+      tg_value_unref (a);
+      tg_value_unref (b);
+    }
+  /* And the defaults do change it. */
+  SET (gd, ero, "channel_exponent", "1");
+  {
+    TgValue *a = pull (e, g, "ero", &r), *b = pull (e, gd, "ero", &r);
+    if (a && b)
+      TG_CHECK (memcmp (a->data, b->data, sizeof (float) * tg_region_samples (&r)) != 0);
+    tg_value_unref (a);
+    tg_value_unref (b);
+  }
+  tg_engine_free (e);
+  tg_graph_free (g);
+  tg_graph_free (gd);
+}
+
+/* The tilted plane, without and with the drainage: the grooves across the
+ * fall line and the share of the erosion on drainage lines. */
+static void
+test_hydraulic_drainage_plane (void)
+{
+  double grooves[2], share[2], vol[2];
+
+  for (int k = 0; k < 2; k++)
+    {
+      TgGraph *g = plane_graph ();
+      TgEngine *e = new_engine (2);
+      TgRegion r = world_region (g);
+      TgValue *in, *out, *water;
+      /* Both read the drainage; only the second erodes with it. */
+      add_drainage (g, k ? "24" : "0");
+      if (!k)
+        {
+          SET (g, tg_graph_find_node (g, "ero"), "channel_exponent", "0");
+          SET (g, tg_graph_find_node (g, "ero"), "channel_pull_m", "0");
+        }
+      in = pull (e, g, "base", &r);
+      out = pull (e, g, "ero", &r);
+      water = pull (e, g, "water", &r);
+      grooves[k] = share[k] = vol[k] = 0.0;
+      if (in && out && water)
+        {
+          grooves[k] = plane_grooves (in, out);
+          share[k] = drainage_share (in, out, water, 512, 1000);
+          vol[k] = eroded_m3 (in, out, 400);
+        }
+      for (TgValue **v = (TgValue *[]) { in, out, water, NULL }; *v; v++)
+        tg_value_unref (*v);
+      tg_engine_free (e);
+      tg_graph_free (g);
+    }
+  fprintf (stderr,
+           "  tilted plane: grooves %.3f -> %.3f of the mean depth; erosion on cells draining "
+           ">= 1000 m2 %.2fx -> %.2fx their share; eroded %.4g -> %.4g m3\n",
+           grooves[0], grooves[1], share[0], share[1], vol[0], vol[1]);
+  /* Without: curtains, and the erosion off the drainage lines. */
+  TG_CHECK_MSG (grooves[0] > 0.135, "grooves %.3f without the drainage", grooves[0]);
+  TG_CHECK_MSG (share[0] < 0.6, "share %.2f without the drainage", share[0]);
+  /* With: fewer grooves, and the erosion on the drainage lines. */
+  TG_CHECK_MSG (grooves[1] < 0.125, "grooves %.3f with the drainage", grooves[1]);
+  TG_CHECK_MSG (share[1] > 1.0, "share %.2f with the drainage", share[1]);
+  TG_CHECK (vol[1] > 0.5 * vol[0]);
+}
+
+/* The steep terrain with the drainage: few pits still, and more of the
+ * erosion on the drainage lines. */
+static void
+test_hydraulic_drainage_steep (void)
+{
+  double share[2], pits[2];
+
+  for (int k = 0; k < 2; k++)
+    {
+      TgGraph *g = steep_graph ();
+      TgEngine *e = new_engine (2);
+      TgRegion r = world_region (g);
+      TgValue *in, *out, *water;
+      add_drainage (g, k ? "24" : "0");
+      if (!k)
+        {
+          SET (g, tg_graph_find_node (g, "ero"), "channel_exponent", "0");
+          SET (g, tg_graph_find_node (g, "ero"), "channel_pull_m", "0");
+        }
+      in = pull (e, g, "base", &r);
+      out = pull (e, g, "ero", &r);
+      water = pull (e, g, "water", &r);
+      share[k] = pits[k] = 0.0;
+      if (in && out && water)
+        {
+          share[k] = drainage_share (in, out, water, 1024, 1000);
+          pits[k] = pit_share (in, out, 400);
+        }
+      for (TgValue **v = (TgValue *[]) { in, out, water, NULL }; *v; v++)
+        tg_value_unref (*v);
+      tg_engine_free (e);
+      tg_graph_free (g);
+    }
+  fprintf (stderr,
+           "  steep, 2 m cells: pits %.4f %% -> %.4f %%; erosion on cells draining >= 1000 m2 "
+           "%.2fx -> %.2fx their share\n",
+           100 * pits[0], 100 * pits[1], share[0], share[1]);
+  TG_CHECK_MSG (pits[1] < 0.005, "pits %.4f %%", 100.0 * pits[1]);
+  TG_CHECK_MSG (share[1] > 1.25 * share[0], "share %.2f vs %.2f", share[1], share[0]);
+}
+
+/* A tiled build with the drainage input gives the whole build's bytes. */
+static void
+test_hydraulic_drainage_tiled (void)
+{
+  static const int tilings[][2] = { { 2, 2 }, { 3, 2 }, { 1, 5 }, { 4, 4 } };
+  TgGraph *g = terrain_graph (129);
+  TgEngine *e2 = new_engine (2), *e1 = new_engine (1);
+  TgRegion r = world_region (g);
+  TgValue *whole[4];
+  int ero = tg_graph_find_node (g, "ero");
+
+  SET (g, ero, "droplets_per_km2", "10000");
+  add_drainage (g, "64");
+  SET (g, ero, "channel_area_m2", "20000");
+  for (int port = 0; port < 4; port++)
+    whole[port] = pull_port (e2, g, "ero", port, &r);
+  for (int k = 0; k < TG_N_ELEMENTS (tilings); k++)
+    for (int port = 0; port < (k == 1 ? 4 : 1); port++)
+      {
+        TgValue *tiled = NULL;
+        TgtestStore st = { 0 };
+        TgError err = { 0 };
+        int rc = tgtest_tiled_pull (k % 2 ? e1 : e2, g, ero, port, tilings[k][0], tilings[k][1],
+                                    &tiled, &st, &err);
+        TG_CHECK_MSG (rc == 0, "%dx%d: %s", tilings[k][0], tilings[k][1], err.message);
+        if (rc == 0 && whole[port])
+          {
+            TG_CHECK_MSG (memcmp (whole[port]->data, tiled->data,
+                                  sizeof (float) * tg_region_samples (&r)) == 0,
+                          "%dx%d tiles: output %d differs from the whole build", tilings[k][0],
+                          tilings[k][1], port);
+            /* The channel map's blobs stay for every step: one more map. */
+            TG_CHECK_MSG (st.peak_bytes <= sizeof (float) * 6 * tg_region_samples (&r),
+                          "%dx%d tiles: the blobs peaked at %zu bytes", tilings[k][0],
+                          tilings[k][1], st.peak_bytes);
+          }
+        tg_value_unref (tiled);
+      }
+  for (int port = 0; port < 4; port++)
+    tg_value_unref (whole[port]);
+  tg_engine_free (e1);
+  tg_engine_free (e2);
+  tg_graph_free (g);
+}
+
 int
 main (void)
 {
@@ -521,5 +733,9 @@ main (void)
   TG_RUN (test_hydraulic_tiled_equals_whole);
   TG_RUN (test_hydraulic_few_pits);
   TG_RUN (test_hydraulic_plane_grooves);
+  TG_RUN (test_hydraulic_drainage_neutral);
+  TG_RUN (test_hydraulic_drainage_plane);
+  TG_RUN (test_hydraulic_drainage_steep);
+  TG_RUN (test_hydraulic_drainage_tiled);
   return tgtest_result ();
 }

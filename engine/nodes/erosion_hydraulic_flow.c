@@ -1,0 +1,94 @@
+/* erosion.hydraulic with a drainage input: droplets that carve branching
+ * gullies instead of curtains (issue 14).
+ *
+ * Curtains: droplets on a steep face run side by side down the fall line,
+ * each falls into the groove the one before cut, and the face ends up
+ * combed into parallel grooves a brush apart.  Real gullies branch: water
+ * gathers from the faces into a few drainage lines that join downhill,
+ * and erosion grows with the water a line carries (stream power,
+ * E ~ A^m S^n).
+ *
+ * A droplet sees only its own path, so the water it joins has to come
+ * from outside: erosion.flow's accumulation over the terrain before
+ * erosion, which is the same for any tiling.  Its mask gives the area A
+ * draining through each cell (m²); the node turns it into the channel
+ * map, a factor on each droplet's capacity
+ *
+ *     f = clamp ((A / A0)^m, floor, ceil)
+ *
+ * so that drainage lines (A above A0, m²) erode more and faces with
+ * little upslope area erode less, and a droplet on a face (f below 1)
+ * wears the ground with a wider brush, up to the face radius (metres) at
+ * the floor, which smooths grooves across the face instead of cutting
+ * them.  Both depend on A in m² and radii in metres, so a preview and a
+ * build carve the same drainage.
+ */
+#include <math.h>
+
+#include "erosion_hydraulic.h"
+
+void
+tg__hydraulic_channel_levels (const TgHydraulicSetup *s, float radius[TG__HYDRAULIC_LEVELS],
+                              float thr[TG__HYDRAULIC_LEVELS])
+{
+  int n = TG__HYDRAULIC_LEVELS;
+  bool wider = s->face_radius > s->brush_radius && s->channel_floor > 0.0f
+               && s->channel_floor < 1.0f;
+
+  for (int k = 0; k < n; k++)
+    {
+      double t = (double) k / (n - 1);
+      /* Radii from the plain brush to the face brush, in equal ratios;
+       * level K where log f / log floor is nearest K / (n - 1). */
+      radius[k] = wider ? (float) (s->brush_radius * pow (s->face_radius / s->brush_radius, t))
+                        : s->brush_radius;
+      if (radius[k] > TG__HYDRAULIC_BRUSH_MAX)
+        radius[k] = TG__HYDRAULIC_BRUSH_MAX;
+      thr[k] = k > 0 && wider ? (float) pow (s->channel_floor, (k - 0.5) / (n - 1)) : 0.0f;
+    }
+}
+
+float
+tg__hydraulic_drainage_area (float m, double ref_area, double log_max)
+{
+  double a = isfinite (m) ? ref_area * expm1 ((double) m * log_max) : 0.0;
+
+  return (float) (a > 0.0 ? a : 0.0);
+}
+
+float
+tg__hydraulic_channel_factor (float a, double area0, double exponent, double floor, double ceil)
+{
+  double f = a > 0.0f ? pow ((double) a / area0, exponent) : 0.0;
+
+  return (float) (f > floor ? (f < ceil ? f : ceil) : floor);
+}
+
+/* Box average of radius R along one axis: OUT (x, y) is the mean of IN
+ * over the cells within R along the axis (STEP apart, N of them on the
+ * line through it from START), summed in one fixed order. */
+static void
+box_line (const float *in, float *out, int n, ptrdiff_t step, int r)
+{
+  for (int i = 0; i < n; i++)
+    {
+      int lo = i - r < 0 ? 0 : i - r, hi = i + r >= n ? n - 1 : i + r;
+      float sum = 0.0f;
+      for (int k = lo; k <= hi; k++)
+        sum += in[k * step];
+      out[i * step] = sum / (float) (hi - lo + 1);
+    }
+}
+
+void
+tg__hydraulic_channel_smooth (float *map, float *tmp, int w, int h, int r)
+{
+  /* Twice: a tent of radius 2 R, without the square's edges. */
+  for (int pass = 0; pass < 2 && r > 0; pass++)
+    {
+      for (int j = 0; j < h; j++)
+        box_line (map + (size_t) j * w, tmp + (size_t) j * w, w, 1, r);
+      for (int i = 0; i < w; i++)
+        box_line (tmp + i, map + i, h, w, r);
+    }
+}
