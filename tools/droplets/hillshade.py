@@ -2,16 +2,26 @@
 """Before/after hillshades of erosion.hydraulic, with the numbers that
 tests/nodes/test_erosion_hydraulic.c asserts.
 
-Evaluates steep.tgraph (1 km at 2 m cells, 400 m high: pits) or
-plane.tgraph (a 35 degree plane with 8 m of noise at 2 m cells: curtains)
-with tgraph and writes one PNG: the input, the eroded terrain and a 2x
-close-up of the eroded north-west quarter, lit from the north-west, so
-droplet pits (dark and bright specks) and curtains (parallel grooves down
-the faces) show.  Prints the share of cells left as pits and the grooves
-(RMS second difference of the erosion across the fall line over its mean
-depth).  Plain Python, no numpy.
+Evaluates steep.tgraph (1 km at 2 m cells, 400 m high: pits),
+plane.tgraph (a 35 degree plane with 8 m of noise at 2 m cells:
+curtains), steep-flow.tgraph or plane-flow.tgraph (the same with
+erosion.flow of the input wired into erosion.hydraulic's drainage input,
+which also exports it as water.r32), or any graph given by its path that
+exports base.r32, eroded.r32 and optionally water.r32, with tgraph, and
+writes one PNG: the input, the eroded terrain, a 2x close-up of the
+eroded north-west quarter, lit from the north-west, so droplet pits
+(dark and bright specks) and curtains (parallel grooves down the faces)
+show, and the depth eroded (white at its 99th percentile).  Prints the
+share of cells left as pits, the grooves (RMS second difference of the
+erosion across the plane's mean fall line, and across the local fall
+line on slopes over 19 degrees, over the mean depth) and, with water.r32,
+how much of the erosion falls on drainage lines.  The -flow graphs with
+--set ero.channel_exponent=0 --set ero.face_radius_m=0
+--set ero.channel_pull_m=0 give the bytes of the node without the input
+(the "before").  Plain Python, no numpy.
 
-    tools/droplets/hillshade.py build/app/cli/tgraph out.png [steep|plane] [--set ID.P=V]...
+    tools/droplets/hillshade.py build/app/cli/tgraph out.png \
+        [steep|plane|steep-flow|plane-flow|PATH.tgraph] [--set ID.P=V]...
 """
 import array, json, math, os, struct, subprocess, sys, tempfile, zlib
 
@@ -66,6 +76,63 @@ def grooves(base, ero, n, m=16):
     k = (n - 2 * m) ** 2
     return math.sqrt(s / k) / (dep / k) if dep else 0.0
 
+def drainage_area(mask, size_m):
+    """Area draining through each cell (m²) from erosion.flow's mask:
+    log(1 + A / a) / log(1 + W / a), a the cell area of a 1025 map."""
+    a = (size_m / 1024.0) ** 2
+    lm = math.log1p(size_m * size_m / a)
+    return [a * math.expm1(m * lm) for m in mask]
+
+def channel_share(base, ero, area, n, a_min):
+    """Share of the volume eroded that came off cells draining at least
+    A_MIN m², over the share of such cells: 1 when erosion ignores the
+    drainage, more when it follows the drainage lines."""
+    m = 4
+    tot = on = 0.0
+    cells = lines = 0
+    for j in range(m, n - m):
+        for i in range(m, n - m):
+            q = j * n + i
+            d = max(0.0, base[q] - ero[q])
+            tot += d
+            cells += 1
+            if area[q] >= a_min:
+                on += d
+                lines += 1
+    return (on / tot) / (lines / cells) if tot and lines else 0.0, lines / cells
+
+def cross_grooves(base, ero, n, cell, min_slope=0.35):
+    """Curtains on any terrain: the RMS second difference of the depth
+    eroded across the local fall line of the input (one cell each side,
+    bilinear), over the mean depth, on cells steeper than MIN_SLOPE (m/m).
+    Parallel grooves down the faces make it large; smooth faces with the
+    erosion gathered in broad gullies keep it small."""
+    d = [b - e for b, e in zip(base, ero)]
+
+    def at(x, y):
+        i, j = int(x), int(y)
+        fx, fy = x - i, y - j
+        q = j * n + i
+        return ((d[q] * (1 - fx) + d[q + 1] * fx) * (1 - fy)
+                + (d[q + n] * (1 - fx) + d[q + n + 1] * fx) * fy)
+
+    s = dep = 0.0
+    k = 0
+    for j in range(2, n - 2):
+        for i in range(2, n - 2):
+            q = j * n + i
+            gx = (base[q + 1] - base[q - 1]) / (2 * cell)
+            gy = (base[q + n] - base[q - n]) / (2 * cell)
+            g = math.hypot(gx, gy)
+            if g < min_slope:
+                continue
+            tx, ty = -gy / g, gx / g
+            c = at(i + tx, j + ty) + at(i - tx, j - ty) - 2 * d[q]
+            s += c * c
+            dep += abs(d[q])
+            k += 1
+    return math.sqrt(s / k) / (dep / k) if dep else 0.0
+
 def write_png(path, rows, w):
     raw = b"".join(b"\0" + bytes(r) for r in rows)
     def chunk(t, d):
@@ -78,24 +145,43 @@ def write_png(path, rows, w):
 def main():
     tgraph, png, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
     which = rest.pop(0) if rest and not rest[0].startswith("-") else "steep"
-    graph = os.path.join(os.path.dirname(os.path.abspath(__file__)), which + ".tgraph")
+    graph = which if which.endswith(".tgraph") else \
+        os.path.join(os.path.dirname(os.path.abspath(__file__)), which + ".tgraph")
     world = json.load(open(graph))["world"]
     n = world["resolution"]
     cell = world["size_m"][0] / (n - 1)
     with tempfile.TemporaryDirectory() as d:
         subprocess.run([tgraph, "eval", graph, "-o", d, "--quiet"] + rest, check=True)
         base, ero = read_r32(os.path.join(d, "base.r32"), n), read_r32(os.path.join(d, "eroded.r32"), n)
+        water = os.path.join(d, "water.r32")
+        area = None
+        if os.path.exists(water):
+            area = drainage_area(read_r32(water, n), world["size_m"][0])
     a, b = shade(base, n, cell), shade(ero, n, cell)
     z = n // 2  # close-up: the eroded north-west quarter, each cell 2 x 2 pixels
+    # Last panel: the depth eroded, black 0 to white at the 99th percentile
+    # (deposits black too): grooves and gullies show on any slope.
+    dep = [max(0.0, x - y) for x, y in zip(base, ero)]
+    top = sorted(dep)[int(0.99 * (len(dep) - 1))] or 1.0
+    c = bytes(min(255, int(255 * v / top)) for v in dep)
     rows = []
     for j in range(n):
         r = bytearray(a[j * n:(j + 1) * n]) + b"\xff" * 8 + bytearray(b[j * n:(j + 1) * n]) + b"\xff" * 8
         zj = j * z // n
         r += bytearray(b[zj * n + i // 2] for i in range(2 * z))
+        r += b"\xff" * 8 + c[j * n:(j + 1) * n]
         rows.append(r)
     write_png(png, rows, len(rows[0]))
-    print("%s: pits %.4f %% of cells, grooves %.3f of the mean depth"
-          % (which, 100 * pits(base, ero, n), grooves(base, ero, n)))
+    vol = sum(max(0.0, b - e) for b, e in zip(base, ero)) * cell * cell
+    print("%s: pits %.4f %% of cells, grooves %.3f of the mean depth, eroded %.4g m3"
+          % (which, 100 * pits(base, ero, n), grooves(base, ero, n), vol))
+    print("  grooves across the local fall line on slopes over 19 degrees: %.3f of the mean depth"
+          % cross_grooves(base, ero, n, cell))
+    if area:
+        for a_min in (1000.0, 5000.0):
+            c, share = channel_share(base, ero, area, n, a_min)
+            print("  erosion on cells draining >= %g m2 (%.1f %% of cells): %.2fx their share"
+                  % (a_min, 100 * share, c))
 
 if __name__ == "__main__":
     main()
