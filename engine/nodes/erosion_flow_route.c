@@ -25,9 +25,13 @@
 #include <tgraph/error.h>
 
 #include "erosion_flow.h"
+#include "erosion_util.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
+#endif
+#ifdef TG__EROSION_HAVE_X86
+#include <immintrin.h>
 #endif
 
 #define dx tg__flow_dx
@@ -550,6 +554,7 @@ typedef struct
   int8_t *dir;
   /* Per band: 1 when its job ran out of memory. */
   int8_t *failed;
+  int isa; /* the pulls' kernel (PULL_*) */
 } MfdJob;
 
 /* Window rows whose shares a band holds at once: the rows its steps read
@@ -604,6 +609,90 @@ mfd_pull_edge (const MfdJob *j, const float *sh, const float *const r[3], float 
   out[x] = (float) sum;
 }
 
+/* The pulls' kernels: each takes the samples [X, END) of a row, 2, 4 or 8
+ * at a time, and returns where it stopped.  V[q] and S[q] are the row of
+ * water and the share plane that point back from neighbour q, shifted so
+ * that index x reads sample x's neighbour; every lane does the scalar
+ * code's products and sums in its order (no contraction: meson.build
+ * turns it off), so every kernel gives the same bytes. */
+enum
+{
+  PULL_SSE2,
+  PULL_AVX2,
+  PULL_AVX512,
+};
+
+#ifdef __SSE2__
+static size_t
+pull_sse2 (const float *const v[8], const float *const s[8], float *out, size_t x, size_t end)
+{
+  for (; x + 2 <= end; x += 2)
+    {
+      __m128d sum = _mm_setzero_pd ();
+      for (int q = 0; q < 8; q++)
+        {
+          __m128d a = _mm_cvtps_pd (_mm_castsi128_ps (_mm_loadl_epi64 ((const __m128i *) (v[q] + x))));
+          __m128d b = _mm_cvtps_pd (_mm_castsi128_ps (_mm_loadl_epi64 ((const __m128i *) (s[q] + x))));
+          sum = _mm_add_pd (sum, _mm_mul_pd (a, b));
+        }
+      _mm_storel_pi ((__m64 *) (out + x), _mm_cvtpd_ps (sum));
+    }
+  return x;
+}
+#endif
+
+#ifdef TG__EROSION_HAVE_X86
+__attribute__ ((target ("avx2"))) static size_t
+pull_avx2 (const float *const v[8], const float *const s[8], float *out, size_t x, size_t end)
+{
+  for (; x + 4 <= end; x += 4)
+    {
+      __m256d sum = _mm256_setzero_pd ();
+      for (int q = 0; q < 8; q++)
+        sum = _mm256_add_pd (sum, _mm256_mul_pd (_mm256_cvtps_pd (_mm_loadu_ps (v[q] + x)),
+                                                 _mm256_cvtps_pd (_mm_loadu_ps (s[q] + x))));
+      _mm_storeu_ps (out + x, _mm256_cvtpd_ps (sum));
+    }
+  return x;
+}
+
+__attribute__ ((target ("avx512f"))) static size_t
+pull_avx512 (const float *const v[8], const float *const s[8], float *out, size_t x, size_t end)
+{
+  for (; x + 8 <= end; x += 8)
+    {
+      __m512d sum = _mm512_setzero_pd ();
+      for (int q = 0; q < 8; q++)
+        sum = _mm512_add_pd (sum, _mm512_mul_pd (_mm512_cvtps_pd (_mm256_loadu_ps (v[q] + x)),
+                                                 _mm512_cvtps_pd (_mm256_loadu_ps (s[q] + x))));
+      _mm256_storeu_ps (out + x, _mm512_cvtpd_ps (sum));
+    }
+  return x;
+}
+#endif
+
+/* The best pull kernel this CPU runs; TG_FLOW_ISA (generic, avx2) asks
+ * for a lower one so a test can compare their bytes, as does
+ * TG_EROSION_NO_AVX2. */
+static int
+pull_isa (void)
+{
+#ifdef TG__EROSION_HAVE_X86
+  const char *want = getenv ("TG_FLOW_ISA");
+  int best = PULL_SSE2;
+
+  if (tg__erosion_have_avx2 ())
+    best = __builtin_cpu_supports ("avx512f") ? PULL_AVX512 : PULL_AVX2;
+  if (want && strcmp (want, "generic") == 0)
+    return PULL_SSE2;
+  if (want && strcmp (want, "avx2") == 0 && best >= PULL_AVX2)
+    return PULL_AVX2;
+  return best;
+#else
+  return PULL_SSE2;
+#endif
+}
+
 /* The same pull over row Y's samples 1 .. ww - 2 of a row with rows above
  * and below: every neighbour is there, so each term is a plain load from
  * a shifted row of V and of the share plane that points back, in the same
@@ -612,49 +701,35 @@ mfd_pull_edge (const MfdJob *j, const float *sh, const float *const r[3], float 
 static void
 mfd_pull_inner (const MfdJob *j, const float *sh, const float *const r[3], float *out, int y)
 {
-  size_t ww = (size_t) j->win->ww;
-  const float *v0 = r[1] + 1, *s0 = SHARE (sh, ww, y, 1) + 1;          /* q 0: (+1, 0) */
-  const float *v1 = r[1] - 1, *s1 = SHARE (sh, ww, y, 0) - 1;          /* q 1: (-1, 0) */
-  const float *v2 = r[2], *s2 = SHARE (sh, ww, y + 1, 3);              /* q 2: (0, +1) */
-  const float *v3 = r[0], *s3 = SHARE (sh, ww, y - 1, 2);              /* q 3: (0, -1) */
-  const float *v4 = r[2] + 1, *s4 = SHARE (sh, ww, y + 1, 7) + 1;      /* q 4: (+1, +1) */
-  const float *v5 = r[2] - 1, *s5 = SHARE (sh, ww, y + 1, 6) - 1;      /* q 5: (-1, +1) */
-  const float *v6 = r[0] + 1, *s6 = SHARE (sh, ww, y - 1, 5) + 1;      /* q 6: (+1, -1) */
-  const float *v7 = r[0] - 1, *s7 = SHARE (sh, ww, y - 1, 4) - 1;      /* q 7: (-1, -1) */
+  size_t ww = (size_t) j->win->ww, x = 1, end = ww - 1;
+  const float *const v[8] = {
+    r[1] + 1, r[1] - 1, r[2], r[0], r[2] + 1, r[2] - 1, r[0] + 1, r[0] - 1,
+  };
+  const float *const s[8] = {
+    SHARE (sh, ww, y, 1) + 1,     /* q 0: (+1, 0) */
+    SHARE (sh, ww, y, 0) - 1,     /* q 1: (-1, 0) */
+    SHARE (sh, ww, y + 1, 3),     /* q 2: (0, +1) */
+    SHARE (sh, ww, y - 1, 2),     /* q 3: (0, -1) */
+    SHARE (sh, ww, y + 1, 7) + 1, /* q 4: (+1, +1) */
+    SHARE (sh, ww, y + 1, 6) - 1, /* q 5: (-1, +1) */
+    SHARE (sh, ww, y - 1, 5) + 1, /* q 6: (+1, -1) */
+    SHARE (sh, ww, y - 1, 4) - 1, /* q 7: (-1, -1) */
+  };
 
-  size_t x = 1;
-
-#ifdef __SSE2__
-  /* Two samples at a time: the same products and sums in the same order
-   * (SSE2 rounds each like the scalar code; no contraction). */
-  for (; x + 2 < ww; x += 2)
-    {
-#define TERM(vq, sq)                                                                        \
-  _mm_mul_pd (_mm_cvtps_pd (_mm_castsi128_ps (_mm_loadl_epi64 ((const __m128i *) ((vq) + x)))), \
-              _mm_cvtps_pd (_mm_castsi128_ps (_mm_loadl_epi64 ((const __m128i *) ((sq) + x)))))
-      __m128d sum = _mm_add_pd (_mm_setzero_pd (), TERM (v0, s0));
-      sum = _mm_add_pd (sum, TERM (v1, s1));
-      sum = _mm_add_pd (sum, TERM (v2, s2));
-      sum = _mm_add_pd (sum, TERM (v3, s3));
-      sum = _mm_add_pd (sum, TERM (v4, s4));
-      sum = _mm_add_pd (sum, TERM (v5, s5));
-      sum = _mm_add_pd (sum, TERM (v6, s6));
-      sum = _mm_add_pd (sum, TERM (v7, s7));
-#undef TERM
-      _mm_storel_pi ((__m64 *) (out + x), _mm_cvtpd_ps (sum));
-    }
+#ifdef TG__EROSION_HAVE_X86
+  if (j->isa == PULL_AVX512)
+    x = pull_avx512 (v, s, out, x, end);
+  else if (j->isa == PULL_AVX2)
+    x = pull_avx2 (v, s, out, x, end);
 #endif
-  for (; x + 1 < ww; x++)
+#ifdef __SSE2__
+  x = pull_sse2 (v, s, out, x, end);
+#endif
+  for (; x < end; x++)
     {
       double sum = 0.0;
-      sum += (double) v0[x] * s0[x];
-      sum += (double) v1[x] * s1[x];
-      sum += (double) v2[x] * s2[x];
-      sum += (double) v3[x] * s3[x];
-      sum += (double) v4[x] * s4[x];
-      sum += (double) v5[x] * s5[x];
-      sum += (double) v6[x] * s6[x];
-      sum += (double) v7[x] * s7[x];
+      for (int q = 0; q < 8; q++)
+        sum += (double) v[q][x] * s[q][x];
       out[x] = (float) sum;
     }
 }
@@ -771,7 +846,7 @@ mfd_steps (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled, co
            double *s, int64_t *src, int8_t *dir)
 {
   int n_bands = (win->wh + MFD_BAND - 1) / MFD_BAND, rc = 0;
-  MfdJob j = { o, win, filled, rank, s, src, dir, calloc ((size_t) n_bands + 1, 1) };
+  MfdJob j = { o, win, filled, rank, s, src, dir, calloc ((size_t) n_bands + 1, 1), pull_isa () };
 
   if (!j.failed)
     return TG_ENOMEM;

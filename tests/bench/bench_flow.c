@@ -1,5 +1,6 @@
 /* Benchmark of erosion.flow's whole-world evaluation on an fBm heightmap,
- * phase by phase (fill, flat ranks, routing), CPU and wall time both, on
+ * phase by phase (fill, flat ranks, the MFD steps, the D8 sums), CPU and
+ * wall time both, on
  * one thread and on all of them, with the hash of the result so that a
  * change that alters the bytes shows.  The same heightmap can be written
  * as raw little-endian f32 for the GRASS peer (peers/peers_flow.sh).
@@ -42,15 +43,16 @@ run (const float *hm, int size, int threads, int runs)
   float *filled = malloc (sizeof (float) * n);
   int32_t *rank = malloc (sizeof (int32_t) * n);
   double *acc = malloc (sizeof (double) * n);
-  double best[3][2], tot[2] = { 1e30, 1e30 };
+  double best[4][2], tot[2] = { 1e30, 1e30 };
   TgFlowOpts o = { TG__FLOW_MFD, 1.1, threads > 1 ? bench_pool_parallel : NULL, &threads, NULL };
   TgFlowWindow win = { size, size, 0, 0, size, size, 0, 0, size, size };
 
-  for (int p = 0; p < 3; p++)
+  for (int p = 0; p < 4; p++)
     best[p][0] = best[p][1] = 1e30;
   for (int r = 0; r < runs; r++)
     {
-      double c[4], t[4];
+      double c[5], t[5];
+      TgFlowDirs d;
       c[0] = tg_cpu_s (), t[0] = tg_wall_s ();
       if (tg__flow_fill_parallel (&o, hm, size, size, filled) != 0)
         die ("fill", NULL);
@@ -58,21 +60,27 @@ run (const float *hm, int size, int threads, int runs)
       if (tg__flow_ranks (&o, filled, size, size, rank) != 0)
         die ("ranks", NULL);
       c[2] = tg_cpu_s (), t[2] = tg_wall_s ();
-      if (tg__flow_route (&o, &win, filled, rank, NULL, acc, NULL) != 0)
-        die ("route", NULL);
+      /* tg__flow_route in its two parts, as the node calls them. */
+      if (tg__flow_route_dirs (&o, &win, filled, rank, acc, &d) != 0)
+        die ("MFD steps", NULL);
       c[3] = tg_cpu_s (), t[3] = tg_wall_s ();
-      for (int p = 0; p < 3; p++)
+      if (tg__flow_route_sums (&win, &d, NULL, acc, NULL) != 0)
+        die ("sums", NULL);
+      c[4] = tg_cpu_s (), t[4] = tg_wall_s ();
+      for (int p = 0; p < 4; p++)
         {
           best[p][0] = fmin (best[p][0], c[p + 1] - c[p]);
           best[p][1] = fmin (best[p][1], t[p + 1] - t[p]);
         }
-      tot[0] = fmin (tot[0], c[3] - c[0]);
-      tot[1] = fmin (tot[1], t[3] - t[0]);
+      tot[0] = fmin (tot[0], c[4] - c[0]);
+      tot[1] = fmin (tot[1], t[4] - t[0]);
     }
   printf ("flow %d^2, %d thread%s, best of %d: fill %.3f/%.3f s, ranks %.3f/%.3f s, "
-          "route %.3f/%.3f s; total CPU %.3f s, wall %.3f s; acc fnv %016" PRIx64 "\n",
+          "mfd %.3f/%.3f s, sums %.3f/%.3f s; total CPU %.3f s, wall %.3f s; "
+          "acc fnv %016" PRIx64 "\n",
           size, threads, threads == 1 ? "" : "s", runs, best[0][0], best[0][1], best[1][0],
-          best[1][1], best[2][0], best[2][1], tot[0], tot[1], bench_fnv (acc, sizeof (double) * n));
+          best[1][1], best[2][0], best[2][1], best[3][0], best[3][1], tot[0], tot[1],
+          bench_fnv (acc, sizeof (double) * n));
   free (filled);
   free (rank);
   free (acc);
