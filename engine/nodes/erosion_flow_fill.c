@@ -478,8 +478,12 @@ tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *l
           if (seen[i])
             {
               /* Two floods meet: a way between their seeds at this height
-               * (both samples hold their lf already). */
-              if (edges && label[i] != label[c])
+               * (both samples hold their lf already).  A neighbour above
+               * the level still waits in the queue and meets C again, at
+               * the same height, when it is taken: only then is it noted,
+               * so every meeting is noted at the level being taken and the
+               * list holds half as many. */
+              if (edges && label[i] != label[c] && lf[i] <= level)
                 {
                   /* Floods meet all along their shores, so the list is
                    * compacted as it fills: it grows with the pairs. */
@@ -502,7 +506,7 @@ tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *l
                     }
                   e[ne].a = label[i] < label[c] ? label[i] : label[c];
                   e[ne].b = label[i] < label[c] ? label[c] : label[i];
-                  e[ne].w = lf[i] > level ? lf[i] : level;
+                  e[ne].w = level;
                   ne++;
                 }
               continue;
