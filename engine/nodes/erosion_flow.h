@@ -223,8 +223,9 @@ int tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *f
 /* tg__flow_route in two parts, so that a caller can free FILLED and RANK
  * in between: the first gives each tile sample's D8 receiver after the
  * MFD steps and the water it holds then (and ACC, when not NULL, the
- * water of the MFD steps); the second sums it as tg__flow_route does and
- * frees D (as does a failure of the first). */
+ * water of the MFD steps); the second sums it as tg__flow_route does (on
+ * O's threads when there is no BORDER) and frees D (as does a failure of
+ * the first). */
 typedef struct
 {
   int8_t *dir;
@@ -233,8 +234,8 @@ typedef struct
 
 int tg__flow_route_dirs (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled,
                          const int32_t *rank, double *acc, TgFlowDirs *d);
-int tg__flow_route_sums (const TgFlowWindow *win, TgFlowDirs *d, const int64_t *inflow,
-                         double *acc, TgFlowBorder *border);
+int tg__flow_route_sums (const TgFlowOpts *o, const TgFlowWindow *win, TgFlowDirs *d,
+                         const int64_t *inflow, double *acc, TgFlowBorder *border);
 void tg__flow_dirs_free (TgFlowDirs *d);
 
 /* --- erosion_flow_tiled.c ---------------------------------------------- */

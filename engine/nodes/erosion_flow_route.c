@@ -922,12 +922,275 @@ tg__flow_route (const TgFlowOpts *o, const TgFlowWindow *win, const float *fille
   TgFlowDirs d;
   int rc = tg__flow_route_dirs (o, win, filled, rank, acc, &d);
 
-  return rc < 0 ? rc : tg__flow_route_sums (win, &d, inflow, acc, border);
+  return rc < 0 ? rc : tg__flow_route_sums (o, win, &d, inflow, acc, border);
+}
+
+/* --- the D8 sums on several threads ------------------------------------ */
+
+typedef struct
+{
+  const int8_t *dir;
+  int32_t *to;
+  uint8_t *donors;
+  int tw, th;
+} SumRows;
+
+/* TO and DONORS of rows [BEGIN, END): a sample's donors are the
+ * neighbours whose steepest receiver points back at it. */
+static void
+sum_rows (void *user, int begin, int end)
+{
+  const SumRows *r = user;
+  int tw = r->tw, th = r->th;
+
+  for (int j = begin; j < end; j++)
+    for (int i = 0; i < tw; i++)
+      {
+        size_t c = (size_t) j * tw + i;
+        int q = r->dir[c], x = i + dx[q < 0 ? 0 : q], y = j + dy[q < 0 ? 0 : q], n = 0;
+        r->to[c] = q >= 0 && x >= 0 && x < tw && y >= 0 && y < th ? (int32_t) ((size_t) y * tw + x)
+                                                                  : -1;
+        for (int k = 0; k < 8; k++)
+          {
+            int nx = i + dx[k], ny = j + dy[k];
+            if (nx >= 0 && nx < tw && ny >= 0 && ny < th
+                && r->dir[(size_t) ny * tw + nx] == opposite[k])
+              n++;
+          }
+        r->donors[c] = (uint8_t) n;
+      }
+}
+
+typedef struct
+{
+  const int64_t *amt;
+  double *acc;
+  int tw;
+} SumAcc;
+
+static void
+sum_acc_rows (void *user, int begin, int end)
+{
+  const SumAcc *a = user;
+
+  for (size_t i = (size_t) begin * a->tw; i < (size_t) end * a->tw; i++)
+    a->acc[i] += (double) a->amt[i] * (1.0 / (double) TG__FLOW_ONE);
+}
+
+/* Water a band sends to a sample of the next band up or down. */
+typedef struct
+{
+  int32_t to;
+  int64_t amt;
+} SumMsg;
+
+typedef struct
+{
+  SumMsg *a;
+  size_t n, cap;
+} SumMsgs;
+
+/* Rows of a band of the parallel sums, and the rounds after which the
+ * rest is summed on one thread (a river that keeps crossing a band edge
+ * takes a round a crossing). */
+#define SUM_BAND 128
+#define SUM_ROUNDS 64
+
+/* The sums over bands of rows, each band's Kahn walk on its own samples,
+ * the water that crosses into the next band passed on in rounds: in a
+ * round, every band takes what its neighbours sent in the last one and
+ * walks on.  Integers, so neither the bands nor the rounds change a bit. */
+typedef struct
+{
+  const int32_t *to;
+  int64_t *amt;
+  uint8_t *donors;
+  int32_t *queue; /* band b's walk in [its first sample, ...) */
+  size_t *head, *tail;
+  int tw, th, n_bands, round;
+  SumMsgs *out;   /* [2][n_bands][2]: by round parity, band, up / down */
+  size_t *sent;   /* per band, this round */
+  int8_t *failed; /* per band: out of memory */
+} SumJob;
+
+#define SUM_OUT(j, parity, b, down) (&(j)->out[((size_t) (parity) * (j)->n_bands + (b)) * 2 + (down)])
+
+static void
+sum_band_walk (SumJob *j, int b, int lo_row, int hi_row)
+{
+  size_t lo = (size_t) lo_row * j->tw, hi = (size_t) hi_row * j->tw;
+  size_t head = j->head[b], tail = j->tail[b], sent = 0;
+  int32_t *queue = j->queue;
+
+  while (head < tail)
+    {
+      int32_t c = queue[head++], t = j->to[c];
+      if (t < 0)
+        continue;
+      if ((size_t) t >= lo && (size_t) t < hi)
+        {
+          j->amt[t] += j->amt[c];
+          if (--j->donors[t] == 0)
+            queue[tail++] = t;
+          continue;
+        }
+      {
+        SumMsgs *m = SUM_OUT (j, j->round & 1, b, (size_t) t >= hi);
+        if (m->n == m->cap)
+          {
+            size_t cap = m->cap ? 2 * m->cap : 256;
+            SumMsg *g = realloc (m->a, sizeof (SumMsg) * cap);
+            if (!g)
+              {
+                j->failed[b] = 1;
+                break;
+              }
+            m->a = g;
+            m->cap = cap;
+          }
+        m->a[m->n].to = t;
+        m->a[m->n].amt = j->amt[c];
+        m->n++;
+        sent++;
+      }
+    }
+  j->head[b] = head;
+  j->tail[b] = tail;
+  j->sent[b] = sent;
+}
+
+/* Takes the water the neighbours of band B sent in the last round. */
+static void
+sum_band_take (SumJob *j, int b)
+{
+  int last = (j->round - 1) & 1;
+
+  for (int side = 0; side < 2; side++)
+    {
+      int nb = side == 0 ? b - 1 : b + 1;
+      const SumMsgs *m;
+      if (nb < 0 || nb >= j->n_bands)
+        continue;
+      /* What band B - 1 sent down, or band B + 1 sent up. */
+      m = SUM_OUT (j, last, nb, side == 0);
+      for (size_t k = 0; k < m->n; k++)
+        {
+          int32_t t = m->a[k].to;
+          j->amt[t] += m->a[k].amt;
+          if (--j->donors[t] == 0)
+            j->queue[j->tail[b]++] = t;
+        }
+    }
+}
+
+static void
+sum_band_jobs (void *user, int begin, int end)
+{
+  SumJob *j = user;
+
+  for (int b = begin; b < end; b++)
+    {
+      int y0 = b * SUM_BAND, y1 = y0 + SUM_BAND < j->th ? y0 + SUM_BAND : j->th;
+      SUM_OUT (j, j->round & 1, b, 0)->n = 0;
+      SUM_OUT (j, j->round & 1, b, 1)->n = 0;
+      if (j->round == 0)
+        {
+          size_t lo = (size_t) y0 * j->tw;
+          j->head[b] = j->tail[b] = lo;
+          for (size_t i = lo; i < (size_t) y1 * j->tw; i++)
+            if (j->donors[i] == 0)
+              j->queue[j->tail[b]++] = (int32_t) i;
+        }
+      else
+        sum_band_take (j, b);
+      sum_band_walk (j, b, y0, y1);
+    }
+}
+
+/* The D8 sums of AMT along TO over a TW x TH tile on O's threads, with
+ * DONORS counted; 0, TG_ENOMEM, or TG_EINVAL on a cycle. */
+static int
+sums_parallel (const TgFlowOpts *o, const int32_t *to, int64_t *amt, uint8_t *donors,
+               int32_t *queue, int tw, int th)
+{
+  int n_bands = (th + SUM_BAND - 1) / SUM_BAND, rc = 0;
+  size_t total = 0;
+  SumJob j = { to, amt, donors, queue, calloc ((size_t) n_bands, sizeof (size_t)),
+               calloc ((size_t) n_bands, sizeof (size_t)), tw, th, n_bands, 0,
+               calloc ((size_t) n_bands * 4, sizeof (SumMsgs)),
+               calloc ((size_t) n_bands, sizeof (size_t)), calloc ((size_t) n_bands, 1) };
+
+  if (!j.head || !j.tail || !j.out || !j.sent || !j.failed)
+    rc = TG_ENOMEM;
+  for (; rc == 0; j.round++)
+    {
+      size_t sent = 0;
+      if (j.round == SUM_ROUNDS)
+        {
+          /* The rest on this thread, as one band. */
+          SumJob one = j;
+          size_t h0 = 0, t0 = 0, s0 = 0;
+          int8_t f0 = 0;
+          one.n_bands = 1;
+          one.head = &h0;
+          one.tail = &t0;
+          one.sent = &s0;
+          one.failed = &f0;
+          /* Gather every band's pending walk and what was last sent. */
+          for (int b = 0; b < n_bands; b++)
+            for (size_t k = j.head[b]; k < j.tail[b]; k++)
+              queue[t0++] = queue[k];
+          for (int b = 0; b < n_bands; b++)
+            for (int down = 0; down < 2; down++)
+              {
+                const SumMsgs *m = SUM_OUT (&j, (j.round - 1) & 1, b, down);
+                for (size_t k = 0; k < m->n; k++)
+                  {
+                    amt[m->a[k].to] += m->a[k].amt;
+                    if (--donors[m->a[k].to] == 0)
+                      queue[t0++] = m->a[k].to;
+                  }
+              }
+          total = 0;
+          for (int b = 0; b < n_bands; b++)
+            total += j.head[b] - (size_t) b * SUM_BAND * tw;
+          one.round = 0;
+          one.out = j.out;
+          sum_band_walk (&one, 0, 0, th);
+          total += h0;
+          rc = f0 ? TG_ENOMEM : 0;
+          break;
+        }
+      rc = o->parallel (o->parallel_ctx, n_bands, 1, sum_band_jobs, &j);
+      for (int b = 0; b < n_bands && rc == 0; b++)
+        {
+          if (j.failed[b])
+            rc = TG_ENOMEM;
+          sent += j.sent[b];
+        }
+      if (rc == 0 && sent == 0)
+        {
+          for (int b = 0; b < n_bands; b++)
+            total += j.tail[b] - (size_t) b * SUM_BAND * tw;
+          break;
+        }
+    }
+  if (rc == 0 && total != (size_t) tw * th)
+    rc = TG_EINVAL; /* a cycle: the ranks or the fill are broken */
+  if (j.out)
+    for (int k = 0; k < n_bands * 4; k++)
+      free (j.out[k].a);
+  free (j.head);
+  free (j.tail);
+  free (j.out);
+  free (j.sent);
+  free (j.failed);
+  return rc;
 }
 
 int
-tg__flow_route_sums (const TgFlowWindow *win, TgFlowDirs *d, const int64_t *inflow, double *acc,
-                     TgFlowBorder *border)
+tg__flow_route_sums (const TgFlowOpts *o, const TgFlowWindow *win, TgFlowDirs *d,
+                     const int64_t *inflow, double *acc, TgFlowBorder *border)
 {
   int tw = win->tw, th = win->th;
   size_t nt = (size_t) tw * (size_t) th, head = 0, tail = 0;
@@ -949,42 +1212,45 @@ tg__flow_route_sums (const TgFlowWindow *win, TgFlowDirs *d, const int64_t *infl
    * so their order does not matter, only which water reaches where.
    * Allocated after the MFD steps. */
   rc = TG_ENOMEM;
-  donors = calloc (nt ? nt : 1, 1);
+  donors = malloc (nt ? nt : 1);
   queue = malloc (sizeof (int32_t) * (nt ? nt : 1));
   to = malloc (sizeof (int32_t) * (nt ? nt : 1));
   if (border)
     link = malloc (sizeof (int32_t) * (nt ? nt : 1));
   if (!donors || !queue || !to || (border && !link))
     goto out;
-  /* TO: each sample's receiver in the tile (-1: none, or outside). */
-  for (int j = 0; j < th; j++)
-    for (int i = 0; i < tw; i++)
-      {
-        size_t c = (size_t) j * tw + i;
-        int q = dir[c], x = i + dx[q < 0 ? 0 : q], y = j + dy[q < 0 ? 0 : q];
-        to[c] = -1;
-        if (q >= 0 && x >= 0 && x < tw && y >= 0 && y < th)
-          {
-            to[c] = (int32_t) ((size_t) y * tw + x);
-            donors[to[c]]++;
-          }
-      }
-  for (size_t i = 0; i < nt; i++)
-    if (donors[i] == 0)
-      queue[tail++] = (int32_t) i;
-  while (head < tail)
-    {
-      int32_t c = queue[head++], j = to[c];
-      if (j < 0)
-        continue;
-      amt[j] += amt[c];
-      if (--donors[j] == 0)
-        queue[tail++] = j;
-    }
-  if (tail != nt)
-    {
-      rc = TG_EINVAL; /* a cycle: the ranks or the fill are broken */
+  /* TO: each sample's receiver in the tile (-1: none, or outside), and
+   * DONORS the samples that send to each. */
+  {
+    SumRows sr = { dir, to, donors, tw, th };
+    if (run_rows (o, th, tw, sum_rows, &sr) < 0)
       goto out;
+  }
+  if (o && o->parallel && !border)
+    {
+      if ((rc = sums_parallel (o, to, amt, donors, queue, tw, th)) < 0)
+        goto out;
+      rc = TG_ENOMEM;
+    }
+  else
+    {
+      for (size_t i = 0; i < nt; i++)
+        if (donors[i] == 0)
+          queue[tail++] = (int32_t) i;
+      while (head < tail)
+        {
+          int32_t c = queue[head++], j = to[c];
+          if (j < 0)
+            continue;
+          amt[j] += amt[c];
+          if (--donors[j] == 0)
+            queue[tail++] = j;
+        }
+      if (tail != nt)
+        {
+          rc = TG_EINVAL; /* a cycle: the ranks or the fill are broken */
+          goto out;
+        }
     }
   if (border)
     {
@@ -1019,8 +1285,11 @@ tg__flow_route_sums (const TgFlowWindow *win, TgFlowDirs *d, const int64_t *infl
         }
     }
   if (acc)
-    for (size_t i = 0; i < nt; i++)
-      acc[i] += (double) amt[i] * (1.0 / (double) TG__FLOW_ONE);
+    {
+      SumAcc sa = { amt, acc, tw };
+      if (run_rows (o, th, tw, sum_acc_rows, &sa) < 0)
+        goto out;
+    }
   rc = 0;
 out:
   tg__flow_dirs_free (d);

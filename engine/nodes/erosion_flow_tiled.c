@@ -60,7 +60,7 @@ whole (const TgFlowOpts *o, const float *hm, float *own_hm, int w, int h, double
   free (filled);
   free (rank);
   if (rc == 0)
-    rc = tg__flow_route_sums (&win, &d, NULL, acc, NULL);
+    rc = tg__flow_route_sums (o, &win, &d, NULL, acc, NULL);
   if (rc < 0 && acc_out)
     {
       free (*acc_out);

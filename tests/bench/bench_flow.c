@@ -64,7 +64,7 @@ run (const float *hm, int size, int threads, int runs)
       if (tg__flow_route_dirs (&o, &win, filled, rank, acc, &d) != 0)
         die ("MFD steps", NULL);
       c[3] = tg_cpu_s (), t[3] = tg_wall_s ();
-      if (tg__flow_route_sums (&win, &d, NULL, acc, NULL) != 0)
+      if (tg__flow_route_sums (&o, &win, &d, NULL, acc, NULL) != 0)
         die ("sums", NULL);
       c[4] = tg_cpu_s (), t[4] = tg_wall_s ();
       for (int p = 0; p < 4; p++)

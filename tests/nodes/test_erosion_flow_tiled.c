@@ -504,6 +504,67 @@ test_flow_kernels_agree (void)
   unsetenv ("TG_FLOW_ISA");
 }
 
+/* A slope down to a valley along rows 127 and 128, the lower of the two
+ * samples of each column alternating between them, so the river zigzags
+ * across the row where the parallel sums cut their first band (128 rows)
+ * hundreds of times, running east. */
+static void
+make_zigzag (int w, int h, float *hm)
+{
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        double z = 1.0 + 0.01 * fabs (y - 127.5) - 0.001 * x;
+        if ((y == 127 && x % 2 == 1) || (y == 128 && x % 2 == 0))
+          z += 0.0008;
+        hm[(size_t) y * w + x] = (float) z;
+      }
+}
+
+/* The D8 sums on several threads (bands of rows, the water crossing band
+ * edges passed on in rounds, the rest on one thread after many) give the
+ * one thread's bytes, on every terrain and on a river that crosses a band
+ * edge at every step. */
+static void
+test_flow_sums_parallel_exact (void)
+{
+  static const int sizes[][2] = { { 150, 300 }, { 600, 260 }, { 31, 129 } };
+
+  for (size_t k = 0; k < TG_N_ELEMENTS (sizes); k++)
+    for (int kind = 0; kind <= T_COUNT; kind++)
+      {
+        int w = sizes[k][0], h = sizes[k][1], calls = 0, diff = 0;
+        TgFlowOpts one = { .routing = TG__FLOW_D8, .exponent = 1.1 };
+        TgFlowOpts par = { .routing = TG__FLOW_D8, .exponent = 1.1, .parallel = backwards,
+                           .parallel_ctx = &calls };
+        float *hm = malloc (sizeof (float) * w * h);
+        double *a = malloc (sizeof (double) * w * h), *b = malloc (sizeof (double) * w * h);
+        const char *name = kind < T_COUNT ? terrain_names[kind] : "zigzag river";
+        if (kind < T_COUNT)
+          make_terrain (kind, w, h, hm);
+        else
+          make_zigzag (w, h, hm);
+        for (int r = 0; r < 2; r++)
+          {
+            one.routing = par.routing = r == 0 ? TG__FLOW_D8 : TG__FLOW_MFD;
+            TG_CHECK (tg__flow_whole (&one, hm, w, h, a) == 0);
+            memset (b, 0xff, sizeof (double) * w * h);
+            TG_CHECK (tg__flow_whole (&par, hm, w, h, b) == 0);
+            for (size_t i = 0; i < (size_t) w * h; i++)
+              diff += memcmp (&a[i], &b[i], sizeof (double)) != 0;
+          }
+        TG_CHECK_MSG (diff == 0, "%s %dx%d: %d samples differ", name, w, h, diff);
+        if (kind == T_COUNT && w == 600)
+          {
+            /* The river carries the whole slope east along the valley. */
+            TG_CHECK (a[(size_t) 127 * w + w - 1] + a[(size_t) 128 * w + w - 1] > 0.4 * w * h);
+          }
+        free (hm);
+        free (a);
+        free (b);
+      }
+}
+
 /* The floods' radix queue takes items in the binary heap's order: the
  * smallest key first, the smallest index among equal keys, with keys
  * pushed above the last taken as a flood does and many ties. */
@@ -558,6 +619,7 @@ main (void)
 {
   TG_RUN (test_flow_queue_order);
   TG_RUN (test_flow_fill_parallel_exact);
+  TG_RUN (test_flow_sums_parallel_exact);
   TG_RUN (test_flow_kernels_agree);
   TG_RUN (test_flow_tiled_exact);
   TG_RUN (test_flow_flats_reduce_bounded);
