@@ -253,6 +253,26 @@ rank_walks (void *user, int begin, int end)
     }
 }
 
+/* Each sample's rank from its walks, by rows: RANK is LOW, each sample's
+ * rank replacing its own steps to the way out. */
+typedef struct
+{
+  const uint8_t *flat;
+  const int32_t *low, *high, *label, *largest;
+  int32_t *rank;
+  int w;
+} RankRows;
+
+static void
+rank_rows (void *user, int begin, int end)
+{
+  const RankRows *r = user;
+
+  for (size_t i = (size_t) begin * r->w; i < (size_t) end * r->w; i++)
+    r->rank[i] = r->flat[i] ? tg__flow_flat_rank (r->low[i], r->high[i], r->largest[r->label[i]])
+                            : -1;
+}
+
 int
 tg__flow_ranks (const TgFlowOpts *o, const float *filled, int w, int h, int32_t *rank)
 {
@@ -302,8 +322,11 @@ tg__flow_ranks (const TgFlowOpts *o, const float *filled, int w, int h, int32_t 
   for (size_t i = 0; i < n; i++)
     if (flat[i] && high[i] > largest[label[i]])
       largest[label[i]] = high[i];
-  for (size_t i = 0; i < n; i++)
-    rank[i] = flat[i] ? tg__flow_flat_rank (low[i], high[i], largest[label[i]]) : -1;
+  {
+    RankRows rr = { flat, low, high, label, largest, rank, w };
+    if (run_rows (o, h, w, rank_rows, &rr) < 0)
+      goto out;
+  }
   rc = 0;
 out:
   free (largest);
