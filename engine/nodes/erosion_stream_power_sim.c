@@ -18,7 +18,11 @@
  *     basin's spill level is the highest pass on the tree's way to the
  *     edge (what a priority flood fills it to); its samples below it are
  *     a lake, whose outlet is the higher side of the pass that sets the
- *     level.  Then the stack again, from the edge alone.
+ *     level.  Then the stack again, from the edge alone: a forest, a
+ *     tree a sample of the edge, whose trees are cut into groups of about
+ *     the same size (by the samples, not the threads), each group a run
+ *     of the stack.
+ *  2-4 run on each group on its own, groups in parallel:
  *  2. Drainage area: each sample's cell area, summed down the stack in
  *     reverse.
  *  3. Incision, implicit as Braun and Willett (2013): down the stack from
@@ -44,10 +48,12 @@
  *     columns in parallel.
  *
  * The world's edge is base level: its samples keep their height, water
- * and sediment leave there.  Every serial loop runs in a fixed order and
- * every parallel one writes its own rows or columns, so the bytes do not
- * depend on the thread count.  Volumes are summed in fixed orders for the
- * budget a test checks: eroded = deposited + carried out.
+ * and sediment leave there.  Every serial loop runs in a fixed order,
+ * every parallel one writes its own rows or columns or trees (a tree's
+ * samples keep the order they have in one stack of the whole world), so
+ * the bytes do not depend on the thread count.  Volumes are summed in
+ * fixed orders for the budget a test checks (a group's, then the groups'
+ * in order): eroded = deposited + carried out.
  */
 #include <math.h>
 #include <stddef.h>
@@ -100,14 +106,35 @@ typedef struct
   const double *bspill;    /* while the lakes are found: each basin's spill level */
   const int32_t *boutlet;  /* and its lake's outlet */
   int32_t *lake;    /* a lake sample's outlet (the pass sample at its level), else -1 */
-  int32_t *lk_beg, *lk_len; /* an outlet's lake: a run of PIT (LK_BEG is the
-                             * depth-first walks' stack before) */
+  int32_t *lk_beg, *lk_len; /* an outlet's lake: a run of PIT (LK_BEG holds
+                             * the pits' basins' sizes before) */
   double *ero, *dep; /* the run's incised and deposited depths (may be NULL) */
   double dt, rdiff; /* this step's dt and D dt / cell² */
   double kl[2];     /* K dt / L^n for the two distances to a receiver */
   double *cp, *den; /* the diffusion's tridiagonal factors (DEN: reciprocals) */
   size_t basins_max; /* the most pits' basins a step found */
+  /* The stack is a forest, a tree a root on the world's edge (the pits'
+   * basins joined to it over their passes), each tree's walks independent
+   * of the others': the trees are cut into groups (consecutive roots, about
+   * SP_GROUP_SAMPLES samples each, however many threads run them), each
+   * group a run of the stack that a thread walks alone. */
+  int32_t *edge;        /* the roots: the world's edge samples, in the stack's order */
+  int32_t nedge;
+  int32_t *tsz;         /* each root's tree: its samples this step */
+  int32_t *rgroup;      /* each root's group */
+  int32_t ngroups;
+  size_t *gbeg;         /* group G is ORDER[GBEG[G] .. GBEG[G + 1]) */
+  int32_t *gord;        /* the groups, largest first (the order the threads take them) */
+  int32_t *gfirst;      /* group G's first root */
+  const int32_t *gpass, *gpass_beg; /* while the stack is built: each group's pits' basins'
+                                     * entries (their pass samples), in tree order */
+  TgSpStats *gsum;      /* each group's volumes, added up in group order */
+  int *grc;             /* each group's 0, TG_ENOMEM or TG_ECANCELLED */
 } Sp;
+
+/* About this many samples a group (a fixed figure: the groups, hence the
+ * order of every sum, do not depend on the thread count). */
+#define SP_GROUP_SAMPLES 16384
 
 static bool
 sp_cancelled (const Sp *s)
@@ -174,21 +201,24 @@ sp_donors (Sp *s)
 
 /* Appends to the stack the samples draining to ROOT, depth first (each
  * after its receiver, a river's samples together, so the walks down and
- * up the stack stay near in memory), each into basin B if BASIN is not
- * NULL.  LK_BEG is the walk's own stack (free until the lakes are
- * listed).  Returns the new length. */
+ * up the stack stay near in memory), each into basin B of BASIN and, if
+ * TREE is not NULL, labelled T there.  The walk's own stack grows down
+ * from the end of ORDER: the samples stacked and those waiting are
+ * different samples, never more than all of them.  Returns the new
+ * length. */
 static size_t
-sp_dfs (Sp *s, int32_t root, size_t tail, int32_t *basin, int32_t b)
+sp_dfs (Sp *s, int32_t root, size_t tail, int32_t *basin, int32_t b, int32_t *tree, int32_t t)
 {
-  int32_t *stk = s->lk_beg;
-  size_t top = 0;
+  int32_t *end = s->order + s->n;
+  ptrdiff_t top = 0;
 
-  stk[top++] = root;
-  if (basin)
-    basin[root] = b;
+  end[-++top] = root;
+  basin[root] = b;
+  if (tree)
+    tree[root] = t;
   while (top > 0)
     {
-      int32_t c = stk[--top];
+      int32_t c = end[-top--];
       unsigned m = s->dmask[c];
       s->order[tail++] = c;
       while (m)
@@ -196,9 +226,10 @@ sp_dfs (Sp *s, int32_t root, size_t tail, int32_t *basin, int32_t b)
           int q = __builtin_ctz (m);
           int32_t d = (int32_t) ((ptrdiff_t) c + s->off[q]);
           m &= m - 1;
-          if (basin)
-            basin[d] = b;
-          stk[top++] = d;
+          basin[d] = b;
+          if (tree)
+            tree[d] = t;
+          end[-++top] = d;
         }
     }
   return tail;
@@ -218,17 +249,20 @@ sp_dir (const Sp *s, int32_t a, int32_t b)
 
 /* As sp_dfs, for the final stack: the samples of basin BASIN[ROOT] that
  * drain to ROOT (a pit's basin drains into another only over its pass,
- * whose own walk comes later). */
+ * whose own walk comes later), appended at TAIL of a group's run of the
+ * stack that ends at END, the walk's own stack growing down from there.
+ * Returns the new length, or END + 1 if the run is too short (cannot
+ * happen: a group's size is its basins'). */
 static size_t
-sp_dfs_in (Sp *s, int32_t root, size_t tail, const int32_t *basin)
+sp_dfs_in (Sp *s, int32_t root, size_t tail, size_t end, const int32_t *basin)
 {
-  int32_t *stk = s->lk_beg, b = basin[root];
-  size_t top = 0;
+  int32_t *stk = s->order + end, b = basin[root];
+  ptrdiff_t top = 0;
 
-  stk[top++] = root;
+  stk[-++top] = root;
   while (top > 0)
     {
-      int32_t c = stk[--top];
+      int32_t c = stk[-top--];
       unsigned m = s->dmask[c];
       s->order[tail++] = c;
       while (m)
@@ -236,8 +270,11 @@ sp_dfs_in (Sp *s, int32_t root, size_t tail, const int32_t *basin)
           int q = __builtin_ctz (m);
           int32_t d = (int32_t) ((ptrdiff_t) c + s->off[q]);
           m &= m - 1;
-          if (basin[d] == b)
-            stk[top++] = d;
+          if (basin[d] != b)
+            continue;
+          if (tail + (size_t) top >= end)
+            return end + 1;
+          stk[-++top] = d;
         }
     }
   return tail;
@@ -288,39 +325,102 @@ sp_join_flats (Sp *s)
 }
 
 /* The stack of Braun and Willett (2013), O(n), no sort: depth first up
- * the donors from the world's edge (its samples in index order: basin 0,
- * the first NSEA samples of the stack) and then from each pit in index
- * order (basins 1 .. *NB, each a run of the stack that starts at its
- * pit).  Returns the number of samples stacked (all of them unless the
+ * the donors from the world's edge (its samples in the order of EDGE:
+ * basin 0, each root's tree labelled in TREE and its size in TSZ) and then from each pit in index order (basins
+ * 1 .. *NB, each a run of the stack that starts at its pit, its size in
+ * BSZ).  Returns the number of samples stacked (all of them unless the
  * receivers have a cycle, which they never do). */
 static size_t
-sp_stack (Sp *s, int32_t *basin, size_t *nsea, int32_t *nb)
+sp_stack (Sp *s, int32_t *basin, int32_t *tree, int32_t *bsz, int32_t *nb)
 {
   int w = s->w, h = s->h;
   size_t tail = 0;
 
   sp_donors (s);
-  for (int x = 0; x < w; x++)
-    tail = sp_dfs (s, x, tail, basin, 0);
-  for (int y = 1; y < h - 1; y++)
+  for (int32_t j = 0; j < s->nedge; j++)
     {
-      tail = sp_dfs (s, y * w, tail, basin, 0);
-      if (w > 1)
-        tail = sp_dfs (s, y * w + w - 1, tail, basin, 0);
+      size_t t0 = tail;
+      tail = sp_dfs (s, s->edge[j], tail, basin, 0, tree, j);
+      s->tsz[j] = (int32_t) (tail - t0);
     }
-  if (h > 1)
-    for (int x = 0; x < w; x++)
-      tail = sp_dfs (s, (h - 1) * w + x, tail, basin, 0);
-  *nsea = tail;
   *nb = 0;
   for (int y = 1; y < h - 1; y++)
     for (int x = 1; x < w - 1; x++)
       {
         int32_t k = y * w + x;
         if (s->rec[k] == k)
-          tail = sp_dfs (s, k, tail, basin, ++*nb);
+          {
+            size_t t0 = tail;
+            tail = sp_dfs (s, k, tail, basin, ++*nb, NULL, 0);
+            bsz[*nb] = (int32_t) (tail - t0);
+          }
       }
   return tail;
+}
+
+/* The groups of this step's trees: each root's tree is its sea run (TSZ
+ * already) and the pits' basins BTREE puts in it (1 .. NB, sizes BSZ);
+ * consecutive roots make a group until it holds SP_GROUP_SAMPLES.  Then
+ * the groups' order for the threads, largest first. */
+static void
+sp_groups (Sp *s, const int32_t *btree, const int32_t *bsz, int32_t nb)
+{
+  size_t acc = 0;
+  int32_t g = 0;
+
+  for (int32_t b = 1; b <= nb; b++)
+    s->tsz[btree[b]] += bsz[b];
+  s->gbeg[0] = 0;
+  for (int32_t j = 0; j < s->nedge; j++)
+    {
+      if (acc == 0)
+        s->gfirst[g] = j;
+      s->rgroup[j] = g;
+      acc += (size_t) s->tsz[j];
+      if (acc >= SP_GROUP_SAMPLES || j == s->nedge - 1)
+        {
+          s->gbeg[g + 1] = s->gbeg[g] + acc;
+          acc = 0;
+          g++;
+        }
+    }
+  s->gfirst[g] = s->nedge;
+  s->ngroups = g;
+  /* Largest first (insertion sort: a few hundred groups; ties by index). */
+  for (int32_t k = 0; k < g; k++)
+    {
+      int32_t t = k, x = k;
+      size_t sz = s->gbeg[x + 1] - s->gbeg[x];
+      while (t > 0 && s->gbeg[s->gord[t - 1] + 1] - s->gbeg[s->gord[t - 1]] < sz)
+        {
+          s->gord[t] = s->gord[t - 1];
+          t--;
+        }
+      s->gord[t] = x;
+    }
+}
+
+/* The final stack, groups [BEGIN, END) of GORD in parallel: each group's
+ * run is its roots' sea runs and then its pits' basins (down the tree of
+ * basins), each depth first from its pass within itself; the trees keep
+ * the samples' order of a single stack of all the sea and then all the
+ * basins, so every sum down or up a tree is made in the same order. */
+static void
+sp_stack_groups (void *user, int begin, int end)
+{
+  Sp *s = user;
+  const int32_t *basin = s->pit;
+
+  for (int t = begin; t < end; t++)
+    {
+      int32_t g = s->gord[t];
+      size_t tail = s->gbeg[g], e = s->gbeg[g + 1];
+      for (int32_t j = s->gfirst[g]; j < s->gfirst[g + 1] && tail <= e; j++)
+        tail = sp_dfs_in (s, s->edge[j], tail, e, basin);
+      for (int32_t k = s->gpass_beg[g]; k < s->gpass_beg[g + 1] && tail <= e; k++)
+        tail = sp_dfs_in (s, s->gpass[k], tail, e, basin);
+      s->grc[g] = tail == e ? 0 : TG_ENOMEM; /* cannot happen */
+    }
 }
 
 /* A pass between two basins: the lowest crossing (the higher of two
@@ -402,8 +502,9 @@ sp_lake_rows (void *user, int begin, int end)
 static int
 sp_route (Sp *s)
 {
-  size_t n = s->n, nsea;
+  size_t n = s->n;
   int32_t nb = 0, *basin = s->pit; /* free until the lakes are listed */
+  int32_t *gpass = NULL, *gpass_beg = NULL;
   int32_t *touch = NULL, *uf = NULL, *root = NULL, *tadj = NULL, *toff = NULL, *tq = NULL;
   int32_t *bpar = NULL, *bin = NULL, *bout = NULL, *outlet = NULL;
   double *spill = NULL;
@@ -418,12 +519,17 @@ sp_route (Sp *s)
   if (sp_cancelled (s))
     return TG_ECANCELLED;
   sp_join_flats (s);
-  if (sp_stack (s, basin, &nsea, &nb) != n)
+  /* LAKE (free until the lakes are found) labels the sea's samples with
+   * their trees, LK_BEG (free until the lakes are listed) gets the pits'
+   * basins' sizes. */
+  if (sp_stack (s, basin, s->lake, s->lk_beg, &nb) != n)
     return TG_ENOMEM;
   if ((size_t) nb > s->basins_max)
     s->basins_max = (size_t) nb;
   if (nb == 0)
     {
+      /* The stack is final: the groups' runs are their roots'. */
+      sp_groups (s, NULL, NULL, 0);
       memset (s->lake, 0xff, sizeof (int32_t) * n);
       return 0;
     }
@@ -602,6 +708,28 @@ sp_route (Sp *s)
     if (qt != nb + 1)
       goto out; /* cannot happen: the grid's basins are connected */
   }
+  /* Each basin's tree (UF, free since Kruskal), down the tree of basins:
+   * its parent's, or the sea sample's its pass leads to; the groups; and
+   * each group's basins, in the tree's order. */
+  for (int32_t t = 1; t <= nb; t++)
+    {
+      int32_t c = tq[t], p = bpar[c];
+      uf[c] = p == 0 ? s->lake[bout[c]] : uf[p];
+    }
+  sp_groups (s, uf, s->lk_beg, nb);
+  gpass = malloc (sizeof (int32_t) * (size_t) nb);
+  gpass_beg = calloc ((size_t) s->ngroups + 2, sizeof (int32_t));
+  if (!gpass || !gpass_beg)
+    goto out;
+  for (int32_t t = 1; t <= nb; t++)
+    gpass_beg[s->rgroup[uf[tq[t]]] + 2]++;
+  for (int32_t g = 0; g < s->ngroups; g++)
+    gpass_beg[g + 2] += gpass_beg[g + 1];
+  for (int32_t t = 1; t <= nb; t++)
+    {
+      int32_t c = tq[t];
+      gpass[gpass_beg[s->rgroup[uf[c]] + 1]++] = bin[c];
+    }
   /* Carve: reverse the receivers from each basin's pass down to its pit,
    * and let the pass drain over to the other side (the donor masks
    * follow). */
@@ -625,19 +753,17 @@ sp_route (Sp *s)
   s->boutlet = outlet;
   if ((rc = sp_parallel (s, s->h, 64, sp_lake_rows, s)) < 0)
     goto out;
-  /* The final stack: the edge's basin as it was, then each pit's basin
-   * after its parent (down the tree), depth first from its pass within
-   * itself. */
-  {
-    size_t tail = nsea;
-    for (int32_t t = 1; t <= nb; t++)
-      tail = sp_dfs_in (s, bin[tq[t]], tail, basin);
-    if (tail != n)
+  /* The final stack, a group at a time. */
+  s->gpass = gpass;
+  s->gpass_beg = gpass_beg;
+  if ((rc = sp_parallel (s, s->ngroups, 1, sp_stack_groups, s)) < 0)
+    goto out;
+  for (int32_t g = 0; g < s->ngroups; g++)
+    if (s->grc[g] < 0)
       {
-        rc = TG_ENOMEM; /* cannot happen: every basin drains to its pass */
+        rc = s->grc[g]; /* cannot happen: every basin drains to its pass */
         goto out;
       }
-  }
   /* Each lake's samples, a run of PIT at its outlet, in index order. */
   {
     int32_t off = 0;
@@ -663,6 +789,9 @@ sp_route (Sp *s)
   }
   rc = 0;
 out:
+  free (gpass);
+  free (gpass_beg);
+  s->gpass = s->gpass_beg = NULL;
   free (hslot);
   free (touch);
   free (uf);
@@ -841,95 +970,76 @@ sp_fill_lake (Sp *s, int32_t outlet, double v, TgSpStats *st)
   return used;
 }
 
-/* Step 3's parts that need no upstream result, rows [BEGIN, END) in
- * parallel: ZN gets each sample's height uplifted (its own on the edge)
- * and QS (free until step 4) F = K dt A^m / L^n, 0 where nothing incises
- * (the edge, under water, above the channel head). */
-static void
-sp_incision_rows (void *user, int begin, int end)
+/* Steps 2 to 4 on one group's run of the stack [B, E) (its trees touch
+ * nothing of the others'), its volumes summed into ST.  0, TG_ENOMEM or
+ * TG_ECANCELLED. */
+static int
+sp_fluvial_run (Sp *s, size_t b, size_t e, TgSpStats *st)
 {
-  Sp *s = user;
   const TgSpParams *p = s->p;
-  double g = p->deposition;
+  const int32_t *order = s->order, *rec = s->rec;
+  double a = s->cell_area, g = p->deposition, *area = s->area, *zn = s->zn, *qs = s->qs;
 
-  for (size_t i = (size_t) begin * s->w; i < (size_t) end * s->w; i++)
+  /* Step 2, up the stack. */
+  for (size_t k = b; k < e; k++)
+    area[order[k]] = a;
+  for (size_t k = e; k-- > b;)
     {
-      int32_t r = s->rec[i];
-      if (r == (int32_t) i)
+      int32_t i = order[k], r = rec[i];
+      if (r != i)
+        area[r] += area[i];
+    }
+  if (sp_cancelled (s))
+    return TG_ECANCELLED;
+  /* Step 3, down the stack: a receiver's new height comes first.  F =
+   * K dt A^m / L^n, none under water or above the channel head (F = 0
+   * leaves the uplifted height).  QS becomes the volume incised here, the
+   * sediment each sample starts step 4 with. */
+  for (size_t k = b; k < e; k++)
+    {
+      int32_t i = order[k], r = rec[i];
+      double ex = 0.0, u;
+      if ((k & 0xfff) == 0 && sp_cancelled (s))
+        return TG_ECANCELLED;
+      if (r == i)
         {
-          s->zn[i] = s->z[i];
-          s->qs[i] = 0.0;
+          zn[i] = s->z[i];
+          qs[i] = 0.0;
           continue;
         }
-      s->zn[i] = s->z[i] + sp_uplift (s, i);
-      s->share[i] = g > 0.0 ? g / (s->area[i] + g * s->cell_area) : 0.0;
-      if (s->lake[i] >= 0 || s->area[i] < p->channel_area)
-        s->qs[i] = 0.0; /* under water, or above the channel head: no incision */
-      else
-        s->qs[i] = s->kl[sp_diagonal (s, (int32_t) i, r)] * pow (s->area[i], p->m);
-    }
-}
-
-/* Steps 2 to 4.  0, TG_ENOMEM or TG_ECANCELLED. */
-__attribute__ ((noinline)) static int
-sp_fluvial (Sp *s, TgSpStats *st)
-{
-  const TgSpParams *p = s->p;
-  size_t n = s->n;
-  double a = s->cell_area, kdt = p->erodibility * s->dt;
-  int rc;
-
-  s->kl[0] = kdt / pow (s->cell, p->n);
-  s->kl[1] = kdt / pow (s->cell * M_SQRT2, p->n);
-  for (size_t k = 0; k < n; k++)
-    s->area[k] = a;
-  for (size_t k = n; k-- > 0;)
-    {
-      int32_t i = s->order[k], r = s->rec[i];
-      if ((k & 0xfff) == 0 && sp_cancelled (s))
-        return TG_ECANCELLED;
-      if (r != i)
-        s->area[r] += s->area[i];
-    }
-  if ((rc = sp_parallel (s, s->h, 16, sp_incision_rows, s)) < 0)
-    return rc;
-  /* Down the stack: a receiver's new height comes first.  (F = 0 leaves
-   * the uplifted height.)  QS becomes the volume incised here, the
-   * sediment each sample starts step 4 with. */
-  for (size_t k = 0; k < n; k++)
-    {
-      int32_t i = s->order[k], r = s->rec[i];
-      double e = 0.0;
-      if ((k & 0xfff) == 0 && sp_cancelled (s))
-        return TG_ECANCELLED;
-      if (r != i)
+      u = sp_uplift (s, (size_t) i);
+      zn[i] = s->z[i] + u;
+      s->share[i] = g > 0.0 ? g / (area[i] + g * a) : 0.0;
+      st->uplift += u * a;
+      if (s->lake[i] < 0 && !(area[i] < p->channel_area))
         {
-          st->uplift += sp_uplift (s, (size_t) i) * a;
-          if (s->qs[i] > 0.0)
+          double f = s->kl[sp_diagonal (s, i, r)] * pow (area[i], p->m);
+          if (f > 0.0)
             {
-              double h0 = s->zn[i];
-              s->zn[i] = sp_incise (h0, s->zn[r], s->qs[i], p->n);
-              e = h0 - s->zn[i];
-              e = e > 0.0 ? e : 0.0;
-              st->eroded += e * a;
+              double h0 = zn[i];
+              zn[i] = sp_incise (h0, zn[r], f, p->n);
+              ex = h0 - zn[i];
+              ex = ex > 0.0 ? ex : 0.0;
+              st->eroded += ex * a;
               if (s->ero)
-                s->ero[i] += e;
+                s->ero[i] += ex;
             }
         }
-      s->qs[i] = e * a;
+      qs[i] = ex * a;
     }
-  /* Up the stack: a sample's sediment is complete once its donors are
-   * done.  What reaches a lake sample goes to its outlet, which fills
-   * the lake before passing the rest on. */
-  for (size_t k = n; k-- > 0;)
+  /* Step 4, up the stack: a sample's sediment is complete once its donors
+   * are done.  What reaches a lake sample goes to its outlet, which fills
+   * the lake before passing the rest on (the lake and its outlet are in
+   * the outlet's tree). */
+  for (size_t k = e; k-- > b;)
     {
-      int32_t i = s->order[k], r = s->rec[i];
-      double qin = s->qs[i], d;
+      int32_t i = order[k], r = rec[i];
+      double qin = qs[i], d;
       if ((k & 0xfff) == 0 && sp_cancelled (s))
         return TG_ECANCELLED;
       if (s->lake[i] >= 0)
         {
-          s->qs[s->lake[i]] += qin;
+          qs[s->lake[i]] += qin;
           continue;
         }
       if (s->lk_len[i] > 0)
@@ -945,11 +1055,50 @@ sp_fluvial (Sp *s, TgSpStats *st)
           continue;
         }
       d = qin * s->share[i];
-      s->zn[i] += d;
-      s->qs[r] += qin - d * a;
+      zn[i] += d;
+      qs[r] += qin - d * a;
       if (s->dep)
         s->dep[i] += d;
       st->deposited += d * a;
+    }
+  return 0;
+}
+
+/* Steps 2 to 4, groups [BEGIN, END) of GORD in parallel. */
+static void
+sp_fluvial_groups (void *user, int begin, int end)
+{
+  Sp *s = user;
+
+  for (int t = begin; t < end; t++)
+    {
+      int32_t g = s->gord[t];
+      memset (&s->gsum[g], 0, sizeof s->gsum[g]);
+      s->grc[g] = sp_fluvial_run (s, s->gbeg[g], s->gbeg[g + 1], &s->gsum[g]);
+    }
+}
+
+/* Steps 2 to 4, every group, their volumes added up in group order.  0,
+ * TG_ENOMEM or TG_ECANCELLED. */
+__attribute__ ((noinline)) static int
+sp_fluvial (Sp *s, TgSpStats *st)
+{
+  const TgSpParams *p = s->p;
+  double kdt = p->erodibility * s->dt;
+  int rc;
+
+  s->kl[0] = kdt / pow (s->cell, p->n);
+  s->kl[1] = kdt / pow (s->cell * M_SQRT2, p->n);
+  if ((rc = sp_parallel (s, s->ngroups, 1, sp_fluvial_groups, s)) < 0)
+    return rc;
+  for (int32_t g = 0; g < s->ngroups; g++)
+    {
+      if (s->grc[g] < 0)
+        return s->grc[g];
+      st->uplift += s->gsum[g].uplift;
+      st->eroded += s->gsum[g].eroded;
+      st->deposited += s->gsum[g].deposited;
+      st->outflux += s->gsum[g].outflux;
     }
   return 0;
 }
@@ -1076,6 +1225,14 @@ sp_clear (Sp *s)
   free (s->rdir);
   free (s->cp);
   free (s->den);
+  free (s->edge);
+  free (s->tsz);
+  free (s->rgroup);
+  free (s->gbeg);
+  free (s->gord);
+  free (s->gfirst);
+  free (s->gsum);
+  free (s->grc);
 }
 
 int
@@ -1085,6 +1242,7 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
   Sp s = { 0 };
   TgSpStats st = { 0 };
   int steps = tg__sp_steps (p), rc = 0, len = w > h ? w : h;
+  size_t gmax;
   double *own;
 
   s.o = o;
@@ -1121,8 +1279,35 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
     s.off[q] = sp_dy[q] * (ptrdiff_t) w + sp_dx[q];
   s.cp = malloc (sizeof (double) * (size_t) (len + 1));
   s.den = malloc (sizeof (double) * (size_t) (len + 1));
+  /* The roots in the stack's order: the top row, the left and right
+   * samples of the rows between, the bottom row. */
+  s.edge = malloc (sizeof (int32_t) * (2 * (size_t) w + 2 * (size_t) h));
+  if (s.edge)
+    {
+      for (int x = 0; x < w; x++)
+        s.edge[s.nedge++] = x;
+      for (int y = 1; y < h - 1; y++)
+        {
+          s.edge[s.nedge++] = y * w;
+          if (w > 1)
+            s.edge[s.nedge++] = y * w + w - 1;
+        }
+      if (h > 1)
+        for (int x = 0; x < w; x++)
+          s.edge[s.nedge++] = (h - 1) * w + x;
+    }
+  gmax = s.n / SP_GROUP_SAMPLES + 1;
+  gmax = gmax < (size_t) s.nedge ? gmax : (size_t) s.nedge;
+  s.tsz = malloc (sizeof (int32_t) * (2 * (size_t) w + 2 * (size_t) h));
+  s.rgroup = malloc (sizeof (int32_t) * (2 * (size_t) w + 2 * (size_t) h));
+  s.gbeg = malloc (sizeof (size_t) * (gmax + 1));
+  s.gord = malloc (sizeof (int32_t) * (gmax + 1));
+  s.gfirst = malloc (sizeof (int32_t) * (gmax + 1));
+  s.gsum = malloc (sizeof (TgSpStats) * (gmax + 1));
+  s.grc = malloc (sizeof (int) * (gmax + 1));
   if (!own || !s.fill || !s.share || !s.area || !s.qs || !s.rec || !s.order || !s.pit || !s.lake || !s.lk_beg
-      || !s.lk_len || !s.dmask || !s.rdir || !s.cp || !s.den)
+      || !s.lk_len || !s.dmask || !s.rdir || !s.cp || !s.den || !s.edge || !s.tsz || !s.rgroup || !s.gbeg
+      || !s.gord || !s.gfirst || !s.gsum || !s.grc)
     {
       free (own);
       sp_clear (&s);
@@ -1141,7 +1326,9 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
         rc = sp_route (&s);
       if (rc < 0)
         break;
-      if ((rc = sp_fluvial (&s, &st)) < 0 || (rc = sp_diffuse (&s, &st)) < 0)
+      if ((rc = sp_fluvial (&s, &st)) < 0)
+        break;
+      if ((rc = sp_diffuse (&s, &st)) < 0)
         break;
       tmp = s.z;
       s.z = s.zn;
