@@ -122,12 +122,15 @@ typedef struct
   int32_t nedge;
   int32_t *tsz;         /* each root's tree: its samples this step */
   int32_t *rgroup;      /* each root's group */
-  int32_t ngroups;
+  int32_t ngroups, gmax;
   size_t *gbeg;         /* group G is ORDER[GBEG[G] .. GBEG[G + 1]) */
   int32_t *gord;        /* the groups, largest first (the order the threads take them) */
   int32_t *gfirst;      /* group G's first root */
   const int32_t *gpass, *gpass_beg; /* while the stack is built: each group's pits' basins'
                                      * entries (their pass samples), in tree order */
+  const int32_t *pits;  /* while the basins are found: the pits, in index order */
+  int32_t *scratch_tree, *scratch_bsz; /* and the sea's trees, the basins' sizes */
+  int *lrc;             /* and each chunk of roots' 0 or TG_ENOMEM */
   TgSpStats *gsum;      /* each group's volumes, added up in group order */
   int *grc;             /* each group's 0, TG_ENOMEM or TG_ECANCELLED */
 } Sp;
@@ -182,57 +185,69 @@ sp_receiver_rows (void *user, int begin, int end)
       }
 }
 
-/* The donors of every sample from the receivers' directions: bit Q of
- * DMASK is set when neighbour Q drains to it (a pass in index order, each
- * sample touching its receiver, a neighbour). */
+/* The donors of every sample from the receivers' directions, rows
+ * [BEGIN, END) in parallel: bit Q of DMASK is set when neighbour Q drains
+ * to it. */
 static void
-sp_donors (Sp *s)
+sp_donor_rows (void *user, int begin, int end)
 {
-  static const uint8_t opposite[9] = { 1, 0, 3, 2, 7, 6, 5, 4, 8 };
+  static const uint8_t opposite[8] = { 1, 0, 3, 2, 7, 6, 5, 4 };
+  Sp *s = user;
+  int w = s->w, h = s->h;
 
-  memset (s->dmask, 0, s->n);
-  for (size_t k = 0; k < s->n; k++)
-    {
-      int q = s->rdir[k];
-      if (q < 8)
-        s->dmask[(ptrdiff_t) k + s->off[q]] |= (uint8_t) (1u << opposite[q]);
-    }
+  for (int y = begin; y < end; y++)
+    for (int x = 0; x < w; x++)
+      {
+        size_t k = (size_t) y * w + x;
+        unsigned m = 0;
+        if (x > 0 && y > 0 && x < w - 1 && y < h - 1)
+          for (int q = 0; q < 8; q++)
+            m |= (unsigned) (s->rdir[(ptrdiff_t) k + s->off[q]] == opposite[q]) << q;
+        else
+          for (int q = 0; q < 8; q++)
+            {
+              int nx = x + sp_dx[q], ny = y + sp_dy[q];
+              if (nx >= 0 && ny >= 0 && nx < w && ny < h)
+                m |= (unsigned) (s->rdir[(ptrdiff_t) k + s->off[q]] == opposite[q]) << q;
+            }
+        s->dmask[k] = (uint8_t) m;
+      }
 }
 
-/* Appends to the stack the samples draining to ROOT, depth first (each
- * after its receiver, a river's samples together, so the walks down and
- * up the stack stay near in memory), each into basin B of BASIN and, if
- * TREE is not NULL, labelled T there.  The walk's own stack grows down
- * from the end of ORDER: the samples stacked and those waiting are
- * different samples, never more than all of them.  Returns the new
- * length. */
-static size_t
-sp_dfs (Sp *s, int32_t root, size_t tail, int32_t *basin, int32_t b, int32_t *tree, int32_t t)
+/* Labels the samples draining to ROOT (ROOT too) basin B in BASIN and,
+ * if TREE is not NULL, T there; depth first on *STK (its size *CAP,
+ * grown as needed).  Returns their number, or -1 when out of memory. */
+static ptrdiff_t
+sp_label (const Sp *s, int32_t root, int32_t *basin, int32_t b, int32_t *tree, int32_t t,
+          int32_t **stk, size_t *cap)
 {
-  int32_t *end = s->order + s->n;
-  ptrdiff_t top = 0;
+  size_t top = 0, count = 0;
 
-  end[-++top] = root;
-  basin[root] = b;
-  if (tree)
-    tree[root] = t;
+  (*stk)[top++] = root;
   while (top > 0)
     {
-      int32_t c = end[-top--];
+      int32_t c = (*stk)[--top];
       unsigned m = s->dmask[c];
-      s->order[tail++] = c;
+      basin[c] = b;
+      if (tree)
+        tree[c] = t;
+      count++;
+      if (top + 8 > *cap)
+        {
+          int32_t *ns = realloc (*stk, sizeof (int32_t) * *cap * 2);
+          if (!ns)
+            return -1;
+          *stk = ns;
+          *cap *= 2;
+        }
       while (m)
         {
           int q = __builtin_ctz (m);
-          int32_t d = (int32_t) ((ptrdiff_t) c + s->off[q]);
           m &= m - 1;
-          basin[d] = b;
-          if (tree)
-            tree[d] = t;
-          end[-++top] = d;
+          (*stk)[top++] = (int32_t) ((ptrdiff_t) c + s->off[q]);
         }
     }
-  return tail;
+  return (ptrdiff_t) count;
 }
 
 /* Which neighbour of A sample B is. */
@@ -289,13 +304,14 @@ sp_dfs_in (Sp *s, int32_t root, size_t tail, size_t end, const int32_t *basin)
  * neighbours' order), every receiver a neighbour, so the carve from the
  * pass crosses the flat toward its outlet as for any basin.  Serial, in
  * index order: the same for any thread count.  ORDER is the queue (free
- * until the stack is built). */
-static void
-sp_join_flats (Sp *s)
+ * until the stack is built).  PITS gets the pits left, in index order;
+ * returns their number. */
+static int32_t
+sp_join_flats (Sp *s, int32_t *pits)
 {
   static const uint8_t opposite[8] = { 1, 0, 3, 2, 7, 6, 5, 4 };
   int w = s->w, h = s->h;
-  int32_t *queue = s->order;
+  int32_t *queue = s->order, nb = 0;
 
   for (int y = 1; y < h - 1; y++)
     for (int x = 1; x < w - 1; x++)
@@ -304,6 +320,7 @@ sp_join_flats (Sp *s)
         double zs = s->z[seed];
         if (s->rec[seed] != seed)
           continue;
+        pits[nb++] = seed;
         queue[qt++] = seed;
         while (qh < qt)
           {
@@ -322,40 +339,71 @@ sp_join_flats (Sp *s)
               }
           }
       }
+  return nb;
 }
 
-/* The stack of Braun and Willett (2013), O(n), no sort: depth first up
- * the donors from the world's edge (its samples in the order of EDGE:
- * basin 0, each root's tree labelled in TREE and its size in TSZ) and then from each pit in index order (basins
- * 1 .. *NB, each a run of the stack that starts at its pit, its size in
- * BSZ).  Returns the number of samples stacked (all of them unless the
- * receivers have a cycle, which they never do). */
-static size_t
-sp_stack (Sp *s, int32_t *basin, int32_t *tree, int32_t *bsz, int32_t *nb)
-{
-  int w = s->w, h = s->h;
-  size_t tail = 0;
+/* The basins, roots [BEGIN, END) of the edge's and then the pits' in
+ * parallel: basin 0 (each root's tree labelled in SCRATCH_TREE, its size
+ * in TSZ) drains to the world's edge, basin B (1 .. NB, its size in
+ * SCRATCH_BSZ[B]) to pit PITS[B - 1] (the pits in index order).  A chunk
+ * that runs out of memory says so in GRC[BEGIN / SP_LABEL_GRAIN]. */
+#define SP_LABEL_GRAIN 64
 
-  sp_donors (s);
-  for (int32_t j = 0; j < s->nedge; j++)
+static void
+sp_basin_roots (void *user, int begin, int end)
+{
+  Sp *s = user;
+  size_t cap = 1024;
+  int32_t *stk = malloc (sizeof (int32_t) * cap);
+  int rc = stk ? 0 : TG_ENOMEM;
+
+  for (int t = begin; t < end && rc == 0; t++)
     {
-      size_t t0 = tail;
-      tail = sp_dfs (s, s->edge[j], tail, basin, 0, tree, j);
-      s->tsz[j] = (int32_t) (tail - t0);
+      ptrdiff_t c;
+      if (t < s->nedge)
+        {
+          c = sp_label (s, s->edge[t], s->pit, 0, s->scratch_tree, t, &stk, &cap);
+          s->tsz[t] = (int32_t) c;
+        }
+      else
+        {
+          int32_t b = t - s->nedge + 1;
+          c = sp_label (s, s->pits[b - 1], s->pit, b, NULL, 0, &stk, &cap);
+          s->scratch_bsz[b] = (int32_t) c;
+        }
+      if (c < 0)
+        rc = TG_ENOMEM;
     }
-  *nb = 0;
-  for (int y = 1; y < h - 1; y++)
-    for (int x = 1; x < w - 1; x++)
-      {
-        int32_t k = y * w + x;
-        if (s->rec[k] == k)
-          {
-            size_t t0 = tail;
-            tail = sp_dfs (s, k, tail, basin, ++*nb, NULL, 0);
-            bsz[*nb] = (int32_t) (tail - t0);
-          }
-      }
-  return tail;
+  s->lrc[begin / SP_LABEL_GRAIN] = rc;
+  free (stk);
+}
+
+/* Steps 1's basins before the passes: the donors, then every sample's
+ * basin (PIT), in parallel.  0, TG_ENOMEM (or a cycle of receivers, which
+ * cannot happen) or TG_ECANCELLED. */
+static int
+sp_basins (Sp *s, int32_t nb)
+{
+  int32_t nroots = s->nedge + nb, nchunks = (nroots + SP_LABEL_GRAIN - 1) / SP_LABEL_GRAIN;
+  size_t total = 0;
+  int rc;
+
+  if ((rc = sp_parallel (s, s->h, 16, sp_donor_rows, s)) < 0)
+    return rc;
+  if (!(s->lrc = malloc (sizeof (int) * ((size_t) nchunks + 1))))
+    return TG_ENOMEM;
+  rc = sp_parallel (s, nroots, SP_LABEL_GRAIN, sp_basin_roots, s);
+  for (int32_t c = 0; c < nchunks && rc == 0; c++)
+    rc = s->lrc[c];
+  free (s->lrc);
+  s->lrc = NULL;
+  if (rc < 0)
+    return rc;
+  for (int32_t j = 0; j < s->nedge; j++)
+    total += (size_t) s->tsz[j];
+  for (int32_t b = 1; b <= nb; b++)
+    total += (size_t) s->scratch_bsz[b];
+  return total == s->n ? 0 : TG_ENOMEM;
 }
 
 /* The groups of this step's trees: each root's tree is its sea run (TSZ
@@ -518,20 +566,25 @@ sp_route (Sp *s)
     return rc;
   if (sp_cancelled (s))
     return TG_ECANCELLED;
-  sp_join_flats (s);
-  /* LAKE (free until the lakes are found) labels the sea's samples with
-   * their trees, LK_BEG (free until the lakes are listed) gets the pits'
-   * basins' sizes. */
-  if (sp_stack (s, basin, s->lake, s->lk_beg, &nb) != n)
-    return TG_ENOMEM;
+  /* QS (free until step 3) holds the pits, LAKE (free until the lakes
+   * are found) labels the sea's samples with their trees, LK_BEG (free
+   * until the lakes are listed) gets the pits' basins' sizes. */
+  s->pits = (int32_t *) s->qs;
+  s->scratch_tree = s->lake;
+  s->scratch_bsz = s->lk_beg;
+  nb = sp_join_flats (s, (int32_t *) s->qs);
+  if ((rc = sp_basins (s, nb)) < 0)
+    return rc;
   if ((size_t) nb > s->basins_max)
     s->basins_max = (size_t) nb;
   if (nb == 0)
     {
-      /* The stack is final: the groups' runs are their roots'. */
+      gpass_beg = calloc ((size_t) s->gmax + 2, sizeof (int32_t));
+      if (!gpass_beg)
+        return TG_ENOMEM;
       sp_groups (s, NULL, NULL, 0);
       memset (s->lake, 0xff, sizeof (int32_t) * n);
-      return 0;
+      goto stack;
     }
   /* Basins 0 .. NB; the edge's is 0. */
   rc = TG_ENOMEM;
@@ -714,9 +767,9 @@ sp_route (Sp *s)
   for (int32_t t = 1; t <= nb; t++)
     {
       int32_t c = tq[t], p = bpar[c];
-      uf[c] = p == 0 ? s->lake[bout[c]] : uf[p];
+      uf[c] = p == 0 ? s->scratch_tree[bout[c]] : uf[p];
     }
-  sp_groups (s, uf, s->lk_beg, nb);
+  sp_groups (s, uf, s->scratch_bsz, nb);
   gpass = malloc (sizeof (int32_t) * (size_t) nb);
   gpass_beg = calloc ((size_t) s->ngroups + 2, sizeof (int32_t));
   if (!gpass || !gpass_beg)
@@ -754,6 +807,7 @@ sp_route (Sp *s)
   if ((rc = sp_parallel (s, s->h, 64, sp_lake_rows, s)) < 0)
     goto out;
   /* The final stack, a group at a time. */
+stack:
   s->gpass = gpass;
   s->gpass_beg = gpass_beg;
   if ((rc = sp_parallel (s, s->ngroups, 1, sp_stack_groups, s)) < 0)
@@ -1298,6 +1352,7 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
     }
   gmax = s.n / SP_GROUP_SAMPLES + 1;
   gmax = gmax < (size_t) s.nedge ? gmax : (size_t) s.nedge;
+  s.gmax = (int32_t) gmax;
   s.tsz = malloc (sizeof (int32_t) * (2 * (size_t) w + 2 * (size_t) h));
   s.rgroup = malloc (sizeof (int32_t) * (2 * (size_t) w + 2 * (size_t) h));
   s.gbeg = malloc (sizeof (size_t) * (gmax + 1));
