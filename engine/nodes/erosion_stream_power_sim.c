@@ -131,6 +131,7 @@ typedef struct
   const int32_t *pits;  /* while the basins are found: the pits, in index order */
   int32_t *scratch_tree, *scratch_bsz; /* and the sea's trees, the basins' sizes */
   int *lrc;             /* and each chunk of roots' 0 or TG_ENOMEM */
+  struct SpPassTable *ptab; /* while the passes are found: each band's */
   TgSpStats *gsum;      /* each group's volumes, added up in group order */
   int *grc;             /* each group's 0, TG_ENOMEM or TG_ECANCELLED */
 } Sp;
@@ -374,7 +375,8 @@ sp_basin_roots (void *user, int begin, int end)
       if (c < 0)
         rc = TG_ENOMEM;
     }
-  s->lrc[begin / SP_LABEL_GRAIN] = rc;
+  if (rc < 0)
+    s->lrc[begin / SP_LABEL_GRAIN] = rc; /* (one chunk of all without a parallel hook) */
   free (stk);
 }
 
@@ -390,7 +392,7 @@ sp_basins (Sp *s, int32_t nb)
 
   if ((rc = sp_parallel (s, s->h, 16, sp_donor_rows, s)) < 0)
     return rc;
-  if (!(s->lrc = malloc (sizeof (int) * ((size_t) nchunks + 1))))
+  if (!(s->lrc = calloc ((size_t) nchunks + 1, sizeof (int))))
     return TG_ENOMEM;
   rc = sp_parallel (s, nroots, SP_LABEL_GRAIN, sp_basin_roots, s);
   for (int32_t c = 0; c < nchunks && rc == 0; c++)
@@ -502,6 +504,151 @@ sp_pair_slot (int32_t lo, int32_t hi, size_t cap)
   return (size_t) (key >> 32) & (cap - 1);
 }
 
+/* The lowest pass of each pair of basins found so far: a hash table of
+ * HCAP slots (a power of 2) indexing PASS. */
+typedef struct SpPassTable
+{
+  SpPass *pass;
+  int32_t *hslot;
+  size_t npass, hcap;
+  int32_t last; /* the pair seen last (most often seen again next) */
+  int rc;       /* a band's 0 or TG_ENOMEM */
+} SpPassTable;
+
+static int
+sp_ptab_init (SpPassTable *t, size_t want)
+{
+  t->hcap = 64;
+  while (t->hcap < want)
+    t->hcap *= 2;
+  t->npass = 0;
+  t->last = -1;
+  t->hslot = malloc (sizeof (int32_t) * t->hcap);
+  t->pass = malloc (sizeof (SpPass) * (t->hcap / 2));
+  if (!t->hslot || !t->pass)
+    return TG_ENOMEM;
+  memset (t->hslot, 0xff, sizeof (int32_t) * t->hcap);
+  return 0;
+}
+
+static void
+sp_ptab_clear (SpPassTable *t)
+{
+  free (t->hslot);
+  free (t->pass);
+}
+
+/* Keeps pass P for its pair if the pair has none yet or a higher one.
+ * 0 or TG_ENOMEM. */
+static int
+sp_ptab_add (SpPassTable *t, const SpPass *p)
+{
+  size_t slot;
+
+  if (t->last >= 0 && t->pass[t->last].lo == p->lo && t->pass[t->last].hi == p->hi)
+    {
+      if (p->z < t->pass[t->last].z)
+        t->pass[t->last] = *p;
+      return 0;
+    }
+  slot = sp_pair_slot (p->lo, p->hi, t->hcap);
+  while (t->hslot[slot] >= 0
+         && (t->pass[t->hslot[slot]].lo != p->lo || t->pass[t->hslot[slot]].hi != p->hi))
+    slot = (slot + 1) & (t->hcap - 1);
+  if (t->hslot[slot] >= 0)
+    {
+      SpPass *e = &t->pass[t->last = t->hslot[slot]];
+      if (p->z < e->z)
+        *e = *p;
+      return 0;
+    }
+  if (2 * (t->npass + 1) > t->hcap)
+    {
+      /* Grow the table (and the passes with it). */
+      size_t nc = t->hcap * 2;
+      int32_t *nh = malloc (sizeof (int32_t) * nc);
+      SpPass *np = realloc (t->pass, sizeof (SpPass) * (nc / 2));
+      if (np)
+        t->pass = np;
+      if (!nh || !np)
+        {
+          free (nh);
+          return TG_ENOMEM;
+        }
+      memset (nh, 0xff, sizeof (int32_t) * nc);
+      for (size_t e = 0; e < t->npass; e++)
+        {
+          size_t sl = sp_pair_slot (t->pass[e].lo, t->pass[e].hi, nc);
+          while (nh[sl] >= 0)
+            sl = (sl + 1) & (nc - 1);
+          nh[sl] = (int32_t) e;
+        }
+      free (t->hslot);
+      t->hslot = nh;
+      t->hcap = nc;
+      slot = sp_pair_slot (p->lo, p->hi, t->hcap);
+      while (t->hslot[slot] >= 0)
+        slot = (slot + 1) & (t->hcap - 1);
+    }
+  t->hslot[slot] = t->last = (int32_t) t->npass;
+  t->pass[t->npass++] = *p;
+  return 0;
+}
+
+/* Rows a band of the passes' scan. */
+#define SP_PASS_ROWS 32
+
+/* The lowest pass of each pair of neighbouring basins in bands [BEGIN,
+ * END) of SP_PASS_ROWS rows, each into its table: every pair of
+ * neighbouring samples looked at once, in index order (to the east and
+ * the three below). */
+static void
+sp_pass_bands (void *user, int begin, int end)
+{
+  static const int fdx[4] = { 1, -1, 0, 1 }, fdy[4] = { 0, 1, 1, 1 };
+  Sp *s = user;
+  const int32_t *basin = s->pit;
+  int w = s->w, h = s->h;
+
+  for (int t = begin; t < end; t++)
+    {
+      SpPassTable *tab = &s->ptab[t];
+      int y1 = (t + 1) * SP_PASS_ROWS < h ? (t + 1) * SP_PASS_ROWS : h;
+      if ((tab->rc = sp_ptab_init (tab, 1024)) < 0)
+        continue;
+      for (int y = t * SP_PASS_ROWS; y < y1 && tab->rc == 0; y++)
+        {
+          if ((y & 7) == 0 && sp_cancelled (s))
+            {
+              tab->rc = TG_ECANCELLED;
+              break;
+            }
+          for (int x = 0; x < w && tab->rc == 0; x++)
+            {
+              int32_t k = y * w + x, b = basin[k];
+              for (int q = 0; q < 4; q++)
+                {
+                  int nx = x + fdx[q], ny = y + fdy[q];
+                  int32_t m, c;
+                  SpPass p;
+                  if (nx < 0 || nx >= w || ny >= h)
+                    continue;
+                  m = ny * w + nx;
+                  if ((c = basin[m]) == b)
+                    continue;
+                  p.z = s->z[k] > s->z[m] ? s->z[k] : s->z[m];
+                  p.lo = b < c ? b : c;
+                  p.hi = b < c ? c : b;
+                  p.a = b < c ? k : m;
+                  p.b = b < c ? m : k;
+                  if (sp_ptab_add (tab, &p) < 0)
+                    tab->rc = TG_ENOMEM;
+                }
+            }
+        }
+    }
+}
+
 static int32_t
 sp_find (int32_t *uf, int32_t a)
 {
@@ -551,14 +698,13 @@ static int
 sp_route (Sp *s)
 {
   size_t n = s->n;
-  int32_t nb = 0, *basin = s->pit; /* free until the lakes are listed */
+  int32_t nb = 0;
   int32_t *gpass = NULL, *gpass_beg = NULL;
   int32_t *touch = NULL, *uf = NULL, *root = NULL, *tadj = NULL, *toff = NULL, *tq = NULL;
   int32_t *bpar = NULL, *bin = NULL, *bout = NULL, *outlet = NULL;
   double *spill = NULL;
   SpPass *pass = NULL;
-  int32_t *hslot = NULL;
-  size_t npass = 0, hcap = 64;
+  size_t npass = 0;
   int rc;
 
   memset (s->lk_len, 0, sizeof (int32_t) * n);
@@ -589,10 +735,6 @@ sp_route (Sp *s)
   /* Basins 0 .. NB; the edge's is 0. */
   rc = TG_ENOMEM;
   touch = malloc (sizeof (int32_t) * ((size_t) nb + 1));
-  while (hcap < 8 * ((size_t) nb + 1))
-    hcap *= 2;
-  hslot = malloc (sizeof (int32_t) * hcap);
-  pass = malloc (sizeof (SpPass) * (hcap / 2));
   uf = malloc (sizeof (int32_t) * ((size_t) nb + 1));
   root = malloc (sizeof (int32_t) * ((size_t) nb + 1));
   toff = calloc ((size_t) nb + 2, sizeof (int32_t));
@@ -603,95 +745,40 @@ sp_route (Sp *s)
   bout = malloc (sizeof (int32_t) * ((size_t) nb + 1));
   outlet = malloc (sizeof (int32_t) * ((size_t) nb + 1));
   spill = malloc (sizeof (double) * ((size_t) nb + 1));
-  if (!hslot || !pass || !touch || !uf || !root || !toff || !tadj || !tq || !bpar || !bin || !bout || !outlet
+  if (!touch || !uf || !root || !toff || !tadj || !tq || !bpar || !bin || !bout || !outlet
       || !spill)
     goto out;
-  memset (hslot, 0xff, sizeof (int32_t) * hcap);
-  /* The lowest pass between every two neighbouring basins: each pair of
-   * neighbouring samples looked at once, in index order (to the east and
-   * the three below), the pairs of basins kept in a hash table. */
-  for (int32_t y = 1; y < s->h - 1; y++)
-    for (int32_t x = 1; x < s->w - 1; x++)
-      {
-        int32_t k = y * s->w + x;
-        if (s->rec[k] == k)
-          root[basin[k]] = k;
-      }
-  for (int y = 0, last = -1; y < s->h; y++)
-    {
-      if ((y & 0x3f) == 0 && sp_cancelled (s))
-        {
-          rc = TG_ECANCELLED;
-          goto out;
-        }
-      for (int x = 0; x < s->w; x++)
-        {
-          int32_t k = y * s->w + x, b = basin[k];
-          for (int q = 0; q < 4; q++)
-            {
-              static const int fdx[4] = { 1, -1, 0, 1 }, fdy[4] = { 0, 1, 1, 1 };
-              int nx = x + fdx[q], ny = y + fdy[q];
-              int32_t m, c, lo, hi;
-              double pz;
-              size_t slot;
-              if (nx < 0 || nx >= s->w || ny >= s->h)
-                continue;
-              m = ny * s->w + nx;
-              if ((c = basin[m]) == b)
-                continue;
-              lo = b < c ? b : c;
-              hi = b < c ? c : b;
-              pz = s->z[k] > s->z[m] ? s->z[k] : s->z[m];
-              if (last >= 0 && pass[last].lo == lo && pass[last].hi == hi)
-                {
-                  /* Most often the pair just seen. */
-                  if (pz < pass[last].z)
-                    pass[last] = b < c ? (SpPass) { pz, lo, hi, k, m } : (SpPass) { pz, lo, hi, m, k };
-                  continue;
-                }
-              slot = sp_pair_slot (lo, hi, hcap);
-              while (hslot[slot] >= 0 && (pass[hslot[slot]].lo != lo || pass[hslot[slot]].hi != hi))
-                slot = (slot + 1) & (hcap - 1);
-              if (hslot[slot] >= 0)
-                {
-                  SpPass *e = &pass[last = hslot[slot]];
-                  if (pz < e->z)
-                    *e = b < c ? (SpPass) { pz, lo, hi, k, m } : (SpPass) { pz, lo, hi, m, k };
-                  continue;
-                }
-              if (2 * (npass + 1) > hcap)
-                {
-                  /* Grow the table (and the passes with it). */
-                  size_t nc = hcap * 2;
-                  int32_t *nh = malloc (sizeof (int32_t) * nc);
-                  SpPass *np = realloc (pass, sizeof (SpPass) * (nc / 2));
-                  if (np)
-                    pass = np;
-                  if (!nh || !np)
-                    {
-                      free (nh);
-                      goto out;
-                    }
-                  memset (nh, 0xff, sizeof (int32_t) * nc);
-                  for (size_t e = 0; e < npass; e++)
-                    {
-                      size_t sl = sp_pair_slot (pass[e].lo, pass[e].hi, nc);
-                      while (nh[sl] >= 0)
-                        sl = (sl + 1) & (nc - 1);
-                      nh[sl] = (int32_t) e;
-                    }
-                  free (hslot);
-                  hslot = nh;
-                  hcap = nc;
-                  slot = sp_pair_slot (lo, hi, hcap);
-                  while (hslot[slot] >= 0)
-                    slot = (slot + 1) & (hcap - 1);
-                }
-              hslot[slot] = last = (int32_t) npass;
-              pass[npass++] = b < c ? (SpPass) { pz, lo, hi, k, m } : (SpPass) { pz, lo, hi, m, k };
-            }
-        }
-    }
+  /* The lowest pass between every two neighbouring basins: bands of
+   * rows in parallel, each with a table of its own, then the bands'
+   * tables in band order (a later band's pass replaces an earlier one's
+   * only when lower: the first lowest in index order, as one scan finds). */
+  for (int32_t b = 1; b <= nb; b++)
+    root[b] = s->pits[b - 1];
+  {
+    int nband = (s->h + SP_PASS_ROWS - 1) / SP_PASS_ROWS;
+    SpPassTable all = { 0 };
+    if (!(s->ptab = calloc ((size_t) nband, sizeof (SpPassTable))))
+      goto out;
+    rc = sp_parallel (s, nband, 1, sp_pass_bands, s);
+    for (int t = 0; t < nband && rc == 0; t++)
+      rc = s->ptab[t].rc;
+    if (rc == 0 && sp_ptab_init (&all, 8 * ((size_t) nb + 1)) < 0)
+      rc = TG_ENOMEM;
+    for (int t = 0; t < nband && rc == 0; t++)
+      for (size_t e = 0; e < s->ptab[t].npass && rc == 0; e++)
+        if (sp_ptab_add (&all, &s->ptab[t].pass[e]) < 0)
+          rc = TG_ENOMEM;
+    for (int t = 0; t < nband; t++)
+      sp_ptab_clear (&s->ptab[t]);
+    free (s->ptab);
+    s->ptab = NULL;
+    free (all.hslot);
+    pass = all.pass;
+    npass = all.npass;
+    if (rc < 0)
+      goto out;
+    rc = TG_ENOMEM;
+  }
   /* Kruskal: the minimum spanning tree of the basins over their passes. */
   qsort (pass, npass, sizeof (SpPass), sp_pass_cmp);
   for (int32_t b = 0; b <= nb; b++)
@@ -846,7 +933,6 @@ out:
   free (gpass);
   free (gpass_beg);
   s->gpass = s->gpass_beg = NULL;
-  free (hslot);
   free (touch);
   free (uf);
   free (root);
