@@ -94,7 +94,6 @@ typedef struct
   const float *uplift;
   double *z, *zn;   /* heights at the step's start and end (metres) */
   double *fill;     /* a lake sample's spill level (others: not set) */
-  double *share;    /* depth laid down per m³ of sediment arriving (xi-q), 1 / m² */
   double *area;     /* drainage area (m²) */
   double *qs;       /* sediment arriving at each sample in this step (m³) */
   int32_t *rec;     /* receiver (a neighbour); itself on the world's edge */
@@ -105,7 +104,8 @@ typedef struct
   ptrdiff_t off[8]; /* the neighbours' offsets */
   const double *bspill;    /* while the lakes are found: each basin's spill level */
   const int32_t *boutlet;  /* and its lake's outlet */
-  int32_t *lake;    /* a lake sample's outlet (the pass sample at its level), else -1 */
+  int32_t *lake;    /* a lake sample's outlet (the pass sample at its level), else -1
+                     * (SP_OUTLET: an outlet not under a lake itself) */
   int32_t *lk_beg, *lk_len; /* an outlet's lake: a run of PIT (LK_BEG holds
                              * the pits' basins' sizes before) */
   double *ero, *dep; /* the run's incised and deposited depths (may be NULL) */
@@ -135,6 +135,8 @@ typedef struct
   TgSpStats *gsum;      /* each group's volumes, added up in group order */
   int *grc;             /* each group's 0, TG_ENOMEM or TG_ECANCELLED */
 } Sp;
+
+#define SP_OUTLET (-2)
 
 /* About this many samples a group (a fixed figure: the groups, hence the
  * order of every sum, do not depend on the thread count). */
@@ -281,6 +283,7 @@ sp_dfs_in (Sp *s, int32_t root, size_t tail, size_t end, const int32_t *basin)
       int32_t c = stk[-top--];
       unsigned m = s->dmask[c];
       s->order[tail++] = c;
+      s->area[c] = s->cell_area; /* step 2 starts from each sample's own */
       while (m)
         {
           int q = __builtin_ctz (m);
@@ -927,6 +930,9 @@ stack:
         if (o >= 0)
           s->pit[s->lk_beg[o] + s->lk_len[o]++] = (int32_t) k;
       }
+    for (int32_t b = 1; b <= nb; b++)
+      if (outlet[b] >= 0 && s->lk_len[outlet[b]] > 0 && s->lake[outlet[b]] == -1)
+        s->lake[outlet[b]] = SP_OUTLET;
   }
   rc = 0;
 out:
@@ -1120,9 +1126,7 @@ sp_fluvial_run (Sp *s, size_t b, size_t e, TgSpStats *st)
   const int32_t *order = s->order, *rec = s->rec;
   double a = s->cell_area, g = p->deposition, *area = s->area, *zn = s->zn, *qs = s->qs;
 
-  /* Step 2, up the stack. */
-  for (size_t k = b; k < e; k++)
-    area[order[k]] = a;
+  /* Step 2, up the stack (AREA starts at A, set as the stack was built). */
   for (size_t k = e; k-- > b;)
     {
       int32_t i = order[k], r = rec[i];
@@ -1149,7 +1153,6 @@ sp_fluvial_run (Sp *s, size_t b, size_t e, TgSpStats *st)
         }
       u = sp_uplift (s, (size_t) i);
       zn[i] = s->z[i] + u;
-      s->share[i] = g > 0.0 ? g / (area[i] + g * a) : 0.0;
       st->uplift += u * a;
       if (s->lake[i] < 0 && !(area[i] < p->channel_area))
         {
@@ -1182,7 +1185,7 @@ sp_fluvial_run (Sp *s, size_t b, size_t e, TgSpStats *st)
           qs[s->lake[i]] += qin;
           continue;
         }
-      if (s->lk_len[i] > 0)
+      if (s->lake[i] == SP_OUTLET)
         {
           double used = sp_fill_lake (s, i, qin, st);
           if (used < 0.0)
@@ -1194,7 +1197,8 @@ sp_fluvial_run (Sp *s, size_t b, size_t e, TgSpStats *st)
           st->outflux += qin;
           continue;
         }
-      d = qin * s->share[i];
+      /* The depth laid down per m³ arriving (xi-q). */
+      d = qin * (g > 0.0 ? g / (area[i] + g * a) : 0.0);
       zn[i] += d;
       qs[r] += qin - d * a;
       if (s->dep)
@@ -1352,7 +1356,6 @@ static void
 sp_clear (Sp *s)
 {
   free (s->fill);
-  free (s->share);
   free (s->area);
   free (s->qs);
   free (s->rec);
@@ -1404,7 +1407,6 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
     }
   s.zn = own = malloc (sizeof (double) * s.n);
   s.fill = malloc (sizeof (double) * s.n);
-  s.share = malloc (sizeof (double) * s.n);
   s.area = malloc (sizeof (double) * s.n);
   s.qs = malloc (sizeof (double) * s.n);
   s.rec = malloc (sizeof (int32_t) * s.n);
@@ -1446,7 +1448,7 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
   s.gfirst = malloc (sizeof (int32_t) * (gmax + 1));
   s.gsum = malloc (sizeof (TgSpStats) * (gmax + 1));
   s.grc = malloc (sizeof (int) * (gmax + 1));
-  if (!own || !s.fill || !s.share || !s.area || !s.qs || !s.rec || !s.order || !s.pit || !s.lake || !s.lk_beg
+  if (!own || !s.fill || !s.area || !s.qs || !s.rec || !s.order || !s.pit || !s.lake || !s.lk_beg
       || !s.lk_len || !s.dmask || !s.rdir || !s.cp || !s.den || !s.edge || !s.tsz || !s.rgroup || !s.gbeg
       || !s.gord || !s.gfirst || !s.gsum || !s.grc)
     {
