@@ -9,7 +9,8 @@
  * Strahler stream numbers with a bifurcation ratio between 3 and 5); the same
  * world at two resolutions keeps its hypsometry (the solver's own cell),
  * which solving on the map's own samples would not; the bytes are the
- * same on 1 and 2 threads. */
+ * same on 1, 2 and 8 threads, and the solver's are those it gave before
+ * its trees were walked in groups. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "erosion_stream_power.h"
 #include "tggraph_test.h"
 #include "tgtest.h"
+#include "../bench/bench_pool.h"
 
 /* A deterministic noise in [0, 1) from an integer. */
 static double
@@ -400,38 +402,41 @@ test_sp_resolution_and_threads (void)
   for (int k = 0; k < 2; k++)
     {
       TgGraph *g = sp_graph (res[k]);
-      TgEngine *e1 = new_engine (1), *e2 = new_engine (2);
+      TgEngine *e1 = new_engine (1), *e2 = new_engine (2), *e8 = new_engine (8);
       TgRegion r = world_region (g);
       TgValue *in = pull (e1, g, "base", &r), *a = pull (e1, g, "sp", &r);
-      TgValue *b = pull (e2, g, "sp", &r);
+      TgValue *b = pull (e2, g, "sp", &r), *c = pull (e8, g, "sp", &r);
 
-      if (in && a && b)
+      if (in && a && b && c)
         {
           hi[k] = hypsometric_integral (a);
           hi_in[k] = hypsometric_integral (in);
           TG_CHECK_MSG (memcmp (a->data, b->data, sizeof (float) * tg_region_samples (&r)) == 0,
                         "%d: 1 and 2 threads differ", res[k]);
+          TG_CHECK_MSG (memcmp (a->data, c->data, sizeof (float) * tg_region_samples (&r)) == 0,
+                        "%d: 1 and 8 threads differ", res[k]);
         }
-      /* The other outputs, on 1 and 2 threads. */
+      /* The other outputs, on 1, 2 and 8 threads. */
       for (int port = 1; port < 4; port++)
         {
-          TgValue *x = NULL, *y = NULL;
+          TgValue *x = NULL, *y = NULL, *z = NULL;
           TgError err = { 0 };
           int n = tg_graph_find_node (g, "sp");
           TG_CHECK (tg_engine_pull (e1, g, n, port, &r, NULL, &x, NULL, &err) == 0);
           TG_CHECK (tg_engine_pull (e2, g, n, port, &r, NULL, &y, NULL, &err) == 0);
-          if (x && y)
-            TG_CHECK_MSG (memcmp (x->data, y->data, sizeof (float) * tg_region_samples (&r)) == 0,
-                          "%d: output %d differs between 1 and 2 threads", res[k], port);
-          if (x)
-            tg_value_unref (x);
-          if (y)
-            tg_value_unref (y);
+          TG_CHECK (tg_engine_pull (e8, g, n, port, &r, NULL, &z, NULL, &err) == 0);
+          if (x && y && z)
+            TG_CHECK_MSG (memcmp (x->data, y->data, sizeof (float) * tg_region_samples (&r)) == 0
+                            && memcmp (x->data, z->data, sizeof (float) * tg_region_samples (&r)) == 0,
+                          "%d: output %d differs between 1, 2 and 8 threads", res[k], port);
+          for (TgValue **v = (TgValue *[]) { x, y, z, NULL }; *v; v++)
+            tg_value_unref (*v);
         }
-      for (TgValue **v = (TgValue *[]) { in, a, b, NULL }; *v; v++)
+      for (TgValue **v = (TgValue *[]) { in, a, b, c, NULL }; *v; v++)
         tg_value_unref (*v);
       tg_engine_free (e1);
       tg_engine_free (e2);
+      tg_engine_free (e8);
       tg_graph_free (g);
     }
   printf ("  hypsometric integral %.4f -> %.4f (129), %.4f -> %.4f (257)\n", hi_in[0], hi[0],
@@ -532,6 +537,51 @@ test_sp_flats_one_basin (void)
   free (area);
 }
 
+/* --- the solver's bytes, at any thread count ------------------------------ */
+
+/* A 385 x 385 world of hills, pits and lakes (many groups of trees, a few
+ * thousand basins), three steps with uplift, deposition and diffusion on
+ * 1, 2 and 8 threads: the heights and areas hash to what the solver gave
+ * when it walked one stack of the whole world, serially (commit 5bbead6);
+ * and the budget closes the same on each. */
+static void
+test_sp_bytes_any_threads (void)
+{
+  enum { W = 385, H = 385, N = W * H };
+  double *z0 = malloc (sizeof (double) * N), *z = malloc (sizeof (double) * N);
+  double *area = malloc (sizeof (double) * N);
+  TgSpParams p = { .duration_yr = 30000.0, .dt_yr = 10000.0, .uplift_m_per_yr = 0.0005,
+                   .erodibility = 2e-5, .m = 0.45, .n = 1.0, .diffusivity = 0.01,
+                   .deposition = 1.0, .channel_area = 10000.0 };
+  int counts[3] = { 1, 2, 8 };
+
+  for (int y = 0; y < H; y++)
+    for (int x = 0; x < W; x++)
+      z0[y * W + x] = 300.0 + 120.0 * sin (x * 0.045) * cos (y * 0.037) + 60.0 * sin ((x + 2 * y) * 0.011)
+                      + 8.0 * noise01 ((uint32_t) (y * W + x) + 991u);
+  for (int c = 0; c < 3; c++)
+    {
+      TgSpStats st = { 0 };
+      TgSpOpts o = { bench_pool_parallel, &counts[c], NULL };
+      uint64_t hz, ha;
+      memcpy (z, z0, sizeof (double) * N);
+      TG_CHECK_INT_EQ (tg__sp_run (&o, &p, W, H, 6.0, z, NULL, &(TgSpOut) { .area = area, .stats = &st }), 0);
+      hz = bench_fnv (z, sizeof (double) * N);
+      ha = bench_fnv (area, sizeof (double) * N);
+      printf ("  %d thread(s): z fnv %016llx, area fnv %016llx, %zu basins, eroded %.6g m3 = deposited %.6g + out %.6g\n",
+              counts[c], (unsigned long long) hz, (unsigned long long) ha, st.basins_max, st.eroded,
+              st.deposited, st.outflux);
+      TG_CHECK_MSG (hz == 0xb0a203b8d50a6867ull, "%d threads: z fnv %016llx", counts[c], (unsigned long long) hz);
+      TG_CHECK_MSG (ha == 0x22113d94d91c29e1ull, "%d threads: area fnv %016llx", counts[c], (unsigned long long) ha);
+      TG_CHECK_MSG (st.basins_max > 100, "only %zu basins", st.basins_max);
+      TG_CHECK_MSG (fabs (st.eroded - st.deposited - st.outflux) <= 1e-9 * st.eroded,
+                    "budget: eroded %.9g, deposited %.9g, out %.9g", st.eroded, st.deposited, st.outflux);
+    }
+  free (z0);
+  free (z);
+  free (area);
+}
+
 int
 main (void)
 {
@@ -542,5 +592,6 @@ main (void)
   TG_RUN (test_sp_own_samples_depend_on_resolution);
   TG_RUN (test_sp_check);
   TG_RUN (test_sp_flats_one_basin);
+  TG_RUN (test_sp_bytes_any_threads);
   return tgtest_result ();
 }
