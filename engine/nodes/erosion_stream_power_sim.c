@@ -6,22 +6,22 @@
  * A step:
  *  1. Routing, as Braun and Willett (2013) with the depressions of
  *     Cordonnier, Bovy and Braun (2019): every sample drains to its
- *     steepest lower neighbour (D8, rows in parallel); the stack (every
- *     sample after its receiver) is a depth-first walk up the donors from
- *     the world's edge and then from each pit (a sample with no lower
- *     neighbour), which also labels the pits' basins.  The lowest pass
- *     between neighbouring basins, the minimum spanning tree of the
- *     basins over them (Kruskal) and, down the tree from the edge's
+ *     steepest lower neighbour (D8, rows in parallel); depth-first walks
+ *     up the donors from the world's edge and from each pit (a sample
+ *     with no lower neighbour) label the pits' basins (roots in
+ *     parallel).  The lowest pass between neighbouring basins (bands of
+ *     rows in parallel), the minimum spanning tree of the basins over
+ *     them (Kruskal) and, down the tree from the edge's
  *     basin, each basin's route re-carved over its pass: the receivers
  *     from the pass down to the pit are reversed, so water crosses the
  *     depression to its pass and every receiver stays a neighbour.  A
  *     basin's spill level is the highest pass on the tree's way to the
  *     edge (what a priority flood fills it to); its samples below it are
  *     a lake, whose outlet is the higher side of the pass that sets the
- *     level.  Then the stack again, from the edge alone: a forest, a
- *     tree a sample of the edge, whose trees are cut into groups of about
- *     the same size (by the samples, not the threads), each group a run
- *     of the stack.
+ *     level.  Then the stack (every sample after its receiver), depth
+ *     first from the edge: a forest, a tree a sample of the edge, whose
+ *     trees are cut into groups of about the same size (by the samples,
+ *     not the threads), each group a run of the stack built in parallel.
  *  2-4 run on each group on its own, groups in parallel:
  *  2. Drainage area: each sample's cell area, summed down the stack in
  *     reverse.
@@ -685,7 +685,7 @@ sp_lake_rows (void *user, int begin, int end)
 }
 
 /* Step 1 in full, after Cordonnier, Bovy and Braun (2019): receivers;
- * the stack, which also finds the pits' basins; the lowest pass between
+ * the pits' basins; the lowest pass between
  * every two neighbouring basins (a few per basin); their minimum
  * spanning tree from the edge's basin (Kruskal, O(B log B) for B
  * basins); each pit's basin
@@ -695,7 +695,8 @@ sp_lake_rows (void *user, int begin, int end)
  * (the samples of a basin below its spill level, the highest pass on
  * the tree's way to the edge: what a priority flood would fill) with
  * their outlets (the higher side of the pass that sets the level); and
- * the stack again, the pits' basins after the basins they now drain to.
+ * the stack, a group of trees at a time, each tree's pits' basins after
+ * the basins they now drain to.
  * 0, TG_ENOMEM or TG_ECANCELLED. */
 static int
 sp_route (Sp *s)

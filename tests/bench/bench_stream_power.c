@@ -5,6 +5,11 @@
  * about 4x the time), with a hash of the result so that a change that
  * alters the bytes shows.  Default parameters of the node, dt 10 kyr.
  *
+ * On a shared machine the wall time says little, so each run also prints
+ * its critical path: the CPU time outside the parallel calls plus, for
+ * each call, its busiest thread's CPU time, what the step would take on
+ * idle cores (with 1 thread it is the CPU time).
+ *
  *   bench_stream_power [steps [size...]]     default 4 steps, 1025 2049 4097
  */
 #include <inttypes.h>
@@ -44,6 +49,66 @@ make_height (int size)
   return z;
 }
 
+/* The parallel hook of bench_pool, timing each thread's CPU: CPU adds
+ * up every call's threads, CRIT every call's busiest thread. */
+typedef struct
+{
+  int threads;
+  double cpu, crit;
+} Timed;
+
+typedef struct
+{
+  BenchPool *pool;
+  double cpu;
+} TimedWorker;
+
+static double
+thread_cpu_s (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
+}
+
+static void *
+timed_worker (void *arg)
+{
+  TimedWorker *w = arg;
+  double t0 = thread_cpu_s ();
+
+  bench_pool_worker (w->pool);
+  w->cpu = thread_cpu_s () - t0;
+  return NULL;
+}
+
+static int
+timed_parallel (void *ctx, int n, int grain, void (*fn) (void *, int, int), void *user)
+{
+  Timed *t = ctx;
+  BenchPool p = { fn, user, n, grain, 0, t->threads, PTHREAD_MUTEX_INITIALIZER };
+  TimedWorker wk[64];
+  pthread_t th[64];
+  int nt = t->threads < 64 ? t->threads : 64;
+  double most = 0.0;
+
+  for (int i = 0; i < nt; i++)
+    wk[i] = (TimedWorker) { &p, 0.0 };
+  for (int i = 1; i < nt; i++)
+    pthread_create (&th[i], NULL, timed_worker, &wk[i]);
+  timed_worker (&wk[0]);
+  for (int i = 1; i < nt; i++)
+    pthread_join (th[i], NULL);
+  for (int i = 0; i < nt; i++)
+    {
+      t->cpu += wk[i].cpu;
+      most = wk[i].cpu > most ? wk[i].cpu : most;
+    }
+  t->crit += most;
+  return 0;
+}
+
 static double
 run (const double *z0, int size, int threads, int steps, double prev_ms)
 {
@@ -52,7 +117,8 @@ run (const double *z0, int size, int threads, int steps, double prev_ms)
   TgSpParams p = { .duration_yr = 10000.0 * steps, .dt_yr = 10000.0, .uplift_m_per_yr = 0.0005,
                    .erodibility = 2e-5, .m = 0.45, .n = 1.0, .diffusivity = 0.01,
                    .deposition = 1.0, .channel_area = 10000.0 };
-  TgSpOpts o = { threads > 1 ? bench_pool_parallel : NULL, &threads, NULL };
+  Timed timed = { threads, 0.0, 0.0 };
+  TgSpOpts o = { timed_parallel, &timed, NULL };
   TgSpStats st = { 0 };
   TgSpOut out = { .stats = &st };
 
@@ -66,9 +132,10 @@ run (const double *z0, int size, int threads, int steps, double prev_ms)
   cpu = tg_cpu_s () - c0;
   wall = tg_wall_s () - t0;
   printf ("stream_power %d^2, %d thread%s, %d steps: %.1f ms CPU / %.1f ms wall a step "
-          "(%.2f steps/s wall)",
+          "(%.2f steps/s wall), critical path %.1f ms a step (%.2f steps/s on idle cores)",
           size, threads, threads == 1 ? "" : "s", st.steps, cpu / st.steps * 1e3,
-          wall / st.steps * 1e3, st.steps / wall);
+          wall / st.steps * 1e3, st.steps / wall,
+          (cpu - timed.cpu + timed.crit) / st.steps * 1e3, st.steps / (cpu - timed.cpu + timed.crit));
   if (prev_ms > 0.0)
     printf (", %.2fx the CPU of the size before", cpu / st.steps * 1e3 / prev_ms);
   printf ("; z fnv %016" PRIx64 "\n", bench_fnv (z, sizeof (double) * n));
