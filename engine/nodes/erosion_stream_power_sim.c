@@ -277,6 +277,8 @@ sp_dfs_in (Sp *s, int32_t root, size_t tail, size_t end, const int32_t *basin)
   int32_t *stk = s->order + end, b = basin[root];
   ptrdiff_t top = 0;
 
+  if (tail >= end)
+    return end + 1;
   stk[-++top] = root;
   while (top > 0)
     {
