@@ -112,6 +112,7 @@ typedef struct
   double dt, rdiff; /* this step's dt and D dt / cell² */
   double kl[2];     /* K dt / L^n for the two distances to a receiver */
   double *cp, *den; /* the diffusion's tridiagonal factors (DEN: reciprocals) */
+  double *rowsum;   /* each row's sum of heights (the diffusion's budget) */
   size_t basins_max; /* the most pits' basins a step found */
   /* The stack is a forest, a tree a root on the world's edge (the pits'
    * basins joined to it over their passes), each tree's walks independent
@@ -666,7 +667,8 @@ sp_find (int32_t *uf, int32_t a)
 }
 
 /* Lakes and spill levels, rows [BEGIN, END) in parallel: a sample below
- * its basin's spill level is under that lake (LAKE: the lake's outlet). */
+ * its basin's spill level is under that lake (LAKE: the lake's outlet).
+ * LK_LEN is zeroed for the lakes' lists. */
 static void
 sp_lake_rows (void *user, int begin, int end)
 {
@@ -675,6 +677,7 @@ sp_lake_rows (void *user, int begin, int end)
   for (size_t k = (size_t) begin * s->w; k < (size_t) end * s->w; k++)
     {
       int32_t b = s->pit[k];
+      s->lk_len[k] = 0;
       double sl = s->bspill[b];
       if (s->z[k] < sl)
         {
@@ -713,7 +716,6 @@ sp_route (Sp *s)
   size_t npass = 0;
   int rc;
 
-  memset (s->lk_len, 0, sizeof (int32_t) * n);
   if ((rc = sp_parallel (s, s->h, 16, sp_receiver_rows, s)) < 0)
     return rc;
   if (sp_cancelled (s))
@@ -736,6 +738,7 @@ sp_route (Sp *s)
         return TG_ENOMEM;
       sp_groups (s, NULL, NULL, 0);
       memset (s->lake, 0xff, sizeof (int32_t) * n);
+      memset (s->lk_len, 0, sizeof (int32_t) * n);
       goto stack;
     }
   /* Basins 0 .. NB; the edge's is 0. */
@@ -1322,26 +1325,48 @@ sp_diffuse_cols (void *user, int begin, int end)
     }
 }
 
-static double
-sp_interior_sum (const Sp *s)
+/* Each interior row's sum of heights into ROWSUM, rows [BEGIN, END) of
+ * the interior in parallel. */
+static void
+sp_row_sums (void *user, int begin, int end)
 {
-  double sum = 0.0;
+  Sp *s = user;
 
+  for (int y = begin + 1; y < end + 1; y++)
+    {
+      const double *u = s->zn + (size_t) y * s->w;
+      double sum = 0.0;
+      for (int x = 1; x < s->w - 1; x++)
+        sum += u[x];
+      s->rowsum[y] = sum;
+    }
+}
+
+/* The interior's volume in height units: the rows' sums, in row order.
+ * 0 or TG_ECANCELLED. */
+static int
+sp_interior_sum (Sp *s, double *sum)
+{
+  int rc;
+
+  if ((rc = sp_parallel (s, s->h - 2, 64, sp_row_sums, s)) < 0)
+    return rc;
+  *sum = 0.0;
   for (int y = 1; y < s->h - 1; y++)
-    for (int x = 1; x < s->w - 1; x++)
-      sum += s->zn[(size_t) y * s->w + x];
-  return sum;
+    *sum += s->rowsum[y];
+  return 0;
 }
 
 static int
 sp_diffuse (Sp *s, TgSpStats *st)
 {
-  double before;
+  double before, after;
   int rc;
 
   if (!(s->p->diffusivity > 0.0) || s->w < 3 || s->h < 3)
     return 0;
-  before = sp_interior_sum (s);
+  if ((rc = sp_interior_sum (s, &before)) < 0)
+    return rc;
   s->rdiff = s->p->diffusivity * s->dt / s->cell_area;
   sp_diffusion_factors (s, s->w);
   if ((rc = sp_parallel (s, s->h - 2, 16, sp_diffuse_rows, s)) < 0)
@@ -1349,7 +1374,9 @@ sp_diffuse (Sp *s, TgSpStats *st)
   sp_diffusion_factors (s, s->h);
   if ((rc = sp_parallel (s, s->w - 2, 64, sp_diffuse_cols, s)) < 0)
     return rc;
-  st->diffused += (before - sp_interior_sum (s)) * s->cell_area;
+  if ((rc = sp_interior_sum (s, &after)) < 0)
+    return rc;
+  st->diffused += (before - after) * s->cell_area;
   return 0;
 }
 
@@ -1371,6 +1398,7 @@ sp_clear (Sp *s)
   free (s->rdir);
   free (s->cp);
   free (s->den);
+  free (s->rowsum);
   free (s->edge);
   free (s->tsz);
   free (s->rgroup);
@@ -1424,6 +1452,7 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
     s.off[q] = sp_dy[q] * (ptrdiff_t) w + sp_dx[q];
   s.cp = malloc (sizeof (double) * (size_t) (len + 1));
   s.den = malloc (sizeof (double) * (size_t) (len + 1));
+  s.rowsum = malloc (sizeof (double) * (size_t) (h + 1));
   /* The roots in the stack's order: the top row, the left and right
    * samples of the rows between, the bottom row. */
   s.edge = malloc (sizeof (int32_t) * (2 * (size_t) w + 2 * (size_t) h));
@@ -1452,7 +1481,7 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
   s.gsum = malloc (sizeof (TgSpStats) * (gmax + 1));
   s.grc = malloc (sizeof (int) * (gmax + 1));
   if (!own || !s.fill || !s.area || !s.qs || !s.rec || !s.order || !s.pit || !s.lake || !s.lk_beg
-      || !s.lk_len || !s.dmask || !s.rdir || !s.cp || !s.den || !s.edge || !s.tsz || !s.rgroup || !s.gbeg
+      || !s.lk_len || !s.dmask || !s.rdir || !s.cp || !s.den || !s.rowsum || !s.edge || !s.tsz || !s.rgroup || !s.gbeg
       || !s.gord || !s.gfirst || !s.gsum || !s.grc)
     {
       free (own);
