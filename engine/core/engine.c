@@ -325,6 +325,8 @@ tg__find_job (const Eval *ev, int node, const TgRegion *r)
 static int
 add_job (Eval *ev, int node, const TgRegion *r)
 {
+  int n_outputs = tg_graph_node_desc (ev->g, node)->n_outputs;
+
   if (ev->n_jobs == ev->cap_jobs)
     {
       int cap = ev->cap_jobs ? ev->cap_jobs * 2 : 32;
@@ -338,6 +340,9 @@ add_job (Eval *ev, int node, const TgRegion *r)
   ev->jobs[ev->n_jobs].node = node;
   ev->jobs[ev->n_jobs].region = *r;
   ev->jobs[ev->n_jobs].source = -1;
+  ev->jobs[ev->n_jobs].readers = calloc ((size_t) (n_outputs > 0 ? n_outputs : 1), sizeof (int));
+  if (ev->jobs[ev->n_jobs].readers == NULL)
+    return TG_ENOMEM;
   /* An apron reader and a plain reader of the same node ask for nested
    * regions: the smaller becomes a window of the larger rather than a
    * second run (nodes are pure functions of position). */
@@ -350,11 +355,13 @@ add_job (Eval *ev, int node, const TgRegion *r)
         {
           nj->source = i;
           o->consumers++;
+          o->windows++;
         }
       else if (!o->done && o->source < 0 && tg_region_contains (r, &o->region))
         {
           o->source = ev->n_jobs;
           nj->consumers++;
+          nj->windows++;
         }
     }
   return ev->n_jobs++;
@@ -507,6 +514,7 @@ tg__job_for (Eval *ev, int node, const TgRegion *out, int depth)
           tg_hasher_u64 (&h, ev->jobs[ij].key.b);
           tg_hasher_u64 (&h, (uint64_t) link->from_port);
           ev->jobs[ij].consumers++;
+          ev->jobs[ij].readers[link->from_port]++;
         }
     }
   j = add_job (ev, node, &r);
@@ -1164,28 +1172,69 @@ run_node (Eval *ev, int node, const TgRegion *region, const TgValue **inputs, Tg
   return run_node_step (ev, node, region, inputs, outs, NULL);
 }
 
-/* Drops this evaluation's hold on inputs no other job still needs, so a
- * long chain at build resolution does not keep every intermediate map
- * alive (the cache keeps what its budget allows). */
+/* --- reads and releases (eval.h) -------------------------------------------- */
+
+/* An evaluation's hold on results no read still needs is let go at once,
+ * so a long chain at build resolution does not keep every intermediate
+ * map alive (the cache keeps what its budget allows). */
 static void
-job_release (Eval *ev, int ij)
+drop_outputs (Eval *ev, int ij, int port)
 {
   Job *in = &ev->jobs[ij];
+  const TgNodeDesc *d = tg_graph_node_desc (ev->g, in->node);
 
-  if (in->consumers > 0 && --in->consumers == 0 && in->outs)
+  if (in->outs == NULL)
+    return;
+  if (port >= 0)
     {
-      const TgNodeDesc *d = tg_graph_node_desc (ev->g, in->node);
-      for (int q = 0; q < d->n_outputs; q++)
-        tg_value_unref (in->outs[q]);
-      free (in->outs);
-      in->outs = NULL;
+      tg_value_unref (in->outs[port]);
+      in->outs[port] = NULL;
+      return;
     }
+  for (int q = 0; q < d->n_outputs; q++)
+    tg_value_unref (in->outs[q]);
+  free (in->outs);
+  in->outs = NULL;
 }
 
-static int pull_job (Eval *ev, int j);
+bool
+tg__job_port_needed (const Eval *ev, int job, int port)
+{
+  const Job *in = &ev->jobs[job];
 
-static void
-release_inputs (Eval *ev, int node, const TgRegion *in_r)
+  if (in->readers[port] > 0)
+    return true;
+  if (in->windows == 0)
+    return false;
+  /* A window still to be cut needs what its readers need; one asked for
+   * by no link (the evaluation's own result) needs everything. */
+  for (int i = 0; i < ev->n_jobs; i++)
+    {
+      const Job *w = &ev->jobs[i];
+      if (w->source != job || w->abandoned || w->done)
+        continue;
+      if (w->consumers == 0 || tg__job_port_needed (ev, i, port))
+        return true;
+    }
+  return false;
+}
+
+void
+tg__job_drop_unread (Eval *ev, int job)
+{
+  const Job *in = &ev->jobs[job];
+  int n = tg_graph_node_desc (ev->g, in->node)->n_outputs;
+
+  /* A job no read was counted on is the evaluation's own result. */
+  if (in->consumers == 0 || !in->done || in->abandoned)
+    return;
+  for (int q = 0; q < n; q++)
+    if (!tg__job_port_needed (ev, job, q))
+      ev->drop (ev, job, q);
+}
+
+void
+tg__release_inputs (Eval *ev, int node, const TgRegion *in_r)
 {
   const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
 
@@ -1194,16 +1243,92 @@ release_inputs (Eval *ev, int node, const TgRegion *in_r)
       int l = tg_graph_input_link (ev->g, node, k), ij;
       if (l < 0 || !tg_graph_node_reads_input (ev->g, node, k))
         continue;
-      {
-        int from = tg_graph_link (ev->g, l)->from_node;
-        TgRegion r = tg__compute_region (ev, from, in_r);
-        ij = tg__find_job (ev, from, &r);
-      }
-      if (ij < 0)
-        continue;
-      job_release (ev, ij);
+      const TgLink *link = tg_graph_link (ev->g, l);
+      TgRegion r = tg__compute_region (ev, link->from_node, in_r);
+      ij = tg__find_job (ev, link->from_node, &r);
+      if (ij >= 0)
+        tg__job_release (ev, ij, link->from_port);
     }
 }
+
+void
+tg__job_release_reads (Eval *ev, int job)
+{
+  Job *in = &ev->jobs[job];
+  TgRegion in_r;
+
+  /* A stored job keyed no inputs. */
+  if (in->reads_released || tg__stored (ev, in->node))
+    return;
+  in->reads_released = true;
+  in_r = tg__input_region (ev, in->node, &in->region);
+  tg__release_inputs (ev, in->node, &in_r);
+}
+
+void
+tg__jobs_keyed (Eval *ev)
+{
+  for (int j = 0; j < ev->n_jobs; j++)
+    if (ev->jobs[j].source >= 0)
+      tg__job_release_reads (ev, j);
+}
+
+/* Every reader of JOB was done before it ran: it never will, and the
+ * reads it counted on others are released. */
+static void
+job_abandon (Eval *ev, int job)
+{
+  Job *in = &ev->jobs[job];
+
+  in->abandoned = true;
+  in->done = true;
+  if (in->source >= 0)
+    tg__job_release (ev, in->source, -1);
+  tg__job_release_reads (ev, job);
+}
+
+void
+tg__job_release (Eval *ev, int job, int port)
+{
+  Job *in = &ev->jobs[job];
+
+  if (in->consumers <= 0)
+    return;
+  in->consumers--;
+  if (port < 0)
+    in->windows -= in->windows > 0;
+  else
+    in->readers[port] -= in->readers[port] > 0;
+  if (in->consumers == 0)
+    {
+      if (!in->done)
+        job_abandon (ev, job);
+      else
+        ev->drop (ev, job, -1);
+      return;
+    }
+  /* What a read through a window not cut yet let go sits in the job the
+   * window is read from (tg__read_job). */
+  for (int s = job; s >= 0; s = ev->jobs[s].source)
+    if (ev->jobs[s].done)
+      {
+        tg__job_drop_unread (ev, s);
+        break;
+      }
+}
+
+int
+tg__read_job (const Eval *ev, int job)
+{
+  int j = job;
+
+  while (ev->jobs[j].source >= 0 && !ev->jobs[j].done && !tg__stored (ev, ev->jobs[j].node)
+         && !tg__cache_has (ev->e->cache, ev->jobs[j].key))
+    j = ev->jobs[j].source;
+  return j;
+}
+
+static int pull_job (Eval *ev, int j);
 
 /* Job J's window of its source job's outputs. */
 static int
@@ -1212,11 +1337,19 @@ pull_window (Eval *ev, int j, TgValue **outs)
   int src = ev->jobs[j].source, rc;
   const TgNodeDesc *d = tg_graph_node_desc (ev->g, ev->jobs[j].node);
 
-  rc = pull_job (ev, src);
+  /* Cut from the job the window is read from, not through a chain of
+   * windows each a copy. */
+  int from = tg__read_job (ev, src);
+  bool linked = ev->jobs[j].consumers > 0;
+
+  rc = pull_job (ev, from);
   for (int k = 0; rc == 0 && k < d->n_outputs; k++)
-    if ((outs[k] = tg_value_crop (ev->jobs[src].outs[k], &ev->jobs[j].region)) == NULL)
+    if ((!linked || tg__job_port_needed (ev, j, k))
+        && (outs[k] = tg_value_crop (ev->jobs[from].outs[k], &ev->jobs[j].region)) == NULL)
       rc = tg_error_set (ev->err, TG_ENOMEM, NULL, NULL);
-  job_release (ev, src);
+  tg__job_release (ev, src, -1);
+  /* The window's own inputs were counted when it was keyed; it reads none. */
+  tg__job_release_reads (ev, j);
   if (rc < 0)
     {
       for (int k = 0; k < d->n_outputs; k++)
@@ -1226,7 +1359,12 @@ pull_window (Eval *ev, int j, TgValue **outs)
         }
       return rc;
     }
-  tg__cache_put (ev->e->cache, ev->jobs[j].key, d->n_outputs, outs);
+  /* A window cut without the outputs nobody reads is no result to keep. */
+  bool whole = true;
+  for (int k = 0; k < d->n_outputs; k++)
+    whole = whole && outs[k] != NULL;
+  if (whole)
+    tg__cache_put (ev->e->cache, ev->jobs[j].key, d->n_outputs, outs);
   ev->jobs[j].outs = outs;
   ev->jobs[j].failed = false;
   return 0;
@@ -1260,7 +1398,20 @@ pull_inputs (Eval *ev, int node, const TgRegion *in_r, const TgValue ***inputs,
           rc = ij;
           break;
         }
+      /* The window of a larger result is cut below, for this run only. */
+      ij = tg__read_job (ev, ij);
       rc = pull_job (ev, ij);
+      if (rc == 0 && ev->jobs[ij].outs[link->from_port] == NULL)
+        {
+          /* Dropped by a count gone wrong: computed again rather than
+           * read as unlinked. */
+          const TgNodeDesc *fd = tg_graph_node_desc (ev->g, ev->jobs[ij].node);
+          for (int q = 0; q < fd->n_outputs; q++)
+            tg_value_unref (ev->jobs[ij].outs[q]);
+          free (ev->jobs[ij].outs);
+          ev->jobs[ij].outs = NULL;
+          rc = pull_job (ev, ij);
+        }
       if (rc < 0)
         break;
       (*inputs)[k] = ev->jobs[ij].outs[link->from_port];
@@ -1279,8 +1430,10 @@ pull_inputs (Eval *ev, int node, const TgRegion *in_r, const TgValue ***inputs,
   return rc;
 }
 
+/* JOB: the job NODE ran as, or -1 (a tiled scheme's step). */
 static void
-free_inputs (Eval *ev, int node, const TgRegion *in_r, const TgValue **inputs, TgValue **owned)
+free_inputs (Eval *ev, int node, int job, const TgRegion *in_r, const TgValue **inputs,
+             TgValue **owned)
 {
   const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
 
@@ -1288,7 +1441,10 @@ free_inputs (Eval *ev, int node, const TgRegion *in_r, const TgValue **inputs, T
     tg_value_unref (owned[k]);
   free (owned);
   free (inputs);
-  release_inputs (ev, node, in_r);
+  if (job >= 0)
+    tg__job_release_reads (ev, job);
+  else
+    tg__release_inputs (ev, node, in_r);
 }
 
 /* Job J's outputs from the tiled build's store. */
@@ -1316,6 +1472,9 @@ pull_stored (Eval *ev, int j, TgValue **outs)
   report_state (ev, node, TG_NODE_CACHED, 1.0);
   ev->jobs[j].outs = outs;
   ev->jobs[j].failed = false;
+  if (ev->jobs[j].source >= 0)
+    tg__job_release (ev, ev->jobs[j].source, -1);
+  tg__job_drop_unread (ev, j);
   return 0;
 }
 
@@ -1353,7 +1512,10 @@ pull_job (Eval *ev, int j)
       ev->jobs[j].outs = outs;
       ev->jobs[j].failed = false;
       if (ev->jobs[j].source >= 0)
-        job_release (ev, ev->jobs[j].source);
+        tg__job_release (ev, ev->jobs[j].source, -1);
+      /* Its inputs were counted when it was keyed; it reads none. */
+      tg__job_release_reads (ev, j);
+      tg__job_drop_unread (ev, j);
       return 0;
     }
   if (tg__stored (ev, node))
@@ -1372,7 +1534,7 @@ pull_job (Eval *ev, int j)
     rc = run_node (ev, node, &region, inputs, outs);
   else
     skip_node (ev, node);
-  free_inputs (ev, node, &in_r, inputs, owned);
+  free_inputs (ev, node, j, &in_r, inputs, owned);
   if (rc < 0)
     {
       free (outs);
@@ -1382,6 +1544,7 @@ pull_job (Eval *ev, int j)
     tg__cache_put (ev->e->cache, ev->jobs[j].key, d->n_outputs, outs);
   ev->jobs[j].outs = outs;
   ev->jobs[j].failed = false;
+  tg__job_drop_unread (ev, j);
   return 0;
 }
 
@@ -1400,6 +1563,7 @@ tg__eval_begin (Eval *ev, TgEngine *e, const TgGraph *g, const TgEvalHooks *hook
   ev->report = report;
   ev->err = err;
   ev->store = hooks ? hooks->store : NULL;
+  ev->drop = drop_outputs;
   ev->validated = tg_graph_is_validated (g);
   tg_error_clear (err);
   ev->params = calloc ((size_t) (n ? n : 1), sizeof (void *));
@@ -1434,6 +1598,8 @@ tg__eval_end (Eval *ev)
           tg_value_unref (ev->jobs[i].outs[k]);
         free (ev->jobs[i].outs);
       }
+  for (int i = 0; i < ev->n_jobs; i++)
+    free (ev->jobs[i].readers);
   free (ev->jobs);
   for (int i = 0; i < tg_graph_n_nodes (ev->g); i++)
     if (ev->params[i])
@@ -1477,6 +1643,8 @@ pull_range (TgEngine *e, const TgGraph *g, int node, int k0, int k1, const TgReg
   if ((rc = tg__eval_begin (&ev, e, g, hooks, report, err)) < 0)
     return rc;
   j = tg__job_for (&ev, node, region, 0);
+  if (j >= 0)
+    tg__jobs_keyed (&ev);
   rc = j < 0 ? j : pull_job (&ev, j);
   for (int k = k0; rc == 0 && k < k1; k++)
     {
@@ -1601,7 +1769,7 @@ tg_engine_tile_step (TgEngine *e, const TgGraph *g, int node, int step, bool red
       ev.step_tiling = NULL;
     }
   if (halo >= 0)
-    free_inputs (&ev, node, &in_r, inputs, owned);
+    free_inputs (&ev, node, -1, &in_r, inputs, owned);
   else
     free (inputs);
   for (int k = 0; res && k < d->n_outputs; k++)
@@ -1681,6 +1849,8 @@ tg_engine_export (TgEngine *e, const TgGraph *g, const char *out_dir, const TgEv
           }
       }
     bool keyed = first_rc == 0;
+    if (keyed)
+      tg__jobs_keyed (&ev);
     for (int i = 0; jobs && keyed && i < n; i++)
       {
         if (jobs[i] < 0)

@@ -21,8 +21,11 @@ typedef struct
   Eval *ev;
   uint64_t limit;
   TgMemEstimate *est;
-  uint64_t *held;   /* per job: what its outputs hold while a reader needs them */
-  uint64_t *values; /* per job: of HELD, its outputs that are not grids */
+  uint64_t **port;  /* per job, per output: the bytes of that output alive */
+  uint64_t *extra;  /* per job: what it holds besides its grids (meshes,
+                     * instance lists, an input file's pixels), alive until
+                     * its last reader is done */
+  uint64_t *values; /* per job: of its outputs, those that are not grids */
   bool *alive;
   uint64_t live;    /* results alive */
   uint64_t kept;    /* input files kept decoded */
@@ -38,6 +41,15 @@ channels_of (TgPortType t)
   return t == TG_TYPE_HEIGHT || t == TG_TYPE_MASK ? 1 : 4;
 }
 
+/* Grid output K of NODE over R (0 for an output that is no grid). */
+static uint64_t
+grid_output (const TgNodeDesc *d, int k, const TgRegion *r)
+{
+  if (!tg_port_type_is_grid (d->outputs[k].type))
+    return 0;
+  return tg_region_samples (r) * (uint64_t) channels_of (d->outputs[k].type) * sizeof (float);
+}
+
 /* The grid outputs of NODE over R. */
 static uint64_t
 grid_outputs (const TgNodeDesc *d, const TgRegion *r)
@@ -45,8 +57,7 @@ grid_outputs (const TgNodeDesc *d, const TgRegion *r)
   uint64_t b = 0;
 
   for (int k = 0; k < d->n_outputs; k++)
-    if (tg_port_type_is_grid (d->outputs[k].type))
-      b += tg_region_samples (r) * (uint64_t) channels_of (d->outputs[k].type) * sizeof (float);
+    b += grid_output (d, k, r);
   return b;
 }
 
@@ -115,27 +126,59 @@ note (Walk *w, int node, uint64_t need, const TgRegion *r, const TgRegion *in, u
     }
 }
 
+/* Bytes let go go to the cache while its budget has room. */
 static void
-release (Walk *w, int j)
+let_go (Walk *w, uint64_t bytes)
 {
-  Job *job = &w->ev->jobs[j];
+  uint64_t c = bytes < w->room ? bytes : w->room;
 
-  if (job->consumers > 0 && --job->consumers == 0 && w->alive[j])
+  w->live -= bytes;
+  w->cached += c;
+  w->room -= c;
+}
+
+/* Eval's drop: output PORT of job J (-1: all it holds) is let go. */
+static void
+walk_drop (Eval *ev, int j, int port)
+{
+  Walk *w = ev->drop_user;
+  int n = tg_graph_node_desc (ev->g, ev->jobs[j].node)->n_outputs;
+
+  if (!w->alive[j])
+    return;
+  for (int k = 0; k < n; k++)
+    if (port < 0 || port == k)
+      {
+        let_go (w, w->port[j][k]);
+        w->port[j][k] = 0;
+      }
+  if (port < 0)
     {
-      uint64_t c = w->held[j] < w->room ? w->held[j] : w->room;
+      let_go (w, w->extra[j]);
+      w->extra[j] = 0;
       w->alive[j] = false;
-      w->live -= w->held[j];
-      w->cached += c;
-      w->room -= c;
     }
 }
 
-static void
-alive (Walk *w, int j, uint64_t bytes)
+/* Job J's outputs alive: the grids of those in NEED (NULL: all) over R,
+ * and EXTRA besides. */
+static int
+alive (Walk *w, int j, const TgRegion *r, const bool *need, uint64_t extra)
 {
-  w->held[j] = bytes;
+  const TgNodeDesc *d = tg_graph_node_desc (w->ev->g, w->ev->jobs[j].node);
+
+  if (!(w->port[j] = calloc ((size_t) (d->n_outputs ? d->n_outputs : 1), sizeof (uint64_t))))
+    return TG_ENOMEM;
+  for (int k = 0; r && k < d->n_outputs; k++)
+    if (need == NULL || need[k])
+      {
+        w->port[j][k] = grid_output (d, k, r);
+        w->live += w->port[j][k];
+      }
+  w->extra[j] = extra;
+  w->live += extra;
   w->alive[j] = true;
-  w->live += bytes;
+  return 0;
 }
 
 /* The job of NODE's input K over IN_R, or -1 when it is unlinked (or
@@ -153,41 +196,84 @@ input_job (Walk *w, int node, int k, const TgRegion *in_r)
   return tg__find_job (w->ev, from, &r);
 }
 
-/* pull_job's path through job J, counting instead of computing. */
-static void
+/* Streamed exports (tg_eval_write_image_rows) hold a band of rows in the
+ * file's layout (formats/image.c: 256 KiB) and its conversion, whatever
+ * the size of the image, or the image whole when it is smaller;
+ * BASE_BYTES has the encoder's state. */
+#define EXPORT_BAND_BYTES ((uint64_t) 512 << 10)
+
+/* What export D holds while it writes maps of READ_MAPS samples: a band
+ * when it streams them; the image whole (at most 16 bits a channel) when
+ * it writes meshes or instance lists (a mesh's colour map is converted
+ * whole) or the raw image of a tile for stitch (gathered whole). */
+static uint64_t
+export_work (const Walk *w, const TgNodeDesc *d, uint64_t read_maps)
+{
+  if (read_maps == 0)
+    return 0;
+  if (w->ev->raw_tiles)
+    return read_maps * sizeof (uint16_t);
+  for (int k = 0; k < d->n_inputs; k++)
+    if (!tg_port_type_is_grid (d->inputs[k].type))
+      return read_maps * sizeof (uint16_t);
+  return read_maps * sizeof (uint16_t) < EXPORT_BAND_BYTES ? read_maps * sizeof (uint16_t)
+                                                           : EXPORT_BAND_BYTES;
+}
+
+/* pull_job's path through job J, counting instead of computing; 0 or
+ * TG_ENOMEM. */
+static int
 walk_job (Walk *w, int j)
 {
   Eval *ev = w->ev;
   Job *job = &ev->jobs[j];
-  int node = job->node;
+  int node = job->node, rc;
   const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
   TgRegion region = job->region, in_r;
   uint64_t windows = 0, read_maps = 0, read_values = 0, values = 0;
   TgMemQuery q;
 
   if (job->done)
-    return;
+    return 0;
   job->done = true;
   if (!(d->flags & TG_NODE_EXPORT) && tg__cache_has (ev->e->cache, job->key))
     {
-      alive (w, j, 0);
+      if ((rc = alive (w, j, NULL, NULL, 0)) < 0)
+        return rc;
       if (job->source >= 0)
-        release (w, job->source);
-      return;
+        tg__job_release (ev, job->source, -1);
+      tg__job_release_reads (ev, j);
+      tg__job_drop_unread (ev, j);
+      return 0;
     }
   if (tg__stored (ev, node))
     {
-      alive (w, j, grid_outputs (d, &region));
-      return;
+      if ((rc = alive (w, j, &region, NULL, 0)) < 0)
+        return rc;
+      if (job->source >= 0)
+        tg__job_release (ev, job->source, -1);
+      tg__job_drop_unread (ev, j);
+      return 0;
     }
   if (job->source >= 0)
     {
-      walk_job (w, job->source);
-      note (w, node, BASE_BYTES + w->live + w->kept + w->cached + grid_outputs (d, &region),
-            &region, &region, w->kept);
-      alive (w, j, grid_outputs (d, &region));
-      release (w, job->source);
-      return;
+      /* pull_window: cut from the job the window is read from. */
+      int from = tg__read_job (ev, job->source);
+      bool need[64], linked = job->consumers > 0;
+      uint64_t cut = 0;
+      if ((rc = walk_job (w, from)) < 0)
+        return rc;
+      for (int k = 0; k < d->n_outputs && k < 64; k++)
+        {
+          need[k] = !linked || tg__job_port_needed (ev, j, k);
+          cut += need[k] ? grid_output (d, k, &region) : 0;
+        }
+      note (w, node, BASE_BYTES + w->live + w->kept + w->cached + cut, &region, &region, w->kept);
+      if ((rc = alive (w, j, &region, need, 0)) < 0)
+        return rc;
+      tg__job_release (ev, job->source, -1);
+      tg__job_release_reads (ev, j);
+      return 0;
     }
   in_r = tg__input_region (ev, node, &region);
   for (int k = 0; k < d->n_inputs; k++)
@@ -196,9 +282,13 @@ walk_job (Walk *w, int j)
       const TgLink *link;
       if (ij < 0)
         continue;
-      walk_job (w, ij);
-      /* A global input computed the whole lattice: the node reads a copy
-       * of its window (pull_inputs). */
+      /* A window not cut yet is read from the larger result. */
+      ij = tg__read_job (ev, ij);
+      if ((rc = walk_job (w, ij)) < 0)
+        return rc;
+      /* An input over another region than the node's (a global input
+       * computed the whole lattice, a window read from a larger result):
+       * the node reads a copy of its window (pull_inputs). */
       link = tg_graph_link (ev->g, tg_graph_input_link (ev->g, node, k));
       TgPortType t = tg_graph_node_desc (ev->g, link->from_node)->outputs[link->from_port].type;
       if (tg_port_type_is_grid (t) && !tg_region_equal (&ev->jobs[ij].region, &in_r))
@@ -228,23 +318,19 @@ walk_job (Walk *w, int j)
   q.image_info = image_info;
   q.priv = w;
   q.outputs = grid_outputs (d, &region) + values;
-  /* An export hands its writer an image of at most 16 bits a channel
-   * (meshes and instance lists are written as they are, in pieces). */
   if (d->flags & TG_NODE_EXPORT)
-    q.work += read_maps * sizeof (uint16_t);
+    q.work += export_work (w, d, read_maps);
   if (d->memory && q.params && !tg_graph_node_bypass (ev->g, node))
     d->memory (&q);
   note (w, node, BASE_BYTES + w->live + w->kept + w->cached + windows + q.outputs + q.work + q.kept,
         &region, &in_r, w->kept + q.kept);
   w->kept += q.kept;
-  alive (w, j, q.outputs);
+  if ((rc = alive (w, j, &region, NULL, q.outputs - grid_outputs (d, &region))) < 0)
+    return rc;
   w->values[j] = q.outputs - grid_outputs (d, &region);
-  for (int k = 0; k < d->n_inputs; k++)
-    {
-      int ij = input_job (w, node, k, &in_r);
-      if (ij >= 0)
-        release (w, ij);
-    }
+  tg__job_release_reads (ev, j);
+  tg__job_drop_unread (ev, j);
+  return 0;
 }
 
 int
@@ -268,6 +354,9 @@ tg_engine_estimate (TgEngine *e, const TgGraph *g, const TgEvalHooks *hooks, uin
     return rc;
   memset (&w, 0, sizeof w);
   w.ev = &ev;
+  ev.drop = walk_drop;
+  ev.drop_user = &w;
+  ev.raw_tiles = tiling && tiling->ix >= 0 && !hooks->encode_tiles;
   w.limit = limit;
   w.est = est;
   {
@@ -288,22 +377,29 @@ tg_engine_estimate (TgEngine *e, const TgGraph *g, const TgEvalHooks *hooks, uin
     }
   if (rc == 0)
     {
-      w.held = calloc ((size_t) (ev.n_jobs ? ev.n_jobs : 1), sizeof *w.held);
-      w.values = calloc ((size_t) (ev.n_jobs ? ev.n_jobs : 1), sizeof *w.values);
-      w.alive = calloc ((size_t) (ev.n_jobs ? ev.n_jobs : 1), sizeof *w.alive);
-      if (w.held == NULL || w.values == NULL || w.alive == NULL)
+      size_t nj = (size_t) (ev.n_jobs ? ev.n_jobs : 1);
+      w.port = calloc (nj, sizeof *w.port);
+      w.extra = calloc (nj, sizeof *w.extra);
+      w.values = calloc (nj, sizeof *w.values);
+      w.alive = calloc (nj, sizeof *w.alive);
+      if (w.port == NULL || w.extra == NULL || w.values == NULL || w.alive == NULL)
         rc = tg_error_set (err, TG_ENOMEM, NULL, NULL);
     }
+  if (rc == 0)
+    tg__jobs_keyed (&ev);
   for (int i = 0; rc == 0 && i < n; i++)
-    if (exports[i] >= 0)
-      walk_job (&w, exports[i]);
+    if (exports[i] >= 0 && (rc = walk_job (&w, exports[i])) < 0)
+      tg_error_set (err, rc, NULL, NULL);
   /* The walk's jobs are no evaluation's: nothing for eval_end to free. */
   for (int i = 0; i < ev.n_jobs; i++)
     ev.jobs[i].outs = NULL;
   for (int i = 0; i < w.n_images; i++)
     free (w.images[i]);
   free (w.images);
-  free (w.held);
+  for (int i = 0; w.port && i < ev.n_jobs; i++)
+    free (w.port[i]);
+  free (w.port);
+  free (w.extra);
   free (w.values);
   free (w.alive);
   free (exports);

@@ -42,11 +42,17 @@ typedef struct
   TgValue **outs; /* after evaluation */
   bool done;
   bool failed;
-  int consumers;  /* jobs still to read this one's outputs */
+  int consumers;  /* reads still to come of this one's outputs: links and windows */
+  int *readers;   /* per output port: the links still to read it */
+  int windows;    /* windows of this job whose reads are still to come */
+  bool abandoned; /* every reader was done before it ran: it never runs */
+  bool reads_released; /* the reads it counted on its inputs are released */
   int source;     /* a job of the same node over a larger region, or -1 */
 } Job;
 
-typedef struct
+typedef struct Eval Eval;
+
+struct Eval
 {
   TgEngine *e;
   const TgGraph *g;
@@ -66,7 +72,12 @@ typedef struct
   bool validated; /* the graph passed tg_graph_validate unchanged since: skip check_node */
   const TgTiling *export_tiling; /* an export of one tile: its window */
   TgRegion export_window;
-} Eval;
+  /* Lets go of output PORT of job JOB (-1: all of them), which no read
+   * still to come needs: engine.c drops its reference, the memory
+   * estimate takes the bytes off what is alive. */
+  void (*drop) (Eval *ev, int job, int port);
+  void *drop_user;
+};
 
 /* BASE/REL of the graph's folder, or REL when it is absolute.  Caller frees. */
 char *tg__resolve_input_path (const TgGraph *g, const char *rel);
@@ -90,6 +101,36 @@ int tg__find_job (const Eval *ev, int node, const TgRegion *r);
 /* Keys (recursively) NODE over the region it computes for OUT and counts
  * it as a reader of its inputs' jobs; returns the job or a negative TG_E*. */
 int tg__job_for (Eval *ev, int node, const TgRegion *out, int depth);
+/* The bookkeeping of reads (engine.c), shared by the evaluation and the
+ * memory estimate so that both let results go at the same moments.
+ *
+ * Keying counts every read to come: each link into a job's reader, and
+ * each window a smaller job of the same node will cut from it.  A read
+ * done is released (PORT: the output a link read, -1: a window); an
+ * output no read still needs is dropped (EV->drop) as soon as its job
+ * has run, the whole job once its last read is done, and a job all of
+ * whose readers are done before it ran never runs: it releases its own
+ * reads in turn. */
+void tg__job_release (Eval *ev, int job, int port);
+/* Drops the outputs of JOB (which has run) that no read still needs. */
+void tg__job_drop_unread (Eval *ev, int job);
+/* Whether output PORT of JOB is still to be read, directly or through a
+ * window not cut yet. */
+bool tg__job_port_needed (const Eval *ev, int job, int port);
+/* Releases the reads NODE's job over input region IN_R counted on its inputs. */
+void tg__release_inputs (Eval *ev, int node, const TgRegion *in_r);
+/* Releases, once, the reads JOB counted on its inputs. */
+void tg__job_release_reads (Eval *ev, int job);
+/* Called once every job is keyed, before any runs: a window (a job with
+ * a source) is cut, found in the cache or read from a store, never
+ * computed, so the reads it counted on its inputs are released at once. */
+void tg__jobs_keyed (Eval *ev);
+/* The job a read of JOB pulls: JOB, or, when JOB is a window not cut yet
+ * (nor cached, nor stored), the job it is a window of, so that the reader
+ * cuts its own copy of the window for the time it runs and no copy is
+ * held between readers. */
+int tg__read_job (const Eval *ev, int job);
+
 /* Whether export D belongs to the part of a build TILING names (NULL: all). */
 bool tg__export_in_part (const TgNodeDesc *d, const TgTiling *tiling);
 

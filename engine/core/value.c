@@ -286,10 +286,12 @@ TgValue *
 tg__value_window_clamped (const TgValue *v, const TgRegion *win)
 {
   const TgRegion *src = &v->region;
-  TgValue *out = tg_value_new_grid (v->type, win, v->channels);
+  TgValue *out;
   int ch = v->channels;
 
-  if (out == NULL)
+  if (tg_region_contains (src, win))
+    return tg_value_crop (v, win);
+  if ((out = tg_value_new_grid (v->type, win, v->channels)) == NULL)
     return NULL;
   for (int j = 0; j < win->height; j++)
     {
