@@ -40,6 +40,8 @@ typedef struct
   double *t_end;       /* when the node reached a final state; 0 before */
   int current;         /* node shown on the bar */
   const TgCancel *cancel;
+  TgCliNodeResult *results; /* --report: per node, what it shows */
+  TgRegion world;
   bool tty, quiet;
   bool drawn;          /* a bar is on the terminal line */
   double last_draw;
@@ -229,6 +231,17 @@ on_progress (void *user, int node, TgNodeState state, double fraction)
       fflush (stderr);
     }
   pthread_mutex_unlock (&p->lock);
+}
+
+/* The engine's result hook: --report's thumbnails, made as the build
+ * gets each result (it keeps none to be pulled again afterwards). */
+static void
+on_result (void *user, int node, const TgRegion *region, TgValue *const *outs, int n)
+{
+  Progress *p = user;
+
+  if (p->results && node >= 0 && node < p->n_nodes)
+    tg__cli_report_note (&p->results[node], &p->world, region, outs, n);
 }
 
 /* --- --set ----------------------------------------------------------------- */
@@ -611,7 +624,7 @@ write_report (const TgCliEvalOptions *o, const TgGraph *g, TgEngine *engine,
     .graph_file = o->file,
     .out_dir = o->out_dir,
     .graph = g,
-    .engine = engine,
+    .results = progress->results,
     .report = report,
     .t_start = progress->t_start,
     .t_end = progress->t_end,
@@ -655,12 +668,20 @@ build (const TgCliEvalOptions *o, const TgGraph *g)
   TgCliSignalWatch watch;
   bool watching = cancel && tg__cli_signal_watch_start (&watch, cancel) == 0;
   /* Created after the signals are blocked, so its threads never take them. */
-  /* A report pulls every node's result after the build: the cache keeps
-   * them (the exports' bytes do not depend on it). */
-  TgEngineOptions opts = { .threads = o->threads, .no_cache = o->report == NULL };
+  /* One-shot: no result is kept past its last reader, with or without a
+   * report (which takes its thumbnails as the results come, on_result). */
+  TgEngineOptions opts = { .threads = o->threads, .no_cache = true };
   TgEngine *engine = tg_engine_new (&opts);
   TgTiling tile = { o->nx, o->ny, o->ix, o->iy };
   TgEvalHooks hooks = { .progress = on_progress, .user = &progress, .cancel = cancel };
+  if (o->report)
+    {
+      progress.results = calloc ((size_t) (progress.n_nodes > 0 ? progress.n_nodes : 1),
+                                 sizeof *progress.results);
+      tg_region_for_world (&progress.world, tg_graph_world_const (g),
+                           tg_graph_world_const (g)->resolution);
+      hooks.result = on_result;
+    }
   /* --tile without --stage: that tile's grid exports, encoded, as a window
    * of the whole build (global nodes computed over the whole world). */
   if (o->stage < 0 && o->ix >= 0)
@@ -675,7 +696,7 @@ build (const TgCliEvalOptions *o, const TgGraph *g)
   int rc, refused = 0;
   TgMemEstimate est = { .node = -1 };
   double t0 = now_s ();
-  if (!engine || !cancel)
+  if (!engine || !cancel || (o->report && !progress.results))
     rc = tg_error_set (&err, TG_ENOMEM, "", "cannot start the engine");
   else if ((refused = check_memory (o, engine, g, &hooks)) != 0)
     rc = TG_ENOMEM;
@@ -731,6 +752,7 @@ build (const TgCliEvalOptions *o, const TgGraph *g)
     tg_engine_free (engine);
   if (cancel)
     tg_cancel_free (cancel);
+  tg__cli_report_results_free (progress.results, progress.n_nodes);
   progress_clear (&progress);
   return status;
 }

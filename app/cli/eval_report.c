@@ -105,36 +105,54 @@ dots_picture (TgPicture *p, const float *pos, int64_t n, int side)
   return 0;
 }
 
-/* A thumbnail of a node's first output into P (left empty when it has
- * none), and the bytes of all its outputs into *BYTES. */
-static void
-node_thumbnail (TgEngine *e, const TgGraph *g, int node, const TgRegion *region, TgPicture *p,
-                uint64_t *bytes, char *what, size_t what_size)
+/* The bytes of grid V over WIN (which it contains), as a copy of that
+ * window would hold them. */
+static uint64_t
+window_bytes (const TgValue *v, const TgRegion *win)
 {
-  const TgNodeDesc *d = tg_graph_node_desc (g, node);
-  TgValue *outs[16] = { NULL };
-  TgError err;
+  uint64_t all = tg_value_bytes (v);
 
-  memset (p, 0, sizeof *p);
-  *bytes = 0;
-  what[0] = '\0';
-  tg_error_clear (&err);
-  if (d->n_outputs < 1 || d->n_outputs > (int) TG_N_ELEMENTS (outs)
-      || tg_engine_pull_outputs (e, g, node, region, NULL, outs, NULL, &err) < 0)
+  if (!tg_port_type_is_grid (v->type) || !v->data || !tg_region_contains (&v->region, win))
+    return all;
+  return all - (tg_region_samples (&v->region) - tg_region_samples (win)) * (uint64_t) v->channels
+                 * sizeof (float);
+}
+
+void
+tg__cli_report_note (TgCliNodeResult *r, const TgRegion *world, const TgRegion *region,
+                     TgValue *const *outs, int n)
+{
+  TgPicture *p = &r->thumb;
+
+  if (r->seen || n < 1 || !tg_region_contains (region, world))
     return;
-  for (int k = 0; k < d->n_outputs; k++)
-    *bytes += outs[k] ? tg_value_bytes (outs[k]) : 0;
+  r->seen = true;
+  r->bytes = 0;
+  r->what[0] = '\0';
+  for (int k = 0; k < n; k++)
+    r->bytes += outs[k] ? window_bytes (outs[k], world) : 0;
   const TgValue *v = outs[0];
-  if (v && tg_port_type_is_grid (v->type) && v->data)
+  if (v && tg_port_type_is_grid (v->type) && v->data && tg_region_contains (&v->region, world))
     {
-      size_t n = (size_t) v->region.width * (size_t) v->region.height * (size_t) v->channels;
+      /* The world's window of the grid, read in place. */
+      int stride = v->region.width, ch = v->channels;
+      const float *at = v->data
+                        + ((size_t) (world->row0 - v->region.row0) * (size_t) stride
+                           + (size_t) (world->col0 - v->region.col0)) * (size_t) ch;
       double lo = 0.0, hi = 1.0;
       if (v->type == TG_TYPE_HEIGHT)
-        value_range (v->data, n, 1, &lo, &hi);
-      tg__picture_from_grid (p, v->data, v->region.width, v->region.height, v->channels, lo, hi,
-                             false, THUMB);
-      snprintf (what, what_size, "%s %dx%d", tg_port_type_name (v->type), v->region.width,
-                v->region.height);
+        {
+          lo = INFINITY;
+          hi = -INFINITY;
+          for (int j = 0; j < world->height; j++)
+            tg__grid_range (at + (size_t) j * (size_t) stride * (size_t) ch,
+                            (size_t) world->width * (size_t) ch, 1, &lo, &hi);
+          tg__grid_range_done (&lo, &hi);
+        }
+      tg__picture_from_window (p, at, stride, world->width, world->height, ch, lo, hi, false,
+                               THUMB);
+      snprintf (r->what, sizeof r->what, "%s %dx%d", tg_port_type_name (v->type), world->width,
+                world->height);
     }
   else if (v && v->type == TG_TYPE_MESH && tg_value_mesh (v))
     {
@@ -153,21 +171,26 @@ node_thumbnail (TgEngine *e, const TgGraph *g, int node, const TgRegion *region,
             dots_picture (p, m->chunks[c].positions, m->chunks[c].n_vertices, THUMB);
             break;
           }
-      snprintf (what, what_size, "mesh: %lld vertices, %lld triangles", (long long) nv,
+      snprintf (r->what, sizeof r->what, "mesh: %lld vertices, %lld triangles", (long long) nv,
                 (long long) nt);
     }
   else if (v && v->type == TG_TYPE_POINTS && tg_value_points (v))
     {
       const TgPoints *pts = tg_value_points (v);
       dots_picture (p, pts->position, pts->n, THUMB);
-      snprintf (what, what_size, "points: %lld instances, %d prototypes", (long long) pts->n,
-                pts->n_protos);
+      snprintf (r->what, sizeof r->what, "points: %lld instances, %d prototypes",
+                (long long) pts->n, pts->n_protos);
     }
   else if (v)
-    snprintf (what, what_size, "%s", tg_port_type_name (v->type));
-  for (int k = 0; k < d->n_outputs; k++)
-    if (outs[k])
-      tg_value_unref (outs[k]);
+    snprintf (r->what, sizeof r->what, "%s", tg_port_type_name (v->type));
+}
+
+void
+tg__cli_report_results_free (TgCliNodeResult *r, int n)
+{
+  for (int i = 0; r && i < n; i++)
+    tg__picture_clear (&r[i].thumb);
+  free (r);
 }
 
 /* The node's editor position from its "ui" block; false when it has none. */
@@ -374,7 +397,6 @@ tg__cli_eval_report_write (const TgCliReportInput *in, TgError *err)
   const TgGraph *g = in->graph;
   int n = tg_graph_n_nodes (g);
   Box *boxes = calloc ((size_t) (n > 0 ? n : 1), sizeof *boxes);
-  TgRegion region;
   TgManifest m;
   char *buf = NULL, size[32];
   size_t len = 0;
@@ -392,18 +414,16 @@ tg__cli_eval_report_write (const TgCliReportInput *in, TgError *err)
       free (boxes);
       return err->code;
     }
-  tg_region_for_world (&region, tg_graph_world_const (g), tg_graph_world_const (g)->resolution);
   for (int i = 0; i < n; i++)
     {
-      TgPicture p;
       TgNodeState s = i < in->report->n_nodes ? in->report->state[i] : TG_NODE_IDLE;
-      if (s == TG_NODE_DONE || s == TG_NODE_CACHED)
-        node_thumbnail (in->engine, g, i, &region, &p, &boxes[i].bytes, boxes[i].what,
-                        sizeof boxes[i].what);
-      else
-        memset (&p, 0, sizeof p);
-      boxes[i].thumb = picture_uri (&p);
-      tg__picture_clear (&p);
+      const TgCliNodeResult *r = in->results ? &in->results[i] : NULL;
+      if ((s == TG_NODE_DONE || s == TG_NODE_CACHED) && r && r->seen)
+        {
+          boxes[i].bytes = r->bytes;
+          snprintf (boxes[i].what, sizeof boxes[i].what, "%s", r->what);
+          boxes[i].thumb = picture_uri (&r->thumb);
+        }
     }
   layout (g, boxes);
 

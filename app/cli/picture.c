@@ -86,6 +86,13 @@ int
 tg__picture_from_grid (TgPicture *p, const float *data, int width, int height, int channels,
                        double lo, double hi, bool flip, int max_side)
 {
+  return tg__picture_from_window (p, data, width, width, height, channels, lo, hi, flip, max_side);
+}
+
+int
+tg__picture_from_window (TgPicture *p, const float *data, int stride, int width, int height,
+                         int channels, double lo, double hi, bool flip, int max_side)
+{
   static const uint8_t black[3] = { 0, 0, 0 };
   int pw, ph, zoom, step = fit (width, height, max_side, &pw, &ph, &zoom);
   double span = hi > lo ? hi - lo : 1.0;
@@ -98,7 +105,7 @@ tg__picture_from_grid (TgPicture *p, const float *data, int width, int height, i
       for (int x = 0; x < pw; x++)
         {
           const float *s
-            = data + ((size_t) gy * (size_t) width + (size_t) (x / zoom * step)) * channels;
+            = data + ((size_t) gy * (size_t) stride + (size_t) (x / zoom * step)) * channels;
           uint8_t *d = p->rgb + 3 * ((size_t) y * (size_t) pw + (size_t) x);
           for (int c = 0; c < 3; c++)
             d[c] = byte_of ((s[channels >= 3 ? c : 0] - lo) / span);

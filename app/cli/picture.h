@@ -32,6 +32,9 @@ void tg__grid_range_done (double *lo, double *hi);
  * grid's first row is the south edge (the picture puts north up). */
 int tg__picture_from_grid (TgPicture *p, const float *data, int width, int height, int channels,
                            double lo, double hi, bool flip, int max_side);
+/* The same of a window of a larger grid: its rows STRIDE samples apart. */
+int tg__picture_from_window (TgPicture *p, const float *data, int stride, int width, int height,
+                             int channels, double lo, double hi, bool flip, int max_side);
 
 /* The diverging map of the signed DIFF (WIDTH x HEIGHT): blue where it is
  * below 0, red above, white at 0, full colour at +-SCALE; each picture

@@ -915,9 +915,19 @@ int
 tg_eval_write_image_rows (TgEvalCtx *c, const char *rel_path, const char *format,
                           const TgImageRows *rows, bool south_first)
 {
+  return tg_eval_write_image_rows_named (c, rel_path, format, rows, south_first, NULL);
+}
+
+int
+tg_eval_write_image_rows_named (TgEvalCtx *c, const char *rel_path, const char *format,
+                                const TgImageRows *rows, bool south_first,
+                                const char *const *channel_names)
+{
   TgImageRowsWriter w = tg_io_image_rows_writer (format);
   TgExportFile shape = { .path = rel_path, .format = format, .width = rows->width,
-                         .height = rows->height, .south_first = south_first };
+                         .height = rows->height, .south_first = south_first,
+                         .channel_names = channel_names,
+                         .n_channel_names = channel_names ? rows->channels : 0 };
   TgImage img = { .width = rows->width, .height = rows->height, .channels = rows->channels,
                   .bits = rows->bits, .south_first = south_first };
   TgError err = { 0 };
@@ -927,14 +937,14 @@ tg_eval_write_image_rows (TgEvalCtx *c, const char *rel_path, const char *format
     return write_staged (c, &shape, emit_image_rows, rows, &w);
   /* A tile's raw image, or a format without a rows writer: gathered whole. */
   if (rows->whole)
-    return tg_eval_write_image (c, rel_path, format, rows->whole);
+    return tg_eval_write_image_named (c, rel_path, format, rows->whole, channel_names);
   if (!(img.data = malloc (tg_image_bytes (&img) ? tg_image_bytes (&img) : 1)))
     return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   rc = rows->rows (rows->user, 0, rows->height, img.data, &err);
   if (rc < 0)
     rc = tg_eval_fail (c, rc, TG_MSG_WRITING, rel_path, err.message);
   else
-    rc = tg_eval_write_image (c, rel_path, format, &img);
+    rc = tg_eval_write_image_named (c, rel_path, format, &img, channel_names);
   free (img.data);
   return rc;
 }
@@ -1447,6 +1457,17 @@ free_inputs (Eval *ev, int node, int job, const TgRegion *in_r, const TgValue **
     tg__release_inputs (ev, node, in_r);
 }
 
+/* Hands job J's results to the front end's hook, if it has one. */
+static void
+tell_result (Eval *ev, int j)
+{
+  const TgNodeDesc *d = tg_graph_node_desc (ev->g, ev->jobs[j].node);
+
+  if (ev->hooks && ev->hooks->result && ev->jobs[j].outs)
+    ev->hooks->result (ev->hooks->user, ev->jobs[j].node, &ev->jobs[j].region, ev->jobs[j].outs,
+                       d->n_outputs);
+}
+
 /* Job J's outputs from the tiled build's store. */
 static int
 pull_stored (Eval *ev, int j, TgValue **outs)
@@ -1472,6 +1493,7 @@ pull_stored (Eval *ev, int j, TgValue **outs)
   report_state (ev, node, TG_NODE_CACHED, 1.0);
   ev->jobs[j].outs = outs;
   ev->jobs[j].failed = false;
+  tell_result (ev, j);
   if (ev->jobs[j].source >= 0)
     tg__job_release (ev, ev->jobs[j].source, -1);
   tg__job_drop_unread (ev, j);
@@ -1511,6 +1533,7 @@ pull_job (Eval *ev, int j)
       report_state (ev, node, TG_NODE_CACHED, 1.0);
       ev->jobs[j].outs = outs;
       ev->jobs[j].failed = false;
+      tell_result (ev, j);
       if (ev->jobs[j].source >= 0)
         tg__job_release (ev, ev->jobs[j].source, -1);
       /* Its inputs were counted when it was keyed; it reads none. */
@@ -1544,6 +1567,7 @@ pull_job (Eval *ev, int j)
     tg__cache_put (ev->e->cache, ev->jobs[j].key, d->n_outputs, outs);
   ev->jobs[j].outs = outs;
   ev->jobs[j].failed = false;
+  tell_result (ev, j);
   tg__job_drop_unread (ev, j);
   return 0;
 }

@@ -485,7 +485,10 @@ typedef struct
   int width, height;      /* of the maps written */
   int n;                  /* layers */
   int per_file;           /* layers per image: 4 (unity) or 1 (unreal) */
-  uint8_t **data;         /* per image */
+  /* The band of rows being written: of image FILE, rows Y0 .. into DST. */
+  int file, y0;
+  uint8_t *dst;
+  TgEvalCtx *c;
   /* Resampling (pow2): per map column, the world column left of it and
    * the weight of the one right of it; the same per map row. */
   const int *col_x0, *row_y0;
@@ -596,23 +599,40 @@ splat_pixel (const SplatQuantJob *job, int i, int j, double *s)
   return total;
 }
 
+/* Band rows [BEGIN, END) of image JOB->file: every layer of a pixel is
+ * quantised (they share the 255), the file's own are kept; channels past
+ * the last layer are 0. */
 static void
 splat_quant_rows (void *user, int begin, int end)
 {
   const SplatQuantJob *job = user;
-  int w = job->width, n = job->n, pf = job->per_file;
+  int w = job->width, n = job->n, pf = job->per_file, k0 = job->file * pf;
 
-  for (int j = begin; j < end; j++)
+  for (int r = begin; r < end; r++)
     for (int i = 0; i < w; i++)
       {
         double s[SPLAT_EXPORT_MAX];
         uint8_t q[SPLAT_EXPORT_MAX];
-        size_t px = (size_t) j * (size_t) w + (size_t) i;
-        double total = splat_pixel (job, i, j, s);
+        uint8_t *px = job->dst + ((size_t) r * (size_t) w + (size_t) i) * (size_t) pf;
+        double total = splat_pixel (job, i, job->y0 + r, s);
         splat_quantise (s, n, total, q);
-        for (int k = 0; k < n; k++)
-          job->data[k / pf][px * (size_t) pf + (size_t) (k % pf)] = q[k];
+        for (int ch = 0; ch < pf; ch++)
+          px[ch] = k0 + ch < n ? q[k0 + ch] : 0;
       }
+}
+
+/* The writer's rows [Y, Y + N) of the image being written, quantised a
+ * band at a time as it asks for them: the maps are never held whole. */
+static int
+splat_band (void *user, int y, int n, void *dst, TgError *err)
+{
+  SplatQuantJob *job = user;
+  int rc;
+
+  job->y0 = y;
+  job->dst = dst;
+  rc = tg_eval_parallel (job->c, n, tg__grain_rows (job->width), splat_quant_rows, job);
+  return rc < 0 ? tg_error_set (err, rc, "", "%s", tg_strerror (rc)) : 0;
 }
 
 /* Map index I of SIZE over SAMPLES world samples, corner on corner: the
@@ -647,12 +667,11 @@ export_splat_eval (TgEvalCtx *c)
   const TgRegion *region = tg_eval_region (c);
   const TgValue *in = tg_eval_input (c, 0);
   SplatQuantJob job = { 0 };
-  uint8_t *data[SPLAT_EXPORT_MAX] = { 0 };
   int *axis_x0 = NULL;
   double *axis_fx = NULL;
   char prefix[1024], name[1200];
   int n_files, rc = 0;
-  size_t len, npx;
+  size_t len;
 
   if (!p->path || !p->path[0])
     return tg_eval_fail (c, TG_EMISSING, "params.path: %s", TG_MSG_NO_OUTPUT_PREFIX);
@@ -687,7 +706,7 @@ export_splat_eval (TgEvalCtx *c)
   job.region = region;
   job.n = in->channels;
   job.per_file = p->preset == PRESET_UNITY ? 4 : 1;
-  job.data = data;
+  job.c = c;
   n_files = (job.n + job.per_file - 1) / job.per_file;
   if (p->preset == PRESET_UNREAL)
     for (int k = 0; k < job.n; k++)
@@ -723,19 +742,10 @@ export_splat_eval (TgEvalCtx *c)
         }
       job.width = job.height = size;
     }
-  npx = (size_t) job.width * (size_t) job.height;
-  for (int f = 0; f < n_files && rc == 0; f++)
-    if (!(data[f] = calloc (npx ? npx : 1, (size_t) job.per_file)))
-      {
-        rc = tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
-        break;
-      }
-  if (rc == 0)
-    rc = tg_eval_parallel (c, job.height, tg__grain_rows (job.width), splat_quant_rows, &job);
   for (int f = 0; f < n_files && rc == 0; f++)
     {
-      TgImage img = { .width = job.width, .height = job.height,
-                      .channels = job.per_file, .bits = 8, .data = data[f] };
+      TgImageRows rows = { .width = job.width, .height = job.height, .channels = job.per_file,
+                           .bits = 8, .rows = splat_band, .user = &job };
       /* For the manifest: which layer each channel holds. */
       char unnamed[4][32];
       const char *layers[4];
@@ -750,11 +760,11 @@ export_splat_eval (TgEvalCtx *c)
         snprintf (name, sizeof name, "%s_%d.png", prefix, f);
       else
         snprintf (name, sizeof name, "%s_%s.png", prefix, in->channel_names[f]);
-      rc = tg_eval_write_image_named (c, name, tg__png_writer ("png8", p->compression), &img,
-                                      layers);
+      job.file = f;
+      /* The writer records its own message (naming the path) on failure. */
+      rc = tg_eval_write_image_rows_named (c, name, tg__png_writer ("png8", p->compression),
+                                           &rows, false, layers);
     }
-  for (int f = 0; f < n_files; f++)
-    free (data[f]);
   free (axis_x0);
   free (axis_fx);
   return rc;

@@ -81,6 +81,13 @@ typedef struct
   /* With a tiling: encode the tile's images with their formats' writers
    * (a look at one tile) rather than writing them raw for stitch. */
   bool encode_tiles;
+  /* Optional: each node's result as the evaluation gets it (computed, or
+   * from the cache or the store), on the thread that called the engine,
+   * before any of it is let go: the node's N outputs over REGION, which
+   * holds every window its readers asked for (more than the world for a
+   * node read with an apron).  For what a one-shot build keeps of its
+   * results (the CLI's report: thumbnails), as it keeps none. */
+  void (*result) (void *user, int node, const TgRegion *region, TgValue *const *outs, int n);
 } TgEvalHooks;
 
 /* What happened to each node of the graph in one evaluation. */

@@ -51,6 +51,11 @@ typedef int (*TgImageRowsWriter) (FILE *f, const TgImageRows *src, TgError *err)
  * of a tiled build are gathered whole. */
 int tg_eval_write_image_rows (TgEvalCtx *c, const char *rel_path, const char *format,
                               const TgImageRows *rows, bool south_first);
+/* The same, naming what each of the image's channels holds (ROWS->channels
+ * names, "" for none) for the build's manifest (tg_eval_write_image_named). */
+int tg_eval_write_image_rows_named (TgEvalCtx *c, const char *rel_path, const char *format,
+                                    const TgImageRows *rows, bool south_first,
+                                    const char *const *channel_names);
 
 /* EXT is the lower-case file extension without the dot ("png"). */
 int tg_io_register_image_reader (const char *ext, TgImageReader fn);
