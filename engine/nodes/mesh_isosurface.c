@@ -1142,6 +1142,17 @@ edge_hash (uint64_t k, size_t mask)
   return (size_t) (tg_mix64 (k) & mask);
 }
 
+/* The slot of KEY in M: where it is, or the empty slot where it goes. */
+static inline size_t
+edge_map_slot (const EdgeMap *m, uint64_t key)
+{
+  size_t h = edge_hash (key, m->cap - 1);
+
+  while (m->key[h] && m->key[h] != key)
+    h = (h + 1) & (m->cap - 1);
+  return h;
+}
+
 static int
 edge_map_grow (EdgeMap *m)
 {
@@ -1320,9 +1331,7 @@ stitch (Mesh *m, const BlockOut *b, const int n[3], TgError *err)
 
           if (em->n > 0)
             {
-              h = edge_hash (key, em->cap - 1);
-              while (em->key[h] && em->key[h] != key)
-                h = (h + 1) & (em->cap - 1);
+              h = edge_map_slot (em, key);
               if (em->key[h])
                 {
                   map[v] = em->val[h];
@@ -1335,9 +1344,7 @@ stitch (Mesh *m, const BlockOut *b, const int n[3], TgError *err)
               free (map);
               return tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
             }
-          h = edge_hash (key, em->cap - 1);
-          while (em->key[h] && em->key[h] != key)
-            h = (h + 1) & (em->cap - 1);
+          h = edge_map_slot (em, key);
           if (em->key[h])
             {
               map[v] = em->val[h];

@@ -589,6 +589,37 @@ test_hydraulic_drainage_neutral (void)
   tg_graph_free (gd);
 }
 
+/* Pulls the base, the eroded height and the drainage of G, with the
+ * drainage input eroding or (WITH 0) read but neutral; v[] holds them (NULL
+ * where a pull failed).  drainage_done releases all of it. */
+static TgEngine *
+drainage_pull (TgGraph *g, int with, TgValue *v[3])
+{
+  TgEngine *e = new_engine (2);
+  TgRegion r = world_region (g);
+
+  /* Both read the drainage; only the second erodes with it. */
+  add_drainage (g, with ? "24" : "0");
+  if (!with)
+    {
+      SET (g, tg_graph_find_node (g, "ero"), "channel_exponent", "0");
+      SET (g, tg_graph_find_node (g, "ero"), "channel_pull_m", "0");
+    }
+  v[0] = pull (e, g, "base", &r);
+  v[1] = pull (e, g, "ero", &r);
+  v[2] = pull (e, g, "water", &r);
+  return e;
+}
+
+static void
+drainage_done (TgEngine *e, TgGraph *g, TgValue *v[3])
+{
+  for (int i = 0; i < 3; i++)
+    tg_value_unref (v[i]);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
 /* The tilted plane, without and with the drainage: the grooves across the
  * fall line and the share of the erosion on drainage lines. */
 static void
@@ -599,19 +630,9 @@ test_hydraulic_drainage_plane (void)
   for (int k = 0; k < 2; k++)
     {
       TgGraph *g = plane_graph ();
-      TgEngine *e = new_engine (2);
-      TgRegion r = world_region (g);
-      TgValue *in, *out, *water;
-      /* Both read the drainage; only the second erodes with it. */
-      add_drainage (g, k ? "24" : "0");
-      if (!k)
-        {
-          SET (g, tg_graph_find_node (g, "ero"), "channel_exponent", "0");
-          SET (g, tg_graph_find_node (g, "ero"), "channel_pull_m", "0");
-        }
-      in = pull (e, g, "base", &r);
-      out = pull (e, g, "ero", &r);
-      water = pull (e, g, "water", &r);
+      TgValue *v[3];
+      TgEngine *e = drainage_pull (g, k, v);
+      TgValue *in = v[0], *out = v[1], *water = v[2];
       grooves[k] = share[k] = vol[k] = 0.0;
       if (in && out && water)
         {
@@ -619,10 +640,7 @@ test_hydraulic_drainage_plane (void)
           share[k] = drainage_share (in, out, water, 512, 1000);
           vol[k] = eroded_m3 (in, out, 400);
         }
-      for (TgValue **v = (TgValue *[]) { in, out, water, NULL }; *v; v++)
-        tg_value_unref (*v);
-      tg_engine_free (e);
-      tg_graph_free (g);
+      drainage_done (e, g, v);
     }
   fprintf (stderr,
            "  tilted plane: grooves %.3f -> %.3f of the mean depth; erosion on cells draining "
@@ -647,28 +665,16 @@ test_hydraulic_drainage_steep (void)
   for (int k = 0; k < 2; k++)
     {
       TgGraph *g = steep_graph ();
-      TgEngine *e = new_engine (2);
-      TgRegion r = world_region (g);
-      TgValue *in, *out, *water;
-      add_drainage (g, k ? "24" : "0");
-      if (!k)
-        {
-          SET (g, tg_graph_find_node (g, "ero"), "channel_exponent", "0");
-          SET (g, tg_graph_find_node (g, "ero"), "channel_pull_m", "0");
-        }
-      in = pull (e, g, "base", &r);
-      out = pull (e, g, "ero", &r);
-      water = pull (e, g, "water", &r);
+      TgValue *v[3];
+      TgEngine *e = drainage_pull (g, k, v);
+      TgValue *in = v[0], *out = v[1], *water = v[2];
       share[k] = pits[k] = 0.0;
       if (in && out && water)
         {
           share[k] = drainage_share (in, out, water, 1024, 1000);
           pits[k] = pit_share (in, out, 400);
         }
-      for (TgValue **v = (TgValue *[]) { in, out, water, NULL }; *v; v++)
-        tg_value_unref (*v);
-      tg_engine_free (e);
-      tg_graph_free (g);
+      drainage_done (e, g, v);
     }
   fprintf (stderr,
            "  steep, 2 m cells: pits %.4f %% -> %.4f %%; erosion on cells draining >= 1000 m2 "
