@@ -200,7 +200,8 @@ write_manifest (TgExportList *l, const char *text, TgError *err)
   return tg_export_list_close_stream (l, f, TG__MANIFEST_NAME, err);
 }
 
-/* Hashes every file L staged, adds manifest.json and commits them all. */
+/* Hashes every file L staged, adds manifest.json and commits them all.
+ * GRAPH_NAME passed tg_graph_name_check in the caller, before its work. */
 int
 tg__build_commit (TgExportList *l, const TgGraph *g, const char *graph_name,
                   const TgCancel *cancel, TgError *err)
@@ -209,8 +210,6 @@ tg__build_commit (TgExportList *l, const TgGraph *g, const char *graph_name,
   char *text = NULL;
   int n = tg_export_list_n_files (l), rc;
 
-  if ((rc = tg_graph_name_check (graph_name, err)) < 0)
-    return rc;
   entries = calloc ((size_t) n + 1, sizeof *entries);
   if (!entries)
     return tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);

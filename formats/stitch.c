@@ -560,7 +560,10 @@ tg_stitch (const char *dir, const char *out_dir, const TgStitchOptions *opts,
 
   if (list)
     *list = NULL;
-  if ((rc = tg__plan_info_read (dir, &info, err)) < 0 || (rc = tg__plan_check_graph (dir, &info, err)) < 0)
+  /* The manifest records the name plan.json carries: checked before any
+   * tile is read, not after the stitch. */
+  if ((rc = tg__plan_info_read (dir, &info, err)) < 0 || (rc = tg__plan_check_graph (dir, &info, err)) < 0
+      || (rc = tg_graph_name_check (info.graph_name, err)) < 0)
     return rc;
   snprintf (path, sizeof path, "%s/%s", dir, TG__PLAN_GRAPH);
   if ((rc = tg_tgraph_load_file (path, &g, err)) < 0)

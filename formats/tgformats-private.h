@@ -201,7 +201,8 @@ int tg__sha256_export_file (TgExportList *l, int i, const TgCancel *cancel, char
 
 /* The second half of tg_build, for `tgraph stitch` too: hashes every file
  * L staged, adds the manifest (the same bytes for the same files) and
- * commits everything. */
+ * commits everything.  The caller checked GRAPH_NAME (tg_graph_name_check)
+ * before it evaluated or stitched anything: this does not again. */
 int tg__build_commit (TgExportList *l, const TgGraph *g, const char *graph_name,
                       const TgCancel *cancel, TgError *err);
 

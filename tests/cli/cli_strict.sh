@@ -64,6 +64,15 @@ expect_no_files "$TMP/name" "file name not UTF-8"
 run "$TGRAPH" plan "$TMP/"$'sm\xe9ll.tgraph' --tiles 2,2 -o "$TMP/name_plan"
 expect_rc 2 "plan of a graph whose file name is not UTF-8"
 expect_no_files "$TMP/name_plan" "plan of a graph whose file name is not UTF-8"
+# stitch takes the name from plan.json: checked before any tile is read
+# (no job ran here, so a later check would have named a missing tile).
+run "$TGRAPH" plan "$DATA/small.tgraph" --tiles 2,2 -o "$TMP/name_stitch"
+expect_rc 0 "plan to stitch under another name"
+sed -i 's/"graph": "small.tgraph"/"graph": "sm\xe9ll.tgraph"/' "$TMP/name_stitch/plan.json"
+run "$TGRAPH" stitch "$TMP/name_stitch" -o "$TMP/name_stitched"
+expect_rc 2 "stitch of a plan whose graph name is not UTF-8"
+expect_in "$TMP/err" "the graph's file name is not UTF-8 (byte 3 is 0xe9)" "stitch: name not UTF-8"
+expect_no_files "$TMP/name_stitched" "stitch: name not UTF-8"
 
 # --set: the same checks, the same words (exit 2, before anything runs).
 run "$TGRAPH" eval "$DATA/small.tgraph" -o "$TMP/never" --set $'png.path=sm\xffall.png'
