@@ -403,21 +403,13 @@ TG_NODE_REGISTER (transform_desc);
 
 typedef struct
 {
-  int basis;
-  int worley_return;
-  int mode;
-  double amplitude_m;
-  double scale_m;
-  int octaves;
-  double persistence;
-  double lacunarity;
-  int seed;
-  double offset_m[3];
+  TgNoise3Params noise; /* first: TG__NOISE3_PARAMS's offsets are its own */
   double amount;
 } DisplaceParams;
+_Static_assert (offsetof (DisplaceParams, noise) == 0, "the noise parameters come first");
 
 static const TgParamDesc displace_params[] = {
-  TG__NOISE3_PARAMS (DisplaceParams, 2.0),
+  TG__NOISE3_PARAMS (2.0),
   TG_PARAM_FLOAT (DisplaceParams, amount, .label = N_("Amount"), .def = 1.0, .min = -1e6,
                   .max = 1e6, .soft_min = -2.0, .soft_max = 2.0,
                   .help = N_("Multiplies the displacement: the noise, "
@@ -474,7 +466,6 @@ displace_eval (TgEvalCtx *c)
   const DisplaceParams *p = tg_eval_params (c);
   const TgField *in, *by = NULL;
   Displace *d = calloc (1, sizeof *d);
-  TgNoise3Params np;
   TgField *f;
   double lip_by;
   int rc;
@@ -491,17 +482,7 @@ displace_eval (TgEvalCtx *c)
       displace_free (d);
       return rc;
     }
-  np.basis = p->basis;
-  np.worley_return = p->worley_return;
-  np.mode = p->mode;
-  np.amplitude_m = p->amplitude_m;
-  np.scale_m = p->scale_m;
-  np.octaves = p->octaves;
-  np.persistence = p->persistence;
-  np.lacunarity = p->lacunarity;
-  np.seed = p->seed;
-  memcpy (np.offset_m, p->offset_m, sizeof np.offset_m);
-  tg__noise3_plan (&d->noise, &np, tg_eval_seed (c, p->seed));
+  tg__noise3_plan (&d->noise, &p->noise, tg_eval_seed (c, p->noise.seed));
   d->amount = (float) p->amount;
   in = tg_value_field (d->in);
   if (d->by)

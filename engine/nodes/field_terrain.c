@@ -19,7 +19,7 @@ const char *const tg__noise3_mode_choices[] = { "fbm", "ridged", "billow", NULL 
 typedef TgNoise3Params NoiseParams;
 
 static const TgParamDesc noise_params[] = {
-  TG__NOISE3_PARAMS (NoiseParams, 10.0),
+  TG__NOISE3_PARAMS (10.0),
 };
 
 static const TgPortDesc field_out[] = {

@@ -24,42 +24,44 @@
 /* --- 3D noise parameters ------------------------------------------------- */
 
 /* The descriptors of the noise parameters (amplitude, basis, ...), for
- * field.noise and field.displace: TG__NOISE3_PARAMS (S) expands to the
- * TgParamDesc entries of a struct S that begins like TgNoise3Params. */
+ * field.noise and field.displace: TG__NOISE3_PARAMS (AMP_DEF) expands to
+ * the TgParamDesc entries of TgNoise3Params, which a node's parameter
+ * struct is or holds as its first member. */
 extern const char *const tg__noise3_basis_choices[];
 extern const char *const tg__noise3_worley_choices[];
 extern const char *const tg__noise3_mode_choices[];
 
-#define TG__NOISE3_PARAMS(S, AMP_DEF)                                                          \
-  TG_PARAM_ENUM (S, basis, .label = N_("Basis"), .def_s = "perlin",                            \
+#define TG__NOISE3_PARAMS(AMP_DEF)                                                             \
+  TG_PARAM_ENUM (TgNoise3Params, basis, .label = N_("Basis"), .def_s = "perlin",               \
                  .choices = tg__noise3_basis_choices,                                          \
                  .help = N_("The noise summed in each octave: "                                \
                             "perlin, simplex, value or worley")),                              \
-  TG_PARAM_ENUM (S, worley_return, .label = N_("Cell value"), .def_s = "f1",                   \
+  TG_PARAM_ENUM (TgNoise3Params, worley_return, .label = N_("Cell value"), .def_s = "f1",      \
                  .choices = tg__noise3_worley_choices,                                         \
                  .help = N_("Worley only: distance to the nearest feature point (f1), the "    \
                             "second nearest (f2), or their difference")),                      \
-  TG_PARAM_ENUM (S, mode, .label = N_("Mode"), .def_s = "fbm",                                 \
+  TG_PARAM_ENUM (TgNoise3Params, mode, .label = N_("Mode"), .def_s = "fbm",                    \
                  .choices = tg__noise3_mode_choices,                                           \
                  .help = N_("How octaves combine: fbm, ridged or billow")),                    \
-  TG_PARAM_FLOAT (S, amplitude_m, .label = N_("Amplitude"), .def = AMP_DEF, .min = 0.0,        \
-                  .max = 1e6, .soft_min = 0.0, .soft_max = 500.0, .unit = "m",                 \
+  TG_PARAM_FLOAT (TgNoise3Params, amplitude_m, .label = N_("Amplitude"), .def = AMP_DEF,       \
+                  .min = 0.0, .max = 1e6, .soft_min = 0.0, .soft_max = 500.0, .unit = "m",     \
                   .help = N_("The noise runs from minus this to plus this, in metres")),       \
-  TG_PARAM_FLOAT (S, scale_m, .label = N_("Scale"), .def = 100.0, .min = 0.01, .max = 1e6,     \
-                  .soft_min = 1.0, .soft_max = 5000.0, .unit = "m",                            \
+  TG_PARAM_FLOAT (TgNoise3Params, scale_m, .label = N_("Scale"), .def = 100.0, .min = 0.01,    \
+                  .max = 1e6, .soft_min = 1.0, .soft_max = 5000.0, .unit = "m",                \
                   .help = N_("Feature size of the first octave: "                              \
                              "the lattice cell, in metres")),                                  \
-  TG_PARAM_INT (S, octaves, .label = N_("Octaves"), .def = 4, .min = 1,                        \
+  TG_PARAM_INT (TgNoise3Params, octaves, .label = N_("Octaves"), .def = 4, .min = 1,           \
                 .max = TG__N3_MAX_OCTAVES, .help = N_("Number of layers of detail summed")),   \
-  TG_PARAM_FLOAT (S, persistence, .label = N_("Persistence"), .def = 0.5, .min = 0.0,          \
-                  .max = 1.0,                                                                  \
+  TG_PARAM_FLOAT (TgNoise3Params, persistence, .label = N_("Persistence"), .def = 0.5,         \
+                  .min = 0.0, .max = 1.0,                                                      \
                   .help = N_("Amplitude of each octave relative to the previous one")),        \
-  TG_PARAM_FLOAT (S, lacunarity, .label = N_("Lacunarity"), .def = 2.0, .min = 1.0,            \
-                  .max = 4.0,                                                                  \
+  TG_PARAM_FLOAT (TgNoise3Params, lacunarity, .label = N_("Lacunarity"), .def = 2.0,           \
+                  .min = 1.0, .max = 4.0,                                                      \
                   .help = N_("Frequency of each octave relative to the previous one")),        \
-  TG_PARAM_SEED (S, seed, .label = N_("Seed"),                                                 \
+  TG_PARAM_SEED (TgNoise3Params, seed, .label = N_("Seed"),                                    \
                  .help = N_("Picks another noise; combined with the world seed")),             \
-  TG_PARAM_VEC3 (S, offset_m, .label = N_("Offset"), .def_v = { 0.0, 0.0, 0.0 }, .unit = "m",  \
+  TG_PARAM_VEC3 (TgNoise3Params, offset_m, .label = N_("Offset"), .def_v = { 0.0, 0.0, 0.0 },  \
+                 .unit = "m",                                                                  \
                  .help = N_("Shifts the sampling position through the noise, in metres"))
 
 /* --- composite fields ----------------------------------------------------- */
