@@ -395,6 +395,28 @@ diff_links (Differ *df, const TgGraph *a, const TgGraph *b, const Pairing *p)
   link_texts_free (tb, nb);
 }
 
+/* The "ui" block UI parsed (NULL for none or one that is not an object),
+ * with its viewer_pin taken out into *PIN. */
+static json_object *
+ui_without_pin (const char *ui, bool *pin)
+{
+  json_object *o = ui ? json_tokener_parse (ui) : NULL, *v;
+
+  *pin = false;
+  if (o && !json_object_is_type (o, json_type_object))
+    {
+      json_object_put (o);
+      return NULL;
+    }
+  if (o && json_object_object_get_ex (o, "viewer_pin", &v))
+    {
+      *pin = json_object_get_boolean (v);
+      json_object_object_del (o, "viewer_pin");
+    }
+  return o;
+}
+
+/* Layout changes, and the viewer's pin apart: "pinned", not a new block. */
 static void
 diff_moves (Differ *df, const TgGraph *a, const TgGraph *b, const Pairing *p)
 {
@@ -404,7 +426,21 @@ diff_moves (Differ *df, const TgGraph *a, const TgGraph *b, const Pairing *p)
       if (i < 0)
         continue;
       const char *ua = tg_graph_node_ui (a, i), *ub = tg_graph_node_ui (b, j);
-      if ((ua || ub) && (!ua || !ub || strcmp (ua, ub) != 0))
+      if (!(ua || ub) || (ua && ub && strcmp (ua, ub) == 0))
+        continue;
+      bool pa, pb;
+      json_object *oa = ui_without_pin (ua, &pa), *ob = ui_without_pin (ub, &pb);
+      /* An empty block is no block: pinning a node without one adds it. */
+      bool ea = !oa || json_object_object_length (oa) == 0;
+      bool eb = !ob || json_object_object_length (ob) == 0;
+      bool moved = !(ea && eb) && (ea || eb || !json_object_equal (oa, ob));
+      json_object_put (oa);
+      json_object_put (ob);
+      if (pa != pb)
+        add_entry (df, TG_DIFF_NODE_PIN, tg_graph_node_id (b, j), NULL,
+                   dup_or_null (pa ? "true" : "false", df), dup_or_null (pb ? "true" : "false", df),
+                   NULL);
+      if (moved || pa == pb)
         add_entry (df, TG_DIFF_NODE_MOVED, tg_graph_node_id (b, j), NULL,
                    dup_or_null (ua ? ua : "null", df), dup_or_null (ub ? ub : "null", df), NULL);
     }
@@ -463,6 +499,7 @@ tg_diff_kind_name (TgDiffKind kind)
     [TG_DIFF_LINK_ADDED] = "link-added",
     [TG_DIFF_NODE_MOVED] = "node-moved",
     [TG_DIFF_NODE_BYPASS] = "node-bypass",
+    [TG_DIFF_NODE_PIN] = "node-pin",
   };
 
   return (unsigned) kind < TG_N_ELEMENTS (names) ? names[kind] : "unknown";

@@ -19,6 +19,14 @@ typedef enum
   DIFF_MARKDOWN,
 } DiffFormat;
 
+/* Whether KIND is a change of the editor's data only (the "ui" block:
+ * a move, the viewer's pin), which --no-ui leaves out. */
+static bool
+editor_only (TgDiffKind kind)
+{
+  return kind == TG_DIFF_NODE_MOVED || kind == TG_DIFF_NODE_PIN;
+}
+
 /* A value and its unit: "350 m". */
 static void
 put_value (FILE *f, const char *v, const char *unit, bool code)
@@ -70,6 +78,10 @@ print_change (FILE *f, const TgDiffEntry *e, bool code)
     case TG_DIFF_NODE_BYPASS:
       fprintf (f, "node %s%s%s bypass: ", q, e->node, q);
       break;
+    case TG_DIFF_NODE_PIN:
+      fprintf (f, "%s %s%s%s\n", strcmp (e->new_value, "true") == 0 ? "pinned" : "unpinned", q,
+               e->node, q);
+      return;
     }
   put_value (f, e->old_value, e->unit, code);
   fputs (" → ", f);
@@ -97,7 +109,7 @@ print_text (const TgGraphDiff *d, const char *old_file, const char *new_file, bo
   for (int k = 0; k < d->n; k++)
     {
       const TgDiffEntry *e = &d->entries[k];
-      if (e->kind == TG_DIFF_NODE_MOVED)
+      if (editor_only (e->kind))
         {
           if (!ui)
             continue;
@@ -116,7 +128,7 @@ static void
 print_markdown (const TgGraphDiff *d, const char *old_file, const char *new_file, int n_shown,
                 bool ui)
 {
-  int n_moves = 0;
+  int n_moves = 0, n_pins = 0;
 
   printf ("#### Graph changes: `%s` → `%s`\n\n", old_file, new_file);
   if (n_shown == 0)
@@ -125,19 +137,25 @@ print_markdown (const TgGraphDiff *d, const char *old_file, const char *new_file
       return;
     }
   for (int k = 0; k < d->n; k++)
-    if (d->entries[k].kind != TG_DIFF_NODE_MOVED)
+    if (!editor_only (d->entries[k].kind))
       {
         fputs ("- ", stdout);
         print_change (stdout, &d->entries[k], true);
       }
-    else
+    else if (d->entries[k].kind == TG_DIFF_NODE_MOVED)
       n_moves++;
-  if (!ui || n_moves == 0)
+    else
+      n_pins++;
+  if (!ui || n_moves + n_pins == 0)
     return;
-  printf ("\n<details><summary>Layout only: %d node%s moved in the editor</summary>\n\n",
-          n_moves, n_moves == 1 ? "" : "s");
+  printf ("\n<details><summary>Layout only: ");
+  if (n_moves)
+    printf ("%d node%s moved", n_moves, n_moves == 1 ? "" : "s");
+  if (n_pins)
+    printf ("%s%d pin%s changed", n_moves ? " and " : "", n_pins, n_pins == 1 ? "" : "s");
+  printf (" in the editor</summary>\n\n");
   for (int k = 0; k < d->n; k++)
-    if (d->entries[k].kind == TG_DIFF_NODE_MOVED)
+    if (editor_only (d->entries[k].kind))
       {
         fputs ("- ", stdout);
         print_change (stdout, &d->entries[k], true);
@@ -168,7 +186,7 @@ print_json (const TgGraphDiff *d, const char *old_file, const char *new_file, in
   for (int k = 0; k < d->n; k++)
     {
       const TgDiffEntry *e = &d->entries[k];
-      if (e->kind == TG_DIFF_NODE_MOVED && !ui)
+      if (editor_only (e->kind) && !ui)
         continue;
       printf ("%s\n  {\"kind\": \"%s\"", first ? "" : ",", tg_diff_kind_name (e->kind));
       first = false;
@@ -266,7 +284,7 @@ tg__cli_diff (int argc, char **argv)
     }
 
   for (int k = 0; k < d.n; k++)
-    if (ui || d.entries[k].kind != TG_DIFF_NODE_MOVED)
+    if (ui || !editor_only (d.entries[k].kind))
       n_shown++;
   if (format == DIFF_JSON)
     print_json (&d, files[0], files[1], n_shown, ui);

@@ -256,4 +256,39 @@ expect_in "$TMP/out" "~ node smooth bypass: false → true" "--no-ui keeps bypas
 run "$TGRAPH" diff --format json "$DATA/bypass.tgraph" "$TMP/unbypassed.tgraph"
 expect_in "$TMP/out" '{"kind": "node-bypass", "node": "smooth", "old": true, "new": false}' "json bypass change"
 
+# --- the viewer's pin: editor data, said as pinned/unpinned, not as a move ----------
+sed 's/"ui": { "x": 40, "y": 200 }/"ui": { "x": 40, "y": 200, "viewer_pin": true }/' old.tgraph \
+  > "$TMP/pinned.tgraph"
+grep -q '"viewer_pin": true' "$TMP/pinned.tgraph" || fail "the pinned graph has no pin"
+run "$TGRAPH" diff old.tgraph "$TMP/pinned.tgraph"
+expect_rc 1 "diff of a pin"
+printf '%s\n' '--- old.tgraph' "+++ $TMP/pinned.tgraph" \
+  'editor layout only (the nodes'"'"' "ui" blocks):' '  pinned island' > "$TMP/want"
+checks=$((checks + 1))
+diff -u "$TMP/want" "$TMP/out" >&2 || fail "pin: the text differs from the expected (above)"
+run "$TGRAPH" diff "$TMP/pinned.tgraph" old.tgraph
+expect_in "$TMP/out" '  unpinned island' "unpin"
+expect_not_in "$TMP/out" "moved" "an unpin is not a move"
+run "$TGRAPH" diff --no-ui old.tgraph "$TMP/pinned.tgraph"
+expect_rc 0 "a pin with --no-ui"
+run "$TGRAPH" diff --format json old.tgraph "$TMP/pinned.tgraph"
+expect_in "$TMP/out" '{"kind": "node-pin", "node": "island", "old": false, "new": true}' "json pin"
+expect_not_in "$TMP/out" "node-moved" "json: a pin is not a move"
+run "$TGRAPH" diff --format markdown old.tgraph "$TMP/pinned.tgraph"
+expect_in "$TMP/out" "<summary>Layout only: 1 pin changed in the editor</summary>" "markdown pin"
+expect_in "$TMP/out" '- pinned `island`' "markdown pin"
+# Pinned and moved: both said; a pin moving to another node, once each.
+sed 's/"ui": { "x": 40, "y": 200 }/"ui": { "x": 60, "y": 220, "viewer_pin": true }/' old.tgraph \
+  > "$TMP/pinned_moved.tgraph"
+run "$TGRAPH" diff old.tgraph "$TMP/pinned_moved.tgraph"
+expect_in "$TMP/out" '  pinned island' "pinned and moved"
+expect_in "$TMP/out" '  moved island: { "x": 40, "y": 200 } → { "x": 60, "y": 220, "viewer_pin": true }' \
+  "pinned and moved"
+sed 's/"ui": { "x": 280, "y": 40 }/"ui": { "x": 280, "y": 40, "viewer_pin": true }/' old.tgraph \
+  > "$TMP/pinned_mix.tgraph"
+run "$TGRAPH" diff "$TMP/pinned.tgraph" "$TMP/pinned_mix.tgraph"
+expect_in "$TMP/out" '  unpinned island' "the pin moves"
+expect_in "$TMP/out" '  pinned mix' "the pin moves"
+[ "$(grep -c . "$TMP/out")" -eq 5 ] || fail "the pin moves: expected 5 lines, got $(cat "$TMP/out")"
+
 finish

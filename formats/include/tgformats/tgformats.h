@@ -93,6 +93,8 @@ typedef enum
   TG_DIFF_LINK_ADDED,   /* as LINK_REMOVED */
   TG_DIFF_NODE_MOVED,   /* NODE; OLD, NEW: the "ui" blocks (only the editor reads them) */
   TG_DIFF_NODE_BYPASS,  /* NODE; OLD, NEW: "true" or "false" (ui.bypass, which the engine reads) */
+  TG_DIFF_NODE_PIN,     /* NODE; OLD, NEW: "true" or "false" (ui.viewer_pin: the editor's viewer
+                         * keeps the node); a change of the pin alone is not a move */
 } TgDiffKind;
 
 typedef struct
