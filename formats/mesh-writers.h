@@ -19,8 +19,9 @@ int tg__write_mesh_ply (FILE *f, const TgMesh *m, const TgMeshWriteOptions *opt,
  * is OPT->texture_file; M is not read. */
 int tg__write_mesh_mtl (FILE *f, const TgMesh *m, const TgMeshWriteOptions *opt, TgError *err);
 
-/* Whether the OBJ and PLY writers write chunk C under OPT (may be NULL):
- * it has triangles, and is of lod 0 when OPT asks for the first level. */
+/* Whether a mesh writer (glb, OBJ, PLY: one rule) writes chunk C under
+ * OPT (may be NULL): it has triangles, and is of lod 0 when OPT asks for
+ * the first level. */
 static inline bool
 tg__mesh_chunk_wanted (const TgMeshChunk *c, const TgMeshWriteOptions *opt)
 {

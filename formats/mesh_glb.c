@@ -5,8 +5,10 @@
  * (POSITION with min/max, NORMAL, TEXCOORD_0 when the chunk has UVs,
  * indices as uint16 when the chunk has at most 65535 vertices, so that no
  * index is the restart value 65535, uint32 otherwise) and one node named
- * after the chunk, all sharing one plain material.  Chunks without triangles are left out.  Levels of
- * detail of one tile ("chunk_x1_z2_lod0", "..._lod1", ...) are grouped
+ * after the chunk, all sharing one plain material.  Chunks without
+ * triangles are left out, and with the first level only (lods: first, as
+ * in every mesh writer) the chunks of lod > 0 too.  Levels of detail of
+ * one tile ("chunk_x1_z2_lod0", "..._lod1", ...) are grouped
  * with MSFT_lod: the scene shows the full-resolution chunks, each naming
  * its coarser levels and the screen coverage at which each takes over
  * (a quarter as much for every halving), so a reader without the
@@ -560,7 +562,7 @@ tg__write_mesh_glb (FILE *f, const TgMesh *m, const TgMeshWriteOptions *opt, TgE
       char name[32];
 
       node_of[ci] = -1;
-      if (c->n_indices == 0)
+      if (!tg__mesh_chunk_wanted (c, opt))
         continue;
       /* Each chunk's bounds are taken before the first byte is written. */
       if (tg_io_stream_cancelled (f))

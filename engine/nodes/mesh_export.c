@@ -50,9 +50,10 @@ static const TgParamDesc mesh_export_params[] = {
                             "option. glb is always +Y up, as glTF requires")),
   TG_PARAM_ENUM (MeshExportParams, lods, .label = N_("Levels of detail"), .def_s = "all",
                  .choices = mesh_lod_choices,
-                 .help = N_("OBJ and PLY: all writes every level of detail of each tile "
-                            "(they overlap); first writes only the full-resolution level. "
-                            "glb keeps every level apart with MSFT_lod")),
+                 .help = N_("One rule for every format: all (the default) writes every "
+                            "level of detail of each tile, first only the full-resolution "
+                            "level. glb keeps the levels apart with MSFT_lod; OBJ and PLY "
+                            "have no levels, so there they overlap")),
   TG_PARAM_ENUM (MeshExportParams, compress, .label = N_("Compression"), .def_s = "none",
                  .choices = mesh_compress_choices,
                  .help = N_("glb only: none writes 32-bit floats; quantize writes "
@@ -205,6 +206,7 @@ static const TgNodeDesc export_mesh_desc = {
   .locality = TG_LOCALITY_GLOBAL,
   .eval = mesh_export_eval,
   .flags = TG_NODE_EXPORT,
-  .version = 2,
+  /* 3: lods = first leaves the coarser levels out of a glb too. */
+  .version = 3,
 };
 TG_NODE_REGISTER (export_mesh_desc);

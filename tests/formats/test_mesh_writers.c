@@ -1269,6 +1269,41 @@ test_first_lod_only (void)
   tg_mesh_free (m);
 }
 
+/* lods = first is one rule for every format: a glb leaves the coarser
+ * level out too (no MSFT_lod), where by default it hangs off the first. */
+static void
+test_first_lod_only_glb (void)
+{
+  TgMesh *m = sample_mesh ();
+  TgError err = { 0 };
+  TgMeshWriteOptions first = { .first_lod_only = 1 };
+  const char *path = tmp_path ("lods_first.glb");
+  Glb gb;
+
+  tg_mesh_chunk_set_name (&m->chunks[0], "tile_lod0");
+  tg_mesh_chunk_set_name (&m->chunks[1], "tile_lod1");
+  m->chunks[1].lod = 1;
+  TG_CHECK (write_mesh ("glb", path, m, &err) == 0);
+  if (glb_open (path, &gb) == 0)
+    {
+      TG_CHECK_INT_EQ (json_object_array_length (jget (gb.doc, "nodes")), 2);
+      TG_CHECK (jget (jget (jidx (gb.doc, "nodes", 0), "extensions"), "MSFT_lod") != NULL);
+    }
+  glb_close (&gb);
+  TG_CHECK (write_mesh_opt ("glb", path, m, &first, &err) == 0);
+  if (glb_open (path, &gb) == 0)
+    {
+      TG_CHECK_INT_EQ (json_object_array_length (jget (gb.doc, "nodes")), 1);
+      TG_CHECK_INT_EQ (json_object_array_length (jget (gb.doc, "meshes")), 1);
+      TG_CHECK (strcmp (json_object_get_string (jget (jidx (gb.doc, "nodes", 0), "name")),
+                        "tile_lod0")
+                == 0);
+      TG_CHECK (jget (gb.doc, "extensionsUsed") == NULL);
+    }
+  glb_close (&gb);
+  tg_mesh_free (m);
+}
+
 /* A flat grid chunk of N vertices in rows of 256 (the last row short),
  * its quads' triangles where all four corners exist. */
 static void
@@ -1794,6 +1829,7 @@ main (void)
   TG_RUN (test_empty_mesh);
   TG_RUN (test_ply_up_z);
   TG_RUN (test_first_lod_only);
+  TG_RUN (test_first_lod_only_glb);
   TG_RUN (test_glb_index_width);
   TG_RUN (test_glb_texture);
   TG_RUN (test_obj_material);

@@ -69,7 +69,7 @@ typedef enum
 typedef struct
 {
   TgMeshUp up;          /* OBJ and PLY; glTF is always +Y up */
-  int first_lod_only;   /* OBJ and PLY: only the chunks of lod 0 */
+  int first_lod_only;   /* every format: only the chunks of lod 0 */
   TgMeshCompress compress; /* glb */
   /* The colour map over the whole world (rows north first, borrowed), or
    * NULL: glb embeds it as a PNG and the material's baseColorTexture;
