@@ -55,11 +55,8 @@ file_entry (const Entry *en, const TgGraph *g)
   const TgWorld *w = tg_graph_world_const (g);
   const TgExportFile *f = en->file;
   json_object *o = json_object_new_object (), *extent, *heightmap, *channels, *instances;
-  /* A writer named "png16.small" is the format png16 with that encoder
-   * option: the manifest says the format the file is in, and how. */
-  const char *format = f->format ? f->format : "";
-  const char *variant = strchr (format, '.');
-  size_t format_len = variant ? (size_t) (variant - format) : strlen (format);
+  /* The manifest says the format the file is in, and how it was encoded. */
+  const char *compression, *format = tg__writer_format (f->format ? f->format : "", &compression);
   TgRegion r;
   bool ok, oom;
 
@@ -81,8 +78,8 @@ file_entry (const Entry *en, const TgGraph *g)
   ok = ok && tg__json_add (o, "path", json_object_new_string (f->path))
        && tg__json_add (o, "bytes", json_object_new_int64 ((int64_t) en->bytes))
        && tg__json_add (o, "sha256", json_object_new_string (en->sha256))
-       && tg__json_add (o, "format", json_object_new_string_len (format, (int) format_len))
-       && (!variant || tg__json_add (o, "compression", json_object_new_string (variant + 1)))
+       && tg__json_add (o, "format", json_object_new_string (format))
+       && (!compression || tg__json_add (o, "compression", json_object_new_string (compression)))
        && tg__json_add (o, "node", json_object_new_string (f->node_id ? f->node_id : ""))
        && tg__json_add (o, "resolution", int_pair (f->width, f->height))
        && (f->lattice_w <= 0 || tg__json_add (o, "first_sample", int_pair (f->col0, f->row0)));

@@ -14,29 +14,55 @@
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static int init_result;
 
-/* The image formats, whole and on rows (one list). */
+/* The image writers, whole and on rows (one list), and what a file
+ * says of each: its format and its encoder option (NULL: the default). */
 static const struct
 {
-  const char *format;
+  const char *writer, *format, *compression;
   TgImageWriter fn;
   TgImageRowsWriter rows;
 } image_writers[] = {
-  { "png16", tg__write_png16, tg__write_png16_rows },
-  { "png8", tg__write_png8, tg__write_png8_rows },
+  { "png16", "png16", NULL, tg__write_png16, tg__write_png16_rows },
+  { "png8", "png8", NULL, tg__write_png8, tg__write_png8_rows },
   /* The export nodes' `compression: small` (zlib 9, every filter). */
-  { "png16.small", tg__write_png16_small, tg__write_png16_small_rows },
-  { "png8.small", tg__write_png8_small, tg__write_png8_small_rows },
-  { "raw16", tg__write_raw16, tg__write_raw16_rows },
-  { "r32", tg__write_r32, tg__write_r32_rows },
-  { "exr", tg_exr_write, tg__exr_write_rows },
+  { "png16.small", "png16", "small", tg__write_png16_small, tg__write_png16_small_rows },
+  { "png8.small", "png8", "small", tg__write_png8_small, tg__write_png8_small_rows },
+  { "raw16", "raw16", NULL, tg__write_raw16, tg__write_raw16_rows },
+  { "r32", "r32", NULL, tg__write_r32, tg__write_r32_rows },
+  { "exr", "exr", NULL, tg_exr_write, tg__exr_write_rows },
 };
 
 TgImageRowsWriter
-tg__image_rows_writer (const char *format)
+tg__image_rows_writer (const char *writer)
 {
-  for (size_t i = 0; format && i < sizeof image_writers / sizeof image_writers[0]; i++)
-    if (strcmp (image_writers[i].format, format) == 0)
+  for (int i = 0; writer && i < TG_N_ELEMENTS (image_writers); i++)
+    if (strcmp (image_writers[i].writer, writer) == 0)
       return image_writers[i].rows;
+  return NULL;
+}
+
+const char *
+tg__writer_format (const char *writer, const char **compression)
+{
+  *compression = NULL;
+  for (int i = 0; writer && i < TG_N_ELEMENTS (image_writers); i++)
+    if (strcmp (image_writers[i].writer, writer) == 0)
+      {
+        *compression = image_writers[i].compression;
+        return image_writers[i].format;
+      }
+  return writer;
+}
+
+const char *
+tg__format_writer (const char *format, const char *compression)
+{
+  if (!compression)
+    return format;
+  for (int i = 0; format && i < TG_N_ELEMENTS (image_writers); i++)
+    if (image_writers[i].compression && strcmp (image_writers[i].format, format) == 0
+        && strcmp (image_writers[i].compression, compression) == 0)
+      return image_writers[i].writer;
   return NULL;
 }
 
@@ -49,9 +75,9 @@ register_all (void)
 
   for (size_t i = 0; rc == 0 && i < sizeof image_writers / sizeof image_writers[0]; i++)
     {
-      rc = tg_io_register_image_writer (image_writers[i].format, image_writers[i].fn);
+      rc = tg_io_register_image_writer (image_writers[i].writer, image_writers[i].fn);
       rc = rc ? rc
-              : tg_io_register_image_rows_writer (image_writers[i].format, image_writers[i].rows);
+              : tg_io_register_image_rows_writer (image_writers[i].writer, image_writers[i].rows);
     }
   rc = rc ? rc : tg_io_register_mesh_writer ("glb", tg__write_mesh_glb);
   rc = rc ? rc : tg_io_register_mesh_writer ("obj", tg__write_mesh_obj);

@@ -23,13 +23,13 @@
 
 #include "tgformats-private.h"
 
-/* Whether FORMAT is BASE or BASE with an encoder variant ("png16.small"
- * stores what "png16" does). */
+/* Whether image writer WRITER writes files of FORMAT, with any encoder
+ * option ("png16.small" stores what "png16" does). */
 static bool
-format_is (const char *format, const char *base)
+format_is (const char *writer, const char *format)
 {
-  size_t n = strlen (base);
-  return strncmp (format, base, n) == 0 && (format[n] == '\0' || format[n] == '.');
+  const char *compression;
+  return strcmp (tg__writer_format (writer, &compression), format) == 0;
 }
 
 /* Metres one step of the stored value stands for: a 16- or 8-bit code,

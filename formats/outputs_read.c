@@ -62,7 +62,7 @@ get_index (json_object *o, const char *key, int i, double *out)
 static int
 read_file_entry (json_object *e, int i, const char *file, TgManifestFile *f, TgError *err)
 {
-  const char *path = get_string (e, "path"), *sha = get_string (e, "sha256");
+  const char *path = get_string (e, "path"), *sha = get_string (e, "sha256"), *compression;
   double bytes, w = 0, h = 0;
   json_object *hm;
 
@@ -80,7 +80,8 @@ read_file_entry (json_object *e, int i, const char *file, TgManifestFile *f, TgE
   get_index (e, "resolution", 1, &h);
   f->path = strdup (path);
   f->sha256 = strdup (sha);
-  f->format = dup_or_empty (get_string (e, "format"));
+  /* An older manifest may say "png16.small" for png16 written small. */
+  f->format = dup_or_empty (tg__writer_format (get_string (e, "format"), &compression));
   f->node = dup_or_empty (get_string (e, "node"));
   if (!f->path || !f->sha256 || !f->format || !f->node)
     return tg_error_set (err, TG_ENOMEM, "", TG_MSG_OUT_OF_MEMORY);

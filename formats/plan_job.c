@@ -574,7 +574,12 @@ stage_job_manifest (TgExportList *l, const char *sha_hex, int stage, int ix, int
         {
           json_object_object_add (o, "path", json_object_new_string (path));
           json_object_object_add (o, "file", json_object_new_string (ef->path));
-          json_object_object_add (o, "format", json_object_new_string (ef->format ? ef->format : ""));
+          /* As the manifest says it: stitch encodes the tiles again with it. */
+          const char *compression, *format = tg__writer_format (ef->format ? ef->format : "",
+                                                                &compression);
+          json_object_object_add (o, "format", json_object_new_string (format));
+          if (compression)
+            json_object_object_add (o, "compression", json_object_new_string (compression));
           json_object_object_add (o, "node", json_object_new_string (ef->node_id ? ef->node_id : ""));
           json_object_object_add (o, "width", json_object_new_int (ef->width));
           json_object_object_add (o, "height", json_object_new_int (ef->height));

@@ -53,6 +53,22 @@ dup_field (json_object *o, const char *key)
   return s ? strdup (s) : NULL;
 }
 
+/* The writer of file entry O: its "format" and "compression" as the
+ * manifest says them, or (a job.json of an older tgraph) the writer's
+ * name as the format, "png16.small"; NULL when no writer has them. */
+static char *
+dup_writer (json_object *o)
+{
+  json_object *v;
+  const char *format = json_object_object_get_ex (o, "format", &v) ? json_object_get_string (v)
+                                                                   : NULL;
+  const char *compression = json_object_object_get_ex (o, "compression", &v)
+                              ? json_object_get_string (v)
+                              : NULL;
+  const char *writer = format ? tg__format_writer (format, compression) : NULL;
+  return writer ? strdup (writer) : NULL;
+}
+
 /* Reads JOB_DIR/job.json of the job named WHAT, checks it against the plan
  * and every file's hash. */
 static int
@@ -105,7 +121,7 @@ job_manifest_read (const char *job_dir, const char *what, const TgPlanInfo *info
       char hex[65], fpath[4300];
       f->path = dup_field (o, "path");
       f->file = dup_field (o, "file");
-      f->format = dup_field (o, "format");
+      f->format = dup_writer (o);
       f->node = dup_field (o, "node");
       f->sha256 = dup_field (o, "sha256");
       f->width = json_object_object_get_ex (o, "width", &v) ? json_object_get_int (v) : 0;

@@ -264,6 +264,18 @@ int tg__write_png16_small_rows (FILE *f, const TgImageRows *src, TgError *err);
 int tg__write_png8_small_rows (FILE *f, const TgImageRows *src, TgError *err);
 int tg__write_raw16_rows (FILE *f, const TgImageRows *src, TgError *err);
 int tg__write_r32_rows (FILE *f, const TgImageRows *src, TgError *err);
-TgImageRowsWriter tg__image_rows_writer (const char *format);
+TgImageRowsWriter tg__image_rows_writer (const char *writer);
+
+/* What files say of image writer WRITER: the format of the file it
+ * writes, and in *COMPRESSION its encoder option or NULL.  The writer
+ * "png16.small" writes "format": "png16", "compression": "small"; a name
+ * that is no image writer's ("glb") is its own format.  The one place
+ * that spelling is taken apart: manifest.json, job.json and the manifest
+ * readers call it, and it reads "png16.small" where an older manifest or
+ * job.json wrote that as the format. */
+const char *tg__writer_format (const char *writer, const char **compression);
+/* The writer of FORMAT with COMPRESSION (NULL: FORMAT itself), or NULL
+ * when no writer has that option: tg__writer_format backwards. */
+const char *tg__format_writer (const char *format, const char *compression);
 
 #endif

@@ -94,6 +94,38 @@ tiled_equals_whole fast-columns "$F" 1,9 --set base.seed=9
 # compression: small re-encodes each PNG four ways; stitch must pick the same.
 tiled_equals_whole fast-small "$F" 3,2 --set out_height.compression=small \
   --set out_water.compression=small --set out_splat.compression=small
+# job.json says a small PNG as the manifest does ("format": "png16",
+# "compression": "small"); stitch still reads the one name older jobs wrote.
+small=(--set out_height.compression=small --set out_splat.compression=small)
+run "$TGRAPH" eval "$F" -o "$TMP/oldjob-whole" --quiet "${small[@]}"
+expect_rc 0 "oldjob: whole eval"
+run "$TGRAPH" plan "$F" --tiles 2,2 -o "$TMP/oldjob" --quiet "${small[@]}"
+expect_rc 0 "oldjob: plan"
+run env TGRAPH="$TGRAPH" "$TMP/oldjob/run-parallel.sh" -j 2
+expect_rc 0 "oldjob: run the jobs"
+checks=$((checks + 1))
+python3 - "$TMP"/oldjob/tiles/*/job.json <<'PY' || fail "job.json: not the manifest's spelling (above)"
+import json, sys
+for p in sys.argv[1:]:
+    d = json.load(open(p))
+    small = [f for f in d["files"] if f.get("compression") == "small"]
+    if sorted(f["format"] for f in small) != ["png16", "png8"]:
+        sys.exit("%s: files with compression small: %s" % (p, small))
+    if any("." in f["format"] for f in d["files"]):
+        sys.exit("%s still spells a writer's name as a format" % p)
+    # Back to what an older tgraph wrote: the writer's name as the format.
+    for f in small:
+        f["format"] += ".small"
+        del f["compression"]
+    json.dump(d, open(p, "w"), indent=2)
+PY
+grep -q '"format": "png16.small"' "$TMP/oldjob/tiles/0_0/job.json" || fail "oldjob: no old spelling made"
+run "$TGRAPH" stitch "$TMP/oldjob" -o "$TMP/oldjob-stitched"
+expect_rc 0 "stitch of job.json files in the old spelling"
+checks=$((checks + 1))
+diff -r "$TMP/oldjob-whole" "$TMP/oldjob-stitched" > /dev/null \
+  || fail "stitch of job.json files in the old spelling differs from the whole build"
+rm -rf "$TMP/oldjob" "$TMP/oldjob-whole" "$TMP/oldjob-stitched"
 
 # --- a hydraulic step job run again finds what it reads -------------------------------
 

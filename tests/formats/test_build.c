@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <tgformats/outputs.h>
 #include <tgformats/tgformats.h>
 
 #include "export_list-private.h"
@@ -835,6 +836,47 @@ test_exports_hashed_as_written (void)
   tg_engine_free (e);
 }
 
+/* One spelling for a small PNG: the writer "png16.small" is "format":
+ * "png16" with "compression": "small" in a file; a manifest that an older
+ * tgraph wrote with the writer's name reads as the same format. */
+static void
+test_manifest_format_one_spelling (void)
+{
+  const char *sha = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+  char text[1024];
+  const char *compression;
+  TgManifest m;
+  TgError err = { 0 };
+
+  TG_CHECK (strcmp (tg__writer_format ("png16.small", &compression), "png16") == 0);
+  TG_CHECK (compression && strcmp (compression, "small") == 0);
+  TG_CHECK (strcmp (tg__writer_format ("png8", &compression), "png8") == 0 && !compression);
+  TG_CHECK (strcmp (tg__writer_format ("glb", &compression), "glb") == 0 && !compression);
+  TG_CHECK (strcmp (tg__format_writer ("png8", "small"), "png8.small") == 0);
+  TG_CHECK (strcmp (tg__format_writer ("png16", NULL), "png16") == 0);
+  TG_CHECK (tg__format_writer ("exr", "small") == NULL);
+
+  TG_CHECK (mkdir (dir_path ("old_manifest"), 0777) == 0);
+  snprintf (text, sizeof text,
+            "{ \"files\": [\n"
+            "  { \"path\": \"a.png\", \"bytes\": 9, \"sha256\": \"%s\", \"format\": \"png16.small\","
+            " \"node\": \"a\", \"resolution\": [3, 3] },\n"
+            "  { \"path\": \"b.png\", \"bytes\": 9, \"sha256\": \"%s\", \"format\": \"png16\","
+            " \"compression\": \"small\", \"node\": \"b\", \"resolution\": [3, 3] }\n] }\n",
+            sha, sha);
+  write_text (dir_path ("old_manifest/manifest.json"), text);
+  TG_CHECK_MSG (tg_manifest_read (dir_path ("old_manifest"), &m, &err) == 0, "%s", err.message);
+  if (m.n_files == 2)
+    {
+      TG_CHECK (strcmp (m.files[0].format, "png16") == 0);
+      TG_CHECK (strcmp (m.files[1].format, "png16") == 0);
+      TG_CHECK (tg_grid_format_readable (m.files[0].format));
+    }
+  else
+    TG_CHECK_INT_EQ (m.n_files, 2);
+  tg_manifest_clear (&m);
+}
+
 int
 main (void)
 {
@@ -852,5 +894,6 @@ main (void)
   TG_RUN (test_build_removes_stale_temporaries);
   TG_RUN (test_file_and_folder_of_one_name_refused);
   TG_RUN (test_exports_hashed_as_written);
+  TG_RUN (test_manifest_format_one_spelling);
   return tgtest_result ();
 }
