@@ -315,7 +315,7 @@ sp_eval (TgEvalCtx *c)
   const TgWorld *world = tg_eval_world (c);
   const TgValue *in = tg_eval_input (c, 0), *um = tg_eval_input (c, 1);
   TgSpParams sp = sp_solver_params (p);
-  TgSpOpts o = { ctx_parallel, c, ctx_cancelled };
+  TgSpOpts o = { ctx_parallel, c, ctx_cancelled, NULL };
   SpGrid g = sp_grid (p, r);
   size_t n = (size_t) g.sw * (size_t) g.sh;
   double hm = world->height_m > 0.0 ? world->height_m : 1.0;

@@ -46,7 +46,25 @@ typedef struct
   void *ctx;
   /* Optional: polled between steps and inside the serial loops. */
   bool (*cancelled) (void *ctx);
+  /* Optional, for a benchmark's breakdown of a step: called by a thread
+   * when it ends its part of phase TG_SP_PHASE_* (the work it did since
+   * its last call, or since it started, was that phase's). */
+  void (*phase) (void *ctx, int phase);
 } TgSpOpts;
+
+/* The phases of a step, in order. */
+enum
+{
+  TG_SP_PHASE_RECEIVERS, /* receivers, flats joined */
+  TG_SP_PHASE_BASINS,    /* donors, the pits' basins labelled */
+  TG_SP_PHASE_PASSES,    /* passes, spanning tree, carving, lakes */
+  TG_SP_PHASE_STACK,     /* the stack, the lakes' lists */
+  TG_SP_PHASE_AREA,      /* drainage area */
+  TG_SP_PHASE_INCISION,  /* implicit incision */
+  TG_SP_PHASE_DEPOSITION, /* deposition, lake fills */
+  TG_SP_PHASE_DIFFUSION, /* hillslope diffusion */
+  TG_SP_PHASES
+};
 
 /* Number of time steps P runs. */
 int tg__sp_steps (const TgSpParams *p);

@@ -94,10 +94,20 @@ typedef struct
   const float *uplift;
   double *z, *zn;   /* heights at the step's start and end (metres) */
   double *fill;     /* a lake sample's spill level (others: not set) */
-  double *area;     /* drainage area (m²) */
-  double *qs;       /* sediment arriving at each sample in this step (m³) */
   int32_t *rec;     /* receiver (a neighbour); itself on the world's edge */
   int32_t *order;   /* the stack: every sample after its receiver */
+  /* Steps 2 to 4 walk the stack, so their arrays are in the stack's order
+   * (index K: the sample ORDER[K]), laid out as the stack is built: the
+   * walks read memory in order, not all over the world. */
+  int32_t *pos;     /* each sample's place in the stack (ORDER's inverse) */
+  int32_t *srec;    /* the receiver's place (itself on the world's edge) */
+  uint8_t *sdiag;   /* 1 where the receiver is a diagonal neighbour (RDIR's memory) */
+  int32_t *slake;   /* LAKE, the outlet's place for a lake sample */
+  double *hs;       /* the height: at the step's start, then its end */
+  float *supl;      /* UPLIFT (NULL without) */
+  double *area;     /* drainage area (m²) */
+  double *qs;       /* sediment arriving at each sample in this step (m³); after
+                     * step 4 the depth laid down there (a raster scratch in step 1) */
   int32_t *pit;     /* scratch: basins; then every lake's samples */
   uint8_t *dmask;   /* each sample's donors, a bit per neighbour */
   uint8_t *rdir;    /* the neighbour each sample drains to (8: none) */
@@ -149,6 +159,15 @@ sp_cancelled (const Sp *s)
   return s->o && s->o->cancelled && s->o->cancelled (s->o->ctx);
 }
 
+/* Tells a benchmark that this thread's work since its last call was
+ * phase PHASE (TG_SP_PHASE_*). */
+static inline void
+sp_mark (const Sp *s, int phase)
+{
+  if (s->o && s->o->phase)
+    s->o->phase (s->o->ctx, phase);
+}
+
 static int
 sp_parallel (const Sp *s, int n, int grain, void (*fn) (void *, int, int), void *user)
 {
@@ -187,6 +206,7 @@ sp_receiver_rows (void *user, int begin, int end)
         s->rec[k] = qb < 8 ? (int32_t) ((ptrdiff_t) k + s->off[qb]) : (int32_t) k;
         s->rdir[k] = (uint8_t) qb;
       }
+  sp_mark (s, TG_SP_PHASE_RECEIVERS);
 }
 
 /* The donors of every sample from the receivers' directions, rows
@@ -216,6 +236,16 @@ sp_donor_rows (void *user, int begin, int end)
             }
         s->dmask[k] = (uint8_t) m;
       }
+  sp_mark (s, TG_SP_PHASE_BASINS);
+}
+
+/* Whether receiver B of A is a diagonal neighbour (they are neighbours). */
+static inline bool
+sp_diagonal (const Sp *s, int32_t a, int32_t b)
+{
+  int32_t d = a - b;
+
+  return !(d == 1 || d == -1 || d == s->w || d == -s->w);
 }
 
 /* Labels the samples draining to ROOT (ROOT too) basin B in BASIN and,
@@ -273,20 +303,40 @@ sp_dir (const Sp *s, int32_t a, int32_t b)
  * Returns the new length, or END + 1 if the run is too short (cannot
  * happen: a group's size is its basins'). */
 static size_t
-sp_dfs_in (Sp *s, int32_t root, size_t tail, size_t end, const int32_t *basin)
+sp_dfs_in (Sp *s, int32_t root, int32_t rpos, int rdiag, size_t tail, size_t end,
+           const int32_t *basin)
 {
-  int32_t *stk = s->order + end, b = basin[root];
+  /* The walk's stack: samples in ORDER, their receivers' places in SREC,
+   * the diagonal flags in SDIAG, each growing down from END. */
+  int32_t *stk = s->order + end, *spar = s->srec + end, b = basin[root];
+  uint8_t *sdg = s->sdiag + end;
   ptrdiff_t top = 0;
 
   if (tail >= end)
     return end + 1;
-  stk[-++top] = root;
+  ++top;
+  stk[-top] = root;
+  spar[-top] = rpos;
+  sdg[-top] = (uint8_t) rdiag;
   while (top > 0)
     {
-      int32_t c = stk[-top--];
+      int32_t c = stk[-top], r = spar[-top], l = s->lake[c];
+      int32_t k = (int32_t) tail++;
       unsigned m = s->dmask[c];
-      s->order[tail++] = c;
-      s->area[c] = s->cell_area; /* step 2 starts from each sample's own */
+      s->sdiag[k] = sdg[-top];
+      top--;
+      s->order[k] = c;
+      s->pos[c] = k;
+      s->srec[k] = r < 0 ? k : r;
+      s->hs[k] = s->z[c];
+      if (s->supl)
+        s->supl[k] = s->uplift[c];
+      /* A lake's outlet is on the way of all its water: placed already
+       * (checked: a stale place would be a wrong sum, not a crash). */
+      if (l >= 0 && !(s->pos[l] < k && s->order[s->pos[l]] == l))
+        return end + 1;
+      s->slake[k] = l >= 0 ? s->pos[l] : l;
+      s->area[k] = s->cell_area; /* step 2 starts from each sample's own */
       while (m)
         {
           int q = __builtin_ctz (m);
@@ -296,7 +346,10 @@ sp_dfs_in (Sp *s, int32_t root, size_t tail, size_t end, const int32_t *basin)
             continue;
           if (tail + (size_t) top >= end)
             return end + 1;
-          stk[-++top] = d;
+          ++top;
+          stk[-top] = d;
+          spar[-top] = k;
+          sdg[-top] = q >= 4;
         }
     }
   return tail;
@@ -384,6 +437,7 @@ sp_basin_roots (void *user, int begin, int end)
   if (rc < 0)
     s->lrc[begin / SP_LABEL_GRAIN] = rc; /* (one chunk of all without a parallel hook) */
   free (stk);
+  sp_mark (s, TG_SP_PHASE_BASINS);
 }
 
 /* Steps 1's basins before the passes: the donors, then every sample's
@@ -411,6 +465,7 @@ sp_basins (Sp *s, int32_t nb)
     total += (size_t) s->tsz[j];
   for (int32_t b = 1; b <= nb; b++)
     total += (size_t) s->scratch_bsz[b];
+  sp_mark (s, TG_SP_PHASE_BASINS);
   return total == s->n ? 0 : TG_ENOMEM;
 }
 
@@ -472,11 +527,17 @@ sp_stack_groups (void *user, int begin, int end)
       int32_t g = s->gord[t];
       size_t tail = s->gbeg[g], e = s->gbeg[g + 1];
       for (int32_t j = s->gfirst[g]; j < s->gfirst[g + 1] && tail <= e; j++)
-        tail = sp_dfs_in (s, s->edge[j], tail, e, basin);
+        tail = sp_dfs_in (s, s->edge[j], -1, 0, tail, e, basin);
+      /* A pit's basin drains over its pass into its parent's, placed
+       * before it (the passes are in the tree's order). */
       for (int32_t k = s->gpass_beg[g]; k < s->gpass_beg[g + 1] && tail <= e; k++)
-        tail = sp_dfs_in (s, s->gpass[k], tail, e, basin);
+        {
+          int32_t c = s->gpass[k], r = s->rec[c];
+          tail = sp_dfs_in (s, c, s->pos[r], sp_diagonal (s, c, r), tail, e, basin);
+        }
       s->grc[g] = tail == e ? 0 : TG_ENOMEM; /* cannot happen */
     }
+  sp_mark (s, TG_SP_PHASE_STACK);
 }
 
 /* A pass between two basins: the lowest crossing (the higher of two
@@ -653,6 +714,7 @@ sp_pass_bands (void *user, int begin, int end)
             }
         }
     }
+  sp_mark (s, TG_SP_PHASE_PASSES);
 }
 
 static int32_t
@@ -687,6 +749,7 @@ sp_lake_rows (void *user, int begin, int end)
       else
         s->lake[k] = -1;
     }
+  sp_mark (s, TG_SP_PHASE_PASSES);
 }
 
 /* Step 1 in full, after Cordonnier, Bovy and Braun (2019): receivers;
@@ -720,13 +783,14 @@ sp_route (Sp *s)
     return rc;
   if (sp_cancelled (s))
     return TG_ECANCELLED;
+  nb = sp_join_flats (s, (int32_t *) s->qs);
+  sp_mark (s, TG_SP_PHASE_RECEIVERS);
   /* QS (free until step 3) holds the pits, LAKE (free until the lakes
    * are found) labels the sea's samples with their trees, LK_BEG (free
    * until the lakes are listed) gets the pits' basins' sizes. */
   s->pits = (int32_t *) s->qs;
   s->scratch_tree = s->lake;
   s->scratch_bsz = s->lk_beg;
-  nb = sp_join_flats (s, (int32_t *) s->qs);
   if ((rc = sp_basins (s, nb)) < 0)
     return rc;
   if ((size_t) nb > s->basins_max)
@@ -904,6 +968,7 @@ sp_route (Sp *s)
     goto out;
   /* The final stack, a group at a time. */
 stack:
+  sp_mark (s, TG_SP_PHASE_PASSES);
   s->gpass = gpass;
   s->gpass_beg = gpass_beg;
   if ((rc = sp_parallel (s, s->ngroups, 1, sp_stack_groups, s)) < 0)
@@ -938,8 +1003,9 @@ stack:
       }
     for (int32_t b = 1; b <= nb; b++)
       if (outlet[b] >= 0 && s->lk_len[outlet[b]] > 0 && s->lake[outlet[b]] == -1)
-        s->lake[outlet[b]] = SP_OUTLET;
+        s->lake[outlet[b]] = s->slake[s->pos[outlet[b]]] = SP_OUTLET;
   }
+  sp_mark (s, TG_SP_PHASE_STACK);
   rc = 0;
 out:
   free (gpass);
@@ -960,23 +1026,6 @@ out:
   s->bspill = NULL;
   s->boutlet = NULL;
   return rc;
-}
-
-/* Whether receiver B of A is a diagonal neighbour (they are neighbours). */
-static inline bool
-sp_diagonal (const Sp *s, int32_t a, int32_t b)
-{
-  int32_t d = a - b;
-
-  return !(d == 1 || d == -1 || d == s->w || d == -s->w);
-}
-
-static double
-sp_uplift (const Sp *s, size_t k)
-{
-  double u = s->p->uplift_m_per_yr * s->dt;
-
-  return s->uplift ? u * (double) s->uplift[k] : u;
 }
 
 /* Step 3 for one sample: the new height from H0 (uplifted), its
@@ -1077,9 +1126,9 @@ sp_fill_lake (Sp *s, int32_t outlet, double v, TgSpStats *st)
         {
           int32_t i = cells[k];
           double t = s->fill[i] - s->z[i];
-          s->zn[i] += t;
-          if (s->dep)
-            s->dep[i] += t;
+          int32_t at = s->pos[i];
+          s->hs[at] += t;
+          s->qs[at] += t;
           used += t * a;
         }
       st->deposited += used;
@@ -1112,9 +1161,8 @@ sp_fill_lake (Sp *s, int32_t outlet, double v, TgSpStats *st)
       double t = f->depth - level;
       if (!(t > 0.0))
         continue;
-      s->zn[f->idx] += t;
-      if (s->dep)
-        s->dep[f->idx] += t;
+      s->hs[s->pos[f->idx]] += t;
+      s->qs[s->pos[f->idx]] += t;
       used += t * a;
     }
   free (d);
@@ -1123,22 +1171,26 @@ sp_fill_lake (Sp *s, int32_t outlet, double v, TgSpStats *st)
 }
 
 /* Steps 2 to 4 on one group's run of the stack [B, E) (its trees touch
- * nothing of the others'), its volumes summed into ST.  0, TG_ENOMEM or
+ * nothing of the others'), its volumes summed into ST, the new heights
+ * (and deposits) put back in the world's order.  0, TG_ENOMEM or
  * TG_ECANCELLED. */
 static int
 sp_fluvial_run (Sp *s, size_t b, size_t e, TgSpStats *st)
 {
   const TgSpParams *p = s->p;
-  const int32_t *order = s->order, *rec = s->rec;
-  double a = s->cell_area, g = p->deposition, *area = s->area, *zn = s->zn, *qs = s->qs;
+  const int32_t *order = s->order, *srec = s->srec, *slake = s->slake;
+  const uint8_t *sdiag = s->sdiag;
+  double a = s->cell_area, g = p->deposition, *area = s->area, *hs = s->hs, *qs = s->qs;
+  double u0 = p->uplift_m_per_yr * s->dt;
 
   /* Step 2, up the stack (AREA starts at A, set as the stack was built). */
   for (size_t k = e; k-- > b;)
     {
-      int32_t i = order[k], r = rec[i];
-      if (r != i)
-        area[r] += area[i];
+      int32_t r = srec[k];
+      if ((size_t) r != k)
+        area[r] += area[k];
     }
+  sp_mark (s, TG_SP_PHASE_AREA);
   if (sp_cancelled (s))
     return TG_ECANCELLED;
   /* Step 3, down the stack: a receiver's new height comes first.  F =
@@ -1147,70 +1199,79 @@ sp_fluvial_run (Sp *s, size_t b, size_t e, TgSpStats *st)
    * sediment each sample starts step 4 with. */
   for (size_t k = b; k < e; k++)
     {
-      int32_t i = order[k], r = rec[i];
+      int32_t r = srec[k];
       double ex = 0.0, u;
       if ((k & 0xfff) == 0 && sp_cancelled (s))
         return TG_ECANCELLED;
-      if (r == i)
+      if ((size_t) r == k)
         {
-          zn[i] = s->z[i];
-          qs[i] = 0.0;
+          qs[k] = 0.0; /* (HS keeps the height) */
           continue;
         }
-      u = sp_uplift (s, (size_t) i);
-      zn[i] = s->z[i] + u;
+      u = s->supl ? u0 * (double) s->supl[k] : u0;
+      hs[k] += u;
       st->uplift += u * a;
-      if (s->lake[i] < 0 && !(area[i] < p->channel_area))
+      if (slake[k] < 0 && !(area[k] < p->channel_area))
         {
-          double f = s->kl[sp_diagonal (s, i, r)] * pow (area[i], p->m);
+          double f = s->kl[sdiag[k]] * pow (area[k], p->m);
           if (f > 0.0)
             {
-              double h0 = zn[i];
-              zn[i] = sp_incise (h0, zn[r], f, p->n);
-              ex = h0 - zn[i];
+              double h0 = hs[k];
+              hs[k] = sp_incise (h0, hs[r], f, p->n);
+              ex = h0 - hs[k];
               ex = ex > 0.0 ? ex : 0.0;
               st->eroded += ex * a;
               if (s->ero)
-                s->ero[i] += ex;
+                s->ero[order[k]] += ex;
             }
         }
-      qs[i] = ex * a;
+      qs[k] = ex * a;
     }
+  sp_mark (s, TG_SP_PHASE_INCISION);
   /* Step 4, up the stack: a sample's sediment is complete once its donors
    * are done.  What reaches a lake sample goes to its outlet, which fills
    * the lake before passing the rest on (the lake and its outlet are in
-   * the outlet's tree). */
+   * the outlet's tree).  A sample done, its QS is free: it takes the depth
+   * laid down there (by the lake's fill for a lake sample). */
   for (size_t k = e; k-- > b;)
     {
-      int32_t i = order[k], r = rec[i];
-      double qin = qs[i], d;
+      int32_t r = srec[k], l = slake[k];
+      double qin = qs[k], d;
       if ((k & 0xfff) == 0 && sp_cancelled (s))
         return TG_ECANCELLED;
-      if (s->lake[i] >= 0)
+      if (l >= 0)
         {
-          qs[s->lake[i]] += qin;
+          qs[l] += qin;
+          qs[k] = 0.0;
           continue;
         }
-      if (s->lake[i] == SP_OUTLET)
+      if (l == SP_OUTLET)
         {
-          double used = sp_fill_lake (s, i, qin, st);
+          double used = sp_fill_lake (s, order[k], qin, st);
           if (used < 0.0)
             return TG_ENOMEM;
           qin -= used;
         }
-      if (r == i)
+      if ((size_t) r == k)
         {
           st->outflux += qin;
+          qs[k] = 0.0;
           continue;
         }
       /* The depth laid down per m³ arriving (xi-q). */
-      d = qin * (g > 0.0 ? g / (area[i] + g * a) : 0.0);
-      zn[i] += d;
+      d = qin * (g > 0.0 ? g / (area[k] + g * a) : 0.0);
+      hs[k] += d;
       qs[r] += qin - d * a;
-      if (s->dep)
-        s->dep[i] += d;
+      qs[k] = d;
       st->deposited += d * a;
     }
+  /* The heights (and the deposits) back in the world's order. */
+  for (size_t k = b; k < e; k++)
+    s->zn[order[k]] = hs[k];
+  if (s->dep)
+    for (size_t k = b; k < e; k++)
+      s->dep[order[k]] += qs[k];
+  sp_mark (s, TG_SP_PHASE_DEPOSITION);
   return 0;
 }
 
@@ -1295,6 +1356,7 @@ sp_diffuse_rows (void *user, int begin, int end)
       for (int k = w - 3; k >= 1; k--)
         u[k] -= s->cp[k] * u[k + 1];
     }
+  sp_mark (s, TG_SP_PHASE_DIFFUSION);
 }
 
 /* Columns [BEGIN, END) of the interior (a block at a time, walking rows
@@ -1323,6 +1385,7 @@ sp_diffuse_cols (void *user, int begin, int end)
       for (int x = x0; x < x1; x++)
         u[x] -= s->cp[y] * dn[x];
     }
+  sp_mark (s, TG_SP_PHASE_DIFFUSION);
 }
 
 /* Each interior row's sum of heights into ROWSUM, rows [BEGIN, END) of
@@ -1377,6 +1440,7 @@ sp_diffuse (Sp *s, TgSpStats *st)
   if ((rc = sp_interior_sum (s, &after)) < 0)
     return rc;
   st->diffused += (before - after) * s->cell_area;
+  sp_mark (s, TG_SP_PHASE_DIFFUSION);
   return 0;
 }
 
@@ -1390,6 +1454,11 @@ sp_clear (Sp *s)
   free (s->qs);
   free (s->rec);
   free (s->order);
+  free (s->pos);
+  free (s->srec);
+  free (s->slake);
+  free (s->hs);
+  free (s->supl);
   free (s->pit);
   free (s->lake);
   free (s->lk_beg);
@@ -1442,12 +1511,18 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
   s.qs = malloc (sizeof (double) * s.n);
   s.rec = malloc (sizeof (int32_t) * s.n);
   s.order = malloc (sizeof (int32_t) * s.n);
+  s.pos = malloc (sizeof (int32_t) * s.n);
+  s.srec = malloc (sizeof (int32_t) * s.n);
+  s.slake = malloc (sizeof (int32_t) * s.n);
+  s.hs = malloc (sizeof (double) * s.n);
+  s.supl = uplift ? malloc (sizeof (float) * s.n) : NULL;
   s.pit = malloc (sizeof (int32_t) * s.n);
   s.lake = malloc (sizeof (int32_t) * s.n);
   s.lk_beg = malloc (sizeof (int32_t) * s.n);
   s.lk_len = malloc (sizeof (int32_t) * s.n);
   s.dmask = malloc (s.n);
   s.rdir = malloc (s.n);
+  s.sdiag = s.rdir; /* (RDIR is done with once the basins are labelled) */
   for (int q = 0; q < 8; q++)
     s.off[q] = sp_dy[q] * (ptrdiff_t) w + sp_dx[q];
   s.cp = malloc (sizeof (double) * (size_t) (len + 1));
@@ -1480,7 +1555,8 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
   s.gfirst = malloc (sizeof (int32_t) * (gmax + 1));
   s.gsum = malloc (sizeof (TgSpStats) * (gmax + 1));
   s.grc = malloc (sizeof (int) * (gmax + 1));
-  if (!own || !s.fill || !s.area || !s.qs || !s.rec || !s.order || !s.pit || !s.lake || !s.lk_beg
+  if (!own || !s.fill || !s.area || !s.qs || !s.rec || !s.order || !s.pos || !s.srec || !s.slake
+      || !s.hs || (uplift && !s.supl) || !s.pit || !s.lake || !s.lk_beg
       || !s.lk_len || !s.dmask || !s.rdir || !s.cp || !s.den || !s.rowsum || !s.edge || !s.tsz || !s.rgroup || !s.gbeg
       || !s.gord || !s.gfirst || !s.gsum || !s.grc)
     {
@@ -1514,8 +1590,9 @@ tg__sp_run (const TgSpOpts *o, const TgSpParams *p, int w, int h, double cell_m,
   if (rc == 0 && s.z != z)
     memcpy (z, s.z, sizeof (double) * s.n);
   free (own);
-  if (rc == 0 && out && out->area)
-    memcpy (out->area, s.area, sizeof (double) * s.n);
+  if (rc == 0 && out && out->area && st.steps > 0)
+    for (size_t k = 0; k < s.n; k++)
+      out->area[s.order[k]] = s.area[k]; /* (in the stack's order) */
   st.basins_max = s.basins_max;
   if (out && out->stats)
     *out->stats = st;

@@ -10,6 +10,11 @@
  * each call, its busiest thread's CPU time, what the step would take on
  * idle cores (with 1 thread it is the CPU time).
  *
+ * And a breakdown of a step by phase (the solver's phase hook): each
+ * thread's CPU time between its marks, added up over the threads, and the
+ * wall time of the main thread between its marks (a parallel call's
+ * wait for its last thread counted in the phase the call ran).
+ *
  *   bench_stream_power [steps [size...]]     default 4 steps, 1025 2049 4097
  */
 #include <inttypes.h>
@@ -55,7 +60,18 @@ typedef struct
 {
   int threads;
   double cpu, crit;
+  pthread_mutex_t mu;
+  double phase_cpu[TG_SP_PHASES], phase_wall[TG_SP_PHASES];
+  double wall_mark; /* the main thread's last mark */
+  int last_phase;   /* the phase marked last (by any thread) */
+  pthread_t main;
 } Timed;
+
+static const char *const phase_names[TG_SP_PHASES] = { "receivers", "basins", "passes", "stack",
+                                                       "area", "incision", "deposition", "diffusion" };
+
+/* Each thread's CPU clock at its last mark (a thread starts at 0). */
+static _Thread_local double thread_mark;
 
 typedef struct
 {
@@ -70,6 +86,25 @@ thread_cpu_s (void)
 
   clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
   return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
+}
+
+static void
+timed_phase (void *ctx, int phase)
+{
+  Timed *t = ctx;
+  double c = thread_cpu_s ();
+
+  pthread_mutex_lock (&t->mu);
+  t->phase_cpu[phase] += c - thread_mark;
+  t->last_phase = phase;
+  if (pthread_equal (pthread_self (), t->main))
+    {
+      double w = tg_wall_s ();
+      t->phase_wall[phase] += w - t->wall_mark;
+      t->wall_mark = w;
+    }
+  pthread_mutex_unlock (&t->mu);
+  thread_mark = c;
 }
 
 static void *
@@ -97,9 +132,17 @@ timed_parallel (void *ctx, int n, int grain, void (*fn) (void *, int, int), void
     wk[i] = (TimedWorker) { &p, 0.0 };
   for (int i = 1; i < nt; i++)
     pthread_create (&th[i], NULL, timed_worker, &wk[i]);
+  t->last_phase = -1;
   timed_worker (&wk[0]);
   for (int i = 1; i < nt; i++)
     pthread_join (th[i], NULL);
+  if (t->last_phase >= 0)
+    {
+      /* The wait for the last thread, in the call's phase. */
+      double w = tg_wall_s ();
+      t->phase_wall[t->last_phase] += w - t->wall_mark;
+      t->wall_mark = w;
+    }
   for (int i = 0; i < nt; i++)
     {
       t->cpu += wk[i].cpu;
@@ -117,8 +160,8 @@ run (const double *z0, int size, int threads, int steps, double prev_ms)
   TgSpParams p = { .duration_yr = 10000.0 * steps, .dt_yr = 10000.0, .uplift_m_per_yr = 0.0005,
                    .erodibility = 2e-5, .m = 0.45, .n = 1.0, .diffusivity = 0.01,
                    .deposition = 1.0, .channel_area = 10000.0 };
-  Timed timed = { threads, 0.0, 0.0 };
-  TgSpOpts o = { timed_parallel, &timed, NULL };
+  Timed timed = { .threads = threads, .mu = PTHREAD_MUTEX_INITIALIZER, .main = pthread_self () };
+  TgSpOpts o = { timed_parallel, &timed, NULL, timed_phase };
   TgSpStats st = { 0 };
   TgSpOut out = { .stats = &st };
 
@@ -127,6 +170,8 @@ run (const double *z0, int size, int threads, int steps, double prev_ms)
   memcpy (z, z0, sizeof (double) * n);
   c0 = tg_cpu_s ();
   t0 = tg_wall_s ();
+  thread_mark = thread_cpu_s ();
+  timed.wall_mark = t0;
   if (tg__sp_run (&o, &p, size, size, 8192.0 / (size - 1), z, NULL, &out) != 0)
     die ("run", NULL);
   cpu = tg_cpu_s () - c0;
@@ -139,6 +184,10 @@ run (const double *z0, int size, int threads, int steps, double prev_ms)
   if (prev_ms > 0.0)
     printf (", %.2fx the CPU of the size before", cpu / st.steps * 1e3 / prev_ms);
   printf ("; z fnv %016" PRIx64 "\n", bench_fnv (z, sizeof (double) * n));
+  printf ("  a step, ms CPU / wall:");
+  for (int k = 0; k < TG_SP_PHASES; k++)
+    printf (" %s %.1f / %.1f%s", phase_names[k], timed.phase_cpu[k] / st.steps * 1e3,
+            timed.phase_wall[k] / st.steps * 1e3, k < TG_SP_PHASES - 1 ? "," : "\n");
   fflush (stdout);
   free (z);
   return cpu / st.steps * 1e3;

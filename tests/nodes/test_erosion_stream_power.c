@@ -562,7 +562,7 @@ test_sp_bytes_any_threads (void)
   for (int c = 0; c < 3; c++)
     {
       TgSpStats st = { 0 };
-      TgSpOpts o = { bench_pool_parallel, &counts[c], NULL };
+      TgSpOpts o = { bench_pool_parallel, &counts[c], NULL, NULL };
       uint64_t hz, ha;
       memcpy (z, z0, sizeof (double) * N);
       TG_CHECK_INT_EQ (tg__sp_run (&o, &p, W, H, 6.0, z, NULL, &(TgSpOut) { .area = area, .stats = &st }), 0);
