@@ -185,27 +185,51 @@ sp_receiver_rows (void *user, int begin, int end)
 {
   Sp *s = user;
   int w = s->w, h = s->h;
+  ptrdiff_t o0 = s->off[0], o1 = s->off[1], o2 = s->off[2], o3 = s->off[3];
+  ptrdiff_t o4 = s->off[4], o5 = s->off[5], o6 = s->off[6], o7 = s->off[7];
 
   for (int y = begin; y < end; y++)
-    for (int x = 0; x < w; x++)
-      {
-        size_t k = (size_t) y * w + x;
-        double best = 0.0, zk = s->z[k];
-        int qb = 8;
-        if (x > 0 && y > 0 && x < w - 1 && y < h - 1)
-          for (int q = 0; q < 8; q++)
+    {
+      size_t row = (size_t) y * w;
+      if (y == 0 || y == h - 1 || w < 3)
+        {
+          for (int x = 0; x < w; x++)
             {
-              double drop = zk - s->z[(ptrdiff_t) k + s->off[q]];
-              double slope = q < 4 ? drop : drop * M_SQRT1_2;
-              if (slope > best)
-                {
-                  best = slope;
-                  qb = q;
-                }
+              s->rec[row + x] = (int32_t) (row + x);
+              s->rdir[row + x] = 8;
             }
-        s->rec[k] = qb < 8 ? (int32_t) ((ptrdiff_t) k + s->off[qb]) : (int32_t) k;
-        s->rdir[k] = (uint8_t) qb;
-      }
+          continue;
+        }
+      s->rec[row] = (int32_t) row;
+      s->rdir[row] = 8;
+      /* The interior without branches (the steepest is a running maximum,
+       * the first of equal slopes kept: the same choice as a loop over Q
+       * with "slope > best"). */
+      for (int x = 1; x < w - 1; x++)
+        {
+          size_t k = row + x;
+          const double *zp = s->z + k;
+          double zk = zp[0], best = 0.0, sl;
+          int qb = 8;
+#define SP_TRY(q, o, f)                                                                            \
+  sl = (zk - zp[o]) f;                                                                             \
+  qb = sl > best ? (q) : qb;                                                                       \
+  best = sl > best ? sl : best;
+          SP_TRY (0, o0, )
+          SP_TRY (1, o1, )
+          SP_TRY (2, o2, )
+          SP_TRY (3, o3, )
+          SP_TRY (4, o4, *M_SQRT1_2)
+          SP_TRY (5, o5, *M_SQRT1_2)
+          SP_TRY (6, o6, *M_SQRT1_2)
+          SP_TRY (7, o7, *M_SQRT1_2)
+#undef SP_TRY
+          s->rec[k] = qb < 8 ? (int32_t) ((ptrdiff_t) k + s->off[qb]) : (int32_t) k;
+          s->rdir[k] = (uint8_t) qb;
+        }
+      s->rec[row + w - 1] = (int32_t) (row + w - 1);
+      s->rdir[row + w - 1] = 8;
+    }
   sp_mark (s, TG_SP_PHASE_RECEIVERS);
 }
 
@@ -296,20 +320,25 @@ sp_dir (const Sp *s, int32_t a, int32_t b)
   return q;
 }
 
-/* As sp_dfs, for the final stack: the samples of basin BASIN[ROOT] that
- * drain to ROOT (a pit's basin drains into another only over its pass,
- * whose own walk comes later), appended at TAIL of a group's run of the
- * stack that ends at END, the walk's own stack growing down from there.
+/* For the final stack: the samples that drain to ROOT within its basin
+ * (the donor masks do not cross from a basin to another: a pit's basin,
+ * which drains into another over its pass, has its own walk later),
+ * appended at TAIL of a group's run of the stack that ends at END, the
+ * walk's own stack growing down from there.  ROOT drains to place RPOS
+ * (-1: itself), diagonally if RDIAG.  Each sample's place, its
+ * receiver's, the diagonal flag and the area it starts step 2 with.
  * Returns the new length, or END + 1 if the run is too short (cannot
  * happen: a group's size is its basins'). */
 static size_t
-sp_dfs_in (Sp *s, int32_t root, int32_t rpos, int rdiag, size_t tail, size_t end,
-           const int32_t *basin)
+sp_dfs_in (Sp *s, int32_t root, int32_t rpos, int rdiag, size_t tail, size_t end)
 {
   /* The walk's stack: samples in ORDER, their receivers' places in SREC,
    * the diagonal flags in SDIAG, each growing down from END. */
-  int32_t *stk = s->order + end, *spar = s->srec + end, b = basin[root];
-  uint8_t *sdg = s->sdiag + end;
+  int32_t *order = s->order, *srec = s->srec, *pos = s->pos;
+  int32_t *stk = order + end, *spar = srec + end;
+  uint8_t *sdiag = s->sdiag, *sdg = sdiag + end;
+  const uint8_t *dmask = s->dmask;
+  double *area = s->area, ca = s->cell_area;
   ptrdiff_t top = 0;
 
   if (tail >= end)
@@ -320,39 +349,69 @@ sp_dfs_in (Sp *s, int32_t root, int32_t rpos, int rdiag, size_t tail, size_t end
   sdg[-top] = (uint8_t) rdiag;
   while (top > 0)
     {
-      int32_t c = stk[-top], r = spar[-top], l = s->lake[c];
+      int32_t c = stk[-top], r = spar[-top];
       int32_t k = (int32_t) tail++;
-      unsigned m = s->dmask[c];
-      s->sdiag[k] = sdg[-top];
+      unsigned m = dmask[c];
+      sdiag[k] = sdg[-top];
       top--;
-      s->order[k] = c;
-      s->pos[c] = k;
-      s->srec[k] = r < 0 ? k : r;
-      s->hs[k] = s->z[c];
-      if (s->supl)
-        s->supl[k] = s->uplift[c];
-      /* A lake's outlet is on the way of all its water: placed already
-       * (checked: a stale place would be a wrong sum, not a crash). */
-      if (l >= 0 && !(s->pos[l] < k && s->order[s->pos[l]] == l))
+      order[k] = c;
+      pos[c] = k;
+      srec[k] = r < 0 ? k : r;
+      area[k] = ca; /* step 2 starts from each sample's own */
+      if (tail + (size_t) top + (size_t) __builtin_popcount (m) > end)
         return end + 1;
-      s->slake[k] = l >= 0 ? s->pos[l] : l;
-      s->area[k] = s->cell_area; /* step 2 starts from each sample's own */
       while (m)
         {
           int q = __builtin_ctz (m);
-          int32_t d = (int32_t) ((ptrdiff_t) c + s->off[q]);
           m &= m - 1;
-          if (basin[d] != b)
-            continue;
-          if (tail + (size_t) top >= end)
-            return end + 1;
           ++top;
-          stk[-top] = d;
+          stk[-top] = (int32_t) ((ptrdiff_t) c + s->off[q]);
           spar[-top] = k;
           sdg[-top] = q >= 4;
         }
     }
   return tail;
+}
+
+/* The rest of steps 2 to 4's arrays for the run [B, E) of the stack just
+ * built: each sample's height, uplift and lake (the outlet's place: the
+ * outlet is on the way of all the lake's water, placed already; checked,
+ * since a stale place would be a wrong sum, not a crash).  The samples
+ * are all over the world, so the reads ahead are asked for early.  0, or
+ * TG_ENOMEM if a lake's outlet is not placed (cannot happen). */
+#define SP_AHEAD 48
+
+static int
+sp_gather (Sp *s, size_t b, size_t e)
+{
+  const int32_t *order = s->order, *pos = s->pos, *lake = s->lake;
+  const double *z = s->z;
+  double *hs = s->hs;
+  int32_t *slake = s->slake;
+
+  for (size_t k = b; k < e; k++)
+    {
+      int32_t c = order[k], l;
+      if (k + SP_AHEAD < e)
+        {
+          __builtin_prefetch (&z[order[k + SP_AHEAD]]);
+          __builtin_prefetch (&lake[order[k + SP_AHEAD]]);
+        }
+      hs[k] = z[c];
+      l = lake[c];
+      if (l >= 0)
+        {
+          int32_t at = pos[l];
+          if (!((size_t) at >= b && (size_t) at < k && order[at] == l))
+            return TG_ENOMEM;
+          l = at;
+        }
+      slake[k] = l;
+    }
+  if (s->supl)
+    for (size_t k = b; k < e; k++)
+      s->supl[k] = s->uplift[order[k]];
+  return 0;
 }
 
 /* Flats: joins every connected region of pits of exactly the same height
@@ -520,22 +579,21 @@ static void
 sp_stack_groups (void *user, int begin, int end)
 {
   Sp *s = user;
-  const int32_t *basin = s->pit;
 
   for (int t = begin; t < end; t++)
     {
       int32_t g = s->gord[t];
       size_t tail = s->gbeg[g], e = s->gbeg[g + 1];
       for (int32_t j = s->gfirst[g]; j < s->gfirst[g + 1] && tail <= e; j++)
-        tail = sp_dfs_in (s, s->edge[j], -1, 0, tail, e, basin);
+        tail = sp_dfs_in (s, s->edge[j], -1, 0, tail, e);
       /* A pit's basin drains over its pass into its parent's, placed
        * before it (the passes are in the tree's order). */
       for (int32_t k = s->gpass_beg[g]; k < s->gpass_beg[g + 1] && tail <= e; k++)
         {
           int32_t c = s->gpass[k], r = s->rec[c];
-          tail = sp_dfs_in (s, c, s->pos[r], sp_diagonal (s, c, r), tail, e, basin);
+          tail = sp_dfs_in (s, c, s->pos[r], sp_diagonal (s, c, r), tail, e);
         }
-      s->grc[g] = tail == e ? 0 : TG_ENOMEM; /* cannot happen */
+      s->grc[g] = tail == e ? sp_gather (s, s->gbeg[g], e) : TG_ENOMEM; /* cannot happen */
     }
   sp_mark (s, TG_SP_PHASE_STACK);
 }
@@ -945,7 +1003,8 @@ sp_route (Sp *s)
     }
   /* Carve: reverse the receivers from each basin's pass down to its pit,
    * and let the pass drain over to the other side (the donor masks
-   * follow). */
+   * follow, within the basin: the stack walks a basin from its pass
+   * after the basin it drains to, so no mask crosses between basins). */
   for (int32_t b = 1; b <= nb; b++)
     {
       int32_t prev = bout[b], c = bin[b];
@@ -954,7 +1013,8 @@ sp_route (Sp *s)
           int32_t next = s->rec[c];
           if (next != c)
             s->dmask[next] &= (uint8_t) ~(1u << sp_dir (s, next, c));
-          s->dmask[prev] |= (uint8_t) (1u << sp_dir (s, prev, c));
+          if (c != bin[b])
+            s->dmask[prev] |= (uint8_t) (1u << sp_dir (s, prev, c));
           s->rec[c] = prev;
           if (c == root[b])
             break;
@@ -1182,6 +1242,9 @@ sp_fluvial_run (Sp *s, size_t b, size_t e, TgSpStats *st)
   const uint8_t *sdiag = s->sdiag;
   double a = s->cell_area, g = p->deposition, *area = s->area, *hs = s->hs, *qs = s->qs;
   double u0 = p->uplift_m_per_yr * s->dt;
+  /* ST's sums in registers (the stores could alias ST: a chain through
+   * memory), the same additions in the same order. */
+  double s_up = st->uplift, s_ero = st->eroded, s_dep, s_out = st->outflux;
 
   /* Step 2, up the stack (AREA starts at A, set as the stack was built). */
   for (size_t k = e; k-- > b;)
@@ -1210,7 +1273,7 @@ sp_fluvial_run (Sp *s, size_t b, size_t e, TgSpStats *st)
         }
       u = s->supl ? u0 * (double) s->supl[k] : u0;
       hs[k] += u;
-      st->uplift += u * a;
+      s_up += u * a;
       if (slake[k] < 0 && !(area[k] < p->channel_area))
         {
           double f = s->kl[sdiag[k]] * pow (area[k], p->m);
@@ -1220,14 +1283,17 @@ sp_fluvial_run (Sp *s, size_t b, size_t e, TgSpStats *st)
               hs[k] = sp_incise (h0, hs[r], f, p->n);
               ex = h0 - hs[k];
               ex = ex > 0.0 ? ex : 0.0;
-              st->eroded += ex * a;
+              s_ero += ex * a;
               if (s->ero)
                 s->ero[order[k]] += ex;
             }
         }
       qs[k] = ex * a;
     }
+  st->uplift = s_up;
+  st->eroded = s_ero;
   sp_mark (s, TG_SP_PHASE_INCISION);
+  s_dep = st->deposited;
   /* Step 4, up the stack: a sample's sediment is complete once its donors
    * are done.  What reaches a lake sample goes to its outlet, which fills
    * the lake before passing the rest on (the lake and its outlet are in
@@ -1247,14 +1313,17 @@ sp_fluvial_run (Sp *s, size_t b, size_t e, TgSpStats *st)
         }
       if (l == SP_OUTLET)
         {
-          double used = sp_fill_lake (s, order[k], qin, st);
+          double used;
+          st->deposited = s_dep;
+          used = sp_fill_lake (s, order[k], qin, st);
+          s_dep = st->deposited;
           if (used < 0.0)
             return TG_ENOMEM;
           qin -= used;
         }
       if ((size_t) r == k)
         {
-          st->outflux += qin;
+          s_out += qin;
           qs[k] = 0.0;
           continue;
         }
@@ -1263,11 +1332,17 @@ sp_fluvial_run (Sp *s, size_t b, size_t e, TgSpStats *st)
       hs[k] += d;
       qs[r] += qin - d * a;
       qs[k] = d;
-      st->deposited += d * a;
+      s_dep += d * a;
     }
+  st->deposited = s_dep;
+  st->outflux = s_out;
   /* The heights (and the deposits) back in the world's order. */
   for (size_t k = b; k < e; k++)
-    s->zn[order[k]] = hs[k];
+    {
+      if (k + SP_AHEAD < e)
+        __builtin_prefetch (&s->zn[order[k + SP_AHEAD]], 1);
+      s->zn[order[k]] = hs[k];
+    }
   if (s->dep)
     for (size_t k = b; k < e; k++)
       s->dep[order[k]] += qs[k];
