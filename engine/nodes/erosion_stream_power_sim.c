@@ -358,12 +358,12 @@ sp_dfs_in (Sp *s, int32_t root, int32_t rpos, int rdiag, size_t tail, size_t end
       pos[c] = k;
       srec[k] = r < 0 ? k : r;
       area[k] = ca; /* step 2 starts from each sample's own */
-      if (tail + (size_t) top + (size_t) __builtin_popcount (m) > end)
-        return end + 1;
       while (m)
         {
           int q = __builtin_ctz (m);
           m &= m - 1;
+          if (tail + (size_t) top >= end)
+            return end + 1;
           ++top;
           stk[-top] = (int32_t) ((ptrdiff_t) c + s->off[q]);
           spar[-top] = k;
@@ -1408,28 +1408,66 @@ sp_diffusion_factors (Sp *s, int len)
     }
 }
 
-/* Rows [BEGIN, END) of the interior, each solved along x in place. */
+/* Rows [BEGIN, END) of the interior, each solved along x in place, up to
+ * SP_ROWS_AT_ONCE rows side by side (each row's solve is a chain of
+ * dependent operations: several rows' chains overlap in the CPU; every
+ * row's operations are the same, in the same order). */
+#define SP_ROWS_AT_ONCE 4
+
 static void
 sp_diffuse_rows (void *user, int begin, int end)
 {
   Sp *s = user;
   int w = s->w;
   double r = s->rdiff;
+  const double *den = s->den, *cp = s->cp;
 
-  for (int y = begin + 1; y < end + 1; y++)
+  for (int y0 = begin + 1; y0 < end + 1; y0 += SP_ROWS_AT_ONCE)
     {
-      double *u = s->zn + (size_t) y * w;
+      int nr = end + 1 - y0 < SP_ROWS_AT_ONCE ? end + 1 - y0 : SP_ROWS_AT_ONCE;
+      double *u[SP_ROWS_AT_ONCE];
+      for (int j = 0; j < nr; j++)
+        u[j] = s->zn + (size_t) (y0 + j) * w;
       /* Forward: u[k - 1] holds the edge value (k = 1) or the previous
        * eliminated right-hand side; the last one also takes the edge. */
-      for (int k = 1; k < w - 1; k++)
+      if (nr == SP_ROWS_AT_ONCE)
         {
-          double d = u[k] + r * u[k - 1];
-          if (k == w - 2)
-            d += r * u[w - 1];
-          u[k] = d * s->den[k];
+          double *u0 = u[0], *u1 = u[1], *u2 = u[2], *u3 = u[3];
+          for (int k = 1; k < w - 2; k++)
+            {
+              u0[k] = (u0[k] + r * u0[k - 1]) * den[k];
+              u1[k] = (u1[k] + r * u1[k - 1]) * den[k];
+              u2[k] = (u2[k] + r * u2[k - 1]) * den[k];
+              u3[k] = (u3[k] + r * u3[k - 1]) * den[k];
+            }
         }
-      for (int k = w - 3; k >= 1; k--)
-        u[k] -= s->cp[k] * u[k + 1];
+      else
+        for (int j = 0; j < nr; j++)
+          for (int k = 1; k < w - 2; k++)
+            u[j][k] = (u[j][k] + r * u[j][k - 1]) * den[k];
+      for (int j = 0; j < nr; j++)
+        if (w - 2 >= 1)
+          {
+            int k = w - 2;
+            double d = u[j][k] + r * u[j][k - 1];
+            d += r * u[j][w - 1];
+            u[j][k] = d * den[k];
+          }
+      if (nr == SP_ROWS_AT_ONCE)
+        {
+          double *u0 = u[0], *u1 = u[1], *u2 = u[2], *u3 = u[3];
+          for (int k = w - 3; k >= 1; k--)
+            {
+              u0[k] -= cp[k] * u0[k + 1];
+              u1[k] -= cp[k] * u1[k + 1];
+              u2[k] -= cp[k] * u2[k + 1];
+              u3[k] -= cp[k] * u3[k + 1];
+            }
+        }
+      else
+        for (int j = 0; j < nr; j++)
+          for (int k = w - 3; k >= 1; k--)
+            u[j][k] -= cp[k] * u[j][k + 1];
     }
   sp_mark (s, TG_SP_PHASE_DIFFUSION);
 }
@@ -1469,12 +1507,30 @@ static void
 sp_row_sums (void *user, int begin, int end)
 {
   Sp *s = user;
+  int y = begin + 1, w = s->w;
 
-  for (int y = begin + 1; y < end + 1; y++)
+  /* Four rows side by side (each row's sum in its own order). */
+  for (; y + 3 < end + 1; y += 4)
     {
-      const double *u = s->zn + (size_t) y * s->w;
+      const double *u0 = s->zn + (size_t) y * w, *u1 = u0 + w, *u2 = u1 + w, *u3 = u2 + w;
+      double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+      for (int x = 1; x < w - 1; x++)
+        {
+          s0 += u0[x];
+          s1 += u1[x];
+          s2 += u2[x];
+          s3 += u3[x];
+        }
+      s->rowsum[y] = s0;
+      s->rowsum[y + 1] = s1;
+      s->rowsum[y + 2] = s2;
+      s->rowsum[y + 3] = s3;
+    }
+  for (; y < end + 1; y++)
+    {
+      const double *u = s->zn + (size_t) y * w;
       double sum = 0.0;
-      for (int x = 1; x < s->w - 1; x++)
+      for (int x = 1; x < w - 1; x++)
         sum += u[x];
       s->rowsum[y] = sum;
     }
