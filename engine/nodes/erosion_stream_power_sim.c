@@ -187,6 +187,13 @@ sp_receiver_rows (void *user, int begin, int end)
   int w = s->w, h = s->h;
   ptrdiff_t o0 = s->off[0], o1 = s->off[1], o2 = s->off[2], o3 = s->off[3];
   ptrdiff_t o4 = s->off[4], o5 = s->off[5], o6 = s->off[6], o7 = s->off[7];
+  /* Locals: a byte stored may alias anything read through S. */
+  const double *z = s->z;
+  int32_t *rec = s->rec;
+  uint8_t *rdir = s->rdir;
+  ptrdiff_t off[8];
+
+  memcpy (off, s->off, sizeof off);
 
   for (int y = begin; y < end; y++)
     {
@@ -195,20 +202,20 @@ sp_receiver_rows (void *user, int begin, int end)
         {
           for (int x = 0; x < w; x++)
             {
-              s->rec[row + x] = (int32_t) (row + x);
-              s->rdir[row + x] = 8;
+              rec[row + x] = (int32_t) (row + x);
+              rdir[row + x] = 8;
             }
           continue;
         }
-      s->rec[row] = (int32_t) row;
-      s->rdir[row] = 8;
+      rec[row] = (int32_t) row;
+      rdir[row] = 8;
       /* The interior without branches (the steepest is a running maximum,
        * the first of equal slopes kept: the same choice as a loop over Q
        * with "slope > best"). */
       for (int x = 1; x < w - 1; x++)
         {
           size_t k = row + x;
-          const double *zp = s->z + k;
+          const double *zp = z + k;
           double zk = zp[0], best = 0.0, sl;
           int qb = 8;
 #define SP_TRY(q, o, f)                                                                            \
@@ -224,11 +231,11 @@ sp_receiver_rows (void *user, int begin, int end)
           SP_TRY (6, o6, *M_SQRT1_2)
           SP_TRY (7, o7, *M_SQRT1_2)
 #undef SP_TRY
-          s->rec[k] = qb < 8 ? (int32_t) ((ptrdiff_t) k + s->off[qb]) : (int32_t) k;
-          s->rdir[k] = (uint8_t) qb;
+          rec[k] = qb < 8 ? (int32_t) ((ptrdiff_t) k + off[qb]) : (int32_t) k;
+          rdir[k] = (uint8_t) qb;
         }
-      s->rec[row + w - 1] = (int32_t) (row + w - 1);
-      s->rdir[row + w - 1] = 8;
+      rec[row + w - 1] = (int32_t) (row + w - 1);
+      rdir[row + w - 1] = 8;
     }
   sp_mark (s, TG_SP_PHASE_RECEIVERS);
 }
@@ -242,24 +249,38 @@ sp_donor_rows (void *user, int begin, int end)
   static const uint8_t opposite[8] = { 1, 0, 3, 2, 7, 6, 5, 4 };
   Sp *s = user;
   int w = s->w, h = s->h;
+  /* Locals: a byte stored may alias anything read through S. */
+  const uint8_t *rdir = s->rdir;
+  uint8_t *dmask = s->dmask;
+  ptrdiff_t off[8];
 
+  memcpy (off, s->off, sizeof off);
   for (int y = begin; y < end; y++)
-    for (int x = 0; x < w; x++)
-      {
-        size_t k = (size_t) y * w + x;
-        unsigned m = 0;
-        if (x > 0 && y > 0 && x < w - 1 && y < h - 1)
-          for (int q = 0; q < 8; q++)
-            m |= (unsigned) (s->rdir[(ptrdiff_t) k + s->off[q]] == opposite[q]) << q;
-        else
-          for (int q = 0; q < 8; q++)
+    {
+      size_t row = (size_t) y * w;
+      bool inner = y > 0 && y < h - 1;
+      for (int x = 0; x < w; x++)
+        {
+          size_t k = row + x;
+          unsigned m = 0;
+          if (inner && x > 0 && x < w - 1)
             {
-              int nx = x + sp_dx[q], ny = y + sp_dy[q];
-              if (nx >= 0 && ny >= 0 && nx < w && ny < h)
-                m |= (unsigned) (s->rdir[(ptrdiff_t) k + s->off[q]] == opposite[q]) << q;
+              const uint8_t *rp = rdir + k;
+              m = (unsigned) (rp[off[0]] == 1) | (unsigned) (rp[off[1]] == 0) << 1
+                  | (unsigned) (rp[off[2]] == 3) << 2 | (unsigned) (rp[off[3]] == 2) << 3
+                  | (unsigned) (rp[off[4]] == 7) << 4 | (unsigned) (rp[off[5]] == 6) << 5
+                  | (unsigned) (rp[off[6]] == 5) << 6 | (unsigned) (rp[off[7]] == 4) << 7;
             }
-        s->dmask[k] = (uint8_t) m;
-      }
+          else
+            for (int q = 0; q < 8; q++)
+              {
+                int nx = x + sp_dx[q], ny = y + sp_dy[q];
+                if (nx >= 0 && ny >= 0 && nx < w && ny < h)
+                  m |= (unsigned) (rdir[(ptrdiff_t) k + off[q]] == opposite[q]) << q;
+              }
+          dmask[k] = (uint8_t) m;
+        }
+    }
   sp_mark (s, TG_SP_PHASE_BASINS);
 }
 
@@ -339,8 +360,9 @@ sp_dfs_in (Sp *s, int32_t root, int32_t rpos, int rdiag, size_t tail, size_t end
   uint8_t *sdiag = s->sdiag, *sdg = sdiag + end;
   const uint8_t *dmask = s->dmask;
   double *area = s->area, ca = s->cell_area;
-  ptrdiff_t top = 0;
+  ptrdiff_t top = 0, off[8];
 
+  memcpy (off, s->off, sizeof off);
   if (tail >= end)
     return end + 1;
   ++top;
@@ -365,7 +387,7 @@ sp_dfs_in (Sp *s, int32_t root, int32_t rpos, int rdiag, size_t tail, size_t end
           if (tail + (size_t) top >= end)
             return end + 1;
           ++top;
-          stk[-top] = (int32_t) ((ptrdiff_t) c + s->off[q]);
+          stk[-top] = (int32_t) ((ptrdiff_t) c + off[q]);
           spar[-top] = k;
           sdg[-top] = q >= 4;
         }
