@@ -17,7 +17,7 @@
  * It is a global node without a tiled scheme: a river's incision depends
  * on everything upstream of it, over every time step.  A tiled build
  * computes it in one whole-world job (exact; its memory follows the
- * solver's grid, about 130 bytes a solver sample).
+ * solver's grid, about 155 bytes a solver sample).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -398,16 +398,17 @@ out:
   return rc;
 }
 
-/* The solver's arrays (heights twice, spill levels, area and sediment in
- * doubles, receivers, stack, basins and lakes in int32, donor masks)
- * and the node's (start and end heights, area, incised and deposited
- * depths, uplift): about 130 bytes a solver sample. */
+/* The solver's arrays (heights three times, spill levels, area and
+ * sediment in doubles; receivers twice, stack and its inverse, basins,
+ * lakes twice and uplift in 32 bits; donor masks; 82 bytes) and the
+ * node's (start and end heights, area, incised and deposited depths,
+ * uplift; 52 bytes), with some room: about 155 bytes a solver sample. */
 static void
 sp_memory (TgMemQuery *q)
 {
   SpGrid g = sp_grid (q->params, q->region);
 
-  q->work += 130 * (uint64_t) g.sw * (uint64_t) g.sh;
+  q->work += 155 * (uint64_t) g.sw * (uint64_t) g.sh;
 }
 
 static const TgNodeDesc stream_power_desc = {
