@@ -773,6 +773,10 @@ sp_pass_bands (void *user, int begin, int end)
           for (int x = 0; x < w && tab->rc == 0; x++)
             {
               int32_t k = y * w + x, b = basin[k];
+              /* Most samples are inside their basin: skip those at once. */
+              if (x > 0 && x < w - 1 && y < h - 1 && basin[k + 1] == b && basin[k + w - 1] == b
+                  && basin[k + w] == b && basin[k + w + 1] == b)
+                continue;
               for (int q = 0; q < 4; q++)
                 {
                   int nx = x + fdx[q], ny = y + fdy[q];
