@@ -539,11 +539,32 @@ test_sp_flats_one_basin (void)
 
 /* --- the solver's bytes, at any thread count ------------------------------ */
 
+/* The phase hook (a benchmark's breakdown): calls counted by phase, from
+ * any thread. */
+typedef struct
+{
+  int threads;
+  int calls[TG_SP_PHASES];
+} PhaseCount;
+
+static int
+phase_parallel (void *ctx, int n, int grain, void (*fn) (void *, int, int), void *user)
+{
+  return bench_pool_parallel (&((PhaseCount *) ctx)->threads, n, grain, fn, user);
+}
+
+static void
+phase_count (void *ctx, int phase)
+{
+  __atomic_fetch_add (&((PhaseCount *) ctx)->calls[phase], 1, __ATOMIC_RELAXED);
+}
+
 /* A 385 x 385 world of hills, pits and lakes (many groups of trees, a few
  * thousand basins), three steps with uplift, deposition and diffusion on
  * 1, 2 and 8 threads: the heights and areas hash to what the solver gave
  * when it walked one stack of the whole world, serially (commit 5bbead6);
- * and the budget closes the same on each. */
+ * and the budget closes the same on each.  The last run also reports its
+ * phases to a hook: each phase of each step at least once. */
 static void
 test_sp_bytes_any_threads (void)
 {
@@ -554,6 +575,7 @@ test_sp_bytes_any_threads (void)
                    .erodibility = 2e-5, .m = 0.45, .n = 1.0, .diffusivity = 0.01,
                    .deposition = 1.0, .channel_area = 10000.0 };
   int counts[3] = { 1, 2, 8 };
+  PhaseCount pc = { .threads = 8 }; /* the third run's */
 
   for (int y = 0; y < H; y++)
     for (int x = 0; x < W; x++)
@@ -563,6 +585,8 @@ test_sp_bytes_any_threads (void)
     {
       TgSpStats st = { 0 };
       TgSpOpts o = { bench_pool_parallel, &counts[c], NULL, NULL };
+      if (c == 2)
+        o = (TgSpOpts) { phase_parallel, &pc, NULL, phase_count };
       uint64_t hz, ha;
       memcpy (z, z0, sizeof (double) * N);
       TG_CHECK_INT_EQ (tg__sp_run (&o, &p, W, H, 6.0, z, NULL, &(TgSpOut) { .area = area, .stats = &st }), 0);
@@ -577,6 +601,8 @@ test_sp_bytes_any_threads (void)
       TG_CHECK_MSG (fabs (st.eroded - st.deposited - st.outflux) <= 1e-9 * st.eroded,
                     "budget: eroded %.9g, deposited %.9g, out %.9g", st.eroded, st.deposited, st.outflux);
     }
+  for (int k = 0; k < TG_SP_PHASES; k++)
+    TG_CHECK_MSG (pc.calls[k] >= 3, "phase %d reported %d times in 3 steps", k, pc.calls[k]);
   free (z0);
   free (z);
   free (area);
