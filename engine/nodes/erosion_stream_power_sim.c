@@ -22,7 +22,10 @@
  *     first from the edge: a forest, a tree a sample of the edge, whose
  *     trees are cut into groups of about the same size (by the samples,
  *     not the threads), each group a run of the stack built in parallel.
- *  2-4 run on each group on its own, groups in parallel:
+ *  2-4 run on each group on its own, groups in parallel, over arrays in
+ *  the stack's order (receivers as places in the stack, heights, areas,
+ *  lakes: laid out as the stack is built, the heights put back in the
+ *  world's order after), so that the walks read memory in order:
  *  2. Drainage area: each sample's cell area, summed down the stack in
  *     reverse.
  *  3. Incision, implicit as Braun and Willett (2013): down the stack from
