@@ -47,6 +47,7 @@
  * still agree.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -572,6 +573,88 @@ fused_row_avx512_any (const float *m, const float *dn, const PairRows *p, float 
   return fused_row_avx512 (m, dn, p, out, x0, x1, k, false, true, false);
 }
 
+/* One row of a pass, cells [X0, X1) (1 <= X0, X1 <= W - 1) of a row with
+ * rows above and below, all eight pairs of each cell computed in
+ * cell_update's order (the generic kernel's sums, 16 cells at a time):
+ * no pair rows kept between the rows, so a sweep's state is the three
+ * rows it reads.  TAME: the three-operation pair term.  Returns whether
+ * a sample changed (CHECK; else false). */
+TG__AVX512 static inline __attribute__ ((always_inline)) bool
+full_row_avx512 (const float *up, const float *m, const float *dn, float *out, int x0, int x1,
+                 const ThermalCoef *k, bool tame, bool check)
+{
+  __m512 t1 = _mm512_set1_ps (k->t1), t2 = _mm512_set1_ps (k->t2);
+  __m512 b1 = _mm512_set1_ps (k->b1), b2 = _mm512_set1_ps (k->b2);
+  __m512 nb1 = _mm512_set1_ps (-k->b1), nb2 = _mm512_set1_ps (-k->b2);
+  __m512 k1 = _mm512_set1_ps (k->k1), k2 = _mm512_set1_ps (k->k2);
+  __mmask16 diff = 0;
+  int x = x0;
+
+#define EXCESS(d, t, b, nb) (tame ? avx512_excess_tame ((d), (t)) : avx512_pair_excess ((d), (t), (b), (nb)))
+#define PAIR1(row, dx) EXCESS (_mm512_sub_ps (h, LD ((row) + x + (dx))), t1, b1, nb1)
+#define PAIR2(row, dx) EXCESS (_mm512_sub_ps (h, LD ((row) + x + (dx))), t2, b2, nb2)
+#define ROW_BODY()                                                                              \
+  do                                                                                            \
+    {                                                                                           \
+      __m512 h = LD (m + x), s1, s2, r;                                                         \
+      s1 = _mm512_add_ps (_mm512_add_ps (_mm512_add_ps (PAIR1 (m, -1), PAIR1 (m, 1)),           \
+                                         PAIR1 (up, 0)),                                        \
+                          PAIR1 (dn, 0));                                                       \
+      s2 = _mm512_add_ps (_mm512_add_ps (_mm512_add_ps (PAIR2 (up, -1), PAIR2 (up, 1)),         \
+                                         PAIR2 (dn, -1)),                                       \
+                          PAIR2 (dn, 1));                                                       \
+      r = _mm512_sub_ps (h, _mm512_add_ps (_mm512_mul_ps (k1, s1), _mm512_mul_ps (k2, s2)));    \
+      if (check)                                                                                \
+        diff |= MASKED (_mm512_cmpneq_epi32_mask, _mm512_castps_si512 (r),                      \
+                        _mm512_castps_si512 (h));                                               \
+      ST (out + x, r);                                                                          \
+    }                                                                                           \
+  while (0)
+
+#define LD(ptr) _mm512_loadu_ps (ptr)
+#define ST(ptr, v) _mm512_storeu_ps ((ptr), (v))
+#define MASKED(f, a, b) f ((a), (b))
+  for (; x + 16 <= x1; x += 16)
+    ROW_BODY ();
+#undef MASKED
+#undef LD
+#undef ST
+  if (x < x1)
+    {
+      __mmask16 l = lanes (x1 - x);
+#define LD(ptr) _mm512_maskz_loadu_ps (l, (ptr))
+#define ST(ptr, v) _mm512_mask_storeu_ps ((ptr), l, (v))
+#define MASKED(f, a, b) _mm512_mask_cmpneq_epi32_mask (l, (a), (b))
+      ROW_BODY ();
+#undef MASKED
+#undef LD
+#undef ST
+    }
+#undef ROW_BODY
+#undef PAIR1
+#undef PAIR2
+#undef EXCESS
+  return diff != 0;
+}
+
+TG__AVX512 static bool
+full_row_avx512_tame (const float *up, const float *m, const float *dn, float *out, int x0, int x1,
+                      const ThermalCoef *k, bool check)
+{
+  if (check)
+    return full_row_avx512 (up, m, dn, out, x0, x1, k, true, true);
+  return full_row_avx512 (up, m, dn, out, x0, x1, k, true, false);
+}
+
+TG__AVX512 static bool
+full_row_avx512_any (const float *up, const float *m, const float *dn, float *out, int x0, int x1,
+                     const ThermalCoef *k, bool check)
+{
+  if (check)
+    return full_row_avx512 (up, m, dn, out, x0, x1, k, false, true);
+  return full_row_avx512 (up, m, dn, out, x0, x1, k, false, false);
+}
+
 /* The world's last row (once a pass: always checked). */
 TG__AVX512 static bool
 fused_last_row_avx512 (const float *m, const PairRows *p, float *out, int x0, int x1,
@@ -643,19 +726,23 @@ typedef struct
   int ux0, ux1, uy0, uy1;
 } PassWin;
 
-/* Passes per trip: K passes run over a tile of the map (a band of rows,
- * a strip of columns) held in the cache, one pass after the other, each
- * a sweep of the tile's rows, so each sample of the input is read and
- * each of the output written once per K passes.  Pass j of the tile
- * (level j: the map after j of them) also computes the K - j rows and
- * columns on every side that the neighbouring tiles compute too (from
- * the same samples, so to the same bits): the tile's last pass needs
- * them.  Two tile buffers take the levels in turn. */
-#define THERMAL_BLOCK_MAX 16
-#define THERMAL_BLOCK_DEFAULT 8
-#define THERMAL_BAND_ROWS 64
+/* Passes per trip: K passes run over a tile of the map (a strip of
+ * columns, and a band of rows when the strips alone are too few for the
+ * threads), so each sample of the input is read and each of the output
+ * written once per K passes.  The passes run as a wavefront down the
+ * tile's rows: level j (the map after j passes) computes its row y as
+ * soon as level j - 1 has rows y - 1 to y + 1, so each level keeps only
+ * its last three rows (a ring), all levels together a few hundred KB
+ * however tall the tile, and no halo rows are recomputed between the
+ * tile's own rows.  Pass j also computes the K - j columns (and, at a
+ * band's ends, rows) on every side that the neighbouring tiles compute
+ * too, from the same samples, so to the same bits: the tile's last pass
+ * needs them. */
+#define THERMAL_BLOCK_MAX 64
+#define THERMAL_BLOCK_DEFAULT 32
 #define THERMAL_BAND_MIN 16
 #define THERMAL_STRIP_COLS 1024
+#define THERMAL_PREFETCH_ROWS 3
 
 typedef struct
 {
@@ -663,15 +750,21 @@ typedef struct
   float *dst;       /* and after its last */
   int w, h;
   int passes; /* K, in this block */
-  int bands;
+  int kmax;   /* and at most, in every block */
+  int strips, bands; /* tiles: strips x bands, strip-major */
   int strip;     /* columns per strip */
   int band_rows; /* rows per band */
   PassWin win[THERMAL_BLOCK_MAX + 1]; /* [j]: the block's pass j (1..K) */
   ThermalCoef k;
   int isa;
   bool tame; /* the vector sweeps may take the three-operation pair term */
-  unsigned char *changed; /* [band]: the block's last pass changed a sample there */
-  unsigned char *failed;  /* [band]: its scratch could not be allocated */
+  unsigned char *changed; /* [tile]: the block's last pass changed a sample there */
+  unsigned char *failed;  /* [tile]: its scratch could not be allocated */
+  /* Scratch, one per thread, kept across the blocks: a call takes a free
+   * one (at most threads - 1 others are taken, so there always is). */
+  int slots;
+  float **slot_buf;
+  atomic_int *slot_busy;
 } BlockJob;
 
 /* A pass's scratch for the vector kernels: the pair terms above and below
@@ -744,10 +837,29 @@ level_row (const BlockJob *job, int j, Level *lv, const float *up, const float *
       if (x1 > x0)
         {
 #ifdef TG__EROSION_HAVE_X86
-          if (wide)
+          if (wide && up && dn)
             {
-              /* One sweep a row (fused_row_avx512); on the world's first
-               * and last rows too, their absent pairs +0. */
+              /* Rows with rows above and below: all eight pairs of a
+               * cell (full_row_avx512), so a level's sweep keeps no pair
+               * rows between its rows, which the wavefront would hold for
+               * every level. */
+              bool moved = job->tame ? full_row_avx512_tame (up, mid, dn, out, x0, x1, &job->k,
+                                                              changed != NULL)
+                                     : full_row_avx512_any (up, mid, dn, out, x0, x1, &job->k,
+                                                             changed != NULL);
+              if (changed && moved)
+                *changed = 1;
+              if (changed && ux0 < x0 && memcmp (out + ux0, mid + ux0, sizeof (float)) != 0)
+                *changed = 1;
+              if (changed && ux1 > x1 && memcmp (out + x1, mid + x1, sizeof (float)) != 0)
+                *changed = 1;
+              cx1 = cx0;
+              lv->have_up = false;
+            }
+          else if (wide)
+            {
+              /* The world's first and last rows: one sweep
+               * (fused_row_avx512), their absent pairs +0. */
               PairRows *p = &lv->p;
               bool moved;
               if (!lv->have_up && up)
@@ -800,120 +912,164 @@ level_row (const BlockJob *job, int j, Level *lv, const float *up, const float *
     *changed = 1;
 }
 
-static void
-block_bands (void *user, int begin, int end)
+/* Rows of scratch a tile of K passes needs: a ring of three rows for
+ * each level but the last, and six pair rows for each level's sweep. */
+static size_t
+block_scratch_rows (int K)
 {
-  const BlockJob *job = user;
-  int w = job->w, h = job->h, K = job->passes, rows = job->band_rows + 2 * K;
-  int pair_rows = job->isa != ISA_GENERIC ? 6 : 0;
-  /* Rows an odd number of cache lines apart, so the rows a pass touches
-   * at one column fall in different sets of the caches (at a multiple of
-   * 4 KiB apart they would share one). */
-  size_t pitch = 16 * ((((size_t) w + 15) / 16) | 1);
-  float *buf = malloc (sizeof (float) * pitch * (size_t) (2 * rows + pair_rows + 1));
-  float *tile[2];
-  Level lv;
-
-  if (buf == NULL)
-    {
-      for (int band = begin; band < end; band++)
-        job->failed[band] = 1;
-      return;
-    }
-  tile[0] = buf + pitch;
-  tile[1] = tile[0] + pitch * (size_t) rows;
-  for (int q = 0; q < 2 && pair_rows > 0; q++)
-    {
-      float *l = tile[1] + pitch * (size_t) rows;
-      lv.p.s[q] = l + (size_t) q * pitch;
-      lv.p.se[q] = l + (size_t) (2 + q) * pitch;
-      lv.p.sw[q] = l + (size_t) (4 + q) * pitch;
-    }
-  for (int band = begin; band < end; band++)
-    for (int sx0 = 0; sx0 < w; sx0 += job->strip)
-      {
-        int y0 = band * job->band_rows, ty0 = y0 - K;
-        int y1 = y0 + job->band_rows < h ? y0 + job->band_rows : h;
-        int sx1 = sx0 + job->strip < w ? sx0 + job->strip : w;
-        unsigned char *changed = job->changed + band;
-
-        /* The tile's passes one after the other, each a sweep of rows
-         * through the cache: pass j reads level j - 1 (the block's input
-         * for j = 1, else tile[(j - 1) % 2]) and writes level j
-         * (tile[j % 2], the block's output for j = K).  Level j spans the
-         * band's rows and the strip's columns and K - j more on every
-         * side (a sample reads its neighbours on the level below); the
-         * tile's rows start at row TY0 = Y0 - K. */
-        for (int j = 1; j <= K; j++)
-          {
-            int lo = y0 - (K - j) > 0 ? y0 - (K - j) : 0;
-            int hi = y1 + (K - j) < h ? y1 + (K - j) : h;
-            int c0 = sx0 - (K - j) > 0 ? sx0 - (K - j) : 0;
-            int c1 = sx1 + (K - j) < w ? sx1 + (K - j) : w;
-
-            lv.have_up = false;
-            for (int y = lo; y < hi; y++)
-              {
-                const float *up, *mid, *dn;
-                float *out;
-#define ROW(level, row)                                                                         \
-  ((level) == 0 ? job->src + (size_t) (row) * w                                                 \
-                : tile[(level) % 2] + pitch * (size_t) ((row) - ty0))
-                up = y > 0 ? ROW (j - 1, y - 1) : NULL;
-                mid = ROW (j - 1, y);
-                dn = y < h - 1 ? ROW (j - 1, y + 1) : NULL;
-#undef ROW
-                out = j == K ? job->dst + (size_t) y * w : tile[j % 2] + pitch * (size_t) (y - ty0);
-                level_row (job, j, &lv, up, mid, dn, out, y, c0, c1, job->tame,
-                           j == K ? changed : NULL);
-              }
-          }
-      }
-  free (buf);
+  return 3 * (size_t) (K - 1) + 6 * (size_t) K + 1;
 }
 
-/* Passes per block: the tile (two buffers of the band's rows and the
- * strip's columns, with K halo rows and columns a side) stays within
- * about 700 KB of the core's L2 whatever the map's size, and the pair
- * rows of a sweep (6 rows a strip wide) in its L1.  TG_THERMAL_BLOCK
+/* Row pitch of the scratch: rows an odd number of cache lines apart, so
+ * the rows a sweep touches at one column fall in different sets of the
+ * caches (at a multiple of 4 KiB apart they would share one). */
+static size_t
+block_pitch (int w)
+{
+  return 16 * ((((size_t) w + 15) / 16) | 1);
+}
+
+/* Asks the caches for columns [X0, X1) of ROW ahead of their use (WRITE:
+ * to be written): a strip's part of a row is only a few KB, too short for
+ * the hardware's stream prefetch to get going before the sweep needs it. */
+static inline void
+prefetch_row (const float *row, int x0, int x1, bool write)
+{
+  if (x1 <= x0)
+    return;
+  for (int x = x0; x < x1 + 15; x += 16)
+    {
+      const float *p = row + (x < x1 ? x : x1 - 1);
+      if (write)
+        __builtin_prefetch (p, 1, 3);
+      else
+        __builtin_prefetch (p, 0, 3);
+    }
+}
+
+static void
+block_tiles (void *user, int begin, int end)
+{
+  const BlockJob *job = user;
+  int w = job->w, h = job->h, K = job->passes, slot = 0;
+  size_t pitch = block_pitch (w);
+  float *buf, *ring[THERMAL_BLOCK_MAX];
+  Level lv[THERMAL_BLOCK_MAX + 1];
+
+  while (atomic_exchange (&job->slot_busy[slot], 1))
+    slot = (slot + 1) % job->slots;
+  if (job->slot_buf[slot] == NULL)
+    job->slot_buf[slot] = malloc (sizeof (float) * pitch * block_scratch_rows (job->kmax));
+  buf = job->slot_buf[slot];
+  if (buf == NULL)
+    {
+      for (int t = begin; t < end; t++)
+        job->failed[t] = 1;
+      atomic_store (&job->slot_busy[slot], 0);
+      return;
+    }
+  /* Level j's ring (1 <= j < K) and its sweep's pair rows. */
+  for (int j = 1; j < K; j++)
+    ring[j] = buf + pitch * (size_t) (1 + 3 * (j - 1));
+  for (int j = 1; j <= K; j++)
+    for (int q = 0; q < 2; q++)
+      {
+        float *l = buf + pitch * (size_t) (1 + 3 * (K - 1) + 6 * (j - 1));
+        lv[j].p.s[q] = l + (size_t) q * pitch;
+        lv[j].p.se[q] = l + (size_t) (2 + q) * pitch;
+        lv[j].p.sw[q] = l + (size_t) (4 + q) * pitch;
+      }
+  for (int t = begin; t < end; t++)
+    {
+      int sx0 = (t / job->bands) * job->strip, y0 = (t % job->bands) * job->band_rows;
+      int sx1 = sx0 + job->strip < w ? sx0 + job->strip : w;
+      int y1 = y0 + job->band_rows < h ? y0 + job->band_rows : h;
+      int lo[THERMAL_BLOCK_MAX + 1], hi[THERMAL_BLOCK_MAX + 1];
+      int c0[THERMAL_BLOCK_MAX + 1], c1[THERMAL_BLOCK_MAX + 1];
+
+      /* Level j spans the tile's rows and columns and K - j more on
+       * every side (a sample reads its neighbours on the level below),
+       * cut at the world's edge. */
+      for (int j = 1; j <= K; j++)
+        {
+          lo[j] = y0 - (K - j) > 0 ? y0 - (K - j) : 0;
+          hi[j] = y1 + (K - j) < h ? y1 + (K - j) : h;
+          c0[j] = sx0 - (K - j) > 0 ? sx0 - (K - j) : 0;
+          c1[j] = sx1 + (K - j) < w ? sx1 + (K - j) : w;
+          lv[j].have_up = false;
+        }
+      /* Step S: level j computes its row S - j, levels in order, so level
+       * j - 1's row S - j + 1 is there when level j reads it, and its row
+       * S - j - 2, which the ring's slot now takes, is read no more. */
+      for (int step = lo[1] + 1; step < hi[K] + K; step++)
+        for (int j = 1; j <= K; j++)
+          {
+            int y = step - j;
+            const float *up, *mid, *dn;
+            float *out;
+            if (y < lo[j])
+              break;
+            if (y >= hi[j])
+              continue;
+            /* The rows from and to memory, a few rows ahead. */
+            if (j == 1 && y + THERMAL_PREFETCH_ROWS < h)
+              prefetch_row (job->src + (size_t) (y + THERMAL_PREFETCH_ROWS) * w,
+                            c0[1] > 0 ? c0[1] - 1 : 0, c1[1] < w ? c1[1] + 1 : w, false);
+            if (j == K && y + THERMAL_PREFETCH_ROWS < hi[K])
+              prefetch_row (job->dst + (size_t) (y + THERMAL_PREFETCH_ROWS) * w, c0[K], c1[K],
+                            true);
+#define ROW(level, row)                                                                         \
+  ((level) == 0 ? job->src + (size_t) (row) * w : ring[level] + pitch * (size_t) ((row) % 3))
+            up = y > 0 ? ROW (j - 1, y - 1) : NULL;
+            mid = ROW (j - 1, y);
+            dn = y < h - 1 ? ROW (j - 1, y + 1) : NULL;
+#undef ROW
+            out = j == K ? job->dst + (size_t) y * w : ring[j] + pitch * (size_t) (y % 3);
+            level_row (job, j, &lv[j], up, mid, dn, out, y, c0[j], c1[j], job->tame,
+                       j == K ? job->changed + t : NULL);
+          }
+    }
+  atomic_store (&job->slot_busy[slot], 0);
+}
+
+/* Passes per block: the levels' rings (three rows a strip wide each,
+ * and six pair rows with the AVX2 and generic sweeps: half the passes)
+ * stay within about 400 KB of the core's L2.  TG_THERMAL_BLOCK
  * (1..THERMAL_BLOCK_MAX) sets it, for the tests; the bytes never depend
  * on it. */
 static int
-thermal_block (void)
+thermal_block (int isa)
 {
   const char *env = getenv ("TG_THERMAL_BLOCK");
-  int k = THERMAL_BLOCK_DEFAULT;
+  int k = isa == ISA_AVX512 ? THERMAL_BLOCK_DEFAULT : THERMAL_BLOCK_DEFAULT / 2;
 
   if (env && atoi (env) > 0)
     k = atoi (env);
   return k < 1 ? 1 : k > THERMAL_BLOCK_MAX ? THERMAL_BLOCK_MAX : k;
 }
 
-/* Columns per strip: a band's tiles are its strips, each with its halo
- * recomputed, so a tile's rows stay in the cache.  TG_THERMAL_STRIP
- * sets it, for the tests; the bytes never depend on it. */
-static int
-thermal_strip (void)
+/* Columns per strip and rows per band of the tiles of a W x H map on
+ * THREADS threads: strips of at most THERMAL_STRIP_COLS columns, and the
+ * strips cut in bands when there are fewer tiles than threads or a count
+ * the threads do not share evenly (bands of at least 64 rows).
+ * TG_THERMAL_STRIP and TG_THERMAL_BAND (at least THERMAL_BAND_MIN) set
+ * them, for the tests; the bytes never depend on them. */
+static void
+thermal_tiles (int w, int h, int threads, int *strip, int *band_rows)
 {
-  const char *env = getenv ("TG_THERMAL_STRIP");
-  int s = THERMAL_STRIP_COLS;
+  const char *env_s = getenv ("TG_THERMAL_STRIP"), *env_b = getenv ("TG_THERMAL_BAND");
+  int strips = (w + THERMAL_STRIP_COLS - 1) / THERMAL_STRIP_COLS, bands = 1;
 
-  if (env && atoi (env) > 0)
-    s = atoi (env);
-  return s;
-}
-
-/* Rows per band: TG_THERMAL_BAND (at least THERMAL_BAND_MIN) sets it, for
- * the tests; the bytes never depend on it. */
-static int
-thermal_band_rows (void)
-{
-  const char *env = getenv ("TG_THERMAL_BAND");
-  int r = THERMAL_BAND_ROWS;
-
-  if (env && atoi (env) > 0)
-    r = atoi (env);
-  return r < THERMAL_BAND_MIN ? THERMAL_BAND_MIN : r;
+  if (threads < 1)
+    threads = 1;
+  *strip = (w + strips - 1) / strips;
+  while ((strips * bands) % threads != 0 && bands < threads && (h + bands) / (bands + 1) >= 64)
+    bands++;
+  *band_rows = (h + bands - 1) / bands;
+  if (env_s && atoi (env_s) > 0)
+    *strip = atoi (env_s);
+  if (env_b && atoi (env_b) > 0)
+    *band_rows = atoi (env_b) < THERMAL_BAND_MIN ? THERMAL_BAND_MIN : atoi (env_b);
 }
 
 /* --- the node ---------------------------------------------------------- */
@@ -999,29 +1155,45 @@ thermal_coef (const ThermalParams *p, double cell, double hm)
  * size).  OPEN[0..3] (west, north, east, south): the side is an apron
  * side, whose updated window shrinks a cell a pass; the others are the
  * world's closed edge.  Stops after the first pass that changed nothing;
- * *PA ends holding the result (the two may swap).  CHANGED holds
- * 2 x (H / THERMAL_BAND_MIN + 1) bytes. */
+ * *PA ends holding the result (the two may swap). */
 static int
 run_passes (TgEvalCtx *c, const ThermalCoef *k, float **pa, float **pb, int w, int h,
-            const bool open[4], int passes, unsigned char *changed)
+            const bool open[4], int passes)
 {
   float *a = *pa, *b = *pb;
-  int rc = 0, block = thermal_block ();
+  int rc = 0, block, tiles;
   BlockJob job;
 
+  if (passes <= 0)
+    return 0;
   memset (&job, 0, sizeof job);
-  job.strip = thermal_strip ();
   job.w = w;
   job.h = h;
-  job.band_rows = thermal_band_rows ();
+  job.slots = tg_eval_threads (c) > 0 ? tg_eval_threads (c) : 1;
+  thermal_tiles (w, h, job.slots, &job.strip, &job.band_rows);
+  job.strips = (w + job.strip - 1) / job.strip;
   job.bands = (h + job.band_rows - 1) / job.band_rows;
+  tiles = job.strips * job.bands;
   job.k = *k;
-  job.changed = changed;
-  job.failed = changed + job.bands;
   job.isa = thermal_isa ();
+  block = thermal_block (job.isa);
+  job.kmax = block < passes ? block : passes;
+  job.changed = calloc (2 * (size_t) tiles, 1);
+  job.slot_buf = calloc ((size_t) job.slots, sizeof *job.slot_buf);
+  job.slot_busy = calloc ((size_t) job.slots, sizeof *job.slot_busy);
+  if (!job.changed || !job.slot_buf || !job.slot_busy)
+    {
+      free (job.changed);
+      free (job.slot_buf);
+      free (job.slot_busy);
+      return tg_eval_fail (c, TG_ENOMEM, "out of memory for thermal erosion's tiles");
+    }
+  job.failed = job.changed + tiles;
+  for (int q = 0; q < job.slots; q++)
+    atomic_init (&job.slot_busy[q], 0);
   /* The three-operation pair term needs B == T (passes mode) and a tame
    * map, which stays tame (see map_is_tame). */
-  job.tame = job.isa != ISA_GENERIC && k->b1 == k->t1 && k->b2 == k->t2 && passes > 0
+  job.tame = job.isa != ISA_GENERIC && k->b1 == k->t1 && k->b2 == k->t2
              && map_is_tame (a, (size_t) w * (size_t) h);
   for (int t = 1; t <= passes && rc == 0; t += job.passes)
     {
@@ -1037,11 +1209,11 @@ run_passes (TgEvalCtx *c, const ThermalCoef *k, float **pa, float **pb, int w, i
           job.win[j].ux1 = open[2] ? w - tt : w;
           job.win[j].uy1 = open[3] ? h - tt : h;
         }
-      memset (changed, 0, 2 * (size_t) job.bands);
-      rc = tg_eval_parallel (c, job.bands, 1, block_bands, &job);
+      memset (job.changed, 0, 2 * (size_t) tiles);
+      rc = tg_eval_parallel (c, tiles, 1, block_tiles, &job);
       b = a;
       a = job.dst;
-      for (int q = 0; q < job.bands && rc == 0; q++)
+      for (int q = 0; q < tiles && rc == 0; q++)
         if (job.failed[q])
           rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for thermal erosion's row cache");
       /* A pass that changed nothing is a fixed point: the rest would be
@@ -1049,11 +1221,16 @@ run_passes (TgEvalCtx *c, const ThermalCoef *k, float **pa, float **pb, int w, i
        * it and stopping keeps the bytes; and the block had one exactly
        * when its last pass changed nothing. */
       still = true;
-      for (int q = 0; q < job.bands && still; q++)
-        still = changed[q] == 0;
+      for (int q = 0; q < tiles && still; q++)
+        still = job.changed[q] == 0;
       if (still)
         break;
     }
+  for (int q = 0; q < job.slots; q++)
+    free (job.slot_buf[q]);
+  free (job.slot_buf);
+  free (job.slot_busy);
+  free (job.changed);
   *pa = a;
   *pb = b;
   return rc;
@@ -1137,7 +1314,7 @@ mg_prolong (const float *in, int fw, int fh, const float *ec, const float *ic, i
  * scratch), as above. */
 static int
 converge_world (TgEvalCtx *c, const ThermalParams *p, double cell, double hm, float **pa,
-                float **pb, int w, int h, int passes, unsigned char *changed)
+                float **pb, int w, int h, int passes)
 {
   static const bool closed[4] = { false, false, false, false };
   int lw[THERMAL_MG_LEVELS], lh[THERMAL_MG_LEVELS], n = 1, rc = 0;
@@ -1157,7 +1334,7 @@ converge_world (TgEvalCtx *c, const ThermalParams *p, double cell, double hm, fl
   if (n == 1)
     {
       k = thermal_coef (p, cell, hm);
-      return run_passes (c, &k, pa, pb, w, h, closed, passes, changed);
+      return run_passes (c, &k, pa, pb, w, h, closed, passes);
     }
   for (int l = 0; l < n && rc == 0; l++)
     if (!(lin[l] = malloc (sizeof (float) * (size_t) lw[l] * (size_t) lh[l] * (l > 0 ? 3 : 1))))
@@ -1179,7 +1356,7 @@ converge_world (TgEvalCtx *c, const ThermalParams *p, double cell, double hm, fl
       else
         mg_prolong (lin[l], lw[l], lh[l], ea, lin[l + 1], lw[l + 1], lh[l + 1], a);
       k = thermal_coef (p, cell * (double) (1 << l), hm);
-      rc = run_passes (c, &k, &a, &b, lw[l], lh[l], closed, passes, changed);
+      rc = run_passes (c, &k, &a, &b, lw[l], lh[l], closed, passes);
       ea = a;
       eb = b;
       if (l == 0)
@@ -1205,7 +1382,6 @@ thermal_eval (TgEvalCtx *c)
   TgRegion grown = tg_region_grow (r, thermal_apron (p, r->cell)), work = tg_region_clip (&grown);
   int rc = 0;
   float *a, *b, *base;
-  unsigned char *changed;
   FinishJob fin;
   double hm = world->height_m > 0.0 ? world->height_m : 1.0;
   bool open[4];
@@ -1216,14 +1392,9 @@ thermal_eval (TgEvalCtx *c)
     return rc;
 
   base = a = malloc (sizeof (float) * 2 * (size_t) work.width * (size_t) work.height);
-  changed = malloc (2 * (size_t) (work.height / THERMAL_BAND_MIN + 1));
-  if (!a || !changed)
-    {
-      free (a);
-      free (changed);
-      return tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d working map", work.width,
-                           work.height);
-    }
+  if (!a)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d working map", work.width,
+                         work.height);
   b = a + (size_t) work.width * (size_t) work.height;
   for (int j = 0; j < work.height; j++)
     memcpy (a + (size_t) j * work.width, tg__grid_row (in, &work, j),
@@ -1234,13 +1405,12 @@ thermal_eval (TgEvalCtx *c)
   open[2] = work.col0 + work.width < r->full_w;
   open[3] = work.row0 + work.height < r->full_h;
   if (p->mode == MODE_CONVERGE && !open[0] && !open[1] && !open[2] && !open[3])
-    rc = converge_world (c, p, r->cell, hm, &a, &b, work.width, work.height, passes, changed);
+    rc = converge_world (c, p, r->cell, hm, &a, &b, work.width, work.height, passes);
   else
     {
       ThermalCoef k = thermal_coef (p, r->cell, hm);
-      rc = run_passes (c, &k, &a, &b, work.width, work.height, open, passes, changed);
+      rc = run_passes (c, &k, &a, &b, work.width, work.height, open, passes);
     }
-  free (changed);
   if (rc < 0)
     {
       free (base);
