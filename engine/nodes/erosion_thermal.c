@@ -742,7 +742,6 @@ typedef struct
 #define THERMAL_BLOCK_DEFAULT 32
 #define THERMAL_BAND_MIN 16
 #define THERMAL_STRIP_COLS 1024
-#define THERMAL_PREFETCH_ROWS 3
 
 typedef struct
 {
@@ -929,24 +928,6 @@ block_pitch (int w)
   return 16 * ((((size_t) w + 15) / 16) | 1);
 }
 
-/* Asks the caches for columns [X0, X1) of ROW ahead of their use (WRITE:
- * to be written): a strip's part of a row is only a few KB, too short for
- * the hardware's stream prefetch to get going before the sweep needs it. */
-static inline void
-prefetch_row (const float *row, int x0, int x1, bool write)
-{
-  if (x1 <= x0)
-    return;
-  for (int x = x0; x < x1 + 15; x += 16)
-    {
-      const float *p = row + (x < x1 ? x : x1 - 1);
-      if (write)
-        __builtin_prefetch (p, 1, 3);
-      else
-        __builtin_prefetch (p, 0, 3);
-    }
-}
-
 static void
 block_tiles (void *user, int begin, int end)
 {
@@ -1011,13 +992,6 @@ block_tiles (void *user, int begin, int end)
               break;
             if (y >= hi[j])
               continue;
-            /* The rows from and to memory, a few rows ahead. */
-            if (j == 1 && y + THERMAL_PREFETCH_ROWS < h)
-              prefetch_row (job->src + (size_t) (y + THERMAL_PREFETCH_ROWS) * w,
-                            c0[1] > 0 ? c0[1] - 1 : 0, c1[1] < w ? c1[1] + 1 : w, false);
-            if (j == K && y + THERMAL_PREFETCH_ROWS < hi[K])
-              prefetch_row (job->dst + (size_t) (y + THERMAL_PREFETCH_ROWS) * w, c0[K], c1[K],
-                            true);
 #define ROW(level, row)                                                                         \
   ((level) == 0 ? job->src + (size_t) (row) * w : ring[level] + pitch * (size_t) ((row) % 3))
             up = y > 0 ? ROW (j - 1, y - 1) : NULL;
