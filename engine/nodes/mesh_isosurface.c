@@ -1197,6 +1197,21 @@ typedef struct Mesh
   EdgeMap map[2];
   int cur;
   int64_t map_z;
+  /* Or, when a plane of the box is small (see FACE_DIRECT_MAX), the same
+   * by position (no hashing: neighbouring edges, neighbouring entries),
+   * each entry a vertex index or UINT32_MAX:
+   * ZPLANE[P & 1], the x and y edges of lattice plane z = P BLOCK (or the
+   * box's top), (x, y, axis) with x fastest, valid from vertex ZTHR[P & 1]
+   * on (the layers below and above the plane make them);
+   * XFACE, the y and z edges on x = FX BLOCK (or the box's side) of the
+   * layer of blocks being stitched, (axis, y, z - the layer's z, FX);
+   * YFACE the same for y faces, (axis, x, z - the layer's z, FY), both
+   * valid from LAYER_V0 (this layer's first vertex) on: entries older
+   * than the layer are never cleared, only outnumbered. */
+  bool direct;
+  uint32_t *zplane[2], *xface, *yface;
+  uint32_t zthr[2], layer_v0;
+  int64_t dn[3];
   bool any_zero_normal;
   int64_t blocks_done, blocks; /* for growing to the projected size */
 } Mesh;
@@ -1301,7 +1316,17 @@ stitch (Mesh *m, const BlockOut *b, const int n[3], TgError *err)
   if (map == NULL)
     return tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
   /* A new layer of blocks: the one below the previous layer is done. */
-  if (b->g0[2] != m->map_z)
+  if (b->g0[2] != m->map_z && m->direct)
+    {
+      int p = b->g0[2] / BLOCK; /* its bottom plane; the top one is P + 1 */
+
+      if (b->g0[2] != m->map_z + BLOCK)
+        m->zthr[p & 1] = (uint32_t) m->nv; /* the layer below made none */
+      m->zthr[(p + 1) & 1] = (uint32_t) m->nv;
+      m->layer_v0 = (uint32_t) m->nv;
+      m->map_z = b->g0[2];
+    }
+  else if (b->g0[2] != m->map_z)
     {
       int drop = b->g0[2] == m->map_z + BLOCK ? 1 - m->cur : -1;
 
@@ -1321,7 +1346,43 @@ stitch (Mesh *m, const BlockOut *b, const int n[3], TgError *err)
       int l[3] = { (int) (k & 0xff), (int) (k >> 8 & 0xff), (int) (k >> 16 & 0xff) };
       int ax = (int) (k >> 24 & 3);
 
-      if (k & VSLOT_FACE)
+      if ((k & VSLOT_FACE) && m->direct)
+        {
+          int64_t g[3] = { b->g0[0] + l[0], b->g0[1] + l[1], b->g0[2] + l[2] };
+          uint32_t *e, thr;
+
+          /* Its table by position: a plane z = P BLOCK, else a side of
+           * the layer's blocks (the box's far sides count as the next
+           * multiple of BLOCK). */
+          if (ax != 2 && (l[2] == 0 || l[2] == b->c[2]))
+            {
+              int64_t pz = (g[2] + BLOCK - 1) / BLOCK;
+
+              e = m->zplane[pz & 1] + 2 * (g[1] * (m->dn[0] + 1) + g[0]) + ax;
+              thr = m->zthr[pz & 1];
+            }
+          else if (ax != 0 && (l[0] == 0 || l[0] == b->c[0]))
+            {
+              int64_t fx = (g[0] + BLOCK - 1) / BLOCK;
+
+              e = m->xface + 2 * ((fx * (BLOCK + 1) + l[2]) * (m->dn[1] + 1) + g[1]) + (ax - 1);
+              thr = m->layer_v0;
+            }
+          else
+            {
+              int64_t fy = (g[1] + BLOCK - 1) / BLOCK;
+
+              e = m->yface + 2 * ((fy * (BLOCK + 1) + l[2]) * (m->dn[0] + 1) + g[0]) + (ax >> 1);
+              thr = m->layer_v0;
+            }
+          if (*e != UINT32_MAX && *e >= thr)
+            {
+              map[v] = *e;
+              continue;
+            }
+          *e = (uint32_t) m->nv;
+        }
+      else if (k & VSLOT_FACE)
         {
           uint64_t key = ((((uint64_t) (b->g0[2] + l[2]) * n1 + (uint64_t) (b->g0[1] + l[1])) * n0
                            + (uint64_t) (b->g0[0] + l[0])) * 3u + (uint64_t) ax) + 1;
@@ -1383,6 +1444,62 @@ stitch_one (Iso *iso, int b, const BlockOut *o)
     return tg_error_set (iso->err, error, NULL, "out of memory meshing block %lld",
                          (long long) (iso->wave0 + b));
   return stitch (iso->mesh, o, iso->n, iso->err);
+}
+
+/* Face tables when a lattice plane of the box has at most this many
+ * points (a 256^2 box has 66049: 1 MB of tables; a plane of more would
+ * make them large next to the mesh, and the hash takes over). */
+#define FACE_DIRECT_MAX ((int64_t) 1 << 18)
+
+/* The entries of the face tables of a box of N0 x N1 x any cells: of a z
+ * plane, of the x faces of a layer, of its y faces; 0 when a lattice
+ * plane has more than FACE_DIRECT_MAX points (no tables). */
+static int64_t
+face_tables_size (int64_t n0, int64_t n1, size_t *nz, size_t *nx, size_t *ny)
+{
+  int64_t plane = (n0 + 1) * (n1 + 1);
+
+  if (plane > FACE_DIRECT_MAX)
+    return 0;
+  *nz = 2 * (size_t) plane;
+  *nx = 2 * (size_t) (n1 + 1) * (BLOCK + 1) * (size_t) ((n0 + BLOCK - 1) / BLOCK + 1);
+  *ny = 2 * (size_t) (n0 + 1) * (BLOCK + 1) * (size_t) ((n1 + BLOCK - 1) / BLOCK + 1);
+  return (int64_t) (2 * *nz + *nx + *ny);
+}
+
+/* Sets up M's face tables for a box of N cells, when small enough. */
+static int
+face_tables_init (Mesh *m, const int n[3])
+{
+  size_t nz, nx, ny;
+
+  if (face_tables_size (n[0], n[1], &nz, &nx, &ny) == 0)
+    return 0;
+  m->zplane[0] = malloc (sizeof (uint32_t) * nz);
+  m->zplane[1] = malloc (sizeof (uint32_t) * nz);
+  m->xface = malloc (sizeof (uint32_t) * nx);
+  m->yface = malloc (sizeof (uint32_t) * ny);
+  if (!m->zplane[0] || !m->zplane[1] || !m->xface || !m->yface)
+    return TG_ENOMEM;
+  memset (m->zplane[0], 0xff, sizeof (uint32_t) * nz);
+  memset (m->zplane[1], 0xff, sizeof (uint32_t) * nz);
+  memset (m->xface, 0xff, sizeof (uint32_t) * nx);
+  memset (m->yface, 0xff, sizeof (uint32_t) * ny);
+  for (int k = 0; k < 3; k++)
+    m->dn[k] = n[k];
+  m->direct = true;
+  return 0;
+}
+
+static void
+face_tables_free (Mesh *m)
+{
+  free (m->zplane[0]);
+  free (m->zplane[1]);
+  free (m->xface);
+  free (m->yface);
+  m->zplane[0] = m->zplane[1] = m->xface = m->yface = NULL;
+  m->direct = false;
 }
 
 static void
@@ -1595,6 +1712,7 @@ mesh_clear (Mesh *m)
       free (m->map[q].key);
       free (m->map[q].val);
     }
+  face_tables_free (m);
   memset (m, 0, sizeof *m);
 }
 
@@ -1880,6 +1998,8 @@ mesh_level (const TgField *f, const TgIsoOptions *o, int level, const TgIsoLatti
   iso.mesh = &m;
   iso.err = err;
   iso.n_blocks = n_blocks;
+  if (rc == 0 && face_tables_init (&m, iso.n) < 0)
+    rc = tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
   for (int64_t w0 = 0; w0 < n_blocks && rc == 0; w0 += wave_len)
     {
       int n = n_blocks - w0 < wave_len ? (int) (n_blocks - w0) : wave_len;
@@ -1928,6 +2048,7 @@ mesh_level (const TgField *f, const TgIsoOptions *o, int level, const TgIsoLatti
       m.map[q].key = NULL;
       m.map[q].val = NULL;
     }
+  face_tables_free (&m);
 
   if (stats)
     t_stitch -= now_ns ();
@@ -2216,6 +2337,14 @@ iso_memory (TgMemQuery *q)
                            * (layer <= (double) SLAB_MAX ? layer
                               : row <= (double) SLAB_MAX ? row : 0.0));
   }
+  /* The stitcher's face tables. */
+  if (n[0] * n[1] <= (double) FACE_DIRECT_MAX)
+    {
+      size_t nz, nx, ny;
+
+      q->work += sizeof (uint32_t) * (uint64_t) face_tables_size ((int64_t) n[0], (int64_t) n[1],
+                                                                  &nz, &nx, &ny);
+    }
 }
 
 static const TgNodeDesc iso_desc = {

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/resource.h>
 
 #include <tgraph/tgraph.h>
 
@@ -124,9 +125,17 @@ reference (const TgField *f, const double lo[3], double cell, float *grid, float
 typedef struct
 {
   double seconds, cpu;
+  double user, sys;  /* of the run with the least CPU */
+  long faults;       /* minor page faults of that run */
   int64_t triangles, vertices;
   int threads;
 } NodeResult;
+
+static double
+tv_s (struct timeval t)
+{
+  return (double) t.tv_sec + 1e-6 * (double) t.tv_usec;
+}
 
 static NodeResult
 time_node (TgGraph *g, int threads, int runs, TgHash *hash)
@@ -134,7 +143,7 @@ time_node (TgGraph *g, int threads, int runs, TgHash *hash)
   TgEngineOptions o = { .threads = threads, .cache_bytes = 0 };
   TgEngine *e = tg_engine_new (&o);
   TgRegion r;
-  NodeResult res = { 1e30, 1e30, 0, 0, tg_engine_threads (e) };
+  NodeResult res = { .seconds = 1e30, .cpu = 1e30, .threads = tg_engine_threads (e) };
   int iso = tg_graph_find_node (g, "iso");
 
   tg_region_for_world (&r, tg_graph_world (g), tg_graph_world (g)->resolution);
@@ -145,8 +154,10 @@ time_node (TgGraph *g, int threads, int runs, TgHash *hash)
       double t0, t;
 
       struct timespec c0, c1;
+      struct rusage u0, u1;
 
       tg_engine_clear_cache (e);
+      getrusage (RUSAGE_SELF, &u0);
       clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &c0);
       t0 = tg_wall_s ();
       if (tg_engine_pull (e, g, iso, 0, &r, NULL, &v, NULL, &err) != 0)
@@ -156,10 +167,17 @@ time_node (TgGraph *g, int threads, int runs, TgHash *hash)
         }
       t = tg_wall_s () - t0;
       clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &c1);
+      getrusage (RUSAGE_SELF, &u1);
       res.seconds = t < res.seconds ? t : res.seconds;
       {
         double c = (double) (c1.tv_sec - c0.tv_sec) + 1e-9 * (double) (c1.tv_nsec - c0.tv_nsec);
-        res.cpu = c < res.cpu ? c : res.cpu;
+        if (c < res.cpu)
+          {
+            res.cpu = c;
+            res.user = tv_s (u1.ru_utime) - tv_s (u0.ru_utime);
+            res.sys = tv_s (u1.ru_stime) - tv_s (u0.ru_stime);
+            res.faults = u1.ru_minflt - u0.ru_minflt;
+          }
       }
       {
         const TgMeshChunk *c = &tg_value_mesh (v)->chunks[0];
@@ -393,6 +411,8 @@ run_case (const char *title, TgGraph *g, const char *field_id, int runs, const c
   printf ("  %-40s %7d %9.1f %12.1f %8.2fx  (CPU %.1f ms)\n", "mesh.isosurface (welded, normals)",
           one.threads, one.seconds * 1e3, cells / one.seconds * 1e-6, ref_s / one.seconds,
           one.cpu * 1e3);
+  printf ("  %-40s %7s %9s %12s  user %.1f ms, system %.1f ms, %ld page faults\n", "", "", "",
+          "", one.user * 1e3, one.sys * 1e3, one.faults);
   printf ("  %-40s %7d %9.1f %12.1f %8.2fx\n", "mesh.isosurface (welded, normals)", all.threads,
           all.seconds * 1e3, cells / all.seconds * 1e-6, ref_s / all.seconds);
   printf ("  %-40s %7d %9.1f %12.1f %8.2fx  (CPU %.1f ms: copy %.1f, march %.1f, stitch %.1f)\n",

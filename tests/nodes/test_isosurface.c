@@ -576,6 +576,60 @@ test_shared_corners_same_bytes (void)
   tg_graph_free (g);
 }
 
+/* --- welding across blocks, by table or by hash ------------------------------------------- */
+
+/* A ball across the faces of the first 2^3 blocks (32 cells), in a box of
+ * 64^2 x 72 cells and in one of 520^2 x 72 whose lattice planes are too
+ * large for the stitcher's face tables (it hashes the edges instead):
+ * the blocks around the ball come in the same order, so the two meshes
+ * are the same bytes, and closed. */
+static void
+ball_eval (const TgField *f, int n, const float *x, const float *y, const float *z, float *out)
+{
+  (void) f;
+  for (int i = 0; i < n; i++)
+    {
+      double dx = x[i] - 32.3, dy = y[i] - 31.7, dz = z[i] - 32.2;
+
+      out[i] = (float) (sqrt (dx * dx + dy * dy + dz * dz) - 20.0);
+    }
+}
+
+static void
+test_face_tables_and_hash_weld_alike (void)
+{
+  TgField f = { .eval = ball_eval, .lipschitz = 1.0f };
+  TgHash h[2];
+  int64_t nv[2] = { 0, 0 };
+
+  for (int wide = 0; wide < 2; wide++)
+    {
+      double side = wide ? 520.0 : 64.0;
+      TgIsoOptions o = { .min = { 0, 0, 0 }, .max = { side, side, 72 }, .cell = 1.0 };
+      TgMesh *m = NULL;
+      TgError err = { 0 };
+      int rc = tg__isosurface (&f, &o, NULL, NULL, &m, NULL, &err);
+
+      TG_CHECK_MSG (rc == 0, "%s", err.message);
+      if (m == NULL)
+        return;
+      {
+        Topo t = topo (&m->chunks[0]);
+
+        TG_CHECK_MSG (t.bad_edges == 0, "box %g: %lld edges not shared by two triangles", side,
+                      (long long) t.bad_edges);
+        TG_CHECK_INT_EQ (t.v - t.e + t.f, 2);
+        TG_CHECK_INT_EQ (unique_positions (&m->chunks[0]), t.v);
+      }
+      nv[wide] = m->chunks[0].n_vertices;
+      h[wide] = mesh_hash (m);
+      tg_mesh_free (m);
+    }
+  TG_CHECK_MSG (nv[0] > 1000, "only %lld vertices", (long long) nv[0]);
+  TG_CHECK_MSG (h[0].a == h[1].a && h[0].b == h[1].b, "the wide box gave other bytes (%lld vs %lld vertices)",
+                (long long) nv[1], (long long) nv[0]);
+}
+
 /* --- gradient normals across block borders -------------------------------------------------- */
 
 /* Every vertex of A (position and normal) is in B, bit for bit. */
@@ -1299,6 +1353,7 @@ main (void)
   TG_RUN (test_skipping_samples_less_same_bytes);
   TG_RUN (test_threads_same_bytes);
   TG_RUN (test_shared_corners_same_bytes);
+  TG_RUN (test_face_tables_and_hash_weld_alike);
   TG_RUN (test_normals_independent_of_blocks);
   TG_RUN (test_flat_and_face_normals);
   TG_RUN (test_bad_parameters_named);
