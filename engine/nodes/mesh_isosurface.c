@@ -1235,9 +1235,10 @@ mesh_grow (const Mesh *m, int64_t old, int64_t n)
   return cap;
 }
 
-/* Arrays of many MB ask for transparent huge pages (as core/value.c's
+/* Arrays of several MB ask for transparent huge pages (as core/value.c's
  * grids): 2 M triangles are 24 MB of indices, 6000 small pages that a
- * first touch each faults in and clears, 12 huge ones.  Advice only. */
+ * first touch each faults in and clears, 12 huge ones.  Advice only, and
+ * only before the first touch (pages already there stay small). */
 static void
 huge_pages (void *data, size_t bytes)
 {
@@ -1246,12 +1247,33 @@ huge_pages (void *data, size_t bytes)
   uintptr_t a = ((uintptr_t) data + page - 1) & ~(page - 1);
   uintptr_t b = ((uintptr_t) data + bytes) & ~(page - 1);
 
-  if (bytes >= ((size_t) 8 << 20) && b > a)
+  if (bytes >= ((size_t) 4 << 20) && b > a)
     (void) madvise ((void *) a, b - a, MADV_HUGEPAGE);
 #else
   (void) data;
   (void) bytes;
 #endif
+}
+
+/* OLD (USED bytes of it kept) grown to BYTES: an array of many MB is a
+ * new one, given huge pages before anything touches it, and the used part
+ * copied over (realloc would copy or remap it into small pages first, and
+ * every page the mesh then fills would fault on its own); a small one is
+ * realloc'ed.  NULL when out of memory, OLD left as it was. */
+static void *
+grow_array (void *old, size_t used, size_t bytes)
+{
+  void *p;
+
+  if (bytes < ((size_t) 4 << 20))
+    return realloc (old, bytes);
+  if ((p = malloc (bytes)) == NULL)
+    return NULL;
+  huge_pages (p, bytes);
+  if (used > 0)
+    memcpy (p, old, used);
+  free (old);
+  return p;
 }
 
 static int
@@ -1260,18 +1282,17 @@ mesh_reserve (Mesh *m, int64_t nv, int64_t nt)
   if (nv > m->cap_v)
     {
       int64_t cap = mesh_grow (m, m->cap_v ? m->cap_v : 2048, nv);
+      size_t used = sizeof (float) * 3 * (size_t) m->nv, bytes = sizeof (float) * 3 * (size_t) cap;
       void *p, *q;
 
-      p = realloc (m->pos, sizeof (float) * 3 * (size_t) cap);
+      p = grow_array (m->pos, used, bytes);
       if (p)
         m->pos = p;
-      q = realloc (m->nrm, sizeof (float) * 3 * (size_t) cap);
+      q = grow_array (m->nrm, used, bytes);
       if (q)
         m->nrm = q;
       if (!p || !q)
         return TG_ENOMEM;
-      huge_pages (m->pos, sizeof (float) * 3 * (size_t) cap);
-      huge_pages (m->nrm, sizeof (float) * 3 * (size_t) cap);
       m->cap_v = cap;
     }
   if (nt > m->cap_t)
@@ -1279,14 +1300,15 @@ mesh_reserve (Mesh *m, int64_t nv, int64_t nt)
       int64_t cap = mesh_grow (m, m->cap_t ? m->cap_t : 4096, nt);
       void *p;
 
-      p = realloc (m->idx, sizeof (uint32_t) * 3 * (size_t) cap);
+      p = grow_array (m->idx, sizeof (uint32_t) * 3 * (size_t) m->nt,
+                      sizeof (uint32_t) * 3 * (size_t) cap);
       if (p == NULL)
         return TG_ENOMEM;
       m->idx = p;
-      huge_pages (m->idx, sizeof (uint32_t) * 3 * (size_t) cap);
       if (m->tagged)
         {
-          p = realloc (m->tag, sizeof (uint32_t) * (size_t) cap);
+          p = grow_array (m->tag, sizeof (uint32_t) * (size_t) m->nt,
+                          sizeof (uint32_t) * (size_t) cap);
           if (p == NULL)
             return TG_ENOMEM;
           m->tag = p;
@@ -1976,7 +1998,14 @@ mesh_level (const TgField *f, const TgIsoOptions *o, int level, const TgIsoLatti
                                       ? (iso.n[1] + SUB - 1) / SUB : NSUB)
                         * NSUB;
 
-          iso.slab = calloc (npts, sizeof (float));
+          /* Zeroed (its unsampled corners are read for their signs, and
+           * dropped), in huge pages when large: a 256^2 layer is 9 MB. */
+          iso.slab = malloc (sizeof (float) * npts);
+          if (iso.slab)
+            {
+              huge_pages (iso.slab, sizeof (float) * npts);
+              memset (iso.slab, 0, sizeof (float) * npts);
+            }
           iso.need = malloc (nsub);
           iso.plan = malloc (sizeof (BlockPlan) * (size_t) wave_len);
           iso.carried = calloc (nsub / NSUB, 1);

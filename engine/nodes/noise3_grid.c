@@ -278,19 +278,19 @@ grid_sum (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, size_t sy, size
                 }
             }
         }
+      /* Scaled straight into OUT (its rows are NX long, not NP). */
       for (int j = 0; j < gr->ny; j++)
         {
-          float *a = acc + (size_t) j * (size_t) np;
+          const float *restrict a = acc + (size_t) j * (size_t) np;
+          float *restrict o = out + (size_t) k * sz + (size_t) j * sy;
 
-          for (int i0 = 0; i0 < np; i0 += G_CH)
-            for (int q = 0; q < G_CH; q++)
-              {
-                float v = a[i0 + q] * scale + bias;
+          for (int i = 0; i < gr->nx; i++)
+            {
+              float v = a[i] * scale + bias;
 
-                v = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
-                a[i0 + q] = amplitude * (2.0f * v - 1.0f);
-              }
-          memcpy (out + (size_t) k * sz + (size_t) j * sy, a, sizeof (float) * (size_t) gr->nx);
+              v = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+              o[i] = amplitude * (2.0f * v - 1.0f);
+            }
         }
     }
 }
@@ -493,19 +493,19 @@ grid_sum_perlin_avx512 (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, s
                 }
             }
         }
+      /* Scaled straight into OUT (its rows are NX long, not NP). */
       for (int j = 0; j < gr->ny; j++)
         {
-          float *a = acc + (size_t) j * (size_t) np;
+          const float *restrict a = acc + (size_t) j * (size_t) np;
+          float *restrict o = out + (size_t) k * sz + (size_t) j * sy;
 
-          for (int i0 = 0; i0 < np; i0 += G_CH)
-            for (int q = 0; q < G_CH; q++)
-              {
-                float v = a[i0 + q] * scale + bias;
+          for (int i = 0; i < gr->nx; i++)
+            {
+              float v = a[i] * scale + bias;
 
-                v = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
-                a[i0 + q] = amplitude * (2.0f * v - 1.0f);
-              }
-          memcpy (out + (size_t) k * sz + (size_t) j * sy, a, sizeof (float) * (size_t) gr->nx);
+              v = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+              o[i] = amplitude * (2.0f * v - 1.0f);
+            }
         }
     }
 }

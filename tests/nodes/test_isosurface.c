@@ -626,8 +626,9 @@ test_face_tables_and_hash_weld_alike (void)
       tg_mesh_free (m);
     }
   TG_CHECK_MSG (nv[0] > 1000, "only %lld vertices", (long long) nv[0]);
-  TG_CHECK_MSG (h[0].a == h[1].a && h[0].b == h[1].b, "the wide box gave other bytes (%lld vs %lld vertices)",
-                (long long) nv[1], (long long) nv[0]);
+  TG_CHECK_MSG (h[0].a == h[1].a && h[0].b == h[1].b,
+                "the wide box gave other bytes (%lld vs %lld vertices)", (long long) nv[1],
+                (long long) nv[0]);
 }
 
 /* --- gradient normals across block borders -------------------------------------------------- */
