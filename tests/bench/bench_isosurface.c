@@ -9,7 +9,9 @@
  * our case table, so both emit the same triangles.  Printed: cells per
  * second, the share of the time spent sampling the field, and how many
  * blocks the mesher skipped; the phases with and without corners shared
- * between blocks; and the mesher on the sampled 257^3 values themselves
+ * between blocks; the node's user and system time and page faults on one
+ * thread (a busy machine makes the kernel's share, filling fresh pages of
+ * the mesh, the most variable); and the mesher on the sampled 257^3 values themselves
  * (a dense volume through field.slices' grid path: what VTK is handed),
  * which must give the same triangles (for the sphere, which stays off the
  * box's faces, the same bytes).  Each figure is the best of a few runs.
