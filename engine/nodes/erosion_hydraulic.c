@@ -70,6 +70,7 @@ typedef struct
   double channel_exponent;
   double face_radius_m;
   double channel_pull_m;
+  double discharge_area_m2;
 } HydraulicParams;
 
 static const TgParamDesc hydraulic_params[] = {
@@ -122,7 +123,16 @@ static const TgParamDesc hydraulic_params[] = {
   TG_PARAM_FLOAT (HydraulicParams, channel_pull_m, .label = N_("Channel pull"), .def = 32.0,
                   .min = 0.0, .max = 1e4, .soft_min = 0.0, .soft_max = 200.0, .unit = "m",
                   .help = N_("With a drainage input: how readily droplets turn into the drainage "
-                             "line beside them and merge there (0: they only follow the slope)")),
+                             "line beside them and merge there; with gully feedback: how far to "
+                             "each side a droplet feels the water of the gullies beside it and "
+                             "turns toward them (0: they only follow the slope)")),
+  TG_PARAM_FLOAT (HydraulicParams, discharge_area_m2, .label = N_("Gully feedback area"),
+                  .def = 0.0, .min = 0.0, .max = 1e10, .soft_min = 0.0, .soft_max = 200000.0,
+                  .unit = "m²",
+                  .help = N_("Upslope area, measured by the water earlier droplets ran through a "
+                             "cell, at which droplets carry their plain capacity: gullies that "
+                             "carry more cut faster and draw the water beside them in, so they "
+                             "join into branching networks (0: off)")),
 };
 
 static const TgPortDesc hydraulic_inputs[] = {
@@ -186,6 +196,10 @@ hydraulic_setup (TgHydraulicSetup *s, const HydraulicParams *p, const TgWorld *w
   s->channel_pull = (float) (p->channel_pull_m / cell);
   if (p->face_radius_m > 0.0)
     s->face_radius = (float) fmin (fmax (p->face_radius_m / cell, s->brush_radius), BRUSH_MAX);
+  s->discharge_area = (float) (p->discharge_area_m2 / (cell * cell));
+  s->capture = (float) (p->channel_pull_m / cell);
+  s->channel_exponent = (float) p->channel_exponent;
+  s->channel_ceil = (float) CHANNEL_CEIL;
 }
 
 /* The cells the drainage is averaged over on each side before it sets the

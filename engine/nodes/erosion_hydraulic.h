@@ -54,6 +54,24 @@ typedef struct
   /* Cells over which a change of log f pulls a droplet as hard as the
    * slope: how readily it turns into a drainage line (0: not at all). */
   float channel_pull;
+  /* Feedback from the droplets' own water, against curtains: 0 for
+   * none, else the area (cells²) at which a droplet carries its plain
+   * capacity.  The water earlier droplets ran through a cell (the flow
+   * map, which then lives in the phases like the height), over the rain
+   * fallen per cell by the end of the round, is the area A draining
+   * through it; the factor (A / DISCHARGE_AREA)^CHANNEL_EXPONENT times the
+   * channel map's, within CHANNEL_FLOOR and CHANNEL_CEIL, sets the
+   * capacity and the brush as the channel map alone does.  Gullies that
+   * carry more water cut faster and draw the water beside them in: they
+   * join into networks instead of running side by side. */
+  float discharge_area;
+  /* With feedback: cells to each side of its path at which a droplet
+   * feels the water of the gullies beside it and turns toward the side
+   * that carries more, up to 45 degrees off the fall line (0: it does
+   * not).  Tributaries join the gullies this way. */
+  float capture;
+  float channel_exponent;
+  float channel_ceil;
   /* Polled every few droplets with the parallel runner's CTX (may be
    * NULL): true stops the run, which then returns TG_ECANCELLED. */
   bool (*cancelled) (void *ctx);

@@ -22,6 +22,20 @@
  * the floor, which smooths grooves across the face instead of cutting
  * them.  Both depend on A in m² and radii in metres, so a preview and a
  * build carve the same drainage.
+ *
+ * The drainage input is static: computed before erosion, it cannot see
+ * the gullies the droplets carve, and the faces still wear into gullies
+ * side by side.  Gully feedback (discharge_area_m2, after Nick McDonald's
+ * particle hydrology, 2020 and 2023) closes the loop: the flow map the
+ * droplets write as they run is read by the droplets after them as the
+ * area draining through each cell (the water over the rain fallen per
+ * cell), which sets the same factor (times the input's, if linked), and
+ * a droplet turns toward the side of its path whose water, channel_pull_m
+ * away, is more.  A gully that happens to carry more water cuts deeper
+ * and draws its neighbours in; they join as tributaries, and the faces
+ * drain through branching networks.  The flow map then lives in the
+ * lattice phases with the height (erosion_hydraulic_sim.c), so tiled
+ * builds stay exact.
  */
 #include <math.h>
 

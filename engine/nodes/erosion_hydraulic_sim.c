@@ -142,8 +142,10 @@ margin_of (const TgHydraulicSetup *s)
 {
   int r = brush_reach (s->brush_radius > s->face_radius ? s->brush_radius : s->face_radius);
   int rd = brush_reach (deposit_radius (s));
+  int rc = s->discharge_area > 0.0f ? (int) ceilf (s->capture) + 1 : 0;
 
-  return s->max_steps + (r > rd ? r : rd) + 3;
+  r = r > rd ? r : rd;
+  return s->max_steps + (r > rc ? r : rc) + 3;
 }
 
 int
@@ -346,6 +348,9 @@ typedef struct
   const Plan *pl;
   float *hm;                /* a window of the world: cell (x, y) at y * stride + x + off */
   const float *chan;        /* the channel map over the same window, or NULL */
+  /* With feedback (s->discharge_area > 0): the flow map covers the same
+   * window as HM, and DK turns its water into A / discharge_area. */
+  float dk, a0;              /* A0 = 1 / DK: the water of discharge_area */
   int stride;
   ptrdiff_t off;
   /* The water is kept over FR only (a tile job keeps its own tile's):
@@ -455,8 +460,20 @@ static inline float
 channel_at (const Sim *sim, int cx, int cy, const Brush **eb, const Brush **db)
 {
   const Plan *pl = sim->pl;
-  float f = sim->chan[(ptrdiff_t) cy * sim->stride + cx + sim->off];
+  ptrdiff_t at = (ptrdiff_t) cy * sim->stride + cx + sim->off;
+  float f = sim->chan ? sim->chan[at] : 1.0f;
   int k = 0;
+
+  if (sim->dk > 0.0f)
+    {
+      /* The droplets' own drainage: A / discharge_area, to the exponent,
+       * times the channel map's factor, within its range. */
+      const TgHydraulicSetup *s = pl->s;
+      float a = sim->flow[at] * sim->dk;
+      a = s->channel_exponent == 1.0f ? a : powf (a, s->channel_exponent);
+      f *= a;
+      f = f > s->channel_floor ? (f < s->channel_ceil ? f : s->channel_ceil) : s->channel_floor;
+    }
 
   while (k + 1 < TG__HYDRAULIC_LEVELS && f < pl->thr[k + 1])
     k++;
@@ -482,6 +499,37 @@ channel_pull (const Sim *sim, ptrdiff_t at, float fx, float fy, float *gx, float
 
   *gx -= k * cx;
   *gy -= k * cy;
+}
+
+/* The water at (X, Y), nearest cell, the world's edge clamped. */
+static inline float
+flow_near (const Sim *sim, float x, float y)
+{
+  int ix = clampi ((int) (x + 0.5f), 0, sim->pl->w - 1);
+  int iy = clampi ((int) (y + 0.5f), 0, sim->pl->h - 1);
+
+  return sim->flow[(ptrdiff_t) iy * sim->stride + ix + sim->off];
+}
+
+/* Turns the downhill gradient (*GX, *GY) at (X, Y) toward the side of the
+ * path whose water, CAPTURE cells away, is more: by the share of the
+ * difference in the sum, up to as much as the slope (45 degrees). */
+static inline void
+capture_turn (const Sim *sim, float x, float y, float *gx, float *gy)
+{
+  float g = sqrtf (*gx * *gx + *gy * *gy), r = sim->pl->s->capture;
+  float px, py, a, b, t;
+
+  if (!(g > 1e-20f))
+    return;
+  /* The side to the left of the downhill direction (-gx, -gy). */
+  px = *gy / g;
+  py = -*gx / g;
+  a = flow_near (sim, x + r * px, y + r * py);
+  b = flow_near (sim, x - r * px, y - r * py);
+  t = (a - b) / (a + b + sim->a0);
+  *gx -= g * t * px;
+  *gy -= g * t * py;
 }
 
 static void
@@ -520,6 +568,8 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
 
       if (sim->chan && s->channel_pull > 0.0f)
         channel_pull (sim, at, fx, fy, &gx, &gy);
+      if (sim->dk > 0.0f && s->capture > 0.0f)
+        capture_turn (sim, x, y, &gx, &gy);
       dx = dx * s->inertia - gx * (1.0f - s->inertia);
       dy = dy * s->inertia - gy * (1.0f - s->inertia);
       len = sqrtf (dx * dx + dy * dy);
@@ -552,7 +602,7 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
         float slope = -dh * slope_scale;
         cap = (slope > s->min_slope ? slope : s->min_slope) * sqrtf (v2) * water * s->capacity;
       }
-      if (sim->chan)
+      if (sim->chan || sim->dk > 0.0f)
         cap *= channel_at (sim, cx, cy, &eb, &db);
       if (dh > 0.0f || sed > cap)
         {
@@ -647,7 +697,7 @@ stats_add (TgHydraulicStats *a, const TgHydraulicStats *b)
  * FLOW over FR; adds the owned tiles' figures to OWNED, in list order so
  * that the sums do not depend on the threads. */
 static int
-run_phase (const Plan *pl, const LatTile *list, int n, float *hm, const float *chan,
+run_phase (const Plan *pl, int phase, const LatTile *list, int n, float *hm, const float *chan,
            const TgHydraulicRect *buf, float *flow, const TgHydraulicRect *fr,
            TgHydraulicParallel parallel, void *ctx, TgHydraulicStats *owned, long long *computed)
 {
@@ -663,6 +713,16 @@ run_phase (const Plan *pl, const LatTile *list, int n, float *hm, const float *c
   sim.pl = pl;
   sim.hm = hm;
   sim.chan = chan;
+  if (pl->s->discharge_area > 0.0f)
+    {
+      /* Rain fallen per cell by the end of this round: a cell's water
+       * over it is the area (cells²) that drains through the cell. */
+      long long fallen = (long long) (phase / 4 + 1) * pl->per_round;
+      double per_cell = (double) (fallen < pl->s->droplets ? fallen : pl->s->droplets)
+                        / ((double) (pl->w - 1) * (double) (pl->h - 1));
+      sim.dk = (float) (1.0 / (per_cell * (double) pl->s->discharge_area));
+      sim.a0 = (float) (per_cell * (double) pl->s->discharge_area);
+    }
   sim.flow = flow;
   sim.fr = *fr;
   sim.stride = buf->w;
@@ -691,22 +751,32 @@ tg__hydraulic_simulate (const TgHydraulicSetup *s, float *height, float *flow, i
 {
   TgHydraulicRect world = { 0, 0, w, h };
   long long computed = 0;
+  float *own_flow = NULL;
   Plan pl;
   int rc;
 
   memset (stats, 0, sizeof *stats);
   if ((rc = plan_init (&pl, s, w, h)) < 0)
     return rc;
+  /* Feedback reads the water: it needs a flow map even if the caller
+   * wants none. */
+  if (pl.phases > 0 && s->discharge_area > 0.0f && !flow)
+    {
+      if (!(own_flow = calloc ((size_t) w * (size_t) h, sizeof (float))))
+        rc = TG_ENOMEM;
+      flow = own_flow;
+    }
   for (int phase = 0; phase < pl.phases && rc == 0; phase++)
     {
       LatTile *list;
       int n;
       rc = phase_list (&pl, phase, &world, &world, &list, &n, NULL);
       if (rc == 0)
-        rc = run_phase (&pl, list, n, height, s->channel, &world, flow, &world, parallel, ctx,
-                        stats, &computed);
+        rc = run_phase (&pl, phase, list, n, height, s->channel, &world, flow, &world, parallel,
+                        ctx, stats, &computed);
       free (list);
     }
+  free (own_flow);
   plan_clear (&pl);
   return rc;
 }
@@ -851,6 +921,8 @@ tg__hydraulic_tile_step (const TgHydraulicSetup *s, int w, int h, const TgTiling
   LatTile *list = NULL;
   float *hb = NULL, *fb = NULL, *tmp = NULL, *cb = NULL;
   size_t jn = (size_t) J.w * (size_t) J.h, nn, held;
+  bool feed = s->discharge_area > 0.0f;
+  TgHydraulicRect fr;
   char name[32];
   Plan pl;
   int n = 0, rc, last;
@@ -883,10 +955,13 @@ tg__hydraulic_tile_step (const TgHydraulicSetup *s, int w, int h, const TgTiling
   if ((rc = phase_list (&pl, step, &J, &J, &list, &n, &need)) < 0)
     goto out;
   nn = (size_t) need.w * (size_t) need.h;
+  /* The water over J only, as without feedback no droplet reads it; with
+   * feedback over NEED like the height. */
+  fr = feed ? need : J;
   hb = malloc (sizeof (float) * nn);
-  fb = calloc (jn, sizeof (float));
+  fb = calloc (feed ? nn : jn, sizeof (float));
   tmp = malloc (sizeof (float) * jn);
-  held = sizeof (float) * (nn + 2 * jn) + sizeof (LatTile) * (size_t) n;
+  held = sizeof (float) * (nn + (feed ? nn : jn) + jn) + sizeof (LatTile) * (size_t) n;
   info->work_bytes = held;
   if (!hb || !fb || !tmp)
     {
@@ -920,21 +995,27 @@ tg__hydraulic_tile_step (const TgHydraulicSetup *s, int w, int h, const TgTiling
       if (rc < 0)
         goto out;
       /* The state after the step before: the height over NEED from the
-       * tiles it covers, one blob at a time; the flow only over J, as no
-       * droplet reads it. */
+       * tiles it covers, one blob at a time; the flow too with feedback,
+       * else only over J. */
       snprintf (name, sizeof name, "h%d", step - 1);
       if ((rc = gather (io, t, w, h, name, &need, hb, held, info)) < 0)
         goto out;
       snprintf (name, sizeof name, "f%d", step - 1);
-      free (fb);
-      fb = NULL;
-      if ((rc = get_grid (io, t->ix, t->iy, name, &J, &fb)) < 0)
+      if (feed)
+        rc = gather (io, t, w, h, name, &need, fb, held, info);
+      else
+        {
+          free (fb);
+          fb = NULL;
+          rc = get_grid (io, t->ix, t->iy, name, &J, &fb);
+        }
+      if (rc < 0)
         goto out;
     }
 
   if ((rc = channel_step (s, w, h, t, step, in_rect, &J, &need, io, &cb, &held, info)) < 0)
     goto out;
-  rc = run_phase (&pl, list, n, hb, cb, &need, fb, &J, parallel, ctx, &info->owned,
+  rc = run_phase (&pl, step, list, n, hb, cb, &need, fb, &fr, parallel, ctx, &info->owned,
                   &info->droplets_computed);
   if (rc < 0)
     goto out;
@@ -946,12 +1027,14 @@ tg__hydraulic_tile_step (const TgHydraulicSetup *s, int w, int h, const TgTiling
       if ((rc = io->put (io->user, name, tmp, sizeof (float) * jn)) < 0)
         goto out;
       snprintf (name, sizeof name, "f%d", step);
-      rc = io->put (io->user, name, fb, sizeof (float) * jn);
+      if (feed)
+        copy_rect (tmp, &J, fb, &need, &J);
+      rc = io->put (io->user, name, feed ? tmp : fb, sizeof (float) * jn);
     }
   else
     {
       copy_rect (height, &J, hb, &need, &J);
-      memcpy (flow, fb, sizeof (float) * jn);
+      copy_rect (flow, &J, fb, &fr, &J);
       if (step == 0)
         memcpy (src, tmp, sizeof (float) * jn);
       else

@@ -511,6 +511,54 @@ test_hydraulic_tiled_channel (void)
   free (in);
 }
 
+/* With feedback from the droplets' own water: droplets read the flow
+ * of the droplets before them, so the flow lives in the phases like the
+ * height (gathered from the tiles around, halo and all).  Still the whole
+ * world's bytes for any tiling, and books that balance; and without
+ * gathering the flow (each job only its own tile's) the bytes differ. */
+static void
+test_hydraulic_tiled_feedback (void)
+{
+  static const int tilings[][2] = { { 1, 1 }, { 2, 2 }, { 3, 2 }, { 7, 5 }, { 1, 9 } };
+  int w = 201, h = 157;
+  float *in = terrain (0, w, h);
+  float *hm, *flow, *hm0, *flow0;
+  TgHydraulicSetup s, s0;
+  TgHydraulicStats ws, ws0;
+
+  setup (&s, 1, 6000);
+  s0 = s;
+  s.discharge_area = 40.0f;
+  s.channel_exponent = 1.0f;
+  s.channel_floor = 0.35f;
+  s.channel_ceil = 2.0f;
+  s.face_radius = 6.0f;
+  s.capture = 5.0f;
+  run_whole (&s, in, w, h, &hm, &flow, &ws);
+  run_whole (&s0, in, w, h, &hm0, &flow0, &ws0);
+  TG_CHECK (memcmp (hm, hm0, sizeof (float) * (size_t) w * h) != 0);
+  TG_CHECK_MSG (fabs (ws.eroded - (ws.deposited + ws.carried + ws.left)) < 1e-9 * ws.eroded,
+                "eroded %.12g, deposited %.12g + carried %.12g + left %.12g", ws.eroded,
+                ws.deposited, ws.carried, ws.left);
+  /* The flow NULL: the run keeps its own, same heights. */
+  {
+    float *hm2 = malloc (sizeof (float) * (size_t) w * h);
+    TgHydraulicStats ws2;
+    memcpy (hm2, in, sizeof (float) * (size_t) w * h);
+    TG_CHECK_INT_EQ (tg__hydraulic_simulate (&s, hm2, NULL, w, h, run_forward, NULL, &ws2), 0);
+    TG_CHECK (memcmp (hm2, hm, sizeof (float) * (size_t) w * h) == 0);
+    free (hm2);
+  }
+  for (int k = 0; k < TG_N_ELEMENTS (tilings); k++)
+    check_tiled (&s, 4, w, h, tilings[k][0], tilings[k][1], in, hm, flow, &ws,
+                 k % 2 ? run_two : run_forward, k % 2 == 1);
+  free (hm);
+  free (flow);
+  free (hm0);
+  free (flow0);
+  free (in);
+}
+
 int
 main (void)
 {
@@ -518,5 +566,6 @@ main (void)
   TG_RUN (test_hydraulic_tiled_memory_bounded);
   TG_RUN (test_hydraulic_tiled_no_rain);
   TG_RUN (test_hydraulic_tiled_channel);
+  TG_RUN (test_hydraulic_tiled_feedback);
   return tgtest_result ();
 }

@@ -133,6 +133,87 @@ def cross_grooves(base, ero, n, cell, min_slope=0.35):
             k += 1
     return math.sqrt(s / k) / (dep / k) if dep else 0.0
 
+def receivers(hm, n):
+    """Each cell's receiver (-1 at the map's edge) by a priority flood
+    from the edge: a cell drains to the neighbour the flood reached it
+    from, its lowest one outside depressions, so pits and flats drain
+    too.  Returns the receivers and the cells in the order flooded
+    (every cell after its receiver)."""
+    import heapq
+    rec = [-2] * (n * n)
+    heap = []
+    for q in range(n * n):
+        j, i = divmod(q, n)
+        if i == 0 or j == 0 or i == n - 1 or j == n - 1:
+            rec[q] = -1
+            heap.append((hm[q], q))
+    heapq.heapify(heap)
+    order = []
+    nb = (-n - 1, -n, -n + 1, -1, 1, n - 1, n, n + 1)
+    while heap:
+        z, q = heapq.heappop(heap)
+        order.append(q)
+        j, i = divmod(q, n)
+        for o in nb:
+            p = q + o
+            pj, pi = divmod(p, n) if 0 <= p < n * n else (-9, -9)
+            if pj < 0 or abs(pi - i) > 1 or rec[p] != -2:
+                continue
+            rec[p] = q
+            heapq.heappush(heap, (max(hm[p], z), p))
+    return rec, order
+
+def faces(base, n, cell, min_slope=0.58):
+    """Cells of the input steeper than MIN_SLOPE (m/m, 30 degrees)."""
+    out = [False] * (n * n)
+    for j in range(1, n - 1):
+        for i in range(1, n - 1):
+            q = j * n + i
+            gx = (base[q + 1] - base[q - 1]) / (2 * cell)
+            gy = (base[q + n] - base[q - n]) / (2 * cell)
+            out[q] = gx * gx + gy * gy > min_slope * min_slope
+    return out
+
+def network(hm, n, cell, a_min, where=None):
+    """The channels of a surface: cells whose D8 area (receivers above)
+    is at least A_MIN m2.  Returns the confluences (channel cells fed by
+    two channels or more) per km of channel, the share of channel heads
+    whose water meets another channel's before it leaves the map, and the
+    channel length in km.  Parallel grooves (curtains) give channels
+    that run side by side to the edge: few confluences, few heads
+    joined.  WHERE (cells) limits the counts to channel cells in it
+    (heads: heads in it)."""
+    rec, order = receivers(hm, n)
+    where = where or [True] * (n * n)
+    area = [cell * cell] * (n * n)
+    for q in reversed(order):
+        if rec[q] >= 0:
+            area[rec[q]] += area[q]
+    donors = [0] * (n * n)
+    length = 0.0
+    for q in range(n * n):
+        if area[q] >= a_min and rec[q] >= 0:
+            donors[rec[q]] += 1
+            if not where[q]:
+                continue
+            dj, di = rec[q] // n - q // n, rec[q] % n - q % n
+            length += cell * math.hypot(di, dj)
+    conf = sum(1 for q in range(n * n) if area[q] >= a_min and donors[q] >= 2 and where[q])
+    # Heads per tree of channels: a tree with one head never joined.
+    heads_of = {}
+    root = [0] * (n * n)
+    heads = 0
+    for q in order:  # receivers first
+        if area[q] < a_min:
+            continue
+        root[q] = root[rec[q]] if rec[q] >= 0 and area[rec[q]] >= a_min else q
+        if donors[q] == 0:
+            heads_of.setdefault(root[q], []).append(q)
+    heads = sum(1 for v in heads_of.values() for q in v if where[q])
+    alone = sum(1 for v in heads_of.values() if len(v) == 1 and where[v[0]])
+    km = length / 1000.0
+    return (conf / km if km else 0.0, 1.0 - alone / heads if heads else 0.0, km)
+
 def write_png(path, rows, w):
     raw = b"".join(b"\0" + bytes(r) for r in rows)
     def chunk(t, d):
@@ -145,12 +226,31 @@ def write_png(path, rows, w):
 def main():
     tgraph, png, rest = sys.argv[1], sys.argv[2], sys.argv[3:]
     which = rest.pop(0) if rest and not rest[0].startswith("-") else "steep"
+    cut = None
+    if "--cut" in rest:
+        k = rest.index("--cut")
+        cut = rest[k + 1].split(",")
+        del rest[k:k + 2]
     graph = which if which.endswith(".tgraph") else \
         os.path.join(os.path.dirname(os.path.abspath(__file__)), which + ".tgraph")
-    world = json.load(open(graph))["world"]
+    doc = json.load(open(graph))
+    world = doc["world"]
     n = world["resolution"]
     cell = world["size_m"][0] / (n - 1)
     with tempfile.TemporaryDirectory() as d:
+        if cut:
+            # --cut BASE,ERODED[,WATER]: export those nodes' heights (and
+            # the drainage mask) of any graph, and nothing else.
+            doc["nodes"] = [x for x in doc["nodes"] if not x["type"].startswith("export.")]
+            ids = {x["id"] for x in doc["nodes"]}
+            doc["links"] = [l for l in doc["links"] if l["to"].split(".")[0] in ids]
+            for node, name, port in zip(cut, ("base", "eroded", "water"), ("height", "height", "flow")):
+                doc["nodes"].append({"id": "out_" + name, "type": "export.heightmap", "params": {
+                    "path": name + ".r32", "format": "r32", "rows": "north_first",
+                    "units": "normalized" if name == "water" else "metres"}})
+                doc["links"].append({"from": node + "." + port, "to": "out_" + name + ".height"})
+            graph = os.path.join(d, "cut.tgraph")
+            json.dump(doc, open(graph, "w"))
         subprocess.run([tgraph, "eval", graph, "-o", d, "--quiet"] + rest, check=True)
         base, ero = read_r32(os.path.join(d, "base.r32"), n), read_r32(os.path.join(d, "eroded.r32"), n)
         water = os.path.join(d, "water.r32")
@@ -177,6 +277,17 @@ def main():
           % (which, 100 * pits(base, ero, n), grooves(base, ero, n), vol))
     print("  grooves across the local fall line on slopes over 19 degrees: %.3f of the mean depth"
           % cross_grooves(base, ero, n, cell))
+    steep = faces(base, n, cell)
+    print("  faces (input steeper than 30 degrees): %.1f %% of cells" % (100.0 * sum(steep) / n / n))
+    for a_min in (2000.0, 20000.0):
+        if a_min > 0.05 * world["size_m"][0] * world["size_m"][1]:
+            continue
+        for label, where in (("", None), (" on faces", steep)):
+            nb = network(base, n, cell, a_min, where)
+            ne = network(ero, n, cell, a_min, where)
+            print("  channels draining >= %g m2%s: confluences %.2f -> %.2f per km, heads joining "
+                  "another %.1f -> %.1f %%, %.1f -> %.1f km" % (a_min, label, nb[0], ne[0], 100 * nb[1],
+                                                               100 * ne[1], nb[2], ne[2]))
     if area:
         for a_min in (1000.0, 5000.0):
             c, share = channel_share(base, ero, area, n, a_min)
