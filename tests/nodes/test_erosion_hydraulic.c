@@ -511,6 +511,141 @@ test_hydraulic_few_pits (void)
   tg_graph_free (g);
 }
 
+/* --- branching: confluences of the channels on the eroded surface ----- */
+
+typedef struct
+{
+  float z;
+  int q;
+} FloodItem;
+
+static bool
+flood_less (FloodItem a, FloodItem b)
+{
+  return a.z < b.z || (a.z == b.z && a.q < b.q);
+}
+
+static void
+flood_push (FloodItem *hp, int *n, FloodItem it)
+{
+  int k = (*n)++;
+
+  while (k > 0 && flood_less (it, hp[(k - 1) / 2]))
+    {
+      hp[k] = hp[(k - 1) / 2];
+      k = (k - 1) / 2;
+    }
+  hp[k] = it;
+}
+
+static FloodItem
+flood_pop (FloodItem *hp, int *n)
+{
+  FloodItem top = hp[0], last = hp[--*n];
+  int k = 0;
+
+  for (;;)
+    {
+      int c = 2 * k + 1;
+      if (c >= *n)
+        break;
+      if (c + 1 < *n && flood_less (hp[c + 1], hp[c]))
+        c++;
+      if (!flood_less (hp[c], last))
+        break;
+      hp[k] = hp[c];
+      k = c;
+    }
+  if (*n > 0)
+    hp[k] = last;
+  return top;
+}
+
+/* The channels of the surface V (CELL m apart): cells whose D8 area is at
+ * least A_MIN m², each cell draining to the neighbour a priority flood
+ * from the map's edge reached it from (its lowest one, and out of pits
+ * and flats too).  Returns the confluences (channel cells fed by two
+ * channels or more) per km of channel, and in *JOINED the share of the
+ * channel heads whose water meets another head's before it leaves the
+ * map.  Curtains (channels side by side down a face) give few of both;
+ * a branching network many.  tools/droplets/hillshade.py counts the same. */
+static double
+confluences_per_km (const TgValue *v, double cell, double a_min, double *joined)
+{
+  int w = v->region.width, h = v->region.height, n = w * h, nh = 0, no = 0;
+  int *rec = malloc (sizeof (int) * (size_t) n), *order = malloc (sizeof (int) * (size_t) n);
+  int *donors = calloc ((size_t) n, sizeof (int)), *root = malloc (sizeof (int) * (size_t) n);
+  int *heads = calloc ((size_t) n, sizeof (int));
+  double *area = malloc (sizeof (double) * (size_t) n), length = 0.0;
+  FloodItem *hp = malloc (sizeof (FloodItem) * (size_t) n);
+  long long conf = 0, nheads = 0, alone = 0;
+
+  *joined = 0.0;
+  if (!rec || !order || !donors || !root || !heads || !area || !hp)
+    goto out;
+  for (int q = 0; q < n; q++)
+    {
+      int i = q % w, j = q / w;
+      rec[q] = -2;
+      area[q] = cell * cell;
+      if (i == 0 || j == 0 || i == w - 1 || j == h - 1)
+        {
+          rec[q] = -1;
+          flood_push (hp, &nh, (FloodItem) { v->data[q], q });
+        }
+    }
+  while (nh > 0)
+    {
+      FloodItem it = flood_pop (hp, &nh);
+      int i = it.q % w, j = it.q / w;
+      order[no++] = it.q;
+      for (int dy = -1; dy <= 1; dy++)
+        for (int dx = -1; dx <= 1; dx++)
+          {
+            int x = i + dx, y = j + dy, p = y * w + x;
+            if ((!dx && !dy) || x < 0 || y < 0 || x >= w || y >= h || rec[p] != -2)
+              continue;
+            rec[p] = it.q;
+            flood_push (hp, &nh, (FloodItem) { fmaxf (v->data[p], it.z), p });
+          }
+    }
+  for (int k = n - 1; k >= 0; k--)
+    if (rec[order[k]] >= 0)
+      area[rec[order[k]]] += area[order[k]];
+  for (int q = 0; q < n; q++)
+    if (area[q] >= a_min && rec[q] >= 0)
+      {
+        donors[rec[q]]++;
+        length += cell * hypot (rec[q] % w - q % w, rec[q] / w - q / w);
+      }
+  /* Receivers first: each channel cell's tree is its receiver's. */
+  for (int k = 0; k < n; k++)
+    {
+      int q = order[k];
+      if (area[q] < a_min)
+        continue;
+      conf += donors[q] >= 2;
+      root[q] = rec[q] >= 0 && area[rec[q]] >= a_min ? root[rec[q]] : q;
+      if (donors[q] == 0)
+        {
+          nheads++;
+          heads[root[q]]++;
+        }
+    }
+  for (int q = 0; q < n; q++)
+    alone += heads[q] == 1;
+  *joined = nheads > 0 ? 1.0 - (double) alone / (double) nheads : 0.0;
+out:
+  free (rec);
+  free (order);
+  free (donors);
+  free (root);
+  free (heads);
+  free (area);
+  free (hp);
+  return length > 0.0 ? (double) conf / (length / 1000.0) : 0.0;
+}
+
 /* --- with a drainage input: gullies instead of curtains (issue 14) ------ */
 
 /* Wires erosion.flow of the input ("water") into ero's drainage input,
@@ -684,6 +819,51 @@ test_hydraulic_drainage_steep (void)
   TG_CHECK_MSG (share[1] > 1.25 * share[0], "share %.2f vs %.2f", share[1], share[0]);
 }
 
+/* Gully feedback on the tilted plane, beside the drainage input alone:
+ * the gullies join.  Confluences per km of channel (>= 2000 m²) and the
+ * heads that join another channel go up (hillshade.py on plane-flow
+ * prints the same), with few pits and a similar volume eroded. */
+static void
+test_hydraulic_feedback_branches (void)
+{
+  double conf[3], joined[3], pits[2], vol[2];
+
+  for (int k = 0; k < 2; k++)
+    {
+      TgGraph *g = plane_graph ();
+      TgValue *v[3];
+      TgEngine *e;
+      if (k == 1)
+        SET (g, tg_graph_find_node (g, "ero"), "discharge_area_m2", "300");
+      e = drainage_pull (g, 1, v);
+      conf[k] = joined[k] = pits[k] = vol[k] = 0.0;
+      if (v[0] && v[1])
+        {
+          if (k == 0)
+            conf[2] = confluences_per_km (v[0], 2.0, 2000.0, &joined[2]);
+          conf[k] = confluences_per_km (v[1], 2.0, 2000.0, &joined[k]);
+          pits[k] = pit_share (v[0], v[1], 400);
+          vol[k] = eroded_m3 (v[0], v[1], 400);
+        }
+      drainage_done (e, g, v);
+    }
+  fprintf (stderr,
+           "  tilted plane, channels >= 2000 m2: confluences %.2f per km (input), %.2f -> %.2f "
+           "with feedback; heads joining another %.1f %%, %.1f -> %.1f %%; pits %.4f -> %.4f %%; "
+           "eroded %.4g -> %.4g m3\n",
+           conf[2], conf[0], conf[1], 100 * joined[2], 100 * joined[0], 100 * joined[1],
+           100 * pits[0], 100 * pits[1], vol[0], vol[1]);
+  /* Curtains: the channels of the input's noise run side by side. */
+  TG_CHECK_MSG (conf[0] < 0.7 * conf[2], "%.2f confluences per km, input %.2f", conf[0], conf[2]);
+  /* Feedback: they join again, more than on the input. */
+  TG_CHECK_MSG (conf[1] > 1.6 * conf[0], "%.2f confluences per km, %.2f without", conf[1],
+                conf[0]);
+  TG_CHECK_MSG (joined[1] > joined[0] + 0.05, "heads joining %.3f, %.3f without", joined[1],
+                joined[0]);
+  TG_CHECK_MSG (pits[1] < 0.005, "pits %.4f %%", 100.0 * pits[1]);
+  TG_CHECK (vol[1] > 0.5 * vol[0] && vol[1] < 2.0 * vol[0]);
+}
+
 /* A tiled build with the drainage input gives the whole build's bytes. */
 static void
 test_hydraulic_drainage_tiled (void)
@@ -743,5 +923,6 @@ main (void)
   TG_RUN (test_hydraulic_drainage_plane);
   TG_RUN (test_hydraulic_drainage_steep);
   TG_RUN (test_hydraulic_drainage_tiled);
+  TG_RUN (test_hydraulic_feedback_branches);
   return tgtest_result ();
 }
