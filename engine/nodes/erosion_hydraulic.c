@@ -560,7 +560,7 @@ static const TgNodeDesc hydraulic_desc = {
   .tiled = &hydraulic_tiled,
   /* 2: droplets drawn per lattice tile (tiled builds); 3: sediment laid
    * through a brush half the erosion's width, and a droplet that stops
-   * lays its load down */
-  .version = 3,
+   * lays its load down; 4: gully feedback (discharge_area_m2) */
+  .version = 4,
 };
 TG_NODE_REGISTER (hydraulic_desc);
