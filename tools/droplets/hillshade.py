@@ -14,14 +14,21 @@ eroded north-west quarter, lit from the north-west, so droplet pits
 show, and the depth eroded (white at its 99th percentile).  Prints the
 share of cells left as pits, the grooves (RMS second difference of the
 erosion across the plane's mean fall line, and across the local fall
-line on slopes over 19 degrees, over the mean depth) and, with water.r32,
-how much of the erosion falls on drainage lines.  The -flow graphs with
+line on slopes over 19 degrees, over the mean depth), whether the
+channels branch (D8 channels of the input and of the eroded surface
+draining >= 2000 and 20000 m2: confluences per km of channel and the
+share of channel heads that join another channel before leaving the
+map, over the whole map and on faces steeper than 30 degrees; the same
+count as test_erosion_hydraulic's) and, with water.r32, how much of the
+erosion falls on drainage lines.  --cut BASE,ERODED[,WATER] evaluates
+any graph (e.g. data/examples/alpine.tgraph --cut talus,rain,runoff)
+with only those nodes exported.  The -flow graphs with
 --set ero.channel_exponent=0 --set ero.face_radius_m=0
 --set ero.channel_pull_m=0 give the bytes of the node without the input
 (the "before").  Plain Python, no numpy.
 
     tools/droplets/hillshade.py build/app/cli/tgraph out.png \
-        [steep|plane|steep-flow|plane-flow|PATH.tgraph] [--set ID.P=V]...
+        [steep|plane|steep-flow|plane-flow|PATH.tgraph] [--cut B,E[,W]] [--set ID.P=V]...
 """
 import array, json, math, os, struct, subprocess, sys, tempfile, zlib
 
