@@ -513,23 +513,20 @@ flow_near (const Sim *sim, float x, float y)
 
 /* Turns the downhill gradient (*GX, *GY) at (X, Y) toward the side of the
  * path whose water, CAPTURE cells away, is more: by the share of the
- * difference in the sum, up to as much as the slope (45 degrees). */
+ * difference in the sum, up to as much as the slope (45 degrees).  The
+ * sides are those of the droplet's direction so far (DX, DY), a unit
+ * vector or none: the two reads then do not wait for the height's, which
+ * the droplet's loop would otherwise (+45 % of its time on alpine). */
 static inline void
-capture_turn (const Sim *sim, float x, float y, float *gx, float *gy)
+capture_turn (const Sim *sim, float x, float y, float dx, float dy, float *gx, float *gy)
 {
-  float g = sqrtf (*gx * *gx + *gy * *gy), r = sim->pl->s->capture;
-  float px, py, a, b, t;
+  float r = sim->pl->s->capture;
+  float a = flow_near (sim, x - r * dy, y + r * dx);
+  float b = flow_near (sim, x + r * dy, y - r * dx);
+  float g = sqrtf (*gx * *gx + *gy * *gy), t = (a - b) / (a + b + sim->a0);
 
-  if (!(g > 1e-20f))
-    return;
-  /* The side to the left of the downhill direction (-gx, -gy). */
-  px = *gy / g;
-  py = -*gx / g;
-  a = flow_near (sim, x + r * px, y + r * py);
-  b = flow_near (sim, x - r * px, y - r * py);
-  t = (a - b) / (a + b + sim->a0);
-  *gx -= g * t * px;
-  *gy -= g * t * py;
+  *gx += g * t * dy;
+  *gy -= g * t * dx;
 }
 
 static void
@@ -569,7 +566,7 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
       if (sim->chan && s->channel_pull > 0.0f)
         channel_pull (sim, at, fx, fy, &gx, &gy);
       if (sim->dk > 0.0f && s->capture > 0.0f)
-        capture_turn (sim, x, y, &gx, &gy);
+        capture_turn (sim, x, y, dx, dy, &gx, &gy);
       dx = dx * s->inertia - gx * (1.0f - s->inertia);
       dy = dy * s->inertia - gy * (1.0f - s->inertia);
       len = sqrtf (dx * dx + dy * dy);
