@@ -129,8 +129,9 @@ static const TgParamDesc hydraulic_params[] = {
   TG_PARAM_FLOAT (HydraulicParams, discharge_area_m2, .label = N_("Gully feedback area"),
                   .def = 0.0, .min = 0.0, .max = 1e10, .soft_min = 0.0, .soft_max = 200000.0,
                   .unit = "m²",
-                  .help = N_("Upslope area, measured by the water earlier droplets ran through a "
-                             "cell, at which droplets carry their plain capacity: gullies that "
+                  .help = N_("Area draining through a gully as wide as the erosion brush, "
+                             "measured by the water earlier droplets ran through it, at which "
+                             "droplets carry their plain capacity: gullies that "
                              "carry more cut faster and draw the water beside them in, so they "
                              "join into branching networks (0: off)")),
 };
@@ -196,7 +197,10 @@ hydraulic_setup (TgHydraulicSetup *s, const HydraulicParams *p, const TgWorld *w
   s->channel_pull = (float) (p->channel_pull_m / cell);
   if (p->face_radius_m > 0.0)
     s->face_radius = (float) fmin (fmax (p->face_radius_m / cell, s->brush_radius), BRUSH_MAX);
-  s->discharge_area = (float) (p->discharge_area_m2 / (cell * cell));
+  /* A gully's water spreads over the brush's width W (metres), W / cell
+   * cells: the area draining through it is a cell's water over the rain
+   * per cell times cell x W, the same at any resolution. */
+  s->discharge_area = (float) (p->discharge_area_m2 / (2.0 * s->brush_radius * cell * cell));
   s->capture = (float) (p->channel_pull_m / cell);
   s->channel_exponent = (float) p->channel_exponent;
   s->channel_ceil = (float) CHANNEL_CEIL;

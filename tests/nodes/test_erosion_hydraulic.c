@@ -835,7 +835,7 @@ test_hydraulic_feedback_branches (void)
       TgValue *v[3];
       TgEngine *e;
       if (k == 1)
-        SET (g, tg_graph_find_node (g, "ero"), "discharge_area_m2", "300");
+        SET (g, tg_graph_find_node (g, "ero"), "discharge_area_m2", "2400");
       e = drainage_pull (g, 1, v);
       conf[k] = joined[k] = pits[k] = vol[k] = 0.0;
       if (v[0] && v[1])
