@@ -201,7 +201,6 @@ hydraulic_setup (TgHydraulicSetup *s, const HydraulicParams *p, const TgWorld *w
    * cells: the area draining through it is a cell's water over the rain
    * per cell times cell x W, the same at any resolution. */
   s->discharge_area = (float) (p->discharge_area_m2 / (2.0 * s->brush_radius * cell * cell));
-  s->capture = (float) (p->channel_pull_m / cell);
   s->channel_exponent = (float) p->channel_exponent;
   s->channel_ceil = (float) CHANNEL_CEIL;
 }

@@ -52,7 +52,11 @@ typedef struct
   float channel_floor;   /* the factor's least value, in (0, 1) */
   float face_radius;     /* cells, >= brush_radius */
   /* Cells over which a change of log f pulls a droplet as hard as the
-   * slope: how readily it turns into a drainage line (0: not at all). */
+   * slope: how readily it turns into a drainage line (0: not at all).
+   * With feedback, also the cells to each side of its path at which a
+   * droplet feels the water of the gullies beside it and turns toward the
+   * side that carries more, up to 45 degrees off the fall line (0: it
+   * does not); tributaries join the gullies this way. */
   float channel_pull;
   /* Feedback from the droplets' own water, against curtains: 0 for
    * none, else the area (cells²) at which a droplet carries its plain
@@ -65,11 +69,6 @@ typedef struct
    * carry more water cut faster and draw the water beside them in: they
    * join into networks instead of running side by side. */
   float discharge_area;
-  /* With feedback: cells to each side of its path at which a droplet
-   * feels the water of the gullies beside it and turns toward the side
-   * that carries more, up to 45 degrees off the fall line (0: it does
-   * not).  Tributaries join the gullies this way. */
-  float capture;
   float channel_exponent;
   float channel_ceil;
   /* Polled every few droplets with the parallel runner's CTX (may be

@@ -142,7 +142,7 @@ margin_of (const TgHydraulicSetup *s)
 {
   int r = brush_reach (s->brush_radius > s->face_radius ? s->brush_radius : s->face_radius);
   int rd = brush_reach (deposit_radius (s));
-  int rc = s->discharge_area > 0.0f ? (int) ceilf (s->capture) + 1 : 0;
+  int rc = s->discharge_area > 0.0f ? (int) ceilf (s->channel_pull) + 1 : 0;
 
   r = r > rd ? r : rd;
   return s->max_steps + (r > rc ? r : rc) + 3;
@@ -512,7 +512,7 @@ flow_near (const Sim *sim, float x, float y)
 }
 
 /* Turns the downhill gradient (*GX, *GY) at (X, Y) toward the side of the
- * path whose water, CAPTURE cells away, is more: by the share of the
+ * path whose water, CHANNEL_PULL cells away, is more: by the share of the
  * difference in the sum, up to as much as the slope (45 degrees).  The
  * sides are those of the droplet's direction so far (DX, DY), a unit
  * vector or none: the two reads then do not wait for the height's, which
@@ -520,7 +520,7 @@ flow_near (const Sim *sim, float x, float y)
 static inline void
 capture_turn (const Sim *sim, float x, float y, float dx, float dy, float *gx, float *gy)
 {
-  float r = sim->pl->s->capture;
+  float r = sim->pl->s->channel_pull;
   float a = flow_near (sim, x - r * dy, y + r * dx);
   float b = flow_near (sim, x + r * dy, y - r * dx);
   float g = sqrtf (*gx * *gx + *gy * *gy), t = (a - b) / (a + b + sim->a0);
@@ -565,7 +565,7 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
 
       if (sim->chan && s->channel_pull > 0.0f)
         channel_pull (sim, at, fx, fy, &gx, &gy);
-      if (sim->dk > 0.0f && s->capture > 0.0f)
+      if (sim->dk > 0.0f && s->channel_pull > 0.0f)
         capture_turn (sim, x, y, dx, dy, &gx, &gy);
       dx = dx * s->inertia - gx * (1.0f - s->inertia);
       dy = dy * s->inertia - gy * (1.0f - s->inertia);
