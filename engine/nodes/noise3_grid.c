@@ -220,6 +220,29 @@ grid_planes (const TgNoise3Octave *o, bool value, GridOct *g, int np, int zl)
     }
 }
 
+/* One z slice's sums in ACC (NY rows of NP lanes) scaled to the noise's
+ * range straight into OUT (rows SY apart, NX long). */
+static inline void
+scale_plane (const TgNoise3 *nz, const TgFieldGrid *gr, const float *acc, int np, float *out,
+             size_t sy)
+{
+  float scale = nz->out_scale, bias = nz->out_bias, amplitude = nz->amplitude;
+
+  for (int j = 0; j < gr->ny; j++)
+    {
+      const float *restrict a = acc + (size_t) j * (size_t) np;
+      float *restrict o = out + (size_t) j * sy;
+
+      for (int i = 0; i < gr->nx; i++)
+        {
+          float v = a[i] * scale + bias;
+
+          v = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+          o[i] = amplitude * (2.0f * v - 1.0f);
+        }
+    }
+}
+
 /* The fractal sum over grid G (octave tables in OCT), a z slice at a
  * time, into OUT.  ACC and WGT hold a slice: NY rows of NP lanes. */
 TG__FBM_KERNEL void
@@ -228,7 +251,7 @@ grid_sum (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, size_t sy, size
 {
   bool value = nz->basis == TG__FBM_VALUE;
   size_t rs = (size_t) (value ? 2 : 6) * (size_t) np;
-  float s[G_CH], scale = nz->out_scale, bias = nz->out_bias, amplitude = nz->amplitude;
+  float s[G_CH];
 
   for (int k = 0; k < gr->nz; k++)
     {
@@ -278,20 +301,7 @@ grid_sum (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, size_t sy, size
                 }
             }
         }
-      /* Scaled straight into OUT (its rows are NX long, not NP). */
-      for (int j = 0; j < gr->ny; j++)
-        {
-          const float *restrict a = acc + (size_t) j * (size_t) np;
-          float *restrict o = out + (size_t) k * sz + (size_t) j * sy;
-
-          for (int i = 0; i < gr->nx; i++)
-            {
-              float v = a[i] * scale + bias;
-
-              v = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
-              o[i] = amplitude * (2.0f * v - 1.0f);
-            }
-        }
+      scale_plane (nz, gr, acc, np, out + (size_t) k * sz, sy);
     }
 }
 
@@ -374,7 +384,6 @@ grid_sum_perlin_avx512 (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, s
   const __m512 norm = _mm512_set1_ps (TG__NOISE3_PERLIN_NORM), one = _mm512_set1_ps (1.0f);
   const __m512 gain = _mm512_set1_ps (TG__FBM_RIDGE_GAIN);
   const __m512i sign = _mm512_set1_epi32 (0x7fffffff);
-  float scale = nz->out_scale, bias = nz->out_bias, amplitude = nz->amplitude;
   int lp_max = 0;
 
   /* Past the corners used, TB is read into registers but never chosen. */
@@ -493,20 +502,7 @@ grid_sum_perlin_avx512 (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, s
                 }
             }
         }
-      /* Scaled straight into OUT (its rows are NX long, not NP). */
-      for (int j = 0; j < gr->ny; j++)
-        {
-          const float *restrict a = acc + (size_t) j * (size_t) np;
-          float *restrict o = out + (size_t) k * sz + (size_t) j * sy;
-
-          for (int i = 0; i < gr->nx; i++)
-            {
-              float v = a[i] * scale + bias;
-
-              v = v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
-              o[i] = amplitude * (2.0f * v - 1.0f);
-            }
-        }
+      scale_plane (nz, gr, acc, np, out + (size_t) k * sz, sy);
     }
 }
 #endif
