@@ -2366,14 +2366,13 @@ iso_memory (TgMemQuery *q)
                            * (layer <= (double) SLAB_MAX ? layer
                               : row <= (double) SLAB_MAX ? row : 0.0));
   }
-  /* The stitcher's face tables. */
-  if (n[0] * n[1] <= (double) FACE_DIRECT_MAX)
-    {
-      size_t nz, nx, ny;
+  /* The stitcher's face tables (none for a large box). */
+  {
+    size_t nz, nx, ny;
 
-      q->work += sizeof (uint32_t) * (uint64_t) face_tables_size ((int64_t) n[0], (int64_t) n[1],
-                                                                  &nz, &nx, &ny);
-    }
+    q->work += sizeof (uint32_t) * (uint64_t) face_tables_size ((int64_t) n[0], (int64_t) n[1],
+                                                                &nz, &nx, &ny);
+  }
 }
 
 static const TgNodeDesc iso_desc = {
