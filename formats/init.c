@@ -32,26 +32,30 @@ static const struct
   { "exr", "exr", NULL, tg_exr_write, tg__exr_write_rows },
 };
 
-TgImageRowsWriter
-tg__image_rows_writer (const char *writer)
+/* The index of image writer WRITER in the table, -1 when none. */
+static int
+find_writer (const char *writer)
 {
   for (int i = 0; writer && i < TG_N_ELEMENTS (image_writers); i++)
     if (strcmp (image_writers[i].writer, writer) == 0)
-      return image_writers[i].rows;
-  return NULL;
+      return i;
+  return -1;
+}
+
+TgImageRowsWriter
+tg__image_rows_writer (const char *writer)
+{
+  int i = find_writer (writer);
+  return i < 0 ? NULL : image_writers[i].rows;
 }
 
 const char *
 tg__writer_format (const char *writer, const char **compression)
 {
-  *compression = NULL;
-  for (int i = 0; writer && i < TG_N_ELEMENTS (image_writers); i++)
-    if (strcmp (image_writers[i].writer, writer) == 0)
-      {
-        *compression = image_writers[i].compression;
-        return image_writers[i].format;
-      }
-  return writer;
+  int i = find_writer (writer);
+
+  *compression = i < 0 ? NULL : image_writers[i].compression;
+  return i < 0 ? writer : image_writers[i].format;
 }
 
 const char *
