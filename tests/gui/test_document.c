@@ -1033,14 +1033,15 @@ test_viewer_pin (void)
   TG_CHECK_INT_EQ (pins, 1);
   TG_CHECK (tg_document_load (back, file, NULL));
   TG_CHECK (!g_strcmp0 (tg_document_get_pinned (back), "mountains"));
-  /* The engine reads the same graph: only the ui block differs. */
+  /* The engine reads the same graph: only the pin differs, which diff names. */
   TG_CHECK (tg_tgraph_load_string_ex (plain, strlen (plain), ".", TG_TGRAPH_LOAD_NO_VALIDATE, &a,
                                       &err) == 0);
   TG_CHECK (tg_tgraph_load_string_ex (bytes, strlen (bytes), ".", TG_TGRAPH_LOAD_NO_VALIDATE, &b,
                                       &err) == 0);
   TG_CHECK (tg_graph_diff (a, b, &diff, &err) == 0);
   TG_CHECK_INT_EQ (diff.n, 1);
-  TG_CHECK (diff.entries[0].kind == TG_DIFF_NODE_MOVED);
+  TG_CHECK (diff.entries[0].kind == TG_DIFF_NODE_PIN);
+  TG_CHECK (!g_strcmp0 (diff.entries[0].node, "mountains"));
   tg_graph_diff_clear (&diff);
   tg_graph_free (a);
   tg_graph_free (b);
