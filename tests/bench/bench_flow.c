@@ -2,7 +2,10 @@
  * phase by phase (fill, flat ranks, the MFD steps, the D8 sums), CPU and
  * wall time both, on
  * one thread and on all of them, with the hash of the result so that a
- * change that alters the bytes shows.  The same heightmap can be written
+ * change that alters the bytes shows.  Each phase also gets its critical
+ * path, what it would take on idle cores: the CPU time outside the
+ * parallel calls plus, for each call, its busiest thread's CPU time (on a
+ * shared machine the wall time of several threads says little).  The same heightmap can be written
  * as raw little-endian f32 for the GRASS peer (peers/peers_flow.sh).
  *
  *   bench_flow [size [runs [out.r32]]]      default 2049, 3 runs
@@ -29,6 +32,66 @@ die (const char *what, const TgError *err)
   exit (1);
 }
 
+/* The parallel hook of bench_pool, timing each thread's CPU: CPU adds up
+ * every call's threads, CRIT every call's busiest thread. */
+typedef struct
+{
+  int threads;
+  double cpu, crit;
+} Timed;
+
+typedef struct
+{
+  BenchPool *pool;
+  double cpu;
+} TimedWorker;
+
+static double
+thread_cpu_s (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
+}
+
+static void *
+timed_worker (void *arg)
+{
+  TimedWorker *w = arg;
+  double t0 = thread_cpu_s ();
+
+  bench_pool_worker (w->pool);
+  w->cpu = thread_cpu_s () - t0;
+  return NULL;
+}
+
+static int
+timed_parallel (void *ctx, int n, int grain, void (*fn) (void *, int, int), void *user)
+{
+  Timed *t = ctx;
+  BenchPool p = { fn, user, n, grain, 0, t->threads, PTHREAD_MUTEX_INITIALIZER };
+  TimedWorker wk[64];
+  pthread_t th[64];
+  int nt = t->threads < 64 ? t->threads : 64;
+  double most = 0.0;
+
+  for (int i = 0; i < nt; i++)
+    wk[i] = (TimedWorker) { &p, 0.0 };
+  for (int i = 1; i < nt; i++)
+    pthread_create (&th[i], NULL, timed_worker, &wk[i]);
+  timed_worker (&wk[0]);
+  for (int i = 1; i < nt; i++)
+    pthread_join (th[i], NULL);
+  for (int i = 0; i < nt; i++)
+    {
+      t->cpu += wk[i].cpu;
+      most = wk[i].cpu > most ? wk[i].cpu : most;
+    }
+  t->crit += most;
+  return 0;
+}
+
 /* The input: the fBm node's height over SIZE^2 of an 8 km world. */
 static float *
 make_height (int size)
@@ -43,37 +106,44 @@ run (const float *hm, int size, int threads, int runs)
   float *filled = malloc (sizeof (float) * n);
   int32_t *rank = malloc (sizeof (int32_t) * n);
   double *acc = malloc (sizeof (double) * n);
-  double best[4][2], tot[2] = { 1e30, 1e30 };
-  TgFlowOpts o = { TG__FLOW_MFD, 1.1, threads > 1 ? bench_pool_parallel : NULL, &threads, NULL };
+  double best[4][3], tot[3] = { 1e30, 1e30, 1e30 };
+  Timed timed = { threads, 0.0, 0.0 };
+  TgFlowOpts o = { TG__FLOW_MFD, 1.1, threads > 1 ? timed_parallel : NULL, &timed, NULL };
   TgFlowWindow win = { size, size, 0, 0, size, size, 0, 0, size, size };
 
   for (int p = 0; p < 4; p++)
-    best[p][0] = best[p][1] = 1e30;
+    best[p][0] = best[p][1] = best[p][2] = 1e30;
   for (int r = 0; r < runs; r++)
     {
-      double c[5], t[5];
+      /* CPU, wall and critical path at each mark. */
+      double c[5], t[5], k[5];
       TgFlowDirs d;
-      c[0] = tg_cpu_s (), t[0] = tg_wall_s ();
+#define MARK(i)                                                                                  \
+  c[i] = tg_cpu_s (), t[i] = tg_wall_s (), k[i] = c[i] - timed.cpu + timed.crit
+      MARK (0);
       if (tg__flow_fill_parallel (&o, hm, size, size, filled) != 0)
         die ("fill", NULL);
-      c[1] = tg_cpu_s (), t[1] = tg_wall_s ();
+      MARK (1);
       if (tg__flow_ranks (&o, filled, size, size, rank) != 0)
         die ("ranks", NULL);
-      c[2] = tg_cpu_s (), t[2] = tg_wall_s ();
+      MARK (2);
       /* tg__flow_route in its two parts, as the node calls them. */
       if (tg__flow_route_dirs (&o, &win, filled, rank, acc, &d) != 0)
         die ("MFD steps", NULL);
-      c[3] = tg_cpu_s (), t[3] = tg_wall_s ();
+      MARK (3);
       if (tg__flow_route_sums (&o, &win, &d, NULL, acc, NULL) != 0)
         die ("sums", NULL);
-      c[4] = tg_cpu_s (), t[4] = tg_wall_s ();
+      MARK (4);
+#undef MARK
       for (int p = 0; p < 4; p++)
         {
           best[p][0] = fmin (best[p][0], c[p + 1] - c[p]);
           best[p][1] = fmin (best[p][1], t[p + 1] - t[p]);
+          best[p][2] = fmin (best[p][2], k[p + 1] - k[p]);
         }
       tot[0] = fmin (tot[0], c[4] - c[0]);
       tot[1] = fmin (tot[1], t[4] - t[0]);
+      tot[2] = fmin (tot[2], k[4] - k[0]);
     }
   printf ("flow %d^2, %d thread%s, best of %d: fill %.3f/%.3f s, ranks %.3f/%.3f s, "
           "mfd %.3f/%.3f s, sums %.3f/%.3f s; total CPU %.3f s, wall %.3f s; "
@@ -81,6 +151,10 @@ run (const float *hm, int size, int threads, int runs)
           size, threads, threads == 1 ? "" : "s", runs, best[0][0], best[0][1], best[1][0],
           best[1][1], best[2][0], best[2][1], best[3][0], best[3][1], tot[0], tot[1],
           bench_fnv (acc, sizeof (double) * n));
+  if (threads > 1)
+    printf ("  critical path (idle cores), best of %d: fill %.3f s, ranks %.3f s, mfd %.3f s, "
+            "sums %.3f s; total %.3f s\n",
+            runs, best[0][2], best[1][2], best[2][2], best[3][2], tot[2]);
   free (filled);
   free (rank);
   free (acc);
