@@ -462,6 +462,81 @@ test_flow_fill_parallel_exact (void)
       }
 }
 
+/* The dense flat ranks of a whole world (two walks on threads, seeds
+ * joined into flats by union-find) give, on one thread and on several,
+ * the ranks of the sparse walk (the tiled reduce's) over the list of all
+ * flat samples with their flags found here by brute force, and -1 off
+ * the flats, on every terrain. */
+static void
+test_flow_ranks_dense_sparse (void)
+{
+  static const int sizes[][2] = { { 97, 130 }, { 61, 47 } };
+
+  for (size_t k = 0; k < TG_N_ELEMENTS (sizes); k++)
+    for (int kind = 0; kind < T_COUNT; kind++)
+      {
+        int w = sizes[k][0], h = sizes[k][1], calls = 0, diff = 0;
+        size_t n = (size_t) w * h, nf = 0;
+        TgFlowOpts one = { .routing = TG__FLOW_MFD, .exponent = 1.1 };
+        TgFlowOpts par = { .routing = TG__FLOW_MFD, .exponent = 1.1, .parallel = backwards,
+                           .parallel_ctx = &calls };
+        float *hm = malloc (sizeof (float) * n), *f = malloc (sizeof (float) * n);
+        float *level = malloc (sizeof (float) * n);
+        int32_t *r1 = malloc (sizeof (int32_t) * n), *r2 = malloc (sizeof (int32_t) * n);
+        int32_t *rs = malloc (sizeof (int32_t) * n);
+        int64_t *gidx = malloc (sizeof (int64_t) * n);
+        uint8_t *flat = calloc (n, 1), *flags = malloc (n);
+        make_terrain (kind, w, h, hm);
+        TG_CHECK (tg__flow_fill (NULL, hm, w, h, f) == 0);
+        for (int y = 1; y < h - 1; y++)
+          for (int x = 1; x < w - 1; x++)
+            {
+              bool lower = false;
+              for (int q = 0; q < 8; q++)
+                lower |= f[(y + tg__flow_dy[q]) * w + x + tg__flow_dx[q]] < f[y * w + x];
+              flat[y * w + x] = !lower;
+            }
+        for (int y = 0; y < h; y++)
+          for (int x = 0; x < w; x++)
+            if (flat[y * w + x])
+              {
+                uint8_t fl = 0;
+                for (int q = 0; q < 8; q++)
+                  {
+                    int nb = (y + tg__flow_dy[q]) * w + x + tg__flow_dx[q];
+                    if (f[nb] > f[y * w + x])
+                      fl |= TG__FLAT_HIGH;
+                    else if (f[nb] == f[y * w + x] && !flat[nb])
+                      fl |= TG__FLAT_DRAIN;
+                  }
+                gidx[nf] = (int64_t) y * w + x;
+                level[nf] = f[y * w + x];
+                flags[nf++] = fl;
+              }
+        TG_CHECK (tg__flow_ranks_sparse (gidx, level, flags, nf, w, rs) == 0);
+        TG_CHECK (tg__flow_ranks (&one, f, w, h, r1) == 0);
+        TG_CHECK (tg__flow_ranks (&par, f, w, h, r2) == 0);
+        TG_CHECK_MSG (nf > 0 && calls >= 2, "%s %dx%d: %zu flat samples, %d parallel calls",
+                      terrain_names[kind], w, h, nf, calls);
+        for (size_t i = 0, s = 0; i < n; i++)
+          {
+            int32_t want = flat[i] ? rs[s++] : -1;
+            diff += (r1[i] != want) + (r2[i] != want);
+          }
+        TG_CHECK_MSG (diff == 0, "%s %dx%d: %d ranks differ from the sparse walk's",
+                      terrain_names[kind], w, h, diff);
+        free (hm);
+        free (f);
+        free (level);
+        free (r1);
+        free (r2);
+        free (rs);
+        free (gidx);
+        free (flat);
+        free (flags);
+      }
+}
+
 /* The MFD steps' kernels (TG_FLOW_ISA: generic SSE2, AVX2, the best,
  * which may be AVX-512) give the same bytes, on every terrain and on
  * widths that leave every kernel a tail of samples. */
@@ -619,6 +694,7 @@ main (void)
 {
   TG_RUN (test_flow_queue_order);
   TG_RUN (test_flow_fill_parallel_exact);
+  TG_RUN (test_flow_ranks_dense_sparse);
   TG_RUN (test_flow_sums_parallel_exact);
   TG_RUN (test_flow_kernels_agree);
   TG_RUN (test_flow_tiled_exact);
