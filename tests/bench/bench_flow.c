@@ -1,14 +1,14 @@
 /* Benchmark of erosion.flow's whole-world evaluation on an fBm heightmap,
  * phase by phase (fill, flat ranks, the MFD steps, the D8 sums), CPU and
- * wall time both, on
- * one thread and on all of them, with the hash of the result so that a
- * change that alters the bytes shows.  Each phase also gets its critical
- * path, what it would take on idle cores: the CPU time outside the
- * parallel calls plus, for each call, its busiest thread's CPU time (on a
- * shared machine the wall time of several threads says little).  The same heightmap can be written
- * as raw little-endian f32 for the GRASS peer (peers/peers_flow.sh).
+ * wall time both, on one thread and on all of them, with the hash of the
+ * result so that a change that alters the bytes shows.  Each phase also
+ * gets its critical path, what it would take on idle cores: the CPU time
+ * outside the parallel calls plus, for each call, its busiest thread's
+ * CPU time (on a shared machine the wall time of several threads says
+ * little).  The same heightmap can be written as raw little-endian f32
+ * for the GRASS peer (peers/peers_flow.sh).
  *
- *   bench_flow [size [runs [out.r32]]]      default 2049, 3 runs
+ *   bench_flow [size [runs [out.r32]]]   default 2049, 3 runs (0: only write the heightmap)
  */
 #include <inttypes.h>
 #include <math.h>
@@ -168,9 +168,9 @@ main (int argc, char **argv)
   int threads = (int) sysconf (_SC_NPROCESSORS_ONLN);
   float *hm;
 
-  if (size < 3 || runs < 1)
+  if (size < 3 || runs < 0)
     {
-      fprintf (stderr, "usage: bench_flow [size >= 3 [runs >= 1 [out.r32]]]\n");
+      fprintf (stderr, "usage: bench_flow [size >= 3 [runs >= 0 [out.r32]]]\n");
       return 2;
     }
   hm = make_height (size);
@@ -184,8 +184,9 @@ main (int argc, char **argv)
           return 1;
         }
     }
-  run (hm, size, 1, runs);
-  if (threads > 1)
+  if (runs > 0)
+    run (hm, size, 1, runs);
+  if (runs > 0 && threads > 1)
     run (hm, size, threads, runs);
   free (hm);
   return 0;
