@@ -143,10 +143,13 @@ flat_rows (void *user, int begin, int end)
 }
 
 /* The walks of the flat ranks, each with its own queue (sized to the
- * samples it can take, and freed when it is done): 0 labels the flats
- * (counting them in N_LABELS), 1 finds the steps to the way out, 2 the
- * steps from higher ground.  N_FLAT counts the flat samples; FAILED[k]
- * says walk k ran out of memory. */
+ * samples it can take, and freed when it is done): 0 finds the steps from
+ * higher ground, 1 labels the flats (counting them in N_LABELS), 2 finds
+ * the steps to the way out.  Walk 0 goes first since it is the longest
+ * (its seeds line every shore, so its wave runs over the whole map at
+ * once: 0.06 to 0.10 s CPU at 2049², against 0.03 and 0.05 for the other
+ * two); on two threads the other two then share the second one.  N_FLAT
+ * counts the flat samples; FAILED[k] says walk k ran out of memory. */
 typedef struct
 {
   const float *filled;
@@ -171,7 +174,7 @@ rank_walks (void *user, int begin, int end)
     {
       int32_t *queue = NULL;
       n_seed = 0;
-      if (k == 0)
+      if (k == 1)
         {
           /* Each flat (flat samples of one level, connected) gets a label;
            * a walk takes flat samples only. */
@@ -186,38 +189,40 @@ rank_walks (void *user, int begin, int end)
                 flat_walk (filled, flat, w, h, queue, 1, j->label, 0);
               }
         }
-      else if (k == 1)
+      else if (k == 2)
         {
           /* Steps to the way out: from the samples of the same level that
            * do drain (0 steps), found from the flats' side (flat samples
-           * are inside the world), counted first to size the queue.  -1
-           * marks a seed taken until the walk starts. */
+           * are inside the world) in one pass, the queue growing while it
+           * takes them (the walk then needs N_FLAT more).  -1 marks a seed
+           * taken until the walk starts. */
           int32_t *low = j->low;
-          for (int pass = 0; pass < 2; pass++)
-            {
-              memset (low, 0, sizeof (int32_t) * n);
-              if (pass == 1 && !(queue = malloc (sizeof (int32_t) * (n_seed + j->n_flat + 1))))
-                goto failed;
-              n_seed = 0;
-              for (int y = 1; y < h - 1; y++)
-                for (int x = 1; x < w - 1; x++)
+          size_t cap = j->n_flat + j->n_flat / 8 + 16;
+          memset (low, 0, sizeof (int32_t) * n);
+          if (!(queue = malloc (sizeof (int32_t) * cap)))
+            goto failed;
+          for (int y = 1; y < h - 1; y++)
+            for (int x = 1; x < w - 1; x++)
+              {
+                size_t i = (size_t) y * w + x;
+                if (!flat[i])
+                  continue;
+                for (int q = 0; q < 8; q++)
                   {
-                    size_t i = (size_t) y * w + x;
-                    if (!flat[i])
+                    size_t nb = (size_t) (y + dy[q]) * w + (x + dx[q]);
+                    if (flat[nb] || filled[nb] != filled[i] || low[nb] != 0)
                       continue;
-                    for (int q = 0; q < 8; q++)
+                    if (n_seed == cap - j->n_flat)
                       {
-                        size_t nb = (size_t) (y + dy[q]) * w + (x + dx[q]);
-                        if (!flat[nb] && filled[nb] == filled[i] && low[nb] == 0)
-                          {
-                            low[nb] = -1;
-                            if (queue)
-                              queue[n_seed] = (int32_t) nb;
-                            n_seed++;
-                          }
+                        int32_t *g = realloc (queue, sizeof (int32_t) * (cap += cap / 2));
+                        if (!g)
+                          goto failed;
+                        queue = g;
                       }
+                    low[nb] = -1;
+                    queue[n_seed++] = (int32_t) nb;
                   }
-            }
+              }
           for (size_t s = 0; s < n_seed; s++)
             low[queue[s]] = 0;
           flat_walk (filled, flat, w, h, queue, n_seed, low, 1);
@@ -249,6 +254,7 @@ rank_walks (void *user, int begin, int end)
       free (queue);
       continue;
     failed:
+      free (queue);
       j->failed[k] = true;
     }
 }
