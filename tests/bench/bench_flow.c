@@ -33,11 +33,14 @@ die (const char *what, const TgError *err)
 }
 
 /* The parallel hook of bench_pool, timing each thread's CPU: CPU adds up
- * every call's threads, CRIT every call's busiest thread. */
+ * every call's threads, CRIT every call's busiest thread; CALLS counts
+ * the calls (each ends waiting for its last thread, which on a loaded
+ * machine may not be running). */
 typedef struct
 {
   int threads;
   double cpu, crit;
+  int calls;
 } Timed;
 
 typedef struct
@@ -89,6 +92,7 @@ timed_parallel (void *ctx, int n, int grain, void (*fn) (void *, int, int), void
       most = wk[i].cpu > most ? wk[i].cpu : most;
     }
   t->crit += most;
+  t->calls++;
   return 0;
 }
 
@@ -107,7 +111,8 @@ run (const float *hm, int size, int threads, int runs)
   int32_t *rank = malloc (sizeof (int32_t) * n);
   double *acc = malloc (sizeof (double) * n);
   double best[4][3], tot[3] = { 1e30, 1e30, 1e30 };
-  Timed timed = { threads, 0.0, 0.0 };
+  Timed timed = { threads, 0.0, 0.0, 0 };
+  int calls[5] = { 0 };
   TgFlowOpts o = { TG__FLOW_MFD, 1.1, threads > 1 ? timed_parallel : NULL, &timed, NULL };
   TgFlowWindow win = { size, size, 0, 0, size, size, 0, 0, size, size };
 
@@ -119,7 +124,8 @@ run (const float *hm, int size, int threads, int runs)
       double c[5], t[5], k[5];
       TgFlowDirs d;
 #define MARK(i)                                                                                  \
-  c[i] = tg_cpu_s (), t[i] = tg_wall_s (), k[i] = c[i] - timed.cpu + timed.crit
+  c[i] = tg_cpu_s (), t[i] = tg_wall_s (), k[i] = c[i] - timed.cpu + timed.crit,                 \
+  calls[i] = timed.calls
       MARK (0);
       if (tg__flow_fill_parallel (&o, hm, size, size, filled) != 0)
         die ("fill", NULL);
@@ -153,8 +159,9 @@ run (const float *hm, int size, int threads, int runs)
           bench_fnv (acc, sizeof (double) * n));
   if (threads > 1)
     printf ("  critical path (idle cores), best of %d: fill %.3f s, ranks %.3f s, mfd %.3f s, "
-            "sums %.3f s; total %.3f s\n",
-            runs, best[0][2], best[1][2], best[2][2], best[3][2], tot[2]);
+            "sums %.3f s; total %.3f s; parallel calls (last run): %d, %d, %d, %d\n",
+            runs, best[0][2], best[1][2], best[2][2], best[3][2], tot[2], calls[1] - calls[0],
+            calls[2] - calls[1], calls[3] - calls[2], calls[4] - calls[3]);
   free (filled);
   free (rank);
   free (acc);
