@@ -13,7 +13,11 @@
  * And a breakdown of a step by phase (the solver's phase hook): each
  * thread's CPU time between its marks, added up over the threads, and the
  * wall time of the main thread between its marks (a parallel call's
- * wait for its last thread counted in the phase the call ran).
+ * wait for its last thread counted in the phase the call ran), and the
+ * phase's share of the critical path: the main thread's CPU time between
+ * its marks outside the parallel calls, plus, for each call, its busiest
+ * thread's CPU time between that thread's marks (its time after its last
+ * mark in the call counted in the main thread's next mark).
  *
  *   bench_stream_power [steps [size...]]     default 4 steps, 1025 2049 4097
  */
@@ -65,6 +69,10 @@ typedef struct
   double wall_mark; /* the main thread's last mark */
   int last_phase;   /* the phase marked last (by any thread) */
   pthread_t main;
+  /* The critical path by phase; calls' time not yet given a phase; the
+   * main thread's CPU in calls since its last mark outside them. */
+  double phase_crit[TG_SP_PHASES], pending_crit, main_in_calls;
+  double call_start; /* the main thread's CPU clock when the call began */
 } Timed;
 
 static const char *const phase_names[TG_SP_PHASES] = { "receivers", "basins", "passes", "stack",
@@ -77,7 +85,11 @@ typedef struct
 {
   BenchPool *pool;
   double cpu;
+  double phase[TG_SP_PHASES]; /* CPU between its marks in the call */
 } TimedWorker;
+
+/* The worker a thread is in a call as (NULL outside calls). */
+static _Thread_local TimedWorker *thread_worker;
 
 static double
 thread_cpu_s (void)
@@ -94,14 +106,33 @@ timed_phase (void *ctx, int phase)
   Timed *t = ctx;
   double c = thread_cpu_s ();
 
+  bool main = pthread_equal (pthread_self (), t->main);
+
   pthread_mutex_lock (&t->mu);
   t->phase_cpu[phase] += c - thread_mark;
   t->last_phase = phase;
-  if (pthread_equal (pthread_self (), t->main))
+  if (main)
     {
       double w = tg_wall_s ();
       t->phase_wall[phase] += w - t->wall_mark;
       t->wall_mark = w;
+    }
+  if (thread_worker)
+    {
+      /* In a call: the part since the call began is the call's; on the
+       * main thread the rest, before it, ran alone. */
+      double from = main && t->call_start > thread_mark ? t->call_start : thread_mark;
+      thread_worker->phase[phase] += c - from;
+      if (main)
+        {
+          t->phase_crit[phase] += from - thread_mark - t->main_in_calls + t->pending_crit;
+          t->main_in_calls = t->pending_crit = 0.0;
+        }
+    }
+  else if (main)
+    {
+      t->phase_crit[phase] += c - thread_mark - t->main_in_calls + t->pending_crit;
+      t->main_in_calls = t->pending_crit = 0.0;
     }
   pthread_mutex_unlock (&t->mu);
   thread_mark = c;
@@ -113,7 +144,9 @@ timed_worker (void *arg)
   TimedWorker *w = arg;
   double t0 = thread_cpu_s ();
 
+  thread_worker = w;
   bench_pool_worker (w->pool);
+  thread_worker = NULL;
   w->cpu = thread_cpu_s () - t0;
   return NULL;
 }
@@ -125,17 +158,21 @@ timed_parallel (void *ctx, int n, int grain, void (*fn) (void *, int, int), void
   BenchPool p = { fn, user, n, grain, 0, t->threads, PTHREAD_MUTEX_INITIALIZER };
   TimedWorker wk[64];
   pthread_t th[64];
-  int nt = t->threads < 64 ? t->threads : 64;
-  double most = 0.0;
+  int nt = t->threads < 64 ? t->threads : 64, busiest = 0;
+  double most = 0.0, marked = 0.0;
 
   for (int i = 0; i < nt; i++)
-    wk[i] = (TimedWorker) { &p, 0.0 };
+    wk[i] = (TimedWorker) { &p, 0.0, { 0 } };
   for (int i = 1; i < nt; i++)
     pthread_create (&th[i], NULL, timed_worker, &wk[i]);
   t->last_phase = -1;
+  t->call_start = thread_cpu_s ();
   timed_worker (&wk[0]);
   for (int i = 1; i < nt; i++)
     pthread_join (th[i], NULL);
+  /* What the main thread did in the call since its last mark is not its
+   * own serial time. */
+  t->main_in_calls += thread_cpu_s () - (thread_mark > t->call_start ? thread_mark : t->call_start);
   if (t->last_phase >= 0)
     {
       /* The wait for the last thread, in the call's phase. */
@@ -146,9 +183,16 @@ timed_parallel (void *ctx, int n, int grain, void (*fn) (void *, int, int), void
   for (int i = 0; i < nt; i++)
     {
       t->cpu += wk[i].cpu;
-      most = wk[i].cpu > most ? wk[i].cpu : most;
+      if (wk[i].cpu > most)
+        most = wk[i].cpu, busiest = i;
     }
   t->crit += most;
+  for (int k = 0; k < TG_SP_PHASES; k++)
+    {
+      t->phase_crit[k] += wk[busiest].phase[k];
+      marked += wk[busiest].phase[k];
+    }
+  t->pending_crit += most - marked;
   return 0;
 }
 
@@ -184,10 +228,11 @@ run (const double *z0, int size, int threads, int steps, double prev_ms)
   if (prev_ms > 0.0)
     printf (", %.2fx the CPU of the size before", cpu / st.steps * 1e3 / prev_ms);
   printf ("; z fnv %016" PRIx64 "\n", bench_fnv (z, sizeof (double) * n));
-  printf ("  a step, ms CPU / wall:");
+  printf ("  a step, ms CPU / wall / critical path:");
   for (int k = 0; k < TG_SP_PHASES; k++)
-    printf (" %s %.1f / %.1f%s", phase_names[k], timed.phase_cpu[k] / st.steps * 1e3,
-            timed.phase_wall[k] / st.steps * 1e3, k < TG_SP_PHASES - 1 ? "," : "\n");
+    printf (" %s %.1f / %.1f / %.1f%s", phase_names[k], timed.phase_cpu[k] / st.steps * 1e3,
+            timed.phase_wall[k] / st.steps * 1e3, timed.phase_crit[k] / st.steps * 1e3,
+            k < TG_SP_PHASES - 1 ? "," : "\n");
   fflush (stdout);
   free (z);
   return cpu / st.steps * 1e3;
