@@ -46,6 +46,7 @@
 #define BLOCK 32                 /* cells per block side */
 #define SUB 8                    /* cells per sub-block side */
 #define NSUB (BLOCK / SUB)
+_Static_assert (SUB == 8, "block_mesh takes a row's cells eight at a time, a sub-block each");
 #define WAVE 64                  /* blocks meshed before each stitch */
 
 /* Edge e of a cell: offset of its lower corner and its axis. */
@@ -253,7 +254,6 @@ struct Scratch
 {
   float *val;       /* corner values */
   uint8_t *in;      /* corner inside flags (1 = inside) */
-  uint8_t *need;    /* corner must be sampled (fields without a grid path) */
   int32_t *slot;    /* per (corner, axis) of two corner slices: a vertex index */
   float *bx, *by, *bz, *bv; /* batches */
   TgFieldScratch work;          /* the grid sampler's */
@@ -265,7 +265,6 @@ scratch_free (Scratch *s)
 {
   free (s->val);
   free (s->in);
-  free (s->need);
   free (s->slot);
   free (s->bx);
   free (s->by);
@@ -280,13 +279,12 @@ scratch_init (Scratch *s)
   memset (s, 0, sizeof *s);
   s->val = calloc (NIN, sizeof (float));
   s->in = calloc (NIN, 1);
-  s->need = malloc (NPAD);
   s->slot = malloc (sizeof (int32_t) * 3 * 2 * (BLOCK + 1) * (BLOCK + 1));
   s->bx = malloc (sizeof (float) * TG_FIELD_BATCH_MAX);
   s->by = malloc (sizeof (float) * TG_FIELD_BATCH_MAX);
   s->bz = malloc (sizeof (float) * TG_FIELD_BATCH_MAX);
   s->bv = malloc (sizeof (float) * TG_FIELD_BATCH_MAX);
-  if (!s->val || !s->in || !s->need || !s->slot || !s->bx || !s->by || !s->bz || !s->bv)
+  if (!s->val || !s->in || !s->slot || !s->bx || !s->by || !s->bz || !s->bv)
     {
       scratch_free (s);
       return TG_ENOMEM;
@@ -394,55 +392,81 @@ sample_box (const Iso *iso, Scratch *s, const float *xs, const float *ys, const 
 
 /* Samples, through the field's eval, the corners of the live sub-blocks
  * and BORDER samples around them, each once (for fields without a grid
- * path, whose samples cost the same one by one). */
+ * path, whose samples cost the same one by one): row by row, the runs of
+ * a row that some live sub-block's box covers, straight into the row. */
 static void
 sample_need (const Iso *iso, Scratch *s, const float *xs, const float *ys, const float *zs,
              const int c[3], const int nsub[3], const bool *sub_skip, int border, size_t sx,
              size_t sxy, int64_t *evals)
 {
-  size_t qbase[TG_FIELD_BATCH_MAX];
-  int nq = 0;
-
-  memset (s->need, 0, sxy * (size_t) (c[2] + 3));
-  for (int q = 0; q < nsub[0] * nsub[1] * nsub[2]; q++)
-    if (!sub_skip[q])
-      {
-        int si = q % nsub[0], sj = (q / nsub[0]) % nsub[1], sk = q / (nsub[0] * nsub[1]);
-        int a[3] = { si * SUB - border, sj * SUB - border, sk * SUB - border }, e[3];
-
-        for (int k = 0; k < 3; k++)
-          e[k] = (a[k] + border + SUB < c[k] ? a[k] + border + SUB : c[k]) + border;
-        for (int z = a[2]; z <= e[2]; z++)
-          for (int y = a[1]; y <= e[1]; y++)
-            memset (s->need + (size_t) (z + 1) * sxy + (size_t) (y + 1) * sx
-                      + (size_t) (a[0] + 1), 1, (size_t) (e[0] - a[0] + 1));
-      }
   for (int z = -1; z <= c[2] + 1; z++)
-    for (int y = -1; y <= c[1] + 1; y++)
-      {
-        size_t row = (size_t) (z + 1) * sxy + (size_t) (y + 1) * sx;
+    {
+      /* The sub-block layers whose boxes (grown by BORDER) may hold Z
+       * (floor division of a non-negative numerator). */
+      int k0 = (z - border + 2 * SUB) / SUB - 3, k1 = (z + border) / SUB;
 
-        for (int x = -1; x <= c[0] + 1; x++)
-          if (s->need[row + (size_t) (x + 1)])
+      k0 = k0 < 0 ? 0 : k0;
+      k1 = k1 < nsub[2] - 1 ? k1 : nsub[2] - 1;
+      for (int y = -1; y <= c[1] + 1; y++)
+        {
+          int j0 = (y - border + 2 * SUB) / SUB - 3, j1 = (y + border) / SUB;
+          bool need[NSUB] = { false };
+          float *row = s->val + (size_t) (z + 1) * sxy + (size_t) (y + 1) * sx + 1;
+          int any = 0;
+
+          j0 = j0 < 0 ? 0 : j0;
+          j1 = j1 < nsub[1] - 1 ? j1 : nsub[1] - 1;
+          for (int sk = k0; sk <= k1; sk++)
             {
-              s->bx[nq] = xs[x + 1];
-              s->by[nq] = ys[y + 1];
-              s->bz[nq] = zs[z + 1];
-              qbase[nq] = row + (size_t) (x + 1);
-              if (++nq == TG_FIELD_BATCH_MAX)
+              int zl = sk * SUB - border;
+              int zh = (sk * SUB + SUB < c[2] ? sk * SUB + SUB : c[2]) + border;
+
+              if (z < zl || z > zh)
+                continue;
+              for (int sj = j0; sj <= j1; sj++)
                 {
-                  flush (iso, s, nq);
-                  for (int t = 0; t < nq; t++)
-                    s->val[qbase[t]] = s->bv[t];
-                  *evals += nq;
-                  nq = 0;
+                  int yl = sj * SUB - border;
+                  int yh = (sj * SUB + SUB < c[1] ? sj * SUB + SUB : c[1]) + border;
+                  const bool *sk_row = sub_skip + (sk * nsub[1] + sj) * nsub[0];
+
+                  if (y < yl || y > yh)
+                    continue;
+                  for (int si = 0; si < nsub[0]; si++)
+                    {
+                      need[si] |= !sk_row[si];
+                      any |= !sk_row[si];
+                    }
                 }
             }
-      }
-  flush (iso, s, nq);
-  for (int t = 0; t < nq; t++)
-    s->val[qbase[t]] = s->bv[t];
-  *evals += nq;
+          if (!any)
+            continue;
+          for (int si = 0; si < nsub[0]; si++)
+            if (need[si])
+              {
+                int si1 = si, a, e;
+
+                /* Boxes of neighbouring sub-blocks overlap: one run. */
+                while (si1 + 1 < nsub[0] && need[si1 + 1])
+                  si1++;
+                a = si * SUB - border;
+                e = ((si1 + 1) * SUB < c[0] ? (si1 + 1) * SUB : c[0]) + border;
+                for (int x = a; x <= e;)
+                  {
+                    int n = e - x + 1 < TG_FIELD_BATCH_MAX ? e - x + 1 : TG_FIELD_BATCH_MAX;
+
+                    for (int t = 0; t < n; t++)
+                      {
+                        s->by[t] = ys[y + 1];
+                        s->bz[t] = zs[z + 1];
+                      }
+                    iso->f->eval (iso->f, n, xs + x + 1, s->by, s->bz, row + x);
+                    *evals += n;
+                    x += n;
+                  }
+                si = si1;
+              }
+        }
+    }
 }
 
 /* Scratch is reused across blocks and waves through a free list, so its
@@ -560,10 +584,10 @@ block_plan (Iso *iso, int b, BlockPlan *p, Scratch *s)
 
 /* Samples block P's corners into S->val on its own (no shared slab):
  * those of live sub-blocks (and, for gradient normals, their neighbours),
- * on one grid for the whole block or per run of live sub-blocks along x;
- * the others only need their sign, which their skipped sub-block's centre
- * gives (a corner of two skipped sub-blocks has the same sign in both).
- * Sampled values overwrite those.  0 or a negative TG_E*. */
+ * on one grid for the whole block or per run of live sub-blocks along x.
+ * The others keep whatever an earlier block left: block_mesh marches only
+ * the cells of live sub-blocks, whose corners, and the neighbours their
+ * normals difference, are all sampled.  0 or a negative TG_E*. */
 static int
 block_sample (Iso *iso, const BlockPlan *p, Scratch *s)
 {
@@ -592,22 +616,6 @@ block_sample (Iso *iso, const BlockPlan *p, Scratch *s)
     }
   else
     {
-      for (int q = 0; q < n_sub; q++)
-        if (p->sub_skip[q])
-          {
-            int si = q % nsub[0], sj = (q / nsub[0]) % nsub[1], sk = q / (nsub[0] * nsub[1]);
-            int a[3] = { si * SUB, sj * SUB, sk * SUB }, e[3];
-
-            for (int k = 0; k < 3; k++)
-              e[k] = a[k] + SUB < c[k] ? a[k] + SUB : c[k];
-            for (int z = a[2]; z <= e[2]; z++)
-              for (int y = a[1]; y <= e[1]; y++)
-                {
-                  float *row = s->val + (size_t) (z + 1) * sxy + (size_t) (y + 1) * sx + 1;
-                  for (int x = a[0]; x <= e[0]; x++)
-                    row[x] = p->sub_val[q];
-                }
-          }
       if (iso->grid)
         for (int sk = 0; sk < nsub[2] && rc == 0; sk++)
           for (int sj = 0; sj < nsub[1] && rc == 0; sj++)
@@ -815,6 +823,8 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
               memcpy (&c_hi, col + 8 * w + 1, 8);
               cs8 = c_lo | c_hi << 1; /* bytes of at most 0x55 and 0xaa: no carries */
               act = (((cs8 & k7f) + k7f) | cs8) & ((((~cs8) & k7f) + k7f) | ~cs8) & k80;
+              if (skip[w])
+                continue; /* the eight cells are sub-block W's (SUB is 8) */
               if (8 * w + 8 > c[0])
                 act &= ~(uint64_t) 0 >> (64 - 8 * (c[0] - 8 * w));
               while (act)
@@ -828,8 +838,6 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
                   uint32_t unv = (uint32_t) nv;
 
                   act &= act - 1;
-                  if (skip[x / SUB])
-                    continue;
                   if (iso->chunks)
                     {
                       int64_t gc[3] = { g0[0] + x, g0[1] + y, g0[2] + z };
