@@ -1222,6 +1222,7 @@ typedef struct Mesh
   int64_t dn[3];
   bool any_zero_normal;
   int64_t blocks_done, blocks; /* for growing to the projected size */
+  int64_t first_v, first_t;    /* the first capacities, when not 0 (see mesh_first) */
 } Mesh;
 
 /* A capacity of at least N and twice OLD, or N projected from the blocks
@@ -1284,12 +1285,31 @@ grow_array (void *old, size_t used, size_t bytes)
   return p;
 }
 
+/* The first capacities of the mesh of a box of N cells: three vertices
+ * and six triangles per cell of the box's faces (a 256^3 fBm of 4 octaves
+ * makes 2.75 vertices and a sphere in it 0.5; iso_memory declares 64
+ * bytes a face cell, twice, the same order), at most MESH_FIRST_MAX
+ * vertices.  Reserved, not touched: pages a small surface never reaches
+ * cost nothing, and the mesh is not grown and copied step by step (each
+ * copy faulting in new pages); arrays of 4 MB and more also get huge
+ * pages (grow_array).  The mesh is shrunk to size when handed over. */
+#define MESH_FIRST_MAX ((int64_t) 1 << 21)
+
+static void
+mesh_first (Mesh *m, const int n[3])
+{
+  int64_t faces = 2 * ((int64_t) n[0] * n[1] + (int64_t) n[1] * n[2] + (int64_t) n[2] * n[0]);
+
+  m->first_v = 3 * faces < MESH_FIRST_MAX ? 3 * faces : MESH_FIRST_MAX;
+  m->first_t = 2 * m->first_v;
+}
+
 static int
 mesh_reserve (Mesh *m, int64_t nv, int64_t nt)
 {
   if (nv > m->cap_v)
     {
-      int64_t cap = mesh_grow (m, m->cap_v ? m->cap_v : 2048, nv);
+      int64_t cap = mesh_grow (m, m->cap_v ? m->cap_v : m->first_v ? m->first_v / 2 : 2048, nv);
       size_t used = sizeof (float) * 3 * (size_t) m->nv, bytes = sizeof (float) * 3 * (size_t) cap;
       void *p, *q;
 
@@ -1305,7 +1325,7 @@ mesh_reserve (Mesh *m, int64_t nv, int64_t nt)
     }
   if (nt > m->cap_t)
     {
-      int64_t cap = mesh_grow (m, m->cap_t ? m->cap_t : 4096, nt);
+      int64_t cap = mesh_grow (m, m->cap_t ? m->cap_t : m->first_t ? m->first_t / 2 : 4096, nt);
       void *p;
 
       p = grow_array (m->idx, sizeof (uint32_t) * 3 * (size_t) m->nt,
@@ -2035,6 +2055,7 @@ mesh_level (const TgField *f, const TgIsoOptions *o, int level, const TgIsoLatti
   iso.mesh = &m;
   iso.err = err;
   iso.n_blocks = n_blocks;
+  mesh_first (&m, iso.n);
   if (rc == 0 && face_tables_init (&m, iso.n) < 0)
     rc = tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
   for (int64_t w0 = 0; w0 < n_blocks && rc == 0; w0 += wave_len)
