@@ -2026,14 +2026,13 @@ mesh_level (const TgField *f, const TgIsoOptions *o, int level, const TgIsoLatti
                                       ? (iso.n[1] + SUB - 1) / SUB : NSUB)
                         * NSUB;
 
-          /* Zeroed (its unsampled corners are read for their signs, and
-           * dropped), in huge pages when large: a 256^2 layer is 9 MB. */
-          iso.slab = malloc (sizeof (float) * npts);
+          /* Zeroed (its unsampled corners are read, for inside flags no
+           * marched cell uses), in huge pages when large: a 256^2 layer is
+           * 9 MB.  calloc: fresh pages come zeroed, untouched, so the
+           * advice still holds (and reused ones it clears itself). */
+          iso.slab = calloc (npts, sizeof (float));
           if (iso.slab)
-            {
-              huge_pages (iso.slab, sizeof (float) * npts);
-              memset (iso.slab, 0, sizeof (float) * npts);
-            }
+            huge_pages (iso.slab, sizeof (float) * npts);
           iso.need = malloc (nsub);
           iso.plan = malloc (sizeof (BlockPlan) * (size_t) wave_len);
           iso.carried = calloc (nsub / NSUB, 1);
