@@ -409,6 +409,49 @@ test_skipping_samples_less_same_bytes (void)
   tg_mesh_free (b);
 }
 
+/* With gradient normals a field without a grid path is sampled in runs of
+ * rows, around the live sub-blocks and one sample beyond (the normals'
+ * differences); the corners of skipped sub-blocks are left as an earlier
+ * block wrote them.  The bytes are those of sampling every corner: no
+ * marched cell or normal reads a corner that was not sampled, and each
+ * sample is taken once. */
+static void
+test_skipping_gradient_same_bytes (void)
+{
+  CountSphere cs = { .c = { 3.1f, -2.3f, 1.7f }, .r = 40.0f };
+  TgField f = { .eval = count_sphere_eval, .data = &cs, .lipschitz = 1.0f };
+  TgIsoOptions o = { .min = { -64, -64, -64 }, .max = { 64, 64, 64 }, .cell = 1.0 };
+  TgMesh *a = NULL, *b = NULL;
+  TgIsoStats sa, sb;
+  TgError err = { 0 };
+  long long calls_skip;
+
+  atomic_init (&cs.calls, 0);
+  TG_CHECK (tg__isosurface (&f, &o, NULL, NULL, &a, &sa, &err) == 0);
+  calls_skip = atomic_load (&cs.calls);
+  o.no_skip = true;
+  TG_CHECK (tg__isosurface (&f, &o, NULL, NULL, &b, &sb, &err) == 0);
+  TG_CHECK_MSG (sa.subblocks_skipped > 1000, "%lld sub-blocks skipped",
+                (long long) sa.subblocks_skipped);
+  /* The skip tests (each block's centre and its 64 sub-blocks'), then each
+   * corner sampled once. */
+  TG_CHECK_INT_EQ (calls_skip, sa.evaluations + 64 * (1 + 64));
+  TG_CHECK_INT_EQ (sb.evaluations, 64LL * 35 * 35 * 35);
+  TG_CHECK_MSG (sa.evaluations * 3 < sb.evaluations, "skipping sampled %lld of %lld",
+                (long long) sa.evaluations, (long long) sb.evaluations);
+  if (a && b)
+    {
+      TgHash ha = mesh_hash (a), hb = mesh_hash (b);
+      Topo t = topo (&a->chunks[0]);
+
+      TG_CHECK (ha.a == hb.a && ha.b == hb.b);
+      TG_CHECK_INT_EQ (t.bad_edges, 0);
+      TG_CHECK_INT_EQ (t.v - t.e + t.f, 2);
+    }
+  tg_mesh_free (a);
+  tg_mesh_free (b);
+}
+
 /* --- corners shared between blocks --------------------------------------------------------- */
 
 /* A field with a grid path is sampled a wave at a time into a slab, each
@@ -1352,6 +1395,7 @@ main (void)
   TG_RUN (test_box_minus_sphere);
   TG_RUN (test_random_volumes_watertight);
   TG_RUN (test_skipping_samples_less_same_bytes);
+  TG_RUN (test_skipping_gradient_same_bytes);
   TG_RUN (test_threads_same_bytes);
   TG_RUN (test_shared_corners_same_bytes);
   TG_RUN (test_face_tables_and_hash_weld_alike);
