@@ -353,6 +353,7 @@ typedef struct
   float dk, a0;              /* A0 = 1 / DK: the water of discharge_area */
   int stride;
   ptrdiff_t off;
+  TgHydraulicRect hr;       /* the window HM covers */
   /* The water is kept over FR only (a tile job keeps its own tile's):
    * cell (x, y) of it at (y - fr.y0) * fr.w + x - fr.x0. */
   float *flow;
@@ -529,6 +530,45 @@ capture_turn (const Sim *sim, float x, float y, float dx, float dy, float *gx, f
   *gy -= g * t * dx;
 }
 
+/* Asks the cache for the cells a droplet at (X, Y) will read and change:
+ * rows Y - 1 .. Y + 2 of the height (its bilinear square and the brush
+ * around it) and rows Y, Y + 1 of the water.  A droplet walks into rows
+ * that are rarely still cached (a lattice tile spans ~200 rows of the
+ * world's stride), and each step's loads sit on the droplet's one chain
+ * of dependent work; asked for a few steps ahead they arrive in time
+ * (-20 % CPU a droplet on 2048 x 2048, bench_erosion).  Only a hint: no
+ * value changes.  Always inlined: GCC finds a call that only prefetches
+ * free of effects and drops it. */
+static inline __attribute__ ((always_inline)) void
+prefetch_at (const Sim *sim, float x, float y)
+{
+  const TgHydraulicRect *r = &sim->hr, *f = &sim->fr;
+  const float *p, *q;
+  int px, py, fx, fy;
+
+  if (r->h < 4)
+    return;
+  px = clampi ((int) x, r->x0, r->x0 + r->w - 1);
+  py = clampi ((int) y - 1, r->y0, r->y0 + r->h - 4);
+  p = sim->hm + (ptrdiff_t) py * sim->stride + px + sim->off;
+  __builtin_prefetch (p);
+  __builtin_prefetch (p + sim->stride);
+  __builtin_prefetch (p + 2 * sim->stride);
+  __builtin_prefetch (p + 3 * sim->stride);
+  if (!sim->flow)
+    return;
+  fx = clampi ((int) x, f->x0, f->x0 + f->w - 1) - f->x0;
+  fy = clampi ((int) y, f->y0, f->y0 + f->h - 1) - f->y0;
+  q = sim->flow + (ptrdiff_t) fy * f->w + fx;
+  __builtin_prefetch (q, 1);
+  if (fy + 1 < f->h)
+    __builtin_prefetch (q + f->w, 1);
+}
+
+/* Steps ahead at which a droplet asks for its path (2 to 8 measured the
+ * same). */
+#define PREFETCH_STEPS 4.0f
+
 static void
 run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st)
 {
@@ -578,6 +618,7 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
         flow_add (sim, ix, iy, fx, fy, water);
       nx = x + dx;
       ny = y + dy;
+      prefetch_at (sim, nx + PREFETCH_STEPS * dx, ny + PREFETCH_STEPS * dy);
       if (!(nx >= 0.0f && nx < (float) (w - 1) && ny >= 0.0f && ny < (float) (h - 1)))
         {
           st->left += sed;
@@ -723,6 +764,7 @@ run_phase (const Plan *pl, int phase, const LatTile *list, int n, float *hm, con
   sim.flow = flow;
   sim.fr = *fr;
   sim.stride = buf->w;
+  sim.hr = *buf;
   sim.off = -((ptrdiff_t) buf->y0 * buf->w + buf->x0);
   sim.tiles = list;
   sim.tile_stats = ts;
