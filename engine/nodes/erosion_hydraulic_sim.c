@@ -532,7 +532,7 @@ capture_turn (const Sim *sim, float x, float y, float dx, float dy, float *gx, f
 
 /* Asks the cache for the cells a droplet at (X, Y) will read and change:
  * rows Y - 1 .. Y + 2 of the height (its bilinear square and the brush
- * around it) and rows Y, Y + 1 of the water.  A droplet walks into rows
+ * around it), rows Y, Y + 1 of the channel map and of the water.  A droplet walks into rows
  * that are rarely still cached (a lattice tile spans ~200 rows of the
  * world's stride), and each step's loads sit on the droplet's one chain
  * of dependent work; asked for a few steps ahead they arrive in time
@@ -555,6 +555,12 @@ prefetch_at (const Sim *sim, float x, float y)
   __builtin_prefetch (p + sim->stride);
   __builtin_prefetch (p + 2 * sim->stride);
   __builtin_prefetch (p + 3 * sim->stride);
+  if (sim->chan)
+    {
+      const float *c = sim->chan + (p - sim->hm) + sim->stride;
+      __builtin_prefetch (c);
+      __builtin_prefetch (c + sim->stride);
+    }
   if (!sim->flow)
     return;
   fx = clampi ((int) x, f->x0, f->x0 + f->w - 1) - f->x0;
@@ -563,6 +569,18 @@ prefetch_at (const Sim *sim, float x, float y)
   __builtin_prefetch (q, 1);
   if (fy + 1 < f->h)
     __builtin_prefetch (q + f->w, 1);
+}
+
+/* The same for the water flow_near reads at (X, Y) (feedback: the flow
+ * map covers HM's window). */
+static inline __attribute__ ((always_inline)) void
+prefetch_flow_near (const Sim *sim, float x, float y)
+{
+  const TgHydraulicRect *r = &sim->hr;
+  int ix = clampi ((int) (x + 0.5f), r->x0, r->x0 + r->w - 1);
+  int iy = clampi ((int) (y + 0.5f), r->y0, r->y0 + r->h - 1);
+
+  __builtin_prefetch (sim->flow + (ptrdiff_t) iy * sim->stride + ix + sim->off);
 }
 
 /* Steps ahead at which a droplet asks for its path (2 to 8 measured the
@@ -618,7 +636,17 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
         flow_add (sim, ix, iy, fx, fy, water);
       nx = x + dx;
       ny = y + dy;
-      prefetch_at (sim, nx + PREFETCH_STEPS * dx, ny + PREFETCH_STEPS * dy);
+      {
+        float ax = nx + PREFETCH_STEPS * dx, ay = ny + PREFETCH_STEPS * dy;
+        prefetch_at (sim, ax, ay);
+        if (sim->dk > 0.0f && s->channel_pull > 0.0f)
+          {
+            /* The side probes of capture_turn. */
+            float r = s->channel_pull;
+            prefetch_flow_near (sim, ax - r * dy, ay + r * dx);
+            prefetch_flow_near (sim, ax + r * dy, ay - r * dx);
+          }
+      }
       if (!(nx >= 0.0f && nx < (float) (w - 1) && ny >= 0.0f && ny < (float) (h - 1)))
         {
           st->left += sed;
