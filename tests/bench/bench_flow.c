@@ -49,23 +49,14 @@ typedef struct
   double cpu;
 } TimedWorker;
 
-static double
-thread_cpu_s (void)
-{
-  struct timespec t;
-
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
-  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
-}
-
 static void *
 timed_worker (void *arg)
 {
   TimedWorker *w = arg;
-  double t0 = thread_cpu_s ();
+  double t0 = bench_thread_cpu_s ();
 
   bench_pool_worker (w->pool);
-  w->cpu = thread_cpu_s () - t0;
+  w->cpu = bench_thread_cpu_s () - t0;
   return NULL;
 }
 
@@ -75,17 +66,12 @@ timed_parallel (void *ctx, int n, int grain, void (*fn) (void *, int, int), void
   Timed *t = ctx;
   BenchPool p = { fn, user, n, grain, 0, t->threads, PTHREAD_MUTEX_INITIALIZER };
   TimedWorker wk[64];
-  pthread_t th[64];
   int nt = t->threads < 64 ? t->threads : 64;
   double most = 0.0;
 
   for (int i = 0; i < nt; i++)
     wk[i] = (TimedWorker) { &p, 0.0 };
-  for (int i = 1; i < nt; i++)
-    pthread_create (&th[i], NULL, timed_worker, &wk[i]);
-  timed_worker (&wk[0]);
-  for (int i = 1; i < nt; i++)
-    pthread_join (th[i], NULL);
+  bench_spawn (timed_worker, wk, sizeof wk[0], nt);
   for (int i = 0; i < nt; i++)
     {
       t->cpu += wk[i].cpu;

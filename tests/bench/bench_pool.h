@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <tgraph/tgraph.h>
 
@@ -43,6 +44,31 @@ bench_fbm_height (const char *prog, int size)
   return hm;
 }
 
+/* Runs WORKER on NT threads (at most 64), the calling thread one of
+ * them: thread I gets ARGS + I * SIZE; returns when all are done. */
+static inline void
+bench_spawn (void *(*worker) (void *), void *args, size_t size, int nt)
+{
+  pthread_t th[64];
+
+  nt = nt < 64 ? nt : 64;
+  for (int i = 1; i < nt; i++)
+    pthread_create (&th[i], NULL, worker, (char *) args + (size_t) i * size);
+  worker (args);
+  for (int i = 1; i < nt; i++)
+    pthread_join (th[i], NULL);
+}
+
+/* The calling thread's CPU time in seconds. */
+static inline double
+bench_thread_cpu_s (void)
+{
+  struct timespec t;
+
+  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
+  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
+}
+
 typedef struct
 {
   void (*fn) (void *, int, int);
@@ -74,13 +100,8 @@ static inline int
 bench_pool_parallel (void *ctx, int n, int grain, void (*fn) (void *, int, int), void *user)
 {
   BenchPool p = { fn, user, n, grain, 0, *(int *) ctx, PTHREAD_MUTEX_INITIALIZER };
-  pthread_t th[64];
 
-  for (int i = 1; i < p.nt && i < 64; i++)
-    pthread_create (&th[i], NULL, bench_pool_worker, &p);
-  bench_pool_worker (&p);
-  for (int i = 1; i < p.nt && i < 64; i++)
-    pthread_join (th[i], NULL);
+  bench_spawn (bench_pool_worker, &p, 0, p.nt);
   return 0;
 }
 

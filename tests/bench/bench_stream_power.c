@@ -91,20 +91,11 @@ typedef struct
 /* The worker a thread is in a call as (NULL outside calls). */
 static _Thread_local TimedWorker *thread_worker;
 
-static double
-thread_cpu_s (void)
-{
-  struct timespec t;
-
-  clock_gettime (CLOCK_THREAD_CPUTIME_ID, &t);
-  return (double) t.tv_sec + 1e-9 * (double) t.tv_nsec;
-}
-
 static void
 timed_phase (void *ctx, int phase)
 {
   Timed *t = ctx;
-  double c = thread_cpu_s ();
+  double c = bench_thread_cpu_s ();
 
   bool main = pthread_equal (pthread_self (), t->main);
 
@@ -142,12 +133,12 @@ static void *
 timed_worker (void *arg)
 {
   TimedWorker *w = arg;
-  double t0 = thread_cpu_s ();
+  double t0 = bench_thread_cpu_s ();
 
   thread_worker = w;
   bench_pool_worker (w->pool);
   thread_worker = NULL;
-  w->cpu = thread_cpu_s () - t0;
+  w->cpu = bench_thread_cpu_s () - t0;
   return NULL;
 }
 
@@ -157,22 +148,17 @@ timed_parallel (void *ctx, int n, int grain, void (*fn) (void *, int, int), void
   Timed *t = ctx;
   BenchPool p = { fn, user, n, grain, 0, t->threads, PTHREAD_MUTEX_INITIALIZER };
   TimedWorker wk[64];
-  pthread_t th[64];
   int nt = t->threads < 64 ? t->threads : 64, busiest = 0;
   double most = 0.0, marked = 0.0;
 
   for (int i = 0; i < nt; i++)
     wk[i] = (TimedWorker) { &p, 0.0, { 0 } };
-  for (int i = 1; i < nt; i++)
-    pthread_create (&th[i], NULL, timed_worker, &wk[i]);
   t->last_phase = -1;
-  t->call_start = thread_cpu_s ();
-  timed_worker (&wk[0]);
-  for (int i = 1; i < nt; i++)
-    pthread_join (th[i], NULL);
+  t->call_start = bench_thread_cpu_s ();
+  bench_spawn (timed_worker, wk, sizeof wk[0], nt);
   /* What the main thread did in the call since its last mark is not its
    * own serial time. */
-  t->main_in_calls += thread_cpu_s () - (thread_mark > t->call_start ? thread_mark : t->call_start);
+  t->main_in_calls += bench_thread_cpu_s () - (thread_mark > t->call_start ? thread_mark : t->call_start);
   if (t->last_phase >= 0)
     {
       /* The wait for the last thread, in the call's phase. */
@@ -214,7 +200,7 @@ run (const double *z0, int size, int threads, int steps, double prev_ms)
   memcpy (z, z0, sizeof (double) * n);
   c0 = tg_cpu_s ();
   t0 = tg_wall_s ();
-  thread_mark = thread_cpu_s ();
+  thread_mark = bench_thread_cpu_s ();
   timed.wall_mark = t0;
   if (tg__sp_run (&o, &p, size, size, 8192.0 / (size - 1), z, NULL, &out) != 0)
     die ("run", NULL);

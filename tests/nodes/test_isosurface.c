@@ -124,6 +124,21 @@ mesh_hash (const TgMesh *m)
   return tg_hasher_finish (&h);
 }
 
+/* A and B are the same bytes, and A's first chunk one closed surface of
+ * genus 0; returns whether all of that held. */
+static bool
+same_closed_mesh (const TgMesh *a, const TgMesh *b)
+{
+  TgHash ha = mesh_hash (a), hb = mesh_hash (b);
+  Topo t = topo (&a->chunks[0]);
+  bool same = ha.a == hb.a && ha.b == hb.b;
+
+  TG_CHECK (same);
+  TG_CHECK_INT_EQ (t.bad_edges, 0);
+  TG_CHECK_INT_EQ (t.v - t.e + t.f, 2);
+  return same && t.bad_edges == 0 && t.v - t.e + t.f == 2;
+}
+
 /* --- graphs ---------------------------------------------------------------------------- */
 
 static TgGraph *
@@ -394,17 +409,9 @@ test_skipping_samples_less_same_bytes (void)
   TG_CHECK_INT_EQ (calls_all, 64LL * 33 * 33 * 33);
   TG_CHECK_MSG (calls_skip * 3 < calls_all, "skipping sampled %lld of %lld", calls_skip,
                 calls_all);
-  if (a && b)
-    {
-      TgHash ha = mesh_hash (a), hb = mesh_hash (b);
-      Topo t = topo (&a->chunks[0]);
-
-      TG_CHECK (ha.a == hb.a && ha.b == hb.b);
-      TG_CHECK_INT_EQ (t.bad_edges, 0);
-      TG_CHECK_INT_EQ (t.v - t.e + t.f, 2);
-      /* Many blocks meet on this sphere; no crossing is made twice. */
-      TG_CHECK_INT_EQ (unique_positions (&a->chunks[0]), a->chunks[0].n_vertices);
-    }
+  if (a && b && same_closed_mesh (a, b))
+    /* Many blocks meet on this sphere; no crossing is made twice. */
+    TG_CHECK_INT_EQ (unique_positions (&a->chunks[0]), a->chunks[0].n_vertices);
   tg_mesh_free (a);
   tg_mesh_free (b);
 }
@@ -440,14 +447,7 @@ test_skipping_gradient_same_bytes (void)
   TG_CHECK_MSG (sa.evaluations * 3 < sb.evaluations, "skipping sampled %lld of %lld",
                 (long long) sa.evaluations, (long long) sb.evaluations);
   if (a && b)
-    {
-      TgHash ha = mesh_hash (a), hb = mesh_hash (b);
-      Topo t = topo (&a->chunks[0]);
-
-      TG_CHECK (ha.a == hb.a && ha.b == hb.b);
-      TG_CHECK_INT_EQ (t.bad_edges, 0);
-      TG_CHECK_INT_EQ (t.v - t.e + t.f, 2);
-    }
+    same_closed_mesh (a, b);
   tg_mesh_free (a);
   tg_mesh_free (b);
 }
