@@ -39,6 +39,21 @@
  * result depends on the whole world, so its apron is the world (cut at
  * the edge): a tile computes the world and keeps its window.
  *
+ * Mask: the optional loose-material mask (0..1) says how much of a sample
+ * takes part in the slide.  A pair moves what it would without one, cut
+ * to the mask of the cell the material leaves times that amount, plus the
+ * scree lying on that cell (how far it is above where it started): 0 is
+ * bedrock, which sheds only scree that fell on it and never sinks below
+ * where it started; 1 sheds as without a mask (a mask of 1 gives the
+ * unmasked bytes; see pair_masked).  Both cells of a pair compute the
+ * same cut, so the volume is still conserved.  The masked passes run the
+ * same vector code on every ISA (thermal_row_masked_body), so every
+ * kernel gives the same bytes.  Converge mode's pyramid takes the loosest
+ * fine sample for a coarse one, and a coarse level's change that would
+ * lower a fine sample is cut by its mask; its stop test is unchanged: a
+ * pass that changes nothing, and pairs whose material cannot move change
+ * nothing, so only slopes on loose ground (or scree) hold it going.
+ *
  * Either mode stops early at the first pass that changes no sample it
  * updates: an updated sample depends only on the samples around it one
  * pass before, so once the updated window is a fixed point every later
@@ -114,6 +129,10 @@ static const TgParamDesc thermal_params[] = {
 static const TgPortDesc thermal_inputs[] = {
   { .name = "height", .type = TG_TYPE_HEIGHT, .label = N_("Height"),
     .help = N_("Terrain to erode") },
+  { .name = "mask", .type = TG_TYPE_MASK, .label = N_("Loose material"), .optional = true,
+    .help = N_("How much of each sample is loose and slides: 0 is bedrock, which stays and "
+               "sheds only the scree that falls on it, 1 slides fully (1 everywhere when "
+               "unlinked)") },
 };
 
 static const TgPortDesc thermal_outputs[] = {
@@ -191,6 +210,52 @@ cell_update (float h, float w, float e, float n, float s, float nw, float ne, fl
   return h - (k->k1 * s1 + k->k2 * s2);
 }
 
+/* With a loose-material mask, material leaves a cell as its mask allows
+ * and, besides, the scree lying on it: a pair's term E (pair_excess) is
+ * cut to min (|E|, M |E| + S) with E's sign, M and S the mask and scree
+ * depth of the cell the material leaves (mine, MS and SS, when I shed:
+ * D > B; else the neighbour's, MN and SN).  Seen from the neighbour the
+ * difference is -D, E exactly its negation and the cell chosen the same,
+ * so the pair's two cells still see exactly opposite terms and the
+ * volume is conserved.  A cell of mask 0 sheds at most its scree depth
+ * per pair, and its pairs weigh 4 k1 + 4 k2 = 6/7 x strength < 1 in all,
+ * so it never sinks below where it started: bedrock stays, and scree that
+ * falls on it slides on.  With M = 1 the cut is |E| itself (|E| <= |E| +
+ * S), so a mask of 1 gives the unmasked bits. */
+static inline float
+pair_masked (float d, float t, float b, float ms, float ss, float mn, float sn)
+{
+  float e = pair_excess (d, t, b), a = fabsf (e);
+  bool shed = d > b;
+  float g = (shed ? ms : mn) * a + (shed ? ss : sn);
+
+  return copysignf (a < g ? a : g, e);
+}
+
+/* Scree depth: height H over its height before the passes H0, or 0. */
+static inline float
+scree_of (float h, float h0)
+{
+  float s = h - h0;
+
+  return s > 0.0f ? s : 0.0f;
+}
+
+/* cell_update with a mask: HV my height and my neighbours' (in
+ * cell_update's order), MV their masks, SV their scree depths
+ * (scree_of), the sums in cell_update's order. */
+static inline float
+cell_update_masked (const float hv[9], const float mv[9], const float sv[9], const ThermalCoef *k)
+{
+  /* [0] me, then w, e, n, s, nw, ne, sw, se. */
+  float h = hv[0], m = mv[0], sc = sv[0];
+#define PM(q, t, b) pair_masked (h - hv[q], k->t, k->b, m, sc, mv[q], sv[q])
+  float s1 = ((PM (1, t1, b1) + PM (2, t1, b1)) + PM (3, t1, b1)) + PM (4, t1, b1);
+  float s2 = ((PM (5, t2, b2) + PM (6, t2, b2)) + PM (7, t2, b2)) + PM (8, t2, b2);
+#undef PM
+  return h - (k->k1 * s1 + k->k2 * s2);
+}
+
 /* 8-float vectors through GCC's vector extension: plain IEEE operations
  * that the baseline build splits into SSE halves and the AVX2 build runs
  * whole.  The helpers are always inlined, so no vector ever crosses a
@@ -258,6 +323,120 @@ thermal_row_generic (const float *up, const float *mid, const float *dn, float *
 {
   thermal_row_body (up, mid, dn, out, x0, x1, k);
 }
+
+/* Rows of a map, of its mask and of the map before the passes: above,
+ * the row itself, below. */
+typedef struct
+{
+  const float *up, *mid, *dn;
+  const float *mup, *mmid, *mdn;
+  const float *oup, *omid, *odn;
+} MaskedRows;
+
+V8_INLINE V8
+v_select (V8i c, V8 a, V8 b)
+{
+  return (V8) (((V8i) a & c) | ((V8i) b & ~c));
+}
+
+V8_INLINE V8
+v_scree (V8 h, V8 h0)
+{
+  V8 s = h - h0, zero = v_splat (0.0f);
+
+  return v_select (s > zero, s, zero);
+}
+
+/* pair_masked, 8 at a time: the same operations (fabsf and copysignf as
+ * the sign bit cleared and copied). */
+V8_INLINE V8
+v_pair_masked (V8 d, V8 t, V8 bd, V8 ms, V8 ss, V8 mn, V8 sn)
+{
+  V8i sign = (V8i) v_splat (-0.0f), shed = d > bd;
+  V8 e = v_pair_excess (d, t, bd), a = (V8) ((V8i) e & ~sign);
+  V8 g = v_select (shed, ms, mn) * a + v_select (shed, ss, sn);
+  V8 f = v_select (a < g, a, g);
+
+  return (V8) (((V8i) f & ~sign) | ((V8i) e & sign));
+}
+
+/* The masked pair term of cells H (mask M, scree S) with the neighbours
+ * at P (their masks at MP, their heights before the passes at OP). */
+V8_INLINE V8
+v_pair_at (V8 h, V8 m, V8 s, const float *p, const float *mp, const float *op, V8 t, V8 b)
+{
+  V8 hn = v_load (p);
+
+  return v_pair_masked (h - hn, t, b, m, s, v_load (mp), v_scree (hn, v_load (op)));
+}
+
+/* cell_update_masked over cells [X0, X1) of a row whose neighbours all
+ * exist, 8 at a time, then one at a time: the same operations in the
+ * same order, so every build of it (generic, AVX2, AVX-512) gives the
+ * same bits. */
+V8_INLINE void
+thermal_row_masked_body (const MaskedRows *r, float *restrict out, int x0, int x1,
+                         const ThermalCoef *k)
+{
+  const float *up = r->up, *mid = r->mid, *dn = r->dn;
+  const float *mup = r->mup, *mmid = r->mmid, *mdn = r->mdn;
+  const float *oup = r->oup, *omid = r->omid, *odn = r->odn;
+  V8 t1 = v_splat (k->t1), t2 = v_splat (k->t2), k1 = v_splat (k->k1), k2 = v_splat (k->k2);
+  V8 b1 = v_splat (k->b1), b2 = v_splat (k->b2);
+  int x = x0;
+
+  for (; x + 8 <= x1; x += 8)
+    {
+      V8 h = v_load (mid + x), m = v_load (mmid + x), sc = v_scree (h, v_load (omid + x));
+#define PM(row, mrow, orow, dx, t, b)                                                           \
+  v_pair_at (h, m, sc, (row) + x + (dx), (mrow) + x + (dx), (orow) + x + (dx), t, b)
+      V8 s1 = ((PM (mid, mmid, omid, -1, t1, b1) + PM (mid, mmid, omid, 1, t1, b1))
+               + PM (up, mup, oup, 0, t1, b1))
+              + PM (dn, mdn, odn, 0, t1, b1);
+      V8 s2 = ((PM (up, mup, oup, -1, t2, b2) + PM (up, mup, oup, 1, t2, b2))
+               + PM (dn, mdn, odn, -1, t2, b2))
+              + PM (dn, mdn, odn, 1, t2, b2);
+#undef PM
+      V8 res = h - (k1 * s1 + k2 * s2);
+      memcpy (out + x, &res, sizeof res);
+    }
+  for (; x < x1; x++)
+    {
+      float hv[9] = { mid[x], mid[x - 1], mid[x + 1], up[x], dn[x],
+                      up[x - 1], up[x + 1], dn[x - 1], dn[x + 1] };
+      float mv[9] = { mmid[x], mmid[x - 1], mmid[x + 1], mup[x], mdn[x],
+                      mup[x - 1], mup[x + 1], mdn[x - 1], mdn[x + 1] };
+      float ov[9] = { omid[x], omid[x - 1], omid[x + 1], oup[x], odn[x],
+                      oup[x - 1], oup[x + 1], odn[x - 1], odn[x + 1] };
+      float sv[9];
+      for (int q = 0; q < 9; q++)
+        sv[q] = scree_of (hv[q], ov[q]);
+      out[x] = cell_update_masked (hv, mv, sv, k);
+    }
+}
+
+static void
+thermal_row_masked_generic (const MaskedRows *r, float *out, int x0, int x1, const ThermalCoef *k)
+{
+  thermal_row_masked_body (r, out, x0, x1, k);
+}
+
+#ifdef TG__EROSION_HAVE_X86
+/* The same code for the AVX2 and AVX-512 machines: plain IEEE operations
+ * (and no contraction: -ffp-contract=off), so the same bits as the
+ * generic build. */
+__attribute__ ((target ("avx2"))) static void
+thermal_row_masked_avx2 (const MaskedRows *r, float *out, int x0, int x1, const ThermalCoef *k)
+{
+  thermal_row_masked_body (r, out, x0, x1, k);
+}
+
+__attribute__ ((target ("avx512f,avx512dq,avx512vl"))) static void
+thermal_row_masked_avx512 (const MaskedRows *r, float *out, int x0, int x1, const ThermalCoef *k)
+{
+  thermal_row_masked_body (r, out, x0, x1, k);
+}
+#endif
 
 typedef struct
 {
@@ -689,6 +868,13 @@ map_is_tame (const float *map, size_t n)
 
 /* --- passes, several per trip through memory ------------------------------ */
 
+/* The loose-material mask of a run of passes: LOOSE (w x h, 0..1) and the
+ * map before the passes ORIG (scree is what lies above it). */
+typedef struct
+{
+  const float *loose, *orig;
+} ThermalMask;
+
 enum
 {
   ISA_GENERIC,
@@ -755,6 +941,7 @@ typedef struct
   int band_rows; /* rows per band */
   PassWin win[THERMAL_BLOCK_MAX + 1]; /* [j]: the block's pass j (1..K) */
   ThermalCoef k;
+  const ThermalMask *mask; /* NULL: every sample fully loose */
   int isa;
   bool tame; /* the vector sweeps may take the three-operation pair term */
   unsigned char *changed; /* [tile]: the block's last pass changed a sample there */
@@ -790,6 +977,70 @@ edge_cell (const float *up, const float *mid, const float *dn, int w, int x, con
                       dn && wv ? dn[x - 1] : h, dn && ev ? dn[x + 1] : h, k);
 }
 
+/* edge_cell with a mask (R's rows); an absent neighbour reads as my own
+ * height, mask and scree (a zero term). */
+static float
+edge_cell_masked (const MaskedRows *r, int w, int x, const ThermalCoef *k)
+{
+  const float *up = r->up, *mid = r->mid, *dn = r->dn;
+  bool wv = x > 0, ev = x < w - 1;
+  int xw = wv ? x - 1 : x, xe = ev ? x + 1 : x;
+  /* Each neighbour as (row, column), or me where it is absent. */
+  const float *rows[9] = { mid, mid, mid, up ? up : mid, dn ? dn : mid,
+                           up && wv ? up : mid, up && ev ? up : mid,
+                           dn && wv ? dn : mid, dn && ev ? dn : mid };
+  const float *mrows[9] = { r->mmid, r->mmid, r->mmid, up ? r->mup : r->mmid, dn ? r->mdn : r->mmid,
+                            up && wv ? r->mup : r->mmid, up && ev ? r->mup : r->mmid,
+                            dn && wv ? r->mdn : r->mmid, dn && ev ? r->mdn : r->mmid };
+  const float *orows[9] = { r->omid, r->omid, r->omid, up ? r->oup : r->omid, dn ? r->odn : r->omid,
+                            up && wv ? r->oup : r->omid, up && ev ? r->oup : r->omid,
+                            dn && wv ? r->odn : r->omid, dn && ev ? r->odn : r->omid };
+  int cols[9] = { x, xw, xe, x, x, up && wv ? x - 1 : x, up && ev ? x + 1 : x,
+                  dn && wv ? x - 1 : x, dn && ev ? x + 1 : x };
+  float hv[9], mv[9], sv[9];
+
+  for (int q = 0; q < 9; q++)
+    {
+      hv[q] = rows[q][cols[q]];
+      mv[q] = mrows[q][cols[q]];
+      sv[q] = scree_of (hv[q], orows[q][cols[q]]);
+    }
+  return cell_update_masked (hv, mv, sv, k);
+}
+
+/* Cells [UX0, UX1) of row Y of a pass with a mask: the edge cells one at
+ * a time, the others through the ISA's build of the masked row. */
+static void
+masked_row (const BlockJob *job, const float *up, const float *mid, const float *dn, float *out,
+            int y, int ux0, int ux1)
+{
+  int w = job->w;
+  const float *mmid = job->mask->loose + (size_t) y * w, *omid = job->mask->orig + (size_t) y * w;
+  MaskedRows r = { up, mid, dn,
+                   up ? mmid - w : NULL, mmid, dn ? mmid + w : NULL,
+                   up ? omid - w : NULL, omid, dn ? omid + w : NULL };
+  int x0 = ux0 > 1 ? ux0 : 1, x1 = ux1 < w - 1 ? ux1 : w - 1;
+
+  if (up == NULL || dn == NULL || x1 <= x0)
+    {
+      for (int x = ux0; x < ux1; x++)
+        out[x] = edge_cell_masked (&r, w, x, &job->k);
+      return;
+    }
+  if (ux0 == 0)
+    out[0] = edge_cell_masked (&r, w, 0, &job->k);
+  if (ux1 == w)
+    out[w - 1] = edge_cell_masked (&r, w, w - 1, &job->k);
+#ifdef TG__EROSION_HAVE_X86
+  if (job->isa == ISA_AVX512)
+    thermal_row_masked_avx512 (&r, out, x0, x1, &job->k);
+  else if (job->isa == ISA_AVX2)
+    thermal_row_masked_avx2 (&r, out, x0, x1, &job->k);
+  else
+#endif
+    thermal_row_masked_generic (&r, out, x0, x1, &job->k);
+}
+
 /* Columns [CX0, CX1) of row Y of the block's pass J from the rows UP,
  * MID, DN (NULL beyond the world) of the map before it, into OUT.
  * Samples the pass does not update are carried over (no updated sample
@@ -819,7 +1070,12 @@ level_row (const BlockJob *job, int j, Level *lv, const float *up, const float *
     memcpy (out + ux1, mid + ux1, sizeof (float) * (size_t) (cx1 - ux1));
   cx0 = ux0; /* from here: the samples still to compare with MID */
   cx1 = ux1;
-  if ((up == NULL && dn == NULL) || (!wide && (up == NULL || dn == NULL)))
+  if (job->mask)
+    {
+      masked_row (job, up, mid, dn, out, y, ux0, ux1);
+      lv->have_up = false;
+    }
+  else if ((up == NULL && dn == NULL) || (!wide && (up == NULL || dn == NULL)))
     {
       for (int x = ux0; x < ux1; x++)
         out[x] = edge_cell (up, mid, dn, w, x, &job->k);
@@ -1126,13 +1382,13 @@ thermal_coef (const ThermalParams *p, double cell, double hm)
 }
 
 /* Up to PASSES passes over the W x H map in *PA (*PB: scratch of the same
- * size).  OPEN[0..3] (west, north, east, south): the side is an apron
+ * size), with MASK or none.  OPEN[0..3] (west, north, east, south): the side is an apron
  * side, whose updated window shrinks a cell a pass; the others are the
  * world's closed edge.  Stops after the first pass that changed nothing;
  * *PA ends holding the result (the two may swap). */
 static int
-run_passes (TgEvalCtx *c, const ThermalCoef *k, float **pa, float **pb, int w, int h,
-            const bool open[4], int passes)
+run_passes (TgEvalCtx *c, const ThermalCoef *k, const ThermalMask *mask, float **pa, float **pb,
+            int w, int h, const bool open[4], int passes)
 {
   float *a = *pa, *b = *pb;
   int rc = 0, block, tiles;
@@ -1149,6 +1405,7 @@ run_passes (TgEvalCtx *c, const ThermalCoef *k, float **pa, float **pb, int w, i
   job.bands = (h + job.band_rows - 1) / job.band_rows;
   tiles = job.strips * job.bands;
   job.k = *k;
+  job.mask = mask;
   job.isa = thermal_isa ();
   block = thermal_block (job.isa);
   job.kmax = block < passes ? block : passes;
@@ -1247,15 +1504,40 @@ mg_restrict (const float *f, int fw, int fh, float *cmap, int cw, int ch)
       }
 }
 
+/* Coarse mask sample (i, j): the loosest of the fine samples around
+ * (2i, 2j), so a coarse level moves the loose ground at full pace (the
+ * fine level's mask holds bedrock back, see mg_prolong). */
+static void
+mg_restrict_max (const float *f, int fw, int fh, float *cmap, int cw, int ch)
+{
+  for (int j = 0; j < ch; j++)
+    for (int i = 0; i < cw; i++)
+      {
+        float m = 0.0f;
+        for (int dy = -1; dy <= 1; dy++)
+          {
+            int y = 2 * j + dy < 0 ? 0 : 2 * j + dy >= fh ? fh - 1 : 2 * j + dy;
+            for (int dx = -1; dx <= 1; dx++)
+              {
+                int x = 2 * i + dx < 0 ? 0 : 2 * i + dx >= fw ? fw - 1 : 2 * i + dx;
+                m = f[(size_t) y * fw + x] > m ? f[(size_t) y * fw + x] : m;
+              }
+          }
+        cmap[(size_t) j * cw + i] = m;
+      }
+}
+
 /* START = IN + the coarse level's change (EC - IC, bilinear; fine sample
- * x sits at coarse x / 2), its volume put back: interpolation weighs
+ * x sits at coarse x / 2), a loss times MASK (the fine level's, when there
+ * is one: the coarse level's mask is a mean, which would let bedrock near
+ * loose ground shed; scree may land anywhere), its volume put back: interpolation weighs
  * coarse samples on the world's edge less than inner ones, so the sum
  * drifts by what crossed to or from the edge; the drift is taken back
  * where material moved, in proportion to how much, and flat ground stays
  * exactly as it was.  The passes after conserve the rest. */
 static void
-mg_prolong (const float *in, int fw, int fh, const float *ec, const float *ic, int cw, int ch,
-            float *start)
+mg_prolong (const float *in, const float *mask, int fw, int fh, const float *ec, const float *ic,
+            int cw, int ch, float *start)
 {
   double drift = 0.0, moved = 0.0;
 
@@ -1270,6 +1552,8 @@ mg_prolong (const float *in, int fw, int fh, const float *ec, const float *ic, i
                              + ((double) ec[b + i0] - ic[b + i0])
                              + ((double) ec[b + i1] - ic[b + i1]));
           size_t k = (size_t) y * fw + x;
+          if (mask && d < 0.0)
+            d *= mask[k];
           start[k] = (float) ((double) in[k] + d);
           drift += (double) start[k] - in[k];
           moved += fabs ((double) start[k] - in[k]);
@@ -1287,14 +1571,15 @@ mg_prolong (const float *in, int fw, int fh, const float *ec, const float *ic, i
 /* Converge mode over the whole world in *PA (W x H at cell CELL; *PB
  * scratch), as above. */
 static int
-converge_world (TgEvalCtx *c, const ThermalParams *p, double cell, double hm, float **pa,
-                float **pb, int w, int h, int passes)
+converge_world (TgEvalCtx *c, const ThermalParams *p, double cell, double hm,
+                const ThermalMask *mask, float **pa, float **pb, int w, int h, int passes)
 {
   static const bool closed[4] = { false, false, false, false };
   int lw[THERMAL_MG_LEVELS], lh[THERMAL_MG_LEVELS], n = 1, rc = 0;
   float *lin[THERMAL_MG_LEVELS] = { 0 }; /* each level's input; [0] is *PA's copy */
   float *ea = NULL, *eb = NULL;          /* the level below's result and scratch */
   ThermalCoef k;
+  ThermalMask lm;
 
   lw[0] = w;
   lh[0] = h;
@@ -1308,16 +1593,24 @@ converge_world (TgEvalCtx *c, const ThermalParams *p, double cell, double hm, fl
   if (n == 1)
     {
       k = thermal_coef (p, cell, hm);
-      return run_passes (c, &k, pa, pb, w, h, closed, passes);
+      return run_passes (c, &k, mask, pa, pb, w, h, closed, passes);
     }
+  /* A level above 0 holds its input, its two working maps and, with a
+   * mask, its mask (the 1-2-1 mean of the finer one, as the heights). */
   for (int l = 0; l < n && rc == 0; l++)
-    if (!(lin[l] = malloc (sizeof (float) * (size_t) lw[l] * (size_t) lh[l] * (l > 0 ? 3 : 1))))
+    if (!(lin[l] = malloc (sizeof (float) * (size_t) lw[l] * (size_t) lh[l]
+                           * (l > 0 ? (mask ? 4 : 3) : 1))))
       rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d working map", lw[l], lh[l]);
   if (rc == 0)
     {
       memcpy (lin[0], *pa, sizeof (float) * (size_t) w * (size_t) h);
       for (int l = 1; l < n; l++)
-        mg_restrict (lin[l - 1], lw[l - 1], lh[l - 1], lin[l], lw[l], lh[l]);
+        {
+          mg_restrict (lin[l - 1], lw[l - 1], lh[l - 1], lin[l], lw[l], lh[l]);
+          if (mask)
+            mg_restrict_max (l == 1 ? mask->loose : lin[l - 1] + 3 * (size_t) lw[l - 1] * lh[l - 1],
+                         lw[l - 1], lh[l - 1], lin[l] + 3 * (size_t) lw[l] * lh[l], lw[l], lh[l]);
+        }
     }
   /* Level l's two working maps live after its input (levels above 0) or
    * are *PA and *PB (level 0). */
@@ -1328,9 +1621,13 @@ converge_world (TgEvalCtx *c, const ThermalParams *p, double cell, double hm, fl
       if (l == n - 1)
         memcpy (a, lin[l], sizeof (float) * m);
       else
-        mg_prolong (lin[l], lw[l], lh[l], ea, lin[l + 1], lw[l + 1], lh[l + 1], a);
+        mg_prolong (lin[l], !mask ? NULL : l > 0 ? lin[l] + 3 * m : mask->loose, lw[l], lh[l], ea,
+                    lin[l + 1], lw[l + 1], lh[l + 1], a);
       k = thermal_coef (p, cell * (double) (1 << l), hm);
-      rc = run_passes (c, &k, &a, &b, lw[l], lh[l], closed, passes);
+      /* Scree is new against the level's own input. */
+      lm.loose = !mask ? NULL : l > 0 ? lin[l] + 3 * m : mask->loose;
+      lm.orig = lin[l];
+      rc = run_passes (c, &k, mask ? &lm : NULL, &a, &b, lw[l], lh[l], closed, passes);
       ea = a;
       eb = b;
       if (l == 0)
@@ -1351,11 +1648,12 @@ thermal_eval (TgEvalCtx *c)
   const ThermalParams *p = tg_eval_params (c);
   const TgRegion *r = tg_eval_region (c);
   const TgWorld *world = tg_eval_world (c);
-  const TgValue *in = tg_eval_input (c, 0);
+  const TgValue *in = tg_eval_input (c, 0), *mk = tg_eval_input (c, 1);
   int passes = thermal_passes (p, r->cell);
   TgRegion grown = tg_region_grow (r, thermal_apron (p, r->cell)), work = tg_region_clip (&grown);
   int rc = 0;
   float *a, *b, *base;
+  ThermalMask mask = { 0 };
   FinishJob fin;
   double hm = world->height_m > 0.0 ? world->height_m : 1.0;
   bool open[4];
@@ -1364,8 +1662,10 @@ thermal_eval (TgEvalCtx *c)
    * engine asks the input for (TG_NODE_APRON_IN_WORLD). */
   if ((rc = tg__check_grid_input (c, in, "height", &work)) < 0)
     return rc;
+  if (mk && (rc = tg__check_grid_input (c, mk, "mask", &work)) < 0)
+    return rc;
 
-  base = a = malloc (sizeof (float) * 2 * (size_t) work.width * (size_t) work.height);
+  base = a = malloc (sizeof (float) * (mk ? 4 : 2) * (size_t) work.width * (size_t) work.height);
   if (!a)
     return tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d working map", work.width,
                          work.height);
@@ -1373,17 +1673,35 @@ thermal_eval (TgEvalCtx *c)
   for (int j = 0; j < work.height; j++)
     memcpy (a + (size_t) j * work.width, tg__grid_row (in, &work, j),
             sizeof (float) * (size_t) work.width);
+  if (mk)
+    {
+      /* The mask clamped to 0..1, NaN as 0 (bedrock), and the input
+       * kept, to tell new scree by. */
+      size_t n = (size_t) work.width * (size_t) work.height;
+      float *loose = b + n, *orig = b + 2 * n;
+      for (int j = 0; j < work.height; j++)
+        {
+          const float *src = tg__grid_row (mk, &work, j);
+          float *dst = loose + (size_t) j * work.width;
+          for (int i = 0; i < work.width; i++)
+            dst[i] = src[i] > 0.0f ? (src[i] < 1.0f ? src[i] : 1.0f) : 0.0f;
+        }
+      memcpy (orig, a, sizeof (float) * n);
+      mask.loose = loose;
+      mask.orig = orig;
+    }
 
   open[0] = work.col0 > 0;
   open[1] = work.row0 > 0;
   open[2] = work.col0 + work.width < r->full_w;
   open[3] = work.row0 + work.height < r->full_h;
   if (p->mode == MODE_CONVERGE && !open[0] && !open[1] && !open[2] && !open[3])
-    rc = converge_world (c, p, r->cell, hm, &a, &b, work.width, work.height, passes);
+    rc = converge_world (c, p, r->cell, hm, mk ? &mask : NULL, &a, &b, work.width, work.height,
+                         passes);
   else
     {
       ThermalCoef k = thermal_coef (p, r->cell, hm);
-      rc = run_passes (c, &k, &a, &b, work.width, work.height, open, passes);
+      rc = run_passes (c, &k, mk ? &mask : NULL, &a, &b, work.width, work.height, open, passes);
     }
   if (rc < 0)
     {
@@ -1410,15 +1728,28 @@ thermal_eval (TgEvalCtx *c)
 }
 
 /* Two maps over the input's window cut at the world's edge (a pass reads
- * one and writes the other); converge mode's pyramid adds a copy of the
- * input and three maps per coarser level (under one map in all). */
+ * one and writes the other), and with a mask its clamped copy and the
+ * input kept (counted whether or not one is linked: the query does not
+ * say); converge mode's pyramid
+ * adds a copy of the input and three maps per coarser level (under one
+ * map in all), and a mask per coarser level (under a third of one).  And
+ * a block's scratch (block_tiles: the levels' rings and pair rows, a row
+ * as wide as the window; 2.4 MB at 2049 samples, 4.7 MB at 4097), counted
+ * once: the query does not know the thread count, and each thread takes
+ * one. */
 static void
 thermal_memory (TgMemQuery *q)
 {
   const ThermalParams *p = q->params;
   TgRegion work = tg_region_clip (q->input);
+  uint64_t map = tg_region_samples (&work) * sizeof (float);
+  int passes = thermal_passes (p, q->region->cell);
+  int kmax = passes < THERMAL_BLOCK_DEFAULT ? passes : THERMAL_BLOCK_DEFAULT;
 
-  q->work += (p->mode == MODE_CONVERGE ? 4 : 2) * tg_region_samples (&work) * sizeof (float);
+  q->work += (p->mode == MODE_CONVERGE ? 4 : 2) * map + 2 * map
+             + (p->mode == MODE_CONVERGE ? map / 3 : 0);
+  if (kmax > 0)
+    q->work += sizeof (float) * block_pitch (work.width) * block_scratch_rows (kmax);
 }
 
 static const TgNodeDesc thermal_desc = {
