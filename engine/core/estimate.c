@@ -276,12 +276,15 @@ walk_job (Walk *w, int j)
       return 0;
     }
   in_r = tg__input_region (ev, node, &region);
+  memset (&q, 0, sizeof q);
   for (int k = 0; k < d->n_inputs; k++)
     {
       int ij = input_job (w, node, k, &in_r);
       const TgLink *link;
       if (ij < 0)
         continue;
+      if (k < 64)
+        q.linked |= UINT64_C (1) << k;
       /* A window not cut yet is read from the larger result. */
       ij = tg__read_job (ev, ij);
       if ((rc = walk_job (w, ij)) < 0)
@@ -311,7 +314,6 @@ walk_job (Walk *w, int j)
       if (values == 0)
         values = read_values;
     }
-  memset (&q, 0, sizeof q);
   q.params = tg__node_params (ev, node);
   q.region = &region;
   q.input = &in_r;

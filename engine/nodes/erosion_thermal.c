@@ -1728,11 +1728,10 @@ thermal_eval (TgEvalCtx *c)
 }
 
 /* Two maps over the input's window cut at the world's edge (a pass reads
- * one and writes the other), and with a mask its clamped copy and the
- * input kept (counted whether or not one is linked: the query does not
- * say); converge mode's pyramid
- * adds a copy of the input and three maps per coarser level (under one
- * map in all), and a mask per coarser level (under a third of one).  And
+ * one and writes the other), and with a mask linked its clamped copy and
+ * the input kept; converge mode's pyramid adds a copy of the input and
+ * three maps per coarser level (under one map in all), and with a mask a
+ * mask per coarser level (under a third of one).  And
  * a block's scratch (block_tiles: the levels' rings and pair rows, a row
  * as wide as the window; 2.4 MB at 2049 samples, 4.7 MB at 4097), counted
  * once: the query does not know the thread count, and each thread takes
@@ -1745,9 +1744,10 @@ thermal_memory (TgMemQuery *q)
   uint64_t map = tg_region_samples (&work) * sizeof (float);
   int passes = thermal_passes (p, q->region->cell);
   int kmax = passes < THERMAL_BLOCK_DEFAULT ? passes : THERMAL_BLOCK_DEFAULT;
+  bool mask = q->linked & 2; /* input 1 */
 
-  q->work += (p->mode == MODE_CONVERGE ? 4 : 2) * map + 2 * map
-             + (p->mode == MODE_CONVERGE ? map / 3 : 0);
+  q->work += (p->mode == MODE_CONVERGE ? 4 : 2) * map
+             + (mask ? 2 * map + (p->mode == MODE_CONVERGE ? map / 3 : 0) : 0);
   if (kmax > 0)
     q->work += sizeof (float) * block_pitch (work.width) * block_scratch_rows (kmax);
 }

@@ -54,7 +54,7 @@ expect_in "$TMP/err" "stage 0 job of a tile needs about" "the refusal names the 
 elapsed timeout 30 "$TGRAPH" eval "$DATA/talus.tgraph" --resolution 16385 -o "$TMP/talus" \
   --memory-limit 4G
 expect_rc 2 "thermal at 16385² in 4 GiB"
-expect_in "$TMP/err" "node \"talus\": needs about 5.01 GiB at 16385²; limit 4.00 GiB (--memory-limit)" \
+expect_in "$TMP/err" "node \"talus\": needs about 5.02 GiB at 16385²; limit 4.00 GiB (--memory-limit)" \
   "the refusal names the thermal node and its region"
 expect_not_in "$TMP/err" "with its apron" "the thermal node's input is the world, not more"
 awk -v s="$secs" 'BEGIN { exit !(s < 2) }' || fail "the refusal took $secs s"

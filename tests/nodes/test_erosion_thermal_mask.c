@@ -385,10 +385,41 @@ test_mask_port (void)
   TG_CHECK_INT_EQ (d->inputs[1].type, TG_TYPE_MASK);
 }
 
+/* The estimate counts the mask's working maps (its clamped copy and the
+ * input kept) only when a mask is linked: a plain thermal node is not
+ * refused memory it would never take. */
+static void
+test_mask_memory_only_when_linked (void)
+{
+  TgGraph *g = masked_graph (513);
+  TgEngineOptions opts = { .no_cache = true };
+  TgEngine *e = tg_engine_new (&opts);
+  TgMemEstimate with, without;
+  TgError err = { 0 };
+  uint64_t map = 513ull * 513 * sizeof (float);
+  int ero = tg_graph_find_node (g, "ero"), x = add_node (g, "out", "export.heightmap");
+
+  SET (g, x, "path", "h.png");
+  add_link (g, "ero", "height", "out", "height");
+  TG_CHECK_MSG (tg_engine_estimate (e, g, NULL, 0, &with, &err) == 0, "%s", err.message);
+  tg_graph_remove_link (g, tg_graph_input_link (g, ero, 1));
+  TG_CHECK_MSG (tg_engine_estimate (e, g, NULL, 0, &without, &err) == 0, "%s", err.message);
+  TG_CHECK_INT_EQ (with.node, ero);
+  TG_CHECK_INT_EQ (without.node, ero);
+  /* The mask itself held while thermal runs, and its two working maps. */
+  TG_CHECK_MSG (with.node_bytes >= without.node_bytes + 3 * map,
+                "with a mask %llu bytes, without %llu (a map %llu)",
+                (unsigned long long) with.node_bytes, (unsigned long long) without.node_bytes,
+                (unsigned long long) map);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
 int
 main (void)
 {
   TG_RUN (test_mask_port);
+  TG_RUN (test_mask_memory_only_when_linked);
   TG_RUN (test_mask_conserves_and_keeps_bedrock);
   TG_RUN (test_mask_of_one_is_no_mask);
   TG_RUN (test_mask_kernels_threads_windows_agree);

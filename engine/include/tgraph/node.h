@@ -337,6 +337,7 @@ struct TgMemQuery
    * image the engine already holds decoded reads as 0 x 0. */
   int (*image_info) (const TgMemQuery *q, const char *path, TgImage *info);
   void *priv;
+  uint64_t linked;        /* bit K: input K (K < 64) is linked and read */
   /* Preset: the grid outputs over REGION (a layers output counted as four
    * maps).  Add outputs that are not grids (meshes, instance lists). */
   uint64_t outputs;
