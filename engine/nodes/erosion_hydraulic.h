@@ -33,6 +33,7 @@ typedef struct
   float inertia;         /* share of the old direction kept per step */
   float capacity;        /* sediment capacity per unit of slope x speed x water */
   float min_slope;       /* capacity never uses a flatter slope (keeps flats eroding) */
+  float fall_slope;      /* a step that drops more (metres per metre) is a fall; 0: none is */
   float erode, deposit;  /* share of the capacity deficit / excess taken per step */
   float evaporate;       /* share of the water kept per step */
   float friction;        /* share of the squared speed kept per step */

@@ -597,6 +597,7 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
   int32_t lo = (int32_t) (uint32_t) j, hi = (int32_t) (j >> 32);
   float x, y, dx = 0.0f, dy = 0.0f, v2 = 1.0f, water = 1.0f;
   float slope_scale = s->height_scale / s->cell_m;
+  float fall_slope = s->fall_slope > 0.0f ? s->fall_slope : INFINITY;
   double sed = 0.0;
   bool left = false;
   int step, cx, cy;
@@ -663,6 +664,19 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
              + (q[stride] * (1.0f - gx2) + q[stride + 1] * gx2) * gy2;
       }
       dh = hn - hc;
+      if (-dh * slope_scale > fall_slope)
+        {
+          /* Over a cliff: the water falls, carving nothing on the way and
+           * keeping its speed (the plunge takes what the drop gives).  The
+           * brush would otherwise dig the whole drop out of the cliff
+           * foot, and the load dropped further on build a tower the next
+           * droplets fall from, each deeper: on steps of a few hundred
+           * metres the heights ran away to 1e23. */
+          water *= s->evaporate;
+          x = nx;
+          y = ny;
+          continue;
+        }
       cx = (int) (x + 0.5f);
       cy = (int) (y + 0.5f);
       {

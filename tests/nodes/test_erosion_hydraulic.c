@@ -488,6 +488,64 @@ test_hydraulic_plane_grooves (void)
   tg_graph_free (g);
 }
 
+/* Cliffs: a curve with two steps of ~150 and ~170 m over one 2 m cell.
+ * Droplets fall over them without carving (a step over 79 degrees is a
+ * fall): the brush took the whole drop out of each cliff's foot, the load
+ * laid down further on built towers the next droplets fell from, and the
+ * heights ran away to 1e23.  Now they stay within the input's range, give
+ * or take the scree at the cliff feet. */
+static void
+test_hydraulic_cliffs_stay_bounded (void)
+{
+  TgGraph *g = new_graph (1024, 1024, 513);
+  TgEngine *e = new_engine (2);
+  TgRegion r;
+  TgValue *in, *out;
+  int b, c, h;
+
+  tg_graph_world (g)->height_m = 600;
+  tg_graph_world (g)->seed = 3;
+  b = add_node (g, "base", "noise.fbm");
+  SET (g, b, "scale_m", "400");
+  SET (g, b, "octaves", "5");
+  c = add_node (g, "steps", "curve");
+  SET (g, c, "points", "0:0.1,0.45:0.15,0.46:0.6,0.6:0.62,0.61:0.9,1:1");
+  h = add_node (g, "ero", "erosion.hydraulic");
+  SET (g, h, "droplets_per_km2", "60000");
+  SET (g, h, "capacity", "24");
+  SET (g, h, "erosion", "0.45");
+  SET (g, h, "discharge_area_m2", "8000");
+  add_link (g, "base", "height", "steps", "height");
+  add_link (g, "steps", "height", "ero", "height");
+  r = world_region (g);
+  in = pull (e, g, "steps", &r);
+  out = pull (e, g, "ero", &r);
+  if (in && out)
+    {
+      size_t n = (size_t) r.width * r.height;
+      const float *a = in->data, *o = out->data;
+      float lo = a[0], hi = a[0], olo = o[0], ohi = o[0], cliff = 0.0f;
+      for (size_t i = 0; i < n; i++)
+        {
+          lo = fminf (lo, a[i]), hi = fmaxf (hi, a[i]);
+          olo = fminf (olo, o[i]), ohi = fmaxf (ohi, o[i]);
+          if (i + 1 < n && (i + 1) % (size_t) r.width)
+            cliff = fmaxf (cliff, fabsf (a[i + 1] - a[i]));
+        }
+      fprintf (stderr, "  cliffs of %.0f m: input %.1f..%.1f m, eroded %.1f..%.1f m\n",
+               cliff * 600.0f, lo * 600.0f, hi * 600.0f, olo * 600.0f, ohi * 600.0f);
+      TG_CHECK_MSG (cliff * 600.0f > 100.0f, "the input has no cliff: %.1f m", cliff * 600.0f);
+      /* Within 10 m of the input's range (the old code: -1e23..3e23). */
+      TG_CHECK_MSG (olo > lo - 10.0f / 600.0f && ohi < hi + 10.0f / 600.0f,
+                    "eroded %g..%g m, input %g..%g m", olo * 600.0, ohi * 600.0, lo * 600.0,
+                    hi * 600.0);
+    }
+  tg_value_unref (in);
+  tg_value_unref (out);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
 static void
 test_hydraulic_few_pits (void)
 {
@@ -918,6 +976,7 @@ main (void)
   TG_RUN (test_hydraulic_resolution);
   TG_RUN (test_hydraulic_params);
   TG_RUN (test_hydraulic_tiled_equals_whole);
+  TG_RUN (test_hydraulic_cliffs_stay_bounded);
   TG_RUN (test_hydraulic_few_pits);
   TG_RUN (test_hydraulic_plane_grooves);
   TG_RUN (test_hydraulic_drainage_neutral);
