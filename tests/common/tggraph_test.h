@@ -4,6 +4,7 @@
 #ifndef TGGRAPH_TEST_H
 #define TGGRAPH_TEST_H
 
+#include <stdint.h>
 #include <string.h>
 
 #include <tgraph/tgraph.h>
@@ -100,6 +101,43 @@ static inline float
 at (const TgValue *v, int i, int j)
 {
   return tg_value_row (v, j)[i];
+}
+
+/* Output PORT of node ID over R (NULL, the test failed, on an error). */
+static inline TgValue *
+pull_port (TgEngine *e, TgGraph *g, const char *id, int port, const TgRegion *r)
+{
+  TgError err = { 0 };
+  TgValue *v = NULL;
+  int rc = tg_engine_pull (e, g, tg_graph_find_node (g, id), port, r, NULL, &v, NULL, &err);
+
+  TG_CHECK_MSG (rc == 0, "pull %s.%d: %s: %s", id, port, err.path, err.message);
+  return rc == 0 ? v : NULL;
+}
+
+/* The sum of a map's samples. */
+static inline double
+sum_of (const TgValue *v)
+{
+  double s = 0.0;
+
+  for (int j = 0; j < v->region.height; j++)
+    for (int i = 0; i < v->region.width; i++)
+      s += at (v, i, j);
+  return s;
+}
+
+/* FNV-1a over a map's samples (tests pin some of these). */
+static inline uint64_t
+hash_value (const TgValue *v)
+{
+  const unsigned char *b = (const unsigned char *) v->data;
+  size_t n = sizeof (float) * (size_t) tg_region_samples (&v->region);
+  uint64_t h = 1469598103934665603ull;
+
+  for (size_t k = 0; k < n; k++)
+    h = (h ^ b[k]) * 1099511628211ull;
+  return h;
 }
 
 static inline TgEngine *

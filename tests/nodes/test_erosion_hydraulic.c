@@ -38,17 +38,6 @@ terrain_graph (int res)
   return g;
 }
 
-static TgValue *
-pull_port (TgEngine *e, TgGraph *g, const char *id, int port, const TgRegion *r)
-{
-  TgValue *v = NULL;
-  TgError err = { 0 };
-  int rc = tg_engine_pull (e, g, tg_graph_find_node (g, id), port, r, NULL, &v, NULL, &err);
-
-  TG_CHECK_MSG (rc == 0, "pull %s.%d: %s", id, port, err.message);
-  return v;
-}
-
 /* Parallel runners for the bare simulation: in order, and chunks in
  * reverse order (what another thread schedule could do). */
 static int
@@ -146,18 +135,6 @@ test_hydraulic_mass_balance (void)
   tg_value_unref (base);
   tg_engine_free (e);
   tg_graph_free (g);
-}
-
-static uint64_t
-hash_value (const TgValue *v)
-{
-  TgHasher h;
-  TgHash k;
-
-  tg_hasher_init (&h);
-  tg_hasher_bytes (&h, v->data, sizeof (float) * tg_region_samples (&v->region));
-  k = tg_hasher_finish (&h);
-  return k.a ^ k.b;
 }
 
 static void

@@ -96,28 +96,6 @@ noise_graph (int res)
   return g;
 }
 
-static double
-sum_of (const TgValue *v)
-{
-  double s = 0.0;
-
-  for (int j = 0; j < v->region.height; j++)
-    for (int i = 0; i < v->region.width; i++)
-      s += at (v, i, j);
-  return s;
-}
-
-static TgValue *
-pull_port (TgEngine *e, TgGraph *g, const char *id, int port, const TgRegion *r)
-{
-  TgValue *v = NULL;
-  TgError err = { 0 };
-  int rc = tg_engine_pull (e, g, tg_graph_find_node (g, id), port, r, NULL, &v, NULL, &err);
-
-  TG_CHECK_MSG (rc == 0, "pull %s.%d: %s", id, port, err.message);
-  return v;
-}
-
 static void
 test_thermal_conserves_mass (void)
 {
@@ -514,19 +492,6 @@ test_thermal_resolution (void)
         tg_value_unref (ins[k]);
     }
   tg_engine_free (e);
-}
-
-/* FNV-1a over a value's samples. */
-static uint64_t
-hash_value (const TgValue *v)
-{
-  const unsigned char *b = (const unsigned char *) v->data;
-  size_t n = sizeof (float) * (size_t) tg_region_samples (&v->region);
-  uint64_t h = 1469598103934665603ull;
-
-  for (size_t k = 0; k < n; k++)
-    h = (h ^ b[k]) * 1099511628211ull;
-  return h;
 }
 
 /* The bytes of the generic, AVX2 and AVX-512 kernels (TG_THERMAL_ISA),

@@ -53,28 +53,6 @@ masked_graph (int res)
   return g;
 }
 
-static TgValue *
-pull_port (TgEngine *e, TgGraph *g, const char *id, int port, const TgRegion *r)
-{
-  TgValue *v = NULL;
-  TgError err = { 0 };
-  int rc = tg_engine_pull (e, g, tg_graph_find_node (g, id), port, r, NULL, &v, NULL, &err);
-
-  TG_CHECK_MSG (rc == 0, "pull %s.%d: %s", id, port, err.message);
-  return v;
-}
-
-static double
-sum_of (const TgValue *v)
-{
-  double s = 0.0;
-
-  for (int j = 0; j < v->region.height; j++)
-    for (int i = 0; i < v->region.width; i++)
-      s += at (v, i, j);
-  return s;
-}
-
 /* Whether the mask is exactly V on sample (I, J) and its 8 neighbours
  * (interior samples only). */
 static bool
@@ -240,19 +218,6 @@ test_mask_converge_reaches_talus_on_loose_ground (void)
     tg_value_unref (*v);
   tg_engine_free (e);
   tg_graph_free (g);
-}
-
-/* FNV-1a over a value's samples. */
-static uint64_t
-hash_value (const TgValue *v)
-{
-  const unsigned char *b = (const unsigned char *) v->data;
-  size_t n = sizeof (float) * (size_t) tg_region_samples (&v->region);
-  uint64_t h = 1469598103934665603ull;
-
-  for (size_t k = 0; k < n; k++)
-    h = (h ^ b[k]) * 1099511628211ull;
-  return h;
 }
 
 /* A mask of 1 everywhere (gen.constant) gives the unmasked bytes, in both

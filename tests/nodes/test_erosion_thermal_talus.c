@@ -83,17 +83,6 @@ share_over (const TgValue *v, double deg, double *max_deg)
   return (double) over / (double) n;
 }
 
-static double
-sum_of (const TgValue *v)
-{
-  double s = 0.0;
-
-  for (int j = 0; j < v->region.height; j++)
-    for (int i = 0; i < v->region.width; i++)
-      s += at (v, i, j);
-  return s;
-}
-
 static void
 run_resolution (int res)
 {

@@ -40,18 +40,6 @@ px (const TgValue *v, int i, int j)
   return tg_value_row (v, j) + (size_t) i * (size_t) v->channels;
 }
 
-/* Output PORT of node ID over R. */
-static TgValue *
-pull_port (TgEngine *e, TgGraph *g, const char *id, int port, const TgRegion *r)
-{
-  TgError err = { 0 };
-  TgValue *v = NULL;
-  int rc = tg_engine_pull (e, g, tg_graph_find_node (g, id), port, r, NULL, &v, NULL, &err);
-
-  TG_CHECK_MSG (rc == 0, "pull %s.%d: %s: %s", id, port, err.path, err.message);
-  return rc == 0 ? v : NULL;
-}
-
 /* Multi-channel version of same_window. */
 static int
 same_window_ch (const TgValue *full, const TgValue *win)
