@@ -982,28 +982,21 @@ edge_cell (const float *up, const float *mid, const float *dn, int w, int x, con
 static float
 edge_cell_masked (const MaskedRows *r, int w, int x, const ThermalCoef *k)
 {
-  const float *up = r->up, *mid = r->mid, *dn = r->dn;
-  bool wv = x > 0, ev = x < w - 1;
-  int xw = wv ? x - 1 : x, xe = ev ? x + 1 : x;
-  /* Each neighbour as (row, column), or me where it is absent. */
-  const float *rows[9] = { mid, mid, mid, up ? up : mid, dn ? dn : mid,
-                           up && wv ? up : mid, up && ev ? up : mid,
-                           dn && wv ? dn : mid, dn && ev ? dn : mid };
-  const float *mrows[9] = { r->mmid, r->mmid, r->mmid, up ? r->mup : r->mmid, dn ? r->mdn : r->mmid,
-                            up && wv ? r->mup : r->mmid, up && ev ? r->mup : r->mmid,
-                            dn && wv ? r->mdn : r->mmid, dn && ev ? r->mdn : r->mmid };
-  const float *orows[9] = { r->omid, r->omid, r->omid, up ? r->oup : r->omid, dn ? r->odn : r->omid,
-                            up && wv ? r->oup : r->omid, up && ev ? r->oup : r->omid,
-                            dn && wv ? r->odn : r->omid, dn && ev ? r->odn : r->omid };
-  int cols[9] = { x, xw, xe, x, x, up && wv ? x - 1 : x, up && ev ? x + 1 : x,
-                  dn && wv ? x - 1 : x, dn && ev ? x + 1 : x };
+  /* cell_update's order: me, w, e, n, s, nw, ne, sw, se. */
+  static const int dy[9] = { 0, 0, 0, -1, 1, -1, -1, 1, 1 };
+  static const int dx[9] = { 0, -1, 1, 0, 0, -1, 1, -1, 1 };
+  const float *h[3] = { r->up, r->mid, r->dn };
+  const float *m[3] = { r->mup, r->mmid, r->mdn }, *o[3] = { r->oup, r->omid, r->odn };
   float hv[9], mv[9], sv[9];
 
   for (int q = 0; q < 9; q++)
     {
-      hv[q] = rows[q][cols[q]];
-      mv[q] = mrows[q][cols[q]];
-      sv[q] = scree_of (hv[q], orows[q][cols[q]]);
+      int row = 1 + dy[q], col = x + dx[q];
+      if (h[row] == NULL || col < 0 || col >= w)
+        row = 1, col = x;
+      hv[q] = h[row][col];
+      mv[q] = m[row][col];
+      sv[q] = scree_of (hv[q], o[row][col]);
     }
   return cell_update_masked (hv, mv, sv, k);
 }
