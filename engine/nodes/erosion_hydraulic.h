@@ -23,13 +23,15 @@
 #define TG__HYDRAULIC_LEVELS 8
 
 /* Everything in map units: lengths in cells, heights in height units
- * (1.0 = height_m metres); per-step factors already scaled to the cell. */
+ * (1.0 = height_m metres); per-step factors already scaled to the step. */
 typedef struct
 {
   uint32_t seed;
   long long droplets;
   int rounds;            /* droplets run in this many rounds of 4 phases */
-  int max_steps;         /* a droplet's lifetime, in one-cell steps */
+  int max_steps;         /* a droplet's lifetime, in steps of STEP cells */
+  float step;            /* cells a droplet moves a step, >= 1 (0 reads as 1); the
+                          * brushes are at least as wide, so they cover the path */
   float inertia;         /* share of the old direction kept per step */
   float capacity;        /* sediment capacity per unit of slope x speed x water */
   float min_slope;       /* capacity never uses a flatter slope (keeps flats eroding) */

@@ -253,6 +253,60 @@ test_hydraulic_resolution (void)
   TG_CHECK_NEAR (flow_mean[0], flow_mean[1], 0.08);
 }
 
+/* The same 512 m steep world at 2 m and at 1 m cells: droplets step 4 m
+ * at both, so they erode about the same volume and draw the same
+ * drainage. */
+static TgGraph *
+fine_graph (int res)
+{
+  TgGraph *g = new_graph (512, 512, res);
+  int b;
+
+  tg_graph_world (g)->height_m = 250;
+  tg_graph_world (g)->seed = 21;
+  b = add_node (g, "base", "noise.fbm");
+  SET (g, b, "scale_m", "300");
+  SET (g, b, "octaves", "6");
+  add_node (g, "ero", "erosion.hydraulic");
+  add_link (g, "base", "height", "ero", "height");
+  return g;
+}
+
+static void
+test_hydraulic_fine_cells (void)
+{
+  double vol[2], dep[2], flow_mean[2];
+  int res[2] = { 257, 513 };
+
+  for (int k = 0; k < 2; k++)
+    {
+      TgGraph *g = fine_graph (res[k]);
+      TgEngine *e = new_engine (2);
+      TgRegion r = world_region (g);
+      TgValue *in = pull (e, g, "base", &r), *out = pull (e, g, "ero", &r);
+      TgValue *flow = pull_port (e, g, "ero", 1, &r);
+      vol[k] = dep[k] = flow_mean[k] = 0.0;
+      if (in && out && flow)
+        {
+          vol[k] = eroded_m3 (in, out, 250);
+          dep[k] = eroded_m3 (out, in, 250);
+          for (uint64_t q = 0; q < tg_region_samples (&r); q++)
+            flow_mean[k] += flow->data[q];
+          flow_mean[k] /= (double) tg_region_samples (&r);
+        }
+      for (TgValue **v = (TgValue *[]) { in, out, flow, NULL }; *v; v++)
+        tg_value_unref (*v);
+      tg_engine_free (e);
+      tg_graph_free (g);
+    }
+  fprintf (stderr,
+           "  512 m world: eroded %.4g m3 (2 m cells) vs %.4g m3 (1 m), deposited %.4g vs %.4g "
+           "m3; flow mean %.3f vs %.3f\n",
+           vol[0], vol[1], dep[0], dep[1], flow_mean[0], flow_mean[1]);
+  TG_CHECK_MSG (vol[0] > 0 && fabs (vol[1] / vol[0] - 1.0) < 0.1, "%g vs %g", vol[0], vol[1]);
+  TG_CHECK_NEAR (flow_mean[0], flow_mean[1], 0.05);
+}
+
 static void
 test_hydraulic_params (void)
 {
@@ -951,6 +1005,7 @@ main (void)
   TG_RUN (test_hydraulic_mass_balance);
   TG_RUN (test_hydraulic_deterministic);
   TG_RUN (test_hydraulic_resolution);
+  TG_RUN (test_hydraulic_fine_cells);
   TG_RUN (test_hydraulic_params);
   TG_RUN (test_hydraulic_tiled_equals_whole);
   TG_RUN (test_hydraulic_cliffs_stay_bounded);

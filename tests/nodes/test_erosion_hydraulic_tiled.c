@@ -564,6 +564,41 @@ test_hydraulic_tiled_feedback (void)
   free (in);
 }
 
+/* Droplets that step 2.5 cells (2 m steps at 0.8 m cells), with gully
+ * feedback so the water they lay along each step is read back: the
+ * margin, the halo and the water's window follow the longer reach, so any
+ * tiling still gives the whole world's bytes.  A margin of one cell a
+ * step gives other bytes (tried). */
+static void
+test_hydraulic_tiled_long_steps (void)
+{
+  static const int tilings[][2] = { { 1, 1 }, { 2, 2 }, { 3, 2 }, { 7, 5 }, { 1, 9 } };
+  int w = 201, h = 157;
+  float *in = terrain (0, w, h);
+  float *hm, *flow;
+  TgHydraulicSetup s, s0;
+  TgHydraulicStats ws;
+
+  setup (&s, 1, 6000);
+  s.step = 2.5f;
+  s.max_steps = 8;
+  s.discharge_area = 40.0f;
+  s.channel_exponent = 1.0f;
+  s.channel_floor = 0.35f;
+  s.channel_ceil = 2.0f;
+  s.face_radius = 6.0f;
+  s.channel_pull = 5.0f;
+  s0 = s;
+  s0.step = 1.0f;
+  run_whole_option (&s, &s0, in, w, h, &hm, &flow, &ws);
+  for (int k = 0; k < TG_N_ELEMENTS (tilings); k++)
+    check_tiled (&s, 5, w, h, tilings[k][0], tilings[k][1], in, hm, flow, &ws,
+                 k % 2 ? run_two : run_forward, k % 2 == 1);
+  free (hm);
+  free (flow);
+  free (in);
+}
+
 int
 main (void)
 {
@@ -572,5 +607,6 @@ main (void)
   TG_RUN (test_hydraulic_tiled_no_rain);
   TG_RUN (test_hydraulic_tiled_channel);
   TG_RUN (test_hydraulic_tiled_feedback);
+  TG_RUN (test_hydraulic_tiled_long_steps);
   return tgtest_result ();
 }
