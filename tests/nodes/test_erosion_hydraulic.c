@@ -394,6 +394,65 @@ test_hydraulic_tiled_equals_whole (void)
   tg_graph_free (g);
 }
 
+/* The same through the engine at 0.8 m cells, where droplets step 2.5
+ * cells (2 m), with gully feedback: the tiled scheme's margin, halo and
+ * blobs follow the longer steps, and every tiling gives the whole build's
+ * bytes. */
+static void
+test_hydraulic_fine_tiled (void)
+{
+  static const int tilings[][3] = { { 2, 2, 1 }, { 3, 2, 4 }, { 1, 4, 1 } };
+  TgGraph *g = new_graph (160, 160, 201);
+  TgEngine *e2 = new_engine (2), *e1 = new_engine (1);
+  TgRegion r = world_region (g);
+  TgValue *whole[4];
+  int b, ero;
+
+  tg_graph_world (g)->height_m = 120;
+  tg_graph_world (g)->seed = 8;
+  b = add_node (g, "base", "noise.fbm");
+  SET (g, b, "scale_m", "80");
+  ero = add_node (g, "ero", "erosion.hydraulic");
+  add_link (g, "base", "height", "ero", "height");
+  SET (g, ero, "droplets_per_km2", "200000");
+  SET (g, ero, "lifetime_m", "60");
+  SET (g, ero, "discharge_area_m2", "2000");
+  SET (g, ero, "channel_pull_m", "6");
+  for (int port = 0; port < 4; port++)
+    whole[port] = pull_port (e2, g, "ero", port, &r);
+  for (int k = 0; k < TG_N_ELEMENTS (tilings); k++)
+    for (int port = 0; port < tilings[k][2]; port++)
+      {
+        TgValue *tiled = NULL;
+        TgtestStore st = { 0 };
+        TgError err = { 0 };
+        int rc = tgtest_tiled_pull (k % 2 ? e1 : e2, g, ero, port, tilings[k][0], tilings[k][1],
+                                    &tiled, &st, &err);
+        TG_CHECK_MSG (rc == 0, "%dx%d: %s", tilings[k][0], tilings[k][1], err.message);
+        if (rc == 0 && whole[port])
+          TG_CHECK_MSG (memcmp (whole[port]->data, tiled->data,
+                                sizeof (float) * tg_region_samples (&r)) == 0,
+                        "0.8 m cells, %dx%d tiles: output %d differs from the whole build",
+                        tilings[k][0], tilings[k][1], port);
+        tg_value_unref (tiled);
+      }
+  {
+    TgValue *in = pull (e2, g, "base", &r);
+    if (in && whole[0])
+      {
+        double v = eroded_m3 (in, whole[0], 120);
+        fprintf (stderr, "  0.8 m cells, 2.5-cell steps: eroded %.4g m3\n", v);
+        TG_CHECK (v > 0.0);
+      }
+    tg_value_unref (in);
+  }
+  for (int port = 0; port < 4; port++)
+    tg_value_unref (whole[port]);
+  tg_engine_free (e1);
+  tg_engine_free (e2);
+  tg_graph_free (g);
+}
+
 /* --- what the hillshade shows: pits and curtains ----------------------- */
 
 /* A steep 1 km world at 2 m cells: fbm of 400 m features, 400 m high, so
@@ -1008,6 +1067,7 @@ main (void)
   TG_RUN (test_hydraulic_fine_cells);
   TG_RUN (test_hydraulic_params);
   TG_RUN (test_hydraulic_tiled_equals_whole);
+  TG_RUN (test_hydraulic_fine_tiled);
   TG_RUN (test_hydraulic_cliffs_stay_bounded);
   TG_RUN (test_hydraulic_few_pits);
   TG_RUN (test_hydraulic_plane_grooves);
