@@ -42,6 +42,11 @@
 
 #include "fields.h"
 #include "mc_tables.h"
+#include "noise_fbm.h"
+
+#ifdef TG__FBM_HAVE_X86
+#include <immintrin.h>
+#endif
 
 #define BLOCK 32                 /* cells per block side */
 #define SUB 8                    /* cells per sub-block side */
@@ -182,6 +187,7 @@ typedef struct
   uint8_t *carried;
   atomic_llong evaluations, skipped, sub_skipped;
   bool timed;      /* the caller wants the phases' times */
+  bool avx512;     /* make the vertices with block_vertices_avx512 */
   atomic_llong ns_eval, ns_mesh;
   pthread_mutex_t lock;
   struct Scratch *free_scratch;
@@ -687,6 +693,160 @@ block_vertices (const Iso *iso, BlockOut *out, int nv, const float *val,
     }
 }
 
+/* Whether the vertices are made by block_vertices_avx512: on a CPU with
+ * AVX-512, unless TG_ISO_ISA=generic asks for the scalar loop (so a test
+ * can compare their bytes). */
+static bool
+iso_avx512 (void)
+{
+#ifdef TG__FBM_HAVE_X86
+  const char *want = getenv ("TG_ISO_ISA");
+
+  return tg__fbm_isa_supported (TG__FBM_ISA_AVX512) && !(want && strcmp (want, "generic") == 0);
+#else
+  return false;
+#endif
+}
+
+#ifdef TG__FBM_HAVE_X86
+/* Lanes of three vectors A, B, C of 16 interleaved (a0 b0 c0 a1 ...) into
+ * OUT[0 .. 3 N), N <= 16. */
+__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq"))) static inline void
+store3_avx512 (float *out, int n, __m512 a, __m512 b, __m512 c)
+{
+  /* Output float f = 16 j + i is component f % 3 of vertex f / 3: lane
+   * f / 3 of A (0 ..) or B (16 ..) first, then of C where F_C says. */
+  static const int32_t from_ab[3][16] = {
+    { 0, 16, 0, 1, 17, 1, 2, 18, 2, 3, 19, 3, 4, 20, 4, 5 },
+    { 21, 5, 6, 22, 6, 7, 23, 7, 8, 24, 8, 9, 25, 9, 10, 26 },
+    { 10, 11, 27, 11, 12, 28, 12, 13, 29, 13, 14, 30, 14, 15, 31, 15 },
+  };
+  static const int32_t lane[3][16] = {
+    { 0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5 },
+    { 5, 5, 6, 6, 6, 7, 7, 7, 8, 8, 8, 9, 9, 9, 10, 10 },
+    { 10, 11, 11, 11, 12, 12, 12, 13, 13, 13, 14, 14, 14, 15, 15, 15 },
+  };
+  static const __mmask16 f_c[3] = { 0x4924, 0x2492, 0x9249 };
+
+  for (int j = 0; j < 3; j++)
+    {
+      int left = 3 * n - 16 * j;
+      __m512 v = _mm512_permutex2var_ps (a, _mm512_loadu_si512 (from_ab[j]), b);
+
+      v = _mm512_mask_permutexvar_ps (v, f_c[j], _mm512_loadu_si512 (lane[j]), c);
+      if (left >= 16)
+        _mm512_storeu_ps (out + 16 * j, v);
+      else if (left > 0)
+        _mm512_mask_storeu_ps (out + 16 * j, (__mmask16) ((1u << left) - 1), v);
+    }
+}
+
+/* block_vertices sixteen vertices at a time, in lanes: the same
+ * arithmetic in the same order (no FMA: -ffp-contract=off, and the
+ * intrinsics round each step), so the same bits, the corners' values and
+ * coordinates gathered.  VAL's strides SX, SXY; CAT holds the x, y and z
+ * coordinates (XS, YS, ZS of block_vertices) at 0, PAD and 2 PAD. */
+__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq"))) static void
+block_vertices_avx512 (BlockOut *out, int nv, const float *val, int sx, int sxy,
+                       const float *cat, float iso_l, bool grad)
+{
+  const __m512i one_i = _mm512_set1_epi32 (1), ff = _mm512_set1_epi32 (0xff);
+  const __m512i vsx = _mm512_set1_epi32 (sx), vsxy = _mm512_set1_epi32 (sxy);
+  const __m512i strides = _mm512_setr_epi32 (1, sx, sxy, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m512i pad = _mm512_set1_epi32 (PAD);
+  const __m512i c0 = _mm512_set1_epi32 (out->c[0]), c1 = _mm512_set1_epi32 (out->c[1]);
+  const __m512i c2 = _mm512_set1_epi32 (out->c[2]);
+  const __m512 iso_v = _mm512_set1_ps (iso_l), one = _mm512_set1_ps (1.0f);
+  const __m512 inf = _mm512_set1_ps (INFINITY);
+
+  for (int v = 0; v < nv; v += 16)
+    {
+      int n = nv - v < 16 ? nv - v : 16;
+      __mmask16 m = (__mmask16) (n == 16 ? 0xffff : (1u << n) - 1);
+      __m512i k = _mm512_maskz_loadu_epi32 (m, out->vslot + v);
+      __m512i l0 = _mm512_and_si512 (k, ff);
+      __m512i l1 = _mm512_and_si512 (_mm512_srli_epi32 (k, 8), ff);
+      __m512i l2 = _mm512_and_si512 (_mm512_srli_epi32 (k, 16), ff);
+      __m512i ax = _mm512_srli_epi32 (k, 24);
+      __mmask16 a0 = _mm512_cmpeq_epi32_mask (ax, _mm512_setzero_si512 ());
+      __mmask16 a1 = _mm512_cmpeq_epi32_mask (ax, one_i);
+      __mmask16 a2 = (__mmask16) (~(a0 | a1));
+      __m512i ca = _mm512_add_epi32 (
+        _mm512_add_epi32 (_mm512_add_epi32 (l0, one_i),
+                          _mm512_mullo_epi32 (_mm512_add_epi32 (l1, one_i), vsx)),
+        _mm512_mullo_epi32 (_mm512_add_epi32 (l2, one_i), vsxy));
+      __m512i cb = _mm512_add_epi32 (ca, _mm512_permutexvar_epi32 (ax, strides));
+      __m512 v0 = _mm512_mask_i32gather_ps (_mm512_setzero_ps (), m, ca, val, 4);
+      __m512 v1 = _mm512_mask_i32gather_ps (_mm512_setzero_ps (), m, cb, val, 4);
+      __m512 tt = _mm512_div_ps (_mm512_sub_ps (iso_v, v0), _mm512_sub_ps (v1, v0));
+      __m512i i0 = _mm512_add_epi32 (l0, one_i);
+      __m512i i1 = _mm512_add_epi32 (_mm512_add_epi32 (l1, one_i), pad);
+      __m512i i2 = _mm512_add_epi32 (_mm512_add_epi32 (l2, one_i), _mm512_add_epi32 (pad, pad));
+      __m512 p0 = _mm512_mask_i32gather_ps (_mm512_setzero_ps (), m, i0, cat, 4);
+      __m512 p1 = _mm512_mask_i32gather_ps (_mm512_setzero_ps (), m, i1, cat, 4);
+      __m512 p2 = _mm512_mask_i32gather_ps (_mm512_setzero_ps (), m, i2, cat, 4);
+      __m512i iax = _mm512_mask_blend_epi32 (a2, _mm512_mask_blend_epi32 (a1, i0, i1), i2);
+      __m512 pa = _mm512_mask_blend_ps (a2, _mm512_mask_blend_ps (a1, p0, p1), p2);
+      __m512 pb = _mm512_mask_i32gather_ps (_mm512_setzero_ps (), m,
+                                            _mm512_add_epi32 (iax, one_i), cat, 4);
+      __m512 pp = _mm512_add_ps (pa, _mm512_mul_ps (tt, _mm512_sub_ps (pb, pa)));
+      __m512 nrm[3];
+      __mmask16 face;
+
+      p0 = _mm512_mask_blend_ps (a0, p0, pp);
+      p1 = _mm512_mask_blend_ps (a1, p1, pp);
+      p2 = _mm512_mask_blend_ps (a2, p2, pp);
+      store3_avx512 (out->pos + 3 * (size_t) v, n, p0, p1, p2);
+      if (grad)
+        {
+          __m512 g[3], len2;
+          __mmask16 ok;
+          const __m512i st[3] = { one_i, vsx, vsxy };
+
+          for (int q = 0; q < 3; q++)
+            {
+              __m512 ga = _mm512_sub_ps (
+                _mm512_mask_i32gather_ps (_mm512_setzero_ps (), m, _mm512_add_epi32 (ca, st[q]),
+                                          val, 4),
+                _mm512_mask_i32gather_ps (_mm512_setzero_ps (), m, _mm512_sub_epi32 (ca, st[q]),
+                                          val, 4));
+              __m512 gb = _mm512_sub_ps (
+                _mm512_mask_i32gather_ps (_mm512_setzero_ps (), m, _mm512_add_epi32 (cb, st[q]),
+                                          val, 4),
+                _mm512_mask_i32gather_ps (_mm512_setzero_ps (), m, _mm512_sub_epi32 (cb, st[q]),
+                                          val, 4));
+
+              g[q] = _mm512_add_ps (ga, _mm512_mul_ps (tt, _mm512_sub_ps (gb, ga)));
+            }
+          len2 = _mm512_add_ps (_mm512_add_ps (_mm512_mul_ps (g[0], g[0]),
+                                               _mm512_mul_ps (g[1], g[1])),
+                                _mm512_mul_ps (g[2], g[2]));
+          ok = _mm512_cmp_ps_mask (len2, _mm512_setzero_ps (), _CMP_GT_OQ)
+               & _mm512_cmp_ps_mask (len2, inf, _CMP_LT_OQ);
+          {
+            __m512 inv = _mm512_div_ps (one, _mm512_sqrt_ps (len2));
+
+            for (int q = 0; q < 3; q++)
+              nrm[q] = _mm512_maskz_mul_ps (ok, g[q], inv);
+          }
+        }
+      else
+        nrm[0] = nrm[1] = nrm[2] = _mm512_setzero_ps ();
+      store3_avx512 (out->nrm + 3 * (size_t) v, n, nrm[0], nrm[1], nrm[2]);
+      /* On a face of the block (see block_vertices). */
+      face = (__mmask16) ((~a0 & (_mm512_cmpeq_epi32_mask (l0, _mm512_setzero_si512 ())
+                                  | _mm512_cmpeq_epi32_mask (l0, c0)))
+                          | (~a1 & (_mm512_cmpeq_epi32_mask (l1, _mm512_setzero_si512 ())
+                                    | _mm512_cmpeq_epi32_mask (l1, c1)))
+                          | (~a2 & (_mm512_cmpeq_epi32_mask (l2, _mm512_setzero_si512 ())
+                                    | _mm512_cmpeq_epi32_mask (l2, c2))));
+      _mm512_mask_storeu_epi32 (out->vslot + v, m,
+                                _mm512_mask_or_epi32 (k, face, k,
+                                                      _mm512_set1_epi32 ((int) VSLOT_FACE)));
+    }
+}
+#endif
+
 /* Marches the live cells of block P into OUT from its corners in S->val. */
 static void
 block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
@@ -889,6 +1049,20 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
             }
         }
   }
+#ifdef TG__FBM_HAVE_X86
+  if (out->error == 0 && iso->avx512)
+    {
+      float cat[3 * PAD];
+
+      memcpy (cat, xs, sizeof (float) * PAD);
+      memcpy (cat + PAD, ys, sizeof (float) * PAD);
+      memcpy (cat + 2 * PAD, zs, sizeof (float) * PAD);
+      block_vertices_avx512 (out, nv, s->val, (int) sx, (int) sxy, cat, iso_l,
+                             o->normals == TG__ISO_NORMALS_GRADIENT
+                               && o->shading == TG__ISO_SMOOTH);
+    }
+  else
+#endif
   if (out->error == 0)
     block_vertices (iso, out, nv, s->val, sx, sxy, xs, ys, zs);
   out->nv = nv;
@@ -2002,6 +2176,7 @@ mesh_level (const TgField *f, const TgIsoOptions *o, int level, const TgIsoLatti
   atomic_init (&iso.ns_eval, 0);
   atomic_init (&iso.ns_mesh, 0);
   iso.timed = stats != NULL;
+  iso.avx512 = iso_avx512 ();
   n_blocks = (int64_t) iso.nb[0] * iso.nb[1] * iso.nb[2];
   if (par == NULL)
     par = serial;

@@ -619,6 +619,106 @@ test_shared_corners_same_bytes (void)
   tg_graph_free (g);
 }
 
+/* --- the vector vertices ------------------------------------------------------------------ */
+
+/* A field whose normals come out in every way block_vertices can make
+ * them: a wavy ball (ordinary), a comb along x where, on a lattice of
+ * half metres, each corner's neighbours are equal (a zero gradient, left
+ * for the faces), and a
+ * slope so steep that the central differences overflow (inf - inf: no
+ * finite length, left zero too). */
+static void
+odd_normals_eval (const TgField *f, int n, const float *x, const float *y, const float *z,
+                  float *out)
+{
+  (void) f;
+  for (int i = 0; i < n; i++)
+    {
+      float r = sqrtf (x[i] * x[i] + y[i] * y[i] + z[i] * z[i]);
+
+      if (x[i] < -6.0f) /* corners at half metres alternate */
+        out[i] = ((int) floorf (2.0f * x[i]) & 1) ? 1.0f : -1.0f;
+      else if (x[i] > 6.0f)
+        out[i] = (z[i] - 0.37f) * 3.0e38f;
+      else
+        out[i] = 9.5f - r + 0.8f * sinf (1.3f * y[i]) * cosf (0.9f * z[i]);
+    }
+}
+
+/* The vertices made sixteen at a time in AVX-512 lanes (where the CPU
+ * has it) are the scalar loop's bytes (TG_ISO_ISA=generic): gradient,
+ * face and flat normals, a level with chunks, a noise field through the
+ * shared slab, and odd_normals_eval's zero and overflowing gradients. */
+static void
+test_vector_vertices_same_bytes (void)
+{
+  static const struct
+  {
+    int field; /* 0: odd_normals_eval, 1: field.noise */
+    double lo, hi, cell, iso;
+    int normals, shading, chunk_cells, lods;
+  } cases[] = {
+    { 0, -12.0, 12.0, 0.5, 0.0, 0, 0, 0, 1 },
+    { 0, -12.0, 12.0, 0.37, 0.25, 0, 0, 0, 1 },
+    { 0, -12.0, 12.0, 0.5, 0.0, TG__ISO_NORMALS_FACES, 0, 0, 1 },
+    { 0, -12.0, 12.0, 0.5, 0.0, 0, TG__ISO_FLAT, 0, 1 },
+    { 0, -12.0, 12.0, 0.5, 0.0, 0, 0, 16, 2 },
+    { 1, -30.0, 37.0, 0.5, 1.0, 0, 0, 0, 1 },
+  };
+  TgGraph *g = small_world ();
+  int n = add_node (g, "n", "field.noise");
+  TgEngine *e = new_engine (1);
+  TgRegion r = world_region (g);
+  TgValue *noise;
+  TgField odd = { .eval = odd_normals_eval, .lipschitz = 0.0f };
+
+  SET (g, n, "amplitude_m", "10");
+  SET (g, n, "scale_m", "16");
+  SET (g, n, "octaves", "3");
+  noise = pull (e, g, "n", &r);
+  tg_engine_free (e);
+  for (int i = 0; i < TG_N_ELEMENTS (cases) && noise; i++)
+    {
+      TgIsoOptions o = { .min = { cases[i].lo, cases[i].lo, cases[i].lo },
+                         .max = { cases[i].hi, cases[i].hi, cases[i].hi },
+                         .cell = cases[i].cell, .iso = cases[i].iso,
+                         .normals = cases[i].normals, .shading = cases[i].shading,
+                         .chunk_cells = cases[i].chunk_cells, .lods = cases[i].lods };
+      const TgField *f = cases[i].field ? tg_value_field (noise) : &odd;
+      TgMesh *a = NULL, *b = NULL;
+      TgError err = { 0 };
+
+      unsetenv ("TG_ISO_ISA");
+      TG_CHECK (tg__isosurface (f, &o, NULL, NULL, &a, NULL, &err) == 0);
+      setenv ("TG_ISO_ISA", "generic", 1);
+      TG_CHECK (tg__isosurface (f, &o, NULL, NULL, &b, NULL, &err) == 0);
+      unsetenv ("TG_ISO_ISA");
+      if (a && b)
+        {
+          TgHash ha = mesh_hash (a), hb = mesh_hash (b);
+          int64_t nv = 0, zero = 0;
+
+          for (int k = 0; k < a->n_chunks; k++)
+            nv += a->chunks[k].n_vertices;
+          /* The odd field's gradient normals: some zero ones were filled
+           * from the faces (none is left zero). */
+          for (int k = 0; k < a->n_chunks; k++)
+            for (int64_t q = 0; q < a->chunks[k].n_vertices; q++)
+              zero += a->chunks[k].normals[3 * q] == 0.0f && a->chunks[k].normals[3 * q + 1] == 0.0f
+                      && a->chunks[k].normals[3 * q + 2] == 0.0f;
+          TG_CHECK_MSG (nv > 2000, "case %d: %lld vertices", i, (long long) nv);
+          TG_CHECK_INT_EQ (zero, 0);
+          TG_CHECK_MSG (ha.a == hb.a && ha.b == hb.b, "case %d: vector and scalar vertices differ",
+                        i);
+        }
+      tg_mesh_free (a);
+      tg_mesh_free (b);
+    }
+  if (noise)
+    tg_value_unref (noise);
+  tg_graph_free (g);
+}
+
 /* --- welding across blocks, by table or by hash ------------------------------------------- */
 
 /* A ball across the faces of the first 2^3 blocks (32 cells), in a box of
@@ -1398,6 +1498,7 @@ main (void)
   TG_RUN (test_skipping_gradient_same_bytes);
   TG_RUN (test_threads_same_bytes);
   TG_RUN (test_shared_corners_same_bytes);
+  TG_RUN (test_vector_vertices_same_bytes);
   TG_RUN (test_face_tables_and_hash_weld_alike);
   TG_RUN (test_normals_independent_of_blocks);
   TG_RUN (test_flat_and_face_normals);
