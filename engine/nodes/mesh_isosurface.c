@@ -74,6 +74,8 @@ typedef struct
   uint16_t first[256]; /* per case, bit t: use t is its edge's first in tg__mc_tris */
   uint16_t owned[32];  /* the edges a cell owns, by where it sits: bit 0 x == 0, 1 the
                           last x, 2 y == 0, 3 the last y, 4 z == 0 */
+  uint16_t fresh[32][256]; /* by where it sits and its case, bit t: use t makes its
+                              edge's vertex (first & the uses of owned edges) */
 } McOrder;
 
 static McOrder mc_order_tables;
@@ -122,6 +124,13 @@ mc_order_init (void)
               owns &= outside;
             }
           m->owned[w] |= (uint16_t) (owns << e);
+        }
+      for (int cs = 0; cs < 256; cs++)
+        {
+          m->fresh[w][cs] = 0;
+          for (int t = 0; t < 3 * tg__mc_ntri[cs]; t++)
+            if (m->owned[w] >> tg__mc_tris[cs][t] & 1)
+              m->fresh[w][cs] |= (uint16_t) (m->first[cs] & (1u << t));
         }
     }
 }
@@ -921,7 +930,7 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
           size_t c0 = (size_t) (z + 1) * sxy + (size_t) (y + 1) * sx + 1;
           const bool *skip = sub_skip + ((z / SUB) * nsub[1] + y / SUB) * nsub[0];
           const size_t *so = soff[z & 1];
-          uint32_t own[4]; /* edges a cell owns, by (x == 0) | (x == c[0] - 1) << 1 */
+          const uint16_t *fresh_of[4]; /* McOrder.fresh, by (x == 0) | (x == c[0] - 1) << 1 */
           uint8_t col[COLS];
           uint64_t any = 0, all = ~(uint64_t) 0;
           int live = 0;
@@ -971,7 +980,7 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
           vslot = out->vslot;
           tri_out = out->tri;
           for (int q = 0; q < 4; q++)
-            own[q] = mc->owned[q | (y == 0) << 2 | (y == c[1] - 1) << 3 | (z == 0) << 4];
+            fresh_of[q] = mc->fresh[q | (y == 0) << 2 | (y == c[1] - 1) << 3 | (z == 0) << 4];
           /* Cases eight cells at a time; a cell has triangles unless its
            * case is 0 or 255, so only those are visited. */
           for (int w = 0; w < (c[0] + 7) / 8; w++)
@@ -1010,15 +1019,14 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
                     {
                       /* Which of the cell's edges it makes is known: those
                        * it owns, at their first use. */
-                      uint32_t first = mc->first[cs];
-                      uint32_t owned = own[(x == 0) | (x == c[0] - 1) << 1];
+                      uint32_t fm = fresh_of[(x == 0) | (x == c[0] - 1) << 1][cs];
 
                       for (int t = 0; t < nref; t++)
                         {
                           int e = tri[t];
                           int32_t *sl = slot + sbase + so[e];
                           uint32_t v = (uint32_t) *sl;
-                          uint32_t fresh = first >> t & owned >> e & 1u;
+                          uint32_t fresh = fm >> t & 1u;
 
                           v ^= (v ^ unv) & (0u - fresh);
                           vslot[unv] = cpack + epack[e];
