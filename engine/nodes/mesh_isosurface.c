@@ -76,6 +76,12 @@ typedef struct
                           last x, 2 y == 0, 3 the last y, 4 z == 0 */
   uint16_t fresh[32][256]; /* by where it sits and its case, bit t: use t makes its
                               edge's vertex (first & the uses of owned edges) */
+  /* A cell inside the block (where 0) owns three edges (INNER_OK): per
+   * case, those it crosses in the order of their first use, then the
+   * others; CROSS, per case, the crossed edges. */
+  bool inner_ok;
+  uint8_t inner[256][3];
+  uint16_t cross[256];
 } McOrder;
 
 static McOrder mc_order_tables;
@@ -99,6 +105,7 @@ mc_order_init (void)
             m->first[cs] |= (uint16_t) (1u << t);
           seen |= 1u << e;
         }
+      m->cross[cs] = (uint16_t) seen;
     }
   for (int w = 0; w < 32; w++)
     {
@@ -132,6 +139,18 @@ mc_order_init (void)
             if (m->owned[w] >> tg__mc_tris[cs][t] & 1)
               m->fresh[w][cs] |= (uint16_t) (m->first[cs] & (1u << t));
         }
+    }
+  m->inner_ok = __builtin_popcount (m->owned[0]) == 3;
+  for (int cs = 0; cs < 256 && m->inner_ok; cs++)
+    {
+      int n = 0;
+
+      for (int t = 0; t < 3 * tg__mc_ntri[cs]; t++)
+        if (m->fresh[0][cs] >> t & 1)
+          m->inner[cs][n++] = (uint8_t) tg__mc_tris[cs][t];
+      for (int e = 0; e < 12; e++)
+        if ((m->owned[0] >> e & 1) && !(m->cross[cs] >> e & 1))
+          m->inner[cs][n++] = (uint8_t) e;
     }
 }
 
@@ -931,6 +950,7 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
           const bool *skip = sub_skip + ((z / SUB) * nsub[1] + y / SUB) * nsub[0];
           const size_t *so = soff[z & 1];
           const uint16_t *fresh_of[4]; /* McOrder.fresh, by (x == 0) | (x == c[0] - 1) << 1 */
+          bool inner_row;
           uint8_t col[COLS];
           uint64_t any = 0, all = ~(uint64_t) 0;
           int live = 0;
@@ -981,6 +1001,7 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
           tri_out = out->tri;
           for (int q = 0; q < 4; q++)
             fresh_of[q] = mc->fresh[q | (y == 0) << 2 | (y == c[1] - 1) << 3 | (z == 0) << 4];
+          inner_row = mc->inner_ok && y > 0 && y < c[1] - 1 && z > 0;
           /* Cases eight cells at a time; a cell has triangles unless its
            * case is 0 or 255, so only those are visited. */
           for (int w = 0; w < (c[0] + 7) / 8; w++)
@@ -1015,7 +1036,27 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
                       for (int t = 0; t < nref / 3; t++)
                         out->tag[nt + t] = tag;
                     }
-                  if (full)
+                  if (full && inner_row && x > 0 && x < c[0] - 1)
+                    {
+                      /* Inside the block: its three edges first, each a
+                       * new vertex where crossed, in the order of first
+                       * use (an edge no cell crosses gets a number no
+                       * cell reads); then its triangles read the slots. */
+                      const uint8_t *in3 = mc->inner[cs];
+                      uint32_t cross = mc->cross[cs];
+
+                      for (int i = 0; i < 3; i++)
+                        {
+                          int e = in3[i];
+
+                          slot[sbase + so[e]] = (int32_t) unv;
+                          vslot[unv] = cpack + epack[e];
+                          unv += cross >> e & 1u;
+                        }
+                      for (int t = 0; t < nref; t++)
+                        tri_out[3 * nt + t] = (uint32_t) slot[sbase + so[tri[t]]];
+                    }
+                  else if (full)
                     {
                       /* Which of the cell's edges it makes is known: those
                        * it owns, at their first use. */
