@@ -24,10 +24,13 @@
  * through a hash of the boundary edges that the stitcher fills in block
  * order.  Vertex and triangle order follow the block order and, within a
  * block, the cell order (z, y, x), so the bytes never depend on the
- * threads.  The case table (mc_tables.h) resolves every ambiguous face the
- * same way in both cells that share it, so a closed surface is watertight:
- * each mesh edge belongs to exactly two triangles, wound counter-clockwise
- * seen from outside (where f > iso). */
+ * threads.  On a CPU with AVX-512 a block's vertices (positions and
+ * normals) are made sixteen at a time, bit for bit the scalar loop's
+ * (TG_ISO_ISA=generic asks for that one).  The case table (mc_tables.h)
+ * resolves every ambiguous face the same way in both cells that share it,
+ * so a closed surface is watertight: each mesh edge belongs to exactly
+ * two triangles, wound counter-clockwise seen from outside (where
+ * f > iso). */
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
