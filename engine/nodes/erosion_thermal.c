@@ -48,11 +48,13 @@
  * unmasked bytes; see pair_masked).  Both cells of a pair compute the
  * same cut, so the volume is still conserved.  The masked passes run the
  * same vector code on every ISA (thermal_row_masked_body), so every
- * kernel gives the same bytes.  Converge mode's pyramid takes the loosest
- * fine sample for a coarse one, and a coarse level's change that would
- * lower a fine sample is cut by its mask; its stop test is unchanged: a
- * pass that changes nothing, and pairs whose material cannot move change
- * nothing, so only slopes on loose ground (or scree) hold it going.
+ * kernel gives the same bytes.  Converge mode's pyramid takes the firmest
+ * fine sample for a coarse one (a coarse sample that is partly bedrock
+ * sheds only its scree: see mg_restrict_min), and a coarse level's change
+ * that would lower a fine sample is cut by its mask; its stop test is
+ * unchanged: a pass that changes nothing, and pairs whose material cannot
+ * move change nothing, so only slopes on loose ground (or scree) hold it
+ * going.
  *
  * Either mode stops early at the first pass that changes no sample it
  * updates: an updated sample depends only on the samples around it one
@@ -181,6 +183,7 @@ typedef struct
   float t1, t2; /* talus height difference, orthogonal and diagonal (height units) */
   float b1, b2; /* differences up to these move nothing: t1, t2, or talus + tolerance */
   float k1, k2; /* fraction of the excess moved per pass */
+  float f1, f2; /* least term a masked pair moves: b1 - t1, b2 - t2 (see pair_masked) */
 } ThermalCoef;
 
 /* Flux term of a pair with difference D (mine minus the neighbour's):
@@ -214,7 +217,17 @@ cell_update (float h, float w, float e, float n, float s, float nw, float ne, fl
  * and, besides, the scree lying on it: a pair's term E (pair_excess) is
  * cut to min (|E|, M |E| + S) with E's sign, M and S the mask and scree
  * depth of the cell the material leaves (mine, MS and SS, when I shed:
- * D > B; else the neighbour's, MN and SN).  Seen from the neighbour the
+ * D > B; else the neighbour's, MN and SN), and a cut term under F (B - T)
+ * moves nothing.  An unmasked term that moves is over B - T (converge
+ * mode's dead band: |D| > B), so every pass that changes a sample moves a
+ * fixed amount or more, which is what lets the passes stop; a cut term
+ * can be as small as the scree is thin (one ulp over where the sample
+ * started), and a term under half an ulp of the higher cell but over
+ * half an ulp of the lower one leaves the one as it was and raises the
+ * other, pass after pass at the same pair (converge mode's volume grew
+ * by up to 3e-6 of itself; now 3e-8, as without a mask).  F is 0 in passes
+ * mode (B = T), and with M = 1 the term is |E| >= B - T, so neither
+ * changes there.  Seen from the neighbour the
  * difference is -D, E exactly its negation and the cell chosen the same,
  * so the pair's two cells still see exactly opposite terms and the
  * volume is conserved.  A cell of mask 0 sheds at most its scree depth
@@ -223,13 +236,13 @@ cell_update (float h, float w, float e, float n, float s, float nw, float ne, fl
  * falls on it slides on.  With M = 1 the cut is |E| itself (|E| <= |E| +
  * S), so a mask of 1 gives the unmasked bits. */
 static inline float
-pair_masked (float d, float t, float b, float ms, float ss, float mn, float sn)
+pair_masked (float d, float t, float b, float f, float ms, float ss, float mn, float sn)
 {
   float e = pair_excess (d, t, b), a = fabsf (e);
   bool shed = d > b;
-  float g = (shed ? ms : mn) * a + (shed ? ss : sn);
+  float g = (shed ? ms : mn) * a + (shed ? ss : sn), c = a < g ? a : g;
 
-  return copysignf (a < g ? a : g, e);
+  return copysignf (c < f ? 0.0f : c, e);
 }
 
 /* Scree depth: height H over its height before the passes H0, or 0. */
@@ -249,9 +262,11 @@ cell_update_masked (const float hv[9], const float mv[9], const float sv[9], con
 {
   /* [0] me, then w, e, n, s, nw, ne, sw, se. */
   float h = hv[0], m = mv[0], sc = sv[0];
-#define PM(q, t, b) pair_masked (h - hv[q], k->t, k->b, m, sc, mv[q], sv[q])
-  float s1 = ((PM (1, t1, b1) + PM (2, t1, b1)) + PM (3, t1, b1)) + PM (4, t1, b1);
-  float s2 = ((PM (5, t2, b2) + PM (6, t2, b2)) + PM (7, t2, b2)) + PM (8, t2, b2);
+#define PM(q, t, b, f) pair_masked (h - hv[q], k->t, k->b, k->f, m, sc, mv[q], sv[q])
+  float s1 = ((PM (1, t1, b1, f1) + PM (2, t1, b1, f1)) + PM (3, t1, b1, f1))
+             + PM (4, t1, b1, f1);
+  float s2 = ((PM (5, t2, b2, f2) + PM (6, t2, b2, f2)) + PM (7, t2, b2, f2))
+             + PM (8, t2, b2, f2);
 #undef PM
   return h - (k->k1 * s1 + k->k2 * s2);
 }
@@ -350,12 +365,12 @@ v_scree (V8 h, V8 h0)
 /* pair_masked, 8 at a time: the same operations (fabsf and copysignf as
  * the sign bit cleared and copied). */
 V8_INLINE V8
-v_pair_masked (V8 d, V8 t, V8 bd, V8 ms, V8 ss, V8 mn, V8 sn)
+v_pair_masked (V8 d, V8 t, V8 bd, V8 fm, V8 ms, V8 ss, V8 mn, V8 sn)
 {
   V8i sign = (V8i) v_splat (-0.0f), shed = d > bd;
   V8 e = v_pair_excess (d, t, bd), a = (V8) ((V8i) e & ~sign);
   V8 g = v_select (shed, ms, mn) * a + v_select (shed, ss, sn);
-  V8 f = v_select (a < g, a, g);
+  V8 c = v_select (a < g, a, g), f = v_select (c < fm, v_splat (0.0f), c);
 
   return (V8) (((V8i) f & ~sign) | ((V8i) e & sign));
 }
@@ -363,11 +378,12 @@ v_pair_masked (V8 d, V8 t, V8 bd, V8 ms, V8 ss, V8 mn, V8 sn)
 /* The masked pair term of cells H (mask M, scree S) with the neighbours
  * at P (their masks at MP, their heights before the passes at OP). */
 V8_INLINE V8
-v_pair_at (V8 h, V8 m, V8 s, const float *p, const float *mp, const float *op, V8 t, V8 b)
+v_pair_at (V8 h, V8 m, V8 s, const float *p, const float *mp, const float *op, V8 t, V8 b,
+           V8 f)
 {
   V8 hn = v_load (p);
 
-  return v_pair_masked (h - hn, t, b, m, s, v_load (mp), v_scree (hn, v_load (op)));
+  return v_pair_masked (h - hn, t, b, f, m, s, v_load (mp), v_scree (hn, v_load (op)));
 }
 
 /* cell_update_masked over cells [X0, X1) of a row whose neighbours all
@@ -382,20 +398,20 @@ thermal_row_masked_body (const MaskedRows *r, float *restrict out, int x0, int x
   const float *mup = r->mup, *mmid = r->mmid, *mdn = r->mdn;
   const float *oup = r->oup, *omid = r->omid, *odn = r->odn;
   V8 t1 = v_splat (k->t1), t2 = v_splat (k->t2), k1 = v_splat (k->k1), k2 = v_splat (k->k2);
-  V8 b1 = v_splat (k->b1), b2 = v_splat (k->b2);
+  V8 b1 = v_splat (k->b1), b2 = v_splat (k->b2), f1 = v_splat (k->f1), f2 = v_splat (k->f2);
   int x = x0;
 
   for (; x + 8 <= x1; x += 8)
     {
       V8 h = v_load (mid + x), m = v_load (mmid + x), sc = v_scree (h, v_load (omid + x));
-#define PM(row, mrow, orow, dx, t, b)                                                           \
-  v_pair_at (h, m, sc, (row) + x + (dx), (mrow) + x + (dx), (orow) + x + (dx), t, b)
-      V8 s1 = ((PM (mid, mmid, omid, -1, t1, b1) + PM (mid, mmid, omid, 1, t1, b1))
-               + PM (up, mup, oup, 0, t1, b1))
-              + PM (dn, mdn, odn, 0, t1, b1);
-      V8 s2 = ((PM (up, mup, oup, -1, t2, b2) + PM (up, mup, oup, 1, t2, b2))
-               + PM (dn, mdn, odn, -1, t2, b2))
-              + PM (dn, mdn, odn, 1, t2, b2);
+#define PM(row, mrow, orow, dx, t, b, f)                                                        \
+  v_pair_at (h, m, sc, (row) + x + (dx), (mrow) + x + (dx), (orow) + x + (dx), t, b, f)
+      V8 s1 = ((PM (mid, mmid, omid, -1, t1, b1, f1) + PM (mid, mmid, omid, 1, t1, b1, f1))
+               + PM (up, mup, oup, 0, t1, b1, f1))
+              + PM (dn, mdn, odn, 0, t1, b1, f1);
+      V8 s2 = ((PM (up, mup, oup, -1, t2, b2, f2) + PM (up, mup, oup, 1, t2, b2, f2))
+               + PM (dn, mdn, odn, -1, t2, b2, f2))
+              + PM (dn, mdn, odn, 1, t2, b2, f2);
 #undef PM
       V8 res = h - (k1 * s1 + k2 * s2);
       memcpy (out + x, &res, sizeof res);
@@ -1371,6 +1387,8 @@ thermal_coef (const ThermalParams *p, double cell, double hm)
     }
   k.k1 = (float) (p->strength / 7.0);
   k.k2 = (float) (p->strength / 14.0);
+  k.f1 = k.b1 - k.t1;
+  k.f2 = k.b2 - k.t2;
   return k;
 }
 
@@ -1497,23 +1515,33 @@ mg_restrict (const float *f, int fw, int fh, float *cmap, int cw, int ch)
       }
 }
 
-/* Coarse mask sample (i, j): the loosest of the fine samples around
- * (2i, 2j), so a coarse level moves the loose ground at full pace (the
- * fine level's mask holds bedrock back, see mg_prolong). */
+/* Coarse mask sample (i, j): the firmest of the fine samples around
+ * (2i, 2j).  A coarse sample stands for all of them, bedrock included:
+ * taking the loosest (as this did) let a coarse sample that is partly
+ * bedrock slide as loose ground, its bedrock with it, and the change,
+ * interpolated back, lowered the loose fine samples beside the bedrock by
+ * what the bedrock would have shed; the bedrock itself is kept (its own
+ * mask cuts the loss), so a bedrock ridge one cell wide was left standing
+ * as a wall or needle (alpine at 4 m cells: up to 175 m over the
+ * neighbours on both sides of it), which the fine level cannot take down,
+ * bedrock shedding nothing.  With the firmest, a coarse level moves only
+ * ground that is loose all through, and scree over the rest; the loose
+ * ground beside bedrock settles on the finer levels, against bedrock that
+ * stands only as high as the material that slid from it at that level. */
 static void
-mg_restrict_max (const float *f, int fw, int fh, float *cmap, int cw, int ch)
+mg_restrict_min (const float *f, int fw, int fh, float *cmap, int cw, int ch)
 {
   for (int j = 0; j < ch; j++)
     for (int i = 0; i < cw; i++)
       {
-        float m = 0.0f;
+        float m = 1.0f;
         for (int dy = -1; dy <= 1; dy++)
           {
             int y = 2 * j + dy < 0 ? 0 : 2 * j + dy >= fh ? fh - 1 : 2 * j + dy;
             for (int dx = -1; dx <= 1; dx++)
               {
                 int x = 2 * i + dx < 0 ? 0 : 2 * i + dx >= fw ? fw - 1 : 2 * i + dx;
-                m = f[(size_t) y * fw + x] > m ? f[(size_t) y * fw + x] : m;
+                m = f[(size_t) y * fw + x] < m ? f[(size_t) y * fw + x] : m;
               }
           }
         cmap[(size_t) j * cw + i] = m;
@@ -1522,8 +1550,8 @@ mg_restrict_max (const float *f, int fw, int fh, float *cmap, int cw, int ch)
 
 /* START = IN + the coarse level's change (EC - IC, bilinear; fine sample
  * x sits at coarse x / 2), a loss times MASK (the fine level's, when there
- * is one: the coarse level's mask is a mean, which would let bedrock near
- * loose ground shed; scree may land anywhere), its volume put back: interpolation weighs
+ * is one: a fine sample between two coarse ones may take a loss from a
+ * loose one; scree may land anywhere), its volume put back: interpolation weighs
  * coarse samples on the world's edge less than inner ones, so the sum
  * drifts by what crossed to or from the edge; the drift is taken back
  * where material moved, in proportion to how much, and flat ground stays
@@ -1589,7 +1617,7 @@ converge_world (TgEvalCtx *c, const ThermalParams *p, double cell, double hm,
       return run_passes (c, &k, mask, pa, pb, w, h, closed, passes);
     }
   /* A level above 0 holds its input, its two working maps and, with a
-   * mask, its mask (the 1-2-1 mean of the finer one, as the heights). */
+   * mask, its mask (the firmest of the finer one's, mg_restrict_min). */
   for (int l = 0; l < n && rc == 0; l++)
     if (!(lin[l] = malloc (sizeof (float) * (size_t) lw[l] * (size_t) lh[l]
                            * (l > 0 ? (mask ? 4 : 3) : 1))))
@@ -1601,7 +1629,7 @@ converge_world (TgEvalCtx *c, const ThermalParams *p, double cell, double hm,
         {
           mg_restrict (lin[l - 1], lw[l - 1], lh[l - 1], lin[l], lw[l], lh[l]);
           if (mask)
-            mg_restrict_max (l == 1 ? mask->loose : lin[l - 1] + 3 * (size_t) lw[l - 1] * lh[l - 1],
+            mg_restrict_min (l == 1 ? mask->loose : lin[l - 1] + 3 * (size_t) lw[l - 1] * lh[l - 1],
                          lw[l - 1], lh[l - 1], lin[l] + 3 * (size_t) lw[l] * lh[l], lw[l], lh[l]);
         }
     }
