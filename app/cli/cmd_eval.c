@@ -38,6 +38,7 @@ typedef struct
   double *fraction;
   double *t_start;
   double *t_end;       /* when the node reached a final state; 0 before */
+  double *cpu_start;   /* process CPU seconds when the node started */
   int current;         /* node shown on the bar */
   const TgCancel *cancel;
   TgCliNodeResult *results; /* --report: per node, what it shows */
@@ -52,6 +53,16 @@ now_s (void)
 {
   struct timespec ts;
   clock_gettime (CLOCK_MONOTONIC, &ts);
+  return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
+}
+
+/* CPU seconds of the whole process, every thread: a node's share while it
+ * is the only one running (the log says "process CPU" for that reason). */
+static double
+cpu_s (void)
+{
+  struct timespec ts;
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (double) ts.tv_sec + (double) ts.tv_nsec * 1e-9;
 }
 
@@ -109,7 +120,8 @@ progress_init (Progress *p, const TgGraph *g, bool quiet)
   p->fraction = calloc (n, sizeof *p->fraction);
   p->t_start = calloc (n, sizeof *p->t_start);
   p->t_end = calloc (n, sizeof *p->t_end);
-  if (!p->needed || !p->state || !p->fraction || !p->t_start || !p->t_end)
+  p->cpu_start = calloc (n, sizeof *p->cpu_start);
+  if (!p->needed || !p->state || !p->fraction || !p->t_start || !p->t_end || !p->cpu_start)
     return TG_ENOMEM;
   mark_needed (g, p->needed);
   for (int i = 0; i < p->n_nodes; i++)
@@ -129,6 +141,7 @@ progress_clear (Progress *p)
   free (p->fraction);
   free (p->t_start);
   free (p->t_end);
+  free (p->cpu_start);
 }
 
 /* Redraws the one-line bar: overall share of the needed nodes, then the
@@ -182,7 +195,10 @@ on_progress (void *user, int node, TgNodeState state, double fraction)
   TgNodeState before = p->state[node];
   /* Times are kept for --report even when nothing is printed. */
   if (p->t_start[node] == 0.0)
-    p->t_start[node] = t;
+    {
+      p->t_start[node] = t;
+      p->cpu_start[node] = cpu_s ();
+    }
   if (state_is_final (state) && p->t_end[node] == 0.0)
     p->t_end[node] = t;
   p->state[node] = state;
@@ -211,7 +227,8 @@ on_progress (void *user, int node, TgNodeState state, double fraction)
       switch (state)
         {
         case TG_NODE_DONE:
-          fprintf (stderr, "%s: done (%.2f s)\n", id, t - p->t_start[node]);
+          fprintf (stderr, "%s: done (%.2f s, process CPU %.2f s)\n", id,
+                   t - p->t_start[node], cpu_s () - p->cpu_start[node]);
           break;
         case TG_NODE_CACHED:
           fprintf (stderr, "%s: cached\n", id);

@@ -37,7 +37,7 @@ grep -qE '^  sub/small\.r16 +8\.3 KiB +65x65 +raw16$' "$TMP/out" ||
   fail "eval's listing of sub/small.r16: $(cat "$TMP/out")"
 # Not a terminal: one plain log line per node.
 for n in base island mix png raw; do
-  grep -qE "^$n: done \([0-9]+\.[0-9]{2} s\)$" "$TMP/err" || fail "no log line for node $n: $(cat "$TMP/err")"
+  grep -qE "^$n: done \([0-9]+\.[0-9]{2} s, process CPU [0-9]+\.[0-9]{2} s\)$" "$TMP/err" || fail "no log line for node $n: $(cat "$TMP/err")"
 done
 [ "$(ls -A "$TMP/a" | sort | tr '\n' ' ')" = "manifest.json small.png sub " ] ||
   fail "unexpected files in the output: $(ls -AR "$TMP/a")"
