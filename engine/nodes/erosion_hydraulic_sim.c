@@ -599,23 +599,30 @@ prefetch_flow_near (const Sim *sim, float x, float y)
   __builtin_prefetch (sim->flow + (ptrdiff_t) iy * sim->stride + ix + sim->off);
 }
 
+/* The height at (X, Y), bilinear in the window. */
+static inline float
+height_at (const Sim *sim, float x, float y)
+{
+  int jx = (int) x, jy = (int) y, stride = sim->stride;
+  float gx = x - (float) jx, gy = y - (float) jy;
+  const float *q = sim->hm + (ptrdiff_t) jy * stride + jx + sim->off;
+
+  return (q[0] * (1.0f - gx) + q[1] * gx) * (1.0f - gy)
+         + (q[stride] * (1.0f - gx) + q[stride + 1] * gx) * gy;
+}
+
 /* Whether the first cell of a longer step from (X, Y) along (DX, DY),
- * the height HC there, drops more than a fall: the step's mean slope
+ * the height HC there, drops more than FALL_SLOPE: the step's mean slope
  * spreads a cliff the droplet starts on over the step, and the brush then
  * digs the cliff's foot out (test_hydraulic_cliffs_stay_bounded).  At one
  * cell a step this is the step's own test. */
 static inline bool
-falls_first_cell (const Sim *sim, float x, float y, float dx, float dy, float hc)
+falls_first_cell (const Sim *sim, float x, float y, float dx, float dy, float hc,
+                  float fall_slope)
 {
   const TgHydraulicSetup *s = sim->pl->s;
-  float px = x + dx, py = y + dy;
-  int jx = (int) px, jy = (int) py, stride = sim->stride;
-  float gx = px - (float) jx, gy = py - (float) jy;
-  const float *q = sim->hm + (ptrdiff_t) jy * stride + jx + sim->off;
-  float h1 = (q[0] * (1.0f - gx) + q[1] * gx) * (1.0f - gy)
-             + (q[stride] * (1.0f - gx) + q[stride + 1] * gx) * gy;
 
-  return (hc - h1) * (s->height_scale / s->cell_m) > s->fall_slope && s->fall_slope > 0.0f;
+  return (hc - height_at (sim, x + dx, y + dy)) * (s->height_scale / s->cell_m) > fall_slope;
 }
 
 /* Steps ahead at which a droplet asks for its path (2 to 8 measured the
@@ -692,12 +699,7 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
       dx /= len;
       dy /= len;
       if (sim->flow)
-        {
-          if (nflow == 1)
-            flow_add (sim, ix, iy, fx, fy, water);
-          else
-            flow_step (sim, x, y, dx, dy, water, nflow, sub);
-        }
+        flow_step (sim, x, y, dx, dy, water, nflow, sub);
       nx = x + dx * L;
       ny = y + dy * L;
       {
@@ -718,15 +720,10 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
           left = true;
           break;
         }
-      {
-        int jx = (int) nx, jy = (int) ny;
-        float gx2 = nx - (float) jx, gy2 = ny - (float) jy;
-        const float *q = hm + (ptrdiff_t) jy * stride + jx + sim->off;
-        hn = (q[0] * (1.0f - gx2) + q[1] * gx2) * (1.0f - gy2)
-             + (q[stride] * (1.0f - gx2) + q[stride + 1] * gx2) * gy2;
-      }
+      hn = height_at (sim, nx, ny);
       dh = hn - hc;
-      if (-dh * slope_scale > fall_slope || (L > 1.0f && falls_first_cell (sim, x, y, dx, dy, hc)))
+      if (-dh * slope_scale > fall_slope
+          || (L > 1.0f && falls_first_cell (sim, x, y, dx, dy, hc, fall_slope)))
         {
           /* Over a cliff: the water falls, carving nothing on the way and
            * keeping its speed (the plunge takes what the drop gives).  The
