@@ -339,6 +339,49 @@ test_hydraulic_params (void)
   tg_graph_free (g);
 }
 
+/* Tiled builds of NODE's outputs through tg_engine_tile_step, for each
+ * of the N TILINGS (nx, ny, outputs checked), against WHOLE: the even
+ * ones on E2, the odd on E1, so one thread is checked against two.  With
+ * BLOBS, the tiles' blobs are checked to stay small too.  WHAT starts the
+ * messages. */
+static void
+check_tilings (TgEngine *e1, TgEngine *e2, TgGraph *g, int node, const int (*tilings)[3], int n,
+               TgValue *const *whole, bool blobs, const char *what)
+{
+  TgRegion r = world_region (g);
+
+  for (int k = 0; k < n; k++)
+    for (int port = 0; port < tilings[k][2]; port++)
+      {
+        TgValue *tiled = NULL;
+        TgtestStore st = { 0 };
+        TgError err = { 0 };
+        int rc = tgtest_tiled_pull (k % 2 ? e1 : e2, g, node, port, tilings[k][0], tilings[k][1],
+                                    &tiled, &st, &err);
+        TG_CHECK_MSG (rc == 0, "%s%dx%d: %s", what, tilings[k][0], tilings[k][1], err.message);
+        if (rc == 0 && whole[port])
+          {
+            TG_CHECK_MSG (memcmp (whole[port]->data, tiled->data,
+                                  sizeof (float) * tg_region_samples (&r)) == 0,
+                          "%s%dx%d tiles: output %d differs from the whole build", what,
+                          tilings[k][0], tilings[k][1], port);
+            if (blobs)
+              {
+                /* A blob is one tile's height, flow or input, never more. */
+                int tw = (r.width + tilings[k][0] - 1) / tilings[k][0] + 1;
+                int th = (r.height + tilings[k][1] - 1) / tilings[k][1] + 1;
+                TG_CHECK (st.peak_blob <= sizeof (float) * (size_t) tw * (size_t) th);
+                /* Spent blobs are dropped: the tiles' input and two steps'
+                 * height and flow at most, however many steps ran. */
+                TG_CHECK_MSG (st.peak_bytes <= sizeof (float) * 5 * tg_region_samples (&r),
+                              "%dx%d tiles: the blobs peaked at %zu bytes", tilings[k][0],
+                              tilings[k][1], st.peak_bytes);
+              }
+          }
+        tg_value_unref (tiled);
+      }
+}
+
 /* Tiled builds through tg_engine_tile_step give the whole build's bytes:
  * uneven counts, tiles narrower than the halo (about 117 samples here),
  * 1 and 2 threads. */
@@ -357,36 +400,7 @@ test_hydraulic_tiled_equals_whole (void)
   SET (g, ero, "droplets_per_km2", "10000");
   for (int port = 0; port < 4; port++)
     whole[port] = pull_port (e2, g, "ero", port, &r);
-  for (int k = 0; k < TG_N_ELEMENTS (tilings); k++)
-    for (int port = 0; port < tilings[k][2]; port++)
-      {
-        TgValue *tiled = NULL;
-        TgtestStore st = { 0 };
-        TgError err = { 0 };
-        /* The tiled build on one thread against the whole on two. */
-        int rc = tgtest_tiled_pull (k % 2 ? e1 : e2, g, ero, port, tilings[k][0], tilings[k][1],
-                                    &tiled, &st, &err);
-        TG_CHECK_MSG (rc == 0, "%dx%d: %s", tilings[k][0], tilings[k][1], err.message);
-        if (rc == 0 && whole[port])
-          {
-            TG_CHECK_MSG (memcmp (whole[port]->data, tiled->data,
-                                  sizeof (float) * tg_region_samples (&r)) == 0,
-                          "%dx%d tiles: output %d differs from the whole build", tilings[k][0],
-                          tilings[k][1], port);
-            /* A blob is one tile's height, flow or input, never more. */
-            {
-              int tw = (r.width + tilings[k][0] - 1) / tilings[k][0] + 1;
-              int th = (r.height + tilings[k][1] - 1) / tilings[k][1] + 1;
-              TG_CHECK (st.peak_blob <= sizeof (float) * (size_t) tw * (size_t) th);
-            }
-            /* Spent blobs are dropped: the tiles' input and two steps'
-             * height and flow at most, however many steps ran. */
-            TG_CHECK_MSG (st.peak_bytes <= sizeof (float) * 5 * tg_region_samples (&r),
-                          "%dx%d tiles: the blobs peaked at %zu bytes", tilings[k][0],
-                          tilings[k][1], st.peak_bytes);
-          }
-        tg_value_unref (tiled);
-      }
+  check_tilings (e1, e2, g, ero, tilings, TG_N_ELEMENTS (tilings), whole, true, "");
   for (int port = 0; port < 4; port++)
     tg_value_unref (whole[port]);
   tg_engine_free (e1);
@@ -420,22 +434,8 @@ test_hydraulic_fine_tiled (void)
   SET (g, ero, "channel_pull_m", "6");
   for (int port = 0; port < 4; port++)
     whole[port] = pull_port (e2, g, "ero", port, &r);
-  for (int k = 0; k < TG_N_ELEMENTS (tilings); k++)
-    for (int port = 0; port < tilings[k][2]; port++)
-      {
-        TgValue *tiled = NULL;
-        TgtestStore st = { 0 };
-        TgError err = { 0 };
-        int rc = tgtest_tiled_pull (k % 2 ? e1 : e2, g, ero, port, tilings[k][0], tilings[k][1],
-                                    &tiled, &st, &err);
-        TG_CHECK_MSG (rc == 0, "%dx%d: %s", tilings[k][0], tilings[k][1], err.message);
-        if (rc == 0 && whole[port])
-          TG_CHECK_MSG (memcmp (whole[port]->data, tiled->data,
-                                sizeof (float) * tg_region_samples (&r)) == 0,
-                        "0.8 m cells, %dx%d tiles: output %d differs from the whole build",
-                        tilings[k][0], tilings[k][1], port);
-        tg_value_unref (tiled);
-      }
+  check_tilings (e1, e2, g, ero, tilings, TG_N_ELEMENTS (tilings), whole, false,
+                 "0.8 m cells, ");
   {
     TgValue *in = pull (e2, g, "base", &r);
     if (in && whole[0])

@@ -523,6 +523,19 @@ test_hydraulic_tiled_channel (void)
   free (in);
 }
 
+/* Gully feedback on S: droplets read the water of the droplets before
+ * them (no channel map: the gullies' pull only). */
+static void
+gully_feedback (TgHydraulicSetup *s)
+{
+  s->discharge_area = 40.0f;
+  s->channel_exponent = 1.0f;
+  s->channel_floor = 0.35f;
+  s->channel_ceil = 2.0f;
+  s->face_radius = 6.0f;
+  s->channel_pull = 5.0f;
+}
+
 /* With feedback from the droplets' own water: droplets read the flow
  * of the droplets before them, so the flow lives in the phases like the
  * height (gathered from the tiles around, halo and all).  Still the whole
@@ -540,12 +553,7 @@ test_hydraulic_tiled_feedback (void)
 
   setup (&s, 1, 6000);
   s0 = s;
-  s.discharge_area = 40.0f;
-  s.channel_exponent = 1.0f;
-  s.channel_floor = 0.35f;
-  s.channel_ceil = 2.0f;
-  s.face_radius = 6.0f;
-  s.channel_pull = 5.0f; /* no channel map: the gullies' pull only */
+  gully_feedback (&s);
   run_whole_option (&s, &s0, in, w, h, &hm, &flow, &ws);
   /* The flow NULL: the run keeps its own, same heights. */
   {
@@ -582,12 +590,7 @@ test_hydraulic_tiled_long_steps (void)
   setup (&s, 1, 6000);
   s.step = 2.5f;
   s.max_steps = 8;
-  s.discharge_area = 40.0f;
-  s.channel_exponent = 1.0f;
-  s.channel_floor = 0.35f;
-  s.channel_ceil = 2.0f;
-  s.face_radius = 6.0f;
-  s.channel_pull = 5.0f;
+  gully_feedback (&s);
   s0 = s;
   s0.step = 1.0f;
   run_whole_option (&s, &s0, in, w, h, &hm, &flow, &ws);
