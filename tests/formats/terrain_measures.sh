@@ -3,7 +3,11 @@
 # at 1025 and 2049 samples (4 m and 2 m cells) the drainage density (D8
 # channels draining 0.25 km² or more, where alpine's rivers start) and the
 # share of the map under the river mask agree within 15 % -- rivers metres
-# wide, not cells wide -- and both lie in natural ranges; the hypsometric
+# wide, not cells wide -- and both lie in natural ranges; the channels
+# draining 5000 m² branch as natural basins do (Strahler bifurcation ratio
+# 3..5, orders up to 4 or more, within 15 % between the resolutions:
+# about 4.1 at both today, while parallel rills on a plane stay order 1);
+# the hypsometric
 # integral and the slope histogram are printed and checked for sense.
 # Alpine as it was before erosion.river (a river mask selected from the
 # flow mask, a few cells wide) fails: its share halves, 0.70 % to 0.37 %.
@@ -58,13 +62,16 @@ if "$STATS" "$TMP/plane.tgraph" --height plane.height --channel-area-m2 1600 > "
   [ "$hist" = "0.0000 0.0000 0.0000 0.0000 1.0000 0.0000 0.0000 0.0000 0.0000" ] ||
     fail "slope histogram of the 45 deg plane is '$hist', expected all in 40..50"
   within 1 1 "$(get "$TMP/plane.txt" over_talus_plus_2deg)" "share of the 45 deg plane over 38 + 2 deg"
+  # Parallel rills never meet: one Strahler order, no bifurcation ratio.
+  within 1 1 "$(get "$TMP/plane.txt" strahler_max_order)" "Strahler orders of the plane"
+  within 0 0 "$(get "$TMP/plane.txt" bifurcation_ratio)" "bifurcation ratio of the plane"
 else
   fail "terrain_stats on the plane"
 fi
 
 for r in 1025 2049; do
   if ! "$STATS" "$ALPINE" --height river.height --river river.river --resolution "$r" \
-       --threads 2 --talus-deg 38 --channel-area-m2 250000 > "$TMP/$r.txt" 2> "$TMP/$r.err"; then
+       --threads 2 --talus-deg 38 --channel-area-m2 250000 --strahler-area-m2 5000 > "$TMP/$r.txt" 2> "$TMP/$r.err"; then
     cat "$TMP/$r.err" >&2
     echo "FAIL: terrain_stats on alpine at $r samples" >&2
     exit 1
@@ -81,6 +88,10 @@ for r in 1025 2049; do
   # Natural drainage densities are a few km/km² (Horton; mountain basins 1..10).
   within 0.5 10 "$(get "$f" drainage_density_km_per_km2)" "drainage density at $r"
   within 0.002 0.05 "$(get "$f" river_share)" "river share at $r"
+  # Natural basins branch with a bifurcation ratio of 3 to 5 (Horton 1945,
+  # Strahler 1957); channels from 5000 m² reach order 4 or more here.
+  within 3 5 "$(get "$f" bifurcation_ratio)" "Strahler bifurcation ratio at $r"
+  within 4 31 "$(get "$f" strahler_max_order)" "highest Strahler order at $r"
   # Young, incised mountains sit near 0.3..0.6 (Strahler 1952).
   within 0.2 0.65 "$(get "$f" hypsometric_integral)" "hypsometric integral at $r"
   sum="$(awk '$1 == "slope_histogram_10deg" { s = 0; for (i = 2; i <= NF; i++) s += $i; print s, NF - 1 }' "$f")"
@@ -89,7 +100,7 @@ for r in 1025 2049; do
   within 0 1 "$(get "$f" over_talus_plus_2deg)" "share over talus + 2 deg at $r"
 done
 
-for k in drainage_density_km_per_km2 river_share; do
+for k in drainage_density_km_per_km2 river_share bifurcation_ratio; do
   d="$(ratio "$(get "$TMP/2049.txt" "$k")" "$(get "$TMP/1025.txt" "$k")")"
   echo "$k: 2049 vs 1025 differ by $(awk -v d="$d" 'BEGIN { printf "%.1f", 100 * d }') %"
   within 0 0.15 "$d" "relative change of $k from 1025 to 2049 samples"

@@ -4,7 +4,7 @@
  *
  *   terrain_stats GRAPH.tgraph --height NODE.PORT [--river NODE.PORT]
  *                 [--resolution N] [--threads N] [--channel-area-m2 A]
- *                 [--talus-deg T]
+ *                 [--strahler-area-m2 A] [--talus-deg T]
  *
  * It loads the graph, pulls the height (and the river mask) over the whole
  * world and prints one "name value" a line:
@@ -15,6 +15,11 @@
  *   count, so the measure means the same at any resolution;
  * - river share: the share of samples where the river mask is at least 0.5;
  * - the hypsometric integral (mean - min) / (max - min) of the height;
+ * - the Strahler orders of the channels draining --strahler-area-m2 (by
+ *   default the same as the drainage density's): the streams of each
+ *   order and the bifurcation ratio, the geometric mean of N(k) / N(k+1)
+ *   over the orders whose next order has at least 5 streams (natural
+ *   basins: 3 to 5, Horton 1945, Strahler 1957);
  * - the slope histogram in 10 degree bins, and the share of slopes steeper
  *   than --talus-deg + 2 degrees (central differences, as select.slope).
  *
@@ -82,17 +87,27 @@ heap_pop (Heap *hp)
   return top;
 }
 
+#define MAX_ORDER 32
+
+typedef struct
+{
+  double length;           /* metres of channel */
+  long streams[MAX_ORDER]; /* Strahler streams of each order (1..) */
+  int max_order;
+} Network;
+
 static const int DX[8] = { 1, 1, 0, -1, -1, -1, 0, 1 };
 static const int DY[8] = { 0, 1, 1, 1, 0, -1, -1, -1 };
 
-/* Channel length (metres) of the D8 network draining at least MIN_AREA m²
- * over the W x H height Z (metres) with CELL metres between samples.  Pits
+/* The D8 network draining at least MIN_AREA m² over the W x H height Z
+ * (metres) with CELL metres between samples: its length and its Strahler
+ * streams.  Pits
  * are filled by a priority flood from the edges (Barnes 2014); a sample's
  * receiver is its steepest lower neighbour on the filled height, or, on a
  * flat or a filled pit, the neighbour the flood reached it from.  Either is
  * popped earlier, so the receivers form a forest rooted on the edges. */
-static double
-channel_length (const float *z, int w, int h, double cell, double min_area)
+static Network
+channel_network (const float *z, int w, int h, double cell, double min_area, double min_strahler)
 {
   size_t n = (size_t) w * h;
   float *f = malloc (n * sizeof *f);
@@ -101,11 +116,12 @@ channel_length (const float *z, int w, int h, double cell, double min_area)
   double *area = malloc (n * sizeof *area);
   unsigned char *seen = calloc (n, 1);
   Heap hp = { malloc (n * sizeof (HeapItem)), 0 };
+  uint8_t *strahler = calloc (n, 1), *top = calloc (n, 1), *n_top = calloc (n, 1);
   uint32_t seq = 0;
   size_t n_order = 0;
-  double length = 0.0;
+  Network net = { 0 };
 
-  if (!f || !rec || !order || !area || !seen || !hp.a)
+  if (!f || !rec || !order || !area || !seen || !hp.a || !strahler || !top || !n_top)
     {
       fprintf (stderr, "terrain_stats: out of memory\n");
       exit (2);
@@ -172,15 +188,43 @@ channel_length (const float *z, int w, int h, double cell, double min_area)
     if (rec[i] >= 0 && area[i] >= min_area)
       {
         int dx = abs ((int) (i % w) - rec[i] % w), dy = abs ((int) (i / w) - rec[i] / w);
-        length += cell * (dx && dy ? M_SQRT2 : 1.0);
+        net.length += cell * (dx && dy ? M_SQRT2 : 1.0);
       }
+  /* Strahler: upstream first (a receiver is popped before its donors), a
+   * channel sample with no channel tributary is order 1, and two or more
+   * tributaries of the highest order among them raise it by one. */
+  for (size_t k = n_order; k-- > 0;)
+    {
+      int32_t i = order[k];
+      if (area[i] < min_strahler)
+        continue;
+      int o = top[i] == 0 ? 1 : top[i] + (n_top[i] >= 2);
+      strahler[i] = (uint8_t) (o < MAX_ORDER - 1 ? o : MAX_ORDER - 1);
+      int32_t r = rec[i];
+      if (r < 0)
+        continue;
+      if (strahler[i] > top[r])
+        top[r] = strahler[i], n_top[r] = 1;
+      else if (strahler[i] == top[r] && n_top[r] < 255)
+        n_top[r]++;
+    }
+  /* A stream ends where its order changes or its channel leaves the map. */
+  for (size_t i = 0; i < n; i++)
+    if (strahler[i] && (rec[i] < 0 || strahler[rec[i]] != strahler[i]))
+      {
+        net.streams[strahler[i]]++;
+        net.max_order = strahler[i] > net.max_order ? strahler[i] : net.max_order;
+      }
+  free (strahler);
+  free (top);
+  free (n_top);
   free (f);
   free (rec);
   free (order);
   free (area);
   free (seen);
   free (hp.a);
-  return length;
+  return net;
 }
 
 /* Output PORT of node NODE ("node.port") over the whole world. */
@@ -246,7 +290,7 @@ main (int argc, char **argv)
 {
   const char *path = NULL, *height_spec = NULL, *river_spec = NULL;
   int resolution = 0, threads = 0;
-  double channel_area = 1e5, talus = 38.0;
+  double channel_area = 1e5, strahler_area = -1.0, talus = 38.0;
   TgGraph *g = NULL;
   TgError err = { 0 };
 
@@ -262,6 +306,8 @@ main (int argc, char **argv)
         threads = (int) arg_number (argc, argv, &i);
       else if (strcmp (argv[i], "--channel-area-m2") == 0)
         channel_area = arg_number (argc, argv, &i);
+      else if (strcmp (argv[i], "--strahler-area-m2") == 0)
+        strahler_area = arg_number (argc, argv, &i);
       else if (strcmp (argv[i], "--talus-deg") == 0)
         talus = arg_number (argc, argv, &i);
       else if (argv[i][0] != '-' && !path)
@@ -276,7 +322,7 @@ main (int argc, char **argv)
     {
       fprintf (stderr, "usage: terrain_stats GRAPH.tgraph --height NODE.PORT [--river NODE.PORT]\n"
                        "         [--resolution N] [--threads N] [--channel-area-m2 A] "
-                       "[--talus-deg T]\n");
+                       "[--strahler-area-m2 A] [--talus-deg T]\n");
       return 2;
     }
   tg_formats_init ();
@@ -327,12 +373,28 @@ main (int argc, char **argv)
       }
 
   double world_area = cell * (w - 1) * cell * (h - 1);
-  double length = channel_length (z, w, h, cell, channel_area);
+  Network net = channel_network (z, w, h, cell, channel_area,
+                                 strahler_area > 0 ? strahler_area : channel_area);
+  double length = net.length, logsum = 0.0;
+  int pairs = 0;
+  for (int o = 1; o < net.max_order; o++)
+    if (net.streams[o + 1] >= 5)
+      {
+        logsum += log ((double) net.streams[o] / (double) net.streams[o + 1]);
+        pairs++;
+      }
 
   printf ("resolution %d\n", w);
   printf ("cell_m %.4f\n", cell);
   printf ("channel_area_m2 %.0f\n", channel_area);
   printf ("drainage_density_km_per_km2 %.4f\n", (length / 1000.0) / (world_area / 1e6));
+  printf ("strahler_area_m2 %.0f\n", strahler_area > 0 ? strahler_area : channel_area);
+  printf ("strahler_max_order %d\n", net.max_order);
+  printf ("strahler_streams");
+  for (int o = 1; o <= net.max_order; o++)
+    printf (" %ld", net.streams[o]);
+  printf ("\n");
+  printf ("bifurcation_ratio %.3f\n", pairs ? exp (logsum / pairs) : 0.0);
   if (river_spec)
     {
       TgValue *rv = pull_port (e, g, river_spec);
