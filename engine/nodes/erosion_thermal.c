@@ -438,17 +438,11 @@ thermal_row_masked_generic (const MaskedRows *r, float *out, int x0, int x1, con
 }
 
 #ifdef TG__EROSION_HAVE_X86
-/* The same code for the AVX2 and AVX-512 machines: plain IEEE operations
- * (and no contraction: -ffp-contract=off), so the same bits as the
- * generic build. */
+/* The same code for the AVX2 machines: plain IEEE operations (and no
+ * contraction: -ffp-contract=off), so the same bits as the generic
+ * build.  AVX-512 has its own build of it (thermal_row_masked_avx512). */
 __attribute__ ((target ("avx2"))) static void
 thermal_row_masked_avx2 (const MaskedRows *r, float *out, int x0, int x1, const ThermalCoef *k)
-{
-  thermal_row_masked_body (r, out, x0, x1, k);
-}
-
-__attribute__ ((target ("avx512f,avx512dq,avx512vl"))) static void
-thermal_row_masked_avx512 (const MaskedRows *r, float *out, int x0, int x1, const ThermalCoef *k)
 {
   thermal_row_masked_body (r, out, x0, x1, k);
 }
@@ -865,6 +859,82 @@ full_row_avx512_any (const float *up, const float *m, const float *dn, float *ou
   if (check)
     return full_row_avx512 (up, m, dn, out, x0, x1, k, false, true);
   return full_row_avx512 (up, m, dn, out, x0, x1, k, false, false);
+}
+
+/* v_pair_masked 16 at a time, with the heights HN, masks MN and heights
+ * before the passes ON of the neighbours: the same operations, its
+ * selects as AVX-512 masks (a compare's mask picks, MINPS and MAXPS are
+ * a < b ? a : b and a > b ? a : b, VPTERNLOG takes the sign from E), so
+ * the same bits in a third of the instructions the vector extension's
+ * AND/ANDN/OR selects and 8-lane halves took. */
+TG__AVX512 static inline __attribute__ ((always_inline)) __m512
+avx512_pair_masked (__m512 h, __m512 m, __m512 s, __m512 hn, __m512 mn, __m512 on, __m512 t,
+                    __m512 b, __m512 nb, __m512 f)
+{
+  __m512 d = exact_sub (h, hn), sn = _mm512_max_ps (exact_sub (hn, on), _mm512_setzero_ps ());
+  __mmask16 shed = _mm512_cmp_ps_mask (d, b, _CMP_GT_OQ);
+  __m512 e = avx512_pair_excess (d, t, b, nb), a = _mm512_abs_ps (e);
+  __m512 g = _mm512_add_ps (_mm512_mul_ps (_mm512_mask_blend_ps (shed, mn, m), a),
+                            _mm512_mask_blend_ps (shed, sn, s));
+  __m512 c = _mm512_min_ps (a, g);
+  /* c < F ? 0 : c, then c's magnitude with e's sign (0xac: A ? C : B). */
+  __m512 cut = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (c, f, _CMP_NLT_UQ), c);
+  return _mm512_castsi512_ps (_mm512_ternarylogic_epi32 (_mm512_set1_epi32 ((int) 0x80000000u),
+                                                         _mm512_castps_si512 (cut),
+                                                         _mm512_castps_si512 (e), 0xac));
+}
+
+/* thermal_row_masked_body 16 cells at a time, the row's last cells in
+ * the same vectors under a lane mask: cell_update_masked's operations in
+ * its order, so the generic and AVX2 builds' bits. */
+TG__AVX512 static void
+thermal_row_masked_avx512 (const MaskedRows *r, float *out, int x0, int x1, const ThermalCoef *k)
+{
+  __m512 t1 = _mm512_set1_ps (k->t1), t2 = _mm512_set1_ps (k->t2);
+  __m512 b1 = _mm512_set1_ps (k->b1), b2 = _mm512_set1_ps (k->b2);
+  __m512 nb1 = _mm512_set1_ps (-k->b1), nb2 = _mm512_set1_ps (-k->b2);
+  __m512 f1 = _mm512_set1_ps (k->f1), f2 = _mm512_set1_ps (k->f2);
+  __m512 k1 = _mm512_set1_ps (k->k1), k2 = _mm512_set1_ps (k->k2), zero = _mm512_setzero_ps ();
+
+#define PM(row, mrow, orow, dx, t, b, nb, f)                                                     \
+  avx512_pair_masked (h, m, sc, LD (r->row + x + (dx)), LD (r->mrow + x + (dx)),                \
+                      LD (r->orow + x + (dx)), t, b, nb, f)
+#define ROW_BODY()                                                                              \
+  do                                                                                            \
+    {                                                                                           \
+      __m512 h = LD (r->mid + x), m = LD (r->mmid + x), s1, s2, res;                            \
+      __m512 sc = _mm512_max_ps (exact_sub (h, LD (r->omid + x)), zero);                        \
+      s1 = _mm512_add_ps (_mm512_add_ps (_mm512_add_ps (PM (mid, mmid, omid, -1, t1, b1, nb1, f1), \
+                                                        PM (mid, mmid, omid, 1, t1, b1, nb1, f1)), \
+                                         PM (up, mup, oup, 0, t1, b1, nb1, f1)),                \
+                          PM (dn, mdn, odn, 0, t1, b1, nb1, f1));                               \
+      s2 = _mm512_add_ps (_mm512_add_ps (_mm512_add_ps (PM (up, mup, oup, -1, t2, b2, nb2, f2), \
+                                                        PM (up, mup, oup, 1, t2, b2, nb2, f2)), \
+                                         PM (dn, mdn, odn, -1, t2, b2, nb2, f2)),               \
+                          PM (dn, mdn, odn, 1, t2, b2, nb2, f2));                               \
+      res = _mm512_sub_ps (h, _mm512_add_ps (_mm512_mul_ps (k1, s1), _mm512_mul_ps (k2, s2)));  \
+      ST (out + x, res);                                                                        \
+    }                                                                                           \
+  while (0)
+
+  int x = x0;
+#define LD(ptr) _mm512_loadu_ps (ptr)
+#define ST(ptr, v) _mm512_storeu_ps ((ptr), (v))
+  for (; x + 16 <= x1; x += 16)
+    ROW_BODY ();
+#undef LD
+#undef ST
+  if (x < x1)
+    {
+      __mmask16 l = lanes (x1 - x);
+#define LD(ptr) _mm512_maskz_loadu_ps (l, (ptr))
+#define ST(ptr, v) _mm512_mask_storeu_ps ((ptr), l, (v))
+      ROW_BODY ();
+#undef LD
+#undef ST
+    }
+#undef ROW_BODY
+#undef PM
 }
 
 /* The world's last row (once a pass: always checked). */
