@@ -866,19 +866,25 @@ full_row_avx512_any (const float *up, const float *m, const float *dn, float *ou
  * selects as AVX-512 masks (a compare's mask picks, MINPS and MAXPS are
  * a < b ? a : b and a > b ? a : b, VPTERNLOG takes the sign from E), so
  * the same bits in a third of the instructions the vector extension's
- * AND/ANDN/OR selects and 8-lane halves took. */
+ * AND/ANDN/OR selects and 8-lane halves took.  *MOVES (if not NULL): the
+ * lanes whose excess is not 0 (|D| > B). */
 TG__AVX512 static inline __attribute__ ((always_inline)) __m512
 avx512_pair_masked (__m512 h, __m512 m, __m512 s, __m512 hn, __m512 mn, __m512 on, __m512 t,
-                    __m512 b, __m512 nb, __m512 f)
+                    __m512 b, __m512 nb, __m512 f, __mmask16 *moves)
 {
   __m512 d = exact_sub (h, hn), sn = _mm512_max_ps (exact_sub (hn, on), _mm512_setzero_ps ());
   __mmask16 shed = _mm512_cmp_ps_mask (d, b, _CMP_GT_OQ);
-  __m512 e = avx512_pair_excess (d, t, b, nb), a = _mm512_abs_ps (e);
+  __mmask16 take = _mm512_cmp_ps_mask (d, nb, _CMP_LT_OQ);
+  __m512 e = _mm512_mask_add_ps (_mm512_maskz_sub_ps (shed, d, t), take, d, t);
+  __m512 a = _mm512_abs_ps (e);
   __m512 g = _mm512_add_ps (_mm512_mul_ps (_mm512_mask_blend_ps (shed, mn, m), a),
                             _mm512_mask_blend_ps (shed, sn, s));
   __m512 c = _mm512_min_ps (a, g);
   /* c < F ? 0 : c, then c's magnitude with e's sign (0xac: A ? C : B). */
   __m512 cut = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (c, f, _CMP_NLT_UQ), c);
+
+  if (moves)
+    *moves = shed | take;
   return _mm512_castsi512_ps (_mm512_ternarylogic_epi32 (_mm512_set1_epi32 ((int) 0x80000000u),
                                                          _mm512_castps_si512 (cut),
                                                          _mm512_castps_si512 (e), 0xac));
@@ -886,7 +892,13 @@ avx512_pair_masked (__m512 h, __m512 m, __m512 s, __m512 hn, __m512 mn, __m512 o
 
 /* thermal_row_masked_body 16 cells at a time, the row's last cells in
  * the same vectors under a lane mask: cell_update_masked's operations in
- * its order, so the generic and AVX2 builds' bits. */
+ * its order, so the generic and AVX2 builds' bits.  A cell's west term
+ * is its west neighbour's east term seen from the other side: the same
+ * difference negated (exact), the same cell chosen to shed, so the same
+ * cut with the sign flipped, except where the excess is 0 (|D| <= B):
+ * the term is +0 from both sides there (see pair_masked).  So it comes
+ * from the previous vector's east terms, a lane shift, negated where
+ * they moved and +0 where not: the same bits for one pair term fewer. */
 TG__AVX512 static void
 thermal_row_masked_avx512 (const MaskedRows *r, float *out, int x0, int x1, const ThermalCoef *k)
 {
@@ -895,23 +907,38 @@ thermal_row_masked_avx512 (const MaskedRows *r, float *out, int x0, int x1, cons
   __m512 nb1 = _mm512_set1_ps (-k->b1), nb2 = _mm512_set1_ps (-k->b2);
   __m512 f1 = _mm512_set1_ps (k->f1), f2 = _mm512_set1_ps (k->f2);
   __m512 k1 = _mm512_set1_ps (k->k1), k2 = _mm512_set1_ps (k->k2), zero = _mm512_setzero_ps ();
+  __m512 sign = _mm512_set1_ps (-0.0f);
+  /* Lane 15: the east term of cell X0 - 1 and whether it moved. */
+  float dw = r->mid[x0 - 1] - r->mid[x0];
+  __m512 prev_e = _mm512_set1_ps (pair_masked (dw, k->t1, k->b1, k->f1, r->mmid[x0 - 1],
+                                               scree_of (r->mid[x0 - 1], r->omid[x0 - 1]),
+                                               r->mmid[x0], scree_of (r->mid[x0], r->omid[x0])));
+  __mmask16 prev_moves = pair_excess (dw, k->t1, k->b1) != 0.0f ? 0x8000 : 0;
 
-#define PM(row, mrow, orow, dx, t, b, nb, f)                                                     \
+#define PM(row, mrow, orow, dx, t, b, nb, f, mv)                                                 \
   avx512_pair_masked (h, m, sc, LD (r->row + x + (dx)), LD (r->mrow + x + (dx)),                \
-                      LD (r->orow + x + (dx)), t, b, nb, f)
+                      LD (r->orow + x + (dx)), t, b, nb, f, mv)
 #define ROW_BODY()                                                                              \
   do                                                                                            \
     {                                                                                           \
-      __m512 h = LD (r->mid + x), m = LD (r->mmid + x), s1, s2, res;                            \
+      __m512 h = LD (r->mid + x), m = LD (r->mmid + x), s1, s2, res, ee, we;                    \
       __m512 sc = _mm512_max_ps (exact_sub (h, LD (r->omid + x)), zero);                        \
-      s1 = _mm512_add_ps (_mm512_add_ps (_mm512_add_ps (PM (mid, mmid, omid, -1, t1, b1, nb1, f1), \
-                                                        PM (mid, mmid, omid, 1, t1, b1, nb1, f1)), \
-                                         PM (up, mup, oup, 0, t1, b1, nb1, f1)),                \
-                          PM (dn, mdn, odn, 0, t1, b1, nb1, f1));                               \
-      s2 = _mm512_add_ps (_mm512_add_ps (_mm512_add_ps (PM (up, mup, oup, -1, t2, b2, nb2, f2), \
-                                                        PM (up, mup, oup, 1, t2, b2, nb2, f2)), \
-                                         PM (dn, mdn, odn, -1, t2, b2, nb2, f2)),               \
-                          PM (dn, mdn, odn, 1, t2, b2, nb2, f2));                               \
+      __mmask16 moves, wmoves;                                                                  \
+      ee = PM (mid, mmid, omid, 1, t1, b1, nb1, f1, &moves);                                    \
+      wmoves = (__mmask16) ((moves << 1) | (prev_moves >> 15));                                 \
+      we = _mm512_castsi512_ps (                                                                \
+        _mm512_alignr_epi32 (_mm512_castps_si512 (ee), _mm512_castps_si512 (prev_e), 15));      \
+      we = _mm512_maskz_xor_ps (wmoves, we, sign);                                              \
+      prev_e = ee;                                                                              \
+      prev_moves = moves;                                                                       \
+      s1 = _mm512_add_ps (_mm512_add_ps (_mm512_add_ps (we, ee),                                \
+                                         PM (up, mup, oup, 0, t1, b1, nb1, f1, NULL)),          \
+                          PM (dn, mdn, odn, 0, t1, b1, nb1, f1, NULL));                         \
+      s2 = _mm512_add_ps (                                                                      \
+        _mm512_add_ps (_mm512_add_ps (PM (up, mup, oup, -1, t2, b2, nb2, f2, NULL),             \
+                                      PM (up, mup, oup, 1, t2, b2, nb2, f2, NULL)),             \
+                       PM (dn, mdn, odn, -1, t2, b2, nb2, f2, NULL)),                           \
+        PM (dn, mdn, odn, 1, t2, b2, nb2, f2, NULL));                                           \
       res = _mm512_sub_ps (h, _mm512_add_ps (_mm512_mul_ps (k1, s1), _mm512_mul_ps (k2, s2)));  \
       ST (out + x, res);                                                                        \
     }                                                                                           \
