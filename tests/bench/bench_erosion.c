@@ -6,8 +6,8 @@
  *    against one plain STREAM-style read+write pass over the same map on
  *    the same number of threads (the memory-bandwidth floor; the goal is
  *    at most 1.5x: several passes per trip to memory); and converge mode
- *    to its angle on 1025 and 2049 (4097 with TG_BENCH_4097=1), how its
- *    cost grows with the map;
+ *    to its angle on 1025 and 2049 (4097 with TG_BENCH_4097=1), without
+ *    and with a loose-material mask, how its cost grows with the map;
  *  - erosion.hydraulic: droplets per second on 2048 x 2048 with the
  *    node's default physics at 4 m cells, for the simulation on one thread
  *    and on all of them, and the whole node through tg_engine_pull, against
@@ -125,10 +125,11 @@ copy_rows (void *user, int begin, int end)
 }
 
 /* The node over R with PASSES passes; its input (R grown by the apron,
- * cut at the world's edge: what the node asks for) is computed before the
- * clock starts, so only the erosion is timed. */
+ * cut at the world's edge: what the node asks for) and, MASK > 0, that
+ * node's output (the mask input) are computed before the clock starts,
+ * so only the erosion is timed. */
 static Times
-time_pull (TgEngine *e, TgGraph *g, int node, const TgRegion *r, int passes, int runs)
+time_pull (TgEngine *e, TgGraph *g, int node, int mask, const TgRegion *r, int passes, int runs)
 {
   Times best = { 1e30, 1e30 };
   TgRegion grown = tg_region_grow (r, passes);
@@ -144,6 +145,12 @@ time_pull (TgEngine *e, TgGraph *g, int node, const TgRegion *r, int passes, int
       if (tg_engine_pull (e, g, 0, 0, &grown, NULL, &v, NULL, &err) != 0)
         die ("pull input", &err);
       tg_value_unref (v);
+      if (mask > 0)
+        {
+          if (tg_engine_pull (e, g, mask, 0, &grown, NULL, &v, NULL, &err) != 0)
+            die ("pull mask", &err);
+          tg_value_unref (v);
+        }
       t0 = tg_wall_s ();
       c0 = tg_cpu_s ();
       if (tg_engine_pull (e, g, node, 0, r, NULL, &v, NULL, &err) != 0)
@@ -156,7 +163,9 @@ time_pull (TgEngine *e, TgGraph *g, int node, const TgRegion *r, int passes, int
 
 /* Converge mode to its angle (38 deg, 200 passes a level) on a steep
  * ridged fBm over a 4096 m world, 850 m high, at 1025, 2049 and (with
- * TG_BENCH_4097=1) 4097 samples: how the cost grows with the map. */
+ * TG_BENCH_4097=1) 4097 samples: how the cost grows with the map; then
+ * the same with a loose-material mask (select.slope: loose up to 45 deg,
+ * bedrock over 55), whose masked pair terms cost more a pass. */
 static void
 bench_thermal_converge (int runs, int threads)
 {
@@ -164,46 +173,57 @@ bench_thermal_converge (int runs, int threads)
   int n = getenv ("TG_BENCH_4097") && atoi (getenv ("TG_BENCH_4097")) > 0 ? 3 : 2;
   Times t[3];
 
-  printf ("erosion.thermal converge (talus 38 deg, 200 passes a level), steep fBm, %d threads, "
-          "best of %d\n", threads, runs);
-  for (int k = 0; k < n; k++)
+  for (int masked = 0; masked < 2; masked++)
     {
-      TgGraph *g = tg_graph_new ();
-      TgWorld *w = tg_graph_world (g);
-      TgError err = { 0 };
-      TgEngineOptions o = { .threads = threads, .cache_bytes = (size_t) 2 << 30 };
-      TgEngine *e = tg_engine_new (&o);
-      TgRegion full;
-      int ero = -1;
+      printf ("erosion.thermal converge (talus 38 deg, 200 passes a level)%s, steep fBm, "
+              "%d threads, best of %d\n", masked ? ", slope mask" : "", threads, runs);
+      for (int k = 0; k < n; k++)
+        {
+          TgGraph *g = tg_graph_new ();
+          TgWorld *w = tg_graph_world (g);
+          TgError err = { 0 };
+          TgEngineOptions o = { .threads = threads, .cache_bytes = (size_t) 2 << 30 };
+          TgEngine *e = tg_engine_new (&o);
+          TgRegion full;
+          int ero = -1, loose = -1;
 
-      w->size_x = w->size_z = 4096.0;
-      w->height_m = 850.0;
-      w->seed = 4242;
-      tg_region_for_world (&full, w, sides[k]);
-      if (tg_graph_add_node (g, "base", "noise.fbm", &err) < 0
-          || (ero = tg_graph_add_node (g, "ero", "erosion.thermal", &err)) < 0
-          || tg_graph_add_link (g, "base", "height", "ero", "height", &err) < 0
-          || tg_graph_set_param_text (g, 0, "mode", "ridged", &err) < 0
-          || tg_graph_set_param_text (g, 0, "scale_m", "1700", &err) < 0
-          || tg_graph_set_param_text (g, 0, "octaves", "7", &err) < 0
-          || tg_graph_set_param_text (g, ero, "talus_deg", "38", &err) < 0
-          || tg_graph_set_param_text (g, ero, "mode", "converge", &err) < 0
-          || tg_graph_set_param_text (g, ero, "strength", "1", &err) < 0
-          || tg_graph_set_param_text (g, ero, "iterations", "200", &err) < 0
-          || tg_graph_set_param_text (g, ero, "reference_cell_m", "0", &err) < 0)
-        die ("graph", &err);
-      /* The apron is the world (converge mode), cut at its edge. */
-      t[k] = time_pull (e, g, ero, &full, 0, runs);
-      printf ("  %5d x %-5d %9.0f / %9.0f ms  (%.1f ns CPU per sample)%s", sides[k], sides[k],
-              t[k].wall * 1e3, t[k].cpu * 1e3,
-              t[k].cpu * 1e9 / ((double) sides[k] * (double) sides[k]), k ? "" : "\n");
-      if (k)
-        printf ("  x%.2f CPU for x%.2f samples\n", t[k].cpu / t[k - 1].cpu,
-                ((double) sides[k] * sides[k]) / ((double) sides[k - 1] * sides[k - 1]));
-      tg_engine_free (e);
-      tg_graph_free (g);
+          w->size_x = w->size_z = 4096.0;
+          w->height_m = 850.0;
+          w->seed = 4242;
+          tg_region_for_world (&full, w, sides[k]);
+          if (tg_graph_add_node (g, "base", "noise.fbm", &err) < 0
+              || (ero = tg_graph_add_node (g, "ero", "erosion.thermal", &err)) < 0
+              || tg_graph_add_link (g, "base", "height", "ero", "height", &err) < 0
+              || tg_graph_set_param_text (g, 0, "mode", "ridged", &err) < 0
+              || tg_graph_set_param_text (g, 0, "scale_m", "1700", &err) < 0
+              || tg_graph_set_param_text (g, 0, "octaves", "7", &err) < 0
+              || tg_graph_set_param_text (g, ero, "talus_deg", "38", &err) < 0
+              || tg_graph_set_param_text (g, ero, "mode", "converge", &err) < 0
+              || tg_graph_set_param_text (g, ero, "strength", "1", &err) < 0
+              || tg_graph_set_param_text (g, ero, "iterations", "200", &err) < 0
+              || tg_graph_set_param_text (g, ero, "reference_cell_m", "0", &err) < 0)
+            die ("graph", &err);
+          if (masked
+              && ((loose = tg_graph_add_node (g, "loose", "select.slope", &err)) < 0
+                  || tg_graph_add_link (g, "base", "height", "loose", "height", &err) < 0
+                  || tg_graph_add_link (g, "loose", "mask", "ero", "mask", &err) < 0
+                  || tg_graph_set_param_text (g, loose, "min_slope_deg", "0", &err) < 0
+                  || tg_graph_set_param_text (g, loose, "max_slope_deg", "45", &err) < 0
+                  || tg_graph_set_param_text (g, loose, "falloff_deg", "10", &err) < 0))
+            die ("mask", &err);
+          /* The apron is the world (converge mode), cut at its edge. */
+          t[k] = time_pull (e, g, ero, masked ? loose : 0, &full, 0, runs);
+          printf ("  %5d x %-5d %9.0f / %9.0f ms  (%.1f ns CPU per sample)%s", sides[k], sides[k],
+                  t[k].wall * 1e3, t[k].cpu * 1e3,
+                  t[k].cpu * 1e9 / ((double) sides[k] * (double) sides[k]), k ? "" : "\n");
+          if (k)
+            printf ("  x%.2f CPU for x%.2f samples\n", t[k].cpu / t[k - 1].cpu,
+                    ((double) sides[k] * sides[k]) / ((double) sides[k - 1] * sides[k - 1]));
+          tg_engine_free (e);
+          tg_graph_free (g);
+        }
+      printf ("\n");
     }
-  printf ("\n");
 }
 
 static void
@@ -236,10 +256,10 @@ bench_thermal (int runs, int threads)
    * and out that every run pays once. */
   if (tg_graph_set_param_text (g, ero, "iterations", "130", &err) < 0)
     die ("iterations", &err);
-  t130 = time_pull (e, g, ero, &r, 130, runs);
+  t130 = time_pull (e, g, ero, 0, &r, 130, runs);
   if (tg_graph_set_param_text (g, ero, "iterations", "2", &err) < 0)
     die ("iterations", &err);
-  t2 = time_pull (e, g, ero, &r, 2, runs);
+  t2 = time_pull (e, g, ero, 0, &r, 2, runs);
   per_pass.wall = (t130.wall - t2.wall) / 128.0;
   per_pass.cpu = (t130.cpu - t2.cpu) / 128.0;
 
