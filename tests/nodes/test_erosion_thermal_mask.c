@@ -467,6 +467,100 @@ test_mask_kernels_threads_windows_agree (void)
   unsetenv ("TG_THERMAL_BAND");
 }
 
+/* --- pits of -0, made here ------------------------------------------------ */
+
+/* Height 1 and mask 0 (bedrock) everywhere but on rows 5, 15, 25, ...,
+ * where columns 1, 2 (mod 3) are pits of height -0 and mask 1: a pit's
+ * west neighbour is a pit as deep, its seven other neighbours bedrock far
+ * above it (see test_mask_kernels_keep_signed_zeros). */
+static const TgPortDesc pits_outputs[] = {
+  { .name = "height", .type = TG_TYPE_HEIGHT, .label = "Height" },
+  { .name = "mask", .type = TG_TYPE_MASK, .label = "Mask" },
+};
+
+static int
+pits_eval (TgEvalCtx *c)
+{
+  const TgRegion *r = tg_eval_region (c);
+  TgValue *h = tg_eval_new_output (c, 0, 1), *m = tg_eval_new_output (c, 1, 1);
+
+  if (!h || !m)
+    return -1;
+  for (int j = 0; j < r->height; j++)
+    for (int i = 0; i < r->width; i++)
+      {
+        int x = r->col0 + i, y = r->row0 + j;
+        bool pit = y % 10 == 5 && x % 3 != 0 && x > 0 && x < r->full_w - 1 && y < r->full_h - 1;
+        tg_value_row (h, j)[i] = pit ? -0.0f : 1.0f;
+        tg_value_row (m, j)[i] = pit ? 1.0f : 0.0f;
+      }
+  return 0;
+}
+
+static const TgNodeDesc pits_desc = {
+  .type = "test.pits",
+  .category = TG_CATEGORY_OTHER,
+  .label = "Pits of -0",
+  .help = "Thermal erosion mask tests only",
+  TG_OUTPUTS (pits_outputs),
+  .locality = TG_LOCALITY_LOCAL,
+  .eval = pits_eval,
+  .version = 1,
+};
+TG_NODE_REGISTER (pits_desc);
+
+/* Signed zeros, where a kernel that takes a pair's term from the other
+ * cell's (its negation) could slip: a pit's west term is +0 (a flat pair
+ * moves nothing, from either side), its seven others -0 (bedrock above
+ * it sheds nothing: a cut of 0 with the sign of receiving), so
+ * s1 = ((+0 + -0) + -0) + -0 = +0, s2 = -0, and the pit stays
+ * -0 - (k1 x +0 + k2 x -0) = -0; taking the west term as the negated
+ * east term of the pit to the west (+0) would give -0, s1 = -0 and a pit
+ * of +0.  Every kernel, in both modes, keeps every pit -0 (the generic
+ * kernel's bytes). */
+static void
+test_mask_kernels_keep_signed_zeros (void)
+{
+  static const char *const modes[] = { "passes", "converge" };
+  static const char *const isas[] = { "generic", "avx2", "avx512" };
+
+  for (int md = 0; md < 2; md++)
+    for (int i = 0; i < 3; i++)
+      {
+        TgGraph *g = new_graph (4096, 4096, 101);
+        TgRegion full = world_region (g);
+        TgEngine *e = new_engine (1);
+        int t, bad = 0, pits = 0;
+        TgValue *h;
+
+        tg_graph_world (g)->height_m = HEIGHT_M;
+        add_node (g, "pits", "test.pits");
+        t = add_node (g, "ero", "erosion.thermal");
+        SET (g, t, "talus_deg", "38");
+        SET (g, t, "iterations", "1");
+        SET (g, t, "reference_cell_m", "0");
+        SET (g, t, "mode", modes[md]);
+        add_link (g, "pits", "height", "ero", "height");
+        add_link (g, "pits", "mask", "ero", "mask");
+        setenv ("TG_THERMAL_ISA", isas[i], 1);
+        h = pull (e, g, "ero", &full);
+        for (int y = 5; h && y < 100; y += 10)
+          for (int x = 1; x < 100; x++)
+            if (x % 3 != 0)
+              {
+                pits++;
+                bad += !(at (h, x, y) == 0.0f && signbit (at (h, x, y)));
+              }
+        TG_CHECK_MSG (h && pits > 0 && bad == 0, "%s, %s kernel: %d of %d pits are not -0",
+                      modes[md], isas[i], bad, pits);
+        if (h)
+          tg_value_unref (h);
+        tg_engine_free (e);
+        tg_graph_free (g);
+      }
+  unsetenv ("TG_THERMAL_ISA");
+}
+
 /* The mask input is optional, a mask, and named in the descriptor. */
 static void
 test_mask_port (void)
@@ -522,6 +616,7 @@ main (void)
   TG_RUN (test_mask_conserves_and_keeps_bedrock);
   TG_RUN (test_mask_of_one_is_no_mask);
   TG_RUN (test_mask_kernels_threads_windows_agree);
+  TG_RUN (test_mask_kernels_keep_signed_zeros);
   TG_RUN (test_mask_converge_reaches_talus_on_loose_ground);
   TG_RUN (test_mask_converge_leaves_no_bedrock_walls);
   return tgtest_result ();
