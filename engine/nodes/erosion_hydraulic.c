@@ -10,9 +10,9 @@
  * same cells, which a fixed partition solves (below).
  *
  * Pits and curtains: a droplet lays sediment down through a brush half
- * as wide as the one it erodes with (at least the 3 x 3 cells around it),
- * both when it slows and when it fills a dip, and lays its whole load
- * down where it stops.  Deposits in the four cells under the droplet left
+ * as wide as the one it erodes with (at least the 3 x 3 cells around it
+ * and 6 m in radius), both when it slows and when it fills a dip, and
+ * lays its whole load down where it stops.  Deposits in the four cells under the droplet left
  * a speckle of bumps and pits, and sharpened grooves down steep faces;
  * a brush as wide as the erosion's fills the gullies it cuts.
  *
@@ -25,7 +25,9 @@
  * steps.  Each step samples the height and its gradient bilinearly where
  * the droplet is and erodes or deposits through brushes at least 1.5
  * steps wide, so brushes a step apart cover the path without dots or
- * pits, and a fall is judged over the step's first cell too.
+ * pits, and a fall is judged over the step's first cell too.  The
+ * drainage input is read per 4 m of contour width (channel_map): the
+ * area draining through a cell of a face grows with the cell.
  *
  * Determinism and tiled builds: the droplets run in rounds of four phases
  * on a world-anchored lattice of tiles wider than twice a droplet's reach
@@ -215,6 +217,9 @@ hydraulic_setup (TgHydraulicSetup *s, const HydraulicParams *p, const TgWorld *w
   s->brush_radius = (float) fmax (p->radius_m / cell, 1.5 * s->step);
   if (s->brush_radius > BRUSH_MAX)
     s->brush_radius = BRUSH_MAX;
+  /* Deposit brushes of at least 6 m radius, a 4 m build's 1.5 cells
+   * (see deposit_radius_for). */
+  s->deposit_min = (float) fmin (1.5 * REF_STEP_M / cell, BRUSH_MAX);
   /* The face brush shapes the lattice (its reach), so it comes from the
    * parameters alone, linked input or not; 0 keeps the plain lattice. */
   s->channel_floor = (float) CHANNEL_FLOOR;
@@ -251,7 +256,7 @@ channel_map (TgEvalCtx *c, const TgHydraulicSetup *s, const TgValue *fl, const T
   const HydraulicParams *p = tg_eval_params (c);
   size_t n = (size_t) over->width * (size_t) over->height;
   double ref_area, log_max;
-  float *m, *tmp;
+  float *m, *tmp, width;
   int rc;
 
   if ((rc = tg__check_grid_input (c, fl, "flow", over)) < 0)
@@ -266,12 +271,18 @@ channel_map (TgEvalCtx *c, const TgHydraulicSetup *s, const TgValue *fl, const T
                            over->height);
     }
   tg__erosion_area_scale (tg_eval_world (c), over, &ref_area, &log_max);
+  /* The area draining through a cell grows with its width where water
+   * spreads (a face: the slope's length times the cell), and the average
+   * below spreads a line's area over the window too; the factor reads it
+   * per 4 m of width, as a 4 m build sees it.  Read per cell, a 2 m build
+   * had half the factor (alpine 2049: 25 % less eroded than 1025). */
+  width = (float) (REF_STEP_M / over->cell);
   for (int j = 0; j < over->height; j++)
     {
       const float *row = tg__grid_row (fl, over, j);
       float *o = m + (size_t) j * over->width;
       for (int i = 0; i < over->width; i++)
-        o[i] = tg__hydraulic_drainage_area (row[i], ref_area, log_max);
+        o[i] = tg__hydraulic_drainage_area (row[i], ref_area, log_max) * width;
     }
   tg__hydraulic_channel_smooth (m, tmp, over->width, over->height, channel_smooth_cells (s));
   free (tmp);
@@ -588,7 +599,9 @@ static const TgNodeDesc hydraulic_desc = {
   /* 2: droplets drawn per lattice tile (tiled builds); 3: sediment laid
    * through a brush half the erosion's width, and a droplet that stops
    * lays its load down; 4: gully feedback (discharge_area_m2); 5: falls;
-   * 6: droplets step 2 m, not one cell, where cells are finer */
-  .version = 6,
+   * 6: droplets step 2 m, not one cell, where cells are finer; 7: the
+   * drainage read per 4 m of width, deposit brushes of 6 m radius or more
+   * (both change only builds whose cells are not 4 m) */
+  .version = 7,
 };
 TG_NODE_REGISTER (hydraulic_desc);

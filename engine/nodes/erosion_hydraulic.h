@@ -44,6 +44,7 @@ typedef struct
   float cell_m;
   float brush_radius;    /* cells, >= 1 */
   float deposit_radius;  /* cells; 0: half the brush (at least 1.5, at most the brush) */
+  float deposit_min;     /* cells: no deposit brush is narrower (0: 1.5 steps) */
   /* The channel map (erosion_hydraulic_flow.c), NULL without one: per
    * cell a factor on the capacity, from the upslope area of the terrain
    * before erosion, over the same window as the height the call reads
