@@ -16,11 +16,12 @@
  * and move up with the samples.
  *
  * The AVX-512 build of Perlin noise keeps lattice rows instead (each
- * corner's gradient once, not spread): per sample row it computes each
- * corner's gy dy + gz dz once, and permutes that and gx from registers to
- * the lanes, where one FMA adds gx dx (exact: gx is -1, 0 or 1, so the
- * FMA rounds once like the sum).  A row of at most 16 corners (the coarse
- * octaves) stays in registers.
+ * corner's gradient once, and only gx spread over the x samples, which
+ * every sample row of the lattice row's cells reads): per sample row it
+ * computes each corner's gy dy + gz dz once and permutes that from
+ * registers to the lanes, where one FMA adds gx dx (exact: gx is -1, 0 or
+ * 1, so the FMA rounds once like the sum).  A row of at most 16 corners
+ * (the coarse octaves) stays in registers.
  *
  * The arithmetic is the point kernel's (noise3.c), so the grid gives its
  * bits: with g in {-1, 0, 1}^3 and exactly two non-zero components,
@@ -55,6 +56,7 @@ typedef struct
   float *plane[2];   /* rows of lattice z corners zl[0] and zl[1] */
   int zl[2];
   int lp;            /* lattice rows (below): floats per component, else 0 */
+  size_t lrs;        /* floats per lattice row: 3 lp, and the spread gx (2 np) */
 } GridOct;
 
 /* The lattice cell and fraction of coordinate C (metres) in octave O
@@ -125,9 +127,14 @@ grid_spread_row (const TgNoise3Octave *o, bool value, const GridOct *g, int np, 
 /* The lattice row of corners (any x, YL, ZL) of a Perlin octave O into
  * ROW: gradient components gx, gy, gz of lattice corner x at
  * [0, 1, 2] * G->lp + x, zeros past the span (the AVX-512 kernel reads
- * whole registers of it and permutes the corners to the samples). */
+ * whole registers of it and permutes the corners to the samples); then,
+ * for the NP x samples, the gx of the corner below each (at 3 G->lp + i)
+ * and above it (3 G->lp + NP + i).  gx does not depend on the sample's y
+ * and z, so spread once here it serves every sample row of the lattice
+ * row's cells, where permuting it took a permute per row and lane group. */
 static void
-grid_lattice_row (const TgNoise3Octave *o, const GridOct *g, int yl, int zl, float *restrict row)
+grid_lattice_row (const TgNoise3Octave *o, const GridOct *g, int np, int yl, int zl,
+                  float *restrict row)
 {
   uint32_t hz = tg_mix32 (o->seed ^ (g->cell0[2] + (uint32_t) zl) * TG__FBM_HASH_KZ);
   uint32_t hy = tg_mix32 (hz ^ (g->cell0[1] + (uint32_t) yl) * TG__NOISE3_KY);
@@ -140,6 +147,11 @@ grid_lattice_row (const TgNoise3Octave *o, const GridOct *g, int yl, int zl, flo
       grad_vec (tg_mix32 (hy ^ (g->cell0[0] + (uint32_t) x) * TG__FBM_HASH_KX) >> 28, gv);
       for (int c = 0; c < 3; c++)
         row[c * g->lp + x] = gv[c];
+    }
+  for (int i = 0; i < np; i++)
+    {
+      row[3 * (size_t) g->lp + (size_t) i] = row[g->lx[i]];
+      row[3 * (size_t) g->lp + (size_t) (np + i)] = row[g->lx[i] + 1];
     }
 }
 
@@ -196,7 +208,7 @@ grid_row (bool value, int np, int i0, const GridOct *restrict g, int j, int k,
 static void
 grid_planes (const TgNoise3Octave *o, bool value, GridOct *g, int np, int zl)
 {
-  size_t rs = g->lp > 0 ? 3 * (size_t) g->lp : (size_t) (value ? 2 : 6) * (size_t) np;
+  size_t rs = g->lp > 0 ? g->lrs : (size_t) (value ? 2 : 6) * (size_t) np;
 
   for (int p = 0; p < 2; p++)
     {
@@ -213,7 +225,7 @@ grid_planes (const TgNoise3Octave *o, bool value, GridOct *g, int np, int zl)
         }
       for (int yl = 0; yl <= g->span[1] + 1; yl++)
         if (g->lp > 0)
-          grid_lattice_row (o, g, yl, zl + p, g->plane[p] + (size_t) yl * rs);
+          grid_lattice_row (o, g, np, yl, zl + p, g->plane[p] + (size_t) yl * rs);
         else
           grid_spread_row (o, value, g, np, yl, zl + p, g->plane[p] + (size_t) yl * rs);
       g->zl[p] = zl + p;
@@ -402,7 +414,7 @@ grid_sum_perlin_avx512 (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, s
           const TgNoise3Octave *o = &nz->oct[oi];
           GridOct *g = &oct[oi];
           __m512 amp = _mm512_set1_ps (o->amp), w = _mm512_set1_ps (g->w[k]);
-          size_t lp = (size_t) g->lp, rs = 3 * lp;
+          size_t lp = (size_t) g->lp, rs = g->lrs;
           size_t tl = (size_t) (g->span[0] + 2 + 15) / 16 * 16; /* corners used */
           __m512 zq[4];
 
@@ -413,7 +425,7 @@ grid_sum_perlin_avx512 (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, s
             {
               size_t yl = (size_t) g->ly[j];
               const float *r[4];
-              __m512 yq[4], v = _mm512_set1_ps (g->v[j]), t16[4], g16[4];
+              __m512 yq[4], v = _mm512_set1_ps (g->v[j]), t16[4];
               float *a = acc + (size_t) j * (size_t) np, *wt = wgt + (size_t) j * (size_t) np;
 
               r[0] = g->plane[0] + yl * rs;
@@ -428,7 +440,6 @@ grid_sum_perlin_avx512 (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, s
                   {
                     t16[q] = _mm512_add_ps (_mm512_mul_ps (_mm512_loadu_ps (r[q] + lp), yq[q]),
                                             _mm512_mul_ps (_mm512_loadu_ps (r[q] + 2 * lp), zq[q]));
-                    g16[q] = _mm512_loadu_ps (r[q]);
                   }
               else
                 for (int q = 0; q < 4; q++)
@@ -451,9 +462,11 @@ grid_sum_perlin_avx512 (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, s
 
                       for (int q = 0; q < 4; q++)
                         {
-                          c[q][0] = _mm512_fmadd_ps (_mm512_permutexvar_ps (lx, g16[q]), xf,
+                          const float *sg = r[q] + 3 * lp + (size_t) i0; /* spread gx */
+
+                          c[q][0] = _mm512_fmadd_ps (_mm512_loadu_ps (sg), xf,
                                                      _mm512_permutexvar_ps (lx, t16[q]));
-                          c[q][1] = _mm512_fmadd_ps (_mm512_permutexvar_ps (lx1, g16[q]), x1f,
+                          c[q][1] = _mm512_fmadd_ps (_mm512_loadu_ps (sg + np), x1f,
                                                      _mm512_permutexvar_ps (lx1, t16[q]));
                         }
                     }
@@ -584,10 +597,11 @@ tg__noise3_grid (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, size_t s
           g->span[a] = (int) (last - g->cell0[a]);
         }
       g->lp = lat ? (g->span[0] + 2 + 15) / 16 * 16 + 32 : 0;
+      g->lrs = 3 * (size_t) g->lp + 2 * (size_t) np;
       lp_max = (size_t) g->lp > lp_max ? (size_t) g->lp : lp_max;
       bytes += 3 * align64 (sizeof (int32_t) * TG_FIELD_GRID_MAX)
                + 9 * align64 (sizeof (float) * TG_FIELD_GRID_MAX)
-               + 2 * align64 (sizeof (float) * (lat ? 3 * (size_t) g->lp : (size_t) (value ? 2 : 6) * (size_t) np)
+               + 2 * align64 (sizeof (float) * (lat ? g->lrs : (size_t) (value ? 2 : 6) * (size_t) np)
                               * (size_t) (g->span[1] + 2));
     }
   bytes += 2 * align64 (sizeof (float) * (size_t) np * (size_t) gr->ny)
@@ -599,7 +613,7 @@ tg__noise3_grid (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, size_t s
     {
       GridOct *g = &oct[oi];
       const TgNoise3Octave *o = &nz->oct[oi];
-      size_t pl = sizeof (float) * (lat ? 3 * (size_t) g->lp : (size_t) (value ? 2 : 6) * (size_t) np)
+      size_t pl = sizeof (float) * (lat ? g->lrs : (size_t) (value ? 2 : 6) * (size_t) np)
                   * (size_t) (g->span[1] + 2);
 
       g->lx = carve (&p, sizeof (int32_t) * TG_FIELD_GRID_MAX);
