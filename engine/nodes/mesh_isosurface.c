@@ -198,11 +198,12 @@ typedef struct
    * [0, SLAB_N) per axis, x fastest, at coordinates SLAB_XS; NEED marks
    * the slab's sub-blocks (SLAB_NS per axis) to sample.  NULL: none. */
   float *slab;
-  /* A wave through the slab is marched MESH_CHUNK blocks at a time into
-   * MOUT (blocks MESH0 + i), each chunk stitched into MESH at once, while
-   * its output is still in cache; STITCH_RC is the stitcher's answer. */
+  /* A wave through the slab is sampled and marched a chunk of blocks at
+   * a time (see wave_shared), SAMPLE0 + i then into MOUT (blocks MESH0 +
+   * i), each chunk stitched into MESH at once, while its corners and
+   * output are still in cache; STITCH_RC is the stitcher's answer. */
   BlockOut *mout;
-  int mesh0, stitch_rc;
+  int sample0, mesh0, stitch_rc;
   bool stitched;
   struct Mesh *mesh;
   TgError *err;
@@ -222,6 +223,7 @@ typedef struct
   atomic_llong ns_eval, ns_mesh;
   pthread_mutex_t lock;
   struct Scratch *free_scratch;
+  int n_scratch;   /* made so far: as many as threads ran blocks at once */
 } Iso;
 
 /* Lattice coordinate G along AXIS, in metres, from integers only, so every
@@ -525,6 +527,12 @@ scratch_take (Iso *iso)
         {
           free (s);
           s = NULL;
+        }
+      if (s)
+        {
+          pthread_mutex_lock (&iso->lock);
+          iso->n_scratch++;
+          pthread_mutex_unlock (&iso->lock);
         }
     }
   return s;
@@ -878,9 +886,13 @@ block_vertices_avx512 (BlockOut *out, int nv, const float *val, int sx, int sxy,
 }
 #endif
 
-/* Marches the live cells of block P into OUT from its corners in S->val. */
+/* Marches the live cells of block P into OUT from its corners in VAL
+ * (corner (x, y, z), -1 <= x <= BLOCK + 1, at (x + 1) + (y + 1) VSX
+ * + (z + 1) VSXY): S->val, or the block's window of the wave's slab read
+ * in place. */
 static void
-block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
+block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s, const float *val,
+            size_t vsx, size_t vsxy)
 {
   const TgIsoOptions *o = iso->o;
   const int *c = p->c, *nsub = p->nsub, *g0 = p->g0;
@@ -899,16 +911,30 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
   for (int z = -1; z <= c[2] + 1; z++)
     zs[z + 1] = coord (iso, 2, g0[2] + z);
 
-  /* Inside flags of the whole padded array, 64 at a time (a fixed count
-   * the vectoriser takes; values past the block's are never read). */
-  {
-    const float *restrict val = s->val;
-    uint8_t *restrict in = s->in;
+  /* Inside flags, in S->in with the block's strides: of the whole padded
+   * array 64 at a time when VAL has those strides too (a fixed count the
+   * vectoriser takes; values past the block's are never read), else of
+   * the rows of corners 0 .. c (the cells' corners) from the slab, 48 a
+   * row (a row's slack is the next row's, rewritten after). */
+  if (vsx == sx && vsxy == sxy)
+    {
+      const float *restrict v = val;
+      uint8_t *restrict in = s->in;
 
-    for (size_t q = 0; q < sxy * (size_t) (c[2] + 3); q += 64)
-      for (int t = 0; t < 64; t++)
-        in[q + (size_t) t] = val[q + (size_t) t] < iso_l;
-  }
+      for (size_t q = 0; q < sxy * (size_t) (c[2] + 3); q += 64)
+        for (int t = 0; t < 64; t++)
+          in[q + (size_t) t] = v[q + (size_t) t] < iso_l;
+    }
+  else
+    for (size_t z = 1; z <= (size_t) c[2] + 1; z++)
+      for (size_t y = 1; y <= (size_t) c[1] + 1; y++)
+        {
+          const float *restrict v = val + z * vsxy + y * vsx;
+          uint8_t *restrict in = s->in + z * sxy + y * sx;
+
+          for (int x = 0; x < 48; x++)
+            in[x] = v[x] < iso_l;
+        }
 
   /* Cells of the live sub-blocks, in z, y, x order; vertices are numbered
    * on first use, so their order is fixed too.  Edge slots live in a ring
@@ -1109,14 +1135,14 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
       memcpy (cat, xs, sizeof (float) * PAD);
       memcpy (cat + PAD, ys, sizeof (float) * PAD);
       memcpy (cat + 2 * PAD, zs, sizeof (float) * PAD);
-      block_vertices_avx512 (out, nv, s->val, (int) sx, (int) sxy, cat, iso_l,
+      block_vertices_avx512 (out, nv, val, (int) vsx, (int) vsxy, cat, iso_l,
                              o->normals == TG__ISO_NORMALS_GRADIENT
                                && o->shading == TG__ISO_SMOOTH);
     }
   else
 #endif
   if (out->error == 0)
-    block_vertices (iso, out, nv, s->val, sx, sxy, xs, ys, zs);
+    block_vertices (iso, out, nv, val, vsx, vsxy, xs, ys, zs);
   out->nv = nv;
   out->nt = nt;
   if (iso->timed)
@@ -1129,11 +1155,15 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s)
  * layer's slab would pass SLAB_MAX points), whose corners are sampled
  * once into one slab, each block its own part, so a corner on a block
  * face (and the gradient border) is not sampled twice; each block then
- * copies its window and marches it.  A wave whose blocks would sample
- * fewer corners on their own (a sparse surface: the slab takes whole
- * sub-blocks next to live ones) goes block by block as before. */
+ * marches its window of the slab where it is.  A block's part ends two
+ * corners past its cells along x and y (own_range), so its window takes
+ * only corners of blocks before it in the wave: blocks are sampled and
+ * marched a few at a time, each window still in cache when it is read.
+ * A wave whose blocks would sample fewer corners on their own (a sparse
+ * surface: the slab takes whole sub-blocks next to live ones) goes block
+ * by block as before. */
 #define SLAB_MAX ((size_t) 4 << 20)
-#define MESH_CHUNK 16 /* blocks of a slab's wave marched before they are stitched */
+#define MESH_CHUNK 16 /* at most this many blocks of a slab's wave sampled, marched, stitched */
 
 /* The slab's sub-block of block P's sub-block S along AXIS. */
 static inline int
@@ -1143,18 +1173,23 @@ slab_sub (const Iso *iso, const BlockPlan *p, int axis, int s)
 }
 
 /* Block P's part of the slab along AXIS for its sub-block S: lattice
- * points [*LO, *HI) of the block; the slab's first and last blocks also
- * take its outer points (and the border, for gradient normals); along z,
- * a column CARRIED from the layer below starts above what it holds. */
+ * points [*LO, *HI) of the block, along x and y shifted up by the border
+ * and one (the corners a window reads past its cells), so that a block's
+ * window [-1, c + 1] holds its own part and corners of the blocks before
+ * it only; the slab's first and last blocks also take its outer points
+ * (and the border, for gradient normals); along z, a column CARRIED from
+ * the layer below starts above what it holds. */
 static void
 own_range (const Iso *iso, const BlockPlan *p, int axis, int s, bool carried, int *lo, int *hi)
 {
   bool first = p->g0[axis] - 1 == iso->slab_org[axis];
   bool last = p->g0[axis] + p->c[axis] + 2 == iso->slab_org[axis] + iso->slab_n[axis];
   int border = iso->o->normals == TG__ISO_NORMALS_GRADIENT && iso->o->shading == TG__ISO_SMOOTH;
+  int sh = axis < 2 ? 1 + border : 0;
 
-  *lo = s == 0 && first ? -border : s * SUB;
-  *hi = s == p->nsub[axis] - 1 ? (last ? p->c[axis] + 1 + border : p->c[axis]) : s * SUB + SUB;
+  *lo = s == 0 && first ? -border : s * SUB + sh;
+  *hi = s == p->nsub[axis] - 1 ? (last ? p->c[axis] + 1 + border : p->c[axis] + sh)
+                               : s * SUB + SUB + sh;
   if (axis == 2 && s == 0 && carried)
     *lo = border + 1; /* the layer below sampled up to here */
 }
@@ -1271,7 +1306,7 @@ slab_sample_run (void *user, int begin, int end)
   Iso *iso = user;
   Scratch *s = scratch_take (iso);
 
-  for (int b = begin; b < end; b++)
+  for (int b = iso->sample0 + begin; b < iso->sample0 + end; b++)
     if (iso->out[b].error == 0)
       iso->out[b].error = s ? block_sample_slab (iso, &iso->plan[b], s) : TG_ENOMEM;
   if (s)
@@ -1300,23 +1335,12 @@ slab_mesh_run (void *user, int begin, int end)
           out->error = TG_ENOMEM;
           continue;
         }
-      /* Its window, copied: marching reads the corners and their
-       * neighbours all over the block, which a slab row apart would
-       * spread over far more cache lines. */
-      {
-        const float *w = iso->slab + (size_t) (p->g0[0] - 1 - iso->slab_org[0])
-                         + (size_t) (p->g0[1] - 1 - iso->slab_org[1]) * sx
-                         + (size_t) (p->g0[2] - 1 - iso->slab_org[2]) * sxy;
-        size_t bx = (size_t) p->c[0] + 3, by = (size_t) p->c[1] + 3;
-        int64_t t0 = iso->timed ? now_ns () : 0;
-
-        for (size_t z = 0; z < (size_t) p->c[2] + 3; z++)
-          for (size_t y = 0; y < by; y++)
-            memcpy (s->val + z * bx * by + y * bx, w + z * sxy + y * sx, sizeof (float) * bx);
-        if (iso->timed)
-          atomic_fetch_add (&iso->ns_eval, now_ns () - t0);
-      }
-      block_mesh (iso, p, out, s);
+      /* Marched from its window of the slab, in place. */
+      block_mesh (iso, p, out, s,
+                  iso->slab + (size_t) (p->g0[0] - 1 - iso->slab_org[0])
+                    + (size_t) (p->g0[1] - 1 - iso->slab_org[1]) * sx
+                    + (size_t) (p->g0[2] - 1 - iso->slab_org[2]) * sxy,
+                  sx, sxy);
     }
   if (s)
     scratch_give (iso, s);
@@ -1343,7 +1367,8 @@ blocks_run (void *user, int begin, int end)
         continue;
       out->error = block_sample (iso, &p, s);
       if (out->error == 0)
-        block_mesh (iso, &p, out, s);
+        block_mesh (iso, &p, out, s, s->val, (size_t) p.c[0] + 3,
+                    ((size_t) p.c[0] + 3) * ((size_t) p.c[1] + 3));
     }
   if (s)
     scratch_give (iso, s);
@@ -2070,7 +2095,8 @@ blocks_own_run (void *user, int begin, int end)
         }
       out->error = block_sample (iso, p, s);
       if (out->error == 0)
-        block_mesh (iso, p, out, s);
+        block_mesh (iso, p, out, s, s->val, (size_t) p->c[0] + 3,
+                    ((size_t) p->c[0] + 3) * ((size_t) p->c[1] + 3));
     }
   if (s)
     scratch_give (iso, s);
@@ -2167,15 +2193,23 @@ wave_shared (Iso *iso, int n, TgIsoParallel par, void *par_ctx)
         return par (par_ctx, n, 1, blocks_own_run, iso);
       }
   }
-  if ((rc = par (par_ctx, n, 1, slab_sample_run, iso)) < 0)
-    return rc;
+  /* Sampled and marched a chunk at a time, in block order (a block's
+   * window needs only blocks up to it sampled): four blocks a thread
+   * (the threads seen so far, by their scratch), so that on one thread a
+   * window is read while it is in the core's cache, and with more the
+   * chunk still has a block for each. */
   iso->prev_slab = true;
   iso->stitched = true;
-  for (int i0 = 0; i0 < n && iso->stitch_rc == 0; i0 += MESH_CHUNK)
+  for (int i0 = 0; i0 < n && iso->stitch_rc == 0;)
     {
-      int k = n - i0 < MESH_CHUNK ? n - i0 : MESH_CHUNK;
+      int chunk = iso->n_scratch < 1 ? 4 : 4 * iso->n_scratch < MESH_CHUNK ? 4 * iso->n_scratch
+                                                                          : MESH_CHUNK;
+      int k = n - i0 < chunk ? n - i0 : chunk;
       int64_t t0;
 
+      iso->sample0 = i0;
+      if ((rc = par (par_ctx, k, 1, slab_sample_run, iso)) < 0)
+        return rc;
       iso->mesh0 = i0;
       if ((rc = par (par_ctx, k, 1, slab_mesh_run, iso)) < 0)
         return rc;
@@ -2184,6 +2218,7 @@ wave_shared (Iso *iso, int n, TgIsoParallel par, void *par_ctx)
         iso->stitch_rc = stitch_one (iso, b, &iso->mout[b - i0]);
       if (iso->timed)
         iso->ns_stitch += now_ns () - t0;
+      i0 += k;
     }
   return 0;
 }
