@@ -12,6 +12,8 @@
  * The same stream hashes what passes through it with the digest formats/
  * registers (SHA-256 for the manifest), so a build need not read its
  * files back; a writer that seeks (OpenEXR) leaves its file unhashed.
+ * It also lends the writer its node's threads (tg_io_stream_parallel):
+ * a PNG deflates its strips side by side.
  */
 #define _GNU_SOURCE /* fopencookie */
 #include <errno.h>
@@ -33,6 +35,7 @@ struct CancelStream
   FILE *inner;
   FILE *outer; /* the stream handed to the writer */
   const TgCancel *cancel;
+  TgEvalCtx *ctx; /* the node writing, whose threads the writer may use */
   CancelStream *next;
   /* The digest of the bytes written so far, while DIGEST is set. */
   const TgStreamDigest *digest;
@@ -60,6 +63,26 @@ tg_io_stream_cancelled (FILE *f)
       }
   pthread_mutex_unlock (&live_lock);
   return yes;
+}
+
+int
+tg_io_stream_parallel (FILE *f, int n, void (*fn) (void *user, int begin, int end), void *user)
+{
+  TgEvalCtx *ctx = NULL;
+
+  pthread_mutex_lock (&live_lock);
+  for (const CancelStream *s = live; s; s = s->next)
+    if (s->outer == f)
+      {
+        ctx = s->ctx;
+        break;
+      }
+  pthread_mutex_unlock (&live_lock);
+  if (ctx)
+    return tg__eval_parallel_quiet (ctx, n, fn, user);
+  if (n > 0)
+    fn (user, 0, n);
+  return 0;
 }
 
 /* Big writes (a whole mesh buffer) bypass the buffer: they go through
@@ -135,11 +158,12 @@ cancel_stream_close (void *cookie)
 FILE *
 tg__cancel_stream_new (FILE *inner, const TgCancel *cancel)
 {
-  return tg__cancel_stream_new_hashed (inner, cancel, NULL, -1);
+  return tg__cancel_stream_new_hashed (inner, cancel, NULL, -1, NULL);
 }
 
 FILE *
-tg__cancel_stream_new_hashed (FILE *inner, const TgCancel *cancel, TgExportList *list, int index)
+tg__cancel_stream_new_hashed (FILE *inner, const TgCancel *cancel, TgExportList *list, int index,
+                              TgEvalCtx *ctx)
 {
   static const cookie_io_functions_t io = {
     .write = cancel_stream_write,
@@ -153,6 +177,7 @@ tg__cancel_stream_new_hashed (FILE *inner, const TgCancel *cancel, TgExportList 
     return NULL;
   s->inner = inner;
   s->cancel = cancel;
+  s->ctx = ctx;
   s->digest = list ? tg_io_stream_digest () : NULL;
   s->list = list;
   s->index = index;

@@ -628,6 +628,55 @@ tg_eval_parallel (TgEvalCtx *c, int n, int grain, void (*fn) (void *user, int be
   return cancelled (c->ev) ? TG_ECANCELLED : 0;
 }
 
+/* A part of a node's progress: FROM + SPAN * the part's fraction. */
+typedef struct
+{
+  TgEvalCtx *c;
+  double from, span;
+} ProgressPart;
+
+static bool
+part_should_stop (void *user)
+{
+  const ProgressPart *p = user;
+  return cancelled (p->c->ev);
+}
+
+static void
+part_progress (void *user, int done, int total)
+{
+  const ProgressPart *p = user;
+  tg_eval_progress (p->c, p->from + p->span * (double) done / (double) total);
+}
+
+int
+tg_eval_parallel_part (TgEvalCtx *c, int n, int grain,
+                       void (*fn) (void *user, int begin, int end), void *user, double from,
+                       double to)
+{
+  ProgressPart part = { c, from, to - from };
+  TgPoolJob job = { fn, user, part_should_stop, part_progress, &part };
+
+  if (cancelled (c->ev))
+    return TG_ECANCELLED;
+  if (!tg__pool_run (c->ev->e->pool, n, grain, &job))
+    return TG_ECANCELLED;
+  return cancelled (c->ev) ? TG_ECANCELLED : 0;
+}
+
+int
+tg__eval_parallel_quiet (TgEvalCtx *c, int n, void (*fn) (void *user, int begin, int end),
+                         void *user)
+{
+  TgPoolJob job = { fn, user, pool_should_stop, NULL, c };
+
+  if (cancelled (c->ev))
+    return TG_ECANCELLED;
+  if (!tg__pool_run (c->ev->e->pool, n, 1, &job))
+    return TG_ECANCELLED;
+  return cancelled (c->ev) ? TG_ECANCELLED : 0;
+}
+
 int
 tg_eval_threads (TgEvalCtx *c)
 {
@@ -813,7 +862,7 @@ write_staged (TgEvalCtx *c, const TgExportFile *shape,
     return tg_eval_fail (c, err.code, "%s", err.message);
   /* The writer stops at its next flush once cancel is asked. */
   f = tg__cancel_stream_new_hashed (staged, ev->hooks ? ev->hooks->cancel : NULL, ev->exports,
-                                    tg_export_list_n_files (ev->exports) - 1);
+                                    tg_export_list_n_files (ev->exports) - 1, c);
   if (f == NULL)
     {
       fclose (staged);

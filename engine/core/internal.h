@@ -32,9 +32,14 @@ int tg__param_vec_len (TgParamType t);
 FILE *tg__cancel_stream_new (FILE *inner, const TgCancel *cancel);
 /* The same, and the registered stream digest (io.h) fed with every byte
  * written: at the close, when the writer never seeked, it becomes the
- * digest of staged file INDEX of LIST. */
+ * digest of staged file INDEX of LIST.  CTX (may be NULL): the node
+ * writing, whose threads tg_io_stream_parallel lends the writer. */
 FILE *tg__cancel_stream_new_hashed (FILE *inner, const TgCancel *cancel, TgExportList *list,
-                                    int index);
+                                    int index, TgEvalCtx *ctx);
+/* tg_eval_parallel in chunks of one item, without progress reports: for
+ * a writer, whose many short parallel runs are not the node's progress. */
+int tg__eval_parallel_quiet (TgEvalCtx *c, int n, void (*fn) (void *user, int begin, int end),
+                             void *user);
 /* Records the digest of every byte of staged file I (cancel_stream.c). */
 void tg__export_list_set_digest (TgExportList *list, int i, const uint8_t digest[32],
                                  uint64_t bytes);

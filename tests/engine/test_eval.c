@@ -1,6 +1,8 @@
 /* Evaluation: pulls, the cache, determinism across threads and tiles,
  * apron and global nodes, per-node failures, cancel, staged exports. */
 #include <dirent.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <time.h>
 #include <sys/stat.h>
 
@@ -498,6 +500,93 @@ test_writer_sees_cancel_before_writing (void)
   tg_graph_free (g);
 }
 
+/* What tg_io_stream_parallel did for a writer: which thread ran each
+ * item, how often, and what it returned for the build's stream and for
+ * another one. */
+#define LEND_ITEMS 32
+static struct
+{
+  pthread_t who[LEND_ITEMS], writer;
+  atomic_int runs[LEND_ITEMS], started;
+  int rc_build, rc_other, other_in_order;
+  int other_next;
+} lend;
+
+/* Each item waits (2 s at most) until a second one has started, so a
+ * second thread, when the build has one, takes an item however loaded
+ * the machine. */
+static void
+lend_item (void *user, int begin, int end)
+{
+  struct timespec t0, t;
+
+  (void) user;
+  atomic_fetch_add (&lend.started, 1);
+  clock_gettime (CLOCK_MONOTONIC, &t0);
+  do
+    clock_gettime (CLOCK_MONOTONIC, &t);
+  while (atomic_load (&lend.started) < 2
+         && (t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 2000000000L);
+  for (int i = begin; i < end; i++)
+    {
+      lend.who[i] = pthread_self ();
+      atomic_fetch_add (&lend.runs[i], 1);
+    }
+}
+
+static void
+lend_other (void *user, int begin, int end)
+{
+  (void) user;
+  for (int i = begin; i < end; i++)
+    lend.other_in_order &= i == lend.other_next++ && pthread_equal (pthread_self (), lend.writer);
+}
+
+static int
+lend_write (FILE *f, const TgImage *img, TgError *err)
+{
+  lend.writer = pthread_self ();
+  lend.rc_build = tg_io_stream_parallel (f, LEND_ITEMS, lend_item, NULL);
+  /* Not a build's stream: here, in order. */
+  lend.other_in_order = 1;
+  lend.other_next = 0;
+  lend.rc_other = tg_io_stream_parallel (stderr, LEND_ITEMS, lend_other, NULL);
+  return testfmt_write (f, img, err);
+}
+
+static void
+test_writer_runs_on_build_threads (void)
+{
+  const char *types[] = { "test.coord", "test.sink" };
+  TgGraph *g = graph_with (types, 2);
+  TgEngineOptions o = { .threads = 2 };
+  TgEngine *e = tg_engine_new (&o);
+  TgExportList *list = NULL;
+  TgError err = { 0 };
+  char dir[512];
+  int threads = 1;
+
+  TG_CHECK (make_test_dir (dir, sizeof dir, "writer-threads"));
+  memset (&lend, 0, sizeof lend);
+  lend.rc_build = lend.rc_other = -1;
+  tg_io_register_image_writer ("testfmt", lend_write);
+  TG_CHECK_INT_EQ (tg_engine_export (e, g, dir, NULL, &list, NULL, &err), 0);
+  tg_io_register_image_writer ("testfmt", testfmt_write);
+  TG_CHECK_INT_EQ (lend.rc_build, 0);
+  TG_CHECK_INT_EQ (lend.rc_other, 0);
+  TG_CHECK_MSG (lend.other_in_order, "another stream's items ran out of order or elsewhere");
+  for (int i = 0; i < LEND_ITEMS; i++)
+    {
+      TG_CHECK_INT_EQ (atomic_load (&lend.runs[i]), 1);
+      if (!pthread_equal (lend.who[i], lend.who[0]))
+        threads = 2;
+    }
+  TG_CHECK_MSG (threads == 2, "every item of the build's stream ran on one thread");
+  tg_export_list_free (list);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
 static void
 test_exports_share_upstream (void)
 {
@@ -824,6 +913,7 @@ main (void)
   TG_RUN (test_cancel_answers_quickly);
   TG_RUN (test_export_all_or_nothing);
   TG_RUN (test_writer_sees_cancel_before_writing);
+  TG_RUN (test_writer_runs_on_build_threads);
   TG_RUN (test_exports_share_upstream);
   TG_RUN (test_input_files_join_the_key);
   TG_RUN (test_pull_of_export_node_refused);

@@ -113,6 +113,14 @@ TgPointsWriter tg_io_points_writer (const char *format);
  * other stream. */
 bool tg_io_stream_cancelled (FILE *f);
 
+/* Runs FN over [0, N), one item a call, on the threads of the build that
+ * handed the writer F: the calls may run at once, in any order, so each
+ * writes only its own outputs.  For any other stream, on the calling
+ * thread in order.  0, or TG_ECANCELLED when the build was cancelled
+ * (then some items did not run). */
+int tg_io_stream_parallel (FILE *f, int n, void (*fn) (void *user, int begin, int end),
+                           void *user);
+
 /* A tile job's share of an image export, raw: the exact pixels the
  * export's writer would get, for `tgraph stitch` to join and encode.
  * Host byte order (the jobs of one build run on one kind of machine). */

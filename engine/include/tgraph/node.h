@@ -235,6 +235,12 @@ TgValue *tg_eval_output (TgEvalCtx *c, int index);
  * (chunks not yet started are skipped).  Progress advances per chunk. */
 int tg_eval_parallel (TgEvalCtx *c, int n, int grain,
                       void (*fn) (void *user, int begin, int end), void *user);
+/* The same for a part of the node's work: progress goes from FROM to TO
+ * (fractions of the whole node) as the chunks finish.  For work in
+ * pieces, as an export's bands of rows. */
+int tg_eval_parallel_part (TgEvalCtx *c, int n, int grain,
+                           void (*fn) (void *user, int begin, int end), void *user, double from,
+                           double to);
 int tg_eval_threads (TgEvalCtx *c);
 bool tg_eval_cancelled (TgEvalCtx *c);
 /* FRACTION in 0..1 of this node's work (tg_eval_parallel reports its own). */
