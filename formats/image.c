@@ -122,6 +122,17 @@ tg__image_rows_from (TgImageRows *rows, const TgImage *img)
 int
 tg__row_bands_init (TgRowBands *b, const TgImageRows *src, int bits, TgError *err)
 {
+  size_t row = (size_t) src->width * (size_t) src->channels * (size_t) (src->bits / 8);
+
+  return tg__row_bands_init_rows (b, src, bits,
+                                  row && BAND_BYTES / row > 0 ? (int) (BAND_BYTES / row) : 1,
+                                  err);
+}
+
+int
+tg__row_bands_init_rows (TgRowBands *b, const TgImageRows *src, int bits, int rows,
+                         TgError *err)
+{
   size_t row;
   int rc;
 
@@ -133,7 +144,7 @@ tg__row_bands_init (TgRowBands *b, const TgImageRows *src, int bits, TgError *er
   b->src = src;
   b->bits = bits;
   row = (size_t) src->width * (size_t) src->channels * (size_t) (src->bits / 8);
-  b->band = BAND_BYTES / row > 0 ? (int) (BAND_BYTES / row) : 1;
+  b->band = rows > 0 ? rows : 1;
   if (b->band > src->height)
     b->band = src->height;
   if (!src->whole && !(b->buf = malloc (row * (size_t) b->band)))

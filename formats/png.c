@@ -8,8 +8,9 @@
  * allocated for it when the file is too short to hold it or when it would
  * take more than TG__PNG_MAX_BYTES decoded.  Writing is deterministic:
  * fixed zlib level and filters, no time or text chunks, so the CLI and
- * the GUI write the same bytes.  libpng reports errors by longjmp; the
- * handlers here turn them into TgError and keep libpng quiet on stderr.
+ * the GUI write the same bytes (the fast default in png_fast.c, `small`
+ * here).  libpng reports errors by longjmp; the handlers here turn them
+ * into TgError and keep libpng quiet on stderr.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -27,17 +28,16 @@
 #include "tgformats-private.h"
 
 /* Fixed so the bytes do not follow libpng's defaults from version to
- * version.  The fast default, zlib level 2 with the Up filter, measured
- * (CPU time) on a 2048² 16-bit fBm heightmap: 153 ms and 5.48 MB where
- * level 6 with libpng's adaptive choice among all five filters took
- * 1048 ms and 5.66 MB; on alpine's seven 513² PNGs 85 ms for 2.27 MB
- * against 268 ms for 2.10 MB (zlib's levels 1-3 ignore the Z_FILTERED
- * strategy libpng sets).  `small` encodes at level 9 with four filter
- * and strategy choices and keeps the smallest: no single choice wins on
- * every image (libpng's adaptive filters with Z_FILTERED on alpine's
- * maps, Up with the default strategy on fine-grained 16-bit data). */
-#define TG__PNG_FAST_LEVEL 2
-#define TG__PNG_FAST_FILTERS PNG_FILTER_UP
+ * version.  The fast default (png_fast.c: zlib level 2 with the Up
+ * filter, in strips deflated side by side) measured (CPU time) on a
+ * 2048² 16-bit fBm heightmap, as libpng wrote it: 153 ms and 5.48 MB
+ * where level 6 with libpng's adaptive choice among all five filters
+ * took 1048 ms and 5.66 MB; on alpine's seven 513² PNGs 85 ms for
+ * 2.27 MB against 268 ms for 2.10 MB.  `small`, here through libpng,
+ * encodes at level 9 with four filter and strategy choices and keeps the
+ * smallest: no single choice wins on every image (libpng's adaptive
+ * filters with Z_FILTERED on alpine's maps, Up with the default strategy
+ * on fine-grained 16-bit data). */
 #define TG__PNG_SMALL_LEVEL 9
 /* The most a decoded image may take: a 16385² RGBA 16-bit map fits, a
  * 65536² 16-bit RGBA one (32 GiB) is refused before anything is allocated. */
@@ -382,7 +382,7 @@ tg__png_write_rows (FILE *f, const TgImageRows *src, int bits, bool small, TgErr
   int rc = 0;
 
   if (!small)
-    return png_encode (f, src, bits, TG__PNG_FAST_LEVEL, TG__PNG_FAST_FILTERS, Z_FILTERED, err);
+    return tg__png_write_fast (f, src, bits, err);
   if (!f)
     return tg_error_set (err, TG_EINVAL, "", "no stream to write the PNG to");
   /* The rows are read again for each candidate; the smallest is kept. */

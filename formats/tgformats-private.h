@@ -238,6 +238,9 @@ typedef struct
 } TgRowBands;
 
 int tg__row_bands_init (TgRowBands *b, const TgImageRows *src, int bits, TgError *err);
+/* The same in bands of ROWS rows (the last may be shorter). */
+int tg__row_bands_init_rows (TgRowBands *b, const TgImageRows *src, int bits, int rows,
+                             TgError *err);
 /* *BAND: the next rows, valid until the next call; returns how many (0 at
  * the end) or a negative TG_E* code. */
 int tg__row_bands_next (TgRowBands *b, const TgImage **band, TgError *err);
@@ -246,6 +249,8 @@ void tg__row_bands_clear (TgRowBands *b);
 /* The encoders behind the image formats, on rows. */
 /* SMALL: zlib level 9 and every filter instead of the fast default. */
 int tg__png_write_rows (FILE *f, const TgImageRows *src, int bits, bool small, TgError *err);
+/* The fast default: strips deflated side by side (png_fast.c). */
+int tg__png_write_fast (FILE *f, const TgImageRows *src, int bits, TgError *err);
 int tg__raw_write_rows (FILE *f, const TgImageRows *src, int bits, TgError *err);
 /* 32-bit float OpenEXR (exr.c); F must be able to seek. */
 int tg__exr_write_rows (FILE *f, const TgImageRows *src, TgError *err);

@@ -335,6 +335,7 @@ static const TgNodeDesc export_heightmap_desc = {
   .locality = TG_LOCALITY_LOCAL,
   .eval = export_eval,
   .flags = TG_NODE_EXPORT,
-  .version = 2,
+  /* 3: PNGs deflated in strips side by side: new bytes, the same pixels. */
+  .version = 3,
 };
 TG_NODE_REGISTER (export_heightmap_desc);

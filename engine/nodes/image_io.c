@@ -356,7 +356,8 @@ static const TgNodeDesc export_mask_desc = {
   .locality = TG_LOCALITY_LOCAL,
   .eval = export_mask_eval,
   .flags = TG_NODE_EXPORT,
-  .version = 2,
+  /* 3: PNGs deflated in strips side by side: new bytes, the same pixels. */
+  .version = 3,
 };
 TG_NODE_REGISTER (export_mask_desc);
 
@@ -407,7 +408,8 @@ static const TgNodeDesc export_image_desc = {
   .locality = TG_LOCALITY_LOCAL,
   .eval = export_image_eval,
   .flags = TG_NODE_EXPORT,
-  .version = 2,
+  /* 3: PNGs deflated in strips side by side: new bytes, the same pixels. */
+  .version = 3,
 };
 TG_NODE_REGISTER (export_image_desc);
 
@@ -782,6 +784,7 @@ static const TgNodeDesc export_splat_desc = {
   .locality = TG_LOCALITY_LOCAL,
   .eval = export_splat_eval,
   .flags = TG_NODE_EXPORT,
-  .version = 2,
+  /* 3: PNGs deflated in strips side by side: new bytes, the same pixels. */
+  .version = 3,
 };
 TG_NODE_REGISTER (export_splat_desc);

@@ -206,7 +206,8 @@ static const TgNodeDesc export_mesh_desc = {
   .locality = TG_LOCALITY_GLOBAL,
   .eval = mesh_export_eval,
   .flags = TG_NODE_EXPORT,
-  /* 3: lods = first leaves the coarser levels out of a glb too. */
-  .version = 3,
+  /* 3: lods = first leaves the coarser levels out of a glb too.  4: its
+   * texture PNG deflated in strips side by side (new bytes, same pixels). */
+  .version = 4,
 };
 TG_NODE_REGISTER (export_mesh_desc);
