@@ -244,48 +244,64 @@ static const TgPortDesc export_inputs[] = {
 
 typedef struct
 {
+  TgEvalCtx *c;
   const TgValue *in;
   const TgRegion *region;
   int bits;
   float scale;  /* float formats: what 1.0 becomes */
   bool flip;
+  /* The band being filled: file rows Y0 .. into DST. */
+  int y0;
+  void *dst;
 } ExportJob;
 
-/* Rows [Y, Y + N) of the file into DST, converted from the input grid a
- * band at a time as the writer asks for them: the file's layout is never
- * held whole. */
-static int
-export_rows_fn (void *user, int y, int n, void *dst, TgError *err)
+static void
+export_band_rows (void *user, int begin, int end)
 {
   const ExportJob *job = user;
   int w = job->region->width;
 
-  (void) err;
-  for (int k = 0; k < n; k++)
+  for (int k = begin; k < end; k++)
     {
-      int j = job->flip ? job->region->height - 1 - (y + k) : y + k;
+      int y = job->y0 + k, j = job->flip ? job->region->height - 1 - y : y;
       const float *src = tg__grid_row (job->in, job->region, j);
       if (job->bits == 32)
         {
           /* Full precision, unclamped: float formats carry any height. */
-          float *out = (float *) dst + (size_t) k * (size_t) w;
+          float *out = (float *) job->dst + (size_t) k * (size_t) w;
           for (int i = 0; i < w; i++)
             out[i] = src[i] * job->scale;
         }
       else if (job->bits == 16)
         {
-          uint16_t *out = (uint16_t *) dst + (size_t) k * (size_t) w;
+          uint16_t *out = (uint16_t *) job->dst + (size_t) k * (size_t) w;
           for (int i = 0; i < w; i++)
             out[i] = (uint16_t) tg_quantise (src[i], 65535.0);
         }
       else
         {
-          uint8_t *out = (uint8_t *) dst + (size_t) k * (size_t) w;
+          uint8_t *out = (uint8_t *) job->dst + (size_t) k * (size_t) w;
           for (int i = 0; i < w; i++)
             out[i] = (uint8_t) tg_quantise (src[i], 255.0);
         }
     }
-  return 0;
+}
+
+/* Rows [Y, Y + N) of the file into DST, converted from the input grid a
+ * band at a time as the writer asks for them (the file's layout is never
+ * held whole), the band's rows on the node's threads. */
+static int
+export_rows_fn (void *user, int y, int n, void *dst, TgError *err)
+{
+  ExportJob *job = user;
+  int rc;
+
+  job->y0 = y;
+  job->dst = dst;
+  rc = tg_eval_parallel_part (job->c, n, tg__grain_rows (job->region->width), export_band_rows,
+                              job, (double) y / job->region->height,
+                              (double) (y + n) / job->region->height);
+  return rc < 0 ? tg_error_set (err, rc, "", "%s", tg_strerror (rc)) : 0;
 }
 
 static int
@@ -307,6 +323,7 @@ export_eval (TgEvalCtx *c)
   if ((rc = tg__check_grid_input (c, job.in, "height", region)) < 0)
     return rc;
 
+  job.c = c;
   job.region = region;
   job.bits = p->format == FMT_PNG8 ? 8 : (p->format == FMT_R32 || p->format == FMT_EXR ? 32 : 16);
   /* Times 1.0 keeps normalized r32 bit for bit what it was. */

@@ -228,38 +228,41 @@ static const char *const image_formats[] = { "png8", "png16", "exr", NULL };
 
 /* Quantises the first CHANNELS channels of grid IN over REGION to BITS
  * (8 or 16), or copies them (32: float, unclamped), a band of rows at a
- * time as the writer asks for them. */
+ * time as the writer asks for them; a band's rows on the node's threads. */
 typedef struct
 {
+  TgEvalCtx *c;
   const TgValue *in;
   const TgRegion *region;
   int channels, bits;
+  /* The band being filled: rows Y0 .. into DST. */
+  int y0;
+  void *dst;
 } QuantJob;
 
-static int
-quant_rows (void *user, int y, int n, void *dst_rows, TgError *err)
+static void
+quant_band_rows (void *user, int begin, int end)
 {
   const QuantJob *job = user;
   const TgValue *in = job->in;
   int w = job->region->width, ich = in->channels, och = job->channels;
   size_t dx = (size_t) (job->region->col0 - in->region.col0);
 
-  (void) err;
-  for (int k = 0; k < n; k++)
+  for (int k = begin; k < end; k++)
     {
-      const float *src = tg_value_row (in, job->region->row0 - in->region.row0 + y + k)
+      const float *src = tg_value_row (in, job->region->row0 - in->region.row0 + job->y0 + k)
                          + dx * (size_t) ich;
       size_t o = (size_t) k * (size_t) w * (size_t) och;
       if (job->bits == 32)
         {
-          float *dst = (float *) dst_rows + o;
+          float *dst = (float *) job->dst + o;
           for (int i = 0; i < w; i++)
             for (int c = 0; c < och; c++)
               dst[(size_t) i * och + c] = src[(size_t) i * ich + c];
         }
       else if (job->bits == 16)
         {
-          uint16_t *dst = (uint16_t *) dst_rows + o;
+          uint16_t *dst = (uint16_t *) job->dst + o;
           for (int i = 0; i < w; i++)
             for (int c = 0; c < och; c++)
               dst[(size_t) i * och + c] = (uint16_t) tg_quantise (src[(size_t) i * ich + c],
@@ -267,14 +270,27 @@ quant_rows (void *user, int y, int n, void *dst_rows, TgError *err)
         }
       else
         {
-          uint8_t *dst = (uint8_t *) dst_rows + o;
+          uint8_t *dst = (uint8_t *) job->dst + o;
           for (int i = 0; i < w; i++)
             for (int c = 0; c < och; c++)
               dst[(size_t) i * och + c] = (uint8_t) tg_quantise (src[(size_t) i * ich + c],
                                                                   255.0);
         }
     }
-  return 0;
+}
+
+static int
+quant_rows (void *user, int y, int n, void *dst_rows, TgError *err)
+{
+  QuantJob *job = user;
+  int rc;
+
+  job->y0 = y;
+  job->dst = dst_rows;
+  rc = tg_eval_parallel_part (job->c, n, tg__grain_rows (job->region->width * job->channels),
+                              quant_band_rows, job, (double) y / job->region->height,
+                              (double) (y + n) / job->region->height);
+  return rc < 0 ? tg_error_set (err, rc, "", "%s", tg_strerror (rc)) : 0;
 }
 
 /* Checks IN (CHANNELS channels, covering REGION) and writes it to PATH
@@ -298,6 +314,7 @@ quantise_and_write (TgEvalCtx *c, const TgValue *in, const char *port, int in_ch
     return tg_eval_fail (c, TG_ETYPE, TG_MSG_INPUT_CHANNELS, port, in->channels, in_channels);
   if (!tg_region_contains (&in->region, region))
     return tg_eval_fail (c, TG_EINVAL, TG_MSG_INPUT_NOT_COVERED, port);
+  job.c = c;
   job.in = in;
   job.region = region;
   job.channels = out_channels;
@@ -487,6 +504,7 @@ typedef struct
   int width, height;      /* of the maps written */
   int n;                  /* layers */
   int per_file;           /* layers per image: 4 (unity) or 1 (unreal) */
+  int n_files;
   /* The band of rows being written: of image FILE, rows Y0 .. into DST. */
   int file, y0;
   uint8_t *dst;
@@ -633,7 +651,9 @@ splat_band (void *user, int y, int n, void *dst, TgError *err)
 
   job->y0 = y;
   job->dst = dst;
-  rc = tg_eval_parallel (job->c, n, tg__grain_rows (job->width), splat_quant_rows, job);
+  rc = tg_eval_parallel_part (job->c, n, tg__grain_rows (job->width), splat_quant_rows, job,
+                              (job->file + (double) y / job->height) / job->n_files,
+                              (job->file + (double) (y + n) / job->height) / job->n_files);
   return rc < 0 ? tg_error_set (err, rc, "", "%s", tg_strerror (rc)) : 0;
 }
 
@@ -709,7 +729,7 @@ export_splat_eval (TgEvalCtx *c)
   job.n = in->channels;
   job.per_file = p->preset == PRESET_UNITY ? 4 : 1;
   job.c = c;
-  n_files = (job.n + job.per_file - 1) / job.per_file;
+  n_files = job.n_files = (job.n + job.per_file - 1) / job.per_file;
   if (p->preset == PRESET_UNREAL)
     for (int k = 0; k < job.n; k++)
       {
