@@ -259,6 +259,53 @@ count_idat (const char *path)
   return n;
 }
 
+/* libpng on its own (no transforms) reads PATH as IMG (16-bit, COLOR_TYPE)
+ * with big-endian samples equal to IMG's, and no gamma or time chunk. */
+static void
+libpng_reads_back (const char *path, const TgImage *img, int color_type)
+{
+  FILE *f = fopen (path, "rb");
+  png_structp png;
+  png_infop info;
+  png_bytepp rows;
+  size_t row_samples = (size_t) img->width * img->channels;
+  bool same = true;
+
+  TG_CHECK (f != NULL);
+  if (!f)
+    return;
+  png = png_create_read_struct (PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+  info = png_create_info_struct (png);
+  if (setjmp (png_jmpbuf (png)))
+    {
+      TG_CHECK_MSG (0, "libpng failed to read our PNG");
+      png_destroy_read_struct (&png, &info, NULL);
+      fclose (f);
+      return;
+    }
+  png_init_io (png, f);
+  png_read_png (png, info, PNG_TRANSFORM_IDENTITY, NULL);
+  TG_CHECK_INT_EQ ((int) png_get_image_width (png, info), img->width);
+  TG_CHECK_INT_EQ ((int) png_get_image_height (png, info), img->height);
+  TG_CHECK_INT_EQ (png_get_bit_depth (png, info), 16);
+  TG_CHECK_INT_EQ (png_get_color_type (png, info), color_type);
+  TG_CHECK (!png_get_valid (png, info, PNG_INFO_gAMA));
+  TG_CHECK (!png_get_valid (png, info, PNG_INFO_tIME));
+  if ((int) png_get_image_width (png, info) == img->width
+      && (int) png_get_image_height (png, info) == img->height)
+    {
+      rows = png_get_rows (png, info);
+      for (int y = 0; y < img->height; y++)
+        for (size_t x = 0; x < row_samples; x++)
+          same = same
+                 && ((const uint16_t *) img->data)[(size_t) y * row_samples + x]
+                      == (uint16_t) (rows[y][2 * x] << 8 | rows[y][2 * x + 1]);
+    }
+  TG_CHECK_MSG (same, "samples differ from what libpng reads");
+  png_destroy_read_struct (&png, &info, NULL);
+  fclose (f);
+}
+
 /* An image of many strips (2048 x 500 RGBA16: 31 rows a strip, 16 strips
  * a batch, so two batches) is one zlib stream that libpng and our reader
  * take back sample for sample, an IDAT a strip; the same bytes whole and
@@ -294,33 +341,7 @@ test_png_strips_join_into_one_stream (void)
             && memcmp (back.data, img.data, (size_t) 2048 * 500 * 4 * 2) == 0);
   tg_image_clear (&back);
 
-  f = fopen (whole, "rb");
-  {
-    png_structp png = png_create_read_struct (PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-    png_infop info = png_create_info_struct (png);
-    png_bytepp prow;
-    bool same = true;
-    if (setjmp (png_jmpbuf (png)))
-      {
-        TG_CHECK_MSG (0, "libpng failed to read our PNG");
-        png_destroy_read_struct (&png, &info, NULL);
-        fclose (f);
-        free (img.data);
-        return;
-      }
-    png_init_io (png, f);
-    png_read_png (png, info, PNG_TRANSFORM_IDENTITY, NULL);
-    TG_CHECK_INT_EQ (png_get_color_type (png, info), PNG_COLOR_TYPE_RGB_ALPHA);
-    prow = png_get_rows (png, info);
-    for (int y = 0; y < 500; y++)
-      for (int x = 0; x < 2048 * 4; x++)
-        same = same
-               && ((uint16_t *) img.data)[(size_t) y * 2048 * 4 + x]
-                    == (uint16_t) (prow[y][2 * x] << 8 | prow[y][2 * x + 1]);
-    TG_CHECK_MSG (same, "samples differ from what libpng reads");
-    png_destroy_read_struct (&png, &info, NULL);
-  }
-  fclose (f);
+  libpng_reads_back (whole, &img, PNG_COLOR_TYPE_RGB_ALPHA);
   free (img.data);
 }
 
@@ -332,43 +353,9 @@ test_png_reads_back_with_libpng (void)
   TgImage img = pattern (19, 11, 1, 16);
   TgError err = { 0 };
   const char *path = tmp_path ("libpng.png");
-  png_structp png;
-  png_infop info;
-  png_bytepp rows;
-  FILE *f;
-  bool same = true;
 
   TG_CHECK_INT_EQ (write_png_file (path, &img, &err), 0);
-  f = fopen (path, "rb");
-  png = png_create_read_struct (PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
-  info = png_create_info_struct (png);
-  if (setjmp (png_jmpbuf (png)))
-    {
-      TG_CHECK_MSG (0, "libpng failed to read our PNG");
-      png_destroy_read_struct (&png, &info, NULL);
-      fclose (f);
-      free (img.data);
-      return;
-    }
-  png_init_io (png, f);
-  png_read_png (png, info, PNG_TRANSFORM_IDENTITY, NULL);
-  TG_CHECK_INT_EQ (png_get_image_width (png, info), 19);
-  TG_CHECK_INT_EQ (png_get_image_height (png, info), 11);
-  TG_CHECK_INT_EQ (png_get_bit_depth (png, info), 16);
-  TG_CHECK_INT_EQ (png_get_color_type (png, info), PNG_COLOR_TYPE_GRAY);
-  TG_CHECK (!png_get_valid (png, info, PNG_INFO_gAMA));
-  TG_CHECK (!png_get_valid (png, info, PNG_INFO_tIME));
-  rows = png_get_rows (png, info);
-  for (int y = 0; y < 11; y++)
-    for (int x = 0; x < 19; x++)
-      {
-        uint16_t want = ((uint16_t *) img.data)[y * 19 + x];
-        uint16_t got = (uint16_t) (rows[y][2 * x] << 8 | rows[y][2 * x + 1]);
-        same = same && want == got;
-      }
-  TG_CHECK_MSG (same, "samples differ from what libpng reads");
-  png_destroy_read_struct (&png, &info, NULL);
-  fclose (f);
+  libpng_reads_back (path, &img, PNG_COLOR_TYPE_GRAY);
   free (img.data);
 }
 
