@@ -16,6 +16,8 @@
 set -u
 terrane=$1
 src=${TG_SOURCE_ROOT:-.}
+command -v import > /dev/null && command -v convert > /dev/null ||
+  { echo "SKIP: ImageMagick's import and convert are not installed"; exit 77; }
 out=${TG_BUILD_ROOT:-.}/tests/gui/drag
 . "$src/tests/gui/xserver.sh"
 input_test_start "$out"
