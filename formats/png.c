@@ -56,13 +56,6 @@ typedef struct
   char msg[256];
 } PngState;
 
-static bool
-host_little_endian (void)
-{
-  const uint16_t one = 1;
-  return *(const uint8_t *) &one == 1;
-}
-
 static void
 on_error (png_structp png, png_const_charp msg)
 {
@@ -228,7 +221,7 @@ png_read (const char *path, TgImage *out, bool header_only, TgError *err)
     png_set_expand_gray_1_2_4_to_8 (png);
   if (png_get_valid (png, info, PNG_INFO_tRNS))
     png_set_tRNS_to_alpha (png);
-  if (depth == 16 && host_little_endian ())
+  if (depth == 16 && tg__host_little_endian ())
     png_set_swap (png);
   png_set_interlace_handling (png);
   png_read_update_info (png, info);
@@ -341,7 +334,7 @@ png_encode (FILE *f, const TgImageRows *src, int bits, int level, int filters, i
                 ctypes[src->channels - 1], PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                 PNG_FILTER_TYPE_DEFAULT);
   png_write_info (png, info);
-  if (bits == 16 && host_little_endian ())
+  if (bits == 16 && tg__host_little_endian ())
     png_set_swap (png);
   for (;;)
     {

@@ -56,13 +56,6 @@ typedef struct
   Strip *strips;
 } Batch;
 
-static bool
-host_little_endian (void)
-{
-  const uint16_t one = 1;
-  return *(const uint8_t *) &one == 1;
-}
-
 /* Row CUR into OUT (filter byte first): Up against PREV, None without. */
 static void
 filter_row (uint8_t *out, const uint8_t *cur, const uint8_t *prev, size_t stride, bool swap16)
@@ -237,7 +230,7 @@ tg__png_write_fast (FILE *f, const TgImageRows *src, int bits, TgError *err)
   b.stride = (size_t) src->width * (size_t) src->channels * (size_t) (bits / 8);
   b.strip_rows = STRIP_BYTES / (b.stride + 1) > 0 ? (int) (STRIP_BYTES / (b.stride + 1)) : 1;
   b.height = src->height;
-  b.swap16 = bits == 16 && host_little_endian ();
+  b.swap16 = bits == 16 && tg__host_little_endian ();
   b.strips = strips;
   if ((rc = tg__row_bands_init_rows (&bands, src, bits, b.strip_rows * BATCH_STRIPS, err)) < 0)
     return rc;

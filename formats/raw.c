@@ -10,16 +10,6 @@
 
 #include "tgformats-private.h"
 
-static bool
-host_is_little_endian (void)
-{
-  const uint16_t one = 1;
-  uint8_t first;
-
-  memcpy (&first, &one, 1);
-  return first == 1;
-}
-
 int
 tg__raw_write_rows (FILE *f, const TgImageRows *src, int bits, TgError *err)
 {
@@ -46,7 +36,7 @@ tg__raw_write_rows (FILE *f, const TgImageRows *src, int bits, TgError *err)
           break;
         }
       /* A little-endian host holds the file's bytes already. */
-      if (host_is_little_endian ())
+      if (tg__host_little_endian ())
         {
           if (fwrite (band->data, sample_bytes, n, f) != n)
             rc = tg_error_set (err, TG_EIO, "", "writing RAW data: %s", strerror (errno));

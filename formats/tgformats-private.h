@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include <json-c/json.h>
 
@@ -21,6 +23,18 @@ static inline bool
 tg__write_failed (FILE *f, int64_t i)
 {
   return (i & 4095) == 0 && ferror (f);
+}
+
+/* Whether this machine stores the low byte of a 16-bit sample first (the
+ * files it writes are big-endian: PNG; or little-endian: raw). */
+static inline bool
+tg__host_little_endian (void)
+{
+  const uint16_t one = 1;
+  uint8_t first;
+
+  memcpy (&first, &one, 1);
+  return first == 1;
 }
 
 /* Lines the emitter tries to keep short enough for side-by-side diffs. */
