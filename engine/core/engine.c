@@ -608,22 +608,14 @@ pool_should_stop (void *user)
   return cancelled (c->ev);
 }
 
-static void
-pool_progress (void *user, int done, int total)
+/* JOB over [0, N) on the engine's threads, GRAIN items a call: 0, or
+ * TG_ECANCELLED when the build was cancelled before or during it. */
+static int
+run_on_pool (TgEvalCtx *c, int n, int grain, const TgPoolJob *job)
 {
-  TgEvalCtx *c = user;
-  tg_eval_progress (c, (double) done / (double) total);
-}
-
-int
-tg_eval_parallel (TgEvalCtx *c, int n, int grain, void (*fn) (void *user, int begin, int end),
-                  void *user)
-{
-  TgPoolJob job = { fn, user, pool_should_stop, pool_progress, c };
-
   if (cancelled (c->ev))
     return TG_ECANCELLED;
-  if (!tg__pool_run (c->ev->e->pool, n, grain, &job))
+  if (!tg__pool_run (c->ev->e->pool, n, grain, job))
     return TG_ECANCELLED;
   return cancelled (c->ev) ? TG_ECANCELLED : 0;
 }
@@ -650,6 +642,13 @@ part_progress (void *user, int done, int total)
 }
 
 int
+tg_eval_parallel (TgEvalCtx *c, int n, int grain, void (*fn) (void *user, int begin, int end),
+                  void *user)
+{
+  return tg_eval_parallel_part (c, n, grain, fn, user, 0.0, 1.0);
+}
+
+int
 tg_eval_parallel_part (TgEvalCtx *c, int n, int grain,
                        void (*fn) (void *user, int begin, int end), void *user, double from,
                        double to)
@@ -657,11 +656,7 @@ tg_eval_parallel_part (TgEvalCtx *c, int n, int grain,
   ProgressPart part = { c, from, to - from };
   TgPoolJob job = { fn, user, part_should_stop, part_progress, &part };
 
-  if (cancelled (c->ev))
-    return TG_ECANCELLED;
-  if (!tg__pool_run (c->ev->e->pool, n, grain, &job))
-    return TG_ECANCELLED;
-  return cancelled (c->ev) ? TG_ECANCELLED : 0;
+  return run_on_pool (c, n, grain, &job);
 }
 
 int
@@ -670,11 +665,7 @@ tg__eval_parallel_quiet (TgEvalCtx *c, int n, void (*fn) (void *user, int begin,
 {
   TgPoolJob job = { fn, user, pool_should_stop, NULL, c };
 
-  if (cancelled (c->ev))
-    return TG_ECANCELLED;
-  if (!tg__pool_run (c->ev->e->pool, n, 1, &job))
-    return TG_ECANCELLED;
-  return cancelled (c->ev) ? TG_ECANCELLED : 0;
+  return run_on_pool (c, n, 1, &job);
 }
 
 int
