@@ -28,7 +28,8 @@
  * Convergence: mode "converge" gives pairs a dead band: a pair moves
  * material only while its slope exceeds the talus by more than
  * `tolerance_deg`, and then moves it back to the talus (both measured so
- * that the slope between the eight pair directions stays within them).
+ * that the slope between the eight pair directions stays within them):
+ * alone, it lands on the talus in one pass (see thermal_coef).
  * Each active pair moves at least a fixed amount, so the passes reach a state where no
  * pair moves anything and a pass returns its input bit for bit: no pair's
  * slope is then over talus + tolerance.  Slopes a kilometre long would
@@ -183,7 +184,7 @@ typedef struct
   float t1, t2; /* talus height difference, orthogonal and diagonal (height units) */
   float b1, b2; /* differences up to these move nothing: t1, t2, or talus + tolerance */
   float k1, k2; /* fraction of the excess moved per pass */
-  float f1, f2; /* least term a masked pair moves: b1 - t1, b2 - t2 (see pair_masked) */
+  float f1, f2; /* least term a masked pair moves (see pair_masked, thermal_coef) */
 } ThermalCoef;
 
 /* Flux term of a pair with difference D (mine minus the neighbour's):
@@ -217,16 +218,17 @@ cell_update (float h, float w, float e, float n, float s, float nw, float ne, fl
  * and, besides, the scree lying on it: a pair's term E (pair_excess) is
  * cut to min (|E|, M |E| + S) with E's sign, M and S the mask and scree
  * depth of the cell the material leaves (mine, MS and SS, when I shed:
- * D > B; else the neighbour's, MN and SN), and a cut term under F (B - T)
- * moves nothing.  An unmasked term that moves is over B - T (converge
- * mode's dead band: |D| > B), so every pass that changes a sample moves a
+ * D > B; else the neighbour's, MN and SN), and a cut term under F (at
+ * most B - T: see thermal_coef) moves nothing.  An unmasked term that
+ * moves is over B - T >= F (converge mode's dead band: |D| > B), so
+ * every pass that changes a sample moves a
  * fixed amount or more, which is what lets the passes stop; a cut term
  * can be as small as the scree is thin (one ulp over where the sample
  * started), and a term under half an ulp of the higher cell but over
  * half an ulp of the lower one leaves the one as it was and raises the
  * other, pass after pass at the same pair (converge mode's volume grew
  * by up to 3e-6 of itself; now 3e-8, as without a mask).  F is 0 in passes
- * mode (B = T), and with M = 1 the term is |E| >= B - T, so neither
+ * mode (B = T), and with M = 1 the term is |E| >= B - T >= F, so neither
  * changes there.  Seen from the neighbour the
  * difference is -D, E exactly its negation and the cell chosen the same,
  * so the pair's two cells still see exactly opposite terms and the
@@ -1499,15 +1501,42 @@ thermal_coef (const ThermalParams *p, double cell, double hm)
        * talus + tolerance. */
       double dir = cos (M_PI / 8.0);
       double tan_b = tan (fmin (p->talus_deg + p->tolerance_deg, 89.9) * (M_PI / 180.0)) * dir;
-      k.t1 = (float) (tan_t * dir * cell / hm);
-      k.t2 = (float) (tan_t * dir * cell * M_SQRT2 / hm);
-      k.b1 = (float) (tan_b * cell / hm);
-      k.b2 = (float) (tan_b * cell * M_SQRT2 / hm);
+      double t1 = tan_t * dir * cell / hm, b1 = tan_b * cell / hm;
+      k.b1 = (float) b1;
+      k.b2 = (float) (b1 * M_SQRT2);
+      /* A masked pair's least move stays the tolerance's gap (see
+       * pair_masked), not B - T: ground partly loose moves as it did. */
+      k.f1 = (float) (b1 - t1);
+      k.f2 = (float) ((b1 - t1) * M_SQRT2);
+      /* The pairs' aim: a pair just over the band moves, in one pass, all
+       * of its excess over the talus (alone, it lands on it) and not the
+       * fraction strength / 7 of it: material that reaches a slope
+       * resting at the band (and the faces converge mode leaves all rest
+       * there) runs down it a cell a pass in a stream k (D - T) a pass,
+       * which the fraction kept to a seventh of the tolerance; that tail
+       * held every level of the pyramid at its cap (alpine at 1025: the
+       * finest level reached its fixed point after 3040 passes, now 992;
+       * the coarser ones after 192, 288, 672, 1504, now 128, 160, 320,
+       * 608).  So the aim T sits below the talus by what the fraction
+       * leaves, never under 0 (a pair then moves k D, a diffusion step,
+       * stable as passes mode), and a pair over the band moves k (D - T)
+       * >= k (B - T), a fixed amount, as before. */
+      if (p->strength > 0.0)
+        {
+          double kk1 = p->strength / 7.0, kk2 = p->strength / 14.0;
+          k.t1 = (float) fmax (0.0, b1 - (b1 - t1) / (2.0 * kk1));
+          k.t2 = (float) (M_SQRT2 * fmax (0.0, b1 - (b1 - t1) / (2.0 * kk2)));
+        }
+      else
+        {
+          k.t1 = (float) t1;
+          k.t2 = (float) (t1 * M_SQRT2);
+        }
     }
   k.k1 = (float) (p->strength / 7.0);
   k.k2 = (float) (p->strength / 14.0);
-  k.f1 = k.b1 - k.t1;
-  k.f2 = k.b2 - k.t2;
+  if (p->mode != MODE_CONVERGE)
+    k.f1 = k.f2 = 0.0f; /* B == T */
   return k;
 }
 
@@ -1906,6 +1935,6 @@ static const TgNodeDesc thermal_desc = {
   .flags = TG_NODE_APRON_IN_WORLD,
   .eval = thermal_eval,
   .memory = thermal_memory,
-  .version = 1,
+  .version = 2,
 };
 TG_NODE_REGISTER (thermal_desc);

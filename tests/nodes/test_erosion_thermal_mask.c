@@ -281,10 +281,10 @@ steps_at_bedrock (const TgValue *v, const TgValue *m, double bound)
  * lowered the loose samples beside it as if it had gone: bedrock stood up
  * to 92 m over all its neighbours (the input: 1.5 m), walls up to 134 m
  * over both sides (16 m), and 1.94 times the input's steps of more than
- * 20 m at bedrock.  Now 12.1 m, 19.5 m and 1.02 times the steps; the
- * loose ground still settles (0.57 % over talus + 2 degrees; the loose
+ * 20 m at bedrock.  Now 14.1 m, 24.4 m and 1.12 times the steps; the
+ * loose ground still settles (0.10 % over talus + 2 degrees; the loose
  * ground beside bedrock settles on the finer levels only, so the cap is
- * 600: at 300, 1.1 %) and the volume stays, to 1e-7 of it: a masked
+ * 600) and the volume stays, to 1e-7 of it: a masked
  * pair's term under the dead band's least one moves nothing (see
  * pair_masked in the node; a thinner one gained half an ulp at the lower
  * cell pass after pass, 1.7e-6 here). */
@@ -340,7 +340,11 @@ test_mask_converge_leaves_no_bedrock_walls (void)
                     needle, needle_in);
       TG_CHECK_MSG (wall < wall_in + 10.0, "a bedrock wall %.1f m over both its sides (input %.1f)",
                     wall, wall_in);
-      TG_CHECK_MSG (steps < 1.1 * steps_in, "%ld steps over 20 m at bedrock (input %ld)", steps,
+      /* Loose ground that settles further slides further from the bedrock
+       * beside it: before the node's version 2, cap 600 left 0.57 % of it
+       * over talus + 2 deg and 1.02 times the steps, cap 3000 0.05 % and
+       * 1.15 times; version 2 at 600, 0.10 % and 1.12 times. */
+      TG_CHECK_MSG (steps < 1.15 * steps_in, "%ld steps over 20 m at bedrock (input %ld)", steps,
                     steps_in);
       TG_CHECK_MSG (n_loose > 20000 && loose < 0.01, "%.3f %% of %ld loose samples over talus + 2",
                     100 * loose, n_loose);

@@ -7,6 +7,8 @@
  * world: the engine cuts it at the world's edge (TG_NODE_APRON_IN_WORLD),
  * and the whole-world build asks its input for the world and no more.
  *
+ * And converge mode's levels reach their fixed points under the cap.
+ *
  * TG_TALUS_RES=1025 (or a list, "1025,2049") picks the resolutions. */
 #include <math.h>
 #include <stdio.h>
@@ -160,9 +162,72 @@ test_thermal_talus_at_build_resolutions (void)
     run_resolution (atoi (tok));
 }
 
+/* Converge mode's levels reach their fixed points (no pair over the band,
+ * so a pass changes nothing) well under the cap: at 8 m cells (513
+ * samples, levels of 513, 257, 129 and 65) a cap of CONVERGE_CAP passes a
+ * level gives the bytes of a cap of 5000, and no pair is steeper than
+ * talus + tolerance (today the levels need 600 to 700 passes here,
+ * 0.15 s of CPU in all).  Before the node's version 2 a pair over the band
+ * moved a seventh of its excess a pass, and material ran down the faces
+ * resting at the band in streams a seventh of the tolerance deep: a
+ * level took 1000 to 2000 passes here (0.37 s), 3040 on alpine at 1025,
+ * and at a cap of 800 a pair was left at 37.1 deg. */
+#define CONVERGE_CAP "800"
+
+static void
+test_thermal_converge_reaches_fixed_point (void)
+{
+  const char *cap = getenv ("TG_CONVERGE_CAP") ? getenv ("TG_CONVERGE_CAP") : CONVERGE_CAP;
+  TgGraph *g = steep_graph (513);
+  TgEngine *e = new_engine (2);
+  TgRegion full = world_region (g);
+  int t = tg_graph_find_node (g, "ero");
+  TgValue *in, *a, *b;
+  double c0, c1, c2;
+
+  in = pull (e, g, "base", &full);
+  SET (g, t, "iterations", cap);
+  c0 = tg_cpu_s ();
+  a = pull (e, g, "ero", &full);
+  c1 = tg_cpu_s ();
+  SET (g, t, "iterations", "5000");
+  b = pull (e, g, "ero", &full);
+  c2 = tg_cpu_s ();
+  if (in && a && b)
+    {
+      /* The band: talus + tolerance, aimed 8 % lower along the pairs. */
+      double band = atan (tan ((TALUS_DEG + 1.0) * M_PI / 180.0) * cos (M_PI / 8.0)) * 180.0 / M_PI;
+      double steepest = 0.0;
+      for (int j = 0; j + 1 < full.height; j++)
+        for (int i = 1; i + 1 < full.width; i++)
+          for (int q = 0; q < 4; q++)
+            {
+              static const int dx[4] = { 1, 0, 1, -1 }, dy[4] = { 0, 1, 1, 1 };
+              double dist = dx[q] && dy[q] ? M_SQRT2 * full.cell : full.cell;
+              double d = fabs ((double) at (a, i, j) - at (a, i + dx[q], j + dy[q])) * HEIGHT_M / dist;
+              double deg = atan (d) * 180.0 / M_PI;
+              steepest = deg > steepest ? deg : steepest;
+            }
+      printf ("513 converge: cap %s %.2f s CPU, cap 5000 %.2f s CPU; steepest pair %.3f deg "
+              "(band %.3f)\n", cap, c1 - c0, c2 - c1, steepest, band);
+      TG_CHECK_MSG (memcmp (a->data, b->data, sizeof (float) * tg_region_samples (&full)) == 0,
+                    "a cap of %s passes a level stops short of the fixed point (cap 5000)", cap);
+      TG_CHECK_MSG (steepest <= band + 1e-3, "steepest pair %.3f deg over the band %.3f",
+                    steepest, band);
+      TG_CHECK_MSG (fabs (sum_of (in) - sum_of (a)) < 1e-6 * sum_of (in), "sum %.12g -> %.12g",
+                    sum_of (in), sum_of (a));
+    }
+  for (TgValue **v = (TgValue *[]) { in, a, b, NULL }; *v; v++)
+    if (*v)
+      tg_value_unref (*v);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
 int
 main (void)
 {
+  TG_RUN (test_thermal_converge_reaches_fixed_point);
   TG_RUN (test_thermal_talus_at_build_resolutions);
   return tgtest_result ();
 }
