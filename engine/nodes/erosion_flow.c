@@ -345,6 +345,6 @@ static const TgNodeDesc flow_desc = {
   .eval = flow_eval,
   .memory = flow_memory,
   .tiled = &flow_scheme,
-  .version = 3,
+  .version = 4,
 };
 TG_NODE_REGISTER (flow_desc);

@@ -172,6 +172,18 @@ int tg__flow_tile_of (int n, int nt, int g);
 
 /* --- erosion_flow_route.c ---------------------------------------------- */
 
+/* X^P for X > 0 and finite, as 2^(P log2 X) with the logarithm and the
+ * power of two as polynomials in plain double arithmetic, no libm: the
+ * same bits on every machine, libm and vector width (libm's pow may
+ * differ between versions).  |P| < 1e12.  Relative error below 2e-13
+ * for results in [2^-1021, 2^1023) (it grows with |P log2 X|: below
+ * 5e-15 when that is under 24); below that range 0, above it HUGE_VAL.
+ * P == 1 gives X exactly. */
+double tg__flow_pow (double x, double p);
+/* V[i] = tg__flow_pow (V[i], P) for i < N, on the best vector kernel
+ * (TG_FLOW_ISA as for the MFD steps): the same bits as one at a time. */
+void tg__flow_pow_n (double *v, size_t n, double p);
+
 /* Flat ranks of a whole W x H filled world (-1 off flats). */
 int tg__flow_ranks (const TgFlowOpts *o, const float *filled, int w, int h, int32_t *rank);
 

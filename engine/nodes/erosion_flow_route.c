@@ -483,24 +483,21 @@ tg__flow_reach (const TgFlowOpts *o)
   return o->routing == TG__FLOW_MFD ? TG__FLOW_MFD_STEPS + 1 : 2;
 }
 
-/* Where a sample's water goes: to all strictly lower neighbours in
- * proportion to slope^EXPONENT times contour length (MFD) or to the
- * steepest one (D8); on a flat the same down its ranks, among the
+/* Where a sample's water goes: to all strictly lower neighbours (MFD) or
+ * to the steepest one (D8); on a flat the same down its ranks, among the
  * neighbours of its level.  Returns the receivers as a bit mask, *BEST
  * the steepest (-1: none; an edge sample with nowhere lower drains out of
- * the world) and, when WT is not NULL, fills WT[8] with the MFD shares
- * (one may underflow to 0; then all goes to the steepest). */
+ * the world) and, when DROP is not NULL, fills DROP[8] with the drop
+ * over distance to each receiver (mfd_shares_row makes the shares). */
 static unsigned
-receivers (const float *filled, const int32_t *rank, int w, int h, int routing, double exponent,
-           int cx, int cy, double *wt, int *best_q)
+receivers (const float *filled, const int32_t *rank, int w, int h, int routing, int cx, int cy,
+           double *drop_out, int *best_q)
 {
-  /* Quinn's contour lengths (in cells) and distances for the neighbours. */
-  static const double contour[8] = { 0.5, 0.5, 0.5, 0.5, 0.354, 0.354, 0.354, 0.354 };
   static const double dist[8] = { 1, 1, 1, 1, M_SQRT2, M_SQRT2, M_SQRT2, M_SQRT2 };
   size_t c = (size_t) cy * w + cx;
   bool inner = cx > 0 && cy > 0 && cx < w - 1 && cy < h - 1;
   int bq = -1;
-  double drop[8], sum = 0.0, best = 0.0;
+  double drop[8], best = 0.0;
   unsigned mask = 0;
 
   for (int q = 0; q < 8; q++)
@@ -528,33 +525,8 @@ receivers (const float *filled, const int32_t *rank, int w, int h, int routing, 
   *best_q = bq;
   if (bq < 0 || routing == TG__FLOW_D8)
     return bq < 0 ? 0 : 1u << bq;
-  if (!wt)
-    return mask;
-  if ((mask & (mask - 1)) == 0)
-    {
-      /* One receiver (the steepest): its share is w / w = 1 exactly,
-       * without the power. */
-      for (int q = 0; q < 8; q++)
-        wt[q] = q == bq;
-      return mask;
-    }
-  for (int q = 0; q < 8; q++)
-    {
-      wt[q] = 0.0;
-      if (mask & (1u << q))
-        {
-          wt[q] = pow (drop[q], exponent) * contour[q];
-          sum += wt[q];
-        }
-    }
-  if (!(sum > 0.0))
-    {
-      for (int q = 0; q < 8; q++)
-        wt[q] = q == bq;
-      return mask;
-    }
-  for (int q = 0; q < 8; q++)
-    wt[q] /= sum;
+  if (drop_out)
+    memcpy (drop_out, drop, sizeof drop);
   return mask;
 }
 
@@ -590,28 +562,76 @@ typedef struct
  * at one time (TG__FLOW_MFD_STEPS + 2) and the one being made. */
 #define SHARE_ROWS (TG__FLOW_MFD_STEPS + 3)
 
+static void pow_rows (int isa, double *v, size_t n, double p);
+
 /* The shares of window row Y, 8 planes of WW floats (plane q the share
  * each sample sends to its neighbour q), into SH; the steepest receivers
- * of the tile's samples on that row into DIR when OWN. */
+ * of the tile's samples on that row into DIR when OWN.  A share is
+ * drop^exponent times Quinn's contour length (in cells), over their sum
+ * in neighbour order; one receiver takes 1 exactly, and when the powers
+ * all underflow to 0 the steepest takes it all.  The powers of the row
+ * are taken in one vector pass over its samples' drops: PW (8 WW
+ * doubles) and MASK (WW) hold the row's receivers in between. */
 static void
-mfd_shares_row (const MfdJob *j, int y, float *sh, bool own)
+mfd_shares_row (const MfdJob *j, int y, float *sh, bool own, double *pw, uint8_t *mask)
 {
+  static const double contour[8] = { 0.5, 0.5, 0.5, 0.5, 0.354, 0.354, 0.354, 0.354 };
   const TgFlowWindow *win = j->win;
   int ww = win->ww, ox = win->tx0 - win->wx0, oy = win->ty0 - win->wy0;
   bool in_tile = own && y >= oy && y < oy + win->th;
+  size_t np = 0;
 
+  for (int q = 0; q < 8; q++)
+    memset (sh + (size_t) q * ww, 0, sizeof (float) * ww);
   for (int x = 0; x < ww; x++)
     {
-      double wt[8] = { 0 };
+      double drop[8];
       int bq = -1;
-      unsigned mask = 0;
+      unsigned m = 0;
       if (known (win, x, y))
-        mask = receivers (j->filled, j->rank, ww, win->wh, j->o->routing, j->o->exponent, x, y,
-                          wt, &bq);
+        m = receivers (j->filled, j->rank, ww, win->wh, j->o->routing, x, y, drop, &bq);
       if (in_tile && x >= ox && x < ox + win->tw)
         j->dir[(size_t) (y - oy) * win->tw + (x - ox)] = (int8_t) bq;
+      if ((m & (m - 1)) == 0)
+        {
+          /* None, or one receiver (the steepest): its share is w / w = 1
+           * exactly, without the power. */
+          if (m)
+            sh[(size_t) bq * ww + x] = 1.0f;
+          mask[x] = 0;
+          continue;
+        }
+      mask[x] = (uint8_t) m;
       for (int q = 0; q < 8; q++)
-        sh[(size_t) q * ww + x] = (mask & (1u << q)) ? (float) wt[q] : 0.0f;
+        if (m & (1u << q))
+          pw[np++] = drop[q];
+    }
+  pow_rows (j->isa, pw, np, j->o->exponent);
+  np = 0;
+  for (int x = 0; x < ww; x++)
+    {
+      unsigned m = mask[x];
+      double wt[8], sum = 0.0;
+      int bq = -1;
+      if (!m)
+        continue;
+      for (int q = 0; q < 8; q++)
+        if (m & (1u << q))
+          {
+            wt[q] = pw[np++] * contour[q];
+            sum += wt[q];
+          }
+      if (!(sum > 0.0))
+        {
+          /* Every power underflowed: all to the steepest (the largest
+           * drop, the first of equal ones), found again. */
+          receivers (j->filled, j->rank, ww, win->wh, j->o->routing, x, y, NULL, &bq);
+          sh[(size_t) bq * ww + x] = 1.0f;
+          continue;
+        }
+      for (int q = 0; q < 8; q++)
+        if (m & (1u << q))
+          sh[(size_t) q * ww + x] = (float) (wt[q] / sum);
     }
 }
 
@@ -722,6 +742,148 @@ pull_isa (void)
 #endif
 }
 
+/* --- the MFD power ------------------------------------------------------- */
+
+static inline double
+pow_asdouble (uint64_t u)
+{
+  double d;
+
+  memcpy (&d, &u, sizeof d);
+  return d;
+}
+
+static inline uint64_t
+pow_asuint (double d)
+{
+  uint64_t u;
+
+  memcpy (&u, &d, sizeof u);
+  return u;
+}
+
+/* tg__flow_pow, branch-free (selects only) so that the loops of
+ * pow_rows vectorise: every lane does the same IEEE operations.
+ *
+ * log2 X: X = 2^E M with M in [sqrt(1/2), sqrt(2)) (a subnormal X is
+ * scaled by 2^54 first), log M = 2 atanh S = 2 (S + S^3/3 + ...) with
+ * S = (M - 1) / (M + 1), |S| < 0.1716: the series to S^17 leaves a
+ * relative error near 1e-16.  2^Y: Y = N + F with N the nearest integer
+ * (the 1.5 * 2^52 trick) and |F| <= 1/2, 2^F = e^T with T = F ln 2,
+ * |T| < 0.347, by its Taylor series to T^12 (error near 1e-16), times 2^N
+ * built in the exponent bits. */
+static inline double
+pow_one (double x, double p)
+{
+  static const double ln2 = 0x1.62e42fefa39efp-1, inv_ln2 = 0x1.71547652b82fep0;
+  const double shift = 0x1.8p52;
+  bool sub = x < 0x1p-1022;
+  /* An unconditional product by 1 or 2^54 made in the bits, so that the
+   * compiler keeps no branch around it (the vectoriser wants none). */
+  double xs = x * pow_asdouble (0x3ff0000000000000ull + ((uint64_t) sub * (54ull << 52)));
+  uint64_t u = pow_asuint (xs) + (0x3ff0000000000000ull - 0x3fe6a09e667f3bcdull);
+  /* E + 1087 (less the 54 of a subnormal) in the low bits of a double of
+   * exponent 52: exact. */
+  double e = pow_asdouble (0x4330000000000000ull | ((u >> 52) + 64u - (uint64_t) sub * 54u))
+             - (0x1p52 + 1087.0);
+  double m = pow_asdouble ((u & 0x000fffffffffffffull) + 0x3fe6a09e667f3bcdull);
+  double s = (m - 1.0) / (m + 1.0), z = s * s, l, y, n, t, r;
+  uint64_t nb, keep, big;
+
+  l = 1.0 / 17.0;
+  l = l * z + 1.0 / 15.0;
+  l = l * z + 1.0 / 13.0;
+  l = l * z + 1.0 / 11.0;
+  l = l * z + 1.0 / 9.0;
+  l = l * z + 1.0 / 7.0;
+  l = l * z + 1.0 / 5.0;
+  l = l * z + 1.0 / 3.0;
+  l = l * z;
+  /* log M = 2 S + 2 S L: the small term apart keeps the leading one exact. */
+  l = (2.0 * s + 2.0 * s * l) * inv_ln2;
+  y = p * (e + l);
+  nb = pow_asuint (y + shift);
+  n = pow_asdouble (nb) - shift;
+  t = (y - n) * ln2;
+  r = 1.0 / 479001600.0;
+  r = r * t + 1.0 / 39916800.0;
+  r = r * t + 1.0 / 3628800.0;
+  r = r * t + 1.0 / 362880.0;
+  r = r * t + 1.0 / 40320.0;
+  r = r * t + 1.0 / 5040.0;
+  r = r * t + 1.0 / 720.0;
+  r = r * t + 1.0 / 120.0;
+  r = r * t + 1.0 / 24.0;
+  r = r * t + 1.0 / 6.0;
+  r = r * t + 0.5;
+  r = r * t + 1.0;
+  r = r * t + 1.0;
+  /* 2^N for N in [-1021, 1023]: the low bits of NB hold 2^51 + N. */
+  r *= pow_asdouble (((nb & 0x000fffffffffffffull) - 0x0008000000000000ull + 1023u) << 52);
+  /* 0 below 2^-1021, infinity from 2^1023, as masks of the bits (a
+   * select here would become a branch around the work above). */
+  keep = (uint64_t) 0 - (uint64_t) (y >= -1021.0);
+  big = (uint64_t) 0 - (uint64_t) (y >= 1023.0);
+  return pow_asdouble ((pow_asuint (r) & keep & ~big) | (0x7ff0000000000000ull & big));
+}
+
+double
+tg__flow_pow (double x, double p)
+{
+  return p == 1.0 ? x : pow_one (x, p);
+}
+
+/* The same loop for each ISA; the vectoriser picks the width. */
+static void
+pow_rows_generic (double *v, size_t n, double p)
+{
+  for (size_t i = 0; i < n; i++)
+    v[i] = pow_one (v[i], p);
+}
+
+#ifdef TG__EROSION_HAVE_X86
+__attribute__ ((target ("avx2"))) static void
+pow_rows_avx2 (double *v, size_t n, double p)
+{
+  for (size_t i = 0; i < n; i++)
+    v[i] = pow_one (v[i], p);
+}
+
+__attribute__ ((target ("avx512f,avx512vl,avx512dq"))) static void
+pow_rows_avx512 (double *v, size_t n, double p)
+{
+  for (size_t i = 0; i < n; i++)
+    v[i] = pow_one (v[i], p);
+}
+#endif
+
+static void
+pow_rows (int isa, double *v, size_t n, double p)
+{
+  if (p == 1.0)
+    return;
+#ifdef TG__EROSION_HAVE_X86
+  if (isa == PULL_AVX512)
+    {
+      pow_rows_avx512 (v, n, p);
+      return;
+    }
+  if (isa == PULL_AVX2)
+    {
+      pow_rows_avx2 (v, n, p);
+      return;
+    }
+#endif
+  (void) isa;
+  pow_rows_generic (v, n, p);
+}
+
+void
+tg__flow_pow_n (double *v, size_t n, double p)
+{
+  pow_rows (pull_isa (), v, n, p);
+}
+
 /* The same pull over row Y's samples 1 .. ww - 2 of a row with rows above
  * and below: every neighbour is there, so each term is a plain load from
  * a shifted row of V and of the share plane that points back, in the same
@@ -782,9 +944,9 @@ mfd_band_floats (int ww)
  * floats a sample of shares in memory.  Every value is the same function
  * of the same values as in a sweep (same bytes); the halo rows (and their
  * shares) are taken by both bands that need them.  MEM holds
- * mfd_band_floats floats. */
+ * mfd_band_floats floats, PW and MASK the row buffers of mfd_shares_row. */
 static void
-mfd_band (const MfdJob *j, int band, float *mem)
+mfd_band (const MfdJob *j, int band, float *mem, double *pw, uint8_t *mask)
 {
   const TgFlowWindow *win = j->win;
   const int K = TG__FLOW_MFD_STEPS;
@@ -800,7 +962,7 @@ mfd_band (const MfdJob *j, int band, float *mem)
     {
       /* Step 1 of row t - 1 reads the shares of row t. */
       for (; sy < sy1 && sy <= t; sy++)
-        mfd_shares_row (j, sy, SHARE (sh, ww, sy, 0), sy >= y0 && sy < y1);
+        mfd_shares_row (j, sy, SHARE (sh, ww, sy, 0), sy >= y0 && sy < y1, pw, mask);
       for (int k = 1; k <= K; k++)
         {
           int y = t - k, lo = y0 - (K - k), hi = y1 + (K - k);
@@ -837,16 +999,21 @@ static void
 mfd_band_jobs (void *user, int begin, int end)
 {
   const MfdJob *j = user;
+  size_t ww = (size_t) j->win->ww;
   float *mem = malloc (sizeof (float) * mfd_band_floats (j->win->ww));
+  double *pw = malloc (sizeof (double) * 8 * ww);
+  uint8_t *mask = malloc (ww);
 
   for (int b = begin; b < end; b++)
     {
-      if (mem)
-        mfd_band (j, b, mem);
+      if (mem && pw && mask)
+        mfd_band (j, b, mem, pw, mask);
       else
         j->failed[b] = 1;
     }
   free (mem);
+  free (pw);
+  free (mask);
 }
 
 static int
@@ -918,8 +1085,8 @@ tg__flow_route_dirs (const TgFlowOpts *o, const TgFlowWindow *win, const float *
         for (int i = 0; i < tw; i++)
           {
             int bq;
-            receivers (filled, rank, win->ww, win->wh, TG__FLOW_D8, 1.0,
-                       ox + i, oy + j, NULL, &bq);
+            receivers (filled, rank, win->ww, win->wh, TG__FLOW_D8, ox + i, oy + j, NULL,
+                       &bq);
             d->dir[(size_t) j * tw + i] = (int8_t) bq;
           }
       for (size_t i = 0; i < nt; i++)
