@@ -267,6 +267,42 @@ tg__flow_queue_free (TgFlowQueue *q)
 /* Samples the flood takes between two looks at the cancel hook. */
 #define FILL_POLL ((size_t) 1 << 16)
 
+/* The floods' stack of samples traced up a slope (below), grown as
+ * needed.  0 or TG_ENOMEM. */
+typedef struct
+{
+  int32_t *a;
+  size_t n, cap;
+} FillStack;
+
+static inline int
+stack_push (FillStack *s, int32_t i)
+{
+  if (s->n == s->cap)
+    {
+      size_t cap = s->cap ? 2 * s->cap : 4096;
+      int32_t *a = realloc (s->a, sizeof (int32_t) * cap);
+      if (!a)
+        return TG_ENOMEM;
+      s->a = a;
+      s->cap = cap;
+    }
+  s->a[s->n++] = i;
+  return 0;
+}
+
+/* The flood's order, with the slopes traced as in Zhou, Sun and Fu (2016,
+ * "An efficient variant of the Priority-Flood algorithm"): a sample found
+ * above the level it was reached at keeps its own height, whatever the
+ * order (the way it was reached goes no higher), so instead of waiting in
+ * the priority queue it is taken at once from a plain stack, and so are
+ * the neighbours it finds at or above its own height.  Only a traced
+ * sample with a lower neighbour not yet reached goes to the priority
+ * queue (that neighbour's level is not known yet), to be taken in order
+ * as before.  Depression samples (at or below the level they are reached
+ * at) are filled from the pit queue at the level being taken.  So the
+ * queue holds a fraction of the samples and every filled height is the
+ * same (a min-max over paths: no order changes it). */
 int
 tg__flow_fill (const TgFlowOpts *o, const float *hm, int w, int h, float *filled)
 {
@@ -274,6 +310,7 @@ tg__flow_fill (const TgFlowOpts *o, const float *hm, int w, int h, float *filled
   bool stopped = false, nomem = false;
   size_t n = (size_t) w * (size_t) h, pq_head = 0, pq_tail = 0;
   TgFlowQueue heap = { 0 };
+  FillStack trace = { 0 };
   int32_t *pit = malloc (sizeof (int32_t) * n);
   uint8_t *seen = calloc (n, 1);
   int32_t off[8];
@@ -295,12 +332,46 @@ tg__flow_fill (const TgFlowOpts *o, const float *hm, int w, int h, float *filled
           filled[i] = hm[i];
           nomem |= tg__flow_queue_push (&heap, tg__flow_key_f32 (hm[i]), i) < 0;
         }
-  while (pq_head < pq_tail || heap.n > 0)
+  while (pq_head < pq_tail || trace.n > 0 || heap.n > 0)
     {
-      /* Depression samples first: they sit at the level being processed. */
-      int32_t c = pq_head < pq_tail ? pit[pq_head++] : tg__flow_queue_pop (&heap);
+      /* Depression samples first: they sit at the level being processed;
+       * then the slopes traced up from it. */
+      int32_t c;
       int cx, cy;
       float level;
+
+      if (pq_head < pq_tail)
+        c = pit[pq_head++];
+      else if (trace.n > 0)
+        {
+          /* Traced: inside the world (only the seeds are on its edge). */
+          bool lower = false;
+          c = trace.a[--trace.n];
+          level = filled[c];
+          for (int q = 0; q < 8; q++)
+            {
+              int32_t i = c + off[q];
+              if (seen[i])
+                continue;
+              if (hm[i] < level)
+                {
+                  lower = true;
+                  continue;
+                }
+              seen[i] = 1;
+              filled[i] = hm[i];
+              nomem |= stack_push (&trace, i) < 0;
+            }
+          if (lower)
+            nomem |= tg__flow_queue_push (&heap, tg__flow_key_f32 (level), c) < 0;
+          if (nomem)
+            break;
+          if (++taken % FILL_POLL == 0 && (stopped = tg__flow_cancelled (o)))
+            break;
+          continue;
+        }
+      else
+        c = tg__flow_queue_pop (&heap);
 
       if (c < 0)
         nomem = true;
@@ -328,7 +399,7 @@ tg__flow_fill (const TgFlowOpts *o, const float *hm, int w, int h, float *filled
               else
                 {
                   filled[i] = hm[i];
-                  nomem |= tg__flow_queue_push (&heap, tg__flow_key_f32 (hm[i]), i) < 0;
+                  nomem |= stack_push (&trace, i) < 0;
                 }
             }
           if (pq_head == pq_tail)
@@ -355,7 +426,7 @@ tg__flow_fill (const TgFlowOpts *o, const float *hm, int w, int h, float *filled
           else
             {
               filled[i] = hm[i];
-              nomem |= tg__flow_queue_push (&heap, tg__flow_key_f32 (hm[i]), i) < 0;
+              nomem |= stack_push (&trace, i) < 0;
             }
         }
       /* The pit queue only grows while it drains; reuse it from the start
@@ -364,6 +435,7 @@ tg__flow_fill (const TgFlowOpts *o, const float *hm, int w, int h, float *filled
         pq_head = pq_tail = 0;
     }
   tg__flow_queue_free (&heap);
+  free (trace.a);
   free (pit);
   free (seen);
   if (nomem)
@@ -397,6 +469,44 @@ spill_compact (TgFlowSpill *e, size_t n)
   return m;
 }
 
+/* Notes that floods A and B meet at height W in the spill list E (N of
+ * CAP), compacting it as it fills: floods meet all along their shores, so
+ * it grows with the pairs.  0 or TG_ENOMEM. */
+static int
+note_spill (TgFlowSpill **e, size_t *n, size_t *cap, int32_t a, int32_t b, float w)
+{
+  if (*n == *cap)
+    {
+      if (*cap > 0)
+        *n = spill_compact (*e, *n);
+      if (*cap == 0 || *n > *cap / 2)
+        {
+          size_t c = *cap ? 2 * *cap : 1024;
+          TgFlowSpill *g = realloc (*e, sizeof (TgFlowSpill) * c);
+          if (!g)
+            return TG_ENOMEM;
+          *e = g;
+          *cap = c;
+        }
+    }
+  (*e)[*n].a = a < b ? a : b;
+  (*e)[*n].b = a < b ? b : a;
+  (*e)[*n].w = w;
+  (*n)++;
+  return 0;
+}
+
+/* The flood of tg__flow_fill (slopes traced, see there) with labels and
+ * the spill graph.  A label is any seed the sample is reached from at its
+ * local fill, which the tracing keeps (a traced sample keeps its height,
+ * which the way from its finder's seed does not exceed).  Each sample is
+ * taken at least once with all its neighbours looked at (a traced sample
+ * with a lower neighbour not yet reached is taken again from the queue),
+ * and then notes a meeting with every neighbour of another label reached
+ * before it at or below its level: of two touching samples of different
+ * labels, the second one taken so notes the first, or the first reached
+ * the second (one label), so every meeting is noted at max (lf) of the
+ * two. */
 int
 tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *lf, int32_t *label,
                     TgFlowSpill **edges, size_t *n_edges)
@@ -404,6 +514,7 @@ tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *l
   size_t n = (size_t) w * (size_t) h, pq_head = 0, pq_tail = 0, ne = 0, cap = 0, taken = 0;
   int nb = tg__flow_border_count (w, h), rc = 0;
   TgFlowQueue heap = { 0 };
+  FillStack trace = { 0 };
   int32_t *pit = malloc (sizeof (int32_t) * n);
   uint8_t *seen = calloc (n, 1);
   TgFlowSpill *e = NULL;
@@ -436,12 +547,22 @@ tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *l
           goto out;
         }
     }
-  while (pq_head < pq_tail || heap.n > 0)
+  while (pq_head < pq_tail || trace.n > 0 || heap.n > 0)
     {
-      int32_t c = pq_head < pq_tail ? pit[pq_head++] : tg__flow_queue_pop (&heap);
+      int32_t c;
       int cx, cy;
+      bool traced = false, lower = false;
       float level;
 
+      if (pq_head < pq_tail)
+        c = pit[pq_head++];
+      else if (trace.n > 0)
+        {
+          c = trace.a[--trace.n];
+          traced = true;
+        }
+      else
+        c = tg__flow_queue_pop (&heap);
       if (c < 0)
         {
           rc = TG_ENOMEM;
@@ -479,41 +600,24 @@ tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *l
             {
               /* Two floods meet: a way between their seeds at this height
                * (both samples hold their lf already).  A neighbour above
-               * the level still waits in the queue and meets C again, at
-               * the same height, when it is taken: only then is it noted,
-               * so every meeting is noted at the level being taken and the
-               * list holds half as many. */
-              if (edges && label[i] != label[c] && lf[i] <= level)
+               * the level is noted when it is taken. */
+              if (edges && label[i] != label[c] && lf[i] <= level
+                  && note_spill (&e, &ne, &cap, label[i], label[c], level) < 0)
                 {
-                  /* Floods meet all along their shores, so the list is
-                   * compacted as it fills: it grows with the pairs. */
-                  if (ne == cap)
-                    {
-                      if (cap > 0)
-                        ne = spill_compact (e, ne);
-                      if (cap == 0 || ne > cap / 2)
-                        {
-                          TgFlowSpill *g;
-                          cap = cap ? 2 * cap : 1024;
-                          g = realloc (e, sizeof (TgFlowSpill) * cap);
-                          if (!g)
-                            {
-                              rc = TG_ENOMEM;
-                              goto out;
-                            }
-                          e = g;
-                        }
-                    }
-                  e[ne].a = label[i] < label[c] ? label[i] : label[c];
-                  e[ne].b = label[i] < label[c] ? label[c] : label[i];
-                  e[ne].w = level;
-                  ne++;
+                  rc = TG_ENOMEM;
+                  goto out;
                 }
+              continue;
+            }
+          if (traced && hm[i] < level)
+            {
+              /* Its level is not known yet: C goes to the queue. */
+              lower = true;
               continue;
             }
           seen[i] = 1;
           label[i] = label[c];
-          if (hm[i] <= level)
+          if (hm[i] <= level && !traced)
             {
               lf[i] = level;
               pit[pq_tail++] = i;
@@ -521,12 +625,17 @@ tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *l
           else
             {
               lf[i] = hm[i];
-              if (tg__flow_queue_push (&heap, tg__flow_key_f32 (hm[i]), i) < 0)
+              if (stack_push (&trace, i) < 0)
                 {
                   rc = TG_ENOMEM;
                   goto out;
                 }
             }
+        }
+      if (lower && tg__flow_queue_push (&heap, tg__flow_key_f32 (level), c) < 0)
+        {
+          rc = TG_ENOMEM;
+          goto out;
         }
       if (pq_head == pq_tail)
         pq_head = pq_tail = 0;
@@ -539,6 +648,7 @@ tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *l
     }
 out:
   free (e);
+  free (trace.a);
   tg__flow_queue_free (&heap);
   free (pit);
   free (seen);

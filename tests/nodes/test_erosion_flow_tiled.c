@@ -430,6 +430,100 @@ backwards (void *ctx, int n, int grain, void (*fn) (void *, int, int), void *use
   return 0;
 }
 
+/* The textbook Priority-Flood (Barnes, Lehman and Mulla 2014, without
+ * the pit queue or the slope tracing), on the binary heap: the reference
+ * for the floods. */
+static void
+reference_fill (const float *hm, int w, int h, float *filled)
+{
+  TgFlowHeap q = { 0 };
+  uint8_t *done = calloc ((size_t) w * h, 1);
+
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      if (x == 0 || y == 0 || x == w - 1 || y == h - 1)
+        {
+          size_t i = (size_t) y * w + x;
+          done[i] = 1;
+          filled[i] = hm[i];
+          TG_CHECK (tg__flow_heap_push (&q, hm[i], (int32_t) i) == 0);
+        }
+  while (q.n > 0)
+    {
+      TgFlowHeapItem c = tg__flow_heap_pop (&q);
+      int cx = c.idx % w, cy = c.idx / w;
+      for (int k = 0; k < 8; k++)
+        {
+          int x = cx + tg__flow_dx[k], y = cy + tg__flow_dy[k];
+          size_t i = (size_t) y * w + x;
+          if (x < 0 || y < 0 || x >= w || y >= h || done[i])
+            continue;
+          done[i] = 1;
+          filled[i] = hm[i] > c.key ? hm[i] : c.key;
+          TG_CHECK (tg__flow_heap_push (&q, filled[i], (int32_t) i) == 0);
+        }
+    }
+  free (q.a);
+  free (done);
+}
+
+/* The floods (the whole one, the one on threads, and a tile's flood over
+ * the whole world, whose local fill is then the fill) give the reference
+ * fill's bytes on every terrain, on white noise (rough: the slopes the
+ * floods trace are short) and on a cone with a crater (long ones). */
+static void
+test_flow_fill_reference (void)
+{
+  static const int sizes[][2] = { { 97, 130 }, { 200, 257 }, { 3, 300 } };
+
+  for (size_t k = 0; k < TG_N_ELEMENTS (sizes); k++)
+    for (int kind = 0; kind < T_COUNT + 2; kind++)
+      {
+        int w = sizes[k][0], h = sizes[k][1], calls = 0, diff[3] = { 0, 0, 0 };
+        size_t n = (size_t) w * h;
+        TgFlowOpts o = { .routing = TG__FLOW_MFD, .exponent = 1.1, .parallel = backwards,
+                         .parallel_ctx = &calls };
+        float *hm = malloc (sizeof (float) * n), *ref = malloc (sizeof (float) * n);
+        float *got = malloc (sizeof (float) * n);
+        int32_t *label = malloc (sizeof (int32_t) * n);
+        const char *name = kind < T_COUNT ? terrain_names[kind]
+                           : kind == T_COUNT ? "white noise" : "cone with a crater";
+        if (kind < T_COUNT)
+          make_terrain (kind, w, h, hm);
+        else
+          for (int y = 0; y < h; y++)
+            for (int x = 0; x < w; x++)
+              {
+                double r = hypot (x - 0.5 * w, y - 0.5 * h) / (0.5 * w);
+                hm[(size_t) y * w + x]
+                  = kind == T_COUNT ? (float) hash01 (x, y, 11)
+                                    : (float) (1.0 - r + (r < 0.3 ? 2.0 * r - 0.5 : 0.0)
+                                               + 0.001 * hash01 (x, y, 12));
+              }
+        reference_fill (hm, w, h, ref);
+        for (int f = 0; f < 3; f++)
+          {
+            memset (got, 0xff, sizeof (float) * n);
+            if (f == 0)
+              TG_CHECK (tg__flow_fill (NULL, hm, w, h, got) == 0);
+            else if (f == 1)
+              TG_CHECK (tg__flow_fill_parallel (&o, hm, w, h, got) == 0);
+            else
+              TG_CHECK (tg__flow_fill_tile (NULL, hm, w, h, got, label, NULL, NULL) == 0);
+            for (size_t i = 0; i < n; i++)
+              diff[f] += memcmp (&ref[i], &got[i], sizeof (float)) != 0;
+          }
+        TG_CHECK_MSG (diff[0] == 0 && diff[1] == 0 && diff[2] == 0,
+                      "%s %dx%d: filled heights differ from the reference: %d (whole), %d "
+                      "(threads), %d (one tile)",
+                      name, w, h, diff[0], diff[1], diff[2]);
+        free (hm);
+        free (ref);
+        free (got);
+        free (label);
+      }
+}
+
 /* The whole fill on several threads (bands of rows flooded as tiles, then
  * the spill reduce) gives the one flood's bytes, on every terrain and on
  * sizes that cut into 2 to 4 bands of unequal heights. */
@@ -756,6 +850,7 @@ main (void)
 {
   TG_RUN (test_flow_pow);
   TG_RUN (test_flow_queue_order);
+  TG_RUN (test_flow_fill_reference);
   TG_RUN (test_flow_fill_parallel_exact);
   TG_RUN (test_flow_ranks_dense_sparse);
   TG_RUN (test_flow_sums_parallel_exact);
