@@ -581,6 +581,10 @@ mfd_shares_row (const MfdJob *j, int y, float *sh, bool own, double *pw, uint8_t
   bool in_tile = own && y >= oy && y < oy + win->th;
   size_t np = 0;
 
+  const float *r1 = j->filled + (size_t) y * ww, *r0 = r1 - ww, *r2 = r1 + ww;
+  const int32_t *rk = j->rank + (size_t) y * ww;
+  bool inner_row = y > 0 && y < win->wh - 1;
+
   for (int q = 0; q < 8; q++)
     memset (sh + (size_t) q * ww, 0, sizeof (float) * ww);
   for (int x = 0; x < ww; x++)
@@ -588,7 +592,49 @@ mfd_shares_row (const MfdJob *j, int y, float *sh, bool own, double *pw, uint8_t
       double drop[8];
       int bq = -1;
       unsigned m = 0;
-      if (known (win, x, y))
+      if (inner_row && x > 0 && x < ww - 1)
+        {
+          /* receivers () inside the window: the same drops (over M_SQRT2
+           * on the diagonals; down the ranks among the samples of a flat's
+           * level), the same steepest (the first of equal ones), without
+           * its bounds tests. */
+          double fc = r1[x], best = 0.0;
+          if (rk[x] < 0)
+            {
+              drop[0] = fc - r1[x + 1];
+              drop[1] = fc - r1[x - 1];
+              drop[2] = fc - r2[x];
+              drop[3] = fc - r0[x];
+              drop[4] = (fc - r2[x + 1]) / M_SQRT2;
+              drop[5] = (fc - r2[x - 1]) / M_SQRT2;
+              drop[6] = (fc - r0[x + 1]) / M_SQRT2;
+              drop[7] = (fc - r0[x - 1]) / M_SQRT2;
+            }
+          else
+            {
+              double rc = rk[x];
+#define FLAT_DROP(row, rrow, i) ((row)[i] == r1[x] ? rc - (double) (rrow)[i] : 0.0)
+              drop[0] = FLAT_DROP (r1, rk, x + 1);
+              drop[1] = FLAT_DROP (r1, rk, x - 1);
+              drop[2] = FLAT_DROP (r2, rk + ww, x);
+              drop[3] = FLAT_DROP (r0, rk - ww, x);
+              drop[4] = FLAT_DROP (r2, rk + ww, x + 1) / M_SQRT2;
+              drop[5] = FLAT_DROP (r2, rk + ww, x - 1) / M_SQRT2;
+              drop[6] = FLAT_DROP (r0, rk - ww, x + 1) / M_SQRT2;
+              drop[7] = FLAT_DROP (r0, rk - ww, x - 1) / M_SQRT2;
+#undef FLAT_DROP
+            }
+          for (int q = 0; q < 8; q++)
+            {
+              m |= (unsigned) (drop[q] > 0.0) << q;
+              if (drop[q] > best)
+                {
+                  best = drop[q];
+                  bq = q;
+                }
+            }
+        }
+      else if (known (win, x, y))
         m = receivers (j->filled, j->rank, ww, win->wh, j->o->routing, x, y, drop, &bq);
       if (in_tile && x >= ox && x < ox + win->tw)
         j->dir[(size_t) (y - oy) * win->tw + (x - ox)] = (int8_t) bq;
