@@ -1,5 +1,6 @@
 /* erosion.flow, filling: the Priority-Flood of Barnes, Lehman and Mulla
- * (2014, with the pit queue of their "improved" variant) over the whole
+ * (2014, with the pit queue of their "improved" variant, and slopes
+ * traced off the queue as in Zhou, Sun and Fu 2016) over the whole
  * world, and the same flood over one tile from its own border with a
  * label per border sample, as in Barnes (2016), "Parallel priority-flood
  * depression filling for trillion cell digital elevation models".

@@ -9,8 +9,9 @@
 # minute, so the two are interleaved: each round runs bench_flow once (one
 # run on one thread, one on all) and then r.watershed once, and the ratios
 # are taken within a round; the figures printed are medians over the
-# rounds, CPU time (which the load hardly changes) and wall time, with
-# the load average at the start and at the end.
+# rounds, CPU time (which the load hardly changes) and wall time, then
+# every round's ratios sorted, with the load average at the start and at
+# the end.
 # Usage: peers_flow.sh BENCH_FLOW [SIZE [ROUNDS]]      default 2049, 5
 set -u
 bench=$1 size=${2:-2049} rounds=${3:-5}
@@ -78,6 +79,14 @@ awk -v n="$size" '
       }
       printf "flow %d^2, %d thread(s), median of %d rounds: erosion.flow %.3f s CPU / %.3f s wall, r.watershed MFD %.3f s CPU / %.3f s wall: %.2fx CPU, %.2fx wall (ratios within a round)\n",
         n, t, k, median(a1, k), median(a2, k), median(a3, k), median(a4, k), median(a5, k), median(a6, k)
+      # median () sorted A5 and A6 in place: the ratios of all rounds, lowest first.
+      printf "  %d thread(s), ratios sorted: CPU", t
+      for (i = 1; i <= k; i++)
+        printf " %.2f", a5[i]
+      printf "; wall"
+      for (i = 1; i <= k; i++)
+        printf " %.2f", a6[i]
+      printf "\n"
     }
   }' "$tmp/rounds"
 # What the run on all threads would take on idle cores (bench_flow's
