@@ -137,9 +137,27 @@ flat_rows (void *user, int begin, int end)
 {
   const FlatJob *j = user;
 
+  int w = j->w;
+
   for (int y = begin; y < end; y++)
-    for (int x = 0; x < j->w; x++)
-      j->flat[(size_t) y * j->w + x] = is_flat (j->filled, j->w, j->h, x, y);
+    {
+      const float *r1 = j->filled + (size_t) y * w, *r0 = r1 - w, *r2 = r1 + w;
+      uint8_t *f = j->flat + (size_t) y * w;
+      if (y == 0 || y == j->h - 1 || w < 3)
+        {
+          for (int x = 0; x < w; x++)
+            f[x] = is_flat (j->filled, w, j->h, x, y);
+          continue;
+        }
+      /* Inside rows: is_flat without its bounds, no branch per neighbour. */
+      f[0] = f[w - 1] = 0;
+      for (int x = 1; x < w - 1; x++)
+        {
+          float z = r1[x];
+          f[x] = !(r1[x + 1] < z) & !(r1[x - 1] < z) & !(r2[x] < z) & !(r0[x] < z)
+                 & !(r2[x + 1] < z) & !(r2[x - 1] < z) & !(r0[x + 1] < z) & !(r0[x - 1] < z);
+        }
+    }
 }
 
 /* The walks of the flat ranks, each with its own queue (sized to the
