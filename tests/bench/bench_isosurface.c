@@ -18,6 +18,8 @@
  *
  * Run with `meson test --benchmark --suite bench -v` or directly:
  * bench_isosurface [runs [sphere|fbm|both [DIR]]]
+ * or bench_isosurface RUNS dense GRID.f32 (the mesher alone on a grid DIR
+ * holds, with its mesh hash).
  * With DIR, the sampled 257^3 grid of each case is written to
  * DIR/sphere.f32 and DIR/fbm.f32 (x fastest, host floats) and a RESULT
  * line gives the node's CPU and wall seconds on one thread, whole job and
@@ -454,6 +456,34 @@ run_case (const char *title, TgGraph *g, const char *field_id, int runs, const c
   return 0;
 }
 
+/* `bench_isosurface RUNS dense GRID.f32`: only the mesher on a grid the
+ * DIR form wrote, best of RUNS, with its mesh hash (to profile the dense
+ * path alone, and to compare its bytes before and after a change). */
+static int
+dense_only (const char *path, int runs)
+{
+  size_t n = (size_t) (N + 1) * (N + 1) * (N + 1);
+  float *grid = malloc (sizeof (float) * n);
+  FILE *f = path ? fopen (path, "rb") : NULL;
+  TgIsoOptions io = { .min = { -128, -128, -128 }, .max = { 128, 128, 128 }, .cell = 1.0 };
+  DenseResult d;
+
+  if (grid == NULL || f == NULL || fread (grid, sizeof (float), n, f) != n)
+    {
+      fprintf (stderr, "bench_isosurface: cannot read %s\n", path ? path : "(no grid)");
+      return 1;
+    }
+  fclose (f);
+  d = time_dense (grid, &io, runs);
+  printf ("dense %s: CPU %.1f ms (copy %.1f, march %.1f, stitch %.1f), wall %.1f ms, "
+          "%lld triangles, mesh hash %016llx%016llx\n",
+          path, d.cpu * 1e3, d.st.seconds_eval * 1e3, d.st.seconds_mesh * 1e3,
+          d.st.seconds_stitch * 1e3, d.seconds * 1e3, (long long) d.triangles,
+          (unsigned long long) d.hash.a, (unsigned long long) d.hash.b);
+  free (grid);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -467,6 +497,8 @@ main (int argc, char **argv)
 
   if (runs < 1)
     runs = 1;
+  if (strcmp (only, "dense") == 0)
+    return dense_only (dir, runs);
   if (dir)
     {
       snprintf (sphere_path, sizeof sphere_path, "%s/sphere.f32", dir);
