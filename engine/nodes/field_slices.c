@@ -98,6 +98,15 @@ slices_field_grid (const TgField *f, const TgFieldGrid *g, float *out, size_t sy
   return tg__volume_grid (&s->vol, g, out, sy, sz);
 }
 
+/* The mesher's view: the voxels read where they lie. */
+static int
+slices_field_view (const TgField *f, const TgFieldGrid *g, TgFieldView *view)
+{
+  const Slices *s = f->data;
+
+  return tg__volume_view (&s->vol, g, view);
+}
+
 /* PATH with the number ending its file name advanced by K, same width:
  * "ct/s_009.png" + 1 -> "ct/s_010.png".  NULL when there is no number. */
 static char *
@@ -252,6 +261,7 @@ slices_eval (TgEvalCtx *c)
     return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   f->eval_grid = slices_field_grid;
   f->grid_cheap = true;
+  f->view = slices_field_view;
   /* A flat stack (all one value) has L = 0, "unknown"; any tiny bound
    * would do, the mesher then skips all of it. */
   f->lipschitz = (float) (lip * 1.001 + 1e-6);

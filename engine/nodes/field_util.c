@@ -3,6 +3,7 @@
  * volume as a field, with its grid path (field.slices).
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 #include <tgraph/tgraph.h>
@@ -124,17 +125,42 @@ vol_axis (const TgVolume *vol, int axis, const float *c, int n, int *i, float *t
   return on;
 }
 
+/* Rows of a voxel-aligned grid ahead of the one being copied whose
+ * voxels are prefetched: a block's window of a large volume is rows of a
+ * few cache lines a plane apart, which the hardware prefetchers do not
+ * follow, so without it every row waits on memory. */
+#define VOL_AHEAD 8
+
+/* Starts loading the voxels of row R (j + k NY) of grid G, IX0 + [XA, XB)
+ * along x, when it exists and lies in the volume. */
+static inline void
+vol_prefetch_row (const TgVolume *vol, const TgFieldGrid *g, const int *iy, const int *iz, int r,
+                  int ix0, int xa, int xb)
+{
+  int j = r % g->ny, k = r / g->ny;
+  const float *p;
+
+  if (k >= g->nz || (unsigned) iy[j] >= (unsigned) vol->n[1]
+      || (unsigned) iz[k] >= (unsigned) vol->n[2] || xa >= xb)
+    return;
+  p = vol->v + iy[j] * vol->st[1] + iz[k] * vol->st[2] + (ix0 + xa);
+  for (int i = 0; i < xb - xa; i += 16)
+    __builtin_prefetch (p + i);
+  __builtin_prefetch (p + (xb - xa - 1));
+}
+
 int
 tg__volume_grid (const TgVolume *vol, const TgFieldGrid *g, float *out, size_t sy, size_t sz)
 {
   int ix[TG_FIELD_GRID_MAX], iy[TG_FIELD_GRID_MAX], iz[TG_FIELD_GRID_MAX];
   float tx[TG_FIELD_GRID_MAX], ty[TG_FIELD_GRID_MAX], tz[TG_FIELD_GRID_MAX];
-  bool on_x, on_y, on_z;
+  bool on_x, on_y, on_z, run;
   /* On the voxel centres every fraction is 0, and with finite voxels the
    * interpolation adds only zeros to the voxel (level - v then has the
    * point path's bits unless level is -0, where the sign of a zero voxel
    * would tell). */
   bool copy;
+  int xa = 0, xb = 0;
 
   if (g->nx > TG_FIELD_GRID_MAX || g->ny > TG_FIELD_GRID_MAX || g->nz > TG_FIELD_GRID_MAX)
     return 1;
@@ -142,6 +168,17 @@ tg__volume_grid (const TgVolume *vol, const TgFieldGrid *g, float *out, size_t s
   on_y = vol_axis (vol, 1, g->ys, g->ny, iy, ty);
   on_z = vol_axis (vol, 2, g->zs, g->nz, iz, tz);
   copy = on_x && on_y && on_z && vol->finite && !(vol->level == 0.0f && signbit (vol->level));
+  /* Along x the points are voxels ix[0] + i, of which i in [XA, XB) lie
+   * in the volume: a row is a run of voxels between zeros. */
+  run = vol->st[0] == 1;
+  for (int i = 1; i < g->nx && run; i++)
+    run = ix[i] == ix[0] + i;
+  if (run)
+    {
+      xa = ix[0] < 0 ? (-ix[0] < g->nx ? -ix[0] : g->nx) : 0;
+      xb = vol->n[0] - ix[0] < g->nx ? vol->n[0] - ix[0] : g->nx;
+      xb = xb > xa ? xb : xa;
+    }
   for (int k = 0; k < g->nz; k++)
     for (int j = 0; j < g->ny; j++)
       {
@@ -154,12 +191,23 @@ tg__volume_grid (const TgVolume *vol, const TgFieldGrid *g, float *out, size_t s
             const float *row = vol->v + iy[j] * vol->st[1] + iz[k] * vol->st[2];
             float level = vol->level;
 
-            if (in_yz && vol->st[0] == 1 && ix[0] >= 0 && ix[g->nx - 1] < vol->n[0]
-                && ix[g->nx - 1] - ix[0] == g->nx - 1)
+            if (run)
               {
-                const float *p = row + ix[0];
-                for (int i = 0; i < g->nx; i++)
-                  o[i] = level - p[i];
+                vol_prefetch_row (vol, g, iy, iz, k * g->ny + j + VOL_AHEAD, ix[0], xa, xb);
+                if (in_yz)
+                  {
+                    const float *p = row + (ix[0] + xa);
+
+                    for (int i = 0; i < xa; i++)
+                      o[i] = level - 0.0f;
+                    for (int i = xa; i < xb; i++)
+                      o[i] = level - p[i - xa];
+                    for (int i = xb; i < g->nx; i++)
+                      o[i] = level - 0.0f;
+                  }
+                else
+                  for (int i = 0; i < g->nx; i++)
+                    o[i] = level - 0.0f;
               }
             else
               for (int i = 0; i < g->nx; i++)
@@ -178,6 +226,65 @@ tg__volume_grid (const TgVolume *vol, const TgFieldGrid *g, float *out, size_t s
           }
       }
   return 0;
+}
+
+/* One axis of a view: the N points C are voxels I0 + q, of which q in
+ * [*LO, *HI) lie in the volume.  A point's voxel is vol_split's before it
+ * clamps: a point clamped to two voxels outside is on that voxel (its
+ * fraction 0) and every voxel around it is outside, so it has the value
+ * of any point outside, LEVEL - 0. */
+static bool
+view_axis (const TgVolume *vol, int axis, const float *c, int n, int *i0, int *lo, int *hi)
+{
+  for (int q = 0; q < n; q++)
+    {
+      float cc = (c[q] - vol->org[axis]) * vol->inv[axis];
+
+      if (!(fabsf (cc) < 1e9f) || cc != floorf (cc))
+        return false;
+      if (q == 0)
+        *i0 = (int) cc;
+      if ((int) cc != *i0 + q)
+        return false;
+    }
+  *lo = *i0 < 0 ? (-*i0 < n ? -*i0 : n) : 0;
+  *hi = vol->n[axis] - *i0 < n ? vol->n[axis] - *i0 : n;
+  *hi = *hi > *lo ? *hi : *lo;
+  return true;
+}
+
+int
+tg__volume_view (const TgVolume *vol, const TgFieldGrid *g, TgFieldView *view)
+{
+  const int n[3] = { g->nx, g->ny, g->nz };
+  const float *c[3] = { g->xs, g->ys, g->zs };
+  int i0[3];
+  int64_t lo = 0, hi = 0;
+
+  /* The copy's conditions (tg__volume_grid): finite voxels, a level that
+   * is not -0; and x stride 1, so that a row is read as one. */
+  if (!vol->finite || (vol->level == 0.0f && signbit (vol->level)) || vol->st[0] != 1
+      || n[0] < 1 || n[1] < 1 || n[2] < 1)
+    return 1;
+  for (int k = 0; k < 3; k++)
+    if (!view_axis (vol, k, c[k], n[k], &i0[k], &view->lo[k], &view->hi[k]))
+      return 1;
+  view->v = vol->v;
+  view->at = i0[0] + i0[1] * vol->st[1] + i0[2] * vol->st[2];
+  view->sy = vol->st[1];
+  view->sz = vol->st[2];
+  view->level = vol->level;
+  /* Every offset of the grid within int32: its corners bound them. */
+  for (int q = 0; q < 8; q++)
+    {
+      int64_t o = (int64_t) view->at + (q & 1 ? n[0] - 1 : 0)
+                  + (int64_t) view->sy * (q & 2 ? n[1] - 1 : 0)
+                  + (int64_t) view->sz * (q & 4 ? n[2] - 1 : 0);
+
+      lo = q == 0 || o < lo ? o : lo;
+      hi = q == 0 || o > hi ? o : hi;
+    }
+  return lo >= INT32_MIN && hi <= INT32_MAX ? 0 : 1;
 }
 
 static inline float

@@ -100,6 +100,11 @@ void tg__volume_eval (const TgVolume *vol, int n, const float *x, const float *y
 /* The grid path of tg__volume_eval, its bits: each axis split once per
  * grid line, and a grid on the voxel centres read straight. */
 int tg__volume_grid (const TgVolume *vol, const TgFieldGrid *g, float *out, size_t sy, size_t sz);
+/* The voxels of VOL as a view of grid G (TgFieldView): 0 when G's
+ * points are consecutive voxel centres along each axis and the grid path
+ * would copy them (finite voxels, a level that is not -0, x stride 1),
+ * else 1. */
+int tg__volume_view (const TgVolume *vol, const TgFieldGrid *g, TgFieldView *view);
 /* Sets VOL->finite and returns a Lipschitz bound of the field in its
  * units per metre (infinite when a voxel is not finite): over the cells
  * between voxels and, with BORDER, those reaching into the zeros outside.

@@ -16,7 +16,9 @@
  * field with a grid path, a wave's blocks share their face corners and
  * that border through one slab, and a layer of blocks takes the corners
  * it shares with the layer below from that layer's slab, so each corner
- * of a dense field is sampled once (see SLAB_MAX).
+ * of a dense field is sampled once (see SLAB_MAX).  A field that keeps
+ * its values on the box's lattice (a dense volume's view) is not sampled
+ * at all: each block reads its corners where they lie.
  *
  * Each edge crossing is one vertex, named by its global edge id (the
  * lower corner's lattice index, times 3, plus the axis): inside a block
@@ -191,6 +193,10 @@ typedef struct
   float lip;       /* with a margin for float rounding; 0 = never skip */
   bool use_box;    /* the field's box proves emptiness (iso <= 0) */
   bool grid;       /* the field has a grid path */
+  /* The field's view of the box's lattice points -1 .. n + 1 (see
+   * block_src), when DIRECT: blocks are marched from it in place. */
+  bool direct;
+  TgFieldView view;
   int wave0;
   BlockOut *out;
   struct BlockPlan *plan; /* per block of the wave, with a slab */
@@ -394,14 +400,15 @@ flush (const Iso *iso, Scratch *s, int n)
  * evaluation is needed.  A zero gradient is left zero; the stitcher fills
  * it from the faces. */
 static inline void
-grid_normal (const float *val, const size_t st[3], size_t ca, size_t cb, float tt, float *nrm)
+grid_normal_of (const float ap[3], const float am[3], const float bp[3], const float bm[3],
+                float tt, float *nrm)
 {
   float g[3], len2;
 
   for (int k = 0; k < 3; k++)
     {
-      float ga = val[ca + st[k]] - val[ca - st[k]];
-      float gb = val[cb + st[k]] - val[cb - st[k]];
+      float ga = ap[k] - am[k];
+      float gb = bp[k] - bm[k];
       g[k] = ga + tt * (gb - ga);
     }
   len2 = g[0] * g[0] + g[1] * g[1] + g[2] * g[2];
@@ -413,6 +420,50 @@ grid_normal (const float *val, const size_t st[3], size_t ca, size_t cb, float t
     }
   else
     nrm[0] = nrm[1] = nrm[2] = 0.0f;
+}
+
+static inline void
+grid_normal (const float *val, const size_t st[3], size_t ca, size_t cb, float tt, float *nrm)
+{
+  float ap[3], am[3], bp[3], bm[3];
+
+  for (int k = 0; k < 3; k++)
+    {
+      ap[k] = val[ca + st[k]];
+      am[k] = val[ca - st[k]];
+      bp[k] = val[cb + st[k]];
+      bm[k] = val[cb - st[k]];
+    }
+  grid_normal_of (ap, am, bp, bm, tt, nrm);
+}
+
+/* A block's corners read where a field's view keeps them (TgFieldView):
+ * corner L (block coordinates, -1 .. c + 1) has the value LEVEL - V[BASE
+ * + L0 + L1 SY + L2 SZ] when (unsigned) (L[a] - LO[a]) < N[a] on every
+ * axis, else LEVEL - 0.0f. */
+typedef struct
+{
+  const float *v;
+  int32_t base, sy, sz;
+  int lo[3], n[3];
+  float level;
+} BlockSrc;
+
+static inline bool
+src_stored (const BlockSrc *b, int x, int y, int z)
+{
+  return (unsigned) (x - b->lo[0]) < (unsigned) b->n[0]
+         && (unsigned) (y - b->lo[1]) < (unsigned) b->n[1]
+         && (unsigned) (z - b->lo[2]) < (unsigned) b->n[2];
+}
+
+static inline float
+src_at (const BlockSrc *b, int x, int y, int z)
+{
+  return b->level - (src_stored (b, x, y, z)
+                       ? b->v[(ptrdiff_t) b->base + x + (ptrdiff_t) y * b->sy
+                              + (ptrdiff_t) z * b->sz]
+                       : 0.0f);
 }
 
 /* Samples the corners LO .. HI (inclusive, block coordinates, -1 .. c + 1)
@@ -696,7 +747,8 @@ block_sample (Iso *iso, const BlockPlan *p, Scratch *s)
  * VAL; XS, YS, ZS are the corners' coordinates, corner -1 at [0]. */
 static void
 block_vertices (const Iso *iso, BlockOut *out, int nv, const float *val,
-                size_t sx, size_t sxy, const float *xs, const float *ys, const float *zs)
+                size_t sx, size_t sxy, const BlockSrc *src, const float *xs, const float *ys,
+                const float *zs)
 {
   const size_t st[3] = { 1, sx, sxy };
   const int *c = out->c;
@@ -711,7 +763,9 @@ block_vertices (const Iso *iso, BlockOut *out, int nv, const float *val,
       int ax = (int) (k >> 24);
       size_t ca = (size_t) (l[0] + 1) + (size_t) (l[1] + 1) * sx + (size_t) (l[2] + 1) * sxy;
       size_t cb = ca + st[ax];
-      float v0 = val[ca], v1 = val[cb];
+      int lb[3] = { l[0] + (ax == 0), l[1] + (ax == 1), l[2] + (ax == 2) };
+      float v0 = src ? src_at (src, l[0], l[1], l[2]) : val[ca];
+      float v1 = src ? src_at (src, lb[0], lb[1], lb[2]) : val[cb];
       float tt = (iso_l - v0) / (v1 - v0);
       float *pp = out->pos + 3 * (size_t) v;
       float pa = cc[ax][l[ax]], pb = cc[ax][l[ax] + 1];
@@ -720,7 +774,22 @@ block_vertices (const Iso *iso, BlockOut *out, int nv, const float *val,
       pp[1] = cc[1][l[1]];
       pp[2] = cc[2][l[2]];
       pp[ax] = pa + tt * (pb - pa);
-      if (grad)
+      if (grad && src)
+        {
+          float ap[3], am[3], bp[3], bm[3];
+
+          for (int q = 0; q < 3; q++)
+            {
+              int d[3] = { q == 0, q == 1, q == 2 };
+
+              ap[q] = src_at (src, l[0] + d[0], l[1] + d[1], l[2] + d[2]);
+              am[q] = src_at (src, l[0] - d[0], l[1] - d[1], l[2] - d[2]);
+              bp[q] = src_at (src, lb[0] + d[0], lb[1] + d[1], lb[2] + d[2]);
+              bm[q] = src_at (src, lb[0] - d[0], lb[1] - d[1], lb[2] - d[2]);
+            }
+          grid_normal_of (ap, am, bp, bm, tt, out->nrm + 3 * (size_t) v);
+        }
+      else if (grad)
         grid_normal (val, st, ca, cb, tt, out->nrm + 3 * (size_t) v);
       else
         memset (out->nrm + 3 * (size_t) v, 0, sizeof (float) * 3);
@@ -780,18 +849,42 @@ store3_avx512 (float *out, int n, __m512 a, __m512 b, __m512 c)
     }
 }
 
+/* Lanes of corner values: VAL[IDX] or, from a view SRC (VAL unused), its
+ * LEVEL - V[IDX] where corner (X, Y, Z) is stored and LEVEL - 0 where not
+ * (src_at); lanes off M are 0 (VAL) or LEVEL - 0 (SRC). */
+__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq"), always_inline)) static inline __m512
+corner_gather (__mmask16 m, __m512i idx, const float *val, const BlockSrc *src, __m512i x,
+               __m512i y, __m512i z)
+{
+  if (src == NULL)
+    return _mm512_mask_i32gather_ps (_mm512_setzero_ps (), m, idx, val, 4);
+  m &= _mm512_cmplt_epu32_mask (_mm512_sub_epi32 (x, _mm512_set1_epi32 (src->lo[0])),
+                                _mm512_set1_epi32 (src->n[0]))
+       & _mm512_cmplt_epu32_mask (_mm512_sub_epi32 (y, _mm512_set1_epi32 (src->lo[1])),
+                                  _mm512_set1_epi32 (src->n[1]))
+       & _mm512_cmplt_epu32_mask (_mm512_sub_epi32 (z, _mm512_set1_epi32 (src->lo[2])),
+                                  _mm512_set1_epi32 (src->n[2]));
+  return _mm512_sub_ps (_mm512_set1_ps (src->level),
+                        _mm512_mask_i32gather_ps (_mm512_setzero_ps (), m, idx, src->v, 4));
+}
+
 /* block_vertices sixteen vertices at a time, in lanes: the same
  * arithmetic in the same order (no FMA: -ffp-contract=off, and the
  * intrinsics round each step), so the same bits, the corners' values and
- * coordinates gathered.  VAL's strides SX, SXY; CAT holds the x, y and z
- * coordinates (XS, YS, ZS of block_vertices) at 0, PAD and 2 PAD. */
-__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq"))) static void
-block_vertices_avx512 (BlockOut *out, int nv, const float *val, int sx, int sxy,
-                       const float *cat, float iso_l, bool grad)
+ * coordinates gathered.  VAL's strides SX, SXY, or the view SRC (indices
+ * from its V; VAL then unused); CAT holds the x, y and z coordinates (XS,
+ * YS, ZS of block_vertices) at 0, PAD and 2 PAD. */
+__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq"), always_inline)) static inline void
+vertices_avx512 (BlockOut *out, int nv, const float *val, int sx, int sxy, const BlockSrc *src,
+                 const float *cat, float iso_l, bool grad)
 {
   const __m512i one_i = _mm512_set1_epi32 (1), ff = _mm512_set1_epi32 (0xff);
-  const __m512i vsx = _mm512_set1_epi32 (sx), vsxy = _mm512_set1_epi32 (sxy);
-  const __m512i strides = _mm512_setr_epi32 (1, sx, sxy, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  /* Corner (x, y, z) is entry x + y SY + z SZ + ORG of VAL or of the view. */
+  const int syi = src ? src->sy : sx, szi = src ? src->sz : sxy;
+  const int org = src ? src->base : 1 + sx + sxy;
+  const __m512i vsx = _mm512_set1_epi32 (syi), vsxy = _mm512_set1_epi32 (szi);
+  const __m512i vorg = _mm512_set1_epi32 (org);
+  const __m512i strides = _mm512_setr_epi32 (1, syi, szi, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   const __m512i pad = _mm512_set1_epi32 (PAD);
   const __m512i c0 = _mm512_set1_epi32 (out->c[0]), c1 = _mm512_set1_epi32 (out->c[1]);
   const __m512i c2 = _mm512_set1_epi32 (out->c[2]);
@@ -811,12 +904,15 @@ block_vertices_avx512 (BlockOut *out, int nv, const float *val, int sx, int sxy,
       __mmask16 a1 = _mm512_cmpeq_epi32_mask (ax, one_i);
       __mmask16 a2 = (__mmask16) (~(a0 | a1));
       __m512i ca = _mm512_add_epi32 (
-        _mm512_add_epi32 (_mm512_add_epi32 (l0, one_i),
-                          _mm512_mullo_epi32 (_mm512_add_epi32 (l1, one_i), vsx)),
-        _mm512_mullo_epi32 (_mm512_add_epi32 (l2, one_i), vsxy));
+        _mm512_add_epi32 (_mm512_add_epi32 (l0, vorg), _mm512_mullo_epi32 (l1, vsx)),
+        _mm512_mullo_epi32 (l2, vsxy));
       __m512i cb = _mm512_add_epi32 (ca, _mm512_permutexvar_epi32 (ax, strides));
-      __m512 v0 = _mm512_mask_i32gather_ps (_mm512_setzero_ps (), m, ca, val, 4);
-      __m512 v1 = _mm512_mask_i32gather_ps (_mm512_setzero_ps (), m, cb, val, 4);
+      /* The edge's upper corner. */
+      __m512i lb0 = _mm512_mask_add_epi32 (l0, a0, l0, one_i);
+      __m512i lb1 = _mm512_mask_add_epi32 (l1, a1, l1, one_i);
+      __m512i lb2 = _mm512_mask_add_epi32 (l2, a2, l2, one_i);
+      __m512 v0 = corner_gather (m, ca, val, src, l0, l1, l2);
+      __m512 v1 = corner_gather (m, cb, val, src, lb0, lb1, lb2);
       __m512 tt = _mm512_div_ps (_mm512_sub_ps (iso_v, v0), _mm512_sub_ps (v1, v0));
       __m512i i0 = _mm512_add_epi32 (l0, one_i);
       __m512i i1 = _mm512_add_epi32 (_mm512_add_epi32 (l1, one_i), pad);
@@ -844,16 +940,23 @@ block_vertices_avx512 (BlockOut *out, int nv, const float *val, int sx, int sxy,
 
           for (int q = 0; q < 3; q++)
             {
+              /* Corners A and B moved by -1 and +1 along Q. */
+              __m512i a[3] = { l0, l1, l2 }, b[3] = { lb0, lb1, lb2 };
+              __m512i ap[3], am[3], bp[3], bm[3];
+
+              for (int d = 0; d < 3; d++)
+                {
+                  ap[d] = d == q ? _mm512_add_epi32 (a[d], one_i) : a[d];
+                  am[d] = d == q ? _mm512_sub_epi32 (a[d], one_i) : a[d];
+                  bp[d] = d == q ? _mm512_add_epi32 (b[d], one_i) : b[d];
+                  bm[d] = d == q ? _mm512_sub_epi32 (b[d], one_i) : b[d];
+                }
               __m512 ga = _mm512_sub_ps (
-                _mm512_mask_i32gather_ps (_mm512_setzero_ps (), m, _mm512_add_epi32 (ca, st[q]),
-                                          val, 4),
-                _mm512_mask_i32gather_ps (_mm512_setzero_ps (), m, _mm512_sub_epi32 (ca, st[q]),
-                                          val, 4));
+                corner_gather (m, _mm512_add_epi32 (ca, st[q]), val, src, ap[0], ap[1], ap[2]),
+                corner_gather (m, _mm512_sub_epi32 (ca, st[q]), val, src, am[0], am[1], am[2]));
               __m512 gb = _mm512_sub_ps (
-                _mm512_mask_i32gather_ps (_mm512_setzero_ps (), m, _mm512_add_epi32 (cb, st[q]),
-                                          val, 4),
-                _mm512_mask_i32gather_ps (_mm512_setzero_ps (), m, _mm512_sub_epi32 (cb, st[q]),
-                                          val, 4));
+                corner_gather (m, _mm512_add_epi32 (cb, st[q]), val, src, bp[0], bp[1], bp[2]),
+                corner_gather (m, _mm512_sub_epi32 (cb, st[q]), val, src, bm[0], bm[1], bm[2]));
 
               g[q] = _mm512_add_ps (ga, _mm512_mul_ps (tt, _mm512_sub_ps (gb, ga)));
             }
@@ -884,15 +987,91 @@ block_vertices_avx512 (BlockOut *out, int nv, const float *val, int sx, int sxy,
                                                       _mm512_set1_epi32 ((int) VSLOT_FACE)));
     }
 }
+
+__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq"))) static void
+block_vertices_avx512 (BlockOut *out, int nv, const float *val, int sx, int sxy,
+                       const float *cat, float iso_l, bool grad)
+{
+  vertices_avx512 (out, nv, val, sx, sxy, NULL, cat, iso_l, grad);
+}
+
+__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq"))) static void
+block_vertices_view_avx512 (BlockOut *out, int nv, const BlockSrc *src, const float *cat,
+                            float iso_l, bool grad)
+{
+  vertices_avx512 (out, nv, NULL, 0, 0, src, cat, iso_l, grad);
+}
 #endif
+
+/* The inside flags of a block's corners 0 .. C from the view SRC, into IN
+ * with the block's strides (corner (x, y, z) at (x + 1) + (y + 1) SX +
+ * (z + 1) SXY): each row of voxels read once where it lies, the next
+ * rows' prefetched (they are a plane apart, which the hardware does not
+ * follow). */
+#define SRC_AHEAD 16
+
+static void
+src_flags (const BlockSrc *src, const int c[3], float iso_l, uint8_t *in, size_t sx, size_t sxy)
+{
+  const float level = src->level;
+  const uint8_t out_in = level - 0.0f < iso_l;
+  int xa = src->lo[0] > 0 ? src->lo[0] : 0;
+  int xb = src->lo[0] + src->n[0] < c[0] + 1 ? src->lo[0] + src->n[0] : c[0] + 1;
+
+  xa = xa < c[0] + 1 ? xa : c[0] + 1;
+  xb = xb > xa ? xb : xa;
+  int yp = SRC_AHEAD % (c[1] + 1), zp = SRC_AHEAD / (c[1] + 1); /* the row SRC_AHEAD on */
+
+  for (int z = 0; z <= c[2]; z++)
+    for (int y = 0; y <= c[1]; y++)
+      {
+        uint8_t *restrict f = in + (size_t) (z + 1) * sxy + (size_t) (y + 1) * sx + 1;
+        bool row = (unsigned) (y - src->lo[1]) < (unsigned) src->n[1]
+                   && (unsigned) (z - src->lo[2]) < (unsigned) src->n[2];
+
+        if (zp <= c[2] && xa < xb && (unsigned) (yp - src->lo[1]) < (unsigned) src->n[1]
+            && (unsigned) (zp - src->lo[2]) < (unsigned) src->n[2])
+          {
+            const float *q = src->v + ((ptrdiff_t) src->base + xa + (ptrdiff_t) yp * src->sy
+                                       + (ptrdiff_t) zp * src->sz);
+
+            for (int x = 0; x < xb - xa; x += 16)
+              __builtin_prefetch (q + x);
+            __builtin_prefetch (q + (xb - xa - 1));
+          }
+        if (++yp > c[1])
+          {
+            yp = 0;
+            zp++;
+          }
+
+        if (!row)
+          {
+            memset (f, out_in, (size_t) c[0] + 1);
+            continue;
+          }
+        {
+          const float *restrict v = src->v + ((ptrdiff_t) src->base + xa + (ptrdiff_t) y * src->sy
+                                              + (ptrdiff_t) z * src->sz);
+
+          for (int x = 0; x < xa; x++)
+            f[x] = out_in;
+          for (int x = xa; x < xb; x++)
+            f[x] = level - v[x - xa] < iso_l;
+          for (int x = xb; x <= c[0]; x++)
+            f[x] = out_in;
+        }
+      }
+}
 
 /* Marches the live cells of block P into OUT from its corners in VAL
  * (corner (x, y, z), -1 <= x <= BLOCK + 1, at (x + 1) + (y + 1) VSX
  * + (z + 1) VSXY): S->val, or the block's window of the wave's slab read
- * in place. */
+ * in place; or, when SRC is not NULL (VAL unused), where the field's view
+ * keeps them. */
 static void
 block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s, const float *val,
-            size_t vsx, size_t vsxy)
+            size_t vsx, size_t vsxy, const BlockSrc *src)
 {
   const TgIsoOptions *o = iso->o;
   const int *c = p->c, *nsub = p->nsub, *g0 = p->g0;
@@ -916,7 +1095,9 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s, const float
    * vectoriser takes; values past the block's are never read), else of
    * the rows of corners 0 .. c (the cells' corners) from the slab, 48 a
    * row (a row's slack is the next row's, rewritten after). */
-  if (vsx == sx && vsxy == sxy)
+  if (src)
+    src_flags (src, c, iso_l, s->in, sx, sxy);
+  else if (vsx == sx && vsxy == sxy)
     {
       const float *restrict v = val;
       uint8_t *restrict in = s->in;
@@ -1135,14 +1316,19 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s, const float
       memcpy (cat, xs, sizeof (float) * PAD);
       memcpy (cat + PAD, ys, sizeof (float) * PAD);
       memcpy (cat + 2 * PAD, zs, sizeof (float) * PAD);
-      block_vertices_avx512 (out, nv, val, (int) vsx, (int) vsxy, cat, iso_l,
-                             o->normals == TG__ISO_NORMALS_GRADIENT
-                               && o->shading == TG__ISO_SMOOTH);
+      if (src)
+        block_vertices_view_avx512 (out, nv, src, cat, iso_l,
+                                    o->normals == TG__ISO_NORMALS_GRADIENT
+                                      && o->shading == TG__ISO_SMOOTH);
+      else
+        block_vertices_avx512 (out, nv, val, (int) vsx, (int) vsxy, cat, iso_l,
+                               o->normals == TG__ISO_NORMALS_GRADIENT
+                                 && o->shading == TG__ISO_SMOOTH);
     }
   else
 #endif
   if (out->error == 0)
-    block_vertices (iso, out, nv, val, vsx, vsxy, xs, ys, zs);
+    block_vertices (iso, out, nv, val, vsx, vsxy, src, xs, ys, zs);
   out->nv = nv;
   out->nt = nt;
   if (iso->timed)
@@ -1387,10 +1573,30 @@ slab_mesh_run (void *user, int begin, int end)
                   iso->slab + (size_t) (p->g0[0] - 1 - iso->slab_org[0])
                     + (size_t) (p->g0[1] - 1 - iso->slab_org[1]) * sx
                     + (size_t) (p->g0[2] - 1 - iso->slab_org[2]) * sxy,
-                  sx, sxy);
+                  sx, sxy, NULL);
     }
   if (s)
     scratch_give (iso, s);
+}
+
+/* Block P's corners in ISO's view: the view's grid point of the box's
+ * lattice point g is g + 1. */
+static void
+block_src (const Iso *iso, const BlockPlan *p, BlockSrc *b)
+{
+  const TgFieldView *w = &iso->view;
+
+  b->v = w->v;
+  b->sy = (int32_t) w->sy;
+  b->sz = (int32_t) w->sz;
+  b->base = (int32_t) (w->at + (p->g0[0] + 1) + (ptrdiff_t) (p->g0[1] + 1) * w->sy
+                       + (ptrdiff_t) (p->g0[2] + 1) * w->sz);
+  b->level = w->level;
+  for (int k = 0; k < 3; k++)
+    {
+      b->lo[k] = w->lo[k] - (p->g0[k] + 1);
+      b->n[k] = w->hi[k] - w->lo[k];
+    }
 }
 
 static void
@@ -1412,10 +1618,18 @@ blocks_run (void *user, int begin, int end)
       block_plan (iso, iso->wave0 + b, &p, s);
       if (p.n_live == 0)
         continue;
+      if (iso->direct)
+        {
+          BlockSrc src;
+
+          block_src (iso, &p, &src);
+          block_mesh (iso, &p, out, s, NULL, 0, 0, &src);
+          continue;
+        }
       out->error = block_sample (iso, &p, s);
       if (out->error == 0)
         block_mesh (iso, &p, out, s, s->val, (size_t) p.c[0] + 3,
-                    ((size_t) p.c[0] + 3) * ((size_t) p.c[1] + 3));
+                    ((size_t) p.c[0] + 3) * ((size_t) p.c[1] + 3), NULL);
     }
   if (s)
     scratch_give (iso, s);
@@ -2143,7 +2357,7 @@ blocks_own_run (void *user, int begin, int end)
       out->error = block_sample (iso, p, s);
       if (out->error == 0)
         block_mesh (iso, p, out, s, s->val, (size_t) p->c[0] + 3,
-                    ((size_t) p->c[0] + 3) * ((size_t) p->c[1] + 3));
+                    ((size_t) p->c[0] + 3) * ((size_t) p->c[1] + 3), NULL);
     }
   if (s)
     scratch_give (iso, s);
@@ -2318,7 +2532,28 @@ mesh_level (const TgField *f, const TgIsoOptions *o, int level, const TgIsoLatti
   /* A field with a grid path that costs more than reading shares the
    * corners of a wave (a layer of blocks, or a row) in a slab, when the
    * slab stays small. */
-  if (iso.grid && !f->grid_cheap && !o->no_share)
+  /* A field that keeps its values on the box's lattice (a dense volume)
+   * lends them: each block is marched where they lie, nothing copied. */
+  if (f->view && !o->no_share)
+    {
+      float *cs[3] = { NULL, NULL, NULL };
+
+      for (int k = 0; k < 3; k++)
+        if ((cs[k] = malloc (sizeof (float) * ((size_t) iso.n[k] + 3))) != NULL)
+          for (int i = 0; i < iso.n[k] + 3; i++)
+            cs[k][i] = coord (&iso, k, i - 1);
+      if (cs[0] && cs[1] && cs[2])
+        {
+          TgFieldGrid g = { cs[0], cs[1], cs[2], iso.n[0] + 3, iso.n[1] + 3, iso.n[2] + 3 };
+
+          iso.direct = f->view (f, &g, &iso.view) == 0;
+        }
+      else
+        rc = tg_error_set (err, TG_ENOMEM, NULL, TG_MSG_OUT_OF_MEMORY);
+      for (int k = 0; k < 3; k++)
+        free (cs[k]);
+    }
+  if (iso.grid && !f->grid_cheap && !o->no_share && !iso.direct)
     {
       size_t layer = (size_t) (iso.n[0] + 3) * (size_t) (iso.n[1] + 3) * PAD;
       size_t row = (size_t) (iso.n[0] + 3) * PAD * PAD;

@@ -229,6 +229,12 @@ dense_grid (const TgField *f, const TgFieldGrid *g, float *out, size_t sy, size_
   return tg__volume_grid (f->data, g, out, sy, sz);
 }
 
+static int
+dense_view (const TgField *f, const TgFieldGrid *g, TgFieldView *view)
+{
+  return tg__volume_view (f->data, g, view);
+}
+
 typedef struct
 {
   double seconds, cpu;
@@ -248,7 +254,8 @@ time_dense (const float *grid, const TgIsoOptions *io, int runs)
   TgVolume vol = { .v = neg, .st = { 1, (ptrdiff_t) n1, (ptrdiff_t) (n1 * n1) },
                    .n = { N + 1, N + 1, N + 1 }, .org = { -128.0f, -128.0f, -128.0f },
                    .inv = { 1.0f, 1.0f, 1.0f }, .level = 0.0f };
-  TgField f = { .eval = dense_eval, .eval_grid = dense_grid, .grid_cheap = true, .data = &vol };
+  TgField f = { .eval = dense_eval, .eval_grid = dense_grid, .grid_cheap = true,
+                .view = dense_view, .data = &vol };
   DenseResult r = { .seconds = 1e30, .cpu = 1e30 };
 
   if (neg == NULL)

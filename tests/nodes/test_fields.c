@@ -813,6 +813,43 @@ check_volume_grid (const TgField *f, const TgVolume *vol, const double x0[3],
   tg_field_scratch_clear (&w);
 }
 
+/* A volume's view of a grid on its voxels (tg__volume_view) gives the
+ * point path's bits: level minus the stored voxel, level minus 0 outside,
+ * near and far; no view off the voxels, at a level of -0 or with a voxel
+ * that is not finite. */
+static void
+check_volume_view (const TgVolume *vol, const double x0[3], const double step[3], int nx, int ny,
+                   int nz, bool expect, const char *what)
+{
+  float xs[64], ys[64], zs[64];
+  TgFieldGrid gr = { xs, ys, zs, nx, ny, nz };
+  TgFieldView w;
+  int bad = 0, rc;
+
+  for (int i = 0; i < nx; i++)
+    xs[i] = (float) (x0[0] + i * step[0]);
+  for (int j = 0; j < ny; j++)
+    ys[j] = (float) (x0[1] + j * step[1]);
+  for (int k = 0; k < nz; k++)
+    zs[k] = (float) (x0[2] + k * step[2]);
+  rc = tg__volume_view (vol, &gr, &w);
+  TG_CHECK_MSG ((rc == 0) == expect, "%s: view %d", what, rc);
+  if (rc != 0)
+    return;
+  for (int k = 0; k < nz; k++)
+    for (int j = 0; j < ny; j++)
+      for (int i = 0; i < nx; i++)
+        {
+          bool stored = i >= w.lo[0] && i < w.hi[0] && j >= w.lo[1] && j < w.hi[1]
+                        && k >= w.lo[2] && k < w.hi[2];
+          float ref, got = w.level - (stored ? w.v[w.at + i + j * w.sy + k * w.sz] : 0.0f);
+
+          tg__volume_eval (vol, 1, &xs[i], &ys[j], &zs[k], &ref);
+          bad += memcmp (&got, &ref, sizeof (float)) != 0;
+        }
+  TG_CHECK_MSG (bad == 0, "%s: %d of %d view values differ", what, bad, nx * ny * nz);
+}
+
 /* A volume's Lipschitz bound is per cell: a linear ramp of 0.3 and 0.4
  * per voxel along x and y gets exactly 0.5 per voxel, a sampled distance
  * less than its per-axis steps would give, and random pairs never beat
@@ -932,6 +969,18 @@ test_slices_grid_same_bits (void)
         snprintf (what, sizeof what, "signed zeros, pass %d, off", pass);
         check_volume_grid (NULL, &vol, (double[]){ -2.5, -1.25, 1.5 },
                            (double[]){ 0.5, 0.75, 0.25 }, 9, 10, 30, what);
+        snprintf (what, sizeof what, "view, pass %d, on", pass);
+        check_volume_view (&vol, (double[]){ -3, -2, 0 }, (double[]){ 1, 1, 1 }, 7, 8, 9,
+                           pass == 0, what);
+        snprintf (what, sizeof what, "view, pass %d, far", pass);
+        check_volume_view (&vol, (double[]){ -9, -7, -6 }, (double[]){ 1, 1, 1 }, 20, 21, 22,
+                           pass == 0, what);
+        snprintf (what, sizeof what, "view, pass %d, off", pass);
+        check_volume_view (&vol, (double[]){ -2.5, -1.25, 1.5 }, (double[]){ 0.5, 0.75, 0.25 },
+                           9, 10, 30, false, what);
+        snprintf (what, sizeof what, "view, pass %d, every other voxel", pass);
+        check_volume_view (&vol, (double[]){ -1, 0, 2 }, (double[]){ 2, 1, 1 }, 3, 4, 5, false,
+                           what);
       }
   }
 }

@@ -620,6 +620,101 @@ test_shared_corners_same_bytes (void)
   tg_graph_free (g);
 }
 
+/* --- a dense volume read in place --------------------------------------------------------- */
+
+static int
+volume_view (const TgField *f, const TgFieldGrid *g, TgFieldView *view)
+{
+  return tg__volume_view (f->data, g, view);
+}
+
+/* A field with a view (a dense volume, as field.slices: slices up y, rows
+ * running down z, a level of 0.45) is marched where its voxels lie, no
+ * corner sampled: the bytes of blocks copying their corners (no_share),
+ * in vector and scalar vertices alike, for a box on the voxels' hull
+ * (blocks whose border lies outside), a box past them on every side
+ * (corners outside, at the level), one inside them, other levels and
+ * normals, flat shading, chunks; off the voxels there is no view. */
+static void
+test_volume_view_same_bytes (void)
+{
+  enum { NX = 70, NY = 45, NZ = 50 };
+  static const struct
+  {
+    double lo[3], hi[3], cell, iso;
+    int normals, shading, chunk_cells, lods;
+    bool view;
+  } cases[] = {
+    { { 10, -4, 50 }, { 44.5, 18, 74.5 }, 0.5, 0.0, 0, 0, 0, 1, true },
+    { { 8, -6, 48 }, { 47, 20.5, 77 }, 0.5, 0.0, 0, 0, 0, 1, true },
+    { { 14, 0, 55 }, { 40, 15, 70 }, 0.5, 0.0, 0, 0, 0, 1, true },
+    { { 10, -4, 50 }, { 44.5, 18, 74.5 }, 0.5, -0.1, TG__ISO_NORMALS_FACES, 0, 0, 1, true },
+    { { 10, -4, 50 }, { 44.5, 18, 74.5 }, 0.5, 0.15, 0, TG__ISO_FLAT, 0, 1, true },
+    { { 10, -4, 50 }, { 44.5, 18, 74.5 }, 0.5, 0.0, 0, 0, 16, 2, false },
+    { { 10, -4, 50 }, { 44.5, 18, 74.5 }, 0.25, 0.0, 0, 0, 0, 1, false },
+  };
+  float *vox = malloc (sizeof (float) * NX * NY * NZ);
+  TgVolume vol = { .v = vox + (NZ - 1) * NX, .st = { 1, NX * NZ, -NX }, .n = { NX, NY, NZ },
+                   .org = { 10, -4, 50 }, .inv = { 2, 2, 2 }, .level = 0.45f };
+  TgField f = { .eval = volume_eval, .eval_grid = volume_grid, .grid_cheap = true,
+                .view = volume_view, .data = &vol };
+
+  if (vox == NULL)
+    return;
+  /* A wavy ball's solidness, 0 .. 1. */
+  for (int k = 0; k < NZ; k++)
+    for (int j = 0; j < NY; j++)
+      for (int i = 0; i < NX; i++)
+        {
+          double x = 10 + 0.5 * i, y = -4 + 0.5 * j, z = 50 + 0.5 * k;
+          double r = sqrt ((x - 27) * (x - 27) + (y - 7) * (y - 7) + (z - 62) * (z - 62));
+          double d = 0.5 + 0.12 * (14.0 - r) + 0.15 * sin (0.9 * x) * cos (0.7 * y);
+
+          vox[(NZ - 1 - k) * NX + j * NX * NZ + i] = (float) (d < 0 ? 0 : d > 1 ? 1 : d);
+        }
+  f.lipschitz = (float) (tg__volume_scan (&vol, true) * 1.001 + 1e-6);
+  for (int i = 0; i < TG_N_ELEMENTS (cases); i++)
+    {
+      TgIsoOptions o = { .cell = cases[i].cell, .iso = cases[i].iso,
+                         .normals = cases[i].normals, .shading = cases[i].shading,
+                         .chunk_cells = cases[i].chunk_cells, .lods = cases[i].lods };
+      TgMesh *a = NULL, *b = NULL, *c = NULL;
+      TgIsoStats sa, sb;
+      TgError err = { 0 };
+
+      memcpy (o.min, cases[i].lo, sizeof o.min);
+      memcpy (o.max, cases[i].hi, sizeof o.max);
+      TG_CHECK (tg__isosurface (&f, &o, NULL, NULL, &a, &sa, &err) == 0);
+      setenv ("TG_ISO_ISA", "generic", 1);
+      TG_CHECK (tg__isosurface (&f, &o, NULL, NULL, &c, NULL, &err) == 0);
+      unsetenv ("TG_ISO_ISA");
+      o.no_share = true;
+      TG_CHECK (tg__isosurface (&f, &o, NULL, NULL, &b, &sb, &err) == 0);
+      if (a && b && c)
+        {
+          TgHash ha = mesh_hash (a), hb = mesh_hash (b), hc = mesh_hash (c);
+          int64_t idx = 0;
+
+          for (int k = 0; k < a->n_chunks; k++)
+            idx += a->chunks[k].n_indices;
+          TG_CHECK_MSG (idx > 3000, "case %d: %lld indices", i, (long long) idx);
+          TG_CHECK_MSG (ha.a == hb.a && ha.b == hb.b, "case %d: the view changes the mesh", i);
+          TG_CHECK_MSG (ha.a == hc.a && ha.b == hc.b, "case %d: vector and scalar vertices "
+                        "differ", i);
+          TG_CHECK_MSG (sb.evaluations > 0, "case %d: no_share sampled nothing", i);
+          if (cases[i].view)
+            TG_CHECK_MSG (sa.evaluations == 0, "case %d: %lld corners sampled, not read in place",
+                          i, (long long) sa.evaluations);
+          else
+            TG_CHECK_MSG (sa.evaluations > 0, "case %d: off the voxels nothing sampled", i);
+        }
+      tg_mesh_free (a);
+      tg_mesh_free (b);
+      tg_mesh_free (c);
+    }
+  free (vox);
+}
+
 /* --- the vector vertices ------------------------------------------------------------------ */
 
 /* A field whose normals come out in every way block_vertices can make
@@ -1500,6 +1595,7 @@ main (void)
   TG_RUN (test_threads_same_bytes);
   TG_RUN (test_shared_corners_same_bytes);
   TG_RUN (test_vector_vertices_same_bytes);
+  TG_RUN (test_volume_view_same_bytes);
   TG_RUN (test_face_tables_and_hash_weld_alike);
   TG_RUN (test_normals_independent_of_blocks);
   TG_RUN (test_flat_and_face_normals);

@@ -59,6 +59,25 @@ typedef struct
 typedef int (*TgFieldGridFn) (const TgField *f, const TgFieldGrid *g, float *out, size_t sy,
                               size_t sz, TgFieldScratch *scratch);
 
+/* Values a field keeps on a lattice (a dense volume's voxels), lent for
+ * reading in place: point (i, j, k) of a grid the field was asked about
+ * has the value LEVEL - V[AT + i + j SY + k SZ] when LO[a] <= its index
+ * < HI[a] along every axis a (the point is stored), else LEVEL - 0.0f;
+ * bit for bit what eval gives there.  Every such offset, stored or not,
+ * fits an int32; V + offset is only formed for stored points. */
+typedef struct
+{
+  const float *v;
+  ptrdiff_t at, sy, sz;
+  int lo[3], hi[3];
+  float level;
+} TgFieldView;
+
+/* Fills VIEW for grid G (of any size, unlike eval_grid): 0, or 1 when the
+ * grid's points are not the stored lattice's (then the caller samples
+ * them).  VIEW stays valid as long as the field. */
+typedef int (*TgFieldViewFn) (const TgField *f, const TgFieldGrid *g, TgFieldView *view);
+
 struct TgField
 {
   TgFieldEvalFn eval;
@@ -69,6 +88,9 @@ struct TgField
    * does (a dense volume): a mesher then gains nothing by sharing
    * samples between its blocks, which would only add a copy. */
   bool grid_cheap;
+  /* Optional (NULL: none): the stored values themselves, so that a
+   * mesher reads a dense volume where it lies instead of copying it. */
+  TgFieldViewFn view;
   void (*free_data) (void *data);
   void *data;
   float lipschitz;
