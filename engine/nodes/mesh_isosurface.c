@@ -1161,7 +1161,8 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s, const float
           const size_t *so = soff[z & 1];
           const uint16_t *fresh_of[4]; /* McOrder.fresh, by (x == 0) | (x == c[0] - 1) << 1 */
           bool inner_row;
-          uint8_t col[COLS];
+          uint8_t col[COLS], row_cs[COLS];
+          uint64_t act_all;
           uint64_t any = 0, all = ~(uint64_t) 0;
           int live = 0;
           uint32_t *restrict tri_out;
@@ -1213,7 +1214,10 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s, const float
             fresh_of[q] = mc->fresh[q | (y == 0) << 2 | (y == c[1] - 1) << 3 | (z == 0) << 4];
           inner_row = mc->inner_ok && y > 0 && y < c[1] - 1 && z > 0;
           /* Cases eight cells at a time; a cell has triangles unless its
-           * case is 0 or 255, so only those are visited. */
+           * case is 0 or 255, so only those are visited: one bit a cell of
+           * the row (BLOCK <= 64), so one loop runs over the row's live
+           * cells (a loop a word would end, unpredictably, once a word). */
+          act_all = 0;
           for (int w = 0; w < (c[0] + 7) / 8; w++)
             {
               uint64_t c_lo, c_hi, cs8, act;
@@ -1222,89 +1226,98 @@ block_mesh (Iso *iso, const BlockPlan *p, BlockOut *out, Scratch *s, const float
               memcpy (&c_lo, col + 8 * w, 8);
               memcpy (&c_hi, col + 8 * w + 1, 8);
               cs8 = c_lo | c_hi << 1; /* bytes of at most 0x55 and 0xaa: no carries */
+              memcpy (row_cs + 8 * w, &cs8, 8);
               act = (((cs8 & k7f) + k7f) | cs8) & ((((~cs8) & k7f) + k7f) | ~cs8) & k80;
-              if (skip[w])
-                continue; /* the eight cells are sub-block W's (SUB is 8) */
-              if (8 * w + 8 > c[0])
-                act &= ~(uint64_t) 0 >> (64 - 8 * (c[0] - 8 * w));
-              while (act)
+              /* The eight cells are sub-block W's (SUB is 8); the high
+               * bits of the bytes gathered into one byte. */
+              act = skip[w] ? 0 : (act >> 7) * 0x0102040810204080ull >> 56;
+              act_all |= act << (8 * w);
+            }
+          act_all &= ~(uint64_t) 0 >> (64 - c[0]);
+          while (act_all)
+            {
+              int x = __builtin_ctzll (act_all);
+              int cs = row_cs[x];
+              int nref = 3 * tg__mc_ntri[cs];
+              const int8_t *tri = tg__mc_tris[cs];
+              const size_t sbase = 3 * ((size_t) y * (size_t) (c[0] + 1) + (size_t) x);
+              const uint32_t cpack = (uint32_t) x | (uint32_t) y << 8 | (uint32_t) z << 16;
+              uint32_t unv = (uint32_t) nv;
+
+              act_all &= act_all - 1;
+              if (iso->chunks)
                 {
-                  int x = 8 * w + __builtin_ctzll (act) / 8;
-                  int cs = (int) (cs8 >> (8 * (x - 8 * w)) & 0xff);
-                  int nref = 3 * tg__mc_ntri[cs];
-                  const int8_t *tri = tg__mc_tris[cs];
-                  const size_t sbase = 3 * ((size_t) y * (size_t) (c[0] + 1) + (size_t) x);
-                  const uint32_t cpack = (uint32_t) x | (uint32_t) y << 8 | (uint32_t) z << 16;
-                  uint32_t unv = (uint32_t) nv;
+                  int64_t gc[3] = { g0[0] + x, g0[1] + y, g0[2] + z };
+                  uint32_t tag = tg__iso_chunk_of (iso->chunks, iso->org, iso->step, gc);
 
-                  act &= act - 1;
-                  if (iso->chunks)
-                    {
-                      int64_t gc[3] = { g0[0] + x, g0[1] + y, g0[2] + z };
-                      uint32_t tag = tg__iso_chunk_of (iso->chunks, iso->org, iso->step, gc);
-
-                      for (int t = 0; t < nref / 3; t++)
-                        out->tag[nt + t] = tag;
-                    }
-                  if (full && inner_row && x > 0 && x < c[0] - 1)
-                    {
-                      /* Inside the block: its three edges first, each a
-                       * new vertex where crossed, in the order of first
-                       * use (an edge no cell crosses gets a number no
-                       * cell reads); then its triangles read the slots. */
-                      const uint8_t *in3 = mc->inner[cs];
-                      uint32_t cross = mc->cross[cs];
-
-                      for (int i = 0; i < 3; i++)
-                        {
-                          int e = in3[i];
-
-                          slot[sbase + so[e]] = (int32_t) unv;
-                          vslot[unv] = cpack + epack[e];
-                          unv += cross >> e & 1u;
-                        }
-                      for (int t = 0; t < nref; t++)
-                        tri_out[3 * nt + t] = (uint32_t) slot[sbase + so[tri[t]]];
-                    }
-                  else if (full)
-                    {
-                      /* Which of the cell's edges it makes is known: those
-                       * it owns, at their first use. */
-                      uint32_t fm = fresh_of[(x == 0) | (x == c[0] - 1) << 1][cs];
-
-                      for (int t = 0; t < nref; t++)
-                        {
-                          int e = tri[t];
-                          int32_t *sl = slot + sbase + so[e];
-                          uint32_t v = (uint32_t) *sl;
-                          uint32_t fresh = fm >> t & 1u;
-
-                          v ^= (v ^ unv) & (0u - fresh);
-                          vslot[unv] = cpack + epack[e];
-                          *sl = (int32_t) v;
-                          tri_out[3 * nt + t] = v;
-                          unv += fresh;
-                        }
-                    }
-                  else
-                    for (int t = 0; t < nref; t++)
-                      {
-                        int e = tri[t];
-                        int32_t *sl = slot + sbase + so[e];
-                        uint32_t key = cpack + epack[e];
-                        uint32_t v = (uint32_t) *sl;
-                        uint32_t fresh = (uint32_t) (v >= unv)
-                                         | (uint32_t) (vslot[v < unv ? v : unv] != key);
-
-                        v ^= (v ^ unv) & (0u - fresh);
-                        vslot[unv] = key;
-                        *sl = (int32_t) v;
-                        tri_out[3 * nt + t] = v;
-                        unv += fresh;
-                      }
-                  nv = (int) unv;
-                  nt += nref / 3;
+                  for (int t = 0; t < nref / 3; t++)
+                    out->tag[nt + t] = tag;
                 }
+              if (full && inner_row && x > 0 && x < c[0] - 1)
+                {
+                  /* Inside the block: its three edges first, each a
+                   * new vertex where crossed, in the order of first
+                   * use (an edge no cell crosses gets a number no
+                   * cell reads); then its triangles read the slots. */
+                  const uint8_t *in3 = mc->inner[cs];
+                  uint32_t cross = mc->cross[cs];
+
+                  for (int i = 0; i < 3; i++)
+                    {
+                      int e = in3[i];
+
+                      slot[sbase + so[e]] = (int32_t) unv;
+                      vslot[unv] = cpack + epack[e];
+                      unv += cross >> e & 1u;
+                    }
+                  /* Twelve uses whatever the case (a fixed count: no
+                   * branch on it; the table pads with edge 0 and the
+                   * row's room takes the spill), the rare fifth
+                   * triangle apart. */
+                  for (int t = 0; t < 12; t++)
+                    tri_out[3 * nt + t] = (uint32_t) slot[sbase + so[tri[t]]];
+                  if (nref > 12)
+                    for (int t = 12; t < 15; t++)
+                      tri_out[3 * nt + t] = (uint32_t) slot[sbase + so[tri[t]]];
+                }
+              else if (full)
+                {
+                  /* Which of the cell's edges it makes is known: those
+                   * it owns, at their first use. */
+                  uint32_t fm = fresh_of[(x == 0) | (x == c[0] - 1) << 1][cs];
+
+                  for (int t = 0; t < nref; t++)
+                    {
+                      int e = tri[t];
+                      int32_t *sl = slot + sbase + so[e];
+                      uint32_t v = (uint32_t) *sl;
+                      uint32_t fresh = fm >> t & 1u;
+
+                      v ^= (v ^ unv) & (0u - fresh);
+                      vslot[unv] = cpack + epack[e];
+                      *sl = (int32_t) v;
+                      tri_out[3 * nt + t] = v;
+                      unv += fresh;
+                    }
+                }
+              else
+                for (int t = 0; t < nref; t++)
+                  {
+                    int e = tri[t];
+                    int32_t *sl = slot + sbase + so[e];
+                    uint32_t key = cpack + epack[e];
+                    uint32_t v = (uint32_t) *sl;
+                    uint32_t fresh = (uint32_t) (v >= unv)
+                                     | (uint32_t) (vslot[v < unv ? v : unv] != key);
+
+                    v ^= (v ^ unv) & (0u - fresh);
+                    vslot[unv] = key;
+                    *sl = (int32_t) v;
+                    tri_out[3 * nt + t] = v;
+                    unv += fresh;
+                  }
+              nv = (int) unv;
+              nt += nref / 3;
             }
         }
   }
