@@ -1871,6 +1871,38 @@ mesh_reserve (Mesh *m, int64_t nv, int64_t nt)
   return 0;
 }
 
+/* The face table entry of vertex K (BlockOut.vslot, on a face) of block
+ * B, and in *THR the first vertex from which its entries are valid: a
+ * plane z = P BLOCK, else a side of the layer's blocks (the box's far
+ * sides count as the next multiple of BLOCK). */
+static inline uint32_t *
+face_entry (const Mesh *m, const BlockOut *b, uint32_t k, uint32_t *thr)
+{
+  int l[3] = { (int) (k & 0xff), (int) (k >> 8 & 0xff), (int) (k >> 16 & 0xff) };
+  int ax = (int) (k >> 24 & 3);
+  int64_t g[3] = { b->g0[0] + l[0], b->g0[1] + l[1], b->g0[2] + l[2] };
+
+  if (ax != 2 && (l[2] == 0 || l[2] == b->c[2]))
+    {
+      int64_t pz = (g[2] + BLOCK - 1) / BLOCK;
+
+      *thr = m->zthr[pz & 1];
+      return m->zplane[pz & 1] + 2 * (g[1] * (m->dn[0] + 1) + g[0]) + ax;
+    }
+  *thr = m->layer_v0;
+  if (ax != 0 && (l[0] == 0 || l[0] == b->c[0]))
+    {
+      int64_t fx = (g[0] + BLOCK - 1) / BLOCK;
+
+      return m->xface + 2 * ((fx * (BLOCK + 1) + l[2]) * (m->dn[1] + 1) + g[1]) + (ax - 1);
+    }
+  {
+    int64_t fy = (g[1] + BLOCK - 1) / BLOCK;
+
+    return m->yface + 2 * ((fy * (BLOCK + 1) + l[2]) * (m->dn[0] + 1) + g[0]) + (ax >> 1);
+  }
+}
+
 /* Appends block B to M, sharing the vertices of edges already seen: those
  * on a face of the block, by their global edge id (the lower corner's
  * lattice index, times 3, plus the axis) in the box of N cells. */
@@ -1915,6 +1947,17 @@ stitch (Mesh *m, const BlockOut *b, const int n[3], TgError *err)
       m->cur = drop < 0 ? 0 : drop;
       m->map_z = b->g0[2];
     }
+  /* The face tables are a few MB, their entries a block reads written a
+   * block, a row or a layer of blocks ago: all of them asked for first,
+   * so their misses overlap instead of each waiting in turn. */
+  if (m->direct)
+    for (int v = 0; v < b->nv; v++)
+      if (b->vslot[v] & VSLOT_FACE)
+        {
+          uint32_t thr;
+
+          __builtin_prefetch (face_entry (m, b, b->vslot[v], &thr), 1);
+        }
   for (int v = 0; v < b->nv; v++)
     {
       uint32_t k = b->vslot[v];
@@ -1923,33 +1966,8 @@ stitch (Mesh *m, const BlockOut *b, const int n[3], TgError *err)
 
       if ((k & VSLOT_FACE) && m->direct)
         {
-          int64_t g[3] = { b->g0[0] + l[0], b->g0[1] + l[1], b->g0[2] + l[2] };
-          uint32_t *e, thr;
+          uint32_t thr, *e = face_entry (m, b, k, &thr);
 
-          /* Its table by position: a plane z = P BLOCK, else a side of
-           * the layer's blocks (the box's far sides count as the next
-           * multiple of BLOCK). */
-          if (ax != 2 && (l[2] == 0 || l[2] == b->c[2]))
-            {
-              int64_t pz = (g[2] + BLOCK - 1) / BLOCK;
-
-              e = m->zplane[pz & 1] + 2 * (g[1] * (m->dn[0] + 1) + g[0]) + ax;
-              thr = m->zthr[pz & 1];
-            }
-          else if (ax != 0 && (l[0] == 0 || l[0] == b->c[0]))
-            {
-              int64_t fx = (g[0] + BLOCK - 1) / BLOCK;
-
-              e = m->xface + 2 * ((fx * (BLOCK + 1) + l[2]) * (m->dn[1] + 1) + g[1]) + (ax - 1);
-              thr = m->layer_v0;
-            }
-          else
-            {
-              int64_t fy = (g[1] + BLOCK - 1) / BLOCK;
-
-              e = m->yface + 2 * ((fy * (BLOCK + 1) + l[2]) * (m->dn[0] + 1) + g[0]) + (ax >> 1);
-              thr = m->layer_v0;
-            }
           if (*e != UINT32_MAX && *e >= thr)
             {
               map[v] = *e;
