@@ -851,14 +851,16 @@ store3_avx512 (float *out, int n, __m512 a, __m512 b, __m512 c)
 
 /* Lanes of corner values: VAL[IDX] or, from a view SRC (VAL unused), its
  * LEVEL - V[IDX] where corner (X, Y, Z) is stored and LEVEL - 0 where not
- * (src_at); lanes off M are 0 (VAL) or LEVEL - 0 (SRC). */
+ * (src_at; without CLIP every corner is stored); lanes off M are 0 (VAL)
+ * or LEVEL - 0 (SRC). */
 __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq"), always_inline)) static inline __m512
-corner_gather (__mmask16 m, __m512i idx, const float *val, const BlockSrc *src, __m512i x,
-               __m512i y, __m512i z)
+corner_gather (__mmask16 m, __m512i idx, const float *val, const BlockSrc *src, bool clip,
+               __m512i x, __m512i y, __m512i z)
 {
   if (src == NULL)
     return _mm512_mask_i32gather_ps (_mm512_setzero_ps (), m, idx, val, 4);
-  m &= _mm512_cmplt_epu32_mask (_mm512_sub_epi32 (x, _mm512_set1_epi32 (src->lo[0])),
+  if (clip)
+    m &= _mm512_cmplt_epu32_mask (_mm512_sub_epi32 (x, _mm512_set1_epi32 (src->lo[0])),
                                 _mm512_set1_epi32 (src->n[0]))
        & _mm512_cmplt_epu32_mask (_mm512_sub_epi32 (y, _mm512_set1_epi32 (src->lo[1])),
                                   _mm512_set1_epi32 (src->n[1]))
@@ -876,7 +878,7 @@ corner_gather (__mmask16 m, __m512i idx, const float *val, const BlockSrc *src, 
  * YS, ZS of block_vertices) at 0, PAD and 2 PAD. */
 __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq"), always_inline)) static inline void
 vertices_avx512 (BlockOut *out, int nv, const float *val, int sx, int sxy, const BlockSrc *src,
-                 const float *cat, float iso_l, bool grad)
+                 bool clip, const float *cat, float iso_l, bool grad)
 {
   const __m512i one_i = _mm512_set1_epi32 (1), ff = _mm512_set1_epi32 (0xff);
   /* Corner (x, y, z) is entry x + y SY + z SZ + ORG of VAL or of the view. */
@@ -911,8 +913,8 @@ vertices_avx512 (BlockOut *out, int nv, const float *val, int sx, int sxy, const
       __m512i lb0 = _mm512_mask_add_epi32 (l0, a0, l0, one_i);
       __m512i lb1 = _mm512_mask_add_epi32 (l1, a1, l1, one_i);
       __m512i lb2 = _mm512_mask_add_epi32 (l2, a2, l2, one_i);
-      __m512 v0 = corner_gather (m, ca, val, src, l0, l1, l2);
-      __m512 v1 = corner_gather (m, cb, val, src, lb0, lb1, lb2);
+      __m512 v0 = corner_gather (m, ca, val, src, clip, l0, l1, l2);
+      __m512 v1 = corner_gather (m, cb, val, src, clip, lb0, lb1, lb2);
       __m512 tt = _mm512_div_ps (_mm512_sub_ps (iso_v, v0), _mm512_sub_ps (v1, v0));
       __m512i i0 = _mm512_add_epi32 (l0, one_i);
       __m512i i1 = _mm512_add_epi32 (_mm512_add_epi32 (l1, one_i), pad);
@@ -951,12 +953,14 @@ vertices_avx512 (BlockOut *out, int nv, const float *val, int sx, int sxy, const
                   bp[d] = d == q ? _mm512_add_epi32 (b[d], one_i) : b[d];
                   bm[d] = d == q ? _mm512_sub_epi32 (b[d], one_i) : b[d];
                 }
-              __m512 ga = _mm512_sub_ps (
-                corner_gather (m, _mm512_add_epi32 (ca, st[q]), val, src, ap[0], ap[1], ap[2]),
-                corner_gather (m, _mm512_sub_epi32 (ca, st[q]), val, src, am[0], am[1], am[2]));
-              __m512 gb = _mm512_sub_ps (
-                corner_gather (m, _mm512_add_epi32 (cb, st[q]), val, src, bp[0], bp[1], bp[2]),
-                corner_gather (m, _mm512_sub_epi32 (cb, st[q]), val, src, bm[0], bm[1], bm[2]));
+              __m512 ga = _mm512_sub_ps (corner_gather (m, _mm512_add_epi32 (ca, st[q]), val, src,
+                                                        clip, ap[0], ap[1], ap[2]),
+                                         corner_gather (m, _mm512_sub_epi32 (ca, st[q]), val, src,
+                                                        clip, am[0], am[1], am[2]));
+              __m512 gb = _mm512_sub_ps (corner_gather (m, _mm512_add_epi32 (cb, st[q]), val, src,
+                                                        clip, bp[0], bp[1], bp[2]),
+                                         corner_gather (m, _mm512_sub_epi32 (cb, st[q]), val, src,
+                                                        clip, bm[0], bm[1], bm[2]));
 
               g[q] = _mm512_add_ps (ga, _mm512_mul_ps (tt, _mm512_sub_ps (gb, ga)));
             }
@@ -992,14 +996,23 @@ __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq"))) static void
 block_vertices_avx512 (BlockOut *out, int nv, const float *val, int sx, int sxy,
                        const float *cat, float iso_l, bool grad)
 {
-  vertices_avx512 (out, nv, val, sx, sxy, NULL, cat, iso_l, grad);
+  vertices_avx512 (out, nv, val, sx, sxy, NULL, false, cat, iso_l, grad);
 }
 
+/* From a view: masked to the stored corners only for a block that reaches
+ * past them (on the volume's faces or beyond). */
 __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq"))) static void
 block_vertices_view_avx512 (BlockOut *out, int nv, const BlockSrc *src, const float *cat,
                             float iso_l, bool grad)
 {
-  vertices_avx512 (out, nv, NULL, 0, 0, src, cat, iso_l, grad);
+  bool clip = false;
+
+  for (int k = 0; k < 3; k++)
+    clip |= src->lo[k] > -1 || src->lo[k] + src->n[k] < out->c[k] + 2;
+  if (clip)
+    vertices_avx512 (out, nv, NULL, 0, 0, src, true, cat, iso_l, grad);
+  else
+    vertices_avx512 (out, nv, NULL, 0, 0, src, false, cat, iso_l, grad);
 }
 #endif
 
