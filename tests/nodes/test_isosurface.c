@@ -8,6 +8,7 @@
  * AVX-512 lanes, the scalar loop's bytes; the same bytes on 1 and N threads; flat shading and face
  * normals; and errors that name the parameter. */
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -628,13 +629,49 @@ volume_view (const TgField *f, const TgFieldGrid *g, TgFieldView *view)
   return tg__volume_view (f->data, g, view);
 }
 
+/* Three threads taking GRAIN-sized chunks of [0, N) as they come (a
+ * TgIsoParallel, as the engine's pool runs them). */
+typedef struct
+{
+  atomic_int next;
+  int n, grain;
+  void (*fn) (void *, int, int);
+  void *user;
+} Par3;
+
+static void *
+par3_worker (void *arg)
+{
+  Par3 *p = arg;
+
+  for (int b; (b = atomic_fetch_add (&p->next, p->grain)) < p->n;)
+    p->fn (p->user, b, b + p->grain < p->n ? b + p->grain : p->n);
+  return NULL;
+}
+
+static int
+par3 (void *ctx, int n, int grain, void (*fn) (void *, int, int), void *user)
+{
+  Par3 p = { .n = n, .grain = grain, .fn = fn, .user = user };
+  pthread_t t[3];
+
+  (void) ctx;
+  atomic_init (&p.next, 0);
+  for (int i = 0; i < 3; i++)
+    pthread_create (&t[i], NULL, par3_worker, &p);
+  for (int i = 0; i < 3; i++)
+    pthread_join (t[i], NULL);
+  return 0;
+}
+
 /* A field with a view (a dense volume, as field.slices: slices up y, rows
  * running down z, a level of 0.45) is marched where its voxels lie, no
  * corner sampled: the bytes of blocks copying their corners (no_share),
  * in vector and scalar vertices alike, for a box on the voxels' hull
  * (blocks whose border lies outside), a box past them on every side
  * (corners outside, at the level), one inside them, other levels and
- * normals, flat shading, chunks; off the voxels there is no view. */
+ * normals, flat shading, chunks, on one thread and on three; off the
+ * voxels there is no view. */
 static void
 test_volume_view_same_bytes (void)
 {
@@ -678,21 +715,22 @@ test_volume_view_same_bytes (void)
       TgIsoOptions o = { .cell = cases[i].cell, .iso = cases[i].iso,
                          .normals = cases[i].normals, .shading = cases[i].shading,
                          .chunk_cells = cases[i].chunk_cells, .lods = cases[i].lods };
-      TgMesh *a = NULL, *b = NULL, *c = NULL;
+      TgMesh *a = NULL, *b = NULL, *c = NULL, *d = NULL;
       TgIsoStats sa, sb;
       TgError err = { 0 };
 
       memcpy (o.min, cases[i].lo, sizeof o.min);
       memcpy (o.max, cases[i].hi, sizeof o.max);
       TG_CHECK (tg__isosurface (&f, &o, NULL, NULL, &a, &sa, &err) == 0);
+      TG_CHECK (tg__isosurface (&f, &o, par3, NULL, &d, NULL, &err) == 0);
       setenv ("TG_ISO_ISA", "generic", 1);
       TG_CHECK (tg__isosurface (&f, &o, NULL, NULL, &c, NULL, &err) == 0);
       unsetenv ("TG_ISO_ISA");
       o.no_share = true;
       TG_CHECK (tg__isosurface (&f, &o, NULL, NULL, &b, &sb, &err) == 0);
-      if (a && b && c)
+      if (a && b && c && d)
         {
-          TgHash ha = mesh_hash (a), hb = mesh_hash (b), hc = mesh_hash (c);
+          TgHash ha = mesh_hash (a), hb = mesh_hash (b), hc = mesh_hash (c), hd = mesh_hash (d);
           int64_t idx = 0;
 
           for (int k = 0; k < a->n_chunks; k++)
@@ -701,6 +739,7 @@ test_volume_view_same_bytes (void)
           TG_CHECK_MSG (ha.a == hb.a && ha.b == hb.b, "case %d: the view changes the mesh", i);
           TG_CHECK_MSG (ha.a == hc.a && ha.b == hc.b, "case %d: vector and scalar vertices "
                         "differ", i);
+          TG_CHECK_MSG (ha.a == hd.a && ha.b == hd.b, "case %d: 1 and 3 threads differ", i);
           TG_CHECK_MSG (sb.evaluations > 0, "case %d: no_share sampled nothing", i);
           if (cases[i].view)
             TG_CHECK_MSG (sa.evaluations == 0, "case %d: %lld corners sampled, not read in place",
@@ -711,6 +750,7 @@ test_volume_view_same_bytes (void)
       tg_mesh_free (a);
       tg_mesh_free (b);
       tg_mesh_free (c);
+      tg_mesh_free (d);
     }
   free (vox);
 }
