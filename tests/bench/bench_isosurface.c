@@ -12,7 +12,7 @@
  * between blocks; the node's user and system time and page faults on one
  * thread (a busy machine makes the kernel's share, filling fresh pages of
  * the mesh, the most variable); and the mesher on the sampled 257^3 values themselves
- * (a dense volume through field.slices' grid path: what VTK is handed),
+ * (a dense volume with field.slices' view, read in place: what VTK is handed),
  * which must give the same triangles (for the sphere, which stays off the
  * box's faces, the same bytes).  Each figure is the best of a few runs.
  *
@@ -244,8 +244,9 @@ typedef struct
 } DenseResult;
 
 /* mesh.isosurface's mesher on the dense grid GRID (257^3, x fastest, the
- * values VTK is handed), through field.slices' volume path: a volume of
- * the negated values at level 0 is the grid itself on the lattice. */
+ * values VTK is handed), through field.slices' volume path (its view, read
+ * in place): a volume of the negated values at level 0 is the grid itself
+ * on the lattice. */
 static DenseResult
 time_dense (const float *grid, const TgIsoOptions *io, int runs)
 {

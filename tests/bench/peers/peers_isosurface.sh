@@ -6,7 +6,7 @@
 # Ratios in CPU time (and wall time, which a busy machine inflates), one
 # thread each, twice: the whole job, where the node also samples the field
 # (VTK is handed the values), and the node's mesher on the same dense
-# values through the volume grid path field.slices uses.
+# values through the volume view field.slices uses (read in place).
 # Usage: peers_isosurface.sh BENCH_ISOSURFACE
 set -u
 bench=$1
