@@ -12,14 +12,18 @@
  *    node's default physics at 4 m cells, for the simulation on one thread
  *    and on all of them, and the whole node through tg_engine_pull, against
  *    a plain single-threaded droplet loop written the straightforward way
- *    (Lague's algorithm: per-step brush erosion, no partitioning);
+ *    (Lague's algorithm: per-step brush erosion, no partitioning); and
+ *    alpine's rain at 2 m cells (wide brushes, gully feedback), the
+ *    simulation on one thread and on all of them;
  *  - erosion.flow: the node on 2049 x 2049.
  *
  * It also checks that the hydraulic simulation gives the same bytes on 1
  * and N threads and exits non-zero when not.  Each figure is the best of a
  * few runs.  Run with `meson test --benchmark --suite bench -v` or
  * directly: bench_erosion [runs [threads [thermal|hydraulic|flow]]] (thermal-passes or
- * thermal-converge: half of thermal)
+ * thermal-converge: half of thermal; hydraulic-fine: alpine's rain at 2 m
+ * cells, the second half of hydraulic; TG_BENCH_FINE_CELL=1 for 1 m cells
+ * and TG_BENCH_FINE_DROPLETS=N for fewer droplets)
  */
 #include <math.h>
 #include <pthread.h>
@@ -537,6 +541,123 @@ bench_hydraulic (int runs, int threads)
   return failures;
 }
 
+/* alpine's rain (data/examples/alpine.tgraph) at CELL metres, as the
+ * node sets it up (erosion_hydraulic.c): at 2 m brushes of 4 cells, 12 on
+ * faces, deposits of 3, 250 one-cell steps, gully feedback; on the 4 m
+ * terrain of bench_hydraulic read as CELL metres (steeper).  What alpine
+ * 2049 (4097 at 1 m) spends its time on: wide brushes, the water read
+ * beside the path. */
+static void
+hydraulic_fine (TgHydraulicSetup *s, long long droplets, double cell)
+{
+  double hm = 850.0, f = 0.5;
+
+  memset (s, 0, sizeof *s);
+  s->seed = 7;
+  s->droplets = droplets;
+  s->rounds = 16;
+  s->max_steps = 250;
+  s->step = (float) (2.0 / cell);
+  s->inertia = (float) pow (0.1, f);
+  s->capacity = (float) (15.0 / (4.0 * hm));
+  s->min_slope = 0.01f;
+  s->fall_slope = 5.0f;
+  s->erode = (float) (1.0 - pow (1.0 - 0.45, f));
+  s->deposit = (float) (1.0 - pow (1.0 - 0.3, f));
+  s->evaporate = (float) pow (1.0 - 0.02, f);
+  s->friction = (float) pow (1.0 - 0.1, f);
+  s->gravity = (float) (2.0 * 9.81 * hm);
+  s->height_scale = (float) hm;
+  s->cell_m = (float) cell;
+  s->brush_radius = (float) (8.0 / cell);
+  s->deposit_min = (float) (6.0 / cell);
+  s->channel_floor = 0.35f;
+  s->channel_pull = (float) (32.0 / cell);
+  s->face_radius = (float) (24.0 / cell);
+  s->discharge_area = (float) (8000.0 / (2.0 * s->brush_radius * cell * cell));
+  s->channel_exponent = 1.0f;
+  s->channel_ceil = 2.0f;
+}
+
+/* The fine case on 1 and THREADS threads, runs interleaved; best CPU and
+ * wall of each. */
+static int
+bench_hydraulic_fine (int runs, int threads)
+{
+  TgGraph *g = tg_graph_new ();
+  TgWorld *w = tg_graph_world (g);
+  TgError err = { 0 };
+  TgEngineOptions on = { .threads = threads };
+  TgEngine *en;
+  TgRegion full;
+  TgValue *base = NULL;
+  size_t n = (size_t) HSIDE * HSIDE;
+  float *m[2], *f_block[2], *f[2];
+  TgHydraulicSetup s;
+  TgHydraulicStats st;
+  /* TG_BENCH_FINE_DROPLETS: fewer for more runs on a busy machine. */
+  const char *env_droplets = getenv ("TG_BENCH_FINE_DROPLETS");
+  const char *env_cell = getenv ("TG_BENCH_FINE_CELL");
+  long long droplets = env_droplets ? atoll (env_droplets) : 120000;
+  Times c[2] = { { 1e30, 1e30 }, { 1e30, 1e30 } };
+  int failures = 0, one = 1;
+
+  w->size_x = w->size_z = 8188.0;
+  w->height_m = 800.0;
+  w->seed = 9;
+  tg_region_for_world (&full, w, HSIDE);
+  if (tg_graph_add_node (g, "base", "noise.fbm", &err) < 0
+      || tg_graph_set_param_text (g, 0, "octaves", "7", &err) < 0)
+    die ("graph", &err);
+  en = tg_engine_new (&on);
+  if (tg_engine_pull (en, g, 0, 0, &full, NULL, &base, NULL, &err) != 0)
+    die ("pull base", &err);
+  for (int k = 0; k < 2; k++)
+    {
+      m[k] = malloc (sizeof (float) * n);
+      /* Half a page off the height (see bench_hydraulic). */
+      f_block[k] = malloc (sizeof (float) * (n + 512));
+      f[k] = f_block[k] + 512;
+    }
+  /* TG_BENCH_FINE_CELL=1: alpine 4097's 1 m cells (2-cell steps, brushes
+   * of 8 to 24 cells). */
+  hydraulic_fine (&s, droplets, env_cell ? atof (env_cell) : 2.0);
+  for (int r = 0; r < runs; r++)
+    for (int k = 0; k < 2; k++)
+      {
+        double t0, c0;
+        memcpy (m[k], base->data, sizeof (float) * n);
+        memset (f[k], 0, sizeof (float) * n);
+        t0 = tg_wall_s ();
+        c0 = tg_cpu_s ();
+        tg__hydraulic_simulate (&s, m[k], f[k], HSIDE, HSIDE, run_threads, k ? &threads : &one,
+                                &st);
+        keep_best (&c[k], tg_wall_s () - t0, tg_cpu_s () - c0);
+      }
+  if (memcmp (m[0], m[1], sizeof (float) * n) != 0 || memcmp (f[0], f[1], sizeof (float) * n) != 0)
+    failures++;
+  printf ("erosion.hydraulic, alpine's rain at %g m cells on %d x %d, %d-step droplets, brushes "
+          "%.0f..%.0f cells, best of %d\n",
+          s.cell_m, HSIDE, HSIDE, s.max_steps, s.brush_radius, s.face_radius, runs);
+  printf ("  %-36s %7s %10s %12s %12s %12s\n", "path", "threads", "droplets", "wall s", "CPU s",
+          "/s/thread");
+  for (int k = 0; k < 2; k++)
+    printf ("  %-36s %7d %10lld %12.3f %12.3f %12.0f\n", "simulation (partitioned)",
+            k ? threads : 1, droplets, c[k].wall, c[k].cpu, droplets / c[k].cpu);
+  printf ("  %.1f steps a droplet; simulation bit-identical on 1 and %d threads: %s\n\n",
+          (double) st.steps / (double) (st.droplets_run > 0 ? st.droplets_run : 1), threads,
+          failures ? "NO" : "yes");
+  tg_value_unref (base);
+  tg_engine_free (en);
+  tg_graph_free (g);
+  for (int k = 0; k < 2; k++)
+    {
+      free (m[k]);
+      free (f_block[k]);
+    }
+  return failures;
+}
+
 /* --- flow -------------------------------------------------------------- */
 
 static void
@@ -598,6 +719,8 @@ main (int argc, char **argv)
     bench_thermal_converge (runs, threads);
   if (!only || strcmp (only, "hydraulic") == 0)
     failures += bench_hydraulic (runs, threads);
+  if (!only || strcmp (only, "hydraulic") == 0 || strcmp (only, "hydraulic-fine") == 0)
+    failures += bench_hydraulic_fine (runs, threads);
   if (!only || strcmp (only, "flow") == 0)
     bench_flow (runs);
   if (failures)
