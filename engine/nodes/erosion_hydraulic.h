@@ -22,6 +22,16 @@
  * (erosion_hydraulic_flow.c). */
 #define TG__HYDRAULIC_LEVELS 8
 
+/* The code that applies the brushes: BEST is the widest the CPU runs
+ * (TG_HYDRAULIC_ISA=generic in the environment forces the plain one);
+ * tests ask for each to compare them.  All give the same bytes. */
+typedef enum
+{
+  TG__HYDRAULIC_ISA_BEST,
+  TG__HYDRAULIC_ISA_GENERIC,
+  TG__HYDRAULIC_ISA_AVX512,
+} TgHydraulicIsa;
+
 /* Everything in map units: lengths in cells, heights in height units
  * (1.0 = height_m metres); per-step factors already scaled to the step. */
 typedef struct
@@ -78,6 +88,7 @@ typedef struct
   /* Polled every few droplets with the parallel runner's CTX (may be
    * NULL): true stops the run, which then returns TG_ECANCELLED. */
   bool (*cancelled) (void *ctx);
+  TgHydraulicIsa isa;
 } TgHydraulicSetup;
 
 typedef struct
@@ -100,6 +111,9 @@ typedef int (*TgHydraulicParallel) (void *ctx, int n, void (*fn) (void *user, in
  * cell.  The result does not depend on how PARALLEL spreads the work. */
 int tg__hydraulic_simulate (const TgHydraulicSetup *s, float *height, float *flow, int w, int h,
                             TgHydraulicParallel parallel, void *ctx, TgHydraulicStats *stats);
+
+/* Whether this CPU runs ISA (BEST and GENERIC: always). */
+bool tg__hydraulic_isa_supported (TgHydraulicIsa isa);
 
 /* The channel brushes (erosion_hydraulic_flow.c): radius of level K
  * (0: the plain brush) and the factor below which a droplet uses level K

@@ -31,6 +31,11 @@
 
 #include "erosion_hydraulic.h"
 
+#if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
+#include <immintrin.h>
+#define HYD_HAVE_X86 1
+#endif
+
 #define BRUSH_MAX TG__HYDRAULIC_BRUSH_MAX
 #define BRUSH_CELLS ((2 * BRUSH_MAX + 1) * (2 * BRUSH_MAX + 1))
 
@@ -43,6 +48,10 @@ typedef struct
   int r;                  /* reach in cells on each side */
   int x0[2 * BRUSH_MAX + 1], len[2 * BRUSH_MAX + 1], off[2 * BRUSH_MAX + 1];
   float w[BRUSH_CELLS];
+  /* The same weights with 16 zeros before and after each row: row Y at
+   * wp[poff[Y]], for the vector code, which reads whole cache lines. */
+  int poff[2 * BRUSH_MAX + 1];
+  float wp[BRUSH_CELLS + 32 * (2 * BRUSH_MAX + 1)];
   double sum;             /* the float weights' sum: what a unit amount applies */
   float centre;           /* weight of the centre cell */
 } Brush;
@@ -88,6 +97,14 @@ brush_init (Brush *b, float radius)
       b->sum += b->w[k];
     }
   b->centre = b->w[b->off[r] - b->x0[r]];
+  for (int y = 0, at = 0; y <= 2 * r; y++)
+    {
+      memset (b->wp + at, 0, sizeof (float) * 16);
+      b->poff[y] = at + 16;
+      memcpy (b->wp + at + 16, b->w + b->off[y], sizeof (float) * (size_t) b->len[y]);
+      memset (b->wp + at + 16 + b->len[y], 0, sizeof (float) * 16);
+      at += 32 + b->len[y];
+    }
 }
 
 /* --- the lattice ---------------------------------------------------------- */
@@ -106,6 +123,7 @@ typedef struct
   int ntx, nty;        /* lattice tiles that cover the world at any offset */
   long long per_round;
   int phases;
+  TgHydraulicIsa isa;  /* GENERIC or AVX512: what runs the droplets */
 } Plan;
 
 /* A lattice tile of a phase, with its droplets. */
@@ -243,7 +261,33 @@ plan_init (Plan *pl, const TgHydraulicSetup *s, int w, int h)
   pl->ntx = (w + pl->S - 1) / pl->S + 1;
   pl->nty = (h + pl->S - 1) / pl->S + 1;
   pl->per_round = (s->droplets + rounds - 1) / rounds;
+  pl->isa = s->isa;
+  if (pl->isa == TG__HYDRAULIC_ISA_BEST)
+    {
+      const char *want = getenv ("TG_HYDRAULIC_ISA");
+      pl->isa = want && strcmp (want, "generic") == 0 ? TG__HYDRAULIC_ISA_GENERIC
+                                                       : TG__HYDRAULIC_ISA_AVX512;
+    }
+  if (!tg__hydraulic_isa_supported (pl->isa))
+    pl->isa = TG__HYDRAULIC_ISA_GENERIC;
   return 0;
+}
+
+bool
+tg__hydraulic_isa_supported (TgHydraulicIsa isa)
+{
+  switch (isa)
+    {
+    case TG__HYDRAULIC_ISA_BEST:
+    case TG__HYDRAULIC_ISA_GENERIC:
+      return true;
+#ifdef HYD_HAVE_X86
+    case TG__HYDRAULIC_ISA_AVX512:
+      return __builtin_cpu_supports ("avx512f");
+#endif
+    default:
+      return false;
+    }
 }
 
 static void
@@ -426,10 +470,41 @@ brush_apply_edge (const Sim *sim, const Brush *b, int cx, int cy, double amount)
   return (double) a * sum;
 }
 
+#ifdef HYD_HAVE_X86
+/* The rows of brush_apply a cache line (16 cells) at a time, from the
+ * line the row starts in, under a mask: cells outside the brush are
+ * neither read nor written (they may be another thread's).  Each cell is
+ * row - a * w in float, a multiply and a subtract rounded apart as in the
+ * plain loop (-ffp-contract=off keeps GCC from fusing them): the same
+ * bytes. */
+__attribute__ ((target ("avx512f"))) static inline void
+brush_rows_avx512 (float *c, int stride, const Brush *b, float a)
+{
+  __m512 va = _mm512_set1_ps (a);
+
+  for (int y = 0; y <= 2 * b->r; y++, c += stride)
+    {
+      float *row = c + b->x0[y];
+      int mis = (int) (((uintptr_t) row & 63) / sizeof (float)), n = mis + b->len[y];
+      float *q = row - mis;
+      const float *wq = b->wp + b->poff[y] - mis;
+      unsigned head = 0xffffu << mis;
+      for (int i = 0; i < n; i += 16, head = 0xffffu)
+        {
+          __mmask16 m = (__mmask16) (n - i < 16 ? head & ((1u << (n - i)) - 1u) : head);
+          __m512 v = _mm512_maskz_load_ps (m, q + i);
+          __m512 wv = _mm512_loadu_ps (wq + i);
+          _mm512_mask_store_ps (q + i, m, _mm512_sub_ps (v, _mm512_mul_ps (va, wv)));
+        }
+    }
+}
+#endif
+
 /* Subtracts AMOUNT x weight from the brush cells around (CX, CY) (a
- * negative AMOUNT deposits); returns the sum of the changes applied. */
-static inline double
-brush_apply (const Sim *sim, const Brush *b, int cx, int cy, double amount)
+ * negative AMOUNT deposits); returns the sum of the changes applied.
+ * ISA is a constant where the droplet loop is compiled for it. */
+static inline __attribute__ ((always_inline)) double
+brush_apply (const Sim *sim, const Brush *b, int cx, int cy, double amount, TgHydraulicIsa isa)
 {
   int stride = sim->stride, r = b->r;
   float *c = sim->hm + (ptrdiff_t) (cy - r) * stride + cx + sim->off;
@@ -437,6 +512,13 @@ brush_apply (const Sim *sim, const Brush *b, int cx, int cy, double amount)
 
   if (cx - r < 0 || cx + r >= sim->pl->w || cy - r < 0 || cy + r >= sim->pl->h)
     return brush_apply_edge (sim, b, cx, cy, amount);
+#ifdef HYD_HAVE_X86
+  if (isa == TG__HYDRAULIC_ISA_AVX512)
+    {
+      brush_rows_avx512 (c, stride, b, a);
+      return (double) a * b->sum;
+    }
+#endif
   for (int y = 0; y <= 2 * r; y++, c += stride)
     {
       float *restrict row = c + b->x0[y];
@@ -652,8 +734,9 @@ flow_step (const Sim *sim, float x, float y, float dx, float dy, float water, in
     }
 }
 
-static void
-run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st)
+static inline __attribute__ ((always_inline)) void
+run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st,
+             TgHydraulicIsa isa)
 {
   const TgHydraulicSetup *s = sim->pl->s;
   float *hm = sim->hm;
@@ -758,7 +841,7 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
            * fills gullies as fast as they are cut. */
           double amount = dh > 0.0f ? ((double) dh < sed ? (double) dh : sed)
                                     : (sed - cap) * s->deposit;
-          double applied = -brush_apply (sim, db, cx, cy, -amount);
+          double applied = -brush_apply (sim, db, cx, cy, -amount, isa);
           sed -= applied;
           st->deposited += applied;
         }
@@ -767,7 +850,7 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
           /* Never dig the brush centre below where the droplet goes. */
           double want = (cap - sed) * s->erode, most = (double) -dh / eb->centre;
           double amount = want < most ? want : most;
-          double applied = brush_apply (sim, eb, cx, cy, amount);
+          double applied = brush_apply (sim, eb, cx, cy, amount, isa);
           sed += applied;
           st->eroded += applied;
         }
@@ -783,7 +866,7 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
   if (sed > 0.0 && !left)
     {
       double applied
-        = -brush_apply (sim, sim->pl->dep, (int) (x + 0.5f), (int) (y + 0.5f), -sed);
+        = -brush_apply (sim, sim->pl->dep, (int) (x + 0.5f), (int) (y + 0.5f), -sed, isa);
       sed -= applied;
       st->deposited += applied;
     }
@@ -815,11 +898,9 @@ sim_stop (Sim *sim)
  * code too; with the prefetch K = 2 about equal to K = 1).  Each switch
  * between lanes cost a fixed ~50 ns, as if the interleaved walks defeat
  * the hardware's prefetch of each walk's rows. */
-static void
-run_tiles (void *user, int begin, int end)
+static inline __attribute__ ((always_inline)) void
+run_tiles_isa (Sim *sim, int begin, int end, TgHydraulicIsa isa)
 {
-  Sim *sim = user;
-
   for (int q = begin; q < end; q++)
     {
       const LatTile *t = &sim->tiles[q];
@@ -829,9 +910,40 @@ run_tiles (void *user, int begin, int end)
         {
           if (j % DROPLETS_PER_POLL == 0 && sim_stop (sim))
             return;
-          run_droplet (sim, t, j, st);
+          run_droplet (sim, t, j, st, isa);
         }
     }
+}
+
+/* The droplet loop compiled once per ISA, the brushes' code a constant
+ * in each. */
+static void
+run_tiles_generic (Sim *sim, int begin, int end)
+{
+  run_tiles_isa (sim, begin, end, TG__HYDRAULIC_ISA_GENERIC);
+}
+
+#ifdef HYD_HAVE_X86
+__attribute__ ((target ("avx512f"))) static void
+run_tiles_avx512 (Sim *sim, int begin, int end)
+{
+  run_tiles_isa (sim, begin, end, TG__HYDRAULIC_ISA_AVX512);
+}
+#endif
+
+static void
+run_tiles (void *user, int begin, int end)
+{
+  Sim *sim = user;
+
+#ifdef HYD_HAVE_X86
+  if (sim->pl->isa == TG__HYDRAULIC_ISA_AVX512)
+    {
+      run_tiles_avx512 (sim, begin, end);
+      return;
+    }
+#endif
+  run_tiles_generic (sim, begin, end);
 }
 
 static void

@@ -14,7 +14,8 @@
  *    a plain single-threaded droplet loop written the straightforward way
  *    (Lague's algorithm: per-step brush erosion, no partitioning); and
  *    alpine's rain at 2 m cells (wide brushes, gully feedback), the
- *    simulation on one thread and on all of them;
+ *    simulation on one thread with the plain and the widest brush code
+ *    (AVX-512) and on all of them;
  *  - erosion.flow: the node on 2049 x 2049.
  *
  * It also checks that the hydraulic simulation gives the same bytes on 1
@@ -579,8 +580,9 @@ hydraulic_fine (TgHydraulicSetup *s, long long droplets, double cell)
   s->channel_ceil = 2.0f;
 }
 
-/* The fine case on 1 and THREADS threads, runs interleaved; best CPU and
- * wall of each. */
+/* The fine case on 1 thread with the plain brush code, and on 1 and
+ * THREADS threads with the widest the CPU has, runs interleaved; best CPU
+ * and wall of each. */
 static int
 bench_hydraulic_fine (int runs, int threads)
 {
@@ -592,14 +594,18 @@ bench_hydraulic_fine (int runs, int threads)
   TgRegion full;
   TgValue *base = NULL;
   size_t n = (size_t) HSIDE * HSIDE;
-  float *m[2], *f_block[2], *f[2];
+  float *m[3], *f_block[3], *f[3];
   TgHydraulicSetup s;
   TgHydraulicStats st;
   /* TG_BENCH_FINE_DROPLETS: fewer for more runs on a busy machine. */
   const char *env_droplets = getenv ("TG_BENCH_FINE_DROPLETS");
   const char *env_cell = getenv ("TG_BENCH_FINE_CELL");
   long long droplets = env_droplets ? atoll (env_droplets) : 120000;
-  Times c[2] = { { 1e30, 1e30 }, { 1e30, 1e30 } };
+  Times c[3] = { { 1e30, 1e30 }, { 1e30, 1e30 }, { 1e30, 1e30 } };
+  static const TgHydraulicIsa isa[3]
+    = { TG__HYDRAULIC_ISA_GENERIC, TG__HYDRAULIC_ISA_BEST, TG__HYDRAULIC_ISA_BEST };
+  static const char *what[3]
+    = { "simulation, plain brushes", "simulation, widest brushes", "simulation, widest brushes" };
   int failures = 0, one = 1;
 
   w->size_x = w->size_z = 8188.0;
@@ -612,7 +618,7 @@ bench_hydraulic_fine (int runs, int threads)
   en = tg_engine_new (&on);
   if (tg_engine_pull (en, g, 0, 0, &full, NULL, &base, NULL, &err) != 0)
     die ("pull base", &err);
-  for (int k = 0; k < 2; k++)
+  for (int k = 0; k < 3; k++)
     {
       m[k] = malloc (sizeof (float) * n);
       /* Half a page off the height (see bench_hydraulic). */
@@ -623,34 +629,38 @@ bench_hydraulic_fine (int runs, int threads)
    * of 8 to 24 cells). */
   hydraulic_fine (&s, droplets, env_cell ? atof (env_cell) : 2.0);
   for (int r = 0; r < runs; r++)
-    for (int k = 0; k < 2; k++)
+    for (int k = 0; k < 3; k++)
       {
         double t0, c0;
+        s.isa = isa[k];
         memcpy (m[k], base->data, sizeof (float) * n);
         memset (f[k], 0, sizeof (float) * n);
         t0 = tg_wall_s ();
         c0 = tg_cpu_s ();
-        tg__hydraulic_simulate (&s, m[k], f[k], HSIDE, HSIDE, run_threads, k ? &threads : &one,
-                                &st);
+        tg__hydraulic_simulate (&s, m[k], f[k], HSIDE, HSIDE, run_threads,
+                                k == 2 ? &threads : &one, &st);
         keep_best (&c[k], tg_wall_s () - t0, tg_cpu_s () - c0);
       }
-  if (memcmp (m[0], m[1], sizeof (float) * n) != 0 || memcmp (f[0], f[1], sizeof (float) * n) != 0)
-    failures++;
+  for (int k = 1; k < 3; k++)
+    if (memcmp (m[0], m[k], sizeof (float) * n) != 0
+        || memcmp (f[0], f[k], sizeof (float) * n) != 0)
+      failures++;
   printf ("erosion.hydraulic, alpine's rain at %g m cells on %d x %d, %d-step droplets, brushes "
           "%.0f..%.0f cells, best of %d\n",
           s.cell_m, HSIDE, HSIDE, s.max_steps, s.brush_radius, s.face_radius, runs);
   printf ("  %-36s %7s %10s %12s %12s %12s\n", "path", "threads", "droplets", "wall s", "CPU s",
           "/s/thread");
-  for (int k = 0; k < 2; k++)
-    printf ("  %-36s %7d %10lld %12.3f %12.3f %12.0f\n", "simulation (partitioned)",
-            k ? threads : 1, droplets, c[k].wall, c[k].cpu, droplets / c[k].cpu);
-  printf ("  %.1f steps a droplet; simulation bit-identical on 1 and %d threads: %s\n\n",
+  for (int k = 0; k < 3; k++)
+    printf ("  %-36s %7d %10lld %12.3f %12.3f %12.0f\n", what[k], k == 2 ? threads : 1,
+            droplets, c[k].wall, c[k].cpu, droplets / c[k].cpu);
+  printf ("  %.1f steps a droplet; simulation bit-identical on 1 and %d threads and with either "
+          "brush code: %s\n\n",
           (double) st.steps / (double) (st.droplets_run > 0 ? st.droplets_run : 1), threads,
           failures ? "NO" : "yes");
   tg_value_unref (base);
   tg_engine_free (en);
   tg_graph_free (g);
-  for (int k = 0; k < 2; k++)
+  for (int k = 0; k < 3; k++)
     {
       free (m[k]);
       free (f_block[k]);
