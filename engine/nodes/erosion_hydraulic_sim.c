@@ -960,7 +960,15 @@ stats_add (TgHydraulicStats *a, const TgHydraulicStats *b)
 /* Runs the N tiles of LIST (one phase) on the state HM over BUF, which
  * holds their reaches (with the channel map CHAN over BUF, or NULL), and
  * FLOW over FR; adds the owned tiles' figures to OWNED, in list order so
- * that the sums do not depend on the threads. */
+ * that the sums do not depend on the threads.
+ *
+ * One barrier per phase costs little: with the droplet counts as the
+ * tiles' costs, alpine 2049's 353 tiles in 64 phases take 0.519 of one
+ * thread's time on 2 threads, and a graph of the tiles (each waiting only
+ * for the earlier tiles whose reach meets its own) 0.500; beyond that the
+ * lattice itself caps a run at 0.279 (its longest chain of dependent
+ * tiles), 3.6x at any thread count.  Only smaller lattice tiles, that is
+ * new bytes, would go further. */
 static int
 run_phase (const Plan *pl, int phase, const LatTile *list, int n, float *hm, const float *chan,
            const TgHydraulicRect *buf, float *flow, const TgHydraulicRect *fr,
