@@ -784,26 +784,14 @@ pull_avx512 (const float *const v[8], const float *const s[8], float *out, size_
 }
 #endif
 
-/* The best pull kernel this CPU runs; TG_FLOW_ISA (generic, avx2) asks
- * for a lower one so a test can compare their bytes, as does
- * TG_EROSION_NO_AVX2. */
+/* The best pull kernel this CPU runs, or the one TG_FLOW_ISA asks for
+ * (tg__erosion_isa). */
 static int
 pull_isa (void)
 {
-#ifdef TG__EROSION_HAVE_X86
-  const char *want = getenv ("TG_FLOW_ISA");
-  int best = PULL_SSE2;
+  static const int of[] = { PULL_SSE2, PULL_AVX2, PULL_AVX512 };
 
-  if (tg__erosion_have_avx2 ())
-    best = __builtin_cpu_supports ("avx512f") ? PULL_AVX512 : PULL_AVX2;
-  if (want && strcmp (want, "generic") == 0)
-    return PULL_SSE2;
-  if (want && strcmp (want, "avx2") == 0 && best >= PULL_AVX2)
-    return PULL_AVX2;
-  return best;
-#else
-  return PULL_SSE2;
-#endif
+  return of[tg__erosion_isa ("TG_FLOW_ISA")];
 }
 
 /* --- the MFD power ------------------------------------------------------- */

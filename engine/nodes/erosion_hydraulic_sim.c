@@ -30,6 +30,7 @@
 #include <tgraph/hash.h>
 
 #include "erosion_hydraulic.h"
+#include "erosion_util.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
@@ -263,11 +264,8 @@ plan_init (Plan *pl, const TgHydraulicSetup *s, int w, int h)
   pl->per_round = (s->droplets + rounds - 1) / rounds;
   pl->isa = s->isa;
   if (pl->isa == TG__HYDRAULIC_ISA_BEST)
-    {
-      const char *want = getenv ("TG_HYDRAULIC_ISA");
-      pl->isa = want && strcmp (want, "generic") == 0 ? TG__HYDRAULIC_ISA_GENERIC
-                                                       : TG__HYDRAULIC_ISA_AVX512;
-    }
+    pl->isa = tg__erosion_isa ("TG_HYDRAULIC_ISA") == TG__EROSION_ISA_AVX512 ? TG__HYDRAULIC_ISA_AVX512
+                                                                             : TG__HYDRAULIC_ISA_GENERIC;
   if (!tg__hydraulic_isa_supported (pl->isa))
     pl->isa = TG__HYDRAULIC_ISA_GENERIC;
   return 0;

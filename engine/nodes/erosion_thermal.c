@@ -1019,27 +1019,14 @@ enum
   ISA_AVX512,
 };
 
-/* The best kernel this CPU runs; TG_THERMAL_ISA (generic, avx2, avx512)
- * asks for a lower one so a test can compare their bytes, and
- * TG_EROSION_NO_AVX2 forces the generic one. */
+/* The best kernel this CPU runs, or the one TG_THERMAL_ISA asks for
+ * (tg__erosion_isa). */
 static int
 thermal_isa (void)
 {
-#ifdef TG__EROSION_HAVE_X86
-  const char *want = getenv ("TG_THERMAL_ISA");
-  int best = ISA_GENERIC;
+  static const int of[] = { ISA_GENERIC, ISA_AVX2, ISA_AVX512 };
 
-  if (tg__erosion_have_avx2 ())
-    best = __builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("avx512dq") ? ISA_AVX512
-                                                                                  : ISA_AVX2;
-  if (want && strcmp (want, "generic") == 0)
-    return ISA_GENERIC;
-  if (want && strcmp (want, "avx2") == 0 && best >= ISA_AVX2)
-    return ISA_AVX2;
-  return best;
-#else
-  return ISA_GENERIC;
-#endif
+  return of[tg__erosion_isa ("TG_THERMAL_ISA")];
 }
 
 /* The cells pass T updates (buffer coordinates): world-edge sides stay,

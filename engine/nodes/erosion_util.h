@@ -10,6 +10,7 @@
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <tgraph/node.h>
 
@@ -31,6 +32,40 @@ tg__erosion_have_avx2 (void)
   return __builtin_cpu_supports ("avx2");
 #else
   return false;
+#endif
+}
+
+/* The widest build of an erosion kernel this CPU runs, the same for every
+ * node that has such builds.  The environment variable ENV (generic or
+ * avx2) asks for a narrower one, and TG_EROSION_NO_AVX2 for the generic
+ * one, so a test can compare the builds' bytes; a node without an AVX2
+ * build takes GENERIC for AVX2. */
+typedef enum
+{
+  TG__EROSION_ISA_GENERIC,
+  TG__EROSION_ISA_AVX2,
+  TG__EROSION_ISA_AVX512,
+} TgErosionIsa;
+
+static inline TgErosionIsa
+tg__erosion_isa (const char *env)
+{
+#ifdef TG__EROSION_HAVE_X86
+  const char *want = getenv (env);
+  TgErosionIsa best = TG__EROSION_ISA_GENERIC;
+
+  if (tg__erosion_have_avx2 ())
+    best = __builtin_cpu_supports ("avx512f") && __builtin_cpu_supports ("avx512dq")
+             ? TG__EROSION_ISA_AVX512
+             : TG__EROSION_ISA_AVX2;
+  if (want && strcmp (want, "generic") == 0)
+    return TG__EROSION_ISA_GENERIC;
+  if (want && strcmp (want, "avx2") == 0 && best >= TG__EROSION_ISA_AVX2)
+    return TG__EROSION_ISA_AVX2;
+  return best;
+#else
+  (void) env;
+  return TG__EROSION_ISA_GENERIC;
 #endif
 }
 
