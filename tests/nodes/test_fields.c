@@ -767,6 +767,20 @@ test_slices_trilinear_and_mesh (void)
   tg_graph_free (g);
 }
 
+/* The axes XS, YS, ZS of a grid of NX x NY x NZ points from X0 a STEP
+ * apart. */
+static void
+grid_axes (float *xs, float *ys, float *zs, const double x0[3], const double step[3], int nx,
+           int ny, int nz)
+{
+  for (int i = 0; i < nx; i++)
+    xs[i] = (float) (x0[0] + i * step[0]);
+  for (int j = 0; j < ny; j++)
+    ys[j] = (float) (x0[1] + j * step[1]);
+  for (int k = 0; k < nz; k++)
+    zs[k] = (float) (x0[2] + k * step[2]);
+}
+
 /* Grid sampling of a dense volume gives the point path's bits: on the
  * voxels (read straight), off them, across the border and far outside;
  * and with signed zeros, infinities and NaNs among the voxels, at levels
@@ -783,12 +797,7 @@ check_volume_grid (const TgField *f, const TgVolume *vol, const double x0[3],
   TgFieldScratch w = { 0 };
   int bad = 0;
 
-  for (int i = 0; i < nx; i++)
-    xs[i] = (float) (x0[0] + i * step[0]);
-  for (int j = 0; j < ny; j++)
-    ys[j] = (float) (x0[1] + j * step[1]);
-  for (int k = 0; k < nz; k++)
-    zs[k] = (float) (x0[2] + k * step[2]);
+  grid_axes (xs, ys, zs, x0, step, nx, ny, nz);
   for (size_t q = 0; q < total; q++)
     {
       px[q] = xs[q % nx];
@@ -826,12 +835,7 @@ check_volume_view (const TgVolume *vol, const double x0[3], const double step[3]
   TgFieldView w;
   int bad = 0, rc;
 
-  for (int i = 0; i < nx; i++)
-    xs[i] = (float) (x0[0] + i * step[0]);
-  for (int j = 0; j < ny; j++)
-    ys[j] = (float) (x0[1] + j * step[1]);
-  for (int k = 0; k < nz; k++)
-    zs[k] = (float) (x0[2] + k * step[2]);
+  grid_axes (xs, ys, zs, x0, step, nx, ny, nz);
   rc = tg__volume_view (vol, &gr, &w);
   TG_CHECK_MSG ((rc == 0) == expect, "%s: view %d", what, rc);
   if (rc != 0)
