@@ -582,6 +582,115 @@ typedef struct
 
 static void pow_rows (int isa, double *v, size_t n, double p);
 
+/* The MFD pulls' kernel enum (their code is further down). */
+enum
+{
+  PULL_SSE2,
+  PULL_AVX2,
+  PULL_AVX512,
+};
+
+static const double mfd_contour[8] = { 0.5, 0.5, 0.5, 0.5, 0.354, 0.354, 0.354, 0.354 };
+
+#ifdef TG__EROSION_HAVE_X86
+/* mfd_shares_row's two passes over the inner samples [X, END) of an inner
+ * row (all eight neighbours in the window), eight samples a vector in
+ * AVX-512, with the scalar code's IEEE operations in its order in every
+ * lane (so the same bytes).  The first takes the drops (both the height
+ * and the flat formula, selected per lane), the receivers and the
+ * steepest, saving MASK and BEST_Q per sample and the drops of the
+ * samples with two receivers or more in PW (compressed in receiver order
+ * for each eight samples; the second pass expands them in the same
+ * order; PW has room for 8 more); it returns the new count of PW.  The second makes the shares of
+ * every plane at those samples: a receiver's weight over the sum (the
+ * other planes 0 / sum = 0), or 1 for the steepest when there is one
+ * receiver or every power underflowed. */
+__attribute__ ((target ("avx512f,avx512dq"))) static size_t
+shares_drops_avx512 (const float *r1, const int32_t *rk, int ww, int x, int end, double *pw,
+                     size_t np, uint8_t *mask, int8_t *best_q)
+{
+  const float *r0 = r1 - ww, *r2 = r1 + ww;
+  const float *nf[8] = { r1 + 1, r1 - 1, r2, r0, r2 + 1, r2 - 1, r0 + 1, r0 - 1 };
+  const int32_t *nr[8] = { rk + 1,      rk - 1,      rk + ww,     rk - ww,
+                           rk + ww + 1, rk + ww - 1, rk - ww + 1, rk - ww - 1 };
+  const __m512d zero = _mm512_setzero_pd (), sqrt2 = _mm512_set1_pd (M_SQRT2);
+  const __m512i one = _mm512_set1_epi64 (1);
+
+  for (; x + 8 <= end; x += 8)
+    {
+      __m512d fc = _mm512_cvtps_pd (_mm256_loadu_ps (r1 + x));
+      __m512d rc = _mm512_cvtepi32_pd (_mm256_loadu_si256 ((const __m256i *) (rk + x)));
+      __mmask8 fl = _mm512_cmp_pd_mask (rc, zero, _CMP_GE_OQ), gt[8], multi;
+      __m512d d[8], best = zero;
+      __m512i bq = _mm512_set1_epi64 (-1), m = _mm512_setzero_si512 ();
+      for (int q = 0; q < 8; q++)
+        {
+          __m512d nb = _mm512_cvtps_pd (_mm256_loadu_ps (nf[q] + x));
+          __mmask8 bt;
+          d[q] = _mm512_sub_pd (fc, nb);
+          if (fl)
+            {
+              __mmask8 eq = _mm512_cmp_pd_mask (nb, fc, _CMP_EQ_OQ);
+              __m512d nrk = _mm512_cvtepi32_pd (_mm256_loadu_si256 ((const __m256i *) (nr[q] + x)));
+              d[q] = _mm512_mask_mov_pd (d[q], fl, _mm512_maskz_sub_pd (eq, rc, nrk));
+            }
+          if (q >= 4)
+            d[q] = _mm512_div_pd (d[q], sqrt2);
+          gt[q] = _mm512_cmp_pd_mask (d[q], zero, _CMP_GT_OQ);
+          bt = _mm512_cmp_pd_mask (d[q], best, _CMP_GT_OQ);
+          best = _mm512_mask_mov_pd (best, bt, d[q]);
+          bq = _mm512_mask_mov_epi64 (bq, bt, _mm512_set1_epi64 (q));
+          m = _mm512_mask_or_epi64 (m, gt[q], m, _mm512_set1_epi64 (1 << q));
+        }
+      multi = _mm512_test_epi64_mask (m, _mm512_sub_epi64 (m, one));
+      for (int q = 0; q < 8; q++)
+        {
+          __mmask8 k = gt[q] & multi;
+          /* In a register, then a whole vector stored (PW has room for
+           * it): the store form of the compress is microcode on Zen 4. */
+          _mm512_storeu_pd (pw + np, _mm512_maskz_compress_pd (k, d[q]));
+          np += (size_t) __builtin_popcount (k);
+        }
+      _mm_storel_epi64 ((__m128i *) (mask + x), _mm512_cvtepi64_epi8 (m));
+      _mm_storel_epi64 ((__m128i *) (best_q + x), _mm512_cvtepi64_epi8 (bq));
+    }
+  return np;
+}
+
+__attribute__ ((target ("avx512f,avx512dq"))) static size_t
+shares_make_avx512 (float *sh, int ww, int x, int end, const double *pw, size_t np,
+                    const uint8_t *mask, const int8_t *best_q)
+{
+  const __m512d zero = _mm512_setzero_pd (), unit = _mm512_set1_pd (1.0);
+  const __m512i one = _mm512_set1_epi64 (1);
+
+  for (; x + 8 <= end; x += 8)
+    {
+      __m512i m = _mm512_cvtepu8_epi64 (_mm_loadl_epi64 ((const __m128i *) (mask + x)));
+      __m512i bq = _mm512_cvtepi8_epi64 (_mm_loadl_epi64 ((const __m128i *) (best_q + x)));
+      __mmask8 multi = _mm512_test_epi64_mask (m, _mm512_sub_epi64 (m, one)), ok;
+      __m512d wt[8], sum = zero;
+      for (int q = 0; q < 8; q++)
+        {
+          __mmask8 k = _mm512_test_epi64_mask (m, _mm512_set1_epi64 (1 << q)) & multi;
+          wt[q] = _mm512_mul_pd (_mm512_maskz_expand_pd (k, _mm512_loadu_pd (pw + np)),
+                                 _mm512_set1_pd (mfd_contour[q]));
+          np += (size_t) __builtin_popcount (k);
+          sum = _mm512_add_pd (sum, wt[q]);
+        }
+      ok = multi & _mm512_cmp_pd_mask (sum, zero, _CMP_GT_OQ);
+      for (int q = 0; q < 8; q++)
+        {
+          __mmask8 steep = _mm512_cmpeq_epi64_mask (bq, _mm512_set1_epi64 (q));
+          __m512d v = _mm512_mask_mov_pd (_mm512_maskz_mov_pd (steep, unit), ok,
+                                          _mm512_div_pd (wt[q], sum));
+          _mm256_storeu_ps (sh + (size_t) q * ww + x, _mm512_cvtpd_ps (v));
+        }
+    }
+  return np;
+}
+#endif
+
 /* The shares of window row Y, 8 planes of WW floats (plane q the share
  * each sample sends to its neighbour q), into SH; the steepest receivers
  * of the tile's samples on that row into DIR when OWN.  A share is
@@ -589,11 +698,13 @@ static void pow_rows (int isa, double *v, size_t n, double p);
  * in neighbour order; one receiver takes 1 exactly, and when the powers
  * all underflow to 0 the steepest takes it all.  The powers of the row
  * are taken in one vector pass over its samples' drops: PW (8 WW
- * doubles) and MASK (WW) hold the row's receivers in between. */
+ * doubles), MASK and BEST_Q (WW each) hold the row's receivers in
+ * between.  With AVX-512 the inner samples of an inner row [VX0, VX1)
+ * take the vector passes above. */
 static void
-mfd_shares_row (const MfdJob *j, int y, float *sh, bool own, double *pw, uint8_t *mask)
+mfd_shares_row (const MfdJob *j, int y, float *sh, bool own, double *pw, uint8_t *mask,
+                int8_t *best_q)
 {
-  static const double contour[8] = { 0.5, 0.5, 0.5, 0.5, 0.354, 0.354, 0.354, 0.354 };
   const TgFlowWindow *win = j->win;
   int ww = win->ww, ox = win->tx0 - win->wx0, oy = win->ty0 - win->wy0;
   bool in_tile = own && y >= oy && y < oy + win->th;
@@ -602,14 +713,36 @@ mfd_shares_row (const MfdJob *j, int y, float *sh, bool own, double *pw, uint8_t
   const float *r1 = j->filled + (size_t) y * ww, *r0 = r1 - ww, *r2 = r1 + ww;
   const int32_t *rk = j->rank + (size_t) y * ww;
   bool inner_row = y > 0 && y < win->wh - 1;
+  int vx0 = 1, vx1 = 1;
 
-  for (int q = 0; q < 8; q++)
-    memset (sh + (size_t) q * ww, 0, sizeof (float) * ww);
+#ifdef TG__EROSION_HAVE_X86
+  if (j->isa == PULL_AVX512 && inner_row && ww > 2)
+    vx1 = 1 + (ww - 2) / 8 * 8;
+#endif
+  if (vx1 == vx0)
+    for (int q = 0; q < 8; q++)
+      memset (sh + (size_t) q * ww, 0, sizeof (float) * ww);
+  else
+    for (int q = 0; q < 8; q++)
+      {
+        /* The vector pass writes every plane of its samples. */
+        sh[(size_t) q * ww] = 0.0f;
+        for (int x = vx1; x < ww; x++)
+          sh[(size_t) q * ww + x] = 0.0f;
+      }
   for (int x = 0; x < ww; x++)
     {
       double drop[8];
       int bq = -1;
       unsigned m = 0;
+#ifdef TG__EROSION_HAVE_X86
+      if (x == vx0 && vx1 > vx0)
+        {
+          np = shares_drops_avx512 (r1, rk, ww, vx0, vx1, pw, np, mask, best_q);
+          x = vx1 - 1;
+          continue;
+        }
+#endif
       if (inner_row && x > 0 && x < ww - 1)
         {
           /* receivers () inside the window: the same drops (over M_SQRT2
@@ -654,8 +787,7 @@ mfd_shares_row (const MfdJob *j, int y, float *sh, bool own, double *pw, uint8_t
         }
       else if (known (win, x, y))
         m = receivers (j->filled, j->rank, ww, win->wh, j->o->routing, x, y, drop, &bq);
-      if (in_tile && x >= ox && x < ox + win->tw)
-        j->dir[(size_t) (y - oy) * win->tw + (x - ox)] = (int8_t) bq;
+      best_q[x] = (int8_t) bq;
       if ((m & (m - 1)) == 0)
         {
           /* None, or one receiver (the steepest): its share is w / w = 1
@@ -670,6 +802,8 @@ mfd_shares_row (const MfdJob *j, int y, float *sh, bool own, double *pw, uint8_t
         if (m & (1u << q))
           pw[np++] = drop[q];
     }
+  if (in_tile)
+    memcpy (j->dir + (size_t) (y - oy) * win->tw, best_q + ox, (size_t) win->tw);
   pow_rows (j->isa, pw, np, j->o->exponent);
   np = 0;
   for (int x = 0; x < ww; x++)
@@ -677,12 +811,20 @@ mfd_shares_row (const MfdJob *j, int y, float *sh, bool own, double *pw, uint8_t
       unsigned m = mask[x];
       double wt[8], sum = 0.0;
       int bq = -1;
+#ifdef TG__EROSION_HAVE_X86
+      if (x == vx0 && vx1 > vx0)
+        {
+          np = shares_make_avx512 (sh, ww, vx0, vx1, pw, np, mask, best_q);
+          x = vx1 - 1;
+          continue;
+        }
+#endif
       if (!m)
         continue;
       for (int q = 0; q < 8; q++)
         if (m & (1u << q))
           {
-            wt[q] = pw[np++] * contour[q];
+            wt[q] = pw[np++] * mfd_contour[q];
             sum += wt[q];
           }
       if (!(sum > 0.0))
@@ -728,13 +870,6 @@ mfd_pull_edge (const MfdJob *j, const float *sh, const float *const r[3], float 
  * that index x reads sample x's neighbour; every lane does the scalar
  * code's products and sums in its order (no contraction: meson.build
  * turns it off), so every kernel gives the same bytes. */
-enum
-{
-  PULL_SSE2,
-  PULL_AVX2,
-  PULL_AVX512,
-};
-
 #ifdef __SSE2__
 static size_t
 pull_sse2 (const float *const v[8], const float *const s[8], float *out, size_t x, size_t end)
@@ -977,6 +1112,67 @@ mfd_pull_inner (const MfdJob *j, const float *sh, const float *const r[3], float
     }
 }
 
+/* S[i] += V[i] for i < N, each float widened to double (exact), so any
+ * vector width gives the scalar loop's bits. */
+#ifdef TG__EROSION_HAVE_X86
+__attribute__ ((target ("avx512f"))) static void
+add_row_avx512 (double *s, const float *v, int n)
+{
+  int i = 0;
+
+  for (; i + 8 <= n; i += 8)
+    _mm512_storeu_pd (s + i, _mm512_add_pd (_mm512_loadu_pd (s + i),
+                                            _mm512_cvtps_pd (_mm256_loadu_ps (v + i))));
+  for (; i < n; i++)
+    s[i] += v[i];
+}
+
+__attribute__ ((target ("avx2"))) static void
+add_row_avx2 (double *s, const float *v, int n)
+{
+  int i = 0;
+
+  for (; i + 4 <= n; i += 4)
+    _mm256_storeu_pd (s + i, _mm256_add_pd (_mm256_loadu_pd (s + i),
+                                            _mm256_cvtps_pd (_mm_loadu_ps (v + i))));
+  for (; i < n; i++)
+    s[i] += v[i];
+}
+#endif
+
+static void
+add_row (int isa, double *s, const float *v, int n)
+{
+#ifdef TG__EROSION_HAVE_X86
+  if (isa == PULL_AVX512)
+    {
+      add_row_avx512 (s, v, n);
+      return;
+    }
+  if (isa == PULL_AVX2)
+    {
+      add_row_avx2 (s, v, n);
+      return;
+    }
+#endif
+  (void) isa;
+  for (int i = 0; i < n; i++)
+    s[i] += v[i];
+}
+
+/* llround (V * TG__FLOW_ONE) without the call: V * 2^20 is exact (a
+ * float's 24 bits scaled), and for 0 <= V * 2^20 < 2^51 adding 0.5 is
+ * exact too (the sum spans at most 53 bits), so truncating it rounds half
+ * away from zero as llround does.  Water is never negative; anything
+ * else goes to llround. */
+static inline int64_t
+fixed_point (float v)
+{
+  double d = (double) v * (double) TG__FLOW_ONE;
+
+  return d >= 0.0 && d < 0x1p51 ? (int64_t) (d + 0.5) : llround (d);
+}
+
 /* Rows a band of the MFD steps ends with (the steps of a band start
  * TG__FLOW_MFD_STEPS rows further out on each side). */
 #define MFD_BAND 256
@@ -996,9 +1192,10 @@ mfd_band_floats (int ww)
  * floats a sample of shares in memory.  Every value is the same function
  * of the same values as in a sweep (same bytes); the halo rows (and their
  * shares) are taken by both bands that need them.  MEM holds
- * mfd_band_floats floats, PW and MASK the row buffers of mfd_shares_row. */
+ * mfd_band_floats floats, PW, MASK and BEST_Q the row buffers of
+ * mfd_shares_row. */
 static void
-mfd_band (const MfdJob *j, int band, float *mem, double *pw, uint8_t *mask)
+mfd_band (const MfdJob *j, int band, float *mem, double *pw, uint8_t *mask, int8_t *best_q)
 {
   const TgFlowWindow *win = j->win;
   const int K = TG__FLOW_MFD_STEPS;
@@ -1014,7 +1211,8 @@ mfd_band (const MfdJob *j, int band, float *mem, double *pw, uint8_t *mask)
     {
       /* Step 1 of row t - 1 reads the shares of row t. */
       for (; sy < sy1 && sy <= t; sy++)
-        mfd_shares_row (j, sy, SHARE (sh, ww, sy, 0), sy >= y0 && sy < y1, pw, mask);
+        mfd_shares_row (j, sy, SHARE (sh, ww, sy, 0), sy >= y0 && sy < y1, pw, mask,
+                        best_q);
       for (int k = 1; k <= K; k++)
         {
           int y = t - k, lo = y0 - (K - k), hi = y1 + (K - k);
@@ -1027,8 +1225,7 @@ mfd_band (const MfdJob *j, int band, float *mem, double *pw, uint8_t *mask)
           out = RING_ROW (k, y);
           /* What row Y holds before step K moves it on. */
           if (j->s && y >= y0 && y < y1 && y >= oy && y < oy + win->th)
-            for (int i = 0; i < win->tw; i++)
-              j->s[(size_t) (y - oy) * win->tw + i] += r[1][ox + i];
+            add_row (j->isa, j->s + (size_t) (y - oy) * win->tw, r[1] + ox, win->tw);
           if (y > 0 && y < wh - 1 && ww > 2)
             {
               mfd_pull_inner (j, sh, r, out, y);
@@ -1040,8 +1237,7 @@ mfd_band (const MfdJob *j, int band, float *mem, double *pw, uint8_t *mask)
               mfd_pull_edge (j, sh, r, out, x, y);
           if (k == K && y >= y0 && y < y1 && y >= oy && y < oy + win->th)
             for (int i = 0; i < win->tw; i++)
-              j->src[(size_t) (y - oy) * win->tw + i]
-                = llround ((double) out[ox + i] * (double) TG__FLOW_ONE);
+              j->src[(size_t) (y - oy) * win->tw + i] = fixed_point (out[ox + i]);
         }
     }
 #undef RING_ROW
@@ -1053,13 +1249,15 @@ mfd_band_jobs (void *user, int begin, int end)
   const MfdJob *j = user;
   size_t ww = (size_t) j->win->ww;
   float *mem = malloc (sizeof (float) * mfd_band_floats (j->win->ww));
-  double *pw = malloc (sizeof (double) * 8 * ww);
-  uint8_t *mask = malloc (ww);
+  /* (Eight more: the vector passes store and load whole vectors.) */
+  double *pw = malloc (sizeof (double) * (8 * ww + 8));
+  /* MASK, then BEST_Q. */
+  uint8_t *mask = malloc (2 * ww);
 
   for (int b = begin; b < end; b++)
     {
       if (mem && pw && mask)
-        mfd_band (j, b, mem, pw, mask);
+        mfd_band (j, b, mem, pw, mask, (int8_t *) mask + ww);
       else
         j->failed[b] = 1;
     }
