@@ -9,6 +9,9 @@
  * for the GRASS peer (peers/peers_flow.sh).
  *
  *   bench_flow [size [runs [out.r32]]]   default 2049, 3 runs (0: only write the heightmap)
+ *
+ * BENCH_FLOW_THREADS=N runs on N threads only (1: the one-thread run
+ * alone), for a profile of one of them.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -177,10 +180,19 @@ main (int argc, char **argv)
           return 1;
         }
     }
-  if (runs > 0)
-    run (hm, size, 1, runs);
-  if (runs > 0 && threads > 1)
-    run (hm, size, threads, runs);
+  if (getenv ("BENCH_FLOW_THREADS"))
+    {
+      int only = atoi (getenv ("BENCH_FLOW_THREADS"));
+      if (runs > 0 && only > 0)
+        run (hm, size, only, runs);
+    }
+  else
+    {
+      if (runs > 0)
+        run (hm, size, 1, runs);
+      if (runs > 0 && threads > 1)
+        run (hm, size, threads, runs);
+    }
   free (hm);
   return 0;
 }
