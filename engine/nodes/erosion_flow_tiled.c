@@ -960,10 +960,16 @@ step_finish (const TgFlowOpts *o, const TgTiling *t, int fw, int fh, const TgFlo
 /* --- the whole fill on several threads ---------------------------------- */
 
 /* The whole fill as the tiled scheme's step 0, its reduce and step 1 over
- * FILL_STRIPS bands of rows, the bands' floods in parallel: the filled
- * heights are a min-max over paths (see erosion_flow_fill.c), the same
- * bytes as the one flood's, however the world is cut. */
-#define FILL_STRIPS 4
+ * bands of rows, the bands' floods in parallel: the filled heights are a
+ * min-max over paths (see erosion_flow_fill.c), the same bytes as the one
+ * flood's, however the world is cut.  A band holds about FILL_STRIP_SAMPLES
+ * samples (at least 4 bands, at most FILL_STRIPS, of 64 rows or more):
+ * the floods are bound by memory latency, and a band whose arrays stay
+ * near the caches costs less CPU than a larger one; at 2049^2 on two
+ * threads, 9 interleaved runs, median fill CPU 0.628 s with 4 bands,
+ * 0.567 s with 8, 0.572 s with 16 (the whole flood: ~0.52 s). */
+#define FILL_STRIPS 64
+#define FILL_STRIP_SAMPLES ((size_t) 1 << 19)
 
 typedef struct
 {
@@ -1057,8 +1063,9 @@ fill_par_raise (void *user, int begin, int end)
 int
 tg__flow_fill_parallel (const TgFlowOpts *o, const float *hm, int w, int h, float *filled)
 {
-  FillPar fp = { o, hm, filled, NULL, w, h, h / 64 < FILL_STRIPS ? h / 64 : FILL_STRIPS, 0,
-                 { 0 }, { 0 }, { 0 } };
+  size_t by_area = ((size_t) w * h + FILL_STRIP_SAMPLES / 2) / FILL_STRIP_SAMPLES;
+  int ns = by_area < 4 ? 4 : by_area > FILL_STRIPS ? FILL_STRIPS : (int) by_area;
+  FillPar fp = { o, hm, filled, NULL, w, h, h / 64 < ns ? h / 64 : ns, 0, { 0 }, { 0 }, { 0 } };
   TgTiling t = { 1, fp.ns, -1, -1 };
   TgFlowBlobs io = { &fp, fill_par_put, fill_par_get };
   int rc;
