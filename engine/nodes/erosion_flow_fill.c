@@ -507,7 +507,18 @@ note_spill (TgFlowSpill **e, size_t *n, size_t *cap, int32_t a, int32_t b, float
  * before it at or below its level: of two touching samples of different
  * labels, the second one taken so notes the first, or the first reached
  * the second (one label), so every meeting is noted at max (lf) of the
- * two. */
+ * two.
+ *
+ * The flood is bound by memory latency (most samples go through the
+ * queue, and come out of it far from where the flood last was), so it
+ * reads two arrays only: LF holds a sample's height until it is reached
+ * and its local fill from then on, and LABEL is -1 until it is reached
+ * (no array of its own says so), a seed's label carrying FILL_SEED (the
+ * border samples need the bounds) until the end: a sample's neighbours
+ * are six cache lines (three rows of two arrays) rather than twelve (the
+ * heights, the levels, the labels and a byte of state apart). */
+#define FILL_SEED ((int32_t) 1 << 30)
+
 int
 tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *lf, int32_t *label,
                     TgFlowSpill **edges, size_t *n_edges)
@@ -516,8 +527,7 @@ tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *l
   int nb = tg__flow_border_count (w, h), rc = 0;
   TgFlowQueue heap = { 0 };
   FillStack trace = { 0 };
-  int32_t *pit = malloc (sizeof (int32_t) * n);
-  uint8_t *seen = calloc (n, 1);
+  int32_t *pit = NULL;
   TgFlowSpill *e = NULL;
   int32_t off[8];
 
@@ -528,20 +538,19 @@ tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *l
       *edges = NULL;
       *n_edges = 0;
     }
-  if (!pit || !seen)
-    {
-      rc = TG_ENOMEM;
-      goto out;
-    }
+  if (nb >= FILL_SEED)
+    return TG_ERANGE;
+  if (!(pit = malloc (sizeof (int32_t) * (n ? n : 1))))
+    return TG_ENOMEM;
+  memcpy (lf, hm, sizeof (float) * n);
+  memset (label, 0xff, sizeof (int32_t) * n);
   for (int k = 0; k < nb; k++)
     {
       int x, y;
       int32_t i;
       tg__flow_border_xy (w, h, k, &x, &y);
       i = (int32_t) ((size_t) y * w + x);
-      seen[i] = 2;
-      lf[i] = hm[i];
-      label[i] = k;
+      label[i] = k | FILL_SEED;
       if (tg__flow_queue_push (&heap, tg__flow_key_f32 (hm[i]), i) < 0)
         {
           rc = TG_ENOMEM;
@@ -550,7 +559,7 @@ tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *l
     }
   while (pq_head < pq_tail || trace.n > 0 || heap.n > 0)
     {
-      int32_t c;
+      int32_t c, lc;
       int cx, cy;
       bool traced = false, lower = false;
       float level;
@@ -570,16 +579,18 @@ tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *l
           goto out;
         }
       level = lf[c];
+      lc = label[c];
 
       if (++taken % FILL_POLL == 0 && tg__flow_cancelled (o))
         {
           rc = TG_ECANCELLED;
           goto out;
         }
-      /* Only the border's samples (the seeds, 2) need the bounds; the
-       * others take their neighbours at fixed offsets. */
-      if (seen[c] == 2)
+      /* Only the border's samples (the seeds) need the bounds; the others
+       * take their neighbours at fixed offsets. */
+      if (lc & FILL_SEED)
         {
+          lc &= ~FILL_SEED;
           cx = (int) (c % w);
           cy = (int) (c / w);
         }
@@ -587,7 +598,7 @@ tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *l
         cx = cy = -1;
       for (int q = 0; q < 8; q++)
         {
-          int32_t i;
+          int32_t i, li;
           if (cx >= 0)
             {
               int x = cx + tg__flow_dx[q], y = cy + tg__flow_dy[q];
@@ -597,40 +608,38 @@ tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *l
             }
           else
             i = c + off[q];
-          if (seen[i])
+          li = label[i];
+          if (li >= 0)
             {
               /* Two floods meet: a way between their seeds at this height
                * (both samples hold their lf already).  A neighbour above
                * the level is noted when it is taken. */
-              if (edges && label[i] != label[c] && lf[i] <= level
-                  && note_spill (&e, &ne, &cap, label[i], label[c], level) < 0)
+              li &= ~FILL_SEED;
+              if (edges && li != lc && lf[i] <= level
+                  && note_spill (&e, &ne, &cap, li, lc, level) < 0)
                 {
                   rc = TG_ENOMEM;
                   goto out;
                 }
               continue;
             }
-          if (traced && hm[i] < level)
+          /* Not reached yet: LF[I] is its height. */
+          if (traced && lf[i] < level)
             {
               /* Its level is not known yet: C goes to the queue. */
               lower = true;
               continue;
             }
-          seen[i] = 1;
-          label[i] = label[c];
-          if (hm[i] <= level && !traced)
+          label[i] = lc;
+          if (lf[i] <= level && !traced)
             {
               lf[i] = level;
               pit[pq_tail++] = i;
             }
-          else
+          else if (stack_push (&trace, i) < 0)
             {
-              lf[i] = hm[i];
-              if (stack_push (&trace, i) < 0)
-                {
-                  rc = TG_ENOMEM;
-                  goto out;
-                }
+              rc = TG_ENOMEM;
+              goto out;
             }
         }
       if (lower && tg__flow_queue_push (&heap, tg__flow_key_f32 (level), c) < 0)
@@ -640,6 +649,12 @@ tg__flow_fill_tile (const TgFlowOpts *o, const float *hm, int w, int h, float *l
         }
       if (pq_head == pq_tail)
         pq_head = pq_tail = 0;
+    }
+  for (int k = 0; k < nb; k++)
+    {
+      int x, y;
+      tg__flow_border_xy (w, h, k, &x, &y);
+      label[(size_t) y * w + x] &= ~FILL_SEED;
     }
   if (edges && ne > 0)
     {
@@ -652,6 +667,5 @@ out:
   free (trace.a);
   tg__flow_queue_free (&heap);
   free (pit);
-  free (seen);
   return rc;
 }
