@@ -99,19 +99,20 @@ typedef struct
 int tg__flow_heap_push (TgFlowHeap *h, float key, int32_t idx); /* grows; 0 or TG_ENOMEM */
 TgFlowHeapItem tg__flow_heap_pop (TgFlowHeap *h);
 
-/* The floods' queue (erosion.flow's fills and erosion.stream_power's
- * flood): a radix heap (Ahuja, Mehlhorn, Orlin and Tarjan 1990) of
- * (key, index) taken smallest key first, ties by index: the binary heap's
- * order, at a fraction of its cost.  Keys are ordered integers (see
- * tg__flow_key_f32 and tg__flow_key_f64) and a push must not go below the
- * last key taken, which a Priority-Flood guarantees (it pushes heights
- * above the level it is at).  Bucket b > 0 holds the keys whose highest
- * bit differing from LAST is bit b - 1; bucket 0 the keys equal to LAST,
- * sorted by falling index, so a take only ever sorts out the lowest
- * non-empty bucket, each key moving down at most 64 times. */
+/* The floods' queue (erosion.flow's fills): a radix heap (Ahuja,
+ * Mehlhorn, Orlin and Tarjan 1990) of (key, index) taken smallest key
+ * first, ties by index: the binary heap's order, at a fraction of its
+ * cost.  Keys are a float's order as an unsigned integer (see
+ * tg__flow_key_f32) and a push must not go below the last key taken,
+ * which a Priority-Flood guarantees (it pushes heights above the level it
+ * is at).  Bucket b > 0 holds the keys whose highest bit differing from
+ * LAST is bit b - 1; bucket 0 the keys equal to LAST, sorted by falling
+ * index, so a take only ever sorts out the lowest non-empty bucket, each
+ * key moving down at most 32 times.  Items are 8 bytes (32-bit keys): the
+ * moves between buckets are most of the queue's time. */
 typedef struct
 {
-  uint64_t key;
+  uint32_t key;
   int32_t idx;
 } TgFlowQueueItem;
 
@@ -123,13 +124,13 @@ typedef struct
 
 typedef struct
 {
-  TgFlowQueueBucket b[65];
-  uint64_t last;
+  TgFlowQueueBucket b[33];
+  uint32_t last;
   size_t n;
 } TgFlowQueue;
 
-/* A float's or a double's order as an unsigned integer's (no NaN). */
-static inline uint64_t
+/* A float's order as an unsigned integer's (no NaN). */
+static inline uint32_t
 tg__flow_key_f32 (float f)
 {
   uint32_t u;
@@ -138,17 +139,8 @@ tg__flow_key_f32 (float f)
   return (u & 0x80000000u) ? ~u : u | 0x80000000u;
 }
 
-static inline uint64_t
-tg__flow_key_f64 (double f)
-{
-  uint64_t u;
-
-  memcpy (&u, &f, sizeof u);
-  return (u & 0x8000000000000000ull) ? ~u : u | 0x8000000000000000ull;
-}
-
 /* 0 or TG_ENOMEM.  KEY must not be below the last key taken. */
-int tg__flow_queue_push (TgFlowQueue *q, uint64_t key, int32_t idx);
+int tg__flow_queue_push (TgFlowQueue *q, uint32_t key, int32_t idx);
 /* The smallest key's item, the smallest index among equal keys (Q must
  * not be empty); -1 when out of memory while sorting a bucket out. */
 int32_t tg__flow_queue_pop (TgFlowQueue *q);

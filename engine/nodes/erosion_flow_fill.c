@@ -156,13 +156,13 @@ tg__flow_cancelled (const TgFlowOpts *o)
 /* --- the floods' queue (erosion_flow.h) ----------------------------------- */
 
 static inline int
-queue_bucket (uint64_t k, uint64_t last)
+queue_bucket (uint32_t k, uint32_t last)
 {
-  return k == last ? 0 : 64 - __builtin_clzll (k ^ last);
+  return k == last ? 0 : 32 - __builtin_clz (k ^ last);
 }
 
 static int
-queue_add (TgFlowQueueBucket *b, uint64_t key, int32_t idx)
+queue_add (TgFlowQueueBucket *b, uint32_t key, int32_t idx)
 {
   if (b->n == b->cap)
     {
@@ -180,7 +180,7 @@ queue_add (TgFlowQueueBucket *b, uint64_t key, int32_t idx)
 }
 
 int
-tg__flow_queue_push (TgFlowQueue *q, uint64_t key, int32_t idx)
+tg__flow_queue_push (TgFlowQueue *q, uint32_t key, int32_t idx)
 {
   int k = queue_bucket (key, q->last);
   TgFlowQueueBucket *b = &q->b[k];
@@ -217,7 +217,7 @@ tg__flow_queue_pop (TgFlowQueue *q)
     {
       int i = 1;
       TgFlowQueueBucket *src;
-      uint64_t lo;
+      uint32_t lo;
       while (q->b[i].n == 0)
         i++;
       src = &q->b[i];
@@ -251,7 +251,7 @@ tg__flow_queue_pop (TgFlowQueue *q)
 void
 tg__flow_queue_reset (TgFlowQueue *q)
 {
-  for (int i = 0; i < 65; i++)
+  for (int i = 0; i < 33; i++)
     q->b[i].n = 0;
   q->last = 0;
   q->n = 0;
@@ -260,7 +260,7 @@ tg__flow_queue_reset (TgFlowQueue *q)
 void
 tg__flow_queue_free (TgFlowQueue *q)
 {
-  for (int i = 0; i < 65; i++)
+  for (int i = 0; i < 33; i++)
     free (q->b[i].a);
   memset (q, 0, sizeof *q);
 }
