@@ -178,6 +178,12 @@ void tg__flow_pow_n (double *v, size_t n, double p);
 
 /* Flat ranks of a whole W x H filled world (-1 off flats). */
 int tg__flow_ranks (const TgFlowOpts *o, const float *filled, int w, int h, int32_t *rank);
+/* The same with SCRATCH (9 bytes a sample, int32-aligned; NULL: its own)
+ * for its work arrays, so that a caller can hand one block from step to
+ * step instead of each step mapping fresh pages (which the kernel zeroes:
+ * 7.5 % of the CPU at 4097^2 before).  Its contents are left undefined. */
+int tg__flow_ranks_buf (const TgFlowOpts *o, const float *filled, int w, int h, int32_t *rank,
+                        void *scratch);
 
 /* The same ranks for a set of flat samples given as a list: world index,
  * level and flags (1: next to a drain of its level, 2: next to higher
@@ -234,12 +240,21 @@ typedef struct
 {
   int8_t *dir;
   int64_t *amt;
+  bool borrowed; /* the caller's scratch: tg__flow_dirs_free leaves it */
 } TgFlowDirs;
 
 int tg__flow_route_dirs (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled,
                          const int32_t *rank, double *acc, TgFlowDirs *d);
 int tg__flow_route_sums (const TgFlowOpts *o, const TgFlowWindow *win, TgFlowDirs *d,
                          const int64_t *inflow, double *acc, TgFlowBorder *border);
+/* The same with the caller's memory (NULL: their own): SCRATCH (9 bytes a
+ * tile sample, 8-aligned) holds D's arrays, QUEUE and TO (4 bytes a tile
+ * sample each) the sums' walk; the caller frees them after the sums. */
+int tg__flow_route_dirs_buf (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled,
+                             const int32_t *rank, double *acc, TgFlowDirs *d, void *scratch);
+int tg__flow_route_sums_buf (const TgFlowOpts *o, const TgFlowWindow *win, TgFlowDirs *d,
+                             const int64_t *inflow, double *acc, TgFlowBorder *border,
+                             int32_t *queue, int32_t *to);
 void tg__flow_dirs_free (TgFlowDirs *d);
 
 /* --- erosion_flow_tiled.c ---------------------------------------------- */
@@ -248,6 +263,10 @@ void tg__flow_dirs_free (TgFlowDirs *d);
  * parallel as tiles of the tiled scheme, then its reduce); the one flood
  * when O has no parallel hook or the world is small. */
 int tg__flow_fill_parallel (const TgFlowOpts *o, const float *hm, int w, int h, float *filled);
+/* The same with the caller's LABEL array (4 bytes a sample; NULL: its
+ * own), left undefined. */
+int tg__flow_fill_parallel_buf (const TgFlowOpts *o, const float *hm, int w, int h,
+                                float *filled, int32_t *label);
 
 /* Area draining through every sample of a whole W x H world HM (finite
  * values), in samples.  0 or TG_ENOMEM. */

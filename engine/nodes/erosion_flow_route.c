@@ -300,13 +300,21 @@ rank_rows (void *user, int begin, int end)
 int
 tg__flow_ranks (const TgFlowOpts *o, const float *filled, int w, int h, int32_t *rank)
 {
+  return tg__flow_ranks_buf (o, filled, w, h, rank, NULL);
+}
+
+int
+tg__flow_ranks_buf (const TgFlowOpts *o, const float *filled, int w, int h, int32_t *rank,
+                    void *scratch)
+{
   size_t n = (size_t) w * (size_t) h, n_flat = 0;
   /* The steps to the way out go in RANK, which each sample's rank then
-   * replaces. */
-  int32_t *low = rank, *high = malloc (sizeof (int32_t) * n);
-  int32_t *label = malloc (sizeof (int32_t) * n);
+   * replaces.  HIGH, LABEL and FLAT (which flat_rows writes whole) are
+   * SCRATCH's when there is one. */
+  int32_t *low = rank, *high = scratch ? scratch : malloc (sizeof (int32_t) * n);
+  int32_t *label = scratch ? (int32_t *) scratch + n : malloc (sizeof (int32_t) * n);
   int32_t n_labels = 0, *largest = NULL;
-  uint8_t *flat = calloc (n, 1);
+  uint8_t *flat = scratch ? (uint8_t *) scratch + 8 * n : calloc (n, 1);
   int rc = TG_ENOMEM;
   FlatJob fj = { filled, flat, w, h };
   RankJob rj;
@@ -354,9 +362,12 @@ tg__flow_ranks (const TgFlowOpts *o, const float *filled, int w, int h, int32_t 
   rc = 0;
 out:
   free (largest);
-  free (high);
-  free (label);
-  free (flat);
+  if (!scratch)
+    {
+      free (high);
+      free (label);
+      free (flat);
+    }
   return rc;
 }
 
@@ -1314,12 +1325,20 @@ int
 tg__flow_route_dirs (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled,
                      const int32_t *rank, double *acc, TgFlowDirs *d)
 {
+  return tg__flow_route_dirs_buf (o, win, filled, rank, acc, d, NULL);
+}
+
+int
+tg__flow_route_dirs_buf (const TgFlowOpts *o, const TgFlowWindow *win, const float *filled,
+                         const int32_t *rank, double *acc, TgFlowDirs *d, void *scratch)
+{
   int tw = win->tw, th = win->th, ox = win->tx0 - win->wx0, oy = win->ty0 - win->wy0;
   size_t nt = (size_t) tw * (size_t) th;
   int rc = TG_ENOMEM;
 
-  d->dir = malloc (nt ? nt : 1);
-  d->amt = malloc (sizeof (int64_t) * (nt ? nt : 1));
+  d->borrowed = scratch != NULL;
+  d->amt = scratch ? scratch : malloc (sizeof (int64_t) * (nt ? nt : 1));
+  d->dir = scratch ? (int8_t *) scratch + 8 * nt : malloc (nt ? nt : 1);
   if (!d->dir || !d->amt)
     goto out;
   /* Where each tile sample's water goes after the MFD steps (or at once):
@@ -1355,8 +1374,11 @@ out:
 void
 tg__flow_dirs_free (TgFlowDirs *d)
 {
-  free (d->dir);
-  free (d->amt);
+  if (!d->borrowed)
+    {
+      free (d->dir);
+      free (d->amt);
+    }
   d->dir = NULL;
   d->amt = NULL;
 }
@@ -1638,6 +1660,14 @@ int
 tg__flow_route_sums (const TgFlowOpts *o, const TgFlowWindow *win, TgFlowDirs *d,
                      const int64_t *inflow, double *acc, TgFlowBorder *border)
 {
+  return tg__flow_route_sums_buf (o, win, d, inflow, acc, border, NULL, NULL);
+}
+
+int
+tg__flow_route_sums_buf (const TgFlowOpts *o, const TgFlowWindow *win, TgFlowDirs *d,
+                         const int64_t *inflow, double *acc, TgFlowBorder *border,
+                         int32_t *queue_buf, int32_t *to_buf)
+{
   int tw = win->tw, th = win->th;
   size_t nt = (size_t) tw * (size_t) th, head = 0, tail = 0;
   int8_t *dir = d->dir;
@@ -1659,8 +1689,8 @@ tg__flow_route_sums (const TgFlowOpts *o, const TgFlowWindow *win, TgFlowDirs *d
    * Allocated after the MFD steps. */
   rc = TG_ENOMEM;
   donors = malloc (nt ? nt : 1);
-  queue = malloc (sizeof (int32_t) * (nt ? nt : 1));
-  to = malloc (sizeof (int32_t) * (nt ? nt : 1));
+  queue = queue_buf ? queue_buf : malloc (sizeof (int32_t) * (nt ? nt : 1));
+  to = to_buf ? to_buf : malloc (sizeof (int32_t) * (nt ? nt : 1));
   if (border)
     link = malloc (sizeof (int32_t) * (nt ? nt : 1));
   if (!donors || !queue || !to || (border && !link))
@@ -1740,8 +1770,10 @@ tg__flow_route_sums (const TgFlowOpts *o, const TgFlowWindow *win, TgFlowDirs *d
 out:
   tg__flow_dirs_free (d);
   free (donors);
-  free (queue);
-  free (to);
+  if (queue != queue_buf)
+    free (queue);
+  if (to != to_buf)
+    free (to);
   free (link);
   return rc;
 }

@@ -33,34 +33,42 @@
 #include "erosion_flow.h"
 
 /* The whole-world routing, each array freed once its last use is over:
- * HM (when OWN_HM) after the fill, FILLED and RANK after the MFD steps;
- * when ACC_OUT is not NULL the area is made there after the ranks. */
+ * HM (when OWN_HM) after the fill, FILLED and RANK after the sums, whose
+ * walk they hold once the MFD steps are done; when ACC_OUT is not NULL
+ * the area is made there after the ranks.  One scratch block of 9 bytes a
+ * sample goes from step to step (the fill's labels, the ranks' work
+ * arrays, the receivers and water of the MFD steps) instead of each step
+ * mapping fresh pages that the kernel zeroes: the peak stays that of the
+ * MFD steps (filled heights, ranks, area, receivers and water, 25 bytes a
+ * sample; the sums then hold the same). */
 static int
 whole (const TgFlowOpts *o, const float *hm, float *own_hm, int w, int h, double *acc,
        double **acc_out)
 {
   size_t n = (size_t) w * (size_t) h;
   float *filled = malloc (sizeof (float) * (n ? n : 1));
+  void *scratch = malloc (9 * (n ? n : 1));
   int32_t *rank = NULL;
   TgFlowWindow win = { w, h, 0, 0, w, h, 0, 0, w, h };
   TgFlowDirs d;
   int rc = TG_ENOMEM;
 
-  if (filled)
-    rc = tg__flow_fill_parallel (o, hm, w, h, filled);
+  if (filled && scratch)
+    rc = tg__flow_fill_parallel_buf (o, hm, w, h, filled, scratch);
   free (own_hm);
   if (rc == 0 && !(rank = malloc (sizeof (int32_t) * (n ? n : 1))))
     rc = TG_ENOMEM;
   if (rc == 0)
-    rc = tg__flow_ranks (o, filled, w, h, rank);
+    rc = tg__flow_ranks_buf (o, filled, w, h, rank, scratch);
   if (rc == 0 && acc_out && !(acc = *acc_out = malloc (sizeof (double) * (n ? n : 1))))
     rc = TG_ENOMEM;
   if (rc == 0)
-    rc = tg__flow_route_dirs (o, &win, filled, rank, acc, &d);
+    rc = tg__flow_route_dirs_buf (o, &win, filled, rank, acc, &d, scratch);
+  if (rc == 0)
+    rc = tg__flow_route_sums_buf (o, &win, &d, NULL, acc, NULL, (int32_t *) filled, rank);
   free (filled);
   free (rank);
-  if (rc == 0)
-    rc = tg__flow_route_sums (o, &win, &d, NULL, acc, NULL);
+  free (scratch);
   if (rc < 0 && acc_out)
     {
       free (*acc_out);
@@ -1063,6 +1071,13 @@ fill_par_raise (void *user, int begin, int end)
 int
 tg__flow_fill_parallel (const TgFlowOpts *o, const float *hm, int w, int h, float *filled)
 {
+  return tg__flow_fill_parallel_buf (o, hm, w, h, filled, NULL);
+}
+
+int
+tg__flow_fill_parallel_buf (const TgFlowOpts *o, const float *hm, int w, int h, float *filled,
+                            int32_t *label)
+{
   size_t by_area = ((size_t) w * h + FILL_STRIP_SAMPLES / 2) / FILL_STRIP_SAMPLES;
   int ns = by_area < 4 ? 4 : by_area > FILL_STRIPS ? FILL_STRIPS : (int) by_area;
   FillPar fp = { o, hm, filled, NULL, w, h, h / 64 < ns ? h / 64 : ns, 0, { 0 }, { 0 }, { 0 } };
@@ -1072,7 +1087,7 @@ tg__flow_fill_parallel (const TgFlowOpts *o, const float *hm, int w, int h, floa
 
   if (!o || !o->parallel || fp.ns < 2)
     return tg__flow_fill (o, hm, w, h, filled);
-  if (!(fp.label = malloc (sizeof (int32_t) * (size_t) w * h)))
+  if (!(fp.label = label ? label : malloc (sizeof (int32_t) * (size_t) w * h)))
     return TG_ENOMEM;
   rc = o->parallel (o->parallel_ctx, fp.ns, 1, fill_par_strips, &fp);
   if (rc == 0)
@@ -1091,7 +1106,8 @@ tg__flow_fill_parallel (const TgFlowOpts *o, const float *hm, int w, int h, floa
       free (fp.spill[k]);
       free (fp.f[k]);
     }
-  free (fp.label);
+  if (fp.label != label)
+    free (fp.label);
   return rc;
 }
 

@@ -115,19 +115,25 @@ run (const float *hm, int size, int threads, int runs)
 #define MARK(i)                                                                                  \
   c[i] = tg_cpu_s (), t[i] = tg_wall_s (), k[i] = c[i] - timed.cpu + timed.crit,                 \
   calls[i] = timed.calls
+      /* The node's steps as it calls them (erosion_flow_tiled.c, whole):
+       * one scratch block from step to step, and the filled heights' and
+       * ranks' arrays for the sums' walk. */
+      void *scratch;
       MARK (0);
-      if (tg__flow_fill_parallel (&o, hm, size, size, filled) != 0)
+      if (!(scratch = malloc (9 * n)))
+        die ("scratch", NULL);
+      if (tg__flow_fill_parallel_buf (&o, hm, size, size, filled, scratch) != 0)
         die ("fill", NULL);
       MARK (1);
-      if (tg__flow_ranks (&o, filled, size, size, rank) != 0)
+      if (tg__flow_ranks_buf (&o, filled, size, size, rank, scratch) != 0)
         die ("ranks", NULL);
       MARK (2);
-      /* tg__flow_route in its two parts, as the node calls them. */
-      if (tg__flow_route_dirs (&o, &win, filled, rank, acc, &d) != 0)
+      if (tg__flow_route_dirs_buf (&o, &win, filled, rank, acc, &d, scratch) != 0)
         die ("MFD steps", NULL);
       MARK (3);
-      if (tg__flow_route_sums (&o, &win, &d, NULL, acc, NULL) != 0)
+      if (tg__flow_route_sums_buf (&o, &win, &d, NULL, acc, NULL, (int32_t *) filled, rank) != 0)
         die ("sums", NULL);
+      free (scratch);
       MARK (4);
 #undef MARK
       for (int p = 0; p < 4; p++)
