@@ -673,6 +673,61 @@ test_flow_kernels_agree (void)
   unsetenv ("TG_FLOW_ISA");
 }
 
+/* The same where the shares' sums vanish: relief of ~1e-30 at exponent
+ * 10 makes drop^10 underflow to 0 for every receiver of a slope sample,
+ * whose water then all goes to the steepest (the flats' drops, ranks,
+ * do not underflow), and the kernels still agree; and no share is NaN
+ * (0 / 0): every sample's area is at least its own. */
+static void
+test_flow_kernels_agree_underflow (void)
+{
+  static const int sizes[][2] = { { 97, 61 }, { 203, 130 } };
+  static const char *const isas[] = { "generic", "avx2", NULL };
+
+  for (size_t k = 0; k < TG_N_ELEMENTS (sizes); k++)
+    for (int kind = 0; kind < T_COUNT; kind++)
+      {
+        int w = sizes[k][0], h = sizes[k][1];
+        TgFlowOpts o = { .routing = TG__FLOW_MFD, .exponent = 10.0 };
+        float *hm = malloc (sizeof (float) * w * h);
+        double *acc[3];
+        make_terrain (kind, w, h, hm);
+        for (size_t i = 0; i < (size_t) w * h; i++)
+          hm[i] *= 1e-30f;
+        for (int i = 0; i < 3; i++)
+          {
+            acc[i] = malloc (sizeof (double) * w * h);
+            if (isas[i])
+              setenv ("TG_FLOW_ISA", isas[i], 1);
+            else
+              unsetenv ("TG_FLOW_ISA");
+            TG_CHECK (tg__flow_whole (&o, hm, w, h, acc[i]) == 0);
+          }
+        for (int i = 1; i < 3; i++)
+          {
+            int diff = 0;
+            for (size_t s = 0; s < (size_t) w * h; s++)
+              diff += memcmp (&acc[0][s], &acc[i][s], sizeof (double)) != 0;
+            TG_CHECK_MSG (diff == 0, "%s %dx%d, relief 1e-30: %s and %s differ in %d samples",
+                          terrain_names[kind], w, h, isas[0], isas[i] ? isas[i] : "the best",
+                          diff);
+          }
+        for (int i = 0; i < 3; i++)
+          {
+            int bad = 0;
+            for (size_t s = 0; s < (size_t) w * h; s++)
+              bad += !(acc[i][s] >= 1.0 - 1e-6);
+            TG_CHECK_MSG (bad == 0, "%s %dx%d, relief 1e-30, %s: %d samples drain less than "
+                          "themselves (or NaN)", terrain_names[kind], w, h,
+                          isas[i] ? isas[i] : "the best", bad);
+          }
+        for (int i = 0; i < 3; i++)
+          free (acc[i]);
+        free (hm);
+      }
+  unsetenv ("TG_FLOW_ISA");
+}
+
 /* The MFD power (no libm): within 2e-13 of libm's pow (itself within an
  * ulp) from 1e-30 to 1e30 for exponents 0.1 to 10, results outside
  * [2^-1021, 2^1023) aside, and within 5e-15 for the MFD's drops (1e-6 to
@@ -855,6 +910,7 @@ main (void)
   TG_RUN (test_flow_ranks_dense_sparse);
   TG_RUN (test_flow_sums_parallel_exact);
   TG_RUN (test_flow_kernels_agree);
+  TG_RUN (test_flow_kernels_agree_underflow);
   TG_RUN (test_flow_tiled_exact);
   TG_RUN (test_flow_flats_reduce_bounded);
   TG_RUN (test_flow_tile_fill_cancels);
