@@ -82,6 +82,9 @@
 #define THERMAL_PASSES_MAX 20000
 /* Converge mode's apron: more than any world (see converge_world). */
 #define THERMAL_WORLD_APRON (TG_RESOLUTION_MAX + 1)
+/* Rows per AVX-512 sweep (rows_avx512, thermal_rows). */
+#define THERMAL_ROWS_MAX 4
+#define THERMAL_ROWS_DEFAULT 4
 
 enum
 {
@@ -868,6 +871,134 @@ full_row_avx512_any (const float *up, const float *m, const float *dn, float *ou
   return full_row_avx512 (up, m, dn, out, x0, x1, k, false, false);
 }
 
+/* Rows IN[1..R] of a pass, cells [X0, X1) (1 <= X0, X1 <= W - 1), into
+ * OUT[0..R-1], with IN[0] the row above them and IN[R + 1] the row below,
+ * R rows in one sweep: full_row_avx512's sums for each row, in its order,
+ * but a pair between two of the R rows computed once for both (the term
+ * seen from the other cell is exactly its negation, see pair_excess;
+ * N + ... == ... - S of the row above, NW + NE == NE - (SE of the cell
+ * above-left), SW == -(NE of the cell below-left), the cells to the left
+ * a lane shift of the previous vector's).  A boundary between two rows
+ * costs three pair terms and two shifts instead of six pair terms, so R
+ * rows take 27 operations a vector at R = 4 instead of 32.  TAME: the
+ * three-operation pair term.  Returns whether a sample changed (CHECK;
+ * else false). */
+TG__AVX512 static inline __attribute__ ((always_inline)) bool
+rows_avx512 (const float *const *in, float *const *out, int x0, int x1, const ThermalCoef *k,
+             bool tame, bool check, int R)
+{
+  __m512 t1 = _mm512_set1_ps (k->t1), t2 = _mm512_set1_ps (k->t2);
+  __m512 b1 = _mm512_set1_ps (k->b1), b2 = _mm512_set1_ps (k->b2);
+  __m512 nb1 = _mm512_set1_ps (-k->b1), nb2 = _mm512_set1_ps (-k->b2);
+  __m512 k1 = _mm512_set1_ps (k->k1), k2 = _mm512_set1_ps (k->k2);
+  /* Lane 15: the terms of column X0 - 1, for the first vector: row r's
+   * east pair, row r's south-east pair and row r + 1's north-east pair. */
+  __m512 pe[THERMAL_ROWS_MAX], pse[THERMAL_ROWS_MAX], pne[THERMAL_ROWS_MAX];
+  __mmask16 diff = 0;
+  int x = x0;
+
+  for (int r = 0; r < R; r++)
+    pe[r] = _mm512_set1_ps (pair_excess (in[r + 1][x0 - 1] - in[r + 1][x0], k->t1, k->b1));
+  for (int r = 0; r + 1 < R; r++)
+    {
+      pse[r] = _mm512_set1_ps (pair_excess (in[r + 1][x0 - 1] - in[r + 2][x0], k->t2, k->b2));
+      pne[r] = _mm512_set1_ps (pair_excess (in[r + 2][x0 - 1] - in[r + 1][x0], k->t2, k->b2));
+    }
+
+#define EXCESS(d, t, b, nb) (tame ? avx512_excess_tame ((d), (t)) : avx512_pair_excess ((d), (t), (b), (nb)))
+#define EXCESS1(d) (tame ? exact_sub ((d), _mm512_range_ps ((d), t1, 0x02)) : EXCESS ((d), t1, b1, nb1))
+#define EXCESS2(d) EXCESS ((d), t2, b2, nb2)
+#define SHIFT(v, prev)                                                                          \
+  _mm512_castsi512_ps (                                                                         \
+    _mm512_alignr_epi32 (_mm512_castps_si512 (v), _mm512_castps_si512 (prev), 15))
+#define ROWS_BODY()                                                                             \
+  do                                                                                            \
+    {                                                                                           \
+      __m512 h[THERMAL_ROWS_MAX], s[THERMAL_ROWS_MAX], se[THERMAL_ROWS_MAX];                     \
+      __m512 ne[THERMAL_ROWS_MAX], sse[THERMAL_ROWS_MAX], sne[THERMAL_ROWS_MAX];                 \
+      for (int r = 0; r < R; r++)                                                               \
+        h[r] = LD (in[r + 1] + x);                                                              \
+      for (int r = 0; r + 1 < R; r++)                                                           \
+        {                                                                                       \
+          s[r] = EXCESS1 (exact_sub (h[r], h[r + 1]));                                          \
+          se[r] = EXCESS2 (exact_sub (h[r], LD (in[r + 2] + x + 1)));                           \
+          ne[r] = EXCESS2 (exact_sub (h[r + 1], LD (in[r + 1] + x + 1)));                       \
+          sse[r] = SHIFT (se[r], pse[r]);                                                       \
+          sne[r] = SHIFT (ne[r], pne[r]);                                                       \
+          pse[r] = se[r];                                                                       \
+          pne[r] = ne[r];                                                                       \
+        }                                                                                       \
+      for (int r = 0; r < R; r++)                                                               \
+        {                                                                                       \
+          __m512 ee = EXCESS1 (exact_sub (h[r], LD (in[r + 1] + x + 1))), s1, s2, res;          \
+          __m512 em = SHIFT (ee, pe[r]);                                                        \
+          pe[r] = ee;                                                                           \
+          s1 = _mm512_sub_ps (ee, em);                                                          \
+          s1 = r == 0 ? _mm512_add_ps (s1, EXCESS1 (exact_sub (h[r], LD (in[0] + x))))          \
+                      : _mm512_sub_ps (s1, s[r - 1]);                                           \
+          s1 = _mm512_add_ps (s1, r == R - 1 ? EXCESS1 (exact_sub (h[r], LD (in[R + 1] + x)))   \
+                                             : s[r]);                                           \
+          s2 = r == 0 ? _mm512_add_ps (EXCESS2 (exact_sub (h[r], LD (in[0] + x - 1))),          \
+                                       EXCESS2 (exact_sub (h[r], LD (in[0] + x + 1))))          \
+                      : _mm512_sub_ps (ne[r - 1], sse[r - 1]);                                  \
+          s2 = r == R - 1 ? _mm512_add_ps (s2, EXCESS2 (exact_sub (h[r], LD (in[R + 1] + x - 1)))) \
+                          : _mm512_sub_ps (s2, sne[r]);                                         \
+          s2 = _mm512_add_ps (s2, r == R - 1 ? EXCESS2 (exact_sub (h[r], LD (in[R + 1] + x + 1))) \
+                                             : se[r]);                                          \
+          res = _mm512_sub_ps (h[r], _mm512_add_ps (_mm512_mul_ps (k1, s1),                     \
+                                                    _mm512_mul_ps (k2, s2)));                   \
+          if (check)                                                                            \
+            diff |= MASKED (_mm512_cmpneq_epi32_mask, _mm512_castps_si512 (res),                \
+                            _mm512_castps_si512 (h[r]));                                        \
+          ST (out[r] + x, res);                                                                 \
+        }                                                                                       \
+    }                                                                                           \
+  while (0)
+
+#define LD(ptr) _mm512_loadu_ps (ptr)
+#define ST(ptr, v) _mm512_storeu_ps ((ptr), (v))
+#define MASKED(f, a, b) f ((a), (b))
+  for (; x + 16 <= x1; x += 16)
+    ROWS_BODY ();
+#undef MASKED
+#undef LD
+#undef ST
+  if (x < x1)
+    {
+      __mmask16 l = lanes (x1 - x);
+#define LD(ptr) _mm512_maskz_loadu_ps (l, (ptr))
+#define ST(ptr, v) _mm512_mask_storeu_ps ((ptr), l, (v))
+#define MASKED(f, a, b) _mm512_mask_cmpneq_epi32_mask (l, (a), (b))
+      ROWS_BODY ();
+#undef MASKED
+#undef LD
+#undef ST
+    }
+#undef ROWS_BODY
+#undef SHIFT
+#undef EXCESS2
+#undef EXCESS1
+#undef EXCESS
+  return diff != 0;
+}
+
+/* rows_avx512 for R = 2, 3, 4 (one row: full_row_avx512), tame or not,
+ * checked or not. */
+#define ROWS_VARIANT(R)                                                                         \
+  TG__AVX512 static bool rows_avx512_##R (const float *const *in, float *const *out, int x0,   \
+                                          int x1, const ThermalCoef *k, bool tame, bool check)  \
+  {                                                                                             \
+    if (tame)                                                                                   \
+      return check ? rows_avx512 (in, out, x0, x1, k, true, true, R)                            \
+                   : rows_avx512 (in, out, x0, x1, k, true, false, R);                          \
+    return check ? rows_avx512 (in, out, x0, x1, k, false, true, R)                             \
+                 : rows_avx512 (in, out, x0, x1, k, false, false, R);                           \
+  }
+ROWS_VARIANT (2)
+ROWS_VARIANT (3)
+ROWS_VARIANT (4)
+#undef ROWS_VARIANT
+
 /* v_pair_masked 16 at a time, with the heights HN, masks MN and heights
  * before the passes ON of the neighbours: the same operations, its
  * selects as AVX-512 masks (a compare's mask picks, MINPS and MAXPS are
@@ -1067,6 +1198,7 @@ typedef struct
   ThermalCoef k;
   const ThermalMask *mask; /* NULL: every sample fully loose */
   int isa;
+  int rows;  /* per AVX-512 sweep (thermal_rows) */
   bool tame; /* the vector sweeps may take the three-operation pair term */
   unsigned char *changed; /* [tile]: the block's last pass changed a sample there */
   unsigned char *failed;  /* [tile]: its scratch could not be allocated */
@@ -1284,12 +1416,81 @@ level_row (const BlockJob *job, int j, Level *lv, const float *up, const float *
     *changed = 1;
 }
 
-/* Rows of scratch a tile of K passes needs: a ring of three rows for
- * each level but the last, and six pair rows for each level's sweep. */
-static size_t
-block_scratch_rows (int K)
+/* Rows [YA, YB) of the block's pass J (at most job->rows of them) from
+ * IN[0..YB-YA+1], the rows YA - 1 to YB of the map before it (NULL beyond
+ * the world), into OUT[0..YB-YA-1]; as level_row for each row, in order.
+ * With AVX-512 and no mask, rows that all have rows above and below and
+ * that the pass updates go through one sweep (rows_avx512), which
+ * computes each pair between two of them once. */
+static void
+level_rows (const BlockJob *job, int j, Level *lv, const float *const *in, float *const *out,
+            int ya, int yb, int cx0, int cx1, unsigned char *changed)
 {
-  return 3 * (size_t) (K - 1) + 6 * (size_t) K + 1;
+#ifdef TG__EROSION_HAVE_X86
+  const PassWin *pw = &job->win[j];
+  int n = yb - ya, w = job->w;
+  int ux0 = pw->ux0 > cx0 ? pw->ux0 : cx0, ux1 = pw->ux1 < cx1 ? pw->ux1 : cx1;
+  int x0 = ux0 > 1 ? ux0 : 1, x1 = ux1 < w - 1 ? ux1 : w - 1;
+
+  if (job->isa == ISA_AVX512 && !job->mask && n > 1 && in[0] && in[n + 1] && ya >= pw->uy0
+      && yb <= pw->uy1 && x1 > x0)
+    {
+      bool moved = false;
+      for (int r = 0; r < n; r++)
+        {
+          const float *up = in[r], *mid = in[r + 1], *dn = in[r + 2];
+          float *o = out[r];
+          if (ux0 > cx0)
+            memcpy (o + cx0, mid + cx0, sizeof (float) * (size_t) (ux0 - cx0));
+          if (ux1 < cx1)
+            memcpy (o + ux1, mid + ux1, sizeof (float) * (size_t) (cx1 - ux1));
+          if (ux0 == 0)
+            o[0] = edge_cell (up, mid, dn, w, 0, &job->k);
+          if (ux1 == w)
+            o[w - 1] = edge_cell (up, mid, dn, w, w - 1, &job->k);
+        }
+      switch (n)
+        {
+        case 2:
+          moved = rows_avx512_2 (in, out, x0, x1, &job->k, job->tame, changed != NULL);
+          break;
+        case 3:
+          moved = rows_avx512_3 (in, out, x0, x1, &job->k, job->tame, changed != NULL);
+          break;
+        default:
+          moved = rows_avx512_4 (in, out, x0, x1, &job->k, job->tame, changed != NULL);
+          break;
+        }
+      if (changed)
+        {
+          if (moved)
+            *changed = 1;
+          /* The sweep compared [x0, x1): the edge cells remain. */
+          for (int r = 0; r < n; r++)
+            {
+              if (ux0 < x0 && memcmp (out[r] + ux0, in[r + 1] + ux0, sizeof (float)) != 0)
+                *changed = 1;
+              if (ux1 > x1 && memcmp (out[r] + x1, in[r + 1] + x1, sizeof (float)) != 0)
+                *changed = 1;
+            }
+        }
+      lv->have_up = false;
+      return;
+    }
+#endif
+  for (int r = 0; r < yb - ya; r++)
+    level_row (job, j, lv, in[r], in[r + 1], in[r + 2], out[r], ya + r, cx0, cx1, job->tame,
+               changed);
+}
+
+/* Rows of scratch a tile of K passes needs, R rows a sweep: a ring of
+ * R + 2 rows for each level but the last, and pair rows for each level's
+ * sweep: three for the AVX-512 one (kept in place), six for the others
+ * (swapped). */
+static size_t
+block_scratch_rows (int K, int R, int isa)
+{
+  return (size_t) (R + 2) * (size_t) (K - 1) + (isa == ISA_AVX512 ? 3 : 6) * (size_t) K + 1;
 }
 
 /* Row pitch of the scratch: rows an odd number of cache lines apart, so
@@ -1305,7 +1506,7 @@ static void
 block_tiles (void *user, int begin, int end)
 {
   const BlockJob *job = user;
-  int w = job->w, h = job->h, K = job->passes, slot = 0;
+  int w = job->w, h = job->h, K = job->passes, R = job->rows, M = R + 2, slot = 0;
   size_t pitch = block_pitch (w);
   float *buf, *ring[THERMAL_BLOCK_MAX];
   Level lv[THERMAL_BLOCK_MAX + 1];
@@ -1313,7 +1514,8 @@ block_tiles (void *user, int begin, int end)
   while (atomic_exchange (&job->slot_busy[slot], 1))
     slot = (slot + 1) % job->slots;
   if (job->slot_buf[slot] == NULL)
-    job->slot_buf[slot] = malloc (sizeof (float) * pitch * block_scratch_rows (job->kmax));
+    job->slot_buf[slot] =
+      malloc (sizeof (float) * pitch * block_scratch_rows (job->kmax, R, job->isa));
   buf = job->slot_buf[slot];
   if (buf == NULL)
     {
@@ -1324,15 +1526,19 @@ block_tiles (void *user, int begin, int end)
     }
   /* Level j's ring (1 <= j < K) and its sweep's pair rows. */
   for (int j = 1; j < K; j++)
-    ring[j] = buf + pitch * (size_t) (1 + 3 * (j - 1));
+    ring[j] = buf + pitch * (size_t) (1 + M * (j - 1));
   for (int j = 1; j <= K; j++)
-    for (int q = 0; q < 2; q++)
-      {
-        float *l = buf + pitch * (size_t) (1 + 3 * (K - 1) + 6 * (j - 1));
-        lv[j].p.s[q] = l + (size_t) q * pitch;
-        lv[j].p.se[q] = l + (size_t) (2 + q) * pitch;
-        lv[j].p.sw[q] = l + (size_t) (4 + q) * pitch;
-      }
+    {
+      int np = job->isa == ISA_AVX512 ? 1 : 2;
+      float *l = buf + pitch * (size_t) (1 + M * (K - 1) + 3 * np * (j - 1));
+      memset (&lv[j].p, 0, sizeof lv[j].p);
+      for (int q = 0; q < np; q++)
+        {
+          lv[j].p.s[q] = l + (size_t) q * pitch;
+          lv[j].p.se[q] = l + (size_t) (np + q) * pitch;
+          lv[j].p.sw[q] = l + (size_t) (2 * np + q) * pitch;
+        }
+    }
   for (int t = begin; t < end; t++)
     {
       int sx0 = (t / job->bands) * job->strip, y0 = (t % job->bands) * job->band_rows;
@@ -1352,28 +1558,30 @@ block_tiles (void *user, int begin, int end)
           c1[j] = sx1 + (K - j) < w ? sx1 + (K - j) : w;
           lv[j].have_up = false;
         }
-      /* Step S: level j computes its row S - j, levels in order, so level
-       * j - 1's row S - j + 1 is there when level j reads it, and its row
-       * S - j - 2, which the ring's slot now takes, is read no more. */
-      for (int step = lo[1] + 1; step < hi[K] + K; step++)
+      /* Step S: level j computes its rows R S - j to R S - j + R - 1,
+       * levels in order, so level j - 1's rows up to R S - j + R are
+       * there when level j reads them, and the rows its ring's R + 2
+       * slots held before, up to R S - j - 2, are read no more. */
+      for (int step = lo[1] / R > 0 ? lo[1] / R - 1 : 0; R * step - K < hi[K]; step++)
         for (int j = 1; j <= K; j++)
           {
-            int y = step - j;
-            const float *up, *mid, *dn;
-            float *out;
-            if (y < lo[j])
-              break;
-            if (y >= hi[j])
+            int ya = R * step - j, yb = ya + R;
+            const float *in[THERMAL_ROWS_MAX + 2];
+            float *out[THERMAL_ROWS_MAX];
+            ya = ya > lo[j] ? ya : lo[j];
+            yb = yb < hi[j] ? yb : hi[j];
+            if (yb <= ya)
               continue;
 #define ROW(level, row)                                                                         \
-  ((level) == 0 ? job->src + (size_t) (row) * w : ring[level] + pitch * (size_t) ((row) % 3))
-            up = y > 0 ? ROW (j - 1, y - 1) : NULL;
-            mid = ROW (j - 1, y);
-            dn = y < h - 1 ? ROW (j - 1, y + 1) : NULL;
+  ((level) == 0 ? job->src + (size_t) (row) * w : ring[level] + pitch * (size_t) ((row) % M))
+            for (int y = ya - 1; y <= yb; y++)
+              in[y - ya + 1] = y < 0 || y >= h ? NULL : ROW (j - 1, y);
 #undef ROW
-            out = j == K ? job->dst + (size_t) y * w : ring[j] + pitch * (size_t) (y % 3);
-            level_row (job, j, &lv[j], up, mid, dn, out, y, c0[j], c1[j], job->tame,
-                       j == K ? job->changed + t : NULL);
+            for (int y = ya; y < yb; y++)
+              out[y - ya] = j == K ? job->dst + (size_t) y * w
+                                   : ring[j] + pitch * (size_t) (y % M);
+            level_rows (job, j, &lv[j], in, out, ya, yb, c0[j], c1[j],
+                        j == K ? job->changed + t : NULL);
           }
     }
   atomic_store (&job->slot_busy[slot], 0);
@@ -1393,6 +1601,17 @@ thermal_block (int isa)
   if (env && atoi (env) > 0)
     k = atoi (env);
   return k < 1 ? 1 : k > THERMAL_BLOCK_MAX ? THERMAL_BLOCK_MAX : k;
+}
+
+/* Rows per AVX-512 sweep: TG_THERMAL_ROWS (1..THERMAL_ROWS_MAX) sets it,
+ * for the tests and the bench; the bytes never depend on it. */
+static int
+thermal_rows (void)
+{
+  const char *env = getenv ("TG_THERMAL_ROWS");
+  int r = env && atoi (env) > 0 ? atoi (env) : THERMAL_ROWS_DEFAULT;
+
+  return r > THERMAL_ROWS_MAX ? THERMAL_ROWS_MAX : r;
 }
 
 /* Columns per strip and rows per band of the tiles of a W x H map on
@@ -1554,6 +1773,7 @@ run_passes (TgEvalCtx *c, const ThermalCoef *k, const ThermalMask *mask, float *
   job.mask = mask;
   job.isa = thermal_isa ();
   block = thermal_block (job.isa);
+  job.rows = job.isa == ISA_AVX512 ? thermal_rows () : 1;
   job.kmax = block < passes ? block : passes;
   job.changed = calloc (2 * (size_t) tiles, 1);
   job.slot_buf = calloc ((size_t) job.slots, sizeof *job.slot_buf);
@@ -1889,7 +2109,7 @@ thermal_eval (TgEvalCtx *c)
  * three maps per coarser level (under one map in all), and with a mask a
  * mask per coarser level (under a third of one).  And
  * a block's scratch (block_tiles: the levels' rings and pair rows, a row
- * as wide as the window; 2.4 MB at 2049 samples, 4.7 MB at 4097), counted
+ * as wide as the window; 2.3 MB at 2049 samples, 4.7 MB at 4097), counted
  * once: the query does not know the thread count, and each thread takes
  * one. */
 static void
@@ -1905,7 +2125,8 @@ thermal_memory (TgMemQuery *q)
   q->work += (p->mode == MODE_CONVERGE ? 4 : 2) * map
              + (mask ? 2 * map + (p->mode == MODE_CONVERGE ? map / 3 : 0) : 0);
   if (kmax > 0)
-    q->work += sizeof (float) * block_pitch (work.width) * block_scratch_rows (kmax);
+    q->work += sizeof (float) * block_pitch (work.width)
+               * block_scratch_rows (kmax, THERMAL_ROWS_DEFAULT, ISA_AVX512);
 }
 
 static const TgNodeDesc thermal_desc = {

@@ -517,10 +517,13 @@ test_thermal_kernels_agree (void)
     { "converge", "400", "30", 0x75f4c9c607192493ull, 0xf32f1ed22eb143d2ull, 0x3ef5adb714c8d8a4ull },
   };
   static const char *const isas[] = { "generic", "avx2", "avx512" };
-  /* Passes per trip and columns per strip ("0": the defaults, 8 passes
-   * and 512 columns, one strip at 301): one full sweep per pass, and
-   * blocks over strips of several widths (halo columns recomputed). */
-  static const char *const blocks[][2] = { { "1", "0" }, { "0", "0" }, { "0", "37" }, { "3", "100" } };
+  /* Passes per trip, columns per strip and rows per AVX-512 sweep ("0":
+   * the defaults, 32 passes, 1024 columns (one strip at 301) and 4 rows):
+   * one full sweep per pass, and blocks over strips of several widths
+   * (halo columns recomputed), the AVX-512 sweep taking 1 to 4 rows at
+   * once (their shared pairs computed once). */
+  static const char *const blocks[][3] = { { "1", "0", "1" }, { "0", "0", "0" }, { "0", "37", "3" },
+                                           { "3", "100", "2" }, { "7", "0", "4" } };
 
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
     {
@@ -534,7 +537,7 @@ test_thermal_kernels_agree (void)
       SET (g, t, "talus_deg", cases[c].talus);
       SET (g, t, "reference_cell_m", "0");
       for (int i = 0; i < 3; i++)
-        for (int bl = 0; bl < 4; bl++)
+        for (int bl = 0; bl < 5; bl++)
           for (int th = 1; th <= 3; th += 2)
             {
               TgEngine *e = new_engine (th);
@@ -542,6 +545,7 @@ test_thermal_kernels_agree (void)
               setenv ("TG_THERMAL_ISA", isas[i], 1);
               setenv ("TG_THERMAL_BLOCK", blocks[bl][0], 1);
               setenv ("TG_THERMAL_STRIP", blocks[bl][1], 1);
+              setenv ("TG_THERMAL_ROWS", blocks[bl][2], 1);
               h = pull (e, g, "ero", &full);
               d = pull_port (e, g, "ero", 1, &full);
               w = pull (e, g, "ero", &win);
@@ -550,10 +554,10 @@ test_thermal_kernels_agree (void)
                   TG_CHECK_MSG (hash_value (h) == cases[c].height
                                     && hash_value (d) == cases[c].deposit
                                     && hash_value (w) == cases[c].win_height,
-                                "%s %s, %s kernel, block %s, strip %s, %d threads: bytes differ "
-                                "(0x%016llxull, 0x%016llxull, 0x%016llxull)",
+                                "%s %s, %s kernel, block %s, strip %s, rows %s, %d threads: "
+                                "bytes differ (0x%016llxull, 0x%016llxull, 0x%016llxull)",
                                 cases[c].mode, cases[c].iterations, isas[i], blocks[bl][0],
-                                blocks[bl][1], th,
+                                blocks[bl][1], blocks[bl][2], th,
                                 (unsigned long long) hash_value (h),
                                 (unsigned long long) hash_value (d),
                                 (unsigned long long) hash_value (w));
@@ -567,6 +571,7 @@ test_thermal_kernels_agree (void)
   unsetenv ("TG_THERMAL_ISA");
   unsetenv ("TG_THERMAL_BLOCK");
   unsetenv ("TG_THERMAL_STRIP");
+  unsetenv ("TG_THERMAL_ROWS");
 }
 
 /* Maps with NaN, infinite or huge samples: every kernel, with one pass per
@@ -578,8 +583,10 @@ static void
 test_thermal_spikes_agree (void)
 {
   static const char *const isas[] = { "generic", "avx2", "avx512" };
-  /* Passes per trip, columns per strip, rows per band. */
-  static const char *const blocks[][3] = { { "1", "0", "0" }, { "0", "0", "0" }, { "5", "37", "16" } };
+  /* Passes per trip, columns per strip, rows per band, rows per AVX-512
+   * sweep. */
+  static const char *const blocks[][4] = { { "1", "0", "0", "1" }, { "0", "0", "0", "0" },
+                                           { "5", "37", "16", "3" }, { "9", "0", "23", "2" } };
 
   for (int kind = 1; kind <= 3; kind++)
     {
@@ -597,7 +604,7 @@ test_thermal_spikes_agree (void)
       SET (g, t, "iterations", "20");
       SET (g, t, "reference_cell_m", "0");
       for (int i = 0; i < 3; i++)
-        for (int bl = 0; bl < 3; bl++)
+        for (int bl = 0; bl < 4; bl++)
           for (int th = 1; th <= 3; th += 2)
             {
               TgEngine *e = new_engine (th);
@@ -606,6 +613,7 @@ test_thermal_spikes_agree (void)
               setenv ("TG_THERMAL_BLOCK", blocks[bl][0], 1);
               setenv ("TG_THERMAL_STRIP", blocks[bl][1], 1);
               setenv ("TG_THERMAL_BAND", blocks[bl][2], 1);
+              setenv ("TG_THERMAL_ROWS", blocks[bl][3], 1);
               h = pull (e, g, "ero", &full);
               if (h && i == 0 && bl == 0 && th == 1)
                 {
@@ -617,9 +625,10 @@ test_thermal_spikes_agree (void)
                 }
               else if (h)
                 TG_CHECK_MSG (hash_value (h) == want,
-                              "spike kind %d, %s kernel, block %s, strip %s, band %s, %d "
-                              "threads: bytes differ from the generic kernel's",
-                              kind, isas[i], blocks[bl][0], blocks[bl][1], blocks[bl][2], th);
+                              "spike kind %d, %s kernel, block %s, strip %s, band %s, rows %s, "
+                              "%d threads: bytes differ from the generic kernel's",
+                              kind, isas[i], blocks[bl][0], blocks[bl][1], blocks[bl][2],
+                              blocks[bl][3], th);
               if (h)
                 tg_value_unref (h);
               tg_engine_free (e);
@@ -630,6 +639,7 @@ test_thermal_spikes_agree (void)
   unsetenv ("TG_THERMAL_BLOCK");
   unsetenv ("TG_THERMAL_STRIP");
   unsetenv ("TG_THERMAL_BAND");
+  unsetenv ("TG_THERMAL_ROWS");
 }
 
 int
