@@ -7,7 +7,8 @@
  *    the same number of threads (the memory-bandwidth floor; the goal is
  *    at most 1.5x: several passes per trip to memory); and converge mode
  *    to its angle on 1025 and 2049 (4097 with TG_BENCH_4097=1), without
- *    and with a loose-material mask, how its cost grows with the map;
+ *    and with a loose-material mask, how its cost grows with the map
+ *    (TG_BENCH_CONVERGE_CAP=N: N passes a level instead of 200);
  *  - erosion.hydraulic: droplets per second on 2048 x 2048 with the
  *    node's default physics at 4 m cells, for the simulation on one thread
  *    and on all of them, and the whole node through tg_engine_pull, against
@@ -176,12 +177,15 @@ bench_thermal_converge (int runs, int threads)
 {
   static const int sides[3] = { 1025, 2049, 4097 };
   int n = getenv ("TG_BENCH_4097") && atoi (getenv ("TG_BENCH_4097")) > 0 ? 3 : 2;
+  /* TG_BENCH_CONVERGE_CAP: passes a level other than alpine's 200 (4000:
+   * every level to its fixed point at these sizes). */
+  const char *cap = getenv ("TG_BENCH_CONVERGE_CAP") ? getenv ("TG_BENCH_CONVERGE_CAP") : "200";
   Times t[3];
 
   for (int masked = 0; masked < 2; masked++)
     {
-      printf ("erosion.thermal converge (talus 38 deg, 200 passes a level)%s, steep fBm, "
-              "%d threads, best of %d\n", masked ? ", slope mask" : "", threads, runs);
+      printf ("erosion.thermal converge (talus 38 deg, %s passes a level)%s, steep fBm, "
+              "%d threads, best of %d\n", cap, masked ? ", slope mask" : "", threads, runs);
       for (int k = 0; k < n; k++)
         {
           TgGraph *g = tg_graph_new ();
@@ -205,7 +209,7 @@ bench_thermal_converge (int runs, int threads)
               || tg_graph_set_param_text (g, ero, "talus_deg", "38", &err) < 0
               || tg_graph_set_param_text (g, ero, "mode", "converge", &err) < 0
               || tg_graph_set_param_text (g, ero, "strength", "1", &err) < 0
-              || tg_graph_set_param_text (g, ero, "iterations", "200", &err) < 0
+              || tg_graph_set_param_text (g, ero, "iterations", cap, &err) < 0
               || tg_graph_set_param_text (g, ero, "reference_cell_m", "0", &err) < 0)
             die ("graph", &err);
           if (masked
