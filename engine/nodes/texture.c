@@ -244,19 +244,40 @@ typedef struct
   TgFbm noise[SPLAT_MAX]; /* planned where breakup > 0 */
 } SplatJob;
 
+/* Samples of the noise kernel's block (noise_kernel.c's BLK): a run of
+ * them costs what one does. */
+#define TEX_NOISE_RUN 64
+
 /* Mask values M[0 .. N) of entry K with its breakup applied, for samples
- * I0 .. I0 + N - 1 of row J, into OUT. */
+ * I0 .. I0 + N - 1 of row J, into OUT.  A mask of 0 or 1 stays what it
+ * is (0 / (0 + e) and 1 / (1 + 0 e) for any finite e > 0), so the noise
+ * and the exponential are computed only for runs holding a soft edge. */
 static void
 splat_breakup (const SplatJob *job, int k, int j, int i0, int n, const float *m, float *out)
 {
-  float u[TEX_BLOCK];
+  float u[TEX_NOISE_RUN];
 
-  tex_noise_block (&job->noise[k], &job->out->region, j, i0, n, u);
-  for (int i = 0; i < n; i++)
+  for (int s0 = 0; s0 < n; s0 += TEX_NOISE_RUN)
     {
-      double v = tg__mask01 (m[i]);
-      double e = exp (-BREAKUP_LOGIT * job->breakup[k] * (double) u[i]);
-      out[i] = (float) (v / (v + (1.0 - v) * e));
+      int ns = n - s0 < TEX_NOISE_RUN ? n - s0 : TEX_NOISE_RUN;
+      bool soft = false;
+      for (int i = s0; i < s0 + ns; i++)
+        {
+          out[i] = tg__mask01 (m[i]);
+          soft |= out[i] > 0.0f && out[i] < 1.0f;
+        }
+      if (!soft)
+        continue;
+      tex_noise_block (&job->noise[k], &job->out->region, j, i0 + s0, ns, u);
+      for (int i = s0; i < s0 + ns; i++)
+        {
+          double v = out[i];
+          if (v > 0.0 && v < 1.0)
+            {
+              double e = exp (-BREAKUP_LOGIT * job->breakup[k] * (double) u[i - s0]);
+              out[i] = (float) (v / (v + (1.0 - v) * e));
+            }
+        }
     }
 }
 
@@ -871,9 +892,13 @@ typedef struct
 } LayerColorsJob;
 
 /* The varied colours of layer K over N samples into COL (RGBA each),
- * from its noise U (brightness) and V (hue). */
+ * from its noise U (brightness) and V (hue), where its weights W (N of
+ * them, STRIDE floats apart) are above 0.  Elsewhere the colour is
+ * multiplied by a weight of 0 and is left as the flat colour: the same
+ * sums, without the sine and cosine. */
 static void
-vary_colors (const LayerColorsJob *job, int k, int n, const float *u, const float *v, float *col)
+vary_colors (const LayerColorsJob *job, int k, int n, const float *w, int stride, const float *u,
+             const float *v, float *col)
 {
   const float *c = job->rgba[k];
   double mean = ((double) c[0] + c[1] + c[2]) / 3.0, amount = job->variation[k];
@@ -882,13 +907,30 @@ vary_colors (const LayerColorsJob *job, int k, int n, const float *u, const floa
 
   for (int i = 0; i < n; i++)
     {
+      float *px = col + (size_t) i * 4;
+      if (!(w[(size_t) i * stride] > 0.0f))
+        {
+          memcpy (px, c, 4 * sizeof (float));
+          continue;
+        }
       double a = amount * VARIATION_HUE * (double) v[i], ca = cos (a), sa = sin (a) / sqrt (3.0);
       double b = 1.0 + amount * (double) u[i];
-      float *px = col + (size_t) i * 4;
       for (int q = 0; q < 3; q++)
         px[q] = (float) tg__clamp01 ((mean + ((double) c[q] - mean) * ca + cross[q] * sa) * b);
       px[3] = c[3];
     }
+}
+
+/* Whether any of the N weights W (STRIDE floats apart) is above 0: a
+ * layer with none in a block adds exactly 0 there, so its noise is not
+ * needed. */
+static bool
+any_weight (const float *w, int n, int stride)
+{
+  for (int i = 0; i < n; i++)
+    if (w[(size_t) i * stride] > 0.0f)
+      return true;
+  return false;
 }
 
 static void
@@ -900,6 +942,9 @@ layer_colors_rows (void *user, int begin, int end)
   float u[LAYER_COLORS_BLOCK], v[LAYER_COLORS_BLOCK];
   /* The varied colours of every varied layer over the block (32 KiB). */
   float col[LAYER_COLORS_MAX][LAYER_COLORS_BLOCK * 4];
+  float acc[LAYER_COLORS_BLOCK * 4];
+  /* Per layer: its varied colours' index in COL, -1 for the flat colour,
+   * -2 for no weight in the block. */
   int slot[LAYER_COLORS_MAX];
 
   for (int j = begin; j < end; j++)
@@ -910,37 +955,58 @@ layer_colors_rows (void *user, int begin, int end)
                          + (size_t) (r->col0 - job->in->region.col0 + i0) * (size_t) n;
         const float *sh = job->shade ? tg__grid_row (job->shade, r, j) + i0 : NULL;
         float *dst = tg_value_row (job->out, j) + (size_t) i0 * 4;
+        /* A layer with no weight in the block adds exactly 0 to every
+         * sum there: neither its noise nor its term is computed. */
         for (int k = 0; k < n; k++)
-          slot[k] = -1;
+          slot[k] = any_weight (w + k, nb, n) ? -1 : -2;
         for (int q = 0; q < job->n_varied; q++)
           {
             int k = job->varied[q];
+            if (slot[k] == -2)
+              continue;
             tex_noise_block (&job->noise[2 * q], r, j, i0, nb, u);
             tex_noise_block (&job->noise[2 * q + 1], r, j, i0, nb, v);
-            vary_colors (job, k, nb, u, v, col[q]);
+            vary_colors (job, k, nb, w + k, n, u, v, col[q]);
             slot[k] = q;
           }
-        for (int i = 0; i < nb; i++)
+        /* Layer by layer over the block, each pixel's sum in layer
+         * order as before. */
+        memset (acc, 0, sizeof (float) * 4 * (size_t) nb);
+        for (int k = 0; k < n; k++)
           {
-            float *px = dst + (size_t) i * 4, acc[4] = { 0, 0, 0, 0 };
-            for (int k = 0; k < n; k++)
+            const float *wk = w + k;
+            if (slot[k] == -2)
+              continue;
+            if (slot[k] == -1)
               {
-                float wk = tg__mask01 (w[(size_t) i * n + k]);
-                const float *c = slot[k] < 0 ? job->rgba[k] : col[slot[k]] + (size_t) i * 4;
-                for (int q = 0; q < 4; q++)
-                  acc[q] += wk * c[q];
+                const float *c = job->rgba[k];
+                for (int i = 0; i < nb; i++)
+                  {
+                    float a = tg__mask01 (wk[(size_t) i * n]);
+                    for (int q = 0; q < 4; q++)
+                      acc[i * 4 + q] += a * c[q];
+                  }
               }
-          if (sh)
+            else
+              {
+                const float *c = col[slot[k]];
+                for (int i = 0; i < nb; i++)
+                  {
+                    float a = tg__mask01 (wk[(size_t) i * n]);
+                    for (int q = 0; q < 4; q++)
+                      acc[i * 4 + q] += a * c[i * 4 + q];
+                  }
+              }
+          }
+        if (sh)
+          for (int i = 0; i < nb; i++)
             {
               float s = tg__mask01 (sh[i]);
-              acc[0] *= s;
-              acc[1] *= s;
-              acc[2] *= s;
+              for (int q = 0; q < 3; q++)
+                acc[i * 4 + q] *= s;
             }
-          for (int q = 0; q < 4; q++)
-            px[q] = acc[q];
-        }
-    }
+        memcpy (dst, acc, sizeof (float) * 4 * (size_t) nb);
+      }
 }
 
 static int
