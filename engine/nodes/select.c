@@ -178,6 +178,12 @@ typedef struct
   double scale;       /* height_m / (2 * cell) */
   /* slope: band on the angle */
   double lo, hi, fall;
+  /* slope, on the squared gradient t = tan^2 (slope): below T_ZERO or
+   * above T_ZERO_HI the band is 0, between T_ONE_LO and T_ONE_HI it is
+   * 1, without an arctangent; elsewhere (the falloff, NaN) it is
+   * computed.  The bounds sit 1e-12 inside the true ones, far more than
+   * the rounding of atan and tan, so the mask is the same bit for bit. */
+  double t_zero, t_zero_hi, t_one_lo, t_one_hi;
   /* aspect */
   double dir, spread, min_slope;
 } GradJob;
@@ -202,10 +208,15 @@ grad_row (const void *user, const TgRegion *r, int j, const TgValue *const *in, 
   if (job->kind == GRAD_SLOPE)
     for (int i = 0; i < r->width; i++)
       {
-        double gx, gz;
+        double gx, gz, t;
         tg__gradient (n, m, s, i, job->scale, &gx, &gz);
-        dst[i] = (float) tg__band (atan (sqrt (gx * gx + gz * gz)) * RAD2DEG, job->lo,
-                                   job->hi, job->fall);
+        t = gx * gx + gz * gz;
+        if (t < job->t_zero || t > job->t_zero_hi)
+          dst[i] = 0.0f;
+        else if (t > job->t_one_lo && t < job->t_one_hi)
+          dst[i] = 1.0f;
+        else
+          dst[i] = (float) tg__band (atan (sqrt (t)) * RAD2DEG, job->lo, job->hi, job->fall);
       }
   else
     for (int i = 0; i < r->width; i++)
@@ -240,6 +251,23 @@ grad_run (TgEvalCtx *c, GradJob *job)
   return tg_eval_map_area_rows (c, 1, 1, grad_row, job);
 }
 
+#define SLOPE_T_MARGIN 1e-12
+
+/* tan^2 of DEG degrees times MARGIN; AT0 for DEG at or below 0, AT90 at
+ * or above 90. */
+static double
+slope_t (double deg, double margin, double at0, double at90)
+{
+  double t;
+
+  if (!(deg > 0.0))
+    return at0;
+  if (!(deg < 90.0))
+    return at90;
+  t = tan (deg / RAD2DEG);
+  return t * t * margin;
+}
+
 static int
 slope_eval (TgEvalCtx *c)
 {
@@ -249,6 +277,12 @@ slope_eval (TgEvalCtx *c)
   job.lo = p->min_slope_deg;
   job.hi = p->max_slope_deg;
   job.fall = p->falloff_deg;
+  /* Where a bound has nothing to compare with, the test it makes never
+   * passes (-1 or +inf), except that every slope is at or above 0. */
+  job.t_zero = slope_t (job.lo - job.fall, 1.0 - SLOPE_T_MARGIN, -1.0, -1.0);
+  job.t_zero_hi = slope_t (job.hi + job.fall, 1.0 + SLOPE_T_MARGIN, INFINITY, INFINITY);
+  job.t_one_lo = slope_t (job.lo, 1.0 + SLOPE_T_MARGIN, -1.0, INFINITY);
+  job.t_one_hi = slope_t (job.hi, 1.0 - SLOPE_T_MARGIN, -1.0, INFINITY);
   return grad_run (c, &job);
 }
 

@@ -7,6 +7,7 @@
  * whole map, and errors that name the parameter. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <tgformats/tgformats.h>
@@ -147,6 +148,67 @@ test_slope_band (void)
       TG_CHECK (interior_error (v, 1, smoothstep (0.5)) < 1e-4);
       tg_value_unref (v);
     }
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
+/* select.slope tests most samples against tan^2 of its bounds instead of
+ * taking the arctangent: on rough ground and for bands with open, closed,
+ * hard and soft edges, every interior sample must still be the band of
+ * atan (|gradient|) to the bit. */
+static void
+test_slope_shortcut_is_exact (void)
+{
+  static const char *const bands[][3] = {
+    { "30", "90", "6" }, { "40", "90", "8" },  { "24", "50", "5" }, { "0", "20", "10" },
+    { "0", "90", "0" },  { "35", "35", "0" },  { "90", "90", "3" }, { "10", "60", "0" },
+    { "0", "0", "45" },  { "45", "89.5", "30" },
+  };
+  TgGraph *g = new_graph (1000, 1000, 257);
+  TgEngine *e = new_engine (2);
+  TgRegion r = world_region (g);
+  int h = add_node (g, "ground", "noise.fbm"), n = add_node (g, "sel", "select.slope");
+  TgValue *ground;
+  double scale;
+
+  tg_graph_world (g)->height_m = 900;
+  SET (g, h, "scale_m", "300");
+  SET (g, h, "octaves", "8");
+  add_link (g, "ground", "height", "sel", "height");
+  ground = pull (e, g, "ground", &r);
+  scale = 900.0 / (2.0 * r.cell);
+  for (size_t b = 0; ground && b < sizeof bands / sizeof bands[0]; b++)
+    {
+      double lo = atof (bands[b][0]), hi = atof (bands[b][1]), fall = atof (bands[b][2]);
+      TgValue *v;
+      long bad = 0;
+      SET (g, n, "min_slope_deg", bands[b][0]);
+      SET (g, n, "max_slope_deg", bands[b][1]);
+      SET (g, n, "falloff_deg", bands[b][2]);
+      v = pull (e, g, "sel", &r);
+      if (!v)
+        continue;
+      for (int j = 1; j < r.height - 1; j++)
+        for (int i = 1; i < r.width - 1; i++)
+          {
+            double gx = ((double) at (ground, i + 1, j) - (double) at (ground, i - 1, j)) * scale;
+            double gz = ((double) at (ground, i, j - 1) - (double) at (ground, i, j + 1)) * scale;
+            double x = atan (sqrt (gx * gx + gz * gz)) * (180.0 / M_PI), want;
+            if (x < lo)
+              want = fall > 0.0 ? smoothstep (1.0 - (lo - x) / fall) : 0.0;
+            else if (x > hi)
+              want = fall > 0.0 ? smoothstep (1.0 - (x - hi) / fall) : 0.0;
+            else
+              want = 1.0;
+            bad += at (v, i, j) != (float) want;
+          }
+      if (bad)
+        printf ("  band %s..%s falloff %s: %ld samples differ\n", bands[b][0], bands[b][1],
+                bands[b][2], bad);
+      TG_CHECK (bad == 0);
+      tg_value_unref (v);
+    }
+  tg_value_unref (ground);
   tg_engine_free (e);
   tg_graph_free (g);
 }
@@ -592,6 +654,7 @@ main (void)
     return 1;
   TG_RUN (test_slope_plane_any_resolution);
   TG_RUN (test_slope_band);
+  TG_RUN (test_slope_shortcut_is_exact);
   TG_RUN (test_aspect_compass);
   TG_RUN (test_aspect_cone);
   TG_RUN (test_height_band);
