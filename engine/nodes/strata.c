@@ -41,7 +41,7 @@
 #define STRATA_WARP_OCTAVES 3
 #define STRATA_HARDNESS_SALT 0x57a7a5u
 /* Samples of a row filter.strata works on at once (stack arrays). */
-#define STRATA_ROW_BATCH 1024
+#define STRATA_ROW_BATCH 256
 
 /* The warp noise is 2D: sampled at y = 0 (batches of at most this). */
 static const float zero_y[TG_FIELD_BATCH_MAX];
@@ -185,6 +185,18 @@ typedef struct
   double height_m, inv_height_m, strength, riser;
 } StrataJob;
 
+/* Whether the N samples of SRC are all beyond the MASK (at or below 0):
+ * the beds leave them as they are.  Heights must be finite and not 0,
+ * where the general path's sum would keep a sign of 0 from the target. */
+static bool
+strata_bare (const float *src, const float *mask, int n)
+{
+  for (int i = 0; i < n; i++)
+    if (!(mask[i] <= 0.0f) || !isfinite (src[i]) || src[i] == 0.0f)
+      return false;
+  return true;
+}
+
 static void
 strata_row (const void *user, const TgRegion *r, int j, const float *const *in, float *dst)
 {
@@ -198,6 +210,14 @@ strata_row (const void *user, const TgRegion *r, int j, const float *const *in, 
     {
       int n = r->width - i0 < STRATA_ROW_BATCH ? r->width - i0 : STRATA_ROW_BATCH;
 
+      if (mask && strata_bare (src + i0, mask + i0, n))
+        {
+          /* a = 0: ((1 - 0) h_m + 0 target) / height_m, the same bits
+           * for any finite target, without the warp noise. */
+          for (int i = 0; i < n; i++)
+            dst[i0 + i] = (float) ((double) src[i0 + i] * job->height_m * job->inv_height_m);
+          continue;
+        }
       for (int i = 0; i < n; i++)
         {
           x[i] = (float) tg_region_x (r, i0 + i);
