@@ -169,20 +169,25 @@ sp_grid (const StreamPowerParams *p, const TgRegion *r)
   return g;
 }
 
-/* Bilinear sample of a W x H double grid at (U, V), lattice units. */
-static double
-bilinear (const double *a, int w, int h, double u, double v)
+/* Bilinear samples of W x H double grids at (U, V), lattice units, in two
+ * steps: the cell along an axis of N samples at U and the fraction past
+ * it into *F (shared by every grid sampled there), then the sample. */
+static inline int
+bilinear_cell (double u, int n, double *f)
 {
-  int i = (int) floor (u), j = (int) floor (v);
-  double fu, fv;
-  const double *r0, *r1;
+  int i = (int) floor (u);
 
-  i = i < 0 ? 0 : i > w - 2 ? w - 2 : i;
-  j = j < 0 ? 0 : j > h - 2 ? h - 2 : j;
-  fu = u - i;
-  fv = v - j;
-  r0 = a + (size_t) j * w + i;
-  r1 = r0 + w;
+  i = i < 0 ? 0 : i > n - 2 ? n - 2 : i;
+  *f = u - i;
+  return i;
+}
+
+/* The sample in the cell whose top-left sample is R0 (rows W apart). */
+static inline double
+bilinear_at (const double *r0, int w, double fu, double fv)
+{
+  const double *r1 = r0 + w;
+
   return (r0[0] * (1.0 - fu) + r0[1] * fu) * (1.0 - fv) + (r1[0] * (1.0 - fu) + r1[1] * fu) * fv;
 }
 
@@ -250,6 +255,10 @@ typedef struct
   const double *z0, *z, *area, *net; /* over the solver's grid */
   double hm, inv_full_m, ref_area, log_max;
   TgValue *height, *area_out, *erosion, *deposit;
+  /* Resampled (not direct): per map column, the solver cell left of it
+   * and the fraction past it, the same for every row. */
+  const int *col;
+  const double *col_fu;
 } SpFinish;
 
 static void
@@ -258,11 +267,15 @@ sp_finish_rows (void *user, int begin, int end)
   const SpFinish *job = user;
   const SpGrid *g = job->g;
   int w = job->r->width;
-  double qx = (double) (g->sw - 1) / (job->r->full_w - 1);
   double qy = (double) (g->sh - 1) / (job->r->full_h - 1);
+
+  const int *col = job->col;
+  const double *fu = job->col_fu;
 
   for (int j = begin; j < end; j++)
     {
+      double fv = 0.0;
+      int cj = g->direct ? 0 : bilinear_cell (j * qy, g->sh, &fv);
       const float *src = tg__grid_row (job->in, job->r, j);
       float *ho = tg_value_row (job->height, j), *ao = tg_value_row (job->area_out, j);
       float *eo = tg_value_row (job->erosion, j), *dout = tg_value_row (job->deposit, j);
@@ -279,12 +292,12 @@ sp_finish_rows (void *user, int begin, int end)
           else
             {
               /* The map's own detail plus the solver's change. */
-              double u = i * qx, v = j * qy;
-              double dz = bilinear (job->z, g->sw, g->sh, u, v)
-                          - bilinear (job->z0, g->sw, g->sh, u, v);
+              size_t o = (size_t) cj * g->sw + (size_t) col[i];
+              double dz = bilinear_at (job->z + o, g->sw, fu[i], fv)
+                          - bilinear_at (job->z0 + o, g->sw, fu[i], fv);
               ho[i] = (float) ((double) (isfinite (src[i]) ? src[i] : 0.0f) + dz / job->hm);
-              area = bilinear (job->area, g->sw, g->sh, u, v);
-              net = bilinear (job->net, g->sw, g->sh, u, v);
+              area = bilinear_at (job->area + o, g->sw, fu[i], fv);
+              net = bilinear_at (job->net + o, g->sw, fu[i], fv);
             }
           ao[i] = tg__erosion_mask_linear (log1p (area / job->ref_area), job->log_max);
           /* Net of the two: a hillslope that sheds most of what it
@@ -321,6 +334,8 @@ sp_eval (TgEvalCtx *c)
   double hm = world->height_m > 0.0 ? world->height_m : 1.0;
   double *z0 = NULL, *z = NULL, *area = NULL, *ero = NULL, *dep = NULL, *up = NULL;
   float *uplift = NULL;
+  int *col = NULL;
+  double *col_fu = NULL;
   SpFinish fin;
   SpDown down;
   int rc;
@@ -383,11 +398,25 @@ sp_eval (TgEvalCtx *c)
   fin.area_out = tg_eval_new_output (c, 1, 1);
   fin.erosion = tg_eval_new_output (c, 2, 1);
   fin.deposit = tg_eval_new_output (c, 3, 1);
-  if (!fin.height || !fin.area_out || !fin.erosion || !fin.deposit)
+  if (!g.direct)
+    {
+      double qx = (double) (g.sw - 1) / (r->full_w - 1);
+      col = malloc (sizeof *col * (size_t) r->width);
+      col_fu = malloc (sizeof *col_fu * (size_t) r->width);
+      if (col && col_fu)
+        for (int i = 0; i < r->width; i++)
+          col[i] = bilinear_cell (i * qx, g.sw, &col_fu[i]);
+      fin.col = col;
+      fin.col_fu = col_fu;
+    }
+  if (!fin.height || !fin.area_out || !fin.erosion || !fin.deposit
+      || (!g.direct && (!col || !col_fu)))
     rc = tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   else
     rc = tg_eval_parallel (c, r->height, tg__grain_rows (r->width), sp_finish_rows, &fin);
 out:
+  free (col);
+  free (col_fu);
   free (z0);
   free (z);
   free (area);
