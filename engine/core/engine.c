@@ -1179,6 +1179,10 @@ run_node_step (Eval *ev, int node, const TgRegion *region, const TgValue **input
   ctx.outputs = outs;
   atomic_init (&ctx.last_progress, 0);
   report_state (ev, node, TG_NODE_RUNNING, 0);
+  /* A global node (erosion, flow) builds up large work buffers of its
+   * own: the pooled grids (value.c) are not kept beside them. */
+  if (d->locality == TG_LOCALITY_GLOBAL)
+    tg__value_pool_trim ();
   if (step == NULL && tg_graph_node_bypass (ev->g, node))
     rc = eval_bypass (&ctx);
   else if (step == NULL)
@@ -1187,6 +1191,8 @@ run_node_step (Eval *ev, int node, const TgRegion *region, const TgValue **input
     rc = d->tiled->reduce (&ctx, step->step);
   else
     rc = d->tiled->tile_step (&ctx, step->step);
+  /* Buffers freed before this node ran and not taken by it (value.c). */
+  tg__value_pool_trim ();
   for (int k = 0; k < ctx.n_meshes; k++)
     tg_mesh_free (ctx.meshes[k]);
   free (ctx.meshes);
@@ -1665,6 +1671,7 @@ tg__eval_end (Eval *ev)
   for (int i = 0; i < ev->n_jobs; i++)
     free (ev->jobs[i].readers);
   free (ev->jobs);
+  tg__value_pool_trim ();
   for (int i = 0; i < tg_graph_n_nodes (ev->g); i++)
     if (ev->params[i])
       {

@@ -18,6 +18,9 @@ void *tg__value_payload (const TgValue *v);
 /* A grid over WIN from V, whose samples outside V's region take the
  * nearest sample of V (clamp to edge).  Caller owns the result. */
 TgValue *tg__value_window_clamped (const TgValue *v, const TgRegion *win);
+/* Frees the grid buffers value.c keeps for reuse (the end of a node's
+ * run, the end of an evaluation). */
+void tg__value_pool_trim (void);
 
 /* The lower-case extension of PATH, without the dot, into EXT. */
 void tg__path_extension (const char *path, char *ext, size_t size);

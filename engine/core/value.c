@@ -1,4 +1,5 @@
 /* Reference-counted values that flow on wires. */
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -78,6 +79,7 @@ typedef struct
   void (*payload_free) (void *payload);
   size_t payload_bytes;                 /* for the cache's memory budget */
   Pixels *pixels;                       /* an image's source pixels, or NULL */
+  size_t grid_bytes;                    /* of data, when tg_value_new_grid made it */
 } Value;
 
 static Value *
@@ -109,6 +111,77 @@ advise_huge_pages (void *data, size_t bytes)
 #endif
 }
 
+/* Grid buffers freed lately, kept for the next grid of their size: a
+ * 4097² build frees and allocates hundreds of MB per node, and the kernel
+ * zeroes every page of a fresh allocation on first touch (12 % of the
+ * texturing and export CPU time).  The buffers of one node's inputs wait
+ * here for the next node's outputs; what that node did not take is freed
+ * when it ends (tg__value_pool_trim), and a grid of another size frees
+ * them all before it is allocated, so the pool never holds memory while
+ * a node builds up more. */
+#define POOL_MIN ((size_t) 8 << 20)
+#define POOL_SLOTS 8
+
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct
+{
+  void *data;
+  size_t bytes;
+} pool[POOL_SLOTS];
+static int pool_n;
+
+/* A pooled buffer of BYTES bytes, or NULL; frees the others. */
+static void *
+pool_take (size_t bytes)
+{
+  void *found = NULL, *drop[POOL_SLOTS];
+  int n_drop = 0;
+
+  pthread_mutex_lock (&pool_lock);
+  for (int k = 0; k < pool_n; k++)
+    if (found == NULL && pool[k].bytes == bytes)
+      found = pool[k].data;
+    else
+      drop[n_drop++] = pool[k].data;
+  pool_n = 0;
+  pthread_mutex_unlock (&pool_lock);
+  for (int k = 0; k < n_drop; k++)
+    free (drop[k]);
+  return found;
+}
+
+/* Keeps DATA (BYTES bytes) for pool_take, or frees it. */
+static void
+pool_give (void *data, size_t bytes)
+{
+  pthread_mutex_lock (&pool_lock);
+  if (pool_n < POOL_SLOTS)
+    {
+      pool[pool_n].data = data;
+      pool[pool_n].bytes = bytes;
+      pool_n++;
+      data = NULL;
+    }
+  pthread_mutex_unlock (&pool_lock);
+  free (data);
+}
+
+void
+tg__value_pool_trim (void)
+{
+  void *drop[POOL_SLOTS];
+  int n_drop;
+
+  pthread_mutex_lock (&pool_lock);
+  n_drop = pool_n;
+  for (int k = 0; k < n_drop; k++)
+    drop[k] = pool[k].data;
+  pool_n = 0;
+  pthread_mutex_unlock (&pool_lock);
+  for (int k = 0; k < n_drop; k++)
+    free (drop[k]);
+}
+
 TgValue *
 tg_value_new_grid (TgPortType type, const TgRegion *region, int channels)
 {
@@ -121,13 +194,18 @@ tg_value_new_grid (TgPortType type, const TgRegion *region, int channels)
   if (v == NULL)
     return NULL;
   n = (size_t) region->width * (size_t) region->height * (size_t) channels;
-  v->pub.data = malloc (n * sizeof (float));
+  if (n * sizeof (float) >= POOL_MIN && (v->pub.data = pool_take (n * sizeof (float))) != NULL)
+    v->grid_bytes = n * sizeof (float);
+  else if ((v->pub.data = malloc (n * sizeof (float))) != NULL)
+    {
+      v->grid_bytes = n * sizeof (float);
+      advise_huge_pages (v->pub.data, n * sizeof (float));
+    }
   if (v->pub.data == NULL)
     {
       free (v);
       return NULL;
     }
-  advise_huge_pages (v->pub.data, n * sizeof (float));
   v->pub.type = type;
   v->pub.region = *region;
   v->pub.channels = channels;
@@ -183,7 +261,10 @@ tg_value_unref (TgValue *v)
   if (priv->payload_free)
     priv->payload_free (priv->payload);
   pixels_unref (priv->pixels);
-  free (v->data);
+  if (priv->grid_bytes >= POOL_MIN)
+    pool_give (v->data, priv->grid_bytes);
+  else
+    free (v->data);
   free (priv);
 }
 
