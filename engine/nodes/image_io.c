@@ -555,6 +555,16 @@ splat_quantise (double *s, int n, double total, uint8_t *q)
         q[k] = k == 0 ? 255 : 0;
       return;
     }
+  /* One layer holding the whole sum (the others 0, or too small to move
+   * it) gets 255 and the others floor (tiny * 255) = 0 with nothing left
+   * to hand out: the general rule's bytes, without its divisions. */
+  for (int k = 0; k < n; k++)
+    if (s[k] == total)
+      {
+        for (int i = 0; i < n; i++)
+          q[i] = i == k ? 255 : 0;
+        return;
+      }
   for (int k = 0; k < n; k++)
     {
       double f;
