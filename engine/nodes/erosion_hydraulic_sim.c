@@ -710,9 +710,41 @@ falls_first_cell (const Sim *sim, float x, float y, float dx, float dy, float hc
   return (hc - height_at (sim, x + dx, y + dy)) * (s->height_scale / s->cell_m) > fall_slope;
 }
 
+/* Asks the cache for the front of a brush of reach R that a droplet
+ * heading (DX, DY) will lay at (X, Y): the two rows it adds when moving
+ * mostly along y, else the cache line at the leading end of each of its
+ * rows.  The brush's other lines the brushes before it have brought in;
+ * prefetch_at asks only for the cells around the path. */
+static inline __attribute__ ((always_inline)) void
+prefetch_brush_front (const Sim *sim, float x, float y, float dx, float dy, int r)
+{
+  const TgHydraulicRect *hr = &sim->hr;
+  int cx = (int) (x + 0.5f), cy = (int) (y + 0.5f), stride = sim->stride;
+  const float *p;
+
+  if (cx - r - 16 < hr->x0 || cx + r + 16 >= hr->x0 + hr->w || cy - r - 1 < hr->y0
+      || cy + r + 1 >= hr->y0 + hr->h)
+    return;
+  if (fabsf (dy) >= fabsf (dx))
+    {
+      int sy = dy > 0.0f ? stride : -stride;
+      p = sim->hm + (ptrdiff_t) (dy > 0.0f ? cy + r : cy - r) * stride + cx - r + sim->off;
+      for (int i = 0; i <= 2 * r + 15; i += 16)
+        {
+          __builtin_prefetch (p + i, 1);
+          __builtin_prefetch (p + sy + i, 1);
+        }
+      return;
+    }
+  p = sim->hm + (ptrdiff_t) (cy - r) * stride + (dx > 0.0f ? cx + r + 1 : cx - r - 1) + sim->off;
+  for (int j = 0; j <= 2 * r; j++, p += stride)
+    __builtin_prefetch (p, 1);
+}
+
 /* Steps ahead at which a droplet asks for its path (2 to 8 measured the
- * same). */
+ * same), and for the front of its brush (2 and 4 measured the same). */
 #define PREFETCH_STEPS 4.0f
+#define PREFETCH_BRUSH_STEPS 2.0f
 
 /* The water of a step of L cells from (X, Y) along the unit (DX, DY):
  * the flow map holds water per cell of path, so a longer step leaves
@@ -751,6 +783,8 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
   double sed = 0.0;
   bool left = false;
   int step, cx, cy;
+  /* The reach of the last erosion brush: the next is likely the same. */
+  int reach = sim->pl->brush->r;
 
   x = (float) t->x0 + tg_hash_unit (tg_hash3 (t->seed, lo, hi, 0x51)) * (float) (t->x1 - t->x0);
   y = (float) t->y0 + tg_hash_unit (tg_hash3 (t->seed, lo, hi, 0x52)) * (float) (t->y1 - t->y0);
@@ -790,14 +824,22 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
       ny = y + dy * L;
       {
         float ax = nx + PREFETCH_STEPS * L * dx, ay = ny + PREFETCH_STEPS * L * dy;
+        float bl = PREFETCH_BRUSH_STEPS * L;
         prefetch_at (sim, ax, ay);
         if (sim->dk > 0.0f && s->channel_pull > 0.0f)
           {
-            /* The side probes of capture_turn. */
+            /* The side probes of capture_turn: guessed 4 steps ahead,
+             * which misses the row where the path bends, and exactly for
+             * the next step, which reads them from (NX, NY) across the
+             * direction just taken (its loads waited on memory for a
+             * fifth of a step's time without this; perf). */
             float r = s->channel_pull;
             prefetch_flow_near (sim, ax - r * dy, ay + r * dx);
             prefetch_flow_near (sim, ax + r * dy, ay - r * dx);
+            prefetch_flow_near (sim, nx - r * dy, ny + r * dx);
+            prefetch_flow_near (sim, nx + r * dy, ny - r * dx);
           }
+        prefetch_brush_front (sim, nx + bl * dx, ny + bl * dy, dx, dy, reach);
       }
       if (!(nx >= 0.0f && nx < (float) (w - 1) && ny >= 0.0f && ny < (float) (h - 1)))
         {
@@ -830,6 +872,7 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
       }
       if (sim->chan || sim->dk > 0.0f)
         cap *= channel_at (sim, cx, cy, &eb, &db);
+      reach = eb->r;
       if (dh > 0.0f || sed > cap)
         {
           /* Uphill: fill the dip behind up to the new height if the load
