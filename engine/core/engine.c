@@ -1654,6 +1654,7 @@ tg__eval_begin (Eval *ev, TgEngine *e, const TgGraph *g, const TgEvalHooks *hook
       report->n_nodes = n;
     }
   pthread_mutex_lock (&e->lock);
+  tg__value_pool_open ();
   return 0;
 }
 
@@ -1671,7 +1672,7 @@ tg__eval_end (Eval *ev)
   for (int i = 0; i < ev->n_jobs; i++)
     free (ev->jobs[i].readers);
   free (ev->jobs);
-  tg__value_pool_trim ();
+  tg__value_pool_close ();
   for (int i = 0; i < tg_graph_n_nodes (ev->g); i++)
     if (ev->params[i])
       {

@@ -21,6 +21,10 @@ TgValue *tg__value_window_clamped (const TgValue *v, const TgRegion *win);
 /* Frees the grid buffers value.c keeps for reuse (the end of a node's
  * run, the end of an evaluation). */
 void tg__value_pool_trim (void);
+/* An evaluation starts or ends: buffers are kept only while one runs
+ * (close trims). */
+void tg__value_pool_open (void);
+void tg__value_pool_close (void);
 
 /* The lower-case extension of PATH, without the dot, into EXT. */
 void tg__path_extension (const char *path, char *ext, size_t size);

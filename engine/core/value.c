@@ -118,7 +118,9 @@ advise_huge_pages (void *data, size_t bytes)
  * here for the next node's outputs; what that node did not take is freed
  * when it ends (tg__value_pool_trim), and a grid of another size frees
  * them all before it is allocated, so the pool never holds memory while
- * a node builds up more. */
+ * a node builds up more.  Only an evaluation keeps buffers: one freed
+ * while none runs (the app dropping its results, an idle window) goes
+ * back to the system at once. */
 #define POOL_MIN ((size_t) 8 << 20)
 #define POOL_SLOTS 8
 
@@ -129,6 +131,7 @@ static struct
   size_t bytes;
 } pool[POOL_SLOTS];
 static int pool_n;
+static int pool_evals;  /* evaluations running: the pool keeps buffers */
 
 /* A pooled buffer of BYTES bytes, or NULL; frees the others. */
 static void *
@@ -155,7 +158,7 @@ static void
 pool_give (void *data, size_t bytes)
 {
   pthread_mutex_lock (&pool_lock);
-  if (pool_n < POOL_SLOTS)
+  if (pool_evals > 0 && pool_n < POOL_SLOTS)
     {
       pool[pool_n].data = data;
       pool[pool_n].bytes = bytes;
@@ -164,6 +167,23 @@ pool_give (void *data, size_t bytes)
     }
   pthread_mutex_unlock (&pool_lock);
   free (data);
+}
+
+void
+tg__value_pool_open (void)
+{
+  pthread_mutex_lock (&pool_lock);
+  pool_evals++;
+  pthread_mutex_unlock (&pool_lock);
+}
+
+void
+tg__value_pool_close (void)
+{
+  pthread_mutex_lock (&pool_lock);
+  pool_evals--;
+  pthread_mutex_unlock (&pool_lock);
+  tg__value_pool_trim ();
 }
 
 void
