@@ -106,6 +106,12 @@ static const Case cases[] = {
   RAMP ", { \"id\": \"out\", \"type\": \"export.heightmap\", \"params\": { \"path\": \"" file  \
        "\", \"format\": \"" fmt "\" } }",                                               \
     "{ \"from\": \"ramp.height\", \"to\": \"out.height\" }", "out"
+/* PNG of a ramp deflates in a blink (8193² png8 in under 100 ms): the
+ * PNG cases export hills, whose rows deflate at a real pace. */
+#define HILLS_EXPORT(fmt, file)                                                         \
+  HILLS ", { \"id\": \"out\", \"type\": \"export.heightmap\", \"params\": { \"path\": \"" file \
+        "\", \"format\": \"" fmt "\" } }",                                             \
+    "{ \"from\": \"hills.height\", \"to\": \"out.height\" }", "out"
 #define MESH_EXPORT(fmt)                                                                \
   RAMP ", { \"id\": \"hf\", \"type\": \"mesh.heightfield\" },"                          \
        "{ \"id\": \"out\", \"type\": \"export.mesh\", \"params\": { \"path\": \"m." fmt      \
@@ -132,8 +138,8 @@ static const Case cases[] = {
     "out"
 
 static const Case exports[] = {
-  { "export png16", 8193, 8000, HEIGHT_EXPORT ("png16", "h.png"), 150 },
-  { "export png8", 8193, 8000, HEIGHT_EXPORT ("png8", "h.png"), 100 },
+  { "export png16", 8193, 8000, HILLS_EXPORT ("png16", "h.png"), 150 },
+  { "export png8", 8193, 8000, HILLS_EXPORT ("png8", "h.png"), 100 },
   { "export raw16", 8193, 8000, HEIGHT_EXPORT ("raw16", "h.r16"), 150 },
   { "export r32", 8193, 8000, HEIGHT_EXPORT ("r32", "h.r32"), 150 },
   { "export exr", 8193, 8000, HEIGHT_EXPORT ("exr", "h.exr"), 400 },
