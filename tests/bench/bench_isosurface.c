@@ -19,7 +19,10 @@
  * Run with `meson test --benchmark --suite bench -v` or directly:
  * bench_isosurface [runs [sphere|fbm|both [DIR]]]
  * or bench_isosurface RUNS dense GRID.f32 (the mesher alone on a grid DIR
- * holds, with its mesh hash).
+ * holds, with its mesh hash), or bench_isosurface RUNS grid (the fBm
+ * field's grid path alone over the box, in the 64 x 32 x 32 grids the
+ * mesher's slabs mostly ask for: CPU per run and a hash of the values;
+ * bench_isosurface RUNS grid ISA forces generic, avx2 or avx512).
  * With DIR, the sampled 257^3 grid of each case is written to
  * DIR/sphere.f32 and DIR/fbm.f32 (x fastest, host floats) and a RESULT
  * line gives the node's CPU and wall seconds on one thread, whole job and
@@ -38,6 +41,7 @@
 
 #include "fields.h"
 #include "mc_tables.h"
+#include "noise3.h"
 #include "../common/tgclock.h"
 
 #define N 256
@@ -492,6 +496,78 @@ dense_only (const char *path, int runs)
   return 0;
 }
 
+static int
+cmp_double (const void *a, const void *b)
+{
+  double x = *(const double *) a, y = *(const double *) b;
+
+  return (x > y) - (x < y);
+}
+
+/* `bench_isosurface RUNS grid`: field F's grid path alone, the 257^3
+ * corners of the box as the mesher's slabs take them: a layer of 32
+ * lattice planes (and the last plane) at a time in 64 x 32 x 32 grids
+ * (one point thick at the box's far faces) into one slab that each layer
+ * reuses.  Prints the CPU and wall time of every run, sorted, and the
+ * hash of the values (an extra run, not timed). */
+static int
+grid_only (const TgField *f, int runs)
+{
+  size_t n1 = N + 1, sxy = n1 * n1;
+  float *slab = malloc (sizeof (float) * sxy * 32);
+  float cs[N + 1];
+  double *cpu = calloc ((size_t) runs + 1, sizeof (double));
+  double *wall = calloc ((size_t) runs + 1, sizeof (double));
+  TgFieldScratch w = { 0 };
+  TgHasher hh;
+  TgHash h;
+
+  if (slab == NULL || cpu == NULL || wall == NULL)
+    return 1;
+  for (int i = 0; i <= N; i++)
+    cs[i] = (float) (-128 + i);
+  tg_hasher_init (&hh);
+  for (int r = 0; r <= runs; r++)
+    {
+      double c0 = tg_cpu_s (), t0 = tg_wall_s ();
+
+      for (int z0 = 0; z0 <= N; z0 += 32)
+        {
+          int nz = z0 == N ? 1 : 32;
+
+          for (int y0 = 0; y0 <= N; y0 += 32)
+            for (int x0 = 0; x0 <= N; x0 += 64)
+              {
+                TgFieldGrid g = { cs + x0, cs + y0, cs + z0, x0 == N ? 1 : 64,
+                                  y0 == N ? 1 : 32, nz };
+
+                if (tg_field_eval_grid (f, &g, slab + (size_t) x0 + (size_t) y0 * n1, n1, sxy,
+                                        &w) < 0)
+                  return 1;
+              }
+          if (r == runs)
+            tg_hasher_bytes (&hh, slab, sizeof (float) * sxy * (size_t) nz);
+        }
+      cpu[r] = tg_cpu_s () - c0;
+      wall[r] = tg_wall_s () - t0;
+    }
+  h = tg_hasher_finish (&hh);
+  qsort (cpu, (size_t) runs, sizeof (double), cmp_double);
+  qsort (wall, (size_t) runs, sizeof (double), cmp_double);
+  printf ("grid path, 257^3 fBm samples: CPU ms");
+  for (int r = 0; r < runs; r++)
+    printf (" %.1f", cpu[r] * 1e3);
+  printf (" (median %.1f), wall ms", cpu[runs / 2] * 1e3);
+  for (int r = 0; r < runs; r++)
+    printf (" %.1f", wall[r] * 1e3);
+  printf ("; values hash %016llx%016llx\n", (unsigned long long) h.a, (unsigned long long) h.b);
+  tg_field_scratch_clear (&w);
+  free (slab);
+  free (cpu);
+  free (wall);
+  return 0;
+}
+
 int
 main (int argc, char **argv)
 {
@@ -524,7 +600,7 @@ main (int argc, char **argv)
   set (g, "iso", "min_m", "-128,-128,-128");
   set (g, "iso", "max_m", "128,128,128");
   set (g, "iso", "cell_m", "1");
-  if (strcmp (only, "fbm") != 0)
+  if (strcmp (only, "fbm") != 0 && strcmp (only, "grid") != 0)
     rc |= run_case ("sphere (signed distance)", g, "s", runs, dir ? sphere_path : NULL);
   tg_graph_free (g);
 
@@ -538,7 +614,37 @@ main (int argc, char **argv)
   set (g, "iso", "min_m", "-128,-128,-128");
   set (g, "iso", "max_m", "128,128,128");
   set (g, "iso", "cell_m", "1");
-  if (strcmp (only, "sphere") != 0)
+  if (strcmp (only, "grid") == 0)
+    {
+      TgEngine *e = tg_engine_new (&(TgEngineOptions){ .threads = 1 });
+      TgRegion r;
+      TgValue *fv = NULL;
+
+      tg_region_for_world (&r, tg_graph_world (g), tg_graph_world (g)->resolution);
+      if (tg_engine_pull (e, g, tg_graph_find_node (g, "n"), 0, &r, NULL, &fv, NULL, &err))
+        {
+          fprintf (stderr, "bench_isosurface: %s\n", err.message);
+          return 1;
+        }
+      const TgField *f = tg_value_field (fv);
+      TgNoise3 *plan = f->data;
+
+      for (int isa = 0; dir && isa < TG__FBM_ISA_COUNT; isa++)
+        if (strcmp (dir, tg__fbm_isa_name ((TgFbmIsa) isa)) == 0)
+          {
+            if (!tg__fbm_isa_supported ((TgFbmIsa) isa))
+              {
+                fprintf (stderr, "bench_isosurface: %s: not on this machine\n", dir);
+                return 1;
+              }
+            plan->isa = (TgFbmIsa) isa;
+          }
+      printf ("%s: ", tg__fbm_isa_name (plan->isa));
+      rc = grid_only (f, runs);
+      tg_value_unref (fv);
+      tg_engine_free (e);
+    }
+  else if (strcmp (only, "sphere") != 0)
     rc |= run_case ("3D Perlin fBm, 4 octaves", g, "n", runs, dir ? fbm_path : NULL);
   tg_graph_free (g);
   return rc;
