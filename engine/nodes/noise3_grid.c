@@ -124,37 +124,6 @@ grid_spread_row (const TgNoise3Octave *o, bool value, const GridOct *g, int np, 
         }
 }
 
-/* The lattice row of corners (any x, YL, ZL) of a Perlin octave O into
- * ROW: gradient components gx, gy, gz of lattice corner x at
- * [0, 1, 2] * G->lp + x, zeros past the span (the AVX-512 kernel reads
- * whole registers of it and permutes the corners to the samples); then,
- * for the NP x samples, the gx of the corner below each (at 3 G->lp + i)
- * and above it (3 G->lp + NP + i).  gx does not depend on the sample's y
- * and z, so spread once here it serves every sample row of the lattice
- * row's cells, where permuting it took a permute per row and lane group. */
-static void
-grid_lattice_row (const TgNoise3Octave *o, const GridOct *g, int np, int yl, int zl,
-                  float *restrict row)
-{
-  uint32_t hz = tg_mix32 (o->seed ^ (g->cell0[2] + (uint32_t) zl) * TG__FBM_HASH_KZ);
-  uint32_t hy = tg_mix32 (hz ^ (g->cell0[1] + (uint32_t) yl) * TG__NOISE3_KY);
-
-  memset (row, 0, sizeof (float) * 3 * (size_t) g->lp);
-  for (int x = 0; x <= g->span[0] + 1; x++)
-    {
-      float gv[3];
-
-      grad_vec (tg_mix32 (hy ^ (g->cell0[0] + (uint32_t) x) * TG__FBM_HASH_KX) >> 28, gv);
-      for (int c = 0; c < 3; c++)
-        row[c * g->lp + x] = gv[c];
-    }
-  for (int i = 0; i < np; i++)
-    {
-      row[3 * (size_t) g->lp + (size_t) i] = row[g->lx[i]];
-      row[3 * (size_t) g->lp + (size_t) (np + i)] = row[g->lx[i] + 1];
-    }
-}
-
 /* G_CH samples of one octave along a grid row, lanes I0 .. I0 + G_CH - 1,
  * from the spread rows R00 (lattice y, z), R10 (y + 1), R01 (z + 1) and R11
  * into S. */
@@ -202,6 +171,11 @@ grid_row (bool value, int np, int i0, const GridOct *restrict g, int j, int k,
     }
 }
 
+#ifdef TG__FBM_HAVE_X86
+static void grid_lattice_row (const TgNoise3Octave *o, const GridOct *g, int np, int yl, int zl,
+                              float *restrict row);
+#endif
+
 /* Makes sure G's planes hold the spread rows of lattice z corners ZL and
  * ZL + 1 (the samples move up one lattice cell at a time, so usually the
  * upper plane becomes the lower and one plane is rebuilt). */
@@ -224,9 +198,11 @@ grid_planes (const TgNoise3Octave *o, bool value, GridOct *g, int np, int zl)
           continue;
         }
       for (int yl = 0; yl <= g->span[1] + 1; yl++)
+#ifdef TG__FBM_HAVE_X86
         if (g->lp > 0)
           grid_lattice_row (o, g, np, yl, zl + p, g->plane[p] + (size_t) yl * rs);
         else
+#endif
           grid_spread_row (o, value, g, np, yl, zl + p, g->plane[p] + (size_t) yl * rs);
       g->zl[p] = zl + p;
     }
@@ -379,6 +355,87 @@ lat_corners_gather (const float *t, const float *gx, __m512i lx, __m512 xf, __m5
   *c0 = _mm512_fmadd_ps (_mm512_i32gather_ps (lx, gx, 4), xf, _mm512_i32gather_ps (lx, t, 4));
   *c1 = _mm512_fmadd_ps (_mm512_i32gather_ps (lx1, gx, 4), x1f,
                          _mm512_i32gather_ps (lx1, t, 4));
+}
+
+/* The lattice row of corners (any x, YL, ZL) of a Perlin octave O into
+ * ROW, for the AVX-512 kernel (lattice rows exist only there): gradient
+ * components gx, gy, gz of lattice corner x at [0, 1, 2] * G->lp + x,
+ * zeros past the span (the kernel reads whole registers of it and
+ * permutes the corners to the samples); then, for the NP x samples, the
+ * gx of the corner below each (at 3 G->lp + i) and above it (3 G->lp + NP
+ * + i).  gx does not depend on the sample's y and z, so spread once here
+ * it serves every sample row of the lattice row's cells.  Sixteen corners
+ * at a time: the hash in lanes, grad_vec's table permuted by its top four
+ * bits, the spread permuted (gathered past 32 corners) by the samples'
+ * cells. */
+__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq"))) static void
+grid_lattice_row (const TgNoise3Octave *o, const GridOct *g, int np, int yl, int zl,
+                  float *restrict row)
+{
+  uint32_t hz = tg_mix32 (o->seed ^ (g->cell0[2] + (uint32_t) zl) * TG__FBM_HASH_KZ);
+  uint32_t hy = tg_mix32 (hz ^ (g->cell0[1] + (uint32_t) yl) * TG__NOISE3_KY);
+  const __m512i lane = _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+  const __m512i one = _mm512_set1_epi32 (1);
+  __m512 tab[3];
+  size_t lp = (size_t) g->lp;
+  int n = g->span[0] + 2; /* corners */
+
+  {
+    float t[3][16];
+
+    for (uint32_t k = 0; k < 16; k++)
+      {
+        float gv[3];
+
+        grad_vec (k, gv);
+        for (int c = 0; c < 3; c++)
+          t[c][k] = gv[c];
+      }
+    for (int c = 0; c < 3; c++)
+      tab[c] = _mm512_loadu_ps (t[c]);
+  }
+  for (int x0 = 0; x0 < (int) lp; x0 += 16)
+    {
+      __m512i x = _mm512_add_epi32 (_mm512_set1_epi32 ((int) (g->cell0[0] + (uint32_t) x0)), lane);
+      __m512i h = _mm512_xor_si512 (_mm512_set1_epi32 ((int) hy),
+                                    _mm512_mullo_epi32 (x, _mm512_set1_epi32 ((int) TG__FBM_HASH_KX)));
+      __mmask16 used = x0 >= n ? 0 : x0 + 16 <= n ? 0xffff : (__mmask16) ((1u << (n - x0)) - 1);
+
+      h = _mm512_xor_si512 (h, _mm512_srli_epi32 (h, 16));
+      h = _mm512_mullo_epi32 (h, _mm512_set1_epi32 (0x7feb352d));
+      h = _mm512_xor_si512 (h, _mm512_srli_epi32 (h, 15));
+      h = _mm512_mullo_epi32 (h, _mm512_set1_epi32 ((int) 0x846ca68bU));
+      h = _mm512_xor_si512 (h, _mm512_srli_epi32 (h, 16));
+      h = _mm512_srli_epi32 (h, 28);
+      for (int c = 0; c < 3; c++)
+        _mm512_storeu_ps (row + (size_t) c * lp + (size_t) x0,
+                          _mm512_maskz_permutexvar_ps (used, h, tab[c]));
+    }
+  for (int i0 = 0; i0 < np; i0 += 16)
+    {
+      __m512i lx = _mm512_loadu_si512 (g->lx + i0), lx1 = _mm512_add_epi32 (lx, one);
+      float *sp = row + 3 * lp + (size_t) i0;
+
+      if (n <= 16)
+        {
+          __m512 gx = _mm512_loadu_ps (row);
+
+          _mm512_storeu_ps (sp, _mm512_permutexvar_ps (lx, gx));
+          _mm512_storeu_ps (sp + np, _mm512_permutexvar_ps (lx1, gx));
+        }
+      else if (n <= 32)
+        {
+          __m512 lo = _mm512_loadu_ps (row), hi = _mm512_loadu_ps (row + 16);
+
+          _mm512_storeu_ps (sp, _mm512_permutex2var_ps (lo, lx, hi));
+          _mm512_storeu_ps (sp + np, _mm512_permutex2var_ps (lo, lx1, hi));
+        }
+      else
+        {
+          _mm512_storeu_ps (sp, _mm512_i32gather_ps (lx, row, 4));
+          _mm512_storeu_ps (sp + np, _mm512_i32gather_ps (lx1, row, 4));
+        }
+    }
 }
 
 /* grid_sum for Perlin noise in AVX-512, from lattice rows (grid_lattice_row)
