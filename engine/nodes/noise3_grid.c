@@ -445,7 +445,7 @@ grid_lattice_row (const TgNoise3Octave *o, const GridOct *g, int np, int yl, int
  * gradients and partial sums permuted from registers to the lanes.  The
  * operations on each value are grid_row's, in the same order, so the bits
  * are the same (test_fields, every ISA). */
-__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq"))) static void
+__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq,prfchw"))) static void
 grid_sum_perlin_avx512 (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, size_t sy,
                         size_t sz, GridOct *oct, int np, float *restrict acc,
                         float *restrict wgt, float *restrict tb)
@@ -489,6 +489,18 @@ grid_sum_perlin_avx512 (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, s
               r[1] = r[0] + rs;
               r[2] = g->plane[1] + yl * rs;
               r[3] = r[2] + rs;
+              /* The slice's output row, for writing, while the octaves are
+               * summed: scale_plane's stores then find their lines (the
+               * mesher's slab is larger than L2; stores that miss stall a
+               * pass that only stores). */
+              if (oi == 0)
+                {
+                  const char *orow = (const char *) (out + (size_t) k * sz + (size_t) j * sy);
+
+                  for (int b = 0; b < gr->nx * 4; b += 64)
+                    __builtin_prefetch (orow + b, 1, 3);
+                  __builtin_prefetch (orow + gr->nx * 4 - 1, 1, 3);
+                }
               yq[0] = yq[2] = _mm512_set1_ps (g->yf[j]);
               yq[1] = yq[3] = _mm512_set1_ps (g->y1f[j]);
               /* A row of at most 16 corners stays in registers (T16, G16). */
