@@ -361,13 +361,13 @@ lat_corners_gather (const float *t, const float *gx, __m512i lx, __m512 xf, __m5
  * ROW, for the AVX-512 kernel (lattice rows exist only there): gradient
  * components gx, gy, gz of lattice corner x at [0, 1, 2] * G->lp + x,
  * zeros past the span (the kernel reads whole registers of it and
- * permutes the corners to the samples); then, for the NP x samples, the
- * gx of the corner below each (at 3 G->lp + i) and above it (3 G->lp + NP
- * + i).  gx does not depend on the sample's y and z, so spread once here
- * it serves every sample row of the lattice row's cells.  Sixteen corners
- * at a time: the hash in lanes, grad_vec's table permuted by its top four
- * bits, the spread permuted (gathered past 32 corners) by the samples'
- * cells. */
+ * permutes the corners to the samples); then, in a row of at most 16
+ * corners, for the NP x samples, the gx of the corner below each (at 3
+ * G->lp + i) and above it (3 G->lp + NP + i).  gx does not depend on the
+ * sample's y and z, so spread once here it serves every sample row of the
+ * lattice row's cells.  Sixteen corners at a time: the hash in lanes,
+ * grad_vec's table permuted by its top four bits, the spread permuted by
+ * the samples' cells. */
 __attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq"))) static void
 grid_lattice_row (const TgNoise3Octave *o, const GridOct *g, int np, int yl, int zl,
                   float *restrict row)
@@ -411,31 +411,18 @@ grid_lattice_row (const TgNoise3Octave *o, const GridOct *g, int np, int yl, int
         _mm512_storeu_ps (row + (size_t) c * lp + (size_t) x0,
                           _mm512_maskz_permutexvar_ps (used, h, tab[c]));
     }
-  for (int i0 = 0; i0 < np; i0 += 16)
-    {
-      __m512i lx = _mm512_loadu_si512 (g->lx + i0), lx1 = _mm512_add_epi32 (lx, one);
-      float *sp = row + 3 * lp + (size_t) i0;
+  /* Only a row of at most 16 corners is read spread (the kernel permutes
+   * wider rows' gx along with their partial sums). */
+  if (n <= 16)
+    for (int i0 = 0; i0 < np; i0 += 16)
+      {
+        __m512i lx = _mm512_loadu_si512 (g->lx + i0), lx1 = _mm512_add_epi32 (lx, one);
+        __m512 gx = _mm512_loadu_ps (row);
+        float *sp = row + 3 * lp + (size_t) i0;
 
-      if (n <= 16)
-        {
-          __m512 gx = _mm512_loadu_ps (row);
-
-          _mm512_storeu_ps (sp, _mm512_permutexvar_ps (lx, gx));
-          _mm512_storeu_ps (sp + np, _mm512_permutexvar_ps (lx1, gx));
-        }
-      else if (n <= 32)
-        {
-          __m512 lo = _mm512_loadu_ps (row), hi = _mm512_loadu_ps (row + 16);
-
-          _mm512_storeu_ps (sp, _mm512_permutex2var_ps (lo, lx, hi));
-          _mm512_storeu_ps (sp + np, _mm512_permutex2var_ps (lo, lx1, hi));
-        }
-      else
-        {
-          _mm512_storeu_ps (sp, _mm512_i32gather_ps (lx, row, 4));
-          _mm512_storeu_ps (sp + np, _mm512_i32gather_ps (lx1, row, 4));
-        }
-    }
+        _mm512_storeu_ps (sp, _mm512_permutexvar_ps (lx, gx));
+        _mm512_storeu_ps (sp + np, _mm512_permutexvar_ps (lx1, gx));
+      }
 }
 
 /* grid_sum for Perlin noise in AVX-512, from lattice rows (grid_lattice_row)

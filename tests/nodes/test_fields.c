@@ -395,7 +395,8 @@ test_noise_same_bits_every_isa (void)
  * exactly 0, where signed zeros turn up), off it, far from the origin, of
  * odd sizes, with octaves finer than the grid (which fall back), and with
  * the finest octave 2.5 lattice cells a step (AVX-512 gathers its corners
- * instead of permuting them). */
+ * instead of permuting them), and with rows of about 16 and 32 lattice
+ * corners (AVX-512 builds their gradients in one register, two, or more). */
 static void
 test_noise_grid_same_bits (void)
 {
@@ -410,6 +411,15 @@ test_noise_grid_same_bits (void)
     { -1.0, 2.0, -3.0, 0.3, 0.2, 20, 20, 20, 3 }, /* octaves finer than the step */
     { 1.0, 2.0, 3.0, 2.5, 8.0, 20, 5, 5, 4 }, /* 16 samples over > 30 lattice cells */
     { 0.0, 0.0, 0.0, 1.0, 64.0, 1, 1, 1, 4 },
+    /* AVX-512 lattice rows of about 16 and 32 corners along x at the
+     * finest octave (one lattice cell a metre): on either side of where
+     * their gradients and spread take one register, two, or gathers. */
+    { -7.3, 1.1, 2.2, 0.22, 8.0, 64, 3, 3, 4 },
+    { -7.3, 1.1, 2.2, 0.235, 8.0, 64, 3, 3, 4 },
+    { -7.3, 1.1, 2.2, 0.25, 8.0, 64, 3, 3, 4 },
+    { 5.9, -3.7, 0.4, 0.47, 8.0, 64, 3, 3, 4 },
+    { 5.9, -3.7, 0.4, 0.49, 8.0, 64, 3, 3, 4 },
+    { 5.9, -3.7, 0.4, 0.51, 8.0, 64, 3, 3, 4 },
   };
   static float val[64 * 64 * 64], ref[64 * 64 * 64], px[64 * 64 * 64], py[64 * 64 * 64],
     pz[64 * 64 * 64];
