@@ -376,24 +376,16 @@ grid_lattice_row (const TgNoise3Octave *o, const GridOct *g, int np, int yl, int
   uint32_t hy = tg_mix32 (hz ^ (g->cell0[1] + (uint32_t) yl) * TG__NOISE3_KY);
   const __m512i lane = _mm512_setr_epi32 (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
   const __m512i one = _mm512_set1_epi32 (1);
-  __m512 tab[3];
+  /* grad_vec (k) for k = 0 .. 15, a component a row. */
+  static const float grad_tab[3][16] = {
+    { 1, -1, 1, -1, 1, -1, 1, -1, 0, 0, 0, 0, 1, 0, -1, 0 },
+    { 1, 1, -1, -1, 0, 0, 0, 0, 1, -1, 1, -1, 1, -1, 1, -1 },
+    { 0, 0, 0, 0, 1, 1, -1, -1, 1, 1, -1, -1, 0, 1, 0, -1 },
+  };
+  const __m512 tab[3] = { _mm512_loadu_ps (grad_tab[0]), _mm512_loadu_ps (grad_tab[1]),
+                          _mm512_loadu_ps (grad_tab[2]) };
   size_t lp = (size_t) g->lp;
   int n = g->span[0] + 2; /* corners */
-
-  {
-    float t[3][16];
-
-    for (uint32_t k = 0; k < 16; k++)
-      {
-        float gv[3];
-
-        grad_vec (k, gv);
-        for (int c = 0; c < 3; c++)
-          t[c][k] = gv[c];
-      }
-    for (int c = 0; c < 3; c++)
-      tab[c] = _mm512_loadu_ps (t[c]);
-  }
   for (int x0 = 0; x0 < (int) lp; x0 += 16)
     {
       __m512i x = _mm512_add_epi32 (_mm512_set1_epi32 ((int) (g->cell0[0] + (uint32_t) x0)), lane);
