@@ -104,8 +104,10 @@ tg__noise3_split (double p, uint32_t *cell, float *frac)
 {
   double fl, m;
 
-  p = p >= -TG__FBM_SPLIT_LIMIT ? p : -TG__FBM_SPLIT_LIMIT; /* NaN too */
-  p = p <= TG__FBM_SPLIT_LIMIT ? p : TG__FBM_SPLIT_LIMIT;
+  /* NaN too goes to -limit.  One conditional: GCC keeps floor a call
+   * after two (even in builds where it is one instruction). */
+  p = p >= -TG__FBM_SPLIT_LIMIT ? (p <= TG__FBM_SPLIT_LIMIT ? p : TG__FBM_SPLIT_LIMIT)
+                                : -TG__FBM_SPLIT_LIMIT;
   fl = floor (p);
   m = fl - 4294967296.0 * floor (fl * (1.0 / 4294967296.0)) - 2147483648.0;
   *cell = (uint32_t) (int32_t) m ^ 0x80000000u;

@@ -571,11 +571,14 @@ grid_sum_perlin_avx512 (const TgNoise3 *nz, const TgFieldGrid *gr, float *out, s
 /* Fills the per-axis tables of one axis: cell from CELL0, fraction, its
  * complement and fade, for N samples and N_PAD lanes (padding repeats the
  * last sample).  False when a sample falls outside the span (coordinates
- * not increasing). */
-static bool
-grid_axis (const TgNoise3 *nz, const TgNoise3Octave *o, int axis, const float *c, int n,
-           int n_pad, uint32_t cell0, int span, int32_t *l, float *f, float *f1, float *fd)
+ * not increasing).  Built per ISA like the kernels (the AVX-512 build
+ * rounds in registers where the baseline calls floor), the same bits. */
+TG__FBM_KERNEL bool
+grid_axis_body (const TgNoise3 *nz, const TgNoise3Octave *o, int axis, const float *c, int n,
+                int n_pad, uint32_t cell0, int span, int32_t *l, float *f, float *f1, float *fd)
 {
+  bool ok = true;
+
   for (int i = 0; i < n_pad; i++)
     {
       uint32_t cell;
@@ -583,13 +586,33 @@ grid_axis (const TgNoise3 *nz, const TgNoise3Octave *o, int axis, const float *c
 
       grid_split (nz, o, axis, c[i < n ? i : n - 1], &cell, &fr);
       l[i] = (int32_t) (cell - cell0);
-      if (l[i] < 0 || l[i] > span)
-        return false;
+      ok &= l[i] >= 0 && l[i] <= span;
       f[i] = fr;
       f1[i] = fr - 1.0f;
       fd[i] = tg__fbm_fade (fr);
     }
-  return true;
+  return ok;
+}
+
+#ifdef TG__FBM_HAVE_X86
+__attribute__ ((target ("avx512f,avx512vl,avx512bw,avx512dq"))) static bool
+grid_axis_avx512 (const TgNoise3 *nz, const TgNoise3Octave *o, int axis, const float *c, int n,
+                  int n_pad, uint32_t cell0, int span, int32_t *l, float *f, float *f1,
+                  float *fd)
+{
+  return grid_axis_body (nz, o, axis, c, n, n_pad, cell0, span, l, f, f1, fd);
+}
+#endif
+
+static bool
+grid_axis (const TgNoise3 *nz, const TgNoise3Octave *o, int axis, const float *c, int n,
+           int n_pad, uint32_t cell0, int span, int32_t *l, float *f, float *f1, float *fd)
+{
+#ifdef TG__FBM_HAVE_X86
+  if (nz->isa == TG__FBM_ISA_AVX512)
+    return grid_axis_avx512 (nz, o, axis, c, n, n_pad, cell0, span, l, f, f1, fd);
+#endif
+  return grid_axis_body (nz, o, axis, c, n, n_pad, cell0, span, l, f, f1, fd);
 }
 
 static size_t
