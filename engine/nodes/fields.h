@@ -208,8 +208,22 @@ int tg__iso_split (const TgIsoLevel *lv, const TgIsoLattice *lat, const TgIsoOpt
                    double skirt_m, const TgField *field, TgIsoParallel par, void *par_ctx,
                    uint8_t *have, TgIsoChunks *out);
 void tg__iso_chunks_clear (TgIsoChunks *list);
-/* The skirts' depth for O's levels: twice the coarsest cell. */
+/* mesh_isosurface_skirts.c.  The skirts' depth for O's levels: twice the
+ * coarsest cell. */
 double tg__iso_skirt_m (const TgIsoOptions *o);
+
+/* The skirts of one level LV, DEPTH deep, kept inside FIELD's solid and
+ * the level's section of it, planned for all its chunks at once; *OUT is
+ * freed with tg__iso_skirts_free.  0 or TG_ENOMEM. */
+typedef struct TgIsoSkirts TgIsoSkirts;
+int tg__iso_skirts_plan (const TgIsoLevel *lv, const TgIsoLattice *lat, const TgIsoOptions *o,
+                         double depth, const TgField *field, TgIsoSkirts **out);
+void tg__iso_skirts_free (TgIsoSkirts *plan);
+/* Appends to C (chunk CID of LAT) the skirts PLAN hangs from its open
+ * edges on its inner faces; GLOBAL[i] is the level's index of C's vertex
+ * i.  0 or TG_ENOMEM. */
+int tg__iso_skirts_add (const TgIsoSkirts *plan, const TgIsoLattice *lat, const TgIsoOptions *o,
+                        const int64_t cid[3], const uint32_t *global, TgMeshChunk *c);
 
 typedef struct
 {

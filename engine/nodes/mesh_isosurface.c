@@ -3006,6 +3006,6 @@ static const TgNodeDesc iso_desc = {
   .check = iso_check,
   .eval = iso_eval,
   .memory = iso_memory,
-  .version = 1,
+  .version = 2,
 };
 TG_NODE_REGISTER (iso_desc);

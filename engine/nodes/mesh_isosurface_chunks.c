@@ -1,4 +1,4 @@
-/* mesh.isosurface's chunks and skirts: one welded level of the surface,
+/* mesh.isosurface's chunks: one welded level of the surface,
  * each triangle tagged with its chunk, cut into one mesh per chunk.
  *
  * A chunk takes the triangles of its cells in the level's order and its
@@ -7,19 +7,9 @@
  * position and normal, bit for bit: the chunks of one level still close
  * up, and any 16 or 32-bit index fits the chunk, not the level.
  *
- * Skirts (when the surface has levels of detail).  Two neighbouring
- * chunks drawn at different levels meet along two different polylines on
- * their common face, which leaves a crack.  Every open edge that lies in
- * a chunk face inside the box gets a skirt: a quad hanging from it into
- * the solid, in the face's plane (so the skirt covers the part of the
- * plane between the two polylines), as deep along the surface's normal as
- * tg__iso_skirt_m says, and pulled back where that would leave the solid
- * (a thin part).  Both chunks of a face, at every level, hang one, so
- * whichever side is the higher the gap is closed from both sides; at the
- * same level the two skirts coincide, wound both ways.  Skirt triangles
- * continue the surface's winding over the edge, so they face out of
- * their chunk; they come after the chunk's own triangles and vertices. */
-#include <math.h>
+ * With levels of detail each chunk also gets its skirts
+ * (mesh_isosurface_skirts.c), planned for the whole level before the
+ * chunks are cut so that the chunks of a face hang the same ones. */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -29,16 +19,6 @@
 #include <tgraph/tgraph.h>
 
 #include "fields.h"
-
-double
-tg__iso_skirt_m (const TgIsoOptions *o)
-{
-  int lods = o->lods > 1 ? o->lods : 1;
-
-  /* Two levels' surfaces stray apart by about a coarse cell at most on a
-   * smooth field: twice the coarsest cell covers it. */
-  return 2.0 * o->cell * (double) (1 << (lods - 1));
-}
 
 void
 tg__iso_chunks_clear (TgIsoChunks *list)
@@ -56,249 +36,6 @@ tg__iso_chunks_clear (TgIsoChunks *list)
   memset (list, 0, sizeof *list);
 }
 
-/* The planes of a chunk's faces that lie inside the box (a neighbour is
- * across them): along each axis, the low and the high one. */
-typedef struct
-{
-  float at[3][2];
-  bool inner[3][2];
-} Faces;
-
-static void
-chunk_faces (const TgIsoLattice *l, const TgIsoOptions *o, const int64_t id[3], Faces *f)
-{
-  for (int k = 0; k < 3; k++)
-    for (int side = 0; side < 2; side++)
-      {
-        /* The face's lattice index in the box: points of every level. */
-        int64_t g = (l->c0[k] + id[k] + side) * l->cells - l->off[k];
-
-        f->at[k][side] = (float) (o->min[k] + (double) g * o->cell);
-        f->inner[k][side] = g > 0 && g < l->n[k];
-      }
-}
-
-typedef struct
-{
-  uint64_t key; /* undirected edge: low vertex << 32 | high vertex */
-  int64_t at;   /* 3 triangle + corner */
-} EdgeUse;
-
-static int
-cmp_edge (const void *a, const void *b)
-{
-  uint64_t x = ((const EdgeUse *) a)->key, y = ((const EdgeUse *) b)->key;
-
-  return x < y ? -1 : x > y;
-}
-
-/* The way down of a skirt vertex hanging from P (normal N) on the face
- * across axis AX: in the face's plane, into the solid, far enough to lie
- * DEPTH below the surface along the normal (at most twice DEPTH away);
- * straight down the normal where the surface nearly lies in the plane.
- * DIR gets the unit direction, the result is the distance. */
-static double
-skirt_way (const float *n, int ax, double depth, double dir[3])
-{
-  double m[3] = { n[0], n[1], n[2] }, len2;
-
-  m[ax] = 0.0;
-  len2 = m[0] * m[0] + m[1] * m[1] + m[2] * m[2];
-  if (len2 > 0.0625)
-    {
-      double len = sqrt (len2);
-
-      for (int k = 0; k < 3; k++)
-        dir[k] = m[k] / len;
-      return fmin (depth / len, 2.0 * depth);
-    }
-  for (int k = 0; k < 3; k++)
-    dir[k] = n[k];
-  return depth;
-}
-
-static void
-skirt_place (const float *p, const double dir[3], double t, float *out)
-{
-  for (int k = 0; k < 3; k++)
-    out[k] = dir[k] == 0.0 ? p[k] : (float) (p[k] - t * dir[k]);
-}
-
-/* Adds skirts of DEPTH to C on its inner faces F, their bottoms kept
- * inside the solid of FIELD.  0 or TG_ENOMEM. */
-static int
-add_skirts (TgMeshChunk *c, const Faces *f, double depth, const TgField *field, double iso)
-{
-  int64_t nt = c->n_indices / 3, n_open = 0;
-  EdgeUse *uses = malloc (sizeof *uses * (size_t) (3 * nt + 1));
-  uint8_t *face_of = calloc ((size_t) (3 * nt + 1), 1); /* 1 + 2 axis + side, or 0 */
-  int32_t *sk = malloc (sizeof (int32_t) * 3 * (size_t) (c->n_vertices + 1));
-  int nv = c->n_vertices, rc = 0;
-
-  if (!uses || !face_of || !sk)
-    {
-      rc = TG_ENOMEM;
-      goto out;
-    }
-  for (int64_t t = 0; t < 3 * nt; t++)
-    {
-      uint32_t a = c->indices[t], b = c->indices[t - t % 3 + (t % 3 + 1) % 3];
-
-      uses[t].key = (uint64_t) (a < b ? a : b) << 32 | (a < b ? b : a);
-      uses[t].at = t;
-    }
-  qsort (uses, (size_t) (3 * nt), sizeof *uses, cmp_edge);
-  /* Open edges (one use) in a face plane; the new vertices and triangles
-   * follow the triangle order, whatever the sort did with ties. */
-  for (int64_t i = 0; i < 3 * nt; i++)
-    {
-      bool open = (i == 0 || uses[i - 1].key != uses[i].key)
-                  && (i + 1 == 3 * nt || uses[i + 1].key != uses[i].key);
-      int64_t t = uses[i].at;
-      const float *pa, *pb;
-
-      if (!open)
-        continue;
-      pa = c->positions + 3 * (size_t) c->indices[t];
-      pb = c->positions + 3 * (size_t) c->indices[t - t % 3 + (t % 3 + 1) % 3];
-      for (int k = 0; k < 3 && !face_of[t]; k++)
-        for (int side = 0; side < 2; side++)
-          if (f->inner[k][side] && pa[k] == f->at[k][side] && pb[k] == f->at[k][side])
-            {
-              face_of[t] = (uint8_t) (1 + 2 * k + side);
-              n_open++;
-              break;
-            }
-    }
-  if (n_open == 0)
-    goto out;
-  for (int64_t i = 0; i < 3 * (int64_t) nv; i++)
-    sk[i] = -1;
-  {
-    int64_t cap_v = nv + 2 * n_open, cap_i = c->n_indices + 6 * n_open;
-    float *pos = realloc (c->positions, sizeof (float) * 3 * (size_t) cap_v);
-    float *nrm = pos ? realloc (c->normals, sizeof (float) * 3 * (size_t) cap_v) : NULL;
-    uint32_t *idx = nrm ? realloc (c->indices, sizeof (uint32_t) * (size_t) cap_i) : NULL;
-    int64_t ni = c->n_indices;
-
-    if (pos)
-      c->positions = pos;
-    if (nrm)
-      c->normals = nrm;
-    if (idx)
-      c->indices = idx;
-    if (!pos || !nrm || !idx || cap_v > INT32_MAX)
-      {
-        rc = TG_ENOMEM;
-        goto out;
-      }
-    /* The skirt vertices first, then their bottoms pulled back, in
-     * batches, wherever the field puts them outside the solid (a thin
-     * part, where a skirt would poke out of the far side): halving the
-     * way, at most five times. */
-    {
-      int n_new = 0, *src = malloc (sizeof (int) * (size_t) (2 * n_open + 1));
-      double *way = malloc (sizeof (double) * 4 * (size_t) (2 * n_open + 1));
-      float *bx = malloc (sizeof (float) * 4 * TG_FIELD_BATCH_MAX);
-
-      if (!src || !way || !bx)
-        {
-          free (src);
-          free (way);
-          free (bx);
-          rc = TG_ENOMEM;
-          goto out;
-        }
-      for (int64_t t = 0; t < 3 * nt; t++)
-        if (face_of[t])
-          {
-            int k = (face_of[t] - 1) / 2;
-            uint32_t ab[2] = { c->indices[t], c->indices[t - t % 3 + (t % 3 + 1) % 3] };
-
-            for (int q = 0; q < 2; q++)
-              if (sk[3 * (size_t) ab[q] + (size_t) k] < 0)
-                {
-                  uint32_t v = ab[q];
-                  double *w = way + 4 * n_new;
-
-                  w[3] = skirt_way (nrm + 3 * (size_t) v, k, depth, w);
-                  skirt_place (pos + 3 * (size_t) v, w, w[3], pos + 3 * (size_t) (nv + n_new));
-                  memcpy (nrm + 3 * (size_t) (nv + n_new), nrm + 3 * (size_t) v,
-                          sizeof (float) * 3);
-                  src[n_new] = (int) v;
-                  sk[3 * (size_t) v + (size_t) k] = nv + n_new++;
-                }
-          }
-      for (int round = 0; field && round < 5; round++)
-        {
-          int n_out = 0;
-
-          for (int i0 = 0; i0 < n_new; i0 += TG_FIELD_BATCH_MAX)
-            {
-              int nb = 0, at[TG_FIELD_BATCH_MAX];
-              float *by = bx + TG_FIELD_BATCH_MAX, *bz = by + TG_FIELD_BATCH_MAX,
-                    *bv = bz + TG_FIELD_BATCH_MAX;
-
-              for (int i = i0; i < n_new && i < i0 + TG_FIELD_BATCH_MAX; i++)
-                if (way[4 * i + 3] > 0.0)
-                  {
-                    const float *q = pos + 3 * (size_t) (nv + i);
-                    bx[nb] = q[0];
-                    by[nb] = q[1];
-                    bz[nb] = q[2];
-                    at[nb++] = i;
-                  }
-              if (nb > 0)
-                field->eval (field, nb, bx, by, bz, bv);
-              for (int j = 0; j < nb; j++)
-                {
-                  double *w = way + 4 * at[j];
-
-                  if (bv[j] < iso)
-                    w[3] = 0.0; /* inside: done */
-                  else
-                    {
-                      w[3] *= 0.5;
-                      skirt_place (pos + 3 * (size_t) src[at[j]], w, w[3],
-                                   pos + 3 * (size_t) (nv + at[j]));
-                      n_out++;
-                    }
-                }
-            }
-          if (n_out == 0)
-            break;
-        }
-      free (src);
-      free (way);
-      free (bx);
-      nv += n_new;
-    }
-    for (int64_t t = 0; t < 3 * nt; t++)
-      if (face_of[t])
-        {
-          int k = (face_of[t] - 1) / 2;
-          uint32_t a = c->indices[t], b = c->indices[t - t % 3 + (t % 3 + 1) % 3];
-          uint32_t d[2] = { (uint32_t) sk[3 * (size_t) a + (size_t) k],
-                            (uint32_t) sk[3 * (size_t) b + (size_t) k] };
-
-          /* The triangle has a -> b; the skirt goes on with b -> a. */
-          idx[ni++] = b;
-          idx[ni++] = a;
-          idx[ni++] = d[0];
-          idx[ni++] = b;
-          idx[ni++] = d[0];
-          idx[ni++] = d[1];
-        }
-    c->n_vertices = nv;
-    c->n_indices = ni;
-  }
-out:
-  free (uses);
-  free (face_of);
-  free (sk);
-  return rc;
-}
-
 /* One level being cut: the triangles by chunk, the chunks to write (in
  * order) and where they go. */
 typedef struct
@@ -306,9 +43,8 @@ typedef struct
   const TgIsoLevel *lv;
   const TgIsoLattice *lat;
   const TgIsoOptions *o;
-  const TgField *field;
+  const TgIsoSkirts *skirts; /* NULL: none */
   int level;
-  double skirt_m;
   const int64_t *start, *order;
   const int64_t *ids;   /* the chunks written, by increasing id */
   TgMeshChunk *dst;     /* one per entry of IDS */
@@ -373,12 +109,23 @@ split_chunk (Split *sp, SplitScratch *sc, int64_t j)
         memcpy (c->positions + 3 * (size_t) w, lv->pos + 3 * (size_t) v, sizeof (float) * 3);
         memcpy (c->normals + 3 * (size_t) w, lv->nrm + 3 * (size_t) v, sizeof (float) * 3);
       }
-  if (lat && sp->skirt_m > 0.0)
+  if (lat && sp->skirts)
     {
-      Faces f;
+      uint32_t *global = malloc (sizeof (uint32_t) * ((size_t) nlocal + 1));
+      int rc;
 
-      chunk_faces (lat, sp->o, cid, &f);
-      return add_skirts (c, &f, sp->skirt_m, sp->field, sp->o->iso);
+      if (global == NULL)
+        return TG_ENOMEM;
+      for (int64_t i = s0; i < s1; i++)
+        for (int q = 0; q < 3; q++)
+          {
+            uint32_t v = lv->idx[3 * sp->order[i] + q];
+
+            global[sc->local[v]] = v;
+          }
+      rc = tg__iso_skirts_add (sp->skirts, lat, sp->o, cid, global, c);
+      free (global);
+      return rc;
     }
   return 0;
 }
@@ -445,6 +192,7 @@ tg__iso_split (const TgIsoLevel *lv, const TgIsoLattice *lat, const TgIsoOptions
   int64_t *ids = malloc (sizeof (int64_t) * (size_t) (n_chunks + 1));
   int64_t n_ids = 0;
   Split sp;
+  TgIsoSkirts *skirts = NULL;
   int rc = 0;
 
   memset (&sp, 0, sizeof sp);
@@ -453,6 +201,8 @@ tg__iso_split (const TgIsoLevel *lv, const TgIsoLattice *lat, const TgIsoOptions
       rc = TG_ENOMEM;
       goto out;
     }
+  if (lat && skirt_m > 0.0 && (rc = tg__iso_skirts_plan (lv, lat, o, skirt_m, field, &skirts)) < 0)
+    goto out;
   /* Triangles by chunk, in their order within each (a counting sort). */
   for (int64_t t = 0; t < lv->nt; t++)
     start[(lat ? lv->tag[t] : 0) + 1]++;
@@ -507,9 +257,8 @@ tg__iso_split (const TgIsoLevel *lv, const TgIsoLattice *lat, const TgIsoOptions
   sp.lv = lv;
   sp.lat = lat;
   sp.o = o;
-  sp.field = field;
+  sp.skirts = skirts;
   sp.level = level;
-  sp.skirt_m = skirt_m;
   sp.start = start;
   sp.order = order;
   sp.ids = ids;
@@ -533,6 +282,7 @@ tg__iso_split (const TgIsoLevel *lv, const TgIsoLattice *lat, const TgIsoOptions
     for (int64_t j = 0; j < n_ids; j++)
       have[ids[j]] = start[ids[j] + 1] > start[ids[j]];
 out:
+  tg__iso_skirts_free (skirts);
   free (start);
   free (order);
   free (ids);
