@@ -200,9 +200,9 @@ typedef struct
  * the surface LV (LAT NULL: the whole level as one chunk), named by
  * chunk and level, each welded with its own vertices, leaving out those
  * without triangles; level 0 marks the chunks it writes in HAVE and
- * coarser levels write only those.  SKIRT_M > 0 hangs skirts that deep
- * on every chunk face inside the box, their bottoms inside FIELD's solid.
- * The chunks are made in parallel through PAR (NULL: serially), each into
+ * coarser levels write only those.  SKIRT_M > 0 hangs skirts at most
+ * that deep on every chunk face inside the box, kept inside FIELD's solid
+ * and the level's section of it (tg__iso_skirts_plan).  The chunks are made in parallel through PAR (NULL: serially), each into
  * its own place in OUT.  0, TG_ENOMEM or what PAR returned (cancelled). */
 int tg__iso_split (const TgIsoLevel *lv, const TgIsoLattice *lat, const TgIsoOptions *o, int level,
                    double skirt_m, const TgField *field, TgIsoParallel par, void *par_ctx,
