@@ -37,6 +37,7 @@
  * arithmetic, and nothing depends on the thread count or the tiling.
  */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -92,6 +93,7 @@ typedef struct
   double face_radius_m;
   double channel_pull_m;
   double discharge_area_m2;
+  double cell_m;
 } HydraulicParams;
 
 static const TgParamDesc hydraulic_params[] = {
@@ -155,6 +157,13 @@ static const TgParamDesc hydraulic_params[] = {
                              "droplets carry their plain capacity: gullies that "
                              "carry more cut faster and draw the water beside them in, so they "
                              "join into branching networks (0: off)")),
+  TG_PARAM_FLOAT (HydraulicParams, cell_m, .label = N_("Simulation cell"), .def = 0.0, .min = 0.0,
+                  .max = 10000.0, .soft_min = 0.0, .soft_max = 8.0, .unit = "m",
+                  .help = N_("Cell the droplets run on where the map's cells are finer: the "
+                             "coarsest whole number of the map's cells not over it; their change "
+                             "is laid smoothly over the map's own detail.  A 1 m build at 2 m "
+                             "erodes as a 2 m build in about a third of the time (0: the map's "
+                             "own cell)")),
 };
 
 static const TgPortDesc hydraulic_inputs[] = {
@@ -234,6 +243,53 @@ hydraulic_setup (TgHydraulicSetup *s, const HydraulicParams *p, const TgWorld *w
   s->channel_ceil = (float) CHANNEL_CEIL;
 }
 
+/* The grid the droplets run on: every F-th sample of the build's lattice
+ * from sample 0 (F = 1: the lattice itself), as a whole-world region of
+ * cells F times the build's.  Where F does not divide the lattice, the
+ * grid reaches a little past the world's edge (clamped input there). */
+typedef struct
+{
+  int f;
+  TgRegion full;
+} HydGrid;
+
+/* F at most this (and the grid 3 samples a side or more). */
+#define SIM_F_MAX 64
+
+static HydGrid
+hydraulic_grid (const HydraulicParams *p, const TgRegion *full)
+{
+  HydGrid g = { 1, *full };
+  double q = p->cell_m / full->cell;
+  int most = ((full->full_w < full->full_h ? full->full_w : full->full_h) - 1) / 2;
+  int f = q >= SIM_F_MAX ? SIM_F_MAX : (q > 1.0 ? (int) floor (q * (1.0 + 1e-9)) : 1);
+
+  f = f < most ? f : most;
+  if (!(p->cell_m > 0.0) || f < 2)
+    return g;
+  g.f = f;
+  g.full.cell = full->cell * f;
+  g.full.full_w = g.full.width = tg__hydraulic_coarse_n (full->full_w, f);
+  g.full.full_h = g.full.height = tg__hydraulic_coarse_n (full->full_h, f);
+  g.full.col0 = g.full.row0 = 0;
+  return g;
+}
+
+/* The grid and the setup on it for a build over FULL; the build's own
+ * lattice where the coarser grid would have no droplets to run. */
+static void
+hydraulic_plan (HydGrid *g, TgHydraulicSetup *s, const HydraulicParams *p, const TgWorld *world,
+                const TgRegion *full, uint32_t seed)
+{
+  *g = hydraulic_grid (p, full);
+  hydraulic_setup (s, p, world, &g->full, seed);
+  if (g->f > 1 && tg__hydraulic_phases (s, g->full.full_w, g->full.full_h) == 0)
+    {
+      *g = (HydGrid) { 1, *full };
+      hydraulic_setup (s, p, world, full, seed);
+    }
+}
+
 /* The cells the drainage is averaged over on each side before it sets the
  * channel factor: the widest erosion brush's radius, so that a droplet
  * follows drainage lines as wide as it erodes, not every one-cell
@@ -243,6 +299,41 @@ static int
 channel_smooth_cells (const TgHydraulicSetup *s)
 {
   return (int) ceilf (s->face_radius > s->brush_radius ? s->face_radius : s->brush_radius);
+}
+
+/* The channel factor over M (W x H), from the area per 4 m of width
+ * draining through each cell, in place; 0 or TG_ENOMEM. */
+static int
+channel_factor (const HydraulicParams *p, const TgHydraulicSetup *s, float *m, int w, int h)
+{
+  size_t n = (size_t) w * (size_t) h;
+  float *tmp = malloc (sizeof (float) * (n ? n : 1));
+
+  if (!tmp)
+    return TG_ENOMEM;
+  tg__hydraulic_channel_smooth (m, tmp, w, h, channel_smooth_cells (s));
+  free (tmp);
+  for (size_t k = 0; k < n; k++)
+    m[k] = tg__hydraulic_channel_factor (m[k], p->channel_area_m2, p->channel_exponent,
+                                         CHANNEL_FLOOR, CHANNEL_CEIL);
+  return 0;
+}
+
+/* How the channel map reads the drainage mask of a build over OVER.  The
+ * area draining through a cell grows with its width where water spreads
+ * (a face: the slope's length times the cell), and the average in
+ * channel_factor spreads a line's area over the window too; the factor
+ * reads it per 4 m of width, as a 4 m build sees it.  Read per cell, a
+ * 2 m build had half the factor (alpine 2049: 25 % less eroded than
+ * 1025).  Per 4 m of width, a coarser simulation grid averages it. */
+static TgHydraulicDecode
+channel_decode (TgEvalCtx *c, const TgRegion *over)
+{
+  TgHydraulicDecode d;
+
+  tg__erosion_area_scale (tg_eval_world (c), over, &d.ref_area, &d.log_max);
+  d.scale = REF_STEP_M / over->cell;
+  return d;
 }
 
 /* The channel map from the drainage input FL over OVER (a window FL
@@ -255,42 +346,129 @@ channel_map (TgEvalCtx *c, const TgHydraulicSetup *s, const TgValue *fl, const T
 {
   const HydraulicParams *p = tg_eval_params (c);
   size_t n = (size_t) over->width * (size_t) over->height;
-  double ref_area, log_max;
-  float *m, *tmp, width;
+  TgHydraulicDecode d = channel_decode (c, over);
+  float *m;
   int rc;
 
   if ((rc = tg__check_grid_input (c, fl, "flow", over)) < 0)
     return rc;
   m = malloc (sizeof (float) * (n ? n : 1));
-  tmp = malloc (sizeof (float) * (n ? n : 1));
-  if (!m || !tmp)
-    {
-      free (m);
-      free (tmp);
-      return tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d map", over->width,
-                           over->height);
-    }
-  tg__erosion_area_scale (tg_eval_world (c), over, &ref_area, &log_max);
-  /* The area draining through a cell grows with its width where water
-   * spreads (a face: the slope's length times the cell), and the average
-   * below spreads a line's area over the window too; the factor reads it
-   * per 4 m of width, as a 4 m build sees it.  Read per cell, a 2 m build
-   * had half the factor (alpine 2049: 25 % less eroded than 1025). */
-  width = (float) (REF_STEP_M / over->cell);
+  if (!m)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d map", over->width,
+                         over->height);
   for (int j = 0; j < over->height; j++)
     {
       const float *row = tg__grid_row (fl, over, j);
       float *o = m + (size_t) j * over->width;
       for (int i = 0; i < over->width; i++)
-        o[i] = tg__hydraulic_drainage_area (row[i], ref_area, log_max) * width;
+        o[i] = tg__hydraulic_drainage_area (row[i], d.ref_area, d.log_max) * (float) d.scale;
     }
-  tg__hydraulic_channel_smooth (m, tmp, over->width, over->height, channel_smooth_cells (s));
-  free (tmp);
-  for (size_t k = 0; k < n; k++)
-    m[k] = tg__hydraulic_channel_factor (m[k], p->channel_area_m2, p->channel_exponent,
-                                         CHANNEL_FLOOR, CHANNEL_CEIL);
+  if (channel_factor (p, s, m, over->width, over->height) < 0)
+    {
+      free (m);
+      return tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d map", over->width,
+                           over->height);
+    }
   *map = m;
   return 0;
+}
+
+/* --- the coarser simulation grid ------------------------------------------- */
+
+static TgHydraulicRect
+value_rect (const TgValue *v)
+{
+  return (TgHydraulicRect) { v->region.col0, v->region.row0, v->region.width, v->region.height };
+}
+
+static bool
+rect_holds (const TgHydraulicRect *a, const TgHydraulicRect *b)
+{
+  return b->x0 >= a->x0 && b->y0 >= a->y0 && b->x0 + b->w <= a->x0 + a->w
+         && b->y0 + b->h <= a->y0 + a->h;
+}
+
+typedef struct
+{
+  const float *src;
+  TgHydraulicRect sr, dr;
+  int w, h, f;
+  const TgHydraulicDecode *dec;
+  float *dst;
+  atomic_int failed;
+} HydDown;
+
+static void
+hydraulic_down_rows (void *user, int begin, int end)
+{
+  HydDown *job = user;
+
+  if (tg__hydraulic_downsample (job->src, &job->sr, job->w, job->h, job->f, job->dec, job->dst,
+                                &job->dr, begin, end)
+      < 0)
+    atomic_store (&job->failed, 1);
+}
+
+/* Input IN (port NAME; decoded with DEC when not NULL) averaged onto the
+ * grid's window DR into a new *OUT; 0, or the code the node failed with. */
+static int
+coarse_input (TgEvalCtx *c, const HydGrid *g, const TgValue *in, const char *name,
+              const TgHydraulicDecode *dec, const TgHydraulicRect *dr, float **out)
+{
+  const TgRegion *r = tg_eval_region (c);
+  HydDown job;
+  TgHydraulicRect need;
+  int rc;
+
+  *out = NULL;
+  if (!in || !in->data)
+    return tg_eval_fail (c, TG_EMISSING, TG_MSG_INPUT_NO_DATA, name);
+  if (in->channels != 1)
+    return tg_eval_fail (c, TG_ETYPE, TG_MSG_INPUT_CHANNELS, name, in->channels, 1);
+  memset (&job, 0, sizeof job);
+  job.src = in->data;
+  job.sr = value_rect (in);
+  job.dr = *dr;
+  job.w = r->full_w;
+  job.h = r->full_h;
+  job.f = g->f;
+  job.dec = dec;
+  tg__hydraulic_down_reach (dr, g->f, r->full_w, r->full_h, &need);
+  if (!rect_holds (&job.sr, &need))
+    return tg_eval_fail (c, TG_EINVAL, TG_MSG_INPUT_NOT_COVERED, name);
+  job.dst = *out = malloc (sizeof (float) * (size_t) dr->w * (size_t) dr->h);
+  if (!job.dst)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d grid", dr->w, dr->h);
+  atomic_init (&job.failed, 0);
+  rc = tg_eval_parallel (c, dr->h, tg__grain_rows_cost (dr->w, 4 * g->f * g->f), hydraulic_down_rows,
+                         &job);
+  if (rc == 0 && atomic_load (&job.failed))
+    rc = tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
+  if (rc < 0)
+    {
+      free (*out);
+      *out = NULL;
+    }
+  return rc;
+}
+
+/* The channel map over the grid's window DR from the drainage input FL:
+ * the area per 4 m of width averaged onto the grid, then smoothed and
+ * turned into the factor there as a build of the grid's cells does. */
+static int
+coarse_channel_map (TgEvalCtx *c, const HydGrid *g, const TgHydraulicSetup *s, const TgValue *fl,
+                    const TgHydraulicRect *dr, float **map)
+{
+  TgHydraulicDecode d = channel_decode (c, tg_eval_region (c));
+  int rc = coarse_input (c, g, fl, "flow", &d, dr, map);
+
+  if (rc == 0 && channel_factor (tg_eval_params (c), s, *map, dr->w, dr->h) < 0)
+    {
+      free (*map);
+      *map = NULL;
+      rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d grid", dr->w, dr->h);
+    }
+  return rc;
 }
 
 static int
@@ -299,29 +477,70 @@ eval_parallel (void *ctx, int n, void (*fn) (void *, int, int), void *user)
   return tg_eval_parallel (ctx, n, 1, fn, user);
 }
 
+/* The simulation's change on a coarser grid: the height change DZ and
+ * the raw flow FLOW over the grid's window CR (F fine cells a cell, a
+ * CW x CH grid), what the finish lays over the build's samples. */
+typedef struct
+{
+  const float *dz, *flow;
+  TgHydraulicRect cr;
+  int f, cw, ch;
+  float (*wt)[4];
+} HydCoarse;
+
 /* How the masks read the eroded map: what the rows of the finish see. */
 typedef struct
 {
   const float *src, *hm, *flow;  /* input, eroded height, raw flow; WIDTH a row */
   size_t src_stride;
+  const HydCoarse *co;           /* or the height and flow from a coarser grid */
   TgValue *height, *flow_out, *wear, *deposit;
   double to_m, mask_full_m;
   double flow_unit, flow_log_max;
+  atomic_int failed;
 } HydFinish;
 
 static void
 hydraulic_finish_rows (void *user, int begin, int end)
 {
-  const HydFinish *job = user;
+  HydFinish *job = user;
   const TgRegion *r = &job->height->region;
+  const HydCoarse *co = job->co;
+  float *buf = NULL;
 
+  if (co && !(buf = malloc (sizeof (float) * (2 * (size_t) r->width + (size_t) co->cr.w))))
+    {
+      atomic_store (&job->failed, 1);
+      return;
+    }
   for (int j = begin; j < end; j++)
     {
       const float *src = job->src + (size_t) j * job->src_stride;
-      const float *e = job->hm + (size_t) j * r->width;
-      const float *fl = job->flow + (size_t) j * r->width;
+      const float *e, *fl;
       float *ho = tg_value_row (job->height, j), *fo = tg_value_row (job->flow_out, j);
       float *wo = tg_value_row (job->wear, j), *dpo = tg_value_row (job->deposit, j);
+      if (co)
+        {
+          /* The input plus the change, and the water, from the grid. */
+          float *eb = buf, *fb = buf + r->width, *tmp = fb + r->width;
+          int y = r->row0 + j;
+          tg__hydraulic_upsample_row (co->dz, &co->cr, co->cw, co->ch, co->f,
+                                      (const float (*)[4]) co->wt, y, r->col0, r->width, tmp, eb);
+          tg__hydraulic_upsample_row (co->flow, &co->cr, co->cw, co->ch, co->f,
+                                      (const float (*)[4]) co->wt, y, r->col0, r->width, tmp, fb);
+          for (int i = 0; i < r->width; i++)
+            {
+              eb[i] += src[i];
+              fb[i] = fb[i] > 0.0f ? fb[i] : 0.0f;
+            }
+          e = eb;
+          fl = fb;
+        }
+      else
+        {
+          e = job->hm + (size_t) j * r->width;
+          fl = job->flow + (size_t) j * r->width;
+        }
       memcpy (ho, e, sizeof (float) * (size_t) r->width);
       for (int i = 0; i < r->width; i++)
         {
@@ -332,32 +551,39 @@ hydraulic_finish_rows (void *user, int begin, int end)
                                            job->flow_log_max);
         }
     }
+  free (buf);
 }
 
 /* Sets the four outputs over the context's region from the input SRC
- * (rows SRC_STRIDE apart), the eroded height HM and the raw flow FLOW. */
+ * (rows SRC_STRIDE apart), the eroded height HM and the raw flow FLOW,
+ * or from the change on a coarser grid CO. */
 static int
 hydraulic_finish (TgEvalCtx *c, const float *src, size_t src_stride, const float *hm,
-                  const float *flow)
+                  const float *flow, const HydCoarse *co)
 {
   const HydraulicParams *p = tg_eval_params (c);
   const TgRegion *r = tg_eval_region (c);
   HydFinish fin;
+  int rc;
 
   memset (&fin, 0, sizeof fin);
   fin.src = src;
   fin.src_stride = src_stride;
   fin.hm = hm;
   fin.flow = flow;
+  fin.co = co;
+  atomic_init (&fin.failed, 0);
   fin.to_m = tg_eval_world (c)->height_m;
   fin.mask_full_m = p->mask_full_m;
   /* Water through a cell per droplet per m² of world, times the cell
    * width: roughly the length of slope above that drains through it (m),
    * the same at any resolution.  Over 4 m units on a log scale, full at
-   * 64 droplet travels. */
+   * 64 droplet travels.  The water of a coarser grid is per its cell of
+   * path, its width the grid's cell. */
   {
     double dens = p->droplets_per_km2 * 1e-6;
-    fin.flow_unit = dens > 0 ? 1.0 / (dens * r->cell * REF_STEP_M) : 0.0;
+    double cell = co ? r->cell * co->f : r->cell;
+    fin.flow_unit = dens > 0 ? 1.0 / (dens * cell * REF_STEP_M) : 0.0;
     fin.flow_log_max = log1p (64.0 * p->lifetime_m / REF_STEP_M);
   }
   fin.height = tg_eval_new_output (c, 0, 1);
@@ -366,7 +592,10 @@ hydraulic_finish (TgEvalCtx *c, const float *src, size_t src_stride, const float
   fin.deposit = tg_eval_new_output (c, 3, 1);
   if (!fin.height || !fin.flow_out || !fin.wear || !fin.deposit)
     return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
-  return tg_eval_parallel (c, r->height, tg__grain_rows (r->width), hydraulic_finish_rows, &fin);
+  rc = tg_eval_parallel (c, r->height, tg__grain_rows (r->width), hydraulic_finish_rows, &fin);
+  if (rc == 0 && atomic_load (&fin.failed))
+    rc = tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
+  return rc;
 }
 
 static int
@@ -377,6 +606,66 @@ sim_failed (TgEvalCtx *c, int rc)
   return tg_eval_fail (c, rc, "%s", tg_strerror (rc));
 }
 
+/* The pad that puts the flow half a page off the height in one block:
+ * at the same offset in a page, every flow update of a droplet stalls on
+ * the brush's stores to the height beside it (4 KiB aliasing; 16 % of
+ * the simulation's time at 2048²). */
+static size_t
+flow_pad (size_t n)
+{
+  return 512 + (1024 - n % 1024) % 1024;
+}
+
+/* The whole world on the coarser grid G with the setup S. */
+static int
+hydraulic_eval_coarse (TgEvalCtx *c, const HydGrid *g, TgHydraulicSetup *s)
+{
+  const TgRegion *r = tg_eval_region (c);
+  const TgValue *in = tg_eval_input (c, 0), *fl = tg_eval_input (c, 1);
+  int cw = g->full.full_w, ch = g->full.full_h;
+  size_t n = (size_t) cw * (size_t) ch, pad = flow_pad (n);
+  TgHydraulicRect cr = { 0, 0, cw, ch };
+  float *cin = NULL, *chan = NULL, *hm = NULL, *flow, (*wt)[4] = NULL;
+  TgHydraulicStats st;
+  HydCoarse co;
+  int rc;
+
+  if ((rc = tg__check_grid_input (c, in, "height", r)) < 0)
+    return rc;
+  if ((rc = coarse_input (c, g, in, "height", NULL, &cr, &cin)) < 0)
+    return rc;
+  if (fl && (rc = coarse_channel_map (c, g, s, fl, &cr, &chan)) < 0)
+    goto out;
+  s->channel = chan;
+  hm = malloc (sizeof (float) * (2 * n + pad));
+  wt = malloc (sizeof *wt * (size_t) g->f);
+  if (!hm || !wt)
+    {
+      rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d grid", cw, ch);
+      goto out;
+    }
+  flow = hm + n + pad;
+  memset (flow, 0, sizeof (float) * n);
+  memcpy (hm, cin, sizeof (float) * n);
+  rc = tg__hydraulic_simulate (s, hm, flow, cw, ch, eval_parallel, c, &st);
+  if (rc < 0)
+    {
+      rc = sim_failed (c, rc);
+      goto out;
+    }
+  for (size_t k = 0; k < n; k++)
+    cin[k] = hm[k] - cin[k];
+  tg__hydraulic_up_weights (g->f, wt);
+  co = (HydCoarse) { cin, flow, cr, g->f, cw, ch, wt };
+  rc = hydraulic_finish (c, tg__grid_row (in, r, 0), (size_t) in->region.width, NULL, NULL, &co);
+out:
+  free (cin);
+  free (chan);
+  free (hm);
+  free (wt);
+  return rc;
+}
+
 static int
 hydraulic_eval (TgEvalCtx *c)
 {
@@ -385,19 +674,17 @@ hydraulic_eval (TgEvalCtx *c)
   const TgValue *in = tg_eval_input (c, 0), *fl = tg_eval_input (c, 1);
   TgHydraulicSetup s;
   TgHydraulicStats st;
+  HydGrid g;
   float *chan = NULL;
-  size_t n = (size_t) r->width * (size_t) r->height;
-  /* The flow half a page off the height in one block: at the same offset
-   * in a page, every flow update of a droplet stalls on the brush's
-   * stores to the height beside it (4 KiB aliasing; 16 % of the
-   * simulation's time at 2048²). */
-  size_t pad = 512 + (1024 - n % 1024) % 1024;
+  size_t n = (size_t) r->width * (size_t) r->height, pad = flow_pad (n);
   float *hm, *flow;
   int rc;
 
+  hydraulic_plan (&g, &s, p, tg_eval_world (c), r, tg_eval_seed (c, p->seed));
+  if (g.f > 1)
+    return hydraulic_eval_coarse (c, &g, &s);
   if ((rc = tg__check_grid_input (c, in, "height", r)) < 0)
     return rc;
-  hydraulic_setup (&s, p, tg_eval_world (c), r, tg_eval_seed (c, p->seed));
   if (fl && (rc = channel_map (c, &s, fl, r, &chan)) < 0)
     return rc;
   s.channel = chan;
@@ -416,7 +703,8 @@ hydraulic_eval (TgEvalCtx *c)
   if (rc < 0)
     rc = sim_failed (c, rc);
   else
-    rc = hydraulic_finish (c, tg__grid_row (in, r, 0), (size_t) in->region.width, hm, flow);
+    rc = hydraulic_finish (c, tg__grid_row (in, r, 0), (size_t) in->region.width, hm, flow,
+                           NULL);
   free (hm);
   free (chan);
   return rc;
@@ -428,39 +716,54 @@ hydraulic_eval (TgEvalCtx *c)
  * others only the blobs of the step before. */
 
 static void
-tiled_setup (TgHydraulicSetup *s, const void *params, const TgRegion *full, uint32_t seed)
+tiled_setup (HydGrid *g, TgHydraulicSetup *s, const void *params, const TgRegion *full,
+             uint32_t seed)
 {
   TgWorld world;
 
   /* Only the seed and height_m matter beyond the lattice; the counts and
    * reaches that shape the scheme do not depend on either. */
   tg_world_init_default (&world);
-  hydraulic_setup (s, params, &world, full, seed);
+  hydraulic_plan (g, s, params, &world, full, seed);
 }
 
+/* The phases on grid G: one step each; on a coarser grid one more, which
+ * lays the change over the tile. */
 static int
 hydraulic_n_steps (const void *params, const TgRegion *full)
 {
   TgHydraulicSetup s;
+  HydGrid g;
   int phases;
 
-  tiled_setup (&s, params, full, 0);
-  phases = tg__hydraulic_phases (&s, full->full_w, full->full_h);
-  return phases > 0 ? phases : 1;
+  tiled_setup (&g, &s, params, full, 0);
+  phases = tg__hydraulic_phases (&s, g.full.full_w, g.full.full_h);
+  return phases > 0 ? phases + (g.f > 1) : 1;
+}
+
+/* Samples of the grid around a tile its first step reads: the droplets'
+ * reach, and the drainage input's smoothing around it. */
+static int
+grid_halo (const TgHydraulicSetup *s)
+{
+  return tg__hydraulic_halo (s) + 2 * channel_smooth_cells (s);
 }
 
 static int
 hydraulic_halo (const void *params, const TgRegion *full, int step)
 {
   TgHydraulicSetup s;
+  HydGrid g;
 
   if (step > 0)
     return -1;
-  tiled_setup (&s, params, full, 0);
-  /* The droplets' reach, and the drainage input's smoothing around it. */
-  return tg__hydraulic_phases (&s, full->full_w, full->full_h) > 0
-           ? tg__hydraulic_halo (&s) + 2 * channel_smooth_cells (&s)
-           : 0;
+  tiled_setup (&g, &s, params, full, 0);
+  if (tg__hydraulic_phases (&s, g.full.full_w, g.full.full_h) == 0)
+    return 0;
+  /* On a coarser grid, the fine samples under that and the average's
+   * reach: a grid tile starts up to F samples before F times its first
+   * sample's (see tile_step_coarse). */
+  return g.f > 1 ? g.f * (grid_halo (&s) + 3) : grid_halo (&s);
 }
 
 /* The blobs through the context; a failure has its message on the node
@@ -502,6 +805,175 @@ blob_drop (void *user, const char *name)
   return rc;
 }
 
+/* Tile (IX, IY) of T over a W x H grid (tiled.h's rule). */
+static TgHydraulicRect
+grid_tile (const TgTiling *t, int w, int h, int ix, int iy)
+{
+  int x0 = tg_tile_start (w, t->nx, ix), y0 = tg_tile_start (h, t->ny, iy);
+
+  return (TgHydraulicRect) { x0, y0, tg_tile_start (w, t->nx, ix + 1) - x0,
+                             tg_tile_start (h, t->ny, iy + 1) - y0 };
+}
+
+/* Blob NAME of every tile of T over a W x H grid that meets NEED, into
+ * BUF over NEED. */
+static int
+gather_grid (const TgHydraulicBlobs *io, const TgTiling *t, int w, int h, const char *name,
+             const TgHydraulicRect *need, float *buf)
+{
+  int rc = 0;
+
+  for (int iy = 0; iy < t->ny && rc == 0; iy++)
+    for (int ix = 0; ix < t->nx && rc == 0; ix++)
+      {
+        TgHydraulicRect b = grid_tile (t, w, h, ix, iy);
+        int x0 = b.x0 > need->x0 ? b.x0 : need->x0, y0 = b.y0 > need->y0 ? b.y0 : need->y0;
+        int x1 = b.x0 + b.w < need->x0 + need->w ? b.x0 + b.w : need->x0 + need->w;
+        int y1 = b.y0 + b.h < need->y0 + need->h ? b.y0 + b.h : need->y0 + need->h;
+        void *d = NULL;
+        size_t size = 0;
+        if (x1 <= x0 || y1 <= y0)
+          continue;
+        if ((rc = io->get (io->user, ix, iy, name, &d, &size)) < 0)
+          break;
+        if (size != sizeof (float) * (size_t) b.w * (size_t) b.h)
+          rc = TG_EPARSE;
+        else
+          for (int y = y0; y < y1; y++)
+            memcpy (buf + (size_t) (y - need->y0) * need->w + (x0 - need->x0),
+                    (const float *) d + (size_t) (y - b.y0) * b.w + (x0 - b.x0),
+                    sizeof (float) * (size_t) (x1 - x0));
+        free (d);
+      }
+  return rc;
+}
+
+/* The tiled scheme on a coarser grid G (setup S): the grid cut into the
+ * build's tile counts, tile (IX, IY) of it run by the job of the build's
+ * tile (IX, IY).  Step 0 keeps the tile's input (blob "src") and averages
+ * the input around it onto the grid; the grid's phases run as on the
+ * build's own lattice, the last keeping the grid tile's change and water
+ * ("dz", "dq"); one more step lays them over the tile. */
+static int
+tile_step_coarse (TgEvalCtx *c, int step, const HydGrid *g, TgHydraulicSetup *s)
+{
+  const TgRegion *r = tg_eval_region (c);
+  const TgTiling *t = tg_eval_tiling (c);
+  int cw = g->full.full_w, ch = g->full.full_h;
+  int phases = tg__hydraulic_phases (s, cw, ch);
+  TgHydraulicRect J = grid_tile (t, cw, ch, t->ix, t->iy), in_rect = { 0 };
+  TgHydraulicRect fr = { r->col0, r->row0, r->width, r->height };
+  size_t n = (size_t) r->width * (size_t) r->height, jn = (size_t) J.w * (size_t) J.h;
+  BlobIo bio = { c, false };
+  TgHydraulicBlobs io = { &bio, blob_get, blob_put, blob_drop };
+  float *cin = NULL, *chan = NULL, *hm = NULL, *flow = NULL, *src = NULL, (*wt)[4] = NULL;
+  int rc = 0;
+
+  if (cw < t->nx || ch < t->ny)
+    return tg_eval_fail (c, TG_ERANGE,
+                         "params.cell_m: the %d x %d simulation grid is too small for %d x %d "
+                         "tiles",
+                         cw, ch, t->nx, t->ny);
+  if (step == 0)
+    {
+      const TgValue *in = tg_eval_input (c, 0), *fl = tg_eval_input (c, 1);
+      int halo = grid_halo (s);
+      int x0 = J.x0 - halo < 0 ? 0 : J.x0 - halo, y0 = J.y0 - halo < 0 ? 0 : J.y0 - halo;
+      int x1 = J.x0 + J.w + halo > cw ? cw : J.x0 + J.w + halo;
+      int y1 = J.y0 + J.h + halo > ch ? ch : J.y0 + J.h + halo;
+      if ((rc = tg__check_grid_input (c, in, "height", r)) < 0)
+        return rc;
+      /* The tile's own input, for the last step. */
+      if (!(src = malloc (sizeof (float) * (n ? n : 1))))
+        return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
+      for (int j = 0; j < r->height; j++)
+        memcpy (src + (size_t) j * r->width, tg__grid_row (in, r, j),
+                sizeof (float) * (size_t) r->width);
+      rc = io.put (io.user, "src", src, sizeof (float) * n);
+      free (src);
+      src = NULL;
+      if (rc < 0)
+        return rc;
+      in_rect = (TgHydraulicRect) { x0, y0, x1 - x0, y1 - y0 };
+      if ((rc = coarse_input (c, g, in, "height", NULL, &in_rect, &cin)) < 0)
+        return rc;
+      if (fl && (rc = coarse_channel_map (c, g, s, fl, &in_rect, &chan)) < 0)
+        goto out;
+      s->channel = chan;
+    }
+  if (step < phases)
+    {
+      bool last = step == phases - 1;
+      if (last)
+        {
+          hm = malloc (sizeof (float) * jn);
+          flow = malloc (sizeof (float) * jn);
+          src = malloc (sizeof (float) * jn);
+          if (!hm || !flow || !src)
+            {
+              rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d grid tile", J.w, J.h);
+              goto out;
+            }
+        }
+      rc = tg__hydraulic_tile_step (s, cw, ch, t, step, cin, &in_rect, &io, hm, flow, src,
+                                    eval_parallel, c, NULL);
+      if (rc < 0)
+        {
+          if (!bio.failed)
+            rc = sim_failed (c, rc);
+          goto out;
+        }
+      if (last)
+        {
+          for (size_t k = 0; k < jn; k++)
+            hm[k] -= src[k];
+          if ((rc = io.put (io.user, "dz", hm, sizeof (float) * jn)) == 0)
+            rc = io.put (io.user, "dq", flow, sizeof (float) * jn);
+        }
+      goto out;
+    }
+  {
+    TgHydraulicRect need;
+    void *d = NULL;
+    size_t size = 0;
+    HydCoarse co;
+    tg__hydraulic_up_reach (&fr, g->f, cw, ch, &need);
+    hm = malloc (sizeof (float) * (size_t) need.w * (size_t) need.h);
+    flow = malloc (sizeof (float) * (size_t) need.w * (size_t) need.h);
+    wt = malloc (sizeof *wt * (size_t) g->f);
+    if (!hm || !flow || !wt)
+      {
+        rc = tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
+        goto out;
+      }
+    if ((rc = gather_grid (&io, t, cw, ch, "dz", &need, hm)) < 0
+        || (rc = gather_grid (&io, t, cw, ch, "dq", &need, flow)) < 0
+        || (rc = io.get (io.user, t->ix, t->iy, "src", &d, &size)) < 0)
+      goto fail;
+    src = d;
+    if (size != sizeof (float) * n)
+      {
+        rc = TG_EPARSE;
+        goto fail;
+      }
+    tg__hydraulic_up_weights (g->f, wt);
+    co = (HydCoarse) { hm, flow, need, g->f, cw, ch, wt };
+    rc = hydraulic_finish (c, src, (size_t) r->width, NULL, NULL, &co);
+    goto out;
+  }
+fail:
+  if (!bio.failed)
+    rc = sim_failed (c, rc);
+out:
+  free (cin);
+  free (chan);
+  free (hm);
+  free (flow);
+  free (src);
+  free (wt);
+  return rc;
+}
+
 static int
 hydraulic_tile_step (TgEvalCtx *c, int step)
 {
@@ -514,6 +986,7 @@ hydraulic_tile_step (TgEvalCtx *c, int step)
   TgHydraulicBlobs io = { &bio, blob_get, blob_put, blob_drop };
   TgHydraulicRect in_rect = { 0 };
   TgHydraulicSetup s;
+  HydGrid g;
   size_t n = (size_t) r->width * (size_t) r->height;
   float *hm = NULL, *flow = NULL, *src = NULL, *chan = NULL;
   bool last;
@@ -521,14 +994,15 @@ hydraulic_tile_step (TgEvalCtx *c, int step)
 
   if (!t)
     return tg_eval_fail (c, TG_EINVAL, "a tiled step outside a tiled build");
+  hydraulic_plan (&g, &s, p, tg_eval_world (c), r, tg_eval_seed (c, p->seed));
+  if (g.f > 1)
+    return tile_step_coarse (c, step, &g, &s);
   if (step == 0)
     {
       if ((rc = tg__check_grid_input (c, in, "height", r)) < 0)
         return rc;
-      in_rect = (TgHydraulicRect) { in->region.col0, in->region.row0, in->region.width,
-                                    in->region.height };
+      in_rect = value_rect (in);
     }
-  hydraulic_setup (&s, p, tg_eval_world (c), r, tg_eval_seed (c, p->seed));
   if (fl && (rc = channel_map (c, &s, fl, &in->region, &chan)) < 0)
     return rc;
   s.channel = chan;
@@ -550,7 +1024,7 @@ hydraulic_tile_step (TgEvalCtx *c, int step)
   if (rc < 0 && !bio.failed)
     rc = sim_failed (c, rc);
   else if (last)
-    rc = hydraulic_finish (c, src, (size_t) r->width, hm, flow);
+    rc = hydraulic_finish (c, src, (size_t) r->width, hm, flow, NULL);
 out:
   free (hm);
   free (flow);
@@ -566,20 +1040,44 @@ static const TgTiledScheme hydraulic_tiled = {
 };
 
 /* The eroded heights and the water's flow, a float each over the world
- * (the droplets' tiles are small beside them). */
+ * (the droplets' tiles are small beside them); on a coarser grid, over
+ * the grid, with its input, channel map and the map's smoothing. */
 static void
 hydraulic_memory (TgMemQuery *q)
 {
-  q->work += 2 * tg_region_samples (q->region) * sizeof (float);
+  TgHydraulicSetup s;
+  HydGrid g;
+
+  tiled_setup (&g, &s, q->params, q->region, 0);
+  if (g.f > 1)
+    q->work += 5 * (uint64_t) g.full.full_w * (uint64_t) g.full.full_h * sizeof (float);
+  else
+    q->work += 2 * tg_region_samples (q->region) * sizeof (float);
 }
 
 static int
 hydraulic_warn (const void *params, double cell_m, TgError *warn)
 {
   const HydraulicParams *p = params;
+  TgRegion full = { .cell = cell_m, .full_w = 4097, .full_h = 4097 };
+  HydGrid g = hydraulic_grid (p, &full);
+  char r[32], sc[32];
 
-  return p->radius_m > 0.0
-         && tg_warn_below_cells (warn, "radius_m", "Erosion radius", p->radius_m, cell_m, 1);
+  if (p->radius_m > 0.0
+      && tg_warn_below_cells (warn, "radius_m", "Erosion radius", p->radius_m, cell_m, 1))
+    return 1;
+  /* Brushes of under two grid cells lose the gullies to the grid. */
+  if (g.f > 1 && p->radius_m < 2.0 * g.full.cell)
+    {
+      tg_format_double (p->radius_m, r);
+      tg_format_double (g.full.cell, sc);
+      tg_error_set (warn, TG_ERANGE, "params.cell_m",
+                    "Simulation cell %s m is more than half the erosion radius %s m: the gullies "
+                    "are lost on the coarser grid (a cell of half the radius or less keeps them)",
+                    sc, r);
+      return 1;
+    }
+  return 0;
 }
 
 static const TgNodeDesc hydraulic_desc = {

@@ -182,4 +182,42 @@ int tg__hydraulic_tile_step (const TgHydraulicSetup *s, int w, int h, const TgTi
                              const TgHydraulicBlobs *io, float *height, float *flow, float *src,
                              TgHydraulicParallel parallel, void *ctx, TgHydraulicStepInfo *info);
 
+/* --- a simulation grid coarser than the build's (erosion_hydraulic_coarse.c) */
+
+/* Samples along an axis of N of the grid F samples apart from sample 0
+ * (one more past the world's edge where F does not divide N - 1). */
+int tg__hydraulic_coarse_n (int n, int f);
+
+/* What the downsample reads a drainage mask as: its area per 4 m of
+ * contour width (tg__hydraulic_drainage_area times SCALE). */
+typedef struct
+{
+  double ref_area, log_max, scale;
+} TgHydraulicDecode;
+
+/* The samples of a W x H world the downsample of the grid's window DR
+ * reads (F fine cells a grid cell), clamped to the world. */
+void tg__hydraulic_down_reach (const TgHydraulicRect *dr, int f, int w, int h,
+                               TgHydraulicRect *need);
+/* Rows [BEGIN, END) of DR (grid samples, rows DR->w apart in DST) from
+ * SRC over SR, which holds their reach: each a tent of radius F over the
+ * fine samples, the world's edge clamped, decoded first with DEC (may be
+ * NULL).  0 or TG_ENOMEM. */
+int tg__hydraulic_downsample (const float *src, const TgHydraulicRect *sr, int w, int h, int f,
+                              const TgHydraulicDecode *dec, float *dst, const TgHydraulicRect *dr,
+                              int begin, int end);
+
+/* The upsample's weights at the F phases of a grid cell. */
+void tg__hydraulic_up_weights (int f, float (*wt)[4]);
+/* The grid samples (a CW x CH grid) the upsample of fine window FR
+ * reads, clamped to the grid. */
+void tg__hydraulic_up_reach (const TgHydraulicRect *fr, int f, int cw, int ch,
+                             TgHydraulicRect *need);
+/* Fine samples I0 .. I0 + N - 1 of fine row J into OUT: the cubic
+ * B-spline of C (over CR, which holds their reach) with the weights WT;
+ * TMP holds CR->w floats. */
+void tg__hydraulic_upsample_row (const float *c, const TgHydraulicRect *cr, int cw, int ch, int f,
+                                 const float (*wt)[4], int j, int i0, int n, float *tmp,
+                                 float *out);
+
 #endif
