@@ -159,11 +159,11 @@ static const TgParamDesc hydraulic_params[] = {
                              "join into branching networks (0: off)")),
   TG_PARAM_FLOAT (HydraulicParams, cell_m, .label = N_("Simulation cell"), .def = 0.0, .min = 0.0,
                   .max = 10000.0, .soft_min = 0.0, .soft_max = 8.0, .unit = "m",
-                  .help = N_("Cell the droplets run on where the map's cells are finer: the "
-                             "coarsest whole number of the map's cells not over it; their change "
-                             "is laid smoothly over the map's own detail.  A 1 m build at 2 m "
-                             "erodes as a 2 m build in about a third of the time (0: the map's "
-                             "own cell)")),
+                  .help = N_("Cell the droplets run on where the map's cells are finer: as many "
+                             "whole map cells as fit in it; the change they make is laid "
+                             "smoothly over the map's own detail.  A 1 m build at 2 m erodes as "
+                             "a 2 m build does, in about half the time (0: the map's own "
+                             "cell)")),
 };
 
 static const TgPortDesc hydraulic_inputs[] = {

@@ -82,6 +82,9 @@ for tiles in 3,2 4,4; do
 done
 export TGRAPH
 RUNNER=run_stages tiled_equals_whole globals "$G" 3,2
+# erosion.hydraulic on a simulation grid of every other sample (16 m cells,
+# 32 m grid): the grid's phases and the step that lays the change back.
+RUNNER=run_stages tiled_equals_whole globals-coarse "$G" 3,2 --set rain.cell_m=32
 # A bypassed global node (filter.normalize) is local: tiles pass it through.
 RUNNER=run_stages tiled_equals_whole bypass "$DATA/bypass.tgraph" 3,2
 RUNNER=run_stages tiled_equals_whole alpine "$EXAMPLES/alpine.tgraph" 3,2 --resolution 257

@@ -380,26 +380,39 @@ test_hydraulic_params (void)
 
   TG_CHECK (set_param_err (g, n, "droplets_per_km2", "-5", &err) < 0);
   TG_CHECK_STR_CONTAINS (err.path, "droplets_per_km2");
-  /* No rain: the terrain comes back unchanged and the masks are empty. */
+  /* No rain: the terrain comes back unchanged and the masks are empty,
+   * on a coarser simulation grid too. */
   SET (g, n, "droplets_per_km2", "0");
-  {
-    TgEngine *e = new_engine (2);
-    TgRegion r = world_region (g);
-    TgValue *in = pull (e, g, "base", &r), *out = pull (e, g, "ero", &r);
-    TgValue *wear = pull_port (e, g, "ero", 2, &r);
-    if (in && out)
-      TG_CHECK (memcmp (in->data, out->data, sizeof (float) * tg_region_samples (&r)) == 0);
-    if (wear)
-      {
-        float mx = 0.0f;
-        for (uint64_t k = 0; k < tg_region_samples (&r); k++)
-          mx = wear->data[k] > mx ? wear->data[k] : mx;
-        TG_CHECK (mx == 0.0f);
-      }
-    for (TgValue **v = (TgValue *[]) { in, out, wear, NULL }; *v; v++)
-      tg_value_unref (*v);
-    tg_engine_free (e);
-  }
+  for (int q = 0; q < 2; q++)
+    {
+      TgEngine *e = new_engine (2);
+      TgRegion r = world_region (g);
+      TgValue *in = pull (e, g, "base", &r), *out = pull (e, g, "ero", &r);
+      TgValue *wear = pull_port (e, g, "ero", 2, &r);
+      if (in && out)
+        TG_CHECK (memcmp (in->data, out->data, sizeof (float) * tg_region_samples (&r)) == 0);
+      if (wear)
+        {
+          float mx = 0.0f;
+          for (uint64_t k = 0; k < tg_region_samples (&r); k++)
+            mx = wear->data[k] > mx ? wear->data[k] : mx;
+          TG_CHECK (mx == 0.0f);
+        }
+      for (TgValue **v = (TgValue *[]) { in, out, wear, NULL }; *v; v++)
+        tg_value_unref (*v);
+      tg_engine_free (e);
+      SET (g, n, "cell_m", "128");
+    }
+  tg_graph_free (g);
+  /* At 1 m cells, a simulation cell over half the erosion radius (8 m)
+   * is warned about. */
+  g = fine_graph (513);
+  n = tg_graph_find_node (g, "ero");
+  SET (g, n, "cell_m", "4");
+  TG_CHECK_INT_EQ (tg_graph_node_warning (g, n, &err), 0);
+  SET (g, n, "cell_m", "5");
+  TG_CHECK_INT_EQ (tg_graph_node_warning (g, n, &err), 1);
+  TG_CHECK_STR_CONTAINS (err.path, "params.cell_m");
   tg_graph_free (g);
 }
 
