@@ -29,6 +29,13 @@
  * drainage input is read per 4 m of contour width (channel_map): the
  * area draining through a cell of a face grows with the cell.
  *
+ * Simulation cell: a brush of the same metres covers 4x the cells at
+ * half the cell, so a 1 m build cost about twice a 2 m build's droplets.
+ * With cell_m, cells finer than it run the droplets on a world-anchored
+ * grid of every F-th sample (erosion_hydraulic_coarse.c): the input
+ * averaged onto it, the grid's change laid back smoothly over the map's
+ * own detail.  Cells already as coarse are untouched.
+ *
  * Determinism and tiled builds: the droplets run in rounds of four phases
  * on a world-anchored lattice of tiles wider than twice a droplet's reach
  * (erosion_hydraulic_sim.c).  Each phase changes every cell from the state
