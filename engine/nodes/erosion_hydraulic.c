@@ -695,6 +695,7 @@ hydraulic_eval (TgEvalCtx *c)
   if (fl && (rc = channel_map (c, &s, fl, r, &chan)) < 0)
     return rc;
   s.channel = chan;
+  s.threads = tg_eval_threads (c);
   hm = malloc (sizeof (float) * (2 * n + pad));
   if (!hm)
     {
@@ -1013,6 +1014,7 @@ hydraulic_tile_step (TgEvalCtx *c, int step)
   if (fl && (rc = channel_map (c, &s, fl, &in->region, &chan)) < 0)
     return rc;
   s.channel = chan;
+  s.threads = tg_eval_threads (c);
   last = step == hydraulic_n_steps (p, r) - 1;
   if (last)
     {

@@ -21,6 +21,8 @@
 /* Erosion brushes a run with a channel map picks from, the plain one first
  * (erosion_hydraulic_flow.c). */
 #define TG__HYDRAULIC_LEVELS 8
+/* Droplets a worker moves side by side, at most. */
+#define TG__HYDRAULIC_LANES_MAX 16
 
 /* The code that applies the brushes: BEST is the widest the CPU runs
  * (TG_HYDRAULIC_ISA=generic in the environment forces the plain one);
@@ -89,6 +91,13 @@ typedef struct
    * NULL): true stops the run, which then returns TG_ECANCELLED. */
   bool (*cancelled) (void *ctx);
   TgHydraulicIsa isa;
+  /* Droplets (of different lattice tiles) a worker moves side by side,
+   * up to TG__HYDRAULIC_LANES_MAX; 0: the default, 1: one at a time.
+   * The same bytes whatever it is. */
+  int lanes;
+  /* Workers PARALLEL runs at once: a hint for sharing a phase's tiles
+   * out (0: the CPUs). */
+  int threads;
 } TgHydraulicSetup;
 
 typedef struct

@@ -31,6 +31,7 @@
 
 #include "erosion_hydraulic.h"
 #include "erosion_util.h"
+#include "pool.h"
 
 #if defined(__GNUC__) && (defined(__x86_64__) || defined(__i386__))
 #include <immintrin.h>
@@ -125,6 +126,8 @@ typedef struct
   long long per_round;
   int phases;
   TgHydraulicIsa isa;  /* GENERIC or AVX512: what runs the droplets */
+  int lanes;           /* droplets a worker moves side by side, at most */
+  bool vector;         /* the CPU runs run_lanes_avx512 */
 } Plan;
 
 /* A lattice tile of a phase, with its droplets. */
@@ -268,6 +271,12 @@ plan_init (Plan *pl, const TgHydraulicSetup *s, int w, int h)
                                                                              : TG__HYDRAULIC_ISA_GENERIC;
   if (!tg__hydraulic_isa_supported (pl->isa))
     pl->isa = TG__HYDRAULIC_ISA_GENERIC;
+  pl->lanes = s->lanes > 0 ? s->lanes : TG__HYDRAULIC_LANES_MAX;
+  pl->lanes = pl->lanes < TG__HYDRAULIC_LANES_MAX ? pl->lanes : TG__HYDRAULIC_LANES_MAX;
+#ifdef HYD_HAVE_X86
+  pl->vector = pl->isa == TG__HYDRAULIC_ISA_AVX512 && pl->lanes > 1
+               && __builtin_cpu_supports ("avx512vl") && __builtin_cpu_supports ("avx512dq");
+#endif
   return 0;
 }
 
@@ -425,6 +434,16 @@ typedef struct
   const TgHydraulicSetup *s;
   void *ctx;
   atomic_bool stopped;      /* s->cancelled said so: the phase is abandoned */
+  /* A step of L cells; its water at NFLOW points SUB apart; the drop
+   * over it in metres per metre per height unit; a fall's least slope. */
+  float L, sub, slope_scale, fall_slope;
+  int nflow;
+  /* Droplets a worker moves side by side (run_lanes_avx512; 1: one at a
+   * time), and the tiles they take in ORDER (NTILES of them) through
+   * NEXT_TILE. */
+  int lanes, ntiles;
+  const int *order;
+  atomic_int next_tile;
 } Sim;
 
 /* brush_apply where the brush may reach past the world's edge. */
@@ -780,27 +799,23 @@ flow_step (const Sim *sim, float x, float y, float dx, float dy, float water, in
     }
 }
 
-static inline __attribute__ ((always_inline)) void
-run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st,
-             TgHydraulicIsa isa)
+/* A droplet in flight. */
+typedef struct
 {
-  const TgHydraulicSetup *s = sim->pl->s;
-  float *hm = sim->hm;
-  int w = sim->pl->w, h = sim->pl->h, stride = sim->stride;
-  int32_t lo = (int32_t) (uint32_t) j, hi = (int32_t) (j >> 32);
-  float x, y, dx = 0.0f, dy = 0.0f, v2 = 1.0f, water = 1.0f;
-  /* Steps of L cells: the gradient per step, the drop over it in metres
-   * per metre, the water at N points along it. */
-  float L = step_cells (s);
-  int nflow = (int) ceilf (L);
-  float sub = L / (float) nflow;
-  float slope_scale = s->height_scale / (s->cell_m * L);
-  float fall_slope = s->fall_slope > 0.0f ? s->fall_slope : INFINITY;
-  double sed = 0.0;
-  bool left = false;
-  int step, cx, cy;
+  float x, y, dx, dy, v2, water;
+  double sed;
+  int step;
   /* The reach of the last erosion brush: the next is likely the same. */
-  int reach = sim->pl->brush->r;
+  int reach;
+  bool left;
+} Drop;
+
+/* Droplet J of tile T, at its start. */
+static inline __attribute__ ((always_inline)) void
+drop_start (const Sim *sim, const LatTile *t, long long j, Drop *d)
+{
+  int32_t lo = (int32_t) (uint32_t) j, hi = (int32_t) (j >> 32);
+  float x, y;
 
   x = (float) t->x0 + tg_hash_unit (tg_hash3 (t->seed, lo, hi, 0x51)) * (float) (t->x1 - t->x0);
   y = (float) t->y0 + tg_hash_unit (tg_hash3 (t->seed, lo, hi, 0x52)) * (float) (t->y1 - t->y0);
@@ -810,126 +825,161 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
     x = nextafterf ((float) t->x1, 0.0f);
   if (y >= (float) t->y1)
     y = nextafterf ((float) t->y1, 0.0f);
-  for (step = 0; step < s->max_steps; step++)
-    {
-      int ix = (int) x, iy = (int) y;
-      float fx = x - (float) ix, fy = y - (float) iy;
-      ptrdiff_t at = (ptrdiff_t) iy * stride + ix + sim->off;
-      float *p = hm + at;
-      float h00 = p[0], h10 = p[1], h01 = p[stride], h11 = p[stride + 1];
-      float gx = ((h10 - h00) * (1.0f - fy) + (h11 - h01) * fy) * L;
-      float gy = ((h01 - h00) * (1.0f - fx) + (h11 - h10) * fx) * L;
-      float hc = (h00 * (1.0f - fx) + h10 * fx) * (1.0f - fy) + (h01 * (1.0f - fx) + h11 * fx) * fy;
-      float len, nx, ny, hn, dh, cap;
-      const Brush *eb = sim->pl->brush, *db = sim->pl->dep;
+  *d = (Drop) { .x = x, .y = y, .v2 = 1.0f, .water = 1.0f, .reach = sim->pl->brush->r };
+}
 
-      if (sim->chan && s->channel_pull > 0.0f)
-        channel_pull (sim, at, fx, fy, &gx, &gy);
-      if (sim->dk > 0.0f && s->channel_pull > 0.0f)
-        capture_turn (sim, x, y, dx, dy, &gx, &gy);
-      dx = dx * s->inertia - gx * (1.0f - s->inertia);
-      dy = dy * s->inertia - gy * (1.0f - s->inertia);
-      len = sqrtf (dx * dx + dy * dy);
-      if (!(len > 1e-20f))
-        break; /* a perfectly flat spot: the droplet stays */
-      dx /= len;
-      dy /= len;
-      if (sim->flow)
-        flow_step (sim, x, y, dx, dy, water, nflow, sub);
-      nx = x + dx * L;
-      ny = y + dy * L;
+/* One step of droplet D (counted in ST, its tile's figures); false when
+ * it stops: a flat spot, or off the world's edge. */
+static inline __attribute__ ((always_inline)) bool
+drop_step (const Sim *sim, Drop *d, TgHydraulicStats *st, TgHydraulicIsa isa)
+{
+  const TgHydraulicSetup *s = sim->pl->s;
+  float *hm = sim->hm;
+  int w = sim->pl->w, h = sim->pl->h, stride = sim->stride;
+  /* Steps of L cells: the gradient per step, the drop over it in metres
+   * per metre, the water at NFLOW points along it. */
+  float L = sim->L, slope_scale = sim->slope_scale, fall_slope = sim->fall_slope;
+  float x = d->x, y = d->y, dx = d->dx, dy = d->dy;
+  int ix = (int) x, iy = (int) y, cx, cy;
+  float fx = x - (float) ix, fy = y - (float) iy;
+  ptrdiff_t at = (ptrdiff_t) iy * stride + ix + sim->off;
+  float *p = hm + at;
+  float h00 = p[0], h10 = p[1], h01 = p[stride], h11 = p[stride + 1];
+  float gx = ((h10 - h00) * (1.0f - fy) + (h11 - h01) * fy) * L;
+  float gy = ((h01 - h00) * (1.0f - fx) + (h11 - h10) * fx) * L;
+  float hc = (h00 * (1.0f - fx) + h10 * fx) * (1.0f - fy) + (h01 * (1.0f - fx) + h11 * fx) * fy;
+  float len, nx, ny, hn, dh, cap;
+  const Brush *eb = sim->pl->brush, *db = sim->pl->dep;
+
+  if (sim->chan && s->channel_pull > 0.0f)
+    channel_pull (sim, at, fx, fy, &gx, &gy);
+  if (sim->dk > 0.0f && s->channel_pull > 0.0f)
+    capture_turn (sim, x, y, dx, dy, &gx, &gy);
+  dx = dx * s->inertia - gx * (1.0f - s->inertia);
+  dy = dy * s->inertia - gy * (1.0f - s->inertia);
+  len = sqrtf (dx * dx + dy * dy);
+  if (!(len > 1e-20f))
+    return false; /* a perfectly flat spot: the droplet stays */
+  dx /= len;
+  dy /= len;
+  d->dx = dx;
+  d->dy = dy;
+  if (sim->flow)
+    flow_step (sim, x, y, dx, dy, d->water, sim->nflow, sim->sub);
+  nx = x + dx * L;
+  ny = y + dy * L;
+  {
+    float ax = nx + PREFETCH_STEPS * L * dx, ay = ny + PREFETCH_STEPS * L * dy;
+    float bl = PREFETCH_BRUSH_STEPS * L;
+    prefetch_at (sim, ax, ay);
+    if (sim->dk > 0.0f && s->channel_pull > 0.0f)
       {
-        float ax = nx + PREFETCH_STEPS * L * dx, ay = ny + PREFETCH_STEPS * L * dy;
-        float bl = PREFETCH_BRUSH_STEPS * L;
-        prefetch_at (sim, ax, ay);
-        if (sim->dk > 0.0f && s->channel_pull > 0.0f)
-          {
-            /* The side probes of capture_turn: guessed 4 steps ahead,
-             * which misses the row where the path bends, and exactly for
-             * the next step, which reads them from (NX, NY) across the
-             * direction just taken (its loads waited on memory for a
-             * fifth of a step's time without this; perf). */
-            float r = s->channel_pull;
-            prefetch_flow_near (sim, ax - r * dy, ay + r * dx);
-            prefetch_flow_near (sim, ax + r * dy, ay - r * dx);
-            prefetch_flow_near (sim, nx - r * dy, ny + r * dx);
-            prefetch_flow_near (sim, nx + r * dy, ny - r * dx);
-          }
-        prefetch_brush_front (sim, nx + bl * dx, ny + bl * dy, dx, dy, reach);
+        /* The side probes of capture_turn: guessed 4 steps ahead,
+         * which misses the row where the path bends, and exactly for
+         * the next step, which reads them from (NX, NY) across the
+         * direction just taken (its loads waited on memory for a
+         * fifth of a step's time without this; perf). */
+        float r = s->channel_pull;
+        prefetch_flow_near (sim, ax - r * dy, ay + r * dx);
+        prefetch_flow_near (sim, ax + r * dy, ay - r * dx);
+        prefetch_flow_near (sim, nx - r * dy, ny + r * dx);
+        prefetch_flow_near (sim, nx + r * dy, ny - r * dx);
       }
-      if (!(nx >= 0.0f && nx < (float) (w - 1) && ny >= 0.0f && ny < (float) (h - 1)))
-        {
-          st->left += sed;
-          sed = 0.0;
-          left = true;
-          break;
-        }
-      hn = height_at (sim, nx, ny);
-      dh = hn - hc;
-      if (-dh * slope_scale > fall_slope
-          || (L > 1.0f && falls_first_cell (sim, x, y, dx, dy, hc, fall_slope)))
-        {
-          /* Over a cliff: the water falls, carving nothing on the way and
-           * keeping its speed (the plunge takes what the drop gives).  The
-           * brush would otherwise dig the whole drop out of the cliff
-           * foot, and the load dropped further on build a tower the next
-           * droplets fall from, each deeper: on steps of a few hundred
-           * metres the heights ran away to 1e23. */
-          water *= s->evaporate;
-          x = nx;
-          y = ny;
-          continue;
-        }
-      cx = (int) (x + 0.5f);
-      cy = (int) (y + 0.5f);
-      {
-        float slope = -dh * slope_scale;
-        cap = (slope > s->min_slope ? slope : s->min_slope) * sqrtf (v2) * water * s->capacity;
-      }
-      if (sim->chan || sim->dk > 0.0f)
-        cap *= channel_at (sim, cx, cy, &eb, &db);
-      reach = eb->r;
-      if (dh > 0.0f || sed > cap)
-        {
-          /* Uphill: fill the dip behind up to the new height if the load
-           * allows; downhill: drop a share of the excess.  Both through the
-           * deposit brush (half the erosion's width): four-cell deposits
-           * left bumps with pits between them, and a full-width one
-           * fills gullies as fast as they are cut. */
-          double amount = dh > 0.0f ? ((double) dh < sed ? (double) dh : sed)
-                                    : (sed - cap) * s->deposit;
-          double applied = -brush_apply (sim, db, cx, cy, -amount, isa);
-          sed -= applied;
-          st->deposited += applied;
-        }
-      else
-        {
-          /* Never dig the brush centre below where the droplet goes. */
-          double want = (cap - sed) * s->erode, most = (double) -dh / eb->centre;
-          double amount = want < most ? want : most;
-          double applied = brush_apply (sim, eb, cx, cy, amount, isa);
-          sed += applied;
-          st->eroded += applied;
-        }
-      v2 = v2 * s->friction - dh * s->gravity;
-      v2 = v2 > 0.0f ? v2 : 0.0f;
-      water *= s->evaporate;
-      x = nx;
-      y = ny;
-    }
-  /* A droplet that soaks away inside the map lays its load down where it
-   * stops, through the brush: the hollow it ends in fills instead of
-   * staying a pit. */
-  if (sed > 0.0 && !left)
+    prefetch_brush_front (sim, nx + bl * dx, ny + bl * dy, dx, dy, d->reach);
+  }
+  if (!(nx >= 0.0f && nx < (float) (w - 1) && ny >= 0.0f && ny < (float) (h - 1)))
     {
-      double applied
-        = -brush_apply (sim, sim->pl->dep, (int) (x + 0.5f), (int) (y + 0.5f), -sed, isa);
-      sed -= applied;
+      st->left += d->sed;
+      d->sed = 0.0;
+      d->left = true;
+      return false;
+    }
+  hn = height_at (sim, nx, ny);
+  dh = hn - hc;
+  if (-dh * slope_scale > fall_slope
+      || (L > 1.0f && falls_first_cell (sim, x, y, dx, dy, hc, fall_slope)))
+    {
+      /* Over a cliff: the water falls, carving nothing on the way and
+       * keeping its speed (the plunge takes what the drop gives).  The
+       * brush would otherwise dig the whole drop out of the cliff
+       * foot, and the load dropped further on build a tower the next
+       * droplets fall from, each deeper: on steps of a few hundred
+       * metres the heights ran away to 1e23. */
+      d->water *= s->evaporate;
+      d->x = nx;
+      d->y = ny;
+      d->step++;
+      return true;
+    }
+  cx = (int) (x + 0.5f);
+  cy = (int) (y + 0.5f);
+  {
+    float slope = -dh * slope_scale;
+    cap = (slope > s->min_slope ? slope : s->min_slope) * sqrtf (d->v2) * d->water * s->capacity;
+  }
+  if (sim->chan || sim->dk > 0.0f)
+    cap *= channel_at (sim, cx, cy, &eb, &db);
+  d->reach = eb->r;
+  if (dh > 0.0f || d->sed > cap)
+    {
+      /* Uphill: fill the dip behind up to the new height if the load
+       * allows; downhill: drop a share of the excess.  Both through the
+       * deposit brush (half the erosion's width): four-cell deposits
+       * left bumps with pits between them, and a full-width one
+       * fills gullies as fast as they are cut. */
+      double sed = d->sed;
+      double amount = dh > 0.0f ? ((double) dh < sed ? (double) dh : sed) : (sed - cap) * s->deposit;
+      double applied = -brush_apply (sim, db, cx, cy, -amount, isa);
+      d->sed = sed - applied;
       st->deposited += applied;
     }
-  st->carried += sed;
-  st->steps += step;
+  else
+    {
+      /* Never dig the brush centre below where the droplet goes. */
+      double want = (cap - d->sed) * s->erode, most = (double) -dh / eb->centre;
+      double amount = want < most ? want : most;
+      double applied = brush_apply (sim, eb, cx, cy, amount, isa);
+      d->sed += applied;
+      st->eroded += applied;
+    }
+  d->v2 = d->v2 * s->friction - dh * s->gravity;
+  d->v2 = d->v2 > 0.0f ? d->v2 : 0.0f;
+  d->water *= s->evaporate;
+  d->x = nx;
+  d->y = ny;
+  d->step++;
+  return true;
+}
+
+/* The end of droplet D: one that soaks away inside the map lays its load
+ * down where it stops, through the brush, so that the hollow it ends in
+ * fills instead of staying a pit. */
+static inline __attribute__ ((always_inline)) void
+drop_finish (const Sim *sim, Drop *d, TgHydraulicStats *st, TgHydraulicIsa isa)
+{
+  if (d->sed > 0.0 && !d->left)
+    {
+      double applied = -brush_apply (sim, sim->pl->dep, (int) (d->x + 0.5f), (int) (d->y + 0.5f),
+                                     -d->sed, isa);
+      d->sed -= applied;
+      st->deposited += applied;
+    }
+  st->carried += d->sed;
+  st->steps += d->step;
   st->droplets_run++;
+}
+
+static inline __attribute__ ((always_inline)) void
+run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st,
+             TgHydraulicIsa isa)
+{
+  int max_steps = sim->pl->s->max_steps;
+  Drop d;
+
+  drop_start (sim, t, j, &d);
+  while (d.step < max_steps && drop_step (sim, &d, st, isa))
+    ;
+  drop_finish (sim, &d, st, isa);
 }
 
 /* Droplets between two looks at the cancel token: heavy rain puts
@@ -947,14 +997,12 @@ sim_stop (Sim *sim)
   return true;
 }
 
-/* One droplet at a time.  Tiles of a phase are independent, so a worker
- * could move droplets of K tiles side by side, a step of each in turn, to
- * overlap their chains of dependent work; that keeps the bytes, but was
- * measured slower (2048 x 2048, one thread, before the prefetch: 1.5x
- * the CPU at K = 2, 2x at K = 4 and 8, with each lane its own unrolled
- * code too; with the prefetch K = 2 about equal to K = 1).  Each switch
- * between lanes cost a fixed ~50 ns, as if the interleaved walks defeat
- * the hardware's prefetch of each walk's rows. */
+/* One droplet at a time, tiles BEGIN .. END of the phase.  Scalar code
+ * gains nothing by moving droplets of several tiles in turn (2 to 8
+ * measured 1.0x to 1.6x the CPU, with or without branches): a step is
+ * ~700 instructions (callgrind, generic brushes) that already run ~4 a
+ * cycle, so a second chain finds no idle issue slots.  The vector lanes
+ * (run_lanes_avx512) share those instructions out instead. */
 static inline __attribute__ ((always_inline)) void
 run_tiles_isa (Sim *sim, int begin, int end, TgHydraulicIsa isa)
 {
@@ -972,7 +1020,396 @@ run_tiles_isa (Sim *sim, int begin, int end, TgHydraulicIsa isa)
     }
 }
 
-/* The droplet loop compiled once per ISA, the brushes' code a constant
+/* Lane K's next droplet: the next of its tile, or the first of the next
+ * tile nobody has taken (biggest first); false when none is left (or the
+ * run is cancelled). */
+static inline __attribute__ ((always_inline)) bool
+lane_next (Sim *sim, Drop *d, int *q, long long *j)
+{
+  if (*q < 0 || ++*j >= sim->tiles[*q].count)
+    {
+      int k = atomic_fetch_add_explicit (&sim->next_tile, 1, memory_order_relaxed);
+      if (k >= sim->ntiles)
+        {
+          *q = -1;
+          return false;
+        }
+      *q = sim->order[k];
+      *j = 0;
+      memset (&sim->tile_stats[*q], 0, sizeof (TgHydraulicStats));
+    }
+  if (*j % DROPLETS_PER_POLL == 0 && sim_stop (sim))
+    {
+      *q = -1;
+      return false;
+    }
+  drop_start (sim, &sim->tiles[*q], *j, d);
+  return true;
+}
+
+#ifdef HYD_HAVE_X86
+#define HYD_AVX512_LANES __attribute__ ((target ("avx512f,avx512vl,avx512dq")))
+
+/* Eight droplets, a field per array: a vector of lanes, with each
+ * lane's tile Q and droplet J. */
+typedef struct
+{
+  _Alignas (64) double sed[8];
+  _Alignas (32) float x[8];
+  _Alignas (32) float y[8];
+  _Alignas (32) float dx[8];
+  _Alignas (32) float dy[8];
+  _Alignas (32) float v2[8];
+  _Alignas (32) float water[8];
+  _Alignas (32) int step[8];
+  bool left[8];
+  int q[8];
+  long long j[8];
+} Lanes;
+
+static inline void
+lanes_put (Lanes *l, int k, const Drop *d)
+{
+  l->x[k] = d->x;
+  l->y[k] = d->y;
+  l->dx[k] = d->dx;
+  l->dy[k] = d->dy;
+  l->v2[k] = d->v2;
+  l->water[k] = d->water;
+  l->sed[k] = d->sed;
+  l->step[k] = d->step;
+  l->left[k] = d->left;
+}
+
+static inline void
+lanes_get (const Lanes *l, int k, Drop *d)
+{
+  *d = (Drop) { .x = l->x[k], .y = l->y[k], .dx = l->dx[k], .dy = l->dy[k], .v2 = l->v2[k],
+                .water = l->water[k], .sed = l->sed[k], .step = l->step[k], .left = l->left[k] };
+}
+
+/* The cell index iy * stride + ix + off of the lanes, 64-bit. */
+HYD_AVX512_LANES static inline __m512i
+lanes_at (const Sim *sim, __m256i ix, __m256i iy)
+{
+  __m512i r = _mm512_mullo_epi64 (_mm512_cvtepi32_epi64 (iy), _mm512_set1_epi64 (sim->stride));
+
+  return _mm512_add_epi64 (_mm512_add_epi64 (r, _mm512_cvtepi32_epi64 (ix)),
+                           _mm512_set1_epi64 ((long long) sim->off));
+}
+
+/* height_at for the lanes in M (the others read 0): the same float
+ * operations in the same order. */
+HYD_AVX512_LANES static inline __m256
+lanes_height (const Sim *sim, __mmask8 m, __m256 x, __m256 y)
+{
+  const float *hm = sim->hm;
+  int stride = sim->stride;
+  __m256i jx = _mm256_cvttps_epi32 (x), jy = _mm256_cvttps_epi32 (y);
+  __m256 gx = _mm256_sub_ps (x, _mm256_cvtepi32_ps (jx)), gy = _mm256_sub_ps (y, _mm256_cvtepi32_ps (jy));
+  __m512i at = lanes_at (sim, jx, jy);
+  __m256 z = _mm256_setzero_ps (), one = _mm256_set1_ps (1.0f);
+  __m256 q0 = _mm512_mask_i64gather_ps (z, m, at, hm, 4);
+  __m256 q1 = _mm512_mask_i64gather_ps (z, m, at, hm + 1, 4);
+  __m256 q2 = _mm512_mask_i64gather_ps (z, m, at, hm + stride, 4);
+  __m256 q3 = _mm512_mask_i64gather_ps (z, m, at, hm + stride + 1, 4);
+  __m256 ugx = _mm256_sub_ps (one, gx);
+
+  /* (q[0] * (1 - gx) + q[1] * gx) * (1 - gy) + (q[stride] * (1 - gx) + q[stride + 1] * gx) * gy */
+  return _mm256_add_ps (
+    _mm256_mul_ps (_mm256_add_ps (_mm256_mul_ps (q0, ugx), _mm256_mul_ps (q1, gx)),
+                   _mm256_sub_ps (one, gy)),
+    _mm256_mul_ps (_mm256_add_ps (_mm256_mul_ps (q2, ugx), _mm256_mul_ps (q3, gx)), gy));
+}
+
+/* flow_step for the lanes in M: the points, weights and cells as
+ * vectors (the same float operations), the four cells' sums lane by
+ * lane, through flow_add itself where a point's square leaves the flow
+ * window. */
+HYD_AVX512_LANES static inline void
+lanes_flow (const Sim *sim, __mmask8 m, __m256 x, __m256 y, __m256 dx, __m256 dy, __m256 water)
+{
+  const TgHydraulicRect *r = &sim->fr;
+  const __m256 one = _mm256_set1_ps (1.0f);
+  __m256 wk = _mm256_mul_ps (water, _mm256_set1_ps (sim->sub));
+  _Alignas (32) float a[4][8], fxa[8], fya[8];
+  _Alignas (32) int ixa[8], iya[8];
+  _Alignas (64) long long at[8];
+
+  for (int n = 0; n < sim->nflow; n++)
+    {
+      __m256 ks = _mm256_set1_ps ((float) n * sim->sub);
+      __m256 px = _mm256_add_ps (x, _mm256_mul_ps (ks, dx)), py = _mm256_add_ps (y, _mm256_mul_ps (ks, dy));
+      __m256i ix = _mm256_cvttps_epi32 (px), iy = _mm256_cvttps_epi32 (py);
+      __m256 fx = _mm256_sub_ps (px, _mm256_cvtepi32_ps (ix)), fy = _mm256_sub_ps (py, _mm256_cvtepi32_ps (iy));
+      __m256 wx0 = _mm256_mul_ps (wk, _mm256_sub_ps (one, fx)), wx1 = _mm256_mul_ps (wk, fx);
+      __m256 uy = _mm256_sub_ps (one, fy);
+      __m256i xr = _mm256_sub_epi32 (ix, _mm256_set1_epi32 (r->x0));
+      __m256i yr = _mm256_sub_epi32 (iy, _mm256_set1_epi32 (r->y0));
+      __mmask8 inside = m & _mm256_cmpge_epi32_mask (xr, _mm256_setzero_si256 ())
+                        & _mm256_cmpge_epi32_mask (yr, _mm256_setzero_si256 ())
+                        & _mm256_cmplt_epi32_mask (xr, _mm256_set1_epi32 (r->w - 1))
+                        & _mm256_cmplt_epi32_mask (yr, _mm256_set1_epi32 (r->h - 1));
+      _mm256_store_ps (a[0], _mm256_mul_ps (wx0, uy));
+      _mm256_store_ps (a[1], _mm256_mul_ps (wx1, uy));
+      _mm256_store_ps (a[2], _mm256_mul_ps (wx0, fy));
+      _mm256_store_ps (a[3], _mm256_mul_ps (wx1, fy));
+      _mm512_store_si512 (at, _mm512_add_epi64 (_mm512_mullo_epi64 (_mm512_cvtepi32_epi64 (yr),
+                                                                     _mm512_set1_epi64 (r->w)),
+                                                 _mm512_cvtepi32_epi64 (xr)));
+      for (unsigned bits = inside; bits; bits &= bits - 1)
+        {
+          int k = __builtin_ctz (bits);
+          float *q = sim->flow + at[k];
+          q[0] += a[0][k];
+          q[1] += a[1][k];
+          q[r->w] += a[2][k];
+          q[r->w + 1] += a[3][k];
+        }
+      if (m & ~inside)
+        {
+          _mm256_store_si256 ((__m256i *) ixa, ix);
+          _mm256_store_si256 ((__m256i *) iya, iy);
+          _mm256_store_ps (fxa, fx);
+          _mm256_store_ps (fya, fy);
+          for (unsigned bits = m & ~inside; bits; bits &= bits - 1)
+            {
+              int k = __builtin_ctz (bits);
+              flow_add (sim, ixa[k], iya[k], fxa[k], fya[k], ((const float *) &wk)[k]);
+            }
+        }
+    }
+}
+
+/* The lanes' steps in two halves, so that the loop can run the vector
+ * chain of one group of lanes beside the brushes of the other (see
+ * run_lanes_avx512).  FIRST: the step up to the amounts, with the water
+ * and the new state but the load; SECOND: the brushes and the load, then
+ * the droplets that stopped finish and their lanes take the next. */
+typedef struct
+{
+  Lanes ln;
+  _Alignas (64) double am[8];
+  _Alignas (32) int cx[8];
+  _Alignas (32) int cy[8];
+  unsigned live, go, in, lay, dep, dead;
+} Group;
+
+HYD_AVX512_LANES static inline __attribute__ ((always_inline)) void
+group_first (const Sim *sim, Group *g)
+{
+  const TgHydraulicSetup *s = sim->pl->s;
+  const Brush *eb = sim->pl->brush;
+  Lanes *ln = &g->ln;
+  float L = sim->L;
+  bool first_cell = L > 1.0f && sim->fall_slope < INFINITY;
+  const __m256 one = _mm256_set1_ps (1.0f), zero = _mm256_setzero_ps ();
+  const __m256 sign = _mm256_set1_ps (-0.0f), half = _mm256_set1_ps (0.5f);
+  const __m256 vL = _mm256_set1_ps (L), inertia = _mm256_set1_ps (s->inertia);
+  const __m256 keep = _mm256_set1_ps (1.0f - s->inertia), tiny = _mm256_set1_ps (1e-20f);
+  const __m256 slope_scale = _mm256_set1_ps (sim->slope_scale);
+  const __m256 fall_slope = _mm256_set1_ps (sim->fall_slope);
+  const __m256 min_slope = _mm256_set1_ps (s->min_slope);
+  const __m512d dsign = _mm512_set1_pd (-0.0);
+  __m256 x = _mm256_load_ps (ln->x), y = _mm256_load_ps (ln->y);
+  __m256 dx = _mm256_load_ps (ln->dx), dy = _mm256_load_ps (ln->dy);
+  __m256 v2 = _mm256_load_ps (ln->v2), water = _mm256_load_ps (ln->water);
+  __m512d sed = _mm512_load_pd (ln->sed);
+  __m256i ix = _mm256_cvttps_epi32 (x), iy = _mm256_cvttps_epi32 (y), step;
+  __m256 fx = _mm256_sub_ps (x, _mm256_cvtepi32_ps (ix));
+  __m256 fy = _mm256_sub_ps (y, _mm256_cvtepi32_ps (iy));
+  __m256 ufx = _mm256_sub_ps (one, fx), ufy = _mm256_sub_ps (one, fy);
+  __m512i at = lanes_at (sim, ix, iy);
+  const float *hm = sim->hm;
+  int stride = sim->stride;
+  __mmask8 m = (__mmask8) g->live, go, in, fall, lay, dep;
+  __m256 h00 = _mm512_mask_i64gather_ps (zero, m, at, hm, 4);
+  __m256 h10 = _mm512_mask_i64gather_ps (zero, m, at, hm + 1, 4);
+  __m256 h01 = _mm512_mask_i64gather_ps (zero, m, at, hm + stride, 4);
+  __m256 h11 = _mm512_mask_i64gather_ps (zero, m, at, hm + stride + 1, 4);
+  __m256 gx, gy, hc, len, nx, ny, hn, dh, slope, cap, mdh, v2n;
+  __m512d capd, dhd, fill, drop, want, most, amount;
+
+  /* drop_step's expressions, operation for operation. */
+  gx = _mm256_mul_ps (_mm256_add_ps (_mm256_mul_ps (_mm256_sub_ps (h10, h00), ufy),
+                                     _mm256_mul_ps (_mm256_sub_ps (h11, h01), fy)),
+                      vL);
+  gy = _mm256_mul_ps (_mm256_add_ps (_mm256_mul_ps (_mm256_sub_ps (h01, h00), ufx),
+                                     _mm256_mul_ps (_mm256_sub_ps (h11, h10), fx)),
+                      vL);
+  hc = _mm256_add_ps (
+    _mm256_mul_ps (_mm256_add_ps (_mm256_mul_ps (h00, ufx), _mm256_mul_ps (h10, fx)), ufy),
+    _mm256_mul_ps (_mm256_add_ps (_mm256_mul_ps (h01, ufx), _mm256_mul_ps (h11, fx)), fy));
+  dx = _mm256_sub_ps (_mm256_mul_ps (dx, inertia), _mm256_mul_ps (gx, keep));
+  dy = _mm256_sub_ps (_mm256_mul_ps (dy, inertia), _mm256_mul_ps (gy, keep));
+  len = _mm256_sqrt_ps (_mm256_add_ps (_mm256_mul_ps (dx, dx), _mm256_mul_ps (dy, dy)));
+  go = m & _mm256_cmp_ps_mask (len, tiny, _CMP_GT_OQ);
+  dx = _mm256_div_ps (dx, len);
+  dy = _mm256_div_ps (dy, len);
+  nx = _mm256_add_ps (x, _mm256_mul_ps (dx, vL));
+  ny = _mm256_add_ps (y, _mm256_mul_ps (dy, vL));
+  in = go & _mm256_cmp_ps_mask (nx, zero, _CMP_GE_OQ)
+       & _mm256_cmp_ps_mask (nx, _mm256_set1_ps ((float) (sim->pl->w - 1)), _CMP_LT_OQ)
+       & _mm256_cmp_ps_mask (ny, zero, _CMP_GE_OQ)
+       & _mm256_cmp_ps_mask (ny, _mm256_set1_ps ((float) (sim->pl->h - 1)), _CMP_LT_OQ);
+  if (sim->flow)
+    lanes_flow (sim, go, x, y, dx, dy, water);
+  {
+    /* prefetch_at lane by lane: its addresses as vectors, stored and read
+     * back lane by lane, measured slower. */
+    _Alignas (32) float ax[8], ay[8];
+    __m256 ahead = _mm256_set1_ps (PREFETCH_STEPS * L);
+    _mm256_store_ps (ax, _mm256_add_ps (nx, _mm256_mul_ps (ahead, dx)));
+    _mm256_store_ps (ay, _mm256_add_ps (ny, _mm256_mul_ps (ahead, dy)));
+    for (unsigned bits = go; bits; bits &= bits - 1)
+      {
+        int k = __builtin_ctz (bits);
+        prefetch_at (sim, ax[k], ay[k]);
+      }
+  }
+  hn = lanes_height (sim, in, nx, ny);
+  dh = _mm256_sub_ps (hn, hc);
+  mdh = _mm256_xor_ps (dh, sign);
+  slope = _mm256_mul_ps (mdh, slope_scale);
+  fall = in & _mm256_cmp_ps_mask (slope, fall_slope, _CMP_GT_OQ);
+  if (first_cell && (in & ~fall))
+    {
+      __mmask8 rest = in & ~fall;
+      __m256 hf = lanes_height (sim, rest, _mm256_add_ps (x, dx), _mm256_add_ps (y, dy));
+      fall |= rest
+              & _mm256_cmp_ps_mask (_mm256_mul_ps (_mm256_sub_ps (hc, hf),
+                                                   _mm256_set1_ps (s->height_scale / s->cell_m)),
+                                    fall_slope, _CMP_GT_OQ);
+    }
+  lay = in & ~fall;
+  cap = _mm256_mask_blend_ps (_mm256_cmp_ps_mask (slope, min_slope, _CMP_GT_OQ), min_slope, slope);
+  cap = _mm256_mul_ps (_mm256_mul_ps (_mm256_mul_ps (cap, _mm256_sqrt_ps (v2)), water),
+                       _mm256_set1_ps (s->capacity));
+  capd = _mm512_cvtps_pd (cap);
+  dhd = _mm512_cvtps_pd (dh);
+  dep = _mm256_cmp_ps_mask (dh, zero, _CMP_GT_OQ) | _mm512_cmp_pd_mask (sed, capd, _CMP_GT_OQ);
+  fill = _mm512_mask_blend_pd (_mm512_cmp_pd_mask (dhd, sed, _CMP_LT_OQ), sed, dhd);
+  drop = _mm512_mul_pd (_mm512_sub_pd (sed, capd), _mm512_set1_pd ((double) s->deposit));
+  want = _mm512_mul_pd (_mm512_sub_pd (capd, sed), _mm512_set1_pd ((double) s->erode));
+  most = _mm512_div_pd (_mm512_cvtps_pd (mdh), _mm512_set1_pd ((double) eb->centre));
+  amount = _mm512_mask_blend_pd (_mm512_cmp_pd_mask (want, most, _CMP_LT_OQ), most, want);
+  fill = _mm512_mask_blend_pd (_mm256_cmp_ps_mask (dh, zero, _CMP_GT_OQ), drop, fill);
+  amount = _mm512_mask_blend_pd (dep, amount, _mm512_xor_pd (fill, dsign));
+  _mm512_store_pd (g->am, amount);
+  _mm256_store_si256 ((__m256i *) g->cx, _mm256_cvttps_epi32 (_mm256_add_ps (x, half)));
+  _mm256_store_si256 ((__m256i *) g->cy, _mm256_cvttps_epi32 (_mm256_add_ps (y, half)));
+
+  /* The new state but the load: a fall keeps its speed. */
+  v2n = _mm256_sub_ps (_mm256_mul_ps (v2, _mm256_set1_ps (s->friction)),
+                       _mm256_mul_ps (dh, _mm256_set1_ps (s->gravity)));
+  v2n = _mm256_mask_blend_ps (_mm256_cmp_ps_mask (v2n, zero, _CMP_GT_OQ), zero, v2n);
+  _mm256_store_ps (ln->v2, _mm256_mask_blend_ps (lay, v2, v2n));
+  _mm256_store_ps (ln->water, _mm256_mask_mul_ps (water, in, water, _mm256_set1_ps (s->evaporate)));
+  _mm256_store_ps (ln->dx, dx);
+  _mm256_store_ps (ln->dy, dy);
+  _mm256_store_ps (ln->x, _mm256_mask_blend_ps (in, x, nx));
+  _mm256_store_ps (ln->y, _mm256_mask_blend_ps (in, y, ny));
+  step = _mm256_load_si256 ((const __m256i *) ln->step);
+  step = _mm256_mask_add_epi32 (step, in, step, _mm256_set1_epi32 (1));
+  _mm256_store_si256 ((__m256i *) ln->step, step);
+  g->go = go;
+  g->in = in;
+  g->lay = lay;
+  g->dep = dep;
+  g->dead = m & ~(in & _mm256_cmplt_epi32_mask (step, _mm256_set1_epi32 (s->max_steps)));
+}
+
+HYD_AVX512_LANES static inline __attribute__ ((always_inline)) void
+group_second (Sim *sim, Group *g)
+{
+  const Brush *eb = sim->pl->brush, *db = sim->pl->dep;
+  Lanes *ln = &g->ln;
+
+  for (unsigned bits = (g->go & ~g->in) | g->lay; bits; bits &= bits - 1)
+    {
+      int k = __builtin_ctz (bits);
+      TgHydraulicStats *st = &sim->tile_stats[ln->q[k]];
+      if (!(g->in >> k & 1))
+        {
+          st->left += ln->sed[k];
+          ln->sed[k] = 0.0;
+          ln->left[k] = true;
+        }
+      else
+        {
+          /* drop_step's two cases in one: a deposit applies -AMOUNT and
+           * takes sed - (-r), which is sed + r; the figure it does not
+           * change gets + 0.0, which no sum of them (never -0.0)
+           * notices. */
+          bool lays = g->dep >> k & 1;
+          double r = brush_apply (sim, lays ? db : eb, g->cx[k], g->cy[k], g->am[k],
+                                  TG__HYDRAULIC_ISA_GENERIC);
+          ln->sed[k] += r;
+          st->deposited += lays ? -r : 0.0;
+          st->eroded += lays ? 0.0 : r;
+        }
+    }
+  for (unsigned bits = g->dead; bits; bits &= bits - 1)
+    {
+      int k = __builtin_ctz (bits);
+      Drop d;
+      lanes_get (ln, k, &d);
+      drop_finish (sim, &d, &sim->tile_stats[ln->q[k]], TG__HYDRAULIC_ISA_AVX512);
+      if (lane_next (sim, &d, &ln->q[k], &ln->j[k]))
+        lanes_put (ln, k, &d);
+      else
+        g->live &= ~(1u << k);
+    }
+}
+
+/* run_lanes_isa for the plain droplet (no channel map, no feedback) in
+ * AVX-512: the lanes' steps as vectors of eight, every float and double
+ * operation of drop_step the same on each lane (IEEE rounds vector and
+ * scalar alike; -ffp-contract=off), the heights read by gathers; the
+ * brushes, the water's sums and the figures lane by lane.  A group's
+ * step is one chain (gathers, square root, division, gathers, the
+ * amounts), its brushes wait for the chain's end and its next gathers
+ * for the brushes, so two groups take turns: the brushes of one run
+ * beside the other's chain. */
+HYD_AVX512_LANES static void
+run_lanes_avx512 (Sim *sim, int lanes)
+{
+  Group g[2];
+  bool pending[2] = { false, false };
+
+  for (int k = 0; k < 2; k++)
+    g[k].live = 0;
+  for (int k = 0; k < lanes; k++)
+    {
+      Group *gk = &g[k & 1];
+      Drop d;
+      int lane = k >> 1;
+      gk->ln.q[lane] = -1;
+      if (lane_next (sim, &d, &gk->ln.q[lane], &gk->ln.j[lane]))
+        {
+          lanes_put (&gk->ln, lane, &d);
+          gk->live |= 1u << lane;
+        }
+    }
+  while (g[0].live || g[1].live || pending[0] || pending[1])
+    for (int k = 0; k < 2; k++)
+      {
+        if (g[k].live)
+          {
+            group_first (sim, &g[k]);
+            pending[k] = true;
+          }
+        if (pending[1 - k])
+          {
+            group_second (sim, &g[1 - k]);
+            pending[1 - k] = false;
+          }
+      }
+}
+#endif
+
+
+/* The droplet loops compiled once per ISA, the brushes' code a constant
  * in each. */
 static void
 run_tiles_generic (Sim *sim, int begin, int end)
@@ -984,7 +1421,10 @@ run_tiles_generic (Sim *sim, int begin, int end)
 __attribute__ ((target ("avx512f"))) static void
 run_tiles_avx512 (Sim *sim, int begin, int end)
 {
-  run_tiles_isa (sim, begin, end, TG__HYDRAULIC_ISA_AVX512);
+  if (sim->lanes > 1)
+    run_lanes_avx512 (sim, sim->lanes);
+  else
+    run_tiles_isa (sim, begin, end, TG__HYDRAULIC_ISA_AVX512);
 }
 #endif
 
@@ -1001,6 +1441,39 @@ run_tiles (void *user, int begin, int end)
     }
 #endif
   run_tiles_generic (sim, begin, end);
+}
+
+/* Droplets a worker of this phase of N tiles moves side by side: the
+ * vector code runs the plain droplet (no channel map, no feedback) on
+ * CPUs with AVX-512 (F, VL and DQ), with up to PL->lanes lanes, but no
+ * more than leave each worker as many tiles; with fewer than
+ * LANES_LEAST it is one droplet at a time. */
+#define LANES_LEAST 4
+
+static int
+lanes_for (const Plan *pl, const Sim *sim, int n)
+{
+  int threads = pl->s->threads > 0 ? pl->s->threads : tg__cpu_count ();
+  int lanes = n / threads;
+
+  if (!pl->vector || sim->chan || sim->dk > 0.0f)
+    return 1;
+  lanes = lanes < pl->lanes ? lanes : pl->lanes;
+  return lanes < LANES_LEAST ? 1 : lanes;
+}
+
+/* Tiles of LIST (N) with the most droplets first into ORDER, so that the
+ * lanes' last tiles are short ones. */
+static void
+tile_order (const LatTile *list, int n, int *order)
+{
+  for (int k = 0; k < n; k++)
+    {
+      int i = k;
+      for (; i > 0 && list[order[i - 1]].count < list[k].count; i--)
+        order[i] = order[i - 1];
+      order[i] = k;
+    }
 }
 
 static void
@@ -1033,6 +1506,7 @@ run_phase (const Plan *pl, int phase, const LatTile *list, int n, float *hm, con
 {
   Sim sim = { 0 };
   TgHydraulicStats *ts;
+  int *order;
   int rc;
 
   if (n == 0)
@@ -1063,7 +1537,30 @@ run_phase (const Plan *pl, int phase, const LatTile *list, int n, float *hm, con
   sim.s = pl->s;
   sim.ctx = ctx;
   atomic_init (&sim.stopped, false);
-  rc = parallel (ctx, n, run_tiles, &sim);
+  sim.L = step_cells (pl->s);
+  sim.nflow = (int) ceilf (sim.L);
+  sim.sub = sim.L / (float) sim.nflow;
+  sim.slope_scale = pl->s->height_scale / (pl->s->cell_m * sim.L);
+  sim.fall_slope = pl->s->fall_slope > 0.0f ? pl->s->fall_slope : INFINITY;
+  /* Side by side, each item of PARALLEL is a worker that takes tiles in
+   * turn, the longest first (lane_next); items that find none left end. */
+  sim.lanes = lanes_for (pl, &sim, n);
+  if (sim.lanes > 1)
+    {
+      if (!(order = malloc (sizeof (int) * (size_t) n)))
+        {
+          free (ts);
+          return TG_ENOMEM;
+        }
+      tile_order (list, n, order);
+      sim.order = order;
+      sim.ntiles = n;
+      atomic_init (&sim.next_tile, 0);
+      rc = parallel (ctx, (n + sim.lanes - 1) / sim.lanes, run_tiles, &sim);
+      free (order);
+    }
+  else
+    rc = parallel (ctx, n, run_tiles, &sim);
   if (rc == 0 && atomic_load (&sim.stopped))
     rc = TG_ECANCELLED;
   for (int k = 0; k < n && rc == 0; k++)

@@ -460,6 +460,7 @@ bench_hydraulic (int runs, int threads)
       memset (f1, 0, sizeof (float) * n);
       t0 = tg_wall_s ();
       c0 = tg_cpu_s ();
+      s.threads = one;
       tg__hydraulic_simulate (&s, m1, f1, HSIDE, HSIDE, run_threads, &one, &st);
       t = tg_wall_s () - t0;
       keep_best (&c_1, t, tg_cpu_s () - c0);
@@ -469,6 +470,7 @@ bench_hydraulic (int runs, int threads)
       memset (fn, 0, sizeof (float) * n);
       t0 = tg_wall_s ();
       c0 = tg_cpu_s ();
+      s.threads = threads;
       tg__hydraulic_simulate (&s, mn, fn, HSIDE, HSIDE, run_threads, &threads, &st);
       t = tg_wall_s () - t0;
       keep_best (&c_n, t, tg_cpu_s () - c0);
@@ -637,6 +639,7 @@ bench_hydraulic_fine (int runs, int threads)
       {
         double t0, c0;
         s.isa = isa[k];
+        s.threads = k == 2 ? threads : one;
         memcpy (m[k], base->data, sizeof (float) * n);
         memset (f[k], 0, sizeof (float) * n);
         t0 = tg_wall_s ();
