@@ -616,8 +616,13 @@ channel_at (const Sim *sim, int cx, int cy, const Brush **eb, const Brush **db)
       f = f > s->channel_floor ? (f < s->channel_ceil ? f : s->channel_ceil) : s->channel_floor;
     }
 
-  while (k + 1 < TG__HYDRAULIC_LEVELS && f < pl->thr[k + 1])
-    k++;
+  /* The first level K whose next threshold F is not below.  The
+   * thresholds fall with the level (or are all 0), so that is how many
+   * F is below: counted without a branch, which the level's changes from
+   * step to step mispredicted (perf: 2.3 % of alpine's rain on the
+   * loop). */
+  for (int j = 1; j < TG__HYDRAULIC_LEVELS; j++)
+    k += f < pl->thr[j];
   *eb = pl->level[k];
   *db = pl->dlevel[k];
   return f;
