@@ -1191,6 +1191,12 @@ lanes_flow (const Sim *sim, __mmask8 m, __m256 x, __m256 y, __m256 dx, __m256 dy
     }
 }
 
+HYD_AVX512_LANES static inline __m256i
+lanes_clamp (__m256i v, int lo, int hi)
+{
+  return _mm256_min_epi32 (_mm256_max_epi32 (v, _mm256_set1_epi32 (lo)), _mm256_set1_epi32 (hi));
+}
+
 /* The lanes' steps in two halves, so that the loop can run the vector
  * chain of one group of lanes beside the brushes of the other (see
  * run_lanes_avx512).  FIRST: the step up to the amounts, with the water
@@ -1265,16 +1271,43 @@ group_first (const Sim *sim, Group *g)
   if (sim->flow)
     lanes_flow (sim, go, x, y, dx, dy, water);
   {
-    /* prefetch_at lane by lane: its addresses as vectors, stored and read
-     * back lane by lane, measured slower. */
-    _Alignas (32) float ax[8], ay[8];
+    /* prefetch_at for the lanes: the addresses as vectors, taken out lane
+     * by lane in registers (6 % less CPU than prefetch_at lane by lane;
+     * stored to memory and read back, 1.5x more). */
+    const TgHydraulicRect *r = &sim->hr, *f = &sim->fr;
     __m256 ahead = _mm256_set1_ps (PREFETCH_STEPS * L);
-    _mm256_store_ps (ax, _mm256_add_ps (nx, _mm256_mul_ps (ahead, dx)));
-    _mm256_store_ps (ay, _mm256_add_ps (ny, _mm256_mul_ps (ahead, dy)));
-    for (unsigned bits = go; bits; bits &= bits - 1)
+    __m256i jx = _mm256_cvttps_epi32 (_mm256_add_ps (nx, _mm256_mul_ps (ahead, dx)));
+    __m256i jy = _mm256_cvttps_epi32 (_mm256_add_ps (ny, _mm256_mul_ps (ahead, dy)));
+    __m512i ph = lanes_at (sim, lanes_clamp (jx, r->x0, r->x0 + r->w - 1),
+                           lanes_clamp (_mm256_sub_epi32 (jy, _mm256_set1_epi32 (1)), r->y0,
+                                        r->y0 + r->h - 4));
+    __m512i pf = _mm512_setzero_si512 ();
+
+    if (sim->flow)
       {
-        int k = __builtin_ctz (bits);
-        prefetch_at (sim, ax[k], ay[k]);
+        /* The water's rows Y and Y + 1, both in the window. */
+        __m256i qx = _mm256_sub_epi32 (lanes_clamp (jx, f->x0, f->x0 + f->w - 1),
+                                       _mm256_set1_epi32 (f->x0));
+        __m256i qy = _mm256_sub_epi32 (lanes_clamp (jy, f->y0, f->y0 + (f->h > 1 ? f->h - 2 : 0)),
+                                       _mm256_set1_epi32 (f->y0));
+        pf = _mm512_add_epi64 (_mm512_mullo_epi64 (_mm512_cvtepi32_epi64 (qy),
+                                                   _mm512_set1_epi64 (f->w)),
+                               _mm512_cvtepi32_epi64 (qx));
+      }
+    for (unsigned bits = r->h >= 4 ? go : 0; bits; bits &= bits - 1)
+      {
+        __m512i k = _mm512_set1_epi64 (__builtin_ctz (bits));
+        const float *p = hm + _mm_cvtsi128_si64 (_mm512_castsi512_si128 (_mm512_permutexvar_epi64 (k, ph)));
+        __builtin_prefetch (p);
+        __builtin_prefetch (p + stride);
+        __builtin_prefetch (p + 2 * stride);
+        __builtin_prefetch (p + 3 * stride);
+        if (sim->flow)
+          {
+            const float *q = sim->flow + _mm_cvtsi128_si64 (_mm512_castsi512_si128 (_mm512_permutexvar_epi64 (k, pf)));
+            __builtin_prefetch (q, 1);
+            __builtin_prefetch (q + (f->h > 1 ? f->w : 0), 1);
+          }
       }
   }
   hn = lanes_height (sim, in, nx, ny);
