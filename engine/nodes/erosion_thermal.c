@@ -25,20 +25,21 @@
  * and a map with cells half as wide runs four times the passes.  A 513
  * preview and a 2049 build then show the same talus slopes.
  *
- * Convergence: mode "converge" gives pairs a dead band: a pair moves
- * material only while its slope exceeds the talus by more than
- * `tolerance_deg`, and then moves it back to the talus (both measured so
- * that the slope between the eight pair directions stays within them):
- * alone, it lands on the talus in one pass (see thermal_coef).
- * Each active pair moves at least a fixed amount, so the passes reach a state where no
- * pair moves anything and a pass returns its input bit for bit: no pair's
- * slope is then over talus + tolerance.  Slopes a kilometre long would
- * take passes growing with (length / cell)^2 to settle, so converge mode
- * solves a pyramid of the whole world, coarsest level first, each level
- * starting from the change the coarser one made (see converge_world);
- * `iterations` (scaled as above) caps the passes of each level.  Its
- * result depends on the whole world, so its apron is the world (cut at
- * the edge): a tile computes the world and keeps its window.
+ * Convergence: mode "converge" measures the slope in every direction,
+ * not along the eight pairs (see "converge mode's kernel" below): on the
+ * four sides of each cell, material moves while the gradient there is
+ * steeper than talus + `tolerance_deg`, down the gradient and past the
+ * talus, so a round spike settles into a round cone and a face into a
+ * plane without a grid direction.  Each move is at least a fixed
+ * amount, so the passes reach a state where nothing moves and a pass
+ * returns its input bit for bit: no side's gradient is then over talus
+ * + tolerance.  Slopes a kilometre long would take passes growing with
+ * (length / cell)^2 to settle, so converge mode solves a pyramid of the
+ * whole world, coarsest level first, each level starting from the
+ * change the coarser one made (see converge_world); `iterations`
+ * (scaled as above) caps the passes of each level.  Its result depends
+ * on the whole world, so its apron is the world (cut at the edge): a
+ * tile computes the world and keeps its window.
  *
  * Mask: the optional loose-material mask (0..1) says how much of a sample
  * takes part in the slide.  A pair moves what it would without one, cut
@@ -46,7 +47,8 @@
  * scree lying on that cell (how far it is above where it started): 0 is
  * bedrock, which sheds only scree that fell on it and never sinks below
  * where it started; 1 sheds as without a mask (a mask of 1 gives the
- * unmasked bytes; see pair_masked).  Both cells of a pair compute the
+ * unmasked bytes; see pair_masked; converge mode cuts each side's move
+ * the same way, see iso_cut).  Both cells of a pair compute the
  * same cut, so the volume is still conserved.  The masked passes run the
  * same vector code on every ISA (thermal_row_masked_body), so every
  * kernel gives the same bytes.  Converge mode's pyramid takes the firmest
@@ -1833,6 +1835,557 @@ run_passes (TgEvalCtx *c, const ThermalCoef *k, const ThermalMask *mask, float *
   return rc;
 }
 
+/* --- converge mode's kernel: the slope in every direction ---------------- */
+
+/* Converge mode measures a slope as the gradient's length, not along
+ * eight pair directions.  The 8-direction rule (version 2) rests on any
+ * surface whose pairs are all within the band, and the surfaces it
+ * reaches slope at the band along the pair directions: an octagonal
+ * pyramid for a round spike (contours 5 % out of round), faces tilted
+ * into the eight directions, and, since the pairs across the fall line
+ * are flat and never move, each column of cells running down a face
+ * settled on its own: one-cell corrugations along x, y and the
+ * diagonals (issue 14).
+ *
+ * Here material crosses the four sides of a cell (a finite-volume
+ * scheme).  On each side the gradient g is its component across the
+ * side, g_n (the two cells' difference), and along it (the mean of the
+ * two cells' central differences); while |g| is over the band B the
+ * side moves k g_n (1 - T / |g|) across it, else nothing: down the
+ * gradient (the moves of a cell's sides add up to k (|g| - T) along
+ * it), and across the fall line too, so a face's columns settle
+ * together.  (A law without the square root, k g_n min (1, (|g|^2 -
+ * T^2) / (2 T^2)), is unstable: its growth with g_n reaches 4 k, and a
+ * steep ramp broke into a checkerboard.)  The rest state is a gradient
+ * within the band in every direction: round cones (contours 2 % out of
+ * round where the 8-pair rule left 5 %), faces without a grid
+ * direction.  The aim T is the pair rule's (see iso_coef): aimed lower
+ * (0.8 t) the passes settled sooner, but a face still running kept a
+ * checkerboard of sides switching over and under the band (0.1 m deep
+ * on a 3 m grid).  A side's amount is computed once a pass and taken
+ * from one cell and given to the other, so the volume is conserved up
+ * to float rounding; all builds run the same operations (8 lanes, or
+ * one at a time), so the bytes do not depend on
+ * the ISA, the thread count or the tiles below. */
+typedef struct
+{
+  float b2;  /* band squared (height units per cell) */
+  float t;   /* aim */
+  float k;   /* fraction moved per pass */
+  float f;   /* least move */
+} IsoCoef;
+
+/* Flux of a side: GN the difference across it (the first cell's height
+ * minus the second's), GT the difference along it (per cell).  A move
+ * under the least one is none: a side over the band whose gradient runs
+ * mostly along it moves little across it (the sides across the gradient
+ * carry that material), and such moves crept on pass after pass; so
+ * every move is at least F, which lets the passes reach a state where
+ * nothing moves.  A NaN gradient moves nothing. */
+static inline float
+iso_flux (float gn, float gt, const IsoCoef *k)
+{
+  float g2 = gn * gn + gt * gt;
+  float fl = k->k * gn * (1.0f - k->t / sqrtf (g2));
+
+  return g2 > k->b2 && fabsf (fl) >= k->f ? fl : 0.0f;
+}
+
+/* A flux F (first cell to second) cut by the mask of the cell the
+ * material leaves, as pair_masked: to M |F| + k S, M and S the mask and
+ * scree depth of that cell (MA, SA of the first, MB, SB of the second),
+ * so a cell of mask 0 sheds over its four faces at most 4 k = 4/5 x
+ * strength of its scree and never sinks below where it started; a cut
+ * move under the least one is none, and a move of none is +0 (a -0
+ * would turn a pit of -0 into +0). */
+static inline float
+iso_cut (float f, float ma, float sa, float mb, float sb, const IsoCoef *k)
+{
+  float a = fabsf (f);
+  bool shed = f > 0.0f;
+  float g = (shed ? ma : mb) * a + k->k * (shed ? sa : sb), c = a < g ? a : g;
+
+  return c < k->f ? 0.0f : copysignf (c, f);
+}
+
+/* A window of the world held in a local map: RW x RH samples, row
+ * stride RW, whose sides are the world's edge or not (EL, ER, ET, EB);
+ * with a mask, LOOSE and ORIG point at the window's first sample in the
+ * world's maps (stride WS). */
+typedef struct
+{
+  int rw, rh;
+  bool el, er, et, eb;
+  const float *loose, *orig;
+  size_t ws;
+  int isa;
+} IsoWin;
+
+/* Square roots, 8 at a time (correctly rounded, as sqrtf). */
+V8_INLINE V8
+v_sqrt (V8 x)
+{
+  V8 r;
+#ifdef TG__EROSION_HAVE_X86
+  __m128 lo, hi;
+  memcpy (&lo, &x, sizeof lo);
+  memcpy (&hi, (char *) &x + sizeof lo, sizeof hi);
+  lo = _mm_sqrt_ps (lo);
+  hi = _mm_sqrt_ps (hi);
+  memcpy (&r, &lo, sizeof lo);
+  memcpy ((char *) &r + sizeof lo, &hi, sizeof hi);
+#else
+  for (int l = 0; l < 8; l++)
+    r[l] = sqrtf (x[l]);
+#endif
+  return r;
+}
+
+/* Whether a lane of mask M is set. */
+V8_INLINE bool
+v_any (V8i m)
+{
+#ifdef TG__EROSION_HAVE_X86
+  __m128 lo, hi;
+  memcpy (&lo, &m, sizeof lo);
+  memcpy (&hi, (char *) &m + sizeof lo, sizeof hi);
+  return (_mm_movemask_ps (lo) | _mm_movemask_ps (hi)) != 0;
+#else
+  int r = 0;
+  for (int l = 0; l < 8; l++)
+    r |= m[l];
+  return r != 0;
+#endif
+}
+
+/* iso_flux, 8 at a time: the same operations (the selects as masks).
+ * Most sides are within the band: a vector of them is +0 at once. */
+V8_INLINE V8
+v_iso_flux (V8 gn, V8 gt, V8 b2, V8 t, V8 kk, V8 f)
+{
+  V8 g2 = gn * gn + gt * gt, fl, afl;
+  V8i over = g2 > b2, on;
+
+  if (!v_any (over))
+    return v_splat (0.0f);
+  fl = kk * gn * (v_splat (1.0f) - t / v_sqrt (g2));
+  afl = (V8) ((V8i) fl & ~(V8i) v_splat (-0.0f));
+  on = over & (afl >= f);
+  return (V8) ((V8i) fl & on);
+}
+
+/* Fluxes of local row J of A over columns [C0, C1): FX[i] from cell i to
+ * i + 1 for i in [C0 - 1, C1) (0 across the world's edge; none when FX
+ * is NULL), and FY[i]
+ * from (i, J) to (i, J + 1) for i in [C0, C1) (0 on the world's last
+ * row).  FX and FY are indexed by local column. */
+V8_INLINE void
+iso_fluxes_body (const float *a, const IsoWin *v, int j, int c0, int c1, const IsoCoef *k,
+                 float *fx, float *fy)
+{
+  int rw = v->rw;
+  const float *m = a + (size_t) j * rw;
+  bool top = j == 0 && v->et, bot = j == v->rh - 1 && v->eb;
+  const float *u = top ? m : m - rw, *d = bot ? m : m + rw;
+  float sy = top || bot ? 0.5f : 0.25f; /* one-sided on the world's edge */
+  V8 b2 = v_splat (k->b2), t = v_splat (k->t), kk = v_splat (k->k), f = v_splat (k->f);
+  V8 vsy = v_splat (sy), q = v_splat (0.25f);
+  int lo = c0 - 1, hi = c1, i;
+
+  if (!fx)
+    goto down;
+  if (lo < 0)
+    {
+      /* Only on the world's west edge: no face beyond it. */
+      fx[-1] = 0.0f;
+      lo = 0;
+    }
+  if (hi > rw - 1)
+    {
+      fx[rw - 1] = 0.0f;
+      hi = rw - 1;
+    }
+  for (i = lo; i + 8 <= hi; i += 8)
+    {
+      V8 r = v_iso_flux (v_load (m + i) - v_load (m + i + 1),
+                         vsy * ((v_load (d + i) - v_load (u + i))
+                                + (v_load (d + i + 1) - v_load (u + i + 1))),
+                         b2, t, kk, f);
+      memcpy (fx + i, &r, sizeof r);
+    }
+  for (; i < hi; i++)
+    fx[i] = iso_flux (m[i] - m[i + 1], sy * ((d[i] - u[i]) + (d[i + 1] - u[i + 1])), k);
+down:
+  if (bot)
+    {
+      for (i = c0; i < c1; i++)
+        fy[i] = 0.0f;
+      return;
+    }
+  lo = c0;
+  hi = c1;
+  if (lo == 0 && v->el)
+    {
+      fy[0] = iso_flux (m[0] - d[0], 0.5f * ((m[1] - m[0]) + (d[1] - d[0])), k);
+      lo = 1;
+    }
+  if (hi == rw && v->er)
+    {
+      fy[rw - 1] = iso_flux (m[rw - 1] - d[rw - 1],
+                             0.5f * ((m[rw - 1] - m[rw - 2]) + (d[rw - 1] - d[rw - 2])), k);
+      hi = rw - 1;
+    }
+  for (i = lo; i + 8 <= hi; i += 8)
+    {
+      V8 r = v_iso_flux (v_load (m + i) - v_load (d + i),
+                         q * ((v_load (m + i + 1) - v_load (m + i - 1))
+                              + (v_load (d + i + 1) - v_load (d + i - 1))),
+                         b2, t, kk, f);
+      memcpy (fy + i, &r, sizeof r);
+    }
+  for (; i < hi; i++)
+    fy[i] = iso_flux (m[i] - d[i], 0.25f * ((m[i + 1] - m[i - 1]) + (d[i + 1] - d[i - 1])), k);
+}
+
+/* Row J of B from A: its cells [X0, X1) lose their fluxes out and gain
+ * those in. */
+V8_INLINE void
+iso_update_body (const float *restrict src, float *restrict o, const float *fx, const float *fyu,
+                 const float *fyd, int x0, int x1)
+{
+  int i = x0;
+
+  for (; i + 8 <= x1; i += 8)
+    {
+      V8 r = v_load (src + i)
+             - ((v_load (fx + i) - v_load (fx + i - 1)) + (v_load (fyd + i) - v_load (fyu + i)));
+      memcpy (o + i, &r, sizeof r);
+    }
+  for (; i < x1; i++)
+    o[i] = src[i] - ((fx[i] - fx[i - 1]) + (fyd[i] - fyu[i]));
+}
+
+static void
+iso_update_generic (const float *src, float *o, const float *fx, const float *fyu,
+                    const float *fyd, int x0, int x1)
+{
+  iso_update_body (src, o, fx, fyu, fyd, x0, x1);
+}
+
+#ifdef TG__EROSION_HAVE_X86
+__attribute__ ((target ("avx2"))) static void
+iso_update_avx2 (const float *src, float *o, const float *fx, const float *fyu, const float *fyd,
+                 int x0, int x1)
+{
+  iso_update_body (src, o, fx, fyu, fyd, x0, x1);
+}
+#endif
+
+static void
+iso_fluxes_generic (const float *a, const IsoWin *v, int j, int c0, int c1, const IsoCoef *k,
+                    float *fx, float *fy)
+{
+  iso_fluxes_body (a, v, j, c0, c1, k, fx, fy);
+}
+
+#ifdef TG__EROSION_HAVE_X86
+__attribute__ ((target ("avx2"))) static void
+iso_fluxes_avx2 (const float *a, const IsoWin *v, int j, int c0, int c1, const IsoCoef *k,
+                 float *fx, float *fy)
+{
+  iso_fluxes_body (a, v, j, c0, c1, k, fx, fy);
+}
+#endif
+
+static void
+iso_fluxes (const float *a, const IsoWin *v, int j, int c0, int c1, const IsoCoef *k, float *fx,
+            float *fy)
+{
+#ifdef TG__EROSION_HAVE_X86
+  if (v->isa != ISA_GENERIC)
+    {
+      iso_fluxes_avx2 (a, v, j, c0, c1, k, fx, fy);
+      return;
+    }
+#endif
+  iso_fluxes_generic (a, v, j, c0, c1, k, fx, fy);
+}
+
+/* The mask's cut of the fluxes iso_fluxes gave for local row J of A
+ * (material leaving a cell as its mask allows, plus its scree). */
+static void
+iso_fluxes_masked (const float *a, const IsoWin *v, int j, int c0, int c1, const IsoCoef *k,
+                   float *fx, float *fy)
+{
+  int rw = v->rw;
+  const float *m = a + (size_t) j * rw, *d = m + rw;
+  const float *lm = v->loose + (size_t) j * v->ws, *om = v->orig + (size_t) j * v->ws;
+  const float *ld = lm + v->ws, *od = om + v->ws;
+  int lo = c0 - 1 < 0 ? 0 : c0 - 1, hi = c1 < rw - 1 ? c1 : rw - 1;
+
+  for (int i = lo; fx && i < hi; i++)
+    if (fx[i] != 0.0f)
+      fx[i] = iso_cut (fx[i], lm[i], scree_of (m[i], om[i]), lm[i + 1],
+                       scree_of (m[i + 1], om[i + 1]), k);
+  if (fy && !(j == v->rh - 1 && v->eb))
+    for (int i = c0; i < c1; i++)
+      if (fy[i] != 0.0f)
+        fy[i] = iso_cut (fy[i], lm[i], scree_of (m[i], om[i]), ld[i], scree_of (d[i], od[i]),
+                         k);
+}
+
+/* One pass from local map A to B over the cells [X0, X1) x [Y0, Y1)
+ * (the rows and columns next to them must exist, or be beyond the
+ * world's edge).  S: three rows of scratch, RW + 1 floats each.
+ * Returns whether a cell of [CX0, CX1) x [CY0, CY1) changed. */
+static bool
+iso_pass (const float *a, float *b, const IsoWin *v, int x0, int x1, int y0, int y1, int cx0,
+          int cx1, int cy0, int cy1, const IsoCoef *k, float *s)
+{
+  size_t rs = (size_t) v->rw + 1;
+  float *fx = s + 1, *fyu = s + rs + 1, *fyd = s + 2 * rs + 1, *tmp;
+  bool diff = false;
+
+  if (y0 == 0)
+    for (int i = x0; i < x1; i++)
+      fyu[i] = 0.0f; /* the world's first row: no face above */
+  else
+    {
+      /* Only the faces below row Y0 - 1 (its faces along the row would
+       * read the row above it, which may not be there). */
+      iso_fluxes (a, v, y0 - 1, x0, x1, k, NULL, fyu);
+      if (v->loose)
+        iso_fluxes_masked (a, v, y0 - 1, x0, x1, k, NULL, fyu);
+    }
+  for (int j = y0; j < y1; j++)
+    {
+      const float *src = a + (size_t) j * v->rw;
+      float *o = b + (size_t) j * v->rw;
+      iso_fluxes (a, v, j, x0, x1, k, fx, fyd);
+      if (v->loose)
+        iso_fluxes_masked (a, v, j, x0, x1, k, fx, fyd);
+#ifdef TG__EROSION_HAVE_X86
+      if (v->isa != ISA_GENERIC)
+        iso_update_avx2 (src, o, fx, fyu, fyd, x0, x1);
+      else
+#endif
+        iso_update_generic (src, o, fx, fyu, fyd, x0, x1);
+      if (!diff && j >= cy0 && j < cy1)
+        diff = memcmp (o + cx0, src + cx0, sizeof (float) * (size_t) (cx1 - cx0)) != 0;
+      tmp = fyu;
+      fyu = fyd;
+      fyd = tmp;
+    }
+  return diff;
+}
+
+/* Passes, several per trip through memory: the world is cut into tiles
+ * of ISO_TILE_W x ISO_TILE_H cells, and a block of up to ISO_BLOCK
+ * passes runs over each tile and ISO_BLOCK cells around it (cut at the
+ * world's edge) in a local map, pass p updating the window shrunk by p
+ * cells on the sides that are not the world's edge: a cell's new height
+ * depends on its 3 x 3 neighbourhood only, so the tile's cells after the
+ * block are the whole world's, to the bit.  A tile whose block changed
+ * nothing, beside neighbours whose blocks changed nothing, starts the
+ * next block from the same samples as the last one and would repeat
+ * it: it is skipped (the buffer written holds the map of two blocks
+ * before, the same there). */
+#define ISO_TILE_W 512
+#define ISO_TILE_H 64
+#define ISO_BLOCK 8
+
+/* The tiles' size and the passes per trip: the defaults, or, for the
+ * tests that check they change no bit, TG_THERMAL_STRIP (columns),
+ * TG_THERMAL_BAND (rows) and TG_THERMAL_BLOCK (passes, at most the
+ * tile's least side, so a tile's trip reaches only the tiles beside
+ * it). */
+static void
+iso_tiling (int *tw, int *th, int *kb)
+{
+  const char *es = getenv ("TG_THERMAL_STRIP"), *eb = getenv ("TG_THERMAL_BAND");
+  const char *ek = getenv ("TG_THERMAL_BLOCK");
+
+  *tw = es && atoi (es) > 0 ? atoi (es) : ISO_TILE_W;
+  *th = eb && atoi (eb) > 0 ? atoi (eb) : ISO_TILE_H;
+  *kb = ek && atoi (ek) > 0 ? atoi (ek) : ISO_BLOCK;
+  if (*kb > *tw)
+    *kb = *tw;
+  if (*kb > *th)
+    *kb = *th;
+}
+
+typedef struct
+{
+  const float *src;
+  float *dst;
+  int w, h;
+  IsoCoef k;
+  const ThermalMask *mask;
+  int tw, th, tx, ty; /* tile size, tiles per row and column */
+  int passes;         /* in this block */
+  int isa;
+  const unsigned char *was; /* [tile]: the block before changed it (NULL: the first block) */
+  unsigned char *any, *last, *failed; /* [tile]: the block changed it, its last pass did */
+} IsoJob;
+
+static void
+iso_tiles (void *user, int begin, int end)
+{
+  const IsoJob *job = user;
+  int w = job->w, h = job->h, kp = job->passes;
+  float *buf = NULL;
+  size_t cap = 0;
+
+  for (int q = begin; q < end; q++)
+    {
+      int ti = q % job->tx, tj = q / job->tx;
+      int ix0 = ti * job->tw, iy0 = tj * job->th;
+      int ix1 = ix0 + job->tw < w ? ix0 + job->tw : w, iy1 = iy0 + job->th < h ? iy0 + job->th : h;
+      int rx0 = ix0 - kp > 0 ? ix0 - kp : 0, ry0 = iy0 - kp > 0 ? iy0 - kp : 0;
+      int rx1 = ix1 + kp < w ? ix1 + kp : w, ry1 = iy1 + kp < h ? iy1 + kp : h;
+      IsoWin v;
+      size_t need;
+      float *la, *lb, *tmp;
+      bool near = job->was == NULL;
+
+      for (int dj = -1; dj <= 1 && !near; dj++)
+        for (int di = -1; di <= 1 && !near; di++)
+          {
+            int a = ti + di, b = tj + dj;
+            near = a >= 0 && b >= 0 && a < job->tx && b < job->ty && job->was[b * job->tx + a];
+          }
+      job->any[q] = job->last[q] = 0;
+      if (!near)
+        continue;
+      v.rw = rx1 - rx0;
+      v.rh = ry1 - ry0;
+      v.el = rx0 == 0;
+      v.er = rx1 == w;
+      v.et = ry0 == 0;
+      v.eb = ry1 == h;
+      v.ws = (size_t) w;
+      v.isa = job->isa;
+      v.loose = job->mask ? job->mask->loose + (size_t) ry0 * w + rx0 : NULL;
+      v.orig = job->mask ? job->mask->orig + (size_t) ry0 * w + rx0 : NULL;
+      need = 2 * (size_t) v.rw * v.rh + 3 * ((size_t) v.rw + 1);
+      if (need > cap)
+        {
+          free (buf);
+          cap = need;
+          if (!(buf = malloc (sizeof (float) * cap)))
+            {
+              cap = 0;
+              job->failed[q] = 1;
+              continue;
+            }
+        }
+      la = buf;
+      lb = buf + (size_t) v.rw * v.rh;
+      for (int j = 0; j < v.rh; j++)
+        memcpy (la + (size_t) j * v.rw, job->src + (size_t) (ry0 + j) * w + rx0,
+                sizeof (float) * (size_t) v.rw);
+      for (int p = 1; p <= kp; p++)
+        {
+          int x0 = v.el ? 0 : p, x1 = v.er ? v.rw : v.rw - p;
+          int y0 = v.et ? 0 : p, y1 = v.eb ? v.rh : v.rh - p;
+          bool d = iso_pass (la, lb, &v, x0, x1, y0, y1, ix0 - rx0, ix1 - rx0, iy0 - ry0,
+                             iy1 - ry0, &job->k, buf + 2 * (size_t) v.rw * v.rh);
+          if (p == kp)
+            job->last[q] = d;
+          tmp = la;
+          la = lb;
+          lb = tmp;
+        }
+      for (int j = iy0; j < iy1; j++)
+        {
+          const float *s = la + (size_t) (j - ry0) * v.rw + (ix0 - rx0);
+          size_t at = (size_t) j * w + ix0, n = (size_t) (ix1 - ix0);
+          if (!job->any[q] && memcmp (job->src + at, s, sizeof (float) * n) != 0)
+            job->any[q] = 1;
+          memcpy (job->dst + at, s, sizeof (float) * n);
+        }
+    }
+  free (buf);
+}
+
+/* Converge mode's coefficients at cell size CELL (metres), heights in
+ * units of HM metres: the band B is talus + tolerance; the fraction k
+ * is strength / 5 (a side moves at most k g_n: a peak sheds at most 4 k
+ * of its excess, and 4 k + k <= 1 keeps it from sinking below a
+ * neighbour); the aim T sits below the talus t by what lets a side just
+ * over the band, alone, move down to the talus in one pass (2 k (B - T)
+ * = B - t, as thermal_coef; 0.945 t at 38 + 1 degrees); the least move
+ * is k (B - t) / 10. */
+static IsoCoef
+iso_coef (const ThermalParams *p, double cell, double hm)
+{
+  double tan_t = tan (p->talus_deg * (M_PI / 180.0)) * cell / hm;
+  double tan_b = tan (fmin (p->talus_deg + p->tolerance_deg, 89.9) * (M_PI / 180.0)) * cell / hm;
+  double kk = p->strength / 5.0;
+  IsoCoef k;
+
+  k.b2 = (float) (tan_b * tan_b);
+  k.k = (float) kk;
+  k.t = (float) (kk > 0.0 ? fmax (0.0, tan_b - (tan_b - tan_t) / (2.0 * kk)) : tan_t);
+  k.f = (float) (0.1 * kk * (tan_b - tan_t));
+  return k;
+}
+
+/* Converge mode's passes over the W x H world in *PA (*PB scratch), all
+ * sides closed: up to PASSES, stopping after the first block whose last
+ * pass changed nothing (a fixed point: the rest would change nothing
+ * either).  *PA ends holding the result. */
+static int
+run_iso (TgEvalCtx *c, const IsoCoef *k, const ThermalMask *mask, float **pa, float **pb, int w,
+         int h, int passes)
+{
+  IsoJob job;
+  int rc = 0, tiles, kb;
+  unsigned char *flags;
+  float *a = *pa, *b = *pb;
+
+  if (passes <= 0 || !(k->k > 0.0f))
+    return 0; /* strength 0 moves nothing */
+  memset (&job, 0, sizeof job);
+  job.w = w;
+  job.h = h;
+  job.k = *k;
+  job.mask = mask;
+  job.isa = thermal_isa ();
+  iso_tiling (&job.tw, &job.th, &kb);
+  job.tx = (w + job.tw - 1) / job.tw;
+  job.ty = (h + job.th - 1) / job.th;
+  tiles = job.tx * job.ty;
+  flags = calloc (4 * (size_t) tiles, 1);
+  if (!flags)
+    return tg_eval_fail (c, TG_ENOMEM, "out of memory for thermal erosion's tiles");
+  job.last = flags + 2 * (size_t) tiles;
+  job.failed = flags + 3 * (size_t) tiles;
+  for (int t = 0, blk = 0; t < passes && rc == 0; t += job.passes, blk++)
+    {
+      bool still = true;
+      job.src = a;
+      job.dst = b;
+      job.passes = passes - t < kb ? passes - t : kb;
+      job.was = blk == 0 ? NULL : flags + (size_t) ((blk + 1) & 1) * tiles;
+      job.any = flags + (size_t) (blk & 1) * tiles;
+      rc = tg_eval_parallel (c, tiles, 1, iso_tiles, &job);
+      for (int q = 0; q < tiles && rc == 0; q++)
+        if (job.failed[q])
+          rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for a thermal erosion tile");
+      b = a;
+      a = job.dst;
+      for (int q = 0; q < tiles && still; q++)
+        still = job.last[q] == 0;
+      if (still)
+        break;
+    }
+  free (flags);
+  *pa = a;
+  *pb = b;
+  return rc;
+}
+
 /* --- converge mode: coarse levels first -------------------------------- */
 
 /* Converge mode relaxes the whole world, and talus slopes kilometres long
@@ -1950,11 +2503,10 @@ static int
 converge_world (TgEvalCtx *c, const ThermalParams *p, double cell, double hm,
                 const ThermalMask *mask, float **pa, float **pb, int w, int h, int passes)
 {
-  static const bool closed[4] = { false, false, false, false };
   int lw[THERMAL_MG_LEVELS], lh[THERMAL_MG_LEVELS], n = 1, rc = 0;
   float *lin[THERMAL_MG_LEVELS] = { 0 }; /* each level's input; [0] is *PA's copy */
   float *ea = NULL, *eb = NULL;          /* the level below's result and scratch */
-  ThermalCoef k;
+  IsoCoef k;
   ThermalMask lm;
 
   lw[0] = w;
@@ -1968,8 +2520,8 @@ converge_world (TgEvalCtx *c, const ThermalParams *p, double cell, double hm,
     }
   if (n == 1)
     {
-      k = thermal_coef (p, cell, hm);
-      return run_passes (c, &k, mask, pa, pb, w, h, closed, passes);
+      IsoCoef ik = iso_coef (p, cell, hm);
+      return run_iso (c, &ik, mask, pa, pb, w, h, passes);
     }
   /* A level above 0 holds its input, its two working maps and, with a
    * mask, its mask (the firmest of the finer one's, mg_restrict_min). */
@@ -1999,11 +2551,11 @@ converge_world (TgEvalCtx *c, const ThermalParams *p, double cell, double hm,
       else
         mg_prolong (lin[l], !mask ? NULL : l > 0 ? lin[l] + 3 * m : mask->loose, lw[l], lh[l], ea,
                     lin[l + 1], lw[l + 1], lh[l + 1], a);
-      k = thermal_coef (p, cell * (double) (1 << l), hm);
+      k = iso_coef (p, cell * (double) (1 << l), hm);
       /* Scree is new against the level's own input. */
       lm.loose = !mask ? NULL : l > 0 ? lin[l] + 3 * m : mask->loose;
       lm.orig = lin[l];
-      rc = run_passes (c, &k, mask ? &lm : NULL, &a, &b, lw[l], lh[l], closed, passes);
+      rc = run_iso (c, &k, mask ? &lm : NULL, &a, &b, lw[l], lh[l], passes);
       ea = a;
       eb = b;
       if (l == 0)
@@ -2143,6 +2695,6 @@ static const TgNodeDesc thermal_desc = {
   .flags = TG_NODE_APRON_IN_WORLD,
   .eval = thermal_eval,
   .memory = thermal_memory,
-  .version = 2,
+  .version = 3,
 };
 TG_NODE_REGISTER (thermal_desc);
