@@ -1921,12 +1921,27 @@ typedef struct
   int isa;
 } IsoWin;
 
-/* Square roots, 8 at a time (correctly rounded, as sqrtf). */
+#if defined(__has_builtin)
+#if __has_builtin(__builtin_shufflevector)
+#define TG__HAVE_SHUFFLEVECTOR 1
+#endif
+#endif
+
+/* Square roots, 8 at a time (correctly rounded, as sqrtf).  The halves
+ * are taken apart and put together in registers where the compiler can:
+ * through memory, the 8-lane load of two 4-lane stores waited for them
+ * (a failed store forward), a quarter of the AVX2 kernel's time. */
 V8_INLINE V8
 v_sqrt (V8 x)
 {
   V8 r;
-#ifdef TG__EROSION_HAVE_X86
+#if defined(TG__EROSION_HAVE_X86) && defined(TG__HAVE_SHUFFLEVECTOR)
+  typedef float V4 __attribute__ ((vector_size (16)));
+  V4 lo = __builtin_shufflevector (x, x, 0, 1, 2, 3), hi = __builtin_shufflevector (x, x, 4, 5, 6, 7);
+  lo = (V4) _mm_sqrt_ps ((__m128) lo);
+  hi = (V4) _mm_sqrt_ps ((__m128) hi);
+  r = __builtin_shufflevector (lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
+#elif defined(TG__EROSION_HAVE_X86)
   __m128 lo, hi;
   memcpy (&lo, &x, sizeof lo);
   memcpy (&hi, (char *) &x + sizeof lo, sizeof hi);
