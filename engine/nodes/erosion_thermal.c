@@ -68,6 +68,7 @@
  */
 #include <math.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -2112,16 +2113,180 @@ iso_fluxes_avx2 (const float *a, const IsoWin *v, int j, int c0, int c1, const I
 }
 #endif
 
+/* Scratch of the AVX-512 kernel for a row's sides (see
+ * iso_fluxes_avx512): per vector of 16 sides their GN and G2, where the
+ * fluxes go and which lanes are over the band, and the list of vectors
+ * with a side over it; for up to RW / 8 + 2 vectors. */
+typedef struct
+{
+  float *gn, *g2;
+  float **dst;
+  unsigned short *over, *tail;
+  int *list;
+  int nv, nl;
+} IsoPack;
+
+/* Floats of scratch for an IsoPack of rows of RW samples. */
+static size_t
+iso_pack_floats (int rw)
+{
+  size_t nv = (size_t) rw / 8 + 2;
+  size_t ptr = (sizeof (float *) + sizeof (float) - 1) / sizeof (float);
+  return nv * (32 + ptr + 2) + 16;
+}
+
+static void
+iso_pack_init (IsoPack *pk, float *s, int rw)
+{
+  size_t nv = (size_t) rw / 8 + 2;
+  s = (float *) (((uintptr_t) s + 63) & ~(uintptr_t) 63);
+  pk->gn = s;
+  pk->g2 = s + 16 * nv;
+  pk->dst = (float **) (s + 32 * nv);
+  pk->list = (int *) (pk->dst + nv);
+  pk->over = (unsigned short *) (pk->list + nv);
+  pk->tail = pk->over + nv;
+  pk->nv = pk->nl = 0;
+}
+
+#ifdef TG__EROSION_HAVE_X86
+/* iso_fluxes with AVX-512.  A side needs a square root and a division
+ * only when it is over the band: on alpine a fifth of the sides, but half
+ * of the vectors hold one, and a vector's branch on it goes either way.
+ * So a row's vectors of sides are listed, those with a side over the band
+ * apart, and only those then computed; each side takes the same
+ * operations as in v_iso_flux, so the same bits. */
+#define TG__ISO_AVX512 __attribute__ ((target ("avx512f,avx512dq")))
+
+/* Lists the sides of a vector (lanes TAIL) whose fluxes go to OUT. */
+TG__ISO_AVX512 static inline void
+iso_pack (IsoPack *pk, __m512 gn, __m512 gt, __m512 b2, __mmask16 tail, float *out)
+{
+  __m512 g2 = _mm512_add_ps (_mm512_mul_ps (gn, gn), _mm512_mul_ps (gt, gt));
+  __mmask16 o = _mm512_mask_cmp_ps_mask (tail, g2, b2, _CMP_GT_OQ);
+  int n = pk->nv++;
+
+  _mm512_store_ps (pk->gn + 16 * n, gn);
+  _mm512_store_ps (pk->g2 + 16 * n, g2);
+  _mm512_mask_storeu_ps (out, tail, _mm512_setzero_ps ());
+  pk->dst[n] = out;
+  pk->over[n] = o;
+  pk->tail[n] = tail;
+  pk->list[pk->nl] = n;
+  pk->nl += o != 0;
+}
+
+/* The listed vectors' fluxes, as v_iso_flux. */
+TG__ISO_AVX512 static void
+iso_pack_fluxes (const IsoPack *pk, const IsoCoef *k)
+{
+  __m512 t = _mm512_set1_ps (k->t), kk = _mm512_set1_ps (k->k), f = _mm512_set1_ps (k->f);
+  __m512 one = _mm512_set1_ps (1.0f);
+
+  for (int i = 0; i < pk->nl; i++)
+    {
+      int n = pk->list[i];
+      __m512 gn = _mm512_load_ps (pk->gn + 16 * n), g2 = _mm512_load_ps (pk->g2 + 16 * n);
+      __m512 fl = _mm512_mul_ps (_mm512_mul_ps (kk, gn),
+                                 _mm512_sub_ps (one, _mm512_div_ps (t, _mm512_sqrt_ps (g2))));
+      __mmask16 on = _mm512_mask_cmp_ps_mask (pk->over[n], _mm512_abs_ps (fl), f, _CMP_GE_OQ);
+      _mm512_mask_storeu_ps (pk->dst[n], pk->tail[n], _mm512_maskz_mov_ps (on, fl));
+    }
+}
+
+/* iso_fluxes_body's sides, the vector loops packed (PK: scratch for
+ * 2 RW + 32 sides and RW / 8 + 2 vectors). */
+TG__ISO_AVX512 static void
+iso_fluxes_avx512 (const float *a, const IsoWin *v, int j, int c0, int c1, const IsoCoef *k,
+                   float *fx, float *fy, IsoPack *pkp)
+{
+  IsoPack pk_local = *pkp, *pk = &pk_local; /* counts in registers */
+  int rw = v->rw;
+  const float *m = a + (size_t) j * rw;
+  bool top = j == 0 && v->et, bot = j == v->rh - 1 && v->eb;
+  const float *u = top ? m : m - rw, *d = bot ? m : m + rw;
+  float sy = top || bot ? 0.5f : 0.25f; /* one-sided on the world's edge */
+  __m512 b2 = _mm512_set1_ps (k->b2), vsy = _mm512_set1_ps (sy), q = _mm512_set1_ps (0.25f);
+  int xlo = c0 - 1, xhi = c1, ylo = c0, yhi = c1;
+
+  pk->nv = pk->nl = 0;
+  if (fx)
+    {
+      if (xlo < 0)
+        {
+          fx[-1] = 0.0f;
+          xlo = 0;
+        }
+      if (xhi > rw - 1)
+        {
+          fx[rw - 1] = 0.0f;
+          xhi = rw - 1;
+        }
+      for (int i = xlo; i < xhi; i += 16)
+        {
+          __mmask16 l = lanes (xhi - i);
+          __m512 gn = _mm512_sub_ps (_mm512_maskz_loadu_ps (l, m + i),
+                                     _mm512_maskz_loadu_ps (l, m + i + 1));
+          __m512 gt = _mm512_mul_ps (
+              vsy, _mm512_add_ps (_mm512_sub_ps (_mm512_maskz_loadu_ps (l, d + i),
+                                                 _mm512_maskz_loadu_ps (l, u + i)),
+                                  _mm512_sub_ps (_mm512_maskz_loadu_ps (l, d + i + 1),
+                                                 _mm512_maskz_loadu_ps (l, u + i + 1))));
+          iso_pack (pk, gn, gt, b2, l, fx + i);
+        }
+    }
+  if (bot)
+    {
+      for (int i = c0; i < c1; i++)
+        fy[i] = 0.0f;
+    }
+  else
+    {
+      if (ylo == 0 && v->el)
+        {
+          fy[0] = iso_flux (m[0] - d[0], 0.5f * ((m[1] - m[0]) + (d[1] - d[0])), k);
+          ylo = 1;
+        }
+      if (yhi == rw && v->er)
+        {
+          fy[rw - 1] = iso_flux (m[rw - 1] - d[rw - 1],
+                                 0.5f * ((m[rw - 1] - m[rw - 2]) + (d[rw - 1] - d[rw - 2])), k);
+          yhi = rw - 1;
+        }
+      for (int i = ylo; i < yhi; i += 16)
+        {
+          __mmask16 l = lanes (yhi - i);
+          __m512 gn = _mm512_sub_ps (_mm512_maskz_loadu_ps (l, m + i),
+                                     _mm512_maskz_loadu_ps (l, d + i));
+          __m512 gt = _mm512_mul_ps (
+              q, _mm512_add_ps (_mm512_sub_ps (_mm512_maskz_loadu_ps (l, m + i + 1),
+                                               _mm512_maskz_loadu_ps (l, m + i - 1)),
+                                _mm512_sub_ps (_mm512_maskz_loadu_ps (l, d + i + 1),
+                                               _mm512_maskz_loadu_ps (l, d + i - 1))));
+          iso_pack (pk, gn, gt, b2, l, fy + i);
+        }
+    }
+  iso_pack_fluxes (pk, k);
+}
+#endif
+
 static void
 iso_fluxes (const float *a, const IsoWin *v, int j, int c0, int c1, const IsoCoef *k, float *fx,
-            float *fy)
+            float *fy, IsoPack *pk)
 {
 #ifdef TG__EROSION_HAVE_X86
+  if (v->isa == ISA_AVX512)
+    {
+      iso_fluxes_avx512 (a, v, j, c0, c1, k, fx, fy, pk);
+      return;
+    }
   if (v->isa != ISA_GENERIC)
     {
       iso_fluxes_avx2 (a, v, j, c0, c1, k, fx, fy);
       return;
     }
+#else
+  (void) pk;
 #endif
   iso_fluxes_generic (a, v, j, c0, c1, k, fx, fy);
 }
@@ -2151,7 +2316,8 @@ iso_fluxes_masked (const float *a, const IsoWin *v, int j, int c0, int c1, const
 
 /* One pass from local map A to B over the cells [X0, X1) x [Y0, Y1)
  * (the rows and columns next to them must exist, or be beyond the
- * world's edge).  S: three rows of scratch, RW + 1 floats each.
+ * world's edge).  S: three rows of scratch, RW + 1 floats each, then
+ * iso_pack_floats (RW).
  * Returns whether a cell of [CX0, CX1) x [CY0, CY1) changed. */
 static bool
 iso_pass (const float *a, float *b, const IsoWin *v, int x0, int x1, int y0, int y1, int cx0,
@@ -2160,6 +2326,9 @@ iso_pass (const float *a, float *b, const IsoWin *v, int x0, int x1, int y0, int
   size_t rs = (size_t) v->rw + 1;
   float *fx = s + 1, *fyu = s + rs + 1, *fyd = s + 2 * rs + 1, *tmp;
   bool diff = false;
+  IsoPack pk;
+
+  iso_pack_init (&pk, s + 3 * rs, v->rw);
 
   if (y0 == 0)
     for (int i = x0; i < x1; i++)
@@ -2168,7 +2337,7 @@ iso_pass (const float *a, float *b, const IsoWin *v, int x0, int x1, int y0, int
     {
       /* Only the faces below row Y0 - 1 (its faces along the row would
        * read the row above it, which may not be there). */
-      iso_fluxes (a, v, y0 - 1, x0, x1, k, NULL, fyu);
+      iso_fluxes (a, v, y0 - 1, x0, x1, k, NULL, fyu, &pk);
       if (v->loose)
         iso_fluxes_masked (a, v, y0 - 1, x0, x1, k, NULL, fyu);
     }
@@ -2176,7 +2345,7 @@ iso_pass (const float *a, float *b, const IsoWin *v, int x0, int x1, int y0, int
     {
       const float *src = a + (size_t) j * v->rw;
       float *o = b + (size_t) j * v->rw;
-      iso_fluxes (a, v, j, x0, x1, k, fx, fyd);
+      iso_fluxes (a, v, j, x0, x1, k, fx, fyd, &pk);
       if (v->loose)
         iso_fluxes_masked (a, v, j, x0, x1, k, fx, fyd);
 #ifdef TG__EROSION_HAVE_X86
@@ -2282,7 +2451,7 @@ iso_tiles (void *user, int begin, int end)
       v.isa = job->isa;
       v.loose = job->mask ? job->mask->loose + (size_t) ry0 * w + rx0 : NULL;
       v.orig = job->mask ? job->mask->orig + (size_t) ry0 * w + rx0 : NULL;
-      need = 2 * (size_t) v.rw * v.rh + 3 * ((size_t) v.rw + 1);
+      need = 2 * (size_t) v.rw * v.rh + 3 * ((size_t) v.rw + 1) + iso_pack_floats (v.rw);
       if (need > cap)
         {
           free (buf);
