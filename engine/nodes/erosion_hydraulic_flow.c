@@ -78,20 +78,56 @@ tg__hydraulic_channel_factor (float a, double area0, double exponent, double flo
   return (float) (f > floor ? (f < ceil ? f : ceil) : floor);
 }
 
-/* Box average of radius R along one axis: OUT (x, y) is the mean of IN
- * over the cells within R along the axis (STEP apart, N of them on the
- * line through it from START), summed in one fixed order. */
+/* Box averages of radius R along one axis: each output cell is the mean
+ * of the input cells within R of it along the axis, cut at the map's
+ * edge, summed from the lowest index up starting at 0.0f.  The passes
+ * run over whole rows, a row of sums at a time, so that the loops over a
+ * row vectorise; each cell's sum still takes its terms in that order
+ * (one long chain of adds per cell made the smoothing latency-bound, and
+ * the columns strided across rows). */
+
+/* Along a row: cells IN[0 .. N) into OUT. */
 static void
-box_line (const float *in, float *out, int n, ptrdiff_t step, int r)
+box_row (const float *restrict in, float *restrict out, int n, int r)
 {
-  for (int i = 0; i < n; i++)
+  int a = r < n ? r : n, b = n - r > a ? n - r : a;
+
+  /* Cells whose window the row's ends cut, one at a time. */
+  for (int i = 0; i < n; i = i + 1 == a ? b : i + 1)
     {
       int lo = i - r < 0 ? 0 : i - r, hi = i + r >= n ? n - 1 : i + r;
       float sum = 0.0f;
       for (int k = lo; k <= hi; k++)
-        sum += in[k * step];
-      out[i * step] = sum / (float) (hi - lo + 1);
+        sum += in[k];
+      out[i] = sum / (float) (hi - lo + 1);
     }
+  /* The others, [A, B): the whole window of 2 R + 1. */
+  for (int i = a; i < b; i++)
+    out[i] = 0.0f;
+  for (int k = -r; k <= r; k++)
+    for (int i = a; i < b; i++)
+      out[i] += in[i + k];
+  for (int i = a; i < b; i++)
+    out[i] = out[i] / (float) (2 * r + 1);
+}
+
+/* Along the columns: row J of OUT from rows of IN (W floats each, H of
+ * them). */
+static void
+box_rows (const float *restrict in, float *restrict out, int w, int h, int j, int r)
+{
+  int lo = j - r < 0 ? 0 : j - r, hi = j + r >= h ? h - 1 : j + r;
+
+  for (int i = 0; i < w; i++)
+    out[i] = 0.0f;
+  for (int k = lo; k <= hi; k++)
+    {
+      const float *row = in + (size_t) k * w;
+      for (int i = 0; i < w; i++)
+        out[i] += row[i];
+    }
+  for (int i = 0; i < w; i++)
+    out[i] = out[i] / (float) (hi - lo + 1);
 }
 
 void
@@ -101,8 +137,8 @@ tg__hydraulic_channel_smooth (float *map, float *tmp, int w, int h, int r)
   for (int pass = 0; pass < 2 && r > 0; pass++)
     {
       for (int j = 0; j < h; j++)
-        box_line (map + (size_t) j * w, tmp + (size_t) j * w, w, 1, r);
-      for (int i = 0; i < w; i++)
-        box_line (tmp + i, map + i, h, w, r);
+        box_row (map + (size_t) j * w, tmp + (size_t) j * w, w, r);
+      for (int j = 0; j < h; j++)
+        box_rows (tmp, map + (size_t) j * w, w, h, j, r);
     }
 }
