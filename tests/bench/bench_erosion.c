@@ -167,8 +167,8 @@ time_pull (TgEngine *e, TgGraph *g, int node, int mask, const TgRegion *r, int p
   return best;
 }
 
-/* Converge mode to its angle (38 deg, 200 passes a level) on a steep
- * ridged fBm over a 4096 m world, 850 m high, at 1025, 2049 and (with
+/* Converge mode to its angle (38 deg, 100 passes a level as in alpine)
+ * on a steep ridged fBm over a 4096 m world, 850 m high, at 1025, 2049 and (with
  * TG_BENCH_4097=1) 4097 samples: how the cost grows with the map; then
  * the same with a loose-material mask (select.slope: loose up to 45 deg,
  * bedrock over 55), whose masked pair terms cost more a pass. */
@@ -177,9 +177,9 @@ bench_thermal_converge (int runs, int threads)
 {
   static const int sides[3] = { 1025, 2049, 4097 };
   int n = getenv ("TG_BENCH_4097") && atoi (getenv ("TG_BENCH_4097")) > 0 ? 3 : 2;
-  /* TG_BENCH_CONVERGE_CAP: passes a level other than alpine's 200 (4000:
+  /* TG_BENCH_CONVERGE_CAP: passes a level other than alpine's 100 (4000:
    * every level to its fixed point at these sizes). */
-  const char *cap = getenv ("TG_BENCH_CONVERGE_CAP") ? getenv ("TG_BENCH_CONVERGE_CAP") : "200";
+  const char *cap = getenv ("TG_BENCH_CONVERGE_CAP") ? getenv ("TG_BENCH_CONVERGE_CAP") : "100";
   Times t[3];
 
   for (int masked = 0; masked < 2; masked++)
