@@ -18,6 +18,7 @@
 
 #include "../../engine/nodes/fields.h"
 #include "tggraph_test.h"
+#include "tgmesh_test.h"
 #include "tgtest.h"
 
 /* --- mesh checks --------------------------------------------------------------------- */
@@ -1421,33 +1422,6 @@ test_chunks_threads_same_bytes (void)
   tg_graph_free (g);
 }
 
-/* Whether the ray from O along D hits triangle A B C (its edges count). */
-static bool
-ray_hits (const double o[3], const double d[3], const float *a, const float *b, const float *c)
-{
-  double e1[3], e2[3], p[3], q[3], s[3], det, u, v, t;
-
-  for (int k = 0; k < 3; k++)
-    {
-      e1[k] = (double) b[k] - a[k];
-      e2[k] = (double) c[k] - a[k];
-      s[k] = o[k] - a[k];
-    }
-  p[0] = d[1] * e2[2] - d[2] * e2[1];
-  p[1] = d[2] * e2[0] - d[0] * e2[2];
-  p[2] = d[0] * e2[1] - d[1] * e2[0];
-  det = e1[0] * p[0] + e1[1] * p[1] + e1[2] * p[2];
-  if (fabs (det) < 1e-18)
-    return false;
-  u = (s[0] * p[0] + s[1] * p[1] + s[2] * p[2]) / det;
-  q[0] = s[1] * e1[2] - s[2] * e1[1];
-  q[1] = s[2] * e1[0] - s[0] * e1[2];
-  q[2] = s[0] * e1[1] - s[1] * e1[0];
-  v = (d[0] * q[0] + d[1] * q[1] + d[2] * q[2]) / det;
-  t = (e2[0] * q[0] + e2[1] * q[1] + e2[2] * q[2]) / det;
-  return u >= -1e-9 && v >= -1e-9 && u + v <= 1.0 + 1e-9 && t > 0.0;
-}
-
 /* Rays from the ball's centre that leave through no triangle of M's
  * chunks drawn at the level LEVEL_OF gives each chunk stem: towards
  * every vertex lying in an inner chunk face, and towards points around
@@ -1485,9 +1459,9 @@ rays_escaping (const TgMesh *m, const int *level_of, int *n_rays)
                      + (r == 0 ? 0.0 : 0.4 * (tg_hash_unit (tg_hash3 (seed++, v, r, k)) - 0.5));
             for (int w = 0; w < n_use && !hit; w++)
               for (int64_t t = 0; t < use[w]->n_indices && !hit; t += 3)
-                hit = ray_hits (o, d, use[w]->positions + 3 * (size_t) use[w]->indices[t],
-                                use[w]->positions + 3 * (size_t) use[w]->indices[t + 1],
-                                use[w]->positions + 3 * (size_t) use[w]->indices[t + 2]);
+                hit = tgtest_ray_hits (o, d, use[w]->positions + 3 * (size_t) use[w]->indices[t],
+                                       use[w]->positions + 3 * (size_t) use[w]->indices[t + 1],
+                                       use[w]->positions + 3 * (size_t) use[w]->indices[t + 2]);
             escaped += !hit;
             ++*n_rays;
           }
