@@ -35,11 +35,28 @@
 #define TALUS_DEG 38.0
 #define HEIGHT_M 850.0
 
+/* An erosion.thermal node "ero" in converge mode to the test's talus
+ * (38 deg, tolerance 1, strength 1), capped at PASSES passes a level at
+ * any resolution. */
+static int
+add_converge (TgGraph *g, const char *passes)
+{
+  int t = add_node (g, "ero", "erosion.thermal");
+
+  SET (g, t, "talus_deg", "38");
+  SET (g, t, "mode", "converge");
+  SET (g, t, "tolerance_deg", "1");
+  SET (g, t, "strength", "1");
+  SET (g, t, "iterations", passes);
+  SET (g, t, "reference_cell_m", "0");
+  return t;
+}
+
 static TgGraph *
 steep_graph (int res)
 {
   TgGraph *g = new_graph (4096, 4096, res);
-  int b, t;
+  int b;
 
   tg_graph_world (g)->height_m = HEIGHT_M;
   tg_graph_world (g)->seed = 4242;
@@ -48,16 +65,10 @@ steep_graph (int res)
   SET (g, b, "scale_m", "1700");
   SET (g, b, "octaves", "7");
   SET (g, b, "persistence", "0.5");
-  t = add_node (g, "ero", "erosion.thermal");
-  SET (g, t, "talus_deg", "38");
-  SET (g, t, "mode", "converge");
-  SET (g, t, "tolerance_deg", "1");
-  SET (g, t, "strength", "1");
   /* The cap: 200 passes on each level of converge mode's pyramid, at any
    * resolution (the coarse levels carry material the long way, so the
    * finest needs about as many passes at 2 m cells as at 4 m). */
-  SET (g, t, "iterations", "200");
-  SET (g, t, "reference_cell_m", "0");
+  add_converge (g, "200");
   add_link (g, "base", "height", "ero", "height");
   return g;
 }
@@ -267,19 +278,13 @@ test_thermal_converge_cone_is_round (void)
   TgEngine *e = new_engine (2);
   TgRegion full = world_region (g);
   TgValue *out;
-  int s, t;
+  int s;
 
   tg_graph_world (g)->height_m = HEIGHT_M;
   s = add_node (g, "spike", "gen.shape");
   SET (g, s, "radius_m", "960");
   SET (g, s, "falloff_m", "900");
-  t = add_node (g, "ero", "erosion.thermal");
-  SET (g, t, "talus_deg", "38");
-  SET (g, t, "mode", "converge");
-  SET (g, t, "tolerance_deg", "1");
-  SET (g, t, "strength", "1");
-  SET (g, t, "iterations", "200");
-  SET (g, t, "reference_cell_m", "0");
+  add_converge (g, "200");
   add_link (g, "spike", "height", "ero", "height");
   out = pull (e, g, "ero", &full);
   if (out)
@@ -355,7 +360,7 @@ test_thermal_converge_ramp_has_no_streaks (void)
   TgEngine *e = new_engine (2);
   TgRegion full = world_region (g);
   TgValue *out;
-  int n, t;
+  int n;
 
   tg_graph_world (g)->height_m = 700.0;
   tg_graph_world (g)->seed = 5;
@@ -373,13 +378,7 @@ test_thermal_converge_ramp_has_no_streaks (void)
   n = add_node (g, "sum", "math.combine");
   SET (g, n, "op", "add");
   SET (g, n, "clamp", "false");
-  t = add_node (g, "ero", "erosion.thermal");
-  SET (g, t, "talus_deg", "38");
-  SET (g, t, "mode", "converge");
-  SET (g, t, "tolerance_deg", "1");
-  SET (g, t, "strength", "1");
-  SET (g, t, "iterations", "400");
-  SET (g, t, "reference_cell_m", "0");
+  add_converge (g, "400");
   add_link (g, "nz", "height", "amp", "height");
   add_link (g, "ramp", "height", "sum", "a");
   add_link (g, "amp", "height", "sum", "b");
