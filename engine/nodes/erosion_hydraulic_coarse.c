@@ -26,6 +26,7 @@
 #include <tgraph/error.h>
 
 #include "erosion_hydraulic.h"
+#include "erosion_util.h"
 
 static inline int
 clampi (int v, int lo, int hi)
@@ -105,11 +106,10 @@ tg__hydraulic_up_weights (int f, float (*wt)[4])
 {
   for (int p = 0; p < f; p++)
     {
-      double t = (double) p / f, t2 = t * t, t3 = t2 * t, u = 1.0 - t;
-      wt[p][0] = (float) (u * u * u / 6.0);
-      wt[p][1] = (float) ((3.0 * t3 - 6.0 * t2 + 4.0) / 6.0);
-      wt[p][2] = (float) ((-3.0 * t3 + 3.0 * t2 + 3.0 * t + 1.0) / 6.0);
-      wt[p][3] = (float) (t3 / 6.0);
+      double w[4];
+      tg__bspline_weights ((double) p / f, w);
+      for (int k = 0; k < 4; k++)
+        wt[p][k] = (float) w[k];
     }
 }
 

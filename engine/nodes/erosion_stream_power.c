@@ -186,16 +186,11 @@ static void
 bspline_taps (double u, int n, SpTaps *t)
 {
   int i = (int) floor (u);
-  double f, f2, f3, g;
+  double f;
 
   i = i < 0 ? 0 : i > n - 1 ? n - 1 : i;
   f = u - i;
-  f = f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f;
-  f2 = f * f, f3 = f2 * f, g = 1.0 - f;
-  t->w[0] = g * g * g / 6.0;
-  t->w[1] = (3.0 * f3 - 6.0 * f2 + 4.0) / 6.0;
-  t->w[2] = (-3.0 * f3 + 3.0 * f2 + 3.0 * f + 1.0) / 6.0;
-  t->w[3] = f3 / 6.0;
+  tg__bspline_weights (f < 0.0 ? 0.0 : f > 1.0 ? 1.0 : f, t->w);
   for (int k = 0; k < 4; k++)
     {
       int a = i - 1 + k;

@@ -106,4 +106,19 @@ tg__erosion_check (TgEvalCtx *c, int (*check) (const void *, TgError *))
   return 0;
 }
 
+/* The uniform cubic B-spline's weights W[0..3] for the samples at -1, 0,
+ * 1 and 2 around a point T (0..1) past sample 0: smooth in slope and
+ * curvature, never negative, summing to 1.  Erosion solved on a coarser
+ * grid lays its change back over the map with them. */
+static inline void
+tg__bspline_weights (double t, double w[4])
+{
+  double t2 = t * t, t3 = t2 * t, u = 1.0 - t;
+
+  w[0] = u * u * u / 6.0;
+  w[1] = (3.0 * t3 - 6.0 * t2 + 4.0) / 6.0;
+  w[2] = (-3.0 * t3 + 3.0 * t2 + 3.0 * t + 1.0) / 6.0;
+  w[3] = t3 / 6.0;
+}
+
 #endif
