@@ -2291,6 +2291,73 @@ iso_fluxes (const float *a, const IsoWin *v, int j, int c0, int c1, const IsoCoe
   iso_fluxes_generic (a, v, j, c0, c1, k, fx, fy);
 }
 
+#ifdef TG__EROSION_HAVE_X86
+/* scree_of, 16 at a time (a NaN or -0 difference is +0, as there). */
+TG__ISO_AVX512 static inline __m512
+iso_scree16 (__m512 h, __m512 h0)
+{
+  __m512 s = _mm512_sub_ps (h, h0);
+
+  return _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (s, _mm512_setzero_ps (), _CMP_GT_OQ), s);
+}
+
+/* iso_cut of the fluxes F in lanes L that are not 0 (the others kept),
+ * 16 at a time with the same operations: the first cell's mask and
+ * scree MA, SA, the second's MB, SB. */
+TG__ISO_AVX512 static inline __m512
+iso_cut16 (__m512 f, __mmask16 l, __m512 ma, __m512 sa, __m512 mb, __m512 sb, const IsoCoef *k)
+{
+  __m512 sign = _mm512_set1_ps (-0.0f);
+  __m512 a = _mm512_andnot_ps (sign, f);
+  __mmask16 shed = _mm512_cmp_ps_mask (f, _mm512_setzero_ps (), _CMP_GT_OQ);
+  __m512 g = _mm512_add_ps (_mm512_mul_ps (_mm512_mask_blend_ps (shed, mb, ma), a),
+                            _mm512_mul_ps (_mm512_set1_ps (k->k), _mm512_mask_blend_ps (shed, sb, sa)));
+  __m512 c = _mm512_mask_blend_ps (_mm512_cmp_ps_mask (a, g, _CMP_LT_OQ), g, a);
+  __mmask16 keep = _mm512_cmp_ps_mask (c, _mm512_set1_ps (k->f), _CMP_NLT_UQ);
+  __m512 r = _mm512_maskz_or_ps (keep, c, _mm512_and_ps (sign, f));
+
+  return _mm512_mask_mov_ps (f, l, r);
+}
+
+/* iso_fluxes_masked with AVX-512: a vector of sides that all move
+ * nothing is left as it is. */
+TG__ISO_AVX512 static void
+iso_fluxes_masked_avx512 (const float *m, const float *d, const float *lm, const float *om,
+                          const float *ld, const float *od, int lo, int hi, int c0, int c1,
+                          const IsoCoef *k, float *fx, float *fy)
+{
+  __m512 z = _mm512_setzero_ps ();
+
+  for (int i = lo; fx && i < hi; i += 16)
+    {
+      __mmask16 l = lanes (hi - i);
+      __m512 f = _mm512_maskz_loadu_ps (l, fx + i);
+      l = _mm512_mask_cmp_ps_mask (l, f, z, _CMP_NEQ_UQ);
+      if (!l)
+        continue;
+      __m512 h0 = _mm512_maskz_loadu_ps (l, m + i), h1 = _mm512_maskz_loadu_ps (l, m + i + 1);
+      __m512 s0 = iso_scree16 (h0, _mm512_maskz_loadu_ps (l, om + i));
+      __m512 s1 = iso_scree16 (h1, _mm512_maskz_loadu_ps (l, om + i + 1));
+      f = iso_cut16 (f, l, _mm512_maskz_loadu_ps (l, lm + i), s0,
+                     _mm512_maskz_loadu_ps (l, lm + i + 1), s1, k);
+      _mm512_mask_storeu_ps (fx + i, l, f);
+    }
+  for (int i = c0; fy && i < c1; i += 16)
+    {
+      __mmask16 l = lanes (c1 - i);
+      __m512 f = _mm512_maskz_loadu_ps (l, fy + i);
+      l = _mm512_mask_cmp_ps_mask (l, f, z, _CMP_NEQ_UQ);
+      if (!l)
+        continue;
+      __m512 s0 = iso_scree16 (_mm512_maskz_loadu_ps (l, m + i), _mm512_maskz_loadu_ps (l, om + i));
+      __m512 s1 = iso_scree16 (_mm512_maskz_loadu_ps (l, d + i), _mm512_maskz_loadu_ps (l, od + i));
+      f = iso_cut16 (f, l, _mm512_maskz_loadu_ps (l, lm + i), s0, _mm512_maskz_loadu_ps (l, ld + i),
+                     s1, k);
+      _mm512_mask_storeu_ps (fy + i, l, f);
+    }
+}
+#endif
+
 /* The mask's cut of the fluxes iso_fluxes gave for local row J of A
  * (material leaving a cell as its mask allows, plus its scree). */
 static void
@@ -2303,6 +2370,14 @@ iso_fluxes_masked (const float *a, const IsoWin *v, int j, int c0, int c1, const
   const float *ld = lm + v->ws, *od = om + v->ws;
   int lo = c0 - 1 < 0 ? 0 : c0 - 1, hi = c1 < rw - 1 ? c1 : rw - 1;
 
+#ifdef TG__EROSION_HAVE_X86
+  if (v->isa == ISA_AVX512)
+    {
+      iso_fluxes_masked_avx512 (m, d, lm, om, ld, od, lo, hi, c0, c1, k, fx,
+                                fy && !(j == v->rh - 1 && v->eb) ? fy : NULL);
+      return;
+    }
+#endif
   for (int i = lo; fx && i < hi; i++)
     if (fx[i] != 0.0f)
       fx[i] = iso_cut (fx[i], lm[i], scree_of (m[i], om[i]), lm[i + 1],
