@@ -4,7 +4,7 @@
  *
  *   terrain_stats GRAPH.tgraph --height NODE.PORT [--river NODE.PORT]
  *                 [--resolution N] [--threads N] [--channel-area-m2 A]
- *                 [--strahler-area-m2 A] [--talus-deg T]
+ *                 [--strahler-area-m2 A] [--talus-deg T] [--loose NODE.PORT]
  *
  * It loads the graph, pulls the height (and the river mask) over the whole
  * world and prints one "name value" a line:
@@ -21,10 +21,15 @@
  *   over the orders whose next order has at least 5 streams (natural
  *   basins: 3 to 5, Horton 1945, Strahler 1957);
  * - the slope histogram in 10 degree bins, and the share of slopes steeper
- *   than --talus-deg + 2 degrees (central differences, as select.slope).
+ *   than --talus-deg + 2 degrees (central differences, as select.slope);
+ * - with --loose (erosion.thermal's loose-material mask): the share of
+ *   samples on loose ground (the mask at least 0.999 on the sample and
+ *   its 8 neighbours: a slope between loose ground and bedrock may stand
+ *   steeper) and the share of those steeper than talus + 2 degrees.
  *
  * tests/formats/terrain_measures.sh asserts ranges of these. */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -288,7 +293,7 @@ arg_number (int argc, char **argv, int *i)
 int
 main (int argc, char **argv)
 {
-  const char *path = NULL, *height_spec = NULL, *river_spec = NULL;
+  const char *path = NULL, *height_spec = NULL, *river_spec = NULL, *loose_spec = NULL;
   int resolution = 0, threads = 0;
   double channel_area = 1e5, strahler_area = -1.0, talus = 38.0;
   TgGraph *g = NULL;
@@ -308,6 +313,8 @@ main (int argc, char **argv)
         channel_area = arg_number (argc, argv, &i);
       else if (strcmp (argv[i], "--strahler-area-m2") == 0)
         strahler_area = arg_number (argc, argv, &i);
+      else if (strcmp (argv[i], "--loose") == 0 && i + 1 < argc)
+        loose_spec = argv[++i];
       else if (strcmp (argv[i], "--talus-deg") == 0)
         talus = arg_number (argc, argv, &i);
       else if (argv[i][0] != '-' && !path)
@@ -322,7 +329,7 @@ main (int argc, char **argv)
     {
       fprintf (stderr, "usage: terrain_stats GRAPH.tgraph --height NODE.PORT [--river NODE.PORT]\n"
                        "         [--resolution N] [--threads N] [--channel-area-m2 A] "
-                       "[--strahler-area-m2 A] [--talus-deg T]\n");
+                       "[--strahler-area-m2 A] [--talus-deg T] [--loose NODE.PORT]\n");
       return 2;
     }
   tg_formats_init ();
@@ -357,8 +364,23 @@ main (int argc, char **argv)
         }
     }
 
+  /* The loose-material mask's least value over each sample's 3x3. */
+  float *loose = NULL;
+  if (loose_spec)
+    {
+      TgValue *lv = pull_port (e, g, loose_spec);
+      loose = malloc (n * sizeof *loose);
+      for (int y = 0; y < h; y++)
+        {
+          const float *row = tg_value_row (lv, y);
+          for (int x = 0; x < w; x++)
+            loose[(size_t) y * w + x] = row[x];
+        }
+      tg_value_unref (lv);
+    }
+
   /* Slopes inside the map (central differences need both neighbours). */
-  long hist[9] = { 0 }, n_slopes = 0, n_over = 0;
+  long hist[9] = { 0 }, n_slopes = 0, n_over = 0, n_loose = 0, n_loose_over = 0;
   for (int y = 1; y < h - 1; y++)
     for (int x = 1; x < w - 1; x++)
       {
@@ -370,6 +392,18 @@ main (int argc, char **argv)
         hist[b > 8 ? 8 : b]++;
         n_slopes++;
         n_over += deg > talus + 2.0;
+        if (loose)
+          {
+            float m = 1.0f;
+            for (int dy = -1; dy <= 1; dy++)
+              for (int dx = -1; dx <= 1; dx++)
+                m = fminf (m, loose[i + (ptrdiff_t) dy * w + dx]);
+            if (m >= 0.999f)
+              {
+                n_loose++;
+                n_loose_over += deg > talus + 2.0;
+              }
+          }
       }
 
   double world_area = cell * (w - 1) * cell * (h - 1);
@@ -415,7 +449,14 @@ main (int argc, char **argv)
     printf (" %.4f", (double) hist[b] / (double) n_slopes);
   printf ("\n");
   printf ("over_talus_plus_2deg %.5f\n", (double) n_over / (double) n_slopes);
+  if (loose)
+    {
+      printf ("loose_share %.5f\n", (double) n_loose / (double) n_slopes);
+      printf ("loose_over_talus_plus_2deg %.5f\n",
+              n_loose ? (double) n_loose_over / (double) n_loose : 0.0);
+    }
 
+  free (loose);
   free (z);
   tg_value_unref (hv);
   tg_engine_free (e);
