@@ -1050,18 +1050,24 @@ static const TgTiledScheme hydraulic_tiled = {
 
 /* The eroded heights and the water's flow, a float each over the world
  * (the droplets' tiles are small beside them); on a coarser grid, over
- * the grid, with its input, channel map and the map's smoothing. */
+ * the grid, with its input, channel map and the map's smoothing.  The
+ * simulation runs on copies of the height, the channel map and the flow
+ * with padded rows (tg__hydraulic_pitch). */
 static void
 hydraulic_memory (TgMemQuery *q)
 {
   TgHydraulicSetup s;
   HydGrid g;
+  int w, h;
 
   tiled_setup (&g, &s, q->params, q->region, 0);
+  w = g.f > 1 ? g.full.full_w : q->region->width;
+  h = g.f > 1 ? g.full.full_h : q->region->height;
   if (g.f > 1)
-    q->work += 5 * (uint64_t) g.full.full_w * (uint64_t) g.full.full_h * sizeof (float);
+    q->work += 5 * (uint64_t) w * (uint64_t) h * sizeof (float);
   else
     q->work += 2 * tg_region_samples (q->region) * sizeof (float);
+  q->work += 3 * (uint64_t) tg__hydraulic_pitch (w) * (uint64_t) h * sizeof (float);
 }
 
 static int

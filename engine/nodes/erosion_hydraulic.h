@@ -121,6 +121,12 @@ typedef int (*TgHydraulicParallel) (void *ctx, int n, void (*fn) (void *user, in
 int tg__hydraulic_simulate (const TgHydraulicSetup *s, float *height, float *flow, int w, int h,
                             TgHydraulicParallel parallel, void *ctx, TgHydraulicStats *stats);
 
+/* The distance in floats between the rows of the copies of the maps
+ * that tg__hydraulic_simulate runs its droplets on (W x H each for the
+ * height, the channel map and the flow, those it has): the least odd
+ * multiple of 16 not below W. */
+int tg__hydraulic_pitch (int w);
+
 /* Whether this CPU runs ISA (BEST and GENERIC: always). */
 bool tg__hydraulic_isa_supported (TgHydraulicIsa isa);
 
