@@ -2319,41 +2319,26 @@ iso_cut16 (__m512 f, __mmask16 l, __m512 ma, __m512 sa, __m512 mb, __m512 sb, co
   return _mm512_mask_mov_ps (f, l, r);
 }
 
-/* iso_fluxes_masked with AVX-512: a vector of sides that all move
- * nothing is left as it is. */
+/* iso_cut of the sides [LO, HI) of F with AVX-512, each side from the
+ * cell at H0 (its input at O0, its mask at L0) to the cell at H1 (O1,
+ * L1); a vector of sides that all move nothing is left as it is. */
 TG__ISO_AVX512 static void
-iso_fluxes_masked_avx512 (const float *m, const float *d, const float *lm, const float *om,
-                          const float *ld, const float *od, int lo, int hi, int c0, int c1,
-                          const IsoCoef *k, float *fx, float *fy)
+iso_cut_sides_avx512 (float *f, const float *h0, const float *o0, const float *l0,
+                      const float *h1, const float *o1, const float *l1, int lo, int hi,
+                      const IsoCoef *k)
 {
-  __m512 z = _mm512_setzero_ps ();
-
-  for (int i = lo; fx && i < hi; i += 16)
+  for (int i = lo; i < hi; i += 16)
     {
       __mmask16 l = lanes (hi - i);
-      __m512 f = _mm512_maskz_loadu_ps (l, fx + i);
-      l = _mm512_mask_cmp_ps_mask (l, f, z, _CMP_NEQ_UQ);
+      __m512 v = _mm512_maskz_loadu_ps (l, f + i);
+      l = _mm512_mask_cmp_ps_mask (l, v, _mm512_setzero_ps (), _CMP_NEQ_UQ);
       if (!l)
         continue;
-      __m512 h0 = _mm512_maskz_loadu_ps (l, m + i), h1 = _mm512_maskz_loadu_ps (l, m + i + 1);
-      __m512 s0 = iso_scree16 (h0, _mm512_maskz_loadu_ps (l, om + i));
-      __m512 s1 = iso_scree16 (h1, _mm512_maskz_loadu_ps (l, om + i + 1));
-      f = iso_cut16 (f, l, _mm512_maskz_loadu_ps (l, lm + i), s0,
-                     _mm512_maskz_loadu_ps (l, lm + i + 1), s1, k);
-      _mm512_mask_storeu_ps (fx + i, l, f);
-    }
-  for (int i = c0; fy && i < c1; i += 16)
-    {
-      __mmask16 l = lanes (c1 - i);
-      __m512 f = _mm512_maskz_loadu_ps (l, fy + i);
-      l = _mm512_mask_cmp_ps_mask (l, f, z, _CMP_NEQ_UQ);
-      if (!l)
-        continue;
-      __m512 s0 = iso_scree16 (_mm512_maskz_loadu_ps (l, m + i), _mm512_maskz_loadu_ps (l, om + i));
-      __m512 s1 = iso_scree16 (_mm512_maskz_loadu_ps (l, d + i), _mm512_maskz_loadu_ps (l, od + i));
-      f = iso_cut16 (f, l, _mm512_maskz_loadu_ps (l, lm + i), s0, _mm512_maskz_loadu_ps (l, ld + i),
+      __m512 s0 = iso_scree16 (_mm512_maskz_loadu_ps (l, h0 + i), _mm512_maskz_loadu_ps (l, o0 + i));
+      __m512 s1 = iso_scree16 (_mm512_maskz_loadu_ps (l, h1 + i), _mm512_maskz_loadu_ps (l, o1 + i));
+      v = iso_cut16 (v, l, _mm512_maskz_loadu_ps (l, l0 + i), s0, _mm512_maskz_loadu_ps (l, l1 + i),
                      s1, k);
-      _mm512_mask_storeu_ps (fy + i, l, f);
+      _mm512_mask_storeu_ps (f + i, l, v);
     }
 }
 #endif
@@ -2373,8 +2358,10 @@ iso_fluxes_masked (const float *a, const IsoWin *v, int j, int c0, int c1, const
 #ifdef TG__EROSION_HAVE_X86
   if (v->isa == ISA_AVX512)
     {
-      iso_fluxes_masked_avx512 (m, d, lm, om, ld, od, lo, hi, c0, c1, k, fx,
-                                fy && !(j == v->rh - 1 && v->eb) ? fy : NULL);
+      if (fx)
+        iso_cut_sides_avx512 (fx, m, om, lm, m + 1, om + 1, lm + 1, lo, hi, k);
+      if (fy && !(j == v->rh - 1 && v->eb))
+        iso_cut_sides_avx512 (fy, m, om, lm, d, od, ld, c0, c1, k);
       return;
     }
 #endif
