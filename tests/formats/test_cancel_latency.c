@@ -151,7 +151,9 @@ static const Case exports[] = {
   { "export ply", 4097, 8000, MESH_EXPORT ("ply"), 200 },
   { "export points csv", 1025, 1000, POINTS_EXPORT ("csv", "p.csv"), 100 },
   { "export points json", 1025, 1000, POINTS_EXPORT ("json", "p.json"), 100 },
-  { "export points glb", 2049, 2000, POINTS_EXPORT ("glb", "p.glb"), 20 },
+  /* Its whole write takes 40 to 60 ms: a cancel asked 20 ms in came
+   * after the end on a loaded machine (the canceller's sleep ran late). */
+  { "export points glb", 2049, 2000, POINTS_EXPORT ("glb", "p.glb"), 5 },
   { "export points godot", 1025, 1000, POINTS_EXPORT ("godot", "p.tscn"), 100 },
   { "export points in chunks csv", 1025, 1000, POINTS_EXPORT_CHUNKS ("csv", "p.csv", "37"), 100 },
   { "export points in chunks godot", 1025, 1000, POINTS_EXPORT_CHUNKS ("godot", "p.tscn", "37"),
