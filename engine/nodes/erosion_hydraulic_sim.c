@@ -1650,6 +1650,7 @@ tg__hydraulic_simulate (const TgHydraulicSetup *s, float *height, float *flow, i
   float *ph = NULL, *pc = NULL, *pf = NULL;
   Plan pl;
   int rc, pitch = tg__hydraulic_pitch (w);
+  bool need_flow;
 
   memset (stats, 0, sizeof *stats);
   if ((rc = plan_init (&pl, s, w, h)) < 0 || pl.phases == 0)
@@ -1662,12 +1663,13 @@ tg__hydraulic_simulate (const TgHydraulicSetup *s, float *height, float *flow, i
    * past W.  Feedback reads the water: it needs a flow map even if the
    * caller wants none. */
   win = (TgHydraulicRect) { 0, 0, pitch, h };
+  need_flow = flow || s->discharge_area > 0.0f;
   ph = pitched_copy (height, w, h, pitch);
   if (s->channel)
     pc = pitched_copy (s->channel, w, h, pitch);
-  if (flow || s->discharge_area > 0.0f)
+  if (need_flow)
     pf = pitched_copy (flow, w, h, pitch);
-  if (!ph || (s->channel && !pc) || ((flow || s->discharge_area > 0.0f) && !pf))
+  if (!ph || (s->channel && !pc) || (need_flow && !pf))
     {
       rc = TG_ENOMEM;
       goto out;

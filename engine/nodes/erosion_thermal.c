@@ -1187,6 +1187,72 @@ typedef struct
 #define THERMAL_BAND_MIN 16
 #define THERMAL_STRIP_COLS 1024
 
+/* Scratch, one buffer of FLOATS floats per thread, kept across a run's
+ * parallel calls (a buffer taken fresh per call comes back from the
+ * kernel zeroed page by page): a call takes a free one (at most threads
+ * - 1 others are taken, so there always is), allocated on first use, and
+ * gives it back at its end. */
+typedef struct
+{
+  int n;
+  size_t floats;
+  float **buf;
+  atomic_int *busy;
+} Scratch;
+
+/* Returns false when out of memory (S then holds nothing). */
+static bool
+scratch_init (Scratch *s, int threads, size_t floats)
+{
+  s->n = threads > 0 ? threads : 1;
+  s->floats = floats;
+  s->buf = calloc ((size_t) s->n, sizeof *s->buf);
+  s->busy = calloc ((size_t) s->n, sizeof *s->busy);
+  if (!s->buf || !s->busy)
+    {
+      free (s->buf);
+      free (s->busy);
+      s->buf = NULL;
+      s->busy = NULL;
+      return false;
+    }
+  for (int q = 0; q < s->n; q++)
+    atomic_init (&s->busy[q], 0);
+  return true;
+}
+
+/* A free buffer, its slot in *SLOT (give it back with scratch_give even
+ * when the buffer is NULL: out of memory). */
+static float *
+scratch_take (const Scratch *s, int *slot)
+{
+  int q = 0;
+
+  while (atomic_exchange (&s->busy[q], 1))
+    q = (q + 1) % s->n;
+  if (s->buf[q] == NULL)
+    s->buf[q] = malloc (sizeof (float) * s->floats);
+  *slot = q;
+  return s->buf[q];
+}
+
+static void
+scratch_give (const Scratch *s, int slot)
+{
+  atomic_store (&s->busy[slot], 0);
+}
+
+static void
+scratch_clear (Scratch *s)
+{
+  for (int q = 0; s->buf && q < s->n; q++)
+    free (s->buf[q]);
+  free (s->buf);
+  free (s->busy);
+  s->buf = NULL;
+  s->busy = NULL;
+}
+
 typedef struct
 {
   const float *src; /* the map before the block's first pass */
@@ -1205,11 +1271,7 @@ typedef struct
   bool tame; /* the vector sweeps may take the three-operation pair term */
   unsigned char *changed; /* [tile]: the block's last pass changed a sample there */
   unsigned char *failed;  /* [tile]: its scratch could not be allocated */
-  /* Scratch, one per thread, kept across the blocks: a call takes a free
-   * one (at most threads - 1 others are taken, so there always is). */
-  int slots;
-  float **slot_buf;
-  atomic_int *slot_busy;
+  Scratch scratch; /* per thread, kept across the blocks */
 } BlockJob;
 
 /* A pass's scratch for the vector kernels: the pair terms above and below
@@ -1509,22 +1571,16 @@ static void
 block_tiles (void *user, int begin, int end)
 {
   const BlockJob *job = user;
-  int w = job->w, h = job->h, K = job->passes, R = job->rows, M = R + 2, slot = 0;
+  int w = job->w, h = job->h, K = job->passes, R = job->rows, M = R + 2, slot;
   size_t pitch = block_pitch (w);
-  float *buf, *ring[THERMAL_BLOCK_MAX];
+  float *buf = scratch_take (&job->scratch, &slot), *ring[THERMAL_BLOCK_MAX];
   Level lv[THERMAL_BLOCK_MAX + 1];
 
-  while (atomic_exchange (&job->slot_busy[slot], 1))
-    slot = (slot + 1) % job->slots;
-  if (job->slot_buf[slot] == NULL)
-    job->slot_buf[slot] =
-      malloc (sizeof (float) * pitch * block_scratch_rows (job->kmax, R, job->isa));
-  buf = job->slot_buf[slot];
   if (buf == NULL)
     {
       for (int t = begin; t < end; t++)
         job->failed[t] = 1;
-      atomic_store (&job->slot_busy[slot], 0);
+      scratch_give (&job->scratch, slot);
       return;
     }
   /* Level j's ring (1 <= j < K) and its sweep's pair rows. */
@@ -1587,7 +1643,7 @@ block_tiles (void *user, int begin, int end)
                         j == K ? job->changed + t : NULL);
           }
     }
-  atomic_store (&job->slot_busy[slot], 0);
+  scratch_give (&job->scratch, slot);
 }
 
 /* Passes per block: the levels' rings (three rows a strip wide each,
@@ -1759,7 +1815,7 @@ run_passes (TgEvalCtx *c, const ThermalCoef *k, const ThermalMask *mask, float *
             int w, int h, const bool open[4], int passes)
 {
   float *a = *pa, *b = *pb;
-  int rc = 0, block, tiles;
+  int rc = 0, block, tiles, threads;
   BlockJob job;
 
   if (passes <= 0)
@@ -1767,8 +1823,8 @@ run_passes (TgEvalCtx *c, const ThermalCoef *k, const ThermalMask *mask, float *
   memset (&job, 0, sizeof job);
   job.w = w;
   job.h = h;
-  job.slots = tg_eval_threads (c) > 0 ? tg_eval_threads (c) : 1;
-  thermal_tiles (w, h, job.slots, &job.strip, &job.band_rows);
+  threads = tg_eval_threads (c) > 0 ? tg_eval_threads (c) : 1;
+  thermal_tiles (w, h, threads, &job.strip, &job.band_rows);
   job.strips = (w + job.strip - 1) / job.strip;
   job.bands = (h + job.band_rows - 1) / job.band_rows;
   tiles = job.strips * job.bands;
@@ -1779,18 +1835,14 @@ run_passes (TgEvalCtx *c, const ThermalCoef *k, const ThermalMask *mask, float *
   job.rows = job.isa == ISA_AVX512 ? thermal_rows () : 1;
   job.kmax = block < passes ? block : passes;
   job.changed = calloc (2 * (size_t) tiles, 1);
-  job.slot_buf = calloc ((size_t) job.slots, sizeof *job.slot_buf);
-  job.slot_busy = calloc ((size_t) job.slots, sizeof *job.slot_busy);
-  if (!job.changed || !job.slot_buf || !job.slot_busy)
+  if (!job.changed
+      || !scratch_init (&job.scratch, threads,
+                        block_pitch (w) * block_scratch_rows (job.kmax, job.rows, job.isa)))
     {
       free (job.changed);
-      free (job.slot_buf);
-      free (job.slot_busy);
       return tg_eval_fail (c, TG_ENOMEM, "out of memory for thermal erosion's tiles");
     }
   job.failed = job.changed + tiles;
-  for (int q = 0; q < job.slots; q++)
-    atomic_init (&job.slot_busy[q], 0);
   /* The three-operation pair term needs B == T (passes mode) and a tame
    * map, which stays tame (see map_is_tame). */
   job.tame = job.isa != ISA_GENERIC && k->b1 == k->t1 && k->b2 == k->t2
@@ -1826,10 +1878,7 @@ run_passes (TgEvalCtx *c, const ThermalCoef *k, const ThermalMask *mask, float *
       if (still)
         break;
     }
-  for (int q = 0; q < job.slots; q++)
-    free (job.slot_buf[q]);
-  free (job.slot_buf);
-  free (job.slot_busy);
+  scratch_clear (&job.scratch);
   free (job.changed);
   *pa = a;
   *pb = b;
@@ -2472,12 +2521,7 @@ typedef struct
   int isa;
   const unsigned char *was; /* [tile]: the block before changed it (NULL: the first block) */
   unsigned char *any, *last, *failed; /* [tile]: the block changed it, its last pass did */
-  /* Scratch, one per thread, kept across the tiles and blocks (as
-   * BlockJob's): SCRATCH floats each, enough for the largest tile. */
-  size_t scratch;
-  int slots;
-  float **slot_buf;
-  atomic_int *slot_busy;
+  Scratch scratch; /* per thread, enough for the largest tile */
 } IsoJob;
 
 /* Floats of scratch for a tile whose local map is RW x RH. */
@@ -2491,17 +2535,11 @@ static void
 iso_tiles (void *user, int begin, int end)
 {
   const IsoJob *job = user;
-  int w = job->w, h = job->h, kp = job->passes, slot = 0;
-  float *buf;
+  int w = job->w, h = job->h, kp = job->passes, slot;
+  /* Scratch taken fresh for each tile: alpine's talus at 2049 spent a
+   * fifth of its CPU time on the kernel zeroing its pages. */
+  float *buf = scratch_take (&job->scratch, &slot);
 
-  /* Scratch taken fresh for each tile came back from the kernel zeroed
-   * page by page: alpine's talus at 2049 spent a fifth of its CPU time
-   * there. */
-  while (atomic_exchange (&job->slot_busy[slot], 1))
-    slot = (slot + 1) % job->slots;
-  if (job->slot_buf[slot] == NULL)
-    job->slot_buf[slot] = malloc (sizeof (float) * job->scratch);
-  buf = job->slot_buf[slot];
   for (int q = begin; q < end; q++)
     {
       int ti = q % job->tx, tj = q / job->tx;
@@ -2563,7 +2601,7 @@ iso_tiles (void *user, int begin, int end)
           memcpy (job->dst + at, s, sizeof (float) * n);
         }
     }
-  atomic_store (&job->slot_busy[slot], 0);
+  scratch_give (&job->scratch, slot);
 }
 
 /* Converge mode's coefficients at cell size CELL (metres), heights in
@@ -2616,21 +2654,15 @@ run_iso (TgEvalCtx *c, const IsoCoef *k, const ThermalMask *mask, float **pa, fl
   tiles = job.tx * job.ty;
   /* A tile's local map reaches a block's passes beyond it, cut at the
    * world's edge. */
-  job.scratch = iso_scratch_floats (job.tw + 2 * kb < w ? job.tw + 2 * kb : w,
-                                    job.th + 2 * kb < h ? job.th + 2 * kb : h);
-  job.slots = tg_eval_threads (c) > 0 ? tg_eval_threads (c) : 1;
   flags = calloc (4 * (size_t) tiles, 1);
-  job.slot_buf = calloc ((size_t) job.slots, sizeof *job.slot_buf);
-  job.slot_busy = calloc ((size_t) job.slots, sizeof *job.slot_busy);
-  if (!flags || !job.slot_buf || !job.slot_busy)
+  if (!flags
+      || !scratch_init (&job.scratch, tg_eval_threads (c),
+                        iso_scratch_floats (job.tw + 2 * kb < w ? job.tw + 2 * kb : w,
+                                            job.th + 2 * kb < h ? job.th + 2 * kb : h)))
     {
       free (flags);
-      free (job.slot_buf);
-      free (job.slot_busy);
       return tg_eval_fail (c, TG_ENOMEM, "out of memory for thermal erosion's tiles");
     }
-  for (int q = 0; q < job.slots; q++)
-    atomic_init (&job.slot_busy[q], 0);
   job.last = flags + 2 * (size_t) tiles;
   job.failed = flags + 3 * (size_t) tiles;
   for (int t = 0, blk = 0; t < passes && rc == 0; t += job.passes, blk++)
@@ -2652,10 +2684,7 @@ run_iso (TgEvalCtx *c, const IsoCoef *k, const ThermalMask *mask, float **pa, fl
       if (still)
         break;
     }
-  for (int q = 0; q < job.slots; q++)
-    free (job.slot_buf[q]);
-  free (job.slot_buf);
-  free (job.slot_busy);
+  scratch_clear (&job.scratch);
   free (flags);
   *pa = a;
   *pb = b;
