@@ -29,7 +29,6 @@
  *
  * tests/formats/terrain_measures.sh asserts ranges of these. */
 #include <math.h>
-#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -364,20 +363,7 @@ main (int argc, char **argv)
         }
     }
 
-  /* The loose-material mask's least value over each sample's 3x3. */
-  float *loose = NULL;
-  if (loose_spec)
-    {
-      TgValue *lv = pull_port (e, g, loose_spec);
-      loose = malloc (n * sizeof *loose);
-      for (int y = 0; y < h; y++)
-        {
-          const float *row = tg_value_row (lv, y);
-          for (int x = 0; x < w; x++)
-            loose[(size_t) y * w + x] = row[x];
-        }
-      tg_value_unref (lv);
-    }
+  TgValue *loose = loose_spec ? pull_port (e, g, loose_spec) : NULL;
 
   /* Slopes inside the map (central differences need both neighbours). */
   long hist[9] = { 0 }, n_slopes = 0, n_over = 0, n_loose = 0, n_loose_over = 0;
@@ -394,10 +380,11 @@ main (int argc, char **argv)
         n_over += deg > talus + 2.0;
         if (loose)
           {
+            /* The loose-material mask's least value over the 3 x 3. */
             float m = 1.0f;
             for (int dy = -1; dy <= 1; dy++)
               for (int dx = -1; dx <= 1; dx++)
-                m = fminf (m, loose[i + (ptrdiff_t) dy * w + dx]);
+                m = fminf (m, tg_value_row (loose, y + dy)[x + dx]);
             if (m >= 0.999f)
               {
                 n_loose++;
@@ -456,7 +443,8 @@ main (int argc, char **argv)
               n_loose ? (double) n_loose_over / (double) n_loose : 0.0);
     }
 
-  free (loose);
+  if (loose)
+    tg_value_unref (loose);
   free (z);
   tg_value_unref (hv);
   tg_engine_free (e);
