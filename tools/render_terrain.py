@@ -9,7 +9,8 @@
 # --grid samples a side in metres, the colour map its base colour; a sun
 # from the north-west and a sky light it.  The camera looks from the
 # south-east (--azimuth-deg, --elevation-deg) at the world's centre and
-# frames the whole world whatever its size.  Denoising is off (Blender 3.4's
+# frames the whole world whatever its size (--look-at and --distance move
+# it closer to a spot).  Denoising is off (Blender 3.4's
 # OpenImageDenoise needs a CPU feature the build machines lack), so
 # --samples sets the grain.
 import argparse
@@ -38,6 +39,11 @@ def parse_args ():
   p.add_argument ("--azimuth-deg", type=float, default=150.0)
   p.add_argument ("--elevation-deg", type=float, default=32.0)
   p.add_argument ("--lens-mm", type=float, default=40.0)
+  p.add_argument ("--look-at", type=float, nargs=2, metavar=("EAST_M", "NORTH_M"),
+                  help="the point the camera looks at, metres east and north of the world's "
+                       "centre (at a quarter of --height-m; default the centre)")
+  p.add_argument ("--distance", type=float, default=1.75,
+                  help="the camera's distance from the point it looks at, in world sizes")
   return p.parse_args (argv)
 
 
@@ -122,8 +128,10 @@ def main ():
   cam_obj = bpy.data.objects.new ("camera", cam)
   scene.collection.objects.link (cam_obj)
   az, el = math.radians (args.azimuth_deg), math.radians (args.elevation_deg)
-  dist = args.size_m * 1.75
+  dist = args.size_m * args.distance
   target = (0.0, 0.0, 0.25 * args.height_m)
+  if args.look_at:
+    target = (args.look_at[0], args.look_at[1], 0.25 * args.height_m)
   cam_obj.location = (target[0] + dist * math.cos (el) * math.sin (az),
                       target[1] + dist * math.cos (el) * math.cos (az),
                       target[2] + dist * math.sin (el))
