@@ -188,35 +188,32 @@ thermal_apron (const void *params, double cell_m)
 typedef struct
 {
   float t1, t2; /* talus height difference, orthogonal and diagonal (height units) */
-  float b1, b2; /* differences up to these move nothing: t1, t2, or talus + tolerance */
   float k1, k2; /* fraction of the excess moved per pass */
-  float f1, f2; /* least term a masked pair moves (see pair_masked, thermal_coef) */
 } ThermalCoef;
 
 /* Flux term of a pair with difference D (mine minus the neighbour's):
  * the excess over the talus T, positive when I shed, negative when I
- * receive, 0 while |D| <= B (B = T, or the dead band of converge mode).
- * Written as masks so the vector build computes the same bits as the
- * scalar tail; -(d) - t == -(d + t) exactly, so the two cells of a pair
- * see exactly opposite terms.  With B = T, d > t exactly when d - t > 0
- * (IEEE subtraction of unequal floats is never 0), so passes mode keeps
- * the bits it always had. */
+ * receive, 0 while |D| <= T.  Written as masks so the vector build
+ * computes the same bits as the scalar tail; -(d) - t == -(d + t)
+ * exactly, so the two cells of a pair see exactly opposite terms; d > t
+ * exactly when d - t > 0 (IEEE subtraction of unequal floats is never
+ * 0). */
 static inline float
-pair_excess (float d, float t, float b)
+pair_excess (float d, float t)
 {
-  return (d > b ? d - t : 0.0f) + (d < -b ? d + t : 0.0f);
+  return (d > t ? d - t : 0.0f) + (d < -t ? d + t : 0.0f);
 }
 
 static inline float
 cell_update (float h, float w, float e, float n, float s, float nw, float ne, float sw, float se,
              const ThermalCoef *k)
 {
-  float s1 = ((pair_excess (h - w, k->t1, k->b1) + pair_excess (h - e, k->t1, k->b1))
-               + pair_excess (h - n, k->t1, k->b1))
-             + pair_excess (h - s, k->t1, k->b1);
-  float s2 = ((pair_excess (h - nw, k->t2, k->b2) + pair_excess (h - ne, k->t2, k->b2))
-              + pair_excess (h - sw, k->t2, k->b2))
-             + pair_excess (h - se, k->t2, k->b2);
+  float s1 = ((pair_excess (h - w, k->t1) + pair_excess (h - e, k->t1))
+               + pair_excess (h - n, k->t1))
+             + pair_excess (h - s, k->t1);
+  float s2 = ((pair_excess (h - nw, k->t2) + pair_excess (h - ne, k->t2))
+              + pair_excess (h - sw, k->t2))
+             + pair_excess (h - se, k->t2);
   return h - (k->k1 * s1 + k->k2 * s2);
 }
 
@@ -224,18 +221,7 @@ cell_update (float h, float w, float e, float n, float s, float nw, float ne, fl
  * and, besides, the scree lying on it: a pair's term E (pair_excess) is
  * cut to min (|E|, M |E| + S) with E's sign, M and S the mask and scree
  * depth of the cell the material leaves (mine, MS and SS, when I shed:
- * D > B; else the neighbour's, MN and SN), and a cut term under F (at
- * most B - T: see thermal_coef) moves nothing.  An unmasked term that
- * moves is over B - T >= F (converge mode's dead band: |D| > B), so
- * every pass that changes a sample moves a
- * fixed amount or more, which is what lets the passes stop; a cut term
- * can be as small as the scree is thin (one ulp over where the sample
- * started), and a term under half an ulp of the higher cell but over
- * half an ulp of the lower one leaves the one as it was and raises the
- * other, pass after pass at the same pair (converge mode's volume grew
- * by up to 3e-6 of itself; now 3e-8, as without a mask).  F is 0 in passes
- * mode (B = T), and with M = 1 the term is |E| >= B - T >= F, so neither
- * changes there.  Seen from the neighbour the
+ * D > T; else the neighbour's, MN and SN).  Seen from the neighbour the
  * difference is -D, E exactly its negation and the cell chosen the same,
  * so the pair's two cells still see exactly opposite terms and the
  * volume is conserved.  A cell of mask 0 sheds at most its scree depth
@@ -244,13 +230,13 @@ cell_update (float h, float w, float e, float n, float s, float nw, float ne, fl
  * falls on it slides on.  With M = 1 the cut is |E| itself (|E| <= |E| +
  * S), so a mask of 1 gives the unmasked bits. */
 static inline float
-pair_masked (float d, float t, float b, float f, float ms, float ss, float mn, float sn)
+pair_masked (float d, float t, float ms, float ss, float mn, float sn)
 {
-  float e = pair_excess (d, t, b), a = fabsf (e);
-  bool shed = d > b;
+  float e = pair_excess (d, t), a = fabsf (e);
+  bool shed = d > t;
   float g = (shed ? ms : mn) * a + (shed ? ss : sn), c = a < g ? a : g;
 
-  return copysignf (c < f ? 0.0f : c, e);
+  return copysignf (c, e);
 }
 
 /* Scree depth: height H over its height before the passes H0, or 0. */
@@ -270,11 +256,9 @@ cell_update_masked (const float hv[9], const float mv[9], const float sv[9], con
 {
   /* [0] me, then w, e, n, s, nw, ne, sw, se. */
   float h = hv[0], m = mv[0], sc = sv[0];
-#define PM(q, t, b, f) pair_masked (h - hv[q], k->t, k->b, k->f, m, sc, mv[q], sv[q])
-  float s1 = ((PM (1, t1, b1, f1) + PM (2, t1, b1, f1)) + PM (3, t1, b1, f1))
-             + PM (4, t1, b1, f1);
-  float s2 = ((PM (5, t2, b2, f2) + PM (6, t2, b2, f2)) + PM (7, t2, b2, f2))
-             + PM (8, t2, b2, f2);
+#define PM(q, t) pair_masked (h - hv[q], k->t, m, sc, mv[q], sv[q])
+  float s1 = ((PM (1, t1) + PM (2, t1)) + PM (3, t1)) + PM (4, t1);
+  float s2 = ((PM (5, t2) + PM (6, t2)) + PM (7, t2)) + PM (8, t2);
 #undef PM
   return h - (k->k1 * s1 + k->k2 * s2);
 }
@@ -304,10 +288,10 @@ v_splat (float f)
 }
 
 V8_INLINE V8
-v_pair_excess (V8 d, V8 t, V8 bd)
+v_pair_excess (V8 d, V8 t)
 {
   V8 a = d - t, b = d + t;
-  V8i ma = d > bd, mb = d < -bd;
+  V8i ma = d > t, mb = d < -t;
   return (V8) ((V8i) a & ma) + (V8) ((V8i) b & mb);
 }
 
@@ -318,20 +302,19 @@ thermal_row_body (const float *restrict up, const float *restrict mid, const flo
                   float *restrict out, int x0, int x1, const ThermalCoef *k)
 {
   V8 t1 = v_splat (k->t1), t2 = v_splat (k->t2), k1 = v_splat (k->k1), k2 = v_splat (k->k2);
-  V8 b1 = v_splat (k->b1), b2 = v_splat (k->b2);
   int x = x0;
 
   for (; x + 8 <= x1; x += 8)
     {
       V8 h = v_load (mid + x);
-      V8 s1 = ((v_pair_excess (h - v_load (mid + x - 1), t1, b1)
-                + v_pair_excess (h - v_load (mid + x + 1), t1, b1))
-               + v_pair_excess (h - v_load (up + x), t1, b1))
-              + v_pair_excess (h - v_load (dn + x), t1, b1);
-      V8 s2 = ((v_pair_excess (h - v_load (up + x - 1), t2, b2)
-                + v_pair_excess (h - v_load (up + x + 1), t2, b2))
-               + v_pair_excess (h - v_load (dn + x - 1), t2, b2))
-              + v_pair_excess (h - v_load (dn + x + 1), t2, b2);
+      V8 s1 = ((v_pair_excess (h - v_load (mid + x - 1), t1)
+                + v_pair_excess (h - v_load (mid + x + 1), t1))
+               + v_pair_excess (h - v_load (up + x), t1))
+              + v_pair_excess (h - v_load (dn + x), t1);
+      V8 s2 = ((v_pair_excess (h - v_load (up + x - 1), t2)
+                + v_pair_excess (h - v_load (up + x + 1), t2))
+               + v_pair_excess (h - v_load (dn + x - 1), t2))
+              + v_pair_excess (h - v_load (dn + x + 1), t2);
       V8 r = h - (k1 * s1 + k2 * s2);
       memcpy (out + x, &r, sizeof r);
     }
@@ -373,25 +356,24 @@ v_scree (V8 h, V8 h0)
 /* pair_masked, 8 at a time: the same operations (fabsf and copysignf as
  * the sign bit cleared and copied). */
 V8_INLINE V8
-v_pair_masked (V8 d, V8 t, V8 bd, V8 fm, V8 ms, V8 ss, V8 mn, V8 sn)
+v_pair_masked (V8 d, V8 t, V8 ms, V8 ss, V8 mn, V8 sn)
 {
-  V8i sign = (V8i) v_splat (-0.0f), shed = d > bd;
-  V8 e = v_pair_excess (d, t, bd), a = (V8) ((V8i) e & ~sign);
+  V8i sign = (V8i) v_splat (-0.0f), shed = d > t;
+  V8 e = v_pair_excess (d, t), a = (V8) ((V8i) e & ~sign);
   V8 g = v_select (shed, ms, mn) * a + v_select (shed, ss, sn);
-  V8 c = v_select (a < g, a, g), f = v_select (c < fm, v_splat (0.0f), c);
+  V8 c = v_select (a < g, a, g);
 
-  return (V8) (((V8i) f & ~sign) | ((V8i) e & sign));
+  return (V8) (((V8i) c & ~sign) | ((V8i) e & sign));
 }
 
 /* The masked pair term of cells H (mask M, scree S) with the neighbours
  * at P (their masks at MP, their heights before the passes at OP). */
 V8_INLINE V8
-v_pair_at (V8 h, V8 m, V8 s, const float *p, const float *mp, const float *op, V8 t, V8 b,
-           V8 f)
+v_pair_at (V8 h, V8 m, V8 s, const float *p, const float *mp, const float *op, V8 t)
 {
   V8 hn = v_load (p);
 
-  return v_pair_masked (h - hn, t, b, f, m, s, v_load (mp), v_scree (hn, v_load (op)));
+  return v_pair_masked (h - hn, t, m, s, v_load (mp), v_scree (hn, v_load (op)));
 }
 
 /* cell_update_masked over cells [X0, X1) of a row whose neighbours all
@@ -406,20 +388,19 @@ thermal_row_masked_body (const MaskedRows *r, float *restrict out, int x0, int x
   const float *mup = r->mup, *mmid = r->mmid, *mdn = r->mdn;
   const float *oup = r->oup, *omid = r->omid, *odn = r->odn;
   V8 t1 = v_splat (k->t1), t2 = v_splat (k->t2), k1 = v_splat (k->k1), k2 = v_splat (k->k2);
-  V8 b1 = v_splat (k->b1), b2 = v_splat (k->b2), f1 = v_splat (k->f1), f2 = v_splat (k->f2);
   int x = x0;
 
   for (; x + 8 <= x1; x += 8)
     {
       V8 h = v_load (mid + x), m = v_load (mmid + x), sc = v_scree (h, v_load (omid + x));
-#define PM(row, mrow, orow, dx, t, b, f)                                                        \
-  v_pair_at (h, m, sc, (row) + x + (dx), (mrow) + x + (dx), (orow) + x + (dx), t, b, f)
-      V8 s1 = ((PM (mid, mmid, omid, -1, t1, b1, f1) + PM (mid, mmid, omid, 1, t1, b1, f1))
-               + PM (up, mup, oup, 0, t1, b1, f1))
-              + PM (dn, mdn, odn, 0, t1, b1, f1);
-      V8 s2 = ((PM (up, mup, oup, -1, t2, b2, f2) + PM (up, mup, oup, 1, t2, b2, f2))
-               + PM (dn, mdn, odn, -1, t2, b2, f2))
-              + PM (dn, mdn, odn, 1, t2, b2, f2);
+#define PM(row, mrow, orow, dx, t)                                                              \
+  v_pair_at (h, m, sc, (row) + x + (dx), (mrow) + x + (dx), (orow) + x + (dx), t)
+      V8 s1 = ((PM (mid, mmid, omid, -1, t1) + PM (mid, mmid, omid, 1, t1))
+               + PM (up, mup, oup, 0, t1))
+              + PM (dn, mdn, odn, 0, t1);
+      V8 s2 = ((PM (up, mup, oup, -1, t2) + PM (up, mup, oup, 1, t2))
+               + PM (dn, mdn, odn, -1, t2))
+              + PM (dn, mdn, odn, 1, t2);
 #undef PM
       V8 res = h - (k1 * s1 + k2 * s2);
       memcpy (out + x, &res, sizeof res);
@@ -465,39 +446,38 @@ typedef struct
 /* The same arithmetic with AVX compares: ordered compares are false for
  * NaNs, as the masks above, so the bits are the same. */
 __attribute__ ((target ("avx2"))) static inline __m256
-avx2_pair_excess (__m256 d, __m256 t, __m256 b, __m256 nb)
+avx2_pair_excess (__m256 d, __m256 t, __m256 nt)
 {
-  return _mm256_add_ps (_mm256_and_ps (_mm256_cmp_ps (d, b, _CMP_GT_OQ), _mm256_sub_ps (d, t)),
-                        _mm256_and_ps (_mm256_cmp_ps (d, nb, _CMP_LT_OQ), _mm256_add_ps (d, t)));
+  return _mm256_add_ps (_mm256_and_ps (_mm256_cmp_ps (d, t, _CMP_GT_OQ), _mm256_sub_ps (d, t)),
+                        _mm256_and_ps (_mm256_cmp_ps (d, nt, _CMP_LT_OQ), _mm256_add_ps (d, t)));
 }
 
 /* Pairs of row A's cells [LO, HI) with row B's cell at column + SHIFT. */
 __attribute__ ((target ("avx2"))) static void
-down_pairs_avx2 (const float *a, const float *b, int shift, float *out, int lo, int hi, float t,
-                 float bd)
+down_pairs_avx2 (const float *a, const float *b, int shift, float *out, int lo, int hi, float t)
 {
-  __m256 tv = _mm256_set1_ps (t), bv = _mm256_set1_ps (bd), nbv = _mm256_set1_ps (-bd);
+  __m256 tv = _mm256_set1_ps (t), ntv = _mm256_set1_ps (-t);
   int i = lo;
 
   for (; i + 8 <= hi; i += 8)
     _mm256_storeu_ps (out + i,
                       avx2_pair_excess (_mm256_sub_ps (_mm256_loadu_ps (a + i),
                                                        _mm256_loadu_ps (b + i + shift)),
-                                        tv, bv, nbv));
+                                        tv, ntv));
   for (; i < hi; i++)
-    out[i] = pair_excess (a[i] - b[i + shift], t, bd);
+    out[i] = pair_excess (a[i] - b[i + shift], t);
 }
 
 __attribute__ ((target ("avx2"))) static void
 compute_down (const float *a, const float *b, float *s, float *se, float *sw, int x0, int x1,
               const ThermalCoef *k)
 {
-  down_pairs_avx2 (a, b, 0, s, x0, x1, k->t1, k->b1);
-  down_pairs_avx2 (a, b, 1, se, x0 - 1, x1, k->t2, k->b2);
-  down_pairs_avx2 (a, b, -1, sw, x0, x1 + 1, k->t2, k->b2);
+  down_pairs_avx2 (a, b, 0, s, x0, x1, k->t1);
+  down_pairs_avx2 (a, b, 1, se, x0 - 1, x1, k->t2);
+  down_pairs_avx2 (a, b, -1, sw, x0, x1 + 1, k->t2);
 }
 
-/* The same pair term in three operations for a tame map (B == T, no NaN;
+/* The same pair term in three operations for a tame map (no NaN;
  * see map_is_tame): D minus D clamped to [-T, T], as
  * avx512_excess_tame.  MAXPS and MINPS return their second operand on
  * equal values (+0 and -0 included), so an in-range D comes back as
@@ -522,7 +502,7 @@ avx2_excess_tame (__m256 d, __m256 t, __m256 nt)
  * caller swaps them).  The east pair of the cell to the west comes from
  * the previous vector (a lane rotation and a blend); the row's last
  * cells go one at a time with the same arithmetic.  TAME: the
- * three-operation pair term (B == T and no NaN). */
+ * three-operation pair term (no NaN). */
 __attribute__ ((target ("avx2"))) static inline __attribute__ ((always_inline)) void
 fused_row_avx2 (const float *m, const float *dn, const PairRows *p, float *out, int x0, int x1,
                 const ThermalCoef *k, bool tame)
@@ -531,22 +511,20 @@ fused_row_avx2 (const float *m, const float *dn, const PairRows *p, float *out, 
   float *sd = p->s[1], *sed = p->se[1], *swd = p->sw[1];
   __m256 t1 = _mm256_set1_ps (k->t1), t2 = _mm256_set1_ps (k->t2);
   __m256 nt1 = _mm256_set1_ps (-k->t1), nt2 = _mm256_set1_ps (-k->t2);
-  __m256 b1 = _mm256_set1_ps (k->b1), b2 = _mm256_set1_ps (k->b2);
-  __m256 nb1 = _mm256_set1_ps (-k->b1), nb2 = _mm256_set1_ps (-k->b2);
   __m256 k1 = _mm256_set1_ps (k->k1), k2 = _mm256_set1_ps (k->k2);
   __m256i rot = _mm256_setr_epi32 (7, 0, 1, 2, 3, 4, 5, 6);
   /* Lane 0 after the rotation: the east pair of cell X0 - 1. */
-  __m256 prev_rot = _mm256_set1_ps (pair_excess (m[x0 - 1] - m[x0], k->t1, k->b1));
+  __m256 prev_rot = _mm256_set1_ps (pair_excess (m[x0 - 1] - m[x0], k->t1));
   int x = x0;
 
-#define EXCESS(d, t, nt, b, nb) (tame ? avx2_excess_tame ((d), (t), (nt)) : avx2_pair_excess ((d), (t), (b), (nb)))
+#define EXCESS(d, t, nt) (tame ? avx2_excess_tame ((d), (t), (nt)) : avx2_pair_excess ((d), (t), (nt)))
   for (; x + 8 <= x1; x += 8)
     {
       __m256 h = _mm256_loadu_ps (m + x);
-      __m256 ee = EXCESS (_mm256_sub_ps (h, _mm256_loadu_ps (m + x + 1)), t1, nt1, b1, nb1);
-      __m256 s = EXCESS (_mm256_sub_ps (h, _mm256_loadu_ps (dn + x)), t1, nt1, b1, nb1);
-      __m256 se = EXCESS (_mm256_sub_ps (h, _mm256_loadu_ps (dn + x + 1)), t2, nt2, b2, nb2);
-      __m256 sw = EXCESS (_mm256_sub_ps (h, _mm256_loadu_ps (dn + x - 1)), t2, nt2, b2, nb2);
+      __m256 ee = EXCESS (_mm256_sub_ps (h, _mm256_loadu_ps (m + x + 1)), t1, nt1);
+      __m256 s = EXCESS (_mm256_sub_ps (h, _mm256_loadu_ps (dn + x)), t1, nt1);
+      __m256 se = EXCESS (_mm256_sub_ps (h, _mm256_loadu_ps (dn + x + 1)), t2, nt2);
+      __m256 sw = EXCESS (_mm256_sub_ps (h, _mm256_loadu_ps (dn + x - 1)), t2, nt2);
       __m256 ee_rot = _mm256_permutevar8x32_ps (ee, rot);
       __m256 em = _mm256_blend_ps (ee_rot, prev_rot, 0x01);
       __m256 s1, s2, r;
@@ -564,11 +542,11 @@ fused_row_avx2 (const float *m, const float *dn, const PairRows *p, float *out, 
 #undef EXCESS
   for (; x < x1; x++)
     {
-      float h = m[x], ee = pair_excess (h - m[x + 1], k->t1, k->b1);
-      float em = pair_excess (m[x - 1] - h, k->t1, k->b1);
-      float s = pair_excess (h - dn[x], k->t1, k->b1);
-      float se = pair_excess (h - dn[x + 1], k->t2, k->b2);
-      float sw = pair_excess (h - dn[x - 1], k->t2, k->b2);
+      float h = m[x], ee = pair_excess (h - m[x + 1], k->t1);
+      float em = pair_excess (m[x - 1] - h, k->t1);
+      float s = pair_excess (h - dn[x], k->t1);
+      float se = pair_excess (h - dn[x + 1], k->t2);
+      float sw = pair_excess (h - dn[x - 1], k->t2);
       float s1 = ((ee - em) - su[x]) + s;
       float s2 = (sw - (seu[x - 1] + swu[x + 1])) + se;
       out[x] = h - (k->k1 * s1 + k->k2 * s2);
@@ -577,8 +555,8 @@ fused_row_avx2 (const float *m, const float *dn, const PairRows *p, float *out, 
       swd[x] = sw;
     }
   /* The diagonal pairs the next row needs beyond [X0, X1). */
-  sed[x0 - 1] = pair_excess (m[x0 - 1] - dn[x0], k->t2, k->b2);
-  swd[x1] = pair_excess (m[x1] - dn[x1 - 1], k->t2, k->b2);
+  sed[x0 - 1] = pair_excess (m[x0 - 1] - dn[x0], k->t2);
+  swd[x1] = pair_excess (m[x1] - dn[x1 - 1], k->t2);
 }
 
 __attribute__ ((target ("avx2"))) static void
@@ -600,16 +578,16 @@ fused_row_avx2_any (const float *m, const float *dn, const PairRows *p, float *o
 #ifdef TG__EROSION_HAVE_X86
 /* The same pair terms and sums with AVX-512: the compares give masks, a
  * masked subtract and a masked add write the two exclusive branches of
- * pair_excess (B >= 0, so D > B and D < -B never hold together, and the
+ * pair_excess (T >= 0, so D > T and D < -T never hold together, and the
  * branch taken is never -0, so adding the other branch's +0 changed no
  * bit), and the row's tail runs in the same vectors under a lane mask. */
 #define TG__AVX512 __attribute__ ((target ("avx512f,avx512dq")))
 
 TG__AVX512 static inline __m512
-avx512_pair_excess (__m512 d, __m512 t, __m512 b, __m512 nb)
+avx512_pair_excess (__m512 d, __m512 t, __m512 nt)
 {
-  __mmask16 shed = _mm512_cmp_ps_mask (d, b, _CMP_GT_OQ);
-  __mmask16 take = _mm512_cmp_ps_mask (d, nb, _CMP_LT_OQ);
+  __mmask16 shed = _mm512_cmp_ps_mask (d, t, _CMP_GT_OQ);
+  __mmask16 take = _mm512_cmp_ps_mask (d, nt, _CMP_LT_OQ);
 
   return _mm512_mask_add_ps (_mm512_maskz_sub_ps (shed, d, t), take, d, t);
 }
@@ -623,17 +601,16 @@ lanes (int left)
 /* Pairs of row A's cells [LO, HI) with row B's cell at column + SHIFT
  * (A == B, SHIFT 1: the east pairs of a row). */
 TG__AVX512 static void
-pairs_avx512 (const float *a, const float *b, int shift, float *out, int lo, int hi, float t,
-              float bd)
+pairs_avx512 (const float *a, const float *b, int shift, float *out, int lo, int hi, float t)
 {
-  __m512 tv = _mm512_set1_ps (t), bv = _mm512_set1_ps (bd), nbv = _mm512_set1_ps (-bd);
+  __m512 tv = _mm512_set1_ps (t), ntv = _mm512_set1_ps (-t);
 
   for (int i = lo; i < hi; i += 16)
     {
       __mmask16 m = lanes (hi - i);
       __m512 d = _mm512_sub_ps (_mm512_maskz_loadu_ps (m, a + i),
                                 _mm512_maskz_loadu_ps (m, b + i + shift));
-      _mm512_mask_storeu_ps (out + i, m, avx512_pair_excess (d, tv, bv, nbv));
+      _mm512_mask_storeu_ps (out + i, m, avx512_pair_excess (d, tv, ntv));
     }
 }
 
@@ -641,12 +618,12 @@ TG__AVX512 static void
 compute_down_avx512 (const float *a, const float *b, float *s, float *se, float *sw, int x0,
                      int x1, const ThermalCoef *k)
 {
-  pairs_avx512 (a, b, 0, s, x0, x1, k->t1, k->b1);
-  pairs_avx512 (a, b, 1, se, x0 - 1, x1, k->t2, k->b2);
-  pairs_avx512 (a, b, -1, sw, x0, x1 + 1, k->t2, k->b2);
+  pairs_avx512 (a, b, 0, s, x0, x1, k->t1);
+  pairs_avx512 (a, b, 1, se, x0 - 1, x1, k->t2);
+  pairs_avx512 (a, b, -1, sw, x0, x1 + 1, k->t2);
 }
 
-/* pair_excess in three operations where B == T (passes mode): VRANGEPS
+/* pair_excess in three operations: VRANGEPS
  * with imm 2 gives min(|D|, T) with D's sign, D clamped to [-T, T], and
  * D minus it is D - T above T, D - (-T) == D + T below -T and D - D == +0
  * between: the bits of pair_excess for every D but NaN (which gives NaN
@@ -668,7 +645,7 @@ avx512_excess_tame (__m512 d, __m512 t)
  * column written, SE one column before it, so the old SE comes from the
  * previous vector's load.  HAS_DN false: the world's last row, whose
  * pairs below are absent (+0).  TAME: the three-operation pair term
- * (B == T and no NaN).  The sums are fused_row_avx2's, in its order.
+ * (no NaN).  The sums are fused_row_avx2's, in its order.
  * Returns whether a sample changed (CHECK; else false). */
 TG__AVX512 static inline __attribute__ ((always_inline)) bool
 fused_row_avx512 (const float *m, const float *dn, const PairRows *p, float *out, int x0, int x1,
@@ -676,16 +653,15 @@ fused_row_avx512 (const float *m, const float *dn, const PairRows *p, float *out
 {
   float *ps = p->s[0], *pse = p->se[0], *psw = p->sw[0];
   __m512 t1 = _mm512_set1_ps (k->t1), t2 = _mm512_set1_ps (k->t2);
-  __m512 b1 = _mm512_set1_ps (k->b1), b2 = _mm512_set1_ps (k->b2);
-  __m512 nb1 = _mm512_set1_ps (-k->b1), nb2 = _mm512_set1_ps (-k->b2);
+  __m512 nt1 = _mm512_set1_ps (-k->t1), nt2 = _mm512_set1_ps (-k->t2);
   __m512 k1 = _mm512_set1_ps (k->k1), k2 = _mm512_set1_ps (k->k2), zero = _mm512_setzero_ps ();
   /* Lane 15: the east pair of cell X0 - 1, for the first vector. */
-  __m512 prev_e = _mm512_set1_ps (pair_excess (m[x0 - 1] - m[x0], k->t1, k->b1));
+  __m512 prev_e = _mm512_set1_ps (pair_excess (m[x0 - 1] - m[x0], k->t1));
   /* Lane 15: the south-east pair above cell X0 (of cell X0 - 1 above). */
   __m512 prev_se = _mm512_set1_ps (pse[x0 - 1]);
   __mmask16 diff = 0;
 
-#define EXCESS(d, t, b, nb) (tame ? avx512_excess_tame ((d), (t)) : avx512_pair_excess ((d), (t), (b), (nb)))
+#define EXCESS(d, t, nt) (tame ? avx512_excess_tame ((d), (t)) : avx512_pair_excess ((d), (t), (nt)))
 #define ROW_BODY(LD, ST)                                                                        \
   do                                                                                            \
     {                                                                                           \
@@ -694,12 +670,12 @@ fused_row_avx512 (const float *m, const float *dn, const PairRows *p, float *out
       seu = _mm512_castsi512_ps (                                                               \
         _mm512_alignr_epi32 (_mm512_castps_si512 (seu0), _mm512_castps_si512 (prev_se), 15));   \
       prev_se = seu0;                                                                           \
-      ee = EXCESS (_mm512_sub_ps (h, LD (m + x + 1)), t1, b1, nb1);                             \
+      ee = EXCESS (_mm512_sub_ps (h, LD (m + x + 1)), t1, nt1);                             \
       if (has_dn)                                                                               \
         {                                                                                       \
-          s = EXCESS (_mm512_sub_ps (h, LD (dn + x)), t1, b1, nb1);                             \
-          se = EXCESS (_mm512_sub_ps (h, LD (dn + x + 1)), t2, b2, nb2);                        \
-          sw = EXCESS (_mm512_sub_ps (h, LD (dn + x - 1)), t2, b2, nb2);                        \
+          s = EXCESS (_mm512_sub_ps (h, LD (dn + x)), t1, nt1);                             \
+          se = EXCESS (_mm512_sub_ps (h, LD (dn + x + 1)), t2, nt2);                        \
+          sw = EXCESS (_mm512_sub_ps (h, LD (dn + x - 1)), t2, nt2);                        \
         }                                                                                       \
       em = _mm512_castsi512_ps (                                                                \
         _mm512_alignr_epi32 (_mm512_castps_si512 (ee), _mm512_castps_si512 (prev_e), 15));      \
@@ -746,8 +722,8 @@ fused_row_avx512 (const float *m, const float *dn, const PairRows *p, float *out
     {
       /* The diagonal pairs the next row needs beyond [X0, X1): the
        * south-east one of cell X0 - 1 and the south-west one of X1. */
-      pse[x0 - 1] = pair_excess (m[x0 - 1] - dn[x0], k->t2, k->b2);
-      psw[x1] = pair_excess (m[x1] - dn[x1 - 1], k->t2, k->b2);
+      pse[x0 - 1] = pair_excess (m[x0 - 1] - dn[x0], k->t2);
+      psw[x1] = pair_excess (m[x1] - dn[x1 - 1], k->t2);
     }
   return diff != 0;
 }
@@ -795,21 +771,20 @@ full_row_avx512 (const float *up, const float *m, const float *dn, float *out, i
                  const ThermalCoef *k, bool tame, bool check)
 {
   __m512 t1 = _mm512_set1_ps (k->t1), t2 = _mm512_set1_ps (k->t2);
-  __m512 b1 = _mm512_set1_ps (k->b1), b2 = _mm512_set1_ps (k->b2);
-  __m512 nb1 = _mm512_set1_ps (-k->b1), nb2 = _mm512_set1_ps (-k->b2);
+  __m512 nt1 = _mm512_set1_ps (-k->t1), nt2 = _mm512_set1_ps (-k->t2);
   __m512 k1 = _mm512_set1_ps (k->k1), k2 = _mm512_set1_ps (k->k2);
   /* Lane 15: the east pair of cell X0 - 1, for the first vector. */
-  __m512 prev_e = _mm512_set1_ps (pair_excess (m[x0 - 1] - m[x0], k->t1, k->b1));
+  __m512 prev_e = _mm512_set1_ps (pair_excess (m[x0 - 1] - m[x0], k->t1));
   __mmask16 diff = 0;
   int x = x0;
 
-#define EXCESS(d, t, b, nb) (tame ? avx512_excess_tame ((d), (t)) : avx512_pair_excess ((d), (t), (b), (nb)))
+#define EXCESS(d, t, nt) (tame ? avx512_excess_tame ((d), (t)) : avx512_pair_excess ((d), (t), (nt)))
 /* The orthogonal pairs' last subtraction on the FMA units too: 4 of the
  * 34 operations a vector moved there from the adds' pipes (with the rows
  * in L1, 0.42 -> 0.39-0.41 ns a cell). */
-#define EXCESS1(d) (tame ? exact_sub ((d), _mm512_range_ps ((d), t1, 0x02)) : EXCESS ((d), t1, b1, nb1))
+#define EXCESS1(d) (tame ? exact_sub ((d), _mm512_range_ps ((d), t1, 0x02)) : EXCESS ((d), t1, nt1))
 #define PAIR1(row, dx) EXCESS1 (exact_sub (h, LD ((row) + x + (dx))))
-#define PAIR2(row, dx) EXCESS (exact_sub (h, LD ((row) + x + (dx))), t2, b2, nb2)
+#define PAIR2(row, dx) EXCESS (exact_sub (h, LD ((row) + x + (dx))), t2, nt2)
 #define ROW_BODY()                                                                              \
   do                                                                                            \
     {                                                                                           \
@@ -891,8 +866,7 @@ rows_avx512 (const float *const *in, float *const *out, int x0, int x1, const Th
              bool tame, bool check, int R)
 {
   __m512 t1 = _mm512_set1_ps (k->t1), t2 = _mm512_set1_ps (k->t2);
-  __m512 b1 = _mm512_set1_ps (k->b1), b2 = _mm512_set1_ps (k->b2);
-  __m512 nb1 = _mm512_set1_ps (-k->b1), nb2 = _mm512_set1_ps (-k->b2);
+  __m512 nt1 = _mm512_set1_ps (-k->t1), nt2 = _mm512_set1_ps (-k->t2);
   __m512 k1 = _mm512_set1_ps (k->k1), k2 = _mm512_set1_ps (k->k2);
   /* Lane 15: the terms of column X0 - 1, for the first vector: row r's
    * east pair, row r's south-east pair and row r + 1's north-east pair. */
@@ -901,16 +875,16 @@ rows_avx512 (const float *const *in, float *const *out, int x0, int x1, const Th
   int x = x0;
 
   for (int r = 0; r < R; r++)
-    pe[r] = _mm512_set1_ps (pair_excess (in[r + 1][x0 - 1] - in[r + 1][x0], k->t1, k->b1));
+    pe[r] = _mm512_set1_ps (pair_excess (in[r + 1][x0 - 1] - in[r + 1][x0], k->t1));
   for (int r = 0; r + 1 < R; r++)
     {
-      pse[r] = _mm512_set1_ps (pair_excess (in[r + 1][x0 - 1] - in[r + 2][x0], k->t2, k->b2));
-      pne[r] = _mm512_set1_ps (pair_excess (in[r + 2][x0 - 1] - in[r + 1][x0], k->t2, k->b2));
+      pse[r] = _mm512_set1_ps (pair_excess (in[r + 1][x0 - 1] - in[r + 2][x0], k->t2));
+      pne[r] = _mm512_set1_ps (pair_excess (in[r + 2][x0 - 1] - in[r + 1][x0], k->t2));
     }
 
-#define EXCESS(d, t, b, nb) (tame ? avx512_excess_tame ((d), (t)) : avx512_pair_excess ((d), (t), (b), (nb)))
-#define EXCESS1(d) (tame ? exact_sub ((d), _mm512_range_ps ((d), t1, 0x02)) : EXCESS ((d), t1, b1, nb1))
-#define EXCESS2(d) EXCESS ((d), t2, b2, nb2)
+#define EXCESS(d, t, nt) (tame ? avx512_excess_tame ((d), (t)) : avx512_pair_excess ((d), (t), (nt)))
+#define EXCESS1(d) (tame ? exact_sub ((d), _mm512_range_ps ((d), t1, 0x02)) : EXCESS ((d), t1, nt1))
+#define EXCESS2(d) EXCESS ((d), t2, nt2)
 #define SHIFT(v, prev)                                                                          \
   _mm512_castsi512_ps (                                                                         \
     _mm512_alignr_epi32 (_mm512_castps_si512 (v), _mm512_castps_si512 (prev), 15))
@@ -1008,26 +982,25 @@ ROWS_VARIANT (4)
  * a < b ? a : b and a > b ? a : b, VPTERNLOG takes the sign from E), so
  * the same bits in a third of the instructions the vector extension's
  * AND/ANDN/OR selects and 8-lane halves took.  *MOVES (if not NULL): the
- * lanes whose excess is not 0 (|D| > B). */
+ * lanes whose excess is not 0 (|D| > T). */
 TG__AVX512 static inline __attribute__ ((always_inline)) __m512
 avx512_pair_masked (__m512 h, __m512 m, __m512 s, __m512 hn, __m512 mn, __m512 on, __m512 t,
-                    __m512 b, __m512 nb, __m512 f, __mmask16 *moves)
+                    __m512 nt, __mmask16 *moves)
 {
   __m512 d = exact_sub (h, hn), sn = _mm512_max_ps (exact_sub (hn, on), _mm512_setzero_ps ());
-  __mmask16 shed = _mm512_cmp_ps_mask (d, b, _CMP_GT_OQ);
-  __mmask16 take = _mm512_cmp_ps_mask (d, nb, _CMP_LT_OQ);
+  __mmask16 shed = _mm512_cmp_ps_mask (d, t, _CMP_GT_OQ);
+  __mmask16 take = _mm512_cmp_ps_mask (d, nt, _CMP_LT_OQ);
   __m512 e = _mm512_mask_add_ps (_mm512_maskz_sub_ps (shed, d, t), take, d, t);
   __m512 a = _mm512_abs_ps (e);
   __m512 g = _mm512_add_ps (_mm512_mul_ps (_mm512_mask_blend_ps (shed, mn, m), a),
                             _mm512_mask_blend_ps (shed, sn, s));
   __m512 c = _mm512_min_ps (a, g);
-  /* c < F ? 0 : c, then c's magnitude with e's sign (0xac: A ? C : B). */
-  __m512 cut = _mm512_maskz_mov_ps (_mm512_cmp_ps_mask (c, f, _CMP_NLT_UQ), c);
 
   if (moves)
     *moves = shed | take;
+  /* c's magnitude with e's sign (0xac: A ? C : B). */
   return _mm512_castsi512_ps (_mm512_ternarylogic_epi32 (_mm512_set1_epi32 ((int) 0x80000000u),
-                                                         _mm512_castps_si512 (cut),
+                                                         _mm512_castps_si512 (c),
                                                          _mm512_castps_si512 (e), 0xac));
 }
 
@@ -1036,7 +1009,7 @@ avx512_pair_masked (__m512 h, __m512 m, __m512 s, __m512 hn, __m512 mn, __m512 o
  * its order, so the generic and AVX2 builds' bits.  A cell's west term
  * is its west neighbour's east term seen from the other side: the same
  * difference negated (exact), the same cell chosen to shed, so the same
- * cut with the sign flipped, except where the excess is 0 (|D| <= B):
+ * cut with the sign flipped, except where the excess is 0 (|D| <= T):
  * the term is +0 from both sides there (see pair_masked).  So it comes
  * from the previous vector's east terms, a lane shift, negated where
  * they moved and +0 where not: the same bits for one pair term fewer. */
@@ -1044,28 +1017,26 @@ TG__AVX512 static void
 thermal_row_masked_avx512 (const MaskedRows *r, float *out, int x0, int x1, const ThermalCoef *k)
 {
   __m512 t1 = _mm512_set1_ps (k->t1), t2 = _mm512_set1_ps (k->t2);
-  __m512 b1 = _mm512_set1_ps (k->b1), b2 = _mm512_set1_ps (k->b2);
-  __m512 nb1 = _mm512_set1_ps (-k->b1), nb2 = _mm512_set1_ps (-k->b2);
-  __m512 f1 = _mm512_set1_ps (k->f1), f2 = _mm512_set1_ps (k->f2);
+  __m512 nt1 = _mm512_set1_ps (-k->t1), nt2 = _mm512_set1_ps (-k->t2);
   __m512 k1 = _mm512_set1_ps (k->k1), k2 = _mm512_set1_ps (k->k2), zero = _mm512_setzero_ps ();
   __m512 sign = _mm512_set1_ps (-0.0f);
   /* Lane 15: the east term of cell X0 - 1 and whether it moved. */
   float dw = r->mid[x0 - 1] - r->mid[x0];
-  __m512 prev_e = _mm512_set1_ps (pair_masked (dw, k->t1, k->b1, k->f1, r->mmid[x0 - 1],
+  __m512 prev_e = _mm512_set1_ps (pair_masked (dw, k->t1, r->mmid[x0 - 1],
                                                scree_of (r->mid[x0 - 1], r->omid[x0 - 1]),
                                                r->mmid[x0], scree_of (r->mid[x0], r->omid[x0])));
-  __mmask16 prev_moves = pair_excess (dw, k->t1, k->b1) != 0.0f ? 0x8000 : 0;
+  __mmask16 prev_moves = pair_excess (dw, k->t1) != 0.0f ? 0x8000 : 0;
 
-#define PM(row, mrow, orow, dx, t, b, nb, f, mv)                                                 \
+#define PM(row, mrow, orow, dx, t, nt, mv)                                                       \
   avx512_pair_masked (h, m, sc, LD (r->row + x + (dx)), LD (r->mrow + x + (dx)),                \
-                      LD (r->orow + x + (dx)), t, b, nb, f, mv)
+                      LD (r->orow + x + (dx)), t, nt, mv)
 #define ROW_BODY()                                                                              \
   do                                                                                            \
     {                                                                                           \
       __m512 h = LD (r->mid + x), m = LD (r->mmid + x), s1, s2, res, ee, we;                    \
       __m512 sc = _mm512_max_ps (exact_sub (h, LD (r->omid + x)), zero);                        \
       __mmask16 moves, wmoves;                                                                  \
-      ee = PM (mid, mmid, omid, 1, t1, b1, nb1, f1, &moves);                                    \
+      ee = PM (mid, mmid, omid, 1, t1, nt1, &moves);                                            \
       wmoves = (__mmask16) ((moves << 1) | (prev_moves >> 15));                                 \
       we = _mm512_castsi512_ps (                                                                \
         _mm512_alignr_epi32 (_mm512_castps_si512 (ee), _mm512_castps_si512 (prev_e), 15));      \
@@ -1073,13 +1044,13 @@ thermal_row_masked_avx512 (const MaskedRows *r, float *out, int x0, int x1, cons
       prev_e = ee;                                                                              \
       prev_moves = moves;                                                                       \
       s1 = _mm512_add_ps (_mm512_add_ps (_mm512_add_ps (we, ee),                                \
-                                         PM (up, mup, oup, 0, t1, b1, nb1, f1, NULL)),          \
-                          PM (dn, mdn, odn, 0, t1, b1, nb1, f1, NULL));                         \
+                                         PM (up, mup, oup, 0, t1, nt1, NULL)),                  \
+                          PM (dn, mdn, odn, 0, t1, nt1, NULL));                                 \
       s2 = _mm512_add_ps (                                                                      \
-        _mm512_add_ps (_mm512_add_ps (PM (up, mup, oup, -1, t2, b2, nb2, f2, NULL),             \
-                                      PM (up, mup, oup, 1, t2, b2, nb2, f2, NULL)),             \
-                       PM (dn, mdn, odn, -1, t2, b2, nb2, f2, NULL)),                           \
-        PM (dn, mdn, odn, 1, t2, b2, nb2, f2, NULL));                                           \
+        _mm512_add_ps (_mm512_add_ps (PM (up, mup, oup, -1, t2, nt2, NULL),                     \
+                                      PM (up, mup, oup, 1, t2, nt2, NULL)),                     \
+                       PM (dn, mdn, odn, -1, t2, nt2, NULL)),                                   \
+        PM (dn, mdn, odn, 1, t2, nt2, NULL));                                                   \
       res = _mm512_sub_ps (h, _mm512_add_ps (_mm512_mul_ps (k1, s1), _mm512_mul_ps (k2, s2)));  \
       ST (out + x, res);                                                                        \
     }                                                                                           \
@@ -1745,8 +1716,8 @@ finish_rows (void *user, int begin, int end)
     }
 }
 
-/* Coefficients of a pass at cell size CELL (metres), heights in units of
- * HM metres. */
+/* Coefficients of a pass (passes mode) at cell size CELL (metres),
+ * heights in units of HM metres.  Converge mode has its own (iso_coef). */
 static ThermalCoef
 thermal_coef (const ThermalParams *p, double cell, double hm)
 {
@@ -1755,53 +1726,8 @@ thermal_coef (const ThermalParams *p, double cell, double hm)
 
   k.t1 = (float) (tan_t * cell / hm);
   k.t2 = (float) (tan_t * cell * M_SQRT2 / hm);
-  k.b1 = k.t1;
-  k.b2 = k.t2;
-  if (p->mode == MODE_CONVERGE)
-    {
-      /* Pairs see slopes along eight directions only: a surface whose
-       * pairs all rest at an angle still slopes up to 1 / cos 22.5 deg
-       * (8 %) steeper between them.  Converge mode aims its pairs that
-       * much lower, so the slope itself, in any direction, ends within
-       * talus + tolerance. */
-      double dir = cos (M_PI / 8.0);
-      double tan_b = tan (fmin (p->talus_deg + p->tolerance_deg, 89.9) * (M_PI / 180.0)) * dir;
-      double t1 = tan_t * dir * cell / hm, b1 = tan_b * cell / hm;
-      k.b1 = (float) b1;
-      k.b2 = (float) (b1 * M_SQRT2);
-      /* A masked pair's least move stays the tolerance's gap (see
-       * pair_masked), not B - T: ground partly loose moves as it did. */
-      k.f1 = (float) (b1 - t1);
-      k.f2 = (float) ((b1 - t1) * M_SQRT2);
-      /* The pairs' aim: a pair just over the band moves, in one pass, all
-       * of its excess over the talus (alone, it lands on it) and not the
-       * fraction strength / 7 of it: material that reaches a slope
-       * resting at the band (and the faces converge mode leaves all rest
-       * there) runs down it a cell a pass in a stream k (D - T) a pass,
-       * which the fraction kept to a seventh of the tolerance; that tail
-       * held every level of the pyramid at its cap (alpine at 1025: the
-       * finest level reached its fixed point after 3040 passes, now 992;
-       * the coarser ones after 192, 288, 672, 1504, now 128, 160, 320,
-       * 608).  So the aim T sits below the talus by what the fraction
-       * leaves, never under 0 (a pair then moves k D, a diffusion step,
-       * stable as passes mode), and a pair over the band moves k (D - T)
-       * >= k (B - T), a fixed amount, as before. */
-      if (p->strength > 0.0)
-        {
-          double kk1 = p->strength / 7.0, kk2 = p->strength / 14.0;
-          k.t1 = (float) fmax (0.0, b1 - (b1 - t1) / (2.0 * kk1));
-          k.t2 = (float) (M_SQRT2 * fmax (0.0, b1 - (b1 - t1) / (2.0 * kk2)));
-        }
-      else
-        {
-          k.t1 = (float) t1;
-          k.t2 = (float) (t1 * M_SQRT2);
-        }
-    }
   k.k1 = (float) (p->strength / 7.0);
   k.k2 = (float) (p->strength / 14.0);
-  if (p->mode != MODE_CONVERGE)
-    k.f1 = k.f2 = 0.0f; /* B == T */
   return k;
 }
 
@@ -1843,10 +1769,9 @@ run_passes (TgEvalCtx *c, const ThermalCoef *k, const ThermalMask *mask, float *
       return tg_eval_fail (c, TG_ENOMEM, "out of memory for thermal erosion's tiles");
     }
   job.failed = job.changed + tiles;
-  /* The three-operation pair term needs B == T (passes mode) and a tame
-   * map, which stays tame (see map_is_tame). */
-  job.tame = job.isa != ISA_GENERIC && k->b1 == k->t1 && k->b2 == k->t2
-             && map_is_tame (a, (size_t) w * (size_t) h);
+  /* The three-operation pair term needs a tame map, which stays tame
+   * (see map_is_tame). */
+  job.tame = job.isa != ISA_GENERIC && map_is_tame (a, (size_t) w * (size_t) h);
   for (int t = 1; t <= passes && rc == 0; t += job.passes)
     {
       bool still = false;
@@ -2610,7 +2535,7 @@ iso_tiles (void *user, int begin, int end)
  * of its excess, and 4 k + k <= 1 keeps it from sinking below a
  * neighbour); the aim T sits below the talus t by what lets a side just
  * over the band, alone, move down to the talus in one pass (2 k (B - T)
- * = B - t, as thermal_coef; 0.945 t at 38 + 1 degrees); the least move
+ * = B - t; 0.945 t at 38 + 1 degrees); the least move
  * is k (B - t) / 10. */
 static IsoCoef
 iso_coef (const ThermalParams *p, double cell, double hm)
