@@ -17,9 +17,13 @@
  * reaches of the phase's tiles that touch J (from its neighbours' blobs),
  * runs those tiles (a neighbour runs the ones they share too) and keeps
  * the new state over J.  The whole-world run is the same phases over one
- * window, with the same float operations on the same world coordinates.
+ * window, with the same float operations on the same world coordinates;
+ * it runs a tile as soon as the earlier tiles whose reaches meet its own
+ * are done, without a barrier between phases (see Sched), which gives
+ * the phases' bytes.
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -417,6 +421,299 @@ done:
   return 0;
 }
 
+/* --- the tiles' schedule ------------------------------------------------ */
+
+/* Which tile a worker (or one of its lanes) takes next, over the tiles
+ * of one or more phases.  A tile of phase p may run once the tiles of
+ * phase p - 1 whose reaches meet its own are done and all of phases
+ * p - 2 and before are: every tile whose reach meets its own and comes
+ * before it in phase order has then finished, and none after it has
+ * started (those of phase p + 1 whose reaches meet its own wait for it,
+ * all of phase p + 2 for all of phase p), so it sees the state that the
+ * phases run one after another give it: the same bytes.  Without a
+ * barrier per phase the last tiles of a phase run beside the first of
+ * the next whose reaches are clear of them. */
+typedef struct Sched
+{
+  pthread_mutex_t lock;
+  pthread_cond_t more;     /* a tile became ready, or the last one was taken */
+  int n, phases;
+  int *phase;              /* each tile's phase (0 for the first run here) */
+  int *rank;               /* its place in its phase, most droplets first */
+  int *next0, *next;       /* the tiles of the next phase that wait for tile k:
+                            * next[next0[k] .. next0[k + 1]) */
+  int *wait;               /* per tile: tiles of the phase before still running */
+  int *left;               /* per phase: its tiles not finished */
+  const int *at;           /* phase p's tiles: [at[p], at[p + 1]) */
+  int done;                /* phases [0, done) have finished */
+  int *heap, nheap;        /* the tiles ready to run, by (phase, rank) */
+  atomic_int untaken;      /* tiles not handed out yet */
+  atomic_int ready;        /* nheap, to look at without the lock */
+  atomic_bool stopped;     /* s->cancelled said so: the run is abandoned */
+} Sched;
+
+static bool
+sched_before (const Sched *sc, int a, int b)
+{
+  return sc->phase[a] != sc->phase[b] ? sc->phase[a] < sc->phase[b] : sc->rank[a] < sc->rank[b];
+}
+
+/* sched_push and sched_pop: with the lock held. */
+static void
+sched_push (Sched *sc, int k)
+{
+  int i = sc->nheap++;
+
+  while (i > 0 && sched_before (sc, k, sc->heap[(i - 1) / 2]))
+    {
+      sc->heap[i] = sc->heap[(i - 1) / 2];
+      i = (i - 1) / 2;
+    }
+  sc->heap[i] = k;
+  atomic_store_explicit (&sc->ready, sc->nheap, memory_order_relaxed);
+}
+
+static int
+sched_pop (Sched *sc)
+{
+  int top = sc->heap[0], last = sc->heap[--sc->nheap], i = 0;
+
+  for (;;)
+    {
+      int c = 2 * i + 1;
+      if (c >= sc->nheap)
+        break;
+      if (c + 1 < sc->nheap && sched_before (sc, sc->heap[c + 1], sc->heap[c]))
+        c++;
+      if (!sched_before (sc, sc->heap[c], last))
+        break;
+      sc->heap[i] = sc->heap[c];
+      i = c;
+    }
+  if (sc->nheap > 0)
+    sc->heap[i] = last;
+  atomic_store_explicit (&sc->ready, sc->nheap, memory_order_relaxed);
+  return top;
+}
+
+/* Phase P's tiles may start once their own waits are over: phases
+ * before P - 1 have all finished. */
+static bool
+sched_open (const Sched *sc, int p)
+{
+  return sc->done >= p - 1;
+}
+
+/* Whether the reaches (start areas grown by M) of tiles A and B meet. */
+static bool
+reaches_meet (const LatTile *a, const LatTile *b, int m)
+{
+  return a->x0 - m < b->x1 + m && b->x0 - m < a->x1 + m && a->y0 - m < b->y1 + m
+         && b->y0 - m < a->y1 + m;
+}
+
+/* The first of TILES [LO, HI) (a phase's list: rows of tiles, top to
+ * bottom) whose reach (M) reaches below row Y of the world. */
+static int
+first_below (const LatTile *tiles, int lo, int hi, int y, int m)
+{
+  while (lo < hi)
+    {
+      int mid = lo + (hi - lo) / 2;
+      if (tiles[mid].y1 + m > y)
+        hi = mid;
+      else
+        lo = mid + 1;
+    }
+  return lo;
+}
+
+/* Calls FN (SC, K, Q) for each tile K of a phase and Q of the next whose
+ * reaches meet (only the rows of the next phase's tiles near K's are
+ * looked at). */
+static void
+each_meeting (Sched *sc, const LatTile *tiles, int m, void (*fn) (Sched *, int, int))
+{
+  for (int p = 0; p + 1 < sc->phases; p++)
+    for (int k = sc->at[p]; k < sc->at[p + 1]; k++)
+      for (int q = first_below (tiles, sc->at[p + 1], sc->at[p + 2], tiles[k].y0 - m, m);
+           q < sc->at[p + 2] && tiles[q].y0 - m < tiles[k].y1 + m; q++)
+        if (reaches_meet (&tiles[k], &tiles[q], m))
+          fn (sc, k, q);
+}
+
+static void
+count_meeting (Sched *sc, int k, int q)
+{
+  sc->next0[k + 1]++;
+  sc->wait[q]++;
+}
+
+static void
+list_meeting (Sched *sc, int k, int q)
+{
+  /* NEXT0[k] counts up as tile K's list fills (set back after). */
+  sc->next[sc->next0[k]++] = q;
+}
+
+typedef struct
+{
+  long long count;
+  int k;
+} RankKey;
+
+/* Most droplets first, ties in list order. */
+static int
+cmp_rank (const void *a, const void *b)
+{
+  const RankKey *x = a, *y = b;
+
+  return x->count != y->count ? (x->count > y->count ? -1 : 1) : (x->k > y->k) - (x->k < y->k);
+}
+
+static void
+sched_clear (Sched *sc)
+{
+  pthread_mutex_destroy (&sc->lock);
+  pthread_cond_destroy (&sc->more);
+  free (sc->phase);
+  free (sc->rank);
+  free (sc->next0);
+  free (sc->next);
+  free (sc->wait);
+  free (sc->left);
+  free (sc->heap);
+}
+
+/* Marks the phases that have finished, and opens (pushes the ready
+ * tiles of) the phase after the next of each.  With the lock held. */
+static void
+sched_advance (Sched *sc)
+{
+  while (sc->done < sc->phases && sc->left[sc->done] == 0)
+    {
+      int p = ++sc->done + 1;
+      if (p < sc->phases)
+        for (int q = sc->at[p]; q < sc->at[p + 1]; q++)
+          if (sc->wait[q] == 0)
+            sched_push (sc, q);
+    }
+}
+
+/* The schedule of TILES, PHASES phases of them, phase p's at [AT[p],
+ * AT[p + 1]), each reaching MARGIN around its start area.  0 or
+ * TG_ENOMEM (sched_clear either way). */
+static int
+sched_init (Sched *sc, const LatTile *tiles, const int *at, int phases, int margin)
+{
+  int n = at[phases];
+  RankKey *key;
+
+  memset (sc, 0, sizeof *sc);
+  pthread_mutex_init (&sc->lock, NULL);
+  pthread_cond_init (&sc->more, NULL);
+  sc->n = n;
+  sc->phases = phases;
+  sc->at = at;
+  atomic_init (&sc->untaken, n);
+  atomic_init (&sc->ready, 0);
+  atomic_init (&sc->stopped, false);
+  sc->phase = malloc (sizeof (int) * ((size_t) n + 1));
+  sc->rank = malloc (sizeof (int) * ((size_t) n + 1));
+  sc->next0 = calloc ((size_t) n + 1, sizeof (int));
+  sc->wait = calloc ((size_t) n + 1, sizeof (int));
+  sc->left = malloc (sizeof (int) * ((size_t) phases + 1));
+  sc->heap = malloc (sizeof (int) * ((size_t) n + 1));
+  if (!sc->phase || !sc->rank || !sc->next0 || !sc->wait || !sc->left || !sc->heap)
+    return TG_ENOMEM;
+  if (!(key = malloc (sizeof (RankKey) * ((size_t) n + 1))))
+    return TG_ENOMEM;
+  /* Each phase's tiles ranked, most droplets first, so that a phase's
+   * last tiles are short ones. */
+  for (int p = 0; p < phases; p++)
+    {
+      sc->left[p] = at[p + 1] - at[p];
+      for (int k = at[p]; k < at[p + 1]; k++)
+        {
+          key[k] = (RankKey) { tiles[k].count, k };
+          sc->phase[k] = p;
+        }
+      qsort (key + at[p], (size_t) (at[p + 1] - at[p]), sizeof (RankKey), cmp_rank);
+      for (int r = 0; r < at[p + 1] - at[p]; r++)
+        sc->rank[key[at[p] + r].k] = r;
+    }
+  free (key);
+  /* Who waits for whom: the tiles of consecutive phases whose reaches
+   * meet, counted, then listed. */
+  each_meeting (sc, tiles, margin, count_meeting);
+  for (int k = 0; k < n; k++)
+    sc->next0[k + 1] += sc->next0[k];
+  if (!(sc->next = malloc (sizeof (int) * ((size_t) sc->next0[n] + 1))))
+    return TG_ENOMEM;
+  each_meeting (sc, tiles, margin, list_meeting);
+  for (int k = n; k > 0; k--)
+    sc->next0[k] = sc->next0[k - 1];
+  sc->next0[0] = 0;
+  for (int k = 0; k < n; k++)
+    if (sc->wait[k] == 0 && sched_open (sc, sc->phase[k]))
+      sched_push (sc, k);
+  /* Phases without tiles have finished already. */
+  sched_advance (sc);
+  return 0;
+}
+
+/* A tile to run, or -1: none is left (or the run was stopped), or, unless
+ * BLOCK, none is ready now. */
+static int
+sched_take (Sched *sc, bool block)
+{
+  int k = -1;
+
+  if (!block && atomic_load_explicit (&sc->ready, memory_order_relaxed) == 0)
+    return -1;
+  pthread_mutex_lock (&sc->lock);
+  while (block && sc->nheap == 0 && atomic_load (&sc->untaken) > 0 && !atomic_load (&sc->stopped))
+    pthread_cond_wait (&sc->more, &sc->lock);
+  if (sc->nheap > 0 && !atomic_load (&sc->stopped))
+    {
+      k = sched_pop (sc);
+      if (atomic_fetch_sub (&sc->untaken, 1) == 1)
+        pthread_cond_broadcast (&sc->more);
+    }
+  pthread_mutex_unlock (&sc->lock);
+  return k;
+}
+
+/* Tile K has finished: the tiles waiting for it may become ready. */
+static void
+sched_done (Sched *sc, int k)
+{
+  int before;
+
+  pthread_mutex_lock (&sc->lock);
+  before = sc->nheap;
+  sc->left[sc->phase[k]]--;
+  for (int i = sc->next0[k]; i < sc->next0[k + 1]; i++)
+    {
+      int q = sc->next[i];
+      if (--sc->wait[q] == 0 && sched_open (sc, sc->phase[q]))
+        sched_push (sc, q);
+    }
+  sched_advance (sc);
+  if (sc->nheap > before)
+    pthread_cond_broadcast (&sc->more);
+  pthread_mutex_unlock (&sc->lock);
+}
+
+static void
+sched_stop (Sched *sc)
+{
+  pthread_mutex_lock (&sc->lock);
+  atomic_store (&sc->stopped, true);
+  pthread_cond_broadcast (&sc->more);
+  pthread_mutex_unlock (&sc->lock);
+}
+
 /* --- droplets ----------------------------------------------------------- */
 
 typedef struct
@@ -434,21 +731,24 @@ typedef struct
    * cell (x, y) of it at (y - fr.y0) * fr.w + x - fr.x0. */
   float *flow;
   TgHydraulicRect fr;
+  /* The tiles of the phases this run covers, their figures, and the
+   * schedule that hands them out. */
   const LatTile *tiles;
   TgHydraulicStats *tile_stats;
+  Sched *sched;
+  /* With feedback, DK and A0 of each of those phases (the water fallen
+   * by the end of its round): a worker sets DK and A0 from them for the
+   * tile it runs. */
+  const float *dk_of, *a0_of;
   const TgHydraulicSetup *s;
   void *ctx;
-  atomic_bool stopped;      /* s->cancelled said so: the phase is abandoned */
   /* A step of L cells; its water at NFLOW points SUB apart; the drop
    * over it in metres per metre per height unit; a fall's least slope. */
   float L, sub, slope_scale, fall_slope;
   int nflow;
   /* Droplets a worker moves side by side (run_lanes_avx512; 1: one at a
-   * time), and the tiles they take in ORDER (NTILES of them) through
-   * NEXT_TILE. */
-  int lanes, ntiles;
-  const int *order;
-  atomic_int next_tile;
+   * time). */
+  int lanes;
 } Sim;
 
 /* brush_apply where the brush may reach past the world's edge. */
@@ -966,12 +1266,25 @@ run_droplet (const Sim *sim, const LatTile *t, long long j, TgHydraulicStats *st
 static bool
 sim_stop (Sim *sim)
 {
-  if (atomic_load_explicit (&sim->stopped, memory_order_relaxed))
+  if (atomic_load_explicit (&sim->sched->stopped, memory_order_relaxed))
     return true;
   if (sim->s->cancelled == NULL || !sim->s->cancelled (sim->ctx))
     return false;
-  atomic_store (&sim->stopped, true);
+  sched_stop (sim->sched);
   return true;
+}
+
+/* SIM as it runs tile Q: the water fallen by the end of its phase's
+ * round (feedback). */
+static inline void
+sim_tile (Sim *sim, int q)
+{
+  if (sim->dk_of)
+    {
+      int p = sim->sched->phase[q];
+      sim->dk = sim->dk_of[p];
+      sim->a0 = sim->a0_of[p];
+    }
 }
 
 /* One droplet at a time, tiles BEGIN .. END of the phase.  Scalar code
@@ -981,37 +1294,39 @@ sim_stop (Sim *sim)
  * cycle, so a second chain finds no idle issue slots.  The vector lanes
  * (run_lanes_avx512) share those instructions out instead. */
 static inline __attribute__ ((always_inline)) void
-run_tiles_isa (Sim *sim, int begin, int end, TgHydraulicIsa isa)
+run_tiles_isa (const Sim *shared, TgHydraulicIsa isa)
 {
-  for (int q = begin; q < end; q++)
+  Sim sim = *shared;
+  int q;
+
+  while ((q = sched_take (sim.sched, true)) >= 0)
     {
-      const LatTile *t = &sim->tiles[q];
-      TgHydraulicStats *st = &sim->tile_stats[q];
+      const LatTile *t = &sim.tiles[q];
+      TgHydraulicStats *st = &sim.tile_stats[q];
+      sim_tile (&sim, q);
       memset (st, 0, sizeof *st);
       for (long long j = 0; j < t->count; j++)
         {
-          if (j % DROPLETS_PER_POLL == 0 && sim_stop (sim))
+          if (j % DROPLETS_PER_POLL == 0 && sim_stop (&sim))
             return;
-          run_droplet (sim, t, j, st, isa);
+          run_droplet (&sim, t, j, st, isa);
         }
+      sched_done (sim.sched, q);
     }
 }
 
-/* Lane K's next droplet: the next of its tile, or the first of the next
- * tile nobody has taken (biggest first); false when none is left (or the
- * run is cancelled). */
+/* Lane K's next droplet: the next of its tile, or the first of a tile
+ * the schedule has ready (its tile done: sched_done); false when none is
+ * ready now (or the run is cancelled). */
 static inline __attribute__ ((always_inline)) bool
 lane_next (Sim *sim, Drop *d, int *q, long long *j)
 {
   if (*q < 0 || ++*j >= sim->tiles[*q].count)
     {
-      int k = atomic_fetch_add_explicit (&sim->next_tile, 1, memory_order_relaxed);
-      if (k >= sim->ntiles)
-        {
-          *q = -1;
-          return false;
-        }
-      *q = sim->order[k];
+      if (*q >= 0)
+        sched_done (sim->sched, *q);
+      if ((*q = sched_take (sim->sched, false)) < 0)
+        return false;
       *j = 0;
       memset (&sim->tile_stats[*q], 0, sizeof (TgHydraulicStats));
     }
@@ -1381,33 +1696,49 @@ group_second (Sim *sim, Group *g)
  * amounts), its brushes wait for the chain's end and its next gathers
  * for the brushes, so two groups take turns: the brushes of one run
  * beside the other's chain. */
+/* Fills G's idle lanes (of its first CAP) with droplets of ready tiles. */
+HYD_AVX512_LANES static inline void
+lanes_fill (Sim *sim, Group *g, int cap)
+{
+  for (int lane = 0; lane < cap; lane++)
+    if (!(g->live >> lane & 1))
+      {
+        Drop d;
+        g->ln.q[lane] = -1;
+        if (!lane_next (sim, &d, &g->ln.q[lane], &g->ln.j[lane]))
+          return;
+        lanes_put (&g->ln, lane, &d);
+        g->live |= 1u << lane;
+      }
+}
+
 HYD_AVX512_LANES static void
 run_lanes_avx512 (Sim *sim, int lanes)
 {
   int max_steps = sim->pl->s->max_steps;
+  /* The first eight lanes fill a group (16 as 8 + 8 measured 6 % faster
+   * than lanes dealt in turn). */
+  int cap[2] = { lanes < 8 ? lanes : 8, lanes > 8 ? lanes - 8 : 0 };
   Group g[2];
   bool pending[2] = { false, false };
 
   for (int k = 0; k < 2; k++)
-    g[k].live = 0;
-  for (int k = 0; k < lanes; k++)
     {
-      /* The first eight lanes fill a group (16 as 8 + 8 measured 6 %
-       * faster than lanes dealt in turn). */
-      Group *gk = &g[k >= 8];
-      Drop d;
-      int lane = k & 7;
-      gk->ln.q[lane] = -1;
-      if (lane_next (sim, &d, &gk->ln.q[lane], &gk->ln.j[lane]))
-        {
-          lanes_put (&gk->ln, lane, &d);
-          gk->live |= 1u << lane;
-        }
+      g[k].live = 0;
+      for (int lane = 0; lane < 8; lane++)
+        g[k].ln.q[lane] = -1;
+      lanes_fill (sim, &g[k], cap[k]);
     }
   for (;;)
     {
+      int busy;
       for (int k = 0; k < 2; k++)
         {
+          /* Idle lanes take the tiles that have become ready (a group
+           * whose brushes have run: its lanes' state is its own). */
+          if (!pending[k] && __builtin_popcount (g[k].live) < cap[k]
+              && atomic_load_explicit (&sim->sched->ready, memory_order_relaxed) > 0)
+            lanes_fill (sim, &g[k], cap[k]);
           if (g[k].live)
             {
               group_first (sim, &g[k]);
@@ -1419,11 +1750,28 @@ run_lanes_avx512 (Sim *sim, int lanes)
               pending[1 - k] = false;
             }
         }
-      /* No tile left to take and few lanes busy: the vector steps cost
-       * more than the scalar ones (4 lanes: 1.4x the CPU of one droplet at
-       * a time); the lanes' last tiles finish one droplet at a time. */
-      if (__builtin_popcount (g[0].live) + __builtin_popcount (g[1].live) < LANES_LEAST
-          && atomic_load_explicit (&sim->next_tile, memory_order_relaxed) >= sim->ntiles)
+      busy = __builtin_popcount (g[0].live) + __builtin_popcount (g[1].live);
+      if (busy == 0)
+        {
+          /* No lane busy: wait for a tile (those left wait for other
+           * workers' tiles), or end. */
+          Drop d;
+          int q = sched_take (sim->sched, true);
+          if (q < 0)
+            break;
+          g[0].ln.q[0] = q;
+          g[0].ln.j[0] = 0;
+          memset (&sim->tile_stats[q], 0, sizeof (TgHydraulicStats));
+          drop_start (sim, &sim->tiles[q], 0, &d);
+          lanes_put (&g[0].ln, 0, &d);
+          g[0].live = 1;
+          continue;
+        }
+      /* No tile left to hand out and few lanes busy: the vector steps
+       * cost more than the scalar ones (4 lanes: 1.4x the CPU of one
+       * droplet at a time); the lanes' last tiles finish one droplet at
+       * a time. */
+      if (busy < LANES_LEAST && atomic_load (&sim->sched->untaken) == 0)
         break;
     }
   for (int k = 0; k < 2; k++)
@@ -1445,6 +1793,7 @@ run_lanes_avx512 (Sim *sim, int lanes)
               return;
             run_droplet (sim, &sim->tiles[q], j, st, TG__HYDRAULIC_ISA_AVX512);
           }
+        sched_done (sim->sched, q);
       }
 }
 #endif
@@ -1453,41 +1802,48 @@ run_lanes_avx512 (Sim *sim, int lanes)
 /* The droplet loops compiled once per ISA, the brushes' code a constant
  * in each. */
 static void
-run_tiles_generic (Sim *sim, int begin, int end)
+run_tiles_generic (const Sim *sim)
 {
-  run_tiles_isa (sim, begin, end, TG__HYDRAULIC_ISA_GENERIC);
+  run_tiles_isa (sim, TG__HYDRAULIC_ISA_GENERIC);
 }
 
 #ifdef HYD_HAVE_X86
 __attribute__ ((target ("avx512f"))) static void
-run_tiles_avx512 (Sim *sim, int begin, int end)
+run_tiles_avx512 (const Sim *sim)
 {
   if (sim->lanes > 1)
-    run_lanes_avx512 (sim, sim->lanes);
+    {
+      Sim own = *sim;
+      run_lanes_avx512 (&own, own.lanes);
+    }
   else
-    run_tiles_isa (sim, begin, end, TG__HYDRAULIC_ISA_AVX512);
+    run_tiles_isa (sim, TG__HYDRAULIC_ISA_AVX512);
 }
 #endif
 
+/* A worker: each item of PARALLEL takes tiles from the schedule until
+ * none is left (an item that finds none ends at once). */
 static void
 run_tiles (void *user, int begin, int end)
 {
-  Sim *sim = user;
+  const Sim *sim = user;
 
+  (void) begin;
+  (void) end;
 #ifdef HYD_HAVE_X86
   if (sim->pl->isa == TG__HYDRAULIC_ISA_AVX512)
     {
-      run_tiles_avx512 (sim, begin, end);
+      run_tiles_avx512 (sim);
       return;
     }
 #endif
-  run_tiles_generic (sim, begin, end);
+  run_tiles_generic (sim);
 }
 
-/* Droplets a worker of this phase of N tiles moves side by side: the
- * vector code runs the plain droplet (no channel map, no feedback) on
- * CPUs with AVX-512 (F, VL and DQ), with up to PL->lanes lanes, but no
- * more than leave each worker as many tiles; with fewer than
+/* Droplets a worker moves side by side, its phases having N tiles each
+ * (on average): the vector code runs the plain droplet (no channel map,
+ * no feedback) on CPUs with AVX-512 (F, VL and DQ), with up to PL->lanes
+ * lanes, but no more than leave each worker as many tiles; with fewer than
  * LANES_LEAST it is one droplet at a time (2048 x 2048 at 4 m, one
  * thread: 4 lanes 1.4x the CPU of one droplet at a time, 8 lanes 1.0x,
  * 16 lanes 0.8x). */
@@ -1498,24 +1854,10 @@ lanes_for (const Plan *pl, const Sim *sim, int n)
   int threads = pl->s->threads > 0 ? pl->s->threads : tg__cpu_count ();
   int lanes = n / threads;
 
-  if (!pl->vector || sim->chan || sim->dk > 0.0f)
+  if (!pl->vector || sim->chan || sim->dk_of)
     return 1;
   lanes = lanes < pl->lanes ? lanes : pl->lanes;
   return lanes < LANES_LEAST ? 1 : lanes;
-}
-
-/* Tiles of LIST (N) with the most droplets first into ORDER, so that the
- * lanes' last tiles are short ones. */
-static void
-tile_order (const LatTile *list, int n, int *order)
-{
-  for (int k = 0; k < n; k++)
-    {
-      int i = k;
-      for (; i > 0 && list[order[i - 1]].count < list[k].count; i--)
-        order[i] = order[i - 1];
-      order[i] = k;
-    }
 }
 
 static void
@@ -1529,88 +1871,91 @@ stats_add (TgHydraulicStats *a, const TgHydraulicStats *b)
   a->steps += b->steps;
 }
 
-/* Runs the N tiles of LIST (one phase) on the state HM over BUF, which
- * holds their reaches (with the channel map CHAN over BUF, or NULL), and
- * FLOW over FR; adds the owned tiles' figures to OWNED, in list order so
- * that the sums do not depend on the threads.
+/* Runs the tiles of NP phases, the first of them phase PHASE0: TILES,
+ * phase PHASE0 + p's at [AT[p], AT[p + 1]), on the state HM over BUF,
+ * which holds their reaches (with the channel map CHAN over BUF, or
+ * NULL), and FLOW over FR; adds the owned tiles' figures to OWNED, phase
+ * by phase in list order, so that the sums do not depend on the threads.
+ * A whole-world run hands all its phases to one schedule (sched_init:
+ * no barrier between them); a tile job runs one phase a step.
  *
- * One barrier per phase costs little: with the droplet counts as the
- * tiles' costs, alpine 2049's 353 tiles in 64 phases take 0.519 of one
- * thread's time on 2 threads, and a graph of the tiles (each waiting only
- * for the earlier tiles whose reach meets its own) 0.500; beyond that the
- * lattice itself caps a run at 0.279 (its longest chain of dependent
- * tiles), 3.6x at any thread count.  Only smaller lattice tiles, that is
- * new bytes, would go further. */
+ * With the droplet counts as the tiles' costs, alpine 2049's 353 tiles
+ * in 64 phases took 0.519 of one thread's time on 2 threads with a
+ * barrier per phase, and take 0.500 this way; the lattice itself caps a
+ * run at 0.279 (its longest chain of dependent tiles), 3.6x at any
+ * thread count.  Only smaller lattice tiles, that is new bytes, would go
+ * further. */
 static int
-run_phase (const Plan *pl, int phase, const LatTile *list, int n, float *hm, const float *chan,
-           const TgHydraulicRect *buf, float *flow, const TgHydraulicRect *fr,
-           TgHydraulicParallel parallel, void *ctx, TgHydraulicStats *owned, long long *computed)
+run_phases (const Plan *pl, int phase0, int np, const LatTile *tiles, const int *at, float *hm,
+            const float *chan, const TgHydraulicRect *buf, float *flow, const TgHydraulicRect *fr,
+            TgHydraulicParallel parallel, void *ctx, TgHydraulicStats *owned, long long *computed)
 {
+  int n = at[np], threads, rc;
   Sim sim = { 0 };
+  Sched sc;
   TgHydraulicStats *ts;
-  int *order;
-  int rc;
+  float *dk = NULL;
 
   if (n == 0)
     return 0;
   ts = calloc ((size_t) n, sizeof (TgHydraulicStats));
   if (!ts)
     return TG_ENOMEM;
+  if (pl->s->discharge_area > 0.0f)
+    {
+      if (!(dk = malloc (sizeof (float) * 2 * (size_t) np)))
+        {
+          free (ts);
+          return TG_ENOMEM;
+        }
+      for (int p = 0; p < np; p++)
+        {
+          /* Rain fallen per cell by the end of the phase's round: a
+           * cell's water over it is the area (cells²) that drains
+           * through the cell. */
+          long long fallen = (long long) ((phase0 + p) / 4 + 1) * pl->per_round;
+          double per_cell = (double) (fallen < pl->s->droplets ? fallen : pl->s->droplets)
+                            / ((double) (pl->w - 1) * (double) (pl->h - 1));
+          dk[p] = (float) (1.0 / (per_cell * (double) pl->s->discharge_area));
+          dk[np + p] = (float) (per_cell * (double) pl->s->discharge_area);
+        }
+    }
+  if ((rc = sched_init (&sc, tiles, at, np, pl->margin)) < 0)
+    goto out;
   sim.pl = pl;
   sim.hm = hm;
   sim.chan = chan;
-  if (pl->s->discharge_area > 0.0f)
-    {
-      /* Rain fallen per cell by the end of this round: a cell's water
-       * over it is the area (cells²) that drains through the cell. */
-      long long fallen = (long long) (phase / 4 + 1) * pl->per_round;
-      double per_cell = (double) (fallen < pl->s->droplets ? fallen : pl->s->droplets)
-                        / ((double) (pl->w - 1) * (double) (pl->h - 1));
-      sim.dk = (float) (1.0 / (per_cell * (double) pl->s->discharge_area));
-      sim.a0 = (float) (per_cell * (double) pl->s->discharge_area);
-    }
+  sim.dk_of = dk;
+  sim.a0_of = dk ? dk + np : NULL;
   sim.flow = flow;
   sim.fr = *fr;
   sim.stride = buf->w;
   sim.hr = *buf;
   sim.off = -((ptrdiff_t) buf->y0 * buf->w + buf->x0);
-  sim.tiles = list;
+  sim.tiles = tiles;
   sim.tile_stats = ts;
+  sim.sched = &sc;
   sim.s = pl->s;
   sim.ctx = ctx;
-  atomic_init (&sim.stopped, false);
   sim.L = step_cells (pl->s);
   sim.nflow = (int) ceilf (sim.L);
   sim.sub = sim.L / (float) sim.nflow;
   sim.slope_scale = pl->s->height_scale / (pl->s->cell_m * sim.L);
   sim.fall_slope = pl->s->fall_slope > 0.0f ? pl->s->fall_slope : INFINITY;
-  /* Side by side, each item of PARALLEL is a worker that takes tiles in
-   * turn, the longest first (lane_next); items that find none left end. */
-  sim.lanes = lanes_for (pl, &sim, n);
-  if (sim.lanes > 1)
-    {
-      if (!(order = malloc (sizeof (int) * (size_t) n)))
-        {
-          free (ts);
-          return TG_ENOMEM;
-        }
-      tile_order (list, n, order);
-      sim.order = order;
-      sim.ntiles = n;
-      atomic_init (&sim.next_tile, 0);
-      rc = parallel (ctx, (n + sim.lanes - 1) / sim.lanes, run_tiles, &sim);
-      free (order);
-    }
-  else
-    rc = parallel (ctx, n, run_tiles, &sim);
-  if (rc == 0 && atomic_load (&sim.stopped))
+  sim.lanes = lanes_for (pl, &sim, (n + np - 1) / np);
+  threads = pl->s->threads > 0 ? pl->s->threads : tg__cpu_count ();
+  rc = parallel (ctx, threads < n ? threads : n, run_tiles, &sim);
+  if (rc == 0 && atomic_load (&sc.stopped))
     rc = TG_ECANCELLED;
   for (int k = 0; k < n && rc == 0; k++)
     {
-      if (list[k].owned)
+      if (tiles[k].owned)
         stats_add (owned, &ts[k]);
       *computed += ts[k].droplets_run;
     }
+out:
+  sched_clear (&sc);
+  free (dk);
   free (ts);
   return rc;
 }
@@ -1648,6 +1993,8 @@ tg__hydraulic_simulate (const TgHydraulicSetup *s, float *height, float *flow, i
   TgHydraulicRect world = { 0, 0, w, h }, win;
   long long computed = 0;
   float *ph = NULL, *pc = NULL, *pf = NULL;
+  LatTile *all = NULL;
+  int *at = NULL;
   Plan pl;
   int rc, pitch = tg__hydraulic_pitch (w);
   bool need_flow;
@@ -1674,16 +2021,32 @@ tg__hydraulic_simulate (const TgHydraulicSetup *s, float *height, float *flow, i
       rc = TG_ENOMEM;
       goto out;
     }
+  if (!(at = malloc (sizeof (int) * ((size_t) pl.phases + 1))))
+    {
+      rc = TG_ENOMEM;
+      goto out;
+    }
+  /* All phases' tiles, phase by phase, for one schedule. */
+  at[0] = 0;
   for (int phase = 0; phase < pl.phases && rc == 0; phase++)
     {
-      LatTile *list;
+      LatTile *list, *grown;
       int n;
-      rc = phase_list (&pl, phase, &world, &world, &list, &n, NULL);
-      if (rc == 0)
-        rc = run_phase (&pl, phase, list, n, ph, pc, &win, pf, &win, parallel, ctx, stats,
-                        &computed);
+      if ((rc = phase_list (&pl, phase, &world, &world, &list, &n, NULL)) < 0)
+        break;
+      if (n > 0 && !(grown = realloc (all, sizeof (LatTile) * ((size_t) at[phase] + n))))
+        rc = TG_ENOMEM;
+      else if (n > 0)
+        {
+          all = grown;
+          memcpy (all + at[phase], list, sizeof (LatTile) * (size_t) n);
+        }
+      at[phase + 1] = at[phase] + n;
       free (list);
     }
+  if (rc == 0)
+    rc = run_phases (&pl, 0, pl.phases, all, at, ph, pc, &win, pf, &win, parallel, ctx, stats,
+                     &computed);
   if (rc == 0)
     {
       pitched_back (height, ph, w, h, pitch);
@@ -1691,6 +2054,8 @@ tg__hydraulic_simulate (const TgHydraulicSetup *s, float *height, float *flow, i
         pitched_back (flow, pf, w, h, pitch);
     }
 out:
+  free (all);
+  free (at);
   free (ph);
   free (pc);
   free (pf);
@@ -1932,8 +2297,11 @@ tg__hydraulic_tile_step (const TgHydraulicSetup *s, int w, int h, const TgTiling
 
   if ((rc = channel_step (s, w, h, t, step, in_rect, &J, &need, io, &cb, &held, info)) < 0)
     goto out;
-  rc = run_phase (&pl, step, list, n, hb, cb, &need, fb, &fr, parallel, ctx, &info->owned,
-                  &info->droplets_computed);
+  {
+    int at[2] = { 0, n };
+    rc = run_phases (&pl, step, 1, list, at, hb, cb, &need, fb, &fr, parallel, ctx, &info->owned,
+                     &info->droplets_computed);
+  }
   if (rc < 0)
     goto out;
 
