@@ -437,7 +437,7 @@ typedef struct Sched
 {
   pthread_mutex_t lock;
   pthread_cond_t more;     /* a tile became ready, or the last one was taken */
-  int n, phases;
+  int phases;
   int *phase;              /* each tile's phase (0 for the first run here) */
   int *rank;               /* its place in its phase, most droplets first */
   int *next0, *next;       /* the tiles of the next phase that wait for tile k:
@@ -612,7 +612,6 @@ sched_init (Sched *sc, const LatTile *tiles, const int *at, int phases, int marg
   memset (sc, 0, sizeof *sc);
   pthread_mutex_init (&sc->lock, NULL);
   pthread_cond_init (&sc->more, NULL);
-  sc->n = n;
   sc->phases = phases;
   sc->at = at;
   atomic_init (&sc->untaken, n);
@@ -1287,7 +1286,7 @@ sim_tile (Sim *sim, int q)
     }
 }
 
-/* One droplet at a time, tiles BEGIN .. END of the phase.  Scalar code
+/* One droplet at a time, tiles as the schedule hands them out.  Scalar code
  * gains nothing by moving droplets of several tiles in turn (2 to 8
  * measured 1.0x to 1.6x the CPU, with or without branches): a step is
  * ~700 instructions (callgrind, generic brushes) that already run ~4 a
@@ -1316,16 +1315,16 @@ run_tiles_isa (const Sim *shared, TgHydraulicIsa isa)
 }
 
 /* Lane K's next droplet: the next of its tile, or the first of a tile
- * the schedule has ready (its tile done: sched_done); false when none is
- * ready now (or the run is cancelled). */
+ * the schedule has ready (its tile done: sched_done), waiting for one
+ * with BLOCK; false when none is (or the run is cancelled). */
 static inline __attribute__ ((always_inline)) bool
-lane_next (Sim *sim, Drop *d, int *q, long long *j)
+lane_next (Sim *sim, Drop *d, int *q, long long *j, bool block)
 {
   if (*q < 0 || ++*j >= sim->tiles[*q].count)
     {
       if (*q >= 0)
         sched_done (sim->sched, *q);
-      if ((*q = sched_take (sim->sched, false)) < 0)
+      if ((*q = sched_take (sim->sched, block)) < 0)
         return false;
       *j = 0;
       memset (&sim->tile_stats[*q], 0, sizeof (TgHydraulicStats));
@@ -1680,11 +1679,31 @@ group_second (Sim *sim, Group *g)
       Drop d;
       lanes_get (ln, k, &d);
       drop_finish (sim, &d, &sim->tile_stats[ln->q[k]], TG__HYDRAULIC_ISA_AVX512);
-      if (lane_next (sim, &d, &ln->q[k], &ln->j[k]))
+      if (lane_next (sim, &d, &ln->q[k], &ln->j[k], false))
         lanes_put (ln, k, &d);
       else
         g->live &= ~(1u << k);
     }
+}
+
+/* Fills G's idle lanes (of its first CAP) with droplets of ready tiles,
+ * with BLOCK waiting for the first when none is ready; whether a lane of
+ * G is busy. */
+HYD_AVX512_LANES static inline bool
+lanes_fill (Sim *sim, Group *g, int cap, bool block)
+{
+  for (int lane = 0; lane < cap; lane++)
+    if (!(g->live >> lane & 1))
+      {
+        Drop d;
+        g->ln.q[lane] = -1;
+        if (!lane_next (sim, &d, &g->ln.q[lane], &g->ln.j[lane], block))
+          break;
+        lanes_put (&g->ln, lane, &d);
+        g->live |= 1u << lane;
+        block = false;
+      }
+  return g->live != 0;
 }
 
 /* run_lanes_isa for the plain droplet (no channel map, no feedback) in
@@ -1696,22 +1715,6 @@ group_second (Sim *sim, Group *g)
  * amounts), its brushes wait for the chain's end and its next gathers
  * for the brushes, so two groups take turns: the brushes of one run
  * beside the other's chain. */
-/* Fills G's idle lanes (of its first CAP) with droplets of ready tiles. */
-HYD_AVX512_LANES static inline void
-lanes_fill (Sim *sim, Group *g, int cap)
-{
-  for (int lane = 0; lane < cap; lane++)
-    if (!(g->live >> lane & 1))
-      {
-        Drop d;
-        g->ln.q[lane] = -1;
-        if (!lane_next (sim, &d, &g->ln.q[lane], &g->ln.j[lane]))
-          return;
-        lanes_put (&g->ln, lane, &d);
-        g->live |= 1u << lane;
-      }
-}
-
 HYD_AVX512_LANES static void
 run_lanes_avx512 (Sim *sim, int lanes)
 {
@@ -1725,9 +1728,7 @@ run_lanes_avx512 (Sim *sim, int lanes)
   for (int k = 0; k < 2; k++)
     {
       g[k].live = 0;
-      for (int lane = 0; lane < 8; lane++)
-        g[k].ln.q[lane] = -1;
-      lanes_fill (sim, &g[k], cap[k]);
+      lanes_fill (sim, &g[k], cap[k], false);
     }
   for (;;)
     {
@@ -1738,7 +1739,7 @@ run_lanes_avx512 (Sim *sim, int lanes)
            * whose brushes have run: its lanes' state is its own). */
           if (!pending[k] && __builtin_popcount (g[k].live) < cap[k]
               && atomic_load_explicit (&sim->sched->ready, memory_order_relaxed) > 0)
-            lanes_fill (sim, &g[k], cap[k]);
+            lanes_fill (sim, &g[k], cap[k], false);
           if (g[k].live)
             {
               group_first (sim, &g[k]);
@@ -1755,16 +1756,8 @@ run_lanes_avx512 (Sim *sim, int lanes)
         {
           /* No lane busy: wait for a tile (those left wait for other
            * workers' tiles), or end. */
-          Drop d;
-          int q = sched_take (sim->sched, true);
-          if (q < 0)
+          if (!lanes_fill (sim, &g[0], cap[0], true))
             break;
-          g[0].ln.q[0] = q;
-          g[0].ln.j[0] = 0;
-          memset (&sim->tile_stats[q], 0, sizeof (TgHydraulicStats));
-          drop_start (sim, &sim->tiles[q], 0, &d);
-          lanes_put (&g[0].ln, 0, &d);
-          g[0].live = 1;
           continue;
         }
       /* No tile left to hand out and few lanes busy: the vector steps

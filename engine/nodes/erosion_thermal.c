@@ -670,12 +670,12 @@ fused_row_avx512 (const float *m, const float *dn, const PairRows *p, float *out
       seu = _mm512_castsi512_ps (                                                               \
         _mm512_alignr_epi32 (_mm512_castps_si512 (seu0), _mm512_castps_si512 (prev_se), 15));   \
       prev_se = seu0;                                                                           \
-      ee = EXCESS (_mm512_sub_ps (h, LD (m + x + 1)), t1, nt1);                             \
+      ee = EXCESS (_mm512_sub_ps (h, LD (m + x + 1)), t1, nt1);                                 \
       if (has_dn)                                                                               \
         {                                                                                       \
-          s = EXCESS (_mm512_sub_ps (h, LD (dn + x)), t1, nt1);                             \
-          se = EXCESS (_mm512_sub_ps (h, LD (dn + x + 1)), t2, nt2);                        \
-          sw = EXCESS (_mm512_sub_ps (h, LD (dn + x - 1)), t2, nt2);                        \
+          s = EXCESS (_mm512_sub_ps (h, LD (dn + x)), t1, nt1);                                 \
+          se = EXCESS (_mm512_sub_ps (h, LD (dn + x + 1)), t2, nt2);                            \
+          sw = EXCESS (_mm512_sub_ps (h, LD (dn + x - 1)), t2, nt2);                            \
         }                                                                                       \
       em = _mm512_castsi512_ps (                                                                \
         _mm512_alignr_epi32 (_mm512_castps_si512 (ee), _mm512_castps_si512 (prev_e), 15));      \
