@@ -325,99 +325,18 @@ hydraulic_defaults (TgHydraulicSetup *s, long long droplets, double hm)
 }
 
 /* The straightforward reference: one droplet after another on one thread,
- * brush offsets and weights rebuilt for every erosion step (as a first
- * implementation does), same physics. */
-static void
-reference_droplets (const TgHydraulicSetup *s, float *hm, int w, int h)
-{
-  for (long long k = 0; k < s->droplets; k++)
-    {
-      float x = tg_hash_unit (tg_hash3 (s->seed, (int32_t) k, 0, 0x51)) * (float) (w - 1);
-      float y = tg_hash_unit (tg_hash3 (s->seed, (int32_t) k, 0, 0x52)) * (float) (h - 1);
-      float dx = 0, dy = 0, v2 = 1, water = 1, sed = 0;
-      for (int step = 0; step < s->max_steps; step++)
-        {
-          int ix = (int) x, iy = (int) y;
-          float fx = x - ix, fy = y - iy;
-          float h00 = hm[iy * w + ix], h10 = hm[iy * w + ix + 1];
-          float h01 = hm[(iy + 1) * w + ix], h11 = hm[(iy + 1) * w + ix + 1];
-          float gx = (h10 - h00) * (1 - fy) + (h11 - h01) * fy;
-          float gy = (h01 - h00) * (1 - fx) + (h11 - h10) * fx;
-          float hc = h00 * (1 - fx) * (1 - fy) + h10 * fx * (1 - fy) + h01 * (1 - fx) * fy
-                     + h11 * fx * fy;
-          float len, nx, ny, hn, dh, cap;
-          dx = dx * s->inertia - gx * (1 - s->inertia);
-          dy = dy * s->inertia - gy * (1 - s->inertia);
-          len = sqrtf (dx * dx + dy * dy);
-          if (len <= 0)
-            break;
-          dx /= len;
-          dy /= len;
-          nx = x + dx;
-          ny = y + dy;
-          if (nx < 0 || ny < 0 || nx >= w - 1 || ny >= h - 1)
-            break;
-          {
-            int jx = (int) nx, jy = (int) ny;
-            float ax = nx - jx, ay = ny - jy;
-            hn = hm[jy * w + jx] * (1 - ax) * (1 - ay) + hm[jy * w + jx + 1] * ax * (1 - ay)
-                 + hm[(jy + 1) * w + jx] * (1 - ax) * ay + hm[(jy + 1) * w + jx + 1] * ax * ay;
-          }
-          dh = hn - hc;
-          cap = fmaxf (-dh * s->height_scale / s->cell_m, s->min_slope) * sqrtf (v2) * water
-                * s->capacity;
-          if (dh > 0 || sed > cap)
-            {
-              float a = dh > 0 ? fminf (dh, sed) : (sed - cap) * s->deposit;
-              hm[iy * w + ix] += a * (1 - fx) * (1 - fy);
-              hm[iy * w + ix + 1] += a * fx * (1 - fy);
-              hm[(iy + 1) * w + ix] += a * (1 - fx) * fy;
-              hm[(iy + 1) * w + ix + 1] += a * fx * fy;
-              sed -= a;
-            }
-          else
-            {
-              int r = (int) ceilf (s->brush_radius);
-              float wsum = 0, a = fminf ((cap - sed) * s->erode, -dh);
-              int cx = (int) (x + 0.5f), cy = (int) (y + 0.5f);
-              for (int by = -r; by <= r; by++)
-                for (int bx = -r; bx <= r; bx++)
-                  {
-                    float d = sqrtf ((float) (bx * bx + by * by));
-                    int px = cx + bx, py = cy + by;
-                    if (d < s->brush_radius && px >= 0 && px < w && py >= 0 && py < h)
-                      wsum += s->brush_radius - d;
-                  }
-              for (int by = -r; by <= r; by++)
-                for (int bx = -r; bx <= r; bx++)
-                  {
-                    float d = sqrtf ((float) (bx * bx + by * by));
-                    int px = cx + bx, py = cy + by;
-                    if (d < s->brush_radius && px >= 0 && px < w && py >= 0 && py < h)
-                      hm[py * w + px] -= a * (s->brush_radius - d) / wsum;
-                  }
-              sed += a;
-            }
-          v2 = fmaxf (v2 * s->friction - dh * s->gravity, 0);
-          water *= s->evaporate;
-          x = nx;
-          y = ny;
-        }
-    }
-}
-
-/* The same loop with the brush's cells and weights worked out once, as
- * Lague's implementation does (it keeps them per map cell; one table for
- * the interior is the same work a step): a brush that reaches past the
- * map's edge is still worked out on the spot.  The same float operations
- * in the same order, so the same bytes as reference_droplets (checked). */
-static void
-reference_droplets_table (const TgHydraulicSetup *s, float *hm, int w, int h)
+ * same physics, the brush's offsets and weights rebuilt for every erosion
+ * step (as a first implementation does) or, with TABLE, worked out once,
+ * as Lague's implementation does (it keeps them per map cell; one table
+ * for the interior is the same work a step), a brush that reaches past
+ * the map's edge still on the spot.  The same float operations in the
+ * same order either way, so the same bytes (checked). */
+static inline __attribute__ ((always_inline)) void
+reference_droplets (const TgHydraulicSetup *s, float *hm, int w, int h, bool table)
 {
   int r = (int) ceilf (s->brush_radius), nb = 0;
-  int n_max = (2 * r + 1) * (2 * r + 1);
-  ptrdiff_t *off = malloc (sizeof (ptrdiff_t) * (size_t) n_max);
-  float *rd = malloc (sizeof (float) * (size_t) n_max), wsum_in = 0;
+  ptrdiff_t *off = malloc (sizeof (ptrdiff_t) * (size_t) ((2 * r + 1) * (2 * r + 1)));
+  float *rd = malloc (sizeof (float) * (size_t) ((2 * r + 1) * (2 * r + 1))), wsum_in = 0;
 
   for (int by = -r; by <= r; by++)
     for (int bx = -r; bx <= r; bx++)
@@ -477,9 +396,9 @@ reference_droplets_table (const TgHydraulicSetup *s, float *hm, int w, int h)
             }
           else
             {
-              float a = fminf ((cap - sed) * s->erode, -dh);
+              float wsum = 0, a = fminf ((cap - sed) * s->erode, -dh);
               int cx = (int) (x + 0.5f), cy = (int) (y + 0.5f);
-              if (cx - r >= 0 && cx + r < w && cy - r >= 0 && cy + r < h)
+              if (table && cx - r >= 0 && cx + r < w && cy - r >= 0 && cy + r < h)
                 {
                   float *c = hm + (ptrdiff_t) cy * w + cx;
                   for (int q = 0; q < nb; q++)
@@ -487,7 +406,6 @@ reference_droplets_table (const TgHydraulicSetup *s, float *hm, int w, int h)
                 }
               else
                 {
-                  float wsum = 0;
                   for (int by = -r; by <= r; by++)
                     for (int bx = -r; bx <= r; bx++)
                       {
@@ -565,7 +483,7 @@ bench_hydraulic (int runs, int threads)
       memcpy (m1, base->data, sizeof (float) * n);
       t0 = tg_wall_s ();
       c0 = tg_cpu_s ();
-      reference_droplets (&s, m1, HSIDE, HSIDE);
+      reference_droplets (&s, m1, HSIDE, HSIDE, false);
       t = tg_wall_s () - t0;
       keep_best (&c_ref, t, tg_cpu_s () - c0);
       t_ref = t < t_ref ? t : t_ref;
@@ -573,7 +491,7 @@ bench_hydraulic (int runs, int threads)
       memcpy (mn, base->data, sizeof (float) * n);
       t0 = tg_wall_s ();
       c0 = tg_cpu_s ();
-      reference_droplets_table (&s, mn, HSIDE, HSIDE);
+      reference_droplets (&s, mn, HSIDE, HSIDE, true);
       keep_best (&c_tab, tg_wall_s () - t0, tg_cpu_s () - c0);
       if (memcmp (m1, mn, sizeof (float) * n) != 0)
         table_differs = true;
