@@ -14,6 +14,7 @@
 # CPU feature the build machines lack), so --samples sets the grain.
 import argparse
 import math
+import os
 import sys
 
 import numpy
@@ -23,18 +24,16 @@ numpy.bool = bool  # Blender 3.4's bundled modules still use the removed alias
 import bpy
 import mathutils
 
+sys.path.insert (0, os.path.dirname (os.path.abspath (__file__)))
+import blender_view  # noqa: E402
+
 
 def parse_args ():
   argv = sys.argv[sys.argv.index ("--") + 1:] if "--" in sys.argv else []
   p = argparse.ArgumentParser (prog="render_mesh.py")
   p.add_argument ("mesh")
   p.add_argument ("out")
-  p.add_argument ("--width", type=int, default=960)
-  p.add_argument ("--height-px", type=int, default=640)
-  p.add_argument ("--samples", type=int, default=24)
-  p.add_argument ("--azimuth-deg", type=float, default=150.0)
-  p.add_argument ("--elevation-deg", type=float, default=25.0)
-  p.add_argument ("--lens-mm", type=float, default=40.0)
+  blender_view.add_view_args (p, 25.0)
   p.add_argument ("--zoom", type=float, default=1.0)
   p.add_argument ("--look-at", type=float, nargs=3, metavar=("X", "Y", "Z"),
                   help="the point the camera looks at, in Blender's axes (Z up; default: the box's centre)")
@@ -96,47 +95,11 @@ def main ():
   if args.look_at:
     centre = mathutils.Vector (args.look_at)
 
-  sun = bpy.data.lights.new ("sun", "SUN")
-  sun.energy = 2.5
-  sun.angle = math.radians (2.0)
-  sun_obj = bpy.data.objects.new ("sun", sun)
-  sun_obj.rotation_euler = (math.radians (55.0), 0.0, math.radians (180.0))
-  scene.collection.objects.link (sun_obj)
-  world = bpy.data.worlds.new ("sky")
-  world.use_nodes = True
-  world.node_tree.nodes["Background"].inputs["Color"].default_value = (0.55, 0.65, 0.8, 1.0)
-  world.node_tree.nodes["Background"].inputs["Strength"].default_value = 0.6
-  scene.world = world
-
-  cam = bpy.data.cameras.new ("camera")
-  cam.lens = args.lens_mm
-  cam.clip_end = radius * 40
-  cam_obj = bpy.data.objects.new ("camera", cam)
-  scene.collection.objects.link (cam_obj)
-  az, el = math.radians (args.azimuth_deg), math.radians (args.elevation_deg)
+  blender_view.light (scene, 2.5, 55.0, 180.0)
   # The box's bounding sphere fills the narrower side of a 36 mm film.
   dist = radius / math.sin (math.atan (18.0 / args.lens_mm)) / args.zoom
-  cam_obj.location = (centre.x + dist * math.cos (el) * math.sin (az),
-                      centre.y + dist * math.cos (el) * math.cos (az),
-                      centre.z + dist * math.sin (el))
-  d = centre - cam_obj.location
-  cam_obj.rotation_euler = (math.atan2 (math.hypot (d.x, d.y), -d.z), 0.0,
-                            math.atan2 (d.y, d.x) - math.pi / 2)
-  scene.camera = cam_obj
-
-  scene.render.engine = "CYCLES"
-  scene.cycles.device = "CPU"
-  scene.cycles.samples = args.samples
-  scene.cycles.use_denoising = False
-  scene.cycles.max_bounces = 4
-  scene.render.resolution_x = args.width
-  scene.render.resolution_y = args.height_px
-  scene.render.resolution_percentage = 100
-  scene.render.image_settings.file_format = "PNG"
-  scene.render.filepath = args.out
-  scene.view_settings.view_transform = "Filmic"
-  bpy.ops.render.render (write_still=True)
-  print ("rendered", args.out)
+  blender_view.camera (scene, args, centre, dist, radius * 40)
+  blender_view.render (scene, args, args.out)
 
 
 main ()

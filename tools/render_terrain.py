@@ -15,6 +15,7 @@
 # --samples sets the grain.
 import argparse
 import math
+import os
 import sys
 
 import numpy
@@ -22,6 +23,9 @@ import numpy
 numpy.bool = bool  # Blender 3.4's bundled modules still use the removed alias
 
 import bpy
+
+sys.path.insert (0, os.path.dirname (os.path.abspath (__file__)))
+import blender_view  # noqa: E402
 
 
 def parse_args ():
@@ -33,12 +37,7 @@ def parse_args ():
   p.add_argument ("--size-m", type=float, default=4096.0)
   p.add_argument ("--height-m", type=float, default=850.0)
   p.add_argument ("--grid", type=int, default=513)
-  p.add_argument ("--width", type=int, default=960)
-  p.add_argument ("--height-px", type=int, default=640)
-  p.add_argument ("--samples", type=int, default=24)
-  p.add_argument ("--azimuth-deg", type=float, default=150.0)
-  p.add_argument ("--elevation-deg", type=float, default=32.0)
-  p.add_argument ("--lens-mm", type=float, default=40.0)
+  blender_view.add_view_args (p, 32.0)
   p.add_argument ("--look-at", type=float, nargs=2, metavar=("EAST_M", "NORTH_M"),
                   help="the point the camera looks at, metres east and north of the world's "
                        "centre (at a quarter of --height-m; default the centre)")
@@ -110,49 +109,12 @@ def main ():
   bsdf.inputs["Specular"].default_value = 0.2
   obj.data.materials.append (mat)
 
-  sun = bpy.data.lights.new ("sun", "SUN")
-  sun.energy = 4.0
-  sun.angle = math.radians (2.0)
-  sun_obj = bpy.data.objects.new ("sun", sun)
-  sun_obj.rotation_euler = (math.radians (50.0), 0.0, math.radians (-45.0 + 180.0 + 45.0))
-  scene.collection.objects.link (sun_obj)
-  world = bpy.data.worlds.new ("sky")
-  world.use_nodes = True
-  world.node_tree.nodes["Background"].inputs["Color"].default_value = (0.55, 0.65, 0.8, 1.0)
-  world.node_tree.nodes["Background"].inputs["Strength"].default_value = 0.6
-  scene.world = world
-
-  cam = bpy.data.cameras.new ("camera")
-  cam.lens = args.lens_mm
-  cam.clip_end = args.size_m * 10
-  cam_obj = bpy.data.objects.new ("camera", cam)
-  scene.collection.objects.link (cam_obj)
-  az, el = math.radians (args.azimuth_deg), math.radians (args.elevation_deg)
-  dist = args.size_m * args.distance
+  blender_view.light (scene, 4.0, 50.0, -45.0 + 180.0 + 45.0)
   target = (0.0, 0.0, 0.25 * args.height_m)
   if args.look_at:
     target = (args.look_at[0], args.look_at[1], 0.25 * args.height_m)
-  cam_obj.location = (target[0] + dist * math.cos (el) * math.sin (az),
-                      target[1] + dist * math.cos (el) * math.cos (az),
-                      target[2] + dist * math.sin (el))
-  d = [target[k] - cam_obj.location[k] for k in range (3)]
-  cam_obj.rotation_euler = (math.atan2 (math.hypot (d[0], d[1]), -d[2]), 0.0,
-                            math.atan2 (d[1], d[0]) - math.pi / 2)
-  scene.camera = cam_obj
-
-  scene.render.engine = "CYCLES"
-  scene.cycles.device = "CPU"
-  scene.cycles.samples = args.samples
-  scene.cycles.use_denoising = False
-  scene.cycles.max_bounces = 4
-  scene.render.resolution_x = args.width
-  scene.render.resolution_y = args.height_px
-  scene.render.resolution_percentage = 100
-  scene.render.image_settings.file_format = "PNG"
-  scene.render.filepath = args.out
-  scene.view_settings.view_transform = "Filmic"
-  bpy.ops.render.render (write_still=True)
-  print ("rendered", args.out)
+  blender_view.camera (scene, args, target, args.size_m * args.distance, args.size_m * 10)
+  blender_view.render (scene, args, args.out)
 
 
 main ()
