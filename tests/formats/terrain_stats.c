@@ -368,30 +368,36 @@ main (int argc, char **argv)
   /* Slopes inside the map (central differences need both neighbours). */
   long hist[9] = { 0 }, n_slopes = 0, n_over = 0, n_loose = 0, n_loose_over = 0;
   for (int y = 1; y < h - 1; y++)
-    for (int x = 1; x < w - 1; x++)
-      {
-        size_t i = (size_t) y * w + x;
-        double gx = (z[i + 1] - z[i - 1]) / (2.0 * cell);
-        double gy = (z[i + w] - z[i - w]) / (2.0 * cell);
-        double deg = atan (hypot (gx, gy)) * 180.0 / M_PI;
-        int b = (int) (deg / 10.0);
-        hist[b > 8 ? 8 : b]++;
-        n_slopes++;
-        n_over += deg > talus + 2.0;
-        if (loose)
-          {
-            /* The loose-material mask's least value over the 3 x 3. */
-            float m = 1.0f;
-            for (int dy = -1; dy <= 1; dy++)
-              for (int dx = -1; dx <= 1; dx++)
-                m = fminf (m, tg_value_row (loose, y + dy)[x + dx]);
-            if (m >= 0.999f)
-              {
-                n_loose++;
-                n_loose_over += deg > talus + 2.0;
-              }
-          }
-      }
+    {
+      /* The loose-material mask's rows around this one. */
+      const float *lr[3] = { NULL, NULL, NULL };
+      for (int dy = 0; loose && dy < 3; dy++)
+        lr[dy] = tg_value_row (loose, y + dy - 1);
+      for (int x = 1; x < w - 1; x++)
+        {
+          size_t i = (size_t) y * w + x;
+          double gx = (z[i + 1] - z[i - 1]) / (2.0 * cell);
+          double gy = (z[i + w] - z[i - w]) / (2.0 * cell);
+          double deg = atan (hypot (gx, gy)) * 180.0 / M_PI;
+          int b = (int) (deg / 10.0);
+          hist[b > 8 ? 8 : b]++;
+          n_slopes++;
+          n_over += deg > talus + 2.0;
+          if (loose)
+            {
+              /* The loose-material mask's least value over the 3 x 3. */
+              float m = 1.0f;
+              for (int dy = 0; dy < 3; dy++)
+                for (int dx = -1; dx <= 1; dx++)
+                  m = fminf (m, lr[dy][x + dx]);
+              if (m >= 0.999f)
+                {
+                  n_loose++;
+                  n_loose_over += deg > talus + 2.0;
+                }
+            }
+        }
+    }
 
   double world_area = cell * (w - 1) * cell * (h - 1);
   Network net = channel_network (z, w, h, cell, channel_area,
