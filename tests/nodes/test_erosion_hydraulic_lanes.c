@@ -1,6 +1,6 @@
 /* Tests for erosion.hydraulic's droplets side by side: a worker that
  * moves the droplets of several lattice tiles of a phase at once (the
- * AVX-512 lanes of erosion_hydraulic_sim.c, two groups of eight) gives
+ * AVX-512 lanes of erosion_hydraulic_sim.c, sixteen to a vector) gives
  * the bytes of one droplet at a time, in the height, the water and every
  * figure, on maps with many tiles a phase, whatever the lanes and the
  * order the parallel runner picks: droplets stop at different steps (the
@@ -161,8 +161,8 @@ test_hydraulic_lanes_agree (void)
       TG_CHECK (0);
       return;
     }
-  /* One-cell steps, a 3 x 3 brush: 16 lanes in two full groups, 12 (one
-   * full, one of four), and 20, more than the most. */
+  /* One-cell steps, a 3 x 3 brush: 16 lanes, a full vector, 12 (four
+   * lanes idle throughout), and 20, more than the most. */
   setup_short (&s);
   check_lanes_agree ("plain", &s, base, &reg, 16);
   check_lanes_agree ("plain", &s, base, &reg, 12);
