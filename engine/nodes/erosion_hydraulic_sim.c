@@ -1416,6 +1416,45 @@ lanes_height (const Sim *sim, __mmask16 m, __m512 x, __m512 y)
     _mm512_mul_ps (_mm512_add_ps (_mm512_mul_ps (q2, ugx), _mm512_mul_ps (q3, gx)), gy));
 }
 
+/* brush_apply for a lane: rows of up to eight cells as one vector
+ * operation each, under a mask (the cells beside the row are neither read
+ * nor written: they may be another tile's), a multiply and a subtract
+ * rounded apart as in the plain loop, so the same bytes; wider brushes
+ * and the world's edge through brush_apply. */
+HYD_AVX512_LANES static inline double
+lanes_brush (const Sim *sim, const Brush *b, int cx, int cy, double amount)
+{
+  int stride = sim->stride, r = b->r;
+  float a = (float) amount;
+  float *c = sim->hm + (ptrdiff_t) (cy - r) * stride + cx + sim->off;
+
+  if (r > 3 || cx - r < 0 || cx + r >= sim->pl->w || cy - r < 0 || cy + r >= sim->pl->h)
+    return brush_apply (sim, b, cx, cy, amount, TG__HYDRAULIC_ISA_GENERIC);
+  if (r <= 1)
+    {
+      __m128 va = _mm_set1_ps (a);
+      for (int y = 0; y <= 2 * r; y++, c += stride)
+        {
+          float *row = c + b->x0[y];
+          __mmask8 m = (__mmask8) ((1u << b->len[y]) - 1u);
+          __m128 v = _mm_maskz_loadu_ps (m, row);
+          _mm_mask_storeu_ps (row, m, _mm_sub_ps (v, _mm_mul_ps (va, _mm_maskz_loadu_ps (m, b->w + b->off[y]))));
+        }
+    }
+  else
+    {
+      __m256 va = _mm256_set1_ps (a);
+      for (int y = 0; y <= 2 * r; y++, c += stride)
+        {
+          float *row = c + b->x0[y];
+          __mmask8 m = (__mmask8) ((1u << b->len[y]) - 1u);
+          __m256 v = _mm256_maskz_loadu_ps (m, row);
+          _mm256_mask_storeu_ps (row, m, _mm256_sub_ps (v, _mm256_mul_ps (va, _mm256_maskz_loadu_ps (m, b->w + b->off[y]))));
+        }
+    }
+  return (double) a * b->sum;
+}
+
 /* The lanes and a step's figures between its two parts: FIRST, the
  * vector step up to the amounts, with the water and the new state but
  * the load; SECOND, lane by lane, the brushes and the load, then the
@@ -1700,14 +1739,14 @@ group_second (Sim *sim, Group *g)
   for (unsigned bits = g->lay & ~g->dep; bits; bits &= bits - 1)
     {
       int k = __builtin_ctz (bits);
-      double r = brush_apply (sim, eb, g->cx[k], g->cy[k], g->am[k], TG__HYDRAULIC_ISA_GENERIC);
+      double r = lanes_brush (sim, eb, g->cx[k], g->cy[k], g->am[k]);
       ln->sed[k] += r;
       sim->tile_stats[ln->q[k]].eroded += r;
     }
   for (unsigned bits = g->lay & g->dep; bits; bits &= bits - 1)
     {
       int k = __builtin_ctz (bits);
-      double r = brush_apply (sim, db, g->cx[k], g->cy[k], g->am[k], TG__HYDRAULIC_ISA_GENERIC);
+      double r = lanes_brush (sim, db, g->cx[k], g->cy[k], g->am[k]);
       ln->sed[k] += r;
       sim->tile_stats[ln->q[k]].deposited -= r;
     }
