@@ -1305,33 +1305,40 @@ run_tiles_isa (const Sim *shared, TgHydraulicIsa isa)
   while ((q = sched_take (sim.sched, true)) >= 0)
     {
       const LatTile *t = &sim.tiles[q];
-      TgHydraulicStats *st = &sim.tile_stats[q];
+      /* The tile's figures in the worker's own memory while it runs:
+       * summed in the shared array, beside other workers' tiles' in the
+       * same cache lines, each step took the line from the other core. */
+      TgHydraulicStats st = { 0 };
       sim_tile (&sim, q);
-      memset (st, 0, sizeof *st);
       for (long long j = 0; j < t->count; j++)
         {
           if (j % DROPLETS_PER_POLL == 0 && sim_stop (&sim))
             return;
-          run_droplet (&sim, t, j, st, isa);
+          run_droplet (&sim, t, j, &st, isa);
         }
+      sim.tile_stats[q] = st;
       sched_done (sim.sched, q);
     }
 }
 
 /* Lane K's next droplet: the next of its tile, or the first of a tile
- * the schedule has ready (its tile done: sched_done), waiting for one
- * with BLOCK; false when none is (or the run is cancelled). */
+ * the schedule has ready (its tile done: its figures ST stored,
+ * sched_done), waiting for one with BLOCK; false when none is (or the
+ * run is cancelled).  ST is the lane's own, as in run_tiles_isa. */
 static inline __attribute__ ((always_inline)) bool
-lane_next (Sim *sim, Drop *d, int *q, long long *j, bool block)
+lane_next (Sim *sim, Drop *d, int *q, long long *j, TgHydraulicStats *st, bool block)
 {
   if (*q < 0 || ++*j >= sim->tiles[*q].count)
     {
       if (*q >= 0)
-        sched_done (sim->sched, *q);
+        {
+          sim->tile_stats[*q] = *st;
+          sched_done (sim->sched, *q);
+        }
       if ((*q = sched_take (sim->sched, block)) < 0)
         return false;
       *j = 0;
-      memset (&sim->tile_stats[*q], 0, sizeof (TgHydraulicStats));
+      memset (st, 0, sizeof *st);
     }
   if (*j % DROPLETS_PER_POLL == 0 && sim_stop (sim))
     {
@@ -1363,6 +1370,7 @@ typedef struct
   bool left[GROUP_LANES];
   int q[GROUP_LANES];
   long long j[GROUP_LANES];
+  TgHydraulicStats st[GROUP_LANES];  /* the figures of each lane's tile so far */
 } Lanes;
 
 static inline void
@@ -1732,7 +1740,7 @@ group_second (Sim *sim, Group *g)
   for (unsigned bits = g->go & ~g->in; bits; bits &= bits - 1)
     {
       int k = __builtin_ctz (bits);
-      sim->tile_stats[ln->q[k]].left += ln->sed[k];
+      ln->st[k].left += ln->sed[k];
       ln->sed[k] = 0.0;
       ln->left[k] = true;
     }
@@ -1745,25 +1753,25 @@ group_second (Sim *sim, Group *g)
       int k = __builtin_ctz (bits);
       double r = lanes_brush (sim, eb, g->cx[k], g->cy[k], g->am[k]);
       ln->sed[k] += r;
-      sim->tile_stats[ln->q[k]].eroded += r;
+      ln->st[k].eroded += r;
     }
   for (unsigned bits = g->lay & g->dep; bits; bits &= bits - 1)
     {
       int k = __builtin_ctz (bits);
       double r = lanes_brush (sim, db, g->cx[k], g->cy[k], g->am[k]);
       ln->sed[k] += r;
-      sim->tile_stats[ln->q[k]].deposited -= r;
+      ln->st[k].deposited -= r;
     }
   for (unsigned bits = g->dead; bits; bits &= bits - 1)
     {
       int k = __builtin_ctz (bits);
       Drop d;
       lanes_get (ln, k, &d);
-      drop_finish (sim, &d, &sim->tile_stats[ln->q[k]], TG__HYDRAULIC_ISA_AVX512);
+      drop_finish (sim, &d, &ln->st[k], TG__HYDRAULIC_ISA_AVX512);
       /* Its tile's water all in before the schedule hands on its cells. */
       if (ln->j[k] + 1 >= sim->tiles[ln->q[k]].count)
         lanes_flow_flush (sim, g, 1u << k);
-      if (lane_next (sim, &d, &ln->q[k], &ln->j[k], false))
+      if (lane_next (sim, &d, &ln->q[k], &ln->j[k], &ln->st[k], false))
         lanes_put (ln, k, &d);
       else
         g->live &= ~(1u << k);
@@ -1781,7 +1789,7 @@ lanes_fill (Sim *sim, Group *g, int cap, bool block)
       {
         Drop d;
         g->ln.q[lane] = -1;
-        if (!lane_next (sim, &d, &g->ln.q[lane], &g->ln.j[lane], block))
+        if (!lane_next (sim, &d, &g->ln.q[lane], &g->ln.j[lane], &g->ln.st[lane], block))
           break;
         lanes_put (&g->ln, lane, &d);
         g->live |= 1u << lane;
@@ -1837,7 +1845,7 @@ run_lanes_avx512 (Sim *sim, int lanes)
   for (unsigned bits = g.live; bits; bits &= bits - 1)
     {
       int lane = __builtin_ctz (bits), q = g.ln.q[lane];
-      TgHydraulicStats *st = &sim->tile_stats[q];
+      TgHydraulicStats *st = &g.ln.st[lane];
       Drop d;
       lanes_get (&g.ln, lane, &d);
       while (d.step < max_steps && drop_step (sim, &d, st, TG__HYDRAULIC_ISA_AVX512))
@@ -1849,6 +1857,7 @@ run_lanes_avx512 (Sim *sim, int lanes)
             return;
           run_droplet (sim, &sim->tiles[q], j, st, TG__HYDRAULIC_ISA_AVX512);
         }
+      sim->tile_stats[q] = *st;
       sched_done (sim->sched, q);
     }
 }
