@@ -1290,6 +1290,15 @@ sim_tile (Sim *sim, int q)
     }
 }
 
+/* The end of tile Q: its figures ST (kept by the worker while it ran)
+ * stored, then the schedule may hand its cells on. */
+static inline void
+tile_done (const Sim *sim, int q, const TgHydraulicStats *st)
+{
+  sim->tile_stats[q] = *st;
+  sched_done (sim->sched, q);
+}
+
 /* One droplet at a time, tiles as the schedule hands them out.  Scalar code
  * gains nothing by moving droplets of several tiles in turn (2 to 8
  * measured 1.0x to 1.6x the CPU, with or without branches): a step is
@@ -1316,8 +1325,7 @@ run_tiles_isa (const Sim *shared, TgHydraulicIsa isa)
             return;
           run_droplet (&sim, t, j, &st, isa);
         }
-      sim.tile_stats[q] = st;
-      sched_done (sim.sched, q);
+      tile_done (&sim, q, &st);
     }
 }
 
@@ -1331,10 +1339,7 @@ lane_next (Sim *sim, Drop *d, int *q, long long *j, TgHydraulicStats *st, bool b
   if (*q < 0 || ++*j >= sim->tiles[*q].count)
     {
       if (*q >= 0)
-        {
-          sim->tile_stats[*q] = *st;
-          sched_done (sim->sched, *q);
-        }
+        tile_done (sim, *q, st);
       if ((*q = sched_take (sim->sched, block)) < 0)
         return false;
       *j = 0;
@@ -1442,6 +1447,8 @@ lanes_brush (const Sim *sim, const Brush *b, int cx, int cy, double amount)
 
   if (r > 3 || cx - r < 0 || cx + r >= sim->pl->w || cy - r < 0 || cy + r >= sim->pl->h)
     return brush_apply (sim, b, cx, cy, amount, TG__HYDRAULIC_ISA_GENERIC);
+  /* Two widths: rows of three in ymm took 1.13x the CPU of xmm (five
+   * interleaved pairs, bench_erosion's run). */
   if (r <= 1)
     {
       __m128 va = _mm_set1_ps (a);
@@ -1857,8 +1864,7 @@ run_lanes_avx512 (Sim *sim, int lanes)
             return;
           run_droplet (sim, &sim->tiles[q], j, st, TG__HYDRAULIC_ISA_AVX512);
         }
-      sim->tile_stats[q] = *st;
-      sched_done (sim->sched, q);
+      tile_done (sim, q, st);
     }
 }
 #endif
