@@ -11,7 +11,11 @@
  * half-width plus bank_m (a smoothstep, so the banks blend into the
  * slopes); where troughs overlap the deepest wins.  The river mask is the
  * wetted width, anti-aliased over one cell: since widths are in metres,
- * the share of the map it covers does not depend on the resolution.
+ * the share of the map it covers does not depend on the resolution.  The
+ * bank mask is 1 out to the water's edge and falls to 0 across the bank
+ * (the same smoothstep, over bank_m), for the gravel, sand or wet ground
+ * a splat lays between the water and the slopes; its share holds across
+ * resolutions as the river's does.
  *
  * An apron node: a sample is carved only by channel samples within the
  * widest trough's reach, and the carve is a maximum (order-free), so a
@@ -82,6 +86,9 @@ static const TgPortDesc river_outputs[] = {
     .help = N_("Terrain with the channels carved") },
   { .name = "river", .type = TG_TYPE_MASK, .label = N_("River"),
     .help = N_("Water: 1 across each channel's width") },
+  { .name = "bank", .type = TG_TYPE_MASK, .label = N_("Banks"),
+    .help = N_("1 out to the water's edge, falling to 0 across the bank: gravel and wet "
+               "ground beside the water") },
 };
 
 static int
@@ -116,7 +123,7 @@ typedef struct
 {
   const TgValue *height;
   const TgRegion *out;
-  TgValue *carved, *river;
+  TgValue *carved, *river, *shore;
   const Channel *ch;
   const size_t *row_start; /* channels of input row k: row_start[k] .. row_start[k + 1] */
   int in_row0, in_rows;
@@ -136,9 +143,11 @@ river_rows (void *user, int begin, int end)
       const float *h = tg__grid_row (job->height, o, j);
       /* The output rows gather the deepest carve and the wetness first. */
       float *carve = tg_value_row (job->carved, j), *wet = tg_value_row (job->river, j);
+      float *shore = tg_value_row (job->shore, j);
 
       memset (carve, 0, sizeof (float) * (size_t) w);
       memset (wet, 0, sizeof (float) * (size_t) w);
+      memset (shore, 0, sizeof (float) * (size_t) w);
       for (int k = 0; k < job->in_rows; k++)
         {
           double dz = (double) (job->in_row0 + k - gj) * job->cell;
@@ -157,15 +166,20 @@ river_rows (void *user, int begin, int end)
               for (int i = lo; i <= hi; i++)
                 {
                   double dx = (double) (o->col0 + i - ch->col) * job->cell;
-                  double d = sqrt (dx * dx + dz * dz), cv, wv;
+                  double d = sqrt (dx * dx + dz * dz), cv, wv, bv;
                   if (d >= reach)
                     continue;
                   cv = ch->depth * (1.0 - tg__smoothstep01 ((d - inner) / (reach - inner)));
                   wv = tg__clamp01 ((hw - d) / job->cell + 0.5);
+                  bv = d <= hw              ? 1.0
+                       : job->bank > 0.0 ? 1.0 - tg__smoothstep01 ((d - hw) / job->bank)
+                                         : wv;
                   if ((float) cv > carve[i])
                     carve[i] = (float) cv;
                   if ((float) wv > wet[i])
                     wet[i] = (float) wv;
+                  if ((float) bv > shore[i])
+                    shore[i] = (float) bv;
                 }
             }
         }
@@ -257,7 +271,8 @@ river_eval (TgEvalCtx *c)
   job.inv_height_m = 1.0 / world->height_m;
   job.carved = tg_eval_new_output (c, 0, 1);
   job.river = tg_eval_new_output (c, 1, 1);
-  if (!job.carved || !job.river)
+  job.shore = tg_eval_new_output (c, 2, 1);
+  if (!job.carved || !job.river || !job.shore)
     rc = tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
   else
     rc = tg_eval_parallel (c, r->height, tg__grain_rows_cost (r->width, 8), river_rows, &job);
@@ -272,7 +287,7 @@ static const TgNodeDesc river_desc = {
   .label = N_("River"),
   .help = N_("Carves river channels where enough area drains, metres wide and deep growing "
              "with the drainage area, with banks blended into the slopes; outputs the carved "
-             "height and a river mask"),
+             "height, a river mask and a bank mask"),
   TG_INPUTS (river_inputs),
   TG_OUTPUTS (river_outputs),
   TG_PARAMS (RiverParams, river_params),

@@ -2,7 +2,8 @@
  * water gathers on the centre line: the channel's wetted width follows
  * w = width_m (A / 1 km²)^b of the drainage area decoded from the flow
  * mask, its centre is carved by depth_m (A / 1 km²)^f, both grow
- * downstream, the river's share of the map holds across resolutions, a
+ * downstream, the banks reach bank_m past the water on either side, the
+ * river's and the banks' shares of the map hold across resolutions, a
  * source area nothing reaches leaves the height alone, and windows and
  * thread counts give the same bytes. */
 #include <math.h>
@@ -135,12 +136,55 @@ test_width_and_depth_follow_the_area (void)
   tg_graph_free (g);
 }
 
-/* The river's share of the map at 2.5 m cells is within 15 % of the one
- * at 5 m cells. */
+/* The bank mask: 1 under the water, 0 from bank_m (8 m) past its edge,
+ * and across a row it covers the water's width plus one bank_m (half of
+ * each side's smoothstep, which falls symmetrically). */
+static void
+test_banks_border_the_water (void)
+{
+  TgGraph *g = valley (401); /* 2.5 m cells; column 200 is x = 0 */
+  TgEngine *e = new_engine (2);
+  TgRegion r = world_region (g);
+  TgValue *wet = pull_k (e, g, "river", 1, &r), *bank = pull_k (e, g, "river", 2, &r);
+  int checked = 0;
+
+  if (wet && bank)
+    {
+      for (int j = r.height / 4; j < r.height * 7 / 8; j += 80)
+        {
+          double width = 0.0, banks = 0.0, edge = 0.0;
+          for (int i = 0; i < r.width; i++)
+            {
+              width += at (wet, i, j) * r.cell;
+              banks += at (bank, i, j) * r.cell;
+              if (at (wet, i, j) >= 0.5f)
+                TG_CHECK_MSG (at (bank, i, j) == 1.0f, "row %d col %d: water with bank %g", j, i,
+                              at (bank, i, j));
+              if (at (bank, i, j) > 0.0f && fabs ((i - 200) * r.cell) > edge)
+                edge = fabs ((i - 200) * r.cell);
+            }
+          TG_CHECK_MSG (fabs (banks - (width + 8.0)) <= 0.25 * r.cell,
+                        "row %d: banks cover %.1f m, the water %.1f m (want water + 8 m)", j, banks,
+                        width);
+          TG_CHECK_MSG (edge < 0.5 * width + 8.0 + r.cell,
+                        "row %d: bank %.1f m from the centre, water %.1f m wide", j, edge, width);
+          checked++;
+        }
+      TG_CHECK (checked >= 3);
+      TG_CHECK (at (bank, 10, r.height / 2) == 0.0f);
+    }
+  tg_value_unref (wet);
+  tg_value_unref (bank);
+  tg_engine_free (e);
+  tg_graph_free (g);
+}
+
+/* The river's and the banks' shares of the map at 2.5 m cells are within
+ * 15 % of those at 5 m cells. */
 static void
 test_share_holds_across_resolutions (void)
 {
-  double share[2];
+  double share[2][2];
   const int res[2] = { 201, 401 };
 
   for (int k = 0; k < 2; k++)
@@ -148,15 +192,23 @@ test_share_holds_across_resolutions (void)
       TgGraph *g = valley (res[k]);
       TgEngine *e = new_engine (2);
       TgRegion r = world_region (g);
-      TgValue *wet = pull_k (e, g, "river", 1, &r);
-      share[k] = wet ? river_share (wet) : 0.0;
-      tg_value_unref (wet);
+      for (int o = 0; o < 2; o++)
+        {
+          TgValue *m = pull_k (e, g, "river", 1 + o, &r);
+          share[o][k] = m ? river_share (m) : 0.0;
+          tg_value_unref (m);
+        }
       tg_engine_free (e);
       tg_graph_free (g);
     }
-  TG_CHECK_MSG (share[0] > 0.001, "share %g: no river", share[0]);
-  TG_CHECK_MSG (fabs (share[1] / share[0] - 1.0) < 0.15, "share %.5f at 201, %.5f at 401",
-                share[0], share[1]);
+  for (int o = 0; o < 2; o++)
+    {
+      const char *what = o ? "banks" : "river";
+      TG_CHECK_MSG (share[o][0] > 0.001, "%s share %g: none", what, share[o][0]);
+      TG_CHECK_MSG (fabs (share[o][1] / share[o][0] - 1.0) < 0.15,
+                    "%s share %.5f at 201, %.5f at 401", what, share[o][0], share[o][1]);
+    }
+  TG_CHECK_MSG (share[1][0] > share[0][0], "banks %.5f, river %.5f", share[1][0], share[0][0]);
 }
 
 static void
@@ -189,13 +241,14 @@ test_same_bytes_any_window (void)
   TgGraph *g = valley (201);
   TgEngine *e1 = new_engine (1), *e2 = new_engine (2);
   TgRegion full = world_region (g);
-  TgValue *whole[2] = { pull_k (e1, g, "river", 0, &full), pull_k (e1, g, "river", 1, &full) };
+  TgValue *whole[3] = { pull_k (e1, g, "river", 0, &full), pull_k (e1, g, "river", 1, &full),
+                        pull_k (e1, g, "river", 2, &full) };
   static const int win[3][4] = { { 90, 100, 30, 50 }, { 0, 0, 120, 90 }, { 95, 300, 11, 101 } };
 
-  for (int k = 0; whole[0] && whole[1] && k < 3; k++)
+  for (int k = 0; whole[0] && whole[1] && whole[2] && k < 3; k++)
     {
       TgRegion r = tg_region_window (&full, win[k][0], win[k][1], win[k][2], win[k][3]);
-      for (int o = 0; o < 2; o++)
+      for (int o = 0; o < 3; o++)
         {
           TgValue *part = pull_k (e2, g, "river", o, &r);
           if (part)
@@ -203,8 +256,8 @@ test_same_bytes_any_window (void)
           tg_value_unref (part);
         }
     }
-  tg_value_unref (whole[0]);
-  tg_value_unref (whole[1]);
+  for (int o = 0; o < 3; o++)
+    tg_value_unref (whole[o]);
   tg_engine_free (e1);
   tg_engine_free (e2);
   tg_graph_free (g);
@@ -227,6 +280,7 @@ int
 main (void)
 {
   TG_RUN (test_width_and_depth_follow_the_area);
+  TG_RUN (test_banks_border_the_water);
   TG_RUN (test_share_holds_across_resolutions);
   TG_RUN (test_no_source_is_identity);
   TG_RUN (test_same_bytes_any_window);
