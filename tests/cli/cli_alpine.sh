@@ -2,7 +2,7 @@
 # The alpine example (data/examples/alpine.tgraph) at 257 samples: it
 # evaluates, writes every export with the sizes and formats it promises,
 # the manifest's sizes and SHA-256 match the files, the Unity splat maps'
-# weights add up to exactly 255 at every pixel, every one of the five
+# weights add up to exactly 255 at every pixel, every one of the six
 # layers is used somewhere, and the bytes do not depend on the thread count.
 . "$(dirname "$0")/lib.sh"
 
@@ -83,18 +83,19 @@ for name in want:
     elif f["bytes"] != len(data) or f["sha256"] != hashlib.sha256(data).hexdigest():
         bad.append("manifest entry of %s does not match the file" % name)
 
-# Layers: grass rock snow scree | river, -, -, -.
+# Layers: grass rock snow scree | river gravel - -.
 s0, s1 = img["splat_0.png"][4], img["splat_1.png"][4]
 n = 257 * 257
 off = sum(1 for k in range(n)
-          if s0[4 * k] + s0[4 * k + 1] + s0[4 * k + 2] + s0[4 * k + 3] + s1[4 * k] != 255)
+          if s0[4 * k] + s0[4 * k + 1] + s0[4 * k + 2] + s0[4 * k + 3] + s1[4 * k] + s1[4 * k + 1]
+          != 255)
 if off:
     bad.append("%d pixels whose splat weights do not add up to 255" % off)
-if any(s1[4 * k + c] for k in range(n) for c in (1, 2, 3)):
-    bad.append("splat_1.png has weight in channels past the fifth layer")
-names = ["grass", "rock", "snow", "scree", "river"]
+if any(s1[4 * k + c] for k in range(n) for c in (2, 3)):
+    bad.append("splat_1.png has weight in channels past the sixth layer")
+names = ["grass", "rock", "snow", "scree", "river", "gravel"]
 for l, nm in enumerate(names):
-    src, c = (s0, l) if l < 4 else (s1, 0)
+    src, c = (s0, l) if l < 4 else (s1, l - 4)
     share = sum(1 for k in range(n) if src[4 * k + c] >= 128) / n
     # Each layer dominates somewhere, none everywhere.
     if not (0.001 < share < 0.9):

@@ -168,7 +168,7 @@ ok = ok and "unreal" not in h and h["unity"]["terrain_size_m"] == [4096, 850, 40
 # layer in each channel (texture.splat's base layer, then its list).
 ok = ok and all("heightmap" not in f[p] for p in f if not p.startswith("height"))
 want = {"splat_0.png": {"R": "grass", "G": "rock", "B": "snow", "A": "scree"},
-        "splat_1.png": {"R": "river", "G": None, "B": None, "A": None}}
+        "splat_1.png": {"R": "river", "G": "gravel", "B": None, "A": None}}
 for p, w in want.items():
     if f[p].get("channels") != w:
         print(p, f[p].get("channels"), "want", w); ok = False
