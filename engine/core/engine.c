@@ -1180,8 +1180,10 @@ run_node_step (Eval *ev, int node, const TgRegion *region, const TgValue **input
   atomic_init (&ctx.last_progress, 0);
   report_state (ev, node, TG_NODE_RUNNING, 0);
   /* A global node (erosion, flow) builds up large work buffers of its
-   * own: the pooled grids (value.c) are not kept beside them. */
-  if (d->locality == TG_LOCALITY_GLOBAL)
+   * own, and a node without outputs (an export) its file's rows and
+   * encoder, and neither takes a pooled grid: the pooled grids (value.c)
+   * are not kept beside them. */
+  if (d->locality == TG_LOCALITY_GLOBAL || d->n_outputs == 0)
     tg__value_pool_trim ();
   if (step == NULL && tg_graph_node_bypass (ev->g, node))
     rc = eval_bypass (&ctx);
