@@ -54,10 +54,16 @@
  * kernel gives the same bytes.  Converge mode's pyramid takes the firmest
  * fine sample for a coarse one (a coarse sample that is partly bedrock
  * sheds only its scree: see mg_restrict_min), and a coarse level's change
- * that would lower a fine sample is cut by its mask; its stop test is
- * unchanged: a pass that changes nothing, and pairs whose material cannot
- * move change nothing, so only slopes on loose ground (or scree) hold it
- * going.
+ * that would lower a fine sample is cut by its mask (and the scree on
+ * it); its stop test is unchanged: a pass that changes nothing, and pairs
+ * whose material cannot move change nothing, so only slopes on loose
+ * ground (or scree) hold it going.
+ *
+ * Rockfall (weathering_m, converge mode, with a mask): before the
+ * passes, the bedrock faces steeper than talus step back by that depth
+ * and the rock rolls down to their feet as a sand pile grows (see
+ * rockfall); it lies there as scree, which the passes settle at the
+ * talus angle, so cones gather below couloirs and aprons along faces.
  *
  * Either mode stops early at the first pass that changes no sample it
  * updates: an updated sample depends only on the samples around it one
@@ -105,6 +111,7 @@ typedef struct
   double deposit_full_m;
   int mode;
   double tolerance_deg;
+  double weathering_m;
 } ThermalParams;
 
 static const TgParamDesc thermal_params[] = {
@@ -133,6 +140,12 @@ static const TgParamDesc thermal_params[] = {
   TG_PARAM_FLOAT (ThermalParams, tolerance_deg, .label = N_("Tolerance"), .def = 1.0, .min = 0.01,
                   .max = 10.0, .soft_min = 0.1, .soft_max = 5.0, .unit = "deg",
                   .help = N_("Converge mode: slopes up to talus + tolerance are left standing")),
+  TG_PARAM_FLOAT (ThermalParams, weathering_m, .label = N_("Weathering"), .def = 0.0, .min = 0.0,
+                  .max = 1000.0, .soft_min = 0.0, .soft_max = 20.0, .unit = "m",
+                  .help = N_("Converge mode, with a loose-material mask: depth of rock that "
+                             "crumbles off bedrock faces steeper than talus and rolls down to "
+                             "their feet, where it settles in cones and aprons at the talus "
+                             "angle")),
 };
 
 static const TgPortDesc thermal_inputs[] = {
@@ -150,6 +163,18 @@ static const TgPortDesc thermal_outputs[] = {
   { .name = "deposit", .type = TG_TYPE_MASK, .label = N_("Deposit"),
     .help = N_("Where scree came to rest: its depth over the full-deposit depth") },
 };
+
+/* Rockfall (weathering_m) settles over the whole world: converge mode's. */
+static int
+thermal_check (const void *params, TgError *err)
+{
+  const ThermalParams *p = params;
+
+  if (p->weathering_m > 0.0 && p->mode != MODE_CONVERGE)
+    return tg_error_set (err, TG_EINVAL, "params.weathering_m", TG_MSG_WEATHERING_CONVERGE,
+                         p->weathering_m);
+  return 0;
+}
 
 /* Passes run at cell size CELL_M (also the apron, in cells). */
 static int
@@ -1115,6 +1140,7 @@ map_is_tame (const float *map, size_t n)
 typedef struct
 {
   const float *loose, *orig;
+  bool fallen; /* rockfall laid scree over ORIG (converge mode only) */
 } ThermalMask;
 
 enum
@@ -2695,8 +2721,8 @@ mg_restrict_min (const float *f, int fw, int fh, float *cmap, int cw, int ch)
  * where material moved, in proportion to how much, and flat ground stays
  * exactly as it was.  The passes after conserve the rest. */
 static void
-mg_prolong (const float *in, const float *mask, int fw, int fh, const float *ec, const float *ic,
-            int cw, int ch, float *start)
+mg_prolong (const float *in, const float *mask, const float *orig, int fw, int fh, const float *ec,
+            const float *ic, int cw, int ch, float *start)
 {
   double drift = 0.0, moved = 0.0;
 
@@ -2711,7 +2737,13 @@ mg_prolong (const float *in, const float *mask, int fw, int fh, const float *ec,
                              + ((double) ec[b + i0] - ic[b + i0])
                              + ((double) ec[b + i1] - ic[b + i1]));
           size_t k = (size_t) y * fw + x;
-          if (mask && d < 0.0)
+          if (mask && d < 0.0 && orig)
+            {
+              /* The loss the sample's mask allows, and its scree. */
+              double s = (double) in[k] - orig[k], g = mask[k] * -d + (s > 0.0 ? s : 0.0);
+              d = -d < g ? d : -g;
+            }
+          else if (mask && d < 0.0)
             d *= mask[k];
           start[k] = (float) ((double) in[k] + d);
           drift += (double) start[k] - in[k];
@@ -2725,6 +2757,310 @@ mg_prolong (const float *in, const float *mask, int fw, int fh, const float *ec,
         if (d != 0.0)
           start[k] = (float) ((double) start[k] - drift * fabs (d) / moved);
       }
+}
+
+/* --- rockfall ------------------------------------------------------------ */
+
+/* How far (cells) a face's stepping back ramps in from loose ground. */
+#define ROCKFALL_RAMP 2
+/* The size of rockfall's cells, in metres (rockfall_world). */
+#define ROCKFALL_CELL_M 4.0
+
+/* Where a parcel of rock resting on cell C of the W x H map A may go:
+ * the lowest of its neighbours by how high C may stand over it (T1
+ * orthogonal, T2 diagonal: the talus drops of a step, in height units);
+ * *ROOM gets how far C may rise before its slope to that neighbour
+ * reaches talus (negative: it is over talus already). */
+static int
+lowest_seat (const float *a, int w, int h, int x, int y, float t1, float t2, float *room)
+{
+  static const int dx[8] = { 1, -1, 0, 0, 1, -1, 1, -1 }, dy[8] = { 0, 0, 1, -1, 1, 1, -1, -1 };
+  size_t c = (size_t) y * w + x;
+  int best = -1;
+  float best_r = INFINITY;
+
+  for (int d = 0; d < 8; d++)
+    {
+      int nx = x + dx[d], ny = y + dy[d];
+      float r;
+      if (nx < 0 || ny < 0 || nx >= w || ny >= h)
+        continue;
+      r = a[(size_t) ny * w + nx] + (d < 4 ? t1 : t2) - a[c];
+      if (r < best_r)
+        {
+          best_r = r;
+          best = (int) ((size_t) ny * w + nx);
+        }
+    }
+  *room = best_r;
+  return best;
+}
+
+/* Rockfall before converge mode's passes: the bedrock of a face steps
+ * back by DEPTH (height units) times its share: a face cell's (steeper
+ * than talus towards a neighbour) is the least bedrock share (1 - loose)
+ * within ROCKFALL_RAMP cells, others' 0, smoothed over as far, so the
+ * face steps back by a ramp (a one-cell step showed as cracks in the
+ * hillshade) and its edge against loose ground stands (cutting it would
+ * undermine the slope above: loose ground then stayed steep).  The rock
+ * rolls down as a sand pile grows: from a cell to its lowest neighbour
+ * while the slope there is over talus, and where it is not, it fills the
+ * cell up to talus against that neighbour and rolls on with the rest, so
+ * it gathers below couloirs and at the feet of faces in cones and aprons.  A pile's drops are talus's
+ * over sqrt 2: at talus against two orthogonal neighbours at once the
+ * gradient, as the passes measure slope, would be sqrt 2 times talus.
+ * ORIG (the ground scree lies on) loses what fell and not what landed,
+ * so the passes still move the fallen rock as scree.  The cells are
+ * taken in row order and each parcel in full before the next: the bytes
+ * are fixed and the volume moves, not changes (to float rounding).  A
+ * parcel stops once under a millionth of DEPTH, or after 4 (W + H)
+ * steps (no pile nears that), where it is. */
+static int
+rockfall (float *a, float *orig, const float *loose, int w, int h, float depth, float t1,
+          float t2)
+{
+  size_t n = (size_t) w * (size_t) h;
+  float least = depth * 1e-6f;
+  float p1 = t1 * (float) M_SQRT1_2, p2 = t2 * (float) M_SQRT1_2;
+  float *share = malloc (sizeof (float) * n);
+  float *line = malloc (sizeof (float) * (size_t) (w > h ? w : h));
+  int *to = malloc (sizeof (int) * n);
+
+  if (!share || !line || !to)
+    {
+      free (share);
+      free (line);
+      free (to);
+      return TG_ENOMEM;
+    }
+  /* Each face cell's share: the least bedrock share around it. */
+  for (size_t c = 0; c < n; c++)
+    {
+      int x = (int) (c % (size_t) w), y = (int) (c / (size_t) w);
+      float v = 1.0f - loose[c], room;
+      share[c] = 0.0f;
+      if (!(v > 0.0f) || lowest_seat (orig, w, h, x, y, t1, t2, &room) < 0 || !(room < 0.0f))
+        continue;
+      for (int dy = -ROCKFALL_RAMP; dy <= ROCKFALL_RAMP; dy++)
+        for (int dx = -ROCKFALL_RAMP; dx <= ROCKFALL_RAMP; dx++)
+          if (x + dx >= 0 && x + dx < w && y + dy >= 0 && y + dy < h
+              && 1.0f - loose[(size_t) (y + dy) * w + x + dx] < v)
+            v = 1.0f - loose[(size_t) (y + dy) * w + x + dx];
+      share[c] = v;
+    }
+
+  /* Smoothed (a box, rows then columns, cut at the world's edge). */
+  for (int y = 0; y < h; y++)
+    {
+      float *row = share + (size_t) y * w;
+      memcpy (line, row, sizeof (float) * (size_t) w);
+      for (int x = 0; x < w; x++)
+        {
+          float sum = 0.0f;
+          for (int k = -ROCKFALL_RAMP; k <= ROCKFALL_RAMP; k++)
+            sum += line[x + k < 0 ? 0 : x + k >= w ? w - 1 : x + k];
+          row[x] = sum * (1.0f / (2 * ROCKFALL_RAMP + 1));
+        }
+    }
+  for (int x = 0; x < w; x++)
+    {
+      for (int y = 0; y < h; y++)
+        line[y] = share[(size_t) y * w + x];
+      for (int y = 0; y < h; y++)
+        {
+          float sum = 0.0f;
+          for (int k = -ROCKFALL_RAMP; k <= ROCKFALL_RAMP; k++)
+            sum += line[y + k < 0 ? 0 : y + k >= h ? h - 1 : y + k];
+          share[(size_t) y * w + x] = sum * (1.0f / (2 * ROCKFALL_RAMP + 1));
+        }
+    }
+  /* The faces step back: SHARE becomes each cell's fallen rock. */
+  for (size_t c = 0; c < n; c++)
+    {
+      float v = depth * share[c];
+      share[c] = 0.0f;
+      if (!(v > least) || !(loose[c] < 1.0f))
+        continue;
+      a[c] -= v;
+      orig[c] -= v;
+      share[c] = v;
+    }
+  /* Where each cell's rock first comes to rest on the stripped map: down
+   * the chain of lowest neighbours while over a pile's talus.  TO: the
+   * next cell (>= 0), -1 for a resting place, then, resolved, -2 - it. */
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        float room;
+        int next = lowest_seat (a, w, h, x, y, p1, p2, &room);
+        to[(size_t) y * w + x] = next >= 0 && room < 0.0f ? next : -1;
+      }
+  for (size_t c = 0; c < n; c++)
+    {
+      int f = (int) c, q;
+      while (to[f] >= 0)
+        f = to[f];
+      f = to[f] == -1 ? f : -2 - to[f];
+      for (q = (int) c; to[q] >= 0;)
+        {
+          int next = to[q];
+          to[q] = -2 - f;
+          q = next;
+        }
+      /* Gathered there (a resting place keeps its own). */
+      if (to[c] <= -2 && -2 - to[c] != (int) c)
+        {
+          share[-2 - to[c]] += share[c];
+          share[c] = 0.0f;
+        }
+    }
+  /* Each resting place's rock, in row order, as a sand pile grows. */
+  for (size_t c = 0; c < n; c++)
+    {
+      float v = share[c], room;
+      int at = (int) c;
+      for (int steps = 0; v > least && steps < 4 * (w + h); steps++)
+        {
+          int next = lowest_seat (a, w, h, at % w, at / w, p1, p2, &room);
+          if (next < 0)
+            break;
+          if (room >= 0.0f)
+            {
+              float put = v < room ? v : room;
+              a[at] += put;
+              v -= put;
+            }
+          at = next; /* over talus: roll down; else on with the rest */
+        }
+      if (v > 0.0f)
+        a[at] += v;
+    }
+  free (share);
+  free (line);
+  free (to);
+  return 0;
+}
+
+/* Value of the F-times coarser map C (CW x CH, cell k's centre at fine
+ * (k + 0.5) F - 0.5) at fine sample (X, Y): bilinear, clamped at the
+ * edge. */
+static float
+coarse_at (const float *c, int cw, int ch, int f, int x, int y)
+{
+  double u = ((double) x + 0.5) / f - 0.5, v = ((double) y + 0.5) / f - 0.5;
+  int i0, j0, i1, j1;
+  double fu, fv;
+
+  u = u < 0.0 ? 0.0 : u > cw - 1 ? cw - 1 : u;
+  v = v < 0.0 ? 0.0 : v > ch - 1 ? ch - 1 : v;
+  i0 = (int) u;
+  j0 = (int) v;
+  i1 = i0 + 1 < cw ? i0 + 1 : i0;
+  j1 = j0 + 1 < ch ? j0 + 1 : j0;
+  fu = u - i0;
+  fv = v - j0;
+  return (float) ((1 - fv) * ((1 - fu) * c[(size_t) j0 * cw + i0] + fu * c[(size_t) j0 * cw + i1])
+                  + fv * ((1 - fu) * c[(size_t) j1 * cw + i0] + fu * c[(size_t) j1 * cw + i1]));
+}
+
+/* Rockfall on the world A (W x H, cells CELL_M apart; ORIG and LOOSE as
+ * rockfall's), at cells of about ROCKFALL_CELL_M: a sand pile's steps
+ * grow with its volume over the cell's area times its side, so at 1 m
+ * cells the piles would take 60 times the time they take at 4 m.  On a
+ * finer map the rockfall runs on block averages (the mask's too) and its
+ * two changes, what fell and what landed, come back bilinear; what
+ * landed is scaled to what fell (double sums), so the volume is still
+ * kept to float rounding.  The piles then look the same at any
+ * resolution.  DEPTH in height units, T_TAN the talus slope, HM the
+ * world's height in metres; SCRATCH a map's worth of floats. */
+static int
+rockfall_world (float *a, float *orig, const float *loose, float *scratch, int w, int h,
+                double cell_m, double hm, float depth, double t_tan)
+{
+  int f = (int) floor (ROCKFALL_CELL_M / cell_m + 0.5), cw, ch, rc;
+  size_t cn;
+  float *ca, *co, *cl, *fell, *landed;
+  double sum_fell = 0.0, sum_landed = 0.0, k;
+
+  f = f < 1 ? 1 : f;
+  if (f == 1 || w < 2 * f || h < 2 * f)
+    {
+      double t = t_tan * cell_m / hm;
+      return rockfall (a, orig, loose, w, h, depth, (float) t, (float) (t * M_SQRT2));
+    }
+  cw = (w + f - 1) / f;
+  ch = (h + f - 1) / f;
+  cn = (size_t) cw * (size_t) ch;
+  if (!(ca = malloc (sizeof (float) * 5 * cn)))
+    return TG_ENOMEM;
+  co = ca + cn;
+  cl = co + cn;
+  fell = cl + cn;
+  landed = fell + cn;
+  for (int j = 0; j < ch; j++)
+    for (int i = 0; i < cw; i++)
+      {
+        double sh = 0.0, sl = 0.0;
+        int m = 0;
+        for (int y = j * f; y < (j + 1) * f && y < h; y++)
+          for (int x = i * f; x < (i + 1) * f && x < w; x++)
+            {
+              sh += a[(size_t) y * w + x];
+              sl += loose[(size_t) y * w + x];
+              m++;
+            }
+        ca[(size_t) j * cw + i] = (float) (sh / m);
+        cl[(size_t) j * cw + i] = (float) (sl / m);
+      }
+  memcpy (co, ca, sizeof (float) * cn);
+  memcpy (fell, ca, sizeof (float) * cn);
+  {
+    double t = t_tan * cell_m * f / hm;
+    rc = rockfall (ca, co, cl, cw, ch, depth, (float) t, (float) (t * M_SQRT2));
+  }
+  if (rc < 0)
+    {
+      free (ca);
+      return rc;
+    }
+  /* FELL: what left each coarse cell; LANDED: what came to rest on it. */
+  for (size_t q = 0; q < cn; q++)
+    {
+      float gone = fell[q] - co[q];
+      landed[q] = ca[q] - co[q];
+      fell[q] = gone;
+    }
+  /* The piles' one-cell steps, smoothed (3 x 3 box, rows then columns,
+   * into CA and back): drawn up bilinear they showed as a lattice on
+   * the valley floors. */
+  for (int j = 0; j < ch; j++)
+    for (int i = 0; i < cw; i++)
+      ca[(size_t) j * cw + i] = (landed[(size_t) j * cw + (i > 0 ? i - 1 : i)]
+                                 + landed[(size_t) j * cw + i]
+                                 + landed[(size_t) j * cw + (i + 1 < cw ? i + 1 : i)])
+                                * (1.0f / 3.0f);
+  for (int j = 0; j < ch; j++)
+    for (int i = 0; i < cw; i++)
+      landed[(size_t) j * cw + i] = (ca[(size_t) (j > 0 ? j - 1 : j) * cw + i]
+                                     + ca[(size_t) j * cw + i]
+                                     + ca[(size_t) (j + 1 < ch ? j + 1 : j) * cw + i])
+                                    * (1.0f / 3.0f);
+  for (int y = 0; y < h; y++)
+    for (int x = 0; x < w; x++)
+      {
+        size_t q = (size_t) y * w + x;
+        float gone = coarse_at (fell, cw, ch, f, x, y);
+        scratch[q] = coarse_at (landed, cw, ch, f, x, y);
+        a[q] -= gone;
+        orig[q] -= gone;
+        sum_fell += gone;
+        sum_landed += scratch[q];
+      }
+  k = sum_landed > 0.0 ? sum_fell / sum_landed : 0.0;
+  for (size_t q = 0; q < (size_t) w * (size_t) h; q++)
+    a[q] = (float) ((double) a[q] + k * scratch[q]);
+  free (ca);
+  return 0;
 }
 
 /* Converge mode over the whole world in *PA (W x H at cell CELL; *PB
@@ -2754,10 +3090,12 @@ converge_world (TgEvalCtx *c, const ThermalParams *p, double cell, double hm,
       return run_iso (c, &ik, mask, pa, pb, w, h, passes);
     }
   /* A level above 0 holds its input, its two working maps and, with a
-   * mask, its mask (the firmest of the finer one's, mg_restrict_min). */
+   * mask, its mask (the firmest of the finer one's, mg_restrict_min)
+   * and, after rockfall, the ground under the fallen scree (restricted
+   * as the input is). */
   for (int l = 0; l < n && rc == 0; l++)
     if (!(lin[l] = malloc (sizeof (float) * (size_t) lw[l] * (size_t) lh[l]
-                           * (l > 0 ? (mask ? 4 : 3) : 1))))
+                           * (l > 0 ? (mask ? (mask->fallen ? 5 : 4) : 3) : 1))))
       rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d working map", lw[l], lh[l]);
   if (rc == 0)
     {
@@ -2768,6 +3106,9 @@ converge_world (TgEvalCtx *c, const ThermalParams *p, double cell, double hm,
           if (mask)
             mg_restrict_min (l == 1 ? mask->loose : lin[l - 1] + 3 * (size_t) lw[l - 1] * lh[l - 1],
                          lw[l - 1], lh[l - 1], lin[l] + 3 * (size_t) lw[l] * lh[l], lw[l], lh[l]);
+          if (mask && mask->fallen)
+            mg_restrict (l == 1 ? mask->orig : lin[l - 1] + 4 * (size_t) lw[l - 1] * lh[l - 1],
+                         lw[l - 1], lh[l - 1], lin[l] + 4 * (size_t) lw[l] * lh[l], lw[l], lh[l]);
         }
     }
   /* Level l's two working maps live after its input (levels above 0) or
@@ -2776,15 +3117,17 @@ converge_world (TgEvalCtx *c, const ThermalParams *p, double cell, double hm,
     {
       size_t m = (size_t) lw[l] * (size_t) lh[l];
       float *a = l > 0 ? lin[l] + m : *pa, *b = l > 0 ? lin[l] + 2 * m : *pb;
+      /* Scree is new against the level's own input, or lies on the ground
+       * under the fallen rock. */
+      lm.loose = !mask ? NULL : l > 0 ? lin[l] + 3 * m : mask->loose;
+      lm.orig = !mask ? NULL : l == 0 ? mask->orig : mask->fallen ? lin[l] + 4 * m : lin[l];
+      lm.fallen = mask && mask->fallen;
       if (l == n - 1)
         memcpy (a, lin[l], sizeof (float) * m);
       else
-        mg_prolong (lin[l], !mask ? NULL : l > 0 ? lin[l] + 3 * m : mask->loose, lw[l], lh[l], ea,
-                    lin[l + 1], lw[l + 1], lh[l + 1], a);
+        mg_prolong (lin[l], lm.loose, lm.fallen ? lm.orig : NULL, lw[l], lh[l], ea, lin[l + 1],
+                    lw[l + 1], lh[l + 1], a);
       k = iso_coef (p, cell * (double) (1 << l), hm);
-      /* Scree is new against the level's own input. */
-      lm.loose = !mask ? NULL : l > 0 ? lin[l] + 3 * m : mask->loose;
-      lm.orig = lin[l];
       rc = run_iso (c, &k, mask ? &lm : NULL, &a, &b, lw[l], lh[l], passes);
       ea = a;
       eb = b;
@@ -2812,6 +3155,7 @@ thermal_eval (TgEvalCtx *c)
   int rc = 0;
   float *a, *b, *base;
   ThermalMask mask = { 0 };
+  float *orig_rw = NULL; /* mask.orig, to write */
   FinishJob fin;
   double hm = world->height_m > 0.0 ? world->height_m : 1.0;
   bool open[4];
@@ -2847,6 +3191,7 @@ thermal_eval (TgEvalCtx *c)
       memcpy (orig, a, sizeof (float) * n);
       mask.loose = loose;
       mask.orig = orig;
+      orig_rw = orig;
     }
 
   open[0] = work.col0 > 0;
@@ -2854,8 +3199,21 @@ thermal_eval (TgEvalCtx *c)
   open[2] = work.col0 + work.width < r->full_w;
   open[3] = work.row0 + work.height < r->full_h;
   if (p->mode == MODE_CONVERGE && !open[0] && !open[1] && !open[2] && !open[3])
-    rc = converge_world (c, p, r->cell, hm, mk ? &mask : NULL, &a, &b, work.width, work.height,
+    {
+      if (mk && p->weathering_m > 0.0)
+        {
+          if (rockfall_world (a, orig_rw, mask.loose, b, work.width, work.height, r->cell, hm,
+                              (float) (p->weathering_m / hm), tan (p->talus_deg * M_PI / 180.0))
+              < 0)
+            {
+              free (base);
+              return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
+            }
+          mask.fallen = true;
+        }
+      rc = converge_world (c, p, r->cell, hm, mk ? &mask : NULL, &a, &b, work.width, work.height,
                          passes);
+    }
   else
     {
       ThermalCoef k = thermal_coef (p, r->cell, hm);
@@ -2889,7 +3247,8 @@ thermal_eval (TgEvalCtx *c)
  * one and writes the other), and with a mask linked its clamped copy and
  * the input kept; converge mode's pyramid adds a copy of the input and
  * three maps per coarser level (under one map in all), and with a mask a
- * mask per coarser level (under a third of one).  And
+ * mask per coarser level (under a third of one), and after rockfall
+ * the ground under the fallen rock per coarser level (as much).  And
  * a block's scratch (block_tiles: the levels' rings and pair rows, a row
  * as wide as the window; 2.3 MB at 2049 samples, 4.7 MB at 4097), counted
  * once: the query does not know the thread count, and each thread takes
@@ -2905,7 +3264,8 @@ thermal_memory (TgMemQuery *q)
   bool mask = q->linked & 2; /* input 1 */
 
   q->work += (p->mode == MODE_CONVERGE ? 4 : 2) * map
-             + (mask ? 2 * map + (p->mode == MODE_CONVERGE ? map / 3 : 0) : 0);
+             + (mask ? 2 * map + (p->mode == MODE_CONVERGE ? map / 3 : 0) : 0)
+             + (mask && p->mode == MODE_CONVERGE && p->weathering_m > 0.0 ? map / 3 : 0);
   if (kmax > 0)
     q->work += sizeof (float) * block_pitch (work.width)
                * block_scratch_rows (kmax, THERMAL_ROWS_DEFAULT, ISA_AVX512);
@@ -2922,6 +3282,7 @@ static const TgNodeDesc thermal_desc = {
   TG_PARAMS (ThermalParams, thermal_params),
   .locality = TG_LOCALITY_APRON,
   .apron = thermal_apron,
+  .check = thermal_check,
   .flags = TG_NODE_APRON_IN_WORLD,
   .eval = thermal_eval,
   .memory = thermal_memory,

@@ -213,6 +213,8 @@ extern "C" {
 #define TG_MSG_NORMAL_ZERO N_ ("the normal must not be 0")
 #define TG_MSG_SCALE_AXIS_ZERO N_ ("scale along %s must not be 0 (got %g)")
 #define TG_MSG_WIDTH_OVER_MAX N_ ("width %g m is over the maximum width %g m")
+#define TG_MSG_WEATHERING_CONVERGE \
+  N_ ("weathering %g m needs mode \"converge\": its fallen rock settles over the whole world")
 #define TG_MSG_STEPS_TOO_MANY N_ ("expected at most 100000 steps (duration_yr / dt_yr), got %.6g")
 #define TG_MSG_CELL_ABOVE_0 N_ ("cell size must be above 0, got %g")
 #define TG_MSG_MAX_ABOVE_MIN_AXIS N_ ("max_m must be above min_m along %s (%g <= %g)")
@@ -320,7 +322,7 @@ extern "C" {
   X (TG_MSG_INPUT_HIGH_EQUALS_LOW) X (TG_MSG_HIGHEST_BELOW_LOWEST) X (TG_MSG_YAW_RANGE) \
   X (TG_MSG_SCALE_RANGE) X (TG_MSG_CURVE_NEEDS_POINT) X (TG_MSG_CURVE_POINT_X) \
   X (TG_MSG_MUST_BE_ABOVE_0) X (TG_MSG_SIZES_ABOVE_0) X (TG_MSG_ROUNDING_TOO_LARGE) \
-  X (TG_MSG_NORMAL_ZERO) X (TG_MSG_SCALE_AXIS_ZERO) X (TG_MSG_WIDTH_OVER_MAX) \
+  X (TG_MSG_NORMAL_ZERO) X (TG_MSG_SCALE_AXIS_ZERO) X (TG_MSG_WIDTH_OVER_MAX) X (TG_MSG_WEATHERING_CONVERGE) \
   X (TG_MSG_STEPS_TOO_MANY) X (TG_MSG_CELL_ABOVE_0) X (TG_MSG_MAX_ABOVE_MIN_AXIS) \
   X (TG_MSG_CELLS_ALONG) X (TG_MSG_CELLS_IN_BOX) X (TG_MSG_LODS_RANGE) \
   X (TG_MSG_CHUNK_CELLS_RANGE) X (TG_MSG_CHUNK_NOT_DIVISIBLE) X (TG_MSG_CHUNKS_IN_BOX) \
