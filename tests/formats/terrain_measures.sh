@@ -111,7 +111,9 @@ done
 # deg, and the loose ground is a large part of the map.  The bedrock walls
 # keep their steepness: scree settles at its angle, rock faces do not
 # (planed to 38 deg, every face became one plane that the droplets combed
-# into parallel grooves).  The loose ground is under 42 deg on the input,
+# into parallel grooves); they step back 8 m instead (weathering_m), and
+# the fallen rock settles on the loose ground below them as cones and
+# aprons, at its angle too.  The loose ground is under 42 deg on the input,
 # so only its 40..42 deg slopes start over (0.9 % at 1025 samples, 1.2 %
 # at 2049): the node must also leave under a third of its input's share.
 # The node without a mask reaching its angle everywhere is
