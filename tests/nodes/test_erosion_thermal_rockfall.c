@@ -120,22 +120,25 @@ test_wall_steps_back_into_an_apron (void)
               far += d;
             if (all_loose)
               {
-                double gx = ((double) at (o4, i + 1, j) - at (o4, i - 1, j)) * HEIGHT_M / (2 * r.cell);
-                double gy = ((double) at (o4, i, j + 1) - at (o4, i, j - 1)) * HEIGHT_M / (2 * r.cell);
+                double gx = ((double) at (o4, i + 1, j) - at (o4, i - 1, j)) * HEIGHT_M;
+                double gy = ((double) at (o4, i, j + 1) - at (o4, i, j - 1)) * HEIGHT_M;
+                gx /= 2 * r.cell;
+                gy /= 2 * r.cell;
                 steep_loose += sqrt (gx * gx + gy * gy) > talus;
                 loose++;
               }
           }
-      printf ("# wall rows %d .. %d; face %ld samples, stepped back %.3f m on average, %.3f at most; "
-              "moved %.0f m of height-samples, laid %.0f; %.4f of the loose ground over 40 deg; "
-              "deposit mask at the foot %.2f\n",
+      printf ("# wall rows %d .. %d; face %ld samples, stepped back %.3f m on average, "
+              "%.3f at most; moved %.0f m of height-samples, laid %.0f; %.4f of the loose "
+              "ground over 40 deg; deposit mask at the foot %.2f\n",
               top, foot, face, face ? lowered / face : 0.0, deepest, cut, laid,
               loose ? (double) steep_loose / loose : 0.0, at (dep, RES / 2, foot + 3));
       TG_CHECK_MSG (fabs (sum_of (o4) - sum_of (in)) < 1e-6 * sum_of (in), "sum %.12g -> %.12g",
                     sum_of (in), sum_of (o4));
       TG_CHECK_MSG (face > 4 * RES && lowered / face > 2.5 && lowered / face <= 4.0
                       && fabs (deepest - 4.0) < 0.05,
-                    "%ld face samples stepped back %.2f m on average, %.3f at most, want 3..4 and 4",
+                    "%ld face samples stepped back %.2f m on average, %.3f at most, want "
+                    "2.5..4 and 4",
                     face, face ? lowered / face : 0.0, deepest);
       /* What the wall lost (against weathering 0) lies below it. */
       TG_CHECK_MSG (laid > 0.5 * 4.0 * face && fabs (laid - cut) < 0.01 * cut,
