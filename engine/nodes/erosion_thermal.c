@@ -2967,6 +2967,73 @@ coarse_at (const float *c, int cw, int ch, int f, int x, int y)
                   + fv * ((1 - fu) * r1[i0] + fu * r1[i1]));
 }
 
+/* rockfall_world's rows on the engine's threads. */
+typedef struct
+{
+  float *a, *orig, *scratch, *ca, *cl;
+  const float *loose, *fell, *landed;
+  double *row_fell, *row_landed, k;
+  int w, h, cw, ch, f;
+} RockRows;
+
+/* Coarse rows [BEGIN, END): block averages of the height and the mask. */
+static void
+rock_restrict_rows (void *user, int begin, int end)
+{
+  const RockRows *r = user;
+
+  for (int j = begin; j < end; j++)
+    for (int i = 0; i < r->cw; i++)
+      {
+        double sh = 0.0, sl = 0.0;
+        int m = 0;
+        for (int y = j * r->f; y < (j + 1) * r->f && y < r->h; y++)
+          for (int x = i * r->f; x < (i + 1) * r->f && x < r->w; x++)
+            {
+              sh += r->a[(size_t) y * r->w + x];
+              sl += r->loose[(size_t) y * r->w + x];
+              m++;
+            }
+        r->ca[(size_t) j * r->cw + i] = (float) (sh / m);
+        r->cl[(size_t) j * r->cw + i] = (float) (sl / m);
+      }
+}
+
+/* Fine rows [BEGIN, END): what fell leaves, what landed waits in SCRATCH;
+ * each row's sums in ROW_FELL and ROW_LANDED. */
+static void
+rock_fall_rows (void *user, int begin, int end)
+{
+  const RockRows *r = user;
+
+  for (int y = begin; y < end; y++)
+    {
+      double sf = 0.0, sl = 0.0;
+      for (int x = 0; x < r->w; x++)
+        {
+          size_t q = (size_t) y * r->w + x;
+          float gone = coarse_at (r->fell, r->cw, r->ch, r->f, x, y);
+          r->scratch[q] = coarse_at (r->landed, r->cw, r->ch, r->f, x, y);
+          r->a[q] -= gone;
+          r->orig[q] -= gone;
+          sf += gone;
+          sl += r->scratch[q];
+        }
+      r->row_fell[y] = sf;
+      r->row_landed[y] = sl;
+    }
+}
+
+/* Fine rows [BEGIN, END): what landed, scaled by K. */
+static void
+rock_land_rows (void *user, int begin, int end)
+{
+  const RockRows *r = user;
+
+  for (size_t q = (size_t) begin * r->w; q < (size_t) end * r->w; q++)
+    r->a[q] = (float) ((double) r->a[q] + r->k * r->scratch[q]);
+}
+
 /* Rockfall on the world A (W x H, cells CELL_M apart; ORIG and LOOSE as
  * rockfall's), at cells of about ROCKFALL_CELL_M: a sand pile's steps
  * grow with its volume over its cells' area and side (alpine at 4097²,
@@ -2980,13 +3047,14 @@ coarse_at (const float *c, int cw, int ch, int f, int x, int y)
  * resolution.  DEPTH in height units, T_TAN the talus slope, HM the
  * world's height in metres; SCRATCH a map's worth of floats. */
 static int
-rockfall_world (float *a, float *orig, const float *loose, float *scratch, int w, int h,
-                double cell_m, double hm, float depth, double t_tan)
+rockfall_world (TgEvalCtx *c, float *a, float *orig, const float *loose, float *scratch, int w,
+                int h, double cell_m, double hm, float depth, double t_tan)
 {
   int f = (int) floor (ROCKFALL_CELL_M / cell_m + 0.5), cw, ch, rc;
   size_t cn;
   float *ca, *co, *cl, *fell, *landed;
-  double sum_fell = 0.0, sum_landed = 0.0, k;
+  double sum_fell = 0.0, sum_landed = 0.0;
+  RockRows job;
 
   f = f < 1 ? 1 : f;
   if (f == 1 || w < 2 * f || h < 2 * f)
@@ -2999,25 +3067,34 @@ rockfall_world (float *a, float *orig, const float *loose, float *scratch, int w
   cn = (size_t) cw * (size_t) ch;
   if (!(ca = malloc (sizeof (float) * 5 * cn)))
     return TG_ENOMEM;
+  if (!(job.row_fell = malloc (sizeof (double) * 2 * (size_t) h)))
+    {
+      free (ca);
+      return TG_ENOMEM;
+    }
+  job.row_landed = job.row_fell + h;
   co = ca + cn;
   cl = co + cn;
   fell = cl + cn;
   landed = fell + cn;
-  for (int j = 0; j < ch; j++)
-    for (int i = 0; i < cw; i++)
-      {
-        double sh = 0.0, sl = 0.0;
-        int m = 0;
-        for (int y = j * f; y < (j + 1) * f && y < h; y++)
-          for (int x = i * f; x < (i + 1) * f && x < w; x++)
-            {
-              sh += a[(size_t) y * w + x];
-              sl += loose[(size_t) y * w + x];
-              m++;
-            }
-        ca[(size_t) j * cw + i] = (float) (sh / m);
-        cl[(size_t) j * cw + i] = (float) (sl / m);
-      }
+  job.a = a;
+  job.orig = orig;
+  job.scratch = scratch;
+  job.ca = ca;
+  job.cl = cl;
+  job.loose = loose;
+  job.fell = fell;
+  job.landed = landed;
+  job.w = w;
+  job.h = h;
+  job.cw = cw;
+  job.ch = ch;
+  job.f = f;
+  /* Progress stays where it is: the passes after report it. */
+  if ((rc = tg_eval_parallel_part (c, ch, tg__grain_rows (w * f), rock_restrict_rows, &job, 0.0,
+                                   0.0))
+      < 0)
+    goto out;
   memcpy (co, ca, sizeof (float) * cn);
   memcpy (fell, ca, sizeof (float) * cn);
   {
@@ -3025,10 +3102,7 @@ rockfall_world (float *a, float *orig, const float *loose, float *scratch, int w
     rc = rockfall (ca, co, cl, cw, ch, depth, (float) t, (float) (t * M_SQRT2));
   }
   if (rc < 0)
-    {
-      free (ca);
-      return rc;
-    }
+    goto out;
   /* FELL: what left each coarse cell; LANDED: what came to rest on it. */
   for (size_t q = 0; q < cn; q++)
     {
@@ -3051,22 +3125,20 @@ rockfall_world (float *a, float *orig, const float *loose, float *scratch, int w
                                      + ca[(size_t) j * cw + i]
                                      + ca[(size_t) (j + 1 < ch ? j + 1 : j) * cw + i])
                                     * (1.0f / 3.0f);
+  if ((rc = tg_eval_parallel_part (c, h, tg__grain_rows (w), rock_fall_rows, &job, 0.0, 0.0)) < 0)
+    goto out;
+  /* The rows' sums in row order: the same at any thread count. */
   for (int y = 0; y < h; y++)
-    for (int x = 0; x < w; x++)
-      {
-        size_t q = (size_t) y * w + x;
-        float gone = coarse_at (fell, cw, ch, f, x, y);
-        scratch[q] = coarse_at (landed, cw, ch, f, x, y);
-        a[q] -= gone;
-        orig[q] -= gone;
-        sum_fell += gone;
-        sum_landed += scratch[q];
-      }
-  k = sum_landed > 0.0 ? sum_fell / sum_landed : 0.0;
-  for (size_t q = 0; q < (size_t) w * (size_t) h; q++)
-    a[q] = (float) ((double) a[q] + k * scratch[q]);
+    {
+      sum_fell += job.row_fell[y];
+      sum_landed += job.row_landed[y];
+    }
+  job.k = sum_landed > 0.0 ? sum_fell / sum_landed : 0.0;
+  rc = tg_eval_parallel_part (c, h, tg__grain_rows (w), rock_land_rows, &job, 0.0, 0.0);
+out:
+  free (job.row_fell);
   free (ca);
-  return 0;
+  return rc < 0 ? rc : 0;
 }
 
 /* Converge mode over the whole world in *PA (W x H at cell CELL; *PB
@@ -3209,12 +3281,13 @@ thermal_eval (TgEvalCtx *c)
     {
       if (mk && p->weathering_m > 0.0)
         {
-          if (rockfall_world (a, orig_rw, mask.loose, b, work.width, work.height, r->cell, hm,
-                              (float) (p->weathering_m / hm), tan (p->talus_deg * M_PI / 180.0))
+          if ((rc = rockfall_world (c, a, orig_rw, mask.loose, b, work.width, work.height, r->cell,
+                                    hm, (float) (p->weathering_m / hm),
+                                    tan (p->talus_deg * M_PI / 180.0)))
               < 0)
             {
               free (base);
-              return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
+              return rc == TG_ENOMEM ? tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY) : rc;
             }
           mask.fallen = true;
         }
