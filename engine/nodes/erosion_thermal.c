@@ -2713,9 +2713,10 @@ mg_restrict_min (const float *f, int fw, int fh, float *cmap, int cw, int ch)
 }
 
 /* START = IN + the coarse level's change (EC - IC, bilinear; fine sample
- * x sits at coarse x / 2), a loss times MASK (the fine level's, when there
- * is one: a fine sample between two coarse ones may take a loss from a
- * loose one; scree may land anywhere), its volume put back: interpolation weighs
+ * x sits at coarse x / 2), a loss cut to MASK times it plus the scree over
+ * ORIG (the fine level's, when there is a mask: a fine sample between two
+ * coarse ones may take a loss from a loose one; scree may land anywhere),
+ * its volume put back: interpolation weighs
  * coarse samples on the world's edge less than inner ones, so the sum
  * drifts by what crossed to or from the edge; the drift is taken back
  * where material moved, in proportion to how much, and flat ground stays
@@ -2737,14 +2738,13 @@ mg_prolong (const float *in, const float *mask, const float *orig, int fw, int f
                              + ((double) ec[b + i0] - ic[b + i0])
                              + ((double) ec[b + i1] - ic[b + i1]));
           size_t k = (size_t) y * fw + x;
-          if (mask && d < 0.0 && orig)
+          if (mask && d < 0.0)
             {
-              /* The loss the sample's mask allows, and its scree. */
+              /* The loss the sample's mask allows, and its scree (none
+               * but rockfall's: ORIG is the level's input otherwise). */
               double s = (double) in[k] - orig[k], g = mask[k] * -d + (s > 0.0 ? s : 0.0);
               d = -d < g ? d : -g;
             }
-          else if (mask && d < 0.0)
-            d *= mask[k];
           start[k] = (float) ((double) in[k] + d);
           drift += (double) start[k] - in[k];
           moved += fabs ((double) start[k] - in[k]);
@@ -2794,6 +2794,39 @@ lowest_seat (const float *a, int w, int h, int x, int y, float t1, float t2, flo
     }
   *room = best_r;
   return best;
+}
+
+/* The W x H map M averaged over a (2 R + 1)-cell box, rows then columns,
+ * cut at the map's edge; LINE holds max (W, H) floats. */
+static void
+box_smooth (float *m, int w, int h, int r, float *line)
+{
+  float k = 1.0f / (float) (2 * r + 1);
+
+  for (int y = 0; y < h; y++)
+    {
+      float *row = m + (size_t) y * w;
+      memcpy (line, row, sizeof (float) * (size_t) w);
+      for (int x = 0; x < w; x++)
+        {
+          float sum = 0.0f;
+          for (int d = -r; d <= r; d++)
+            sum += line[x + d < 0 ? 0 : x + d >= w ? w - 1 : x + d];
+          row[x] = sum * k;
+        }
+    }
+  for (int x = 0; x < w; x++)
+    {
+      for (int y = 0; y < h; y++)
+        line[y] = m[(size_t) y * w + x];
+      for (int y = 0; y < h; y++)
+        {
+          float sum = 0.0f;
+          for (int d = -r; d <= r; d++)
+            sum += line[y + d < 0 ? 0 : y + d >= h ? h - 1 : y + d];
+          m[(size_t) y * w + x] = sum * k;
+        }
+    }
 }
 
 /* Rockfall before converge mode's passes: the bedrock of a face steps
@@ -2849,32 +2882,7 @@ rockfall (float *a, float *orig, const float *loose, int w, int h, float depth, 
             v = 1.0f - loose[(size_t) (y + dy) * w + x + dx];
       share[c] = v;
     }
-
-  /* Smoothed (a box, rows then columns, cut at the world's edge). */
-  for (int y = 0; y < h; y++)
-    {
-      float *row = share + (size_t) y * w;
-      memcpy (line, row, sizeof (float) * (size_t) w);
-      for (int x = 0; x < w; x++)
-        {
-          float sum = 0.0f;
-          for (int k = -ROCKFALL_RAMP; k <= ROCKFALL_RAMP; k++)
-            sum += line[x + k < 0 ? 0 : x + k >= w ? w - 1 : x + k];
-          row[x] = sum * (1.0f / (2 * ROCKFALL_RAMP + 1));
-        }
-    }
-  for (int x = 0; x < w; x++)
-    {
-      for (int y = 0; y < h; y++)
-        line[y] = share[(size_t) y * w + x];
-      for (int y = 0; y < h; y++)
-        {
-          float sum = 0.0f;
-          for (int k = -ROCKFALL_RAMP; k <= ROCKFALL_RAMP; k++)
-            sum += line[y + k < 0 ? 0 : y + k >= h ? h - 1 : y + k];
-          share[(size_t) y * w + x] = sum * (1.0f / (2 * ROCKFALL_RAMP + 1));
-        }
-    }
+  box_smooth (share, w, h, ROCKFALL_RAMP, line);
   /* The faces step back: SHARE becomes each cell's fallen rock. */
   for (size_t c = 0; c < n; c++)
     {
@@ -3110,21 +3118,10 @@ rockfall_world (TgEvalCtx *c, float *a, float *orig, const float *loose, float *
       landed[q] = ca[q] - co[q];
       fell[q] = gone;
     }
-  /* The piles' one-cell steps, smoothed (3 x 3 box, rows then columns,
-   * into CA and back): drawn up bilinear they showed as a lattice on
-   * the valley floors. */
-  for (int j = 0; j < ch; j++)
-    for (int i = 0; i < cw; i++)
-      ca[(size_t) j * cw + i] = (landed[(size_t) j * cw + (i > 0 ? i - 1 : i)]
-                                 + landed[(size_t) j * cw + i]
-                                 + landed[(size_t) j * cw + (i + 1 < cw ? i + 1 : i)])
-                                * (1.0f / 3.0f);
-  for (int j = 0; j < ch; j++)
-    for (int i = 0; i < cw; i++)
-      landed[(size_t) j * cw + i] = (ca[(size_t) (j > 0 ? j - 1 : j) * cw + i]
-                                     + ca[(size_t) j * cw + i]
-                                     + ca[(size_t) (j + 1 < ch ? j + 1 : j) * cw + i])
-                                    * (1.0f / 3.0f);
+  /* The piles' one-cell steps, smoothed over 3 x 3 (CA's first row or
+   * column the line): drawn up bilinear they showed as a lattice on the
+   * valley floors. */
+  box_smooth (landed, cw, ch, 1, ca);
   if ((rc = tg_eval_parallel_part (c, h, tg__grain_rows (w), rock_fall_rows, &job, 0.0, 0.0)) < 0)
     goto out;
   /* The rows' sums in row order: the same at any thread count. */
@@ -3204,8 +3201,8 @@ converge_world (TgEvalCtx *c, const ThermalParams *p, double cell, double hm,
       if (l == n - 1)
         memcpy (a, lin[l], sizeof (float) * m);
       else
-        mg_prolong (lin[l], lm.loose, lm.fallen ? lm.orig : NULL, lw[l], lh[l], ea, lin[l + 1],
-                    lw[l + 1], lh[l + 1], a);
+        mg_prolong (lin[l], lm.loose, lm.orig, lw[l], lh[l], ea, lin[l + 1], lw[l + 1],
+                    lh[l + 1], a);
       k = iso_coef (p, cell * (double) (1 << l), hm);
       rc = run_iso (c, &k, mask ? &lm : NULL, &a, &b, lw[l], lh[l], passes);
       ea = a;
