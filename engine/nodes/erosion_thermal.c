@@ -2950,6 +2950,15 @@ rockfall (float *a, float *orig, const float *loose, int w, int h, float depth, 
   return 0;
 }
 
+/* How many cells of CELL_M metres a side rockfall_world's cells hold. */
+static int
+rockfall_factor (double cell_m)
+{
+  int f = cell_m > 0.0 ? (int) floor (ROCKFALL_CELL_M / cell_m + 0.5) : 1;
+
+  return f < 1 ? 1 : f;
+}
+
 /* Value of the F-times coarser map C (CW x CH, cell k's centre at fine
  * (k + 0.5) F - 0.5) at fine sample (X, Y): bilinear, clamped at the
  * edge. */
@@ -3058,13 +3067,12 @@ static int
 rockfall_world (TgEvalCtx *c, float *a, float *orig, const float *loose, float *scratch, int w,
                 int h, double cell_m, double hm, float depth, double t_tan)
 {
-  int f = (int) floor (ROCKFALL_CELL_M / cell_m + 0.5), cw, ch, rc;
+  int f = rockfall_factor (cell_m), cw, ch, rc;
   size_t cn;
   float *ca, *co, *cl, *fell, *landed;
   double sum_fell = 0.0, sum_landed = 0.0;
   RockRows job;
 
-  f = f < 1 ? 1 : f;
   if (f == 1 || w < 2 * f || h < 2 * f)
     {
       double t = t_tan * cell_m / hm;
@@ -3324,8 +3332,8 @@ thermal_eval (TgEvalCtx *c)
  * one and writes the other), and with a mask linked its clamped copy and
  * the input kept; converge mode's pyramid adds a copy of the input and
  * three maps per coarser level (under one map in all), and with a mask a
- * mask per coarser level (under a third of one), and after rockfall
- * the ground under the fallen rock per coarser level (as much).  And
+ * mask per coarser level (under a third of one), and with rockfall its
+ * maps, then the ground under the fallen rock per coarser level.  And
  * a block's scratch (block_tiles: the levels' rings and pair rows, a row
  * as wide as the window; 2.3 MB at 2049 samples, 4.7 MB at 4097), counted
  * once: the query does not know the thread count, and each thread takes
@@ -3341,8 +3349,16 @@ thermal_memory (TgMemQuery *q)
   bool mask = q->linked & 2; /* input 1 */
 
   q->work += (p->mode == MODE_CONVERGE ? 4 : 2) * map
-             + (mask ? 2 * map + (p->mode == MODE_CONVERGE ? map / 3 : 0) : 0)
-             + (mask && p->mode == MODE_CONVERGE && p->weathering_m > 0.0 ? map / 3 : 0);
+             + (mask ? 2 * map + (p->mode == MODE_CONVERGE ? map / 3 : 0) : 0);
+  if (mask && p->mode == MODE_CONVERGE && p->weathering_m > 0.0)
+    {
+      /* Rockfall's maps (a float and an int a cell; on coarser cells five
+       * more maps of them, and the passes' scratch), freed before the
+       * passes' coarse levels take the ground under the fallen rock. */
+      int f = rockfall_factor (q->region->cell);
+      uint64_t rock = f == 1 ? 2 * map : 7 * map / ((uint64_t) f * f);
+      q->work += rock > map / 3 ? rock : map / 3;
+    }
   if (kmax > 0)
     q->work += sizeof (float) * block_pitch (work.width)
                * block_scratch_rows (kmax, THERMAL_ROWS_DEFAULT, ISA_AVX512);
