@@ -101,14 +101,24 @@ tg__cache_has (TgCache *c, TgHash key)
   return has;
 }
 
+/* Whether E holds every output in WANT. */
+static bool
+entry_holds (const Entry *e, uint64_t want)
+{
+  for (int k = 0; k < e->n; k++)
+    if (e->outs[k] == NULL && (k >= 64 || (want >> k) & 1))
+      return false;
+  return true;
+}
+
 bool
-tg__cache_get (TgCache *c, TgHash key, int n, TgValue **outs)
+tg__cache_get (TgCache *c, TgHash key, int n, uint64_t want, TgValue **outs)
 {
   int i;
 
   pthread_mutex_lock (&c->lock);
   i = find (c, key);
-  if (i < 0 || c->entries[i].n != n)
+  if (i < 0 || c->entries[i].n != n || !entry_holds (&c->entries[i], want))
     {
       pthread_mutex_unlock (&c->lock);
       return false;
@@ -121,6 +131,14 @@ tg__cache_get (TgCache *c, TgHash key, int n, TgValue **outs)
 }
 
 static void
+remove_entry (TgCache *c, int i)
+{
+  c->bytes -= c->entries[i].bytes;
+  entry_clear (&c->entries[i]);
+  c->entries[i] = c->entries[--c->n];
+}
+
+static void
 evict_until (TgCache *c, size_t room)
 {
   while (c->n > 0 && c->bytes + room > c->budget)
@@ -129,26 +147,55 @@ evict_until (TgCache *c, size_t room)
       for (int i = 1; i < c->n; i++)
         if (c->entries[i].used < c->entries[lru].used)
           lru = i;
-      c->bytes -= c->entries[lru].bytes;
-      entry_clear (&c->entries[lru]);
-      c->entries[lru] = c->entries[--c->n];
+      remove_entry (c, lru);
     }
 }
 
 void
-tg__cache_put (TgCache *c, TgHash key, int n, TgValue *const *outs)
+tg__cache_put (TgCache *c, TgHash key, int n, TgValue *const *outs_in)
 {
   size_t bytes = 0;
+  uint64_t has = 0;
+  TgValue **outs;
   Entry *e;
+  int old;
 
+  /* Room for the outputs merged with an old entry's (below). */
+  outs = malloc (sizeof (TgValue *) * (size_t) (n ? n : 1));
+  if (outs == NULL)
+    return;
+  memcpy (outs, outs_in, sizeof (TgValue *) * (size_t) n);
   for (int k = 0; k < n; k++)
-    bytes += outs[k] ? tg_value_bytes (outs[k]) : 0;
+    if (outs[k] && k < 64)
+      has |= UINT64_C (1) << k;
   pthread_mutex_lock (&c->lock);
-  if (bytes > c->budget || find (c, key) >= 0)
+  old = find (c, key);
+  if (old >= 0 && (c->entries[old].n != n || entry_holds (&c->entries[old], has)))
     {
       pthread_mutex_unlock (&c->lock);
+      free (outs);
       return;
     }
+  /* The old entry lacks an output this one has (a node that skipped an
+   * output nobody read, run again for it): one entry with the outputs of
+   * both, which are the same results. */
+  for (int k = 0; old >= 0 && k < n; k++)
+    if (outs[k] == NULL)
+      outs[k] = c->entries[old].outs[k];
+  for (int k = 0; k < n; k++)
+    bytes += outs[k] ? tg_value_bytes (outs[k]) : 0;
+  if (bytes > c->budget)
+    {
+      pthread_mutex_unlock (&c->lock);
+      free (outs);
+      return;
+    }
+  /* The entry's own references, taken before the old entry lets go of
+   * those it shares. */
+  for (int k = 0; k < n; k++)
+    tg_value_ref (outs[k]);
+  if (old >= 0)
+    remove_entry (c, old);
   evict_until (c, bytes);
   if (c->n == c->cap)
     {
@@ -157,24 +204,20 @@ tg__cache_put (TgCache *c, TgHash key, int n, TgValue *const *outs)
       if (grown == NULL)
         {
           pthread_mutex_unlock (&c->lock);
+          for (int k = 0; k < n; k++)
+            tg_value_unref (outs[k]);
+          free (outs);
           return;
         }
       c->entries = grown;
       c->cap = cap;
     }
   e = &c->entries[c->n];
-  e->outs = malloc (sizeof (TgValue *) * (size_t) (n ? n : 1));
-  if (e->outs == NULL)
-    {
-      pthread_mutex_unlock (&c->lock);
-      return;
-    }
+  e->outs = outs;
   e->key = key;
   e->n = n;
   e->bytes = bytes;
   e->used = ++c->clock;
-  for (int k = 0; k < n; k++)
-    e->outs[k] = tg_value_ref (outs[k]);
   c->bytes += bytes;
   c->n++;
   pthread_mutex_unlock (&c->lock);

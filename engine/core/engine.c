@@ -46,6 +46,7 @@ struct TgEvalCtx
   const TgValue **inputs;
   TgRegion region;
   TgValue **outputs;
+  uint64_t want; /* the outputs anything reads (bit K: output K) */
   char message[TG_ERROR_MESSAGE_MAX];
   int fail_code;
   atomic_llong last_progress;
@@ -587,6 +588,12 @@ TgValue *
 tg_eval_output (TgEvalCtx *c, int index)
 {
   return index >= 0 && index < c->desc->n_outputs ? c->outputs[index] : NULL;
+}
+
+bool
+tg_eval_output_wanted (TgEvalCtx *c, int index)
+{
+  return index >= 64 || (index >= 0 && (c->want >> index) & 1);
 }
 
 void
@@ -1158,12 +1165,13 @@ typedef struct
   bool last;  /* the step whose outputs are the node's */
 } SchemeStep;
 
-/* Runs NODE's eval over REGION with INPUTS; fills OUTS (n_outputs refs).
- * With STEP, runs that part of the node's tiled scheme instead; only the
+/* Runs NODE's eval over REGION with INPUTS; fills OUTS (n_outputs refs),
+ * those in WANT at least (tg_eval_output_wanted).  With STEP, runs that
+ * part of the node's tiled scheme instead, every output wanted; only the
  * last step must produce outputs. */
 static int
 run_node_step (Eval *ev, int node, const TgRegion *region, const TgValue **inputs,
-               TgValue **outs, const SchemeStep *step)
+               TgValue **outs, uint64_t want, const SchemeStep *step)
 {
   const TgNodeDesc *d = tg_graph_node_desc (ev->g, node);
   TgEvalCtx ctx;
@@ -1177,6 +1185,7 @@ run_node_step (Eval *ev, int node, const TgRegion *region, const TgValue **input
   ctx.inputs = inputs;
   ctx.region = *region;
   ctx.outputs = outs;
+  ctx.want = step ? ~UINT64_C (0) : want;
   atomic_init (&ctx.last_progress, 0);
   report_state (ev, node, TG_NODE_RUNNING, 0);
   /* A global node (erosion, flow) builds up large work buffers of its
@@ -1202,7 +1211,7 @@ run_node_step (Eval *ev, int node, const TgRegion *region, const TgValue **input
     rc = TG_ECANCELLED;
   if (rc == 0 && (step == NULL || step->last))
     for (int k = 0; k < d->n_outputs; k++)
-      if (outs[k] == NULL)
+      if (outs[k] == NULL && tg_eval_output_wanted (&ctx, k))
         {
           rc = tg_eval_fail (&ctx, TG_EEVAL, TG_MSG_PRODUCED_NO_OUTPUT, d->outputs[k].name);
           break;
@@ -1225,9 +1234,10 @@ run_node_step (Eval *ev, int node, const TgRegion *region, const TgValue **input
 }
 
 static int
-run_node (Eval *ev, int node, const TgRegion *region, const TgValue **inputs, TgValue **outs)
+run_node (Eval *ev, int node, const TgRegion *region, const TgValue **inputs, TgValue **outs,
+          uint64_t want)
 {
-  return run_node_step (ev, node, region, inputs, outs, NULL);
+  return run_node_step (ev, node, region, inputs, outs, want, NULL);
 }
 
 /* --- reads and releases (eval.h) -------------------------------------------- */
@@ -1260,7 +1270,7 @@ tg__job_port_needed (const Eval *ev, int job, int port)
 {
   const Job *in = &ev->jobs[job];
 
-  if (in->readers[port] > 0)
+  if (in->readers[port] > 0 || (port < 64 && (in->also >> port) & 1))
     return true;
   if (in->windows == 0)
     return false;
@@ -1275,6 +1285,23 @@ tg__job_port_needed (const Eval *ev, int job, int port)
         return true;
     }
   return false;
+}
+
+uint64_t
+tg__job_want (const Eval *ev, int job)
+{
+  const Job *in = &ev->jobs[job];
+  int n = tg_graph_node_desc (ev->g, in->node)->n_outputs;
+  uint64_t want;
+
+  /* A job no read was counted on is the evaluation's own result. */
+  if (in->consumers == 0)
+    return ~UINT64_C (0);
+  want = in->also;
+  for (int q = 0; q < n && q < 64; q++)
+    if (tg__job_port_needed (ev, job, q))
+      want |= UINT64_C (1) << q;
+  return want;
 }
 
 void
@@ -1400,11 +1427,21 @@ pull_window (Eval *ev, int j, TgValue **outs)
   int from = tg__read_job (ev, src);
   bool linked = ev->jobs[j].consumers > 0;
 
+  /* This window, being cut, no longer counts among the windows FROM's
+   * run must serve (tg__job_port_needed): what it needs is said here. */
+  ev->jobs[from].also |= linked ? tg__job_want (ev, j) : ~UINT64_C (0);
   rc = pull_job (ev, from);
   for (int k = 0; rc == 0 && k < d->n_outputs; k++)
-    if ((!linked || tg__job_port_needed (ev, j, k))
-        && (outs[k] = tg_value_crop (ev->jobs[from].outs[k], &ev->jobs[j].region)) == NULL)
-      rc = tg_error_set (ev->err, TG_ENOMEM, NULL, NULL);
+    if (!linked || tg__job_port_needed (ev, j, k))
+      {
+        if (ev->jobs[from].outs[k] == NULL)
+          rc = tg_error_set (ev->err, TG_EEVAL, tg_graph_node_id (ev->g, ev->jobs[j].node),
+                             "internal: output \"%s\" was not made", d->outputs[k].name);
+        else if ((outs[k] = tg_value_crop (ev->jobs[from].outs[k], &ev->jobs[j].region)) == NULL)
+          rc = tg_error_set (ev->err, TG_ENOMEM, NULL, NULL);
+      }
+  /* Cut: what only this window needed goes with the release below. */
+  ev->jobs[from].also = 0;
   tg__job_release (ev, src, -1);
   /* The window's own inputs were counted when it was keyed; it reads none. */
   tg__job_release_reads (ev, j);
@@ -1557,6 +1594,7 @@ pull_job (Eval *ev, int j)
   TgRegion region = ev->jobs[j].region, in_r;
   const TgValue **inputs = NULL;
   TgValue **outs, **owned = NULL;
+  uint64_t want;
   int rc = 0;
 
   /* A job released early and needed again is fetched again. */
@@ -1574,7 +1612,9 @@ pull_job (Eval *ev, int j)
       fail_node (ev, node, TG_ECANCELLED, "cancelled");
       return TG_ECANCELLED;
     }
-  if (!(d->flags & TG_NODE_EXPORT) && tg__cache_get (ev->e->cache, ev->jobs[j].key, d->n_outputs, outs))
+  want = tg__job_want (ev, j);
+  if (!(d->flags & TG_NODE_EXPORT)
+      && tg__cache_get (ev->e->cache, ev->jobs[j].key, d->n_outputs, want, outs))
     {
       if (ev->report)
         ev->report->n_cached++;
@@ -1602,7 +1642,7 @@ pull_job (Eval *ev, int j)
   in_r = tg__input_region (ev, node, &region);
   rc = pull_inputs (ev, node, &in_r, &inputs, &owned);
   if (rc == 0)
-    rc = run_node (ev, node, &region, inputs, outs);
+    rc = run_node (ev, node, &region, inputs, outs, want);
   else
     skip_node (ev, node);
   free_inputs (ev, node, j, &in_r, inputs, owned);
@@ -1839,7 +1879,7 @@ tg_engine_tile_step (TgEngine *e, const TgGraph *g, int node, int step, bool red
     {
       st = (SchemeStep) { step, reduce, !reduce && step == n_steps - 1 };
       ev.step_tiling = t;
-      rc = run_node_step (&ev, node, &region, inputs, res, &st);
+      rc = run_node_step (&ev, node, &region, inputs, res, ~UINT64_C (0), &st);
       ev.step_tiling = NULL;
     }
   if (halo >= 0)

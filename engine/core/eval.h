@@ -48,6 +48,7 @@ typedef struct
   bool abandoned; /* every reader was done before it ran: it never runs */
   bool reads_released; /* the reads it counted on its inputs are released */
   int source;     /* a job of the same node over a larger region, or -1 */
+  uint64_t also;  /* outputs a window being cut from it needs besides */
 } Job;
 
 typedef struct Eval Eval;
@@ -112,6 +113,9 @@ int tg__job_for (Eval *ev, int node, const TgRegion *out, int depth);
  * whose readers are done before it ran never runs: it releases its own
  * reads in turn. */
 void tg__job_release (Eval *ev, int job, int port);
+/* The outputs JOB's run must make (bit K: output K): those a read still
+ * to come needs, every one for the evaluation's own result. */
+uint64_t tg__job_want (const Eval *ev, int job);
 /* Drops the outputs of JOB (which has run) that no read still needs. */
 void tg__job_drop_unread (Eval *ev, int job);
 /* Whether output PORT of JOB is still to be read, directly or through a

@@ -524,8 +524,10 @@ hydraulic_finish_rows (void *user, int begin, int end)
     {
       const float *src = job->src + (size_t) j * job->src_stride;
       const float *e, *fl;
-      float *ho = tg_value_row (job->height, j), *fo = tg_value_row (job->flow_out, j);
-      float *wo = tg_value_row (job->wear, j), *dpo = tg_value_row (job->deposit, j);
+      float *ho = job->height ? tg_value_row (job->height, j) : NULL;
+      float *fo = job->flow_out ? tg_value_row (job->flow_out, j) : NULL;
+      float *wo = job->wear ? tg_value_row (job->wear, j) : NULL;
+      float *dpo = job->deposit ? tg_value_row (job->deposit, j) : NULL;
       if (co)
         {
           /* The input plus the change, and the water, from the grid. */
@@ -533,12 +535,15 @@ hydraulic_finish_rows (void *user, int begin, int end)
           int y = r->row0 + j;
           tg__hydraulic_upsample_row (co->dz, &co->cr, co->cw, co->ch, co->f,
                                       (const float (*)[4]) co->wt, y, r->col0, r->width, tmp, eb);
-          tg__hydraulic_upsample_row (co->flow, &co->cr, co->cw, co->ch, co->f,
-                                      (const float (*)[4]) co->wt, y, r->col0, r->width, tmp, fb);
           for (int i = 0; i < r->width; i++)
+            eb[i] += src[i];
+          if (fo)
             {
-              eb[i] += src[i];
-              fb[i] = fb[i] > 0.0f ? fb[i] : 0.0f;
+              tg__hydraulic_upsample_row (co->flow, &co->cr, co->cw, co->ch, co->f,
+                                          (const float (*)[4]) co->wt, y, r->col0, r->width, tmp,
+                                          fb);
+              for (int i = 0; i < r->width; i++)
+                fb[i] = fb[i] > 0.0f ? fb[i] : 0.0f;
             }
           e = eb;
           fl = fb;
@@ -546,24 +551,29 @@ hydraulic_finish_rows (void *user, int begin, int end)
       else
         {
           e = job->hm + (size_t) j * r->width;
-          fl = job->flow + (size_t) j * r->width;
+          fl = job->flow ? job->flow + (size_t) j * r->width : NULL;
         }
-      memcpy (ho, e, sizeof (float) * (size_t) r->width);
-      for (int i = 0; i < r->width; i++)
+      if (ho)
+        memcpy (ho, e, sizeof (float) * (size_t) r->width);
+      for (int i = 0; (wo || dpo) && i < r->width; i++)
         {
           double d = ((double) e[i] - (double) src[i]) * job->to_m;
-          wo[i] = tg__erosion_mask_linear (-d, job->mask_full_m);
-          dpo[i] = tg__erosion_mask_linear (d, job->mask_full_m);
-          fo[i] = tg__erosion_mask_linear (log1p ((double) fl[i] * job->flow_unit),
-                                           job->flow_log_max);
+          if (wo)
+            wo[i] = tg__erosion_mask_linear (-d, job->mask_full_m);
+          if (dpo)
+            dpo[i] = tg__erosion_mask_linear (d, job->mask_full_m);
         }
+      for (int i = 0; fo && i < r->width; i++)
+        fo[i] = tg__erosion_mask_linear (log1p ((double) fl[i] * job->flow_unit),
+                                         job->flow_log_max);
     }
   free (buf);
 }
 
 /* Sets the four outputs over the context's region from the input SRC
  * (rows SRC_STRIDE apart), the eroded height HM and the raw flow FLOW,
- * or from the change on a coarser grid CO. */
+ * or from the change on a coarser grid CO: those anything reads (the
+ * flow only then, and FLOW may be NULL without it). */
 static int
 hydraulic_finish (TgEvalCtx *c, const float *src, size_t src_stride, const float *hm,
                   const float *flow, const HydCoarse *co)
@@ -593,12 +603,12 @@ hydraulic_finish (TgEvalCtx *c, const float *src, size_t src_stride, const float
     fin.flow_unit = dens > 0 ? 1.0 / (dens * cell * REF_STEP_M) : 0.0;
     fin.flow_log_max = log1p (64.0 * p->lifetime_m / REF_STEP_M);
   }
-  fin.height = tg_eval_new_output (c, 0, 1);
-  fin.flow_out = tg_eval_new_output (c, 1, 1);
-  fin.wear = tg_eval_new_output (c, 2, 1);
-  fin.deposit = tg_eval_new_output (c, 3, 1);
-  if (!fin.height || !fin.flow_out || !fin.wear || !fin.deposit)
-    return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
+  for (int k = 0; k < 4; k++)
+    {
+      TgValue **out[4] = { &fin.height, &fin.flow_out, &fin.wear, &fin.deposit };
+      if (tg_eval_output_wanted (c, k) && !(*out[k] = tg_eval_new_output (c, k, 1)))
+        return tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
+    }
   rc = tg_eval_parallel (c, r->height, tg__grain_rows (r->width), hydraulic_finish_rows, &fin);
   if (rc == 0 && atomic_load (&fin.failed))
     rc = tg_eval_fail (c, TG_ENOMEM, TG_MSG_OUT_OF_MEMORY);
@@ -635,6 +645,9 @@ hydraulic_eval_coarse (TgEvalCtx *c, const HydGrid *g, TgHydraulicSetup *s)
   float *cin = NULL, *chan = NULL, *hm = NULL, *flow, (*wt)[4] = NULL;
   TgHydraulicStats st;
   HydCoarse co;
+  /* The water map only for the flow output: the droplets' sums into it
+   * are ~40 % of a droplet step's time (bench_erosion). */
+  bool water = tg_eval_output_wanted (c, 1);
   int rc;
 
   if ((rc = tg__check_grid_input (c, in, "height", r)) < 0)
@@ -644,15 +657,16 @@ hydraulic_eval_coarse (TgEvalCtx *c, const HydGrid *g, TgHydraulicSetup *s)
   if (fl && (rc = coarse_channel_map (c, g, s, fl, &cr, &chan)) < 0)
     goto out;
   s->channel = chan;
-  hm = malloc (sizeof (float) * (2 * n + pad));
+  hm = malloc (sizeof (float) * (water ? 2 * n + pad : n));
   wt = malloc (sizeof *wt * (size_t) g->f);
   if (!hm || !wt)
     {
       rc = tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d grid", cw, ch);
       goto out;
     }
-  flow = hm + n + pad;
-  memset (flow, 0, sizeof (float) * n);
+  flow = water ? hm + n + pad : NULL;
+  if (flow)
+    memset (flow, 0, sizeof (float) * n);
   memcpy (hm, cin, sizeof (float) * n);
   rc = tg__hydraulic_simulate (s, hm, flow, cw, ch, eval_parallel, c, &st);
   if (rc < 0)
@@ -685,6 +699,7 @@ hydraulic_eval (TgEvalCtx *c)
   float *chan = NULL;
   size_t n = (size_t) r->width * (size_t) r->height, pad = flow_pad (n);
   float *hm, *flow;
+  bool water = tg_eval_output_wanted (c, 1); /* as in hydraulic_eval_coarse */
   int rc;
 
   hydraulic_plan (&g, &s, p, tg_eval_world (c), r, tg_eval_seed (c, p->seed));
@@ -696,14 +711,15 @@ hydraulic_eval (TgEvalCtx *c)
     return rc;
   s.channel = chan;
   s.threads = tg_eval_threads (c);
-  hm = malloc (sizeof (float) * (2 * n + pad));
+  hm = malloc (sizeof (float) * (water ? 2 * n + pad : n));
   if (!hm)
     {
       free (chan);
       return tg_eval_fail (c, TG_ENOMEM, "out of memory for a %d x %d map", r->width, r->height);
     }
-  flow = hm + n + pad;
-  memset (flow, 0, sizeof (float) * n);
+  flow = water ? hm + n + pad : NULL;
+  if (flow)
+    memset (flow, 0, sizeof (float) * n);
   for (int j = 0; j < r->height; j++)
     memcpy (hm + (size_t) j * r->width, tg__grid_row (in, r, j),
             sizeof (float) * (size_t) r->width);

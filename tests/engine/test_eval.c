@@ -898,6 +898,112 @@ test_warnings_do_not_fail (void)
   tg_graph_free (g);
 }
 
+/* A graph coord -> split, its outputs read as LINKS says: "h" (split's
+ * height into mix), "dh" (split's double into mix, blur of split's
+ * height into mix's detail). */
+static TgGraph *
+split_graph (bool with_blur)
+{
+  TgGraph *g = tg_graph_new ();
+  TgError err = { 0 };
+
+  tg_graph_world (g)->resolution = 97;
+  tg_graph_world (g)->size_x = 960;
+  tg_graph_world (g)->size_z = 640;
+  TG_CHECK (tg_graph_add_node (g, "c", "test.coord", &err) == 0);
+  TG_CHECK (tg_graph_add_node (g, "s", "test.split", &err) == 1);
+  TG_CHECK (tg_graph_add_node (g, "m", "test.mix", &err) == 2);
+  TG_CHECK (tg_graph_add_link (g, "c", "height", "s", "height", &err) >= 0);
+  if (!with_blur)
+    TG_CHECK (tg_graph_add_link (g, "s", "height", "m", "height", &err) >= 0);
+  else
+    {
+      TG_CHECK (tg_graph_add_node (g, "b", "test.blur", &err) == 3);
+      TG_CHECK (tg_graph_add_link (g, "s", "height", "b", "height", &err) >= 0);
+      TG_CHECK (tg_graph_add_link (g, "s", "double", "m", "height", &err) >= 0);
+      TG_CHECK (tg_graph_add_link (g, "b", "height", "m", "detail", &err) >= 0);
+    }
+  return g;
+}
+
+/* An output nothing reads is not made (tg_eval_output_wanted); asked for
+ * later, the node runs again for it and the cache then holds both.  A
+ * window cut from a result computed for another reader gets the output
+ * its own reader takes, even when the window's key is in the cache
+ * without it. */
+static void
+test_unread_outputs_skipped (void)
+{
+  TgGraph *g = split_graph (false), *g2 = split_graph (true);
+  TgEngine *e = tg_engine_new (NULL), *e2 = tg_engine_new (NULL);
+  TgEvalReport rep;
+  TgError err = { 0 };
+  TgRegion full, r;
+  TgValue *c, *m, *d = NULL, *h;
+  size_t n;
+
+  tg_region_for_world (&full, tg_graph_world (g), 97);
+  n = tg_region_samples (&full);
+  c = pull (e, g, 0, &full, NULL);
+  atomic_store (&test_split_evals, 0);
+  atomic_store (&test_split_doubles, 0);
+  m = pull (e, g, 2, &full, NULL);
+  TG_CHECK_INT_EQ (atomic_load (&test_split_evals), 1);
+  TG_CHECK_INT_EQ (atomic_load (&test_split_doubles), 0);
+  for (size_t i = 0; i < n; i++)
+    TG_CHECK (m->data[2 * i] == c->data[i] + 1.0f);
+
+  /* The double, asked for: split runs again, and makes it. */
+  TG_CHECK (tg_engine_pull (e, g, 1, 1, &full, NULL, &d, &rep, &err) == 0);
+  TG_CHECK_INT_EQ (atomic_load (&test_split_evals), 2);
+  TG_CHECK_INT_EQ (atomic_load (&test_split_doubles), 1);
+  TG_CHECK_INT_EQ (rep.n_computed, 1);
+  tg_eval_report_clear (&rep);
+  for (size_t i = 0; d && i < n; i++)
+    TG_CHECK (d->data[i] == 2.0f * c->data[i]);
+  /* Both outputs from the cache now; mix's result too. */
+  h = pull (e, g, 1, &full, &rep);
+  TG_CHECK_INT_EQ (rep.n_computed, 0);
+  tg_eval_report_clear (&rep);
+  for (size_t i = 0; i < n; i++)
+    TG_CHECK (h->data[i] == c->data[i] + 1.0f);
+  tg_value_unref (h);
+  tg_value_unref (pull (e, g, 2, &full, &rep));
+  TG_CHECK_INT_EQ (rep.n_computed, 0);
+  TG_CHECK_INT_EQ (atomic_load (&test_split_evals), 2);
+  tg_eval_report_clear (&rep);
+  tg_value_unref (d);
+  tg_value_unref (m);
+
+  /* The window: split over R is cached with its height only (the first
+   * graph), then read for its double as a window of split over R grown
+   * by blur's apron, which blur reads for the height. */
+  r = tg_region_window (&full, 10, 10, 40, 30);
+  tg_value_unref (pull (e2, g, 2, &r, NULL));
+  atomic_store (&test_split_evals, 0);
+  atomic_store (&test_split_doubles, 0);
+  m = pull (e2, g2, 2, &r, NULL);
+  TG_CHECK_INT_EQ (atomic_load (&test_split_evals), 1);
+  TG_CHECK_INT_EQ (atomic_load (&test_split_doubles), 1);
+  for (int y = 0; y < r.height; y++)
+    for (int x = 0; x < r.width; x++)
+      {
+        int fx = r.col0 + x, fy = r.row0 + y;
+        float s = 0, want;
+        for (int dy = -1; dy <= 1; dy++)
+          for (int dx = -1; dx <= 1; dx++)
+            s += c->data[(size_t) (fy + dy) * (size_t) full.width + (size_t) (fx + dx)] + 1.0f;
+        want = 2.0f * c->data[(size_t) fy * (size_t) full.width + (size_t) fx] + 10.0f * (s / 9.0f);
+        TG_CHECK (m->data[2 * ((size_t) y * (size_t) r.width + (size_t) x)] == want);
+      }
+  tg_value_unref (m);
+  tg_value_unref (c);
+  tg_engine_free (e);
+  tg_engine_free (e2);
+  tg_graph_free (g);
+  tg_graph_free (g2);
+}
+
 int
 main (void)
 {
@@ -921,5 +1027,6 @@ main (void)
   TG_RUN (test_bypass_passes_main_input);
   TG_RUN (test_bypass_reads_main_input_only);
   TG_RUN (test_warnings_do_not_fail);
+  TG_RUN (test_unread_outputs_skipped);
   return tgtest_result ();
 }

@@ -491,6 +491,44 @@ static const TgNodeDesc test_warn = {
 };
 TG_NODE_REGISTER (test_warn);
 
+/* Two outputs, the second made only when something reads it
+ * (tg_eval_output_wanted): height + 1 and 2 x height. */
+static atomic_int test_split_evals, test_split_doubles;
+static const TgPortDesc split_out[] = {
+  { "height", TG_TYPE_HEIGHT, "Height", false, NULL },
+  { "double", TG_TYPE_HEIGHT, "Double", false, NULL },
+};
+
+static int
+split_eval (TgEvalCtx *c)
+{
+  const TgValue *in = tg_eval_input (c, 0);
+  const TgRegion *r = tg_eval_region (c);
+  TgValue *one = tg_eval_output_wanted (c, 0) ? tg_eval_new_output (c, 0, 1) : NULL;
+  TgValue *two = tg_eval_output_wanted (c, 1) ? tg_eval_new_output (c, 1, 1) : NULL;
+
+  atomic_fetch_add (&test_split_evals, 1);
+  if (two)
+    atomic_fetch_add (&test_split_doubles, 1);
+  for (int y = 0; y < r->height; y++)
+    for (int x = 0; x < r->width; x++)
+      {
+        float h = tg_value_row (in, r->row0 - in->region.row0 + y)[r->col0 - in->region.col0 + x];
+        if (one)
+          tg_value_row (one, y)[x] = h + 1.0f;
+        if (two)
+          tg_value_row (two, y)[x] = 2.0f * h;
+      }
+  return 0;
+}
+
+static const TgNodeDesc test_split = {
+  .type = "test.split", .category = TG_CATEGORY_OTHER, .label = "Split",
+  TG_INPUTS (height_in), TG_OUTPUTS (split_out),
+  .locality = TG_LOCALITY_LOCAL, .eval = split_eval,
+};
+TG_NODE_REGISTER (test_split);
+
 static inline int
 testfmt_write (FILE *f, const TgImage *img, TgError *err)
 {

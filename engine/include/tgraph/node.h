@@ -5,7 +5,8 @@
  * registry collects the descriptors from a linker section.
  *
  * Eval contract: produce every output over tg_eval_region() (for a global
- * node, the whole lattice), reading inputs through tg_eval_input() (each
+ * node, the whole lattice; an output nothing reads may be left out, see
+ * tg_eval_output_wanted()), reading inputs through tg_eval_input() (each
  * carries its own region; for an apron node it covers the output region
  * grown by the apron).  Work in rows on the engine's pool with
  * tg_eval_parallel(), which also checks cancellation and reports progress
@@ -229,6 +230,14 @@ TgValue *tg_eval_new_output (TgEvalCtx *c, int index, int channels);
 void tg_eval_set_output (TgEvalCtx *c, int index, TgValue *v);
 /* Output INDEX as made so far (NULL before), for a node to finish it. */
 TgValue *tg_eval_output (TgEvalCtx *c, int index);
+/* Whether anything reads output INDEX of this run.  A node may leave an
+ * output nobody reads unmade, to save the work it costs (a map only it
+ * needs, such as erosion's water); every other output it must make, and
+ * each made output has the same bytes either way.  Every output is read
+ * when the node's own result is asked for (a preview, a pull of its
+ * outputs) and in a tiled scheme's steps; an evaluation asked for a node
+ * downstream reads only those its links take. */
+bool tg_eval_output_wanted (TgEvalCtx *c, int index);
 
 /* Runs FN(USER, begin, end) over [0, N) in chunks of GRAIN items on the
  * engine's threads.  Returns 0, or TG_ECANCELLED once cancel was asked
