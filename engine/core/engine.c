@@ -1281,7 +1281,8 @@ tg__job_port_needed (const Eval *ev, int job, int port)
       const Job *w = &ev->jobs[i];
       if (w->source != job || w->abandoned || w->done)
         continue;
-      if (w->consumers == 0 || tg__job_port_needed (ev, i, port))
+      if (w->consumers == 0 ? port >= 64 || (tg__job_want (ev, i) >> port) & 1
+                            : tg__job_port_needed (ev, i, port))
         return true;
     }
   return false;
@@ -1294,9 +1295,10 @@ tg__job_want (const Eval *ev, int job)
   int n = tg_graph_node_desc (ev->g, in->node)->n_outputs;
   uint64_t want;
 
-  /* A job no read was counted on is the evaluation's own result. */
+  /* A job no read was counted on is the evaluation's own result: what
+   * the pull asked for. */
   if (in->consumers == 0)
-    return ~UINT64_C (0);
+    return job == ev->root ? ev->root_want | in->also : ~UINT64_C (0);
   want = in->also;
   for (int q = 0; q < n && q < 64; q++)
     if (tg__job_port_needed (ev, job, q))
@@ -1425,14 +1427,14 @@ pull_window (Eval *ev, int j, TgValue **outs)
   /* Cut from the job the window is read from, not through a chain of
    * windows each a copy. */
   int from = tg__read_job (ev, src);
-  bool linked = ev->jobs[j].consumers > 0;
+  uint64_t need = tg__job_want (ev, j);
 
   /* This window, being cut, no longer counts among the windows FROM's
    * run must serve (tg__job_port_needed): what it needs is said here. */
-  ev->jobs[from].also |= linked ? tg__job_want (ev, j) : ~UINT64_C (0);
+  ev->jobs[from].also |= need;
   rc = pull_job (ev, from);
   for (int k = 0; rc == 0 && k < d->n_outputs; k++)
-    if (!linked || tg__job_port_needed (ev, j, k))
+    if (k >= 64 || (need >> k) & 1)
       {
         if (ev->jobs[from].outs[k] == NULL)
           rc = tg_error_set (ev->err, TG_EEVAL, tg_graph_node_id (ev->g, ev->jobs[j].node),
@@ -1669,6 +1671,7 @@ tg__eval_begin (Eval *ev, TgEngine *e, const TgGraph *g, const TgEvalHooks *hook
   int n = tg_graph_n_nodes (g);
 
   memset (ev, 0, sizeof *ev);
+  ev->root = -1;
   ev->e = e;
   ev->g = g;
   ev->hooks = hooks;
@@ -1759,6 +1762,12 @@ pull_range (TgEngine *e, const TgGraph *g, int node, int k0, int k1, const TgReg
   j = tg__job_for (&ev, node, region, 0);
   if (j >= 0)
     tg__jobs_keyed (&ev);
+  /* Only the outputs asked for (a preview of a node's height does not
+   * make its other maps); the cache keeps what was made. */
+  ev.root = j;
+  ev.root_want = 0;
+  for (int k = k0; k < k1 && k < 64; k++)
+    ev.root_want |= UINT64_C (1) << k;
   rc = j < 0 ? j : pull_job (&ev, j);
   for (int k = k0; rc == 0 && k < k1; k++)
     {

@@ -70,6 +70,11 @@ struct Eval
   const TgTileStore *store;
   const TgTiling *step_tiling;
   bool raw_tiles; /* a tile job's images go out raw, for stitch to encode */
+  /* The job a pull asked for and the outputs it asked of it (bit K:
+   * output K); -1: every job no read was counted on wants all its
+   * outputs (exports, the memory estimate). */
+  int root;
+  uint64_t root_want;
   bool validated; /* the graph passed tg_graph_validate unchanged since: skip check_node */
   const TgTiling *export_tiling; /* an export of one tile: its window */
   TgRegion export_window;

@@ -501,7 +501,8 @@ typedef struct
   const float *src, *hm, *flow;  /* input, eroded height, raw flow; WIDTH a row */
   size_t src_stride;
   const HydCoarse *co;           /* or the height and flow from a coarser grid */
-  TgValue *height, *flow_out, *wear, *deposit;
+  const TgRegion *r;              /* the outputs' region */
+  TgValue *height, *flow_out, *wear, *deposit; /* those anything reads */
   double to_m, mask_full_m;
   double flow_unit, flow_log_max;
   atomic_int failed;
@@ -511,7 +512,7 @@ static void
 hydraulic_finish_rows (void *user, int begin, int end)
 {
   HydFinish *job = user;
-  const TgRegion *r = &job->height->region;
+  const TgRegion *r = job->r;
   const HydCoarse *co = job->co;
   float *buf = NULL;
 
@@ -584,6 +585,7 @@ hydraulic_finish (TgEvalCtx *c, const float *src, size_t src_stride, const float
   int rc;
 
   memset (&fin, 0, sizeof fin);
+  fin.r = r;
   fin.src = src;
   fin.src_stride = src_stride;
   fin.hm = hm;

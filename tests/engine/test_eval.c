@@ -947,21 +947,25 @@ test_unread_outputs_skipped (void)
   c = pull (e, g, 0, &full, NULL);
   atomic_store (&test_split_evals, 0);
   atomic_store (&test_split_doubles, 0);
+  atomic_store (&test_split_heights, 0);
   m = pull (e, g, 2, &full, NULL);
   TG_CHECK_INT_EQ (atomic_load (&test_split_evals), 1);
   TG_CHECK_INT_EQ (atomic_load (&test_split_doubles), 0);
   for (size_t i = 0; i < n; i++)
     TG_CHECK (m->data[2 * i] == c->data[i] + 1.0f);
 
-  /* The double, asked for: split runs again, and makes it. */
+  /* The double, asked for: split runs again and makes it alone (a pull
+   * wants the outputs it asks for). */
   TG_CHECK (tg_engine_pull (e, g, 1, 1, &full, NULL, &d, &rep, &err) == 0);
   TG_CHECK_INT_EQ (atomic_load (&test_split_evals), 2);
   TG_CHECK_INT_EQ (atomic_load (&test_split_doubles), 1);
+  TG_CHECK_INT_EQ (atomic_load (&test_split_heights), 1);
   TG_CHECK_INT_EQ (rep.n_computed, 1);
   tg_eval_report_clear (&rep);
   for (size_t i = 0; d && i < n; i++)
     TG_CHECK (d->data[i] == 2.0f * c->data[i]);
-  /* Both outputs from the cache now; mix's result too. */
+  /* Both outputs from the cache now (one entry of the two runs' outputs);
+   * mix's result too. */
   h = pull (e, g, 1, &full, &rep);
   TG_CHECK_INT_EQ (rep.n_computed, 0);
   tg_eval_report_clear (&rep);

@@ -493,7 +493,7 @@ TG_NODE_REGISTER (test_warn);
 
 /* Two outputs, the second made only when something reads it
  * (tg_eval_output_wanted): height + 1 and 2 x height. */
-static atomic_int test_split_evals, test_split_doubles;
+static atomic_int test_split_evals, test_split_doubles, test_split_heights;
 static const TgPortDesc split_out[] = {
   { "height", TG_TYPE_HEIGHT, "Height", false, NULL },
   { "double", TG_TYPE_HEIGHT, "Double", false, NULL },
@@ -510,6 +510,8 @@ split_eval (TgEvalCtx *c)
   atomic_fetch_add (&test_split_evals, 1);
   if (two)
     atomic_fetch_add (&test_split_doubles, 1);
+  if (one)
+    atomic_fetch_add (&test_split_heights, 1);
   for (int y = 0; y < r->height; y++)
     for (int x = 0; x < r->width; x++)
       {

@@ -233,10 +233,10 @@ TgValue *tg_eval_output (TgEvalCtx *c, int index);
 /* Whether anything reads output INDEX of this run.  A node may leave an
  * output nobody reads unmade, to save the work it costs (a map only it
  * needs, such as erosion's water); every other output it must make, and
- * each made output has the same bytes either way.  Every output is read
- * when the node's own result is asked for (a preview, a pull of its
- * outputs) and in a tiled scheme's steps; an evaluation asked for a node
- * downstream reads only those its links take. */
+ * each made output has the same bytes either way.  A pull of the node
+ * reads the outputs it asks for (tg_engine_pull: one; the app's preview
+ * shows output 0), an evaluation of a node downstream those its links
+ * take, a tiled scheme's steps every one. */
 bool tg_eval_output_wanted (TgEvalCtx *c, int index);
 
 /* Runs FN(USER, begin, end) over [0, N) in chunks of GRAIN items on the
