@@ -119,7 +119,8 @@ int tg__job_for (Eval *ev, int node, const TgRegion *out, int depth);
  * reads in turn. */
 void tg__job_release (Eval *ev, int job, int port);
 /* The outputs JOB's run must make (bit K: output K): those a read still
- * to come needs, every one for the evaluation's own result. */
+ * to come needs; for the job a pull asked for, the outputs it asked for;
+ * every one for another job no read was counted on (an export's). */
 uint64_t tg__job_want (const Eval *ev, int job);
 /* Drops the outputs of JOB (which has run) that no read still needs. */
 void tg__job_drop_unread (Eval *ev, int job);
