@@ -435,6 +435,25 @@ reference_droplets (const TgHydraulicSetup *s, float *hm, int w, int h, bool tab
   free (rd);
 }
 
+/* One timed run of the simulation on THREADS threads over a copy of BASE
+ * in MAP, with the water map FLOW (zeroed first) or none (NULL); the
+ * best wall and CPU times kept in BEST. */
+static void
+time_simulation (TgHydraulicSetup *s, const float *base, float *map, float *flow, size_t n,
+                 int threads, TgHydraulicStats *st, Times *best)
+{
+  double t0, c0;
+
+  memcpy (map, base, sizeof (float) * n);
+  if (flow)
+    memset (flow, 0, sizeof (float) * n);
+  t0 = tg_wall_s ();
+  c0 = tg_cpu_s ();
+  s->threads = threads;
+  tg__hydraulic_simulate (s, map, flow, HSIDE, HSIDE, run_threads, &threads, st);
+  keep_best (best, tg_wall_s () - t0, tg_cpu_s () - c0);
+}
+
 static int
 bench_hydraulic (int runs, int threads)
 {
@@ -456,12 +475,12 @@ bench_hydraulic (int runs, int threads)
   TgHydraulicSetup s;
   TgHydraulicStats st;
   long long droplets = 400000;
-  double t_ref = 1e30, t_1 = 1e30, t_n = 1e30, t_node1 = 1e30, t_noden = 1e30, t_dry = 1e30;
+  double t_node1 = 1e30, t_noden = 1e30, t_dry = 1e30;
   Times c_ref = { 1e30, 1e30 }, c_tab = { 1e30, 1e30 }, c_1 = { 1e30, 1e30 }, c_n = { 1e30, 1e30 };
   Times c_01 = { 1e30, 1e30 }, c_0n = { 1e30, 1e30 };
   bool table_differs = false, dry_differs = false;
   double node_droplets;
-  int one = 1, ero, failures = 0;
+  int ero, failures = 0;
   TgValue *all[4] = { NULL };
 
   w->size_x = w->size_z = 8188.0; /* 2048 samples of 4 m */
@@ -489,7 +508,6 @@ bench_hydraulic (int runs, int threads)
       reference_droplets (&s, m1, HSIDE, HSIDE, false);
       t = tg_wall_s () - t0;
       keep_best (&c_ref, t, tg_cpu_s () - c0);
-      t_ref = t < t_ref ? t : t_ref;
 
       memcpy (mn, base->data, sizeof (float) * n);
       t0 = tg_wall_s ();
@@ -499,41 +517,13 @@ bench_hydraulic (int runs, int threads)
       if (memcmp (m1, mn, sizeof (float) * n) != 0)
         table_differs = true;
 
-      memcpy (m1, base->data, sizeof (float) * n);
-      memset (f1, 0, sizeof (float) * n);
-      t0 = tg_wall_s ();
-      c0 = tg_cpu_s ();
-      s.threads = one;
-      tg__hydraulic_simulate (&s, m1, f1, HSIDE, HSIDE, run_threads, &one, &st);
-      t = tg_wall_s () - t0;
-      keep_best (&c_1, t, tg_cpu_s () - c0);
-      t_1 = t < t_1 ? t : t_1;
-
-      memcpy (mn, base->data, sizeof (float) * n);
-      memset (fn, 0, sizeof (float) * n);
-      t0 = tg_wall_s ();
-      c0 = tg_cpu_s ();
-      s.threads = threads;
-      tg__hydraulic_simulate (&s, mn, fn, HSIDE, HSIDE, run_threads, &threads, &st);
-      t = tg_wall_s () - t0;
-      keep_best (&c_n, t, tg_cpu_s () - c0);
-      t_n = t < t_n ? t : t_n;
-
+      time_simulation (&s, base->data, m1, f1, n, 1, &st, &c_1);
+      time_simulation (&s, base->data, mn, fn, n, threads, &st, &c_n);
       /* No water map: what the node runs when nothing reads its flow
        * output, the same work as the plain loops (which keep none). */
-      memcpy (m0, base->data, sizeof (float) * n);
-      t0 = tg_wall_s ();
-      c0 = tg_cpu_s ();
-      s.threads = one;
-      tg__hydraulic_simulate (&s, m0, NULL, HSIDE, HSIDE, run_threads, &one, &st);
-      keep_best (&c_01, tg_wall_s () - t0, tg_cpu_s () - c0);
+      time_simulation (&s, base->data, m0, NULL, n, 1, &st, &c_01);
       dry_differs = dry_differs || memcmp (m0, m1, sizeof (float) * n) != 0;
-      memcpy (m0, base->data, sizeof (float) * n);
-      t0 = tg_wall_s ();
-      c0 = tg_cpu_s ();
-      s.threads = threads;
-      tg__hydraulic_simulate (&s, m0, NULL, HSIDE, HSIDE, run_threads, &threads, &st);
-      keep_best (&c_0n, tg_wall_s () - t0, tg_cpu_s () - c0);
+      time_simulation (&s, base->data, m0, NULL, n, threads, &st, &c_0n);
       dry_differs = dry_differs || memcmp (m0, m1, sizeof (float) * n) != 0;
     }
   if (memcmp (m1, mn, sizeof (float) * n) != 0 || memcmp (f1, fn, sizeof (float) * n) != 0)
@@ -600,13 +590,13 @@ bench_hydraulic (int runs, int threads)
           threads, droplets, c_n.wall, c_n.cpu, droplets / c_n.cpu, c_ref.cpu / c_n.cpu);
   printf ("  %-36s %7d %10.0f %12.3f %12s %12.0f %7.2fx\n", "node, all outputs (wall)",
           tg_engine_threads (e1), node_droplets, t_node1, "-", node_droplets / t_node1,
-          (node_droplets / t_node1) / (droplets / t_ref));
+          (node_droplets / t_node1) / (droplets / c_ref.wall));
   printf ("  %-36s %7d %10.0f %12.3f %12s %12.0f %7.2fx\n", "node, all outputs (wall)",
           tg_engine_threads (en), node_droplets, t_noden, "-", node_droplets / t_noden / threads,
-          (node_droplets / t_noden) / (droplets / t_ref));
+          (node_droplets / t_noden) / (droplets / c_ref.wall));
   printf ("  %-36s %7d %10.0f %12.3f %12s %12.0f %7.2fx\n", "node, its height alone (wall)",
           tg_engine_threads (en), node_droplets, t_dry, "-", node_droplets / t_dry / threads,
-          (node_droplets / t_dry) / (droplets / t_ref));
+          (node_droplets / t_dry) / (droplets / c_ref.wall));
   printf ("  simulation on 1 thread against the brush-table loop: %.2fx CPU\n",
           c_tab.cpu / c_1.cpu);
   /* The goal was set where this plain loop ran 166 k droplets/s: it is
